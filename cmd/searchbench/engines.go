@@ -1,0 +1,39 @@
+package main
+
+import (
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/searchbench/searchbench/engines"
+)
+
+func newEnginesCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "engines",
+		Short: "List the engines this build can drive",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			fmt.Fprintln(w, "ENGINE\tWRITES RETURN WHEN\tDESCRIPTION")
+			for _, name := range engines.Drivers() {
+				d, err := engines.Lookup(name)
+				if err != nil {
+					return err
+				}
+				desc := d.Describe()
+				fmt.Fprintf(w, "%s\t%s\t%s\n", name, desc.Visibility, desc.Summary)
+			}
+			return w.Flush()
+		},
+	}
+}
+
+// noArgs rejects positional arguments as bad input.
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return badInput("%s takes no arguments, got %q", cmd.Name(), args)
+	}
+	return nil
+}

@@ -1,0 +1,236 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/runner/result"
+)
+
+func runCLI(t *testing.T, ctx context.Context, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(ctx, args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// quick is a small, fast run on the embedded engine.
+func quick(dir string, extra ...string) []string {
+	return append([]string{"run", "--ids", "2000", "--users", "2,4", "--spawn-rate", "1000",
+		"--settle", "100ms", "--measure", "700ms", "--out", dir}, extra...)
+}
+
+func TestBadInputExitsTwoAndStartsNothing(t *testing.T) {
+	cases := [][]string{
+		{"run", "--engine", "nosuch"},
+		{"run", "--engine", "bleve,bleve"},
+		{"run", "--users", "10,x"},
+		{"run", "--users", ""},
+		{"run", "--users", "0"},
+		{"run", "--users", "-5"},
+		{"run", "--mix", "-1/1/1"},
+		{"run", "--mix", "0/0/0"},
+		{"run", "--mix", "80/20"},
+		{"run", "--measure", "0s"},
+		{"run", "--measure", "-1s"},
+		{"run", "--settle", "-1s"},
+		{"run", "--timeout", "0s"},
+		{"run", "--spawn-rate", "0"},
+		{"run", "--k", "0"},
+		{"run", "--ids", "0"},
+		{"run", "--prepopulate", "1.5"},
+		{"run", "--write-mode", "eventually"},
+		{"run", "--measure", "ten"},
+		{"run", "--no-such-flag"},
+		{"run", "extra-arg"},
+		{"nosuchcommand"},
+		{},
+		{"dataset", "--queries", "0"},
+	}
+	for _, args := range cases {
+		dir := t.TempDir()
+		code, stdout, stderr := runCLI(t, context.Background(), append(args, "--out", dir)...)
+		if len(args) > 0 && args[0] != "run" {
+			code, stdout, stderr = runCLI(t, context.Background(), args...)
+		}
+		if code != exitBadInput {
+			t.Errorf("%q: exit %d, want %d (stderr %q)", args, code, exitBadInput, stderr)
+			continue
+		}
+		if lines := strings.Count(strings.TrimSpace(stderr), "\n"); lines != 0 || stderr == "" {
+			t.Errorf("%q: stderr %q; want one line", args, stderr)
+		}
+		if stdout != "" {
+			t.Errorf("%q: printed %q; want nothing", args, stdout)
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+			t.Errorf("%q: wrote %d files; nothing should start", args, len(entries))
+		}
+	}
+}
+
+func readResult(t *testing.T, dir string) *result.Result {
+	t.Helper()
+	r, err := result.ReadFile(filepath.Join(dir, "result.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestRunOnTheEmbeddedEngine(t *testing.T) {
+	dir := t.TempDir()
+	code, stdout, stderr := runCLI(t, context.Background(), quick(dir, "--api-key", "sekrit-key-123")...)
+	if code != exitOK {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+	}
+	for _, row := range []string{"search p50 (ms)", "upsert p50 (ms)", "delete p50 (ms)", "search p95 (ms)",
+		"search RPS", "upsert RPS", "delete RPS", "Total RPS", "### 2 users", "### 4 users", "| bleve"} {
+		if !strings.Contains(stdout, row) {
+			t.Errorf("table lacks %q:\n%s", row, stdout)
+		}
+	}
+	r := readResult(t, dir)
+	if r.Partial || len(r.Engines) != 1 || len(r.Engines[0].Levels) != 2 {
+		t.Fatalf("result: partial %v, %d engines", r.Partial, len(r.Engines))
+	}
+	e := r.Engines[0]
+	if !e.Preload.CountOK || e.Preload.Count != int64(r.Corpus.Prepopulated) || !e.Preload.Bulk {
+		t.Errorf("preload %+v; want a bulk load whose count matches %d", e.Preload, r.Corpus.Prepopulated)
+	}
+	for _, l := range e.Levels {
+		for _, op := range []string{"search", "upsert"} {
+			if s, _ := l.Op(op); s.Count == 0 || s.RPS <= 0 || s.Latency.P50 <= 0 {
+				t.Errorf("%d users: %s %+v; want calls measured", l.Users, op, s)
+			}
+		}
+	}
+	if r.Corpus.Hash == "" || r.Config.Seed != 1 || r.Tool.GoVersion == "" || r.Host.CPUs == 0 || e.Version == "" {
+		t.Errorf("provenance missing: corpus %+v, tool %+v, host %+v, version %q", r.Corpus, r.Tool, r.Host, e.Version)
+	}
+	tables, err := os.ReadFile(filepath.Join(dir, "tables.md"))
+	if err != nil || !strings.Contains(stdout, string(tables)) {
+		t.Errorf("tables.md is not the printed table: %v", err)
+	}
+	// The secret reaches no output.
+	raw, _ := os.ReadFile(filepath.Join(dir, "result.json"))
+	for name, out := range map[string]string{"stdout": stdout, "stderr": stderr, "result.json": string(raw), "tables.md": string(tables)} {
+		if strings.Contains(out, "sekrit-key-123") {
+			t.Errorf("%s contains the API key", name)
+		}
+	}
+}
+
+// failingDriver opens an engine that serves a few calls, then fails every
+// write as overloaded and every search as a broken connection: an engine
+// falling over mid-run.
+type failingDriver struct{}
+
+func (failingDriver) Describe() engines.Description {
+	return engines.Description{Summary: "test engine that fails mid-run", Visibility: engines.Searchable}
+}
+
+func (failingDriver) Open(context.Context, engines.Config) (engines.Engine, error) {
+	return &failingEngine{}, nil
+}
+
+type failingEngine struct{ calls atomic.Int64 }
+
+func (f *failingEngine) fail() error {
+	if f.calls.Add(1) < 50 {
+		return nil
+	}
+	return fmt.Errorf("failing: %w", engines.ErrOverloaded)
+}
+func (f *failingEngine) Create(context.Context, engines.Schema) error { return nil }
+func (f *failingEngine) Upsert(context.Context, engines.Document) error {
+	return f.fail()
+}
+func (f *failingEngine) Delete(context.Context, string) error { return f.fail() }
+func (f *failingEngine) Search(context.Context, engines.Query) (engines.Hits, error) {
+	if err := f.fail(); err != nil {
+		return engines.Hits{}, errors.New("failing: connection reset by peer")
+	}
+	return engines.Hits{}, nil
+}
+func (f *failingEngine) Close() error { return nil }
+
+func init() { engines.Register("failing-test", failingDriver{}) }
+
+func TestEngineFailingMidRunStillWritesEverything(t *testing.T) {
+	dir := t.TempDir()
+	code, stdout, stderr := runCLI(t, context.Background(), quick(dir, "--engine", "failing-test", "--prepopulate", "0")...)
+	if code != exitFailed {
+		t.Fatalf("exit %d, want %d: a run with failed calls must say so (stderr %s)", code, exitFailed, stderr)
+	}
+	if !strings.Contains(stdout, "Total RPS") || !strings.Contains(stdout, "overloaded") {
+		t.Fatalf("table missing or errors not shown by class:\n%s", stdout)
+	}
+	r := readResult(t, dir)
+	l := r.Engines[0].Levels[1]
+	up, _ := l.Op("upsert")
+	se, _ := l.Op("search")
+	if up.Errors["overloaded"] == 0 || se.Errors["other"] == 0 {
+		t.Fatalf("errors by class: upsert %v, search %v", up.Errors, se.Errors)
+	}
+}
+
+func TestInterruptWritesPartialResults(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(3*time.Second, cancel)
+	code, stdout, stderr := runCLI(t, ctx, "run", "--ids", "2000", "--users", "2", "--settle", "0s", "--measure", "1h", "--out", dir)
+	if code != exitFailed {
+		t.Fatalf("exit %d after an interrupt; want %d (stderr %s)", code, exitFailed, stderr)
+	}
+	r := readResult(t, dir)
+	if !r.Partial || r.Reason != "interrupted" || len(r.Engines) != 1 {
+		t.Fatalf("result partial %v reason %q", r.Partial, r.Reason)
+	}
+	if ls := r.Engines[0].Levels; len(ls) != 1 || !ls[0].Partial {
+		t.Fatalf("levels %+v; want the interrupted level, marked partial", ls)
+	}
+	if !strings.Contains(stdout, "search p50 (ms)") {
+		t.Fatalf("no table after interrupt:\n%s", stdout)
+	}
+}
+
+func TestEnginesListsSorted(t *testing.T) {
+	code, stdout, _ := runCLI(t, context.Background(), "engines")
+	if code != 0 || !strings.Contains(stdout, "bleve") || !strings.Contains(stdout, "searchable") {
+		t.Fatalf("engines: exit %d\n%s", code, stdout)
+	}
+	if strings.Index(stdout, "bleve") > strings.Index(stdout, "failing-test") {
+		t.Fatalf("engines not sorted:\n%s", stdout)
+	}
+}
+
+func TestDatasetStatsAreDeterministic(t *testing.T) {
+	args := []string{"dataset", "--stats", "--json", "--ids", "3000", "--queries", "200"}
+	_, a, _ := runCLI(t, context.Background(), args...)
+	_, b, _ := runCLI(t, context.Background(), args...)
+	if a != b || a == "" {
+		t.Fatal("two runs with one seed differ")
+	}
+	var s struct {
+		VocabularyList int    `json:"vocabulary_list"`
+		Hash           string `json:"hash"`
+	}
+	if err := json.Unmarshal([]byte(a), &s); err != nil || s.VocabularyList != 971 || !strings.HasPrefix(s.Hash, "sha256:") {
+		t.Fatalf("stats %+v, %v", s, err)
+	}
+	_, c, _ := runCLI(t, context.Background(), "dataset", "--stats", "--json", "--ids", "3000", "--queries", "200", "--seed", "2")
+	if c == a {
+		t.Fatal("seed 2 gives seed 1's corpus")
+	}
+}

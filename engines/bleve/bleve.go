@@ -1,0 +1,300 @@
+// Package bleve is the embedded default engine: a Bleve (scorch) index on
+// local disk, so searchbench runs on a machine with no server and no Docker.
+//
+// Text fields use Bleve's English analyzer (unicode tokenizer, possessive
+// filter, lowercase, English stop words, Porter stemmer) — the nearest
+// embedded match to the published study's Elasticsearch analyzer (standard
+// tokenizer, lowercase, stop, English stemmer). A search is a disjunction of
+// one match query per text field, which sums per-field scores like
+// Elasticsearch's multi_match most_fields.
+//
+// Visibility: Searchable. Bleve applies a write to an in-memory segment that
+// searches see before Index returns; persistence to disk is asynchronous.
+package bleve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"sync"
+
+	blevesearch "github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis/lang/en"
+	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/blevesearch/bleve/v2/search/query"
+
+	"github.com/searchbench/searchbench/engines"
+)
+
+func init() { engines.Register("bleve", driver{}) }
+
+type driver struct{}
+
+func (driver) Describe() engines.Description {
+	return engines.Description{
+		Summary:    "embedded Bleve index on local disk, English analyzer (the default; needs no server)",
+		Visibility: engines.Searchable,
+		Embedded:   true,
+	}
+}
+
+func (driver) Open(_ context.Context, cfg engines.Config) (engines.Engine, error) {
+	if cfg.URL != "" {
+		return nil, errors.New("bleve is embedded: it takes --data-dir, not --url")
+	}
+	if cfg.WriteMode != "" && cfg.WriteMode != engines.Searchable {
+		return nil, fmt.Errorf("bleve writes are always searchable on return; write mode %q is not offered", cfg.WriteMode)
+	}
+	e := &Engine{dir: cfg.DataDir}
+	if e.dir == "" {
+		dir, err := os.MkdirTemp("", "searchbench-bleve-")
+		if err != nil {
+			return nil, fmt.Errorf("bleve: temporary directory: %w", err)
+		}
+		e.dir, e.temporary = dir, true
+	}
+	return e, nil
+}
+
+// stripes serialise writes to one ID, so that "delete reports a missing ID"
+// stays exact when two users touch the same document at once.
+const stripes = 256
+
+// Engine is one Bleve index.
+type Engine struct {
+	dir       string
+	temporary bool
+
+	mu     sync.RWMutex // guards index and fields against Create and Close
+	index  blevesearch.Index
+	fields []string // text fields, searched together
+
+	seed maphash.Seed
+	ids  [stripes]sync.Mutex
+}
+
+var (
+	_ engines.Engine       = (*Engine)(nil)
+	_ engines.BulkUpserter = (*Engine)(nil)
+	_ engines.Counter      = (*Engine)(nil)
+	_ engines.Versioner    = (*Engine)(nil)
+)
+
+// Create builds a fresh index for schema in the engine's directory.
+func (e *Engine) Create(_ context.Context, schema engines.Schema) error {
+	im, fields, err := indexMapping(schema)
+	if err != nil {
+		return err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.index != nil {
+		if err := e.index.Close(); err != nil {
+			return fmt.Errorf("bleve: close previous index: %w", err)
+		}
+		e.index = nil
+	}
+	path := filepath.Join(e.dir, schema.Name)
+	if err := os.RemoveAll(path); err != nil {
+		return fmt.Errorf("bleve: remove previous index: %w", err)
+	}
+	idx, err := blevesearch.New(path, im)
+	if err != nil {
+		return fmt.Errorf("bleve: create index %s: %w", path, err)
+	}
+	e.index, e.fields, e.seed = idx, fields, maphash.MakeSeed()
+	return nil
+}
+
+func indexMapping(schema engines.Schema) (*mapping.IndexMappingImpl, []string, error) {
+	if schema.Name == "" {
+		return nil, nil, errors.New("bleve: schema has no name")
+	}
+	doc := blevesearch.NewDocumentStaticMapping()
+	var fields []string
+	for _, f := range schema.Fields {
+		if f.Type != engines.Text {
+			return nil, nil, fmt.Errorf("bleve: field %s: type %s is not supported (text only)", f.Name, f.Type)
+		}
+		fm := blevesearch.NewTextFieldMapping()
+		fm.Analyzer = en.AnalyzerName
+		fm.Store = false              // results are IDs; stored text would only cost disk
+		fm.IncludeInAll = false       // searches name their fields
+		fm.IncludeTermVectors = false // no highlighting
+		doc.AddFieldMappingsAt(f.Name, fm)
+		fields = append(fields, f.Name)
+	}
+	if len(fields) == 0 {
+		return nil, nil, errors.New("bleve: schema has no text field")
+	}
+	im := blevesearch.NewIndexMapping()
+	im.DefaultMapping = doc
+	im.DefaultAnalyzer = en.AnalyzerName
+	return im, fields, nil
+}
+
+// open returns the index under a read lock, or an error before Create.
+func (e *Engine) open() (blevesearch.Index, []string, func(), error) {
+	e.mu.RLock()
+	if e.index == nil {
+		e.mu.RUnlock()
+		return nil, nil, nil, errors.New("bleve: no index: Create was not called, or the engine is closed")
+	}
+	return e.index, e.fields, e.mu.RUnlock, nil
+}
+
+func (e *Engine) lockID(id string) *sync.Mutex {
+	m := &e.ids[maphash.String(e.seed, id)%stripes]
+	m.Lock()
+	return m
+}
+
+func body(doc engines.Document) map[string]any {
+	b := make(map[string]any, len(doc.Fields))
+	for _, f := range doc.Fields {
+		b[f.Name] = f.Text
+	}
+	return b
+}
+
+// Upsert indexes doc, replacing any document with its ID.
+func (e *Engine) Upsert(ctx context.Context, doc engines.Document) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if doc.ID == "" {
+		return errors.New("bleve: upsert: empty document ID")
+	}
+	idx, _, done, err := e.open()
+	if err != nil {
+		return err
+	}
+	defer done()
+	defer e.lockID(doc.ID).Unlock()
+	if err := idx.Index(doc.ID, body(doc)); err != nil {
+		return fmt.Errorf("bleve: upsert %s: %w", doc.ID, err)
+	}
+	return nil
+}
+
+// UpsertBatch indexes many documents in one Bleve batch.
+func (e *Engine) UpsertBatch(ctx context.Context, docs []engines.Document) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	idx, _, done, err := e.open()
+	if err != nil {
+		return err
+	}
+	defer done()
+	b := idx.NewBatch()
+	for _, d := range docs {
+		if err := b.Index(d.ID, body(d)); err != nil {
+			return fmt.Errorf("bleve: batch %s: %w", d.ID, err)
+		}
+	}
+	if err := idx.Batch(b); err != nil {
+		return fmt.Errorf("bleve: batch of %d: %w", len(docs), err)
+	}
+	return nil
+}
+
+// Delete removes id, or reports engines.ErrNotFound when it is not there.
+// Bleve's own Delete is silent about missing IDs, so the driver looks first,
+// under the ID's stripe lock.
+func (e *Engine) Delete(ctx context.Context, id string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	idx, _, done, err := e.open()
+	if err != nil {
+		return err
+	}
+	defer done()
+	defer e.lockID(id).Unlock()
+	d, err := idx.Document(id)
+	if err != nil {
+		return fmt.Errorf("bleve: delete %s: look up: %w", id, err)
+	}
+	if d == nil {
+		return fmt.Errorf("bleve: delete %s: %w", id, engines.ErrNotFound)
+	}
+	if err := idx.Delete(id); err != nil {
+		return fmt.Errorf("bleve: delete %s: %w", id, err)
+	}
+	return nil
+}
+
+// Search runs q as one match query per text field, combined with OR.
+func (e *Engine) Search(ctx context.Context, q engines.Query) (engines.Hits, error) {
+	idx, fields, done, err := e.open()
+	if err != nil {
+		return engines.Hits{}, err
+	}
+	defer done()
+	parts := make([]query.Query, len(fields))
+	for i, f := range fields {
+		m := blevesearch.NewMatchQuery(q.Text)
+		m.SetField(f)
+		parts[i] = m
+	}
+	req := blevesearch.NewSearchRequestOptions(blevesearch.NewDisjunctionQuery(parts...), q.K, 0, false)
+	res, err := idx.SearchInContext(ctx, req)
+	if err != nil {
+		return engines.Hits{}, fmt.Errorf("bleve: search: %w", err)
+	}
+	hits := engines.Hits{IDs: make([]string, len(res.Hits)), Total: int64(res.Total)}
+	for i, h := range res.Hits {
+		hits.IDs[i] = h.ID
+	}
+	return hits, nil
+}
+
+// Count returns the number of documents in the index.
+func (e *Engine) Count(context.Context) (int64, error) {
+	idx, _, done, err := e.open()
+	if err != nil {
+		return 0, err
+	}
+	defer done()
+	n, err := idx.DocCount()
+	if err != nil {
+		return 0, fmt.Errorf("bleve: count: %w", err)
+	}
+	return int64(n), nil
+}
+
+// Version reports the Bleve module version compiled in.
+func (e *Engine) Version(context.Context) (string, error) {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, m := range bi.Deps {
+			if m.Path == "github.com/blevesearch/bleve/v2" {
+				return "bleve " + m.Version, nil
+			}
+		}
+	}
+	return "bleve (version unknown)", nil
+}
+
+// Close closes the index and removes it when it lives in a temporary
+// directory.
+func (e *Engine) Close() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var err error
+	if e.index != nil {
+		err = e.index.Close()
+		e.index = nil
+	}
+	if e.temporary {
+		err = errors.Join(err, os.RemoveAll(e.dir))
+	}
+	if err != nil {
+		return fmt.Errorf("bleve: close: %w", err)
+	}
+	return nil
+}

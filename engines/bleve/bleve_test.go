@@ -1,0 +1,31 @@
+package bleve_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/searchbench/searchbench/engines"
+	_ "github.com/searchbench/searchbench/engines/bleve"
+	"github.com/searchbench/searchbench/engines/enginetest"
+)
+
+func TestConformance(t *testing.T) {
+	enginetest.Run(t, enginetest.Options{
+		Open: func(t *testing.T) engines.Engine {
+			e, err := engines.Open(context.Background(), "bleve", engines.Config{DataDir: t.TempDir()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return e
+		},
+		Visibility: engines.Searchable,
+	})
+}
+
+func TestRejectsURLAndAcknowledgedMode(t *testing.T) {
+	for _, cfg := range []engines.Config{{URL: "http://127.0.0.1:1"}, {WriteMode: engines.Acknowledged}} {
+		if _, err := engines.Open(context.Background(), "bleve", cfg); err == nil {
+			t.Errorf("Open(%+v) succeeded; want an error", cfg)
+		}
+	}
+}

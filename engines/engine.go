@@ -1,0 +1,144 @@
+// Package engines defines what a search engine driver is: the Engine
+// interface, the optional capabilities a driver may add, the error classes the
+// runner counts, and the registry drivers add themselves to. It knows no
+// driver; drivers live in sub-packages and register from init(), as
+// database/sql drivers do.
+package engines
+
+import "context"
+
+// Engine is a connection to one index (or collection) of one search engine.
+// Drivers never time their calls and know nothing about load: the runner times
+// around each call. An Engine must be safe for concurrent use.
+type Engine interface {
+	// Create makes (or replaces) the index described by schema.
+	Create(ctx context.Context, schema Schema) error
+	// Upsert writes a document by ID, replacing every field of an existing
+	// one. What "returned" means — acknowledged or searchable — is the
+	// driver's Visibility.
+	Upsert(ctx context.Context, doc Document) error
+	// Delete removes a document by ID. A missing ID is an error that
+	// classifies as NotFound.
+	Delete(ctx context.Context, id string) error
+	// Search runs a free-text query and returns at most q.K hits.
+	Search(ctx context.Context, q Query) (Hits, error)
+	// Close releases the connection (and, for embedded engines, the index).
+	Close() error
+}
+
+// FieldType is the type of a schema field.
+type FieldType uint8
+
+const (
+	Text    FieldType = iota // analysed full text
+	Tag                      // exact tokens
+	Numeric                  // a number
+	Vector                   // a float32 vector
+)
+
+func (t FieldType) String() string {
+	switch t {
+	case Text:
+		return "text"
+	case Tag:
+		return "tag"
+	case Numeric:
+		return "numeric"
+	case Vector:
+		return "vector"
+	}
+	return "unknown"
+}
+
+// FieldSpec declares one field of a schema.
+type FieldSpec struct {
+	Name string
+	Type FieldType
+	Dim  int // Vector only
+}
+
+// Schema describes an index.
+type Schema struct {
+	Name   string
+	Fields []FieldSpec
+}
+
+// Field is one field value of a document; which member is set follows the
+// schema's type for the field.
+type Field struct {
+	Name   string
+	Text   string    // Text, Tag
+	Number float64   // Numeric
+	Vector []float32 // Vector
+}
+
+// Document is one document to write.
+type Document struct {
+	ID     string
+	Fields []Field
+}
+
+// Text returns the text of the named field, or "".
+func (d Document) Text(name string) string {
+	for _, f := range d.Fields {
+		if f.Name == name {
+			return f.Text
+		}
+	}
+	return ""
+}
+
+// Query is one search.
+type Query struct {
+	Text string
+	K    int // at most this many hits
+}
+
+// Hits is a search's answer.
+type Hits struct {
+	IDs   []string // best first, at most Query.K
+	Total int64    // documents matched, or -1 when the engine does not say
+}
+
+// Visibility is what a returned write means.
+type Visibility string
+
+const (
+	// Acknowledged: the engine accepted the write; a search may not see it yet.
+	Acknowledged Visibility = "acknowledged"
+	// Searchable: a search that starts after the write returned sees it.
+	Searchable Visibility = "searchable"
+)
+
+// Optional capabilities. The runner finds them by type assertion and falls
+// back as each comment says when a driver lacks one.
+
+// BulkUpserter writes many documents in one call. Without it, pre-population
+// issues concurrent Upserts.
+type BulkUpserter interface {
+	UpsertBatch(ctx context.Context, docs []Document) error
+}
+
+// Refresher makes every acknowledged write searchable before returning.
+// Without it, a driver's writes are taken to be searchable when Upsert
+// returns (its Visibility must then be Searchable).
+type Refresher interface {
+	Refresh(ctx context.Context) error
+}
+
+// Counter reports how many documents the index holds. Without it, the
+// document count after pre-population is not checked.
+type Counter interface {
+	Count(ctx context.Context) (int64, error)
+}
+
+// Versioner reports the engine's version, for the result's provenance.
+type Versioner interface {
+	Version(ctx context.Context) (string, error)
+}
+
+// StatsReporter reports engine-side gauges and counters (queue depths and
+// the like), sampled by the runner during measurement.
+type StatsReporter interface {
+	Stats(ctx context.Context) (map[string]float64, error)
+}

@@ -1,0 +1,82 @@
+package engines
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// Driver opens engines of one kind.
+type Driver interface {
+	// Describe says what the driver is, for `searchbench engines`.
+	Describe() Description
+	// Open connects to (or, for an embedded engine, starts) an engine.
+	Open(ctx context.Context, cfg Config) (Engine, error)
+}
+
+// Description is a driver's one-line summary.
+type Description struct {
+	Summary    string
+	Visibility Visibility // what a returned write means by default
+	Embedded   bool       // runs in this process: needs no server
+}
+
+var (
+	mu      sync.RWMutex
+	drivers = map[string]Driver{}
+)
+
+// Register makes a driver available by name. It panics if the name is empty
+// or taken or the driver is nil: those are programming errors found at start.
+func Register(name string, d Driver) {
+	mu.Lock()
+	defer mu.Unlock()
+	if d == nil {
+		panic("engines: Register driver is nil")
+	}
+	if name == "" || strings.ContainsAny(name, ", ") {
+		panic(fmt.Sprintf("engines: Register: invalid name %q", name))
+	}
+	if _, dup := drivers[name]; dup {
+		panic("engines: Register called twice for driver " + name)
+	}
+	drivers[name] = d
+}
+
+// Drivers returns the registered names, sorted.
+func Drivers() []string {
+	mu.RLock()
+	defer mu.RUnlock()
+	names := make([]string, 0, len(drivers))
+	for n := range drivers {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Lookup returns the named driver, or an error that lists the known ones.
+func Lookup(name string) (Driver, error) {
+	mu.RLock()
+	d, ok := drivers[name]
+	mu.RUnlock()
+	if !ok {
+		return nil, fmt.Errorf("unknown engine %q (known: %s)", name, strings.Join(Drivers(), ", "))
+	}
+	return d, nil
+}
+
+// Open looks up the named driver and opens an engine with it.
+func Open(ctx context.Context, name string, cfg Config) (Engine, error) {
+	d, err := Lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	e, err := d.Open(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", name, err)
+	}
+	return e, nil
+}

@@ -1,0 +1,284 @@
+// Package runner drives engines: pre-population, then closed-loop virtual
+// users through the phases ramp → settle → measure → stop at each user level.
+// It times every call around the driver, records into per-user HDR
+// histograms, merges them when a level ends and produces the result types.
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/searchbench/searchbench/dataset"
+	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/runner/result"
+	"github.com/searchbench/searchbench/workload"
+)
+
+// Config is a closed-loop run.
+type Config struct {
+	Users     []int         // levels, run in order
+	SpawnRate float64       // users started per second during the ramp
+	Settle    time.Duration // after the ramp, before measuring
+	Measure   time.Duration // the measured window
+	Timeout   time.Duration // per request
+	Mix       workload.Mix
+	Seed      uint64 // the workload's seed (the corpus has its own)
+	K         int    // hits per search
+}
+
+// Defaults of the published method where it gives one.
+const (
+	DefaultSpawnRate = 100
+	DefaultTimeout   = 30 * time.Second
+	DefaultK         = 10
+	MaxUsers         = 100_000
+)
+
+// Validate reports the first bad field, naming it.
+func (c Config) Validate() error {
+	if len(c.Users) == 0 {
+		return errors.New("users: at least one level is needed")
+	}
+	for _, u := range c.Users {
+		if u < 1 || u > MaxUsers {
+			return fmt.Errorf("users: %d is out of range (1 to %d)", u, MaxUsers)
+		}
+	}
+	switch {
+	case !(c.SpawnRate > 0):
+		return fmt.Errorf("spawn-rate: %v must be > 0", c.SpawnRate)
+	case c.Settle < 0:
+		return fmt.Errorf("settle: %v must be ≥ 0", c.Settle)
+	case c.Measure <= 0:
+		return fmt.Errorf("measure: %v must be > 0", c.Measure)
+	case c.Timeout <= 0:
+		return fmt.Errorf("timeout: %v must be > 0", c.Timeout)
+	case c.K < 1:
+		return fmt.Errorf("k: %d must be ≥ 1", c.K)
+	}
+	return c.Mix.Validate()
+}
+
+// Events lets a caller watch a run; every field may be nil.
+type Events struct {
+	Phase    func(users int, phase string, d time.Duration) // ramp, settle, measure, drain
+	Preload  func(done, total int)
+	Progress func(users int, ops int64, errs int64) // about once a second while measuring
+}
+
+// Schema is the mixed workload's index.
+func Schema() engines.Schema {
+	return engines.Schema{Name: "searchbench", Fields: []engines.FieldSpec{
+		{Name: "name", Type: engines.Text},
+		{Name: "content", Type: engines.Text},
+	}}
+}
+
+// EngineDocument converts a corpus document for the engines.
+func EngineDocument(d dataset.Document) engines.Document {
+	return engines.Document{ID: dataset.DocID(d.ID), Fields: []engines.Field{
+		{Name: "name", Text: d.Name},
+		{Name: "content", Text: d.Content},
+	}}
+}
+
+// versions hands out the next version of each ID, so every upsert writes a
+// document that differs from what the engine holds.
+type versions []atomic.Uint32
+
+func (v versions) next(id uint32) uint32 { return v[id].Add(1) }
+
+// ClosedLoop runs every level of cfg against e, in order. It returns the
+// levels measured so far when ctx ends (the last one marked partial).
+func ClosedLoop(ctx context.Context, e engines.Engine, c *dataset.Corpus, cfg Config, ev Events) []result.Level {
+	vers := make(versions, c.IDs()+1)
+	var levels []result.Level
+	for i, users := range cfg.Users {
+		if ctx.Err() != nil {
+			break
+		}
+		levels = append(levels, runLevel(ctx, e, c, cfg, ev, vers, i, users))
+	}
+	return levels
+}
+
+// user is one virtual user: one operation at a time, no think time.
+type user struct {
+	stream *workload.Stream
+	rec    *Recorder
+	ops    atomic.Int64 // calls finished in the window, for live progress
+	errs   atomic.Int64
+}
+
+func runLevel(ctx context.Context, e engines.Engine, c *dataset.Corpus, cfg Config, ev Events,
+	vers versions, level, n int) result.Level {
+	sink := NewSink(4 * runtime.GOMAXPROCS(0))
+	users := make([]*user, n)
+	for i := range users {
+		// Each level gets fresh streams, so a level's operations do not
+		// depend on how far the previous level got.
+		users[i] = &user{
+			stream: workload.NewStream(cfg.Seed, level<<20|i, cfg.Mix, c.IDs()),
+			rec:    sink.NewRecorder(i),
+		}
+	}
+	ramp := time.Duration(float64(time.Second) * float64(n-1) / cfg.SpawnRate)
+	t0 := time.Now()
+	measureFrom := t0.Add(ramp + cfg.Settle)
+	measureTo := measureFrom.Add(cfg.Measure)
+
+	runCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	var wg sync.WaitGroup
+	phase(ev, n, "ramp", ramp)
+	for i, u := range users {
+		if !sleepUntil(runCtx, t0.Add(time.Duration(float64(time.Second)*float64(i)/cfg.SpawnRate))) {
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			u.run(runCtx, e, c, cfg, vers, measureFrom, measureTo)
+		}()
+	}
+	phase(ev, n, "settle", cfg.Settle)
+	sleepUntil(runCtx, measureFrom)
+	phase(ev, n, "measure", cfg.Measure)
+	watchProgress(runCtx, ev, n, users, measureTo)
+	// Users stop issuing at measureTo; calls in flight finish (bounded by the
+	// request timeout) so that the window's last calls are counted.
+	phase(ev, n, "drain", 0)
+	wg.Wait()
+
+	end := time.Now()
+	partial := ctx.Err() != nil && end.Before(measureTo)
+	window := max(measureTo.Sub(measureFrom)-max(measureTo.Sub(end), 0), 0)
+	for _, u := range users {
+		u.rec.Flush()
+	}
+	total := sink.Total()
+	l := result.Level{Users: n, Window: result.Duration(window), Partial: partial}
+	for _, op := range workload.Ops() {
+		s, err := total.Stats(op, window)
+		if err != nil {
+			l.Warnings = append(l.Warnings, err.Error())
+		}
+		l.Ops = append(l.Ops, s)
+		l.TotalRPS += s.RPS
+	}
+	if k := total.Clamped(); k > 0 {
+		l.Warnings = append(l.Warnings, fmt.Sprintf("%d calls took longer than %v and were recorded at that ceiling", k, time.Duration(highestUS)*time.Microsecond))
+	}
+	if partial {
+		l.Warnings = append(l.Warnings, "interrupted: the window is shorter than configured")
+	}
+	return l
+}
+
+func (u *user) run(ctx context.Context, e engines.Engine, c *dataset.Corpus, cfg Config, vers versions,
+	measureFrom, measureTo time.Time) {
+	for {
+		st := u.stream.Next()
+		// Everything the call needs is built before the clock starts: the
+		// generator's cost is not the engine's latency.
+		var (
+			q   engines.Query
+			doc engines.Document
+			id  string
+		)
+		switch st.Op {
+		case workload.Search:
+			q = engines.Query{Text: c.Query(st.Query), K: cfg.K}
+		case workload.Upsert:
+			doc = EngineDocument(c.Document(st.ID, vers.next(st.ID)))
+		case workload.Delete:
+			id = dataset.DocID(st.ID)
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		callCtx, cancel := context.WithTimeout(ctx, cfg.Timeout)
+		start := time.Now()
+		if !start.Before(measureTo) {
+			cancel()
+			return
+		}
+		var err error
+		switch st.Op {
+		case workload.Search:
+			_, err = e.Search(callCtx, q)
+		case workload.Upsert:
+			err = e.Upsert(callCtx, doc)
+		case workload.Delete:
+			err = e.Delete(callCtx, id)
+		}
+		took := time.Since(start)
+		cancel()
+		class := engines.Classify(err)
+		if class == engines.Canceled && ctx.Err() != nil {
+			return // the run was interrupted; the call did not fail on its own
+		}
+		if start.Before(measureFrom) {
+			continue // ramp and settle are not measured
+		}
+		u.rec.Record(st.Op, took, class)
+		u.ops.Add(1)
+		if !succeeded(st.Op, class) {
+			u.errs.Add(1)
+		}
+	}
+}
+
+func phase(ev Events, users int, name string, d time.Duration) {
+	if ev.Phase != nil {
+		ev.Phase(users, name, d)
+	}
+}
+
+// watchProgress reports live counts about once a second until the window
+// ends or ctx is done.
+func watchProgress(ctx context.Context, ev Events, n int, users []*user, until time.Time) {
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	deadline := time.NewTimer(time.Until(until))
+	defer deadline.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-deadline.C:
+			return
+		case <-tick.C:
+			if ev.Progress == nil {
+				continue
+			}
+			var ops, errs int64
+			for _, u := range users {
+				ops += u.ops.Load()
+				errs += u.errs.Load()
+			}
+			ev.Progress(n, ops, errs)
+		}
+	}
+}
+
+// sleepUntil waits for t; false when ctx ended first.
+func sleepUntil(ctx context.Context, t time.Time) bool {
+	d := time.Until(t)
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-timer.C:
+		return true
+	}
+}

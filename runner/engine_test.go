@@ -1,0 +1,101 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/searchbench/searchbench/engines"
+)
+
+// memEngine is a small in-memory engine for the runner's tests: a map with a
+// lock, an optional fixed service time, and failure injection. It is not a
+// driver and is never registered.
+type memEngine struct {
+	mu    sync.Mutex
+	docs  map[string]engines.Document
+	delay time.Duration
+
+	// fail, when set, decides per call whether it fails and how.
+	fail  func(op string, call int64) error
+	calls atomic.Int64
+	bulk  bool // whether UpsertBatch is offered (see bulkEngine)
+	drop  int  // Count under-reports by this many
+}
+
+func newMem() *memEngine { return &memEngine{docs: map[string]engines.Document{}} }
+
+func (m *memEngine) call(ctx context.Context, op string) error {
+	n := m.calls.Add(1)
+	if m.delay > 0 {
+		t := time.NewTimer(m.delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+	if m.fail != nil {
+		return m.fail(op, n)
+	}
+	return nil
+}
+
+func (m *memEngine) Create(context.Context, engines.Schema) error { return nil }
+
+func (m *memEngine) Upsert(ctx context.Context, d engines.Document) error {
+	if err := m.call(ctx, "upsert"); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	m.docs[d.ID] = d
+	m.mu.Unlock()
+	return nil
+}
+
+func (m *memEngine) Delete(ctx context.Context, id string) error {
+	if err := m.call(ctx, "delete"); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.docs[id]; !ok {
+		return fmt.Errorf("mem: %s: %w", id, engines.ErrNotFound)
+	}
+	delete(m.docs, id)
+	return nil
+}
+
+func (m *memEngine) Search(ctx context.Context, q engines.Query) (engines.Hits, error) {
+	if err := m.call(ctx, "search"); err != nil {
+		return engines.Hits{}, err
+	}
+	return engines.Hits{Total: -1}, nil
+}
+
+func (m *memEngine) Count(context.Context) (int64, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return int64(len(m.docs) - m.drop), nil
+}
+
+func (m *memEngine) Close() error { return nil }
+
+// bulkEngine adds the bulk capability to memEngine.
+type bulkEngine struct {
+	*memEngine
+	batches atomic.Int64
+}
+
+func (b *bulkEngine) UpsertBatch(ctx context.Context, docs []engines.Document) error {
+	b.batches.Add(1)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, d := range docs {
+		b.docs[d.ID] = d
+	}
+	return nil
+}

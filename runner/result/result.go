@@ -1,0 +1,273 @@
+// Package result holds the result of a run as it is written to JSON: the
+// contract between running and reporting. Reports read these types only and
+// never re-run anything; every figure a table or chart shows is here.
+package result
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// SchemaVersion changes when a field changes meaning.
+const SchemaVersion = 1
+
+// Result is one run: one or more engines, each at one or more user levels.
+type Result struct {
+	SchemaVersion int       `json:"schema_version"`
+	Tool          Tool      `json:"tool"`
+	StartedAt     time.Time `json:"started_at"`
+	FinishedAt    time.Time `json:"finished_at"`
+	// Partial is set when the run was interrupted or an engine failed before
+	// every level ran; what was measured is still here.
+	Partial  bool        `json:"partial"`
+	Reason   string      `json:"reason,omitempty"`
+	Config   Config      `json:"config"`
+	Corpus   Corpus      `json:"corpus"`
+	Host     Host        `json:"host"`
+	Engines  []EngineRun `json:"engines"`
+	Warnings []string    `json:"warnings,omitempty"`
+}
+
+// Tool names the harness that measured.
+type Tool struct {
+	Name      string `json:"name"`
+	Version   string `json:"version"`
+	GoVersion string `json:"go_version"`
+}
+
+// Host describes the load generator's machine.
+type Host struct {
+	OS         string `json:"os"`
+	Arch       string `json:"arch"`
+	CPUs       int    `json:"cpus"`
+	GOMAXPROCS int    `json:"gomaxprocs"`
+	CPUModel   string `json:"cpu_model,omitempty"`
+	Hostname   string `json:"hostname,omitempty"`
+}
+
+// Config is the run's configuration as given.
+type Config struct {
+	Engines        []string  `json:"engines"`
+	Users          []int     `json:"users"`
+	Mix            string    `json:"mix"`
+	MixWeights     []float64 `json:"mix_weights"`
+	Seed           uint64    `json:"seed"`
+	SpawnRate      float64   `json:"spawn_rate_per_s"`
+	Settle         Duration  `json:"settle"`
+	Measure        Duration  `json:"measure"`
+	RequestTimeout Duration  `json:"request_timeout"`
+	K              int       `json:"k"`
+	WriteMode      string    `json:"write_mode,omitempty"`
+	Histogram      string    `json:"histogram"` // what the encoded histograms hold
+}
+
+// Corpus identifies the exact bytes the run used.
+type Corpus struct {
+	Generator    string  `json:"generator"`
+	Seed         uint64  `json:"seed"`
+	IDs          int     `json:"ids"`
+	Prepopulate  float64 `json:"prepopulate_fraction"`
+	Prepopulated int     `json:"prepopulated"`
+	Hash         string  `json:"hash"`
+}
+
+// EngineRun is one engine (or configuration: one column of the tables).
+type EngineRun struct {
+	Name       string   `json:"name"`  // the driver
+	Label      string   `json:"label"` // the column heading
+	Visibility string   `json:"visibility"`
+	Version    string   `json:"version,omitempty"`
+	Preload    Preload  `json:"preload"`
+	Levels     []Level  `json:"levels"`
+	Error      string   `json:"error,omitempty"` // why the engine stopped early
+	Warnings   []string `json:"warnings,omitempty"`
+}
+
+// Preload is the pre-population phase.
+type Preload struct {
+	Documents int      `json:"documents"`
+	Bulk      bool     `json:"bulk"`
+	Duration  Duration `json:"duration"`
+	DocsPerS  float64  `json:"docs_per_s"`
+	Errors    int64    `json:"errors"`
+	// Count is the engine's own document count afterwards, -1 when the
+	// driver cannot say; CountOK says whether it equals Documents.
+	Count   int64 `json:"count"`
+	CountOK bool  `json:"count_ok"`
+}
+
+// Level is one user level of one engine: the measured window only.
+type Level struct {
+	Users    int       `json:"users"`
+	Window   Duration  `json:"window"` // the measure phase as it ran
+	Partial  bool      `json:"partial,omitempty"`
+	Ops      []OpStats `json:"ops"`
+	TotalRPS float64   `json:"total_rps"`
+	Warnings []string  `json:"warnings,omitempty"`
+}
+
+// Op returns the stats of the named operation.
+func (l Level) Op(name string) (OpStats, bool) {
+	for _, o := range l.Ops {
+		if o.Op == name {
+			return o, true
+		}
+	}
+	return OpStats{}, false
+}
+
+// OpStats is one operation within a level. Latency figures are of calls that
+// succeeded (a delete of a missing ID counts as a success, as in the
+// published method, and is also counted in NotFound); failures are counted by
+// class and kept out of the latency histogram.
+type OpStats struct {
+	Op       string           `json:"op"`
+	Count    int64            `json:"count"` // successful calls started in the window
+	RPS      float64          `json:"rps"`   // Count / window
+	NotFound int64            `json:"not_found"`
+	Errors   map[string]int64 `json:"errors,omitempty"` // by class
+	Latency  Latency          `json:"latency_ms"`
+	// Histogram is the HDR histogram of successful latencies in
+	// microseconds, in the HdrHistogram compressed format, base64: any
+	// percentile can be recomputed and runs can be merged from it.
+	Histogram string `json:"histogram,omitempty"`
+}
+
+// ErrorCount is the number of failed calls.
+func (o OpStats) ErrorCount() int64 {
+	var n int64
+	for _, v := range o.Errors {
+		n += v
+	}
+	return n
+}
+
+// Latency is a summary in milliseconds.
+type Latency struct {
+	Min  float64 `json:"min"`
+	Mean float64 `json:"mean"`
+	P50  float64 `json:"p50"`
+	P90  float64 `json:"p90"`
+	P95  float64 `json:"p95"`
+	P99  float64 `json:"p99"`
+	P999 float64 `json:"p99_9"`
+	Max  float64 `json:"max"`
+}
+
+// Summarize computes a latency summary from a histogram in microseconds.
+func Summarize(h *hdrhistogram.Histogram) Latency {
+	if h.TotalCount() == 0 {
+		return Latency{}
+	}
+	ms := func(us int64) float64 { return float64(us) / 1000 }
+	return Latency{
+		Min: ms(h.Min()), Mean: h.Mean() / 1000,
+		P50: ms(h.ValueAtQuantile(50)), P90: ms(h.ValueAtQuantile(90)),
+		P95: ms(h.ValueAtQuantile(95)), P99: ms(h.ValueAtQuantile(99)),
+		P999: ms(h.ValueAtQuantile(99.9)), Max: ms(h.Max()),
+	}
+}
+
+// EncodeHistogram is the inverse of DecodeHistogram.
+func EncodeHistogram(h *hdrhistogram.Histogram) (string, error) {
+	b, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	if err != nil {
+		return "", fmt.Errorf("encode histogram: %w", err)
+	}
+	return base64.StdEncoding.EncodeToString(b), nil
+}
+
+// DecodeHistogram reads an OpStats.Histogram.
+func DecodeHistogram(s string) (*hdrhistogram.Histogram, error) {
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		return nil, fmt.Errorf("decode histogram: %w", err)
+	}
+	h, err := hdrhistogram.Decode(b)
+	if err != nil {
+		return nil, fmt.Errorf("decode histogram: %w", err)
+	}
+	return h, nil
+}
+
+// Duration marshals as a Go duration string ("25s") and unmarshals from one.
+type Duration time.Duration
+
+func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
+
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("duration: %w", err)
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("duration: %w", err)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// Seconds is the duration in seconds.
+func (d Duration) Seconds() float64 { return time.Duration(d).Seconds() }
+
+// WriteFile writes r as indented JSON to path atomically: to a temporary
+// file in the same directory, synced, then renamed, so a crash never leaves a
+// truncated result behind.
+func WriteFile(path string, r *Result) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode result: %w", err)
+	}
+	return WriteAtomic(path, append(b, '\n'))
+}
+
+// WriteAtomic writes data to path by temporary file and rename.
+func WriteAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// ReadFile reads a result written by WriteFile.
+func ReadFile(path string) (*Result, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read result: %w", err)
+	}
+	var r Result
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("read result %s: %w", path, err)
+	}
+	if r.SchemaVersion != SchemaVersion {
+		return nil, fmt.Errorf("read result %s: schema version %d, this searchbench reads %d", path, r.SchemaVersion, SchemaVersion)
+	}
+	return &r, nil
+}

@@ -1,0 +1,298 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"testing"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/searchbench/searchbench/dataset"
+	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/runner/result"
+	"github.com/searchbench/searchbench/workload"
+)
+
+func TestRecordDoesNotAllocate(t *testing.T) {
+	r := NewSink(2).NewRecorder(0)
+	i := 0
+	allocs := testing.AllocsPerRun(10*bufferSize, func() {
+		i++
+		r.Record(workload.Op(i%3), time.Duration(i)*time.Microsecond, engines.OK)
+	})
+	if allocs != 0 {
+		t.Fatalf("Record allocates %.2f times per call (flushes included); want 0", allocs)
+	}
+}
+
+// Samples spread over recorders and shards must merge to exactly what one
+// histogram of all of them holds.
+func TestRecordersMergeExactly(t *testing.T) {
+	sink := NewSink(3)
+	recs := []*Recorder{sink.NewRecorder(0), sink.NewRecorder(1), sink.NewRecorder(2), sink.NewRecorder(3)}
+	want := hdrhistogram.New(lowestUS, highestUS, sigFigs)
+	r := dataset.NewRand(9)
+	for i := range 5000 {
+		us := int64(1 + r.Intn(2_000_000))
+		recs[i%len(recs)].Record(workload.Search, time.Duration(us)*time.Microsecond, engines.OK)
+		_ = want.RecordValue(us)
+	}
+	recs[1].Record(workload.Upsert, time.Millisecond, engines.Timeout)
+	recs[2].Record(workload.Delete, time.Millisecond, engines.NotFound)
+	recs[3].Record(workload.Search, time.Hour, engines.OK) // beyond the ceiling
+	_ = want.RecordValue(highestUS)
+	for _, rec := range recs {
+		rec.Flush()
+	}
+	total := sink.Total()
+	if !total.hist[workload.Search].Equals(want) {
+		t.Fatalf("merged search histogram differs: count %d want %d, p99 %d want %d",
+			total.hist[workload.Search].TotalCount(), want.TotalCount(),
+			total.hist[workload.Search].ValueAtQuantile(99), want.ValueAtQuantile(99))
+	}
+	up, _ := total.Stats(workload.Upsert, time.Second)
+	if up.Count != 0 || up.Errors["timeout"] != 1 {
+		t.Errorf("upsert stats %+v; want 0 successes and 1 timeout", up)
+	}
+	del, _ := total.Stats(workload.Delete, time.Second)
+	if del.Count != 1 || del.NotFound != 1 || len(del.Errors) != 0 {
+		t.Errorf("delete stats %+v; want the not-found delete counted as done and as not found", del)
+	}
+	if total.Clamped() != 1 {
+		t.Errorf("clamped = %d, want 1", total.Clamped())
+	}
+	s, err := total.Stats(workload.Search, 2*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := result.DecodeHistogram(s.Histogram)
+	if err != nil || !h.Equals(want) {
+		t.Fatalf("encoded histogram does not round-trip: %v", err)
+	}
+	if s.RPS != float64(want.TotalCount())/2 {
+		t.Errorf("RPS %v, want count / window", s.RPS)
+	}
+}
+
+func testCorpus(t testing.TB, ids int, prepop float64) *dataset.Corpus {
+	t.Helper()
+	c, err := dataset.New(dataset.Config{Seed: 1, IDs: ids, Prepopulate: prepop})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func quickConfig(users ...int) Config {
+	return Config{
+		Users: users, SpawnRate: 1000, Settle: 50 * time.Millisecond, Measure: 300 * time.Millisecond,
+		Timeout: time.Second, Mix: workload.DefaultMix, Seed: 1, K: 10,
+	}
+}
+
+func TestClosedLoopMeasuresEveryOperation(t *testing.T) {
+	e := newMem()
+	e.delay = 200 * time.Microsecond
+	c := testCorpus(t, 500, 0.5)
+	if _, err := Prepopulate(context.Background(), e, c, nil); err != nil {
+		t.Fatal(err)
+	}
+	levels := ClosedLoop(context.Background(), e, c, quickConfig(4, 16), Events{})
+	if len(levels) != 2 || levels[0].Users != 4 || levels[1].Users != 16 {
+		t.Fatalf("levels %+v", levels)
+	}
+	for _, l := range levels {
+		if l.Partial || time.Duration(l.Window) != 300*time.Millisecond {
+			t.Errorf("%d users: partial %v, window %v; want the full 300ms window", l.Users, l.Partial, time.Duration(l.Window))
+		}
+		var total int64
+		for _, o := range l.Ops {
+			total += o.Count
+			if len(o.Errors) != 0 {
+				t.Errorf("%d users: %s errors %v", l.Users, o.Op, o.Errors)
+			}
+		}
+		search, _ := l.Op("search")
+		upsert, _ := l.Op("upsert")
+		if search.Count == 0 || upsert.Count == 0 {
+			t.Fatalf("%d users: search %d, upsert %d calls; want both", l.Users, search.Count, upsert.Count)
+		}
+		if f := float64(search.Count) / float64(total); f < 0.7 || f > 0.9 {
+			t.Errorf("%d users: search fraction %.2f, want ≈ 0.8", l.Users, f)
+		}
+		if math.Abs(l.TotalRPS-float64(total)/0.3) > 1e-6 {
+			t.Errorf("total RPS %.1f != measured calls / window", l.TotalRPS)
+		}
+		if search.Latency.P50 <= 0 || search.Latency.P50 > search.Latency.P99 || search.Latency.P99 > search.Latency.Max {
+			t.Errorf("search latency %+v is not ordered", search.Latency)
+		}
+	}
+	// Ramp and settle are not measured: the engine saw more calls than the
+	// windows recorded.
+	var recorded int64
+	for _, l := range levels {
+		for _, o := range l.Ops {
+			recorded += o.Count + o.ErrorCount()
+		}
+	}
+	if recorded >= e.calls.Load() {
+		t.Errorf("recorded %d calls but the engine served %d; the settle phase was measured", recorded, e.calls.Load())
+	}
+}
+
+func TestDeletesOfMissingIDsAreCountedApart(t *testing.T) {
+	e := newMem()
+	c := testCorpus(t, 200, 0) // nothing pre-populated: most deletes miss
+	cfg := quickConfig(4)
+	cfg.Mix = workload.Mix{workload.Delete: 1, workload.Upsert: 1}
+	l := ClosedLoop(context.Background(), e, c, cfg, Events{})[0]
+	del, _ := l.Op("delete")
+	if del.NotFound == 0 || del.NotFound > del.Count || len(del.Errors) != 0 {
+		t.Fatalf("delete %+v: want not-found deletes counted as done and apart, not as errors", del)
+	}
+}
+
+// An engine that starts failing mid-run: every failure is counted by class
+// and operation, and the run still completes with a full window.
+func TestFailingEngineIsCountedByClass(t *testing.T) {
+	e := newMem()
+	e.fail = func(op string, call int64) error {
+		if call < 200 {
+			return nil
+		}
+		switch op {
+		case "upsert":
+			return fmt.Errorf("mem: 429: %w", engines.ErrOverloaded)
+		case "search":
+			if call%2 == 0 {
+				return errors.New("mem: connection reset")
+			}
+		}
+		return nil
+	}
+	c := testCorpus(t, 300, 0.9)
+	l := ClosedLoop(context.Background(), e, c, quickConfig(4), Events{})[0]
+	up, _ := l.Op("upsert")
+	se, _ := l.Op("search")
+	if up.Errors["overloaded"] == 0 || se.Errors["other"] == 0 {
+		t.Fatalf("errors not counted by class: upsert %v, search %v", up.Errors, se.Errors)
+	}
+	if l.Partial || se.Count == 0 {
+		t.Fatalf("run did not complete: partial %v, %d searches", l.Partial, se.Count)
+	}
+}
+
+func TestInterruptedLevelIsPartial(t *testing.T) {
+	e := newMem()
+	e.delay = time.Millisecond
+	c := testCorpus(t, 100, 1)
+	cfg := quickConfig(4, 4)
+	cfg.Measure = time.Hour // only an interrupt ends it
+	ctx, cancel := context.WithCancel(context.Background())
+	ev := Events{Phase: func(_ int, phase string, _ time.Duration) {
+		if phase == "measure" {
+			time.AfterFunc(100*time.Millisecond, cancel)
+		}
+	}}
+	levels := ClosedLoop(ctx, e, c, cfg, ev)
+	if len(levels) != 1 || !levels[0].Partial {
+		t.Fatalf("levels %+v; want one partial level", levels)
+	}
+	if w := time.Duration(levels[0].Window); w <= 0 || w >= time.Hour {
+		t.Fatalf("window %v; want the part that ran", w)
+	}
+	if s, _ := levels[0].Op("search"); s.Count == 0 || len(s.Errors) != 0 {
+		t.Fatalf("search %+v: want what was measured, and no canceled calls counted as errors", s)
+	}
+}
+
+func TestPrepopulate(t *testing.T) {
+	c := testCorpus(t, 3000, 0.95)
+	single := newMem()
+	p, err := Prepopulate(context.Background(), single, c, nil)
+	if err != nil || p.Bulk || p.Count != int64(c.PrepopulatedCount()) || !p.CountOK {
+		t.Fatalf("single upserts: %+v, %v", p, err)
+	}
+	bulk := &bulkEngine{memEngine: newMem()}
+	var last int
+	p, err = Prepopulate(context.Background(), bulk, c, func(done, total int) { last = max(last, done) })
+	if err != nil || !p.Bulk || bulk.batches.Load() != int64((c.PrepopulatedCount()+preloadBatch-1)/preloadBatch) {
+		t.Fatalf("bulk: %+v, %v, %d batches", p, err, bulk.batches.Load())
+	}
+	if last != c.PrepopulatedCount() {
+		t.Fatalf("progress reached %d of %d", last, c.PrepopulatedCount())
+	}
+	for id := uint32(1); id <= 3000; id++ {
+		_, has := bulk.docs[dataset.DocID(id)]
+		if has != c.Prepopulated(id) {
+			t.Fatalf("ID %d loaded %v, pre-populated %v", id, has, c.Prepopulated(id))
+		}
+	}
+	short := newMem()
+	short.drop = 3
+	if _, err := Prepopulate(context.Background(), short, c, nil); err == nil {
+		t.Fatal("a count 3 short of the corpus was accepted")
+	}
+}
+
+func TestConfigValidate(t *testing.T) {
+	ok := quickConfig(10)
+	if err := ok.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	bad := []func(*Config){
+		func(c *Config) { c.Users = nil },
+		func(c *Config) { c.Users = []int{0} },
+		func(c *Config) { c.Users = []int{10, -1} },
+		func(c *Config) { c.SpawnRate = 0 },
+		func(c *Config) { c.Measure = 0 },
+		func(c *Config) { c.Settle = -time.Second },
+		func(c *Config) { c.Timeout = 0 },
+		func(c *Config) { c.K = 0 },
+		func(c *Config) { c.Mix = workload.Mix{} },
+	}
+	for i, f := range bad {
+		c := ok
+		f(&c)
+		if err := c.Validate(); err == nil {
+			t.Errorf("case %d: %+v accepted", i, c)
+		}
+	}
+}
+
+// BenchmarkRecord is the recording path: the target is well under 100 ns and
+// 0 allocations.
+func BenchmarkRecord(b *testing.B) {
+	r := NewSink(4).NewRecorder(0)
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		i++
+		r.Record(workload.Search, time.Duration(i&0xffff)*time.Microsecond, engines.OK)
+	}
+}
+
+// BenchmarkUsers1500 runs 1,500 closed-loop users against an in-memory
+// engine with a 2 ms service time and reports the harness's memory.
+func BenchmarkUsers1500(b *testing.B) {
+	c := testCorpus(b, dataset.DefaultIDs, 0)
+	for b.Loop() {
+		e := newMem()
+		e.delay = 2 * time.Millisecond
+		cfg := quickConfig(1500)
+		cfg.SpawnRate, cfg.Settle, cfg.Measure = 10_000, 500*time.Millisecond, 2*time.Second
+		var peak uint64
+		ev := Events{Progress: func(int, int64, int64) {
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			peak = max(peak, ms.Sys)
+		}}
+		l := ClosedLoop(context.Background(), e, c, cfg, ev)[0]
+		b.ReportMetric(float64(peak)/(1<<20), "MB-sys")
+		b.ReportMetric(l.TotalRPS, "ops/s")
+	}
+}
