@@ -1,0 +1,105 @@
+package engines
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"strings"
+	"testing"
+)
+
+type stubDriver struct{ summary string }
+
+func (d stubDriver) Describe() Description { return Description{Summary: d.summary} }
+func (stubDriver) Open(context.Context, Config) (Engine, error) {
+	return nil, errors.New("stub driver opens nothing")
+}
+
+func TestRegistry(t *testing.T) {
+	Register("zz-test", stubDriver{"z"})
+	Register("aa-test", stubDriver{"a"})
+	names := Drivers()
+	ia, iz := -1, -1
+	for i, n := range names {
+		switch n {
+		case "aa-test":
+			ia = i
+		case "zz-test":
+			iz = i
+		}
+	}
+	if ia < 0 || iz < 0 || ia > iz {
+		t.Fatalf("Drivers() = %v; want both, sorted", names)
+	}
+	if d, err := Lookup("aa-test"); err != nil || d.Describe().Summary != "a" {
+		t.Fatalf("Lookup: %v", err)
+	}
+	_, err := Open(context.Background(), "no-such-engine", Config{})
+	if err == nil || !strings.Contains(err.Error(), "aa-test") {
+		t.Fatalf("Open(unknown) = %v; want an error listing the known engines", err)
+	}
+	if _, err := Open(context.Background(), "aa-test", Config{}); err == nil || !strings.Contains(err.Error(), "open aa-test") {
+		t.Fatalf("Open error not wrapped with the engine's name: %v", err)
+	}
+	for _, bad := range []func(){
+		func() { Register("aa-test", stubDriver{}) },
+		func() { Register("", stubDriver{}) },
+		func() { Register("a,b", stubDriver{}) },
+		func() { Register("nil-test", nil) },
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Error("Register did not panic")
+				}
+			}()
+			bad()
+		}()
+	}
+}
+
+type timeoutErr struct{}
+
+func (timeoutErr) Error() string   { return "i/o timeout" }
+func (timeoutErr) Timeout() bool   { return true }
+func (timeoutErr) Temporary() bool { return true }
+
+var _ net.Error = timeoutErr{}
+
+func TestClassify(t *testing.T) {
+	cases := map[error]Class{
+		nil:                                OK,
+		fmt.Errorf("x: %w", ErrNotFound):   NotFound,
+		fmt.Errorf("x: %w", ErrOverloaded): Overloaded,
+		fmt.Errorf("x: %w", ErrTimeout):    Timeout,
+		fmt.Errorf("x: %w", context.DeadlineExceeded): Timeout,
+		fmt.Errorf("x: %w", os.ErrDeadlineExceeded):   Timeout,
+		&net.OpError{Op: "read", Err: timeoutErr{}}:   Timeout,
+		fmt.Errorf("x: %w", context.Canceled):         Canceled,
+		errors.New("boom"):                            Other,
+	}
+	for err, want := range cases {
+		if got := Classify(err); got != want {
+			t.Errorf("Classify(%v) = %s, want %s", err, got, want)
+		}
+	}
+}
+
+func TestSecretNeverPrints(t *testing.T) {
+	cfg := Config{APIKey: "hunter2-key", Password: "pw-hunter2"}
+	b, _ := json.Marshal(cfg)
+	for _, s := range []string{fmt.Sprint(cfg), fmt.Sprintf("%+v", cfg), fmt.Sprintf("%#v", cfg), fmt.Sprintf("%q", cfg.APIKey), string(b)} {
+		if strings.Contains(s, "hunter2") {
+			t.Errorf("secret printed: %s", s)
+		}
+	}
+	if cfg.APIKey.Reveal() != "hunter2-key" {
+		t.Error("Reveal lost the secret")
+	}
+	if Secret("").String() != "" {
+		t.Error("an empty secret should print empty, so 'none set' is visible")
+	}
+}
