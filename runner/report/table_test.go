@@ -47,7 +47,7 @@ func TestTablesFollowThePublishedLayout(t *testing.T) {
 		}
 	}
 	// A delete that never succeeded has no latency, not a zero one.
-	if !strings.Contains(ten, "| delete p50 (ms) |     — |    — |") {
+	if _, row, _ := strings.Cut(ten, "| delete p50 (ms)"); strings.Count(strings.SplitN(row, "\n", 2)[0], "—") != 2 {
 		t.Errorf("missing latency not shown as —:\n%s", ten)
 	}
 	if strings.Contains(hundred, "beta") || !strings.Contains(hundred, "12.3") {
