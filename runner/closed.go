@@ -67,8 +67,8 @@ func (c Config) Validate() error {
 // Events lets a caller watch a run; every field may be nil.
 type Events struct {
 	Phase    func(users int, phase string, d time.Duration) // ramp, settle, measure, drain
-	Preload  func(done, total int)
-	Progress func(users int, ops int64, errs int64) // about once a second while measuring
+	Progress func(users int, ops int64, errs int64)         // about once a second while measuring
+	Rung     func(rate float64, rep, reps int)              // open loop: a repetition starts
 }
 
 // Schema is the mixed workload's index.
@@ -183,40 +183,18 @@ func runLevel(ctx context.Context, e engines.Engine, c *dataset.Corpus, cfg Conf
 func (u *user) run(ctx context.Context, e engines.Engine, c *dataset.Corpus, cfg Config, vers versions,
 	measureFrom, measureTo time.Time) {
 	for {
-		st := u.stream.Next()
-		// Everything the call needs is built before the clock starts: the
-		// generator's cost is not the engine's latency.
-		var (
-			q   engines.Query
-			doc engines.Document
-			id  string
-		)
-		switch st.Op {
-		case workload.Search:
-			q = engines.Query{Text: c.Query(st.Query), K: cfg.K}
-		case workload.Upsert:
-			doc = EngineDocument(c.Document(st.ID, vers.next(st.ID)))
-		case workload.Delete:
-			id = dataset.DocID(st.ID)
-		}
+		req := prepare(c, cfg.K, vers, u.stream.Next())
 		if ctx.Err() != nil {
 			return
 		}
+		// The timeout's context is made before the clock starts, too.
 		callCtx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 		start := time.Now()
 		if !start.Before(measureTo) {
 			cancel()
 			return
 		}
-		var err error
-		switch st.Op {
-		case workload.Search:
-			_, err = e.Search(callCtx, q)
-		case workload.Upsert:
-			err = e.Upsert(callCtx, doc)
-		case workload.Delete:
-			err = e.Delete(callCtx, id)
-		}
+		err := req.do(callCtx, e)
 		took := time.Since(start)
 		cancel()
 		class := engines.Classify(err)
@@ -226,12 +204,46 @@ func (u *user) run(ctx context.Context, e engines.Engine, c *dataset.Corpus, cfg
 		if start.Before(measureFrom) {
 			continue // ramp and settle are not measured
 		}
-		u.rec.Record(st.Op, took, class)
+		u.rec.Record(req.op, took, class)
 		u.ops.Add(1)
-		if !succeeded(st.Op, class) {
+		if !succeeded(req.op, class) {
 			u.errs.Add(1)
 		}
 	}
+}
+
+// request is one call, built before the clock starts: generating the
+// document or query is the harness's cost, not the engine's latency.
+type request struct {
+	op  workload.Op
+	q   engines.Query
+	doc engines.Document
+	id  string
+}
+
+func prepare(c *dataset.Corpus, k int, vers versions, st workload.Step) request {
+	r := request{op: st.Op}
+	switch st.Op {
+	case workload.Search:
+		r.q = engines.Query{Text: c.Query(st.Query), K: k}
+	case workload.Upsert:
+		r.doc = EngineDocument(c.Document(st.ID, vers.next(st.ID)))
+	case workload.Delete:
+		r.id = dataset.DocID(st.ID)
+	}
+	return r
+}
+
+// do makes the call. The caller times it.
+func (r *request) do(ctx context.Context, e engines.Engine) error {
+	switch r.op {
+	case workload.Search:
+		_, err := e.Search(ctx, r.q)
+		return err
+	case workload.Upsert:
+		return e.Upsert(ctx, r.doc)
+	}
+	return e.Delete(ctx, r.id)
 }
 
 func phase(ev Events, users int, name string, d time.Duration) {

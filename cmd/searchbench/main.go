@@ -72,11 +72,11 @@ func newRoot() *cobra.Command {
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return badInput("a command is required (run, engines, dataset); see searchbench --help")
+			return badInput("a command is required (run, ladder, engines, dataset); see searchbench --help")
 		},
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newRunCmd(), newEnginesCmd(), newDatasetCmd())
+	root.AddCommand(newRunCmd(), newLadderCmd(), newEnginesCmd(), newDatasetCmd())
 	for _, c := range root.Commands() {
 		c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	}

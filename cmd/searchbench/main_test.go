@@ -234,3 +234,49 @@ func TestDatasetStatsAreDeterministic(t *testing.T) {
 		t.Fatal("seed 2 gives seed 1's corpus")
 	}
 }
+
+func TestLadderOnTheEmbeddedEngine(t *testing.T) {
+	dir := t.TempDir()
+	code, stdout, stderr := runCLI(t, context.Background(), "ladder", "--ids", "2000", "--start", "50", "--step", "2",
+		"--stop", "200", "--duration", "500ms", "--repeat", "2", "--workers", "8", "--out", dir)
+	if code != exitOK {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+	}
+	for _, s := range []string{"offered/s", "achieved/s", "p99 (ms)", "Sustainable rate", "Rule:", "### Sustained rates", "p99 at reference (ms)"} {
+		if !strings.Contains(stdout, s) {
+			t.Errorf("ladder output lacks %q:\n%s", s, stdout)
+		}
+	}
+	r := readResult(t, dir)
+	l := r.Engines[0].Ladder
+	if l == nil || len(l.Rungs) == 0 || len(l.Rungs[0].Reps) != 2 || l.Rule == "" {
+		t.Fatalf("ladder result %+v", l)
+	}
+	if rep := l.Rungs[0].Reps[0]; rep.Sent == 0 || rep.Latency.P99 <= 0 || rep.Ops[0].Service.P50 <= 0 || rep.Ops[0].Histogram == "" {
+		t.Fatalf("first rep %+v; want calls with both latencies and a histogram", rep)
+	}
+}
+
+func TestLadderBadInput(t *testing.T) {
+	for _, args := range [][]string{
+		{"ladder", "--step", "1"},
+		{"ladder", "--start", "0"},
+		{"ladder", "--start", "100", "--stop", "50"},
+		{"ladder", "--repeat", "0"},
+		{"ladder", "--duration", "0s"},
+		{"ladder", "--workers", "0"},
+		{"ladder", "--arrival", "bursty"},
+		{"ladder", "--factor", "1"},
+		{"ladder", "--min-achieved", "1.5"},
+		{"ladder", "--explode", "2", "--factor", "5"},
+	} {
+		dir := t.TempDir()
+		code, _, stderr := runCLI(t, context.Background(), append(args, "--out", dir)...)
+		if code != exitBadInput || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+			t.Errorf("%q: exit %d, stderr %q; want exit 2 and one line", args, code, stderr)
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+			t.Errorf("%q: wrote files", args)
+		}
+	}
+}

@@ -28,14 +28,11 @@ import (
 // the module's build information is used.
 var version = ""
 
-type runFlags struct {
+// commonFlags are the flags of every command that drives engines.
+type commonFlags struct {
 	corpus    corpusFlags
 	engines   string
-	users     string
 	mix       string
-	spawnRate float64
-	settle    time.Duration
-	measure   time.Duration
 	timeout   time.Duration
 	k         int
 	out       string
@@ -47,38 +44,11 @@ type runFlags struct {
 	writeMode string
 }
 
-// plan is a validated run: everything is checked before anything starts.
-type plan struct {
-	engines []string
-	cfg     runner.Config
-	corpus  *dataset.Corpus
-	engine  engines.Config
-	out     string
-	mixText string
-}
-
-func newRunCmd() *cobra.Command {
-	var f runFlags
-	cmd := &cobra.Command{
-		Use:   "run",
-		Short: "Pre-populate each engine, then run closed-loop virtual users at each level and print the tables",
-		Args:  noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			p, err := f.plan()
-			if err != nil {
-				return err
-			}
-			return execute(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), p)
-		},
-	}
+func (f *commonFlags) register(cmd *cobra.Command) {
 	f.corpus.register(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&f.engines, "engine", "bleve", "engines to run, comma-separated (see `searchbench engines`)")
-	fl.StringVar(&f.users, "users", "10,100,500,800,1000", "virtual-user levels, comma-separated, run in order")
 	fl.StringVar(&f.mix, "mix", "mixed", "operation mix: mixed (80/19/1), upsert, search, search/upsert/delete weights or search=80,upsert=19,delete=1")
-	fl.Float64Var(&f.spawnRate, "spawn-rate", runner.DefaultSpawnRate, "users started per second during the ramp")
-	fl.DurationVar(&f.settle, "settle", 10*time.Second, "time after the ramp before statistics start")
-	fl.DurationVar(&f.measure, "measure", time.Minute, "measured window at each level")
 	fl.DurationVar(&f.timeout, "timeout", runner.DefaultTimeout, "per-request timeout")
 	fl.IntVar(&f.k, "k", runner.DefaultK, "hits per search")
 	fl.StringVar(&f.out, "out", "results", "directory for result.json and tables.md")
@@ -88,14 +58,21 @@ func newRunCmd() *cobra.Command {
 	fl.StringVar(&f.apiKey, "api-key", "", "engine API key (or SEARCHBENCH_API_KEY); never logged")
 	fl.StringVar(&f.dataDir, "data-dir", "", "embedded engines: index directory (default: a temporary one, removed afterwards)")
 	fl.StringVar(&f.writeMode, "write-mode", "", "acknowledged or searchable, where the engine offers both")
-	return cmd
 }
 
-func (f *runFlags) plan() (*plan, error) {
-	users, err := parseUsers(f.users)
-	if err != nil {
-		return nil, usageError{err}
-	}
+// plan is a validated run: everything is checked before anything starts.
+// Exactly one of closed and ladder is set.
+type plan struct {
+	engines []string
+	mix     workload.Mix
+	corpus  *dataset.Corpus
+	engine  engines.Config
+	out     string
+	closed  *runner.Config
+	ladder  *runner.LadderConfig
+}
+
+func (f *commonFlags) plan() (*plan, error) {
 	mix, err := workload.ParseMix(f.mix)
 	if err != nil {
 		return nil, usageError{err}
@@ -124,19 +101,12 @@ func (f *runFlags) plan() (*plan, error) {
 	if f.out == "" {
 		return nil, badInput("out: a directory is needed")
 	}
-	cfg := runner.Config{
-		Users: users, SpawnRate: f.spawnRate, Settle: f.settle, Measure: f.measure,
-		Timeout: f.timeout, Mix: mix, Seed: f.corpus.seed, K: f.k,
-	}
-	if err := cfg.Validate(); err != nil {
-		return nil, usageError{err}
-	}
 	c, err := f.corpus.corpus()
 	if err != nil {
 		return nil, err
 	}
 	return &plan{
-		engines: names, cfg: cfg, corpus: c, out: f.out, mixText: f.mix,
+		engines: names, mix: mix, corpus: c, out: f.out,
 		engine: engines.Config{
 			URL: f.url, Username: f.username,
 			Password:  engines.Secret(firstNonEmpty(f.password, os.Getenv("SEARCHBENCH_PASSWORD"))),
@@ -145,6 +115,47 @@ func (f *runFlags) plan() (*plan, error) {
 			WriteMode: wm,
 		},
 	}, nil
+}
+
+func newRunCmd() *cobra.Command {
+	var (
+		f         commonFlags
+		users     string
+		spawnRate float64
+		settle    time.Duration
+		measure   time.Duration
+	)
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "Pre-populate each engine, then run closed-loop virtual users at each level and print the tables",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			p, err := f.plan()
+			if err != nil {
+				return err
+			}
+			levels, err := parseUsers(users)
+			if err != nil {
+				return usageError{err}
+			}
+			cfg := runner.Config{
+				Users: levels, SpawnRate: spawnRate, Settle: settle, Measure: measure,
+				Timeout: f.timeout, Mix: p.mix, Seed: f.corpus.seed, K: f.k,
+			}
+			if err := cfg.Validate(); err != nil {
+				return usageError{err}
+			}
+			p.closed = &cfg
+			return execute(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), p)
+		},
+	}
+	f.register(cmd)
+	fl := cmd.Flags()
+	fl.StringVar(&users, "users", "10,100,500,800,1000", "virtual-user levels, comma-separated, run in order")
+	fl.Float64Var(&spawnRate, "spawn-rate", runner.DefaultSpawnRate, "users started per second during the ramp")
+	fl.DurationVar(&settle, "settle", 10*time.Second, "time after the ramp before statistics start")
+	fl.DurationVar(&measure, "measure", time.Minute, "measured window at each level")
+	return cmd
 }
 
 func parseUsers(s string) ([]int, error) {
@@ -189,12 +200,18 @@ func execute(ctx context.Context, stdout, stderr io.Writer, p *plan) error {
 		Tool:          result.Tool{Name: "searchbench", Version: toolVersion(), GoVersion: runtime.Version()},
 		StartedAt:     time.Now().UTC(),
 		Config: result.Config{
-			Engines: p.engines, Users: p.cfg.Users, Mix: p.cfg.Mix.String(), MixWeights: p.cfg.Mix[:],
-			Seed: p.cfg.Seed, SpawnRate: p.cfg.SpawnRate, Settle: result.Duration(p.cfg.Settle),
-			Measure: result.Duration(p.cfg.Measure), RequestTimeout: result.Duration(p.cfg.Timeout),
-			K: p.cfg.K, WriteMode: string(p.engine.WriteMode), Histogram: runner.HistogramNote,
+			Engines: p.engines, Mix: p.mix.String(), MixWeights: p.mix[:],
+			Seed: p.corpus.Config().Seed, WriteMode: string(p.engine.WriteMode), Histogram: runner.HistogramNote,
 		},
 		Host: hostInfo(),
+	}
+	if c := p.closed; c != nil {
+		res.Config.Users, res.Config.SpawnRate = c.Users, c.SpawnRate
+		res.Config.Settle, res.Config.Measure = result.Duration(c.Settle), result.Duration(c.Measure)
+		res.Config.RequestTimeout, res.Config.K = result.Duration(c.Timeout), c.K
+	}
+	if l := p.ladder; l != nil {
+		res.Config.RequestTimeout, res.Config.K = result.Duration(l.Open.Timeout), l.Open.K
 	}
 	cc := p.corpus.Config()
 	log.printf("corpus: %d IDs, %d pre-populated, seed %d; hashing…", cc.IDs, p.corpus.PrepopulatedCount(), cc.Seed)
@@ -230,6 +247,9 @@ func finish(stdout io.Writer, log *logger, dir string, res *result.Result) error
 	if err := report.Tables(&tables, res.Engines); err != nil {
 		return err
 	}
+	if err := report.Ladders(&tables, res.Engines); err != nil {
+		return err
+	}
 	jsonPath := filepath.Join(dir, "result.json")
 	if err := result.WriteFile(jsonPath, res); err != nil {
 		return err
@@ -245,6 +265,13 @@ func finish(stdout io.Writer, log *logger, dir string, res *result.Result) error
 		for _, l := range e.Levels {
 			for _, o := range l.Ops {
 				errs += o.ErrorCount()
+			}
+		}
+		if e.Ladder != nil {
+			for _, r := range e.Ladder.Rungs {
+				for _, rep := range r.Reps {
+					errs += rep.Errors
+				}
 			}
 		}
 	}
@@ -307,7 +334,15 @@ func runEngine(ctx context.Context, log *logger, name string, p *plan) result.En
 			log.status("%s: %d users: %d calls measured, %d errors", name, users, ops, errs)
 		},
 	}
-	run.Levels = runner.ClosedLoop(ctx, e, p.corpus, p.cfg, ev)
+	ev.Rung = func(rate float64, rep, reps int) {
+		log.printf("%s: %.0f/s: repetition %d of %d", name, rate, rep, reps)
+	}
+	if p.closed != nil {
+		run.Levels = runner.ClosedLoop(ctx, e, p.corpus, *p.closed, ev)
+	} else {
+		l := runner.RunLadder(ctx, e, p.corpus, *p.ladder, ev)
+		run.Ladder = &l
+	}
 	log.endStatus()
 	return run
 }

@@ -5,7 +5,6 @@ package report
 import (
 	"fmt"
 	"io"
-	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -127,21 +126,12 @@ func errorCell(s result.OpStats) string {
 	return strings.Join(parts, ", ")
 }
 
-// ms formats a latency with three significant digits, as the histograms
-// resolve them; "—" when the operation never succeeded.
+// ms formats a latency; "—" when the operation never succeeded.
 func ms(s result.OpStats, v float64) string {
 	if s.Count == 0 {
 		return "—"
 	}
-	switch {
-	case v >= 100:
-		return strconv.FormatFloat(math.Round(v), 'f', 0, 64)
-	case v >= 10:
-		return strconv.FormatFloat(v, 'f', 1, 64)
-	case v >= 1:
-		return strconv.FormatFloat(v, 'f', 2, 64)
-	}
-	return strconv.FormatFloat(v, 'f', 3, 64)
+	return num(v)
 }
 
 func rps(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }

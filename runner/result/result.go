@@ -84,7 +84,8 @@ type EngineRun struct {
 	Visibility string   `json:"visibility"`
 	Version    string   `json:"version,omitempty"`
 	Preload    Preload  `json:"preload"`
-	Levels     []Level  `json:"levels"`
+	Levels     []Level  `json:"levels,omitempty"`
+	Ladder     *Ladder  `json:"ladder,omitempty"`
 	Error      string   `json:"error,omitempty"` // why the engine stopped early
 	Warnings   []string `json:"warnings,omitempty"`
 }

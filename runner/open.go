@@ -1,0 +1,264 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/searchbench/searchbench/dataset"
+	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/runner/result"
+	"github.com/searchbench/searchbench/workload"
+)
+
+// OpenConfig is an open-loop run: calls are sent on a schedule, whatever the
+// engine's state, and each is timed from when it was supposed to be sent, so
+// a stall is charged to every call that should have gone out during it (no
+// coordinated omission).
+type OpenConfig struct {
+	Workers int    // connections/workers serving the schedule (Study B: 384)
+	Arrival string // constant or poisson
+	Timeout time.Duration
+	Mix     workload.Mix
+	Seed    uint64
+	K       int
+}
+
+// DefaultWorkers is Study B's connection count.
+const DefaultWorkers = 384
+
+// lateStart is how far behind its intended time a call may leave before it
+// counts as a late start.
+const lateStart = time.Millisecond
+
+// Validate reports the first bad field.
+func (c OpenConfig) Validate() error {
+	switch {
+	case c.Workers < 1 || c.Workers > MaxUsers:
+		return fmt.Errorf("workers: %d is out of range (1 to %d)", c.Workers, MaxUsers)
+	case c.Arrival != "constant" && c.Arrival != "poisson":
+		return fmt.Errorf("arrival: %q is neither constant nor poisson", c.Arrival)
+	case c.Timeout <= 0:
+		return fmt.Errorf("timeout: %v must be > 0", c.Timeout)
+	case c.K < 1:
+		return fmt.Errorf("k: %d must be ≥ 1", c.K)
+	}
+	return c.Mix.Validate()
+}
+
+// ticket is one scheduled call.
+type ticket struct {
+	due  time.Time
+	step workload.Step
+}
+
+// openRun is the shared state of one open-loop rep.
+type openRun struct {
+	e      engines.Engine
+	c      *dataset.Corpus
+	cfg    OpenConfig
+	vers   versions
+	lat    *Sink // from the intended time
+	svc    *Sink // from the actual send
+	late   atomic.Int64
+	sent   atomic.Int64
+	okDone atomic.Int64
+	last   atomic.Int64 // latest completion, ns since start
+}
+
+// OpenLoop runs one schedule against e and returns what it measured. Calls
+// still waiting in line when the schedule's end plus one request timeout has
+// passed are counted as unsent.
+func OpenLoop(ctx context.Context, e engines.Engine, c *dataset.Corpus, cfg OpenConfig, sched workload.Schedule, vers versions) result.Rep {
+	shards := 4 * runtime.GOMAXPROCS(0)
+	r := &openRun{e: e, c: c, cfg: cfg, vers: vers, lat: NewSink(shards), svc: NewSink(shards)}
+	stream := workload.NewStream(cfg.Seed, -1, cfg.Mix, c.IDs())
+	// The line holds what the workers cannot take yet. It is large (a few
+	// seconds at high rates) so that queueing shows as latency; when it is
+	// full the scheduler waits, and the wait is still charged to each call
+	// because latency runs from the intended time.
+	queue := make(chan ticket, 1<<16)
+	cpu0 := cpuTime()
+	start := time.Now()
+	drainBy := start.Add(sched.Length() + cfg.Timeout)
+
+	var unsent atomic.Int64
+	var wg sync.WaitGroup
+	for w := range cfg.Workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			lat, svc := r.lat.NewRecorder(w), r.svc.NewRecorder(w)
+			defer lat.Flush()
+			defer svc.Flush()
+			for t := range queue {
+				if ctx.Err() != nil || time.Now().After(drainBy) {
+					unsent.Add(1)
+					continue
+				}
+				r.serve(ctx, start, t, lat, svc)
+			}
+		}()
+	}
+
+	lag := hdrhistogram.New(lowestUS, highestUS, sigFigs)
+	var n uint64
+	partial := false
+	for ; ; n++ {
+		at, ok := sched.At(n)
+		if !ok {
+			break
+		}
+		due := start.Add(at)
+		if !waitUntil(ctx, due) {
+			partial = true
+			break
+		}
+		t := ticket{due: due, step: stream.Next()}
+		select {
+		case queue <- t:
+			// Only hand-overs with room in the line measure the scheduler;
+			// a full line is the engine's backlog, not generator lag.
+			_ = lag.RecordValue(min(max(int64(time.Since(due)/time.Microsecond), 0), highestUS))
+		default:
+			select {
+			case queue <- t:
+			case <-ctx.Done():
+				partial = true
+			}
+		}
+		if partial {
+			break
+		}
+	}
+	close(queue)
+	wg.Wait()
+	elapsed := time.Duration(r.last.Load())
+	cpu := cpuTime() - cpu0
+	wall := time.Since(start)
+
+	rep := result.Rep{
+		Offered: sched.Rate(), Sent: r.sent.Load(), Unsent: unsent.Load(), Partial: partial,
+		LateStarts: r.late.Load(),
+		ClientCPU:  cpu.Seconds() / (wall.Seconds() * float64(runtime.GOMAXPROCS(0))),
+	}
+	if elapsed > 0 {
+		rep.Achieved = float64(r.okDone.Load()) / elapsed.Seconds()
+	}
+	rep.GeneratorLagP99 = float64(lag.ValueAtQuantile(99)) / 1000
+	rep.GeneratorLagMax = float64(lag.Max()) / 1000
+	latT, svcT := r.lat.Total(), r.svc.Total()
+	rep.Duration = result.Duration(sched.Length())
+	window := time.Duration(rep.Duration)
+	allLat, allSvc := newHistogram(), newHistogram()
+	for _, op := range workload.Ops() {
+		s, _ := latT.Stats(op, window)
+		sv, _ := svcT.Stats(op, window)
+		o := result.OpenOp{OpStats: s, Service: sv.Latency, ServiceHistogram: sv.Histogram}
+		rep.Errors += s.ErrorCount()
+		rep.Ops = append(rep.Ops, o)
+		allLat.Merge(latT.hist[op])
+		allSvc.Merge(svcT.hist[op])
+	}
+	rep.Latency, rep.Service = result.Summarize(allLat), result.Summarize(allSvc)
+	if sr, ok := r.e.(engines.StatsReporter); ok {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.Timeout)
+		if st, err := sr.Stats(sctx); err == nil {
+			rep.EngineStats = st
+		}
+		cancel()
+	}
+	return rep
+}
+
+// spinBelow: waits shorter than this are spun (yielding to other
+// goroutines) instead of slept, because a timer wakes up to a millisecond
+// late and the schedule's gaps at tens of thousands of calls per second are
+// tens of microseconds.
+const spinBelow = 2 * time.Millisecond
+
+// waitUntil waits for t precisely; false when ctx ended first.
+func waitUntil(ctx context.Context, t time.Time) bool {
+	if d := time.Until(t) - spinBelow; d > 0 && !sleepUntil(ctx, t.Add(-spinBelow)) {
+		return false
+	}
+	for time.Now().Before(t) {
+		runtime.Gosched()
+	}
+	return ctx.Err() == nil
+}
+
+func newHistogram() *hdrhistogram.Histogram { return hdrhistogram.New(lowestUS, highestUS, sigFigs) }
+
+// serve makes one scheduled call and records both latencies.
+func (r *openRun) serve(ctx context.Context, start time.Time, t ticket, lat, svc *Recorder) {
+	req := prepare(r.c, r.cfg.K, r.vers, t.step)
+	callCtx, cancel := context.WithTimeout(ctx, r.cfg.Timeout)
+	sent := time.Now()
+	err := req.do(callCtx, r.e)
+	done := time.Now()
+	cancel()
+	r.sent.Add(1)
+	class := engines.Classify(err)
+	if class == engines.Canceled && ctx.Err() != nil {
+		return // interrupted by the run, not failed by the engine
+	}
+	if sent.Sub(t.due) > lateStart {
+		r.late.Add(1)
+	}
+	lat.Record(req.op, done.Sub(t.due), class)
+	svc.Record(req.op, done.Sub(sent), class)
+	if succeeded(req.op, class) {
+		r.okDone.Add(1)
+	}
+	for ns := int64(done.Sub(start)); ; {
+		prev := r.last.Load()
+		if ns <= prev || r.last.CompareAndSwap(prev, ns) {
+			break
+		}
+	}
+}
+
+// cpuTime is the process's user + system CPU time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// median of a non-empty slice.
+func median(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// cv is the coefficient of variation (population standard deviation over
+// the mean).
+func cv(v []float64) float64 {
+	var sum, sq float64
+	for _, x := range v {
+		sum += x
+	}
+	mean := sum / float64(len(v))
+	if mean == 0 {
+		return 0
+	}
+	for _, x := range v {
+		sq += (x - mean) * (x - mean)
+	}
+	return math.Sqrt(sq/float64(len(v))) / mean
+}

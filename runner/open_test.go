@@ -1,0 +1,215 @@
+package runner
+
+import (
+	"context"
+	"math"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/runner/result"
+	"github.com/searchbench/searchbench/workload"
+)
+
+// stallEngine serves every call in about serve, except that the whole engine
+// freezes for freeze at the start of every period: a call made during a
+// freeze returns when the freeze ends.
+type stallEngine struct {
+	memEngine
+	t0             time.Time
+	period, freeze time.Duration
+	serve          time.Duration
+}
+
+func (s *stallEngine) wait(ctx context.Context) error {
+	now := time.Now()
+	phase := now.Sub(s.t0) % s.period
+	d := s.serve
+	if phase < s.freeze {
+		d += s.freeze - phase
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+func (s *stallEngine) Search(ctx context.Context, q engines.Query) (engines.Hits, error) {
+	return engines.Hits{}, s.wait(ctx)
+}
+
+func (s *stallEngine) Upsert(ctx context.Context, d engines.Document) error { return s.wait(ctx) }
+
+func (s *stallEngine) Delete(ctx context.Context, id string) error { return s.wait(ctx) }
+
+func openConfig(workers int) OpenConfig {
+	return OpenConfig{Workers: workers, Arrival: "constant", Timeout: 5 * time.Second, Mix: workload.Presets["search"], Seed: 1, K: 10}
+}
+
+// The engine freezes for F every P (here 200 ms every 1 s). Open loop at a
+// constant rate sends a fraction F/P of its calls into a freeze, each at a
+// uniform point of it, so latency from the intended time exceeds x (for
+// 0 < x < F) with probability (F/P)(1 − x/F): p90 = F/2 = 100 ms and
+// p99 = 0.95 F = 190 ms, while the median stays at the service time. With 2
+// workers only the 2 calls caught in each freeze have a long service time
+// (0.5% of calls), so the service-time p99 stays low. A closed loop on the
+// same engine records each freeze once per user and hides it.
+func TestOpenLoopChargesStallsToEveryCall(t *testing.T) {
+	const period, freeze = time.Second, 200 * time.Millisecond
+	e := &stallEngine{memEngine: *newMem(), t0: time.Now(), period: period, freeze: freeze, serve: 100 * time.Microsecond}
+	c := testCorpus(t, 100, 1)
+	sched := workload.Constant{PerSecond: 400, Duration: 3 * period}
+	rep := OpenLoop(context.Background(), e, c, openConfig(2), sched, make(versions, 101))
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	near := func(what string, got, want, tol float64) {
+		if math.Abs(got-want) > tol {
+			t.Errorf("%s = %.1f ms, want %.1f ± %.1f ms", what, got, want, tol)
+		}
+	}
+	near("open-loop p99", rep.Latency.P99, ms(freeze)*0.95, 25)
+	near("open-loop p90", rep.Latency.P90, ms(freeze)*0.5, 25)
+	if rep.Latency.P50 > 5 {
+		t.Errorf("open-loop p50 %.2f ms; want the service time (< 5 ms)", rep.Latency.P50)
+	}
+	if rep.Service.P99 > 10 {
+		t.Errorf("service-time p99 %.2f ms; want low: the wait was in line, not in the engine", rep.Service.P99)
+	}
+	if rep.Sent != 1200 || rep.Unsent != 0 {
+		t.Errorf("sent %d, unsent %d; want all 1200 scheduled calls sent", rep.Sent, rep.Unsent)
+	}
+	if rep.LateStarts < 100 {
+		t.Errorf("late starts %d; the calls queued behind each freeze should count", rep.LateStarts)
+	}
+
+	cfg := quickConfig(2)
+	cfg.Mix, cfg.Settle, cfg.Measure = workload.Presets["search"], 0, 3*period
+	closed := ClosedLoop(context.Background(), e, c, cfg, Events{})[0]
+	s, _ := closed.Op("search")
+	if s.Latency.P99 > 10 || rep.Latency.P99 < 10*s.Latency.P99 {
+		t.Errorf("closed-loop p99 %.2f ms vs open-loop %.2f ms: the closed loop should hide the stalls", s.Latency.P99, rep.Latency.P99)
+	}
+}
+
+// capacityEngine serves at most perSecond calls a second, one after another
+// (a single server with a fixed service time), however many arrive at once.
+type capacityEngine struct {
+	memEngine
+	mu        sync.Mutex
+	next      time.Time
+	perSecond float64
+}
+
+func (c *capacityEngine) Search(ctx context.Context, q engines.Query) (engines.Hits, error) {
+	c.mu.Lock()
+	start := time.Now()
+	if c.next.After(start) {
+		start = c.next
+	}
+	c.next = start.Add(time.Duration(float64(time.Second) / c.perSecond))
+	done := c.next
+	c.mu.Unlock()
+	t := time.NewTimer(time.Until(done))
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return engines.Hits{}, ctx.Err()
+	case <-t.C:
+		return engines.Hits{}, nil
+	}
+}
+
+// The ladder must find a known capacity within one step: the sustainable
+// rate is the last rung below 330/s (rungs 150, 178, 212, 253, 301, 358, …).
+// The service time (3 ms) is long next to timer jitter, so the rungs below
+// the knee do not queue by accident.
+func TestLadderFindsTheKnee(t *testing.T) {
+	const capacity = 330.0
+	e := &capacityEngine{memEngine: *newMem(), perSecond: capacity}
+	c := testCorpus(t, 100, 1)
+	cfg := LadderConfig{
+		Open:     openConfig(64),
+		Rates:    workload.Ladder{Start: 150, Step: DefaultStep, Stop: 600},
+		Duration: 2 * time.Second, Repeat: 1,
+		Factor: DefaultFactor, MinAchieved: DefaultMinAchieved, Explode: DefaultExplode,
+	}
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	l := RunLadder(context.Background(), e, c, cfg, Events{})
+	if l.Sustainable < capacity/DefaultStep || l.Sustainable > capacity {
+		for _, r := range l.Rungs {
+			t.Logf("offered %.0f achieved %.0f p99 %.2f meets %v", r.Offered, r.Achieved, r.P99, r.Sustainable)
+		}
+		t.Fatalf("sustainable rate %.0f/s; want within one step below the capacity %.0f/s", l.Sustainable, capacity)
+	}
+	last := l.Rungs[len(l.Rungs)-1]
+	if last.Offered <= capacity || last.Sustainable {
+		t.Fatalf("the ladder stopped at %.0f/s without passing the knee", last.Offered)
+	}
+	if l.Rule == "" || len(l.Rungs[0].Reps) != 1 {
+		t.Fatalf("rule %q, reps %d", l.Rule, len(l.Rungs[0].Reps))
+	}
+}
+
+// BenchmarkOpenLoop20K drives a trivial in-memory engine at 20,000 calls/s
+// with Study B's 384 workers and reports the scheduler's own lag (target:
+// p99 under 1 ms) and the process's CPU use.
+func BenchmarkOpenLoop20K(b *testing.B) {
+	c := testCorpus(b, 100_000, 0)
+	vers := make(versions, 100_001)
+	for b.Loop() {
+		rep := OpenLoop(context.Background(), newMem(), c, OpenConfig{Workers: DefaultWorkers, Arrival: "constant",
+			Timeout: time.Second, Mix: workload.DefaultMix, Seed: 1, K: 10},
+			workload.Constant{PerSecond: 20_000, Duration: 3 * time.Second}, vers)
+		b.ReportMetric(rep.GeneratorLagP99, "lag-p99-ms")
+		b.ReportMetric(rep.GeneratorLagMax, "lag-max-ms")
+		b.ReportMetric(rep.Latency.P99, "latency-p99-ms")
+		b.ReportMetric(rep.Achieved, "achieved/s")
+		b.ReportMetric(100*rep.ClientCPU, "cpu-%")
+	}
+}
+
+func TestJudge(t *testing.T) {
+	l := result.Ladder{Factor: 5, MinAchieved: 0.99, Rungs: []result.Rung{
+		{Offered: 100, Achieved: 100, P99: 2, ServiceP50: 1},
+		{Offered: 119, Achieved: 119, P99: 9.9, ServiceP50: 1},
+		{Offered: 142, Achieved: 139, P99: 3, ServiceP50: 1},    // fell short of the offered rate
+		{Offered: 169, Achieved: 169, P99: 10.1, ServiceP50: 1}, // p99 above 5 × 2
+	}}
+	judge(&l)
+	if l.Sustainable != 119 {
+		t.Fatalf("sustainable %v, want 119", l.Sustainable)
+	}
+	meets := []bool{true, true, false, false}
+	for i, r := range l.Rungs {
+		if r.Sustainable != meets[i] {
+			t.Errorf("rung %v: meets %v, want %v", r.Offered, r.Sustainable, meets[i])
+		}
+	}
+	loaded := result.Ladder{Factor: 5, MinAchieved: 0.99, Rungs: []result.Rung{{Offered: 100, Achieved: 100, P99: 50, ServiceP50: 1}}}
+	judge(&loaded)
+	if !strings.Contains(strings.Join(loaded.Warnings, "\n"), "already looks loaded") {
+		t.Errorf("a first rung with p99 50× its service median was not flagged: %v", loaded.Warnings)
+	}
+	if got := exploded([]result.Rung{{P99: 1}, {P99: 51, Offered: 5}}, 50); got == "" {
+		t.Error("a p99 51× the first rung's did not stop the ladder")
+	}
+	if got := exploded([]result.Rung{{P99: 1}, {P99: 49}}, 50); got != "" {
+		t.Errorf("stopped early: %s", got)
+	}
+}
+
+func TestMedianAndCV(t *testing.T) {
+	if median([]float64{3, 1, 2}) != 2 || median([]float64{4, 1, 3, 2}) != 2.5 {
+		t.Fatal("median")
+	}
+	if cv([]float64{5, 5, 5}) != 0 || math.Abs(cv([]float64{1, 3})-0.5) > 1e-12 {
+		t.Fatal("cv")
+	}
+}

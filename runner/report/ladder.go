@@ -1,0 +1,141 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/searchbench/searchbench/runner/result"
+)
+
+// Ladders writes Study B's tables for every engine run that has a ladder:
+// per rung, offered and achieved rate, p50 and p99 (from the intended send
+// time) with their spread across repetitions, service time, late starts,
+// the generator's own lag and the engine's queue depth; then, across
+// configurations, the sustainable rate and the p99 at the reference rate.
+func Ladders(w io.Writer, runs []result.EngineRun) error {
+	var b strings.Builder
+	var ladders []result.EngineRun
+	for _, r := range runs {
+		if r.Ladder != nil {
+			ladders = append(ladders, r)
+		}
+	}
+	if len(ladders) == 0 {
+		return nil
+	}
+	for _, run := range ladders {
+		l := run.Ladder
+		fmt.Fprintf(&b, "### %s: open-loop ladder (%s arrivals, %d workers, ×%g steps, %v × %d per rung)\n\n",
+			run.Label, l.Arrival, l.Workers, l.Step, l.Duration, l.Repeat)
+		head := []string{"offered/s", "achieved/s", "p50 (ms)", "p99 (ms)", "p99 min–max", "p99 CV", "service p99 (ms)", "late starts", "gen lag p99 (ms)", "queue", "meets rule"}
+		var rows [][]string
+		for _, r := range l.Rungs {
+			var late int64
+			var lag float64
+			for _, rep := range r.Reps {
+				late += rep.LateStarts
+				lag = math.Max(lag, rep.GeneratorLagP99)
+			}
+			queue := "—"
+			if r.QueueDepth >= 0 {
+				queue = strconv.FormatFloat(r.QueueDepth, 'f', 0, 64)
+			}
+			meets := "no"
+			if r.Sustainable {
+				meets = "yes"
+			}
+			if len(r.Warnings) > 0 {
+				meets += " ⚠"
+			}
+			rows = append(rows, []string{
+				rate(r.Offered), rate(r.Achieved), num(r.P50), num(r.P99),
+				num(r.P99Min) + "–" + num(r.P99Max), strconv.FormatFloat(r.P99CV, 'f', 2, 64),
+				num(r.ServiceP99), strconv.FormatInt(late, 10), num(lag), queue, meets,
+			})
+		}
+		writeTable(&b, head, rows)
+		if l.Sustainable > 0 {
+			fmt.Fprintf(&b, "\nSustainable rate: %s/s. Rule: %s.\n", rate(l.Sustainable), l.Rule)
+		} else {
+			fmt.Fprintf(&b, "\nSustainable rate: none. Rule: %s.\n", l.Rule)
+		}
+		if l.StoppedEarly != "" {
+			fmt.Fprintf(&b, "Stopped early: %s.\n", l.StoppedEarly)
+		}
+		for _, r := range l.Rungs {
+			for _, warn := range r.Warnings {
+				fmt.Fprintf(&b, "\n> warning (%s/s): %s\n", rate(r.Offered), warn)
+			}
+		}
+		for _, warn := range l.Warnings {
+			fmt.Fprintf(&b, "\n> warning: %s\n", warn)
+		}
+		b.WriteString("\n")
+	}
+	// Study B's summary layout: setup | sustained rate | p99 at the reference.
+	b.WriteString("### Sustained rates\n\n")
+	var rows [][]string
+	for _, run := range ladders {
+		l := run.Ladder
+		ref, p99 := "—", "—"
+		if r, ok := referenceRung(*l); ok {
+			ref, p99 = rate(r.Offered), num(r.P99)
+		}
+		rows = append(rows, []string{run.Label, rate(l.Sustainable), ref, p99})
+	}
+	writeTable(&b, []string{"setup", "sustained/s", "reference/s", "p99 at reference (ms)"}, rows)
+	for _, warn := range stepWarnings(ladders) {
+		fmt.Fprintf(&b, "\n> warning: %s\n", warn)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// stepWarnings flags pairs of configurations whose sustainable rates differ
+// by less than one ladder step: the ladder cannot resolve that difference.
+func stepWarnings(runs []result.EngineRun) []string {
+	var out []string
+	for i := range runs {
+		for j := i + 1; j < len(runs); j++ {
+			a, b := runs[i].Ladder, runs[j].Ladder
+			if a.Sustainable == 0 || b.Sustainable == 0 || a.Sustainable == b.Sustainable {
+				continue
+			}
+			ratio := math.Max(a.Sustainable, b.Sustainable) / math.Min(a.Sustainable, b.Sustainable)
+			if step := math.Max(a.Step, b.Step); ratio < step*1.0001 {
+				out = append(out, fmt.Sprintf("%s and %s differ by ×%.3f, within one ladder step (×%g): the difference is not resolved; use a finer step",
+					runs[i].Label, runs[j].Label, ratio, step))
+			}
+		}
+	}
+	return out
+}
+
+// referenceRung is the rung nearest the ladder's reference rate.
+func referenceRung(l result.Ladder) (result.Rung, bool) {
+	best, ok := result.Rung{}, false
+	for _, r := range l.Rungs {
+		if !ok || math.Abs(math.Log(r.Offered/l.Reference)) < math.Abs(math.Log(best.Offered/l.Reference)) {
+			best, ok = r, true
+		}
+	}
+	return best, ok
+}
+
+func rate(v float64) string { return strconv.FormatFloat(v, 'f', 0, 64) }
+
+// num formats milliseconds with about three significant digits.
+func num(v float64) string {
+	switch {
+	case v >= 100:
+		return strconv.FormatFloat(math.Round(v), 'f', 0, 64)
+	case v >= 10:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	case v >= 1:
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	}
+	return strconv.FormatFloat(v, 'f', 3, 64)
+}
