@@ -19,16 +19,32 @@ import (
 	"github.com/searchbench/searchbench/workload"
 )
 
+// Calls is what every mode needs to make calls.
+type Calls struct {
+	Timeout time.Duration // per request
+	Mix     workload.Mix
+	Seed    uint64 // the workload's seed
+	K       int    // hits per search
+}
+
+// Validate reports the first bad field.
+func (c Calls) Validate() error {
+	switch {
+	case c.Timeout <= 0:
+		return fmt.Errorf("timeout: %v must be > 0", c.Timeout)
+	case c.K < 1:
+		return fmt.Errorf("k: %d must be ≥ 1", c.K)
+	}
+	return c.Mix.Validate()
+}
+
 // Config is a closed-loop run.
 type Config struct {
 	Users     []int         // levels, run in order
 	SpawnRate float64       // users started per second during the ramp
 	Settle    time.Duration // after the ramp, before measuring
 	Measure   time.Duration // the measured window
-	Timeout   time.Duration // per request
-	Mix       workload.Mix
-	Seed      uint64 // the workload's seed (the corpus has its own)
-	K         int    // hits per search
+	Calls
 }
 
 // Defaults of the published method where it gives one.
@@ -56,12 +72,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("settle: %v must be ≥ 0", c.Settle)
 	case c.Measure <= 0:
 		return fmt.Errorf("measure: %v must be > 0", c.Measure)
-	case c.Timeout <= 0:
-		return fmt.Errorf("timeout: %v must be > 0", c.Timeout)
-	case c.K < 1:
-		return fmt.Errorf("k: %d must be ≥ 1", c.K)
 	}
-	return c.Mix.Validate()
+	return c.Calls.Validate()
 }
 
 // Events lets a caller watch a run; every field may be nil.

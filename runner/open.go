@@ -26,10 +26,7 @@ import (
 type OpenConfig struct {
 	Workers int    // connections/workers serving the schedule (Study B: 384)
 	Arrival string // constant or poisson
-	Timeout time.Duration
-	Mix     workload.Mix
-	Seed    uint64
-	K       int
+	Calls
 }
 
 // DefaultWorkers is Study B's connection count.
@@ -46,12 +43,8 @@ func (c OpenConfig) Validate() error {
 		return fmt.Errorf("workers: %d is out of range (1 to %d)", c.Workers, MaxUsers)
 	case c.Arrival != "constant" && c.Arrival != "poisson":
 		return fmt.Errorf("arrival: %q is neither constant nor poisson", c.Arrival)
-	case c.Timeout <= 0:
-		return fmt.Errorf("timeout: %v must be > 0", c.Timeout)
-	case c.K < 1:
-		return fmt.Errorf("k: %d must be ≥ 1", c.K)
 	}
-	return c.Mix.Validate()
+	return c.Calls.Validate()
 }
 
 // ticket is one scheduled call.

@@ -49,7 +49,7 @@ func (s *stallEngine) Upsert(ctx context.Context, d engines.Document) error { re
 func (s *stallEngine) Delete(ctx context.Context, id string) error { return s.wait(ctx) }
 
 func openConfig(workers int) OpenConfig {
-	return OpenConfig{Workers: workers, Arrival: "constant", Timeout: 5 * time.Second, Mix: workload.Presets["search"], Seed: 1, K: 10}
+	return OpenConfig{Workers: workers, Arrival: "constant", Calls: Calls{Timeout: 5 * time.Second, Mix: workload.Presets["search"], Seed: 1, K: 10}}
 }
 
 // The engine freezes for F every P (here 200 ms every 1 s). Open loop at a
@@ -165,7 +165,7 @@ func BenchmarkOpenLoop20K(b *testing.B) {
 	vers := make(versions, 100_001)
 	for b.Loop() {
 		rep := OpenLoop(context.Background(), newMem(), c, OpenConfig{Workers: DefaultWorkers, Arrival: "constant",
-			Timeout: time.Second, Mix: workload.DefaultMix, Seed: 1, K: 10},
+			Calls: Calls{Timeout: time.Second, Mix: workload.DefaultMix, Seed: 1, K: 10}},
 			workload.Constant{PerSecond: 20_000, Duration: 3 * time.Second}, vers)
 		b.ReportMetric(rep.GeneratorLagP99, "lag-p99-ms")
 		b.ReportMetric(rep.GeneratorLagMax, "lag-max-ms")

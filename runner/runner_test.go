@@ -90,7 +90,7 @@ func testCorpus(t testing.TB, ids int, prepop float64) *dataset.Corpus {
 func quickConfig(users ...int) Config {
 	return Config{
 		Users: users, SpawnRate: 1000, Settle: 50 * time.Millisecond, Measure: 300 * time.Millisecond,
-		Timeout: time.Second, Mix: workload.DefaultMix, Seed: 1, K: 10,
+		Calls: Calls{Timeout: time.Second, Mix: workload.DefaultMix, Seed: 1, K: 10},
 	}
 }
 

@@ -26,7 +26,7 @@ func newLadderCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			cfg.Open = runner.OpenConfig{Workers: workers, Arrival: arrival, Timeout: f.timeout, Mix: p.mix, Seed: f.corpus.seed, K: f.k}
+			cfg.Open = runner.OpenConfig{Workers: workers, Arrival: arrival, Calls: p.calls}
 			cfg.Rates = workload.Ladder{Start: start, Step: step, Stop: stop}
 			if err := cfg.Validate(); err != nil {
 				return usageError{err}

@@ -64,10 +64,10 @@ func (f *commonFlags) register(cmd *cobra.Command) {
 // Exactly one of closed and ladder is set.
 type plan struct {
 	engines []string
-	mix     workload.Mix
 	corpus  *dataset.Corpus
 	engine  engines.Config
 	out     string
+	calls   runner.Calls
 	closed  *runner.Config
 	ladder  *runner.LadderConfig
 }
@@ -106,7 +106,8 @@ func (f *commonFlags) plan() (*plan, error) {
 		return nil, err
 	}
 	return &plan{
-		engines: names, mix: mix, corpus: c, out: f.out,
+		engines: names, corpus: c, out: f.out,
+		calls: runner.Calls{Timeout: f.timeout, Mix: mix, Seed: f.corpus.seed, K: f.k},
 		engine: engines.Config{
 			URL: f.url, Username: f.username,
 			Password:  engines.Secret(firstNonEmpty(f.password, os.Getenv("SEARCHBENCH_PASSWORD"))),
@@ -139,8 +140,7 @@ func newRunCmd() *cobra.Command {
 				return usageError{err}
 			}
 			cfg := runner.Config{
-				Users: levels, SpawnRate: spawnRate, Settle: settle, Measure: measure,
-				Timeout: f.timeout, Mix: p.mix, Seed: f.corpus.seed, K: f.k,
+				Users: levels, SpawnRate: spawnRate, Settle: settle, Measure: measure, Calls: p.calls,
 			}
 			if err := cfg.Validate(); err != nil {
 				return usageError{err}
@@ -200,7 +200,7 @@ func execute(ctx context.Context, stdout, stderr io.Writer, p *plan) error {
 		Tool:          result.Tool{Name: "searchbench", Version: toolVersion(), GoVersion: runtime.Version()},
 		StartedAt:     time.Now().UTC(),
 		Config: result.Config{
-			Engines: p.engines, Mix: p.mix.String(), MixWeights: p.mix[:],
+			Engines: p.engines, Mix: p.calls.Mix.String(), MixWeights: p.calls.Mix[:],
 			Seed: p.corpus.Config().Seed, WriteMode: string(p.engine.WriteMode), Histogram: runner.HistogramNote,
 		},
 		Host: hostInfo(),
