@@ -15,6 +15,7 @@ import (
 
 	// Drivers register themselves; adding an engine adds one line here.
 	_ "github.com/searchbench/searchbench/engines/bleve"
+	_ "github.com/searchbench/searchbench/engines/postgres"
 )
 
 // Exit codes.
@@ -72,11 +73,11 @@ func newRoot() *cobra.Command {
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return badInput("a command is required (run, ladder, engines, dataset); see searchbench --help")
+			return badInput("a command is required (run, ladder, engines, dataset, cleanup, compose); see searchbench --help")
 		},
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newRunCmd(), newLadderCmd(), newEnginesCmd(), newDatasetCmd())
+	root.AddCommand(newRunCmd(), newLadderCmd(), newEnginesCmd(), newDatasetCmd(), newCleanupCmd(), newComposeCmd())
 	for _, c := range root.Commands() {
 		c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/searchbench/searchbench/dataset"
 	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/engines/container"
 	"github.com/searchbench/searchbench/runner"
 	"github.com/searchbench/searchbench/runner/report"
 	"github.com/searchbench/searchbench/runner/result"
@@ -42,6 +43,11 @@ type commonFlags struct {
 	apiKey    string
 	dataDir   string
 	writeMode string
+	cpus      float64
+	cpuset    string
+	memory    int64
+	ready     time.Duration
+	image     string
 }
 
 func (f *commonFlags) register(cmd *cobra.Command) {
@@ -58,6 +64,11 @@ func (f *commonFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.apiKey, "api-key", "", "engine API key (or SEARCHBENCH_API_KEY); never logged")
 	fl.StringVar(&f.dataDir, "data-dir", "", "embedded engines: index directory (default: a temporary one, removed afterwards)")
 	fl.StringVar(&f.writeMode, "write-mode", "", "acknowledged or searchable, where the engine offers both")
+	fl.Float64Var(&f.cpus, "cpus", 0, "CPU limit of each engine's container (the published study: 4, and 8); 0: none")
+	fl.StringVar(&f.cpuset, "cpuset", "", "cpuset of each engine's container, e.g. 2-5 (keeps the engine off the load generator's cores)")
+	fl.Int64Var(&f.memory, "memory", 0, "memory limit of each engine's container in bytes; 0: none (as in the published study)")
+	fl.DurationVar(&f.ready, "ready-timeout", 2*time.Minute, "how long a container may take to become ready")
+	fl.StringVar(&f.image, "image", "", "run this image instead of the engine's pinned one")
 }
 
 // plan is a validated run: everything is checked before anything starts.
@@ -67,6 +78,7 @@ type plan struct {
 	corpus  *dataset.Corpus
 	engine  engines.Config
 	out     string
+	launch  container.Options
 	calls   runner.Calls
 	closed  *runner.Config
 	ladder  *runner.LadderConfig
@@ -105,7 +117,25 @@ func (f *commonFlags) plan() (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	launch := container.Options{CPUs: f.cpus, CPUSet: f.cpuset, MemoryBytes: f.memory, ReadyTimeout: f.ready, Image: f.image,
+		Run: "run-" + time.Now().UTC().Format("20060102T150405")}
+	if err := launch.Validate(); err != nil {
+		return nil, usageError{err}
+	}
+	for _, n := range names {
+		d, _ := engines.Lookup(n)
+		_, hasSpec := container.Lookup(n)
+		switch {
+		case d.Describe().Embedded && (f.cpus > 0 || f.image != ""):
+			return nil, badInput("cpus/image: %s is embedded and runs in this process, not in a container", n)
+		case !d.Describe().Embedded && f.url == "" && !hasSpec:
+			return nil, badInput("engine: %s has no container definition; give --url of a running one", n)
+		case f.url != "" && (f.cpus > 0 || f.image != ""):
+			return nil, badInput("cpus/image: --url attaches to a running engine; nothing is started to limit")
+		}
+	}
 	return &plan{
+		launch:  launch,
 		engines: names, corpus: c, out: f.out,
 		calls: runner.Calls{Timeout: f.timeout, Mix: mix, Seed: f.corpus.seed, K: f.k},
 		engine: engines.Config{
@@ -295,7 +325,32 @@ func runEngine(ctx context.Context, log *logger, name string, p *plan) result.En
 		run.Visibility = string(p.engine.WriteMode)
 		run.Label = name + " (" + string(p.engine.WriteMode) + ")"
 	}
-	e, err := engines.Open(ctx, name, p.engine)
+	cfg := p.engine
+	switch spec, hasSpec := container.Lookup(name); {
+	case desc.Embedded:
+		run.Mode = "embedded"
+	case cfg.URL != "":
+		run.Mode = "attached"
+	case hasSpec:
+		run.Mode = "container"
+		log.printf("%s: starting a container (CPU limit %v)", name, cpuText(p.launch.CPUs))
+		c, err := container.Start(ctx, spec, p.launch)
+		if err != nil {
+			run.Error = err.Error()
+			return run
+		}
+		defer func() {
+			if err := c.Close(); err != nil {
+				run.Warnings = append(run.Warnings, err.Error())
+			} else {
+				log.printf("%s: removed container %s", name, c.ID[:12])
+			}
+		}()
+		cfg.URL, cfg.Password = c.URL, engines.Secret(c.Secret)
+		run.Image, run.ImageDigest, run.CPULimit, run.CPUSet = c.Image, c.Digest, p.launch.CPUs, p.launch.CPUSet
+		log.printf("%s: %s ready at %s", name, c.Image, c.URL)
+	}
+	e, err := engines.Open(ctx, name, cfg)
 	if err != nil {
 		run.Error = err.Error()
 		return run
@@ -345,6 +400,13 @@ func runEngine(ctx context.Context, log *logger, name string, p *plan) result.En
 	}
 	log.endStatus()
 	return run
+}
+
+func cpuText(cpus float64) string {
+	if cpus == 0 {
+		return "none"
+	}
+	return strconv.FormatFloat(cpus, 'g', -1, 64)
 }
 
 func toolVersion() string {

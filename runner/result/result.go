@@ -79,15 +79,21 @@ type Corpus struct {
 
 // EngineRun is one engine (or configuration: one column of the tables).
 type EngineRun struct {
-	Name       string   `json:"name"`  // the driver
-	Label      string   `json:"label"` // the column heading
-	Visibility string   `json:"visibility"`
-	Version    string   `json:"version,omitempty"`
-	Preload    Preload  `json:"preload"`
-	Levels     []Level  `json:"levels,omitempty"`
-	Ladder     *Ladder  `json:"ladder,omitempty"`
-	Error      string   `json:"error,omitempty"` // why the engine stopped early
-	Warnings   []string `json:"warnings,omitempty"`
+	Name       string `json:"name"`  // the driver
+	Label      string `json:"label"` // the column heading
+	Visibility string `json:"visibility"`
+	Version    string `json:"version,omitempty"`
+	// Where it ran: an embedded engine, an attached URL, or a container.
+	Mode        string   `json:"mode"` // embedded, attached, container
+	Image       string   `json:"image,omitempty"`
+	ImageDigest string   `json:"image_digest,omitempty"`
+	CPULimit    float64  `json:"cpu_limit,omitempty"`
+	CPUSet      string   `json:"cpuset,omitempty"`
+	Preload     Preload  `json:"preload"`
+	Levels      []Level  `json:"levels,omitempty"`
+	Ladder      *Ladder  `json:"ladder,omitempty"`
+	Error       string   `json:"error,omitempty"` // why the engine stopped early
+	Warnings    []string `json:"warnings,omitempty"`
 }
 
 // Preload is the pre-population phase.

@@ -1,0 +1,31 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/searchbench/searchbench/engines/container"
+)
+
+func newCleanupCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "cleanup",
+		Short: "Remove containers that earlier (crashed) runs left behind, found by their searchbench.run label",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			pool, err := container.Pool()
+			if err != nil {
+				return err
+			}
+			removed, err := container.Cleanup(pool)
+			if len(removed) > 0 {
+				fmt.Fprintf(cmd.OutOrStdout(), "removed %d container(s): %s\n", len(removed), strings.Join(removed, " "))
+			} else if err == nil {
+				fmt.Fprintln(cmd.OutOrStdout(), "no searchbench containers found")
+			}
+			return err
+		},
+	}
+}

@@ -1,0 +1,207 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/searchbench/searchbench/engines/container"
+	"github.com/searchbench/searchbench/engines/postgres"
+)
+
+// TestMain lets the test binary act as searchbench itself, so the interrupt
+// test can send a real SIGINT to a real process.
+func TestMain(m *testing.M) {
+	if os.Getenv("SEARCHBENCH_TEST_MAIN") == "1" {
+		main()
+		return
+	}
+	os.Exit(m.Run())
+}
+
+// needPostgres skips with one line where no PostgreSQL container can run.
+func needPostgres(t *testing.T) {
+	t.Helper()
+	pool, err := container.Pool()
+	if err != nil {
+		t.Skipf("postgres: %v", err)
+	}
+	if _, err := pool.Client.InspectImage(postgres.Image); err == nil {
+		return
+	}
+	if _, err := pool.Client.InspectImage(postgres.FallbackImage); err != nil {
+		t.Skipf("postgres: neither %s nor %s is present (bash compose/images/postgres/build.sh builds the second)", postgres.Image, postgres.FallbackImage)
+	}
+}
+
+func leftovers(t *testing.T) int {
+	t.Helper()
+	pool, err := container.Pool()
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := container.Leftovers(pool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(list)
+}
+
+func pgArgs(dir string, extra ...string) []string {
+	return append([]string{"run", "--engine", "postgres", "--ids", "3000", "--users", "4,8",
+		"--spawn-rate", "1000", "--settle", "200ms", "--measure", "1s", "--out", dir}, extra...)
+}
+
+func TestPostgresInACPULimitedContainer(t *testing.T) {
+	needPostgres(t)
+	before := leftovers(t)
+	dir := t.TempDir()
+	code, stdout, stderr := runCLI(t, context.Background(), pgArgs(dir, "--cpus", "1")...)
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	r := readResult(t, dir)
+	e := r.Engines[0]
+	if e.Mode != "container" || e.CPULimit != 1 || e.Image == "" || e.ImageDigest == "" || !strings.HasPrefix(e.Version, "PostgreSQL") {
+		t.Errorf("provenance: mode %q cpus %v image %q digest %q version %q", e.Mode, e.CPULimit, e.Image, e.ImageDigest, e.Version)
+	}
+	if !e.Preload.CountOK {
+		t.Errorf("preload %+v", e.Preload)
+	}
+	if s, _ := e.Levels[1].Op("search"); s.Count == 0 || !strings.Contains(stdout, "| postgres") {
+		t.Errorf("no searches measured:\n%s", stdout)
+	}
+	if n := leftovers(t); n != before {
+		t.Fatalf("%d searchbench containers after the run, %d before", n, before)
+	}
+	if strings.Contains(stderr+stdout, "password=") {
+		t.Error("a password appears in the output")
+	}
+}
+
+// --url attaches to a PostgreSQL that is already running: nothing is
+// started or stopped.
+func TestPostgresAttach(t *testing.T) {
+	needPostgres(t)
+	spec, _ := container.Lookup("postgres")
+	c, err := container.Start(context.Background(), spec, container.Options{ReadyTimeout: 90 * time.Second, Run: "test-attach"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	dir := t.TempDir()
+	code, stdout, stderr := runCLI(t, context.Background(), pgArgs(dir, "--url", c.URL, "--password", c.Secret)...)
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if r := readResult(t, dir); r.Engines[0].Mode != "attached" || r.Engines[0].Image != "" {
+		t.Fatalf("mode %q image %q; want attached, no image", r.Engines[0].Mode, r.Engines[0].Image)
+	}
+	if st, err := c.HostConfig(); err != nil || st == nil {
+		t.Fatalf("the attached container is gone: %v", err)
+	}
+	for name, out := range map[string]string{"stdout": stdout, "stderr": stderr} {
+		if strings.Contains(out, c.Secret) {
+			t.Errorf("%s shows the password", name)
+		}
+	}
+	raw, _ := os.ReadFile(filepath.Join(dir, "result.json"))
+	if strings.Contains(string(raw), c.Secret) {
+		t.Error("result.json holds the password")
+	}
+}
+
+// SIGINT to a real searchbench process mid-run: it stops, writes partial
+// results, removes its container and exits non-zero.
+func TestInterruptRemovesTheContainer(t *testing.T) {
+	needPostgres(t)
+	before := leftovers(t)
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], pgArgs(dir, "--measure", "10m", "--users", "4")...)
+	cmd.Env = append(os.Environ(), "SEARCHBENCH_TEST_MAIN=1")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	measuring := make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		once := false
+		for sc.Scan() {
+			if !once && strings.Contains(sc.Text(), "measure") {
+				once = true
+				close(measuring)
+			}
+		}
+	}()
+	select {
+	case <-measuring:
+	case <-time.After(3 * time.Minute):
+		_ = cmd.Process.Kill()
+		t.Fatal("the run never reached its measure phase")
+	}
+	time.Sleep(time.Second)
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err = <-done:
+	case <-time.After(time.Minute):
+		_ = cmd.Process.Kill()
+		t.Fatal("searchbench did not stop within a minute of SIGINT")
+	}
+	if err == nil {
+		t.Fatal("an interrupted run exited 0")
+	}
+	r := readResult(t, dir)
+	if !r.Partial || len(r.Engines) != 1 || len(r.Engines[0].Levels) != 1 || !r.Engines[0].Levels[0].Partial {
+		t.Fatalf("result partial %v, engines %d", r.Partial, len(r.Engines))
+	}
+	if n := leftovers(t); n != before {
+		t.Fatalf("%d searchbench containers after the interrupt, %d before", n, before)
+	}
+}
+
+func TestContainerBadInput(t *testing.T) {
+	for _, args := range [][]string{
+		{"run", "--engine", "postgres", "--cpus", "9999"},
+		{"run", "--engine", "postgres", "--cpus", "-1"},
+		{"run", "--engine", "bleve", "--cpus", "1"},
+		{"run", "--engine", "postgres", "--url", "postgres://x@127.0.0.1:1/x", "--cpus", "1"},
+		{"run", "--engine", "postgres", "--ready-timeout", "0s"},
+	} {
+		code, _, stderr := runCLI(t, context.Background(), append(args, "--out", t.TempDir())...)
+		if code != exitBadInput {
+			t.Errorf("%q: exit %d (%s); want 2", args, code, stderr)
+		}
+	}
+}
+
+// A container that is not ready in time is removed, and the error names the
+// engine and shows its log.
+func TestReadinessTimeoutLeavesNothing(t *testing.T) {
+	needPostgres(t)
+	before := leftovers(t)
+	dir := t.TempDir()
+	code, _, stderr := runCLI(t, context.Background(), pgArgs(dir, "--ready-timeout", "50ms")...)
+	if code != exitFailed || !strings.Contains(stderr, "postgres") || !strings.Contains(stderr, "not ready within 50ms") {
+		t.Fatalf("exit %d, stderr %q; want a failure naming the engine and the timeout", code, stderr)
+	}
+	if r := readResult(t, dir); !strings.Contains(r.Engines[0].Error, "last lines of its log") {
+		t.Errorf("engine error %q lacks the container's log", r.Engines[0].Error)
+	}
+	if n := leftovers(t); n != before {
+		t.Fatalf("%d searchbench containers left, %d before", n, before)
+	}
+}

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Builds searchbench/postgres:15, a PostgreSQL 15 image made from Debian
+# bookworm's own packages, for machines that cannot pull the official
+# postgres image. It uses only Debian's package archive: debootstrap makes a
+# minimal root filesystem with postgresql-15, `docker import` brings it in.
+#   bash compose/images/postgres/build.sh [tag]
+set -euo pipefail
+tag=${1:-searchbench/postgres:15}
+here=$(cd "$(dirname "$0")" && pwd)
+if docker image inspect "$tag" >/dev/null 2>&1; then
+	echo "image $tag is already present"
+	exit 0
+fi
+command -v debootstrap >/dev/null || { apt-get update -qq && apt-get install -y -qq debootstrap >/dev/null; }
+root=$(mktemp -d)
+trap 'rm -rf "$root"' EXIT
+mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+debootstrap --variant=minbase --include=postgresql-15,locales "${DEBIAN_SUITE:-bookworm}" "$root" "$mirror" >/dev/null
+# The package made a cluster under /var/lib/postgresql/15/main; the entry
+# point makes its own, with the password it is given.
+rm -rf "$root/var/lib/postgresql/15" "$root/var/cache/apt/archives/"*.deb
+install -m 0755 "$here/entrypoint.sh" "$root/usr/local/bin/searchbench-postgres"
+tar -C "$root" -c . | docker import \
+	--change 'ENTRYPOINT ["/usr/local/bin/searchbench-postgres"]' \
+	--change 'ENV LANG=C.UTF-8' \
+	--change 'EXPOSE 5432' \
+	--change 'LABEL org.searchbench.image=postgres' \
+	- "$tag" >/dev/null
+echo "built $tag"

@@ -1,0 +1,349 @@
+// Package container starts engines in Docker (through dockertest) confined
+// to a CPU budget, waits until they are ready, and removes them on every
+// path out: normal exit, error and interrupt. Every container carries the
+// label searchbench.run, so `searchbench cleanup` finds what a crashed run
+// left behind.
+package container
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ory/dockertest/v3"
+	dc "github.com/ory/dockertest/v3/docker"
+)
+
+// Label marks every container searchbench starts; its value names the run.
+const Label = "searchbench.run"
+
+// Spec is how one engine runs in a container: the single source of truth
+// for the launcher and for the compose files generated from it.
+type Spec struct {
+	Engine string // the driver it serves
+	Image  string // pinned official image, repository:tag
+	// Fallback is an image built on this machine by Build, used when Image
+	// is neither present nor pullable. It honours the same environment.
+	Fallback string
+	Build    string            // the command that builds Fallback
+	Env      map[string]string // fixed settings
+	// SecretEnv names the variable that takes the engine's password or API
+	// key; the launcher makes a fresh random one for every container.
+	SecretEnv string
+	Cmd       []string
+	Port      int // the engine's port inside the container
+	// Tune returns the settings that follow the CPU limit (thread pools an
+	// engine would otherwise size from the host's cores).
+	Tune func(cpus float64) map[string]string
+	// Ready is polled from the host (some images have no curl) until it
+	// returns nil.
+	Ready func(ctx context.Context, url, secret string) error
+	// URL is what the driver is given for a host port.
+	URL func(hostPort int) string
+}
+
+var specs = map[string]Spec{}
+
+// Register adds a spec; drivers call it from init() beside their Register.
+func Register(s Spec) {
+	if s.Engine == "" || s.Image == "" || s.Port == 0 || s.Ready == nil || s.URL == nil {
+		panic("container: incomplete spec for " + s.Engine)
+	}
+	if _, dup := specs[s.Engine]; dup {
+		panic("container: Register called twice for " + s.Engine)
+	}
+	specs[s.Engine] = s
+}
+
+// Lookup returns the spec for engine.
+func Lookup(engine string) (Spec, bool) {
+	s, ok := specs[engine]
+	return s, ok
+}
+
+// Specs returns every spec, in engine-name order.
+func Specs() []Spec {
+	out := make([]Spec, 0, len(specs))
+	for _, s := range specs {
+		out = append(out, s)
+	}
+	slices.SortFunc(out, func(a, b Spec) int { return strings.Compare(a.Engine, b.Engine) })
+	return out
+}
+
+// Options are the per-run choices.
+type Options struct {
+	CPUs         float64 // CPU limit (--cpus); 0: none
+	CPUSet       string  // optional cpuset, e.g. "2-5"
+	MemoryBytes  int64   // optional memory limit
+	Run          string  // the run's name, the label's value
+	ReadyTimeout time.Duration
+	Image        string // overrides the spec's image
+}
+
+// Container is a running engine.
+type Container struct {
+	URL    string
+	Secret string // the generated credential, for the driver only
+	Image  string // what ran, repository:tag
+	Digest string // the image's ID or repo digest
+	ID     string
+	pool   *dockertest.Pool
+	res    *dockertest.Resource
+}
+
+// Validate checks options that need no Docker.
+func (o Options) Validate() error {
+	switch {
+	case o.CPUs < 0:
+		return fmt.Errorf("cpus: %v must be ≥ 0", o.CPUs)
+	case o.CPUs > float64(runtime.NumCPU()):
+		return fmt.Errorf("cpus: %v is more than this host's %d CPUs", o.CPUs, runtime.NumCPU())
+	case o.MemoryBytes < 0:
+		return fmt.Errorf("memory: %d must be ≥ 0", o.MemoryBytes)
+	case o.ReadyTimeout <= 0:
+		return fmt.Errorf("ready-timeout: %v must be > 0", o.ReadyTimeout)
+	}
+	return nil
+}
+
+// Pool connects to Docker, with a clear error when it is not reachable.
+func Pool() (*dockertest.Pool, error) {
+	pool, err := dockertest.NewPool("")
+	if err == nil {
+		err = pool.Client.Ping()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("docker is not reachable: %w", err)
+	}
+	return pool, nil
+}
+
+// Start runs s with o and waits until it is ready. On any failure nothing
+// is left running, and the error carries the container log's last lines.
+func Start(ctx context.Context, s Spec, o Options) (*Container, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	pool, err := Pool()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.Engine, err)
+	}
+	image, err := resolveImage(pool, s, o.Image)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.Engine, err)
+	}
+	port, err := freePort()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.Engine, err)
+	}
+	env := map[string]string{}
+	for k, v := range s.Env {
+		env[k] = v
+	}
+	secret := ""
+	if s.SecretEnv != "" {
+		secret = randomSecret()
+		env[s.SecretEnv] = secret
+	}
+	if s.Tune != nil && o.CPUs > 0 {
+		for k, v := range s.Tune(o.CPUs) {
+			env[k] = v
+		}
+	}
+	repo, tag, _ := strings.Cut(image, ":")
+	cport := dc.Port(strconv.Itoa(s.Port) + "/tcp")
+	res, err := pool.RunWithOptions(&dockertest.RunOptions{
+		Repository: repo, Tag: tag, Env: envList(env), Cmd: s.Cmd,
+		Labels:       map[string]string{Label: o.Run, "searchbench.engine": s.Engine},
+		ExposedPorts: []string{string(cport)},
+		PortBindings: map[dc.Port][]dc.PortBinding{cport: {{HostIP: "127.0.0.1", HostPort: strconv.Itoa(port)}}},
+	}, func(hc *dc.HostConfig) {
+		hc.AutoRemove = false // keep it to read its log if it fails; removed below
+		hc.RestartPolicy = dc.RestartPolicy{Name: "no"}
+		if o.CPUs > 0 {
+			// The same CFS limit as docker run --cpus (NanoCPUs): quota
+			// over a 100 ms period.
+			hc.CPUPeriod = 100_000
+			hc.CPUQuota = int64(o.CPUs * 100_000)
+		}
+		hc.CPUSetCPUs = o.CPUSet
+		hc.Memory = o.MemoryBytes
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: start %s: %w", s.Engine, image, err)
+	}
+	c := &Container{URL: s.URL(port), Secret: secret, Image: image, ID: res.Container.ID, pool: pool, res: res}
+	if img, err := pool.Client.InspectImage(image); err == nil {
+		c.Digest = img.ID
+		if len(img.RepoDigests) > 0 {
+			c.Digest = img.RepoDigests[0]
+		}
+	}
+	if err := c.waitReady(ctx, s, o.ReadyTimeout); err != nil {
+		logs := c.Logs(20)
+		_ = c.Close()
+		return nil, fmt.Errorf("%s: %w; last lines of its log:\n%s", s.Engine, err, logs)
+	}
+	return c, nil
+}
+
+func (c *Container) waitReady(ctx context.Context, s Spec, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var last error
+	for {
+		if st, err := c.pool.Client.InspectContainer(c.ID); err == nil && !st.State.Running {
+			return fmt.Errorf("container exited (code %d) before it was ready", st.State.ExitCode)
+		}
+		pctx, pcancel := context.WithTimeout(ctx, 2*time.Second)
+		last = s.Ready(pctx, c.URL, c.Secret)
+		pcancel()
+		if last == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				return fmt.Errorf("not ready within %v: %v", timeout, last)
+			}
+			return ctx.Err()
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}
+
+// Logs returns the last n lines of the container's output.
+func (c *Container) Logs(n int) string {
+	var out bytes.Buffer
+	_ = c.pool.Client.Logs(dc.LogsOptions{Container: c.ID, OutputStream: &out, ErrorStream: &out,
+		Stdout: true, Stderr: true, Tail: strconv.Itoa(n)})
+	return strings.TrimRight(out.String(), "\n")
+}
+
+// Close removes the container and its volumes.
+func (c *Container) Close() error {
+	if err := c.pool.Purge(c.res); err != nil {
+		return fmt.Errorf("remove container %s: %w", c.ID[:12], err)
+	}
+	return nil
+}
+
+// resolveImage picks the image to run: an explicit one, the spec's official
+// image if present or pullable, else the locally built fallback.
+func resolveImage(pool *dockertest.Pool, s Spec, explicit string) (string, error) {
+	try := func(image string) error {
+		if _, err := pool.Client.InspectImage(image); err == nil {
+			return nil
+		}
+		repo, tag, _ := strings.Cut(image, ":")
+		if err := pool.Client.PullImage(dc.PullImageOptions{Repository: repo, Tag: tag}, dc.AuthConfiguration{}); err != nil {
+			return fmt.Errorf("image %s is not present and cannot be pulled: %v", image, firstLine(err.Error()))
+		}
+		return nil
+	}
+	if explicit != "" {
+		return explicit, try(explicit)
+	}
+	err := try(s.Image)
+	if err == nil {
+		return s.Image, nil
+	}
+	if s.Fallback != "" {
+		if _, ferr := pool.Client.InspectImage(s.Fallback); ferr == nil {
+			return s.Fallback, nil
+		}
+		return "", fmt.Errorf("%w; nor is the local %s (build it with: %s)", err, s.Fallback, s.Build)
+	}
+	return "", err
+}
+
+// Cleanup removes every container labelled by a searchbench run and returns
+// their IDs.
+func Cleanup(pool *dockertest.Pool) ([]string, error) {
+	list, err := Leftovers(pool)
+	if err != nil {
+		return nil, err
+	}
+	var removed []string
+	for _, c := range list {
+		if err := pool.Client.RemoveContainer(dc.RemoveContainerOptions{ID: c.ID, Force: true, RemoveVolumes: true}); err != nil {
+			return removed, fmt.Errorf("remove %s: %w", c.ID[:12], err)
+		}
+		removed = append(removed, c.ID[:12])
+	}
+	return removed, nil
+}
+
+// Leftovers lists containers labelled by a searchbench run, running or not.
+func Leftovers(pool *dockertest.Pool) ([]dc.APIContainers, error) {
+	list, err := pool.Client.ListContainers(dc.ListContainersOptions{All: true, Filters: map[string][]string{"label": {Label}}})
+	if err != nil {
+		return nil, fmt.Errorf("list containers: %w", err)
+	}
+	return list, nil
+}
+
+// freePort finds a free loopback port below 32768 (the range above is
+// handed out to outgoing connections).
+func freePort() (int, error) {
+	for p := 20000 + int(time.Now().UnixNano()%5000); p < 32768; p++ {
+		l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p))
+		if err == nil {
+			l.Close()
+			return p, nil
+		}
+	}
+	return 0, errors.New("no free port below 32768")
+}
+
+func envList(env map[string]string) []string {
+	out := make([]string, 0, len(env))
+	for k, v := range env {
+		out = append(out, k+"="+v)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func randomSecret() string {
+	b := make([]byte, 18)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+// Exec runs a command inside the container and returns its output.
+func (c *Container) Exec(cmd ...string) (string, error) {
+	var out bytes.Buffer
+	code, err := c.res.Exec(cmd, dockertest.ExecOptions{StdOut: &out, StdErr: &out})
+	if err != nil {
+		return "", fmt.Errorf("exec %v: %w", cmd, err)
+	}
+	if code != 0 {
+		return out.String(), fmt.Errorf("exec %v: exit %d", cmd, code)
+	}
+	return out.String(), nil
+}
+
+// HostConfig returns the container's limits as Docker reports them.
+func (c *Container) HostConfig() (*dc.HostConfig, error) {
+	st, err := c.pool.Client.InspectContainer(c.ID)
+	if err != nil {
+		return nil, fmt.Errorf("inspect %s: %w", c.ID[:12], err)
+	}
+	return st.HostConfig, nil
+}

@@ -1,0 +1,67 @@
+package container_test
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/searchbench/searchbench/engines/container"
+	_ "github.com/searchbench/searchbench/engines/postgres"
+)
+
+// The compose files are the launcher's definitions rendered: one source of
+// truth. Regenerate them with `searchbench compose`.
+func TestComposeFilesMatchTheLauncher(t *testing.T) {
+	specs := container.Specs()
+	want := []string{"amgix-now", "amgix-now-sync", "elasticsearch", "meilisearch", "postgres", "typesense", "valkey"}
+	if len(specs) != len(want) {
+		t.Fatalf("%d specs, want %v", len(specs), want)
+	}
+	for i, s := range specs {
+		if s.Engine != want[i] {
+			t.Fatalf("spec %d is %s, want %s", i, s.Engine, want[i])
+		}
+		path := filepath.Join("..", "..", "compose", s.Engine+".yml")
+		got, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatalf("%v (run `searchbench compose`)", err)
+		}
+		if !bytes.Equal(got, container.Compose(s, container.ComposeCPUs)) {
+			t.Errorf("%s differs from the launcher's definition: run `searchbench compose`", path)
+		}
+	}
+}
+
+// Debian's docker-compose accepts every file.
+func TestComposeFilesAreValid(t *testing.T) {
+	bin, err := exec.LookPath("docker-compose")
+	if err != nil {
+		t.Skip("docker-compose is not installed")
+	}
+	files, _ := filepath.Glob(filepath.Join("..", "..", "compose", "*.yml"))
+	if len(files) == 0 {
+		t.Fatal("no compose files")
+	}
+	for _, f := range files {
+		cmd := exec.Command(bin, "-f", f, "config", "-q")
+		cmd.Env = append(os.Environ(), "SEARCHBENCH_SECRET=test-secret")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("docker-compose config %s: %v\n%s", f, err, out)
+		}
+	}
+}
+
+func TestOptionsValidate(t *testing.T) {
+	for _, o := range []container.Options{
+		{CPUs: -1, ReadyTimeout: 1},
+		{CPUs: 1e6, ReadyTimeout: 1},
+		{MemoryBytes: -1, ReadyTimeout: 1},
+		{ReadyTimeout: 0},
+	} {
+		if o.Validate() == nil {
+			t.Errorf("%+v accepted", o)
+		}
+	}
+}

@@ -1,0 +1,51 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/searchbench/searchbench/engines/container"
+)
+
+// Image is the pinned official image; FallbackImage is the one
+// compose/images/postgres/build.sh builds from Debian's packages for
+// machines that cannot pull it. Both take POSTGRES_PASSWORD.
+const (
+	Image         = "postgres:15.18-bookworm"
+	FallbackImage = "searchbench/postgres:15"
+)
+
+func init() {
+	container.Register(container.Spec{
+		Engine:    "postgres",
+		Image:     Image,
+		Fallback:  FallbackImage,
+		Build:     "bash compose/images/postgres/build.sh",
+		SecretEnv: "POSTGRES_PASSWORD",
+		Env:       map[string]string{"POSTGRES_USER": "postgres", "POSTGRES_DB": "searchbench"},
+		// Enough connections for the pool; durability as shipped (fsync on).
+		Cmd:  []string{"-c", "max_connections=300", "-c", "shared_buffers=512MB"},
+		Port: 5432,
+		// No Tune: PostgreSQL sizes no thread pool from the host's cores
+		// (it runs a process per connection), so the CPU limit alone
+		// confines it.
+		Ready: func(ctx context.Context, url, secret string) error {
+			cfg, err := pgx.ParseConfig(url)
+			if err != nil {
+				return fmt.Errorf("postgres URL: %w", err)
+			}
+			cfg.Password = secret
+			conn, err := pgx.ConnectConfig(ctx, cfg)
+			if err != nil {
+				return fmt.Errorf("postgres not accepting connections yet")
+			}
+			defer conn.Close(context.WithoutCancel(ctx))
+			return conn.Ping(ctx)
+		},
+		URL: func(port int) string {
+			return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/searchbench?sslmode=disable", port)
+		},
+	})
+}

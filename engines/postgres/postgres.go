@@ -1,0 +1,318 @@
+// Package postgres drives PostgreSQL full-text search — a real option users
+// weigh against dedicated engines, and the real server this project can run
+// on a machine that cannot pull images.
+//
+// Each text field feeds a generated tsvector column (english configuration:
+// stemming and stop words, the nearest match to the other engines' English
+// analyzers) with a GIN index. A search is websearch_to_tsquery over the
+// query's words joined by "or" — the OR semantics of Elasticsearch's
+// multi_match, which the published study used; websearch_to_tsquery alone
+// would AND the words and match almost nothing — ranked by ts_rank, top k.
+//
+// Visibility: Searchable. A write returns when its transaction commits, and
+// a committed row is visible to every later query (a GIN index's pending
+// list is searched too).
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/searchbench/searchbench/engines"
+)
+
+func init() { engines.Register("postgres", driver{}) }
+
+type driver struct{}
+
+func (driver) Describe() engines.Description {
+	return engines.Description{
+		Summary:    "PostgreSQL 15 full-text search: generated tsvector (english), GIN index, websearch_to_tsquery OR-ed words, ts_rank top-k",
+		Visibility: engines.Searchable,
+	}
+}
+
+// DefaultPoolSize is the connection pool's size unless Options["pool"] says
+// otherwise: enough that users wait on the server, not on the pool.
+const DefaultPoolSize = 200
+
+func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, error) {
+	if cfg.URL == "" {
+		return nil, errors.New("postgres: a URL is needed (postgres://user@host:port/db)")
+	}
+	if cfg.WriteMode != "" && cfg.WriteMode != engines.Searchable {
+		return nil, fmt.Errorf("postgres: writes are searchable on commit; write mode %q is not offered", cfg.WriteMode)
+	}
+	pc, err := pgxpool.ParseConfig(cfg.URL)
+	if err != nil {
+		// The parse error may quote the URL, password and all.
+		return nil, errors.New("postgres: the URL does not parse as a PostgreSQL connection string")
+	}
+	if cfg.Username != "" {
+		pc.ConnConfig.User = cfg.Username
+	}
+	if p := cfg.Password.Reveal(); p != "" {
+		pc.ConnConfig.Password = p
+	}
+	pc.MaxConns = DefaultPoolSize
+	if v, ok := cfg.Options["pool"]; ok {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("postgres: option pool=%q is not a positive number", v)
+		}
+		pc.MaxConns = int32(n)
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, pc)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: connect: %w", redact(err, cfg))
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("postgres: connect to %s: %w", safeURL(cfg.URL), redact(err, cfg))
+	}
+	return &Engine{pool: pool}, nil
+}
+
+// Engine is one table in one database.
+type Engine struct {
+	pool *pgxpool.Pool
+
+	mu     sync.RWMutex
+	table  string   // quoted identifier
+	fields []string // text fields, in schema order
+	sql    statements
+}
+
+// statements are built once per Create.
+type statements struct {
+	upsert, delete, search, count string
+}
+
+var (
+	_ engines.Engine       = (*Engine)(nil)
+	_ engines.BulkUpserter = (*Engine)(nil)
+	_ engines.Counter      = (*Engine)(nil)
+	_ engines.Versioner    = (*Engine)(nil)
+)
+
+// Create (re)creates the table, its generated tsvector and GIN index.
+func (e *Engine) Create(ctx context.Context, schema engines.Schema) error {
+	if schema.Name == "" {
+		return errors.New("postgres: schema has no name")
+	}
+	var fields []string
+	for _, f := range schema.Fields {
+		if f.Type != engines.Text {
+			return fmt.Errorf("postgres: field %s: type %s is not supported (text only)", f.Name, f.Type)
+		}
+		fields = append(fields, f.Name)
+	}
+	if len(fields) == 0 {
+		return errors.New("postgres: schema has no text field")
+	}
+	table := pgx.Identifier{schema.Name}.Sanitize()
+	cols, vectors, params, sets := make([]string, len(fields)), make([]string, len(fields)), make([]string, len(fields)), make([]string, len(fields))
+	for i, f := range fields {
+		col := pgx.Identifier{f}.Sanitize()
+		cols[i] = col + " text NOT NULL"
+		vectors[i] = fmt.Sprintf("to_tsvector('english', %s)", col)
+		params[i] = "$" + strconv.Itoa(i+2)
+		sets[i] = col + " = EXCLUDED." + col
+	}
+	names := make([]string, len(fields))
+	for i, f := range fields {
+		names[i] = pgx.Identifier{f}.Sanitize()
+	}
+	ddl := []string{
+		"DROP TABLE IF EXISTS " + table,
+		fmt.Sprintf("CREATE TABLE %s (id text PRIMARY KEY, %s, tsv tsvector GENERATED ALWAYS AS (%s) STORED)",
+			table, strings.Join(cols, ", "), strings.Join(vectors, " || ")),
+		fmt.Sprintf("CREATE INDEX ON %s USING GIN (tsv)", table),
+	}
+	for _, q := range ddl {
+		if _, err := e.pool.Exec(ctx, q); err != nil {
+			return fmt.Errorf("postgres: create %s: %w", schema.Name, classify(err))
+		}
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.table, e.fields = table, fields
+	e.sql = statements{
+		upsert: fmt.Sprintf("INSERT INTO %s (id, %s) VALUES ($1, %s) ON CONFLICT (id) DO UPDATE SET %s",
+			table, strings.Join(names, ", "), strings.Join(params, ", "), strings.Join(sets, ", ")),
+		delete: fmt.Sprintf("DELETE FROM %s WHERE id = $1", table),
+		search: fmt.Sprintf("SELECT id FROM %s, websearch_to_tsquery('english', $1) q WHERE tsv @@ q ORDER BY ts_rank(tsv, q) DESC LIMIT $2", table),
+		count:  "SELECT count(*) FROM " + table,
+	}
+	return nil
+}
+
+func (e *Engine) statements() (statements, []string, error) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	if e.table == "" {
+		return statements{}, nil, errors.New("postgres: no table: Create was not called")
+	}
+	return e.sql, e.fields, nil
+}
+
+func args(doc engines.Document, fields []string) []any {
+	a := make([]any, 1+len(fields))
+	a[0] = doc.ID
+	for i, f := range fields {
+		a[i+1] = doc.Text(f)
+	}
+	return a
+}
+
+// Upsert inserts or replaces a row.
+func (e *Engine) Upsert(ctx context.Context, doc engines.Document) error {
+	st, fields, err := e.statements()
+	if err != nil {
+		return err
+	}
+	if _, err := e.pool.Exec(ctx, st.upsert, args(doc, fields)...); err != nil {
+		return fmt.Errorf("postgres: upsert %s: %w", doc.ID, classify(err))
+	}
+	return nil
+}
+
+// UpsertBatch sends every upsert in one pipelined batch and one transaction.
+func (e *Engine) UpsertBatch(ctx context.Context, docs []engines.Document) error {
+	st, fields, err := e.statements()
+	if err != nil {
+		return err
+	}
+	var b pgx.Batch
+	for _, d := range docs {
+		b.Queue(st.upsert, args(d, fields)...)
+	}
+	tx, err := e.pool.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("postgres: batch: %w", classify(err))
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx))
+	if err := tx.SendBatch(ctx, &b).Close(); err != nil {
+		return fmt.Errorf("postgres: batch of %d: %w", len(docs), classify(err))
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("postgres: batch commit: %w", classify(err))
+	}
+	return nil
+}
+
+// Delete removes a row; no row is engines.ErrNotFound.
+func (e *Engine) Delete(ctx context.Context, id string) error {
+	st, _, err := e.statements()
+	if err != nil {
+		return err
+	}
+	tag, err := e.pool.Exec(ctx, st.delete, id)
+	if err != nil {
+		return fmt.Errorf("postgres: delete %s: %w", id, classify(err))
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("postgres: delete %s: %w", id, engines.ErrNotFound)
+	}
+	return nil
+}
+
+// OrQuery turns free text into websearch_to_tsquery input that ORs its
+// words: letters and digits are kept, everything else separates words.
+func OrQuery(text string) string {
+	words := strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	return strings.Join(words, " or ")
+}
+
+// Search returns the top k rows by ts_rank. Total is not counted (-1): a
+// count over every match would cost more than the search.
+func (e *Engine) Search(ctx context.Context, q engines.Query) (engines.Hits, error) {
+	st, _, err := e.statements()
+	if err != nil {
+		return engines.Hits{}, err
+	}
+	rows, err := e.pool.Query(ctx, st.search, OrQuery(q.Text), q.K)
+	if err != nil {
+		return engines.Hits{}, fmt.Errorf("postgres: search: %w", classify(err))
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return engines.Hits{}, fmt.Errorf("postgres: search: %w", classify(err))
+	}
+	return engines.Hits{IDs: ids, Total: -1}, nil
+}
+
+// Count returns the number of rows.
+func (e *Engine) Count(ctx context.Context) (int64, error) {
+	st, _, err := e.statements()
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	if err := e.pool.QueryRow(ctx, st.count).Scan(&n); err != nil {
+		return 0, fmt.Errorf("postgres: count: %w", classify(err))
+	}
+	return n, nil
+}
+
+// Version asks the server.
+func (e *Engine) Version(ctx context.Context) (string, error) {
+	var v string
+	if err := e.pool.QueryRow(ctx, "SHOW server_version").Scan(&v); err != nil {
+		return "", fmt.Errorf("postgres: version: %w", classify(err))
+	}
+	return "PostgreSQL " + v, nil
+}
+
+// Close closes the pool; the table stays.
+func (e *Engine) Close() error {
+	e.pool.Close()
+	return nil
+}
+
+// classify maps server errors onto the runner's classes.
+func classify(err error) error {
+	var pg *pgconn.PgError
+	if errors.As(err, &pg) {
+		switch pg.Code {
+		case "53300", "53200", "53100", "55P03": // too many connections, out of memory, disk full, lock not available
+			return fmt.Errorf("%w: %s (SQLSTATE %s)", engines.ErrOverloaded, pg.Message, pg.Code)
+		case "57014": // query_canceled (statement timeout)
+			return fmt.Errorf("%w: %s (SQLSTATE %s)", engines.ErrTimeout, pg.Message, pg.Code)
+		}
+	}
+	return err
+}
+
+// redact removes the configured password from an error's text.
+func redact(err error, cfg engines.Config) error {
+	msg := err.Error()
+	if p := cfg.Password.Reveal(); p != "" && strings.Contains(msg, p) {
+		return errors.New(strings.ReplaceAll(msg, p, "[redacted]"))
+	}
+	if u, perr := url.Parse(cfg.URL); perr == nil && u.User != nil {
+		if p, ok := u.User.Password(); ok && p != "" {
+			return errors.New(strings.ReplaceAll(msg, p, "[redacted]"))
+		}
+	}
+	return err
+}
+
+// safeURL is the URL without its password, for messages.
+func safeURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	return u.Redacted()
+}

@@ -1,0 +1,123 @@
+package postgres_test
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/engines/container"
+	"github.com/searchbench/searchbench/engines/enginetest"
+	"github.com/searchbench/searchbench/engines/postgres"
+)
+
+// server returns a URL and password for a PostgreSQL to test against:
+// SEARCHBENCH_POSTGRES_URL (attach), or a container started by the launcher
+// from the official image or the locally built one. It skips, with one
+// line, only where neither can run here.
+func server(t *testing.T, opts container.Options) (string, string, *container.Container) {
+	t.Helper()
+	if u := os.Getenv("SEARCHBENCH_POSTGRES_URL"); u != "" {
+		return u, os.Getenv("SEARCHBENCH_POSTGRES_PASSWORD"), nil
+	}
+	if _, err := container.Pool(); err != nil {
+		t.Skipf("postgres: %v", err)
+	}
+	spec, _ := container.Lookup("postgres")
+	if opts.ReadyTimeout == 0 {
+		opts.ReadyTimeout = 90 * time.Second
+	}
+	opts.Run = "test-" + strings.ToLower(strings.ReplaceAll(t.Name(), "/", "-"))
+	c, err := container.Start(context.Background(), spec, opts)
+	if err != nil && strings.Contains(err.Error(), "cannot be pulled") {
+		t.Skipf("%s", strings.SplitN(err.Error(), "\n", 2)[0])
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := c.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return c.URL, c.Secret, c
+}
+
+func TestConformance(t *testing.T) {
+	url, secret, _ := server(t, container.Options{CPUs: 1})
+	enginetest.Run(t, enginetest.Options{
+		Open: func(t *testing.T) engines.Engine {
+			e, err := engines.Open(context.Background(), "postgres", engines.Config{URL: url, Password: engines.Secret(secret)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return e
+		},
+		Visibility: engines.Searchable,
+	})
+}
+
+// The CPU limit reaches the container: Docker reports it and the cgroup
+// inside enforces it.
+func TestCPULimit(t *testing.T) {
+	_, _, c := server(t, container.Options{CPUs: 1})
+	if c == nil {
+		t.Skip("attached to SEARCHBENCH_POSTGRES_URL: no container to inspect")
+	}
+	hc, err := c.HostConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hc.CPUQuota != 100_000 || hc.CPUPeriod != 100_000 {
+		t.Fatalf("docker inspect: CpuQuota %d, CpuPeriod %d; want 100000/100000 (1 CPU)", hc.CPUQuota, hc.CPUPeriod)
+	}
+	// cgroup v2's cpu.max, or v1's quota and period, in cpu.max's format.
+	out, err := c.Exec("sh", "-c", "cat /sys/fs/cgroup/cpu.max 2>/dev/null || echo $(cat /sys/fs/cgroup/cpu/cpu.cfs_quota_us) $(cat /sys/fs/cgroup/cpu/cpu.cfs_period_us)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.TrimSpace(out) != "100000 100000" {
+		t.Fatalf("cgroup CPU limit %q; want \"100000 100000\"", out)
+	}
+}
+
+// The official image runs the same suite wherever it can be pulled.
+func TestOfficialImage(t *testing.T) {
+	if os.Getenv("SEARCHBENCH_POSTGRES_URL") != "" {
+		t.Skip("attached to SEARCHBENCH_POSTGRES_URL")
+	}
+	url, secret, _ := server(t, container.Options{CPUs: 1, Image: postgres.Image})
+	e, err := engines.Open(context.Background(), "postgres", engines.Config{URL: url, Password: engines.Secret(secret)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	enginetest.Run(t, enginetest.Options{
+		Open: func(t *testing.T) engines.Engine {
+			e, err := engines.Open(context.Background(), "postgres", engines.Config{URL: url, Password: engines.Secret(secret)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return e
+		},
+		Visibility: engines.Searchable,
+	})
+}
+
+func TestOrQuery(t *testing.T) {
+	if got := postgres.OrQuery("Lot foot, lot will. it's"); got != "Lot or foot or lot or will or it or s" {
+		t.Fatalf("OrQuery = %q", got)
+	}
+}
+
+func TestBadURLDoesNotLeakThePassword(t *testing.T) {
+	_, err := engines.Open(context.Background(), "postgres", engines.Config{URL: "postgres://u:hunter2@127.0.0.1:1/x?connect_timeout=1"})
+	if err == nil || strings.Contains(err.Error(), "hunter2") {
+		t.Fatalf("error %v: want a failure that does not show the password", err)
+	}
+	if _, err := engines.Open(context.Background(), "postgres", engines.Config{}); err == nil {
+		t.Fatal("no URL accepted")
+	}
+}
