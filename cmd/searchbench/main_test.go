@@ -137,7 +137,7 @@ func TestRunOnTheEmbeddedEngine(t *testing.T) {
 type failingDriver struct{}
 
 func (failingDriver) Describe() engines.Description {
-	return engines.Description{Summary: "test engine that fails mid-run", Visibility: engines.Searchable}
+	return engines.Description{Summary: "test engine that fails mid-run", Visibility: engines.Searchable, Embedded: true}
 }
 
 func (failingDriver) Open(context.Context, engines.Config) (engines.Engine, error) {
