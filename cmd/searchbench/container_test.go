@@ -15,6 +15,11 @@ import (
 	"github.com/searchbench/searchbench/engines/postgres"
 )
 
+// runName is a run name unique to a test's directory.
+func runName(dir string) string {
+	return "test-" + filepath.Base(filepath.Dir(dir)) + "-" + filepath.Base(dir)
+}
+
 // TestMain lets the test binary act as searchbench itself, so the interrupt
 // test can send a real SIGINT to a real process.
 func TestMain(m *testing.M) {
@@ -40,13 +45,15 @@ func needPostgres(t *testing.T) {
 	}
 }
 
-func leftovers(t *testing.T) int {
+// leftovers counts the containers of one named run (other packages' tests
+// run containers of their own at the same time).
+func leftovers(t *testing.T, run string) int {
 	t.Helper()
 	pool, err := container.Pool()
 	if err != nil {
 		t.Fatal(err)
 	}
-	list, err := container.Leftovers(pool)
+	list, err := container.Leftovers(pool, run)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,13 +61,12 @@ func leftovers(t *testing.T) int {
 }
 
 func pgArgs(dir string, extra ...string) []string {
-	return append([]string{"run", "--engine", "postgres", "--ids", "3000", "--users", "4,8",
+	return append([]string{"run", "--engine", "postgres", "--ids", "3000", "--users", "4,8", "--run-name", runName(dir),
 		"--spawn-rate", "1000", "--settle", "200ms", "--measure", "1s", "--out", dir}, extra...)
 }
 
 func TestPostgresInACPULimitedContainer(t *testing.T) {
 	needPostgres(t)
-	before := leftovers(t)
 	dir := t.TempDir()
 	code, stdout, stderr := runCLI(t, context.Background(), pgArgs(dir, "--cpus", "1")...)
 	if code != exitOK {
@@ -77,8 +83,8 @@ func TestPostgresInACPULimitedContainer(t *testing.T) {
 	if s, _ := e.Levels[1].Op("search"); s.Count == 0 || !strings.Contains(stdout, "| postgres") {
 		t.Errorf("no searches measured:\n%s", stdout)
 	}
-	if n := leftovers(t); n != before {
-		t.Fatalf("%d searchbench containers after the run, %d before", n, before)
+	if n := leftovers(t, runName(dir)); n != 0 {
+		t.Fatalf("%d containers of the run are left", n)
 	}
 	if strings.Contains(stderr+stdout, "password=") {
 		t.Error("a password appears in the output")
@@ -121,7 +127,6 @@ func TestPostgresAttach(t *testing.T) {
 // results, removes its container and exits non-zero.
 func TestInterruptRemovesTheContainer(t *testing.T) {
 	needPostgres(t)
-	before := leftovers(t)
 	dir := t.TempDir()
 	cmd := exec.Command(os.Args[0], pgArgs(dir, "--measure", "10m", "--users", "4")...)
 	cmd.Env = append(os.Environ(), "SEARCHBENCH_TEST_MAIN=1")
@@ -150,6 +155,12 @@ func TestInterruptRemovesTheContainer(t *testing.T) {
 		t.Fatal("the run never reached its measure phase")
 	}
 	time.Sleep(time.Second)
+	// The container is there and carries the run's name, so the check after
+	// the interrupt looks at the right thing.
+	if n := leftovers(t, runName(dir)); n != 1 {
+		_ = cmd.Process.Kill()
+		t.Fatalf("%d containers labelled with the run's name while it runs; want 1", n)
+	}
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
@@ -168,8 +179,8 @@ func TestInterruptRemovesTheContainer(t *testing.T) {
 	if !r.Partial || len(r.Engines) != 1 || len(r.Engines[0].Levels) != 1 || !r.Engines[0].Levels[0].Partial {
 		t.Fatalf("result partial %v, engines %d", r.Partial, len(r.Engines))
 	}
-	if n := leftovers(t); n != before {
-		t.Fatalf("%d searchbench containers after the interrupt, %d before", n, before)
+	if n := leftovers(t, runName(dir)); n != 0 {
+		t.Fatalf("%d containers of the interrupted run are left", n)
 	}
 }
 
@@ -192,7 +203,6 @@ func TestContainerBadInput(t *testing.T) {
 // engine and shows its log.
 func TestReadinessTimeoutLeavesNothing(t *testing.T) {
 	needPostgres(t)
-	before := leftovers(t)
 	dir := t.TempDir()
 	code, _, stderr := runCLI(t, context.Background(), pgArgs(dir, "--ready-timeout", "50ms")...)
 	if code != exitFailed || !strings.Contains(stderr, "postgres") || !strings.Contains(stderr, "not ready within 50ms") {
@@ -201,7 +211,7 @@ func TestReadinessTimeoutLeavesNothing(t *testing.T) {
 	if r := readResult(t, dir); !strings.Contains(r.Engines[0].Error, "last lines of its log") {
 		t.Errorf("engine error %q lacks the container's log", r.Engines[0].Error)
 	}
-	if n := leftovers(t); n != before {
-		t.Fatalf("%d searchbench containers left, %d before", n, before)
+	if n := leftovers(t, runName(dir)); n != 0 {
+		t.Fatalf("%d containers of the run are left", n)
 	}
 }

@@ -48,6 +48,7 @@ type commonFlags struct {
 	memory    int64
 	ready     time.Duration
 	image     string
+	runName   string
 }
 
 func (f *commonFlags) register(cmd *cobra.Command) {
@@ -69,6 +70,7 @@ func (f *commonFlags) register(cmd *cobra.Command) {
 	fl.Int64Var(&f.memory, "memory", 0, "memory limit of each engine's container in bytes; 0: none (as in the published study)")
 	fl.DurationVar(&f.ready, "ready-timeout", 2*time.Minute, "how long a container may take to become ready")
 	fl.StringVar(&f.image, "image", "", "run this image instead of the engine's pinned one")
+	fl.StringVar(&f.runName, "run-name", "", "the run's name, the value of its containers' searchbench.run label (default: run-<UTC time>)")
 }
 
 // plan is a validated run: everything is checked before anything starts.
@@ -118,7 +120,7 @@ func (f *commonFlags) plan() (*plan, error) {
 		return nil, err
 	}
 	launch := container.Options{CPUs: f.cpus, CPUSet: f.cpuset, MemoryBytes: f.memory, ReadyTimeout: f.ready, Image: f.image,
-		Run: "run-" + time.Now().UTC().Format("20060102T150405")}
+		Run: firstNonEmpty(f.runName, "run-"+time.Now().UTC().Format("20060102T150405"))}
 	if err := launch.Validate(); err != nil {
 		return nil, usageError{err}
 	}

@@ -284,9 +284,18 @@ func Cleanup(pool *dockertest.Pool) ([]string, error) {
 	return removed, nil
 }
 
-// Leftovers lists containers labelled by a searchbench run, running or not.
-func Leftovers(pool *dockertest.Pool) ([]dc.APIContainers, error) {
-	list, err := pool.Client.ListContainers(dc.ListContainersOptions{All: true, Filters: map[string][]string{"label": {Label}}})
+// Leftovers lists containers labelled by a searchbench run, running or not;
+// by the named runs only, when names are given.
+func Leftovers(pool *dockertest.Pool, runs ...string) ([]dc.APIContainers, error) {
+	filter := []string{Label}
+	switch len(runs) {
+	case 0:
+	case 1:
+		filter = []string{Label + "=" + runs[0]}
+	default:
+		return nil, errors.New("container: Leftovers takes at most one run name")
+	}
+	list, err := pool.Client.ListContainers(dc.ListContainersOptions{All: true, Filters: map[string][]string{"label": filter}})
 	if err != nil {
 		return nil, fmt.Errorf("list containers: %w", err)
 	}
