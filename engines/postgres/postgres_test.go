@@ -47,6 +47,10 @@ func server(t *testing.T, opts container.Options) (string, string, *container.Co
 
 func TestConformance(t *testing.T) {
 	url, secret, _ := server(t, container.Options{CPUs: 1})
+	conformance(t, url, secret)
+}
+
+func conformance(t *testing.T, url, secret string) {
 	enginetest.Run(t, enginetest.Options{
 		Open: func(t *testing.T) engines.Engine {
 			e, err := engines.Open(context.Background(), "postgres", engines.Config{URL: url, Password: engines.Secret(secret)})
@@ -89,21 +93,7 @@ func TestOfficialImage(t *testing.T) {
 		t.Skip("attached to SEARCHBENCH_POSTGRES_URL")
 	}
 	url, secret, _ := server(t, container.Options{CPUs: 1, Image: postgres.Image})
-	e, err := engines.Open(context.Background(), "postgres", engines.Config{URL: url, Password: engines.Secret(secret)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
-	enginetest.Run(t, enginetest.Options{
-		Open: func(t *testing.T) engines.Engine {
-			e, err := engines.Open(context.Background(), "postgres", engines.Config{URL: url, Password: engines.Secret(secret)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			return e
-		},
-		Visibility: engines.Searchable,
-	})
+	conformance(t, url, secret)
 }
 
 func TestOrQuery(t *testing.T) {
