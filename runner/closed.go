@@ -161,7 +161,9 @@ func runLevel(ctx context.Context, e engines.Engine, c *dataset.Corpus, cfg Conf
 	phase(ev, n, "settle", cfg.Settle)
 	sleepUntil(runCtx, measureFrom)
 	phase(ev, n, "measure", cfg.Measure)
+	cpu0, wall0 := cpuTime(), time.Now()
 	watchProgress(runCtx, ev, n, users, measureTo)
+	cpu, wall := cpuTime()-cpu0, time.Since(wall0)
 	// Users stop issuing at measureTo; calls in flight finish (bounded by the
 	// request timeout) so that the window's last calls are counted.
 	phase(ev, n, "drain", 0)
@@ -175,6 +177,12 @@ func runLevel(ctx context.Context, e engines.Engine, c *dataset.Corpus, cfg Conf
 	}
 	total := sink.Total()
 	l := result.Level{Users: n, Window: result.Duration(window), Partial: partial}
+	if wall > 0 {
+		l.ClientCPU = cpu.Seconds() / (wall.Seconds() * float64(runtime.GOMAXPROCS(0)))
+	}
+	if l.ClientCPU > clientBoundCPU {
+		l.Warnings = append(l.Warnings, fmt.Sprintf("client-bound: the searchbench process used %.0f%% of its CPUs while measuring; the figures may describe the load generator (or an embedded engine sharing it), not only the engine", 100*l.ClientCPU))
+	}
 	for _, op := range workload.Ops() {
 		s, err := total.Stats(op, window)
 		if err != nil {

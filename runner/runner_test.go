@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -294,5 +295,25 @@ func BenchmarkUsers1500(b *testing.B) {
 		l := ClosedLoop(context.Background(), e, c, cfg, ev)[0]
 		b.ReportMetric(float64(peak)/(1<<20), "MB-sys")
 		b.ReportMetric(l.TotalRPS, "ops/s")
+	}
+}
+
+// A near-zero-latency engine with many users makes the harness the
+// bottleneck: the level says so. An engine that sleeps does not.
+func TestClientBoundWarning(t *testing.T) {
+	c := testCorpus(t, 1000, 0.5)
+	busy := quickConfig(64)
+	busy.Measure = time.Second
+	l := ClosedLoop(context.Background(), newMem(), c, busy, Events{})[0]
+	if l.ClientCPU < clientBoundCPU || !strings.Contains(strings.Join(l.Warnings, "\n"), "client-bound") {
+		t.Errorf("CPU %.2f, warnings %q; want a client-bound warning", l.ClientCPU, l.Warnings)
+	}
+	idle := newMem()
+	idle.delay = 5 * time.Millisecond
+	calm := quickConfig(4)
+	calm.Measure = time.Second
+	l = ClosedLoop(context.Background(), idle, c, calm, Events{})[0]
+	if l.ClientCPU > 0.5 || strings.Contains(strings.Join(l.Warnings, "\n"), "client-bound") {
+		t.Errorf("CPU %.2f, warnings %q; want no client-bound warning", l.ClientCPU, l.Warnings)
 	}
 }

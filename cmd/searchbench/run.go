@@ -252,6 +252,7 @@ func execute(ctx context.Context, stdout, stderr io.Writer, p *plan) error {
 		Prepopulated: p.corpus.PrepopulatedCount(), Hash: p.corpus.Hash(),
 	}
 
+	warnLeftovers(log, p)
 	var failures []string
 	for _, name := range p.engines {
 		if ctx.Err() != nil {
@@ -402,6 +403,29 @@ func runEngine(ctx context.Context, log *logger, name string, p *plan) result.En
 	}
 	log.endStatus()
 	return run
+}
+
+// warnLeftovers says when containers of earlier runs are still there: they
+// take CPUs from the engine under test.
+func warnLeftovers(log *logger, p *plan) {
+	if p.engine.URL != "" {
+		return
+	}
+	needed := false
+	for _, n := range p.engines {
+		d, _ := engines.Lookup(n)
+		needed = needed || !d.Describe().Embedded
+	}
+	if !needed {
+		return
+	}
+	pool, err := container.Pool()
+	if err != nil {
+		return // Start reports it, naming the engine
+	}
+	if list, err := container.Leftovers(pool); err == nil && len(list) > 0 {
+		log.printf("warning: %d container(s) of earlier searchbench runs are still there and may take CPUs from the engine; `searchbench cleanup` removes them", len(list))
+	}
 }
 
 func cpuText(cpus float64) string {

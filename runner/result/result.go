@@ -116,7 +116,11 @@ type Level struct {
 	Partial  bool      `json:"partial,omitempty"`
 	Ops      []OpStats `json:"ops"`
 	TotalRPS float64   `json:"total_rps"`
-	Warnings []string  `json:"warnings,omitempty"`
+	// ClientCPU is the searchbench process's CPU time over the window, as
+	// a fraction of the CPUs it may use (for an embedded engine it includes
+	// the engine).
+	ClientCPU float64  `json:"client_cpu"`
+	Warnings  []string `json:"warnings,omitempty"`
 }
 
 // Op returns the stats of the named operation.
