@@ -177,9 +177,7 @@ func runLevel(ctx context.Context, e engines.Engine, c *dataset.Corpus, cfg Conf
 	}
 	total := sink.Total()
 	l := result.Level{Users: n, Window: result.Duration(window), Partial: partial}
-	if wall > 0 {
-		l.ClientCPU = cpu.Seconds() / (wall.Seconds() * float64(runtime.GOMAXPROCS(0)))
-	}
+	l.ClientCPU = cpuShare(cpu, wall)
 	if l.ClientCPU > clientBoundCPU {
 		l.Warnings = append(l.Warnings, fmt.Sprintf("client-bound: the searchbench process used %.0f%% of its CPUs while measuring; the figures may describe the load generator (or an embedded engine sharing it), not only the engine", 100*l.ClientCPU))
 	}

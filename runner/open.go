@@ -11,8 +11,6 @@ import (
 	"syscall"
 	"time"
 
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/searchbench/searchbench/dataset"
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/runner/result"
@@ -102,7 +100,7 @@ func OpenLoop(ctx context.Context, e engines.Engine, c *dataset.Corpus, cfg Open
 		}()
 	}
 
-	lag := hdrhistogram.New(lowestUS, highestUS, sigFigs)
+	lag := newHistogram()
 	var n uint64
 	partial := false
 	for ; ; n++ {
@@ -120,7 +118,8 @@ func OpenLoop(ctx context.Context, e engines.Engine, c *dataset.Corpus, cfg Open
 		case queue <- t:
 			// Only hand-overs with room in the line measure the scheduler;
 			// a full line is the engine's backlog, not generator lag.
-			_ = lag.RecordValue(min(max(int64(time.Since(due)/time.Microsecond), 0), highestUS))
+			us, _ := micros(time.Since(due))
+			_ = lag.RecordValue(us)
 		default:
 			select {
 			case queue <- t:
@@ -141,7 +140,7 @@ func OpenLoop(ctx context.Context, e engines.Engine, c *dataset.Corpus, cfg Open
 	rep := result.Rep{
 		Offered: sched.Rate(), Sent: r.sent.Load(), Unsent: unsent.Load(), Partial: partial,
 		LateStarts: r.late.Load(),
-		ClientCPU:  cpu.Seconds() / (wall.Seconds() * float64(runtime.GOMAXPROCS(0))),
+		ClientCPU:  cpuShare(cpu, wall),
 	}
 	if elapsed > 0 {
 		rep.Achieved = float64(r.okDone.Load()) / elapsed.Seconds()
@@ -188,8 +187,6 @@ func waitUntil(ctx context.Context, t time.Time) bool {
 	}
 	return ctx.Err() == nil
 }
-
-func newHistogram() *hdrhistogram.Histogram { return hdrhistogram.New(lowestUS, highestUS, sigFigs) }
 
 // serve makes one scheduled call and records both latencies.
 func (r *openRun) serve(ctx context.Context, start time.Time, t ticket, lat, svc *Recorder) {

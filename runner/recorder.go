@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"runtime"
 	"sync"
 	"time"
 
@@ -23,6 +24,28 @@ const (
 // HistogramNote describes the encoded histograms in the result.
 const HistogramNote = "HdrHistogram V2 compressed, base64; microseconds 1 µs to 5 min, 3 significant digits; successful calls only"
 
+// newHistogram is an empty histogram of the shared geometry.
+func newHistogram() *hdrhistogram.Histogram { return hdrhistogram.New(lowestUS, highestUS, sigFigs) }
+
+// micros converts d to the histograms' unit, clamped to their range; clamped
+// reports whether d was beyond the ceiling.
+func micros(d time.Duration) (us int64, clamped bool) {
+	us = max(int64(d/time.Microsecond), 0)
+	if us > highestUS {
+		return highestUS, true
+	}
+	return us, false
+}
+
+// cpuShare is CPU time over wall time as a fraction of the CPUs this
+// process may use.
+func cpuShare(cpu, wall time.Duration) float64 {
+	if wall <= 0 {
+		return 0
+	}
+	return cpu.Seconds() / (wall.Seconds() * float64(runtime.GOMAXPROCS(0)))
+}
+
 // Histograms is one set of per-operation latency histograms and failure
 // counts.
 type Histograms struct {
@@ -35,7 +58,7 @@ type Histograms struct {
 func NewHistograms() *Histograms {
 	h := &Histograms{}
 	for i := range h.hist {
-		h.hist[i] = hdrhistogram.New(lowestUS, highestUS, sigFigs)
+		h.hist[i] = newHistogram()
 	}
 	return h
 }
@@ -163,9 +186,8 @@ func (r *Recorder) Record(op workload.Op, d time.Duration, c engines.Class) {
 	if !succeeded(op, c) {
 		return
 	}
-	us := max(int64(d/time.Microsecond), 0)
-	if us > highestUS {
-		us = highestUS
+	us, clamped := micros(d)
+	if clamped {
 		r.clamped++
 	}
 	r.buf[r.n] = sample(op)<<opShift | sample(us)
