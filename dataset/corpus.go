@@ -10,6 +10,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"strconv"
 	"sync"
 	"unsafe"
@@ -57,12 +58,36 @@ func (c Config) Validate() error {
 // Corpus generates documents and queries. It is safe for concurrent use: it
 // has no mutable state besides the lazily computed hash.
 type Corpus struct {
+	idSet
+	hashOnce sync.Once
+	hash     string
+}
+
+// idSet is the ID space and its pre-populated part, shared by every corpus
+// so that the same seed pre-populates the same IDs whatever the documents.
+type idSet struct {
 	cfg       Config
 	threshold uint64 // an ID is pre-populated when its hash falls below this
 	prepop    int
+}
 
-	hashOnce sync.Once
-	hash     string
+func newIDSet(cfg Config) (idSet, error) {
+	if err := cfg.Validate(); err != nil {
+		return idSet{}, err
+	}
+	s := idSet{cfg: cfg}
+	switch {
+	case cfg.Prepopulate >= 1:
+		s.threshold = ^uint64(0)
+	default:
+		s.threshold = uint64(cfg.Prepopulate * (1 << 64))
+	}
+	for id := uint32(1); id <= uint32(cfg.IDs); id++ {
+		if s.Prepopulated(id) {
+			s.prepop++
+		}
+	}
+	return s, nil
 }
 
 // Document is one generated document. Version 0 is the pre-populated version;
@@ -76,42 +101,31 @@ type Document struct {
 
 // New returns the corpus for cfg.
 func New(cfg Config) (*Corpus, error) {
-	if err := cfg.Validate(); err != nil {
+	ids, err := newIDSet(cfg)
+	if err != nil {
 		return nil, err
 	}
-	c := &Corpus{cfg: cfg}
-	switch {
-	case cfg.Prepopulate >= 1:
-		c.threshold = ^uint64(0)
-	default:
-		c.threshold = uint64(cfg.Prepopulate * (1 << 64))
-	}
-	for id := uint32(1); id <= uint32(cfg.IDs); id++ {
-		if c.Prepopulated(id) {
-			c.prepop++
-		}
-	}
-	return c, nil
+	return &Corpus{idSet: ids}, nil
 }
 
 // Config returns the configuration the corpus was built from.
-func (c *Corpus) Config() Config { return c.cfg }
+func (s *idSet) Config() Config { return s.cfg }
 
 // IDs is the size of the ID space.
-func (c *Corpus) IDs() int { return c.cfg.IDs }
+func (s *idSet) IDs() int { return s.cfg.IDs }
 
 // PrepopulatedCount is how many IDs are present before the run.
-func (c *Corpus) PrepopulatedCount() int { return c.prepop }
+func (s *idSet) PrepopulatedCount() int { return s.prepop }
 
 // Prepopulated reports whether id is loaded before the run. It is a seeded
 // hash of the ID rather than the first N IDs, so the missing 5% are spread
 // over the whole ID space like the study's.
-func (c *Corpus) Prepopulated(id uint32) bool {
-	if c.threshold == ^uint64(0) {
+func (s *idSet) Prepopulated(id uint32) bool {
+	if s.threshold == ^uint64(0) {
 		return true
 	}
-	r := NewRand(c.cfg.Seed, tagPrepopulate, uint64(id))
-	return r.Uint64() < c.threshold
+	r := NewRand(s.cfg.Seed, tagPrepopulate, uint64(id))
+	return r.Uint64() < s.threshold
 }
 
 // Document returns version v of document id.
@@ -161,26 +175,37 @@ const hashedQueries = 10_000
 // pre-populated document and the first queries: equal hashes mean equal bytes.
 func (c *Corpus) Hash() string {
 	c.hashOnce.Do(func() {
-		h := sha256.New()
-		fmt.Fprintf(h, "%s\x00%d\x00%d\x00%v\x00", Generator, c.cfg.Seed, c.cfg.IDs, c.cfg.Prepopulate)
-		var n [4]byte
-		for id := uint32(1); id <= uint32(c.cfg.IDs); id++ {
-			if !c.Prepopulated(id) {
-				continue
-			}
-			d := c.Document(id, 0)
-			binary.LittleEndian.PutUint32(n[:], id)
-			h.Write(n[:])
-			h.Write([]byte(d.Name))
-			h.Write([]byte{0})
-			h.Write([]byte(d.Content))
-			h.Write([]byte{0})
-		}
-		for i := range uint64(hashedQueries) {
-			h.Write([]byte(c.Query(i)))
-			h.Write([]byte{0})
-		}
-		c.hash = "sha256:" + hex.EncodeToString(h.Sum(nil))
+		c.hash = c.idSet.hash(Generator,
+			func(h io.Writer, id uint32) {
+				d := c.Document(id, 0)
+				io.WriteString(h, d.Name)
+				h.Write([]byte{0})
+				io.WriteString(h, d.Content)
+			},
+			func(h io.Writer, i uint64) { io.WriteString(h, c.Query(i)) })
 	})
 	return c.hash
+}
+
+// hash is the corpus hash of any generator: the configuration, then every
+// pre-populated document and the first queries, each written by the
+// generator's own function and terminated by a zero byte.
+func (s *idSet) hash(generator string, doc func(io.Writer, uint32), query func(io.Writer, uint64)) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%d\x00%d\x00%v\x00", generator, s.cfg.Seed, s.cfg.IDs, s.cfg.Prepopulate)
+	var n [4]byte
+	for id := uint32(1); id <= uint32(s.cfg.IDs); id++ {
+		if !s.Prepopulated(id) {
+			continue
+		}
+		binary.LittleEndian.PutUint32(n[:], id)
+		h.Write(n[:])
+		doc(h, id)
+		h.Write([]byte{0})
+	}
+	for i := range uint64(hashedQueries) {
+		query(h, i)
+		h.Write([]byte{0})
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }

@@ -5,7 +5,10 @@
 // database/sql drivers do.
 package engines
 
-import "context"
+import (
+	"context"
+	"fmt"
+)
 
 // Engine is a connection to one index (or collection) of one search engine.
 // Drivers never time their calls and know nothing about load: the runner times
@@ -88,10 +91,29 @@ func (d Document) Text(name string) string {
 	return ""
 }
 
-// Query is one search.
+// Query is one search. The mixed workload sets only Text and K; the product
+// workload (Study B) adds a vector, filters or a single field. A driver that
+// cannot honour a member that is set returns an error wrapping
+// ErrUnsupported rather than silently answering a different question.
 type Query struct {
 	Text string
 	K    int // at most this many hits
+	// Field restricts Text to one field (an exact lookup such as a SKU);
+	// empty searches every text field of the schema.
+	Field string
+	// Vector asks for the K nearest neighbours on the schema's vector field,
+	// among the documents that match Filters (and Text, when set).
+	Vector []float32
+	// Filters all must hold.
+	Filters []Filter
+}
+
+// Filter is one condition on a Tag field (Tag equals) or a Numeric field
+// (Min <= value <= Max).
+type Filter struct {
+	Field    string
+	Tag      string
+	Min, Max float64
 }
 
 // Hits is a search's answer.
@@ -141,4 +163,18 @@ type Versioner interface {
 // the like), sampled by the runner during measurement.
 type StatsReporter interface {
 	Stats(ctx context.Context) (map[string]float64, error)
+}
+
+// TextOnly returns an ErrUnsupported error when q asks for more than a
+// free-text search over every text field: for drivers of text-only engines.
+func (q Query) TextOnly() error {
+	switch {
+	case q.Field != "":
+		return fmt.Errorf("search restricted to field %q: %w", q.Field, ErrUnsupported)
+	case q.Vector != nil:
+		return fmt.Errorf("vector search: %w", ErrUnsupported)
+	case len(q.Filters) > 0:
+		return fmt.Errorf("filtered search: %w", ErrUnsupported)
+	}
+	return nil
 }

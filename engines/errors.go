@@ -13,6 +13,10 @@ var (
 	ErrNotFound   = errors.New("not found")
 	ErrTimeout    = errors.New("timeout")
 	ErrOverloaded = errors.New("overloaded or rejected")
+	// ErrUnsupported: the driver cannot do what was asked (a field type, a
+	// query member). It classifies as Other: it is a configuration mistake,
+	// not a load effect.
+	ErrUnsupported = errors.New("not supported by this engine")
 )
 
 // Class is a kind of failure.

@@ -231,6 +231,9 @@ func (e *Engine) Delete(ctx context.Context, id string) error {
 
 // Search runs q as one match query per text field, combined with OR.
 func (e *Engine) Search(ctx context.Context, q engines.Query) (engines.Hits, error) {
+	if err := q.TextOnly(); err != nil {
+		return engines.Hits{}, fmt.Errorf("bleve: %w", err)
+	}
 	idx, fields, done, err := e.open()
 	if err != nil {
 		return engines.Hits{}, err

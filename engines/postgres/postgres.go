@@ -237,6 +237,9 @@ func OrQuery(text string) string {
 // Search returns the top k rows by ts_rank. Total is not counted (-1): a
 // count over every match would cost more than the search.
 func (e *Engine) Search(ctx context.Context, q engines.Query) (engines.Hits, error) {
+	if err := q.TextOnly(); err != nil {
+		return engines.Hits{}, fmt.Errorf("postgres: %w", err)
+	}
 	st, _, err := e.statements()
 	if err != nil {
 		return engines.Hits{}, err

@@ -9,6 +9,7 @@ import (
 
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/engines/container"
+	"github.com/searchbench/searchbench/engines/container/containertest"
 	"github.com/searchbench/searchbench/engines/enginetest"
 	"github.com/searchbench/searchbench/engines/postgres"
 )
@@ -22,26 +23,10 @@ func server(t *testing.T, opts container.Options) (string, string, *container.Co
 	if u := os.Getenv("SEARCHBENCH_POSTGRES_URL"); u != "" {
 		return u, os.Getenv("SEARCHBENCH_POSTGRES_PASSWORD"), nil
 	}
-	if _, err := container.Pool(); err != nil {
-		t.Skipf("postgres: %v", err)
-	}
-	spec, _ := container.Lookup("postgres")
 	if opts.ReadyTimeout == 0 {
 		opts.ReadyTimeout = 90 * time.Second
 	}
-	opts.Run = "test-" + strings.ToLower(strings.ReplaceAll(t.Name(), "/", "-"))
-	c, err := container.Start(context.Background(), spec, opts)
-	if err != nil && strings.Contains(err.Error(), "cannot be pulled") {
-		t.Skipf("%s", strings.SplitN(err.Error(), "\n", 2)[0])
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := c.Close(); err != nil {
-			t.Error(err)
-		}
-	})
+	c := containertest.Start(t, "postgres", opts)
 	return c.URL, c.Secret, c
 }
 

@@ -1,0 +1,46 @@
+// Package containertest starts an engine's container for a driver's live
+// test, or skips the test with a one-line reason when Docker is unreachable
+// or the image cannot be pulled (as on a machine without a registry).
+package containertest
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/searchbench/searchbench/engines/container"
+)
+
+// Start starts the registered launcher definition of engine and removes the
+// container when the test ends. Its run label is the test's name, so parallel
+// test packages never count each other's containers.
+func Start(t *testing.T, engine string, opts container.Options) *container.Container {
+	t.Helper()
+	if _, err := container.Pool(); err != nil {
+		t.Skipf("%s: %v", engine, err)
+	}
+	spec, ok := container.Lookup(engine)
+	if !ok {
+		t.Fatalf("no launcher definition for %q", engine)
+	}
+	if opts.ReadyTimeout == 0 {
+		opts.ReadyTimeout = 3 * time.Minute
+	}
+	if opts.Run == "" {
+		opts.Run = "test-" + strings.ToLower(strings.ReplaceAll(t.Name(), "/", "-"))
+	}
+	c, err := container.Start(context.Background(), spec, opts)
+	if err != nil && strings.Contains(err.Error(), "cannot be pulled") {
+		t.Skipf("%s", strings.SplitN(err.Error(), "\n", 2)[0])
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := c.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return c
+}
