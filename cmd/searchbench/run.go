@@ -349,7 +349,9 @@ func runEngine(ctx context.Context, log *logger, name string, p *plan) result.En
 				log.printf("%s: removed container %s", name, c.ID[:12])
 			}
 		}()
-		cfg.URL, cfg.Password = c.URL, engines.Secret(c.Secret)
+		// The launcher's generated secret is a password to some engines and an
+		// API key to others; each driver reads the one it uses.
+		cfg.URL, cfg.Password, cfg.APIKey = c.URL, engines.Secret(c.Secret), engines.Secret(c.Secret)
 		run.Image, run.ImageDigest, run.CPULimit, run.CPUSet = c.Image, c.Digest, p.launch.CPUs, p.launch.CPUSet
 		log.printf("%s: %s ready at %s", name, c.Image, c.URL)
 	}

@@ -1,0 +1,402 @@
+// Package amgixfake is a wire-contract fake of Amgix Now's REST API for the
+// amgixnow driver's tests: not a search engine. It serves the routes the
+// driver uses, with the JSON shapes, validation and status codes read in
+// amgix/amgix-now's source (src/main.rs, src/models.rs, src/validation.rs,
+// src/encoder.rs, src/auth.rs), and does honest matching: full_text-style
+// tokens scored BM25 per (vector, field), the per-field rankings fused by
+// reciprocal rank as Amgix's default fusion_mode "rrf" does.
+//
+// What it models:
+//
+//   - Writes carry timestamps; a write whose timestamp is not newer than the
+//     stored document's is skipped and reported as {"ok": true,
+//     "skipped": [id]} (upserts and deletes), exactly the trap the driver
+//     must detect. A missing document's delete answers {"ok": true}.
+//   - Default mode: a write is acknowledged before it is searchable (Amgix
+//     with AMGIX_NOW_SYNC_DB_WRITES=false, Qdrant wait=false): it reaches
+//     the searchable index IndexDelay later (50 ms unless set). Sync():
+//     searchable when the call returns. The stale check always sees the
+//     newest stored write.
+//   - QueuedRoutes(): the later source's (38b16d6) queued routes — POST
+//     …/documents, …/documents/bulk and DELETE …/documents/{id} answer
+//     {"ok": true} at once, never report a skipped write, and apply the write
+//     IndexDelay later; the /sync routes write at once. Without it both route
+//     families are the same handler, as at 04b08ea and 4686706.
+//   - Rejections with Amgix's codes and {"detail": ...} bodies: a malformed
+//     body 400, a body of the wrong shape or a value out of range 422 (a
+//     missing timestamp included: axum answers serde's "missing field" with
+//     422), no JSON content type 415, a delete without request_timestamp 400
+//     (plain text, axum's query rejection), an unknown collection 404,
+//     creating an existing one 409, limit outside 1..100 422, more than 100
+//     documents in a bulk call 422, a missing or wrong API key 401.
+//
+// Not modelled: stemming and stop-word lists beyond a short English one, the
+// other vector types (refused with 400 by the fake, not by Amgix), metadata,
+// tags, filters, and the routes the driver does not call.
+//
+// Test hooks for fault tests: Reject answers the next requests with a status
+// (429 or 503, as Amgix's full queues and stopped workers do), Hang holds
+// requests until released, Writes lists every write applied or skipped.
+// The Server is safe for concurrent use and binds 127.0.0.1.
+package amgixfake
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Version is what GET /v1/version answers.
+const Version = "0.1.2 (Amgix-Now)"
+
+// Amgix's limits (src/common.rs).
+const (
+	MaxSearchLimit  = 100
+	DefaultLimit    = 10
+	MaxBulkUpload   = 100
+	MaxNameLen      = 100 // collection names and document IDs
+	MaxDocNameLen   = 1500
+	MaxDescLen      = 3000
+	MaxContentLen   = 1_000_000
+	MaxQueryLen     = 10_000
+	DefaultTopK     = 128
+	MaxTopK         = 10_000
+	DefaultIndexLag = 50 * time.Millisecond
+)
+
+type config struct {
+	sync, queued, bareArray bool
+	delay                   time.Duration
+	key                     string
+}
+
+// Option configures a Server.
+type Option func(*config)
+
+// Sync makes writes searchable when the call returns
+// (AMGIX_NOW_SYNC_DB_WRITES=true).
+func Sync() Option { return func(c *config) { c.sync = true } }
+
+// IndexDelay sets how long an acknowledged write takes to become searchable.
+func IndexDelay(d time.Duration) Option { return func(c *config) { c.delay = d } }
+
+// QueuedRoutes makes POST …/documents, …/documents/bulk and DELETE
+// …/documents/{id} queued, as in the source at 38b16d6.
+func QueuedRoutes() Option { return func(c *config) { c.queued = true } }
+
+// BareArraySearch makes search answer a bare JSON array of results, as in
+// the source at 04b08ea, instead of {"results": [...], "query_time_ms": ...}.
+func BareArraySearch() Option { return func(c *config) { c.bareArray = true } }
+
+// APIKey makes every route but the public ones (GET /v1/version and the
+// health checks) need key, in the "api-key" header or as
+// "Authorization: Bearer".
+func APIKey(key string) Option { return func(c *config) { c.key = key } }
+
+// Write is one write the fake applied or skipped.
+type Write struct {
+	Collection, ID string
+	Timestamp      time.Time
+	Delete         bool
+	Skipped        bool // not newer than the stored document
+}
+
+// Server is the fake.
+type Server struct {
+	URL string
+	ts  *httptest.Server
+	cfg config
+
+	mu     sync.Mutex
+	colls  map[string]*collection
+	writes []Write
+
+	rejectStatus, rejectLeft int
+	hang                     chan struct{}
+}
+
+// New starts a fake on 127.0.0.1.
+func New(opts ...Option) *Server {
+	s := &Server{colls: map[string]*collection{}, cfg: config{delay: DefaultIndexLag}}
+	for _, o := range opts {
+		o(&s.cfg)
+	}
+	s.ts = httptest.NewServer(s.handler())
+	s.URL = s.ts.URL
+	return s
+}
+
+// Close stops the server.
+func (s *Server) Close() {
+	s.Release()
+	s.ts.Close()
+}
+
+// Reject answers the next n requests (health checks and version included)
+// with status and an Amgix error body.
+func (s *Server) Reject(status, n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.rejectStatus, s.rejectLeft = status, n
+}
+
+// Hang holds every request until Release (or the client gives up).
+func (s *Server) Hang() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.hang == nil {
+		s.hang = make(chan struct{})
+	}
+}
+
+// Release lets held requests go on and stops holding new ones.
+func (s *Server) Release() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.hang != nil {
+		close(s.hang)
+		s.hang = nil
+	}
+}
+
+// Writes returns every write applied or skipped so far, in order.
+func (s *Server) Writes() []Write {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Write(nil), s.writes...)
+}
+
+// Stored returns the timestamp of the stored document, if any.
+func (s *Server) Stored(collection, id string) (time.Time, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.colls[collection]
+	if c == nil {
+		return time.Time{}, false
+	}
+	d := c.stored[id]
+	if d == nil {
+		return time.Time{}, false
+	}
+	return d.ts, true
+}
+
+func (s *Server) handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /v1/version", func(w http.ResponseWriter, _ *http.Request) {
+		reply(w, http.StatusOK, map[string]string{"version": Version})
+	})
+	mux.HandleFunc("GET /v1/health/check", func(w http.ResponseWriter, _ *http.Request) {
+		reply(w, http.StatusOK, map[string]bool{"ok": true})
+	})
+	mux.HandleFunc("GET /v1/health/ready", func(w http.ResponseWriter, _ *http.Request) {
+		reply(w, http.StatusOK, map[string]bool{"database": true, "rabbitmq": true, "index": true, "query": true, "ready": true})
+	})
+	mux.HandleFunc("GET /v1/collections", s.listCollections)
+	mux.HandleFunc("POST /v1/collections/{name}", s.createCollection)
+	mux.HandleFunc("DELETE /v1/collections/{name}", s.deleteCollection)
+	mux.HandleFunc("GET /v1/collections/{name}/exists", s.exists)
+	mux.HandleFunc("GET /v1/collections/{name}/stats", s.stats)
+	mux.HandleFunc("POST /v1/collections/{name}/documents", func(w http.ResponseWriter, r *http.Request) { s.upsert(w, r, s.cfg.queued) })
+	mux.HandleFunc("POST /v1/collections/{name}/documents/sync", func(w http.ResponseWriter, r *http.Request) { s.upsert(w, r, false) })
+	mux.HandleFunc("POST /v1/collections/{name}/documents/bulk", s.bulk)
+	mux.HandleFunc("DELETE /v1/collections/{name}/documents/{id}", func(w http.ResponseWriter, r *http.Request) { s.delete(w, r, s.cfg.queued) })
+	mux.HandleFunc("DELETE /v1/collections/{name}/documents/{id}/sync", func(w http.ResponseWriter, r *http.Request) { s.delete(w, r, false) })
+	mux.HandleFunc("POST /v1/collections/{name}/search", s.search)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.fault(w, r) || !s.authorized(w, r) {
+			return
+		}
+		mux.ServeHTTP(w, r)
+	})
+}
+
+// fault applies Hang and Reject; true when it answered.
+func (s *Server) fault(w http.ResponseWriter, r *http.Request) bool {
+	s.mu.Lock()
+	hang := s.hang
+	status := 0
+	if s.rejectLeft > 0 {
+		s.rejectLeft--
+		status = s.rejectStatus
+	}
+	s.mu.Unlock()
+	if hang != nil {
+		select {
+		case <-hang:
+		case <-r.Context().Done():
+			return true
+		}
+	}
+	if status == 0 {
+		return false
+	}
+	msg := "amgixfake: injected failure"
+	switch status {
+	case http.StatusTooManyRequests:
+		msg = "Single-document ingress queue full (capacity 4096); retry later."
+	case http.StatusServiceUnavailable:
+		msg = "Single-document ingress worker stopped."
+	}
+	detail(w, status, msg)
+	return true
+}
+
+var publicPaths = []string{"/v1/version", "/v1/health/check", "/v1/health/ready"}
+
+// authorized follows src/auth.rs with one admin key.
+func (s *Server) authorized(w http.ResponseWriter, r *http.Request) bool {
+	if s.cfg.key == "" || (r.Method == http.MethodGet && contains(publicPaths, r.URL.Path)) {
+		return true
+	}
+	got := strings.TrimSpace(r.Header.Get("api-key"))
+	if got == "" {
+		got = strings.TrimSpace(strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "))
+	}
+	if got == s.cfg.key {
+		return true
+	}
+	w.Header().Set("WWW-Authenticate", `Bearer realm="amgix", charset="UTF-8`)
+	detail(w, http.StatusUnauthorized, "Authentication failed. This endpoint requires at least an admin API key. Pass it via the `api-key` header or `Authorization: Bearer <key>`.")
+	return false
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// --- responses -------------------------------------------------------------
+
+func reply(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// detail is api_error: {"detail": "message"}.
+func detail(w http.ResponseWriter, status int, msg string) {
+	reply(w, status, map[string]string{"detail": msg})
+}
+
+// validation is Amgix's Pydantic-shaped error, {"detail": [{"type", "loc",
+// "msg", "input"}]}. For where "body" a message "field.path: text" becomes
+// loc ["body", "field", "path"] (main.rs validation_error_detail_list);
+// another where ("query.request_timestamp") is the loc itself.
+func validation(w http.ResponseWriter, status int, where, msg string) {
+	loc := strings.Split(where, ".")
+	if i := strings.Index(msg, ": "); i >= 0 && where == "body" {
+		loc = append(loc, strings.Split(msg[:i], ".")...)
+		msg = msg[i+2:]
+	}
+	reply(w, status, map[string]any{"detail": []map[string]any{{
+		"type": "validation_error", "loc": loc, "msg": msg, "input": nil,
+	}}})
+}
+
+type okResponse struct {
+	OK      bool     `json:"ok"`
+	Skipped []string `json:"skipped,omitempty"`
+}
+
+// --- request parsing -------------------------------------------------------
+
+// rejection is main.rs json_rejection_response, the answer to a body serde
+// could not deserialize: the same list shape, loc ["body", field] for a
+// missing field and ["body"] otherwise.
+func rejection(w http.ResponseWriter, status int, msg string) {
+	loc := []string{"body"}
+	const needle = "missing field `"
+	if i := strings.Index(msg, needle); i >= 0 {
+		if field, _, ok := strings.Cut(msg[i+len(needle):], "`"); ok {
+			loc = append(loc, field)
+		}
+	}
+	reply(w, status, map[string]any{"detail": []map[string]any{{
+		"type": "validation_error", "loc": loc, "msg": msg, "input": nil,
+	}}})
+}
+
+// errBodyAnswered: decodeBody already answered the request.
+var errBodyAnswered = errors.New("answered")
+
+// decodeBody is axum's Json extractor as Amgix maps its rejections: no JSON
+// content type 415, a syntax error 400, a value of the wrong type 422.
+func decodeBody(w http.ResponseWriter, r *http.Request, v any) error {
+	ct := r.Header.Get("Content-Type")
+	if mt, _, _ := strings.Cut(ct, ";"); strings.TrimSpace(mt) != "application/json" && !strings.HasSuffix(strings.TrimSpace(mt), "+json") {
+		rejection(w, http.StatusUnsupportedMediaType, "Expected request with `Content-Type: application/json`")
+		return errBodyAnswered
+	}
+	var raw json.RawMessage
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<20))
+	if err := dec.Decode(&raw); err != nil {
+		rejection(w, http.StatusBadRequest, "Failed to parse the request body as JSON: "+err.Error())
+		return errBodyAnswered
+	}
+	if dec.More() {
+		rejection(w, http.StatusBadRequest, "Failed to parse the request body as JSON: trailing characters")
+		return errBodyAnswered
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		rejection(w, http.StatusUnprocessableEntity, "Failed to deserialize the JSON body into the target type: "+err.Error())
+		return errBodyAnswered
+	}
+	return nil
+}
+
+var validName = regexp.MustCompile(`^[a-zA-Z0-9_-]+$`)
+
+// checkCollectionName is validate_collection_name.
+func checkCollectionName(name string) string {
+	switch {
+	case len([]rune(name)) > MaxNameLen:
+		return fmt.Sprintf("ensure this value has at most %d characters", MaxNameLen)
+	case !validName.MatchString(name):
+		return `string does not match regex "^[a-zA-Z0-9_-]+$"`
+	}
+	return ""
+}
+
+// collectionFor validates the path's collection name and finds the
+// collection, answering 422 or 404 itself. The caller holds s.mu.
+func (s *Server) collectionFor(w http.ResponseWriter, r *http.Request) (*collection, bool) {
+	name := r.PathValue("name")
+	if msg := checkCollectionName(name); msg != "" {
+		validation(w, http.StatusUnprocessableEntity, "body", msg)
+		return nil, false
+	}
+	c := s.colls[name]
+	if c == nil {
+		detail(w, http.StatusNotFound, fmt.Sprintf("Collection '%s' not found", name))
+		return nil, false
+	}
+	return c, true
+}
+
+// parseTimestamp is parse_document_timestamp_for_api: RFC 3339 in UTC.
+func parseTimestamp(s string) (time.Time, string) {
+	s = strings.TrimSpace(s)
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		if _, off := t.Zone(); off != 0 {
+			return time.Time{}, "Timestamp must be in UTC timezone"
+		}
+		return t.UTC(), ""
+	}
+	for _, layout := range []string{"2006-01-02T15:04:05.999999999", "2006-01-02T15:04:05"} {
+		if _, err := time.Parse(layout, s); err == nil {
+			return time.Time{}, "Timestamp must include timezone information"
+		}
+	}
+	return time.Time{}, "Timestamp must be a valid ISO 8601 datetime string"
+}

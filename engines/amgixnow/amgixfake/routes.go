@@ -1,0 +1,466 @@
+package amgixfake
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// --- collections -------------------------------------------------------------
+
+type vectorConfig struct {
+	Name         string   `json:"name"`
+	Type         string   `json:"type"`
+	IndexFields  []string `json:"index_fields"`
+	TopK         *int64   `json:"top_k"`
+	LanguageCode *string  `json:"language_default_code"`
+}
+
+type collectionConfig struct {
+	Vectors      []vectorConfig `json:"vectors"`
+	StoreContent *bool          `json:"store_content"`
+}
+
+// vectorTypes are Amgix's VectorType literals (src/common.rs), "keyword"
+// being an alias of "wmtr".
+var vectorTypes = []string{"dense_model", "sparse_model", "full_text", "trigrams", "whitespace", "wmtr", "keyword", "dense_custom", "sparse_custom", "noop"}
+
+var documentFields = []string{"name", "description", "content"}
+
+func (s *Server) listCollections(w http.ResponseWriter, _ *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	names := []string{}
+	for n := range s.colls {
+		names = append(names, n)
+	}
+	reply(w, http.StatusOK, names)
+}
+
+func (s *Server) createCollection(w http.ResponseWriter, r *http.Request) {
+	var cfg collectionConfig
+	if decodeBody(w, r, &cfg) != nil {
+		return
+	}
+	name := r.PathValue("name")
+	if msg := checkCollectionName(name); msg != "" {
+		validation(w, http.StatusUnprocessableEntity, "body", msg)
+		return
+	}
+	c, msg, status := newCollection(cfg)
+	if msg != "" {
+		if status == http.StatusUnprocessableEntity {
+			validation(w, status, "body", msg)
+		} else {
+			detail(w, status, msg)
+		}
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.colls[name] != nil {
+		detail(w, http.StatusConflict, fmt.Sprintf("Collection '%s' already exists", name))
+		return
+	}
+	s.colls[name] = c
+	reply(w, http.StatusOK, okResponse{OK: true})
+}
+
+// newCollection validates a config as validate_collection_config does.
+func newCollection(cfg collectionConfig) (*collection, string, int) {
+	const bad = http.StatusUnprocessableEntity
+	if len(cfg.Vectors) == 0 {
+		// Amgix substitutes a "noop" vector, which indexes nothing.
+		return nil, "amgixfake: only full_text vectors are modelled (no vectors given)", http.StatusBadRequest
+	}
+	c := &collection{stored: map[string]*doc{}, visible: map[string]*doc{}, storeContent: true}
+	if cfg.StoreContent != nil {
+		c.storeContent = *cfg.StoreContent
+	}
+	seen := map[string]bool{}
+	for _, v := range cfg.Vectors {
+		switch {
+		case strings.TrimSpace(v.Name) == "":
+			return nil, "name: Vector configuration name cannot be empty or whitespace", bad
+		case !validName.MatchString(v.Name):
+			return nil, "name: Vector name can only contain letters, numbers, underscores, and hyphens", bad
+		case len([]rune(v.Name)) > MaxNameLen:
+			return nil, fmt.Sprintf("name: Vector name cannot exceed %d characters", MaxNameLen), bad
+		case seen[v.Name]:
+			return nil, fmt.Sprintf("Duplicate vector names found: %s. Each vector name must be unique within a collection.", v.Name), bad
+		case !contains(vectorTypes, strings.ToLower(v.Type)):
+			return nil, fmt.Sprintf("unknown vector type: %q (expected snake_case literal, e.g. dense_model)", strings.ToLower(v.Type)), bad
+		case strings.ToLower(v.Type) != "full_text":
+			return nil, "amgixfake: only full_text vectors are modelled", http.StatusBadRequest
+		}
+		seen[v.Name] = true
+		vec := vector{name: v.Name, topK: DefaultTopK, fields: v.IndexFields}
+		if v.IndexFields == nil {
+			vec.fields = []string{"content"}
+		}
+		for _, f := range vec.fields {
+			if !contains(documentFields, f) {
+				return nil, fmt.Sprintf("unknown variant `%s`, expected one of `name`, `description`, `content`", f), bad
+			}
+		}
+		if v.TopK != nil {
+			if *v.TopK < 1 {
+				return nil, "top_k must be positive (greater than 0)", bad
+			}
+			if *v.TopK > MaxTopK {
+				return nil, fmt.Sprintf("top_k cannot exceed %d", MaxTopK), bad
+			}
+			vec.topK = int(*v.TopK)
+		}
+		if v.LanguageCode != nil && !twoLetters(*v.LanguageCode) {
+			return nil, "Language code must be a valid ISO 639-1 code (2 letters)", bad
+		}
+		c.vectors = append(c.vectors, vec)
+	}
+	return c, "", 0
+}
+
+func twoLetters(s string) bool {
+	if len(s) != 2 {
+		return false
+	}
+	for _, r := range s {
+		if (r < 'a' || r > 'z') && (r < 'A' || r > 'Z') {
+			return false
+		}
+	}
+	return true
+}
+
+// deleteCollection answers {"ok": true} whether or not the collection
+// existed. What the real server answers for a missing one depends on the
+// Qdrant client's delete_collection and was not confirmed.
+func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	if msg := checkCollectionName(name); msg != "" {
+		validation(w, http.StatusUnprocessableEntity, "body", msg)
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.colls, name)
+	reply(w, http.StatusOK, okResponse{OK: true})
+}
+
+func (s *Server) exists(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	if msg := checkCollectionName(name); msg != "" {
+		validation(w, http.StatusUnprocessableEntity, "body", msg)
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	reply(w, http.StatusOK, map[string]bool{"exists": s.colls[name] != nil})
+}
+
+// stats counts the searchable documents (Qdrant's points) and the queued
+// writes.
+func (s *Server) stats(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, ok := s.collectionFor(w, r)
+	if !ok {
+		return
+	}
+	reply(w, http.StatusOK, map[string]any{
+		"doc_count": len(c.visible),
+		"queue": map[string]int{
+			"queued_upsert": c.pendingUpserts, "queued_delete": c.pendingDeletes,
+			"requeued_upsert": 0, "requeued_delete": 0, "failed_upsert": 0, "failed_delete": 0,
+			"total": c.pendingUpserts + c.pendingDeletes,
+		},
+	})
+}
+
+// --- documents -----------------------------------------------------------------
+
+type wireDoc struct {
+	ID          *string          `json:"id"`
+	Timestamp   *json.RawMessage `json:"timestamp"`
+	Name        *string          `json:"name"`
+	Description *string          `json:"description"`
+	Content     *string          `json:"content"`
+}
+
+// parseDoc is Document's deserialization and validate_document, both 422 in
+// Amgix but with different bodies: data is true for a deserialization error
+// (a missing field, a timestamp that does not parse: serde's, answered as a
+// rejection), false for a validation error, whose message is prefixed with
+// its field ("id: ...").
+func parseDoc(d wireDoc) (out *doc, msg string, data bool) {
+	if d.ID == nil {
+		return nil, "missing field `id`", true
+	}
+	if d.Timestamp == nil {
+		return nil, "missing field `timestamp`", true
+	}
+	var tsText string
+	if err := json.Unmarshal(*d.Timestamp, &tsText); err != nil {
+		return nil, "Timestamp must be a datetime object", true
+	}
+	ts, msg := parseTimestamp(tsText)
+	if msg != "" {
+		return nil, msg, true
+	}
+	id := strings.TrimSpace(*d.ID)
+	switch {
+	case id == "":
+		return nil, "id: Document ID cannot be empty or whitespace", false
+	case !validName.MatchString(id):
+		return nil, "id: Document ID can only contain letters, numbers, underscores, and hyphens", false
+	case utf8.RuneCountInString(id) > MaxNameLen:
+		return nil, fmt.Sprintf("id: ensure this value has at most %d characters", MaxNameLen), false
+	}
+	out = &doc{id: id, ts: ts, text: map[string]string{}}
+	for _, f := range []struct {
+		name string
+		v    *string
+		max  int
+	}{{"name", d.Name, MaxDocNameLen}, {"description", d.Description, MaxDescLen}, {"content", d.Content, MaxContentLen}} {
+		if f.v == nil {
+			continue
+		}
+		if utf8.RuneCountInString(*f.v) > f.max {
+			return nil, fmt.Sprintf("%s: ensure this value has at most %d characters", f.name, f.max), false
+		}
+		out.text[f.name] = *f.v
+	}
+	return out, "", false
+}
+
+func (s *Server) upsert(w http.ResponseWriter, r *http.Request, queued bool) {
+	var wd wireDoc
+	if decodeBody(w, r, &wd) != nil {
+		return
+	}
+	if msg := checkCollectionName(r.PathValue("name")); msg != "" {
+		validation(w, http.StatusUnprocessableEntity, "body", msg)
+		return
+	}
+	d, msg, data := parseDoc(wd)
+	switch {
+	case data:
+		rejection(w, http.StatusUnprocessableEntity, msg)
+		return
+	case msg != "":
+		validation(w, http.StatusUnprocessableEntity, "body", msg)
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, ok := s.collectionFor(w, r)
+	if !ok {
+		return
+	}
+	reply(w, http.StatusOK, okResponse{OK: true, Skipped: s.writeLocked(r.PathValue("name"), c, []*doc{d}, queued)})
+}
+
+type bulkRequest struct {
+	Documents *[]wireDoc `json:"documents"`
+}
+
+func (s *Server) bulk(w http.ResponseWriter, r *http.Request) {
+	var req bulkRequest
+	if decodeBody(w, r, &req) != nil {
+		return
+	}
+	if msg := checkCollectionName(r.PathValue("name")); msg != "" {
+		validation(w, http.StatusUnprocessableEntity, "body", msg)
+		return
+	}
+	if req.Documents == nil {
+		rejection(w, http.StatusUnprocessableEntity, "missing field `documents`")
+		return
+	}
+	if len(*req.Documents) > MaxBulkUpload {
+		validation(w, http.StatusUnprocessableEntity, "body", fmt.Sprintf("documents: ensure this value has at most %d items", MaxBulkUpload))
+		return
+	}
+	docs := make([]*doc, len(*req.Documents))
+	for i, wd := range *req.Documents {
+		d, msg, data := parseDoc(wd)
+		switch {
+		case data:
+			rejection(w, http.StatusUnprocessableEntity, msg)
+			return
+		case msg != "":
+			// validate_bulk_upload: "documents[i]: " + the document's message.
+			validation(w, http.StatusUnprocessableEntity, "body", fmt.Sprintf("documents[%d]: %s", i, msg))
+			return
+		}
+		docs[i] = d
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, ok := s.collectionFor(w, r)
+	if !ok {
+		return
+	}
+	reply(w, http.StatusOK, okResponse{OK: true, Skipped: s.writeLocked(r.PathValue("name"), c, docs, s.cfg.queued)})
+}
+
+func (s *Server) delete(w http.ResponseWriter, r *http.Request, queued bool) {
+	name := r.PathValue("name")
+	if msg := checkCollectionName(name); msg != "" {
+		validation(w, http.StatusUnprocessableEntity, "body", msg)
+		return
+	}
+	raw, ok := r.URL.Query()["request_timestamp"]
+	if !ok {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = w.Write([]byte("Failed to deserialize query string: missing field `request_timestamp`"))
+		return
+	}
+	ts, msg := parseTimestamp(raw[0])
+	if msg != "" {
+		validation(w, http.StatusUnprocessableEntity, "query.request_timestamp", fmt.Sprintf("'request_timestamp' must include a UTC timezone (e.g. 2024-01-01T00:00:00Z). Got %s", raw[0]))
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	// A missing collection: 404 here; unconfirmed for the real delete route.
+	c, ok := s.collectionFor(w, r)
+	if !ok {
+		return
+	}
+	del := &doc{id: r.PathValue("id"), ts: ts, deleted: true}
+	reply(w, http.StatusOK, okResponse{OK: true, Skipped: s.writeLocked(name, c, []*doc{del}, queued)})
+}
+
+// writeLocked applies writes (or, queued, schedules them) and returns the
+// IDs it skipped. The caller holds s.mu.
+func (s *Server) writeLocked(name string, c *collection, docs []*doc, queued bool) []string {
+	if queued {
+		for _, d := range docs {
+			c.pend(d, 1)
+		}
+		time.AfterFunc(s.cfg.delay, func() {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			for _, d := range docs {
+				c.pend(d, -1)
+			}
+			// The queue's writes wait for Qdrant (38b16d6): searchable at once.
+			s.applyLocked(name, c, docs, true)
+		})
+		return nil
+	}
+	return s.applyLocked(name, c, docs, s.cfg.sync)
+}
+
+// applyLocked is the stale check and the write. A write becomes searchable
+// now (visibleNow) or after the index delay. The caller holds s.mu.
+func (s *Server) applyLocked(name string, c *collection, docs []*doc, visibleNow bool) []string {
+	var skipped []string
+	var applied []string
+	for _, d := range docs {
+		old := c.stored[d.id]
+		stale := old != nil && !d.ts.After(old.ts)
+		s.writes = append(s.writes, Write{Collection: name, ID: d.id, Timestamp: d.ts, Delete: d.deleted, Skipped: stale})
+		switch {
+		case stale:
+			skipped = append(skipped, d.id)
+			continue
+		case d.deleted && old == nil:
+			continue // a missing document: success, nothing to do
+		case d.deleted:
+			delete(c.stored, d.id)
+		default:
+			c.index(d)
+			c.stored[d.id] = d
+		}
+		applied = append(applied, d.id)
+	}
+	if visibleNow {
+		c.publish(applied)
+	} else if len(applied) > 0 {
+		time.AfterFunc(s.cfg.delay, func() {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			c.publish(applied)
+		})
+	}
+	return skipped
+}
+
+// --- search ----------------------------------------------------------------------
+
+type searchRequest struct {
+	Query      *string `json:"query"`
+	Limit      *uint32 `json:"limit"`
+	FusionMode *string `json:"fusion_mode"`
+}
+
+type searchResult struct {
+	ID           string        `json:"id"`
+	Timestamp    time.Time     `json:"timestamp"`
+	Name         *string       `json:"name"`
+	Description  *string       `json:"description"`
+	Content      *string       `json:"content,omitempty"`
+	Score        float64       `json:"score"`
+	VectorScores []vectorScore `json:"vector_scores"`
+}
+
+type vectorScore struct {
+	Field  string  `json:"field"`
+	Vector string  `json:"vector"`
+	Score  float64 `json:"score"`
+	Rank   int     `json:"rank"`
+}
+
+func (s *Server) search(w http.ResponseWriter, r *http.Request) {
+	var req searchRequest
+	if decodeBody(w, r, &req) != nil {
+		return
+	}
+	if msg := checkCollectionName(r.PathValue("name")); msg != "" {
+		validation(w, http.StatusUnprocessableEntity, "body", msg)
+		return
+	}
+	limit := uint32(DefaultLimit)
+	if req.Limit != nil {
+		limit = *req.Limit
+	}
+	switch {
+	case req.Query == nil:
+		rejection(w, http.StatusUnprocessableEntity, "missing field `query`")
+		return
+	case strings.TrimSpace(*req.Query) == "":
+		validation(w, http.StatusUnprocessableEntity, "body", "query: Query string cannot be empty or whitespace")
+		return
+	case utf8.RuneCountInString(*req.Query) > MaxQueryLen:
+		validation(w, http.StatusUnprocessableEntity, "body", fmt.Sprintf("query: ensure this value has at most %d characters", MaxQueryLen))
+		return
+	case limit < 1:
+		validation(w, http.StatusUnprocessableEntity, "body", "limit: ensure this value is greater than or equal to 1")
+		return
+	case limit > MaxSearchLimit:
+		validation(w, http.StatusUnprocessableEntity, "body", fmt.Sprintf("limit: ensure this value is less than or equal to %d", MaxSearchLimit))
+		return
+	case req.FusionMode != nil && *req.FusionMode != "rrf":
+		detail(w, http.StatusBadRequest, fmt.Sprintf("amgixfake: only fusion_mode rrf is modelled, got %q", *req.FusionMode))
+		return
+	}
+	s.mu.Lock()
+	c, ok := s.collectionFor(w, r)
+	if !ok {
+		s.mu.Unlock()
+		return
+	}
+	results := c.search(*req.Query, int(limit))
+	s.mu.Unlock()
+	if s.cfg.bareArray {
+		reply(w, http.StatusOK, results)
+		return
+	}
+	reply(w, http.StatusOK, map[string]any{"results": results, "query_time_ms": 0.1})
+}

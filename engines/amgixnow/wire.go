@@ -1,0 +1,257 @@
+package amgixnow
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/searchbench/searchbench/engines"
+)
+
+// maxBody bounds a response read: a search answer carries every hit's stored
+// fields (up to 100 hits of up to 1,000,000 characters of content each in
+// the worst case; the corpus's documents are a few kilobytes).
+const maxBody = 128 << 20
+
+// transport is sized for a benchmark: every concurrent user keeps its own
+// keep-alive connection (HTTP/1.1, one request per connection at a time, as
+// the study's Locust users did), and no proxy sits in the measured path.
+func transport(pool int) *http.Transport {
+	return &http.Transport{
+		Proxy: nil,
+		DialContext: (&net.Dialer{
+			Timeout:   10 * time.Second,
+			KeepAlive: 30 * time.Second,
+		}).DialContext,
+		MaxIdleConns:          pool,
+		MaxIdleConnsPerHost:   pool,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ExpectContinueTimeout: time.Second,
+	}
+}
+
+// call sends one request and returns a 2xx answer's body. It never retries:
+// a retry would hide overload and add to the measured time.
+func (e *Engine) call(ctx context.Context, method, path string, body any) ([]byte, error) {
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return nil, fmt.Errorf("encode request: %w", err)
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, e.base+path, rd)
+	if err != nil {
+		return nil, fmt.Errorf("build request: %w", err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set("Accept", "application/json")
+	if e.key != "" {
+		// src/auth.rs accepts the key as "api-key" or "Authorization: Bearer".
+		req.Header.Set("Authorization", "Bearer "+e.key)
+	}
+	resp, err := e.http.Do(req)
+	if err != nil {
+		return nil, e.transportError(ctx, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
+	if err != nil {
+		return nil, e.transportError(ctx, err)
+	}
+	if len(data) > maxBody {
+		return nil, fmt.Errorf("response larger than %d bytes", maxBody)
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return nil, statusError(resp.StatusCode, e.scrub(errorDetail(data)))
+	}
+	return data, nil
+}
+
+// transportError classifies a failed round trip. url.Error quotes the request
+// URL; the message names the redacted endpoint instead.
+func (e *Engine) transportError(ctx context.Context, err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	var ne net.Error
+	switch {
+	case errors.Is(err, context.Canceled) && ctx.Err() != nil:
+		return fmt.Errorf("%s: %w", e.endpoint, err)
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
+		return fmt.Errorf("%s: %w (%v)", e.endpoint, engines.ErrTimeout, err)
+	}
+	return fmt.Errorf("%s: %v", e.endpoint, e.scrub(err.Error()))
+}
+
+// statusError maps an HTTP failure to the runner's error classes. A 404 is a
+// missing collection (Amgix never answers 404 for a missing document on the
+// routes the driver uses), so it is not engines.ErrNotFound: the runner would
+// count it as a harmless missing ID.
+func statusError(code int, detail string) error {
+	switch code {
+	case http.StatusTooManyRequests, http.StatusServiceUnavailable:
+		return fmt.Errorf("HTTP %d: %s: %w", code, detail, engines.ErrOverloaded)
+	case http.StatusRequestTimeout, http.StatusGatewayTimeout:
+		return fmt.Errorf("HTTP %d: %s: %w", code, detail, engines.ErrTimeout)
+	case http.StatusUnauthorized, http.StatusForbidden:
+		return fmt.Errorf("HTTP %d: %s (the server wants an API key, Config.APIKey, or refused the one given)", code, detail)
+	}
+	return fmt.Errorf("HTTP %d: %s", code, detail)
+}
+
+// maxDetail bounds an error message quoted from the server.
+const maxDetail = 300
+
+// errorDetail extracts Amgix's FastAPI-style error: {"detail": "text"} or
+// {"detail": [{"loc": [...], "msg": "..."}]}; a plain-text body (axum's
+// query-string rejection) is quoted as it is.
+func errorDetail(body []byte) string {
+	var v struct {
+		Detail json.RawMessage `json:"detail"`
+	}
+	if err := json.Unmarshal(body, &v); err != nil || len(v.Detail) == 0 {
+		return clip(string(body))
+	}
+	var s string
+	if json.Unmarshal(v.Detail, &s) == nil {
+		return clip(s)
+	}
+	var items []struct {
+		Loc []any  `json:"loc"`
+		Msg string `json:"msg"`
+	}
+	if json.Unmarshal(v.Detail, &items) == nil && len(items) > 0 {
+		parts := make([]string, len(items))
+		for i, it := range items {
+			loc := make([]string, len(it.Loc))
+			for j, l := range it.Loc {
+				loc[j] = fmt.Sprint(l)
+			}
+			parts[i] = strings.Join(loc, ".") + ": " + it.Msg
+		}
+		return clip(strings.Join(parts, "; "))
+	}
+	return clip(string(v.Detail))
+}
+
+func clip(s string) string {
+	s = strings.ToValidUTF8(strings.TrimSpace(s), "?")
+	if s == "" {
+		return "(no message)"
+	}
+	if len(s) > maxDetail {
+		s = s[:maxDetail]
+		for !utf8.ValidString(s) {
+			s = s[:len(s)-1]
+		}
+		s += "…"
+	}
+	return s
+}
+
+// scrub removes the API key from a message, should a server or a proxy echo
+// it back.
+func (e *Engine) scrub(s string) string {
+	if e.key == "" {
+		return s
+	}
+	return strings.ReplaceAll(s, e.key, engines.Secret(e.key).String())
+}
+
+// okResponse is Amgix's OkResponse: {"ok": true, "skipped": [ids]}, skipped
+// present only when a write was not applied because its timestamp was not
+// newer than the stored document's.
+type okResponse struct {
+	OK      *bool    `json:"ok"`
+	Skipped []string `json:"skipped"`
+}
+
+// ParseWrite decodes a write's answer into the IDs Amgix skipped.
+func ParseWrite(body []byte) ([]string, error) {
+	var r okResponse
+	if err := json.Unmarshal(body, &r); err != nil {
+		return nil, fmt.Errorf("malformed write response: %w", err)
+	}
+	if r.OK == nil || !*r.OK {
+		return nil, errors.New(`write response without "ok": true`)
+	}
+	return r.Skipped, nil
+}
+
+// searchHit is the one field the driver reads of a SearchResult (a document's
+// stored fields flattened, plus score and vector_scores).
+type searchHit struct {
+	ID *string `json:"id"`
+}
+
+// ParseSearch decodes a search answer into IDs, best first, and checks that
+// it holds at most k hits. Two shapes are accepted: a bare JSON array of
+// results (Amgix Now's src/main.rs at 04b08ea) and {"results": [...],
+// "query_time_ms": ...} (later versions, and the reference's reading); which
+// one the 0.1.2 image sends is not known here.
+func ParseSearch(body []byte, k int) ([]string, error) {
+	var hits []searchHit
+	switch trimmed := bytes.TrimLeft(body, " \t\r\n"); {
+	case len(trimmed) > 0 && trimmed[0] == '[':
+		if err := json.Unmarshal(body, &hits); err != nil {
+			return nil, fmt.Errorf("malformed search response: %w", err)
+		}
+	default:
+		var r struct {
+			Results *[]searchHit `json:"results"`
+		}
+		if err := json.Unmarshal(body, &r); err != nil {
+			return nil, fmt.Errorf("malformed search response: %w", err)
+		}
+		if r.Results == nil {
+			return nil, errors.New(`search response has no "results"`)
+		}
+		hits = *r.Results
+	}
+	if len(hits) > k {
+		return nil, fmt.Errorf("search returned %d hits for limit %d", len(hits), k)
+	}
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		if h.ID == nil || *h.ID == "" {
+			return nil, fmt.Errorf("search hit %d has no id", i)
+		}
+		ids[i] = *h.ID
+	}
+	return ids, nil
+}
+
+// collectionStats is GET /v1/collections/{name}/stats.
+type collectionStats struct {
+	DocCount *int64 `json:"doc_count"`
+	Queue    struct {
+		Total int64 `json:"total"`
+	} `json:"queue"`
+}
+
+// ParseStats decodes the collection's document count and queue depth.
+func ParseStats(body []byte) (docs, queued int64, err error) {
+	var s collectionStats
+	if err := json.Unmarshal(body, &s); err != nil {
+		return 0, 0, fmt.Errorf("malformed stats response: %w", err)
+	}
+	if s.DocCount == nil || *s.DocCount < 0 {
+		return 0, 0, errors.New(`stats response without a "doc_count"`)
+	}
+	return *s.DocCount, s.Queue.Total, nil
+}

@@ -1,0 +1,374 @@
+// Package meilifake is a wire-contract fake of Meilisearch 1.37's REST API,
+// not a search engine. It speaks the routes the searchbench driver uses, with
+// Meilisearch's status codes and error bodies ({message, code, type, link}),
+// so the driver's requests and its handling of answers can be tested without
+// a server. It is written from Meilisearch's documentation and source (see
+// ../shared/reference/engines.md beside the repository) and rejects what
+// Meilisearch rejects: a missing or wrong API key when a master key is set (401
+// missing_authorization_header, 403 invalid_api_key), unknown fields in a
+// search, index or settings body (400 bad_request, or the field's
+// invalid_search_* / invalid_settings_* code), values of the wrong type, a
+// missing Content-Type (415), malformed JSON (400 malformed_payload), and —
+// asynchronously, as a failed task, as Meilisearch does — a document without
+// the primary key or with an id that is not an integer or a string of
+// a-z A-Z 0-9 - _ (at most 511 bytes).
+//
+// Writes are tasks, as in Meilisearch: a write answers 202 with an enqueued
+// task, and one scheduler goroutine later takes every enqueued task as a
+// batch, marks it processing, waits Options.TaskDelay, applies the tasks in
+// uid order and marks each succeeded or failed. A search right after an
+// acknowledged write does not see it; Pause holds the queue so tests can
+// rely on that without timing.
+//
+// Search: the first 10 query words, lowercased, split on anything that is
+// not a letter or digit; the last word matches as a prefix unless the query
+// ends with a separator; typos as Meilisearch counts them when typo tolerance
+// is enabled (1 from oneTypo letters, 2 from twoTypos; a wrong first letter
+// costs one more), none when disabled. The matching strategies are
+// Meilisearch's: "last" (the default) ranks documents by the longest run of
+// query words matched from the start of the query and drops those that miss
+// the first word, "all" keeps only documents with every word, "frequency"
+// drops the most frequent words first. Within a bucket the default ranking
+// rules follow: fewer typos, then proximity (consecutive query words close
+// together in one attribute, at most 8 apart), then the earliest searchable
+// attribute, then more exact (non-prefix) words, then insertion order.
+// Phrase search, negative words, stop words, synonyms, accents and nested
+// objects are not modelled.
+//
+// What the fake does not model it does not pretend to do: a known Meilisearch
+// route, parameter or setting outside this list is answered 501 with code
+// "meilifake_not_modelled", never silently ignored.
+//
+// Test hooks (Pause/Resume, FailTasks, Inject/ClearFaults, Calls, Settings)
+// let fault tests drive overload, hangs and failed tasks. A Server is safe
+// for concurrent use and listens on 127.0.0.1 only.
+package meilifake
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Version is the pkgVersion the fake reports.
+const Version = "1.37.0"
+
+// Options configure a Server.
+type Options struct {
+	// MasterKey, when set, is required as "Authorization: Bearer <key>" on
+	// every route but /health (MEILI_MASTER_KEY).
+	MasterKey string
+	// TaskDelay is how long a batch of tasks stays "processing"; 0 means 5 ms.
+	TaskDelay time.Duration
+}
+
+// Server is the fake. Its URL is the base URL to give the driver.
+type Server struct {
+	URL string
+
+	hs    *httptest.Server
+	mux   *http.ServeMux
+	opts  Options
+	start time.Time
+
+	mu        sync.Mutex
+	wake      *sync.Cond // signals the scheduler: a task, Resume or Close
+	indexes   map[string]*index
+	tasks     []*task // tasks[i].UID == i
+	batches   int64
+	paused    bool
+	closed    bool
+	failNext  []TaskFailure
+	faults    []*Fault
+	release   chan struct{} // closed by ClearFaults to free hung requests
+	calls     map[string]int
+	scheduler sync.WaitGroup
+}
+
+// New starts a fake on 127.0.0.1. Close it when done.
+func New(o Options) *Server {
+	if o.TaskDelay == 0 {
+		o.TaskDelay = 5 * time.Millisecond
+	}
+	s := &Server{
+		opts:    o,
+		start:   time.Now(),
+		indexes: map[string]*index{},
+		release: make(chan struct{}),
+		calls:   map[string]int{},
+		mux:     http.NewServeMux(),
+	}
+	s.wake = sync.NewCond(&s.mu)
+	s.routes()
+	s.hs = httptest.NewServer(http.HandlerFunc(s.serve))
+	s.URL = s.hs.URL
+	s.scheduler.Add(1)
+	go s.schedule()
+	return s
+}
+
+// Close stops the scheduler, frees hung requests and shuts the server down.
+func (s *Server) Close() {
+	s.mu.Lock()
+	s.closed = true
+	s.wake.Broadcast()
+	s.mu.Unlock()
+	s.ClearFaults()
+	s.scheduler.Wait()
+	s.hs.Close()
+}
+
+func (s *Server) routes() {
+	for pattern, h := range map[string]http.HandlerFunc{
+		"GET /health":                          s.health,
+		"GET /version":                         s.version,
+		"POST /indexes":                        s.createIndex,
+		"GET /indexes/{uid}":                   s.getIndex,
+		"DELETE /indexes/{uid}":                s.deleteIndex,
+		"PATCH /indexes/{uid}/settings":        s.updateSettings,
+		"POST /indexes/{uid}/documents":        s.addDocuments,
+		"DELETE /indexes/{uid}/documents/{id}": s.deleteDocument,
+		"POST /indexes/{uid}/search":           s.search,
+		"GET /indexes/{uid}/stats":             s.stats,
+		"GET /tasks":                           s.listTasks,
+		"GET /tasks/{uid}":                     s.getTask,
+		"/":                                    s.notModelled,
+	} {
+		s.mux.HandleFunc(pattern, h)
+	}
+}
+
+// serve counts the call, applies injected faults, checks the key, routes.
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	_, pattern := s.mux.Handler(r)
+	s.mu.Lock()
+	s.calls[pattern]++
+	fault, release := s.takeFault(r.URL.Path), s.release
+	s.mu.Unlock()
+	if fault != nil {
+		if fault.Hang {
+			select {
+			case <-r.Context().Done():
+			case <-release:
+			}
+			return
+		}
+		writeError(w, fault.apiError())
+		return
+	}
+	if r.URL.Path != "/health" {
+		if e := s.authenticate(r); e != nil {
+			writeError(w, *e)
+			return
+		}
+	}
+	s.mux.ServeHTTP(w, r)
+}
+
+// authenticate follows Meilisearch's extractor: no header → 401; a scheme
+// other than Bearer → 401; Bearer without a token or with the wrong one →
+// 403. Without a master key every route is open.
+func (s *Server) authenticate(r *http.Request) *apiError {
+	if s.opts.MasterKey == "" {
+		return nil
+	}
+	h, ok := r.Header["Authorization"]
+	if !ok {
+		e := newError("missing_authorization_header", "The Authorization header is missing. It must use the bearer authorization method.")
+		return &e
+	}
+	scheme, token, _ := strings.Cut(h[0], " ")
+	if scheme != "Bearer" {
+		e := newError("missing_authorization_header", "The Authorization header is missing. It must use the bearer authorization method.")
+		return &e
+	}
+	if token != s.opts.MasterKey {
+		e := newError("invalid_api_key", "The provided API key is invalid.")
+		return &e
+	}
+	return nil
+}
+
+func (s *Server) health(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]string{"status": "available"})
+}
+
+func (s *Server) version(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]string{
+		"commitSha": "meilifake", "commitDate": s.start.UTC().Format(time.RFC3339), "pkgVersion": Version,
+	})
+}
+
+func (s *Server) notModelled(w http.ResponseWriter, r *http.Request) {
+	writeError(w, notModelled(fmt.Sprintf("the route %s %s", r.Method, r.URL.Path)))
+}
+
+// ---- errors -------------------------------------------------------------
+
+// apiError is Meilisearch's error body plus its HTTP status.
+type apiError struct {
+	status  int
+	Message string `json:"message"`
+	Code    string `json:"code"`
+	Type    string `json:"type"`
+	Link    string `json:"link"`
+}
+
+// codeStatus is the HTTP status and type of each code the fake answers
+// (from meilisearch-types error.rs); codes not listed are 400
+// invalid_request.
+var codeStatus = map[string]struct {
+	status int
+	typ    string
+}{
+	"missing_authorization_header": {http.StatusUnauthorized, "auth"},
+	"invalid_api_key":              {http.StatusForbidden, "auth"},
+	"missing_content_type":         {http.StatusUnsupportedMediaType, "invalid_request"},
+	"invalid_content_type":         {http.StatusUnsupportedMediaType, "invalid_request"},
+	"index_not_found":              {http.StatusNotFound, "invalid_request"},
+	"task_not_found":               {http.StatusNotFound, "invalid_request"},
+	"index_already_exists":         {http.StatusConflict, "invalid_request"},
+	"too_many_search_requests":     {http.StatusServiceUnavailable, "system"},
+	"internal":                     {http.StatusInternalServerError, "internal"},
+	"meilifake_not_modelled":       {http.StatusNotImplemented, "invalid_request"},
+}
+
+func newError(code, message string) apiError {
+	st, ok := codeStatus[code]
+	if !ok {
+		st.status, st.typ = http.StatusBadRequest, "invalid_request"
+	}
+	return apiError{status: st.status, Message: message, Code: code, Type: st.typ, Link: "https://docs.meilisearch.com/errors#" + code}
+}
+
+func notModelled(what string) apiError {
+	return newError("meilifake_not_modelled", "meilifake: "+what+" is not modelled by this wire-contract fake")
+}
+
+func writeError(w http.ResponseWriter, e apiError) {
+	if e.status == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", "10") // as Meilisearch sets on every 503
+	}
+	writeJSON(w, e.status, e)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		status, b = http.StatusInternalServerError, []byte(`{"message":"meilifake: encoding failed","code":"internal","type":"internal","link":"https://docs.meilisearch.com/errors#internal"}`)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}
+
+// ---- request bodies -----------------------------------------------------
+
+// jsonBody checks the Content-Type and reads a JSON body, as Meilisearch's
+// JSON extractor does.
+func jsonBody(r *http.Request, v any) *apiError {
+	ct := r.Header.Get("Content-Type")
+	mt, _, _ := strings.Cut(ct, ";")
+	switch strings.TrimSpace(mt) {
+	case "application/json":
+	case "":
+		e := newError("missing_content_type", "A Content-Type header is missing. Accepted values for the Content-Type header are: `application/json`")
+		return &e
+	default:
+		e := newError("invalid_content_type", fmt.Sprintf("The Content-Type `%s` is invalid. Accepted values for the Content-Type header are: `application/json`", ct))
+		return &e
+	}
+	dec := json.NewDecoder(http.MaxBytesReader(nil, r.Body, 100<<20)) // Meilisearch's default payload limit
+	dec.UseNumber()
+	if err := dec.Decode(v); err != nil {
+		if err.Error() == "EOF" {
+			e := newError("missing_payload", "A json payload is missing.")
+			return &e
+		}
+		e := newError("malformed_payload", fmt.Sprintf("The json payload provided is malformed. `%v`.", err))
+		return &e
+	}
+	if dec.More() {
+		e := newError("malformed_payload", "The json payload provided is malformed. `trailing characters`.")
+		return &e
+	}
+	return nil
+}
+
+// object reads a JSON object body and rejects fields outside known, as
+// deserr's deny_unknown_fields does (400 with code).
+func object(r *http.Request, code string, known []string) (map[string]json.RawMessage, *apiError) {
+	var raw json.RawMessage
+	if e := jsonBody(r, &raw); e != nil {
+		return nil, e
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
+		e := newError(code, fmt.Sprintf("Invalid value type: expected an object, but found: `%.60s`", raw))
+		return nil, &e
+	}
+	for k := range m {
+		if !contains(known, k) {
+			e := newError("bad_request", fmt.Sprintf("Unknown field `%s`: expected one of %s", k, quoteList(known)))
+			return nil, &e
+		}
+	}
+	return m, nil
+}
+
+func quoteList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = "`" + n + "`"
+	}
+	return strings.Join(q, ", ")
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func isNull(raw json.RawMessage) bool { return raw == nil || string(raw) == "null" }
+
+// decodeField decodes one field's value into v, or answers Meilisearch's
+// "Invalid value type at `.field`" error with the field's code.
+func decodeField(raw json.RawMessage, field, code, want string, v any) *apiError {
+	if err := json.Unmarshal(raw, v); err != nil {
+		e := newError(code, fmt.Sprintf("Invalid value type at `.%s`: expected %s, but found `%.60s`", field, want, raw))
+		return &e
+	}
+	return nil
+}
+
+// uintField reads a non-negative integer (Rust usize/u8 fields) no larger
+// than max. A quoted number is a string to Meilisearch, not a number.
+func uintField(raw json.RawMessage, field, code string, max uint64) (uint64, *apiError) {
+	v, err := strconv.ParseUint(string(raw), 10, 64)
+	if err != nil || v > max {
+		e := newError(code, fmt.Sprintf("Invalid value type at `.%s`: expected a positive integer, but found `%.60s`", field, raw))
+		return 0, &e
+	}
+	return v, nil
+}
+
+// validUID is Meilisearch's rule for index uids and document ids.
+var validUID = regexp.MustCompile(`^[a-zA-Z0-9_-]+$`)
+
+func checkIndexUID(uid string) *apiError {
+	if len(uid) > 400 || !validUID.MatchString(uid) {
+		e := newError("invalid_index_uid", fmt.Sprintf("`%s` is not a valid index uid. Index uid can be an integer or a string containing only alphanumeric characters, hyphens (-) and underscores (_), and can not be more than 400 bytes.", uid))
+		return &e
+	}
+	return nil
+}

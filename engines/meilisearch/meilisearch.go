@@ -1,0 +1,813 @@
+// Package meilisearch drives Meilisearch 1.37 over its REST API through the
+// official client, github.com/meilisearch/meilisearch-go.
+//
+// # Index configuration
+//
+// Create deletes the index if it exists, creates it with primary key "id"
+// (document IDs are sent as strings), and applies one settings update before
+// any write: searchableAttributes = the schema's text fields in schema order
+// (Meilisearch ranks earlier attributes higher), and typo tolerance disabled
+// — the published study's configuration. The typo settings that do not
+// matter while it is off are sent at their defaults (minWordSizeForTypos 5/9,
+// no disabled words or attributes) so that the only change is "enabled".
+// Everything else stays at Meilisearch's defaults as the study left it:
+// prefix search on the last query word (prefixSearch "indexingTime"), the
+// default ranking rules, no stop words, no stemming.
+//
+// Matching strategy: not sent, so the server default "last" applies. For
+// Meilisearch the study names only typo tolerance off (engines.md in
+// ../shared/reference beside the repository: "The published mixed-workload
+// comparison…"), so its Meilisearch ran with "last": documents with every query word first, then those missing words
+// from the end of the query, down to documents with just the first word.
+// Option matching_strategy chooses "all" or "frequency" instead.
+//
+// A search always sends limit = Query.K (the server default is 20, and the
+// client drops a zero limit, so K < 1 is refused rather than answered with
+// 20 hits), asks only for the "id" attribute, and checks that the engine
+// returned no more than K hits. Hits.Total is Meilisearch's
+// estimatedTotalHits: exact on small indexes, an estimate on large ones.
+//
+// # Write modes
+//
+// Every Meilisearch write is an asynchronous task: the HTTP call returns 202
+// once the task is enqueued, and a later batch applies it.
+//
+//   - "acknowledged" (the default, as the study ran it): Upsert, UpsertBatch
+//     and Delete return when the task is enqueued. A search may not see the
+//     write yet, and a failed task is only reported by Refresh. Delete cannot
+//     know whether the ID existed: a missing ID is not reported (the task
+//     later succeeds with deletedDocuments 0).
+//   - "searchable": each write also waits for its task and returns an error
+//     carrying the task's error code and message unless it succeeded, so a
+//     search started after the call returned sees the write. Delete of a
+//     missing ID returns an error wrapping engines.ErrNotFound (the task
+//     reports deletedDocuments 0).
+//
+// Refresh waits for the last task this Engine enqueued (Meilisearch processes
+// an index's tasks in enqueue order, so every earlier one has finished too)
+// and then fails if any task on the index since the previous check failed or
+// was canceled.
+//
+// Task polling backs off from 1 ms, doubling up to task_poll_max (50 ms
+// unless set): short tasks are seen finished within about their own duration,
+// and 1,500 waiting users do not flood the server with GET /tasks.
+//
+// # HTTP client
+//
+// The client's retries are disabled: by default meilisearch-go retries
+// 502/503/504 up to 3 times with 1 s, 2 s, 3 s pauses (options.go,
+// client.go), which would hide overload and add seconds to measured calls.
+// The transport keeps up to pool (default 2048) idle keep-alive connections
+// to the server, enough for the 1,500 users of the largest published level
+// without closing and reopening connections; it speaks HTTP/1.1 only (one
+// request per connection, as the study's Locust users did) and ignores proxy
+// environment variables, so nothing but the engine sits in the measured path.
+//
+// Errors: HTTP 429 and 503 wrap engines.ErrOverloaded, 408 and 504 and client
+// timeouts engines.ErrTimeout, 404 index_not_found / document_not_found
+// engines.ErrNotFound. The API key is sent as "Authorization: Bearer" and
+// never appears in an error.
+//
+// # Options (Config.Options)
+//
+//   - timeout: per-request timeout of the HTTP client, a Go duration ("5s").
+//     Default none: the caller's context deadline is the limit (the runner
+//     sets one per call).
+//   - pool: idle connections kept per host (default 2048).
+//   - task_poll_max: longest pause between two polls of a task (default 50ms).
+//   - matching_strategy: "last", "all" or "frequency"; default not sent
+//     (the server's "last").
+package meilisearch
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/meilisearch/meilisearch-go"
+
+	"github.com/searchbench/searchbench/engines"
+)
+
+func init() { engines.Register("meilisearch", driver{}) }
+
+type driver struct{}
+
+func (driver) Describe() engines.Description {
+	return engines.Description{
+		Summary:    "Meilisearch 1.37 (meilisearch-go): typo tolerance off, searchable = the text fields, matching strategy last; writes are tasks (acknowledged | searchable)",
+		Visibility: engines.Acknowledged,
+	}
+}
+
+// DefaultURL is where Meilisearch listens unless told otherwise.
+const DefaultURL = "http://127.0.0.1:7700"
+
+// Defaults of the options.
+const (
+	DefaultPool        = 2048
+	DefaultTaskPollMax = 50 * time.Millisecond
+)
+
+// optionNames are the valid Config.Options keys, for the error that rejects
+// an unknown one.
+var optionNames = []string{"matching_strategy", "pool", "task_poll_max", "timeout"}
+
+type options struct {
+	timeout     time.Duration
+	pool        int
+	taskPollMax time.Duration
+	strategy    meilisearch.MatchingStrategy
+}
+
+func parseOptions(raw map[string]string) (options, error) {
+	o := options{pool: DefaultPool, taskPollMax: DefaultTaskPollMax}
+	for k, v := range raw {
+		var err error
+		switch k {
+		case "timeout":
+			o.timeout, err = positiveDuration(v)
+		case "task_poll_max":
+			o.taskPollMax, err = positiveDuration(v)
+		case "pool":
+			o.pool, err = strconv.Atoi(v)
+			if err == nil && o.pool < 1 {
+				err = errors.New("must be at least 1")
+			}
+		case "matching_strategy":
+			switch s := meilisearch.MatchingStrategy(v); s {
+			case meilisearch.Last, meilisearch.All, meilisearch.Frequency:
+				o.strategy = s
+			default:
+				err = errors.New(`must be "last", "all" or "frequency"`)
+			}
+		default:
+			return o, fmt.Errorf("meilisearch: unknown option %q (valid: %s)", k, strings.Join(optionNames, ", "))
+		}
+		if err != nil {
+			return o, fmt.Errorf("meilisearch: option %s=%q: %v", k, v, err)
+		}
+	}
+	return o, nil
+}
+
+func positiveDuration(v string) (time.Duration, error) {
+	d, err := time.ParseDuration(v)
+	if err == nil && d <= 0 {
+		err = errors.New("must be positive")
+	}
+	return d, err
+}
+
+func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, error) {
+	mode := cfg.WriteMode
+	switch mode {
+	case "":
+		mode = engines.Acknowledged
+	case engines.Acknowledged, engines.Searchable:
+	default:
+		return nil, fmt.Errorf("meilisearch: write mode %q is not offered (acknowledged or searchable)", cfg.WriteMode)
+	}
+	o, err := parseOptions(cfg.Options)
+	if err != nil {
+		return nil, err
+	}
+	host := cfg.URL
+	if host == "" {
+		host = DefaultURL
+	}
+	u, err := url.Parse(host)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, errors.New("meilisearch: the URL must look like http://host:7700")
+	}
+	key := cfg.APIKey.Reveal()
+	opts := []meilisearch.Option{
+		meilisearch.WithCustomClient(&http.Client{Transport: transport(o.pool), Timeout: o.timeout}),
+		meilisearch.DisableRetries(),
+	}
+	if key != "" {
+		opts = append(opts, meilisearch.WithAPIKey(key))
+	}
+	e := &Engine{
+		client:   meilisearch.New(strings.TrimRight(u.String(), "/"), opts...),
+		mode:     mode,
+		opts:     o,
+		key:      key,
+		endpoint: u.Redacted(),
+	}
+	// GET /version needs the key, so a wrong key fails here, not mid-run.
+	if _, err := e.Version(ctx); err != nil {
+		e.client.Close()
+		return nil, fmt.Errorf("meilisearch: connect to %s: %w", e.endpoint, err)
+	}
+	return e, nil
+}
+
+// transport is sized for a benchmark: every concurrent user keeps its own
+// keep-alive connection.
+func transport(pool int) *http.Transport {
+	return &http.Transport{
+		Proxy: nil,
+		DialContext: (&net.Dialer{
+			Timeout:   10 * time.Second,
+			KeepAlive: 30 * time.Second,
+		}).DialContext,
+		MaxIdleConns:          pool,
+		MaxIdleConnsPerHost:   pool,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ExpectContinueTimeout: time.Second,
+	}
+}
+
+// Engine is one Meilisearch index.
+type Engine struct {
+	client   meilisearch.ServiceManager
+	mode     engines.Visibility
+	opts     options
+	key      string // only to scrub it from messages, should a server echo it
+	endpoint string // the URL without credentials, for messages
+
+	mu     sync.RWMutex // guards the index state against Create
+	index  meilisearch.IndexManager
+	uid    string
+	fields []string // text fields, in schema order
+
+	lastTask atomic.Int64 // highest task uid this Engine enqueued
+	checked  atomic.Int64 // tasks up to this uid were checked for failures
+}
+
+var (
+	_ engines.Engine        = (*Engine)(nil)
+	_ engines.BulkUpserter  = (*Engine)(nil)
+	_ engines.Refresher     = (*Engine)(nil)
+	_ engines.Counter       = (*Engine)(nil)
+	_ engines.Versioner     = (*Engine)(nil)
+	_ engines.StatsReporter = (*Engine)(nil)
+)
+
+// PrimaryKey is the index's primary key attribute.
+const PrimaryKey = "id"
+
+// validID is Meilisearch's rule for index uids and document ids (alphanumeric,
+// hyphen, underscore); checking it here gives a clear error and keeps an ID
+// from changing the request path.
+var validID = regexp.MustCompile(`^[a-zA-Z0-9_-]+$`)
+
+const (
+	maxIndexUID = 400 // bytes, Meilisearch's limit for an index uid
+	maxDocID    = 511 // bytes, Meilisearch's limit for a document id
+)
+
+func checkID(id string, limit int) error {
+	if len(id) > limit || !validID.MatchString(id) {
+		return fmt.Errorf("%q is not a valid Meilisearch identifier (a-z A-Z 0-9 - _, 1 to %d bytes)", id, limit)
+	}
+	return nil
+}
+
+// Create replaces the index and applies the settings before any write.
+func (e *Engine) Create(ctx context.Context, schema engines.Schema) error {
+	fields, err := textFields(schema)
+	if err != nil {
+		return err
+	}
+	uid := schema.Name
+	if err := checkID(uid, maxIndexUID); err != nil {
+		return fmt.Errorf("meilisearch: create: index name %w", err)
+	}
+	if err := e.dropIndex(ctx, uid); err != nil {
+		return err
+	}
+	info, err := e.client.CreateIndex(ctx, &meilisearch.IndexConfig{Uid: uid, PrimaryKey: PrimaryKey})
+	if err := e.settle(ctx, "create index "+uid, info, err); err != nil {
+		return err
+	}
+	index := e.client.Index(uid)
+	info, err = index.UpdateSettings(ctx, settings(fields))
+	if err := e.settle(ctx, "settings of "+uid, info, err); err != nil {
+		return err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.index, e.uid, e.fields = index, uid, fields
+	e.checked.Store(info.TaskUID) // earlier failures (a missing index to drop) are Create's business
+	return nil
+}
+
+func textFields(schema engines.Schema) ([]string, error) {
+	var fields []string
+	for _, f := range schema.Fields {
+		switch {
+		case f.Type != engines.Text:
+			return nil, fmt.Errorf("meilisearch: field %s: type %s: %w (text only)", f.Name, f.Type, engines.ErrUnsupported)
+		case f.Name == PrimaryKey:
+			return nil, fmt.Errorf("meilisearch: field %q is the primary key's name", f.Name)
+		}
+		fields = append(fields, f.Name)
+	}
+	if len(fields) == 0 {
+		return nil, errors.New("meilisearch: schema has no text field")
+	}
+	return fields, nil
+}
+
+func settings(fields []string) *meilisearch.Settings {
+	return &meilisearch.Settings{
+		SearchableAttributes: fields,
+		TypoTolerance: &meilisearch.TypoTolerance{
+			Enabled: false,
+			// The client always sends these; send the server's defaults.
+			MinWordSizeForTypos: meilisearch.MinWordSizeForTypos{OneTypo: 5, TwoTypos: 9},
+			DisableOnWords:      []string{},
+			DisableOnAttributes: []string{},
+		},
+	}
+}
+
+// dropIndex deletes the index and waits; a missing index is fine.
+func (e *Engine) dropIndex(ctx context.Context, uid string) error {
+	info, err := e.client.DeleteIndex(ctx, uid)
+	if err != nil {
+		return e.fail("delete index "+uid, err)
+	}
+	e.enqueued(info.TaskUID)
+	t, err := e.wait(ctx, info.TaskUID)
+	if err != nil {
+		return e.fail("delete index "+uid, err)
+	}
+	if t.Status != meilisearch.TaskStatusSucceeded && t.Error.Code != meilisearch.APIErrCodeIndexNotFound {
+		return e.fail("delete index "+uid, taskError(t))
+	}
+	return nil
+}
+
+// settle waits for a task that must succeed, whatever the write mode.
+func (e *Engine) settle(ctx context.Context, what string, info *meilisearch.TaskInfo, err error) error {
+	if err != nil {
+		return e.fail(what, err)
+	}
+	e.enqueued(info.TaskUID)
+	t, err := e.wait(ctx, info.TaskUID)
+	if err == nil && t.Status != meilisearch.TaskStatusSucceeded {
+		err = taskError(t)
+	}
+	if err != nil {
+		return e.fail(what, err)
+	}
+	return nil
+}
+
+// state returns the index under a read lock, or an error before Create.
+func (e *Engine) state() (meilisearch.IndexManager, []string, error) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	if e.index == nil {
+		return nil, nil, errors.New("meilisearch: no index: Create was not called")
+	}
+	return e.index, e.fields, nil
+}
+
+// body is a document as Meilisearch stores it: the id and the schema's text
+// fields (a field the document lacks is written empty, so a replaced
+// document never keeps an old value).
+func body(doc engines.Document, fields []string) (map[string]string, error) {
+	if err := checkID(doc.ID, maxDocID); err != nil {
+		return nil, fmt.Errorf("document id %w", err)
+	}
+	m := make(map[string]string, len(fields)+1)
+	m[PrimaryKey] = doc.ID
+	for _, f := range fields {
+		m[f] = doc.Text(f)
+	}
+	return m, nil
+}
+
+// Upsert adds or replaces one document (POST /indexes/{uid}/documents).
+func (e *Engine) Upsert(ctx context.Context, doc engines.Document) error {
+	return e.write(ctx, "upsert "+doc.ID, []engines.Document{doc})
+}
+
+// UpsertBatch adds or replaces many documents in one task.
+func (e *Engine) UpsertBatch(ctx context.Context, docs []engines.Document) error {
+	if len(docs) == 0 {
+		return nil
+	}
+	return e.write(ctx, fmt.Sprintf("batch of %d", len(docs)), docs)
+}
+
+func (e *Engine) write(ctx context.Context, what string, docs []engines.Document) error {
+	index, fields, err := e.state()
+	if err != nil {
+		return err
+	}
+	bodies := make([]map[string]string, len(docs))
+	for i, d := range docs {
+		if bodies[i], err = body(d, fields); err != nil {
+			return fmt.Errorf("meilisearch: %s: %w", what, err)
+		}
+	}
+	// No DocumentOptions: the primary key is the index's, and passing one
+	// would make the client write to the shared index value (a data race).
+	info, err := index.AddDocuments(ctx, bodies, nil)
+	if err != nil {
+		return e.fail(what, err)
+	}
+	_, err = e.finish(ctx, info.TaskUID)
+	return e.fail(what, err)
+}
+
+// finish records an enqueued task and, in searchable mode, waits for it and
+// returns it (nil in acknowledged mode) or the task's failure.
+func (e *Engine) finish(ctx context.Context, uid int64) (*meilisearch.Task, error) {
+	e.enqueued(uid)
+	if e.mode != engines.Searchable {
+		return nil, nil
+	}
+	t, err := e.wait(ctx, uid)
+	if err != nil {
+		return nil, err
+	}
+	if t.Status != meilisearch.TaskStatusSucceeded {
+		return nil, taskError(t)
+	}
+	return t, nil
+}
+
+// Delete removes a document. In searchable mode a missing ID is
+// engines.ErrNotFound; acknowledged mode cannot know (see the package doc).
+func (e *Engine) Delete(ctx context.Context, id string) error {
+	index, _, err := e.state()
+	if err != nil {
+		return err
+	}
+	what := "delete " + id
+	if err := checkID(id, maxDocID); err != nil {
+		return fmt.Errorf("meilisearch: %s: document id %w", what, err)
+	}
+	info, err := index.DeleteDocument(ctx, id, nil)
+	if err != nil {
+		return e.fail(what, err)
+	}
+	t, err := e.finish(ctx, info.TaskUID)
+	if err != nil {
+		return e.fail(what, err)
+	}
+	if t != nil && t.Details.DeletedDocuments == 0 {
+		return fmt.Errorf("meilisearch: %s: task %d deleted no document: %w", what, t.UID, engines.ErrNotFound)
+	}
+	return nil
+}
+
+// Search runs a free-text query over the schema's text fields.
+func (e *Engine) Search(ctx context.Context, q engines.Query) (engines.Hits, error) {
+	if err := q.TextOnly(); err != nil {
+		return engines.Hits{}, fmt.Errorf("meilisearch: %w", err)
+	}
+	if q.K < 1 {
+		return engines.Hits{}, fmt.Errorf("meilisearch: search: k=%d: at least 1 (a limit of 0 is dropped by the client and the server answers 20)", q.K)
+	}
+	index, _, err := e.state()
+	if err != nil {
+		return engines.Hits{}, err
+	}
+	raw, err := index.SearchRaw(ctx, "", &meilisearch.SearchRequest{
+		Query:                q.Text,
+		Limit:                int64(q.K),
+		AttributesToRetrieve: []string{PrimaryKey},
+		MatchingStrategy:     e.opts.strategy,
+	})
+	if err != nil {
+		return engines.Hits{}, e.fail("search", err)
+	}
+	if raw == nil {
+		return engines.Hits{}, errors.New("meilisearch: search: empty response")
+	}
+	h, err := ParseSearch(*raw, q.K)
+	if err != nil {
+		return engines.Hits{}, fmt.Errorf("meilisearch: search: %w", err)
+	}
+	return h, nil
+}
+
+// searchResponse is the part of a search response the driver reads.
+type searchResponse struct {
+	Hits               *[]map[string]json.RawMessage `json:"hits"`
+	EstimatedTotalHits *int64                        `json:"estimatedTotalHits"`
+	TotalHits          *int64                        `json:"totalHits"`
+}
+
+// ParseSearch reads a search response body: the hits' ids, best first, and
+// the total. More than k hits, a missing "hits" array or a hit without a
+// string or integer id is an error.
+func ParseSearch(body []byte, k int) (engines.Hits, error) {
+	var r searchResponse
+	if err := json.Unmarshal(body, &r); err != nil {
+		return engines.Hits{}, fmt.Errorf("malformed response: %v", err)
+	}
+	if r.Hits == nil {
+		return engines.Hits{}, errors.New("malformed response: no hits array")
+	}
+	hits := *r.Hits
+	if len(hits) > k {
+		return engines.Hits{}, fmt.Errorf("the engine returned %d hits for limit %d", len(hits), k)
+	}
+	ids := make([]string, len(hits))
+	for i, hit := range hits {
+		id, err := hitID(hit[PrimaryKey])
+		if err != nil {
+			return engines.Hits{}, fmt.Errorf("malformed response: hit %d: %v", i, err)
+		}
+		ids[i] = id
+	}
+	total := int64(-1)
+	switch {
+	case r.EstimatedTotalHits != nil:
+		total = *r.EstimatedTotalHits
+	case r.TotalHits != nil:
+		total = *r.TotalHits
+	}
+	return engines.Hits{IDs: ids, Total: total}, nil
+}
+
+// hitID reads a document id: a JSON string, or an integer (Meilisearch's
+// other id type).
+func hitID(raw json.RawMessage) (string, error) {
+	if len(raw) == 0 {
+		return "", errors.New("no id")
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err == nil {
+		return s, nil
+	}
+	var n json.Number
+	if err := json.Unmarshal(raw, &n); err == nil {
+		if _, err := n.Int64(); err == nil {
+			return n.String(), nil
+		}
+	}
+	return "", fmt.Errorf("id %.40s is neither a string nor an integer", raw)
+}
+
+// Refresh waits until every task this Engine enqueued has finished and
+// reports a failed or canceled one.
+func (e *Engine) Refresh(ctx context.Context) error {
+	uid := e.uidOrEmpty()
+	last := e.lastTask.Load()
+	checked := e.checked.Load()
+	if uid == "" || last <= checked {
+		return nil
+	}
+	if _, err := e.wait(ctx, last); err != nil {
+		return e.fail("refresh", err)
+	}
+	// Tasks of one index run in enqueue order: when the last has finished,
+	// so has every earlier one. The newest failure among them is reported.
+	res, err := e.client.GetTasks(ctx, &meilisearch.TasksQuery{
+		IndexUIDS: []string{uid},
+		Statuses:  []meilisearch.TaskStatus{meilisearch.TaskStatusFailed, meilisearch.TaskStatusCanceled},
+		From:      last,
+		Limit:     1,
+	})
+	if err != nil {
+		return e.fail("refresh", err)
+	}
+	advance(&e.checked, last)
+	if len(res.Results) > 0 && res.Results[0].UID > checked {
+		t := res.Results[0]
+		return e.fail("refresh", fmt.Errorf("a task ended badly since the last check; the newest: %w", taskError(&t)))
+	}
+	return nil
+}
+
+func (e *Engine) uidOrEmpty() string {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	return e.uid
+}
+
+// Count returns numberOfDocuments from the index stats: documents of
+// finished tasks only.
+func (e *Engine) Count(ctx context.Context) (int64, error) {
+	index, _, err := e.state()
+	if err != nil {
+		return 0, err
+	}
+	st, err := index.GetStats(ctx, nil)
+	if err != nil {
+		return 0, e.fail("count", err)
+	}
+	return st.NumberOfDocuments, nil
+}
+
+// Stats reports the index's task queue: tasks enqueued and processing.
+func (e *Engine) Stats(ctx context.Context) (map[string]float64, error) {
+	uid := e.uidOrEmpty()
+	if uid == "" {
+		return nil, errors.New("meilisearch: no index: Create was not called")
+	}
+	out := map[string]float64{}
+	for _, s := range []meilisearch.TaskStatus{meilisearch.TaskStatusEnqueued, meilisearch.TaskStatusProcessing} {
+		res, err := e.client.GetTasks(ctx, &meilisearch.TasksQuery{
+			IndexUIDS: []string{uid}, Statuses: []meilisearch.TaskStatus{s}, Limit: 1,
+		})
+		if err != nil {
+			return nil, e.fail("stats", err)
+		}
+		out["tasks_"+string(s)] = float64(res.Total)
+	}
+	return out, nil
+}
+
+// Version returns the server's pkgVersion.
+func (e *Engine) Version(ctx context.Context) (string, error) {
+	v, err := e.client.Version(ctx)
+	if err != nil {
+		return "", e.fail("version", err)
+	}
+	if v.PkgVersion == "" {
+		return "", errors.New("meilisearch: version: the response has no pkgVersion")
+	}
+	return "Meilisearch " + v.PkgVersion, nil
+}
+
+// Close closes idle connections; the index stays.
+func (e *Engine) Close() error {
+	e.client.Close()
+	return nil
+}
+
+// enqueued records a task uid as this Engine's latest.
+func (e *Engine) enqueued(uid int64) { advance(&e.lastTask, uid) }
+
+// advance raises v to n unless it is already higher.
+func advance(v *atomic.Int64, n int64) {
+	for {
+		old := v.Load()
+		if n <= old || v.CompareAndSwap(old, n) {
+			return
+		}
+	}
+}
+
+// wait polls a task until it is no longer enqueued or processing, backing
+// off from 1 ms to task_poll_max.
+func (e *Engine) wait(ctx context.Context, uid int64) (*meilisearch.Task, error) {
+	pause := time.Millisecond
+	for {
+		t, err := e.client.GetTask(ctx, uid)
+		if err != nil {
+			return nil, err
+		}
+		if t.Status != meilisearch.TaskStatusEnqueued && t.Status != meilisearch.TaskStatusProcessing {
+			return t, nil
+		}
+		timer := time.NewTimer(pause)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return nil, fmt.Errorf("waiting for task %d (%s): %w", uid, t.Status, ctxErr(ctx.Err()))
+		case <-timer.C:
+		}
+		pause = min(2*pause, e.opts.taskPollMax)
+	}
+}
+
+// ctxErr marks a deadline as the runner's timeout class.
+func ctxErr(err error) error {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("%w: %w", engines.ErrTimeout, err)
+	}
+	return err
+}
+
+// TaskError is a task that did not succeed.
+type TaskError struct {
+	UID     int64
+	Status  string
+	Code    string // Meilisearch's error code, e.g. "missing_document_id"
+	Message string
+}
+
+func (t *TaskError) Error() string {
+	if t.Code == "" {
+		return fmt.Sprintf("task %d %s", t.UID, t.Status)
+	}
+	return fmt.Sprintf("task %d %s: %s: %s", t.UID, t.Status, t.Code, t.Message)
+}
+
+func taskError(t *meilisearch.Task) error {
+	uid := t.UID
+	if uid == 0 {
+		uid = t.TaskUID
+	}
+	status := string(t.Status)
+	if status == "" {
+		status = "without a status"
+	}
+	return &TaskError{UID: uid, Status: status, Code: string(t.Error.Code), Message: t.Error.Message}
+}
+
+// fail wraps err with the operation's context and the runner's error class;
+// nil stays nil.
+func (e *Engine) fail(what string, err error) error {
+	if err == nil {
+		return nil
+	}
+	err = classify(err)
+	if e.key != "" && strings.Contains(err.Error(), e.key) {
+		err = scrubbed{msg: strings.ReplaceAll(err.Error(), e.key, "[redacted]"), err: err}
+	}
+	return fmt.Errorf("meilisearch: %s: %w", what, err)
+}
+
+// scrubbed shows a message without the key but keeps the error's class.
+type scrubbed struct {
+	msg string
+	err error
+}
+
+func (s scrubbed) Error() string { return s.msg }
+func (s scrubbed) Unwrap() error { return s.err }
+
+// classify turns a client error into a short message wrapping the runner's
+// class. It never uses the client's own message, which can quote whole
+// request and response bodies.
+func classify(err error) error {
+	var me *meilisearch.Error
+	if !errors.As(err, &me) {
+		return err
+	}
+	switch me.ErrCode {
+	case meilisearch.APIError, meilisearch.APIErrorWithoutMessage:
+		return apiError(me)
+	case meilisearch.TimeoutError, meilisearch.CommunicationError:
+		return transportError(me.OriginError)
+	case meilisearch.ErrCodeResponseUnmarshalBody:
+		return fmt.Errorf("malformed response (HTTP %d): %v", me.StatusCode, me.OriginError)
+	}
+	if me.OriginError != nil {
+		return fmt.Errorf("%s %s: %w", me.Method, me.Endpoint, me.OriginError)
+	}
+	return fmt.Errorf("%s %s: client error %d", me.Method, me.Endpoint, me.ErrCode)
+}
+
+// HTTPError is a response with a status the call did not expect.
+type HTTPError struct {
+	Status  int
+	Code    string // Meilisearch's error code, if the body had one
+	Message string
+}
+
+func (h *HTTPError) Error() string {
+	if h.Code == "" {
+		return fmt.Sprintf("HTTP %d", h.Status)
+	}
+	return fmt.Sprintf("HTTP %d %s: %s", h.Status, h.Code, h.Message)
+}
+
+func apiError(me *meilisearch.Error) error {
+	h := &HTTPError{Status: me.StatusCode, Code: string(me.APIError.Code), Message: me.APIError.Message}
+	if h.Code == "" {
+		h.Message = ""
+	}
+	switch {
+	case h.Status == http.StatusTooManyRequests || h.Status == http.StatusServiceUnavailable:
+		return fmt.Errorf("%w: %w", engines.ErrOverloaded, h)
+	case h.Status == http.StatusRequestTimeout || h.Status == http.StatusGatewayTimeout:
+		return fmt.Errorf("%w: %w", engines.ErrTimeout, h)
+	case h.Status == http.StatusNotFound && slices.Contains(notFoundCodes, me.APIError.Code):
+		return fmt.Errorf("%w: %w", engines.ErrNotFound, h)
+	}
+	return h
+}
+
+// notFoundCodes are the 404 codes that mean an index or document is missing
+// (a 404 without one is a wrong route, a configuration error).
+var notFoundCodes = []meilisearch.APIErrCode{meilisearch.APIErrCodeIndexNotFound, meilisearch.APIErrCodeDocumentNotFound}
+
+// transportError keeps the cause's class: the client reports a canceled
+// context as a timeout, and a client timeout as a communication error.
+func transportError(origin error) error {
+	var ne net.Error
+	switch {
+	case origin == nil:
+		return errors.New("no response")
+	case errors.Is(origin, context.Canceled):
+		return origin
+	case errors.Is(origin, context.DeadlineExceeded), errors.As(origin, &ne) && ne.Timeout():
+		return fmt.Errorf("%w: %w", engines.ErrTimeout, origin)
+	}
+	return origin
+}

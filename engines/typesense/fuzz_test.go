@@ -1,0 +1,73 @@
+package typesense_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/searchbench/searchbench/engines/typesense"
+)
+
+// A malformed search body is an error, never a panic, and a parsed one
+// never has more than k hits or more hits than found.
+func FuzzParseSearch(f *testing.F) {
+	for _, seed := range []string{
+		`{"facet_counts":[],"found":2,"hits":[{"document":{"id":"1"},"highlight":{},"text_match":1},{"document":{"id":"2"}}],"out_of":2,"page":1,"search_time_ms":0}`,
+		`{"found":0,"hits":[]}`,
+		`{"found":1,"hits":[{"document":{"id":1}}]}`,
+		`{"found":1,"hits":[{"document":{"name":"no id"}}]}`,
+		`{"found":1,"hits":[{"document":null}]}`,
+		`{"found":1,"hits":[null]}`,
+		`{"found":0,"hits":[{"document":{"id":"1"}}]}`,
+		`{"found":-1,"hits":[]}`,
+		`{"found":"many","hits":[]}`,
+		`{"hits":[]}`,
+		`{"found":1}`,
+		`{"found":1,"hits":{"document":{"id":"1"}}}`,
+		`[1,2]`,
+		`null`,
+		``,
+		`{"found":1,"hits":[{"document":{"id":"` + strings.Repeat("9", 400) + `"}}]}`,
+	} {
+		f.Add([]byte(seed), 10)
+	}
+	f.Fuzz(func(t *testing.T, body []byte, k int) {
+		h, err := typesense.ParseSearch(body, k)
+		if err != nil {
+			return
+		}
+		if len(h.IDs) > k || int64(len(h.IDs)) > h.Total {
+			t.Fatalf("%d hits for k=%d, found=%d accepted", len(h.IDs), k, h.Total)
+		}
+	})
+}
+
+// A malformed import answer is an error, never a panic; success means one
+// successful line per document.
+func FuzzParseImport(f *testing.F) {
+	for _, seed := range []string{
+		`{"success":true}` + "\n" + `{"success":true}`,
+		`{"success":true}` + "\n" + `{"code":400,"document":"{}","error":"Field ` + "`name`" + ` has been declared in the schema, but is not found in the document.","success":false}`,
+		`{"success":true}`,
+		`{"success":"yes"}` + "\n" + `{"success":true}`,
+		`{}` + "\n" + `{}`,
+		`{"success":true}` + "\n\n" + `{"success":true}` + "\n",
+		`{"success":false}` + "\n" + `{"success":false,"code":503,"error":"Not Ready or Lagging"}`,
+		`not json` + "\n" + `{"success":true}`,
+		``,
+	} {
+		f.Add([]byte(seed), 2)
+	}
+	f.Fuzz(func(t *testing.T, body []byte, n int) {
+		if n < 0 || n > 1000 {
+			return
+		}
+		ids := make([]string, n)
+		for i := range ids {
+			ids[i] = fmt.Sprint(i)
+		}
+		if err := typesense.ParseImport(body, ids); err == nil && strings.Count(string(body), `"success"`) < n {
+			t.Fatalf("%q accepted for %d documents", body, n)
+		}
+	})
+}

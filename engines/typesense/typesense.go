@@ -1,0 +1,490 @@
+// Package typesense drives Typesense 29.0 over its HTTP API through the
+// official client, github.com/typesense/typesense-go/v3 (v3.2.0).
+//
+// # Collection
+//
+// Create drops a collection of the same name if there is one, then creates
+// it with one field per schema field: Text → "string", Tag → "string" with
+// facet true (exact filter values), Numeric → "float". Vector fields are
+// rejected with engines.ErrUnsupported: Typesense's vector search
+// (float[] with num_dim, vector_query) is not implemented here, and no
+// study in this project runs it on Typesense. Fields are not optional, so
+// Typesense rejects a document without one; the driver sends every schema
+// field ("" for a text or tag field the document lacks, and refuses a
+// document without a value for a numeric field). "id" is not declared:
+// Typesense always keeps it as a string, and the driver always sends the
+// document ID as a JSON string (a number is rejected by the server).
+//
+// # Writes
+//
+// Upsert is POST /collections/{c}/documents?action=upsert (create or
+// replace every field). UpsertBatch is POST …/documents/import?action=upsert
+// with one JSON document a line (the client sends batch_size=40, Typesense's
+// own default); the server answers 200 with one result a line, and the
+// driver checks every line: a failed line is an error naming the document ID
+// and Typesense's message. Delete is DELETE …/documents/{id}; Typesense's 404
+// "Could not find a document with id: …" wraps engines.ErrNotFound.
+//
+// Visibility: Searchable. Typesense applies a write before it answers, so a
+// search that starts after the call returned sees it. That is believed, not
+// documented (engines.md marks it UNCONFIRMED: a maintainer says the on-disk
+// and in-memory updates happen together, typesense/typesense issue #479);
+// the conformance suite checks it against the live server, where one is
+// available, with a single search right after each write. Write mode
+// "acknowledged" is refused: Typesense offers no write that returns earlier.
+//
+// # Search
+//
+// GET …/documents/search with q = Query.Text, query_by = the schema's text
+// fields in schema order (Query.Field instead when set; earlier fields rank
+// higher in Typesense), per_page = Query.K (at most 250, Typesense's limit),
+// num_typos=0, typo_tokens_threshold=0, prefix=false — the published study's
+// strict matching — and include_fields=id, since only IDs are read (as the
+// Meilisearch driver asks only for "id"). drop_tokens_threshold is not sent,
+// as the study left it: Typesense's default (1) then drops query words from
+// the right while no document matches all of them. Query.Filters become
+// filter_by ("tag:=`value`", "num:[min..max]", joined by &&). Hits.Total is
+// Typesense's "found".
+//
+// # HTTP client
+//
+// typesense.NewClient wraps its http.Client in a circuit breaker (sony
+// gobreaker: after more than 100 requests in 2 minutes of which more than
+// half failed at the transport — timeouts, refused or reset connections — it
+// fails every request locally for a minute) and, with several nodes, in a
+// retry loop. A benchmark must see every error the server causes, so the
+// driver builds the generated API client itself (api.NewClientWithResponses
+// with api.WithAPIKey over its own http.Client) and hands it to NewClient
+// with WithAPIClient: neither the breaker nor the retry loop is in the path,
+// and every call is exactly one request. (5xx answers never tripped the
+// breaker, since the client only counts transport errors; timeouts under
+// overload did.)
+//
+// The http.Client's timeout is 5 s, the client library's own default, unless
+// option "timeout" says otherwise; the caller's context deadline applies as
+// well. The transport keeps up to "pool" (default 2048) idle keep-alive
+// connections to the server — enough for the 1,500 users of the largest
+// published level, so no user waits on or reopens a connection — speaks
+// HTTP/1.1 and ignores proxy environment variables, so nothing but the
+// engine sits in the measured path.
+//
+// Errors: HTTP 429 and 503 wrap engines.ErrOverloaded (Typesense answers 503
+// "Not Ready or Lagging" when its write or read lag passes
+// --healthy-write-lag / --healthy-read-lag, 429 when a rate limit applies),
+// 408 and client timeouts engines.ErrTimeout. The API key is sent as
+// X-TYPESENSE-API-KEY and never appears in an error (it is scrubbed from
+// every message, should a server echo it).
+//
+// # Options (Config.Options)
+//
+//   - timeout: the HTTP client's per-request timeout, a Go duration
+//     (default 5s).
+//   - pool: idle keep-alive connections kept to the server (default 2048).
+package typesense
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/typesense/typesense-go/v3/typesense"
+	"github.com/typesense/typesense-go/v3/typesense/api"
+	"github.com/typesense/typesense-go/v3/typesense/api/pointer"
+
+	"github.com/searchbench/searchbench/engines"
+)
+
+func init() { engines.Register("typesense", driver{}) }
+
+type driver struct{}
+
+func (driver) Describe() engines.Description {
+	return engines.Description{
+		Summary:    "Typesense 29.0 (typesense-go v3): num_typos 0, typo_tokens_threshold 0, prefix false, drop_tokens_threshold default; writes searchable on return",
+		Visibility: engines.Searchable,
+	}
+}
+
+// DefaultURL is where Typesense listens unless told otherwise.
+const DefaultURL = "http://127.0.0.1:8108"
+
+// Defaults of the options.
+const (
+	DefaultTimeout = 5 * time.Second
+	DefaultPool    = 2048
+)
+
+// MaxK is the most hits Typesense returns for one search (per_page's limit).
+const MaxK = 250
+
+// optionNames are the valid Config.Options keys, for the error that rejects
+// an unknown one.
+var optionNames = []string{"pool", "timeout"}
+
+type options struct {
+	timeout time.Duration
+	pool    int
+}
+
+func parseOptions(raw map[string]string) (options, error) {
+	o := options{timeout: DefaultTimeout, pool: DefaultPool}
+	for k, v := range raw {
+		var err error
+		switch k {
+		case "timeout":
+			o.timeout, err = time.ParseDuration(v)
+			if err == nil && o.timeout <= 0 {
+				err = errors.New("must be positive")
+			}
+		case "pool":
+			o.pool, err = strconv.Atoi(v)
+			if err == nil && o.pool < 1 {
+				err = errors.New("must be at least 1")
+			}
+		default:
+			return o, fmt.Errorf("typesense: unknown option %q (valid: %s)", k, strings.Join(optionNames, ", "))
+		}
+		if err != nil {
+			return o, fmt.Errorf("typesense: option %s=%q: %v", k, v, err)
+		}
+	}
+	return o, nil
+}
+
+func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, error) {
+	if cfg.WriteMode != "" && cfg.WriteMode != engines.Searchable {
+		return nil, fmt.Errorf("typesense: a write returns once it is searchable; write mode %q is not offered", cfg.WriteMode)
+	}
+	o, err := parseOptions(cfg.Options)
+	if err != nil {
+		return nil, err
+	}
+	raw := cfg.URL
+	if raw == "" {
+		raw = DefaultURL
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, errors.New("typesense: the URL must look like http://host:8108")
+	}
+	key := cfg.APIKey.Reveal()
+	if key == "" {
+		return nil, errors.New("typesense: an API key is needed (Typesense requires one on every call)")
+	}
+	hc := &http.Client{Transport: transport(o.pool), Timeout: o.timeout}
+	lowLevel, err := api.NewClientWithResponses(strings.TrimRight(u.String(), "/"), api.WithAPIKey(key), api.WithHTTPClient(hc))
+	if err != nil {
+		return nil, errors.New("typesense: the URL is not usable as a server address")
+	}
+	e := &Engine{
+		client:   typesense.NewClient(typesense.WithAPIClient(lowLevel)),
+		api:      lowLevel,
+		hc:       hc,
+		key:      key,
+		endpoint: u.Redacted(),
+	}
+	// GET /debug needs the key, so a wrong key fails here, not mid-run.
+	if _, err := e.Version(ctx); err != nil {
+		hc.CloseIdleConnections()
+		return nil, fmt.Errorf("typesense: connect to %s: %w", e.endpoint, err)
+	}
+	return e, nil
+}
+
+// transport is sized for a benchmark: every concurrent user keeps its own
+// keep-alive connection.
+func transport(pool int) *http.Transport {
+	return &http.Transport{
+		Proxy: nil,
+		DialContext: (&net.Dialer{
+			Timeout:   10 * time.Second,
+			KeepAlive: 30 * time.Second,
+		}).DialContext,
+		MaxIdleConns:          pool,
+		MaxIdleConnsPerHost:   pool,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ExpectContinueTimeout: time.Second,
+	}
+}
+
+// Engine is one Typesense collection.
+type Engine struct {
+	client   *typesense.Client
+	api      *api.ClientWithResponses
+	hc       *http.Client
+	key      string // only to scrub it from messages
+	endpoint string // the URL without credentials, for messages
+
+	mu     sync.RWMutex // guards the collection state against Create
+	coll   string
+	fields []engines.FieldSpec
+	text   []string // text fields, in schema order: query_by
+}
+
+var (
+	_ engines.Engine       = (*Engine)(nil)
+	_ engines.BulkUpserter = (*Engine)(nil)
+	_ engines.Counter      = (*Engine)(nil)
+	_ engines.Versioner    = (*Engine)(nil)
+)
+
+// collectionFields maps the schema onto Typesense fields.
+func collectionFields(schema engines.Schema) ([]api.Field, []string, error) {
+	var fields []api.Field
+	var text []string
+	for _, f := range schema.Fields {
+		tf := api.Field{Name: f.Name}
+		switch {
+		case f.Name == "id":
+			return nil, nil, errors.New(`typesense: field "id" is the document ID, not a schema field`)
+		case f.Type == engines.Text:
+			tf.Type = "string"
+			text = append(text, f.Name)
+		case f.Type == engines.Tag:
+			tf.Type, tf.Facet = "string", pointer.True()
+		case f.Type == engines.Numeric:
+			tf.Type = "float"
+		default:
+			return nil, nil, fmt.Errorf("typesense: field %s: type %s: %w", f.Name, f.Type, engines.ErrUnsupported)
+		}
+		fields = append(fields, tf)
+	}
+	if len(text) == 0 {
+		return nil, nil, errors.New("typesense: schema has no text field to search")
+	}
+	return fields, text, nil
+}
+
+// Create replaces the collection.
+func (e *Engine) Create(ctx context.Context, schema engines.Schema) error {
+	if schema.Name == "" {
+		return errors.New("typesense: schema has no name")
+	}
+	fields, text, err := collectionFields(schema)
+	if err != nil {
+		return err
+	}
+	if _, err := e.client.Collection(schema.Name).Delete(ctx); err != nil && statusOf(err) != http.StatusNotFound {
+		return e.fail("drop "+schema.Name, err)
+	}
+	if _, err := e.client.Collections().Create(ctx, &api.CollectionSchema{Name: schema.Name, Fields: fields}); err != nil {
+		return e.fail("create "+schema.Name, err)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.coll, e.fields, e.text = schema.Name, slices.Clone(schema.Fields), text
+	return nil
+}
+
+// state is the collection Create made.
+type state struct {
+	coll   string
+	fields []engines.FieldSpec
+	text   []string
+}
+
+func (e *Engine) state() (state, error) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	if e.coll == "" {
+		return state{}, errors.New("typesense: no collection: Create was not called")
+	}
+	return state{e.coll, e.fields, e.text}, nil
+}
+
+// document is the JSON object Typesense stores: the ID as a string and
+// every schema field.
+func (st state) document(doc engines.Document) (map[string]any, error) {
+	m := make(map[string]any, len(st.fields)+1)
+	m["id"] = doc.ID
+	for _, f := range st.fields {
+		i := slices.IndexFunc(doc.Fields, func(df engines.Field) bool { return df.Name == f.Name })
+		switch {
+		case f.Type == engines.Numeric && i < 0:
+			return nil, fmt.Errorf("typesense: document %s has no value for numeric field %s", doc.ID, f.Name)
+		case f.Type == engines.Numeric:
+			m[f.Name] = doc.Fields[i].Number
+		default:
+			m[f.Name] = doc.Text(f.Name)
+		}
+	}
+	return m, nil
+}
+
+// Upsert creates or replaces a document.
+func (e *Engine) Upsert(ctx context.Context, doc engines.Document) error {
+	st, err := e.state()
+	if err != nil {
+		return err
+	}
+	body, err := st.document(doc)
+	if err != nil {
+		return err
+	}
+	if _, err := e.client.Collection(st.coll).Documents().Upsert(ctx, body, &api.DocumentIndexParameters{}); err != nil {
+		return e.fail("upsert "+doc.ID, err)
+	}
+	return nil
+}
+
+// Delete removes a document; a missing one is engines.ErrNotFound.
+func (e *Engine) Delete(ctx context.Context, id string) error {
+	st, err := e.state()
+	if err != nil {
+		return err
+	}
+	if _, err := e.client.Collection(st.coll).Document(id).Delete(ctx); err != nil {
+		return e.fail("delete "+id, err)
+	}
+	return nil
+}
+
+// searchParams builds the published configuration's search for q.
+func (st state) searchParams(q engines.Query) (*api.SearchCollectionParams, error) {
+	switch {
+	case q.Vector != nil:
+		return nil, fmt.Errorf("typesense: vector search: %w", engines.ErrUnsupported)
+	case q.K < 0 || q.K > MaxK:
+		return nil, fmt.Errorf("typesense: k=%d: Typesense returns 0 to %d hits a search", q.K, MaxK)
+	}
+	queryBy := strings.Join(st.text, ",")
+	if q.Field != "" {
+		if !slices.Contains(st.text, q.Field) {
+			return nil, fmt.Errorf("typesense: search restricted to %q, which is not a text field of the schema", q.Field)
+		}
+		queryBy = q.Field
+	}
+	p := &api.SearchCollectionParams{
+		Q:                   pointer.String(q.Text),
+		QueryBy:             pointer.String(queryBy),
+		PerPage:             pointer.Int(q.K),
+		NumTypos:            pointer.String("0"),
+		TypoTokensThreshold: pointer.Int(0),
+		Prefix:              pointer.String("false"),
+		IncludeFields:       pointer.String("id"),
+	}
+	if len(q.Filters) > 0 {
+		f, err := st.filterBy(q.Filters)
+		if err != nil {
+			return nil, err
+		}
+		p.FilterBy = pointer.String(f)
+	}
+	return p, nil
+}
+
+// filterBy renders filters in Typesense's filter_by syntax.
+func (st state) filterBy(filters []engines.Filter) (string, error) {
+	var clauses []string
+	for _, f := range filters {
+		i := slices.IndexFunc(st.fields, func(s engines.FieldSpec) bool { return s.Name == f.Field })
+		if i < 0 {
+			return "", fmt.Errorf("typesense: filter on %q, which is not in the schema", f.Field)
+		}
+		switch st.fields[i].Type {
+		case engines.Tag:
+			if strings.Contains(f.Tag, "`") {
+				return "", fmt.Errorf("typesense: tag %q: a backtick cannot be quoted in filter_by", f.Tag)
+			}
+			clauses = append(clauses, fmt.Sprintf("%s:=`%s`", f.Field, f.Tag))
+		case engines.Numeric:
+			c, err := rangeClause(f)
+			if err != nil {
+				return "", err
+			}
+			if c != "" {
+				clauses = append(clauses, c)
+			}
+		default:
+			return "", fmt.Errorf("typesense: filter on %s field %s: %w", st.fields[i].Type, f.Field, engines.ErrUnsupported)
+		}
+	}
+	return strings.Join(clauses, " && "), nil
+}
+
+// rangeClause is Min <= field <= Max; an infinite bound is left open, and
+// two infinite bounds filter nothing ("").
+func rangeClause(f engines.Filter) (string, error) {
+	lo, hi := math.IsInf(f.Min, -1), math.IsInf(f.Max, 1)
+	switch {
+	case math.IsNaN(f.Min) || math.IsNaN(f.Max) || math.IsInf(f.Min, 1) || math.IsInf(f.Max, -1):
+		return "", fmt.Errorf("typesense: filter on %s: range [%v, %v] is not a range", f.Field, f.Min, f.Max)
+	case lo && hi:
+		return "", nil
+	case lo:
+		return f.Field + ":<=" + num(f.Max), nil
+	case hi:
+		return f.Field + ":>=" + num(f.Min), nil
+	}
+	return fmt.Sprintf("%s:[%s..%s]", f.Field, num(f.Min), num(f.Max)), nil
+}
+
+func num(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+// Search returns the IDs of the top q.K documents.
+func (e *Engine) Search(ctx context.Context, q engines.Query) (engines.Hits, error) {
+	st, err := e.state()
+	if err != nil {
+		return engines.Hits{}, err
+	}
+	params, err := st.searchParams(q)
+	if err != nil {
+		return engines.Hits{}, err
+	}
+	body, err := e.call(e.api.SearchCollection(ctx, st.coll, params))
+	if err != nil {
+		return engines.Hits{}, e.fail("search", err)
+	}
+	h, err := ParseSearch(body, q.K)
+	if err != nil {
+		return engines.Hits{}, e.fail("search", err)
+	}
+	return h, nil
+}
+
+// Count returns num_documents of the collection.
+func (e *Engine) Count(ctx context.Context) (int64, error) {
+	st, err := e.state()
+	if err != nil {
+		return 0, err
+	}
+	c, err := e.client.Collection(st.coll).Retrieve(ctx)
+	if err != nil {
+		return 0, e.fail("count", err)
+	}
+	if c.NumDocuments == nil {
+		return 0, e.fail("count", errors.New("the collection has no num_documents"))
+	}
+	return *c.NumDocuments, nil
+}
+
+// Version asks GET /debug.
+func (e *Engine) Version(ctx context.Context) (string, error) {
+	r, err := e.api.DebugWithResponse(ctx)
+	if err != nil {
+		return "", e.fail("version", err)
+	}
+	if r.StatusCode() != http.StatusOK {
+		return "", e.fail("version", statusError(r.StatusCode(), r.Body))
+	}
+	if r.JSON200 == nil || r.JSON200.Version == nil || *r.JSON200.Version == "" {
+		return "", e.fail("version", errors.New("GET /debug has no version"))
+	}
+	return "Typesense " + *r.JSON200.Version, nil
+}
+
+// Close releases idle connections; the collection stays.
+func (e *Engine) Close() error {
+	e.hc.CloseIdleConnections()
+	return nil
+}

@@ -1,0 +1,460 @@
+package typesensefake
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// fieldDef is one declared field, with the properties Typesense reports.
+type fieldDef struct {
+	Name     string `json:"name"`
+	Type     string `json:"type"`
+	Facet    bool   `json:"facet"`
+	Optional bool   `json:"optional"`
+	Index    bool   `json:"index"`
+	Sort     bool   `json:"sort"`
+	Infix    bool   `json:"infix"`
+	Locale   string `json:"locale"`
+	Stem     bool   `json:"stem"`
+	Store    bool   `json:"store"`
+}
+
+func (f fieldDef) text() bool { return f.Type == "string" || f.Type == "string[]" }
+
+type collection struct {
+	name      string
+	fields    []fieldDef
+	createdAt int64
+	docs      map[string]*document
+	nextSeq   uint64
+}
+
+func (c *collection) field(name string) (fieldDef, bool) {
+	for _, f := range c.fields {
+		if f.Name == name {
+			return f, true
+		}
+	}
+	return fieldDef{}, false
+}
+
+func (c *collection) summary() map[string]any {
+	return map[string]any{
+		"created_at": c.createdAt, "default_sorting_field": "", "enable_nested_fields": false,
+		"fields": c.fields, "name": c.name, "num_documents": len(c.docs),
+		"symbols_to_index": []string{}, "token_separators": []string{},
+	}
+}
+
+// document is a stored document and its tokens per text field.
+type document struct {
+	seq    uint64
+	fields map[string]any
+	tokens map[string]map[string]struct{}
+}
+
+// Field types Typesense 29.0 knows, and the ones the fake models.
+var (
+	knownTypes    = []string{"string", "int32", "int64", "float", "bool", "geopoint", "geopolygon", "string[]", "int32[]", "int64[]", "float[]", "bool[]", "geopoint[]", "object", "object[]", "auto", "string*", "image"}
+	modelledTypes = []string{"string", "string[]", "int32", "int64", "float", "bool"}
+)
+
+// decode parses JSON keeping numbers as written.
+func decode(b []byte, v any) error {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	if err := d.Decode(v); err != nil {
+		return err
+	}
+	if d.More() {
+		return fmt.Errorf("trailing data")
+	}
+	return nil
+}
+
+func (s *Server) createCollection(_ http.ResponseWriter, r *http.Request) reply {
+	body, rep, ok := readBody(r)
+	if !ok {
+		return rep
+	}
+	var req struct {
+		Name                *string           `json:"name"`
+		Fields              *[]map[string]any `json:"fields"`
+		DefaultSortingField string            `json:"default_sorting_field"`
+		TokenSeparators     []string          `json:"token_separators"`
+		SymbolsToIndex      []string          `json:"symbols_to_index"`
+		EnableNestedFields  bool              `json:"enable_nested_fields"`
+	}
+	if err := decode(body, &req); err != nil {
+		return errorf(http.StatusBadRequest, "Bad JSON.")
+	}
+	switch {
+	case req.Name == nil:
+		return errorf(http.StatusBadRequest, "Parameter `name` is required.")
+	case req.Fields == nil:
+		return errorf(http.StatusBadRequest, "Parameter `fields` is required.")
+	case req.DefaultSortingField != "" || len(req.TokenSeparators) > 0 || len(req.SymbolsToIndex) > 0 || req.EnableNestedFields:
+		return errorf(http.StatusNotImplemented, "typesensefake: default_sorting_field, token_separators, symbols_to_index and nested fields are not modelled")
+	}
+	fields, rep, ok := parseFields(*req.Fields)
+	if !ok {
+		return rep
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, exists := s.collections[*req.Name]; exists {
+		return errorf(http.StatusConflict, "A collection with name `%s` already exists.", *req.Name)
+	}
+	c := &collection{name: *req.Name, fields: fields, createdAt: time.Now().Unix(), docs: map[string]*document{}}
+	s.collections[c.name] = c
+	return jsonReply(http.StatusCreated, c.summary())
+}
+
+func parseFields(raw []map[string]any) ([]fieldDef, reply, bool) {
+	var fields []fieldDef
+	for _, m := range raw {
+		name, _ := m["name"].(string)
+		typ, _ := m["type"].(string)
+		if name == "" || typ == "" {
+			return nil, errorf(http.StatusBadRequest, "Wrong format for `fields`. It should be an array of objects containing `name`, `type`, `optional` and `facet` properties."), false
+		}
+		switch {
+		case !slices.Contains(knownTypes, typ):
+			return nil, errorf(http.StatusBadRequest, "Field `%s` has an invalid data type `%s`, see docs for supported data types.", name, typ), false
+		case !slices.Contains(modelledTypes, typ):
+			return nil, errorf(http.StatusNotImplemented, "typesensefake: field type %s is not modelled", typ), false
+		case slices.ContainsFunc(fields, func(f fieldDef) bool { return f.Name == name }):
+			return nil, errorf(http.StatusBadRequest, "There are duplicate field names in the schema."), false
+		}
+		f := fieldDef{Name: name, Type: typ, Index: true, Store: true, Sort: typ != "string" && typ != "string[]"}
+		for k, v := range m {
+			b, isBool := v.(bool)
+			switch k {
+			case "name", "type":
+				continue
+			case "facet":
+				f.Facet = b
+			case "optional":
+				f.Optional = b
+			case "sort":
+				f.Sort = b
+			case "index", "store", "stem", "infix", "locale":
+				// Only their defaults are modelled: they change what is
+				// searchable or how it is tokenized.
+				def := map[string]any{"index": true, "store": true, "stem": false, "infix": false, "locale": ""}[k]
+				if v != def {
+					return nil, errorf(http.StatusNotImplemented, "typesensefake: field property %s=%v is not modelled", k, v), false
+				}
+				continue
+			default:
+				return nil, errorf(http.StatusNotImplemented, "typesensefake: field property %s is not modelled", k), false
+			}
+			if !isBool {
+				return nil, errorf(http.StatusBadRequest, "The `%s` property of the field `%s` should be a boolean.", k, name), false
+			}
+		}
+		fields = append(fields, f)
+	}
+	return fields, reply{}, true
+}
+
+// lookup returns the named collection; callers hold s.mu.
+func (s *Server) lookup(r *http.Request) (*collection, bool) {
+	c, ok := s.collections[r.PathValue("c")]
+	return c, ok
+}
+
+func (s *Server) getCollection(_ http.ResponseWriter, r *http.Request) reply {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	c, ok := s.lookup(r)
+	if !ok {
+		return errorf(http.StatusNotFound, "Not Found")
+	}
+	return jsonReply(http.StatusOK, c.summary())
+}
+
+func (s *Server) dropCollection(_ http.ResponseWriter, r *http.Request) reply {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, ok := s.lookup(r)
+	if !ok {
+		return errorf(http.StatusNotFound, "No collection with name `%s` found.", r.PathValue("c"))
+	}
+	delete(s.collections, c.name)
+	return jsonReply(http.StatusOK, c.summary())
+}
+
+// writeParams are the query parameters of the single and bulk write routes.
+type writeParams struct {
+	action string
+}
+
+func parseWriteParams(r *http.Request) (writeParams, reply, bool) {
+	q := r.URL.Query()
+	p := writeParams{action: q.Get("action")}
+	if p.action == "" {
+		p.action = "create"
+	}
+	switch p.action {
+	case "create", "upsert":
+	case "update", "emplace":
+		return p, errorf(http.StatusNotImplemented, "typesensefake: action=%s is not modelled", p.action), false
+	default:
+		return p, errorf(http.StatusBadRequest, "Parameter `action` must be a create|update|upsert."), false
+	}
+	if dv := q.Get("dirty_values"); dv != "" && dv != "coerce_or_reject" {
+		return p, errorf(http.StatusNotImplemented, "typesensefake: dirty_values=%s is not modelled", dv), false
+	}
+	return p, reply{}, true
+}
+
+func readBody(r *http.Request) ([]byte, reply, bool) {
+	var buf bytes.Buffer
+	if _, err := buf.ReadFrom(r.Body); err != nil {
+		return nil, errorf(http.StatusBadRequest, "typesensefake: read body: %v", err), false
+	}
+	return buf.Bytes(), reply{}, true
+}
+
+func (s *Server) addDocument(_ http.ResponseWriter, r *http.Request) reply {
+	p, rep, ok := parseWriteParams(r)
+	if !ok {
+		return rep
+	}
+	body, rep, ok := readBody(r)
+	if !ok {
+		return rep
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, ok := s.lookup(r)
+	if !ok {
+		return errorf(http.StatusNotFound, "Not Found")
+	}
+	d, status, msg := c.write(body, p.action)
+	if status != 0 {
+		return errorf(status, "%s", msg)
+	}
+	return jsonReply(http.StatusCreated, d.fields)
+}
+
+func (s *Server) importDocuments(_ http.ResponseWriter, r *http.Request) reply {
+	p, rep, ok := parseWriteParams(r)
+	if !ok {
+		return rep
+	}
+	q := r.URL.Query()
+	if bs := q.Get("batch_size"); bs != "" {
+		if n, err := strconv.ParseUint(bs, 10, 32); err != nil || n == 0 {
+			return errorf(http.StatusBadRequest, "Parameter `batch_size` must be a positive integer.")
+		}
+	}
+	flags := map[string]bool{}
+	for _, name := range []string{"return_id", "return_doc"} {
+		switch v := q.Get(name); v {
+		case "", "false":
+		case "true":
+			flags[name] = true
+		default:
+			return errorf(http.StatusBadRequest, "Parameter `%s` must be a true|false.", name)
+		}
+	}
+	body, rep, ok := readBody(r)
+	if !ok {
+		return rep
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, ok := s.lookup(r)
+	if !ok {
+		return errorf(http.StatusNotFound, "Not Found")
+	}
+	var out [][]byte
+	for _, line := range strings.Split(string(body), "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		res := map[string]any{"success": true}
+		d, status, msg := c.write([]byte(line), p.action)
+		if status != 0 {
+			res = map[string]any{"success": false, "error": msg, "code": status, "document": line}
+		} else {
+			if flags["return_id"] {
+				res["id"] = d.fields["id"]
+			}
+			if flags["return_doc"] {
+				res["document"] = d.fields
+			}
+		}
+		b, _ := json.Marshal(res)
+		out = append(out, b)
+	}
+	return reply{status: http.StatusOK, body: bytes.Join(out, []byte("\n")), plain: true}
+}
+
+// write validates and stores one document; a non-zero status is the error
+// Typesense answers.
+func (c *collection) write(raw []byte, action string) (*document, int, string) {
+	var v any
+	if err := decode(raw, &v); err != nil {
+		return nil, http.StatusBadRequest, "Bad JSON."
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, http.StatusBadRequest, "Bad JSON."
+	}
+	id, seq := "", c.nextSeq
+	switch idv := m["id"].(type) {
+	case nil:
+		if _, present := m["id"]; present {
+			return nil, http.StatusBadRequest, "Document's `id` field should be a string."
+		}
+		id = strconv.FormatUint(seq, 10) // Typesense numbers documents without an id
+	case string:
+		id = idv
+	default:
+		return nil, http.StatusBadRequest, "Document's `id` field should be a string."
+	}
+	old, exists := c.docs[id]
+	if exists && action == "create" {
+		return nil, http.StatusConflict, fmt.Sprintf("A document with id %s already exists.", id)
+	}
+	fields := maps.Clone(m)
+	fields["id"] = id
+	d := &document{fields: fields, tokens: map[string]map[string]struct{}{}}
+	for _, f := range c.fields {
+		val, present := fields[f.Name]
+		if !present || val == nil {
+			if f.Optional {
+				continue
+			}
+			return nil, http.StatusBadRequest, fmt.Sprintf("Field `%s` has been declared in the schema, but is not found in the document.", f.Name)
+		}
+		coerced, ok := coerce(f.Type, val)
+		if !ok {
+			return nil, http.StatusBadRequest, fmt.Sprintf("Field `%s` must be %s.", f.Name, typeNoun(f.Type))
+		}
+		fields[f.Name] = coerced
+		if f.text() {
+			d.tokens[f.Name] = tokenSet(coerced)
+		}
+	}
+	if exists {
+		d.seq = old.seq // an upsert keeps the document's place
+	} else {
+		d.seq = seq
+		c.nextSeq++
+	}
+	c.docs[id] = d
+	return d, 0, ""
+}
+
+func typeNoun(t string) string {
+	switch t {
+	case "string[]":
+		return "an array of strings"
+	case "int32", "int64":
+		return "an " + t
+	}
+	return "a " + t
+}
+
+// coerce applies dirty_values=coerce_or_reject, Typesense's default for a
+// collection with a schema.
+func coerce(typ string, v any) (any, bool) {
+	switch typ {
+	case "string":
+		switch x := v.(type) {
+		case string:
+			return x, true
+		case json.Number:
+			return x.String(), true
+		case bool:
+			return strconv.FormatBool(x), true
+		}
+	case "string[]":
+		arr, ok := v.([]any)
+		if !ok {
+			return nil, false
+		}
+		out := make([]any, len(arr))
+		for i, e := range arr {
+			if out[i], ok = coerce("string", e); !ok {
+				return nil, false
+			}
+		}
+		return out, true
+	case "float":
+		switch x := v.(type) {
+		case json.Number:
+			f, err := x.Float64()
+			return f, err == nil
+		case string:
+			f, err := strconv.ParseFloat(x, 64)
+			return f, err == nil
+		}
+	case "int32", "int64":
+		bits := 64
+		if typ == "int32" {
+			bits = 32
+		}
+		var s string
+		switch x := v.(type) {
+		case json.Number:
+			s = x.String()
+		case string:
+			s = x
+		default:
+			return nil, false
+		}
+		n, err := strconv.ParseInt(s, 10, bits)
+		return n, err == nil
+	case "bool":
+		switch x := v.(type) {
+		case bool:
+			return x, true
+		case string:
+			b, err := strconv.ParseBool(x)
+			return b, err == nil && (x == "true" || x == "false")
+		}
+	}
+	return nil, false
+}
+
+func (s *Server) getDocument(_ http.ResponseWriter, r *http.Request) reply {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.findDocument(r, false)
+}
+
+func (s *Server) deleteDocument(_ http.ResponseWriter, r *http.Request) reply {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.findDocument(r, true)
+}
+
+// findDocument answers with the document, deleting it if remove; callers
+// hold s.mu (for writing when remove).
+func (s *Server) findDocument(r *http.Request, remove bool) reply {
+	c, ok := s.lookup(r)
+	if !ok {
+		return errorf(http.StatusNotFound, "Not Found")
+	}
+	id := r.PathValue("id")
+	d, ok := c.docs[id]
+	if !ok {
+		return errorf(http.StatusNotFound, "Could not find a document with id: %s", id)
+	}
+	if remove {
+		delete(c.docs, id)
+	}
+	return jsonReply(http.StatusOK, d.fields)
+}

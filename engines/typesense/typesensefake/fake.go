@@ -1,0 +1,220 @@
+// Package typesensefake is a wire-contract fake of Typesense 29.0's HTTP API,
+// not a search engine. It speaks the routes the searchbench driver uses, with
+// Typesense's status codes and its error body ({"message": "..."}), so the
+// driver's requests and its handling of answers can be tested without a
+// server. It is written from Typesense's documentation and server source
+// (core_api.cpp, collection_manager.cpp, collection.cpp, http_data.h; see
+// ../shared/reference/engines.md beside the repository).
+//
+// Routes: GET /health (no key needed), GET /debug, POST /collections,
+// GET and DELETE /collections/{c}, POST /collections/{c}/documents
+// (action create or upsert), POST /collections/{c}/documents/import (JSONL
+// in, one JSON result a line out), GET and DELETE
+// /collections/{c}/documents/{id}, GET /collections/{c}/documents/search.
+// Any other route, and any known Typesense parameter that would change the
+// answer but is not modelled (sort_by, facet_by, vector_query, infix, ...),
+// is answered 501 {"message": "typesensefake: ... not modelled"}, never
+// silently ignored. Parameters Typesense does not know are ignored, as
+// Typesense ignores them.
+//
+// It rejects what Typesense rejects, as Typesense answers:
+//   - a missing or wrong X-TYPESENSE-API-KEY header (or x-typesense-api-key
+//     query parameter) on every route but /health: 401 "Forbidden - a valid
+//     `x-typesense-api-key` header must be sent.";
+//   - an unknown collection: 404 "Not Found" (search: "Not found.");
+//   - a collection that exists already: 409;
+//   - a document whose "id" is not a string: 400 "Document's `id` field
+//     should be a string.";
+//   - a document missing a declared non-optional field: 400 "Field `f` has
+//     been declared in the schema, but is not found in the document.";
+//   - a value that cannot be coerced to its field's type (Typesense's
+//     default dirty_values=coerce_or_reject: numbers become strings for a
+//     string field, numeric strings become numbers for a numeric one);
+//   - a search without q (400), without query_by (400 "No search fields
+//     specified for the query."), with a query_by field not in the schema
+//     (404 "Could not find a field named `f` in the schema."), or with
+//     per_page over 250 (422 "Only upto 250 hits can be fetched per page.");
+//   - a missing document on delete: 404 "Could not find a document with id: X".
+//
+// Matching follows Typesense's defaults and documented parameters. Text is
+// split on whitespace; other characters that are not letters or digits are
+// removed (Typesense's default tokenizer without token_separators or
+// symbols_to_index), and tokens are lowercased. Every query token must match
+// a token of some query_by field (tokens may be spread across fields, as
+// since Typesense 0.24); the last one also as a prefix when prefix is true
+// (the default) for that field; with typos up to num_typos (default 2) for
+// tokens of at least min_len_1typo (4) / min_len_2typo (7) characters, tried
+// only while fewer than typo_tokens_threshold (default 1) documents matched.
+// When fewer than drop_tokens_threshold (default 1) documents match every
+// token, tokens are dropped from the right (drop_tokens_mode right_to_left,
+// the default) one at a time, down to one, and the extra matches are ranked
+// after the earlier ones. Within a round: fewer typos first, then documents
+// whose earliest query_by field holds every token, then the newest document
+// first. Not modelled: Typesense's exact text_match score (proximity, token
+// frequency), split_join_tokens' fallback, dropping from the left once the
+// right is exhausted, typo-tolerant prefixes, stemming, stop words, synonyms.
+// Filters (filter_by) are modelled for "f:=value", "f:=`value`",
+// "f:[a..b]", "f:>=a", "f:<=b" joined by "&&".
+//
+// Writes are applied before the response, so a search after a write
+// returned sees it (what the driver claims for Typesense; see engines.md).
+//
+// Test hooks (Inject/ClearFaults, Calls, LastQuery, Document) let fault
+// tests drive overload, hangs and dropped connections and check what
+// reached the server. A Server is safe for concurrent use and listens on
+// 127.0.0.1 only.
+package typesensefake
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"sync"
+)
+
+// Version is what GET /debug reports.
+const Version = "29.0"
+
+// APIKeyHeader is the header Typesense reads the key from.
+const APIKeyHeader = "X-TYPESENSE-API-KEY"
+
+// Server is the fake. Its URL is the base URL to give the driver.
+type Server struct {
+	URL string
+
+	hs  *httptest.Server
+	key string
+
+	mu          sync.RWMutex
+	collections map[string]*collection
+	faults      []*Fault
+	release     chan struct{} // closed to free hung requests
+	calls       map[string]int
+	lastQuery   map[string]url.Values
+}
+
+// New starts a fake that requires apiKey on every route but /health.
+func New(apiKey string) *Server {
+	s := &Server{
+		key:         apiKey,
+		collections: map[string]*collection{},
+		release:     make(chan struct{}),
+		calls:       map[string]int{},
+		lastQuery:   map[string]url.Values{},
+	}
+	s.hs = httptest.NewServer(s.routes())
+	s.URL = s.hs.URL
+	return s
+}
+
+// Close frees hung requests and stops the server.
+func (s *Server) Close() {
+	s.ClearFaults()
+	s.hs.Close()
+}
+
+// route is one modelled endpoint: its pattern as the mux knows it and
+// whether it needs the API key.
+type route struct {
+	pattern string
+	public  bool
+	handle  func(w http.ResponseWriter, r *http.Request) reply
+}
+
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
+	for _, rt := range []route{
+		{"GET /health", true, s.health},
+		{"GET /debug", false, s.debug},
+		{"POST /collections", false, s.createCollection},
+		{"GET /collections/{c}", false, s.getCollection},
+		{"DELETE /collections/{c}", false, s.dropCollection},
+		{"POST /collections/{c}/documents", false, s.addDocument},
+		{"POST /collections/{c}/documents/import", false, s.importDocuments},
+		{"GET /collections/{c}/documents/search", false, s.search},
+		{"GET /collections/{c}/documents/{id}", false, s.getDocument},
+		{"DELETE /collections/{c}/documents/{id}", false, s.deleteDocument},
+		{"/", false, notModelled},
+	} {
+		mux.HandleFunc(rt.pattern, s.serve(rt))
+	}
+	return mux
+}
+
+// serve counts the request, applies faults and the key check, then the
+// handler.
+func (s *Server) serve(rt route) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		f, release := s.arrive(rt.pattern, r)
+		if f != nil && s.applyFault(f, release, w, r) {
+			return
+		}
+		if !rt.public && !s.authorized(r) {
+			writeReply(w, errorf(http.StatusUnauthorized, "Forbidden - a valid `x-typesense-api-key` header must be sent."))
+			return
+		}
+		writeReply(w, rt.handle(w, r))
+	}
+}
+
+func (s *Server) arrive(pattern string, r *http.Request) (*Fault, chan struct{}) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.calls[pattern]++
+	s.calls[""]++
+	s.lastQuery[pattern] = r.URL.Query()
+	return s.takeFault(r.URL.Path), s.release
+}
+
+func (s *Server) authorized(r *http.Request) bool {
+	got := r.Header.Get(APIKeyHeader)
+	if got == "" {
+		got = r.URL.Query().Get("x-typesense-api-key")
+	}
+	return got != "" && got == s.key
+}
+
+// reply is a handler's answer: a status and a body that is JSON (or, for
+// import, JSON lines).
+type reply struct {
+	status int
+	body   []byte
+	plain  bool // text/plain, as Typesense labels import results
+}
+
+func jsonReply(status int, v any) reply {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return errorf(http.StatusInternalServerError, "typesensefake: encode: %v", err)
+	}
+	return reply{status: status, body: b}
+}
+
+// errorf is Typesense's error body: {"message": "..."}.
+func errorf(status int, format string, args ...any) reply {
+	return jsonReply(status, map[string]string{"message": fmt.Sprintf(format, args...)})
+}
+
+func writeReply(w http.ResponseWriter, rep reply) {
+	if rep.plain {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	} else {
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	}
+	w.WriteHeader(rep.status)
+	_, _ = w.Write(rep.body)
+}
+
+func notModelled(_ http.ResponseWriter, r *http.Request) reply {
+	return errorf(http.StatusNotImplemented, "typesensefake: %s %s is not modelled", r.Method, r.URL.Path)
+}
+
+func (s *Server) health(http.ResponseWriter, *http.Request) reply {
+	return jsonReply(http.StatusOK, map[string]bool{"ok": true})
+}
+
+func (s *Server) debug(http.ResponseWriter, *http.Request) reply {
+	return jsonReply(http.StatusOK, map[string]any{"state": 1, "version": Version})
+}

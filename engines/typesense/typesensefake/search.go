@@ -1,0 +1,518 @@
+package typesensefake
+
+import (
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// MaxPerPage is Typesense's limit on hits per page.
+const MaxPerPage = 250
+
+// notModelledParams are Typesense search parameters that change the answer
+// and that the fake does not model: asking for one is answered 501.
+var notModelledParams = []string{
+	"sort_by", "facet_by", "facet_query", "group_by", "vector_query", "infix", "exhaustive_search",
+	"pinned_hits", "hidden_hits", "query_by_weights", "text_match_type", "max_candidates", "preset",
+	"stopwords", "synonym_prefix", "synonym_num_typos", "pre_segmented_query", "offset", "limit_hits",
+	"voice_query", "conversation", "nl_query", "prioritize_exact_match", "prioritize_token_position",
+	"prioritize_num_matching_fields", "enable_typos_for_numerical_tokens",
+	"enable_typos_for_alpha_numerical_tokens", "split_join_tokens", "drop_tokens_mode",
+}
+
+// searchParams is a parsed search request.
+type searchParams struct {
+	q                string
+	queryBy          []fieldDef
+	numTypos         []int  // per query_by field
+	prefix           []bool // per query_by field
+	minLen1, minLen2 int
+	typoThreshold    int
+	dropThreshold    int
+	perPage, page    int
+	include, exclude []string
+	filters          []filter
+	wildcard         bool
+	maxTypos         int // the largest of numTypos
+	tokens           []string
+}
+
+func (s *Server) search(_ http.ResponseWriter, r *http.Request) reply {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	c, ok := s.lookup(r)
+	if !ok {
+		return errorf(http.StatusNotFound, "Not found.")
+	}
+	p, rep, ok := parseSearch(c, r.URL.Query())
+	if !ok {
+		return rep
+	}
+	return c.answer(p)
+}
+
+func uintParam(q url.Values, name string, def int) (int, reply, bool) {
+	v := q.Get(name)
+	if v == "" {
+		return def, reply{}, true
+	}
+	n, err := strconv.ParseUint(v, 10, 32)
+	if err != nil {
+		return 0, errorf(http.StatusBadRequest, "Parameter `%s` must be an unsigned integer.", name), false
+	}
+	return int(n), reply{}, true
+}
+
+// perField spreads a comma list over the query_by fields: one value for
+// all, or one each.
+func perField(q url.Values, name, def string, n int) ([]string, reply, bool) {
+	v := q.Get(name)
+	if v == "" {
+		v = def
+	}
+	vals := strings.Split(v, ",")
+	for i := range vals {
+		vals[i] = strings.TrimSpace(vals[i])
+	}
+	if len(vals) == 1 {
+		return slices.Repeat(vals, max(n, 1)), reply{}, true
+	}
+	if len(vals) != n {
+		return nil, errorf(http.StatusBadRequest, "Number of values in `%s` does not match number of `query_by` fields.", name), false
+	}
+	return vals, reply{}, true
+}
+
+func parseSearch(c *collection, q url.Values) (*searchParams, reply, bool) {
+	for _, name := range notModelledParams {
+		if q.Has(name) {
+			return nil, errorf(http.StatusNotImplemented, "typesensefake: search parameter %s is not modelled", name), false
+		}
+	}
+	if !q.Has("q") {
+		return nil, errorf(http.StatusBadRequest, "Parameter `q` is required."), false
+	}
+	p := &searchParams{q: q.Get("q")}
+	p.wildcard = p.q == "*"
+	if strings.Contains(p.q, `"`) || slices.ContainsFunc(strings.Fields(p.q), func(w string) bool { return strings.HasPrefix(w, "-") }) {
+		return nil, errorf(http.StatusNotImplemented, "typesensefake: phrase and exclusion queries are not modelled"), false
+	}
+	for _, name := range strings.Split(q.Get("query_by"), ",") {
+		if name = strings.TrimSpace(name); name == "" {
+			continue
+		}
+		f, ok := c.field(name)
+		if !ok {
+			return nil, errorf(http.StatusNotFound, "Could not find a field named `%s` in the schema.", name), false
+		}
+		if !f.text() {
+			return nil, errorf(http.StatusBadRequest, "Field `%s` should be a string or a string array.", name), false
+		}
+		p.queryBy = append(p.queryBy, f)
+	}
+	if !p.wildcard && len(p.queryBy) == 0 {
+		return nil, errorf(http.StatusBadRequest, "No search fields specified for the query."), false
+	}
+	var rep reply
+	ok := true
+	for _, u := range []struct {
+		name string
+		def  int
+		dst  *int
+	}{
+		{"per_page", 10, &p.perPage}, {"page", 1, &p.page}, {"typo_tokens_threshold", 1, &p.typoThreshold},
+		{"drop_tokens_threshold", 1, &p.dropThreshold}, {"min_len_1typo", 4, &p.minLen1}, {"min_len_2typo", 7, &p.minLen2},
+	} {
+		if *u.dst, rep, ok = uintParam(q, u.name, u.def); !ok {
+			return nil, rep, false
+		}
+	}
+	if q.Has("limit") { // limit is per_page's other name
+		if p.perPage, rep, ok = uintParam(q, "limit", 10); !ok {
+			return nil, rep, false
+		}
+	}
+	if p.perPage > MaxPerPage {
+		return nil, errorf(http.StatusUnprocessableEntity, "Only upto %d hits can be fetched per page.", MaxPerPage), false
+	}
+	if p.page < 1 {
+		p.page = 1 // page 0 means the first page
+	}
+	typos, rep, ok := perField(q, "num_typos", "2", len(p.queryBy))
+	if !ok {
+		return nil, rep, false
+	}
+	for _, t := range typos {
+		n, err := strconv.ParseUint(t, 10, 8)
+		if err != nil {
+			return nil, errorf(http.StatusBadRequest, "Parameter `num_typos` must be an unsigned integer."), false
+		}
+		n = min(n, 2) // Typesense corrects at most 2 typos
+		p.numTypos = append(p.numTypos, int(n))
+		p.maxTypos = max(p.maxTypos, int(n))
+	}
+	prefixes, rep, ok := perField(q, "prefix", "true", len(p.queryBy))
+	if !ok {
+		return nil, rep, false
+	}
+	for _, v := range prefixes {
+		p.prefix = append(p.prefix, v == "true")
+	}
+	p.include, p.exclude = fieldList(q.Get("include_fields")), fieldList(q.Get("exclude_fields"))
+	if p.filters, rep, ok = parseFilter(c, q.Get("filter_by")); !ok {
+		return nil, rep, false
+	}
+	p.tokens = tokenize(p.q)
+	return p, reply{}, true
+}
+
+func fieldList(v string) []string {
+	var out []string
+	for _, f := range strings.Split(v, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// tokenize splits on whitespace, drops every other character that is not a
+// letter or digit, and lowercases.
+func tokenize(text string) []string {
+	var out []string
+	for _, w := range strings.FieldsFunc(text, unicode.IsSpace) {
+		t := strings.Map(func(r rune) rune {
+			if unicode.IsLetter(r) || unicode.IsDigit(r) {
+				return unicode.ToLower(r)
+			}
+			return -1
+		}, w)
+		if t != "" {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func tokenSet(v any) map[string]struct{} {
+	set := map[string]struct{}{}
+	add := func(s any) {
+		if str, ok := s.(string); ok {
+			for _, t := range tokenize(str) {
+				set[t] = struct{}{}
+			}
+		}
+	}
+	if arr, ok := v.([]any); ok {
+		for _, e := range arr {
+			add(e)
+		}
+	} else {
+		add(v)
+	}
+	return set
+}
+
+// candidate is a matching document with what ranks it.
+type candidate struct {
+	d       *document
+	round   int // tokens dropped
+	cost    int // typos
+	inField int // index of the earliest query_by field holding every token
+	matched int // query_by fields holding at least one token
+}
+
+func (c *collection) answer(p *searchParams) reply {
+	var ranked []candidate
+	switch {
+	case p.wildcard:
+		ranked = c.collect(p, nil, 0, 0, nil)
+	case len(p.tokens) > 0:
+		seen := map[string]bool{}
+		for round := 0; round < len(p.tokens); round++ {
+			if round > 0 && len(ranked) >= p.dropThreshold {
+				break
+			}
+			ts := p.tokens[:len(p.tokens)-round]
+			for typos := 0; ; typos++ {
+				cands := c.collect(p, ts, typos, round, seen)
+				if len(ranked)+len(cands) >= p.typoThreshold || typos >= p.maxTypos {
+					for _, cd := range cands {
+						seen[cd.d.fields["id"].(string)] = true
+					}
+					ranked = append(ranked, cands...)
+					break
+				}
+			}
+		}
+	}
+	start := min((p.page-1)*p.perPage, len(ranked))
+	page := ranked[start:min(start+p.perPage, len(ranked))]
+	hits := make([]map[string]any, 0, len(page))
+	for _, cd := range page {
+		hits = append(hits, hit(cd, p))
+	}
+	return jsonReply(http.StatusOK, map[string]any{
+		"facet_counts": []any{}, "found": len(ranked), "hits": hits, "out_of": len(c.docs), "page": p.page,
+		"request_params": map[string]any{"collection_name": c.name, "first_q": p.q, "per_page": p.perPage, "q": p.q},
+		"search_cutoff":  false, "search_time_ms": 0,
+	})
+}
+
+// collect returns the documents that pass the filters and match every
+// token of ts with at most typos typos, skipping seen, ranked. A nil ts
+// (wildcard) matches every document.
+func (c *collection) collect(p *searchParams, ts []string, typos, round int, seen map[string]bool) []candidate {
+	var out []candidate
+	for id, d := range c.docs {
+		if seen[id] || !passes(d, p.filters) {
+			continue
+		}
+		cd := candidate{d: d, round: round, inField: len(p.queryBy)}
+		if ts != nil && !matchDoc(d, ts, p, typos, &cd) {
+			continue
+		}
+		out = append(out, cd)
+	}
+	slices.SortFunc(out, func(a, b candidate) int {
+		switch {
+		case a.cost != b.cost:
+			return a.cost - b.cost
+		case a.inField != b.inField:
+			return a.inField - b.inField
+		case a.d.seq > b.d.seq: // newest first
+			return -1
+		case a.d.seq < b.d.seq:
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// matchDoc reports whether every token matches some query_by field of d,
+// filling cd's ranking members.
+func matchDoc(d *document, ts []string, p *searchParams, typos int, cd *candidate) bool {
+	inField := make([]bool, len(p.queryBy))
+	hasAny := make([]bool, len(p.queryBy))
+	for i := range inField {
+		inField[i] = true
+	}
+	for ti, t := range ts {
+		best := -1
+		for fi, f := range p.queryBy {
+			last := ti == len(ts)-1
+			cost := tokenCost(d.tokens[f.Name], t, last && p.prefix[fi], min(typos, p.numTypos[fi]), p)
+			if cost < 0 {
+				inField[fi] = false
+				continue
+			}
+			hasAny[fi] = true
+			if best < 0 || cost < best {
+				best = cost
+			}
+		}
+		if best < 0 {
+			return false
+		}
+		cd.cost += best
+	}
+	if i := slices.Index(inField, true); i >= 0 {
+		cd.inField = i
+	}
+	for _, h := range hasAny {
+		if h {
+			cd.matched++
+		}
+	}
+	return true
+}
+
+// tokenCost is the fewest typos with which t matches a token of set, or -1.
+func tokenCost(set map[string]struct{}, t string, prefix bool, typos int, p *searchParams) int {
+	if _, ok := set[t]; ok {
+		return 0
+	}
+	if prefix {
+		for w := range set {
+			if strings.HasPrefix(w, t) {
+				return 0
+			}
+		}
+	}
+	n := len([]rune(t))
+	allowed := 0
+	if n >= p.minLen1 {
+		allowed = 1
+	}
+	if n >= p.minLen2 {
+		allowed = 2
+	}
+	allowed = min(allowed, typos)
+	best := -1
+	for w := range set {
+		if d := distance(t, w); d <= allowed && (best < 0 || d < best) {
+			best = d
+		}
+	}
+	return best
+}
+
+// distance is the optimal-string-alignment edit distance (insertions,
+// deletions, substitutions and adjacent transpositions cost 1).
+func distance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev2, prev, cur := make([]int, len(rb)+1), make([]int, len(rb)+1), make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(rb)]
+}
+
+func hit(cd candidate, p *searchParams) map[string]any {
+	doc := map[string]any{}
+	for k, v := range cd.d.fields {
+		if (len(p.include) == 0 || slices.Contains(p.include, k)) && !slices.Contains(p.exclude, k) {
+			doc[k] = v
+		}
+	}
+	tokens := len(p.tokens) - cd.round
+	score := uint64(tokens)<<48 | uint64(255-min(cd.cost, 255))<<40 | uint64(255-min(cd.inField, 255))<<32
+	return map[string]any{
+		"document": doc, "highlight": map[string]any{}, "highlights": []any{}, "text_match": score,
+		"text_match_info": map[string]any{
+			"best_field_score": strconv.FormatUint(score>>32, 10), "best_field_weight": 15,
+			"fields_matched": cd.matched, "num_tokens_dropped": cd.round, "score": strconv.FormatUint(score, 10),
+			"tokens_matched": tokens, "typo_prefix_score": cd.cost,
+		},
+	}
+}
+
+// filter is one clause of filter_by.
+type filter struct {
+	field    fieldDef
+	equals   *string  // string fields: exact value
+	min, max *float64 // numeric fields, inclusive
+}
+
+func parseFilter(c *collection, expr string) ([]filter, reply, bool) {
+	if strings.TrimSpace(expr) == "" {
+		return nil, reply{}, true
+	}
+	if strings.Contains(expr, "||") || strings.ContainsAny(expr, "()") {
+		return nil, errorf(http.StatusNotImplemented, "typesensefake: filter_by with || or parentheses is not modelled"), false
+	}
+	var out []filter
+	for _, clause := range strings.Split(expr, "&&") {
+		name, cond, ok := strings.Cut(strings.TrimSpace(clause), ":")
+		if !ok {
+			return nil, errorf(http.StatusBadRequest, "Could not parse the filter query."), false
+		}
+		f, ok := c.field(strings.TrimSpace(name))
+		if !ok {
+			return nil, errorf(http.StatusNotFound, "Could not find a filter field named `%s` in the schema.", strings.TrimSpace(name)), false
+		}
+		fl, rep, ok := parseCondition(f, strings.TrimSpace(cond))
+		if !ok {
+			return nil, rep, false
+		}
+		out = append(out, fl)
+	}
+	return out, reply{}, true
+}
+
+func parseCondition(f fieldDef, cond string) (filter, reply, bool) {
+	fl := filter{field: f}
+	bad := errorf(http.StatusBadRequest, "Error with filter field `%s`: could not parse `%s`.", f.Name, cond)
+	if f.Type == "string" {
+		v, ok := strings.CutPrefix(cond, "=")
+		if !ok {
+			return fl, errorf(http.StatusNotImplemented, "typesensefake: token filters on string fields are not modelled (use :=)"), false
+		}
+		v = strings.TrimSpace(v)
+		if strings.HasPrefix(v, "`") && strings.HasSuffix(v, "`") && len(v) >= 2 {
+			v = v[1 : len(v)-1]
+		}
+		fl.equals = &v
+		return fl, reply{}, true
+	}
+	if f.Type != "float" && f.Type != "int32" && f.Type != "int64" {
+		return fl, errorf(http.StatusNotImplemented, "typesensefake: filters on %s fields are not modelled", f.Type), false
+	}
+	num := func(s string) (*float64, bool) {
+		x, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		return &x, err == nil
+	}
+	var ok1, ok2 bool
+	switch {
+	case strings.HasPrefix(cond, "[") && strings.HasSuffix(cond, "]"):
+		lo, hi, found := strings.Cut(cond[1:len(cond)-1], "..")
+		if !found {
+			return fl, bad, false
+		}
+		fl.min, ok1 = num(lo)
+		fl.max, ok2 = num(hi)
+	case strings.HasPrefix(cond, ">="):
+		fl.min, ok1 = num(cond[2:])
+		ok2 = true
+	case strings.HasPrefix(cond, "<="):
+		fl.max, ok1 = num(cond[2:])
+		ok2 = true
+	case strings.HasPrefix(cond, "="):
+		fl.min, ok1 = num(cond[1:])
+		fl.max, ok2 = fl.min, ok1
+	default:
+		return fl, errorf(http.StatusNotImplemented, "typesensefake: numeric filter %q is not modelled", cond), false
+	}
+	if !ok1 || !ok2 {
+		return fl, bad, false
+	}
+	return fl, reply{}, true
+}
+
+func passes(d *document, filters []filter) bool {
+	for _, fl := range filters {
+		v, present := d.fields[fl.field.Name]
+		if !present {
+			return false
+		}
+		if fl.equals != nil {
+			if s, _ := v.(string); s != *fl.equals {
+				return false
+			}
+			continue
+		}
+		x, ok := number(v)
+		if !ok || fl.min != nil && x < *fl.min || fl.max != nil && x > *fl.max {
+			return false
+		}
+	}
+	return true
+}
+
+func number(v any) (float64, bool) {
+	switch x := v.(type) {
+	case float64:
+		return x, true
+	case int64:
+		return float64(x), true
+	}
+	return 0, false
+}

@@ -1,0 +1,183 @@
+package valkey
+
+import (
+	"strings"
+	"testing"
+)
+
+func s(t string) value       { return value{text: t} }
+func l(items ...value) value { return value{list: true, items: items} }
+
+func TestParseFTInfo(t *testing.T) {
+	good := l(s("index_name"), s("x"), s("attributes"), l(l(s("identifier"), s("t"))),
+		s("num_docs"), s("42"), s("mutation_queue_size"), s("3"), s("hash_indexing_failures"), s("1.000000"))
+	info, err := ParseFTInfo(good)
+	if err != nil || info != (FTInfo{NumDocs: 42, MutationQueueSize: 3, IndexingFailures: 1}) {
+		t.Fatalf("ParseFTInfo = %+v, %v", info, err)
+	}
+	for name, bad := range map[string]value{
+		"scalar":         s("OK"),
+		"odd":            l(s("num_docs")),
+		"list as name":   l(l(), s("1")),
+		"no num_docs":    l(s("mutation_queue_size"), s("0")),
+		"no queue":       l(s("num_docs"), s("0")),
+		"not a number":   l(s("num_docs"), s("many"), s("mutation_queue_size"), s("0")),
+		"fraction":       l(s("num_docs"), s("1.5"), s("mutation_queue_size"), s("0")),
+		"list as number": l(s("num_docs"), l(), s("mutation_queue_size"), s("0")),
+		"null as number": l(s("num_docs"), value{isNull: true}, s("mutation_queue_size"), s("0")),
+		"huge":           l(s("num_docs"), s("1e300"), s("mutation_queue_size"), s("0")),
+	} {
+		if _, err := ParseFTInfo(bad); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
+func TestParseSearchKeys(t *testing.T) {
+	total, keys, err := ParseSearchKeys(l(s("7"), s("p:1"), s("p:2")))
+	if err != nil || total != 7 || strings.Join(keys, ",") != "p:1,p:2" {
+		t.Fatalf("= %d %v %v", total, keys, err)
+	}
+	for name, bad := range map[string]value{
+		"empty":        l(),
+		"scalar":       s("1"),
+		"bad total":    l(s("x")),
+		"negative":     l(s("-1")),
+		"with content": l(s("1"), s("p:1"), l(s("f"), s("v"))),
+	} {
+		if _, _, err := ParseSearchKeys(bad); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
+func TestParseInfo(t *testing.T) {
+	m, err := ParseInfo("# Server\r\nvalkey_version:9.1.0\r\nredis_version:7.2.4\r\n\r\n# Modules\r\nmodule:name=search,ver=66048,api=1\r\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := ServerVersion(m); v != "9.1.0" {
+		t.Fatalf("ServerVersion = %q", v)
+	}
+	if v, ok, err := SearchModuleVersion(m); v != "1.2.0" || !ok || err != nil {
+		t.Fatalf("SearchModuleVersion = %q %v %v", v, ok, err)
+	}
+	if _, err := ParseInfo("no colon here"); err == nil {
+		t.Fatal("a line without a colon was accepted")
+	}
+	if _, err := SearchStats(map[string]string{"search_writer_queue_size": "lots"}); err == nil {
+		t.Fatal("a non-number was accepted")
+	}
+	st, err := SearchStats(map[string]string{"search_writer_queue_size": "4", "ingest_hash_keys": "9", "search_ingest_field_vector": "3"})
+	if err != nil || st["queue_depth"] != 4 || st["ingest_hash_keys"] != 9 || st["ingest_field_vector"] != 3 {
+		t.Fatalf("SearchStats = %v %v", st, err)
+	}
+}
+
+func TestDecodeModuleVersion(t *testing.T) {
+	for n, want := range map[int64]string{66048: "1.2.0", 66049: "1.2.1", 10201: "1.2.1", 20810: "2.8.10", 65792: "1.1.0"} {
+		if got := decodeModuleVersion(n); got != want {
+			t.Errorf("decodeModuleVersion(%d) = %s, want %s", n, got, want)
+		}
+	}
+}
+
+func TestWordsAndClauses(t *testing.T) {
+	if got := strings.Join(Words("Lot foot, lot will. It's the END", false), " "); got != "lot foot s end" {
+		t.Fatalf("Words = %q", got)
+	}
+	if got := strings.Join(Words("IT-500", true), " "); got != "it 500" {
+		t.Fatalf("Words(keep) = %q", got)
+	}
+	if got := escapeTag("a b|c}"); got != `a\ b\|c\}` {
+		t.Fatalf("escapeTag = %q", got)
+	}
+	got := Batches([]int{5, 5, 5, 20, 1}, 10)
+	if len(got) != 4 || got[0] != [2]int{0, 2} || got[3] != [2]int{4, 5} {
+		t.Fatalf("Batches = %v", got)
+	}
+	if got := Batches([]int{1, 1, 1}, 0); len(got) != 3 {
+		t.Fatalf("Batches(limit 0) = %v, want one each", got)
+	}
+	for name, ok := range map[string]bool{"p": true, "p-2": true, "p-exact": true, "p-idle-3": true, "p-x": false, "pq": false, "p-idle-": false} {
+		if ownsIndex("p", name) != ok {
+			t.Errorf("ownsIndex(p, %s) != %v", name, ok)
+		}
+	}
+}
+
+// decodeValue builds a value from fuzz bytes: each byte either opens a list
+// (of the next byte's count, mod 6) or is a scalar of the next bytes.
+func decodeValue(b []byte, depth int) (value, []byte) {
+	if len(b) == 0 || depth > 20 {
+		return value{}, nil
+	}
+	switch c := b[0]; {
+	case c%4 == 0:
+		n := 0
+		if len(b) > 1 {
+			n = int(b[1] % 6)
+			b = b[2:]
+		} else {
+			b = nil
+		}
+		v := value{list: true}
+		for range n {
+			var item value
+			item, b = decodeValue(b, depth+1)
+			v.items = append(v.items, item)
+		}
+		return v, b
+	case c%4 == 1:
+		return value{isNull: true}, b[1:]
+	default:
+		n := min(int(c%8), len(b)-1)
+		return value{text: string(b[1 : 1+n])}, b[1+n:]
+	}
+}
+
+func FuzzParseFTInfo(f *testing.F) {
+	f.Add([]byte{0, 4, 2, 'n', 2, 'x', 2, '1', 2, '2'})
+	f.Add([]byte("\x00\x05\x0anum_docs\x03\x31\x00"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		v, _ := decodeValue(b, 0)
+		ParseFTInfo(v)
+		ParseSearchKeys(v)
+		pairs(v)
+	})
+}
+
+func FuzzParseInfo(f *testing.F) {
+	f.Add("# Server\r\nvalkey_version:9.1.0\r\n# Modules\r\nmodule:name=search,ver=66048\r\n")
+	f.Add("search_writer_queue_size:1e309\nmodule:name=search,ver=-1")
+	f.Add("module:name=search,ver=99999999999999999999")
+	f.Fuzz(func(t *testing.T, text string) {
+		m, err := ParseInfo(text)
+		if err != nil {
+			return
+		}
+		SearchStats(m)
+		ServerVersion(m)
+		SearchModuleVersion(m)
+	})
+}
+
+func FuzzQueryBuilding(f *testing.F) {
+	f.Add("Lot foot, lot will.", "a|b}")
+	f.Add("IT-500 \\ \"quoted\" @field:{x}", "")
+	f.Fuzz(func(t *testing.T, text, tag string) {
+		for _, w := range Words(text, false) {
+			for _, r := range w {
+				if strings.ContainsRune(`|(){}[]"@\-*%:;$ `, r) {
+					t.Fatalf("word %q carries query syntax", w)
+				}
+			}
+		}
+		e := escapeTag(tag)
+		for i := 0; i < len(e); i++ {
+			if strings.IndexByte("|}", e[i]) >= 0 && (i == 0 || e[i-1] != '\\') {
+				t.Fatalf("escapeTag(%q) = %q leaves %q bare", tag, e, e[i])
+			}
+		}
+	})
+}

@@ -1,0 +1,1052 @@
+// Package valkey drives Valkey with the valkey-search module (1.2, the
+// first release with TEXT fields; image valkey/valkey-bundle:9.1.0) through
+// the official client, github.com/valkey-io/valkey-go.
+//
+// # Documents and indexes
+//
+// A document is a hash at <prefix><ID>; the prefix is Options["prefix"],
+// by default "<schema name>:". Create drops this driver's indexes (FT._LIST:
+// the schema name and the names derived from it), deletes the keys under
+// every prefix it uses (SCAN + UNLINK, bounded) and runs FT.CREATE … ON
+// HASH PREFIX 1 <prefix> SCHEMA …: Text → TEXT, Tag → TAG, Numeric →
+// NUMERIC, Vector → VECTOR HNSW 6 TYPE FLOAT32 DIM <Dim> DISTANCE_METRIC
+// COSINE. TEXT gets valkey-search's defaults (English stemming, the 33 Lucene
+// stop words, offsets), the nearest match to the other engines' English
+// analyzers.
+//
+// Upsert is one HSET of every schema field (numbers as decimal strings,
+// vectors as little-endian float32 bytes, valkey.VectorString32). HSET sets
+// only the fields it names, so stale fields would survive a write that
+// named fewer; the driver therefore writes the schema's whole field set
+// every time (a document that lacks a Numeric or Vector field is refused,
+// a missing Text or Tag field is written empty). That replaces every
+// indexed field in one command, and one command is what valkey-search
+// blocks on until every matching index is updated. DEL followed by HSET in
+// MULTI/EXEC (or a Lua script) would also replace the hash, but writes in a
+// transaction or script do not block the client: the indexes catch up
+// later, and a search right after the write may miss it (src/index_schema.cc
+// ShouldBlockClient). Delete is DEL; no key removed is engines.ErrNotFound.
+//
+// Visibility: Searchable. valkey-search holds the reply to a write until
+// every index whose prefix matches the key has applied it, so a search sent
+// after the reply sees the write. No Refresh is needed.
+//
+// # Searches
+//
+// Query.Text searches every TEXT field. valkey-search's own semantics for
+// several words is AND, and it does not rank non-vector results: they come
+// back in no particular order. To answer the study's question — the OR
+// semantics of the other engines, best matches first — the driver sends two
+// searches pipelined on one connection: every word (`w1 w2 …`), then any
+// word (`w1 | w2 | …`), and returns the first's hits before the second's,
+// up to K: documents with all the words first, then the rest in the
+// server's order. Total is the OR count. Options["text_query"]="or" sends
+// the OR search alone (one search per query, unordered). Words are the
+// letters-and-digits runs of the text, lowercased, stop words dropped (the
+// server drops them too, and a stop word alone on one side of an OR is a
+// syntax error there), so nothing needs escaping. Text with no word left
+// matches nothing.
+//
+// Query.Field is an exact lookup: `@f:{value}` on a Tag field, the words as
+// an exact phrase `@f:"w1 w2"` on a Text field (unstemmed, stop words kept,
+// in order), so that SKU "IT-500" does not match every document with a 500.
+// Query.Vector is `<filters or *>=>[KNN K @<vector field> $vec]` with PARAMS
+// 2 vec <bytes>; Query.Filters are `@f:{tag}` and `@f:[min max]`. Every
+// search is NOCONTENT LIMIT 0 K DIALECT 2. K may be at most 10000.
+//
+// # Options
+//
+//   - prefix: key prefix of the documents (default "<schema name>:").
+//   - matching_indexes: N identical indexes on the written prefix (default
+//     1; names <name>, <name>-2 …). 0 creates none: writes are plain HSETs,
+//     Search returns engines.ErrUnsupported and Count counts keys by SCAN.
+//   - idle_indexes: K indexes with the same schema on prefixes no write
+//     touches ("idle-<i>:<prefix>", names <name>-idle-<i>; default 0).
+//     valkey-search routes a write only to indexes whose prefix matches the
+//     key, so these should cost nothing (Study B, experiment 1).
+//   - vector: on (default) or off; off leaves the Vector field out of every
+//     index (the hash still carries it).
+//   - hybrid: on or off (default). On creates Study B's pair on the same
+//     keys: <name>, the semantic index (Tag, Numeric and Vector fields), and
+//     <name>-exact (Text fields, NOSTOPWORDS, so SKU "IT-500" keeps "it").
+//     Text and Field queries go to the exact index, Vector and filter-only
+//     ones to the semantic one. Needs matching_indexes 1.
+//   - reader_threads, writer_threads: when given, CONFIG SET
+//     search.reader-threads / search.writer-threads at Open. valkey-search
+//     sizes both pools from the host's physical cores, not the container's
+//     CPU limit, so a fair run sets them to the limit.
+//   - pool: the most connections open at once (default 2048, see below).
+//   - text_query: tiered (default) or or, as above.
+//
+// Unknown option names are refused by Open.
+//
+// # Connections
+//
+// valkey-go auto-pipelines concurrent commands onto a few shared
+// connections by default. With many users writing ~4.6 KB hashes that puts
+// deep pipelines of indexed HSETs on one connection, and valkey-search then
+// stalls: the first HSET blocks the client until it is indexed, and the
+// rest of the pipeline is left in the query buffer (valkey-search issue
+// #1293, #992; fixed in Valkey core after 9.1.0). So DisableAutoPipelining
+// is set: every call takes its own pooled connection, as each user of the
+// published studies had its own. The pool holds up to Options["pool"]
+// connections (default 2048: 1,500 users plus the runner's sampler and a
+// bulk load, under Valkey's maxclients of 10000); each has 64 KiB buffers
+// instead of 0.5 MiB, since no request or reply here is large. Client-side
+// caching is off (it would answer searches without the server) and retries
+// are off (the runner times each attempt).
+//
+// UpsertBatch never pipelines indexed writes: it sends single HSETs from 32
+// concurrent connections. Without an index (matching_indexes 0, or no
+// indexes at all) no client is blocked, and it pipelines HSETs in batches
+// of at most 16 KiB on each connection.
+//
+// Stats (engines.StatsReporter): "mutation_queue_size" and
+// "mutation_queue_size_max" over the indexes on the written prefix,
+// "mutation_queue_size_idle" over the idle ones (FT.INFO), and from INFO
+// search "queue_depth" (search_writer_queue_size), "query_queue_size",
+// "used_write_cpu", "used_read_cpu", "number_of_indexes" and, after Open's
+// CONFIG SET search.info-developer-visible yes (where the server refuses it
+// they are absent), "ingest_hash_keys", "ingest_hash_blocked",
+// "ingest_field_vector", "ingest_field_text", "ingest_field_tag",
+// "ingest_field_numeric".
+package valkey
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"net/url"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/valkey-io/valkey-go"
+
+	"github.com/searchbench/searchbench/engines"
+)
+
+func init() { engines.Register("valkey", driver{}) }
+
+type driver struct{}
+
+func (driver) Describe() engines.Description {
+	return engines.Description{
+		Summary:    "Valkey + valkey-search 1.2: hashes under a prefix, FT.CREATE TEXT/TAG/NUMERIC/HNSW, all-words-then-any-word text search, KNN, Study B index presets",
+		Visibility: engines.Searchable,
+	}
+}
+
+// Tunables documented in the package comment.
+const (
+	DefaultPoolSize  = 2048
+	connBuffer       = 64 << 10
+	batchWorkers     = 32
+	maxPipelineBytes = 16 << 10
+	maxK             = 10000
+	scanCount        = 1000
+	maxScanCalls     = 100_000 // bounds the key sweep at ~100M keys
+)
+
+// settings are the parsed Options.
+type settings struct {
+	prefix        string
+	matching      int
+	idle          int
+	vector        bool
+	hybrid        bool
+	readerThreads int
+	writerThreads int
+	pool          int
+	tiered        bool
+}
+
+var optionNames = []string{"hybrid", "idle_indexes", "matching_indexes", "pool", "prefix", "reader_threads", "text_query", "vector", "writer_threads"}
+
+func parseOptions(opts map[string]string) (settings, error) {
+	s := settings{matching: 1, vector: true, pool: DefaultPoolSize, tiered: true}
+	for name, v := range opts {
+		var err error
+		switch name {
+		case "prefix":
+			if v == "" {
+				err = errors.New("must not be empty")
+			}
+			s.prefix = v
+		case "matching_indexes":
+			s.matching, err = count(v, 0, 1000)
+		case "idle_indexes":
+			s.idle, err = count(v, 0, 1000)
+		case "vector":
+			s.vector, err = onOff(v)
+		case "hybrid":
+			s.hybrid, err = onOff(v)
+		case "reader_threads":
+			s.readerThreads, err = count(v, 1, 1024)
+		case "writer_threads":
+			s.writerThreads, err = count(v, 1, 1024)
+		case "pool":
+			s.pool, err = count(v, 1, 10000)
+		case "text_query":
+			switch v {
+			case "tiered", "or":
+				s.tiered = v == "tiered"
+			default:
+				err = errors.New("must be tiered or or")
+			}
+		default:
+			return s, fmt.Errorf("valkey: unknown option %q (valid: %s)", name, strings.Join(optionNames, ", "))
+		}
+		if err != nil {
+			return s, fmt.Errorf("valkey: option %s=%q: %w", name, v, err)
+		}
+	}
+	if s.hybrid && s.matching != 1 {
+		return s, errors.New("valkey: option hybrid=on creates its own pair of indexes; it needs matching_indexes=1")
+	}
+	return s, nil
+}
+
+func count(v string, lo, hi int) (int, error) {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < lo || n > hi {
+		return 0, fmt.Errorf("must be a whole number from %d to %d", lo, hi)
+	}
+	return n, nil
+}
+
+func onOff(v string) (bool, error) {
+	switch v {
+	case "on":
+		return true, nil
+	case "off":
+		return false, nil
+	}
+	return false, errors.New("must be on or off")
+}
+
+func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, error) {
+	if cfg.WriteMode != "" && cfg.WriteMode != engines.Searchable {
+		return nil, fmt.Errorf("valkey: writes are searchable when they return (valkey-search blocks the writer until indexed); write mode %q is not offered", cfg.WriteMode)
+	}
+	if cfg.URL == "" {
+		return nil, errors.New("valkey: a URL is needed (redis://host:port)")
+	}
+	set, err := parseOptions(cfg.Options)
+	if err != nil {
+		return nil, err
+	}
+	opt, err := valkey.ParseURL(cfg.URL)
+	if err != nil {
+		// The parse error may quote the URL, password and all.
+		return nil, fmt.Errorf("valkey: the URL %s does not parse as redis://host:port", safeURL(cfg.URL))
+	}
+	if cfg.Username != "" {
+		opt.Username = cfg.Username
+	}
+	if p := cfg.Password.Reveal(); p != "" {
+		opt.Password = p
+	}
+	opt.ForceSingleClient = true
+	opt.DisableAutoPipelining = true
+	opt.DisableCache = true
+	opt.DisableRetry = true
+	opt.BlockingPoolSize = set.pool
+	opt.ReadBufferEachConn, opt.WriteBufferEachConn = connBuffer, connBuffer
+	client, err := valkey.NewClient(opt)
+	if err != nil {
+		return nil, fmt.Errorf("valkey: connect to %s: %w", safeURL(cfg.URL), redact(err, cfg, opt.Password))
+	}
+	e := &Engine{client: client, set: set}
+	if err := e.configure(ctx); err != nil {
+		client.Close()
+		return nil, fmt.Errorf("valkey: %s: %w", safeURL(cfg.URL), redact(err, cfg, opt.Password))
+	}
+	return e, nil
+}
+
+// configure pings, unlocks the developer INFO fields and sets the thread
+// pools when asked.
+func (e *Engine) configure(ctx context.Context) error {
+	if err := e.client.Do(ctx, e.client.B().Ping().Build()).Error(); err != nil {
+		return fmt.Errorf("ping: %w", classify(err))
+	}
+	// Tolerated: a server without the module (or an older one) refuses the
+	// name, and the ingest_* statistics are then absent.
+	_ = e.client.Do(ctx, e.client.B().ConfigSet().ParameterValue().ParameterValue("search.info-developer-visible", "yes").Build()).Error()
+	for _, t := range []struct {
+		name string
+		n    int
+	}{{"search.reader-threads", e.set.readerThreads}, {"search.writer-threads", e.set.writerThreads}} {
+		if t.n == 0 {
+			continue
+		}
+		if err := e.client.Do(ctx, e.client.B().ConfigSet().ParameterValue().ParameterValue(t.name, strconv.Itoa(t.n)).Build()).Error(); err != nil {
+			return fmt.Errorf("CONFIG SET %s %d: %w", t.name, t.n, classify(err))
+		}
+	}
+	return nil
+}
+
+// Engine is one schema's documents and indexes on one Valkey server.
+type Engine struct {
+	client valkey.Client
+	set    settings
+
+	mu sync.RWMutex
+	st *layout // nil until Create
+}
+
+var (
+	_ engines.Engine        = (*Engine)(nil)
+	_ engines.BulkUpserter  = (*Engine)(nil)
+	_ engines.Counter       = (*Engine)(nil)
+	_ engines.Versioner     = (*Engine)(nil)
+	_ engines.StatsReporter = (*Engine)(nil)
+)
+
+// indexDef is one index this driver creates.
+type indexDef struct {
+	name      string
+	prefix    string
+	fields    []engines.FieldSpec
+	types     fieldTypes
+	noStop    bool
+	vector    string // the Vector field it indexes, or ""
+	hasText   bool
+	writeSide bool // on the written prefix (not idle)
+}
+
+// layout is what Create decided: the prefix, the schema and the indexes.
+type layout struct {
+	prefix  string
+	schema  engines.Schema
+	types   fieldTypes
+	indexes []indexDef // write-side first, in search preference order, then idle
+}
+
+func (l *layout) writeSide() []indexDef {
+	var out []indexDef
+	for _, d := range l.indexes {
+		if d.writeSide {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// plan derives the indexes from the schema and the options.
+func (s settings) plan(schema engines.Schema) (*layout, error) {
+	if schema.Name == "" {
+		return nil, errors.New("valkey: schema has no name")
+	}
+	l := &layout{prefix: s.prefix, schema: schema, types: fieldTypes{}}
+	if l.prefix == "" {
+		l.prefix = schema.Name + ":"
+	}
+	var indexed, semantic, exact []engines.FieldSpec
+	for _, f := range schema.Fields {
+		if _, dup := l.types[f.Name]; dup || f.Name == "" {
+			return nil, fmt.Errorf("valkey: schema field %q is empty or repeated", f.Name)
+		}
+		l.types[f.Name] = f
+		switch f.Type {
+		case engines.Text, engines.Tag, engines.Numeric:
+		case engines.Vector:
+			if f.Dim < 1 || f.Dim > 32768 {
+				return nil, fmt.Errorf("valkey: vector field %s: dimension %d is outside 1..32768", f.Name, f.Dim)
+			}
+			if !s.vector {
+				continue
+			}
+		default:
+			return nil, fmt.Errorf("valkey: field %s: type %s: %w", f.Name, f.Type, engines.ErrUnsupported)
+		}
+		indexed = append(indexed, f)
+		if f.Type == engines.Text {
+			exact = append(exact, f)
+		} else {
+			semantic = append(semantic, f)
+		}
+	}
+	if len(indexed) == 0 {
+		return nil, errors.New("valkey: schema has no field to index")
+	}
+	def := func(name, prefix string, fields []engines.FieldSpec, noStop, writeSide bool) indexDef {
+		d := indexDef{name: name, prefix: prefix, fields: fields, types: fieldTypes{}, noStop: noStop, writeSide: writeSide}
+		for _, f := range fields {
+			d.types[f.Name] = f
+			switch f.Type {
+			case engines.Vector:
+				if d.vector == "" {
+					d.vector = f.Name
+				}
+			case engines.Text:
+				d.hasText = true
+			}
+		}
+		return d
+	}
+	switch {
+	case s.hybrid:
+		if len(exact) == 0 || len(semantic) == 0 {
+			return nil, errors.New("valkey: hybrid=on needs Text fields for the exact index and Tag, Numeric or Vector fields for the semantic one")
+		}
+		l.indexes = append(l.indexes, def(schema.Name+"-exact", l.prefix, exact, true, true), def(schema.Name, l.prefix, semantic, false, true))
+	default:
+		for i := 1; i <= s.matching; i++ {
+			name := schema.Name
+			if i > 1 {
+				name = fmt.Sprintf("%s-%d", schema.Name, i)
+			}
+			l.indexes = append(l.indexes, def(name, l.prefix, indexed, false, true))
+		}
+	}
+	for i := 1; i <= s.idle; i++ {
+		l.indexes = append(l.indexes, def(fmt.Sprintf("%s-idle-%d", schema.Name, i), fmt.Sprintf("idle-%d:%s", i, l.prefix), indexed, false, false))
+	}
+	return l, nil
+}
+
+// createArgs is FT.CREATE's arguments for d.
+func (d indexDef) createArgs() []string {
+	args := []string{d.name, "ON", "HASH", "PREFIX", "1", d.prefix}
+	if d.noStop {
+		args = append(args, "NOSTOPWORDS")
+	}
+	args = append(args, "SCHEMA")
+	for _, f := range d.fields {
+		switch f.Type {
+		case engines.Text:
+			args = append(args, f.Name, "TEXT")
+		case engines.Tag:
+			args = append(args, f.Name, "TAG")
+		case engines.Numeric:
+			args = append(args, f.Name, "NUMERIC")
+		case engines.Vector:
+			args = append(args, f.Name, "VECTOR", "HNSW", "6", "TYPE", "FLOAT32", "DIM", strconv.Itoa(f.Dim), "DISTANCE_METRIC", "COSINE")
+		}
+	}
+	return args
+}
+
+// ownsIndex says whether an index name is one this driver derives from the
+// schema name, so that Create can remove what an earlier run with other
+// options left (50 idle indexes, say).
+func ownsIndex(schemaName, index string) bool {
+	if index == schemaName || index == schemaName+"-exact" {
+		return true
+	}
+	rest, ok := strings.CutPrefix(index, schemaName+"-")
+	if !ok {
+		return false
+	}
+	rest = strings.TrimPrefix(rest, "idle-")
+	_, err := strconv.Atoi(rest)
+	return err == nil
+}
+
+// Create drops the schema's indexes, deletes the documents and creates the
+// indexes afresh.
+func (e *Engine) Create(ctx context.Context, schema engines.Schema) error {
+	l, err := e.set.plan(schema)
+	if err != nil {
+		return err
+	}
+	if err := e.dropIndexes(ctx, schema.Name, l); err != nil {
+		return err
+	}
+	prefixes := []string{l.prefix}
+	for i := 1; i <= e.set.idle; i++ {
+		prefixes = append(prefixes, fmt.Sprintf("idle-%d:%s", i, l.prefix))
+	}
+	for _, p := range prefixes {
+		if err := e.deleteKeys(ctx, p); err != nil {
+			return err
+		}
+	}
+	for _, d := range l.indexes {
+		if err := e.client.Do(ctx, e.client.B().Arbitrary("FT.CREATE").Args(d.createArgs()...).Build()).Error(); err != nil {
+			return fmt.Errorf("valkey: FT.CREATE %s: %w", d.name, classify(err))
+		}
+	}
+	e.mu.Lock()
+	e.st = l
+	e.mu.Unlock()
+	return nil
+}
+
+// dropIndexes removes every index FT._LIST shows that this driver derives
+// from the schema name. A server without the module has no FT._LIST; that
+// is fine only when no index is wanted.
+func (e *Engine) dropIndexes(ctx context.Context, schemaName string, l *layout) error {
+	names, err := e.client.Do(ctx, e.client.B().Arbitrary("FT._LIST").Build()).AsStrSlice()
+	if err != nil {
+		if len(l.indexes) == 0 && isUnknownCommand(err) {
+			return nil
+		}
+		return fmt.Errorf("valkey: FT._LIST: %w", classify(err))
+	}
+	for _, n := range names {
+		if !ownsIndex(schemaName, n) {
+			continue
+		}
+		if err := e.client.Do(ctx, e.client.B().Arbitrary("FT.DROPINDEX").Args(n).Build()).Error(); err != nil && !isIndexNotFound(err) {
+			return fmt.Errorf("valkey: FT.DROPINDEX %s: %w", n, classify(err))
+		}
+	}
+	return nil
+}
+
+func isUnknownCommand(err error) bool {
+	ve, ok := valkey.IsValkeyErr(err)
+	return ok && strings.Contains(strings.ToLower(ve.Error()), "unknown command")
+}
+
+// isIndexNotFound: valkey-search's "Index with name '…' not found in
+// database N" (a concurrent Create may have dropped it first).
+func isIndexNotFound(err error) bool {
+	ve, ok := valkey.IsValkeyErr(err)
+	return ok && strings.Contains(ve.Error(), "not found")
+}
+
+// globEscape quotes SCAN MATCH's special characters.
+func globEscape(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(`*?[]\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// deleteKeys UNLINKs every key under prefix, one SCAN page at a time.
+func (e *Engine) deleteKeys(ctx context.Context, prefix string) error {
+	return e.scanKeys(ctx, prefix, func(keys []string) error {
+		return e.client.Do(ctx, e.client.B().Unlink().Key(keys...).Build()).Error()
+	})
+}
+
+// scanKeys calls fn with each non-empty SCAN page of keys under prefix. It
+// gives up after maxScanCalls pages rather than loop without end.
+func (e *Engine) scanKeys(ctx context.Context, prefix string, fn func([]string) error) error {
+	var cursor uint64
+	for range maxScanCalls {
+		entry, err := e.client.Do(ctx, e.client.B().Scan().Cursor(cursor).Match(globEscape(prefix)+"*").Count(scanCount).Build()).AsScanEntry()
+		if err != nil {
+			return fmt.Errorf("valkey: SCAN %s*: %w", prefix, classify(err))
+		}
+		if len(entry.Elements) > 0 {
+			if err := fn(entry.Elements); err != nil {
+				return fmt.Errorf("valkey: keys under %s: %w", prefix, classify(err))
+			}
+		}
+		if entry.Cursor == 0 {
+			return nil
+		}
+		cursor = entry.Cursor
+	}
+	return fmt.Errorf("valkey: SCAN %s* did not finish within %d pages", prefix, maxScanCalls)
+}
+
+func (e *Engine) layout() (*layout, error) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	if e.st == nil {
+		return nil, errors.New("valkey: no index: Create was not called")
+	}
+	return e.st, nil
+}
+
+// hsetArgs is the field/value list of doc in schema order, and its size in
+// bytes.
+func (l *layout) hsetArgs(doc engines.Document) ([]string, int, error) {
+	if doc.ID == "" {
+		return nil, 0, errors.New("valkey: document has no ID")
+	}
+	byName := make(map[string]engines.Field, len(doc.Fields))
+	for _, f := range doc.Fields {
+		if _, ok := l.types[f.Name]; !ok {
+			return nil, 0, fmt.Errorf("valkey: document %s: field %q is not in the schema", doc.ID, f.Name)
+		}
+		byName[f.Name] = f
+	}
+	args := make([]string, 0, 2*len(l.schema.Fields))
+	size := 0
+	for _, spec := range l.schema.Fields {
+		f, ok := byName[spec.Name]
+		var v string
+		switch spec.Type {
+		case engines.Text, engines.Tag:
+			v = f.Text
+		case engines.Numeric:
+			if !ok || math.IsNaN(f.Number) || math.IsInf(f.Number, 0) {
+				return nil, 0, fmt.Errorf("valkey: document %s: numeric field %s is missing or not finite (every write carries the whole field set)", doc.ID, spec.Name)
+			}
+			v = strconv.FormatFloat(f.Number, 'f', -1, 64)
+		case engines.Vector:
+			if len(f.Vector) != spec.Dim {
+				return nil, 0, fmt.Errorf("valkey: document %s: vector field %s has %d dimensions, the schema %d", doc.ID, spec.Name, len(f.Vector), spec.Dim)
+			}
+			v = valkey.VectorString32(f.Vector)
+		}
+		args = append(args, spec.Name, v)
+		size += len(spec.Name) + len(v)
+	}
+	return args, size, nil
+}
+
+func (e *Engine) hset(l *layout, doc engines.Document) (valkey.Completed, int, error) {
+	args, size, err := l.hsetArgs(doc)
+	if err != nil {
+		return valkey.Completed{}, 0, err
+	}
+	b := e.client.B().Hset().Key(l.prefix + doc.ID).FieldValue()
+	for i := 0; i < len(args); i += 2 {
+		b = b.FieldValue(args[i], args[i+1])
+	}
+	return b.Build(), size + len(l.prefix) + len(doc.ID), nil
+}
+
+// Upsert writes every field of the document in one HSET.
+func (e *Engine) Upsert(ctx context.Context, doc engines.Document) error {
+	l, err := e.layout()
+	if err != nil {
+		return err
+	}
+	cmd, _, err := e.hset(l, doc)
+	if err != nil {
+		return err
+	}
+	if err := e.client.Do(ctx, cmd).Error(); err != nil {
+		return fmt.Errorf("valkey: upsert %s: %w", doc.ID, classify(err))
+	}
+	return nil
+}
+
+// Batches splits commands of the given sizes into consecutive groups of at
+// most limit bytes (a command larger than limit is a group alone).
+func Batches(sizes []int, limit int) [][2]int {
+	var out [][2]int
+	start, total := 0, 0
+	for i, s := range sizes {
+		if i > start && total+s > limit {
+			out = append(out, [2]int{start, i})
+			start, total = i, 0
+		}
+		total += s
+	}
+	if start < len(sizes) {
+		out = append(out, [2]int{start, len(sizes)})
+	}
+	return out
+}
+
+// UpsertBatch writes docs from batchWorkers connections: one HSET at a time
+// on each while any index is defined (see the package comment), pipelines of
+// at most 16 KiB otherwise.
+func (e *Engine) UpsertBatch(ctx context.Context, docs []engines.Document) error {
+	l, err := e.layout()
+	if err != nil {
+		return err
+	}
+	cmds := make([]valkey.Completed, len(docs))
+	sizes := make([]int, len(docs))
+	for i, d := range docs {
+		if cmds[i], sizes[i], err = e.hset(l, d); err != nil {
+			return err
+		}
+	}
+	limit := maxPipelineBytes
+	if len(l.indexes) > 0 {
+		limit = 0 // every command alone
+	}
+	groups := Batches(sizes, limit)
+	work := make(chan [2]int)
+	errs := make(chan error, batchWorkers)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	for range min(batchWorkers, len(groups)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for g := range work {
+				for i, r := range e.client.DoMulti(ctx, cmds[g[0]:g[1]]...) {
+					if err := r.Error(); err != nil {
+						errs <- fmt.Errorf("valkey: upsert %s: %w", docs[g[0]+i].ID, classify(err))
+						cancel()
+						return
+					}
+				}
+			}
+		}()
+	}
+feed:
+	for _, g := range groups {
+		select {
+		case work <- g:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(work)
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		return err
+	}
+	return ctx.Err()
+}
+
+// Delete removes the document's hash.
+func (e *Engine) Delete(ctx context.Context, id string) error {
+	l, err := e.layout()
+	if err != nil {
+		return err
+	}
+	n, err := e.client.Do(ctx, e.client.B().Del().Key(l.prefix+id).Build()).AsInt64()
+	if err != nil {
+		return fmt.Errorf("valkey: delete %s: %w", id, classify(err))
+	}
+	if n == 0 {
+		return fmt.Errorf("valkey: delete %s: %w", id, engines.ErrNotFound)
+	}
+	return nil
+}
+
+// chooseIndex picks the first write-side index that has every field the
+// query touches.
+func (l *layout) chooseIndex(q engines.Query) (indexDef, error) {
+	need := map[string]bool{}
+	for _, f := range q.Filters {
+		need[f.Field] = true
+	}
+	if q.Field != "" {
+		need[q.Field] = true
+	}
+	for _, d := range l.writeSide() {
+		ok := (q.Vector == nil || d.vector != "") && (q.Text == "" || q.Field != "" || d.hasText)
+		for f := range need {
+			if _, has := d.types[f]; !has {
+				ok = false
+			}
+		}
+		if ok {
+			return d, nil
+		}
+	}
+	if len(l.writeSide()) == 0 {
+		return indexDef{}, fmt.Errorf("valkey: search without an index (matching_indexes=0): %w", engines.ErrUnsupported)
+	}
+	return indexDef{}, fmt.Errorf("valkey: no index of this layout has every field the query uses: %w", engines.ErrUnsupported)
+}
+
+// searchPlan is what Search sends: one or two query strings.
+type searchPlan struct {
+	index   string
+	queries []string // all-words then any-word, or one
+	vector  []float32
+	empty   bool // nothing can match
+}
+
+// searchPlan builds the FT.SEARCH query strings for q on layout l.
+func (l *layout) searchPlan(q engines.Query, tiered bool) (searchPlan, error) {
+	d, err := l.chooseIndex(q)
+	if err != nil {
+		return searchPlan{}, err
+	}
+	p := searchPlan{index: d.name, vector: q.Vector}
+	clauses, err := FilterClauses(d.types, q.Filters)
+	if err != nil {
+		return p, err
+	}
+	var words []string
+	switch {
+	case q.Field != "":
+		c, ok, err := FieldClause(d.types, q.Field, q.Text)
+		if err != nil {
+			return p, err
+		}
+		if !ok {
+			p.empty = true
+			return p, nil
+		}
+		clauses = append(clauses, c)
+	case q.Text != "":
+		if words = Words(q.Text, d.noStop); len(words) == 0 {
+			p.empty = true
+			return p, nil
+		}
+	}
+	if q.Vector != nil {
+		spec := d.types[d.vector]
+		if len(q.Vector) != spec.Dim {
+			return p, fmt.Errorf("valkey: query vector has %d dimensions, field %s %d", len(q.Vector), d.vector, spec.Dim)
+		}
+		if len(words) > 0 {
+			clauses = append(clauses, group(OrQuery(words), len(words)))
+		}
+		p.queries = []string{joinFilter(clauses) + KNNClause(d.vector, q.K)}
+		return p, nil
+	}
+	if len(words) > 1 && tiered {
+		p.queries = append(p.queries, joinFilter(append(slices.Clone(clauses), AndQuery(words))))
+	}
+	if len(words) > 0 {
+		clauses = append(clauses, group(OrQuery(words), len(words)))
+	}
+	p.queries = append(p.queries, joinFilter(clauses))
+	return p, nil
+}
+
+func (e *Engine) searchCmd(index, query string, k int, vec []float32) valkey.Completed {
+	args := []string{index, query, "NOCONTENT", "LIMIT", "0", strconv.Itoa(k)}
+	if vec != nil {
+		args = append(args, "PARAMS", "2", "vec", valkey.VectorString32(vec))
+	}
+	args = append(args, "DIALECT", "2")
+	return e.client.B().Arbitrary("FT.SEARCH").Args(args...).Build()
+}
+
+// Search runs q; see the package comment for the query it sends.
+func (e *Engine) Search(ctx context.Context, q engines.Query) (engines.Hits, error) {
+	if q.K < 1 || q.K > maxK {
+		return engines.Hits{}, fmt.Errorf("valkey: k=%d is outside 1..%d: %w", q.K, maxK, engines.ErrUnsupported)
+	}
+	l, err := e.layout()
+	if err != nil {
+		return engines.Hits{}, err
+	}
+	p, err := l.searchPlan(q, e.set.tiered)
+	if err != nil || p.empty {
+		return engines.Hits{Total: 0}, err
+	}
+	cmds := make([]valkey.Completed, len(p.queries))
+	for i, s := range p.queries {
+		cmds[i] = e.searchCmd(p.index, s, q.K, p.vector)
+	}
+	var hits engines.Hits
+	seen := map[string]bool{}
+	for _, r := range e.client.DoMulti(ctx, cmds...) {
+		msg, err := r.ToMessage()
+		if err != nil {
+			return engines.Hits{}, fmt.Errorf("valkey: search %s: %w", p.index, classify(err))
+		}
+		v, err := fromMessage(msg)
+		if err != nil {
+			return engines.Hits{}, fmt.Errorf("valkey: search %s: %w", p.index, err)
+		}
+		total, keys, err := ParseSearchKeys(v)
+		if err != nil {
+			return engines.Hits{}, fmt.Errorf("valkey: search %s: %w", p.index, err)
+		}
+		hits.Total = total // the last (widest) search's count
+		for _, k := range keys {
+			id, ok := strings.CutPrefix(k, l.prefix)
+			if !ok {
+				return engines.Hits{}, fmt.Errorf("valkey: search %s: key %q is not under prefix %q", p.index, k, l.prefix)
+			}
+			if !seen[id] && len(hits.IDs) < q.K {
+				seen[id] = true
+				hits.IDs = append(hits.IDs, id)
+			}
+		}
+	}
+	return hits, nil
+}
+
+func (e *Engine) ftInfo(ctx context.Context, names []string) ([]FTInfo, error) {
+	cmds := make([]valkey.Completed, len(names))
+	for i, n := range names {
+		cmds[i] = e.client.B().Arbitrary("FT.INFO").Args(n).Build()
+	}
+	out := make([]FTInfo, len(names))
+	for i, r := range e.client.DoMulti(ctx, cmds...) {
+		msg, err := r.ToMessage()
+		if err != nil {
+			return nil, fmt.Errorf("valkey: FT.INFO %s: %w", names[i], classify(err))
+		}
+		v, err := fromMessage(msg)
+		if err == nil {
+			out[i], err = ParseFTInfo(v)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("valkey: FT.INFO %s: %w", names[i], err)
+		}
+	}
+	return out, nil
+}
+
+// Count is FT.INFO num_docs of the first index on the written prefix, or,
+// with no index, the number of keys under the prefix (SCAN).
+func (e *Engine) Count(ctx context.Context) (int64, error) {
+	l, err := e.layout()
+	if err != nil {
+		return 0, err
+	}
+	if ws := l.writeSide(); len(ws) > 0 {
+		infos, err := e.ftInfo(ctx, []string{ws[0].name})
+		if err != nil {
+			return 0, err
+		}
+		return infos[0].NumDocs, nil
+	}
+	var n int64
+	err = e.scanKeys(ctx, l.prefix, func(keys []string) error { n += int64(len(keys)); return nil })
+	return n, err
+}
+
+func (e *Engine) info(ctx context.Context, section string) (map[string]string, error) {
+	text, err := e.client.Do(ctx, e.client.B().Info().Section(section).Build()).ToString()
+	if err != nil {
+		return nil, fmt.Errorf("valkey: INFO %s: %w", section, classify(err))
+	}
+	return ParseInfo(text)
+}
+
+// Version is "Valkey <valkey_version>, valkey-search <module version>".
+func (e *Engine) Version(ctx context.Context) (string, error) {
+	server, err := e.info(ctx, "server")
+	if err != nil {
+		return "", err
+	}
+	v, err := ServerVersion(server)
+	if err != nil {
+		return "", fmt.Errorf("valkey: %w", err)
+	}
+	modules, err := e.info(ctx, "modules")
+	if err != nil {
+		return "", err
+	}
+	sv, ok, err := SearchModuleVersion(modules)
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("valkey: %w", err)
+	case !ok:
+		return "Valkey " + v + " (no search module)", nil
+	}
+	return "Valkey " + v + ", valkey-search " + sv, nil
+}
+
+// Stats samples the mutation queues of this driver's indexes and the
+// module's INFO search fields (see the package comment).
+func (e *Engine) Stats(ctx context.Context) (map[string]float64, error) {
+	l, err := e.layout()
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]float64{}
+	if len(l.indexes) > 0 {
+		names := make([]string, len(l.indexes))
+		for i, d := range l.indexes {
+			names[i] = d.name
+		}
+		infos, err := e.ftInfo(ctx, names)
+		if err != nil {
+			return nil, err
+		}
+		var sum, most, idle int64
+		for i, d := range l.indexes {
+			q := infos[i].MutationQueueSize
+			if !d.writeSide {
+				idle += q
+				continue
+			}
+			sum += q
+			most = max(most, q)
+		}
+		out["mutation_queue_size"] = float64(sum)
+		out["mutation_queue_size_max"] = float64(most)
+		if e.set.idle > 0 {
+			out["mutation_queue_size_idle"] = float64(idle)
+		}
+	}
+	info, err := e.info(ctx, "search")
+	if err != nil {
+		return nil, err
+	}
+	st, err := SearchStats(info)
+	if err != nil {
+		return nil, fmt.Errorf("valkey: %w", err)
+	}
+	for k, v := range st {
+		out[k] = v
+	}
+	return out, nil
+}
+
+// Close closes the connections; the keys and indexes stay.
+func (e *Engine) Close() error {
+	e.client.Close()
+	return nil
+}
+
+// IndexNames lists the indexes Create made, write-side first: for tests and
+// for result provenance.
+func (e *Engine) IndexNames() []string {
+	l, err := e.layout()
+	if err != nil {
+		return nil
+	}
+	names := make([]string, len(l.indexes))
+	for i, d := range l.indexes {
+		names[i] = d.name
+	}
+	sort.Strings(names)
+	return names
+}
+
+// classify maps server replies onto the runner's classes.
+func classify(err error) error {
+	ve, ok := valkey.IsValkeyErr(err)
+	if !ok {
+		return err
+	}
+	msg := ve.Error()
+	upper := strings.ToUpper(msg)
+	switch {
+	case strings.HasPrefix(upper, "OOM"), strings.HasPrefix(upper, "BUSY"), strings.HasPrefix(upper, "LOADING"),
+		strings.Contains(upper, "MAX NUMBER OF CLIENTS"), strings.Contains(msg, "queue depth exceeded"):
+		return fmt.Errorf("%w: %s", engines.ErrOverloaded, msg)
+	case strings.Contains(strings.ToLower(msg), "timeout"), strings.Contains(strings.ToLower(msg), "timed out"):
+		return fmt.Errorf("%w: %s", engines.ErrTimeout, msg)
+	}
+	return err
+}
+
+// redact removes the password from an error's text.
+func redact(err error, cfg engines.Config, password string) error {
+	msg := err.Error()
+	secrets := []string{password, cfg.Password.Reveal()}
+	if u, perr := url.Parse(cfg.URL); perr == nil && u.User != nil {
+		if p, ok := u.User.Password(); ok {
+			secrets = append(secrets, p)
+		}
+	}
+	changed := false
+	for _, s := range secrets {
+		if s != "" && strings.Contains(msg, s) {
+			msg = strings.ReplaceAll(msg, s, "[redacted]")
+			changed = true
+		}
+	}
+	if changed {
+		return errors.New(msg)
+	}
+	return err
+}
+
+// safeURL is the URL without its password, for messages.
+func safeURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	return u.Redacted()
+}

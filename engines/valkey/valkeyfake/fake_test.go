@@ -1,0 +1,218 @@
+package valkeyfake_test
+
+import (
+	"context"
+	"encoding/binary"
+	"math"
+	"strings"
+	"testing"
+
+	vk "github.com/valkey-io/valkey-go"
+
+	"github.com/searchbench/searchbench/engines/valkey/valkeyfake"
+)
+
+func client(t *testing.T, opts valkeyfake.Options, alwaysRESP2 bool) (*valkeyfake.Server, vk.Client) {
+	t.Helper()
+	s, err := valkeyfake.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	c, err := vk.NewClient(vk.ClientOption{InitAddress: []string{s.Addr()}, Username: opts.Username, Password: opts.Password, DisableCache: true, ForceSingleClient: true, AlwaysRESP2: alwaysRESP2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return s, c
+}
+
+func run(c vk.Client, args ...string) vk.ValkeyResult {
+	return c.Do(context.Background(), c.B().Arbitrary(args[0]).Args(args[1:]...).Build())
+}
+
+func vec(fs ...float32) string {
+	b := make([]byte, 4*len(fs))
+	for i, f := range fs {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(f))
+	}
+	return string(b)
+}
+
+// The fake refuses what valkey-search refuses, with its messages.
+func TestRejections(t *testing.T) {
+	_, c := client(t, valkeyfake.Options{}, false)
+	if err := run(c, "FT.CREATE", "idx", "ON", "HASH", "PREFIX", "1", "p:", "SCHEMA", "t", "TEXT", "c", "TAG", "n", "NUMERIC",
+		"v", "VECTOR", "HNSW", "6", "TYPE", "FLOAT32", "DIM", "2", "DISTANCE_METRIC", "COSINE").Error(); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"FT.CREATE", "x", "SCHEMA", "f", "BLOB"}, "Invalid field type for field `f`: Unknown argument `BLOB`"},
+		{[]string{"FT.CREATE", "x", "SCHEMA", "v", "VECTOR", "HNSW", "4", "TYPE", "FLOAT32", "DISTANCE_METRIC", "L2"}, "Invalid field type for field `v`: Missing dimensions parameter."},
+		{[]string{"FT.CREATE", "x", "SCHEMA", "v", "VECTOR", "HNSW", "4", "DIM", "2", "DISTANCE_METRIC", "L2"}, "Missing vector TYPE parameter."},
+		{[]string{"FT.CREATE", "x", "SCHEMA", "v", "VECTOR", "HNSW", "4", "TYPE", "FLOAT32", "DIM", "2"}, "Missing DISTANCE_METRIC parameter."},
+		{[]string{"FT.CREATE", "x", "SCHEMA", "v", "VECTOR", "HNSW", "8", "TYPE", "FLOAT32", "DIM", "2", "DISTANCE_METRIC", "L2"}, "Expected 8 parameters for HNSW but got 6 parameters."},
+		{[]string{"FT.CREATE", "x", "SCHEMA", "v", "VECTOR", "HNSW", "5", "TYPE", "FLOAT32", "DIM", "2", "DISTANCE_METRIC", "L2"}, "Missing argument for `DISTANCE_METRIC`"},
+		{[]string{"FT.CREATE", "x", "SCHEMA"}, "Index schema must have at least one attribute"},
+		{[]string{"FT.CREATE", "x", "BOGUS", "SCHEMA", "t", "TEXT"}, "Unexpected parameter `BOGUS`, expecting `SCHEMA`"},
+		{[]string{"FT.CREATE", "x", "SCHEMA", "t", "TEXT", "t", "TAG"}, "Duplicate field in schema - t"},
+		{[]string{"FT.CREATE", "idx", "SCHEMA", "t", "TEXT"}, "Index idx in database 0 already exists."},
+		{[]string{"FT.SEARCH", "nosuch", "*"}, "Index with name 'nosuch' not found in database 0"},
+		{[]string{"FT.DROPINDEX", "nosuch"}, "Index with name 'nosuch' not found in database 0"},
+		{[]string{"FT.INFO", "nosuch"}, "Index with name 'nosuch' not found in database 0"},
+		{[]string{"FT.SEARCH", "idx", "@c:{a"}, "Missing closing TAG bracket, '}'"},
+		{[]string{"FT.SEARCH", "idx", "hello:world"}, "Invalid filter expression: `hello:world`. Unexpected character at position 6: `:`"},
+		{[]string{"FT.SEARCH", "idx", "@n:[5 1]"}, "indicate an empty range"},
+		{[]string{"FT.SEARCH", "idx", "@t:{a}"}, "`t` is not indexed as a tag field"},
+		{[]string{"FT.SEARCH", "idx", "the"}, "Invalid Query Syntax"},
+		{[]string{"FT.SEARCH", "idx", "*=>[KNN 2 @v $q]", "PARAMS", "2", "q", vec(1, 2, 3), "DIALECT", "2"}, "Error parsing vector similarity parameters: query vector blob size (12) does not match index's expected size (8)."},
+		{[]string{"FT.SEARCH", "idx", "*=>[KNN 2 @v $q]", "PARAMS", "2", "r", vec(1, 2)}, "Parameter q not found."},
+		{[]string{"FT.SEARCH", "idx", "*=>[KNN 2 @t $q]", "PARAMS", "2", "q", vec(1, 2)}, "Index field `t` is not a Vector index"},
+		{[]string{"FT.SEARCH", "idx", "*=>[KNN 20000 @v $q]", "PARAMS", "2", "q", vec(1, 2)}, "KNN parameter must be a positive integer greater than 0 and cannot exceed 10000."},
+		{[]string{"FT.SEARCH", "idx", "hello", "PARAMS", "2", "q", "x"}, "Parameter `q` not used."},
+		{[]string{"FT.SEARCH", "idx", "hello", "PARAMS", "1", "q"}, "Parameter count must be an even number."},
+		{[]string{"FT.SEARCH", "idx", "hello", "DIALECT", "1"}, "DIALECT requires a non negative integer >=2 and <= 4"},
+		{[]string{"FT.SEARCH", "idx", "hello", "DIALECT", "5"}, "DIALECT requires a non negative integer >=2 and <= 4"},
+		{[]string{"FT.SEARCH", "idx", "hello", "LIMIT", "0", "10001"}, "Bad arguments for LIMIT: `10001` is outside acceptable bounds"},
+		{[]string{"FT.SEARCH", "idx", "hello", "LIMIT", "0", "-1"}, "Bad arguments for LIMIT: `-1` is outside acceptable bounds"},
+		{[]string{"FT.SEARCH", "idx", "hello", "NOSUCHOPTION"}, "Unexpected parameter at position 3:NOSUCHOPTION"},
+		{[]string{"FT.SEARCH", "idx", strings.Repeat("a ", 6000)}, "Query string is too long, max length is 10240 bytes."},
+		{[]string{"CONFIG", "SET", "search.nosuch", "1"}, "Unknown option or number of arguments for CONFIG SET - 'search.nosuch'"},
+		{[]string{"NOSUCH"}, "unknown command 'NOSUCH'"},
+	}
+	for _, tc := range cases {
+		err := run(c, tc.args...).Error()
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%.80q: error %v, want one containing %q", strings.Join(tc.args, " "), err, tc.want)
+		}
+	}
+	// Valid forms pass.
+	for _, args := range [][]string{
+		{"FT.SEARCH", "idx", "*", "DIALECT", "2"},
+		{"FT.SEARCH", "idx", "hello | world", "NOCONTENT", "LIMIT", "0", "10000", "DIALECT", "2"},
+		{"FT.SEARCH", "idx", `@c:{a\-b | c} @n:[(1 +inf] -@t:(x y)`},
+		{"FT.SEARCH", "idx", `@t:"exact phrase" word*`},
+		{"FT.SEARCH", "idx", "@c:{x}=>[KNN 2 @v $q EF_RUNTIME 20 AS dist]", "PARAMS", "2", "q", vec(1, 2)},
+	} {
+		if err := run(c, args...).Error(); err != nil {
+			t.Errorf("%q: %v", args, err)
+		}
+	}
+}
+
+// Matching semantics: stop words, stemming, tags, ranges, prefixes.
+func TestMatching(t *testing.T) {
+	for _, resp2 := range []bool{false, true} {
+		_, c := client(t, valkeyfake.Options{}, resp2)
+		must := func(args ...string) {
+			t.Helper()
+			if err := run(c, args...).Error(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		must("FT.CREATE", "i", "PREFIX", "1", "d:", "SCHEMA", "t", "TEXT", "c", "TAG", "n", "NUMERIC")
+		must("FT.CREATE", "exact", "PREFIX", "1", "d:", "NOSTOPWORDS", "SCHEMA", "t", "TEXT")
+		must("FT.CREATE", "other", "PREFIX", "1", "e:", "SCHEMA", "t", "TEXT")
+		must("HSET", "d:1", "t", "The running dogs", "c", "Red,Blue", "n", "5")
+		must("HSET", "d:2", "t", "A dog ran; it is IT-500", "c", "green", "n", "50")
+		must("HSET", "x:3", "t", "running dogs elsewhere", "c", "red", "n", "5")
+		must("HSET", "d:4", "n", "not a number")
+		for q, want := range map[string]int64{
+			"dogs":                2, // stemmed: dogs ~ dog
+			"run":                 1, // running → run
+			"dogs running":        1, // AND
+			"dogs | nothing":      2,
+			"-dogs":               0,
+			"@c:{red}":            1, // case-insensitive; x:3 is not under d:
+			"@c:{blue | green}":   2,
+			"@n:[5 50]":           2,
+			"@n:[(5 50]":          1,
+			"@n:[-inf +inf]":      2, // d:4 failed to index its number
+			`@t:"running dogs"`:   1,
+			`@t:"dogs running"`:   0, // order matters
+			"dog*":                2,
+			"@t:(dog) @c:{green}": 1,
+			"elsewhere":           0,
+		} {
+			got, err := run(c, "FT.SEARCH", "i", q, "NOCONTENT").ToArray()
+			if err != nil {
+				t.Fatalf("%q: %v", q, err)
+			}
+			if n, _ := got[0].AsInt64(); n != want {
+				t.Errorf("resp2=%v %q: total %d, want %d", resp2, q, n, want)
+			}
+		}
+		// "it" is a stop word on i, an ordinary word on exact.
+		for idx, want := range map[string]int64{"i": 0, "exact": 1} {
+			got, err := run(c, "FT.SEARCH", idx, `@t:"it 500"`, "NOCONTENT").ToArray()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n, _ := got[0].AsInt64(); n != want {
+				t.Errorf("%s: phrase \"it 500\" total %d, want %d", idx, n, want)
+			}
+		}
+		kv, err := run(c, "FT.INFO", "i").ToArray()
+		if err != nil {
+			t.Fatal(err)
+		}
+		info := map[string]string{}
+		for i := 0; i+1 < len(kv); i += 2 {
+			k, _ := kv[i].ToString()
+			v, err := kv[i+1].ToString()
+			if err != nil {
+				n, _ := kv[i+1].AsInt64()
+				v = string(rune('0' + n))
+			}
+			info[k] = v
+		}
+		if info["num_docs"] != "2" || info["hash_indexing_failures"] != "1" || info["mutation_queue_size"] != "0" {
+			t.Errorf("FT.INFO i: num_docs %s, failures %s, queue %s", info["num_docs"], info["hash_indexing_failures"], info["mutation_queue_size"])
+		}
+		if n, _ := run(c, "DEL", "d:1", "d:9").AsInt64(); n != 1 {
+			t.Errorf("DEL = %d", n)
+		}
+		if got, _ := run(c, "FT.SEARCH", "i", "dogs", "NOCONTENT").ToArray(); len(got) != 2 {
+			t.Errorf("after DEL: %d items", len(got))
+		}
+	}
+}
+
+func TestKNNOrderAndContent(t *testing.T) {
+	_, c := client(t, valkeyfake.Options{}, false)
+	run(c, "FT.CREATE", "v", "SCHEMA", "e", "VECTOR", "FLAT", "6", "TYPE", "FLOAT32", "DIM", "2", "DISTANCE_METRIC", "COSINE")
+	run(c, "HSET", "a", "e", vec(1, 0))
+	run(c, "HSET", "b", "e", vec(1, 1))
+	run(c, "HSET", "c", "e", vec(0, 1))
+	got, err := run(c, "FT.SEARCH", "v", "*=>[KNN 2 @e $q]", "PARAMS", "2", "q", vec(1, 0.1), "DIALECT", "2").ToArray()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 5 {
+		t.Fatalf("reply has %d items, want 5", len(got))
+	}
+	first, _ := got[1].ToString()
+	second, _ := got[3].ToString()
+	fields, _ := got[2].AsStrMap()
+	if first != "a" || second != "b" || fields["__e_score"] == "" || fields["e"] == "" {
+		t.Fatalf("KNN: %s, %s, fields %v", first, second, fields)
+	}
+}
+
+func TestAuth(t *testing.T) {
+	s, c := client(t, valkeyfake.Options{Password: "s3cret"}, false)
+	if err := run(c, "PING").Error(); err != nil {
+		t.Fatalf("authenticated client: %v", err)
+	}
+	_, err := vk.NewClient(vk.ClientOption{InitAddress: []string{s.Addr()}, Password: "wrong", DisableCache: true, ForceSingleClient: true})
+	if err == nil || !strings.Contains(err.Error(), "WRONGPASS") {
+		t.Fatalf("wrong password: %v", err)
+	}
+	_, err = vk.NewClient(vk.ClientOption{InitAddress: []string{s.Addr()}, DisableCache: true, ForceSingleClient: true})
+	if err == nil || !strings.Contains(err.Error(), "NOAUTH") {
+		t.Fatalf("no password: %v", err)
+	}
+}

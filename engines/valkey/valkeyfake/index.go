@@ -1,0 +1,533 @@
+package valkeyfake
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+type fieldType int
+
+const (
+	typeText fieldType = iota
+	typeTag
+	typeNumeric
+	typeVector
+)
+
+var typeNames = map[string]fieldType{"TEXT": typeText, "TAG": typeTag, "NUMERIC": typeNumeric, "VECTOR": typeVector}
+
+func (t fieldType) String() string {
+	return [...]string{"TEXT", "TAG", "NUMERIC", "VECTOR"}[t]
+}
+
+// attribute is one SCHEMA entry of an index.
+type attribute struct {
+	identifier string // the hash field
+	alias      string // the name queries use
+	typ        fieldType
+	// TAG
+	separator     byte
+	caseSensitive bool
+	// TEXT
+	noStem bool
+	// VECTOR
+	algorithm string
+	dim       int
+	metric    string
+	m, efc    int
+	efRuntime int
+}
+
+// indexedDoc is what an index holds for one key: the parsed values of the
+// attributes the key carries.
+type indexedDoc struct {
+	text map[string][]string // alias → tokens in order (positions), stop words removed
+	tags map[string][]string
+	nums map[string]float64
+	vecs map[string][]float32
+}
+
+// index is one FT.CREATE'd index and the documents it has ingested.
+type index struct {
+	name     string
+	prefixes []string
+	text     textOptions
+	attrs    []*attribute
+	byAlias  map[string]*attribute
+	docs     map[string]*indexedDoc
+	failures int64
+	queue    int64 // mutations accepted but not yet applied (mutation_queue_size)
+}
+
+func (ix *index) hasText() bool {
+	for _, a := range ix.attrs {
+		if a.typ == typeText {
+			return true
+		}
+	}
+	return false
+}
+
+// matches says whether key is under one of the index's prefixes: the prefix
+// trie semantics that keep writes away from indexes on other prefixes.
+func (ix *index) matches(key string) bool {
+	if len(ix.prefixes) == 0 {
+		return true
+	}
+	for _, p := range ix.prefixes {
+		if strings.HasPrefix(key, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// createError is an FT.CREATE rejection; its text is valkey-search's.
+type createError string
+
+func (e createError) Error() string { return string(e) }
+
+func cerr(format string, a ...any) error { return createError(fmt.Sprintf(format, a...)) }
+
+// argIter walks command arguments the way vmsdk's ArgsIterator does.
+type argIter struct {
+	args []string
+	pos  int
+}
+
+func (it *argIter) more() bool   { return it.pos < len(it.args) }
+func (it *argIter) peek() string { return it.args[it.pos] }
+func (it *argIter) next() (string, bool) {
+	if !it.more() {
+		return "", false
+	}
+	it.pos++
+	return it.args[it.pos-1], true
+}
+
+func (it *argIter) match(word string) bool {
+	if it.more() && strings.EqualFold(it.peek(), word) {
+		it.pos++
+		return true
+	}
+	return false
+}
+
+func (it *argIter) value(param string) (string, error) {
+	v, ok := it.next()
+	if !ok {
+		return "", cerr("Missing argument for `%s`", param)
+	}
+	return v, nil
+}
+
+func (it *argIter) uint(param string) (int, error) {
+	v, err := it.value(param)
+	if err != nil {
+		return 0, err
+	}
+	n, err := strconv.ParseUint(v, 10, 31)
+	if err != nil {
+		return 0, cerr("Bad arguments for %s: `%s` is outside acceptable bounds", param, v)
+	}
+	return int(n), nil
+}
+
+// Limits of valkey-search 1.2 (ft_create_parser.cc defaults).
+const (
+	maxPrefixes      = 8
+	maxAttributes    = 1000
+	maxTextFields    = 64
+	maxDimensions    = 32768
+	maxIndexes       = 1000 // 1.2 raised the default number of indexes to 1000
+	maxKNN           = 10000
+	maxLimit         = 10000 // UNCONFIRMED: the bound on LIMIT's count is taken to be max-vector-knn
+	defaultM         = 16
+	defaultEFC       = 200
+	defaultEFRuntime = 10
+	maxQueryBytes    = 10240 // search.query-string-bytes
+)
+
+// parseCreate parses FT.CREATE's arguments (after the command name) in
+// ParseFTCreateArgs's order: name, ON, PREFIX, the pre-SCHEMA text options
+// in any order, SCHEMA, attributes.
+func parseCreate(args []string) (*index, error) {
+	it := &argIter{args: args}
+	name, ok := it.next()
+	if !ok {
+		return nil, cerr("Missing argument")
+	}
+	ix := &index{name: name, byAlias: map[string]*attribute{}, docs: map[string]*indexedDoc{}}
+	ix.text = textOptions{punctuation: defaultPunctuation, minStemSize: defaultMinStemSize, offsets: true, stopWords: map[string]bool{}}
+	for _, w := range defaultStopWords {
+		ix.text.stopWords[w] = true
+	}
+	if it.match("ON") {
+		v, err := it.value("ON")
+		if err != nil {
+			return nil, err
+		}
+		switch strings.ToUpper(v) {
+		case "HASH":
+		case "JSON":
+			return nil, cerr("JSON module is not loaded.")
+		default:
+			return nil, cerr("Unknown argument `%s`", v)
+		}
+	}
+	if it.match("PREFIX") {
+		n, err := it.uint("PREFIX")
+		if err != nil {
+			return nil, err
+		}
+		if n > len(it.args)-it.pos {
+			return nil, cerr("Bad arguments for PREFIX: `%d` is outside acceptable bounds", n)
+		}
+		if n > maxPrefixes {
+			return nil, cerr("Number of prefixes (%d) exceeds the maximum allowed (%d)", n, maxPrefixes)
+		}
+		for range n {
+			p, _ := it.next()
+			ix.prefixes = append(ix.prefixes, p)
+		}
+	}
+	if it.match("FILTER") {
+		return nil, cerr("The parameter `FILTER` is not supported")
+	}
+	if err := parseTextOptions(it, ix); err != nil {
+		return nil, err
+	}
+	s, ok := it.next()
+	if !ok {
+		return nil, cerr("Missing argument")
+	}
+	if !strings.EqualFold(s, "SCHEMA") {
+		return nil, cerr("Unexpected parameter `%s`, expecting `SCHEMA`", s)
+	}
+	if !it.more() {
+		return nil, cerr("Index schema must have at least one attribute")
+	}
+	texts := 0
+	seen := map[string]bool{}
+	for it.more() {
+		id, _ := it.next()
+		a, err := parseAttribute(it, id)
+		if err != nil {
+			return nil, cerr("Invalid field type for field `%s`: %s", id, err)
+		}
+		if seen[a.identifier] {
+			return nil, cerr("Duplicate field in schema - %s", a.identifier)
+		}
+		if len(seen)+1 > maxAttributes {
+			return nil, cerr("The maximum number of attributes cannot exceed %d.", maxAttributes)
+		}
+		if a.typ == typeText {
+			if texts++; texts > maxTextFields {
+				return nil, cerr("The maximum number of text fields cannot exceed %d.", maxTextFields)
+			}
+		}
+		seen[a.identifier] = true
+		ix.attrs = append(ix.attrs, a)
+		ix.byAlias[a.alias] = a
+	}
+	return ix, nil
+}
+
+// parseTextOptions consumes SCORE, LANGUAGE, SKIPINITIALSCAN and the index
+// text options until a word that is none of them.
+func parseTextOptions(it *argIter, ix *index) error {
+	for it.more() && !strings.EqualFold(it.peek(), "SCHEMA") {
+		start := it.pos
+		switch {
+		case it.match("SCORE"):
+			v, err := it.value("SCORE")
+			if err != nil {
+				return err
+			}
+			f, perr := strconv.ParseFloat(v, 64)
+			if perr != nil || f < 0 || f > 1 {
+				return cerr("`SCORE` parameter with a value `%s` is not supported. The value must be between 0.0 and 1.0", v)
+			}
+		case it.match("LANGUAGE"):
+			v, err := it.value("LANGUAGE")
+			if err != nil {
+				return err
+			}
+			if !strings.EqualFold(v, "ENGLISH") {
+				return cerr("Unknown argument `%s`", v)
+			}
+		case it.match("SKIPINITIALSCAN"), it.match("WITHOFFSETS"):
+		case it.match("PAYLOAD_FIELD"):
+			return cerr("The parameter `PAYLOAD_FIELD` is not supported")
+		case it.match("NOOFFSETS"):
+			ix.text.offsets = false
+		case it.match("NOSTEM"):
+			ix.text.minStemSize = math.MaxInt
+		case it.match("NOSTOPWORDS"):
+			ix.text.stopWords = map[string]bool{}
+		case it.match("STOPWORDS"):
+			n, err := it.uint("STOPWORDS")
+			if err != nil {
+				return err
+			}
+			if n > len(it.args)-it.pos {
+				return cerr("Missing argument for STOPWORDS. The count does not match the number of arguments provided for STOPWORDS")
+			}
+			ix.text.stopWords = map[string]bool{}
+			for range n {
+				w, _ := it.next()
+				ix.text.stopWords[strings.ToLower(w)] = true
+			}
+		case it.match("PUNCTUATION"):
+			v, err := it.value("PUNCTUATION")
+			if err != nil {
+				return err
+			}
+			if v == "" {
+				return cerr("PUNCTUATION string cannot be empty")
+			}
+			ix.text.punctuation = v
+		case it.match("MINSTEMSIZE"):
+			n, err := it.value("MINSTEMSIZE")
+			if err != nil {
+				return err
+			}
+			v, perr := strconv.Atoi(n)
+			if perr != nil || v <= 0 {
+				return cerr("MINSTEMSIZE must be positive")
+			}
+			ix.text.minStemSize = v
+		}
+		if it.pos == start {
+			return nil
+		}
+	}
+	return nil
+}
+
+func parseAttribute(it *argIter, id string) (*attribute, error) {
+	a := &attribute{identifier: id, alias: id}
+	if it.match("AS") {
+		v, ok := it.next()
+		if !ok {
+			return nil, cerr("Missing argument for `AS`")
+		}
+		a.alias = v
+	}
+	for _, ch := range a.alias {
+		if strings.ContainsRune(defaultPunctuation, ch) {
+			return nil, cerr("Attribute alias `%s` contains invalid character `%c`", a.alias, ch)
+		}
+	}
+	t, ok := it.next()
+	if !ok {
+		return nil, cerr("Argument value is empty")
+	}
+	typ, ok := typeNames[strings.ToUpper(t)]
+	if !ok {
+		return nil, cerr("Unknown argument `%s`", t)
+	}
+	a.typ = typ
+	var err error
+	switch typ {
+	case typeTag:
+		err = parseTag(it, a)
+	case typeText:
+		err = parseTextField(it, a)
+	case typeVector:
+		err = parseVector(it, a)
+	}
+	if err != nil {
+		return nil, err
+	}
+	it.match("SORTABLE") // accepted and ignored
+	return a, nil
+}
+
+func parseTag(it *argIter, a *attribute) error {
+	a.separator = ','
+	for {
+		switch {
+		case it.match("SEPARATOR"):
+			v, err := it.value("SEPARATOR")
+			if err != nil {
+				return err
+			}
+			if len(v) != 1 {
+				return cerr("The separator must be a single character, but got `%s`", v)
+			}
+			a.separator = v[0]
+		case it.match("CASESENSITIVE"):
+			a.caseSensitive = true
+		default:
+			return nil
+		}
+	}
+}
+
+func parseTextField(it *argIter, a *attribute) error {
+	for {
+		switch {
+		case it.match("WITHSUFFIXTRIE"), it.match("NOSUFFIXTRIE"):
+		case it.match("NOSTEM"):
+			a.noStem = true
+		case it.match("WEIGHT"):
+			v, err := it.value("WEIGHT")
+			if err != nil {
+				return err
+			}
+			if f, perr := strconv.ParseFloat(v, 64); perr != nil || f != 1.0 {
+				return cerr("The `WEIGHT` clause with a value other than `1.0` is not supported.")
+			}
+		default:
+			return nil
+		}
+	}
+}
+
+// parseVector parses `HNSW|FLAT <count> <key value>…`, where count is the
+// number of tokens that follow, and verifies as HNSWParameters::Verify does.
+func parseVector(it *argIter, a *attribute) error {
+	algo, ok := it.next()
+	if !ok {
+		return cerr("Argument value is empty")
+	}
+	a.algorithm = strings.ToUpper(algo)
+	if a.algorithm != "HNSW" && a.algorithm != "FLAT" {
+		return cerr("Unknown argument `%s`", algo)
+	}
+	nv, ok := it.next()
+	if !ok {
+		return cerr("Missing argument")
+	}
+	n, perr := strconv.ParseUint(nv, 10, 31)
+	if perr != nil {
+		return cerr("Bad arguments for %s: `%s` is outside acceptable bounds", a.algorithm, nv)
+	}
+	if remaining := len(it.args) - it.pos; int(n) > remaining {
+		return cerr("Expected %d parameters for %s but got %d parameters.", n, a.algorithm, remaining)
+	}
+	sub := it.args[it.pos : it.pos+int(n)]
+	it.pos += int(n)
+	a.m, a.efc, a.efRuntime = defaultM, defaultEFC, defaultEFRuntime
+	var vtype string
+	for i := 0; i < len(sub); i += 2 {
+		key := strings.ToUpper(sub[i])
+		if i+1 >= len(sub) {
+			return cerr("Missing argument for `%s`", key)
+		}
+		val := sub[i+1]
+		switch key {
+		case "TYPE":
+			if !strings.EqualFold(val, "FLOAT32") {
+				return cerr("Unknown argument `%s`", val)
+			}
+			vtype = "FLOAT32"
+		case "DIM":
+			d, err := strconv.Atoi(val)
+			if err != nil {
+				return cerr("Bad arguments for DIM: `%s` is outside acceptable bounds", val)
+			}
+			a.dim = d
+		case "DISTANCE_METRIC":
+			m := strings.ToUpper(val)
+			if m != "L2" && m != "IP" && m != "COSINE" {
+				return cerr("Unknown argument `%s`", val)
+			}
+			a.metric = m
+		case "M", "EF_CONSTRUCTION", "EF_RUNTIME", "INITIAL_CAP", "BLOCK_SIZE":
+			v, err := strconv.Atoi(val)
+			if err != nil {
+				return cerr("Bad arguments for %s: `%s` is outside acceptable bounds", key, val)
+			}
+			switch key {
+			case "M":
+				a.m = v
+			case "EF_CONSTRUCTION":
+				a.efc = v
+			case "EF_RUNTIME":
+				a.efRuntime = v
+			}
+		default:
+			return cerr("Unknown argument `%s`", sub[i])
+		}
+	}
+	switch {
+	case a.dim == 0:
+		return cerr("Missing dimensions parameter.")
+	case a.dim < 0 || a.dim > maxDimensions:
+		return cerr("The dimensions value must be a positive integer greater than 0 and less than or equal to %d.", maxDimensions)
+	case vtype == "":
+		return cerr("Missing vector TYPE parameter.")
+	case a.metric == "":
+		return cerr("Missing DISTANCE_METRIC parameter.")
+	case a.algorithm == "HNSW" && (a.m < 2 || a.m > 2000000):
+		return cerr("M must be a positive integer greater than 2 and cannot exceed 2000000.")
+	}
+	return nil
+}
+
+// ingest parses the attributes a hash carries. A value an attribute cannot
+// take (a non-number in a NUMERIC field, a vector of the wrong byte length)
+// is an indexing failure: the key is left out of that attribute, as
+// valkey-search counts it in hash_indexing_failures.
+func (ix *index) ingest(hash map[string]string) (*indexedDoc, map[fieldType]int, int) {
+	d := &indexedDoc{text: map[string][]string{}, tags: map[string][]string{}, nums: map[string]float64{}, vecs: map[string][]float32{}}
+	counts := map[fieldType]int{}
+	failures := 0
+	for _, a := range ix.attrs {
+		v, ok := hash[a.identifier]
+		if !ok {
+			continue
+		}
+		switch a.typ {
+		case typeText:
+			var toks []string
+			for _, t := range ix.text.tokenize(v) {
+				if !ix.text.stopWords[t] {
+					toks = append(toks, t)
+				}
+			}
+			d.text[a.alias] = toks
+		case typeTag:
+			d.tags[a.alias] = splitTags(v, a.separator, a.caseSensitive)
+		case typeNumeric:
+			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			if err != nil || math.IsNaN(f) {
+				failures++
+				continue
+			}
+			d.nums[a.alias] = f
+		case typeVector:
+			if len(v) != 4*a.dim {
+				failures++
+				continue
+			}
+			vec := make([]float32, a.dim)
+			for i := range vec {
+				vec[i] = math.Float32frombits(binary.LittleEndian.Uint32([]byte(v[4*i:])))
+			}
+			d.vecs[a.alias] = vec
+		}
+		counts[a.typ]++
+	}
+	return d, counts, failures
+}
+
+func splitTags(v string, sep byte, caseSensitive bool) []string {
+	var out []string
+	for _, t := range strings.Split(v, string(sep)) {
+		t = strings.TrimSpace(t)
+		if t == "" {
+			continue
+		}
+		if !caseSensitive {
+			t = strings.ToLower(t)
+		}
+		out = append(out, t)
+	}
+	return out
+}

@@ -1,0 +1,634 @@
+package valkeyfake
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// predicate is one node of a parsed query.
+type predicate interface {
+	eval(d *indexedDoc) bool
+}
+
+type andPred []predicate
+type orPred []predicate
+type notPred struct{ p predicate }
+type allPred struct{}
+
+func (a andPred) eval(d *indexedDoc) bool {
+	for _, p := range a {
+		if !p.eval(d) {
+			return false
+		}
+	}
+	return true
+}
+
+func (o orPred) eval(d *indexedDoc) bool {
+	for _, p := range o {
+		if p.eval(d) {
+			return true
+		}
+	}
+	return false
+}
+
+func (n notPred) eval(d *indexedDoc) bool { return !n.p.eval(d) }
+func (allPred) eval(*indexedDoc) bool     { return true }
+
+// termPred matches a word in the named TEXT fields (all of them when
+// fields is nil): stemmed unless exact, or as a prefix.
+type termPred struct {
+	ix     *index
+	fields []*attribute
+	word   string
+	exact  bool
+	prefix bool
+}
+
+func (t termPred) eval(d *indexedDoc) bool {
+	for _, a := range t.fields {
+		for _, tok := range d.text[a.alias] {
+			if t.matchWord(a, tok) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (t termPred) matchWord(a *attribute, tok string) bool {
+	switch {
+	case t.prefix:
+		return strings.HasPrefix(tok, t.word)
+	case t.exact || a.noStem:
+		return tok == t.word
+	}
+	return stem(tok, t.ix.text.minStemSize) == stem(t.word, t.ix.text.minStemSize)
+}
+
+// phrasePred matches words at consecutive positions of one field (an exact
+// phrase: slop 0, in order, not stemmed).
+type phrasePred struct {
+	fields []*attribute
+	words  []string
+}
+
+func (p phrasePred) eval(d *indexedDoc) bool {
+	for _, a := range p.fields {
+		toks := d.text[a.alias]
+		for i := 0; i+len(p.words) <= len(toks); i++ {
+			ok := true
+			for j, w := range p.words {
+				if toks[i+j] != w {
+					ok = false
+					break
+				}
+			}
+			if ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+type tagPred struct {
+	alias string
+	tags  []string // a trailing '*' is a prefix
+}
+
+func (t tagPred) eval(d *indexedDoc) bool {
+	for _, have := range d.tags[t.alias] {
+		for _, want := range t.tags {
+			if p, ok := strings.CutSuffix(want, "*"); ok && strings.HasPrefix(have, p) || have == want {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+type numPred struct {
+	alias        string
+	lo, hi       float64
+	loInc, hiInc bool
+}
+
+func (n numPred) eval(d *indexedDoc) bool {
+	v, ok := d.nums[n.alias]
+	if !ok {
+		return false
+	}
+	return (v > n.lo || n.loInc && v == n.lo) && (v < n.hi || n.hiInc && v == n.hi)
+}
+
+// queryParser parses the filter part of a dialect-2 query the way
+// FilterParser does: OR binds looser than AND (juxtaposition), brackets
+// group, '-' negates, '@field:' takes {tags}, [range], (expression),
+// "phrase" or a term.
+type queryParser struct {
+	ix       *index
+	s        string
+	pos      int
+	verbatim bool
+	sawText  bool
+}
+
+type syntaxError string
+
+func (e syntaxError) Error() string { return string(e) }
+
+func (p *queryParser) errorf(format string, a ...any) error {
+	return syntaxError(fmt.Sprintf(format, a...))
+}
+
+func (p *queryParser) end() bool { return p.pos >= len(p.s) }
+func (p *queryParser) peek() byte {
+	return p.s[p.pos]
+}
+
+func (p *queryParser) skipSpace() {
+	for !p.end() && (p.s[p.pos] == ' ' || p.s[p.pos] == '\t' || p.s[p.pos] == '\n' || p.s[p.pos] == '\r') {
+		p.pos++
+	}
+}
+
+func (p *queryParser) unexpected() error {
+	if p.end() {
+		return p.errorf("Unexpected end of query at position %d", p.pos+1)
+	}
+	return p.errorf("Unexpected character at position %d: `%c`", p.pos+1, p.peek())
+}
+
+// parseFilter parses a whole pre-filter; "*" (optionally bracketed) is
+// match-all.
+func parseFilter(ix *index, s string, verbatim bool) (predicate, error) {
+	s = strings.TrimSpace(s)
+	if t := strings.Trim(s, "() "); t == "*" {
+		return allPred{}, nil
+	}
+	p := &queryParser{ix: ix, s: s, verbatim: verbatim}
+	pred, err := p.orExpr(nil)
+	if err != nil {
+		return nil, err
+	}
+	p.skipSpace()
+	if !p.end() {
+		return nil, p.unexpected()
+	}
+	if pred == nil {
+		return nil, p.errorf("Invalid Query Syntax")
+	}
+	return pred, nil
+}
+
+// field is the TEXT field a bracketed @field:( … ) restricts terms to.
+func (p *queryParser) orExpr(field *attribute) (predicate, error) {
+	var alts orPred
+	for {
+		a, err := p.andExpr(field)
+		if err != nil {
+			return nil, err
+		}
+		p.skipSpace()
+		if p.end() || p.peek() != '|' {
+			if a != nil {
+				alts = append(alts, a)
+			}
+			break
+		}
+		p.pos++
+		if a == nil {
+			return nil, p.errorf("Invalid Query Syntax")
+		}
+		alts = append(alts, a)
+	}
+	switch len(alts) {
+	case 0:
+		return nil, nil
+	case 1:
+		return alts[0], nil
+	}
+	return alts, nil
+}
+
+func (p *queryParser) andExpr(field *attribute) (predicate, error) {
+	var all andPred
+	for {
+		p.skipSpace()
+		if p.end() || p.peek() == '|' || p.peek() == ')' {
+			break
+		}
+		u, err := p.unary(field)
+		if err != nil {
+			return nil, err
+		}
+		if u != nil {
+			all = append(all, u)
+		}
+	}
+	switch len(all) {
+	case 0:
+		return nil, nil
+	case 1:
+		return all[0], nil
+	}
+	return all, nil
+}
+
+func (p *queryParser) unary(field *attribute) (predicate, error) {
+	if p.peek() == '-' {
+		p.pos++
+		p.skipSpace()
+		if p.end() {
+			return nil, p.unexpected()
+		}
+		u, err := p.unary(field)
+		if err != nil || u == nil {
+			return u, err
+		}
+		return notPred{u}, nil
+	}
+	switch p.peek() {
+	case '(':
+		p.pos++
+		e, err := p.orExpr(field)
+		if err != nil {
+			return nil, err
+		}
+		p.skipSpace()
+		if p.end() || p.peek() != ')' {
+			return nil, p.errorf("Missing `)`")
+		}
+		p.pos++
+		return e, nil
+	case '@':
+		return p.fieldExpr()
+	case '"':
+		return p.phrase(field)
+	}
+	return p.term(field)
+}
+
+func (p *queryParser) fieldExpr() (predicate, error) {
+	p.pos++ // '@'
+	start := p.pos
+	for !p.end() && p.peek() != ':' && p.peek() != ' ' {
+		p.pos++
+	}
+	name := p.s[start:p.pos]
+	p.skipSpace()
+	if p.end() || p.peek() != ':' {
+		return nil, p.errorf("Unexpected character at position %d: `%s`, expecting `:`", p.pos+1, p.s[p.pos:min(p.pos+1, len(p.s))])
+	}
+	p.pos++
+	p.skipSpace()
+	if p.end() {
+		return nil, p.unexpected()
+	}
+	a := p.ix.byAlias[name]
+	switch p.peek() {
+	case '{':
+		if a == nil || a.typ != typeTag {
+			return nil, p.errorf("`%s` is not indexed as a tag field", name)
+		}
+		p.pos++
+		return p.tags(a)
+	case '[':
+		if a == nil || a.typ != typeNumeric {
+			return nil, p.errorf("`%s` is not indexed as a numeric field", name)
+		}
+		p.pos++
+		return p.numeric(a)
+	}
+	if a == nil || a.typ != typeText {
+		return nil, p.errorf("Index does not have any text field")
+	}
+	if p.peek() == '(' {
+		p.pos++
+		e, err := p.orExpr(a)
+		if err != nil {
+			return nil, err
+		}
+		p.skipSpace()
+		if p.end() || p.peek() != ')' {
+			return nil, p.errorf("Missing `)`")
+		}
+		p.pos++
+		return e, nil
+	}
+	if p.peek() == '"' {
+		return p.phrase(a)
+	}
+	return p.term(a)
+}
+
+func (p *queryParser) tags(a *attribute) (predicate, error) {
+	var raw strings.Builder
+	for {
+		if p.end() {
+			return nil, p.errorf("Missing closing TAG bracket, '}'")
+		}
+		c := p.peek()
+		p.pos++
+		if c == '\\' && !p.end() {
+			raw.WriteByte('\\')
+			raw.WriteByte(p.peek())
+			p.pos++
+			continue
+		}
+		if c == '}' {
+			break
+		}
+		raw.WriteByte(c)
+	}
+	var tags []string
+	var cur strings.Builder
+	flush := func() {
+		t := strings.TrimSpace(cur.String())
+		if t != "" {
+			if !a.caseSensitive {
+				t = strings.ToLower(t)
+			}
+			tags = append(tags, t)
+		}
+		cur.Reset()
+	}
+	r := raw.String()
+	for i := 0; i < len(r); i++ {
+		switch {
+		case r[i] == '\\' && i+1 < len(r):
+			i++
+			cur.WriteByte(r[i])
+		case r[i] == '|':
+			flush()
+		default:
+			cur.WriteByte(r[i])
+		}
+	}
+	flush()
+	return tagPred{alias: a.alias, tags: tags}, nil
+}
+
+func (p *queryParser) number() (float64, error) {
+	p.skipSpace()
+	start := p.pos
+	for !p.end() && strings.IndexByte("+-.0123456789eEinfINF", p.peek()) >= 0 {
+		p.pos++
+	}
+	v := p.s[start:p.pos]
+	switch strings.ToLower(v) {
+	case "-inf":
+		return math.Inf(-1), nil
+	case "inf", "+inf":
+		return math.Inf(1), nil
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || v == "" {
+		return 0, p.errorf("Invalid number: %s", v)
+	}
+	return f, nil
+}
+
+func (p *queryParser) numeric(a *attribute) (predicate, error) {
+	n := numPred{alias: a.alias, loInc: true, hiInc: true}
+	p.skipSpace()
+	if !p.end() && p.peek() == '(' {
+		n.loInc = false
+		p.pos++
+	}
+	var err error
+	if n.lo, err = p.number(); err != nil {
+		return nil, err
+	}
+	if p.end() || (p.peek() != ' ' && p.peek() != ',') {
+		return nil, p.errorf("Expected space or `,` between start and end values of a numeric field. Position: %d", p.pos)
+	}
+	p.pos++
+	p.skipSpace()
+	if !p.end() && p.peek() == '(' {
+		n.hiInc = false
+		p.pos++
+	}
+	if n.hi, err = p.number(); err != nil {
+		return nil, err
+	}
+	p.skipSpace()
+	if p.end() || p.peek() != ']' {
+		return nil, p.errorf("Expected ']' got '%s'. Position: %d", p.s[p.pos:min(p.pos+1, len(p.s))], p.pos)
+	}
+	p.pos++
+	if n.lo > n.hi || n.lo == n.hi && !(n.loInc && n.hiInc) {
+		return nil, p.errorf("Start and end values of a numeric field indicate an empty range. Position: %d", p.pos)
+	}
+	return n, nil
+}
+
+// textFields is the set a term searches: one field, or every TEXT field.
+func (p *queryParser) textFields(field *attribute) ([]*attribute, error) {
+	if field != nil {
+		return []*attribute{field}, nil
+	}
+	var all []*attribute
+	for _, a := range p.ix.attrs {
+		if a.typ == typeText {
+			all = append(all, a)
+		}
+	}
+	if len(all) == 0 {
+		return nil, p.errorf("Index does not have any text field")
+	}
+	return all, nil
+}
+
+// word reads one token up to a token boundary, handling backslash escapes:
+// a backslash before punctuation keeps the character in the token.
+func (p *queryParser) word(quoted bool) (string, error) {
+	var b strings.Builder
+	for !p.end() {
+		c := p.peek()
+		if c == '\\' {
+			p.pos++
+			if p.end() {
+				return "", p.errorf("Invalid escape sequence: backslash at end of input")
+			}
+			b.WriteByte(p.peek())
+			p.pos++
+			continue
+		}
+		if c == '"' || c == ' ' {
+			break
+		}
+		if !quoted {
+			if strings.IndexByte(")|(@", c) >= 0 || c == '-' && b.Len() == 0 {
+				break
+			}
+			if strings.IndexByte("{}[]:;$", c) >= 0 {
+				return "", p.unexpected()
+			}
+			if c == '*' || c == '%' {
+				break
+			}
+		}
+		if c < 0x80 && strings.IndexByte(p.ix.text.punctuation, c) >= 0 {
+			break
+		}
+		b.WriteByte(c)
+		p.pos++
+	}
+	return strings.ToLower(b.String()), nil
+}
+
+func (p *queryParser) term(field *attribute) (predicate, error) {
+	fields, err := p.textFields(field)
+	if err != nil {
+		return nil, err
+	}
+	if p.peek() == '%' || p.peek() == '*' {
+		return nil, p.errorf("valkeyfake: fuzzy and suffix terms are not implemented by this wire-contract fake")
+	}
+	start := p.pos
+	w, err := p.word(false)
+	if err != nil {
+		return nil, err
+	}
+	prefix := false
+	if !p.end() && p.peek() == '*' {
+		p.pos++
+		prefix = true
+	}
+	if p.pos == start {
+		// A lone punctuation character separates words; it is no term.
+		p.pos++
+		return nil, nil
+	}
+	if w == "" || !prefix && p.ix.text.stopWords[w] {
+		return nil, nil
+	}
+	p.sawText = true
+	return termPred{ix: p.ix, fields: fields, word: w, exact: p.verbatim, prefix: prefix}, nil
+}
+
+func (p *queryParser) phrase(field *attribute) (predicate, error) {
+	fields, err := p.textFields(field)
+	if err != nil {
+		return nil, err
+	}
+	p.pos++ // opening quote
+	var words []string
+	for {
+		if p.end() {
+			return nil, p.errorf("Missing closing quote")
+		}
+		if p.peek() == '"' {
+			p.pos++
+			break
+		}
+		start := p.pos
+		w, err := p.word(true)
+		if err != nil {
+			return nil, err
+		}
+		if w != "" {
+			words = append(words, w)
+		}
+		if p.pos == start {
+			p.pos++
+		}
+	}
+	if len(words) == 0 {
+		return nil, nil
+	}
+	if len(words) > 1 && !p.ix.text.offsets {
+		return nil, p.errorf("Index does not support offsets")
+	}
+	p.sawText = true
+	if len(words) == 1 {
+		return termPred{ix: p.ix, fields: fields, word: words[0], exact: true}, nil
+	}
+	return phrasePred{fields: fields, words: words}, nil
+}
+
+// knn is a parsed `[KNN k @field $blob [EF_RUNTIME n] [AS name]]` clause.
+type knn struct {
+	kStr, blobStr, efStr, as string
+	field                    *attribute
+}
+
+func parseKNN(ix *index, s string) (*knn, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return nil, syntaxError("Vector query clause is missing")
+	}
+	if !strings.HasPrefix(s, "[") {
+		return nil, syntaxError(fmt.Sprintf("Expecting '[' got '%c'", s[0]))
+	}
+	if !strings.HasSuffix(s, "]") {
+		return nil, syntaxError(fmt.Sprintf("Expecting ']' got '%c'", s[len(s)-1]))
+	}
+	parts := strings.Fields(s[1 : len(s)-1])
+	switch {
+	case len(parts) == 0:
+		return nil, syntaxError("Missing parameters")
+	case !strings.EqualFold(parts[0], "KNN"):
+		return nil, syntaxError(fmt.Sprintf("`%s`. Expecting `KNN`", parts[0]))
+	case len(parts) == 1:
+		return nil, syntaxError("KNN argument is missing")
+	case len(parts) == 2:
+		return nil, syntaxError("Vector field argument is missing")
+	case !strings.HasPrefix(parts[2], "@") || len(parts[2]) == 1:
+		return nil, syntaxError(fmt.Sprintf("Unexpected argument `%s`. Expecting a vector field name, starting with '@'", parts[2]))
+	case len(parts) == 3:
+		return nil, syntaxError("Blob attribute argument is missing")
+	}
+	k := &knn{kStr: parts[1], blobStr: parts[3]}
+	for i := 4; i < len(parts); i++ {
+		switch {
+		case strings.EqualFold(parts[i], "EF_RUNTIME") && i+1 < len(parts):
+			i++
+			k.efStr = parts[i]
+		case strings.EqualFold(parts[i], "AS") && i+1 < len(parts):
+			i++
+			k.as = parts[i]
+		case strings.EqualFold(parts[i], "EF_RUNTIME"), strings.EqualFold(parts[i], "AS"):
+			return nil, syntaxError(strings.ToUpper(parts[i]) + " argument is missing")
+		default:
+			return nil, syntaxError(fmt.Sprintf("Unexpected argument `%s`", parts[i]))
+		}
+	}
+	alias := parts[2][1:]
+	a := ix.byAlias[alias]
+	if a == nil {
+		return nil, syntaxError(fmt.Sprintf("Index field `%s` not exists", alias))
+	}
+	if a.typ != typeVector {
+		return nil, syntaxError(fmt.Sprintf("Index field `%s` is not a Vector index ", alias))
+	}
+	k.field = a
+	return k, nil
+}
+
+// distance is the index's metric: COSINE 1−cos, IP 1−dot, L2 squared.
+func distance(metric string, a, b []float32) float64 {
+	var dot, na, nb, l2 float64
+	for i := range a {
+		x, y := float64(a[i]), float64(b[i])
+		dot += x * y
+		na += x * x
+		nb += y * y
+		l2 += (x - y) * (x - y)
+	}
+	switch metric {
+	case "COSINE":
+		if na == 0 || nb == 0 {
+			return 1
+		}
+		return 1 - dot/math.Sqrt(na*nb)
+	case "IP":
+		return 1 - dot
+	}
+	return l2
+}
