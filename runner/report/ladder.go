@@ -5,7 +5,6 @@ import (
 	"io"
 	"math"
 	"strconv"
-	"strings"
 
 	"github.com/searchbench/searchbench/runner/result"
 )
@@ -16,7 +15,14 @@ import (
 // the generator's own lag and the engine's queue depth; then, across
 // configurations, the sustainable rate and the p99 at the reference rate.
 func Ladders(w io.Writer, runs []result.EngineRun) error {
-	var b strings.Builder
+	return writeSections(w, 3, ladderSections(runs))
+}
+
+// coarseStep is the step above which a ladder is flagged: the published
+// method steps by ×1.19 because ×1.4 hid differences between configurations.
+const coarseStep = 1.25
+
+func ladderSections(runs []result.EngineRun) []Section {
 	var ladders []result.EngineRun
 	for _, r := range runs {
 		if r.Ladder != nil {
@@ -26,10 +32,11 @@ func Ladders(w io.Writer, runs []result.EngineRun) error {
 	if len(ladders) == 0 {
 		return nil
 	}
+	var out []Section
 	for _, run := range ladders {
 		l := run.Ladder
-		fmt.Fprintf(&b, "### %s: open-loop ladder (%s arrivals, %d workers, ×%g steps, %v × %d per rung)\n\n",
-			run.Label, l.Arrival, l.Workers, l.Step, l.Duration, l.Repeat)
+		sec := Section{Title: fmt.Sprintf("%s: open-loop ladder (%s arrivals, %d workers, ×%g steps, %v × %d per rung)",
+			run.Label, l.Arrival, l.Workers, l.Step, l.Duration, l.Repeat)}
 		head := []string{"offered/s", "achieved/s", "p50 (ms)", "p99 (ms)", "p99 min–max", "p99 CV", "service p99 (ms)", "late starts", "gen lag p99 (ms)", "queue", "meets rule"}
 		var rows [][]string
 		for _, r := range l.Rungs {
@@ -47,7 +54,7 @@ func Ladders(w io.Writer, runs []result.EngineRun) error {
 			if r.Sustainable {
 				meets = "yes"
 			}
-			if len(r.Warnings) > 0 {
+			if len(rungWarnings(r)) > 0 {
 				meets += " ⚠"
 			}
 			rows = append(rows, []string{
@@ -56,27 +63,33 @@ func Ladders(w io.Writer, runs []result.EngineRun) error {
 				num(r.ServiceP99), strconv.FormatInt(late, 10), num(lag), queue, meets,
 			})
 		}
-		writeTable(&b, head, rows)
+		sec.table(head, rows)
 		if l.Sustainable > 0 {
-			fmt.Fprintf(&b, "\nSustainable rate: %s/s. Rule: %s.\n", rate(l.Sustainable), l.Rule)
+			sec.text("Sustainable rate: %s/s. Rule: %s.", rate(l.Sustainable), l.Rule)
 		} else {
-			fmt.Fprintf(&b, "\nSustainable rate: none. Rule: %s.\n", l.Rule)
+			sec.text("Sustainable rate: none. Rule: %s.", l.Rule)
 		}
 		if l.StoppedEarly != "" {
-			fmt.Fprintf(&b, "Stopped early: %s.\n", l.StoppedEarly)
+			sec.text("Stopped early: %s.", l.StoppedEarly)
 		}
 		for _, r := range l.Rungs {
-			for _, warn := range r.Warnings {
-				fmt.Fprintf(&b, "\n> warning (%s/s): %s\n", rate(r.Offered), warn)
+			for _, warn := range rungWarnings(r) {
+				sec.warn(fmt.Sprintf("%s, %s/s", run.Label, rate(r.Offered)), warn)
 			}
 		}
 		for _, warn := range l.Warnings {
-			fmt.Fprintf(&b, "\n> warning: %s\n", warn)
+			sec.warn(run.Label, warn)
 		}
-		b.WriteString("\n")
+		if l.Step > coarseStep {
+			sec.warn(run.Label, fmt.Sprintf("coarse ladder step ×%g: the sustainable rate is resolved only to within ×%g; the published method steps by ×1.19 because ×1.4 hid differences between configurations", l.Step, l.Step))
+		}
+		if run.Error != "" {
+			sec.warn(run.Label, "the engine stopped early: "+run.Error)
+		}
+		out = append(out, sec)
 	}
 	// Study B's summary layout: setup | sustained rate | p99 at the reference.
-	b.WriteString("### Sustained rates\n\n")
+	sec := Section{Title: "Sustained rates"}
 	var rows [][]string
 	for _, run := range ladders {
 		l := run.Ladder
@@ -86,12 +99,23 @@ func Ladders(w io.Writer, runs []result.EngineRun) error {
 		}
 		rows = append(rows, []string{run.Label, rate(l.Sustainable), ref, p99})
 	}
-	writeTable(&b, []string{"setup", "sustained/s", "reference/s", "p99 at reference (ms)"}, rows)
+	sec.table([]string{"setup", "sustained/s", "reference/s", "p99 at reference (ms)"}, rows)
 	for _, warn := range stepWarnings(ladders) {
-		fmt.Fprintf(&b, "\n> warning: %s\n", warn)
+		sec.warn("", warn)
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return append(out, sec)
+}
+
+// rungWarnings is the runner's warnings about a rung and a derived one for
+// repetitions that stopped early.
+func rungWarnings(r result.Rung) []string {
+	out := append([]string(nil), r.Warnings...)
+	for i, rep := range r.Reps {
+		if rep.Partial {
+			out = append(out, fmt.Sprintf("rep %d is partial: it did not run its whole schedule", i+1))
+		}
+	}
+	return out
 }
 
 // stepWarnings flags pairs of configurations whose sustainable rates differ

@@ -8,11 +8,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/searchbench/searchbench/runner/result"
 )
-
-var tableOps = []string{"search", "upsert", "delete"}
 
 // column is one engine (or configuration) at one user level.
 type column struct {
@@ -40,17 +39,20 @@ func levelsByUsers(runs []result.EngineRun) ([]int, map[int][]column) {
 // Tables writes, for each user level, the published study's table (rows:
 // p50 per operation, p95 per operation, RPS per operation, total RPS; one
 // column per engine), followed by the tails and errors the study did not
-// show.
+// show, and every warning about the level's figures.
 func Tables(w io.Writer, runs []result.EngineRun) error {
+	return writeSections(w, 3, closedSections(runs))
+}
+
+// closedSections is one section per user level.
+func closedSections(runs []result.EngineRun) []Section {
 	users, byUsers := levelsByUsers(runs)
-	var b strings.Builder
-	for i, u := range users {
+	ops := opsOf(runs)
+	var out []Section
+	for _, u := range users {
 		cols := byUsers[u]
-		if i > 0 {
-			b.WriteString("\n")
-		}
-		fmt.Fprintf(&b, "### %d users\n\n", u)
-		rows := [][]string{}
+		sec := Section{Title: fmt.Sprintf("%d users", u)}
+		var rows [][]string
 		stat := func(label string, f func(result.OpStats) string, op string) {
 			row := []string{label}
 			for _, c := range cols {
@@ -63,43 +65,122 @@ func Tables(w io.Writer, runs []result.EngineRun) error {
 			}
 			rows = append(rows, row)
 		}
-		for _, op := range tableOps {
+		for _, op := range ops {
 			stat(op+" p50 (ms)", func(s result.OpStats) string { return ms(s, s.Latency.P50) }, op)
 		}
-		for _, op := range tableOps {
+		for _, op := range ops {
 			stat(op+" p95 (ms)", func(s result.OpStats) string { return ms(s, s.Latency.P95) }, op)
 		}
-		for _, op := range tableOps {
+		for _, op := range ops {
 			stat(op+" RPS", func(s result.OpStats) string { return rps(s.RPS) }, op)
 		}
 		total := []string{"Total RPS"}
 		for _, c := range cols {
 			total = append(total, rps(c.level.TotalRPS))
 		}
-		rows = append(rows, total)
-		writeTable(&b, header(cols), rows)
+		sec.table(header(cols), append(rows, total))
 
-		b.WriteString("\n")
-		rows = rows[:0]
-		for _, op := range tableOps {
+		rows = nil
+		for _, op := range ops {
 			stat(op+" p99 (ms)", func(s result.OpStats) string { return ms(s, s.Latency.P99) }, op)
 		}
-		for _, op := range tableOps {
+		for _, op := range ops {
 			stat(op+" count", func(s result.OpStats) string { return strconv.FormatInt(s.Count, 10) }, op)
 		}
-		for _, op := range tableOps {
+		for _, op := range ops {
 			stat(op+" errors", errorCell, op)
 		}
 		stat("delete not found", func(s result.OpStats) string { return strconv.FormatInt(s.NotFound, 10) }, "delete")
-		writeTable(&b, header(cols), rows)
+		sec.table(header(cols), rows)
 		for _, c := range cols {
-			for _, warn := range c.level.Warnings {
-				fmt.Fprintf(&b, "\n> warning (%s, %d users): %s\n", c.label, u, warn)
+			where := fmt.Sprintf("%s, %d users", c.label, u)
+			for _, warn := range levelWarnings(c.level) {
+				sec.warn(where, warn)
 			}
 		}
+		for _, run := range runs {
+			if run.Error != "" && !hasLevel(run, u) && len(run.Levels) > 0 {
+				sec.warn(run.Label, fmt.Sprintf("no %d-user level: the engine stopped early: %s", u, run.Error))
+			}
+		}
+		out = append(out, sec)
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return out
+}
+
+func hasLevel(run result.EngineRun, users int) bool {
+	for _, l := range run.Levels {
+		if l.Users == users {
+			return true
+		}
+	}
+	return false
+}
+
+// levelWarnings is the runner's warnings about a level and the ones the
+// report derives from its figures: failed calls and a cut-short window.
+func levelWarnings(l result.Level) []string {
+	out := append([]string(nil), l.Warnings...)
+	var failed int64
+	var parts []string
+	for _, o := range l.Ops {
+		if n := o.ErrorCount(); n > 0 {
+			failed += n
+			parts = append(parts, o.Op+": "+errorCell(o))
+		}
+	}
+	if failed > 0 {
+		out = append(out, fmt.Sprintf("%d failed calls (%s): failures are kept out of the latencies, and RPS counts successes only", failed, strings.Join(parts, "; ")))
+	}
+	if l.Partial {
+		out = append(out, fmt.Sprintf("partial level: measured for %v only", time.Duration(l.Window).Round(time.Millisecond)))
+	}
+	return out
+}
+
+// Summary writes the published summary table: one row per (users,
+// operation), the p50 of each engine in a column.
+func Summary(w io.Writer, runs []result.EngineRun) error {
+	sec, ok := summarySection(runs)
+	if !ok {
+		return nil
+	}
+	return writeSections(w, 3, []Section{sec})
+}
+
+func summarySection(runs []result.EngineRun) (Section, bool) {
+	users, _ := levelsByUsers(runs)
+	if len(users) == 0 {
+		return Section{}, false
+	}
+	head := []string{"users", "operation"}
+	for _, r := range runs {
+		if len(r.Levels) > 0 {
+			head = append(head, r.Label)
+		}
+	}
+	var rows [][]string
+	for _, u := range users {
+		for _, op := range opsOf(runs) {
+			row := []string{strconv.Itoa(u), op}
+			for _, r := range runs {
+				if len(r.Levels) == 0 {
+					continue
+				}
+				cell := "—"
+				for _, l := range r.Levels {
+					if s, ok := l.Op(op); ok && l.Users == u {
+						cell = ms(s, s.Latency.P50)
+					}
+				}
+				row = append(row, cell)
+			}
+			rows = append(rows, row)
+		}
+	}
+	sec := Section{Title: "Summary: p50 (ms) by users and operation"}
+	sec.table(head, rows)
+	return sec, true
 }
 
 func header(cols []column) []string {

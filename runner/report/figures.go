@@ -1,0 +1,100 @@
+package report
+
+import (
+	"sort"
+
+	"github.com/searchbench/searchbench/runner/result"
+)
+
+// value is one named figure. The lists below are the one place that says
+// which figures exist: the CSV writes all of them and compare picks from
+// them, so a figure added here appears in both.
+type value struct {
+	metric string
+	v      float64
+}
+
+// latencyValues is a latency summary as figures in ms, prefixed ("" for
+// intended-time latency, "service_" for service time).
+func latencyValues(prefix string, l result.Latency) []value {
+	return []value{
+		{prefix + "min_ms", l.Min}, {prefix + "mean_ms", l.Mean},
+		{prefix + "p50_ms", l.P50}, {prefix + "p90_ms", l.P90}, {prefix + "p95_ms", l.P95},
+		{prefix + "p99_ms", l.P99}, {prefix + "p99_9_ms", l.P999}, {prefix + "max_ms", l.Max},
+	}
+}
+
+// opValues is one operation's figures: counts, rate, errors by class and,
+// when a call succeeded, its latencies.
+func opValues(o result.OpStats) []value {
+	out := []value{
+		{"count", float64(o.Count)}, {"rps", o.RPS}, {"not_found", float64(o.NotFound)},
+		{"errors", float64(o.ErrorCount())},
+	}
+	for _, c := range sortedKeys(o.Errors) {
+		out = append(out, value{"errors." + c, float64(o.Errors[c])})
+	}
+	if o.Count > 0 {
+		out = append(out, latencyValues("", o.Latency)...)
+	}
+	return out
+}
+
+// levelValues is a closed-loop level's figures across operations.
+func levelValues(l result.Level) []value {
+	return []value{{"total_rps", l.TotalRPS}, {"client_cpu", l.ClientCPU}, {"window_s", l.Window.Seconds()}}
+}
+
+// rungValues is a rung's medians and spread across repetitions.
+func rungValues(r result.Rung) []value {
+	out := []value{
+		{"achieved_rate", r.Achieved}, {"p50_ms", r.P50}, {"p99_ms", r.P99},
+		{"service_p50_ms", r.ServiceP50}, {"service_p99_ms", r.ServiceP99},
+		{"p99_min_ms", r.P99Min}, {"p99_max_ms", r.P99Max}, {"p99_cv", r.P99CV},
+		{"achieved_min", r.AchievedMin}, {"achieved_max", r.AchievedMax},
+		{"meets_rule", b2f(r.Sustainable)},
+	}
+	if r.QueueDepth >= 0 {
+		out = append(out, value{"queue_depth", r.QueueDepth})
+	}
+	return out
+}
+
+// repValues is one repetition's figures across operations.
+func repValues(r result.Rep) []value {
+	out := []value{
+		{"sent", float64(r.Sent)}, {"unsent", float64(r.Unsent)}, {"achieved_rate", r.Achieved},
+		{"errors", float64(r.Errors)}, {"late_starts", float64(r.LateStarts)},
+		{"generator_lag_p99_ms", r.GeneratorLagP99}, {"generator_lag_max_ms", r.GeneratorLagMax},
+		{"client_cpu", r.ClientCPU}, {"partial", b2f(r.Partial)},
+	}
+	out = append(out, latencyValues("", r.Latency)...)
+	out = append(out, latencyValues("service_", r.Service)...)
+	for _, k := range sortedKeys(r.EngineStats) {
+		out = append(out, value{"engine_stats." + k, r.EngineStats[k]})
+	}
+	return out
+}
+
+func preloadValues(p result.Preload) []value {
+	return []value{
+		{"documents", float64(p.Documents)}, {"duration_s", p.Duration.Seconds()}, {"docs_per_s", p.DocsPerS},
+		{"errors", float64(p.Errors)}, {"engine_count", float64(p.Count)}, {"count_ok", b2f(p.CountOK)},
+	}
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
