@@ -80,3 +80,35 @@ func Open(ctx context.Context, name string, cfg Config) (Engine, error) {
 	}
 	return e, nil
 }
+
+// ConfigChecker is a driver that can check a configuration (its options and
+// write mode) before anything starts, so that a bad option is bad input
+// rather than a failure after a container has started.
+type ConfigChecker interface {
+	CheckConfig(cfg Config) error
+}
+
+// CheckConfig checks cfg against the named driver: through its
+// ConfigChecker where it has one; otherwise the driver takes no options and
+// only its own write mode.
+func CheckConfig(name string, cfg Config) error {
+	d, err := Lookup(name)
+	if err != nil {
+		return err
+	}
+	if c, ok := d.(ConfigChecker); ok {
+		return c.CheckConfig(cfg)
+	}
+	if len(cfg.Options) > 0 {
+		keys := make([]string, 0, len(cfg.Options))
+		for k := range cfg.Options {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		return fmt.Errorf("%s takes no options (given: %s)", name, strings.Join(keys, ", "))
+	}
+	if v := d.Describe().Visibility; cfg.WriteMode != "" && cfg.WriteMode != v {
+		return fmt.Errorf("%s has one write mode, %s: it cannot run %s", name, v, cfg.WriteMode)
+	}
+	return nil
+}

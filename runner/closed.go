@@ -83,22 +83,6 @@ type Events struct {
 	Rung     func(rate float64, rep, reps int)              // open loop: a repetition starts
 }
 
-// Schema is the mixed workload's index.
-func Schema() engines.Schema {
-	return engines.Schema{Name: "searchbench", Fields: []engines.FieldSpec{
-		{Name: "name", Type: engines.Text},
-		{Name: "content", Type: engines.Text},
-	}}
-}
-
-// EngineDocument converts a corpus document for the engines.
-func EngineDocument(d dataset.Document) engines.Document {
-	return engines.Document{ID: dataset.DocID(d.ID), Fields: []engines.Field{
-		{Name: "name", Text: d.Name},
-		{Name: "content", Text: d.Content},
-	}}
-}
-
 // versions hands out the next version of each ID, so every upsert writes a
 // document that differs from what the engine holds.
 type versions []atomic.Uint32
@@ -107,14 +91,14 @@ func (v versions) next(id uint32) uint32 { return v[id].Add(1) }
 
 // ClosedLoop runs every level of cfg against e, in order. It returns the
 // levels measured so far when ctx ends (the last one marked partial).
-func ClosedLoop(ctx context.Context, e engines.Engine, c *dataset.Corpus, cfg Config, ev Events) []result.Level {
-	vers := make(versions, c.IDs()+1)
+func ClosedLoop(ctx context.Context, e engines.Engine, src Source, cfg Config, ev Events) []result.Level {
+	vers := make(versions, src.IDs()+1)
 	var levels []result.Level
 	for i, users := range cfg.Users {
 		if ctx.Err() != nil {
 			break
 		}
-		levels = append(levels, runLevel(ctx, e, c, cfg, ev, vers, i, users))
+		levels = append(levels, runLevel(ctx, e, src, cfg, ev, vers, i, users))
 	}
 	return levels
 }
@@ -127,7 +111,7 @@ type user struct {
 	errs   atomic.Int64
 }
 
-func runLevel(ctx context.Context, e engines.Engine, c *dataset.Corpus, cfg Config, ev Events,
+func runLevel(ctx context.Context, e engines.Engine, src Source, cfg Config, ev Events,
 	vers versions, level, n int) result.Level {
 	sink := NewSink(4 * runtime.GOMAXPROCS(0))
 	users := make([]*user, n)
@@ -135,7 +119,7 @@ func runLevel(ctx context.Context, e engines.Engine, c *dataset.Corpus, cfg Conf
 		// Each level gets fresh streams, so a level's operations do not
 		// depend on how far the previous level got.
 		users[i] = &user{
-			stream: workload.NewStream(cfg.Seed, level<<20|i, cfg.Mix, c.IDs()),
+			stream: workload.NewStream(cfg.Seed, level<<20|i, cfg.Mix, src.IDs()),
 			rec:    sink.NewRecorder(i),
 		}
 	}
@@ -155,15 +139,17 @@ func runLevel(ctx context.Context, e engines.Engine, c *dataset.Corpus, cfg Conf
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			u.run(runCtx, e, c, cfg, vers, measureFrom, measureTo)
+			u.run(runCtx, e, src, cfg, vers, measureFrom, measureTo)
 		}()
 	}
 	phase(ev, n, "settle", cfg.Settle)
 	sleepUntil(runCtx, measureFrom)
 	phase(ev, n, "measure", cfg.Measure)
+	stats := sampleStats(runCtx, e, cfg.Timeout)
 	cpu0, wall0 := cpuTime(), time.Now()
 	watchProgress(runCtx, ev, n, users, measureTo)
 	cpu, wall := cpuTime()-cpu0, time.Since(wall0)
+	engineStats, statsWarn := stats.stop(e, cfg.Timeout)
 	// Users stop issuing at measureTo; calls in flight finish (bounded by the
 	// request timeout) so that the window's last calls are counted.
 	phase(ev, n, "drain", 0)
@@ -177,7 +163,10 @@ func runLevel(ctx context.Context, e engines.Engine, c *dataset.Corpus, cfg Conf
 	}
 	total := sink.Total()
 	l := result.Level{Users: n, Window: result.Duration(window), Partial: partial}
-	l.ClientCPU = cpuShare(cpu, wall)
+	l.ClientCPU, l.EngineStats = cpuShare(cpu, wall), engineStats
+	if statsWarn != "" {
+		l.Warnings = append(l.Warnings, statsWarn)
+	}
 	if l.ClientCPU > clientBoundCPU {
 		l.Warnings = append(l.Warnings, fmt.Sprintf("client-bound: the searchbench process used %.0f%% of its CPUs while measuring; the figures may describe the load generator (or an embedded engine sharing it), not only the engine", 100*l.ClientCPU))
 	}
@@ -198,10 +187,10 @@ func runLevel(ctx context.Context, e engines.Engine, c *dataset.Corpus, cfg Conf
 	return l
 }
 
-func (u *user) run(ctx context.Context, e engines.Engine, c *dataset.Corpus, cfg Config, vers versions,
+func (u *user) run(ctx context.Context, e engines.Engine, src Source, cfg Config, vers versions,
 	measureFrom, measureTo time.Time) {
 	for {
-		req := prepare(c, cfg.K, vers, u.stream.Next())
+		req := prepare(src, cfg.K, vers, u.stream.Next())
 		if ctx.Err() != nil {
 			return
 		}
@@ -239,13 +228,14 @@ type request struct {
 	id  string
 }
 
-func prepare(c *dataset.Corpus, k int, vers versions, st workload.Step) request {
+func prepare(src Source, k int, vers versions, st workload.Step) request {
 	r := request{op: st.Op}
 	switch st.Op {
 	case workload.Search:
-		r.q = engines.Query{Text: c.Query(st.Query), K: k}
+		r.q = src.Query(st.Query)
+		r.q.K = k
 	case workload.Upsert:
-		r.doc = EngineDocument(c.Document(st.ID, vers.next(st.ID)))
+		r.doc = src.Document(st.ID, vers.next(st.ID))
 	case workload.Delete:
 		r.id = dataset.DocID(st.ID)
 	}

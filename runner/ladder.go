@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/searchbench/searchbench/dataset"
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/workload"
@@ -69,7 +68,7 @@ func (c LadderConfig) Validate() error {
 }
 
 // RunLadder climbs the ladder on e and finds the sustainable rate.
-func RunLadder(ctx context.Context, e engines.Engine, c *dataset.Corpus, cfg LadderConfig, ev Events) result.Ladder {
+func RunLadder(ctx context.Context, e engines.Engine, src Source, cfg LadderConfig, ev Events) result.Ladder {
 	l := result.Ladder{
 		Arrival: cfg.Open.Arrival, Workers: cfg.Open.Workers,
 		Start: cfg.Rates.Start, Step: cfg.Rates.Step, Stop: cfg.Rates.Stop,
@@ -81,7 +80,7 @@ func RunLadder(ctx context.Context, e engines.Engine, c *dataset.Corpus, cfg Lad
 		l.Reference = cfg.Rates.Start
 	}
 	l.Rule = fmt.Sprintf("sustainable = the highest rung whose median p99 (from the intended send time) is ≤ %g × the first rung's and whose achieved rate is ≥ %g%% of the offered rate", cfg.Factor, 100*cfg.MinAchieved)
-	vers := make(versions, c.IDs()+1)
+	vers := make(versions, src.IDs()+1)
 	for i, rate := range cfg.Rates.Rates() {
 		rung := result.Rung{Offered: rate, QueueDepth: -1}
 		for rep := range cfg.Repeat {
@@ -98,7 +97,7 @@ func RunLadder(ctx context.Context, e engines.Engine, c *dataset.Corpus, cfg Lad
 				l.Warnings = append(l.Warnings, err.Error())
 				return l
 			}
-			rung.Reps = append(rung.Reps, OpenLoop(ctx, e, c, cfg.Open, sched, vers))
+			rung.Reps = append(rung.Reps, OpenLoop(ctx, e, src, cfg.Open, sched, vers))
 		}
 		if len(rung.Reps) == 0 {
 			break
@@ -156,17 +155,24 @@ func summarizeRung(r *result.Rung) {
 		if rep.Errors > 0 {
 			r.Warnings = append(r.Warnings, fmt.Sprintf("rep %d: %d failed calls", i+1, rep.Errors))
 		}
+		for _, w := range rep.Warnings {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("rep %d: %s", i+1, w))
+		}
 	}
 }
 
 // queueDepth is the engine's queue depth, which drivers that expose one
 // report under the key "queue_depth".
-func queueDepth(stats map[string]float64) (float64, bool) {
-	if v, ok := stats["queue_depth"]; ok {
-		return v, true
+func queueDepth(stats map[string]result.Gauge) (float64, bool) {
+	if g, ok := stats[QueueDepthStat]; ok {
+		return g.Mean, true
 	}
 	return 0, false
 }
+
+// QueueDepthStat is the StatsReporter key of an engine's write queue depth,
+// shown beside latency in the ladder tables.
+const QueueDepthStat = "queue_depth"
 
 // exploded says why the ladder should stop after its latest rung, or "".
 func exploded(rungs []result.Rung, factor float64) string {

@@ -11,7 +11,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/searchbench/searchbench/dataset"
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/workload"
@@ -54,7 +53,7 @@ type ticket struct {
 // openRun is the shared state of one open-loop rep.
 type openRun struct {
 	e      engines.Engine
-	c      *dataset.Corpus
+	src    Source
 	cfg    OpenConfig
 	vers   versions
 	lat    *Sink // from the intended time
@@ -68,15 +67,17 @@ type openRun struct {
 // OpenLoop runs one schedule against e and returns what it measured. Calls
 // still waiting in line when the schedule's end plus one request timeout has
 // passed are counted as unsent.
-func OpenLoop(ctx context.Context, e engines.Engine, c *dataset.Corpus, cfg OpenConfig, sched workload.Schedule, vers versions) result.Rep {
+func OpenLoop(ctx context.Context, e engines.Engine, src Source, cfg OpenConfig, sched workload.Schedule, vers versions) result.Rep {
 	shards := 4 * runtime.GOMAXPROCS(0)
-	r := &openRun{e: e, c: c, cfg: cfg, vers: vers, lat: NewSink(shards), svc: NewSink(shards)}
-	stream := workload.NewStream(cfg.Seed, -1, cfg.Mix, c.IDs())
+	r := &openRun{e: e, src: src, cfg: cfg, vers: vers, lat: NewSink(shards), svc: NewSink(shards)}
+	stream := workload.NewStream(cfg.Seed, -1, cfg.Mix, src.IDs())
 	// The line holds what the workers cannot take yet. It is large (a few
 	// seconds at high rates) so that queueing shows as latency; when it is
 	// full the scheduler waits, and the wait is still charged to each call
 	// because latency runs from the intended time.
 	queue := make(chan ticket, 1<<16)
+	stats := sampleStats(ctx, e, cfg.Timeout)
+	var statsWarn string
 	cpu0 := cpuTime()
 	start := time.Now()
 	drainBy := start.Add(sched.Length() + cfg.Timeout)
@@ -161,12 +162,9 @@ func OpenLoop(ctx context.Context, e engines.Engine, c *dataset.Corpus, cfg Open
 		allSvc.Merge(svcT.hist[op])
 	}
 	rep.Latency, rep.Service = result.Summarize(allLat), result.Summarize(allSvc)
-	if sr, ok := r.e.(engines.StatsReporter); ok {
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.Timeout)
-		if st, err := sr.Stats(sctx); err == nil {
-			rep.EngineStats = st
-		}
-		cancel()
+	rep.EngineStats, statsWarn = stats.stop(e, cfg.Timeout)
+	if statsWarn != "" {
+		rep.Warnings = append(rep.Warnings, statsWarn)
 	}
 	return rep
 }
@@ -190,7 +188,7 @@ func waitUntil(ctx context.Context, t time.Time) bool {
 
 // serve makes one scheduled call and records both latencies.
 func (r *openRun) serve(ctx context.Context, start time.Time, t ticket, lat, svc *Recorder) {
-	req := prepare(r.c, r.cfg.K, r.vers, t.step)
+	req := prepare(r.src, r.cfg.K, r.vers, t.step)
 	callCtx, cancel := context.WithTimeout(ctx, r.cfg.Timeout)
 	sent := time.Now()
 	err := req.do(callCtx, r.e)

@@ -7,7 +7,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/searchbench/searchbench/dataset"
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/runner/result"
 )
@@ -22,8 +21,8 @@ const (
 // Prepopulate loads version 0 of every pre-populated ID, waits until it is
 // searchable when the driver can say so, and checks the engine's document
 // count against the corpus.
-func Prepopulate(ctx context.Context, e engines.Engine, c *dataset.Corpus, progress func(done, total int)) (result.Preload, error) {
-	total := c.PrepopulatedCount()
+func Prepopulate(ctx context.Context, e engines.Engine, src Source, progress func(done, total int)) (result.Preload, error) {
+	total := src.PrepopulatedCount()
 	bulk, isBulk := e.(engines.BulkUpserter)
 	p := result.Preload{Documents: total, Bulk: isBulk, Count: -1}
 	start := time.Now()
@@ -34,8 +33,8 @@ func Prepopulate(ctx context.Context, e engines.Engine, c *dataset.Corpus, progr
 	go func() {
 		defer close(batches)
 		batch := make([]uint32, 0, preloadBatch)
-		for id := uint32(1); id <= uint32(c.IDs()); id++ {
-			if !c.Prepopulated(id) {
+		for id := uint32(1); id <= uint32(src.IDs()); id++ {
+			if !src.Prepopulated(id) {
 				continue
 			}
 			if batch = append(batch, id); len(batch) == preloadBatch {
@@ -76,7 +75,7 @@ func Prepopulate(ctx context.Context, e engines.Engine, c *dataset.Corpus, progr
 			for ids := range batches {
 				docs = docs[:0]
 				for _, id := range ids {
-					docs = append(docs, EngineDocument(c.Document(id, 0)))
+					docs = append(docs, src.Document(id, 0))
 				}
 				if isBulk {
 					if err := bulk.UpsertBatch(ctx, docs); err != nil {

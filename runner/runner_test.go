@@ -79,13 +79,13 @@ func TestRecordersMergeExactly(t *testing.T) {
 	}
 }
 
-func testCorpus(t testing.TB, ids int, prepop float64) *dataset.Corpus {
+func testCorpus(t testing.TB, ids int, prepop float64) Text {
 	t.Helper()
 	c, err := dataset.New(dataset.Config{Seed: 1, IDs: ids, Prepopulate: prepop})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return c
+	return Text{c}
 }
 
 func quickConfig(users ...int) Config {

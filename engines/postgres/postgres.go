@@ -46,12 +46,38 @@ func (driver) Describe() engines.Description {
 // otherwise: enough that users wait on the server, not on the pool.
 const DefaultPoolSize = 200
 
+// CheckConfig checks the write mode and the options before anything starts.
+func (driver) CheckConfig(cfg engines.Config) error {
+	_, err := checkConfig(cfg)
+	return err
+}
+
+// checkConfig returns the pool size: the one option, "pool".
+func checkConfig(cfg engines.Config) (int32, error) {
+	if cfg.WriteMode != "" && cfg.WriteMode != engines.Searchable {
+		return 0, fmt.Errorf("postgres: writes are searchable on commit; write mode %q is not offered", cfg.WriteMode)
+	}
+	size := int32(DefaultPoolSize)
+	for k, v := range cfg.Options {
+		if k != "pool" {
+			return 0, fmt.Errorf("postgres: unknown option %q (valid: pool)", k)
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 10_000 {
+			return 0, fmt.Errorf("postgres: option pool=%q is not a number from 1 to 10000", v)
+		}
+		size = int32(n)
+	}
+	return size, nil
+}
+
 func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, error) {
 	if cfg.URL == "" {
 		return nil, errors.New("postgres: a URL is needed (postgres://user@host:port/db)")
 	}
-	if cfg.WriteMode != "" && cfg.WriteMode != engines.Searchable {
-		return nil, fmt.Errorf("postgres: writes are searchable on commit; write mode %q is not offered", cfg.WriteMode)
+	poolSize, err := checkConfig(cfg)
+	if err != nil {
+		return nil, err
 	}
 	pc, err := pgxpool.ParseConfig(cfg.URL)
 	if err != nil {
@@ -64,14 +90,7 @@ func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, err
 	if p := cfg.Password.Reveal(); p != "" {
 		pc.ConnConfig.Password = p
 	}
-	pc.MaxConns = DefaultPoolSize
-	if v, ok := cfg.Options["pool"]; ok {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			return nil, fmt.Errorf("postgres: option pool=%q is not a positive number", v)
-		}
-		pc.MaxConns = int32(n)
-	}
+	pc.MaxConns = poolSize
 	pool, err := pgxpool.NewWithConfig(ctx, pc)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: connect: %w", redact(err, cfg))

@@ -42,7 +42,8 @@ func opValues(o result.OpStats) []value {
 
 // levelValues is a closed-loop level's figures across operations.
 func levelValues(l result.Level) []value {
-	return []value{{"total_rps", l.TotalRPS}, {"client_cpu", l.ClientCPU}, {"window_s", l.Window.Seconds()}}
+	out := []value{{"total_rps", l.TotalRPS}, {"client_cpu", l.ClientCPU}, {"window_s", l.Window.Seconds()}}
+	return append(out, gaugeValues(l.EngineStats)...)
 }
 
 // rungValues is a rung's medians and spread across repetitions.
@@ -70,9 +71,7 @@ func repValues(r result.Rep) []value {
 	}
 	out = append(out, latencyValues("", r.Latency)...)
 	out = append(out, latencyValues("service_", r.Service)...)
-	for _, k := range sortedKeys(r.EngineStats) {
-		out = append(out, value{"engine_stats." + k, r.EngineStats[k]})
-	}
+	out = append(out, gaugeValues(r.EngineStats)...)
 	return out
 }
 
@@ -97,4 +96,15 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// gaugeValues is the engine's sampled figures: mean, max, last and rate.
+func gaugeValues(stats map[string]result.Gauge) []value {
+	var out []value
+	for _, k := range sortedKeys(stats) {
+		g := stats[k]
+		out = append(out, value{"engine_stats." + k + ".mean", g.Mean}, value{"engine_stats." + k + ".max", g.Max},
+			value{"engine_stats." + k + ".last", g.Last}, value{"engine_stats." + k + ".per_second", g.PerSecond})
+	}
+	return out
 }

@@ -38,8 +38,9 @@ type Rung struct {
 	P99CV       float64 `json:"p99_cv"`
 	AchievedMin float64 `json:"achieved_min"`
 	AchievedMax float64 `json:"achieved_max"`
-	// QueueDepth is the engine's own queue depth (median across
-	// repetitions) where the driver reports one; -1 otherwise.
+	// QueueDepth is the engine's own queue depth where the driver reports
+	// one (the median across repetitions of its mean while measuring);
+	// -1 otherwise.
 	QueueDepth  float64  `json:"queue_depth"`
 	Sustainable bool     `json:"meets_rule"`
 	Warnings    []string `json:"warnings,omitempty"`
@@ -67,9 +68,10 @@ type Rep struct {
 	GeneratorLagMax float64 `json:"generator_lag_max_ms"`
 	// ClientCPU is the process's CPU time over the rep, as a fraction of
 	// the CPUs it may use.
-	ClientCPU   float64            `json:"client_cpu"`
-	EngineStats map[string]float64 `json:"engine_stats,omitempty"`
-	Partial     bool               `json:"partial,omitempty"`
+	ClientCPU   float64          `json:"client_cpu"`
+	EngineStats map[string]Gauge `json:"engine_stats,omitempty"`
+	Partial     bool             `json:"partial,omitempty"`
+	Warnings    []string         `json:"warnings,omitempty"`
 }
 
 // OpenOp is one operation within a rep: latency from the intended time (in

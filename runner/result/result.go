@@ -53,6 +53,8 @@ type Host struct {
 
 // Config is the run's configuration as given.
 type Config struct {
+	// Scenario is the scenario file the run came from, if any.
+	Scenario       string    `json:"scenario,omitempty"`
 	Engines        []string  `json:"engines"`
 	Users          []int     `json:"users"`
 	Mix            string    `json:"mix"`
@@ -82,7 +84,9 @@ type EngineRun struct {
 	Name       string `json:"name"`  // the driver
 	Label      string `json:"label"` // the column heading
 	Visibility string `json:"visibility"`
-	Version    string `json:"version,omitempty"`
+	// Options are the driver options the setup ran with.
+	Options map[string]string `json:"options,omitempty"`
+	Version string            `json:"version,omitempty"`
 	// Where it ran: an embedded engine, an attached URL, or a container.
 	Mode        string   `json:"mode"` // embedded, attached, container
 	Image       string   `json:"image,omitempty"`
@@ -119,8 +123,23 @@ type Level struct {
 	// ClientCPU is the searchbench process's CPU time over the window, as
 	// a fraction of the CPUs it may use (for an embedded engine it includes
 	// the engine).
-	ClientCPU float64  `json:"client_cpu"`
-	Warnings  []string `json:"warnings,omitempty"`
+	ClientCPU float64 `json:"client_cpu"`
+	// EngineStats is the engine's own figures, sampled while measuring,
+	// where the driver reports them (queue depths, ingest counters).
+	EngineStats map[string]Gauge `json:"engine_stats,omitempty"`
+	Warnings    []string         `json:"warnings,omitempty"`
+}
+
+// Gauge is one engine-side figure sampled while measuring: once when the
+// window opens, about once a second, and once when it closes.
+type Gauge struct {
+	Samples int     `json:"samples"`
+	Mean    float64 `json:"mean"`
+	Max     float64 `json:"max"`
+	Last    float64 `json:"last"`
+	// PerSecond is (last − first) over the time between the two samples:
+	// the rate of a counter (for a gauge it only says whether it grew).
+	PerSecond float64 `json:"per_second"`
 }
 
 // Op returns the stats of the named operation.

@@ -1,0 +1,152 @@
+package runner
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/searchbench/searchbench/dataset"
+	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/runner/result"
+)
+
+// Source is a workload's data as the engines see it: the index's schema, the
+// document every write sends and the query every search sends. Each is a
+// pure function of its arguments, so the same seed sends the same bytes, and
+// the runner can build a call before its clock starts.
+type Source interface {
+	// Schema is the index the run creates.
+	Schema() engines.Schema
+	// IDs is the size of the ID space (IDs are 1…IDs).
+	IDs() int
+	// Prepopulated says whether id is loaded before the run;
+	// PrepopulatedCount is how many are.
+	Prepopulated(id uint32) bool
+	PrepopulatedCount() int
+	// Document is version v of id (0 is the pre-populated version).
+	Document(id, version uint32) engines.Document
+	// Query is search i, without K (the runner sets it).
+	Query(i uint64) engines.Query
+	// Provenance identifies the exact bytes: generator, seed, hash.
+	Provenance() result.Corpus
+}
+
+// Text is Study A's corpus: documents with a name and a content, searched
+// by 5-word free-text queries.
+type Text struct{ *dataset.Corpus }
+
+// Schema is the mixed workload's index.
+func (Text) Schema() engines.Schema {
+	return engines.Schema{Name: "searchbench", Fields: []engines.FieldSpec{
+		{Name: "name", Type: engines.Text},
+		{Name: "content", Type: engines.Text},
+	}}
+}
+
+// Document converts a corpus document for the engines.
+func (t Text) Document(id, version uint32) engines.Document {
+	d := t.Corpus.Document(id, version)
+	return engines.Document{ID: dataset.DocID(d.ID), Fields: []engines.Field{
+		{Name: "name", Text: d.Name},
+		{Name: "content", Text: d.Content},
+	}}
+}
+
+// Query is a free-text search over every text field.
+func (t Text) Query(i uint64) engines.Query { return engines.Query{Text: t.Corpus.Query(i)} }
+
+// Provenance names the generator, seed and hash.
+func (t Text) Provenance() result.Corpus {
+	return provenance(dataset.Generator, t.Config(), t.PrepopulatedCount(), t.Hash())
+}
+
+// Products is Study B's corpus: ~4.6 KB product hashes with a TAG, a
+// NUMERIC, three TEXT fields and a float32 embedding, searched by KNN with
+// and without filters and by exact SKU lookups.
+type Products struct{ *dataset.Products }
+
+// Product field names, as the engines see them.
+const (
+	FieldCategory    = "category"
+	FieldPrice       = "price"
+	FieldSKU         = "sku"
+	FieldTitle       = "title"
+	FieldDescription = "description"
+	FieldEmbedding   = "embedding"
+)
+
+// Schema is the product index: every field of the hash. Which of them an
+// engine indexes is the driver's configuration (Study B varies it).
+func (p Products) Schema() engines.Schema {
+	return engines.Schema{Name: "product", Fields: []engines.FieldSpec{
+		{Name: FieldCategory, Type: engines.Tag},
+		{Name: FieldPrice, Type: engines.Numeric},
+		{Name: FieldSKU, Type: engines.Text},
+		{Name: FieldTitle, Type: engines.Text},
+		{Name: FieldDescription, Type: engines.Text},
+		{Name: FieldEmbedding, Type: engines.Vector, Dim: p.Dim()},
+	}}
+}
+
+// Document converts a product for the engines.
+func (p Products) Document(id, version uint32) engines.Document {
+	pr := p.Product(id, version)
+	return engines.Document{ID: dataset.DocID(pr.ID), Fields: []engines.Field{
+		{Name: FieldCategory, Text: pr.Category},
+		{Name: FieldPrice, Number: pr.Price},
+		{Name: FieldSKU, Text: pr.SKU},
+		{Name: FieldTitle, Text: pr.Title},
+		{Name: FieldDescription, Text: pr.Description},
+		{Name: FieldEmbedding, Vector: pr.Embedding},
+	}}
+}
+
+// Query maps a product query: KNN kinds carry the vector and their filter,
+// a SKU lookup is an exact search on the sku field.
+func (p Products) Query(i uint64) engines.Query {
+	pq := p.ProductQuery(i)
+	switch pq.Kind {
+	case dataset.SKULookup:
+		return engines.Query{Text: pq.SKU, Field: FieldSKU}
+	case dataset.KNNCategory:
+		return engines.Query{Vector: pq.Vector, Filters: []engines.Filter{{Field: FieldCategory, Tag: pq.Category}}}
+	case dataset.KNNPrice:
+		return engines.Query{Vector: pq.Vector, Filters: []engines.Filter{{Field: FieldPrice, Min: pq.MinPrice, Max: pq.MaxPrice}}}
+	}
+	return engines.Query{Vector: pq.Vector}
+}
+
+// Provenance names the generator (with the dimension), seed and hash.
+func (p Products) Provenance() result.Corpus {
+	return provenance(dataset.ProductGenerator+"/dim="+strconv.Itoa(p.Dim()), p.Config(), p.PrepopulatedCount(), p.Hash())
+}
+
+func provenance(generator string, cfg dataset.Config, prepopulated int, hash string) result.Corpus {
+	return result.Corpus{Generator: generator, Seed: cfg.Seed, IDs: cfg.IDs, Prepopulate: cfg.Prepopulate,
+		Prepopulated: prepopulated, Hash: hash}
+}
+
+// Corpus kinds, as the --corpus flag names them.
+const (
+	CorpusText    = "text"
+	CorpusProduct = "product"
+)
+
+// NewSource builds the named corpus: text (Study A) or product (Study B,
+// with dim-dimensional embeddings; dim is ignored for text).
+func NewSource(kind string, cfg dataset.Config, dim int) (Source, error) {
+	switch kind {
+	case CorpusText:
+		c, err := dataset.New(cfg)
+		if err != nil {
+			return nil, err
+		}
+		return Text{c}, nil
+	case CorpusProduct:
+		p, err := dataset.NewProducts(cfg, dim)
+		if err != nil {
+			return nil, err
+		}
+		return Products{p}, nil
+	}
+	return nil, fmt.Errorf("corpus: %q is neither %s nor %s", kind, CorpusText, CorpusProduct)
+}

@@ -1,0 +1,113 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/runner/result"
+)
+
+// statsEvery is how often engine-side figures are sampled while measuring:
+// often enough to see a queue build within a 25 s rung, rarely enough that
+// the sampling (FT.INFO per index, say) is no load.
+const statsEvery = time.Second
+
+// statsSampler polls an engine's StatsReporter from the start of a measured
+// window until stop, once at the start, every statsEvery, and once at the
+// end, so that a counter's growth covers the whole window.
+type statsSampler struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+	mu     sync.Mutex
+	acc    map[string]*gaugeAcc
+	errs   int
+	last   error
+}
+
+type gaugeAcc struct {
+	n               int
+	sum, max, last  float64
+	first           float64
+	firstAt, lastAt time.Time
+}
+
+// sampleStats starts sampling e when it reports stats; otherwise it returns
+// nil, whose stop returns nil.
+func sampleStats(ctx context.Context, e engines.Engine, timeout time.Duration) *statsSampler {
+	sr, ok := e.(engines.StatsReporter)
+	if !ok {
+		return nil
+	}
+	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	s := &statsSampler{cancel: cancel, done: make(chan struct{}), acc: map[string]*gaugeAcc{}}
+	go func() {
+		defer close(s.done)
+		tick := time.NewTicker(statsEvery)
+		defer tick.Stop()
+		for {
+			s.sample(ctx, sr, timeout)
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return s
+}
+
+func (s *statsSampler) sample(ctx context.Context, sr engines.StatsReporter, timeout time.Duration) {
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	st, err := sr.Stats(cctx)
+	cancel()
+	at := time.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err != nil {
+		if ctx.Err() == nil {
+			s.errs++
+			s.last = err
+		}
+		return
+	}
+	for k, v := range st {
+		a := s.acc[k]
+		if a == nil {
+			a = &gaugeAcc{first: v, firstAt: at, max: v}
+			s.acc[k] = a
+		}
+		a.n++
+		a.sum += v
+		a.max = max(a.max, v)
+		a.last, a.lastAt = v, at
+	}
+}
+
+// stop takes a last sample, ends sampling and returns one gauge per figure,
+// and a warning when samples failed.
+func (s *statsSampler) stop(e engines.Engine, timeout time.Duration) (map[string]result.Gauge, string) {
+	if s == nil {
+		return nil, ""
+	}
+	s.cancel()
+	<-s.done
+	s.sample(context.Background(), e.(engines.StatsReporter), timeout)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make(map[string]result.Gauge, len(s.acc))
+	for k, a := range s.acc {
+		g := result.Gauge{Samples: a.n, Mean: a.sum / float64(a.n), Max: a.max, Last: a.last}
+		if span := a.lastAt.Sub(a.firstAt); span > 0 {
+			g.PerSecond = (a.last - a.first) / span.Seconds()
+		}
+		out[k] = g
+	}
+	var warn string
+	if s.errs > 0 {
+		warn = fmt.Sprintf("engine stats: %d samples failed; last: %v", s.errs, s.last)
+	}
+	return out, warn
+}
