@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/searchbench/searchbench/dataset"
 )
@@ -14,16 +15,26 @@ type corpusFlags struct {
 	seed        uint64
 	ids         int
 	prepopulate float64
+	flags       *pflag.FlagSet
 }
 
 func (f *corpusFlags) register(cmd *cobra.Command) {
-	cmd.Flags().Uint64Var(&f.seed, "seed", dataset.DefaultSeed, "seed of the corpus and the workload: the same seed gives the same bytes")
-	cmd.Flags().IntVar(&f.ids, "ids", dataset.DefaultIDs, "size of the ID space (IDs 1..N)")
-	cmd.Flags().Float64Var(&f.prepopulate, "prepopulate", dataset.DefaultPrepopulate, "fraction of IDs loaded before the run")
+	f.flags = cmd.Flags()
+	f.flags.Uint64Var(&f.seed, "seed", dataset.DefaultSeed, "seed of the corpus and the workload: the same seed gives the same bytes")
+	f.flags.IntVar(&f.ids, "ids", dataset.DefaultIDs, "size of the ID space (IDs 1..N)")
+	f.flags.Float64Var(&f.prepopulate, "prepopulate", dataset.DefaultPrepopulate, "fraction of IDs loaded before the run")
+}
+
+// changed says whether the named flag was given (on the command line or by
+// a scenario file).
+func (f *corpusFlags) changed(name string) bool { return f.flags.Changed(name) }
+
+func (f *corpusFlags) config() dataset.Config {
+	return dataset.Config{Seed: f.seed, IDs: f.ids, Prepopulate: f.prepopulate}
 }
 
 func (f *corpusFlags) corpus() (*dataset.Corpus, error) {
-	c, err := dataset.New(dataset.Config{Seed: f.seed, IDs: f.ids, Prepopulate: f.prepopulate})
+	c, err := dataset.New(f.config())
 	if err != nil {
 		return nil, usageError{err}
 	}

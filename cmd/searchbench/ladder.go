@@ -22,6 +22,9 @@ func newLadderCmd() *cobra.Command {
 		Short: "Open-loop rate ladder: calls on a schedule, latency from the intended send time, the sustainable rate",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := applyScenario(cmd, &f); err != nil {
+				return err
+			}
 			p, err := f.plan()
 			if err != nil {
 				return err

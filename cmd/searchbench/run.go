@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -31,30 +33,41 @@ var version = ""
 
 // commonFlags are the flags of every command that drives engines.
 type commonFlags struct {
-	corpus    corpusFlags
-	engines   string
-	mix       string
-	timeout   time.Duration
-	k         int
-	out       string
-	url       string
-	username  string
-	password  string
-	apiKey    string
-	dataDir   string
-	writeMode string
-	cpus      float64
-	cpuset    string
-	memory    int64
-	ready     time.Duration
-	image     string
-	runName   string
+	corpus     corpusFlags
+	corpusKind string
+	dim        int
+	engines    string
+	options    []string
+	mix        string
+	timeout    time.Duration
+	k          int
+	out        string
+	url        string
+	username   string
+	password   string
+	apiKey     string
+	dataDir    string
+	writeMode  string
+	cpus       float64
+	cpuset     string
+	memory     int64
+	ready      time.Duration
+	image      string
+	runName    string
+	// From a scenario file (see scenario.go): its name and its setups,
+	// which take the place of --engine.
+	scenario string
+	setups   []setupSpec
+	dryRun   bool
 }
 
 func (f *commonFlags) register(cmd *cobra.Command) {
 	f.corpus.register(cmd)
 	fl := cmd.Flags()
+	fl.StringVar(&f.corpusKind, "corpus", runner.CorpusText, "corpus: text (Study A: name and content, 5-word queries) or product (Study B: ~4.6 KB product hashes with an embedding; KNN and SKU queries)")
+	fl.IntVar(&f.dim, "dim", dataset.ProductDim, "product corpus: the embedding's dimension")
 	fl.StringVar(&f.engines, "engine", "bleve", "engines to run, comma-separated (see `searchbench engines`)")
+	fl.StringArrayVar(&f.options, "option", nil, "driver option key=value for every engine, or engine:key=value for one (repeatable; see each driver's documentation)")
 	fl.StringVar(&f.mix, "mix", "mixed", "operation mix: mixed (80/19/1), upsert, search, search/upsert/delete weights or search=80,upsert=19,delete=1")
 	fl.DurationVar(&f.timeout, "timeout", runner.DefaultTimeout, "per-request timeout")
 	fl.IntVar(&f.k, "k", runner.DefaultK, "hits per search")
@@ -71,19 +84,22 @@ func (f *commonFlags) register(cmd *cobra.Command) {
 	fl.DurationVar(&f.ready, "ready-timeout", 2*time.Minute, "how long a container may take to become ready")
 	fl.StringVar(&f.image, "image", "", "run this image instead of the engine's pinned one")
 	fl.StringVar(&f.runName, "run-name", "", "the run's name, the value of its containers' searchbench.run label (default: run-<UTC time>)")
+	fl.BoolVar(&f.dryRun, "dry-run", false, "validate everything and print the plan; start nothing")
+	fl.StringVar(&f.scenario, "scenario", "", "a scenario file (or the name of a shipped one, see `searchbench scenario list`): its values stand for flags not given on the command line")
 }
 
 // plan is a validated run: everything is checked before anything starts.
 // Exactly one of closed and ladder is set.
 type plan struct {
-	engines []string
-	corpus  *dataset.Corpus
-	engine  engines.Config
-	out     string
-	launch  container.Options
-	calls   runner.Calls
-	closed  *runner.Config
-	ladder  *runner.LadderConfig
+	setups   []setup
+	source   runner.Source
+	scenario string
+	dryRun   bool
+	out      string
+	launch   container.Options
+	calls    runner.Calls
+	closed   *runner.Config
+	ladder   *runner.LadderConfig
 }
 
 func (f *commonFlags) plan() (*plan, error) {
@@ -91,62 +107,50 @@ func (f *commonFlags) plan() (*plan, error) {
 	if err != nil {
 		return nil, usageError{err}
 	}
-	names := splitList(f.engines)
-	if len(names) == 0 {
-		return nil, badInput("engine: at least one engine is needed")
-	}
-	seen := map[string]bool{}
-	for _, n := range names {
-		if _, err := engines.Lookup(n); err != nil {
-			return nil, usageError{fmt.Errorf("engine: %w", err)}
+	specs := f.setups
+	if len(specs) == 0 {
+		seen := map[string]bool{}
+		for _, n := range splitList(f.engines) {
+			if seen[n] {
+				return nil, badInput("engine: %s is listed twice", n)
+			}
+			seen[n] = true
+			specs = append(specs, setupSpec{Engine: n})
 		}
-		if seen[n] {
-			return nil, badInput("engine: %s is listed twice", n)
-		}
-		seen[n] = true
-	}
-	if f.url != "" && len(names) > 1 {
-		return nil, badInput("url: one --url cannot serve %d engines; run them one at a time", len(names))
-	}
-	wm := engines.Visibility(f.writeMode)
-	if wm != "" && wm != engines.Acknowledged && wm != engines.Searchable {
-		return nil, badInput("write-mode: %q is neither acknowledged nor searchable", f.writeMode)
 	}
 	if f.out == "" {
 		return nil, badInput("out: a directory is needed")
 	}
-	c, err := f.corpus.corpus()
+	if f.corpusKind != runner.CorpusProduct && f.corpus.changed("dim") {
+		return nil, badInput("dim: only the product corpus has embeddings")
+	}
+	cc := f.corpus.config()
+	if err := cc.Validate(); err != nil {
+		return nil, usageError{err}
+	}
+	src, err := runner.NewSource(f.corpusKind, cc, f.dim)
 	if err != nil {
-		return nil, err
+		return nil, usageError{err}
 	}
 	launch := container.Options{CPUs: f.cpus, CPUSet: f.cpuset, MemoryBytes: f.memory, ReadyTimeout: f.ready, Image: f.image,
 		Run: firstNonEmpty(f.runName, "run-"+time.Now().UTC().Format("20060102T150405"))}
 	if err := launch.Validate(); err != nil {
 		return nil, usageError{err}
 	}
-	for _, n := range names {
-		d, _ := engines.Lookup(n)
-		_, hasSpec := container.Lookup(n)
-		switch {
-		case d.Describe().Embedded && (f.cpus > 0 || f.image != ""):
-			return nil, badInput("cpus/image: %s is embedded and runs in this process, not in a container", n)
-		case !d.Describe().Embedded && f.url == "" && !hasSpec:
-			return nil, badInput("engine: %s has no container definition; give --url of a running one", n)
-		case f.url != "" && (f.cpus > 0 || f.image != ""):
-			return nil, badInput("cpus/image: --url attaches to a running engine; nothing is started to limit")
-		}
+	shared := engines.Config{
+		URL: f.url, Username: f.username,
+		Password:  engines.Secret(firstNonEmpty(f.password, os.Getenv("SEARCHBENCH_PASSWORD"))),
+		APIKey:    engines.Secret(firstNonEmpty(f.apiKey, os.Getenv("SEARCHBENCH_API_KEY"))),
+		DataDir:   f.dataDir,
+		WriteMode: engines.Visibility(f.writeMode),
+	}
+	setups, err := buildSetups(specs, shared, f.options, launch)
+	if err != nil {
+		return nil, err
 	}
 	return &plan{
-		launch:  launch,
-		engines: names, corpus: c, out: f.out,
+		setups: setups, source: src, scenario: f.scenario, dryRun: f.dryRun, out: f.out, launch: launch,
 		calls: runner.Calls{Timeout: f.timeout, Mix: mix, Seed: f.corpus.seed, K: f.k},
-		engine: engines.Config{
-			URL: f.url, Username: f.username,
-			Password:  engines.Secret(firstNonEmpty(f.password, os.Getenv("SEARCHBENCH_PASSWORD"))),
-			APIKey:    engines.Secret(firstNonEmpty(f.apiKey, os.Getenv("SEARCHBENCH_API_KEY"))),
-			DataDir:   f.dataDir,
-			WriteMode: wm,
-		},
 	}, nil
 }
 
@@ -163,6 +167,9 @@ func newRunCmd() *cobra.Command {
 		Short: "Pre-populate each engine, then run closed-loop virtual users at each level and print the tables",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := applyScenario(cmd, &f); err != nil {
+				return err
+			}
 			p, err := f.plan()
 			if err != nil {
 				return err
@@ -226,14 +233,22 @@ func firstNonEmpty(a, b string) string {
 // execute runs the plan. Whatever happens after the first engine starts, the
 // result JSON and the tables are written with what was measured.
 func execute(ctx context.Context, stdout, stderr io.Writer, p *plan) error {
+	if p.dryRun {
+		return printPlan(stdout, p)
+	}
 	log := newLogger(stderr)
+	names := make([]string, len(p.setups))
+	for i, s := range p.setups {
+		names[i] = s.name
+	}
 	res := &result.Result{
 		SchemaVersion: result.SchemaVersion,
 		Tool:          result.Tool{Name: "searchbench", Version: toolVersion(), GoVersion: runtime.Version()},
 		StartedAt:     time.Now().UTC(),
 		Config: result.Config{
-			Engines: p.engines, Mix: p.calls.Mix.String(), MixWeights: p.calls.Mix[:],
-			Seed: p.corpus.Config().Seed, WriteMode: string(p.engine.WriteMode), Histogram: runner.HistogramNote,
+			Scenario: p.scenario,
+			Engines:  names, Mix: p.calls.Mix.String(), MixWeights: p.calls.Mix[:],
+			Seed: p.calls.Seed, WriteMode: string(p.setups[0].cfg.WriteMode), Histogram: runner.HistogramNote,
 		},
 		Host: hostInfo(),
 	}
@@ -245,23 +260,19 @@ func execute(ctx context.Context, stdout, stderr io.Writer, p *plan) error {
 	if l := p.ladder; l != nil {
 		res.Config.RequestTimeout, res.Config.K = result.Duration(l.Open.Timeout), l.Open.K
 	}
-	cc := p.corpus.Config()
-	log.printf("corpus: %d IDs, %d pre-populated, seed %d; hashing…", cc.IDs, p.corpus.PrepopulatedCount(), cc.Seed)
-	res.Corpus = result.Corpus{
-		Generator: dataset.Generator, Seed: cc.Seed, IDs: cc.IDs, Prepopulate: cc.Prepopulate,
-		Prepopulated: p.corpus.PrepopulatedCount(), Hash: p.corpus.Hash(),
-	}
+	log.printf("corpus: %s, %d IDs, %d pre-populated, seed %d; hashing…", p.source.Schema().Name, p.source.IDs(), p.source.PrepopulatedCount(), p.calls.Seed)
+	res.Corpus = p.source.Provenance()
 
 	warnLeftovers(log, p)
 	var failures []string
-	for _, name := range p.engines {
+	for _, s := range p.setups {
 		if ctx.Err() != nil {
 			break
 		}
-		run := runEngine(ctx, log, name, p)
+		run := runSetup(ctx, log, s, p)
 		res.Engines = append(res.Engines, run)
 		if run.Error != "" {
-			failures = append(failures, name+": "+run.Error)
+			failures = append(failures, s.label+": "+run.Error)
 		}
 	}
 	res.FinishedAt = time.Now().UTC()
@@ -317,19 +328,18 @@ func finish(stdout io.Writer, log *logger, dir string, res *result.Result) error
 	return nil
 }
 
-// runEngine opens, creates, pre-populates and runs one engine, always
+// runSetup opens, creates, pre-populates and runs one setup, always
 // closing it. Errors are recorded in the returned run, not returned, so the
-// other engines still run and everything measured is kept.
-func runEngine(ctx context.Context, log *logger, name string, p *plan) result.EngineRun {
-	d, _ := engines.Lookup(name) // validated in plan
+// other setups still run and everything measured is kept.
+func runSetup(ctx context.Context, log *logger, s setup, p *plan) result.EngineRun {
+	d, _ := engines.Lookup(s.name) // validated in plan
 	desc := d.Describe()
-	run := result.EngineRun{Name: name, Label: name, Visibility: string(desc.Visibility)}
-	if p.engine.WriteMode != "" {
-		run.Visibility = string(p.engine.WriteMode)
-		run.Label = name + " (" + string(p.engine.WriteMode) + ")"
+	name, cfg := s.label, s.cfg
+	run := result.EngineRun{Name: s.name, Label: s.label, Visibility: string(desc.Visibility), Options: cfg.Options}
+	if cfg.WriteMode != "" {
+		run.Visibility = string(cfg.WriteMode)
 	}
-	cfg := p.engine
-	switch spec, hasSpec := container.Lookup(name); {
+	switch spec, hasSpec := container.Lookup(s.name); {
 	case desc.Embedded:
 		run.Mode = "embedded"
 	case cfg.URL != "":
@@ -355,7 +365,7 @@ func runEngine(ctx context.Context, log *logger, name string, p *plan) result.En
 		run.Image, run.ImageDigest, run.CPULimit, run.CPUSet = c.Image, c.Digest, p.launch.CPUs, p.launch.CPUSet
 		log.printf("%s: %s ready at %s", name, c.Image, c.URL)
 	}
-	e, err := engines.Open(ctx, name, cfg)
+	e, err := engines.Open(ctx, s.name, cfg)
 	if err != nil {
 		run.Error = err.Error()
 		return run
@@ -370,13 +380,13 @@ func runEngine(ctx context.Context, log *logger, name string, p *plan) result.En
 			run.Version = s
 		}
 	}
-	if err := e.Create(ctx, runner.Schema()); err != nil {
+	if err := e.Create(ctx, p.source.Schema()); err != nil {
 		run.Error = fmt.Sprintf("create index: %v", err)
 		return run
 	}
-	log.printf("%s: pre-populating %d documents", name, p.corpus.PrepopulatedCount())
+	log.printf("%s: pre-populating %d documents", name, p.source.PrepopulatedCount())
 	bar := log.progress(name + ": pre-populate")
-	run.Preload, err = runner.Prepopulate(ctx, e, p.corpus, bar.update)
+	run.Preload, err = runner.Prepopulate(ctx, e, p.source, bar.update)
 	bar.done()
 	if err != nil {
 		run.Error = err.Error()
@@ -398,9 +408,9 @@ func runEngine(ctx context.Context, log *logger, name string, p *plan) result.En
 		log.printf("%s: %.0f/s: repetition %d of %d", name, rate, rep, reps)
 	}
 	if p.closed != nil {
-		run.Levels = runner.ClosedLoop(ctx, e, p.corpus, *p.closed, ev)
+		run.Levels = runner.ClosedLoop(ctx, e, p.source, *p.closed, ev)
 	} else {
-		l := runner.RunLadder(ctx, e, p.corpus, *p.ladder, ev)
+		l := runner.RunLadder(ctx, e, p.source, *p.ladder, ev)
 		run.Ladder = &l
 	}
 	log.endStatus()
@@ -410,13 +420,10 @@ func runEngine(ctx context.Context, log *logger, name string, p *plan) result.En
 // warnLeftovers says when containers of earlier runs are still there: they
 // take CPUs from the engine under test.
 func warnLeftovers(log *logger, p *plan) {
-	if p.engine.URL != "" {
-		return
-	}
 	needed := false
-	for _, n := range p.engines {
-		d, _ := engines.Lookup(n)
-		needed = needed || !d.Describe().Embedded
+	for _, s := range p.setups {
+		d, _ := engines.Lookup(s.name)
+		needed = needed || (!d.Describe().Embedded && s.cfg.URL == "")
 	}
 	if !needed {
 		return
@@ -467,4 +474,35 @@ func hostInfo() result.Host {
 		}
 	}
 	return h
+}
+
+// printPlan says what a run would do, without starting anything.
+func printPlan(w io.Writer, p *plan) error {
+	var b strings.Builder
+	if p.scenario != "" {
+		fmt.Fprintf(&b, "scenario: %s\n", p.scenario)
+	}
+	cc := p.source.Provenance()
+	fmt.Fprintf(&b, "corpus: %s (%s), %d IDs, %d pre-populated, seed %d\n", p.source.Schema().Name, cc.Generator, cc.IDs, cc.Prepopulated, cc.Seed)
+	fmt.Fprintf(&b, "mix: %s; k %d; request timeout %v\n", p.calls.Mix, p.calls.K, p.calls.Timeout)
+	if c := p.closed; c != nil {
+		fmt.Fprintf(&b, "closed loop: users %v, spawn rate %g/s, settle %v, measure %v\n", c.Users, c.SpawnRate, c.Settle, c.Measure)
+	}
+	if l := p.ladder; l != nil {
+		fmt.Fprintf(&b, "ladder: %s arrivals, %d workers, rates %v, %v × %d per rung, factor %g\n",
+			l.Open.Arrival, l.Open.Workers, l.Rates.Rates(), l.Duration, l.Repeat, l.Factor)
+	}
+	fmt.Fprintf(&b, "containers: CPU limit %s, cpuset %q\n", cpuText(p.launch.CPUs), p.launch.CPUSet)
+	for _, s := range p.setups {
+		fmt.Fprintf(&b, "setup %q: engine %s", s.label, s.name)
+		if s.cfg.WriteMode != "" {
+			fmt.Fprintf(&b, ", write mode %s", s.cfg.WriteMode)
+		}
+		for _, k := range slices.Sorted(maps.Keys(s.cfg.Options)) {
+			fmt.Fprintf(&b, ", %s=%s", k, s.cfg.Options[k])
+		}
+		b.WriteString("\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }
