@@ -44,6 +44,7 @@ type Config struct {
 	SpawnRate float64       // users started per second during the ramp
 	Settle    time.Duration // after the ramp, before measuring
 	Measure   time.Duration // the measured window
+	Freshness FreshnessConfig
 	Calls
 }
 
@@ -72,6 +73,10 @@ func (c Config) Validate() error {
 		return fmt.Errorf("settle: %v must be ≥ 0", c.Settle)
 	case c.Measure <= 0:
 		return fmt.Errorf("measure: %v must be > 0", c.Measure)
+	case !c.Freshness.Off && c.Freshness.Poll != 0 && c.Freshness.Poll < time.Millisecond:
+		return fmt.Errorf("freshness-poll: %v must be ≥ 1ms (0: the default)", c.Freshness.Poll)
+	case c.Freshness.Gap < 0:
+		return fmt.Errorf("freshness-gap: %v must be ≥ 0", c.Freshness.Gap)
 	}
 	return c.Calls.Validate()
 }
@@ -130,6 +135,7 @@ func runLevel(ctx context.Context, e engines.Engine, src Source, cfg Config, ev 
 
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
+	probe := newProber(e, src, cfg.Freshness, cfg.Calls, vers)
 	var wg sync.WaitGroup
 	phase(ev, n, "ramp", ramp)
 	for i, u := range users {
@@ -139,21 +145,26 @@ func runLevel(ctx context.Context, e engines.Engine, src Source, cfg Config, ev 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			u.run(runCtx, e, src, cfg, vers, measureFrom, measureTo)
+			u.run(runCtx, e, src, cfg, vers, probe, measureFrom, measureTo)
 		}()
 	}
 	phase(ev, n, "settle", cfg.Settle)
 	sleepUntil(runCtx, measureFrom)
 	phase(ev, n, "measure", cfg.Measure)
 	stats := sampleStats(runCtx, e, cfg.Timeout)
-	cpu0, wall0 := cpuTime(), time.Now()
+	probeCtx, stopProbe := context.WithCancel(runCtx)
+	if probe != nil {
+		go probe.run(probeCtx, cfg.Timeout)
+	}
+	cpu0, wall0, sched0 := cpuTime(), time.Now(), schedLatencies()
 	watchProgress(runCtx, ev, n, users, measureTo)
-	cpu, wall := cpuTime()-cpu0, time.Since(wall0)
+	cpu, wall, sched := cpuTime()-cpu0, time.Since(wall0), schedLatencies().since(sched0)
 	engineStats, statsWarn := stats.stop(e, cfg.Timeout)
 	// Users stop issuing at measureTo; calls in flight finish (bounded by the
 	// request timeout) so that the window's last calls are counted.
 	phase(ev, n, "drain", 0)
 	wg.Wait()
+	stopProbe()
 
 	end := time.Now()
 	partial := ctx.Err() != nil && end.Before(measureTo)
@@ -163,12 +174,12 @@ func runLevel(ctx context.Context, e engines.Engine, src Source, cfg Config, ev 
 	}
 	total := sink.Total()
 	l := result.Level{Users: n, Window: result.Duration(window), Partial: partial}
-	l.ClientCPU, l.EngineStats = cpuShare(cpu, wall), engineStats
-	if statsWarn != "" {
-		l.Warnings = append(l.Warnings, statsWarn)
-	}
-	if l.ClientCPU > clientBoundCPU {
-		l.Warnings = append(l.Warnings, fmt.Sprintf("client-bound: the searchbench process used %.0f%% of its CPUs while measuring; the figures may describe the load generator (or an embedded engine sharing it), not only the engine", 100*l.ClientCPU))
+	l.ClientCPU, l.EngineStats, l.Freshness = cpuShare(cpu, wall), engineStats, probe.result()
+	l.SchedLatencyP99 = sched.quantileMS(0.99)
+	for _, w := range []string{statsWarn, freshnessWarning(l.Freshness), clientBound(l.ClientCPU, l.SchedLatencyP99)} {
+		if w != "" {
+			l.Warnings = append(l.Warnings, w)
+		}
 	}
 	for _, op := range workload.Ops() {
 		s, err := total.Stats(op, window)
@@ -187,7 +198,7 @@ func runLevel(ctx context.Context, e engines.Engine, src Source, cfg Config, ev 
 	return l
 }
 
-func (u *user) run(ctx context.Context, e engines.Engine, src Source, cfg Config, vers versions,
+func (u *user) run(ctx context.Context, e engines.Engine, src Source, cfg Config, vers versions, probe *prober,
 	measureFrom, measureTo time.Time) {
 	for {
 		req := prepare(src, cfg.K, vers, u.stream.Next())
@@ -196,14 +207,23 @@ func (u *user) run(ctx context.Context, e engines.Engine, src Source, cfg Config
 		}
 		// The timeout's context is made before the clock starts, too.
 		callCtx, cancel := context.WithTimeout(ctx, cfg.Timeout)
-		start := time.Now()
-		if !start.Before(measureTo) {
+		if !time.Now().Before(measureTo) {
 			cancel()
 			return
 		}
+		// A probed upsert is marked (a word appended) before the clock
+		// starts and reported, whatever its outcome, as soon as it returns.
+		word, probed := "", false
+		if req.op == workload.Upsert {
+			word, probed = probe.claim(&req.doc)
+		}
+		start := time.Now()
 		err := req.do(callCtx, e)
 		took := time.Since(start)
 		cancel()
+		if probed {
+			probe.written(req.num, req.version, word, start.Add(took), err)
+		}
 		class := engines.Classify(err)
 		if class == engines.Canceled && ctx.Err() != nil {
 			return // the run was interrupted; the call did not fail on its own
@@ -222,10 +242,12 @@ func (u *user) run(ctx context.Context, e engines.Engine, src Source, cfg Config
 // request is one call, built before the clock starts: generating the
 // document or query is the harness's cost, not the engine's latency.
 type request struct {
-	op  workload.Op
-	q   engines.Query
-	doc engines.Document
-	id  string
+	op      workload.Op
+	q       engines.Query
+	doc     engines.Document
+	id      string
+	num     uint32 // the ID, for writes
+	version uint32 // the version an upsert writes or a delete supersedes
 }
 
 func prepare(src Source, k int, vers versions, st workload.Step) request {
@@ -235,8 +257,12 @@ func prepare(src Source, k int, vers versions, st workload.Step) request {
 		r.q = src.Query(st.Query)
 		r.q.K = k
 	case workload.Upsert:
-		r.doc = src.Document(st.ID, vers.next(st.ID))
+		r.num, r.version = st.ID, vers.next(st.ID)
+		r.doc = src.Document(st.ID, r.version)
 	case workload.Delete:
+		// A delete takes a version too, so that a freshness probe waiting
+		// for the ID's previous write knows it may never be seen.
+		r.num, r.version = st.ID, vers.next(st.ID)
 		r.id = dataset.DocID(st.ID)
 	}
 	return r

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -23,9 +24,15 @@ type memEngine struct {
 	calls atomic.Int64
 	bulk  bool // whether UpsertBatch is offered (see bulkEngine)
 	drop  int  // Count under-reports by this many
+	// visible is how long after an upsert returns the document becomes
+	// searchable (an "acknowledged" engine); written is when each was.
+	visible time.Duration
+	written map[string]time.Time
 }
 
-func newMem() *memEngine { return &memEngine{docs: map[string]engines.Document{}} }
+func newMem() *memEngine {
+	return &memEngine{docs: map[string]engines.Document{}, written: map[string]time.Time{}}
+}
 
 func (m *memEngine) call(ctx context.Context, op string) error {
 	n := m.calls.Add(1)
@@ -52,6 +59,7 @@ func (m *memEngine) Upsert(ctx context.Context, d engines.Document) error {
 	}
 	m.mu.Lock()
 	m.docs[d.ID] = d
+	m.written[d.ID] = time.Now()
 	m.mu.Unlock()
 	return nil
 }
@@ -69,11 +77,25 @@ func (m *memEngine) Delete(ctx context.Context, id string) error {
 	return nil
 }
 
+// Search finds nothing, except that a freshness marker (a word starting
+// "zqx") finds the documents whose name holds it once they are visible.
 func (m *memEngine) Search(ctx context.Context, q engines.Query) (engines.Hits, error) {
 	if err := m.call(ctx, "search"); err != nil {
 		return engines.Hits{}, err
 	}
-	return engines.Hits{Total: -1}, nil
+	if !strings.HasPrefix(q.Text, "zqx") {
+		return engines.Hits{Total: -1}, nil
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var h engines.Hits
+	for id, d := range m.docs {
+		if strings.Contains(d.Text("name"), q.Text) && time.Since(m.written[id]) >= m.visible {
+			h.IDs = append(h.IDs, id)
+		}
+	}
+	h.Total = int64(len(h.IDs))
+	return h, nil
 }
 
 func (m *memEngine) Count(context.Context) (int64, error) {

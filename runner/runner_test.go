@@ -305,15 +305,15 @@ func TestClientBoundWarning(t *testing.T) {
 	busy := quickConfig(64)
 	busy.Measure = time.Second
 	l := ClosedLoop(context.Background(), newMem(), c, busy, Events{})[0]
-	if l.ClientCPU < clientBoundCPU || !strings.Contains(strings.Join(l.Warnings, "\n"), "client-bound") {
-		t.Errorf("CPU %.2f, warnings %q; want a client-bound warning", l.ClientCPU, l.Warnings)
+	if (l.ClientCPU < clientBoundCPU && l.SchedLatencyP99 < ms(schedLate)) || !strings.Contains(strings.Join(l.Warnings, "\n"), "client-bound") {
+		t.Errorf("CPU %.2f, scheduler p99 %.2f ms, warnings %q; want a client-bound warning", l.ClientCPU, l.SchedLatencyP99, l.Warnings)
 	}
 	idle := newMem()
 	idle.delay = 5 * time.Millisecond
 	calm := quickConfig(4)
 	calm.Measure = time.Second
 	l = ClosedLoop(context.Background(), idle, c, calm, Events{})[0]
-	if l.ClientCPU > 0.5 || strings.Contains(strings.Join(l.Warnings, "\n"), "client-bound") {
-		t.Errorf("CPU %.2f, warnings %q; want no client-bound warning", l.ClientCPU, l.Warnings)
+	if l.ClientCPU > 0.5 || l.SchedLatencyP99 > ms(schedLate) || strings.Contains(strings.Join(l.Warnings, "\n"), "client-bound") {
+		t.Errorf("CPU %.2f, scheduler p99 %.2f ms, warnings %q; want no client-bound warning", l.ClientCPU, l.SchedLatencyP99, l.Warnings)
 	}
 }

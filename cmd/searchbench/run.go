@@ -59,6 +59,8 @@ type commonFlags struct {
 	scenario string
 	setups   []setupSpec
 	dryRun   bool
+	// Trust checks.
+	relevance int
 }
 
 func (f *commonFlags) register(cmd *cobra.Command) {
@@ -84,6 +86,7 @@ func (f *commonFlags) register(cmd *cobra.Command) {
 	fl.DurationVar(&f.ready, "ready-timeout", 2*time.Minute, "how long a container may take to become ready")
 	fl.StringVar(&f.image, "image", "", "run this image instead of the engine's pinned one")
 	fl.StringVar(&f.runName, "run-name", "", "the run's name, the value of its containers' searchbench.run label (default: run-<UTC time>)")
+	fl.IntVar(&f.relevance, "relevance-queries", runner.DefaultRelevanceQueries, "known-item checks after pre-population (recall@k); 0: none")
 	fl.BoolVar(&f.dryRun, "dry-run", false, "validate everything and print the plan; start nothing")
 	fl.StringVar(&f.scenario, "scenario", "", "a scenario file (or the name of a shipped one, see `searchbench scenario list`): its values stand for flags not given on the command line")
 }
@@ -91,15 +94,16 @@ func (f *commonFlags) register(cmd *cobra.Command) {
 // plan is a validated run: everything is checked before anything starts.
 // Exactly one of closed and ladder is set.
 type plan struct {
-	setups   []setup
-	source   runner.Source
-	scenario string
-	dryRun   bool
-	out      string
-	launch   container.Options
-	calls    runner.Calls
-	closed   *runner.Config
-	ladder   *runner.LadderConfig
+	setups    []setup
+	source    runner.Source
+	scenario  string
+	dryRun    bool
+	relevance int
+	out       string
+	launch    container.Options
+	calls     runner.Calls
+	closed    *runner.Config
+	ladder    *runner.LadderConfig
 }
 
 func (f *commonFlags) plan() (*plan, error) {
@@ -120,6 +124,9 @@ func (f *commonFlags) plan() (*plan, error) {
 	}
 	if f.out == "" {
 		return nil, badInput("out: a directory is needed")
+	}
+	if f.relevance < 0 || f.relevance > 100_000 {
+		return nil, badInput("relevance-queries: %d is out of range (0 to 100000)", f.relevance)
 	}
 	if f.corpusKind != runner.CorpusProduct && f.corpus.changed("dim") {
 		return nil, badInput("dim: only the product corpus has embeddings")
@@ -149,7 +156,7 @@ func (f *commonFlags) plan() (*plan, error) {
 		return nil, err
 	}
 	return &plan{
-		setups: setups, source: src, scenario: f.scenario, dryRun: f.dryRun, out: f.out, launch: launch,
+		setups: setups, source: src, scenario: f.scenario, dryRun: f.dryRun, relevance: f.relevance, out: f.out, launch: launch,
 		calls: runner.Calls{Timeout: f.timeout, Mix: mix, Seed: f.corpus.seed, K: f.k},
 	}, nil
 }
@@ -161,6 +168,7 @@ func newRunCmd() *cobra.Command {
 		spawnRate float64
 		settle    time.Duration
 		measure   time.Duration
+		fresh     runner.FreshnessConfig
 	)
 	cmd := &cobra.Command{
 		Use:   "run",
@@ -179,7 +187,7 @@ func newRunCmd() *cobra.Command {
 				return usageError{err}
 			}
 			cfg := runner.Config{
-				Users: levels, SpawnRate: spawnRate, Settle: settle, Measure: measure, Calls: p.calls,
+				Users: levels, SpawnRate: spawnRate, Settle: settle, Measure: measure, Freshness: fresh, Calls: p.calls,
 			}
 			if err := cfg.Validate(); err != nil {
 				return usageError{err}
@@ -194,6 +202,9 @@ func newRunCmd() *cobra.Command {
 	fl.Float64Var(&spawnRate, "spawn-rate", runner.DefaultSpawnRate, "users started per second during the ramp")
 	fl.DurationVar(&settle, "settle", 10*time.Second, "time after the ramp before statistics start")
 	fl.DurationVar(&measure, "measure", time.Minute, "measured window at each level")
+	fl.DurationVar(&fresh.Poll, "freshness-poll", runner.DefaultFreshnessPoll, "freshness probe: shortest time between its searches for a probed write (later ones are spaced by a tenth of the time since the write)")
+	fl.DurationVar(&fresh.Gap, "freshness-gap", runner.DefaultFreshnessGap, "freshness probe: pause between probed writes")
+	fl.BoolVar(&fresh.Off, "no-freshness", false, "do not probe how long writes take to become searchable")
 	return cmd
 }
 
@@ -394,6 +405,10 @@ func runSetup(ctx context.Context, log *logger, s setup, p *plan) result.EngineR
 	}
 	log.printf("%s: loaded %d documents in %.1fs (%.0f docs/s), engine count %d", name,
 		run.Preload.Documents, run.Preload.Duration.Seconds(), run.Preload.DocsPerS, run.Preload.Count)
+	if rel := runner.CheckRelevance(ctx, e, p.source, p.relevance, p.calls.K, p.calls.Timeout); rel != nil {
+		run.Relevance = rel
+		log.printf("%s: recall@%d %.3f over %d known-item searches", name, rel.K, rel.Recall, rel.Queries)
+	}
 	ev := runner.Events{
 		Phase: func(users int, phase string, d time.Duration) {
 			if d > 0 {

@@ -54,7 +54,7 @@ func TestScenarioBadInput(t *testing.T) {
 	const ok = "command: run\nusers: [2]\n"
 	cases := []struct {
 		cmd, body, want string
-		extra          []string
+		extra           []string
 	}{
 		{"run", "users: [2]\n", "command (run or ladder) is missing", nil},
 		{"run", "command: walk\n", "command must be run or ladder", nil},

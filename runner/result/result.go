@@ -88,16 +88,18 @@ type EngineRun struct {
 	Options map[string]string `json:"options,omitempty"`
 	Version string            `json:"version,omitempty"`
 	// Where it ran: an embedded engine, an attached URL, or a container.
-	Mode        string   `json:"mode"` // embedded, attached, container
-	Image       string   `json:"image,omitempty"`
-	ImageDigest string   `json:"image_digest,omitempty"`
-	CPULimit    float64  `json:"cpu_limit,omitempty"`
-	CPUSet      string   `json:"cpuset,omitempty"`
-	Preload     Preload  `json:"preload"`
-	Levels      []Level  `json:"levels,omitempty"`
-	Ladder      *Ladder  `json:"ladder,omitempty"`
-	Error       string   `json:"error,omitempty"` // why the engine stopped early
-	Warnings    []string `json:"warnings,omitempty"`
+	Mode        string  `json:"mode"` // embedded, attached, container
+	Image       string  `json:"image,omitempty"`
+	ImageDigest string  `json:"image_digest,omitempty"`
+	CPULimit    float64 `json:"cpu_limit,omitempty"`
+	CPUSet      string  `json:"cpuset,omitempty"`
+	Preload     Preload `json:"preload"`
+	// Relevance is the known-item check made after pre-population.
+	Relevance *Relevance `json:"relevance,omitempty"`
+	Levels    []Level    `json:"levels,omitempty"`
+	Ladder    *Ladder    `json:"ladder,omitempty"`
+	Error     string     `json:"error,omitempty"` // why the engine stopped early
+	Warnings  []string   `json:"warnings,omitempty"`
 }
 
 // Preload is the pre-population phase.
@@ -124,10 +126,59 @@ type Level struct {
 	// a fraction of the CPUs it may use (for an embedded engine it includes
 	// the engine).
 	ClientCPU float64 `json:"client_cpu"`
+	// Freshness is the freshness probe's figures for the level, when it ran.
+	Freshness *Freshness `json:"freshness,omitempty"`
+	// SchedLatencyP99 is the 99th percentile of the Go scheduler's latency
+	// (runnable → running) in the searchbench process over the window, in
+	// ms: when it is high the harness itself was late to send and time.
+	SchedLatencyP99 float64 `json:"sched_latency_p99_ms"`
 	// EngineStats is the engine's own figures, sampled while measuring,
 	// where the driver reports them (queue depths, ingest counters).
 	EngineStats map[string]Gauge `json:"engine_stats,omitempty"`
 	Warnings    []string         `json:"warnings,omitempty"`
+}
+
+// Relevance is recall@K of known-item searches: queries built from one
+// pre-populated document, which must come back within the top K.
+type Relevance struct {
+	K       int     `json:"k"`
+	Queries int     `json:"queries"` // answered (errors and unsupported kinds excluded)
+	Found   int     `json:"found"`
+	Recall  float64 `json:"recall"`
+	// ByKind splits the figures by kind of check (name words; SKU lookup,
+	// KNN with the document's own embedding).
+	ByKind    map[string]*RelevanceKind `json:"by_kind"`
+	Misses    []string                  `json:"misses,omitempty"` // the first few missed checks
+	LastError string                    `json:"last_error,omitempty"`
+}
+
+// RelevanceKind is one kind of known-item check.
+type RelevanceKind struct {
+	Queries     int     `json:"queries"`
+	Found       int     `json:"found"`
+	Recall      float64 `json:"recall"`
+	Errors      int     `json:"errors,omitempty"`
+	Unsupported int     `json:"unsupported,omitempty"` // the engine's configuration cannot run this kind
+}
+
+// Freshness is how long acknowledged writes took to become searchable: for
+// a sample of the level's own upserts, from the write's return until a
+// search first returned the new version.
+type Freshness struct {
+	Probes  int64 `json:"probes"`  // writes probed
+	Visible int64 `json:"visible"` // … seen by a search (their lags are in Lag)
+	// Superseded: the ID was written or deleted again before the probe
+	// saw it; Unresolved: the window closed first; WriteFailed: the probed
+	// write itself failed; SearchFailed: a probe's search failed.
+	Superseded   int64    `json:"superseded"`
+	Unresolved   int64    `json:"unresolved"`
+	WriteFailed  int64    `json:"write_failed"`
+	SearchFailed int64    `json:"search_failed"`
+	LastError    string   `json:"last_error,omitempty"`
+	Searches     int64    `json:"searches"` // the probe's own searches: load it added
+	Poll         Duration `json:"poll"`     // resolution: this or 10% of the lag, whichever is larger
+	Lag          Latency  `json:"lag_ms"`
+	Histogram    string   `json:"histogram,omitempty"` // of Lag, as OpStats.Histogram
 }
 
 // Gauge is one engine-side figure sampled while measuring: once when the

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"fmt"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/searchbench/searchbench/runner"
+)
+
+func newCalibrateCmd() *cobra.Command {
+	cfg := runner.DefaultCalibration
+	var tolerance float64
+	cmd := &cobra.Command{
+		Use:   "calibrate",
+		Short: "Check the harness: measure in-process engines of known latency in closed and open loop, and print measured against true percentiles",
+		Long: `calibrate runs the harness against in-process engines whose latency
+distribution is known exactly — a fixed service time, a bimodal one, and one
+that freezes periodically — in closed loop and in open loop, and prints the
+percentiles each loop measured beside the ones the distribution implies
+(derived in runner/calibrate.go). The freezing engine shows what the closed
+loop hides: its users stop sending during a freeze, so the freeze is counted
+once per user instead of once per call that was due. It exits 1 when any
+figure is further than --tolerance from its truth.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			switch {
+			case cfg.Measure < time.Second:
+				return badInput("measure: %v is too short to estimate a p99 (at least 1s)", cfg.Measure)
+			case cfg.Users < 1 || cfg.Users > 1000:
+				return badInput("users: %d is out of range (1 to 1000)", cfg.Users)
+			case !(cfg.Rate >= 1 && cfg.Rate <= 10_000):
+				return badInput("rate: %v is out of range (1 to 10000 calls/s)", cfg.Rate)
+			case cfg.Workers < 1 || cfg.Workers > 10_000:
+				return badInput("workers: %d is out of range (1 to 10000)", cfg.Workers)
+			case !(tolerance > 0):
+				return badInput("tolerance: %v must be > 0", tolerance)
+			}
+			log := newLogger(cmd.ErrOrStderr())
+			log.printf("calibrating: 3 distributions × closed and open loop, %v each", cfg.Measure)
+			rows, err := runner.Calibrate(cmd.Context(), runner.Calibrations(), cfg)
+			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', tabwriter.AlignRight)
+			fmt.Fprintln(w, "distribution\tloop\tpercentile\ttrue (ms)\tmeasured (ms)\terror\t")
+			for _, r := range rows {
+				fmt.Fprintf(w, "%s\t%s\t%s\t%.2f\t%.2f\t%+.1f%%\t\n", r.Distribution, r.Loop, r.Percentile, r.True, r.Measured, 100*r.Error)
+			}
+			w.Flush()
+			if err != nil {
+				return fmt.Errorf("calibration interrupted: %w", err)
+			}
+			if worst := runner.Worst(rows); worst > tolerance {
+				return fmt.Errorf("a figure is %.1f%% from its truth (tolerance %.1f%%): this machine's figures are less precise than that", 100*worst, 100*tolerance)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "\nevery figure within %.1f%% of its truth (worst %.1f%%)\n", 100*tolerance, 100*runner.Worst(rows))
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.DurationVar(&cfg.Measure, "measure", cfg.Measure, "measured window of each loop and distribution")
+	fl.IntVar(&cfg.Users, "users", cfg.Users, "closed-loop users")
+	fl.Float64Var(&cfg.Rate, "rate", cfg.Rate, "open-loop rate (calls/s)")
+	fl.IntVar(&cfg.Workers, "workers", cfg.Workers, "open-loop workers")
+	fl.Float64Var(&tolerance, "tolerance", 0.05, "largest relative error accepted")
+	return cmd
+}

@@ -1,0 +1,202 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sync/atomic"
+	"time"
+
+	"github.com/searchbench/searchbench/dataset"
+	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/workload"
+)
+
+// Calibration runs the harness against in-process engines whose latency
+// distribution is known exactly, in closed and open loop, and compares the
+// measured percentiles with the ones the distribution implies: a user can
+// check the harness on their own machine before trusting it.
+
+// Distribution is a known service-time distribution, optionally with a
+// periodic freeze of the whole engine.
+type Distribution struct {
+	Name string
+	// Fast and Slow are the two service times; a fraction SlowShare of the
+	// calls take Slow (0 for a fixed service time).
+	Fast, Slow time.Duration
+	SlowShare  float64
+	// Every Period the engine freezes for Freeze: a call that starts
+	// during a freeze waits for it to end, then is served.
+	Freeze, Period time.Duration
+}
+
+// Calibrations are the distributions `searchbench calibrate` checks. Service
+// times are tens of milliseconds so that the operating system's timer
+// slack (tens of microseconds) stays well under 1% of them: the check is of
+// the harness, not of the kernel's timers.
+func Calibrations() []Distribution {
+	return []Distribution{
+		{Name: "fixed 20 ms", Fast: 20 * time.Millisecond},
+		{Name: "bimodal 90% 10 ms, 10% 100 ms", Fast: 10 * time.Millisecond, Slow: 100 * time.Millisecond, SlowShare: 0.1},
+		{Name: "10 ms, frozen 200 ms every 2 s", Fast: 10 * time.Millisecond, Freeze: 200 * time.Millisecond, Period: 2 * time.Second},
+	}
+}
+
+// Truth is the q-quantile (0 < q < 1) a loop should measure on d.
+//
+// Closed loop measures each call from its start. A fixed or bimodal
+// service time is its own distribution. Under freezes each user is held
+// once per period, for about the freeze, and makes (Period−Freeze)/Fast
+// calls in the rest of it, so only a fraction 1/((P−F)/S + 1) of the calls
+// is slow: the closed loop barely sees the stall (coordinated omission).
+//
+// Open loop at a constant rate measures from each call's intended time: a
+// fraction F/P of the calls is due during a freeze, at a uniform point of
+// it, and waits for the rest of it, so above the 1−F/P quantile latency is
+// S + F·(q − (1 − F/P))/(F/P): the stall is charged to every call it held.
+func (d Distribution) Truth(closed bool, q float64) time.Duration {
+	if d.Period == 0 {
+		if d.SlowShare > 0 && q > 1-d.SlowShare {
+			return d.Slow
+		}
+		return d.Fast
+	}
+	if closed {
+		slow := 1 / (float64(d.Period-d.Freeze)/float64(d.Fast) + 1)
+		if q > 1-slow {
+			return d.Fast + d.Freeze
+		}
+		return d.Fast
+	}
+	share := float64(d.Freeze) / float64(d.Period)
+	if q <= 1-share {
+		return d.Fast
+	}
+	return d.Fast + time.Duration(float64(d.Freeze)*(q-(1-share))/share)
+}
+
+// knownEngine realises a Distribution. It keeps no documents: every call is
+// only its service time.
+type knownEngine struct {
+	d     Distribution
+	t0    time.Time
+	calls atomic.Uint64
+	seed  uint64
+}
+
+func (k *knownEngine) serve(ctx context.Context) error {
+	n := k.calls.Add(1)
+	wait := k.d.Fast
+	if k.d.SlowShare > 0 {
+		r := dataset.NewRand(k.seed, n)
+		if r.Float64() < k.d.SlowShare {
+			wait = k.d.Slow
+		}
+	}
+	if k.d.Period > 0 {
+		if phase := time.Since(k.t0) % k.d.Period; phase < k.d.Freeze {
+			wait += k.d.Freeze - phase
+		}
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+func (k *knownEngine) Create(context.Context, engines.Schema) error { return nil }
+func (k *knownEngine) Upsert(ctx context.Context, _ engines.Document) error {
+	return k.serve(ctx)
+}
+func (k *knownEngine) Delete(ctx context.Context, _ string) error { return k.serve(ctx) }
+func (k *knownEngine) Search(ctx context.Context, _ engines.Query) (engines.Hits, error) {
+	return engines.Hits{Total: -1}, k.serve(ctx)
+}
+func (k *knownEngine) Close() error { return nil }
+
+// CalibrationConfig sizes a calibration.
+type CalibrationConfig struct {
+	Measure time.Duration // each loop's measured window
+	Users   int           // closed loop
+	Rate    float64       // open loop, calls/s
+	Workers int           // open loop
+}
+
+// DefaultCalibration: 8 users and 100 calls/s keep the harness far from
+// its limits on two cores, so the figures are the harness's precision.
+var DefaultCalibration = CalibrationConfig{Measure: 10 * time.Second, Users: 8, Rate: 100, Workers: 64}
+
+// CalibrationRow is one percentile of one distribution in one loop.
+type CalibrationRow struct {
+	Distribution string
+	Loop         string // closed or open
+	Percentile   string // p50, p95, p99
+	True         float64
+	Measured     float64 // ms
+	Error        float64 // (measured − true) / true
+}
+
+var calibrationQuantiles = []struct {
+	name string
+	q    float64
+}{{"p50", 0.50}, {"p95", 0.95}, {"p99", 0.99}}
+
+// Calibrate measures every distribution in both loops. It stops early,
+// returning what it measured, when ctx ends.
+func Calibrate(ctx context.Context, d []Distribution, cfg CalibrationConfig) ([]CalibrationRow, error) {
+	src, err := NewSource(CorpusText, dataset.Config{Seed: 1, IDs: 1000, Prepopulate: 1}, 0)
+	if err != nil {
+		return nil, err
+	}
+	calls := Calls{Timeout: 30 * time.Second, Mix: workload.Presets["search"], Seed: 1, K: 10}
+	var rows []CalibrationRow
+	for i, dist := range d {
+		e := &knownEngine{d: dist, t0: time.Now(), seed: uint64(i) + 1}
+		closed := ClosedLoop(ctx, e, src, Config{Users: []int{cfg.Users}, SpawnRate: 1000, Settle: time.Second,
+			Measure: cfg.Measure, Freshness: FreshnessConfig{Off: true}, Calls: calls}, Events{})
+		if ctx.Err() != nil || len(closed) == 0 {
+			return rows, ctx.Err()
+		}
+		s, _ := closed[0].Op("search")
+		rows = append(rows, calibrationRows(dist, true, s.Latency.P50, s.Latency.P95, s.Latency.P99)...)
+
+		sched := workload.Constant{PerSecond: cfg.Rate, Duration: cfg.Measure}
+		rep := OpenLoop(ctx, e, src, OpenConfig{Workers: cfg.Workers, Arrival: "constant", Calls: calls}, sched, make(versions, src.IDs()+1))
+		if ctx.Err() != nil {
+			return rows, ctx.Err()
+		}
+		rows = append(rows, calibrationRows(dist, false, rep.Latency.P50, rep.Latency.P95, rep.Latency.P99)...)
+	}
+	return rows, nil
+}
+
+func calibrationRows(d Distribution, closed bool, measured ...float64) []CalibrationRow {
+	loop := "open"
+	if closed {
+		loop = "closed"
+	}
+	rows := make([]CalibrationRow, len(calibrationQuantiles))
+	for i, q := range calibrationQuantiles {
+		truth := float64(d.Truth(closed, q.q)) / float64(time.Millisecond)
+		rows[i] = CalibrationRow{Distribution: d.Name, Loop: loop, Percentile: q.name, True: truth, Measured: measured[i],
+			Error: (measured[i] - truth) / truth}
+	}
+	return rows
+}
+
+// Worst is the largest relative error of rows, as a fraction.
+func Worst(rows []CalibrationRow) float64 {
+	var w float64
+	for _, r := range rows {
+		w = max(w, math.Abs(r.Error))
+	}
+	return w
+}
+
+func (r CalibrationRow) String() string {
+	return fmt.Sprintf("%s %s %s: true %.2f ms, measured %.2f ms (%+.1f%%)", r.Distribution, r.Loop, r.Percentile, r.True, r.Measured, 100*r.Error)
+}

@@ -1,0 +1,257 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/searchbench/searchbench/dataset"
+	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/runner/result"
+)
+
+// Marker is a Source whose documents can carry a word found nowhere else,
+// so that a search can tell whether one particular write is visible yet.
+type Marker interface {
+	// Mark adds word to a text field of doc.
+	Mark(doc *engines.Document, word string)
+	// MarkQuery is a search that matches the documents carrying word.
+	MarkQuery(word string) engines.Query
+}
+
+// Mark adds word to the name.
+func (Text) Mark(doc *engines.Document, word string) { markField(doc, "name", word) }
+
+// MarkQuery searches every text field for word.
+func (Text) MarkQuery(word string) engines.Query { return engines.Query{Text: word} }
+
+// Mark adds word to the title.
+func (Products) Mark(doc *engines.Document, word string) { markField(doc, FieldTitle, word) }
+
+// MarkQuery looks word up in the title, the one text field every product
+// index with text has.
+func (Products) MarkQuery(word string) engines.Query {
+	return engines.Query{Text: word, Field: FieldTitle}
+}
+
+func markField(doc *engines.Document, field, word string) {
+	for i := range doc.Fields {
+		if doc.Fields[i].Name == field {
+			doc.Fields[i].Text += " " + word
+			return
+		}
+	}
+}
+
+// markerWord is the n-th marker of a run: letters only (tokenizers split
+// letters from digits differently), a prefix no vocabulary word has, and
+// long enough that stemmers leave it alone or shorten every form alike.
+func markerWord(seed, n uint64) string {
+	r := dataset.NewRand(seed, 0x6d61726b, n) // "mark"
+	b := []byte("zqx")
+	for range 9 {
+		b = append(b, byte('a'+r.Intn(26)))
+	}
+	return string(b)
+}
+
+// FreshnessConfig bounds the freshness probe.
+type FreshnessConfig struct {
+	// Off disables the probe.
+	Off bool
+	// Poll is the shortest time between two searches of one probe; later
+	// polls are spaced by a tenth of the time since the write, so the
+	// resolution is Poll or 10% of the lag, whichever is larger, and a slow
+	// engine is not flooded.
+	Poll time.Duration
+	// Gap is the pause between probes: at most one write is probed at a
+	// time, and a new one is claimed Gap after the last one resolved.
+	Gap time.Duration
+}
+
+// Freshness defaults.
+const (
+	DefaultFreshnessPoll = 25 * time.Millisecond
+	DefaultFreshnessGap  = time.Second
+)
+
+// prober measures freshness lag: for a sample of the run's own upserts, the
+// time from the write's acknowledgement until a search first returns it.
+// A user that finds the prober wanting a sample marks its next upsert with
+// a word no other document has; once the write returns, the prober searches
+// for that word, at a bounded rate, until the document comes back.
+type prober struct {
+	e      engines.Engine
+	m      Marker
+	cfg    FreshnessConfig
+	k      int
+	seed   uint64
+	vers   versions
+	want   atomic.Bool
+	n      atomic.Uint64
+	writes chan probeWrite
+	done   chan struct{}
+
+	mu  sync.Mutex
+	res result.Freshness
+	lag *hdrhistogram.Histogram
+}
+
+type probeWrite struct {
+	id      uint32
+	version uint32
+	word    string
+	acked   time.Time
+	err     error
+}
+
+// newProber returns nil when the source cannot mark documents or the probe
+// is off; a nil prober claims nothing.
+func newProber(e engines.Engine, src Source, cfg FreshnessConfig, calls Calls, vers versions) *prober {
+	m, ok := src.(Marker)
+	if !ok || cfg.Off {
+		return nil
+	}
+	if cfg.Poll <= 0 {
+		cfg.Poll = DefaultFreshnessPoll
+	}
+	if cfg.Gap < 0 {
+		cfg.Gap = 0
+	}
+	return &prober{e: e, m: m, cfg: cfg, k: calls.K, seed: calls.Seed, vers: vers,
+		writes: make(chan probeWrite, 1), done: make(chan struct{}), lag: newHistogram()}
+}
+
+// claim marks doc when the prober wants a sample; the caller then reports
+// the write's outcome with written.
+func (p *prober) claim(doc *engines.Document) (string, bool) {
+	if p == nil || !p.want.Load() || !p.want.CompareAndSwap(true, false) {
+		return "", false
+	}
+	w := markerWord(p.seed, p.n.Add(1))
+	p.m.Mark(doc, w)
+	return w, true
+}
+
+// written hands a claimed write to the prober.
+func (p *prober) written(id, version uint32, word string, acked time.Time, err error) {
+	p.writes <- probeWrite{id: id, version: version, word: word, acked: acked, err: err}
+}
+
+// run probes until ctx ends; a probe in progress then ends unresolved.
+func (p *prober) run(ctx context.Context, timeout time.Duration) {
+	defer close(p.done)
+	for {
+		p.want.Store(true)
+		var w probeWrite
+		select {
+		case <-ctx.Done():
+			if p.want.CompareAndSwap(true, false) {
+				return
+			}
+			// A user claimed a sample as the window closed: take its
+			// outcome so it is not left blocking.
+			w = <-p.writes
+			p.count(func(r *result.Freshness) { r.Unresolved++ })
+			return
+		case w = <-p.writes:
+		}
+		if w.err != nil {
+			p.count(func(r *result.Freshness) { r.WriteFailed++ })
+			continue
+		}
+		p.probe(ctx, w, timeout)
+		if !sleepUntil(ctx, time.Now().Add(p.cfg.Gap)) {
+			return
+		}
+	}
+}
+
+// probe polls for one write. Polls start right after the write returned,
+// then are spaced by max(Poll, a tenth of the time since the write).
+func (p *prober) probe(ctx context.Context, w probeWrite, timeout time.Duration) {
+	id := dataset.DocID(w.id)
+	q := p.m.MarkQuery(w.word)
+	q.K = p.k
+	for {
+		if p.vers[w.id].Load() != w.version {
+			// Another user wrote the ID again before the probe saw this
+			// version: what the probe looks for may never be visible.
+			p.count(func(r *result.Freshness) { r.Superseded++ })
+			return
+		}
+		start := time.Now()
+		cctx, cancel := context.WithTimeout(ctx, timeout)
+		hits, err := p.e.Search(cctx, q)
+		cancel()
+		if ctx.Err() != nil {
+			p.count(func(r *result.Freshness) { r.Unresolved++ })
+			return
+		}
+		p.count(func(r *result.Freshness) { r.Searches++ })
+		if err != nil {
+			p.count(func(r *result.Freshness) {
+				r.SearchFailed++
+				r.LastError = err.Error()
+			})
+			return
+		}
+		if slices.Contains(hits.IDs, id) {
+			lag := start.Sub(w.acked)
+			p.mu.Lock()
+			us, _ := micros(lag)
+			_ = p.lag.RecordValue(us)
+			p.res.Visible++
+			p.mu.Unlock()
+			return
+		}
+		next := max(p.cfg.Poll, time.Since(w.acked)/10)
+		if !sleepUntil(ctx, start.Add(next)) {
+			p.count(func(r *result.Freshness) { r.Unresolved++ })
+			return
+		}
+	}
+}
+
+func (p *prober) count(f func(*result.Freshness)) {
+	p.mu.Lock()
+	f(&p.res)
+	p.mu.Unlock()
+}
+
+// result waits for the prober to stop and summarises it; nil for a nil
+// prober.
+func (p *prober) result() *result.Freshness {
+	if p == nil {
+		return nil
+	}
+	<-p.done
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	r := p.res
+	r.Probes = r.Visible + r.Superseded + r.SearchFailed + r.Unresolved + r.WriteFailed
+	r.Poll = result.Duration(p.cfg.Poll)
+	r.Lag = result.Summarize(p.lag)
+	if p.lag.TotalCount() > 0 {
+		r.Histogram, _ = result.EncodeHistogram(p.lag)
+	}
+	return &r
+}
+
+// freshnessWarning says when the probe could not measure.
+func freshnessWarning(f *result.Freshness) string {
+	switch {
+	case f == nil:
+		return ""
+	case f.SearchFailed > 0 && f.Visible == 0:
+		return fmt.Sprintf("freshness: the probe's searches failed (%s); no lag measured", f.LastError)
+	case f.Probes > 0 && f.Visible == 0:
+		return fmt.Sprintf("freshness: none of %d probed writes became visible within the window", f.Probes)
+	}
+	return ""
+}

@@ -1,0 +1,110 @@
+package runner
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/workload"
+)
+
+func freshnessConfig(users int, visible time.Duration) (*memEngine, Config) {
+	e := newMem()
+	e.delay = time.Millisecond
+	e.visible = visible
+	cfg := quickConfig(users)
+	cfg.Mix = workload.Presets["upsert"]
+	cfg.Measure = 3 * time.Second
+	cfg.Freshness = FreshnessConfig{Poll: 10 * time.Millisecond, Gap: 50 * time.Millisecond}
+	return e, cfg
+}
+
+// On an engine whose writes are searchable when they return, the first poll
+// after the write sees it: the lag is below one poll interval.
+func TestFreshnessOfSearchableWrites(t *testing.T) {
+	e, cfg := freshnessConfig(4, 0)
+	l := ClosedLoop(context.Background(), e, testCorpus(t, 5000, 0.5), cfg, Events{})[0]
+	f := l.Freshness
+	if f == nil || f.Visible < 10 {
+		t.Fatalf("freshness %+v; want at least 10 probed writes seen", f)
+	}
+	if f.Lag.P50 >= 10 || f.Lag.Max >= 100 {
+		t.Errorf("lag p50 %.2f ms, max %.2f ms; want under one poll (10 ms) for searchable writes", f.Lag.P50, f.Lag.Max)
+	}
+	if f.Searches < f.Visible || f.Probes != f.Visible+f.Superseded+f.Unresolved+f.WriteFailed+f.SearchFailed {
+		t.Errorf("counts do not add up: %+v", f)
+	}
+}
+
+// On an engine whose writes become visible 300 ms after they return, no
+// probe can see one sooner, and polling every max(10 ms, lag/10) sees it
+// within a poll of that.
+func TestFreshnessOfAcknowledgedWrites(t *testing.T) {
+	const visible = 300 * time.Millisecond
+	e, cfg := freshnessConfig(4, visible)
+	l := ClosedLoop(context.Background(), e, testCorpus(t, 5000, 0.5), cfg, Events{})[0]
+	f := l.Freshness
+	if f == nil || f.Visible < 3 {
+		t.Fatalf("freshness %+v; want several probed writes seen", f)
+	}
+	if f.Lag.Min < ms(visible) {
+		t.Errorf("lag min %.1f ms; no write is searchable before %v", f.Lag.Min, visible)
+	}
+	if f.Lag.P50 > ms(visible)+100 {
+		t.Errorf("lag p50 %.1f ms; want within a poll or two of %v", f.Lag.P50, visible)
+	}
+}
+
+// Writes that never become visible leave the probe unresolved and the
+// level warned; search failures are counted and named.
+func TestFreshnessWhenWritesNeverShow(t *testing.T) {
+	e, cfg := freshnessConfig(2, time.Hour)
+	cfg.Measure = 500 * time.Millisecond
+	l := ClosedLoop(context.Background(), e, testCorpus(t, 5000, 0.5), cfg, Events{})[0]
+	if f := l.Freshness; f == nil || f.Visible != 0 || f.Unresolved != 1 {
+		t.Fatalf("freshness %+v; want one probe left unresolved", f)
+	}
+	if !strings.Contains(strings.Join(l.Warnings, "\n"), "became visible") {
+		t.Errorf("warnings %q; want the freshness warning", l.Warnings)
+	}
+
+	e, cfg = freshnessConfig(2, 0)
+	cfg.Measure = 500 * time.Millisecond
+	e.fail = func(op string, _ int64) error {
+		if op == "search" {
+			return engines.ErrOverloaded
+		}
+		return nil
+	}
+	l = ClosedLoop(context.Background(), e, testCorpus(t, 5000, 0.5), cfg, Events{})[0]
+	if f := l.Freshness; f == nil || f.SearchFailed == 0 || !strings.Contains(f.LastError, "overloaded") {
+		t.Fatalf("freshness %+v; want the failed searches counted with their error", f)
+	}
+}
+
+// The probe can be turned off, and a source that cannot mark documents has
+// none.
+func TestFreshnessOff(t *testing.T) {
+	e, cfg := freshnessConfig(2, 0)
+	cfg.Measure = 200 * time.Millisecond
+	cfg.Freshness.Off = true
+	if l := ClosedLoop(context.Background(), e, testCorpus(t, 500, 0.5), cfg, Events{})[0]; l.Freshness != nil {
+		t.Errorf("freshness %+v with the probe off", l.Freshness)
+	}
+}
+
+func TestMarkerWords(t *testing.T) {
+	seen := map[string]bool{}
+	for n := range uint64(1000) {
+		w := markerWord(1, n)
+		if len(w) != 12 || !strings.HasPrefix(w, "zqx") || strings.Trim(w, "abcdefghijklmnopqrstuvwxyz") != "" || seen[w] {
+			t.Fatalf("marker %q: want 12 distinct lowercase letters starting zqx", w)
+		}
+		seen[w] = true
+	}
+	if markerWord(1, 5) != markerWord(1, 5) || markerWord(1, 5) == markerWord(2, 5) {
+		t.Error("markers are not a function of (seed, n)")
+	}
+}

@@ -1,0 +1,148 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/searchbench/searchbench/dataset"
+	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/runner/result"
+)
+
+// KnownItems is a Source that can make known-item queries: searches built
+// from one pre-populated document, which that document must answer within
+// the top K. A configuration that is fast because it returns the wrong
+// documents shows up as low recall.
+type KnownItems interface {
+	// KnownItem is check i: its kind, its query and the ID it must find.
+	KnownItem(i uint64) (kind string, q engines.Query, target uint32)
+}
+
+// tagKnownItem separates the checks' random streams from the corpus's.
+const tagKnownItem = 0x6b6e6f77 // "know"
+
+// knownID is a pre-populated ID drawn from check i's stream.
+func knownID(ids interface {
+	IDs() int
+	Prepopulated(uint32) bool
+}, r *dataset.Rand) uint32 {
+	for {
+		if id := uint32(1 + r.Intn(ids.IDs())); ids.Prepopulated(id) {
+			return id
+		}
+	}
+}
+
+// KnownItem takes five words of a pre-populated document's name, in a
+// random order: the document holds every one of them in its shortest field,
+// so any engine that ranks by the query's words puts it near the top.
+func (t Text) KnownItem(i uint64) (string, engines.Query, uint32) {
+	r := dataset.NewRand(t.Config().Seed, tagKnownItem, i)
+	id := knownID(t, &r)
+	words := strings.Fields(strings.TrimSuffix(t.Corpus.Document(id, 0).Name, "."))
+	for j := len(words) - 1; j > 0; j-- {
+		k := r.Intn(j + 1)
+		words[j], words[k] = words[k], words[j]
+	}
+	return "name words", engines.Query{Text: strings.ToLower(strings.Join(words[:min(5, len(words))], " "))}, id
+}
+
+// KnownItem alternates an exact SKU lookup and a KNN search with the
+// product's own embedding, which must find the product itself.
+func (p Products) KnownItem(i uint64) (string, engines.Query, uint32) {
+	r := dataset.NewRand(p.Config().Seed, tagKnownItem, i)
+	id := knownID(p, &r)
+	pr := p.Product(id, 0)
+	if i%2 == 0 {
+		return "sku", engines.Query{Text: pr.SKU, Field: FieldSKU}, id
+	}
+	return "knn self", engines.Query{Vector: pr.Embedding}, id
+}
+
+// DefaultRelevanceQueries is how many known-item checks a run makes.
+const DefaultRelevanceQueries = 100
+
+// relevanceWorkers is how many checks run at once: enough to finish a
+// slow engine's checks in seconds, few enough to be no load test.
+const relevanceWorkers = 4
+
+// maxMisses is how many missed checks the result names.
+const maxMisses = 5
+
+// CheckRelevance runs n known-item checks against e, k hits each, after
+// pre-population and before any load, and reports recall@k per kind.
+func CheckRelevance(ctx context.Context, e engines.Engine, src Source, n, k int, timeout time.Duration) *result.Relevance {
+	ki, ok := src.(KnownItems)
+	if !ok || n <= 0 {
+		return nil
+	}
+	rel := &result.Relevance{K: k, ByKind: map[string]*result.RelevanceKind{}}
+	var mu sync.Mutex
+	next := make(chan uint64)
+	var wg sync.WaitGroup
+	for range relevanceWorkers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				kind, q, target := ki.KnownItem(i)
+				q.K = k
+				cctx, cancel := context.WithTimeout(ctx, timeout)
+				hits, err := e.Search(cctx, q)
+				cancel()
+				mu.Lock()
+				c := rel.ByKind[kind]
+				if c == nil {
+					c = &result.RelevanceKind{}
+					rel.ByKind[kind] = c
+				}
+				switch {
+				case errors.Is(err, engines.ErrUnsupported):
+					c.Unsupported++
+				case err != nil:
+					c.Errors++
+					rel.LastError = err.Error()
+				default:
+					c.Queries++
+					if slices.Contains(hits.IDs, dataset.DocID(target)) {
+						c.Found++
+					} else if len(rel.Misses) < maxMisses {
+						what := q.Text
+						if q.Vector != nil {
+							what = "its own embedding"
+						}
+						rel.Misses = append(rel.Misses, fmt.Sprintf("%s: document %d not in the top %d for %q (%d hits)", kind, target, k, what, len(hits.IDs)))
+					}
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for i := range uint64(n) {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	close(next)
+	wg.Wait()
+	for _, c := range rel.ByKind {
+		if c.Queries > 0 {
+			c.Recall = float64(c.Found) / float64(c.Queries)
+		}
+		rel.Queries += c.Queries
+		rel.Found += c.Found
+	}
+	if rel.Queries > 0 {
+		rel.Recall = float64(rel.Found) / float64(rel.Queries)
+	}
+	return rel
+}

@@ -1,0 +1,73 @@
+package runner
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/searchbench/searchbench/dataset"
+	"github.com/searchbench/searchbench/engines"
+	_ "github.com/searchbench/searchbench/engines/bleve"
+)
+
+func openBleve(t *testing.T, src Source) engines.Engine {
+	t.Helper()
+	ctx := context.Background()
+	e, err := engines.Open(ctx, "bleve", engines.Config{DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	if err := e.Create(ctx, src.Schema()); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// A real engine answers name-word checks with the named document; the
+// checks are a function of the seed.
+func TestRelevanceOnARealEngine(t *testing.T) {
+	src := testCorpus(t, 3000, 0.95)
+	e := openBleve(t, src)
+	if _, err := Prepopulate(context.Background(), e, src, nil); err != nil {
+		t.Fatal(err)
+	}
+	rel := CheckRelevance(context.Background(), e, src, 100, 10, 5*time.Second)
+	if rel == nil || rel.Queries != 100 || rel.Recall < 0.95 || rel.ByKind["name words"].Found != rel.Found {
+		t.Fatalf("relevance %+v; want recall@10 ≥ 0.95 over 100 name-word checks", rel)
+	}
+	for i := range uint64(50) {
+		kind, q, id := src.KnownItem(i)
+		k2, q2, id2 := src.KnownItem(i)
+		if kind != k2 || q.Text != q2.Text || id != id2 || !src.Prepopulated(id) || len(strings.Fields(q.Text)) < 3 {
+			t.Fatalf("check %d: %q %q %d; want a deterministic query of name words of a pre-populated document", i, kind, q.Text, id)
+		}
+		name := strings.ToLower(src.Corpus.Document(id, 0).Name)
+		for _, w := range strings.Fields(q.Text) {
+			if !strings.Contains(name, w) {
+				t.Fatalf("check %d: word %q is not in document %d's name %q", i, w, id, name)
+			}
+		}
+	}
+}
+
+// An engine that answers with the wrong documents has low recall, and the
+// result names the misses; kinds an engine cannot run are counted apart.
+func TestRelevanceCatchesWrongAnswers(t *testing.T) {
+	src := testCorpus(t, 500, 1)
+	rel := CheckRelevance(context.Background(), newMem(), src, 20, 10, time.Second)
+	if rel.Recall != 0 || rel.Queries != 20 || len(rel.Misses) != maxMisses || !strings.Contains(rel.Misses[0], "not in the top 10") {
+		t.Fatalf("relevance %+v; want recall 0 and the misses named", rel)
+	}
+	p, err := dataset.NewProducts(dataset.Config{Seed: 1, IDs: 300, Prepopulate: 1}, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	products := Products{p}
+	e := openBleve(t, src) // a text-only engine: neither SKU field lookups nor KNN
+	rel = CheckRelevance(context.Background(), e, products, 10, 10, time.Second)
+	if rel.Queries != 0 || rel.ByKind["sku"].Unsupported != 5 || rel.ByKind["knn self"].Unsupported != 5 {
+		t.Fatalf("relevance %+v; want every check counted as unsupported", rel)
+	}
+}

@@ -1,0 +1,91 @@
+package runner
+
+import (
+	"fmt"
+	"math"
+	"runtime/metrics"
+	"time"
+)
+
+// The harness checks itself while it measures: its CPU share (cpuShare) and
+// how long its goroutines waited to run. Either one high means the load
+// generator, not the engine, may have set the figures.
+
+// schedLate: a scheduler latency p99 beyond this means users were runnable
+// but not running for long enough to distort millisecond latencies.
+const schedLate = time.Millisecond
+
+// schedHist is a snapshot of the Go scheduler's latency histogram: the time
+// goroutines spent runnable before they ran, since the process started.
+type schedHist struct {
+	counts  []uint64
+	buckets []float64 // seconds; len(counts)+1 boundaries
+}
+
+const schedMetric = "/sched/latencies:seconds"
+
+func schedLatencies() schedHist {
+	s := []metrics.Sample{{Name: schedMetric}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindFloat64Histogram {
+		return schedHist{}
+	}
+	h := s[0].Value.Float64Histogram()
+	return schedHist{counts: append([]uint64(nil), h.Counts...), buckets: h.Buckets}
+}
+
+// since is the histogram of the latencies recorded after prev.
+func (h schedHist) since(prev schedHist) schedHist {
+	if len(prev.counts) != len(h.counts) {
+		return h
+	}
+	d := schedHist{counts: make([]uint64, len(h.counts)), buckets: h.buckets}
+	for i := range h.counts {
+		d.counts[i] = h.counts[i] - prev.counts[i]
+	}
+	return d
+}
+
+// quantileMS is the q-quantile in milliseconds: the upper boundary of the
+// bucket it falls in (the runtime's buckets are a few percent wide), or 0
+// when nothing was recorded.
+func (h schedHist) quantileMS(q float64) float64 {
+	var total uint64
+	for _, c := range h.counts {
+		total += c
+	}
+	if total == 0 {
+		return 0
+	}
+	rank := uint64(q * float64(total))
+	var acc uint64
+	for i, c := range h.counts {
+		acc += c
+		if acc > rank {
+			if math.IsInf(h.buckets[i+1], 1) {
+				return h.buckets[i] * 1000
+			}
+			return h.buckets[i+1] * 1000
+		}
+	}
+	return h.buckets[len(h.buckets)-2] * 1000
+}
+
+// clientBound is the warning for a window in which the harness was short of
+// CPU or slow to schedule its goroutines, or "".
+func clientBound(cpu, schedP99 float64) string {
+	var why string
+	switch {
+	case cpu > clientBoundCPU && schedP99 > ms(schedLate):
+		why = fmt.Sprintf("the searchbench process used %.0f%% of its CPUs and its goroutines waited up to %.2f ms (p99) to run", 100*cpu, schedP99)
+	case cpu > clientBoundCPU:
+		why = fmt.Sprintf("the searchbench process used %.0f%% of its CPUs", 100*cpu)
+	case schedP99 > ms(schedLate):
+		why = fmt.Sprintf("the searchbench process's goroutines waited up to %.2f ms (p99) to run", schedP99)
+	default:
+		return ""
+	}
+	return "client-bound: " + why + " while measuring; the figures may describe the load generator (or an embedded engine sharing it), not only the engine"
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
