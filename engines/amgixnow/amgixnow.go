@@ -93,12 +93,17 @@
 //
 // # Other capabilities
 //
-// Count reads doc_count from GET /v1/collections/{name}/stats. Version reads
-// GET /v1/version ({"version": "0.1.2 (Amgix-Now)"}); Open calls it, so an
-// unreachable server fails at Open. Stats reports "skipped_writes" and
-// "superseded_writes" (this Engine's, since Create) and, when the stats call
-// succeeds, the collection's "doc_count" and "queue_total" (the ingest queue
-// at 38b16d6; always 0 where there is no queue).
+// Count reads doc_count from GET /v1/collections/{name}/stats, Amgix's own
+// statistic, which a background batcher updates up to 200 ms after a write:
+// Count reads until two reads 300 ms apart agree. Version reads
+// GET /v1/version ({"version": "0.1.2 (Amgix-Now)"}) and adds the write
+// routes this Engine uses, so the run's provenance records them:
+// "0.1.2 (Amgix-Now); writes via …/documents/sync, bulk via
+// …/documents/bulk". Open calls it, so an unreachable server fails at Open.
+// Stats reports "skipped_writes" and "superseded_writes" (this Engine's,
+// since Create) and, when the stats call succeeds, the collection's
+// "doc_count" and "queue_depth" (queue.total, the ingest queue at 38b16d6;
+// always 0 where there is no queue).
 //
 // # HTTP
 //
@@ -638,19 +643,49 @@ func (e *Engine) stats(ctx context.Context) (docs, queued int64, err error) {
 	return docs, queued, nil
 }
 
-// Count returns the collection's doc_count.
+// statsSettle is how long the collection's doc_count may take to show a
+// write: Amgix keeps it with a background batcher that flushes up to
+// STATS_BATCH_WAIT (200 ms) after a write and does not make the write wait
+// for it (StatsUpdateBatcher.enqueue in src/encoder.rs), plus a margin for
+// the flush itself.
+const statsSettle = 300 * time.Millisecond
+
+// Count returns the collection's doc_count once it has settled: it reads
+// the count, and again statsSettle later, until two reads agree. A count
+// read right after writes would miss the ones the batcher has not flushed.
 func (e *Engine) Count(ctx context.Context) (int64, error) {
-	n, _, err := e.stats(ctx)
-	return n, err
+	last := int64(-1)
+	for {
+		n, _, err := e.stats(ctx)
+		if err != nil || n == last {
+			return n, err
+		}
+		last = n
+		t := time.NewTimer(statsSettle)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return 0, fmt.Errorf("%s: count: doc_count still changing: %w", e.name, ctx.Err())
+		case <-t.C:
+		}
+	}
 }
 
-// Version returns GET /v1/version's "version".
+// Version returns GET /v1/version's "version" and the write routes used.
 func (e *Engine) Version(ctx context.Context) (string, error) {
 	data, err := e.call(ctx, http.MethodGet, "/v1/version", nil)
 	if err != nil {
 		return "", err
 	}
-	return ParseVersion(data)
+	v, err := ParseVersion(data)
+	if err != nil {
+		return "", err
+	}
+	bulk := "…/documents/bulk"
+	if !e.opts.bulk {
+		bulk = "single writes"
+	}
+	return fmt.Sprintf("%s; writes via …/documents%s, bulk via %s", v, e.route(), bulk), nil
 }
 
 // ParseVersion decodes {"version": "..."}.
@@ -666,7 +701,7 @@ func ParseVersion(body []byte) (string, error) {
 
 // Stats reports the driver's skipped and superseded writes (not on the
 // queued route, where Amgix does not report them) and, when the call
-// succeeds, the collection's doc_count and queue_total. The driver's counters
+// succeeds, the collection's doc_count and queue_depth. The driver's counters
 // are reported even when the engine cannot be asked.
 func (e *Engine) Stats(ctx context.Context) (map[string]float64, error) {
 	m := map[string]float64{}
@@ -675,7 +710,7 @@ func (e *Engine) Stats(ctx context.Context) (map[string]float64, error) {
 		m["superseded_writes"] = float64(e.superseded.Load())
 	}
 	if docs, queued, err := e.stats(ctx); err == nil {
-		m["doc_count"], m["queue_total"] = float64(docs), float64(queued)
+		m["doc_count"], m["queue_depth"] = float64(docs), float64(queued)
 	}
 	return m, nil
 }

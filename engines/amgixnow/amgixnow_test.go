@@ -269,9 +269,18 @@ func TestVersionCountStats(t *testing.T) {
 	f := amgixfake.New()
 	defer f.Close()
 	e := created(t, amgixnow.Name, engines.Config{URL: f.URL}, "info")
-	v, err := e.(engines.Versioner).Version(context.Background())
-	if err != nil || v != amgixfake.Version {
-		t.Fatalf("Version = %q, %v; want %q", v, err, amgixfake.Version)
+	// The version names the write routes, so the run records which it used.
+	for _, tc := range []struct {
+		opts map[string]string
+		want string
+	}{
+		{nil, amgixfake.Version + "; writes via …/documents/sync, bulk via …/documents/bulk"},
+		{map[string]string{"route": "queued", "bulk": "false"}, amgixfake.Version + "; writes via …/documents, bulk via single writes"},
+	} {
+		o := open(t, amgixnow.Name, engines.Config{URL: f.URL, Options: tc.opts})
+		if v, err := o.(engines.Versioner).Version(context.Background()); err != nil || v != tc.want {
+			t.Fatalf("Version with %v = %q, %v; want %q", tc.opts, v, err, tc.want)
+		}
 	}
 	if err := e.Upsert(context.Background(), doc("1", "one")); err != nil {
 		t.Fatal(err)
@@ -292,7 +301,7 @@ func TestVersionCountStats(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	st := stats(t, e)
-	for _, k := range []string{"skipped_writes", "superseded_writes", "doc_count", "queue_total"} {
+	for _, k := range []string{"skipped_writes", "superseded_writes", "doc_count", "queue_depth"} {
 		if _, ok := st[k]; !ok {
 			t.Errorf("Stats has no %s: %v", k, st)
 		}

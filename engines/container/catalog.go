@@ -11,88 +11,34 @@ import (
 	"strings"
 )
 
-// The published study's engines, pinned as it ran them. Their drivers come
-// with their own packages; the launcher definitions live here so that the
-// compose files for every engine have one source from the start. Sources
-// for every setting: ../shared/reference/engines.md.
+// Elasticsearch's launcher definition waits here for its driver's package;
+// every other engine's lives beside its driver (launch.go) and uses the
+// helpers below. Sources for every setting: ../shared/reference/engines.md.
 func init() {
-	for _, s := range []Spec{
-		{
-			Engine: "meilisearch", Image: "getmeili/meilisearch:v1.37.0", Port: 7700,
-			SecretEnv: "MEILI_MASTER_KEY",
-			Env:       map[string]string{"MEILI_ENV": "production", "MEILI_NO_ANALYTICS": "true"},
-			// The indexer's thread default is not known to follow a CPU quota.
-			Tune: func(cpus float64) map[string]string {
-				return map[string]string{"MEILI_MAX_INDEXING_THREADS": atLeast(cpus, 1)}
-			},
-			Ready: httpReady("/health", `"available"`),
-			URL:   httpURL,
-		},
-		{
-			Engine: "typesense", Image: "typesense/typesense:29.0", Port: 8108,
-			SecretEnv: "TYPESENSE_API_KEY",
-			Env:       map[string]string{"TYPESENSE_DATA_DIR": "/data", "TYPESENSE_ENABLE_CORS": "false"},
-			Cmd:       []string{"sh", "-c", "mkdir -p /data && exec /opt/typesense-server"},
-			// --thread-pool-size defaults to the host's NUM_CORES × 8.
-			Tune: func(cpus float64) map[string]string {
-				return map[string]string{"TYPESENSE_THREAD_POOL_SIZE": atLeast(cpus*8, 8)}
-			},
-			Ready: httpReady("/health", `"ok":true`),
-			URL:   httpURL,
-		},
-		{
-			Engine: "elasticsearch", Image: "docker.elastic.co/elasticsearch/elasticsearch:8.19.6", Port: 9200,
-			Env: map[string]string{
-				"discovery.type":         "single-node",
-				"xpack.security.enabled": "false",
-				"ES_JAVA_OPTS":           "-Xms16g -Xmx16g", // the study's heap; Xms = Xmx for repeatability
-			},
-			Tune:  func(cpus float64) map[string]string { return map[string]string{"node.processors": atLeast(cpus, 1)} },
-			Ready: httpReady("/_cluster/health?wait_for_status=yellow&timeout=1s", `"status"`),
-			URL:   httpURL,
-		},
-		amgix("amgix-now", "false"),
-		amgix("amgix-now-sync", "true"),
-		{
-			Engine: "valkey", Image: "valkey/valkey-bundle:9.1.0", Port: 6379,
-			// Persistence off, as in Study B.
-			Cmd: []string{"valkey-server", "--save", "", "--appendonly", "no"},
-			// valkey-search sizes its pools from the host's physical cores.
-			Tune: func(cpus float64) map[string]string {
-				n := atLeast(cpus, 1)
-				return map[string]string{"VALKEY_EXTRA_FLAGS": "--search.reader-threads " + n + " --search.writer-threads " + n}
-			},
-			Ready: respReady,
-			URL:   func(port int) string { return fmt.Sprintf("redis://127.0.0.1:%d", port) },
-		},
-	} {
-		Register(s)
-	}
-}
-
-func amgix(engine, sync string) Spec {
-	return Spec{
-		Engine: engine, Image: "amgixio/amgix-now:v0.1.2", Port: 8235,
+	Register(Spec{
+		Engine: "elasticsearch", Image: "docker.elastic.co/elasticsearch/elasticsearch:8.19.6", Port: 9200,
 		Env: map[string]string{
-			"AMGIX_NOW_LISTEN_ADDR":    "0.0.0.0:8235",
-			"AMGIX_NOW_SYNC_DB_WRITES": sync, // true: a write returns once it is searchable
+			"discovery.type":         "single-node",
+			"xpack.security.enabled": "false",
+			"ES_JAVA_OPTS":           "-Xms16g -Xmx16g", // the study's heap; Xms = Xmx for repeatability
 		},
-		// Index threads default to available_parallelism/2, search threads
-		// to available_parallelism (min 2).
-		Tune: func(cpus float64) map[string]string {
-			return map[string]string{"AMGIX_NOW_INDEX_THREADS": atLeast(cpus/2, 1), "AMGIX_NOW_SEARCH_THREADS": atLeast(cpus, 2)}
-		},
-		Ready: httpReady("/v1/health/ready", ""),
-		URL:   httpURL,
-	}
+		Tune:  func(cpus float64) map[string]string { return map[string]string{"node.processors": Threads(cpus, 1)} },
+		Ready: HTTPReady("/_cluster/health?wait_for_status=yellow&timeout=1s", `"status"`),
+		URL:   LocalHTTP,
+	})
 }
 
-func atLeast(v, lo float64) string { return strconv.Itoa(int(max(v, lo))) }
+// Threads is a thread or processor count derived from a CPU limit, as an
+// environment value: v rounded down, and at least lo.
+func Threads(v, lo float64) string { return strconv.Itoa(int(max(v, lo))) }
 
-func httpURL(port int) string { return fmt.Sprintf("http://127.0.0.1:%d", port) }
+// LocalHTTP is the base URL of an HTTP engine published on hostPort of the
+// loopback interface: a Spec's URL for every HTTP engine.
+func LocalHTTP(hostPort int) string { return fmt.Sprintf("http://127.0.0.1:%d", hostPort) }
 
-// httpReady is ready on a 200 whose body contains want.
-func httpReady(path, want string) func(context.Context, string, string) error {
+// HTTPReady is a Spec's Ready for an HTTP engine: ready once GET path
+// answers 200 with a body that contains want.
+func HTTPReady(path, want string) func(ctx context.Context, url, secret string) error {
 	return func(ctx context.Context, url, _ string) error {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url+path, nil)
 		if err != nil {
@@ -112,8 +58,9 @@ func httpReady(path, want string) func(context.Context, string, string) error {
 	}
 }
 
-// respReady is ready when the server answers PING with PONG.
-func respReady(ctx context.Context, url, _ string) error {
+// RESPReady is a Spec's Ready for a server speaking RESP (Redis, Valkey) at
+// a redis:// URL: ready once it answers PING with PONG.
+func RESPReady(ctx context.Context, url, _ string) error {
 	addr := strings.TrimPrefix(url, "redis://")
 	var d net.Dialer
 	conn, err := d.DialContext(ctx, "tcp", addr)

@@ -611,7 +611,9 @@ func (e *Engine) Count(ctx context.Context) (int64, error) {
 	return st.NumberOfDocuments, nil
 }
 
-// Stats reports the index's task queue: tasks enqueued and processing.
+// Stats reports the index's task queue: tasks enqueued and processing, and
+// their sum as queue_depth (the key the ladder table reads): writes
+// received and not yet applied.
 func (e *Engine) Stats(ctx context.Context) (map[string]float64, error) {
 	uid := e.uidOrEmpty()
 	if uid == "" {
@@ -626,6 +628,7 @@ func (e *Engine) Stats(ctx context.Context) (map[string]float64, error) {
 			return nil, e.fail("stats", err)
 		}
 		out["tasks_"+string(s)] = float64(res.Total)
+		out["queue_depth"] += float64(res.Total)
 	}
 	return out, nil
 }

@@ -22,8 +22,15 @@
 // with one JSON document a line (the client sends batch_size=40, Typesense's
 // own default); the server answers 200 with one result a line, and the
 // driver checks every line: a failed line is an error naming the document ID
-// and Typesense's message. Delete is DELETE …/documents/{id}; Typesense's 404
-// "Could not find a document with id: …" wraps engines.ErrNotFound.
+// and Typesense's message. An import has its own timeout (import_timeout,
+// default 5 minutes): Typesense's documentation asks every client to allow
+// "at least 5 minutes or more for imports" (api/documents.md, "Index
+// multiple documents"), and the 5 s of single calls would fail a large batch
+// on a busy server. Delete is DELETE …/documents/{id}; Typesense's 404
+// "Could not find a document with id: …" wraps engines.ErrNotFound. It goes
+// through the client's generated API, which reads and closes the answer:
+// the client's Document(id).Delete decodes a success without closing the
+// body, which can keep the connection from going back to the pool.
 //
 // Visibility: Searchable. Typesense applies a write before it answers, so a
 // search that starts after the call returned sees it. That is believed, not
@@ -61,8 +68,8 @@
 // overload did.)
 //
 // The http.Client's timeout is 5 s, the client library's own default, unless
-// option "timeout" says otherwise; the caller's context deadline applies as
-// well. The transport keeps up to "pool" (default 2048) idle keep-alive
+// option "timeout" says otherwise (imports: import_timeout); the caller's
+// context deadline applies as well. The transport keeps up to "pool" (default 2048) idle keep-alive
 // connections to the server — enough for the 1,500 users of the largest
 // published level, so no user waits on or reopens a connection — speaks
 // HTTP/1.1 and ignores proxy environment variables, so nothing but the
@@ -75,10 +82,16 @@
 // X-TYPESENSE-API-KEY and never appears in an error (it is scrubbed from
 // every message, should a server echo it).
 //
+// Stats (engines.StatsReporter) reads GET /stats.json: "queue_depth" is
+// Typesense's pending_write_batches (writes received and not yet applied),
+// and the server's own rolling figures follow under their names
+// (overloaded_requests_per_second, search_latency_ms, write_latency_ms, …).
+//
 // # Options (Config.Options)
 //
 //   - timeout: the HTTP client's per-request timeout, a Go duration
 //     (default 5s).
+//   - import_timeout: the same for an UpsertBatch import (default 5m).
 //   - pool: idle keep-alive connections kept to the server (default 2048).
 package typesense
 
@@ -119,8 +132,9 @@ const DefaultURL = "http://127.0.0.1:8108"
 
 // Defaults of the options.
 const (
-	DefaultTimeout = 5 * time.Second
-	DefaultPool    = 2048
+	DefaultTimeout       = 5 * time.Second
+	DefaultImportTimeout = 5 * time.Minute
+	DefaultPool          = 2048
 )
 
 // MaxK is the most hits Typesense returns for one search (per_page's limit).
@@ -128,23 +142,22 @@ const MaxK = 250
 
 // optionNames are the valid Config.Options keys, for the error that rejects
 // an unknown one.
-var optionNames = []string{"pool", "timeout"}
+var optionNames = []string{"import_timeout", "pool", "timeout"}
 
 type options struct {
-	timeout time.Duration
-	pool    int
+	timeout, importTimeout time.Duration
+	pool                   int
 }
 
 func parseOptions(raw map[string]string) (options, error) {
-	o := options{timeout: DefaultTimeout, pool: DefaultPool}
+	o := options{timeout: DefaultTimeout, importTimeout: DefaultImportTimeout, pool: DefaultPool}
 	for k, v := range raw {
 		var err error
 		switch k {
 		case "timeout":
-			o.timeout, err = time.ParseDuration(v)
-			if err == nil && o.timeout <= 0 {
-				err = errors.New("must be positive")
-			}
+			o.timeout, err = positiveDuration(v)
+		case "import_timeout":
+			o.importTimeout, err = positiveDuration(v)
 		case "pool":
 			o.pool, err = strconv.Atoi(v)
 			if err == nil && o.pool < 1 {
@@ -158,6 +171,14 @@ func parseOptions(raw map[string]string) (options, error) {
 		}
 	}
 	return o, nil
+}
+
+func positiveDuration(v string) (time.Duration, error) {
+	d, err := time.ParseDuration(v)
+	if err == nil && d <= 0 {
+		err = errors.New("must be positive")
+	}
+	return d, err
 }
 
 func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, error) {
@@ -180,21 +201,28 @@ func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, err
 	if key == "" {
 		return nil, errors.New("typesense: an API key is needed (Typesense requires one on every call)")
 	}
-	hc := &http.Client{Transport: transport(o.pool), Timeout: o.timeout}
-	lowLevel, err := api.NewClientWithResponses(strings.TrimRight(u.String(), "/"), api.WithAPIKey(key), api.WithHTTPClient(hc))
+	// One transport, two timeouts: single calls and imports.
+	tr := transport(o.pool)
+	server := strings.TrimRight(u.String(), "/")
+	lowLevel, err := api.NewClientWithResponses(server, api.WithAPIKey(key), api.WithHTTPClient(&http.Client{Transport: tr, Timeout: o.timeout}))
+	if err != nil {
+		return nil, errors.New("typesense: the URL is not usable as a server address")
+	}
+	bulk, err := api.NewClientWithResponses(server, api.WithAPIKey(key), api.WithHTTPClient(&http.Client{Transport: tr, Timeout: o.importTimeout}))
 	if err != nil {
 		return nil, errors.New("typesense: the URL is not usable as a server address")
 	}
 	e := &Engine{
 		client:   typesense.NewClient(typesense.WithAPIClient(lowLevel)),
+		importer: typesense.NewClient(typesense.WithAPIClient(bulk)),
 		api:      lowLevel,
-		hc:       hc,
+		tr:       tr,
 		key:      key,
 		endpoint: u.Redacted(),
 	}
 	// GET /debug needs the key, so a wrong key fails here, not mid-run.
 	if _, err := e.Version(ctx); err != nil {
-		hc.CloseIdleConnections()
+		tr.CloseIdleConnections()
 		return nil, fmt.Errorf("typesense: connect to %s: %w", e.endpoint, err)
 	}
 	return e, nil
@@ -219,9 +247,10 @@ func transport(pool int) *http.Transport {
 
 // Engine is one Typesense collection.
 type Engine struct {
-	client   *typesense.Client
+	client   *typesense.Client // single calls
+	importer *typesense.Client // imports, with their own timeout
 	api      *api.ClientWithResponses
-	hc       *http.Client
+	tr       *http.Transport
 	key      string // only to scrub it from messages
 	endpoint string // the URL without credentials, for messages
 
@@ -232,10 +261,11 @@ type Engine struct {
 }
 
 var (
-	_ engines.Engine       = (*Engine)(nil)
-	_ engines.BulkUpserter = (*Engine)(nil)
-	_ engines.Counter      = (*Engine)(nil)
-	_ engines.Versioner    = (*Engine)(nil)
+	_ engines.Engine        = (*Engine)(nil)
+	_ engines.BulkUpserter  = (*Engine)(nil)
+	_ engines.Counter       = (*Engine)(nil)
+	_ engines.Versioner     = (*Engine)(nil)
+	_ engines.StatsReporter = (*Engine)(nil)
 )
 
 // collectionFields maps the schema onto Typesense fields.
@@ -343,7 +373,11 @@ func (e *Engine) Delete(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := e.client.Collection(st.coll).Document(id).Delete(ctx); err != nil {
+	r, err := e.api.DeleteDocumentWithResponse(ctx, st.coll, id)
+	if err == nil && r.StatusCode() != http.StatusOK {
+		err = statusError(r.StatusCode(), r.Body)
+	}
+	if err != nil {
 		return e.fail("delete "+id, err)
 	}
 	return nil
@@ -483,8 +517,36 @@ func (e *Engine) Version(ctx context.Context) (string, error) {
 	return "Typesense " + *r.JSON200.Version, nil
 }
 
+// Stats reports GET /stats.json: queue_depth (pending_write_batches) and
+// the server's other figures that are present.
+func (e *Engine) Stats(ctx context.Context) (map[string]float64, error) {
+	s, err := e.client.Stats().Retrieve(ctx)
+	if err != nil {
+		return nil, e.fail("stats", err)
+	}
+	out := map[string]float64{}
+	for name, v := range map[string]*float64{
+		"queue_depth":                    s.PendingWriteBatches,
+		"overloaded_requests_per_second": s.OverloadedRequestsPerSecond,
+		"search_requests_per_second":     s.SearchRequestsPerSecond,
+		"write_requests_per_second":      s.WriteRequestsPerSecond,
+		"search_latency_ms":              s.SearchLatencyMs,
+		"write_latency_ms":               s.WriteLatencyMs,
+		"import_latency_ms":              s.ImportLatencyMs,
+		"delete_latency_ms":              s.DeleteLatencyMs,
+	} {
+		if v != nil {
+			out[name] = *v
+		}
+	}
+	if _, ok := out["queue_depth"]; !ok {
+		return nil, e.fail("stats", errors.New("GET /stats.json has no pending_write_batches"))
+	}
+	return out, nil
+}
+
 // Close releases idle connections; the collection stays.
 func (e *Engine) Close() error {
-	e.hc.CloseIdleConnections()
+	e.tr.CloseIdleConnections()
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	tsclient "github.com/typesense/typesense-go/v3/typesense"
 	"github.com/typesense/typesense-go/v3/typesense/api"
@@ -164,6 +165,7 @@ func TestOpenRejects(t *testing.T) {
 		{URL: srv.URL, APIKey: key, WriteMode: engines.Acknowledged},
 		{URL: srv.URL, APIKey: key, Options: map[string]string{"retries": "3"}},
 		{URL: srv.URL, APIKey: key, Options: map[string]string{"timeout": "-1s"}},
+		{URL: srv.URL, APIKey: key, Options: map[string]string{"import_timeout": "0s"}},
 		{URL: srv.URL, APIKey: key, Options: map[string]string{"pool": "0"}},
 		{URL: "localhost:8108", APIKey: key},
 		{URL: srv.URL},
@@ -174,7 +176,7 @@ func TestOpenRejects(t *testing.T) {
 		}
 	}
 	_, err := engines.Open(ctx, "typesense", engines.Config{URL: srv.URL, APIKey: key, Options: map[string]string{"retries": "3"}})
-	if err == nil || !strings.Contains(err.Error(), "pool, timeout") {
+	if err == nil || !strings.Contains(err.Error(), "import_timeout, pool, timeout") {
 		t.Fatalf("unknown option error %v does not list the valid ones", err)
 	}
 	e := open(t, srv.URL, key, map[string]string{"timeout": "2s", "pool": "10"})
@@ -360,5 +362,55 @@ func TestDefaultClientWouldTrip(t *testing.T) {
 	err := upsert()
 	if err == nil || srv.Calls("") != before {
 		t.Fatalf("default client after 150 transport failures: %v, reached the server: %v; want a local circuit-breaker failure", err, srv.Calls("") != before)
+	}
+}
+
+// An import is allowed more time than a single call (Typesense's docs ask
+// clients for at least 5 minutes): a batch the server takes longer than the
+// call timeout over still lands, a single write that slow times out, and
+// import_timeout bounds the import.
+func TestImportHasItsOwnTimeout(t *testing.T) {
+	const slow = 750 * time.Millisecond
+	srv, e := fresh(t, map[string]string{"timeout": "250ms"})
+	ctx := context.Background()
+	docs := []engines.Document{doc("1", "a", "b"), doc("2", "c", "d")}
+	srv.Inject(typesensefake.Fault{Path: "/collections/docs/documents/import", Delay: slow, Times: 1})
+	if err := e.(engines.BulkUpserter).UpsertBatch(ctx, docs); err != nil {
+		t.Fatalf("import slower than the call timeout: %v; want it to land", err)
+	}
+	srv.Inject(typesensefake.Fault{Path: "/collections/docs/documents", Delay: slow, Times: 1})
+	if err := e.Upsert(ctx, doc("3", "e", "f")); engines.Classify(err) != engines.Timeout {
+		t.Fatalf("single upsert slower than the call timeout: %v; want a timeout", err)
+	}
+
+	short := open(t, srv.URL, key, map[string]string{"import_timeout": "250ms"})
+	if err := short.Create(ctx, enginetest.Schema("docs")); err != nil {
+		t.Fatal(err)
+	}
+	srv.Inject(typesensefake.Fault{Path: "/collections/docs/documents/import", Delay: slow, Times: 1})
+	if err := short.(engines.BulkUpserter).UpsertBatch(ctx, docs); engines.Classify(err) != engines.Timeout {
+		t.Fatalf("import over import_timeout: %v; want a timeout", err)
+	}
+}
+
+// Stats reads /stats.json: the write queue as queue_depth, which the ladder
+// table reads, and an overloaded server is reported as such.
+func TestStats(t *testing.T) {
+	srv, e := fresh(t, nil)
+	ctx := context.Background()
+	sr := e.(engines.StatsReporter)
+	st, err := sr.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, ok := st["queue_depth"]; !ok || d != 0 {
+		t.Fatalf("Stats = %v; want queue_depth 0 from pending_write_batches", st)
+	}
+	if _, ok := st["overloaded_requests_per_second"]; !ok {
+		t.Fatalf("Stats = %v; want the server's overloaded_requests_per_second", st)
+	}
+	srv.Inject(typesensefake.Fault{Path: "/stats.json", Status: 503, Times: 1})
+	if _, err := sr.Stats(ctx); engines.Classify(err) != engines.Overloaded {
+		t.Fatalf("Stats of a lagging server: %v; want overloaded", err)
 	}
 }

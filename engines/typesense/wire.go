@@ -42,7 +42,7 @@ func (e *Engine) UpsertBatch(ctx context.Context, docs []engines.Document) error
 		ids[i] = d.ID
 	}
 	what := fmt.Sprintf("upsert batch of %d", len(docs))
-	rc, err := e.client.Collection(st.coll).Documents().ImportJsonl(ctx, &buf, &api.ImportDocumentsParams{Action: pointer.Any(api.Upsert)})
+	rc, err := e.importer.Collection(st.coll).Documents().ImportJsonl(ctx, &buf, &api.ImportDocumentsParams{Action: pointer.Any(api.Upsert)})
 	if err != nil {
 		return e.fail(what, err)
 	}

@@ -17,6 +17,12 @@
 //     the searchable index IndexDelay later (50 ms unless set). Sync():
 //     searchable when the call returns. The stale check always sees the
 //     newest stored write.
+//   - The collection's doc_count (GET …/stats) is Amgix's own statistic,
+//     updated by a background batcher that flushes up to STATS_BATCH_WAIT
+//     (200 ms) after a write (StatsUpdateBatcher in src/encoder.rs: enqueue
+//     "does not wait for Qdrant stats persistence"): it counts a write
+//     StatsDelay after it was applied (200 ms unless set), new documents
+//     up, deleted ones down.
 //   - QueuedRoutes(): the later source's (38b16d6) queued routes — POST
 //     …/documents, …/documents/bulk and DELETE …/documents/{id} answer
 //     {"ok": true} at once, never report a skipped write, and apply the write
@@ -68,11 +74,13 @@ const (
 	DefaultTopK     = 128
 	MaxTopK         = 10_000
 	DefaultIndexLag = 50 * time.Millisecond
+	// DefaultStatsLag is Amgix's STATS_BATCH_WAIT.
+	DefaultStatsLag = 200 * time.Millisecond
 )
 
 type config struct {
 	sync, queued, bareArray bool
-	delay                   time.Duration
+	delay, statsDelay       time.Duration
 	key                     string
 }
 
@@ -85,6 +93,10 @@ func Sync() Option { return func(c *config) { c.sync = true } }
 
 // IndexDelay sets how long an acknowledged write takes to become searchable.
 func IndexDelay(d time.Duration) Option { return func(c *config) { c.delay = d } }
+
+// StatsDelay sets how long a write takes to show in the collection's
+// doc_count.
+func StatsDelay(d time.Duration) Option { return func(c *config) { c.statsDelay = d } }
 
 // QueuedRoutes makes POST …/documents, …/documents/bulk and DELETE
 // …/documents/{id} queued, as in the source at 38b16d6.
@@ -123,7 +135,7 @@ type Server struct {
 
 // New starts a fake on 127.0.0.1.
 func New(opts ...Option) *Server {
-	s := &Server{colls: map[string]*collection{}, cfg: config{delay: DefaultIndexLag}}
+	s := &Server{colls: map[string]*collection{}, cfg: config{delay: DefaultIndexLag, statsDelay: DefaultStatsLag}}
 	for _, o := range opts {
 		o(&s.cfg)
 	}

@@ -325,3 +325,54 @@ func TestAPIKey(t *testing.T) {
 		}
 	}
 }
+
+// doc_count lags the writes by the stats batcher's delay: a new document
+// counts, a replacement does not, a delete counts down.
+func TestDocCountLags(t *testing.T) {
+	now := time.Now()
+	held := setup(t, amgixfake.Sync(), amgixfake.StatsDelay(time.Hour))
+	if code, body := upsert(t, held, "1", "one", now); code != 200 {
+		t.Fatalf("upsert: %d %s", code, body)
+	}
+	if n := docCount(t, held); n != 0 {
+		t.Fatalf("doc_count = %d right after a write; Amgix's batcher has not flushed yet", n)
+	}
+
+	f := setup(t, amgixfake.Sync(), amgixfake.StatsDelay(time.Millisecond))
+	for i, w := range []struct {
+		id   string
+		want int
+	}{{"1", 1}, {"2", 2}, {"1", 2}} {
+		if code, body := upsert(t, f, w.id, "x", now.Add(time.Duration(i)*time.Second)); code != 200 {
+			t.Fatalf("upsert: %d %s", code, body)
+		}
+		waitCount(t, f, w.want)
+	}
+	if code, body := do(t, "DELETE", f.URL+"/v1/collections/c/documents/2/sync?request_timestamp="+ts(now.Add(time.Minute)), "", ""); code != 200 {
+		t.Fatalf("delete: %d %s", code, body)
+	}
+	waitCount(t, f, 1)
+}
+
+func docCount(t *testing.T, f *amgixfake.Server) int {
+	t.Helper()
+	code, body := do(t, "GET", f.URL+"/v1/collections/c/stats", "", "")
+	var s struct {
+		DocCount *int `json:"doc_count"`
+	}
+	if err := json.Unmarshal([]byte(body), &s); code != 200 || err != nil || s.DocCount == nil {
+		t.Fatalf("stats: %d %s", code, body)
+	}
+	return *s.DocCount
+}
+
+func waitCount(t *testing.T, f *amgixfake.Server, want int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for n := docCount(t, f); n != want; n = docCount(t, f) {
+		if time.Now().After(deadline) {
+			t.Fatalf("doc_count = %d; want %d", n, want)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}

@@ -33,6 +33,8 @@ type collection struct {
 	visible      map[string]*doc // what a search sees
 	// queued writes not yet applied (QueuedRoutes)
 	pendingUpserts, pendingDeletes int
+	// counted is doc_count: Amgix's statistic, which lags the writes.
+	counted int
 }
 
 func (c *collection) pend(d *doc, n int) {

@@ -161,8 +161,8 @@ func (s *Server) exists(w http.ResponseWriter, r *http.Request) {
 	reply(w, http.StatusOK, map[string]bool{"exists": s.colls[name] != nil})
 }
 
-// stats counts the searchable documents (Qdrant's points) and the queued
-// writes.
+// stats answers the collection's doc_count (which lags the writes by the
+// stats batcher's delay) and the queued writes.
 func (s *Server) stats(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -171,7 +171,7 @@ func (s *Server) stats(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	reply(w, http.StatusOK, map[string]any{
-		"doc_count": len(c.visible),
+		"doc_count": c.counted,
 		"queue": map[string]int{
 			"queued_upsert": c.pendingUpserts, "queued_delete": c.pendingDeletes,
 			"requeued_upsert": 0, "requeued_delete": 0, "failed_upsert": 0, "failed_delete": 0,
@@ -362,6 +362,7 @@ func (s *Server) writeLocked(name string, c *collection, docs []*doc, queued boo
 func (s *Server) applyLocked(name string, c *collection, docs []*doc, visibleNow bool) []string {
 	var skipped []string
 	var applied []string
+	counted := 0 // the change to doc_count
 	for _, d := range docs {
 		old := c.stored[d.id]
 		stale := old != nil && !d.ts.After(old.ts)
@@ -374,11 +375,22 @@ func (s *Server) applyLocked(name string, c *collection, docs []*doc, visibleNow
 			continue // a missing document: success, nothing to do
 		case d.deleted:
 			delete(c.stored, d.id)
+			counted--
 		default:
 			c.index(d)
 			c.stored[d.id] = d
+			if old == nil {
+				counted++
+			}
 		}
 		applied = append(applied, d.id)
+	}
+	if counted != 0 {
+		time.AfterFunc(s.cfg.statsDelay, func() {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			c.counted += counted
+		})
 	}
 	if visibleNow {
 		c.publish(applied)

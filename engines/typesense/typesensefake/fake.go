@@ -6,7 +6,8 @@
 // (core_api.cpp, collection_manager.cpp, collection.cpp, http_data.h; see
 // ../shared/reference/engines.md beside the repository).
 //
-// Routes: GET /health (no key needed), GET /debug, POST /collections,
+// Routes: GET /health (no key needed), GET /debug, GET /stats.json,
+// POST /collections,
 // GET and DELETE /collections/{c}, POST /collections/{c}/documents
 // (action create or upsert), POST /collections/{c}/documents/import (JSONL
 // in, one JSON result a line out), GET and DELETE
@@ -128,6 +129,7 @@ func (s *Server) routes() http.Handler {
 	for _, rt := range []route{
 		{"GET /health", true, s.health},
 		{"GET /debug", false, s.debug},
+		{"GET /stats.json", false, s.stats},
 		{"POST /collections", false, s.createCollection},
 		{"GET /collections/{c}", false, s.getCollection},
 		{"DELETE /collections/{c}", false, s.dropCollection},
@@ -217,4 +219,18 @@ func (s *Server) health(http.ResponseWriter, *http.Request) reply {
 
 func (s *Server) debug(http.ResponseWriter, *http.Request) reply {
 	return jsonReply(http.StatusOK, map[string]any{"state": 1, "version": Version})
+}
+
+// stats is GET /stats.json in Typesense's shape (core_api.cpp
+// get_stats_json: AppMetrics' rates and latencies plus
+// pending_write_batches). The fake applies every write before it answers,
+// so no write batch is ever pending, and it keeps no rolling rates.
+func (s *Server) stats(http.ResponseWriter, *http.Request) reply {
+	return jsonReply(http.StatusOK, map[string]any{
+		"delete_latency_ms": 0, "delete_requests_per_second": 0, "import_latency_ms": 0,
+		"import_requests_per_second": 0, "latency_ms": map[string]float64{}, "overloaded_requests_per_second": 0,
+		"pending_write_batches": 0, "requests_per_second": map[string]float64{}, "search_latency_ms": 0,
+		"search_requests_per_second": 0, "total_requests_per_second": 0, "write_latency_ms": 0,
+		"write_requests_per_second": 0,
+	})
 }

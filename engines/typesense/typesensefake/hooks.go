@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Fault makes requests fail the way an overloaded or stuck server does.
@@ -27,6 +28,8 @@ type Fault struct {
 	// Drop closes the connection without answering: the client sees a
 	// transport error, as when a server crashes or a proxy resets.
 	Drop bool
+	// Delay answers normally, this much later: a busy server.
+	Delay time.Duration
 	// Times is how many requests the fault answers; 0 means until
 	// ClearFaults.
 	Times int
@@ -98,6 +101,15 @@ func (s *Server) applyFault(f *Fault, release chan struct{}, w http.ResponseWrit
 	case f.Status != 0:
 		writeReply(w, errorf(f.Status, "%s", f.message()))
 		return true
+	case f.Delay > 0:
+		t := time.NewTimer(f.Delay)
+		defer t.Stop()
+		select {
+		case <-r.Context().Done():
+			return true
+		case <-release:
+		case <-t.C:
+		}
 	}
 	return false
 }

@@ -1,0 +1,42 @@
+package amgixnow
+
+import "github.com/searchbench/searchbench/engines/container"
+
+// Image is the pinned official image: the published study's Amgix Now
+// 0.1.2. Tags are the git tag itself (v0.1.2), v-less major.minor and major
+// (.github/workflows/build-containers.yml in amgix/amgix-now).
+const Image = "amgixio/amgix-now:v0.1.2"
+
+// The launcher's definitions, one per driver: the same image with
+// AMGIX_NOW_SYNC_DB_WRITES false (the default) or true (sources: engines.md
+// §5 in ../shared/reference beside the repository; build/Dockerfile.cpu,
+// build/entrypoint.sh and src/main.rs in amgix/amgix-now).
+func init() {
+	container.Register(spec(Name, "false"))
+	container.Register(spec(SyncName, "true"))
+}
+
+func spec(engine, syncWrites string) container.Spec {
+	return container.Spec{
+		Engine: engine, Image: Image, Port: 8235,
+		Env: map[string]string{
+			// src/main.rs listens on 127.0.0.1:8235 unless told otherwise,
+			// which a published port cannot reach.
+			"AMGIX_NOW_LISTEN_ADDR":    "0.0.0.0:8235",
+			"AMGIX_NOW_SYNC_DB_WRITES": syncWrites, // true: Qdrant wait=true, a write returns once searchable
+		},
+		// Index threads default to available_parallelism/2 (at least 1),
+		// search threads to available_parallelism (at least 2); set from
+		// the CPU limit. The HTTP workers (AMGIX_NOW_WORKERS) stay at the
+		// image's fixed 2, as the study ran them.
+		Tune: func(cpus float64) map[string]string {
+			return map[string]string{
+				"AMGIX_NOW_INDEX_THREADS":  container.Threads(cpus/2, 1),
+				"AMGIX_NOW_SEARCH_THREADS": container.Threads(cpus, 2),
+			}
+		},
+		// The image's own HEALTHCHECK route: 200 once Qdrant is connected.
+		Ready: container.HTTPReady("/v1/health/ready", ""),
+		URL:   container.LocalHTTP,
+	}
+}

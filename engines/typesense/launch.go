@@ -1,0 +1,33 @@
+package typesense
+
+import "github.com/searchbench/searchbench/engines/container"
+
+// Image is the pinned official image.
+const Image = "typesense/typesense:29.0"
+
+// The launcher's definition (sources: engines.md §2 in ../shared/reference
+// beside the repository). Every server flag is also an environment
+// variable, TYPESENSE_ and the flag's name.
+//
+// The image's entrypoint is the server itself (ENTRYPOINT
+// ["/opt/typesense-server"], docker/deployment.Dockerfile), so a command
+// would only add arguments to it, and the server refuses to start when its
+// data directory does not exist (run_server in
+// src/typesense_server_utils.cpp). The image declares no volume, so the
+// data directory is one the base image already has.
+func init() {
+	container.Register(container.Spec{
+		Engine: "typesense", Image: Image, Port: 8108,
+		SecretEnv: "TYPESENSE_API_KEY",
+		Env:       map[string]string{"TYPESENSE_DATA_DIR": "/tmp", "TYPESENSE_ENABLE_CORS": "false"},
+		// --thread-pool-size defaults to 8 × std::thread::hardware_concurrency(),
+		// the host's processors, not the container's CPU limit.
+		Tune: func(cpus float64) map[string]string {
+			return map[string]string{"TYPESENSE_THREAD_POOL_SIZE": container.Threads(cpus*8, 8)}
+		},
+		// /health needs no key; the image has no curl, so it is polled from
+		// the host.
+		Ready: container.HTTPReady("/health", `"ok":true`),
+		URL:   container.LocalHTTP,
+	})
+}
