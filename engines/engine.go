@@ -142,8 +142,10 @@ type BulkUpserter interface {
 }
 
 // Refresher makes every acknowledged write searchable before returning.
-// Without it, a driver's writes are taken to be searchable when Upsert
-// returns (its Visibility must then be Searchable).
+// Without it, pre-population cannot wait for an Acknowledged driver's
+// writes (Amgix Now's queued writes offer nothing to wait on): the
+// document count and the relevance check after it then see what a search
+// sees at that moment, which is what the freshness probe measures.
 type Refresher interface {
 	Refresh(ctx context.Context) error
 }

@@ -76,6 +76,9 @@ func buildSetups(specs []setupSpec, shared engines.Config, options []string, lau
 		}
 		labels[label] = true
 		if err := engines.CheckConfig(sp.Engine, cfg); err != nil {
+			if label == sp.Engine { // the driver's errors name it already
+				return nil, usageError{err}
+			}
 			return nil, badInput("%s: %v", label, err)
 		}
 		_, hasSpec := container.Lookup(sp.Engine)

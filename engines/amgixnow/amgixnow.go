@@ -266,23 +266,37 @@ func atLeast(v string, lo, hi int) (int, error) {
 	return n, err
 }
 
-func (d driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, error) {
+// CheckConfig checks the write mode and the options before anything starts.
+func (d driver) CheckConfig(cfg engines.Config) error {
+	_, err := d.check(cfg)
+	return err
+}
+
+func (d driver) check(cfg engines.Config) (options, error) {
 	if cfg.WriteMode != "" && cfg.WriteMode != d.vis {
 		other := SyncName
 		if d.vis == engines.Searchable {
 			other = Name
 		}
-		return nil, fmt.Errorf("%s: write mode %q is not offered: writes are %s here (the server's AMGIX_NOW_SYNC_DB_WRITES decides; use %s)", d.name, cfg.WriteMode, d.vis, other)
-	}
-	if cfg.Username != "" || cfg.Password != "" {
-		return nil, fmt.Errorf("%s: Amgix Now has no user or password, only an API key", d.name)
+		return options{}, fmt.Errorf("%s: write mode %q is not offered: writes are %s here (the server's AMGIX_NOW_SYNC_DB_WRITES decides; use %s)", d.name, cfg.WriteMode, d.vis, other)
 	}
 	o, err := parseOptions(d.name, cfg.Options)
 	if err != nil {
-		return nil, err
+		return o, err
 	}
 	if o.queued && d.vis == engines.Searchable {
-		return nil, fmt.Errorf("%s: route=queued writes may be queued, so they cannot be searchable on return; use %s", d.name, Name)
+		return o, fmt.Errorf("%s: route=queued writes may be queued, so they cannot be searchable on return; use %s", d.name, Name)
+	}
+	return o, nil
+}
+
+func (d driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, error) {
+	o, err := d.check(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Username != "" || cfg.Password != "" {
+		return nil, fmt.Errorf("%s: Amgix Now has no user or password, only an API key", d.name)
 	}
 	raw := cfg.URL
 	if raw == "" {
@@ -296,7 +310,7 @@ func (d driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, e
 		name:     d.name,
 		vis:      d.vis,
 		opts:     o,
-		http:     &http.Client{Transport: transport(o.pool), Timeout: o.timeout},
+		http:     &http.Client{Transport: engines.HTTPTransport(o.pool), Timeout: o.timeout},
 		base:     strings.TrimRight(u.String(), "/"),
 		endpoint: u.Redacted(),
 		key:      cfg.APIKey.Reveal(),

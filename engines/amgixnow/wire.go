@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/searchbench/searchbench/engines"
@@ -21,24 +20,6 @@ import (
 // fields (up to 100 hits of up to 1,000,000 characters of content each in
 // the worst case; the corpus's documents are a few kilobytes).
 const maxBody = 128 << 20
-
-// transport is sized for a benchmark: every concurrent user keeps its own
-// keep-alive connection (HTTP/1.1, one request per connection at a time, as
-// the study's Locust users did), and no proxy sits in the measured path.
-func transport(pool int) *http.Transport {
-	return &http.Transport{
-		Proxy: nil,
-		DialContext: (&net.Dialer{
-			Timeout:   10 * time.Second,
-			KeepAlive: 30 * time.Second,
-		}).DialContext,
-		MaxIdleConns:          pool,
-		MaxIdleConnsPerHost:   pool,
-		IdleConnTimeout:       90 * time.Second,
-		TLSHandshakeTimeout:   10 * time.Second,
-		ExpectContinueTimeout: time.Second,
-	}
-}
 
 // call sends one request and returns a 2xx answer's body. It never retries:
 // a retry would hide overload and add to the measured time.

@@ -170,16 +170,28 @@ func positiveDuration(v string) (time.Duration, error) {
 	return d, err
 }
 
-func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, error) {
+// CheckConfig checks the write mode and the options before anything starts.
+func (driver) CheckConfig(cfg engines.Config) error {
+	_, _, err := check(cfg)
+	return err
+}
+
+// check returns the write mode (the default made explicit) and the options.
+func check(cfg engines.Config) (engines.Visibility, options, error) {
 	mode := cfg.WriteMode
 	switch mode {
 	case "":
 		mode = engines.Acknowledged
 	case engines.Acknowledged, engines.Searchable:
 	default:
-		return nil, fmt.Errorf("meilisearch: write mode %q is not offered (acknowledged or searchable)", cfg.WriteMode)
+		return mode, options{}, fmt.Errorf("meilisearch: write mode %q is not offered (acknowledged or searchable)", cfg.WriteMode)
 	}
 	o, err := parseOptions(cfg.Options)
+	return mode, o, err
+}
+
+func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, error) {
+	mode, o, err := check(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -193,7 +205,7 @@ func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, err
 	}
 	key := cfg.APIKey.Reveal()
 	opts := []meilisearch.Option{
-		meilisearch.WithCustomClient(&http.Client{Transport: transport(o.pool), Timeout: o.timeout}),
+		meilisearch.WithCustomClient(&http.Client{Transport: engines.HTTPTransport(o.pool), Timeout: o.timeout}),
 		meilisearch.DisableRetries(),
 	}
 	if key != "" {
@@ -212,23 +224,6 @@ func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, err
 		return nil, fmt.Errorf("meilisearch: connect to %s: %w", e.endpoint, err)
 	}
 	return e, nil
-}
-
-// transport is sized for a benchmark: every concurrent user keeps its own
-// keep-alive connection.
-func transport(pool int) *http.Transport {
-	return &http.Transport{
-		Proxy: nil,
-		DialContext: (&net.Dialer{
-			Timeout:   10 * time.Second,
-			KeepAlive: 30 * time.Second,
-		}).DialContext,
-		MaxIdleConns:          pool,
-		MaxIdleConnsPerHost:   pool,
-		IdleConnTimeout:       90 * time.Second,
-		TLSHandshakeTimeout:   10 * time.Second,
-		ExpectContinueTimeout: time.Second,
-	}
 }
 
 // Engine is one Meilisearch index.

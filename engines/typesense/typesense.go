@@ -100,7 +100,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"net"
 	"net/http"
 	"net/url"
 	"slices"
@@ -181,11 +180,21 @@ func positiveDuration(v string) (time.Duration, error) {
 	return d, err
 }
 
-func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, error) {
+// CheckConfig checks the write mode and the options before anything starts.
+func (driver) CheckConfig(cfg engines.Config) error {
+	_, err := check(cfg)
+	return err
+}
+
+func check(cfg engines.Config) (options, error) {
 	if cfg.WriteMode != "" && cfg.WriteMode != engines.Searchable {
-		return nil, fmt.Errorf("typesense: a write returns once it is searchable; write mode %q is not offered", cfg.WriteMode)
+		return options{}, fmt.Errorf("typesense: a write returns once it is searchable; write mode %q is not offered", cfg.WriteMode)
 	}
-	o, err := parseOptions(cfg.Options)
+	return parseOptions(cfg.Options)
+}
+
+func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, error) {
+	o, err := check(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -202,7 +211,7 @@ func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, err
 		return nil, errors.New("typesense: an API key is needed (Typesense requires one on every call)")
 	}
 	// One transport, two timeouts: single calls and imports.
-	tr := transport(o.pool)
+	tr := engines.HTTPTransport(o.pool)
 	server := strings.TrimRight(u.String(), "/")
 	lowLevel, err := api.NewClientWithResponses(server, api.WithAPIKey(key), api.WithHTTPClient(&http.Client{Transport: tr, Timeout: o.timeout}))
 	if err != nil {
@@ -226,23 +235,6 @@ func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, err
 		return nil, fmt.Errorf("typesense: connect to %s: %w", e.endpoint, err)
 	}
 	return e, nil
-}
-
-// transport is sized for a benchmark: every concurrent user keeps its own
-// keep-alive connection.
-func transport(pool int) *http.Transport {
-	return &http.Transport{
-		Proxy: nil,
-		DialContext: (&net.Dialer{
-			Timeout:   10 * time.Second,
-			KeepAlive: 30 * time.Second,
-		}).DialContext,
-		MaxIdleConns:          pool,
-		MaxIdleConnsPerHost:   pool,
-		IdleConnTimeout:       90 * time.Second,
-		TLSHandshakeTimeout:   10 * time.Second,
-		ExpectContinueTimeout: time.Second,
-	}
 }
 
 // Engine is one Typesense collection.

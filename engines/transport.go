@@ -1,0 +1,27 @@
+package engines
+
+import (
+	"net"
+	"net/http"
+	"time"
+)
+
+// HTTPTransport is the transport of every HTTP driver: up to conns
+// keep-alive connections to the one host (so each virtual user can hold
+// its own, as the published study's did, instead of queueing for a few),
+// no proxy in the measured path, and no retries (net/http makes none on
+// its own for these requests; the runner times each attempt).
+func HTTPTransport(conns int) *http.Transport {
+	return &http.Transport{
+		Proxy: nil,
+		DialContext: (&net.Dialer{
+			Timeout:   10 * time.Second,
+			KeepAlive: 30 * time.Second,
+		}).DialContext,
+		MaxIdleConns:          conns,
+		MaxIdleConnsPerHost:   conns,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ExpectContinueTimeout: time.Second,
+	}
+}
