@@ -374,6 +374,7 @@ func runSetup(ctx context.Context, log *logger, s setup, p *plan) result.EngineR
 		// API key to others; each driver reads the one it uses.
 		cfg.URL, cfg.Password, cfg.APIKey = c.URL, engines.Secret(c.Secret), engines.Secret(c.Secret)
 		run.Image, run.ImageDigest, run.CPULimit, run.CPUSet = c.Image, c.Digest, p.launch.CPUs, p.launch.CPUSet
+		run.ContainerEnv, run.DockerVersion = c.Env, c.Docker
 		log.printf("%s: %s ready at %s", name, c.Image, c.URL)
 	}
 	e, err := engines.Open(ctx, s.name, cfg)
@@ -389,6 +390,8 @@ func runSetup(ctx context.Context, log *logger, s setup, p *plan) result.EngineR
 	if v, ok := e.(engines.Versioner); ok {
 		if s, err := v.Version(ctx); err == nil {
 			run.Version = s
+		} else {
+			run.Warnings = append(run.Warnings, "the engine did not say its version: "+err.Error())
 		}
 	}
 	if err := e.Create(ctx, p.source.Schema()); err != nil {
@@ -478,6 +481,15 @@ func toolVersion() string {
 func hostInfo() result.Host {
 	h := result.Host{OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0)}
 	h.Hostname, _ = os.Hostname()
+	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
+		h.Kernel = strings.TrimSpace(string(b))
+	}
+	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
+		var kb int64
+		if _, err := fmt.Sscanf(string(b), "MemTotal: %d kB", &kb); err == nil {
+			h.MemoryMB = kb / 1024
+		}
+	}
 	if f, err := os.Open("/proc/cpuinfo"); err == nil {
 		defer f.Close()
 		sc := bufio.NewScanner(f)

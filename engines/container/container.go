@@ -12,6 +12,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"runtime"
 	"slices"
@@ -96,6 +97,10 @@ type Container struct {
 	Secret string // the generated credential, for the driver only
 	Image  string // what ran, repository:tag
 	Digest string // the image's ID or repo digest
+	// Env is the environment it ran with, the secret left out: settings
+	// such as thread counts are part of what was measured.
+	Env    map[string]string
+	Docker string // the Docker server's version
 	ID     string
 	pool   *dockertest.Pool
 	res    *dockertest.Resource
@@ -182,7 +187,12 @@ func Start(ctx context.Context, s Spec, o Options) (*Container, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: start %s: %w", s.Engine, image, err)
 	}
-	c := &Container{URL: s.URL(port), Secret: secret, Image: image, ID: res.Container.ID, pool: pool, res: res}
+	shown := maps.Clone(env)
+	delete(shown, s.SecretEnv)
+	c := &Container{URL: s.URL(port), Secret: secret, Image: image, Env: shown, ID: res.Container.ID, pool: pool, res: res}
+	if v, err := pool.Client.Version(); err == nil {
+		c.Docker = v.Get("Version")
+	}
 	if img, err := pool.Client.InspectImage(image); err == nil {
 		c.Digest = img.ID
 		if len(img.RepoDigests) > 0 {

@@ -49,6 +49,8 @@ type Host struct {
 	GOMAXPROCS int    `json:"gomaxprocs"`
 	CPUModel   string `json:"cpu_model,omitempty"`
 	Hostname   string `json:"hostname,omitempty"`
+	Kernel     string `json:"kernel,omitempty"`
+	MemoryMB   int64  `json:"memory_mb,omitempty"`
 }
 
 // Config is the run's configuration as given.
@@ -93,7 +95,11 @@ type EngineRun struct {
 	ImageDigest string  `json:"image_digest,omitempty"`
 	CPULimit    float64 `json:"cpu_limit,omitempty"`
 	CPUSet      string  `json:"cpuset,omitempty"`
-	Preload     Preload `json:"preload"`
+	// ContainerEnv is the container's environment (no secrets): the
+	// settings it ran with, thread counts sized to the CPU limit among them.
+	ContainerEnv  map[string]string `json:"container_env,omitempty"`
+	DockerVersion string            `json:"docker_version,omitempty"`
+	Preload       Preload           `json:"preload"`
 	// Relevance is the known-item check made after pre-population.
 	Relevance *Relevance `json:"relevance,omitempty"`
 	Levels    []Level    `json:"levels,omitempty"`
