@@ -26,7 +26,8 @@ type KnownItems interface {
 // tagKnownItem separates the checks' random streams from the corpus's.
 const tagKnownItem = 0x6b6e6f77 // "know"
 
-// knownID is a pre-populated ID drawn from check i's stream.
+// knownID is a pre-populated ID drawn from check i's stream; the caller
+// makes sure there is one.
 func knownID(ids interface {
 	IDs() int
 	Prepopulated(uint32) bool
@@ -78,8 +79,8 @@ const maxMisses = 5
 // pre-population and before any load, and reports recall@k per kind.
 func CheckRelevance(ctx context.Context, e engines.Engine, src Source, n, k int, timeout time.Duration) *result.Relevance {
 	ki, ok := src.(KnownItems)
-	if !ok || n <= 0 {
-		return nil
+	if !ok || n <= 0 || src.PrepopulatedCount() == 0 {
+		return nil // nothing to check, or no document to check with
 	}
 	rel := &result.Relevance{K: k, ByKind: map[string]*result.RelevanceKind{}}
 	var mu sync.Mutex

@@ -71,3 +71,10 @@ func TestRelevanceCatchesWrongAnswers(t *testing.T) {
 		t.Fatalf("relevance %+v; want every check counted as unsupported", rel)
 	}
 }
+
+// With nothing pre-populated there is no known item to look for.
+func TestRelevanceWithoutDocuments(t *testing.T) {
+	if rel := CheckRelevance(context.Background(), newMem(), testCorpus(t, 100, 0), 10, 10, time.Second); rel != nil {
+		t.Errorf("relevance %+v on an empty corpus; want none", rel)
+	}
+}
