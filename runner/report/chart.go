@@ -341,4 +341,3 @@ func peak(xy plotter.XYs) float64 {
 	}
 	return m
 }
-
