@@ -122,14 +122,16 @@ func TestHTMLReportInChromium(t *testing.T) {
 	beta500 := res.Engines[1].Levels[2]
 	search, _ := beta500.Op("search")
 	for _, s := range []string{
-		rps(beta500.TotalRPS),                                                              // a Total RPS cell
-		num(search.Latency.P50),                                                            // a p50 cell
-		"Sustainable rate: 3920/s.",                                                        // the ladder's verdict
-		"client-bound",                                                                     // the runner's warning
-		"loaded first rung",                                                                // a ladder warning
-		"coarse ladder step ×1.4",                                                          // a derived warning
-		"3 timeout",                                                                        // errors by class
-		"sha256:0123456789abcdef0123456789abcdef", "v0.1.0+abc", "faker-lorem-v1, seed 42", // provenance
+		rps(beta500.TotalRPS),       // a Total RPS cell
+		num(search.Latency.P50),     // a p50 cell
+		"Sustainable rate: 3920/s.", // the ladder's verdict
+		"client-bound",              // the runner's warning
+		"loaded first rung",         // a ladder warning
+		"coarse ladder step ×1.4",   // a derived warning
+		"3 timeout",                 // errors by class
+		"v0.1.0+abc",                // provenance
+		"faker-lorem-v1, seed 42",
+		"sha256:0123456789abcdef0123456789abcdef",
 	} {
 		if !strings.Contains(text, s) {
 			t.Errorf("page text lacks %q", s)
