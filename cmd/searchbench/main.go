@@ -82,6 +82,7 @@ func newRoot() *cobra.Command {
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(newRunCmd(), newLadderCmd(), newEnginesCmd(), newDatasetCmd(), newCleanupCmd(), newComposeCmd())
+	root.AddCommand(newReportCmd(), newCompareCmd())
 	for _, c := range root.Commands() {
 		c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	}

@@ -273,25 +273,18 @@ func execute(ctx context.Context, stdout, stderr io.Writer, p *plan) error {
 	return finish(stdout, log, p.out, res)
 }
 
-// finish writes the result and the tables, prints the tables and says how
-// the run ended.
+// finish writes the result and every report rendered from it (tables,
+// CSV, charts, HTML), prints the tables and says how the run ended. The JSON
+// goes first, so a failure to render loses no measurement.
 func finish(stdout io.Writer, log *logger, dir string, res *result.Result) error {
-	var tables strings.Builder
-	if err := report.Tables(&tables, res.Engines); err != nil {
-		return err
-	}
-	if err := report.Ladders(&tables, res.Engines); err != nil {
-		return err
-	}
 	jsonPath := filepath.Join(dir, "result.json")
 	if err := result.WriteFile(jsonPath, res); err != nil {
 		return err
 	}
-	if err := result.WriteAtomic(filepath.Join(dir, "tables.md"), []byte(tables.String())); err != nil {
+	log.printf("wrote %s", jsonPath)
+	if err := writeReport(stdout, log, dir, report.New(report.Input{Name: jsonPath, Result: res})); err != nil {
 		return err
 	}
-	fmt.Fprint(stdout, tables.String())
-	log.printf("wrote %s and %s", jsonPath, filepath.Join(dir, "tables.md"))
 
 	var errs int64
 	for _, e := range res.Engines {

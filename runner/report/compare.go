@@ -77,6 +77,10 @@ func Compare(w io.Writer, a, b []Input) error {
 	for _, d := range configDifferences(a, b) {
 		fmt.Fprintf(&out, "> warning: the sides differ in %s\n", d)
 	}
+	if len(a) == 1 || len(b) == 1 {
+		out.WriteString("> warning: one run on a side: its intervals are sampling error only, narrower than the spread between runs; " +
+			"give each side repeated runs, comma-separated (a1.json,a2.json,a3.json), to measure that\n")
+	}
 	var rows [][]string
 	for _, k := range fa.keys {
 		ea := fa.m[k]

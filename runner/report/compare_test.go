@@ -109,7 +109,7 @@ func TestCompareRepeatedRunsUseTheirRange(t *testing.T) {
 	if r[7] != "noise" || !strings.HasPrefix(r[4], "267 [") || r[6] != "+10.0%" {
 		t.Errorf("row %q; want A's median 266.7 with the runs' range, noise", r)
 	}
-	if !strings.Contains(out, "a1.json, a2.json, a3.json (3 runs)") {
+	if !strings.Contains(out, "a1.json, a2.json, a3.json (3 runs)") || !strings.Contains(out, "warning: one run on a side") {
 		t.Errorf("side A not named:\n%s", out)
 	}
 }
