@@ -148,7 +148,7 @@ func (rep *Report) latencyCharts() []Chart {
 			continue // no call of this operation succeeded anywhere
 		}
 		title := op + " latency by users"
-		full := newPlot(title, "users", "latency (ms)")
+		full := rep.usersPlot(title, "latency (ms)")
 		for _, s := range lines {
 			s.add(full)
 		}
@@ -168,7 +168,7 @@ func (rep *Report) latencyCharts() []Chart {
 		if top <= 0 {
 			top, basis = slices.Max(p95Peaks), "the highest peak p95"
 		}
-		zoom := newPlot(title+" (zoomed)", "users", "latency (ms)")
+		zoom := rep.usersPlot(title+" (zoomed)", "latency (ms)")
 		for _, s := range lines {
 			s.add(zoom)
 		}
@@ -180,8 +180,20 @@ func (rep *Report) latencyCharts() []Chart {
 	return out
 }
 
+// usersPlot is a plot against users, ticked at the levels that ran.
+func (rep *Report) usersPlot(title, y string) *plot.Plot {
+	p := newPlot(title, "users", y)
+	users, _ := levelsByUsers(rep.EngineRuns())
+	var ticks plot.ConstantTicks
+	for _, u := range users {
+		ticks = append(ticks, plot.Tick{Value: float64(u), Label: strconv.Itoa(u)})
+	}
+	p.X.Tick.Marker = ticks
+	return p
+}
+
 func (rep *Report) rpsChart() (Chart, bool) {
-	p := newPlot("throughput by users", "users", "total RPS (successful calls/s)")
+	p := rep.usersPlot("throughput by users", "total RPS (successful calls/s)")
 	any := false
 	for i, r := range rep.Runs {
 		var xy plotter.XYs
