@@ -84,7 +84,11 @@ func (c Config) Validate() error {
 // Events lets a caller watch a run; every field may be nil.
 type Events struct {
 	Phase    func(users int, phase string, d time.Duration) // ramp, settle, measure, drain
-	Progress func(users int, ops int64, errs int64)         // about once a second while measuring
+	// Progress is called about once a second while measuring: calls and
+	// failures so far, and the median of the latencies recorded so far
+	// across operations (users fold theirs in every 512 calls; -1 before
+	// any has).
+	Progress func(users int, ops, errs int64, p50 time.Duration)
 	Rung     func(rate float64, rep, reps int)              // open loop: a repetition starts
 }
 
@@ -157,7 +161,7 @@ func runLevel(ctx context.Context, e engines.Engine, src Source, cfg Config, ev 
 		go probe.run(probeCtx, cfg.Timeout)
 	}
 	cpu0, wall0, sched0 := cpuTime(), time.Now(), schedLatencies()
-	watchProgress(runCtx, ev, n, users, measureTo)
+	watchProgress(runCtx, ev, n, users, sink, measureTo)
 	cpu, wall, sched := cpuTime()-cpu0, time.Since(wall0), schedLatencies().since(sched0)
 	engineStats, statsWarn := stats.stop(e, cfg.Timeout)
 	// Users stop issuing at measureTo; calls in flight finish (bounded by the
@@ -288,7 +292,7 @@ func phase(ev Events, users int, name string, d time.Duration) {
 
 // watchProgress reports live counts about once a second until the window
 // ends or ctx is done.
-func watchProgress(ctx context.Context, ev Events, n int, users []*user, until time.Time) {
+func watchProgress(ctx context.Context, ev Events, n int, users []*user, sink *Sink, until time.Time) {
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	deadline := time.NewTimer(time.Until(until))
@@ -308,7 +312,7 @@ func watchProgress(ctx context.Context, ev Events, n int, users []*user, until t
 				ops += u.ops.Load()
 				errs += u.errs.Load()
 			}
-			ev.Progress(n, ops, errs)
+			ev.Progress(n, ops, errs, sink.median())
 		}
 	}
 }

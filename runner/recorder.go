@@ -152,6 +152,19 @@ func (s *Sink) Total() *Histograms {
 	return t
 }
 
+// median is the median latency across operations of what the shards hold
+// so far, or -1 when they hold nothing: for live progress, not results.
+func (s *Sink) median() time.Duration {
+	all := newHistogram()
+	for _, h := range s.Total().hist {
+		all.Merge(h)
+	}
+	if all.TotalCount() == 0 {
+		return -1
+	}
+	return time.Duration(all.ValueAtQuantile(50)) * time.Microsecond
+}
+
 // bufferSize is how many samples a recorder holds before it flushes: large
 // enough that the shard lock is taken once per 512 calls, small enough (4 KB)
 // that 1,500 users cost 6 MB.

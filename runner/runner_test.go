@@ -287,7 +287,7 @@ func BenchmarkUsers1500(b *testing.B) {
 		cfg := quickConfig(1500)
 		cfg.SpawnRate, cfg.Settle, cfg.Measure = 10_000, 500*time.Millisecond, 2*time.Second
 		var peak uint64
-		ev := Events{Progress: func(int, int64, int64) {
+		ev := Events{Progress: func(int, int64, int64, time.Duration) {
 			var ms runtime.MemStats
 			runtime.ReadMemStats(&ms)
 			peak = max(peak, ms.Sys)

@@ -73,7 +73,7 @@ func (f *commonFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.mix, "mix", "mixed", "operation mix: mixed (80/19/1), upsert, search, search/upsert/delete weights or search=80,upsert=19,delete=1")
 	fl.DurationVar(&f.timeout, "timeout", runner.DefaultTimeout, "per-request timeout")
 	fl.IntVar(&f.k, "k", runner.DefaultK, "hits per search")
-	fl.StringVar(&f.out, "out", "results", "directory for result.json and tables.md")
+	fl.StringVar(&f.out, "out", "results", "directory for result.json, "+outputsText)
 	fl.StringVar(&f.url, "url", "", "attach to an engine that is already running at this URL")
 	fl.StringVar(&f.username, "username", "", "engine user name")
 	fl.StringVar(&f.password, "password", "", "engine password (or SEARCHBENCH_PASSWORD); never logged")
@@ -295,25 +295,18 @@ func execute(ctx context.Context, stdout, stderr io.Writer, p *plan) error {
 	return finish(stdout, log, p.out, res)
 }
 
-// finish writes the result and the tables, prints the tables and says how
-// the run ended.
+// finish writes the result and every report rendered from it (tables,
+// CSV, charts, HTML), prints the tables and says how the run ended. The JSON
+// goes first, so a failure to render loses no measurement.
 func finish(stdout io.Writer, log *logger, dir string, res *result.Result) error {
-	var tables strings.Builder
-	if err := report.Tables(&tables, res.Engines); err != nil {
-		return err
-	}
-	if err := report.Ladders(&tables, res.Engines); err != nil {
-		return err
-	}
 	jsonPath := filepath.Join(dir, "result.json")
 	if err := result.WriteFile(jsonPath, res); err != nil {
 		return err
 	}
-	if err := result.WriteAtomic(filepath.Join(dir, "tables.md"), []byte(tables.String())); err != nil {
+	log.printf("wrote %s", jsonPath)
+	if err := writeReport(stdout, log, dir, report.New(report.Input{Name: jsonPath, Result: res})); err != nil {
 		return err
 	}
-	fmt.Fprint(stdout, tables.String())
-	log.printf("wrote %s and %s", jsonPath, filepath.Join(dir, "tables.md"))
 
 	var errs int64
 	for _, e := range res.Engines {
@@ -412,19 +405,7 @@ func runSetup(ctx context.Context, log *logger, s setup, p *plan) result.EngineR
 		run.Relevance = rel
 		log.printf("%s: recall@%d %.3f over %d known-item searches", name, rel.K, rel.Recall, rel.Queries)
 	}
-	ev := runner.Events{
-		Phase: func(users int, phase string, d time.Duration) {
-			if d > 0 {
-				log.printf("%s: %d users: %s %v", name, users, phase, d.Round(time.Millisecond))
-			}
-		},
-		Progress: func(users int, ops, errs int64) {
-			log.status("%s: %d users: %d calls measured, %d errors", name, users, ops, errs)
-		},
-	}
-	ev.Rung = func(rate float64, rep, reps int) {
-		log.printf("%s: %.0f/s: repetition %d of %d", name, rate, rep, reps)
-	}
+	ev := log.events(name)
 	if p.closed != nil {
 		run.Levels = runner.ClosedLoop(ctx, e, p.source, *p.closed, ev)
 	} else {

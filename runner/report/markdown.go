@@ -6,11 +6,14 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/searchbench/searchbench/runner/result"
 )
 
 // document is the report's sections, grouped as every format shows them.
 type document struct {
 	runs, engines Section
+	config        Section
 	closed        []Section
 	summary       *Section
 	ladders       []Section
@@ -18,7 +21,7 @@ type document struct {
 
 func (rep *Report) document() document {
 	runs := rep.EngineRuns()
-	d := document{runs: rep.runsSection(), engines: rep.enginesSection(), closed: closedSections(runs), ladders: ladderSections(runs)}
+	d := document{runs: rep.runsSection(), engines: rep.enginesSection(), config: rep.configSection(), closed: closedSections(runs), ladders: ladderSections(runs)}
 	if s, ok := summarySection(runs); ok {
 		d.summary = &s
 	}
@@ -27,7 +30,7 @@ func (rep *Report) document() document {
 
 // all is every section in the order shown.
 func (d document) all() []Section {
-	out := []Section{d.runs, d.engines}
+	out := []Section{d.runs, d.engines, d.config}
 	out = append(out, d.closed...)
 	if d.summary != nil {
 		out = append(out, *d.summary)
@@ -46,7 +49,7 @@ func (rep *Report) Markdown(w io.Writer) error {
 	d := rep.document()
 	var b strings.Builder
 	b.WriteString("# searchbench results\n\n")
-	if err := writeSections(&b, 2, []Section{d.runs, d.engines}); err != nil {
+	if err := writeSections(&b, 2, []Section{d.runs, d.engines, d.config}); err != nil {
 		return err
 	}
 	if len(d.closed) > 0 {
@@ -135,6 +138,68 @@ func (rep *Report) enginesSection() Section {
 		}
 	}
 	return sec
+}
+
+// configSection is each input's configuration, corpus and load generator:
+// what it takes to run it again and to judge whether two runs compare.
+func (rep *Report) configSection() Section {
+	sec := Section{Title: "Configuration"}
+	head := []string{""}
+	for _, in := range rep.Inputs {
+		head = append(head, in.Name)
+	}
+	rows := [][]string{}
+	row := func(label string, f func(r *result.Result) string) {
+		cells := []string{label}
+		for _, in := range rep.Inputs {
+			cells = append(cells, dash(f(in.Result)))
+		}
+		rows = append(rows, cells)
+	}
+	d := func(v result.Duration) string {
+		if v == 0 {
+			return ""
+		}
+		return time.Duration(v).String()
+	}
+	row("engines", func(r *result.Result) string { return strings.Join(r.Config.Engines, ", ") })
+	row("users", func(r *result.Result) string { return joinInts(r.Config.Users) })
+	row("mix (search/upsert/delete)", func(r *result.Result) string { return r.Config.Mix })
+	row("seed", func(r *result.Result) string { return strconv.FormatUint(r.Config.Seed, 10) })
+	row("spawn rate (users/s)", func(r *result.Result) string { return fmtFloat(r.Config.SpawnRate) })
+	row("settle", func(r *result.Result) string { return d(r.Config.Settle) })
+	row("measure", func(r *result.Result) string { return d(r.Config.Measure) })
+	row("request timeout", func(r *result.Result) string { return d(r.Config.RequestTimeout) })
+	row("hits per search (k)", func(r *result.Result) string { return fmtFloat(float64(r.Config.K)) })
+	row("write mode", func(r *result.Result) string { return r.Config.WriteMode })
+	row("histograms", func(r *result.Result) string { return r.Config.Histogram })
+	row("corpus", func(r *result.Result) string {
+		c := r.Corpus
+		return fmt.Sprintf("%s, seed %d, %d IDs, %d pre-populated (%g)", c.Generator, c.Seed, c.IDs, c.Prepopulated, c.Prepopulate)
+	})
+	row("corpus hash", func(r *result.Result) string { return r.Corpus.Hash })
+	row("searchbench", func(r *result.Result) string { return r.Tool.Version + " (" + r.Tool.GoVersion + ")" })
+	row("load generator", func(r *result.Result) string {
+		h := r.Host
+		return fmt.Sprintf("%s/%s, %d CPUs (GOMAXPROCS %d) %s", h.OS, h.Arch, h.CPUs, h.GOMAXPROCS, h.CPUModel)
+	})
+	sec.table(head, rows)
+	return sec
+}
+
+func joinInts(v []int) string {
+	s := make([]string, len(v))
+	for i, n := range v {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, ", ")
+}
+
+func fmtFloat(v float64) string {
+	if v == 0 {
+		return ""
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
 }
 
 func dash(s string) string {

@@ -1,0 +1,38 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/searchbench/searchbench/runner/report"
+)
+
+func newCompareCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "compare <A.json>[,<A2.json>...] <B.json>[,<B2.json>...]",
+		Short: "Compare two results figure by figure, marking differences within noise; a side may list repeated runs, comma-separated",
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 2 {
+				return badInput("compare: give two sides, A and B (each a result file, or repeated runs comma-separated), got %d arguments", len(args))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var sides [2][]report.Input
+			for i, arg := range args {
+				var err error
+				if sides[i], err = loadResults(splitList(arg)); err != nil {
+					return err
+				}
+				if len(sides[i]) == 0 {
+					return badInput("compare: side %c names no file", 'A'+i)
+				}
+			}
+			if err := report.Compare(cmd.OutOrStdout(), sides[0], sides[1]); err != nil {
+				return fmt.Errorf("compare: %w", err)
+			}
+			return nil
+		},
+	}
+}

@@ -1,0 +1,355 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/searchbench/searchbench/runner/result"
+)
+
+// Chart is one figure of the report, drawn by gonum/plot from the result's
+// figures alone.
+type Chart struct {
+	Name  string // file name without extension, e.g. latency-search
+	Title string
+	Note  string // how to read it (what the zoom clips, what a marker means)
+	plot  *plot.Plot
+}
+
+const (
+	chartWidth  = 8 * vg.Inch
+	chartHeight = 4.5 * vg.Inch
+	chartDPI    = 150
+)
+
+// PNG renders the chart as a PNG image.
+func (c Chart) PNG() ([]byte, error) {
+	canvas := vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(chartWidth, chartHeight), vgimg.UseDPI(chartDPI))}
+	c.plot.Draw(draw.New(canvas))
+	var b bytes.Buffer
+	if _, err := canvas.WriteTo(&b); err != nil {
+		return nil, fmt.Errorf("chart %s: %w", c.Name, err)
+	}
+	return b.Bytes(), nil
+}
+
+// SVG renders the chart as an SVG document.
+func (c Chart) SVG() ([]byte, error) {
+	canvas := vgsvg.New(chartWidth, chartHeight)
+	c.plot.Draw(draw.New(canvas))
+	var b bytes.Buffer
+	if _, err := canvas.WriteTo(&b); err != nil {
+		return nil, fmt.Errorf("chart %s: %w", c.Name, err)
+	}
+	return b.Bytes(), nil
+}
+
+// Charts is every chart the report's figures support: for the closed loop,
+// p50 and p95 against users per operation (a full-range and a zoomed view)
+// and total RPS against users; for ladders, p99 and achieved rate against
+// offered rate with each sustainable rate marked. An engine keeps its colour
+// in every chart.
+func (rep *Report) Charts() []Chart {
+	var out []Chart
+	out = append(out, rep.latencyCharts()...)
+	if c, ok := rep.rpsChart(); ok {
+		out = append(out, c)
+	}
+	return append(out, rep.ladderCharts()...)
+}
+
+// engineColor is the colour of the report's i-th column.
+func engineColor(i int) color.Color { return plotutil.DarkColors[i%len(plotutil.DarkColors)] }
+
+// series is one line of a chart.
+type series struct {
+	label  string
+	color  color.Color
+	dashed bool
+	glyph  int // index into plotutil's shapes
+	xy     plotter.XYs
+}
+
+func (s series) add(p *plot.Plot) {
+	line, points, err := plotter.NewLinePoints(s.xy)
+	if err != nil {
+		return // only for NaN or infinite values, which series never hold
+	}
+	line.Color, line.Width = s.color, vg.Points(1.5)
+	if s.dashed {
+		line.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
+	}
+	points.Color, points.Shape, points.Radius = s.color, plotutil.Shape(s.glyph), vg.Points(2.5)
+	p.Add(line, points)
+	p.Legend.Add(s.label, line, points)
+}
+
+func newPlot(title, x, y string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, x, y
+	sans := func(f *font.Font) { f.Typeface, f.Variant = "Liberation", "Sans" }
+	for _, f := range []*font.Font{&p.Title.TextStyle.Font, &p.X.Label.TextStyle.Font, &p.Y.Label.TextStyle.Font,
+		&p.X.Tick.Label.Font, &p.Y.Tick.Label.Font, &p.Legend.TextStyle.Font} {
+		sans(f)
+	}
+	p.Title.Padding = vg.Points(8)
+	p.Legend.Top, p.Legend.Left = true, true
+	p.Legend.TextStyle.Font.Size = vg.Points(9)
+	p.Add(plotter.NewGrid())
+	return p
+}
+
+// sortedLevels is a run's levels in ascending order of users.
+func sortedLevels(r result.EngineRun) []result.Level {
+	ls := append([]result.Level(nil), r.Levels...)
+	sort.SliceStable(ls, func(i, j int) bool { return ls[i].Users < ls[j].Users })
+	return ls
+}
+
+// zoomFactor is the headroom above the curve the zoomed view is cut to.
+const zoomFactor = 1.2
+
+func (rep *Report) latencyCharts() []Chart {
+	var out []Chart
+	for _, op := range opsOf(rep.EngineRuns()) {
+		var lines []series
+		var p50Peaks, p95Peaks []float64
+		for i, r := range rep.Runs {
+			var p50, p95 plotter.XYs
+			for _, l := range sortedLevels(r.EngineRun) {
+				if s, ok := l.Op(op); ok && s.Count > 0 {
+					p50 = append(p50, plotter.XY{X: float64(l.Users), Y: s.Latency.P50})
+					p95 = append(p95, plotter.XY{X: float64(l.Users), Y: s.Latency.P95})
+				}
+			}
+			if len(p50) == 0 {
+				continue
+			}
+			lines = append(lines,
+				series{label: r.Label + " p50", color: engineColor(i), glyph: 0, xy: p50},
+				series{label: r.Label + " p95", color: engineColor(i), dashed: true, glyph: 2, xy: p95})
+			p50Peaks, p95Peaks = append(p50Peaks, peak(p50)), append(p95Peaks, peak(p95))
+		}
+		if len(lines) == 0 {
+			continue // no call of this operation succeeded anywhere
+		}
+		title := op + " latency by users"
+		full := rep.usersPlot(title, "latency (ms)")
+		for _, s := range lines {
+			s.add(full)
+		}
+		full.Y.Min = 0
+		out = append(out, Chart{Name: "latency-" + op, Title: title + " (full range)",
+			Note: "p50 solid, p95 dashed; one colour per engine.", plot: full})
+
+		// The zoomed view shows the low range in detail: cut just above the
+		// lowest engine's p95 curve, so the best engine is wholly visible and
+		// the others wherever they are as low; when that would show
+		// everything anyway (one engine, or all alike), cut above the lowest
+		// p50 curve instead.
+		top, basis := zoomFactor*slices.Min(p95Peaks), "the lowest engine's peak p95"
+		if top >= 0.8*slices.Max(p95Peaks) {
+			top, basis = zoomFactor*slices.Min(p50Peaks), "the lowest engine's peak p50"
+		}
+		if top <= 0 {
+			top, basis = slices.Max(p95Peaks), "the highest peak p95"
+		}
+		zoom := rep.usersPlot(title+" (zoomed)", "latency (ms)")
+		for _, s := range lines {
+			s.add(zoom)
+		}
+		zoom.Y.Min, zoom.Y.Max = 0, top
+		out = append(out, Chart{Name: "latency-" + op + "-zoom", Title: title + " (zoomed, low range)",
+			Note: fmt.Sprintf("Latency axis cut at %s ms (%g × %s); lines above it leave the chart.", num(top), zoomFactor, basis),
+			plot: zoom})
+	}
+	return out
+}
+
+// usersPlot is a plot against users, ticked at the levels that ran.
+func (rep *Report) usersPlot(title, y string) *plot.Plot {
+	p := newPlot(title, "users", y)
+	users, _ := levelsByUsers(rep.EngineRuns())
+	var ticks plot.ConstantTicks
+	for _, u := range users {
+		ticks = append(ticks, plot.Tick{Value: float64(u), Label: strconv.Itoa(u)})
+	}
+	p.X.Tick.Marker = ticks
+	return p
+}
+
+func (rep *Report) rpsChart() (Chart, bool) {
+	p := rep.usersPlot("throughput by users", "total RPS (successful calls/s)")
+	any := false
+	for i, r := range rep.Runs {
+		var xy plotter.XYs
+		for _, l := range sortedLevels(r.EngineRun) {
+			xy = append(xy, plotter.XY{X: float64(l.Users), Y: l.TotalRPS})
+		}
+		if len(xy) > 0 {
+			series{label: r.Label, color: engineColor(i), xy: xy}.add(p)
+			any = true
+		}
+	}
+	p.Y.Min = 0
+	return Chart{Name: "rps", Title: "Total RPS by users", Note: "Successful calls per second across operations.", plot: p}, any
+}
+
+func (rep *Report) ladderCharts() []Chart {
+	type ladder struct {
+		i   int
+		run Run
+	}
+	var ls []ladder
+	for i, r := range rep.Runs {
+		if r.Ladder != nil && len(r.Ladder.Rungs) > 0 {
+			ls = append(ls, ladder{i, r})
+		}
+	}
+	if len(ls) == 0 {
+		return nil
+	}
+	p99 := newPlot("p99 by offered rate", "offered rate (calls/s)", "p99 from the intended send time (ms)")
+	achieved := newPlot("achieved by offered rate", "offered rate (calls/s)", "achieved rate (calls/s)")
+	var p99Range, rateRange [2]float64
+	p99Range[0], rateRange[0] = math.Inf(1), math.Inf(1)
+	widen := func(r *[2]float64, v float64) {
+		if v > 0 {
+			r[0], r[1] = math.Min(r[0], v), math.Max(r[1], v)
+		}
+	}
+	for _, l := range ls {
+		var p, a plotter.XYs
+		var bars plotter.YErrors
+		for _, r := range l.run.Ladder.Rungs {
+			widen(&rateRange, r.Offered)
+			if r.P99 > 0 {
+				p = append(p, plotter.XY{X: r.Offered, Y: r.P99})
+				lo, hi := math.Min(r.P99Min, r.P99), math.Max(r.P99Max, r.P99)
+				if lo <= 0 {
+					lo = r.P99
+				}
+				bars = append(bars, struct{ Low, High float64 }{r.P99 - lo, hi - r.P99})
+				widen(&p99Range, lo)
+				widen(&p99Range, hi)
+			}
+			if r.Achieved > 0 {
+				a = append(a, plotter.XY{X: r.Offered, Y: r.Achieved})
+				widen(&rateRange, r.Achieved)
+			}
+		}
+		c := engineColor(l.i)
+		if len(p) > 0 {
+			series{label: l.run.Label + " p99 (bars: min–max of repetitions)", color: c, xy: p}.add(p99)
+			if eb, err := plotter.NewYErrorBars(struct {
+				plotter.XYs
+				plotter.YErrors
+			}{p, bars}); err == nil {
+				eb.Color = c
+				p99.Add(eb)
+			}
+		}
+		if len(a) > 0 {
+			series{label: l.run.Label, color: c, xy: a}.add(achieved)
+		}
+	}
+	if math.IsInf(p99Range[0], 1) {
+		p99Range = [2]float64{1, 10}
+	}
+	if math.IsInf(rateRange[0], 1) {
+		rateRange = [2]float64{1, 10}
+	}
+	// Offered = achieved, the line a ladder follows while it keeps up.
+	diag := plotter.XYs{{X: rateRange[0], Y: rateRange[0]}, {X: rateRange[1], Y: rateRange[1]}}
+	series{label: "achieved = offered", color: color.Gray{Y: 150}, dashed: true, glyph: -1, xy: diag}.addLine(achieved)
+	for _, l := range ls {
+		s := l.run.Ladder.Sustainable
+		if s <= 0 {
+			continue
+		}
+		label := fmt.Sprintf("%s sustainable: %s/s", l.run.Label, rate(s))
+		marker := series{label: label, color: engineColor(l.i), dashed: true}
+		marker.xy = plotter.XYs{{X: s, Y: p99Range[0] / logPad}, {X: s, Y: p99Range[1] * logPad}}
+		marker.addLine(p99)
+		marker.xy = plotter.XYs{{X: s, Y: rateRange[0] / logPad}, {X: s, Y: rateRange[1] * logPad}}
+		marker.addLine(achieved)
+	}
+	logAxes(p99, rateRange, p99Range)
+	logAxes(achieved, rateRange, rateRange)
+	note := "Log scales. Vertical dashed lines mark each ladder's sustainable rate (the rule is in the ladder's table)."
+	return []Chart{
+		{Name: "ladder-p99", Title: "Open loop: p99 by offered rate", Note: note, plot: p99},
+		{Name: "ladder-achieved", Title: "Open loop: achieved by offered rate", Note: note, plot: achieved},
+	}
+}
+
+// addLine adds a line without point markers (references and markers).
+func (s series) addLine(p *plot.Plot) {
+	line, err := plotter.NewLine(s.xy)
+	if err != nil {
+		return
+	}
+	line.Color, line.Width = s.color, vg.Points(1)
+	if s.dashed {
+		line.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+	}
+	p.Add(line)
+	p.Legend.Add(s.label, line)
+}
+
+// logPad is the room left above and below the data on a log axis.
+const logPad = 1.4
+
+func logAxes(p *plot.Plot, x, y [2]float64) {
+	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
+	p.X.Tick.Marker, p.Y.Tick.Marker = ticks125{}, ticks125{}
+	p.X.Min, p.X.Max = x[0]/1.1, x[1]*1.1
+	p.Y.Min, p.Y.Max = y[0]/logPad, y[1]*logPad
+}
+
+// ticks125 labels a log axis at 1, 2 and 5 times each power of ten, so a
+// ladder's range of less than two decades still gets several labels.
+type ticks125 struct{}
+
+func (ticks125) Ticks(lo, hi float64) []plot.Tick {
+	var out []plot.Tick
+	if lo <= 0 || hi <= lo {
+		return out
+	}
+	for e := math.Floor(math.Log10(lo)); e <= math.Ceil(math.Log10(hi)); e++ {
+		for m := 1; m <= 9; m++ {
+			v := float64(m) * math.Pow(10, e)
+			if v < lo || v > hi {
+				continue
+			}
+			t := plot.Tick{Value: v}
+			if m == 1 || m == 2 || m == 5 {
+				t.Label = strconv.FormatFloat(v, 'g', -1, 64)
+			}
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func peak(xy plotter.XYs) float64 {
+	m := 0.0
+	for _, p := range xy {
+		m = math.Max(m, p.Y)
+	}
+	return m
+}

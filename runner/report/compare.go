@@ -1,0 +1,358 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/searchbench/searchbench/runner/result"
+)
+
+// A comparison puts two sides next to each other, figure by figure. A side
+// is one result or several results of the same configuration (repeated
+// runs). Each figure carries an interval, its spread, and a difference is
+// called noise when the two sides' intervals overlap. The interval is:
+//
+//   - a latency percentile of one run: the distribution-free 95% confidence
+//     interval of that percentile from the run's HDR histogram — the order
+//     statistics at ranks n·q ± 1.96·√(n·q·(1−q)) of its n calls;
+//   - a rate of one run: the 95% interval of a Poisson count, (N ± 1.96·√N)
+//     over the window;
+//   - a ladder rung: the minimum and maximum over its repetitions;
+//   - a sustainable rate: from itself to one ladder step above, since the
+//     ladder cannot resolve anything finer;
+//   - several runs on a side: the median of their values, and from the
+//     lowest to the highest of their intervals.
+//
+// The one-run intervals count sampling error only: they assume calls are
+// independent, and a run's calls are not (a merge or a GC pause slows many
+// in a row), and nothing in one run measures what changes between runs
+// (caches, the host's other work). Repeated runs measure that; with one run
+// per side, "beyond noise" means "beyond sampling error", not proof.
+const noiseRule = `Noise: a difference is marked "noise" when the two sides' 95% intervals overlap. ` +
+	`A latency percentile's interval is the order-statistic confidence interval from the run's HDR histogram ` +
+	`(ranks n·q ± 1.96·√(n·q·(1−q))); a rate's is a Poisson count's (N ± 1.96·√N over the window); ` +
+	`a ladder rung's is the min–max of its repetitions; a sustainable rate's is one ladder step; ` +
+	`with several runs on a side, the median value and the min–max of the runs' intervals. ` +
+	`One-run intervals count sampling error only (calls assumed independent), so with one run per side ` +
+	`"better"/"worse" means beyond sampling error, not beyond run-to-run spread: repeat runs to measure that.`
+
+// compareMetrics is the figures compared, picked by name from the lists in
+// figures.go; better says which direction is an improvement.
+var compareMetrics = map[string]struct{ higherIsBetter bool }{
+	"p50_ms": {}, "p95_ms": {}, "p99_ms": {},
+	"rps": {true}, "total_rps": {true}, "achieved_rate": {true}, "sustainable_rate": {true},
+}
+
+// figureKey names one figure of one engine.
+type figureKey struct {
+	engine, at, op, metric string
+}
+
+// estimate is a figure and its interval; lo and hi are NaN when the result
+// holds nothing to estimate its spread from.
+type estimate struct {
+	v, lo, hi float64
+}
+
+func (e estimate) known() bool { return !math.IsNaN(e.lo) }
+
+// Compare writes side a next to side b. Engines are matched by label.
+func Compare(w io.Writer, a, b []Input) error {
+	fa, err := sideFigures(a)
+	if err != nil {
+		return err
+	}
+	fb, err := sideFigures(b)
+	if err != nil {
+		return err
+	}
+	var out strings.Builder
+	fmt.Fprintf(&out, "# Compare\n\nA: %s\nB: %s\n\n", sideName(a), sideName(b))
+	for _, d := range configDifferences(a, b) {
+		fmt.Fprintf(&out, "> warning: the sides differ in %s\n", d)
+	}
+	if len(a) == 1 || len(b) == 1 {
+		out.WriteString("> warning: one run on a side: its intervals are sampling error only, narrower than the spread between runs; " +
+			"give each side repeated runs, comma-separated (a1.json,a2.json,a3.json), to measure that\n")
+	}
+	var rows [][]string
+	for _, k := range fa.keys {
+		ea := fa.m[k]
+		eb, ok := fb.m[k]
+		if !ok {
+			continue
+		}
+		change := "—"
+		if ea.v != 0 {
+			change = fmt.Sprintf("%+.1f%%", 100*(eb.v-ea.v)/ea.v)
+		}
+		rows = append(rows, []string{k.engine, k.at, k.op, k.metric, ea.String(), eb.String(), change, verdict(k.metric, ea, eb)})
+	}
+	if len(rows) > 0 {
+		writeTable(&out, []string{"engine", "at", "op", "figure", "A [95% interval]", "B [95% interval]", "B vs A", "verdict"}, rows)
+	} else {
+		out.WriteString("No figure is in both sides (engines are matched by label).\n")
+	}
+	for _, only := range []struct {
+		side       string
+		this, that figures
+	}{{"A", fa, fb}, {"B", fb, fa}} {
+		if s := unmatched(only.this, only.that); s != "" {
+			fmt.Fprintf(&out, "\nOnly in %s: %s\n", only.side, s)
+		}
+	}
+	out.WriteString("\n" + noiseRule + "\n")
+	_, err = io.WriteString(w, out.String())
+	return err
+}
+
+// unmatched names the figures of this side that the other lacks, by engine
+// and level or rung.
+func unmatched(this, that figures) string {
+	var engines []string
+	ats := map[string][]string{}
+	for _, k := range this.keys {
+		if _, ok := that.m[k]; ok {
+			continue
+		}
+		if _, ok := ats[k.engine]; !ok {
+			engines = append(engines, k.engine)
+		}
+		if a := ats[k.engine]; len(a) == 0 || a[len(a)-1] != k.at {
+			ats[k.engine] = append(a, k.at)
+		}
+	}
+	parts := make([]string, len(engines))
+	for i, e := range engines {
+		parts[i] = e + " (" + strings.Join(ats[e], ", ") + ")"
+	}
+	return strings.Join(parts, "; ")
+}
+
+func (e estimate) String() string {
+	if !e.known() {
+		return fmtFigure(e.v)
+	}
+	return fmt.Sprintf("%s [%s–%s]", fmtFigure(e.v), fmtFigure(e.lo), fmtFigure(e.hi))
+}
+
+func fmtFigure(v float64) string {
+	if v >= 1000 {
+		return strconv.FormatFloat(math.Round(v), 'f', 0, 64)
+	}
+	return num(v)
+}
+
+// verdict says whether b differs from a beyond both intervals, and in which
+// direction that is better.
+func verdict(metric string, a, b estimate) string {
+	switch {
+	case !a.known() || !b.known():
+		return "no spread known"
+	case a.hi >= b.lo && b.hi >= a.lo:
+		return "noise"
+	case (b.v > a.v) == compareMetrics[metric].higherIsBetter:
+		return "better"
+	}
+	return "worse"
+}
+
+func sideName(side []Input) string {
+	names := make([]string, len(side))
+	for i, in := range side {
+		names[i] = in.Name
+	}
+	if len(side) > 1 {
+		return fmt.Sprintf("%s (%d runs)", strings.Join(names, ", "), len(side))
+	}
+	return names[0]
+}
+
+// configDifferences names what differs between the sides' configurations
+// and would make their figures incomparable.
+func configDifferences(a, b []Input) []string {
+	var out []string
+	check := func(what string, f func(*result.Result) string) {
+		seen := map[string]bool{}
+		for _, in := range append(append([]Input(nil), a...), b...) {
+			seen[f(in.Result)] = true
+		}
+		if len(seen) > 1 {
+			vals := make([]string, 0, len(seen))
+			for v := range seen {
+				vals = append(vals, v)
+			}
+			slices.Sort(vals)
+			out = append(out, fmt.Sprintf("%s (%s)", what, strings.Join(vals, " / ")))
+		}
+	}
+	check("corpus", func(r *result.Result) string { return shortHash(r.Corpus.Hash) })
+	check("mix", func(r *result.Result) string { return r.Config.Mix })
+	check("measure window", func(r *result.Result) string { return fmt.Sprint(r.Config.Measure) })
+	check("settle", func(r *result.Result) string { return fmt.Sprint(r.Config.Settle) })
+	check("request timeout", func(r *result.Result) string { return fmt.Sprint(r.Config.RequestTimeout) })
+	check("load generator CPUs", func(r *result.Result) string { return strconv.Itoa(r.Host.CPUs) })
+	return out
+}
+
+type figures struct {
+	keys []figureKey // in the order first seen
+	m    map[figureKey]estimate
+}
+
+// sideFigures is a side's figures: per run, then merged across runs.
+func sideFigures(side []Input) (figures, error) {
+	all := figures{m: map[figureKey]estimate{}}
+	per := map[figureKey][]estimate{}
+	for _, in := range side {
+		for _, run := range in.Result.Engines {
+			err := runFigures(run, func(k figureKey, e estimate) {
+				if _, ok := per[k]; !ok {
+					all.keys = append(all.keys, k)
+				}
+				per[k] = append(per[k], e)
+			})
+			if err != nil {
+				return all, fmt.Errorf("%s: %s: %w", in.Name, run.Label, err)
+			}
+		}
+	}
+	for k, es := range per {
+		all.m[k] = merge(es)
+	}
+	return all, nil
+}
+
+// merge combines one figure of repeated runs: the median value, and the
+// widest interval.
+func merge(es []estimate) estimate {
+	if len(es) == 1 {
+		return es[0]
+	}
+	vs := make([]float64, len(es))
+	out := estimate{lo: math.Inf(1), hi: math.Inf(-1)}
+	for i, e := range es {
+		vs[i] = e.v
+		lo, hi := e.lo, e.hi
+		if !e.known() {
+			lo, hi = e.v, e.v // repeated runs give a spread of their own
+		}
+		out.lo, out.hi = math.Min(out.lo, lo), math.Max(out.hi, hi)
+	}
+	slices.Sort(vs)
+	if n := len(vs); n%2 == 1 {
+		out.v = vs[n/2]
+	} else {
+		out.v = (vs[n/2-1] + vs[n/2]) / 2
+	}
+	return out
+}
+
+// runFigures emits the compared figures of one engine run with their
+// intervals.
+func runFigures(run result.EngineRun, emit func(figureKey, estimate)) error {
+	for _, l := range sortedLevels(run) {
+		at := strconv.Itoa(l.Users) + " users"
+		window := l.Window.Seconds()
+		var total int64
+		for _, o := range l.Ops {
+			total += o.Count
+			if o.Count == 0 {
+				continue
+			}
+			var h *hdrhistogram.Histogram
+			if o.Histogram != "" {
+				var err error
+				if h, err = result.DecodeHistogram(o.Histogram); err != nil {
+					return fmt.Errorf("%s, %s: %w", at, o.Op, err)
+				}
+			}
+			for _, v := range opValues(o) {
+				if _, ok := compareMetrics[v.metric]; !ok {
+					continue
+				}
+				e := estimate{v: v.v, lo: math.NaN(), hi: math.NaN()}
+				switch q, isLatency := quantiles[v.metric]; {
+				case isLatency && h != nil:
+					e.lo, e.hi = quantileInterval(h, q)
+				case v.metric == "rps" && window > 0:
+					e.lo, e.hi = poissonInterval(o.Count, window)
+				}
+				emit(figureKey{run.Label, at, o.Op, v.metric}, e)
+			}
+		}
+		for _, v := range levelValues(l) {
+			if v.metric == "total_rps" {
+				e := estimate{v: v.v, lo: math.NaN(), hi: math.NaN()}
+				if window > 0 {
+					e.lo, e.hi = poissonInterval(total, window)
+				}
+				emit(figureKey{run.Label, at, "all", v.metric}, e)
+			}
+		}
+	}
+	if l := run.Ladder; l != nil {
+		if l.Sustainable > 0 {
+			emit(figureKey{run.Label, "ladder", "all", "sustainable_rate"}, estimate{v: l.Sustainable, lo: l.Sustainable, hi: l.Sustainable * l.Step})
+		}
+		for _, r := range l.Rungs {
+			at := rate(r.Offered) + "/s"
+			var p50s []float64
+			for _, rep := range r.Reps {
+				p50s = append(p50s, rep.Latency.P50)
+			}
+			spread := map[string][2]float64{
+				"p99_ms":        {r.P99Min, r.P99Max},
+				"achieved_rate": {r.AchievedMin, r.AchievedMax},
+			}
+			if len(p50s) > 0 {
+				spread["p50_ms"] = [2]float64{slices.Min(p50s), slices.Max(p50s)}
+			}
+			for _, v := range rungValues(r) {
+				if _, ok := compareMetrics[v.metric]; !ok {
+					continue
+				}
+				e := estimate{v: v.v, lo: math.NaN(), hi: math.NaN()}
+				if s, ok := spread[v.metric]; ok && len(r.Reps) > 1 {
+					e.lo, e.hi = math.Min(s[0], v.v), math.Max(s[1], v.v)
+				}
+				emit(figureKey{run.Label, at, "all", v.metric}, e)
+			}
+		}
+	}
+	return nil
+}
+
+var quantiles = map[string]float64{"p50_ms": 0.50, "p95_ms": 0.95, "p99_ms": 0.99}
+
+// z95 is the standard normal quantile of a two-sided 95% interval.
+const z95 = 1.959964
+
+// quantileInterval is the distribution-free 95% confidence interval of the
+// q-quantile of the histogram's n values: the values at ranks
+// n·q ± z·√(n·q·(1−q)) (the binomial count of values below the true
+// quantile, in its normal approximation), in ms.
+func quantileInterval(h *hdrhistogram.Histogram, q float64) (lo, hi float64) {
+	n := float64(h.TotalCount())
+	half := z95 * math.Sqrt(n*q*(1-q))
+	loRank := math.Max(1, math.Floor(n*q-half))
+	hiRank := math.Min(n, math.Ceil(n*q+half))
+	return float64(h.ValueAtQuantile(100*loRank/n)) / 1000, float64(h.ValueAtQuantile(100*hiRank/n)) / 1000
+}
+
+// poissonInterval is the 95% interval of a rate measured as count calls
+// in window seconds, taking the count as Poisson. A closed loop's
+// completions are not a Poisson process (its users wait on each other's slow
+// calls), so, like the quantile interval, this approximates sampling error
+// and nothing more.
+func poissonInterval(count int64, window float64) (lo, hi float64) {
+	n := float64(count)
+	half := z95 * math.Sqrt(n)
+	return math.Max(0, n-half) / window, (n + half) / window
+}
