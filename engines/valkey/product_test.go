@@ -310,7 +310,7 @@ func TestPresets(t *testing.T) {
 	}
 
 	// A second Create with fewer indexes removes what the first left.
-	e2 := open(t, engines.Config{URL: s.URL(), Options: map[string]string{"vector": "off"}})
+	e2 := open(t, engines.Config{URL: s.URL(), Options: map[string]string{"fields": "text,tag,numeric"}})
 	if err := e2.Create(context.Background(), productSchema("products")); err != nil {
 		t.Fatal(err)
 	}
@@ -318,7 +318,7 @@ func TestPresets(t *testing.T) {
 		t.Fatalf("after re-Create FT._LIST = %v", names)
 	}
 	if _, err := e2.Search(context.Background(), engines.Query{K: 1, Vector: axis(0, 0)}); !errors.Is(err, engines.ErrUnsupported) {
-		t.Fatalf("vector search with vector=off: %v", err)
+		t.Fatalf("vector search without the vector field indexed: %v", err)
 	}
 }
 
@@ -343,7 +343,11 @@ func TestOptionsRejected(t *testing.T) {
 	for _, opts := range []map[string]string{
 		{"matching": "2"},
 		{"matching_indexes": "-1"},
-		{"vector": "yes"},
+		{"vector": "off"},
+		{"fields": ""},
+		{"fields": "tag,tag"},
+		{"fields": "tag,blob"},
+		{"fields": "TAG"},
 		{"hybrid": "on", "matching_indexes": "2"},
 		{"text_query": "and"},
 		{"writer_threads": "0"},

@@ -42,10 +42,8 @@ func cmdInfo(s *Server, c *conn, args []string) {
 func (s *Server) writeSearchInfo(b *strings.Builder) {
 	s.mu.Lock()
 	n := len(s.indexes)
-	queued := int64(0)
 	docs := 0
 	for _, ix := range s.indexes {
-		queued += ix.queue
 		docs += len(ix.docs)
 	}
 	dev := s.config["search.info-developer-visible"] == "yes"
@@ -54,7 +52,7 @@ func (s *Server) writeSearchInfo(b *strings.Builder) {
 	fmt.Fprintf(b, "# search_thread-pool\r\nsearch_query_queue_size:0\r\nsearch_writer_queue_size:%d\r\nsearch_worker_pool_suspend_cnt:0\r\nsearch_used_read_cpu:0\r\nsearch_used_write_cpu:0\r\n\r\n", s.writerQueue.Load())
 	if dev {
 		fmt.Fprintf(b, "# search_global_ingestion\r\nsearch_ingest_hash_keys:%d\r\nsearch_ingest_hash_blocked:%d\r\nsearch_ingest_field_vector:%d\r\nsearch_ingest_field_numeric:%d\r\nsearch_ingest_field_tag:%d\r\nsearch_ingest_field_text:%d\r\n\r\n",
-			s.ingestKeys.Load(), queued, s.ingestFields[typeVector].Load(), s.ingestFields[typeNumeric].Load(), s.ingestFields[typeTag].Load(), s.ingestFields[typeText].Load())
+			s.ingestKeys.Load(), s.blocked.Load(), s.ingestFields[typeVector].Load(), s.ingestFields[typeNumeric].Load(), s.ingestFields[typeTag].Load(), s.ingestFields[typeText].Load())
 	}
 }
 
