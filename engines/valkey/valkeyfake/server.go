@@ -97,11 +97,11 @@ type Server struct {
 	closed atomic.Bool
 }
 
-// New starts a fake on a free 127.0.0.1 port.
+// New starts a fake on a free 127.0.0.1 port below 32768.
 func New(opts Options) (*Server, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := Listen()
 	if err != nil {
-		return nil, fmt.Errorf("valkeyfake: listen: %w", err)
+		return nil, err
 	}
 	if opts.Username == "" {
 		opts.Username = "default"
@@ -129,6 +129,22 @@ func New(opts Options) (*Server, error) {
 	s.wg.Add(1)
 	go s.serve()
 	return s, nil
+}
+
+// Listen listens on 127.0.0.1 at a free port from 20000 to 32767: servers
+// started on the development machines stay below 32768, out of the
+// kernel's ephemeral range. The search starts at a point that differs from
+// one process to the next, so concurrent test processes rarely collide.
+func Listen() (net.Listener, error) {
+	const lo, n = 20000, 32768 - 20000
+	start := int(time.Now().UnixNano() % n)
+	for i := range n {
+		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", lo+(start+i)%n))
+		if err == nil {
+			return ln, nil
+		}
+	}
+	return nil, errors.New("valkeyfake: no free port from 20000 to 32767")
 }
 
 // Addr is host:port.
