@@ -22,6 +22,25 @@ func startFake(t *testing.T, opts valkeyfake.Options) *valkeyfake.Server {
 	return s
 }
 
+// target is a server the contract tests run against: the wire-contract
+// fake here, the official bundle wherever Docker can pull it.
+type target struct{ url, addr, password string }
+
+func fakeTarget(t *testing.T) target {
+	s := startFake(t, valkeyfake.Options{})
+	return target{url: s.URL(), addr: s.Addr()}
+}
+
+func (tg target) open(t *testing.T, opts map[string]string) engines.Engine {
+	t.Helper()
+	return open(t, engines.Config{URL: tg.url, Password: engines.Secret(tg.password), Options: opts})
+}
+
+func (tg target) raw(t *testing.T) vk.Client {
+	t.Helper()
+	return rawClient(t, tg.addr, tg.password)
+}
+
 // open opens the driver; it fails the test on error.
 func open(t *testing.T, cfg engines.Config) engines.Engine {
 	t.Helper()

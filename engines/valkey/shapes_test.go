@@ -43,11 +43,12 @@ func ftAttributes(t *testing.T, c rawT, index string) []string {
 // only: the writes carry the whole 6-field hash, the indexes ingest two
 // fields each, and the counters say so — one indexing job per matching
 // index per write, none for the idle indexes.
-func TestFieldsOption(t *testing.T) {
-	s := startFake(t, valkeyfake.Options{})
-	e := open(t, engines.Config{URL: s.URL(), Options: map[string]string{"fields": "tag,numeric", "matching_indexes": "2", "idle_indexes": "3"}})
+func TestFieldsOption(t *testing.T) { fieldsOption(t, fakeTarget(t)) }
+
+func fieldsOption(t *testing.T, tg target) {
+	e := tg.open(t, map[string]string{"fields": "tag,numeric", "matching_indexes": "2", "idle_indexes": "3"})
 	loadProducts(t, e)
-	c := rawClient(t, s.Addr(), "")
+	c := tg.raw(t)
 	for _, ix := range []string{"products", "products-2", "products-idle-1", "products-idle-3"} {
 		if got := ftAttributes(t, c, ix); !slices.Equal(got, []string{"category", "price"}) {
 			t.Fatalf("%s holds %v, want [category price]", ix, got)
@@ -94,26 +95,6 @@ func TestFieldsOption(t *testing.T) {
 		if _, err := e.Search(ctx, q); !errors.Is(err, engines.ErrUnsupported) {
 			t.Errorf("%+v on a TAG+NUMERIC index: %v, want ErrUnsupported", q, err)
 		}
-	}
-}
-
-// The hybrid pair: the semantic index holds TAG, NUMERIC and the vector,
-// the exact one every TEXT field; with fields that leave one side empty the
-// pair cannot be made.
-func TestHybridPairFields(t *testing.T) {
-	s := startFake(t, valkeyfake.Options{})
-	c := rawClient(t, s.Addr(), "")
-	e := open(t, engines.Config{URL: s.URL(), Options: map[string]string{"hybrid": "on"}})
-	loadProducts(t, e)
-	if got := ftAttributes(t, c, "products"); !slices.Equal(got, []string{"category", "embedding", "price"}) {
-		t.Fatalf("semantic index holds %v", got)
-	}
-	if got := ftAttributes(t, c, "products-exact"); !slices.Equal(got, []string{"description", "sku", "title"}) {
-		t.Fatalf("exact index holds %v", got)
-	}
-	e2 := open(t, engines.Config{URL: s.URL(), Options: map[string]string{"hybrid": "on", "fields": "tag,numeric"}})
-	if err := e2.Create(context.Background(), productSchema("products")); err == nil || !strings.Contains(err.Error(), "hybrid") {
-		t.Fatalf("hybrid without text fields: %v", err)
 	}
 }
 
