@@ -10,7 +10,9 @@
 // every prefix it uses (SCAN + UNLINK, bounded) and runs FT.CREATE … ON
 // HASH PREFIX 1 <prefix> SCHEMA …: Text → TEXT, Tag → TAG, Numeric →
 // NUMERIC, Vector → VECTOR HNSW 6 TYPE FLOAT32 DIM <Dim> DISTANCE_METRIC
-// COSINE. TEXT gets valkey-search's defaults (English stemming, the 33 Lucene
+// COSINE (the server's HNSW defaults: M 16, EF_CONSTRUCTION 200, EF_RUNTIME
+// 10). Which fields the indexes hold, and how many indexes there are, is
+// the options' (below). TEXT gets valkey-search's defaults (English stemming, the 33 Lucene
 // stop words, offsets), the nearest match to the other engines' English
 // analyzers.
 //
@@ -43,9 +45,9 @@
 // server's order. Total is the OR count. Options["text_query"]="or" sends
 // the OR search alone (one search per query, unordered). Words are the
 // letters-and-digits runs of the text, lowercased, stop words dropped (the
-// server drops them too, and a stop word alone on one side of an OR is a
-// syntax error there), so nothing needs escaping. Text with no word left
-// matches nothing.
+// server drops them too; an OR side of stop words alone is its "Missing OR
+// term" error, and crashed valkey-search 1.2.0), so nothing needs escaping.
+// Text with no word left matches nothing.
 //
 // Query.Field is an exact lookup: `@f:{value}` on a Tag field, the words as
 // an exact phrase `@f:"w1 w2"` on a Text field (unstemmed, stop words kept,
