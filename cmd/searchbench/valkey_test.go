@@ -49,20 +49,23 @@ func tableRow(t *testing.T, out, heading, label string) []string {
 // Study B's experiment 2 as shipped, shortened and attached to the
 // wire-contract fake: four setups recreated in turn on one server, the
 // product corpus, and the indexing-jobs table whose jobs per write come
-// from the ingest counter — 0, 1, 2, 4 — not from the labels.
+// from the ingest counter — 0, 1, 2, 4 — not from the labels. The bounds
+// are loose because the window is short: the runner takes a window's first
+// engine sample asynchronously as it opens, so on a loaded machine some of
+// the first writes fall before it.
 func TestStudyBScenarioOnTheFake(t *testing.T) {
 	s := startValkeyFake(t)
 	dir := t.TempDir()
 	code, stdout, stderr := runCLI(t, context.Background(), "ladder", "--scenario", "valkey-matching-indexes",
 		"--url", s.URL(), "--cpus", "0", "--ids", "300", "--dim", "8", "--start", "40", "--stop", "50",
-		"--duration", "300ms", "--repeat", "1", "--workers", "8", "--out", dir)
+		"--duration", "500ms", "--repeat", "1", "--workers", "8", "--out", dir)
 	if code != exitOK {
 		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
 	}
 	for label, want := range map[string]float64{"0": 0, "1": 1, "2": 2, "4": 4} {
 		row := tableRow(t, stdout, "### Indexing jobs at the sustained rate", label)
 		got, err := strconv.ParseFloat(row[3], 64)
-		if err != nil || got < 0.9*want || got > 1.1*want {
+		if err != nil || got < 0.75*want || got > 1.25*want {
 			t.Errorf("setup %s: jobs per write %q, want about %v", label, row[3], want)
 		}
 		if row[1] == "—" {
