@@ -17,18 +17,26 @@ import (
 // and read back byte for byte: the embedding as valkey-search reads it
 // (little-endian float32), the price as a decimal, the SKU with its
 // stop-word code. The server's own MEMORY USAGE of a hash is logged.
-func TestRealServerProductBytes(t *testing.T) {
-	addr := realServer(t)
-	ctx := context.Background()
-	p, err := dataset.NewProducts(dataset.Config{Seed: 1, IDs: 400, Prepopulate: 1}, dataset.ProductDim)
+// realProducts starts a real Valkey and opens the driver on it with no
+// index, created for the product corpus of ids IDs and dim dimensions.
+func realProducts(t *testing.T, seed uint64, ids, dim int) (addr string, e engines.Engine, src runner.Products) {
+	t.Helper()
+	addr = realServer(t)
+	p, err := dataset.NewProducts(dataset.Config{Seed: seed, IDs: ids, Prepopulate: 1}, dim)
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := runner.Products{Products: p}
-	e := open(t, engines.Config{URL: "redis://" + addr, Options: map[string]string{"matching_indexes": "0"}})
-	if err := e.Create(ctx, src.Schema()); err != nil {
+	src = runner.Products{Products: p}
+	e = open(t, engines.Config{URL: "redis://" + addr, Options: map[string]string{"matching_indexes": "0"}})
+	if err := e.Create(context.Background(), src.Schema()); err != nil {
 		t.Fatal(err)
 	}
+	return addr, e, src
+}
+
+func TestRealServerProductBytes(t *testing.T) {
+	addr, e, src := realProducts(t, 1, 400, dataset.ProductDim)
+	p, ctx := src.Products, context.Background()
 	docs := make([]engines.Document, 0, src.IDs())
 	for id := uint32(1); id <= uint32(src.IDs()); id++ {
 		docs = append(docs, src.Document(id, 0))
@@ -74,17 +82,8 @@ func TestRealServerProductBytes(t *testing.T) {
 // auto-pipelining, see the package comment), so the server sees at most as
 // many clients as there are calls in flight, and every write lands.
 func TestRealServerConcurrentWriters(t *testing.T) {
-	addr := realServer(t)
-	ctx := context.Background()
-	p, err := dataset.NewProducts(dataset.Config{Seed: 2, IDs: 1152, Prepopulate: 1}, 64)
-	if err != nil {
-		t.Fatal(err)
-	}
-	src := runner.Products{Products: p}
-	e := open(t, engines.Config{URL: "redis://" + addr, Options: map[string]string{"matching_indexes": "0"}})
-	if err := e.Create(ctx, src.Schema()); err != nil {
-		t.Fatal(err)
-	}
+	addr, e, src := realProducts(t, 2, 1152, 64)
+	p, ctx := src.Products, context.Background()
 	const writers = 384
 	var wg sync.WaitGroup
 	errs := make(chan error, writers)

@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
 
 	"github.com/searchbench/searchbench/runner/result"
@@ -60,7 +59,7 @@ func studyBSections(runs []result.EngineRun) []Section {
 	if len(jobs) > 0 {
 		sec := Section{Title: "Indexing jobs at the sustained rate"}
 		sec.table([]string{"indexes", "writes/s", "indexing jobs/s", "jobs per write"}, jobs)
-		sec.text("Indexing jobs/s = search_ingest_hash_keys per completed write, at the sustained rung (median of its repetitions), × the sustained writes/s.")
+		sec.text("Indexing jobs/s = search_ingest_hash_keys per completed write at the sustained rung (its repetitions together) × the sustained writes/s.")
 		out = append(out, sec)
 	}
 	return out
@@ -157,14 +156,15 @@ func searches(l result.Ladder) bool {
 	return false
 }
 
-// perWrite is a counter's growth per completed write at a rung: the median
-// over repetitions of its rate over the rate of completed writes. Both are
-// taken over the same span — the counter's from the window's first sample
-// to its last, the achieved rate from the window's start to its last
-// completion — and the writes' share of the completed calls scales the
-// achieved rate down when the mix also searches.
+// perWrite is a counter's growth per completed write at a rung, over its
+// repetitions together: the sum of the counter's rates over the sum of the
+// rates of completed writes. Each pair is taken over the same span — the
+// counter's from the window's first sample to its last, the achieved rate
+// from the window's start to its last completion — and the writes' share
+// of the completed calls scales the achieved rate down when the mix also
+// searches.
 func perWrite(r result.Rung, key string) (float64, bool) {
-	var v []float64
+	var grew, wrote float64
 	for _, rep := range r.Reps {
 		g, ok := rep.EngineStats[key]
 		if !ok {
@@ -180,12 +180,13 @@ func perWrite(r result.Rung, key string) (float64, bool) {
 		if writes == 0 || rep.Achieved <= 0 {
 			continue
 		}
-		v = append(v, g.PerSecond/(rep.Achieved*float64(writes)/float64(all)))
+		grew += g.PerSecond
+		wrote += rep.Achieved * float64(writes) / float64(all)
 	}
-	if len(v) == 0 {
+	if wrote == 0 {
 		return 0, false
 	}
-	return medianOf(v), true
+	return grew / wrote, true
 }
 
 // maxCell is the largest sample of key over the rung's repetitions.
@@ -208,13 +209,4 @@ func queue(v float64) string {
 		return strconv.FormatFloat(v, 'f', 1, 64)
 	}
 	return strconv.FormatFloat(v, 'f', 0, 64)
-}
-
-func medianOf(v []float64) float64 {
-	s := slices.Clone(v)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
