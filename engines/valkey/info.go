@@ -8,8 +8,10 @@ import (
 )
 
 // ParseInfo reads INFO's text: "# Section" headers, "name:value" lines,
-// blank lines. Every name is kept (names are unique across sections). A
-// line that is neither is an error: the reply is not INFO output.
+// blank lines. A line that is neither is an error: the reply is not INFO
+// output. Names are unique across sections except INFO modules' "module",
+// one line per loaded module (the bundle loads four): a map keeps only the
+// last, so SearchModuleVersion reads that section's text itself.
 func ParseInfo(text string) (map[string]string, error) {
 	out := map[string]string{}
 	for i, line := range strings.Split(text, "\n") {
@@ -79,16 +81,17 @@ func ServerVersion(info map[string]string) (string, error) {
 	return "", errors.New("INFO server has neither valkey_version nor redis_version")
 }
 
-// SearchModuleVersion finds the search module in parsed INFO modules
-// ("module:name=search,ver=…,…") and decodes its version. ok is false when
-// the module is not loaded.
-func SearchModuleVersion(info map[string]string) (version string, ok bool, err error) {
-	for k, line := range info {
-		if k != "module" && !strings.HasPrefix(k, "module") {
+// SearchModuleVersion finds the search module in INFO modules' text
+// ("module:name=search,ver=…,…", one such line per module) and decodes its
+// version. ok is false when the module is not loaded.
+func SearchModuleVersion(text string) (version string, ok bool, err error) {
+	for _, line := range strings.Split(text, "\n") {
+		rest, found := strings.CutPrefix(strings.TrimRight(line, "\r"), "module:")
+		if !found {
 			continue
 		}
 		attrs := map[string]string{}
-		for _, kv := range strings.Split(line, ",") {
+		for _, kv := range strings.Split(rest, ",") {
 			if n, v, found := strings.Cut(kv, "="); found {
 				attrs[n] = v
 			}

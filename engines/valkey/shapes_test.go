@@ -128,11 +128,14 @@ func TestCheckConfig(t *testing.T) {
 }
 
 // Stats carry the pools the server really runs, whichever way they were
-// set.
+// set; Version finds the search module among the bundle's four.
 func TestStatsReportThreads(t *testing.T) {
 	s := startFake(t, valkeyfake.Options{WriterThreads: 3})
 	e := open(t, engines.Config{URL: s.URL(), Options: map[string]string{"reader_threads": "5"}})
 	loadProducts(t, e)
+	if v, err := e.(engines.Versioner).Version(context.Background()); err != nil || v != "Valkey 9.1.0, valkey-search 1.2.0" {
+		t.Fatalf("Version = %q, %v", v, err)
+	}
 	st, err := e.(engines.StatsReporter).Stats(context.Background())
 	if err != nil {
 		t.Fatal(err)

@@ -944,10 +944,18 @@ func (e *Engine) Count(ctx context.Context) (int64, error) {
 	return n, err
 }
 
-func (e *Engine) info(ctx context.Context, section string) (map[string]string, error) {
+func (e *Engine) infoText(ctx context.Context, section string) (string, error) {
 	text, err := e.client.Do(ctx, e.client.B().Info().Section(section).Build()).ToString()
 	if err != nil {
-		return nil, fmt.Errorf("valkey: INFO %s: %w", section, classify(err))
+		return "", fmt.Errorf("valkey: INFO %s: %w", section, classify(err))
+	}
+	return text, nil
+}
+
+func (e *Engine) info(ctx context.Context, section string) (map[string]string, error) {
+	text, err := e.infoText(ctx, section)
+	if err != nil {
+		return nil, err
 	}
 	return ParseInfo(text)
 }
@@ -962,7 +970,7 @@ func (e *Engine) Version(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("valkey: %w", err)
 	}
-	modules, err := e.info(ctx, "modules")
+	modules, err := e.infoText(ctx, "modules")
 	if err != nil {
 		return "", err
 	}

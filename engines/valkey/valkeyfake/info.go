@@ -31,7 +31,8 @@ func cmdInfo(s *Server, c *conn, args []string) {
 		fmt.Fprintf(&b, "# Clients\r\nconnected_clients:%d\r\nmaxclients:10000\r\n\r\n", s.clients.Load())
 	}
 	if all || want["modules"] {
-		fmt.Fprintf(&b, "# Modules\r\nmodule:name=search,ver=%d,api=1,filters=0,usedby=[],using=[],options=[handle-io-errors|handle-repl-async-load]\r\n\r\n", searchVersionInt)
+		// The bundle's four modules, one "module" line each, search third.
+		fmt.Fprintf(&b, "# Modules\r\nmodule:name=json,ver=10002,api=1,filters=0,usedby=[],using=[],options=[handle-io-errors]\r\nmodule:name=bf,ver=10001,api=1,filters=0,usedby=[],using=[],options=[]\r\nmodule:name=search,ver=%d,api=1,filters=0,usedby=[],using=[],options=[handle-io-errors|handle-repl-async-load]\r\nmodule:name=ldap,ver=10101,api=1,filters=0,usedby=[],using=[],options=[]\r\n\r\n", searchVersionInt)
 	}
 	if all || want["search"] {
 		s.writeSearchInfo(&b)
