@@ -11,10 +11,10 @@
 // HASH PREFIX 1 <prefix> SCHEMA …: Text → TEXT, Tag → TAG, Numeric →
 // NUMERIC, Vector → VECTOR HNSW 6 TYPE FLOAT32 DIM <Dim> DISTANCE_METRIC
 // COSINE (the server's HNSW defaults: M 16, EF_CONSTRUCTION 200, EF_RUNTIME
-// 10). Which fields the indexes hold, and how many indexes there are, is
-// the options' (below). TEXT gets valkey-search's defaults (English stemming, the 33 Lucene
-// stop words, offsets), the nearest match to the other engines' English
-// analyzers.
+// 10). Which fields the indexes hold, and how many indexes there are, the
+// options say (below). TEXT gets valkey-search's defaults (English
+// stemming, the 33 Lucene stop words, offsets), the nearest match to the
+// other engines' English analyzers.
 //
 // Upsert is one HSET of every schema field (numbers as decimal strings,
 // vectors as little-endian float32 bytes, valkey.VectorString32). HSET sets
