@@ -8,8 +8,10 @@ import (
 )
 
 // ParseInfo reads INFO's text: "# Section" headers, "name:value" lines,
-// blank lines. Every name is kept (names are unique across sections). A
-// line that is neither is an error: the reply is not INFO output.
+// blank lines. A line that is neither is an error: the reply is not INFO
+// output. Names are unique across sections except INFO modules' "module",
+// one line per loaded module (the bundle loads four): a map keeps only the
+// last, so SearchModuleVersion reads that section's text itself.
 func ParseInfo(text string) (map[string]string, error) {
 	out := map[string]string{}
 	for i, line := range strings.Split(text, "\n") {
@@ -27,9 +29,11 @@ func ParseInfo(text string) (map[string]string, error) {
 }
 
 // searchStats maps INFO search fields onto the names Stats reports. The
-// runner's ladder table reads "queue_depth". Developer fields
-// (global_ingestion) are taken with or without the "search_" prefix: the
-// prefix is confirmed for ordinary fields, inferred for developer ones.
+// runner's ladder table reads "queue_depth". Valkey prefixes a module's INFO
+// fields with the module's name, developer fields (section
+// search_global_ingestion) included — "search_ingest_hash_keys" appears so
+// in a public INFO SEARCH dump of a valkey-search server; the bare names
+// are taken too, in case a build shows them unprefixed.
 var searchStats = []struct{ stat, field string }{
 	{"queue_depth", "writer_queue_size"},
 	{"query_queue_size", "query_queue_size"},
@@ -77,16 +81,17 @@ func ServerVersion(info map[string]string) (string, error) {
 	return "", errors.New("INFO server has neither valkey_version nor redis_version")
 }
 
-// SearchModuleVersion finds the search module in parsed INFO modules
-// ("module:name=search,ver=…,…") and decodes its version. ok is false when
-// the module is not loaded.
-func SearchModuleVersion(info map[string]string) (version string, ok bool, err error) {
-	for k, line := range info {
-		if k != "module" && !strings.HasPrefix(k, "module") {
+// SearchModuleVersion finds the search module in INFO modules' text
+// ("module:name=search,ver=…,…", one such line per module) and decodes its
+// version. ok is false when the module is not loaded.
+func SearchModuleVersion(text string) (version string, ok bool, err error) {
+	for _, line := range strings.Split(text, "\n") {
+		rest, found := strings.CutPrefix(strings.TrimRight(line, "\r"), "module:")
+		if !found {
 			continue
 		}
 		attrs := map[string]string{}
-		for _, kv := range strings.Split(line, ",") {
+		for _, kv := range strings.Split(rest, ",") {
 			if n, v, found := strings.Cut(kv, "="); found {
 				attrs[n] = v
 			}
@@ -104,11 +109,12 @@ func SearchModuleVersion(info map[string]string) (version string, ok bool, err e
 }
 
 // decodeModuleVersion turns a module's integer version into x.y.z.
-// valkey-search encodes vmsdk::ValkeyVersion as (major<<16)|(minor<<8)|patch;
-// modules in the RedisModule tradition write major*10000+minor*100+patch.
-// Which one the bundle shows is unconfirmed, so both are recognised: the
-// shifted form is taken when its minor and patch bytes are both below 100
-// and the decimal reading would give a minor above 99.
+// valkey-search's version is kModuleVersion = vmsdk::ValkeyVersion(1, 2, 1),
+// which packs (major<<16)|(minor<<8)|patch (src/version.h,
+// vmsdk/src/utils.h); that this integer is what INFO modules shows is
+// unconfirmed, and modules in the RedisModule tradition write
+// major*10000+minor*100+patch, so both are recognised: the shifted form is
+// taken when its minor and patch bytes are both below 100.
 func decodeModuleVersion(n int64) string {
 	if n >= 1<<16 {
 		major, minor, patch := n>>16, (n>>8)&0xff, n&0xff

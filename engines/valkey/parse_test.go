@@ -59,8 +59,13 @@ func TestParseInfo(t *testing.T) {
 	if v, _ := ServerVersion(m); v != "9.1.0" {
 		t.Fatalf("ServerVersion = %q", v)
 	}
-	if v, ok, err := SearchModuleVersion(m); v != "1.2.0" || !ok || err != nil {
+	// INFO modules repeats "module", one line per module.
+	modules := "# Modules\r\nmodule:name=json,ver=10002,api=1\r\nmodule:name=search,ver=66048,api=1\r\nmodule:name=ldap,ver=10101,api=1\r\n"
+	if v, ok, err := SearchModuleVersion(modules); v != "1.2.0" || !ok || err != nil {
 		t.Fatalf("SearchModuleVersion = %q %v %v", v, ok, err)
+	}
+	if _, ok, err := SearchModuleVersion("# Modules\r\nmodule:name=json,ver=10002\r\n"); ok || err != nil {
+		t.Fatalf("a search module found among others: %v %v", ok, err)
 	}
 	if _, err := ParseInfo("no colon here"); err == nil {
 		t.Fatal("a line without a colon was accepted")
@@ -158,7 +163,7 @@ func FuzzParseInfo(f *testing.F) {
 		}
 		SearchStats(m)
 		ServerVersion(m)
-		SearchModuleVersion(m)
+		SearchModuleVersion(text)
 	})
 }
 

@@ -95,9 +95,12 @@ func sorted(ids []string) []string {
 	return ids
 }
 
-func TestProductQueries(t *testing.T) {
-	s := startFake(t, valkeyfake.Options{})
-	e := open(t, engines.Config{URL: s.URL()})
+func TestProductQueries(t *testing.T) { productQueries(t, fakeTarget(t)) }
+
+// productQueries checks every kind of product query against what the five
+// products must answer.
+func productQueries(t *testing.T, tg target) {
+	e := tg.open(t, nil)
 	loadProducts(t, e)
 
 	cases := []struct {
@@ -134,11 +137,20 @@ func TestProductQueries(t *testing.T) {
 	}
 }
 
-func TestHybridPair(t *testing.T) {
-	s := startFake(t, valkeyfake.Options{})
-	e := open(t, engines.Config{URL: s.URL(), Options: map[string]string{"hybrid": "on"}})
+func TestHybridPair(t *testing.T) { hybridPair(t, fakeTarget(t)) }
+
+// hybridPair checks Study B's pair: which fields each index holds, and the
+// SKU lookup that only the exact index (NOSTOPWORDS) answers.
+func hybridPair(t *testing.T, tg target) {
+	e := tg.open(t, map[string]string{"hybrid": "on"})
 	loadProducts(t, e)
-	c := rawClient(t, s.Addr(), "")
+	c := tg.raw(t)
+	if got := ftAttributes(t, c, "products"); !slices.Equal(got, []string{"category", "embedding", "price"}) {
+		t.Fatalf("semantic index holds %v", got)
+	}
+	if got := ftAttributes(t, c, "products-exact"); !slices.Equal(got, []string{"description", "sku", "title"}) {
+		t.Fatalf("exact index holds %v", got)
+	}
 	names, err := do(t, c, "FT._LIST").AsStrSlice()
 	if err != nil {
 		t.Fatal(err)
@@ -166,6 +178,11 @@ func TestHybridPair(t *testing.T) {
 		if n := ftInfoInt(t, c, name, "num_docs"); n != int64(len(products)) {
 			t.Fatalf("%s num_docs = %d, want %d", name, n, len(products))
 		}
+	}
+	// With fields that leave the exact side empty the pair cannot be made.
+	e2 := tg.open(t, map[string]string{"hybrid": "on", "fields": "tag,numeric"})
+	if err := e2.Create(context.Background(), productSchema("products")); err == nil || !strings.Contains(err.Error(), "hybrid") {
+		t.Fatalf("hybrid without text fields: %v", err)
 	}
 }
 
@@ -310,7 +327,7 @@ func TestPresets(t *testing.T) {
 	}
 
 	// A second Create with fewer indexes removes what the first left.
-	e2 := open(t, engines.Config{URL: s.URL(), Options: map[string]string{"vector": "off"}})
+	e2 := open(t, engines.Config{URL: s.URL(), Options: map[string]string{"fields": "text,tag,numeric"}})
 	if err := e2.Create(context.Background(), productSchema("products")); err != nil {
 		t.Fatal(err)
 	}
@@ -318,7 +335,7 @@ func TestPresets(t *testing.T) {
 		t.Fatalf("after re-Create FT._LIST = %v", names)
 	}
 	if _, err := e2.Search(context.Background(), engines.Query{K: 1, Vector: axis(0, 0)}); !errors.Is(err, engines.ErrUnsupported) {
-		t.Fatalf("vector search with vector=off: %v", err)
+		t.Fatalf("vector search without the vector field indexed: %v", err)
 	}
 }
 
@@ -343,7 +360,11 @@ func TestOptionsRejected(t *testing.T) {
 	for _, opts := range []map[string]string{
 		{"matching": "2"},
 		{"matching_indexes": "-1"},
-		{"vector": "yes"},
+		{"vector": "off"},
+		{"fields": ""},
+		{"fields": "tag,tag"},
+		{"fields": "tag,blob"},
+		{"fields": "TAG"},
 		{"hybrid": "on", "matching_indexes": "2"},
 		{"text_query": "and"},
 		{"writer_threads": "0"},

@@ -11,10 +11,13 @@ import (
 )
 
 // stopWords is valkey-search's default TEXT stop list (the 33 Lucene English
-// words, kDefaultStopWords). A query term that is a stop word is dropped by
-// the server; the driver drops it first, because an OR with an empty side,
-// or a query of stop words alone, is a syntax error there ("Invalid Query
-// Syntax"), not an empty answer.
+// words, kDefaultStopWords). The server drops a stop word from an unquoted
+// query (src/commands/filter_parser.cc, ParseUnquotedTextToken); the driver
+// drops it first, because what is left can be an invalid query: a query of
+// stop words alone is "Invalid Query Syntax", and an OR whose side is a
+// stop word alone is "Missing OR term" — and crashed valkey-search 1.2.0
+// (fixed in 1.2.1, #1115, 00-RELEASENOTES), the version of
+// valkey/valkey-bundle:9.1.0.
 var stopWords = map[string]bool{}
 
 func init() {
@@ -23,10 +26,15 @@ func init() {
 	}
 }
 
-// Words cuts free text into lowercased words of letters and digits, the
-// way valkey-search's lexer cuts at its default punctuation and whitespace,
-// drops stop words unless keepStop (an index created with NOSTOPWORDS) and
-// repeats. Only letters and digits survive, so no word needs escaping.
+// Words cuts free text into lowercased words of letters and digits, drops
+// stop words unless keepStop (an index created with NOSTOPWORDS) and
+// repeats. valkey-search's lexer cuts at its default punctuation and at
+// whitespace; this cuts at every other character as well (an underscore,
+// say, which the lexer keeps inside a word) — the corpora have none, and
+// only letters and digits surviving means no word needs escaping. The
+// server bounds a query's predicate tree (search.query-string-terms-count:
+// n words OR-ed are 2n−1 nodes); a query over the bound is its error, not
+// silently shortened here.
 func Words(text string, keepStop bool) []string {
 	seen := map[string]bool{}
 	var out []string

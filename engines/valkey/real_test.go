@@ -122,7 +122,7 @@ func TestInfoParsersOnRealAndFake(t *testing.T) {
 				t.Fatalf("INFO %s: version %q, %v", section, v, err)
 			}
 		}
-		if _, ok, err := valkey.SearchModuleVersion(m); ok || err != nil {
+		if _, ok, err := valkey.SearchModuleVersion(text); ok || err != nil {
 			t.Fatalf("INFO %s: a search module found on a server without one (%v)", section, err)
 		}
 		if st, err := valkey.SearchStats(m); err != nil || len(st) != 0 {
@@ -141,7 +141,7 @@ func TestInfoParsersOnRealAndFake(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v, ok, err := valkey.SearchModuleVersion(m); !ok || err != nil || v != valkeyfake.SearchVersion {
+	if v, ok, err := valkey.SearchModuleVersion(text); !ok || err != nil || v != valkeyfake.SearchVersion {
 		t.Fatalf("fake search module version %q %v %v", v, ok, err)
 	}
 	st, err := valkey.SearchStats(m)

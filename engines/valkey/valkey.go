@@ -10,9 +10,11 @@
 // every prefix it uses (SCAN + UNLINK, bounded) and runs FT.CREATE … ON
 // HASH PREFIX 1 <prefix> SCHEMA …: Text → TEXT, Tag → TAG, Numeric →
 // NUMERIC, Vector → VECTOR HNSW 6 TYPE FLOAT32 DIM <Dim> DISTANCE_METRIC
-// COSINE. TEXT gets valkey-search's defaults (English stemming, the 33 Lucene
-// stop words, offsets), the nearest match to the other engines' English
-// analyzers.
+// COSINE (the server's HNSW defaults: M 16, EF_CONSTRUCTION 200, EF_RUNTIME
+// 10). Which fields the indexes hold, and how many indexes there are, the
+// options say (below). TEXT gets valkey-search's defaults (English
+// stemming, the 33 Lucene stop words, offsets), the nearest match to the
+// other engines' English analyzers.
 //
 // Upsert is one HSET of every schema field (numbers as decimal strings,
 // vectors as little-endian float32 bytes, valkey.VectorString32). HSET sets
@@ -43,9 +45,9 @@
 // server's order. Total is the OR count. Options["text_query"]="or" sends
 // the OR search alone (one search per query, unordered). Words are the
 // letters-and-digits runs of the text, lowercased, stop words dropped (the
-// server drops them too, and a stop word alone on one side of an OR is a
-// syntax error there), so nothing needs escaping. Text with no word left
-// matches nothing.
+// server drops them too; an OR side of stop words alone is its "Missing OR
+// term" error, and crashed valkey-search 1.2.0), so nothing needs escaping.
+// Text with no word left matches nothing.
 //
 // Query.Field is an exact lookup: `@f:{value}` on a Tag field, the words as
 // an exact phrase `@f:"w1 w2"` on a Text field (unstemmed, stop words kept,
@@ -57,28 +59,32 @@
 // # Options
 //
 //   - prefix: key prefix of the documents (default "<schema name>:").
+//   - fields: the field types every index holds, comma-separated from
+//     text, tag, numeric and vector (default: all four — every field of the
+//     schema). The hash always carries every field; this only says what is
+//     indexed. Study B's indexes hold "tag,numeric" (experiments 1 and 2),
+//     and "tag,numeric,vector" for the vector field's cost (experiment 3).
 //   - matching_indexes: N identical indexes on the written prefix (default
 //     1; names <name>, <name>-2 …). 0 creates none: writes are plain HSETs,
 //     Search returns engines.ErrUnsupported and Count counts keys by SCAN.
-//   - idle_indexes: K indexes with the same schema on prefixes no write
+//   - idle_indexes: K indexes with the same fields on prefixes no write
 //     touches ("idle-<i>:<prefix>", names <name>-idle-<i>; default 0).
 //     valkey-search routes a write only to indexes whose prefix matches the
 //     key, so these should cost nothing (Study B, experiment 1).
-//   - vector: on (default) or off; off leaves the Vector field out of every
-//     index (the hash still carries it).
 //   - hybrid: on or off (default). On creates Study B's pair on the same
-//     keys: <name>, the semantic index (Tag, Numeric and Vector fields), and
-//     <name>-exact (Text fields, NOSTOPWORDS, so SKU "IT-500" keeps "it").
-//     Text and Field queries go to the exact index, Vector and filter-only
-//     ones to the semantic one. Needs matching_indexes 1.
+//     keys: <name>, the semantic index (the Tag, Numeric and Vector fields
+//     among fields), and <name>-exact (the Text fields: sku, title and
+//     description of the product corpus, with NOSTOPWORDS, so SKU "IT-500"
+//     keeps "it"). Text and Field queries go to the exact index, Vector and
+//     filter-only ones to the semantic one. Needs matching_indexes 1.
 //   - reader_threads, writer_threads: when given, CONFIG SET
 //     search.reader-threads / search.writer-threads at Open. valkey-search
 //     sizes both pools from the host's physical cores, not the container's
-//     CPU limit, so a fair run sets them to the limit.
+//     CPU limit, so a fair run sets them to the limit (Study B: 8).
 //   - pool: the most connections open at once (default 2048, see below).
 //   - text_query: tiered (default) or or, as above.
 //
-// Unknown option names are refused by Open.
+// Unknown option names are refused by CheckConfig and Open.
 //
 // # Connections
 //
@@ -101,15 +107,19 @@
 // indexes at all) no client is blocked, and it pipelines HSETs in batches
 // of at most 16 KiB on each connection.
 //
-// Stats (engines.StatsReporter): "mutation_queue_size" and
-// "mutation_queue_size_max" over the indexes on the written prefix,
-// "mutation_queue_size_idle" over the idle ones (FT.INFO), and from INFO
-// search "queue_depth" (search_writer_queue_size), "query_queue_size",
-// "used_write_cpu", "used_read_cpu", "number_of_indexes" and, after Open's
-// CONFIG SET search.info-developer-visible yes (where the server refuses it
-// they are absent), "ingest_hash_keys", "ingest_hash_blocked",
-// "ingest_field_vector", "ingest_field_text", "ingest_field_tag",
-// "ingest_field_numeric".
+// Stats (engines.StatsReporter), sampled by the runner through every
+// measured window: from FT.INFO of every index this driver made,
+// "mutation_queue_size" (the sum over the indexes on the written prefix),
+// "mutation_queue_size_max" (the largest of them) and
+// "mutation_queue_size_idle" (the sum over the idle ones); from INFO search
+// "queue_depth" (search_writer_queue_size, the runner's queue column),
+// "query_queue_size", "used_write_cpu", "used_read_cpu", "number_of_indexes"
+// and, after Open's CONFIG SET search.info-developer-visible yes (where the
+// server refuses it they are absent), the counters "ingest_hash_keys" (one
+// per index a written key was routed to: indexing jobs),
+// "ingest_hash_blocked", "ingest_field_vector", "ingest_field_text",
+// "ingest_field_tag" and "ingest_field_numeric"; from CONFIG GET
+// "reader_threads" and "writer_threads", the pools the run really had.
 package valkey
 
 import (
@@ -154,9 +164,9 @@ const (
 // settings are the parsed Options.
 type settings struct {
 	prefix        string
+	types         map[engines.FieldType]bool // what the indexes hold
 	matching      int
 	idle          int
-	vector        bool
 	hybrid        bool
 	readerThreads int
 	writerThreads int
@@ -164,10 +174,16 @@ type settings struct {
 	tiered        bool
 }
 
-var optionNames = []string{"hybrid", "idle_indexes", "matching_indexes", "pool", "prefix", "reader_threads", "text_query", "vector", "writer_threads"}
+var optionNames = []string{"fields", "hybrid", "idle_indexes", "matching_indexes", "pool", "prefix", "reader_threads", "text_query", "writer_threads"}
+
+// fieldTypeNames are the values of the fields option.
+var fieldTypeNames = map[string]engines.FieldType{"text": engines.Text, "tag": engines.Tag, "numeric": engines.Numeric, "vector": engines.Vector}
 
 func parseOptions(opts map[string]string) (settings, error) {
-	s := settings{matching: 1, vector: true, pool: DefaultPoolSize, tiered: true}
+	s := settings{matching: 1, pool: DefaultPoolSize, tiered: true, types: map[engines.FieldType]bool{}}
+	for _, t := range fieldTypeNames {
+		s.types[t] = true
+	}
 	for name, v := range opts {
 		var err error
 		switch name {
@@ -180,8 +196,8 @@ func parseOptions(opts map[string]string) (settings, error) {
 			s.matching, err = count(v, 0, 1000)
 		case "idle_indexes":
 			s.idle, err = count(v, 0, 1000)
-		case "vector":
-			s.vector, err = onOff(v)
+		case "fields":
+			s.types, err = parseFieldTypes(v)
 		case "hybrid":
 			s.hybrid, err = onOff(v)
 		case "reader_threads":
@@ -210,6 +226,20 @@ func parseOptions(opts map[string]string) (settings, error) {
 	return s, nil
 }
 
+// parseFieldTypes reads the fields option: field types, comma-separated,
+// each once.
+func parseFieldTypes(v string) (map[engines.FieldType]bool, error) {
+	out := map[engines.FieldType]bool{}
+	for _, name := range strings.Split(v, ",") {
+		t, ok := fieldTypeNames[strings.TrimSpace(name)]
+		if !ok || out[t] {
+			return nil, errors.New("must list field types from text, tag, numeric and vector, each once, comma-separated")
+		}
+		out[t] = true
+	}
+	return out, nil
+}
+
 func count(v string, lo, hi int) (int, error) {
 	n, err := strconv.Atoi(v)
 	if err != nil || n < lo || n > hi {
@@ -228,16 +258,27 @@ func onOff(v string) (bool, error) {
 	return false, errors.New("must be on or off")
 }
 
-func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, error) {
+// CheckConfig checks the write mode and the options before anything starts
+// (engines.ConfigChecker); Open checks them again the same way.
+func (driver) CheckConfig(cfg engines.Config) error {
+	_, err := checkConfig(cfg)
+	return err
+}
+
+func checkConfig(cfg engines.Config) (settings, error) {
 	if cfg.WriteMode != "" && cfg.WriteMode != engines.Searchable {
-		return nil, fmt.Errorf("valkey: writes are searchable when they return (valkey-search blocks the writer until indexed); write mode %q is not offered", cfg.WriteMode)
+		return settings{}, fmt.Errorf("valkey: writes are searchable when they return (valkey-search blocks the writer until indexed); write mode %q is not offered", cfg.WriteMode)
+	}
+	return parseOptions(cfg.Options)
+}
+
+func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, error) {
+	set, err := checkConfig(cfg)
+	if err != nil {
+		return nil, err
 	}
 	if cfg.URL == "" {
 		return nil, errors.New("valkey: a URL is needed (redis://host:port)")
-	}
-	set, err := parseOptions(cfg.Options)
-	if err != nil {
-		return nil, err
 	}
 	opt, err := valkey.ParseURL(cfg.URL)
 	if err != nil {
@@ -306,6 +347,7 @@ var (
 	_ engines.Counter       = (*Engine)(nil)
 	_ engines.Versioner     = (*Engine)(nil)
 	_ engines.StatsReporter = (*Engine)(nil)
+	_ engines.ConfigChecker = driver{}
 )
 
 // indexDef is one index this driver creates.
@@ -359,11 +401,11 @@ func (s settings) plan(schema engines.Schema) (*layout, error) {
 			if f.Dim < 1 || f.Dim > 32768 {
 				return nil, fmt.Errorf("valkey: vector field %s: dimension %d is outside 1..32768", f.Name, f.Dim)
 			}
-			if !s.vector {
-				continue
-			}
 		default:
 			return nil, fmt.Errorf("valkey: field %s: type %s: %w", f.Name, f.Type, engines.ErrUnsupported)
+		}
+		if !s.types[f.Type] {
+			continue // in the hash, not in the indexes
 		}
 		indexed = append(indexed, f)
 		if f.Type == engines.Text {
@@ -372,8 +414,8 @@ func (s settings) plan(schema engines.Schema) (*layout, error) {
 			semantic = append(semantic, f)
 		}
 	}
-	if len(indexed) == 0 {
-		return nil, errors.New("valkey: schema has no field to index")
+	if len(indexed) == 0 && s.matching+s.idle > 0 {
+		return nil, fmt.Errorf("valkey: schema %s has no field of the types the fields option names", schema.Name)
 	}
 	def := func(name, prefix string, fields []engines.FieldSpec, noStop, writeSide bool) indexDef {
 		d := indexDef{name: name, prefix: prefix, fields: fields, types: fieldTypes{}, noStop: noStop, writeSide: writeSide}
@@ -393,7 +435,7 @@ func (s settings) plan(schema engines.Schema) (*layout, error) {
 	switch {
 	case s.hybrid:
 		if len(exact) == 0 || len(semantic) == 0 {
-			return nil, errors.New("valkey: hybrid=on needs Text fields for the exact index and Tag, Numeric or Vector fields for the semantic one")
+			return nil, errors.New("valkey: hybrid=on needs Text fields for the exact index and Tag, Numeric or Vector fields for the semantic one (see the fields option)")
 		}
 		l.indexes = append(l.indexes, def(schema.Name+"-exact", l.prefix, exact, true, true), def(schema.Name, l.prefix, semantic, false, true))
 	default:
@@ -902,10 +944,18 @@ func (e *Engine) Count(ctx context.Context) (int64, error) {
 	return n, err
 }
 
-func (e *Engine) info(ctx context.Context, section string) (map[string]string, error) {
+func (e *Engine) infoText(ctx context.Context, section string) (string, error) {
 	text, err := e.client.Do(ctx, e.client.B().Info().Section(section).Build()).ToString()
 	if err != nil {
-		return nil, fmt.Errorf("valkey: INFO %s: %w", section, classify(err))
+		return "", fmt.Errorf("valkey: INFO %s: %w", section, classify(err))
+	}
+	return text, nil
+}
+
+func (e *Engine) info(ctx context.Context, section string) (map[string]string, error) {
+	text, err := e.infoText(ctx, section)
+	if err != nil {
+		return nil, err
 	}
 	return ParseInfo(text)
 }
@@ -920,7 +970,7 @@ func (e *Engine) Version(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("valkey: %w", err)
 	}
-	modules, err := e.info(ctx, "modules")
+	modules, err := e.infoText(ctx, "modules")
 	if err != nil {
 		return "", err
 	}
@@ -977,6 +1027,22 @@ func (e *Engine) Stats(ctx context.Context) (map[string]float64, error) {
 	}
 	for k, v := range st {
 		out[k] = v
+	}
+	if len(st) == 0 {
+		return out, nil // no search module: no pools to read
+	}
+	threads, err := e.client.Do(ctx, e.client.B().ConfigGet().Parameter("search.reader-threads", "search.writer-threads").Build()).AsStrMap()
+	if err != nil {
+		return nil, fmt.Errorf("valkey: CONFIG GET search.*-threads: %w", classify(err))
+	}
+	for name, stat := range map[string]string{"search.reader-threads": "reader_threads", "search.writer-threads": "writer_threads"} {
+		if raw, ok := threads[name]; ok {
+			n, err := strconv.Atoi(raw)
+			if err != nil {
+				return nil, fmt.Errorf("valkey: CONFIG GET %s = %q is not a number", name, raw)
+			}
+			out[stat] = float64(n)
+		}
 	}
 	return out, nil
 }

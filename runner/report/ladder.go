@@ -103,7 +103,7 @@ func ladderSections(runs []result.EngineRun) []Section {
 	for _, warn := range stepWarnings(ladders) {
 		sec.warn("", warn)
 	}
-	return append(out, sec)
+	return append(append(out, sec), studyBSections(ladders)...)
 }
 
 // rungWarnings is the runner's warnings about a rung and a derived one for

@@ -68,6 +68,12 @@ func TestRejections(t *testing.T) {
 		{[]string{"FT.SEARCH", "idx", "@n:[5 1]"}, "indicate an empty range"},
 		{[]string{"FT.SEARCH", "idx", "@t:{a}"}, "`t` is not indexed as a tag field"},
 		{[]string{"FT.SEARCH", "idx", "the"}, "Invalid Query Syntax"},
+		// A stop word alone on one side of an OR (FilterParser: "Missing OR
+		// term"; valkey-search 1.2.0 crashed on the right-hand case, #1115).
+		{[]string{"FT.SEARCH", "idx", "hello | the"}, "Missing OR term"},
+		{[]string{"FT.SEARCH", "idx", "hello | the | world"}, "Missing OR term"},
+		{[]string{"FT.SEARCH", "idx", "the | hello"}, "Invalid Query Syntax"},
+		{[]string{"FT.SEARCH", "idx", "hello (the)"}, "Empty brackets detected"},
 		{[]string{"FT.SEARCH", "idx", "*=>[KNN 2 @v $q]", "PARAMS", "2", "q", vec(1, 2, 3), "DIALECT", "2"}, "Error parsing vector similarity parameters: query vector blob size (12) does not match index's expected size (8)."},
 		{[]string{"FT.SEARCH", "idx", "*=>[KNN 2 @v $q]", "PARAMS", "2", "r", vec(1, 2)}, "Parameter q not found."},
 		{[]string{"FT.SEARCH", "idx", "*=>[KNN 2 @t $q]", "PARAMS", "2", "q", vec(1, 2)}, "Index field `t` is not a Vector index"},
@@ -93,6 +99,7 @@ func TestRejections(t *testing.T) {
 	for _, args := range [][]string{
 		{"FT.SEARCH", "idx", "*", "DIALECT", "2"},
 		{"FT.SEARCH", "idx", "hello | world", "NOCONTENT", "LIMIT", "0", "10000", "DIALECT", "2"},
+		{"FT.SEARCH", "idx", "hello the | world"},
 		{"FT.SEARCH", "idx", `@c:{a\-b | c} @n:[(1 +inf] -@t:(x y)`},
 		{"FT.SEARCH", "idx", `@t:"exact phrase" word*`},
 		{"FT.SEARCH", "idx", "@c:{x}=>[KNN 2 @v $q EF_RUNTIME 20 AS dist]", "PARAMS", "2", "q", vec(1, 2)},

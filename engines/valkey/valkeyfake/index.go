@@ -71,6 +71,16 @@ func (ix *index) hasText() bool {
 	return false
 }
 
+// tracks says whether a hash has one of the index's attributes.
+func (ix *index) tracks(hash map[string]string) bool {
+	for _, a := range ix.attrs {
+		if _, ok := hash[a.identifier]; ok {
+			return true
+		}
+	}
+	return false
+}
+
 // matches says whether key is under one of the index's prefixes: the prefix
 // trie semantics that keep writes away from indexes on other prefixes.
 func (ix *index) matches(key string) bool {

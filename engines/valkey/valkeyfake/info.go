@@ -31,7 +31,8 @@ func cmdInfo(s *Server, c *conn, args []string) {
 		fmt.Fprintf(&b, "# Clients\r\nconnected_clients:%d\r\nmaxclients:10000\r\n\r\n", s.clients.Load())
 	}
 	if all || want["modules"] {
-		fmt.Fprintf(&b, "# Modules\r\nmodule:name=search,ver=%d,api=1,filters=0,usedby=[],using=[],options=[handle-io-errors|handle-repl-async-load]\r\n\r\n", searchVersionInt)
+		// The bundle's four modules, one "module" line each, search third.
+		fmt.Fprintf(&b, "# Modules\r\nmodule:name=json,ver=10002,api=1,filters=0,usedby=[],using=[],options=[handle-io-errors]\r\nmodule:name=bf,ver=10001,api=1,filters=0,usedby=[],using=[],options=[]\r\nmodule:name=search,ver=%d,api=1,filters=0,usedby=[],using=[],options=[handle-io-errors|handle-repl-async-load]\r\nmodule:name=ldap,ver=10101,api=1,filters=0,usedby=[],using=[],options=[]\r\n\r\n", searchVersionInt)
 	}
 	if all || want["search"] {
 		s.writeSearchInfo(&b)
@@ -42,10 +43,8 @@ func cmdInfo(s *Server, c *conn, args []string) {
 func (s *Server) writeSearchInfo(b *strings.Builder) {
 	s.mu.Lock()
 	n := len(s.indexes)
-	queued := int64(0)
 	docs := 0
 	for _, ix := range s.indexes {
-		queued += ix.queue
 		docs += len(ix.docs)
 	}
 	dev := s.config["search.info-developer-visible"] == "yes"
@@ -54,7 +53,7 @@ func (s *Server) writeSearchInfo(b *strings.Builder) {
 	fmt.Fprintf(b, "# search_thread-pool\r\nsearch_query_queue_size:0\r\nsearch_writer_queue_size:%d\r\nsearch_worker_pool_suspend_cnt:0\r\nsearch_used_read_cpu:0\r\nsearch_used_write_cpu:0\r\n\r\n", s.writerQueue.Load())
 	if dev {
 		fmt.Fprintf(b, "# search_global_ingestion\r\nsearch_ingest_hash_keys:%d\r\nsearch_ingest_hash_blocked:%d\r\nsearch_ingest_field_vector:%d\r\nsearch_ingest_field_numeric:%d\r\nsearch_ingest_field_tag:%d\r\nsearch_ingest_field_text:%d\r\n\r\n",
-			s.ingestKeys.Load(), queued, s.ingestFields[typeVector].Load(), s.ingestFields[typeNumeric].Load(), s.ingestFields[typeTag].Load(), s.ingestFields[typeText].Load())
+			s.ingestKeys.Load(), s.blocked.Load(), s.ingestFields[typeVector].Load(), s.ingestFields[typeNumeric].Load(), s.ingestFields[typeTag].Load(), s.ingestFields[typeText].Load())
 	}
 }
 

@@ -135,6 +135,7 @@ type queryParser struct {
 	pos      int
 	verbatim bool
 	sawText  bool
+	sawOp    bool // a predicate was parsed (query_operations_ is not kNone)
 }
 
 type syntaxError string
@@ -185,7 +186,10 @@ func parseFilter(ix *index, s string, verbatim bool) (predicate, error) {
 	return pred, nil
 }
 
-// field is the TEXT field a bracketed @field:( … ) restricts terms to.
+// orExpr parses alternatives. field is the TEXT field a bracketed
+// @field:( … ) restricts terms to. An alternative that is empty (stop
+// words only) is rejected as FilterParser rejects it: "Invalid Query
+// Syntax" when nothing was parsed before it, "Missing OR term" otherwise.
 func (p *queryParser) orExpr(field *attribute) (predicate, error) {
 	var alts orPred
 	for {
@@ -194,17 +198,20 @@ func (p *queryParser) orExpr(field *attribute) (predicate, error) {
 			return nil, err
 		}
 		p.skipSpace()
-		if p.end() || p.peek() != '|' {
-			if a != nil {
-				alts = append(alts, a)
+		orNext := !p.end() && p.peek() == '|'
+		if a == nil && (orNext || len(alts) > 0) {
+			if len(alts) == 0 && !p.sawOp {
+				return nil, p.errorf("Invalid Query Syntax")
 			}
+			return nil, p.errorf("Missing OR term")
+		}
+		if a != nil {
+			alts = append(alts, a)
+		}
+		if !orNext {
 			break
 		}
 		p.pos++
-		if a == nil {
-			return nil, p.errorf("Invalid Query Syntax")
-		}
-		alts = append(alts, a)
 	}
 	switch len(alts) {
 	case 0:
@@ -227,6 +234,7 @@ func (p *queryParser) andExpr(field *attribute) (predicate, error) {
 			return nil, err
 		}
 		if u != nil {
+			p.sawOp = true
 			all = append(all, u)
 		}
 	}
@@ -264,6 +272,9 @@ func (p *queryParser) unary(field *attribute) (predicate, error) {
 			return nil, p.errorf("Missing `)`")
 		}
 		p.pos++
+		if e == nil {
+			return nil, p.errorf("Empty brackets detected at Position: %d", p.pos-1)
+		}
 		return e, nil
 	case '@':
 		return p.fieldExpr()

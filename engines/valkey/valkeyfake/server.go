@@ -85,8 +85,9 @@ type Server struct {
 
 	writers      *limiter
 	writerQueue  atomic.Int64 // mutations waiting for a writer
-	ingestKeys   atomic.Int64
+	ingestKeys   atomic.Int64 // one per index a written hash is routed to
 	ingestFields [4]atomic.Int64
+	blocked      atomic.Int64 // writing clients waiting for their indexes
 	clients      atomic.Int64
 	nextID       atomic.Int64
 
@@ -96,11 +97,11 @@ type Server struct {
 	closed atomic.Bool
 }
 
-// New starts a fake on a free 127.0.0.1 port.
+// New starts a fake on a free 127.0.0.1 port below 32768.
 func New(opts Options) (*Server, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := Listen()
 	if err != nil {
-		return nil, fmt.Errorf("valkeyfake: listen: %w", err)
+		return nil, err
 	}
 	if opts.Username == "" {
 		opts.Username = "default"
@@ -128,6 +129,22 @@ func New(opts Options) (*Server, error) {
 	s.wg.Add(1)
 	go s.serve()
 	return s, nil
+}
+
+// Listen listens on 127.0.0.1 at a free port from 20000 to 32767: servers
+// started on the development machines stay below 32768, out of the
+// kernel's ephemeral range. The search starts at a point that differs from
+// one process to the next, so concurrent test processes rarely collide.
+func Listen() (net.Listener, error) {
+	const lo, n = 20000, 32768 - 20000
+	start := int(time.Now().UnixNano() % n)
+	for i := range n {
+		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", lo+(start+i)%n))
+		if err == nil {
+			return ln, nil
+		}
+	}
+	return nil, errors.New("valkeyfake: no free port from 20000 to 32767")
 }
 
 // Addr is host:port.
@@ -396,7 +413,7 @@ func cmdHset(s *Server, c *conn, args []string) {
 	}
 	done := s.mutateLocked(key)
 	s.mu.Unlock()
-	done.Wait()
+	s.wait(done)
 	c.w.int(int64(added))
 }
 
@@ -434,9 +451,7 @@ func cmdDel(s *Server, c *conn, args []string) {
 		}
 	}
 	s.mu.Unlock()
-	for _, w := range waits {
-		w.Wait()
-	}
+	s.wait(waits...)
 	c.w.int(n)
 }
 
@@ -548,19 +563,48 @@ func globMatch(pattern, s string) bool {
 // --- indexing -----------------------------------------------------------
 
 // mutateLocked queues key's current state for every index whose prefix
-// matches it and returns what the writing client waits on. s.mu is held.
+// matches it and returns what the writing client waits on, nil when no
+// index matches (the client is not blocked). s.mu is held.
+// As in valkey-search (IndexSchema::ProcessKeyspaceNotification), an index
+// counts an ingested hash key when the mutation reaches it, if the hash has
+// one of its attributes; field counters count when a writer applies it.
 func (s *Server) mutateLocked(key string) *sync.WaitGroup {
-	var wg sync.WaitGroup
+	var wg *sync.WaitGroup
+	h := s.hashes[key]
 	for _, ix := range s.indexes {
 		if !ix.matches(key) {
 			continue
 		}
+		if wg == nil {
+			wg = &sync.WaitGroup{}
+		}
+		if h != nil && ix.tracks(h) {
+			s.ingestKeys.Add(1)
+		}
 		ix.queue++
 		wg.Add(1)
 		s.writerQueue.Add(1)
-		go s.apply(ix, key, &wg)
+		go s.apply(ix, key, wg)
 	}
-	return &wg
+	return wg
+}
+
+// wait holds a writing client until its mutations are applied; while it
+// waits it counts as blocked (ingest_hash_blocked). Nil groups are
+// mutations no index took.
+func (s *Server) wait(groups ...*sync.WaitGroup) {
+	counted := false
+	for _, g := range groups {
+		if g == nil {
+			continue
+		}
+		if !counted {
+			s.blocked.Add(1)
+			defer s.blocked.Add(-1)
+			counted = true
+		}
+		g.Wait()
+	}
 }
 
 // apply is one writer job: it takes a writer slot, then brings ix up to the
@@ -586,7 +630,6 @@ func (s *Server) apply(ix *index, key string, wg *sync.WaitGroup) {
 	}
 	d, counts, failures := ix.ingest(h)
 	ix.failures += int64(failures)
-	s.ingestKeys.Add(1)
 	n := 0
 	for t, k := range counts {
 		s.ingestFields[t].Add(int64(k))
@@ -740,8 +783,9 @@ func cmdFtInfo(s *Server, c *conn, args []string) {
 		"recent_mutations_queue_delay", "0 sec",
 		"state", "ready",
 		"punctuation", ix.text.punctuation,
-		"stopwords", stop,
+		"stop_words", stop,
 		"with_offsets", boolDigit(ix.text.offsets),
+		"language", "english",
 		"min_stem_size", min(ix.text.minStemSize, 1<<31-1),
 		"total_term_occurrences", 0,
 		"num_terms", 0,

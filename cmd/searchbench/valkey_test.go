@@ -1,0 +1,153 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/searchbench/searchbench/engines/valkey/valkeyfake"
+	"github.com/searchbench/searchbench/engines/valkey/valkeytest"
+)
+
+func startValkeyFake(t *testing.T) *valkeyfake.Server {
+	t.Helper()
+	s, err := valkeyfake.New(valkeyfake.Options{WriterThreads: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// tableRow returns the cells of the row whose first cell is label in the
+// Markdown table that follows heading.
+func tableRow(t *testing.T, out, heading, label string) []string {
+	t.Helper()
+	_, sec, ok := strings.Cut(out, heading)
+	if !ok {
+		t.Fatalf("no %q in:\n%s", heading, out)
+	}
+	for _, line := range strings.Split(sec, "\n") {
+		cells := strings.Split(strings.Trim(line, "|"), "|")
+		if len(cells) > 1 && strings.TrimSpace(cells[0]) == label {
+			for i := range cells {
+				cells[i] = strings.TrimSpace(cells[i])
+			}
+			return cells
+		}
+		if strings.HasPrefix(line, "###") {
+			break
+		}
+	}
+	t.Fatalf("no row %q under %q in:\n%s", label, heading, out)
+	return nil
+}
+
+// Study B's experiment 2 as shipped, shortened and attached to the
+// wire-contract fake: four setups recreated in turn on one server, the
+// product corpus, and the indexing-jobs table whose jobs per write come
+// from the ingest counter — 0, 1, 2, 4 — not from the labels. The bounds
+// are loose because the window is short: the runner takes a window's first
+// engine sample asynchronously as it opens, so on a loaded machine some of
+// the first writes fall before it.
+func TestStudyBScenarioOnTheFake(t *testing.T) {
+	s := startValkeyFake(t)
+	dir := t.TempDir()
+	code, stdout, stderr := runCLI(t, context.Background(), "ladder", "--scenario", "valkey-matching-indexes",
+		"--url", s.URL(), "--cpus", "0", "--ids", "300", "--dim", "8", "--start", "40", "--stop", "50",
+		"--duration", "500ms", "--repeat", "1", "--workers", "8", "--out", dir)
+	if code != exitOK {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+	}
+	for label, want := range map[string]float64{"0": 0, "1": 1, "2": 2, "4": 4} {
+		row := tableRow(t, stdout, "### Indexing jobs at the sustained rate", label)
+		got, err := strconv.ParseFloat(row[3], 64)
+		if err != nil || got < 0.75*want || got > 1.25*want {
+			t.Errorf("setup %s: jobs per write %q, want about %v", label, row[3], want)
+		}
+		if row[1] == "—" {
+			t.Errorf("setup %s: no sustained rate", label)
+		}
+	}
+	for _, want := range []string{"### 4: valkey-search server metrics", "| offered writes/s | p99 (ms) | writer queue depth |"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+	r := readResult(t, dir)
+	if len(r.Engines) != 4 || r.Config.Scenario != "valkey-matching-indexes" || !strings.HasPrefix(r.Corpus.Generator, "product-hash/") {
+		t.Fatalf("result: %d engines, scenario %q, corpus %q", len(r.Engines), r.Config.Scenario, r.Corpus.Generator)
+	}
+	rep := r.Engines[3].Ladder.Rungs[0].Reps[0]
+	for _, k := range []string{"queue_depth", "mutation_queue_size", "ingest_hash_keys", "ingest_field_tag", "writer_threads"} {
+		if _, ok := rep.EngineStats[k]; !ok {
+			t.Errorf("the 4-index setup's rep lacks engine stat %s", k)
+		}
+	}
+	if tables, err := os.ReadFile(filepath.Join(dir, "tables.md")); err != nil || !strings.Contains(string(tables), "Indexing jobs at the sustained rate") {
+		t.Fatalf("tables.md: %v", err)
+	}
+}
+
+// The mixed text workload (Study A's corpus and 80/19/1 mix) on Valkey,
+// against the fake: every search, upsert and delete succeeds.
+func TestMixedWorkloadOnTheValkeyFake(t *testing.T) {
+	s := startValkeyFake(t)
+	dir := t.TempDir()
+	code, _, stderr := runCLI(t, context.Background(), "run", "--engine", "valkey", "--url", s.URL(), "--ids", "500",
+		"--users", "2,4", "--spawn-rate", "1000", "--settle", "100ms", "--measure", "500ms", "--out", dir)
+	if code != exitOK {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+	}
+	r := readResult(t, dir)
+	for _, l := range r.Engines[0].Levels {
+		if s, ok := l.Op("search"); !ok || s.Count == 0 {
+			t.Fatalf("%d users: no searches", l.Users)
+		}
+	}
+}
+
+// The product workload's queries — KNN with and without TAG/NUMERIC
+// filters, exact SKU lookups — beside upserts and deletes, on the hybrid
+// pair: none fails.
+func TestProductWorkloadOnTheValkeyFake(t *testing.T) {
+	s := startValkeyFake(t)
+	dir := t.TempDir()
+	code, stdout, stderr := runCLI(t, context.Background(), "ladder", "--engine", "valkey", "--url", s.URL(),
+		"--option", "hybrid=on", "--corpus", "product", "--dim", "16", "--ids", "300", "--mix", "search=60,upsert=35,delete=5",
+		"--start", "40", "--stop", "50", "--duration", "300ms", "--repeat", "1", "--workers", "8", "--out", dir)
+	if code != exitOK {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+	}
+	if !strings.Contains(stdout, "| offered calls/s |") {
+		t.Errorf("a mixed ladder's server table does not say calls:\n%s", stdout)
+	}
+	rep := readResult(t, dir).Engines[0].Ladder.Rungs[0].Reps[0]
+	if rep.Ops[0].Op != "search" || rep.Ops[0].Count == 0 || rep.Errors != 0 {
+		t.Fatalf("searches %+v, errors %d", rep.Ops[0].OpStats, rep.Errors)
+	}
+}
+
+// Experiment 2's "0 indexes" setup needs no search module: against a real
+// Valkey (Debian's valkey-server 8.0) the 1,024-dimension product hashes
+// go through the whole open-loop path.
+func TestNoIndexLadderOnARealValkey(t *testing.T) {
+	addr := valkeytest.Server(t)
+	dir := t.TempDir()
+	code, _, stderr := runCLI(t, context.Background(), "ladder", "--engine", "valkey", "--url", "redis://"+addr,
+		"--option", "matching_indexes=0", "--corpus", "product", "--ids", "300", "--mix", "upsert",
+		"--start", "100", "--stop", "120", "--duration", "300ms", "--repeat", "1", "--workers", "16", "--out", dir)
+	if code != exitOK {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+	}
+	run := readResult(t, dir).Engines[0]
+	if !strings.HasPrefix(run.Version, "Valkey 8.") || run.Preload.Count != int64(run.Preload.Documents) {
+		t.Fatalf("version %q, preload %+v", run.Version, run.Preload)
+	}
+	if rep := run.Ladder.Rungs[0].Reps[0]; rep.Ops[1].Count == 0 || rep.Errors != 0 {
+		t.Fatalf("upserts %d, errors %d", rep.Ops[1].Count, rep.Errors)
+	}
+}

@@ -1,0 +1,146 @@
+package valkey_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/engines/valkey/valkeyfake"
+)
+
+// ftAttributes lists the hash fields an index holds, from FT.INFO.
+func ftAttributes(t *testing.T, c rawT, index string) []string {
+	t.Helper()
+	kv, err := do(t, c, "FT.INFO", index).ToArray()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for i := 0; i+1 < len(kv); i += 2 {
+		if k, _ := kv[i].ToString(); k != "attributes" {
+			continue
+		}
+		attrs, _ := kv[i+1].ToArray()
+		for _, a := range attrs {
+			fields, _ := a.ToArray()
+			for j := 0; j+1 < len(fields); j += 2 {
+				if k, _ := fields[j].ToString(); k == "identifier" {
+					id, _ := fields[j+1].ToString()
+					out = append(out, id)
+				}
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Study B's indexes of experiments 1 and 2 hold the TAG and NUMERIC fields
+// only: the writes carry the whole 6-field hash, the indexes ingest two
+// fields each, and the counters say so — one indexing job per matching
+// index per write, none for the idle indexes.
+func TestFieldsOption(t *testing.T) { fieldsOption(t, fakeTarget(t)) }
+
+func fieldsOption(t *testing.T, tg target) {
+	e := tg.open(t, map[string]string{"fields": "tag,numeric", "matching_indexes": "2", "idle_indexes": "3"})
+	loadProducts(t, e)
+	c := tg.raw(t)
+	for _, ix := range []string{"products", "products-2", "products-idle-1", "products-idle-3"} {
+		if got := ftAttributes(t, c, ix); !slices.Equal(got, []string{"category", "price"}) {
+			t.Fatalf("%s holds %v, want [category price]", ix, got)
+		}
+	}
+	ctx := context.Background()
+	st := e.(engines.StatsReporter)
+	before, err := st.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const writes = 20
+	for i := range writes {
+		p := products[i%len(products)]
+		p.id = fmt.Sprint(2000 + i)
+		if err := e.Upsert(ctx, p.doc()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	after, err := st.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for stat, want := range map[string]float64{
+		"ingest_hash_keys": 2 * writes, "ingest_field_tag": 2 * writes, "ingest_field_numeric": 2 * writes,
+		"ingest_field_vector": 0, "ingest_field_text": 0,
+	} {
+		if got := after[stat] - before[stat]; got != want {
+			t.Errorf("%s grew by %v over %d writes, want %v", stat, got, writes, want)
+		}
+	}
+	if after["mutation_queue_size_idle"] != 0 || after["ingest_hash_blocked"] != 0 {
+		t.Errorf("after the writes returned: %v", after)
+	}
+	// The hash still carries every field.
+	if h, _ := do(t, c, "HGETALL", "products:2000").AsStrMap(); len(h) != 6 {
+		t.Fatalf("written hash has %d fields, want 6", len(h))
+	}
+	// Queries need what the index holds.
+	if got := sorted(search(t, e, engines.Query{K: 10, Filters: []engines.Filter{{Field: "category", Tag: "garden"}}})); !slices.Contains(got, "503") {
+		t.Fatalf("tag filter: %v", got)
+	}
+	for _, q := range []engines.Query{{K: 3, Vector: axis(0, 0)}, {K: 3, Field: "sku", Text: "GA-503"}, {K: 3, Text: "quiet"}} {
+		if _, err := e.Search(ctx, q); !errors.Is(err, engines.ErrUnsupported) {
+			t.Errorf("%+v on a TAG+NUMERIC index: %v, want ErrUnsupported", q, err)
+		}
+	}
+}
+
+// CheckConfig refuses bad options before anything connects; what it
+// accepts, Open accepts.
+func TestCheckConfig(t *testing.T) {
+	good := []map[string]string{
+		nil,
+		{"fields": "tag,numeric", "matching_indexes": "4"},
+		{"fields": "tag, numeric, vector", "idle_indexes": "50"},
+		{"hybrid": "on", "reader_threads": "8", "writer_threads": "8"},
+		{"matching_indexes": "0"},
+	}
+	for _, opts := range good {
+		if err := engines.CheckConfig("valkey", engines.Config{Options: opts}); err != nil {
+			t.Errorf("%v: %v", opts, err)
+		}
+	}
+	for _, cfg := range []engines.Config{
+		{Options: map[string]string{"fields": "tags"}},
+		{Options: map[string]string{"matching_indexes": "x"}},
+		{Options: map[string]string{"hybrid": "on", "matching_indexes": "2"}},
+		{Options: map[string]string{"nosuch": "1"}},
+		{WriteMode: engines.Acknowledged},
+	} {
+		err := engines.CheckConfig("valkey", cfg)
+		if err == nil || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%+v: %v; want a one-line error", cfg, err)
+		}
+	}
+}
+
+// Stats carry the pools the server really runs, whichever way they were
+// set; Version finds the search module among the bundle's four.
+func TestStatsReportThreads(t *testing.T) {
+	s := startFake(t, valkeyfake.Options{WriterThreads: 3})
+	e := open(t, engines.Config{URL: s.URL(), Options: map[string]string{"reader_threads": "5"}})
+	loadProducts(t, e)
+	if v, err := e.(engines.Versioner).Version(context.Background()); err != nil || v != "Valkey 9.1.0, valkey-search 1.2.0" {
+		t.Fatalf("Version = %q, %v", v, err)
+	}
+	st, err := e.(engines.StatsReporter).Stats(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st["reader_threads"] != 5 || st["writer_threads"] != 3 {
+		t.Fatalf("threads %v/%v, want reader 5, writer 3", st["reader_threads"], st["writer_threads"])
+	}
+}
