@@ -83,13 +83,13 @@ func (c Config) Validate() error {
 
 // Events lets a caller watch a run; every field may be nil.
 type Events struct {
-	Phase    func(users int, phase string, d time.Duration) // ramp, settle, measure, drain
+	Phase func(users int, phase string, d time.Duration) // ramp, settle, measure, drain
 	// Progress is called about once a second while measuring: calls and
 	// failures so far, and the median of the latencies recorded so far
 	// across operations (users fold theirs in every 512 calls; -1 before
 	// any has).
 	Progress func(users int, ops, errs int64, p50 time.Duration)
-	Rung     func(rate float64, rep, reps int)              // open loop: a repetition starts
+	Rung     func(rate float64, rep, reps int) // open loop: a repetition starts
 }
 
 // versions hands out the next version of each ID, so every upsert writes a

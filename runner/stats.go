@@ -43,17 +43,20 @@ func sampleStats(ctx context.Context, e engines.Engine, timeout time.Duration) *
 	}
 	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	s := &statsSampler{cancel: cancel, done: make(chan struct{}), acc: map[string]*gaugeAcc{}}
+	// The first sample is taken before the window's clocks start, so a
+	// counter's growth spans the whole window.
+	s.sample(ctx, sr, timeout)
 	go func() {
 		defer close(s.done)
 		tick := time.NewTicker(statsEvery)
 		defer tick.Stop()
 		for {
-			s.sample(ctx, sr, timeout)
 			select {
 			case <-ctx.Done():
 				return
 			case <-tick.C:
 			}
+			s.sample(ctx, sr, timeout)
 		}
 	}()
 	return s
