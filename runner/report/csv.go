@@ -35,6 +35,7 @@ func (rep *Report) CSV(w io.Writer) error {
 			}
 		}
 		emit("", "", "", "preload", preloadValues(run.Preload))
+		emit("", "", "", "relevance", relevanceValues(run.Relevance))
 		for _, l := range run.Levels {
 			u := strconv.Itoa(l.Users)
 			emit(u, "", "", "all", levelValues(l))

@@ -42,8 +42,31 @@ func opValues(o result.OpStats) []value {
 
 // levelValues is a closed-loop level's figures across operations.
 func levelValues(l result.Level) []value {
-	out := []value{{"total_rps", l.TotalRPS}, {"client_cpu", l.ClientCPU}, {"window_s", l.Window.Seconds()}}
+	out := []value{{"total_rps", l.TotalRPS}, {"client_cpu", l.ClientCPU}, {"window_s", l.Window.Seconds()},
+		{"sched_latency_p99_ms", l.SchedLatencyP99}}
+	if f := l.Freshness; f != nil {
+		out = append(out, value{"freshness.probes", float64(f.Probes)}, value{"freshness.visible", float64(f.Visible)},
+			value{"freshness.superseded", float64(f.Superseded)}, value{"freshness.unresolved", float64(f.Unresolved)},
+			value{"freshness.searches", float64(f.Searches)})
+		if f.Visible > 0 {
+			out = append(out, latencyValues("freshness.lag_", f.Lag)...)
+		}
+	}
 	return append(out, gaugeValues(l.EngineStats)...)
+}
+
+// relevanceValues is the known-item check's recall, overall and by kind.
+func relevanceValues(r *result.Relevance) []value {
+	if r == nil {
+		return nil
+	}
+	out := []value{{"k", float64(r.K)}, {"queries", float64(r.Queries)}, {"found", float64(r.Found)}, {"recall", r.Recall}}
+	for _, kind := range sortedKeys(r.ByKind) {
+		c := r.ByKind[kind]
+		out = append(out, value{"recall." + kind, c.Recall}, value{"queries." + kind, float64(c.Queries)},
+			value{"errors." + kind, float64(c.Errors)}, value{"unsupported." + kind, float64(c.Unsupported)})
+	}
+	return out
 }
 
 // rungValues is a rung's medians and spread across repetitions.

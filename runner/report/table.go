@@ -15,8 +15,9 @@ import (
 
 // column is one engine (or configuration) at one user level.
 type column struct {
-	label string
-	level result.Level
+	label     string
+	level     result.Level
+	relevance *result.Relevance
 }
 
 // levelsByUsers groups the levels of every engine run by user count, in
@@ -25,7 +26,7 @@ func levelsByUsers(runs []result.EngineRun) ([]int, map[int][]column) {
 	byUsers := map[int][]column{}
 	for _, run := range runs {
 		for _, l := range run.Levels {
-			byUsers[l.Users] = append(byUsers[l.Users], column{label: run.Label, level: l})
+			byUsers[l.Users] = append(byUsers[l.Users], column{label: run.Label, level: l, relevance: run.Relevance})
 		}
 	}
 	users := make([]int, 0, len(byUsers))
@@ -91,6 +92,7 @@ func closedSections(runs []result.EngineRun) []Section {
 			stat(op+" errors", errorCell, op)
 		}
 		stat("delete not found", func(s result.OpStats) string { return strconv.FormatInt(s.NotFound, 10) }, "delete")
+		rows = append(rows, trustRows(cols)...)
 		sec.table(header(cols), rows)
 		for _, c := range cols {
 			where := fmt.Sprintf("%s, %d users", c.label, u)
@@ -183,12 +185,73 @@ func summarySection(runs []result.EngineRun) (Section, bool) {
 	return sec, true
 }
 
+// header is the columns' labels; a column whose figures the harness may
+// have set (a client-bound level) is marked, the warning under the table
+// says why.
 func header(cols []column) []string {
 	h := []string{""}
 	for _, c := range cols {
-		h = append(h, c.label)
+		label := c.label
+		if clientBound(c.level) {
+			label += " ⚠"
+		}
+		h = append(h, label)
 	}
 	return h
+}
+
+func clientBound(l result.Level) bool {
+	for _, w := range l.Warnings {
+		if strings.HasPrefix(w, "client-bound") {
+			return true
+		}
+	}
+	return false
+}
+
+// trustRows are the figures that say whether the others can be trusted:
+// how long acknowledged writes took to become searchable (the freshness
+// probe), recall@k of known-item searches, and the harness's own load.
+func trustRows(cols []column) [][]string {
+	row := func(label string, f func(c column) string) []string {
+		r := []string{label}
+		for _, c := range cols {
+			r = append(r, f(c))
+		}
+		return r
+	}
+	fresh := func(q func(result.Latency) float64) func(column) string {
+		return func(c column) string {
+			if f := c.level.Freshness; f != nil && f.Visible > 0 {
+				return num(q(f.Lag))
+			}
+			return "—"
+		}
+	}
+	k := 10
+	for _, c := range cols {
+		if c.relevance != nil {
+			k = c.relevance.K
+		}
+	}
+	return [][]string{
+		row("upsert visible p50 (ms)", fresh(func(l result.Latency) float64 { return l.P50 })),
+		row("upsert visible p95 (ms)", fresh(func(l result.Latency) float64 { return l.P95 })),
+		row("writes probed (seen)", func(c column) string {
+			if f := c.level.Freshness; f != nil {
+				return fmt.Sprintf("%d (%d)", f.Probes, f.Visible)
+			}
+			return "—"
+		}),
+		row(fmt.Sprintf("recall@%d (known items)", k), func(c column) string {
+			if r := c.relevance; r != nil && r.Queries > 0 {
+				return strconv.FormatFloat(r.Recall, 'f', 3, 64)
+			}
+			return "—"
+		}),
+		row("client CPU", func(c column) string { return strconv.FormatFloat(100*c.level.ClientCPU, 'f', 0, 64) + "%" }),
+		row("client scheduler p99 (ms)", func(c column) string { return num(c.level.SchedLatencyP99) }),
+	}
 }
 
 func errorCell(s result.OpStats) string {
