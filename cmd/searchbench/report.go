@@ -71,6 +71,6 @@ func writeReport(stdout io.Writer, log *logger, dir string, rep *report.Report) 
 		}
 		files = append(files, filepath.Base(p))
 	}
-	log.printf("wrote %s and %d chart files in %s", strings.Join(files, ", "), charts, filepath.Join(dir, report.ChartDir))
+	log.printf("wrote %s in %s, and %d chart files in %s", strings.Join(files, ", "), dir, charts, filepath.Join(dir, report.ChartDir))
 	return nil
 }

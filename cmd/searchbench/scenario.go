@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -188,6 +189,11 @@ func applyScenario(cmd *cobra.Command, f *commonFlags) error {
 			return badInput("scenario %s: its setups name the engines; --engine cannot be given too", s.name)
 		}
 		f.setups = s.setups
+	}
+	// Each scenario writes to a directory of its own unless told otherwise,
+	// so that running several does not overwrite one with the next.
+	if p := fl.Lookup("out"); p != nil && !p.Changed {
+		_ = p.Value.Set(filepath.Join(p.DefValue, strings.TrimSuffix(filepath.Base(s.name), filepath.Ext(s.name))))
 	}
 	for _, v := range s.flags {
 		p := fl.Lookup(v.name)
