@@ -117,6 +117,7 @@ package elasticsearch
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"net"
@@ -273,7 +274,7 @@ func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, err
 		transport: tr,
 		refresh:   refresh,
 		opts:      o,
-		secrets:   nonEmpty(password, key),
+		secrets:   secrets(user, password, key),
 		endpoint:  endpoint,
 	}
 	// GET / is the client's first request, so the product check and the
@@ -321,12 +322,16 @@ func checkURL(raw string) (string, error) {
 	return u.String(), nil
 }
 
-func nonEmpty(s ...string) []string {
+// secrets are the strings an error message must not show: the password
+// and the key, and the basic-auth header's encoding of the password, which
+// is as good as the password to whoever reads it.
+func secrets(user, password, key string) []string {
 	var out []string
-	for _, v := range s {
-		if v != "" {
-			out = append(out, v)
-		}
+	if password != "" {
+		out = append(out, password, base64.StdEncoding.EncodeToString([]byte(user+":"+password)))
+	}
+	if key != "" {
+		out = append(out, key)
 	}
 	return out
 }

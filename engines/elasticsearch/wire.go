@@ -293,8 +293,9 @@ type bulkItemReply struct {
 }
 
 // parseBulk checks every item of a _bulk response against the IDs sent.
-// The first failure is named; when every failure was a rejection for load
-// (429), the error wraps engines.ErrOverloaded.
+// When every failure was a rejection for load (429), the error wraps
+// engines.ErrOverloaded and names the first; otherwise it names the first
+// item refused for another reason, which is what the error is about.
 func parseBulk(body []byte, ids []string) error {
 	var r bulkResponse
 	if err := decode(body, &r); err != nil {
@@ -307,7 +308,7 @@ func parseBulk(body []byte, ids []string) error {
 	if len(items) != len(ids) {
 		return fmt.Errorf("malformed response: %d items for %d documents", len(items), len(ids))
 	}
-	var first error
+	var first, firstRefused error
 	failed, overloaded := 0, 0
 	for i, item := range items {
 		reply := item["index"]
@@ -321,12 +322,14 @@ func parseBulk(body []byte, ids []string) error {
 			continue
 		}
 		failed++
-		err := itemError(reply)
+		err := fmt.Errorf("id %s: %w", ids[i], itemError(reply))
 		if engines.Classify(err) == engines.Overloaded {
 			overloaded++
+		} else if firstRefused == nil {
+			firstRefused = err
 		}
 		if first == nil {
-			first = fmt.Errorf("id %s: %w", ids[i], err)
+			first = err
 		}
 	}
 	switch {
@@ -337,7 +340,8 @@ func parseBulk(body []byte, ids []string) error {
 	case overloaded == failed:
 		return fmt.Errorf("%w: %d of %d items rejected; first: %w", engines.ErrOverloaded, failed, len(ids), first)
 	}
-	return fmt.Errorf("%d of %d items failed; first: %v", failed, len(ids), first)
+	// Not load: name the first item refused for what it is.
+	return fmt.Errorf("%d of %d items failed (%d rejected for load); first refused: %v", failed, len(ids), overloaded, firstRefused)
 }
 
 func itemError(r *bulkItemReply) error {

@@ -2,6 +2,7 @@ package esfake
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -85,7 +86,7 @@ func (s *Server) indexDoc(w http.ResponseWriter, r *request) {
 // deleteDoc is DELETE /{index}/_doc/{id}; a missing document answers 404
 // with result not_found (a write result, not an error body).
 func (s *Server) deleteDoc(w http.ResponseWriter, r *request) {
-	if e := r.params("refresh", "timeout", "wait_for_active_shards"); e != nil {
+	if e := cmp.Or(r.params("refresh", "timeout", "wait_for_active_shards"), r.noBody()); e != nil {
 		e.write(w)
 		return
 	}
@@ -297,7 +298,7 @@ func (s *Server) bulk(w http.ResponseWriter, r *request) {
 		var e *esError
 		switch {
 		case s.takeBulkRejection():
-			e = (&Fault{Status: http.StatusTooManyRequests}).answer()
+			e = rejection("write")
 		case op.action == "delete":
 			status, res = ix.remove(op.id)
 		default:

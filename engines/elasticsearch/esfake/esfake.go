@@ -39,7 +39,8 @@
 //
 // It rejects what Elasticsearch rejects, with its error JSON
 // ({"error":{"root_cause":[…],"type":…,"reason":…},"status":N}): malformed
-// JSON (x_content_parse_exception), unknown keys in a search body or query
+// JSON and duplicate keys (x_content_parse_exception), a body on an
+// endpoint that reads none, unknown keys in a search body or query
 // (parsing_exception), unknown URL parameters, unknown index settings,
 // invalid index names (capitals, leading _ - +, forbidden characters),
 // analyzers or filters a field or analyzer refers to that are not defined,
@@ -64,6 +65,7 @@
 package esfake
 
 import (
+	"cmp"
 	"crypto/subtle"
 	"encoding/base64"
 	"encoding/json"
@@ -345,7 +347,7 @@ func (s *Server) route(w http.ResponseWriter, r *request) {
 
 // info is GET /.
 func (s *Server) info(w http.ResponseWriter, r *request) {
-	if e := r.params(); e != nil {
+	if e := cmp.Or(r.params(), r.noBody()); e != nil {
 		e.write(w)
 		return
 	}
@@ -405,6 +407,15 @@ func (r *request) params(names ...string) *esError {
 		default:
 			return badRequest("illegal_argument_exception", "request [%s] contains unrecognized parameter: [%s]", r.URL.Path, k)
 		}
+	}
+	return nil
+}
+
+// noBody refuses a body on an endpoint that reads none, as
+// Elasticsearch's RestController does.
+func (r *request) noBody() *esError {
+	if len(r.body) > 0 {
+		return badRequest("illegal_argument_exception", "request [%s %s] does not support having a body", r.Method, r.URL.Path)
 	}
 	return nil
 }

@@ -665,4 +665,17 @@ func TestRouting(t *testing.T) {
 	wantError(t, "no handler", c.do("GET", "/idx/things", nil), 400, "no handler found")
 	wantError(t, "unmodelled API", c.do("GET", "/_cat/indices", nil), 400, "illegal_argument_exception")
 	wantError(t, "unmodelled parameter", c.do("GET", "/?filter_path=version", nil), 400, "illegal_argument_exception")
+	c.ok("PUT", "/idx", studyIndex("1s"))
+	wantError(t, "body on a delete", c.do("DELETE", "/idx/_doc/1", map[string]any{"x": 1}), 400, "illegal_argument_exception")
+	wantError(t, "body on a refresh", c.do("POST", "/idx/_refresh", map[string]any{}), 400, "illegal_argument_exception")
+	// Go keeps the last of two equal keys; Elasticsearch refuses them.
+	for _, b := range []string{`{"size":1,"size":2}`, `{"query":{"match":{"name":{"query":"a","query":"b"}}}}`} {
+		r := c.do("POST", "/idx/_search", b)
+		wantError(t, "duplicate key "+b, r, 400, "x_content_parse_exception")
+		if !strings.Contains(reason(r), "Duplicate field") {
+			t.Errorf("duplicate key: %s", reason(r))
+		}
+	}
+	c.ok("POST", "/idx/_search", `{"size":1,"query":{"match":{"name":{"query":"a"}}},"track_total_hits":true}`)
+	wantError(t, "duplicate key in a document", c.do("PUT", "/idx/_doc/1", `{"name":"a","name":"b"}`), 400, "document_parsing_exception")
 }

@@ -33,14 +33,25 @@ func (f *Fault) matches(r *http.Request) bool {
 	return (f.Method == "" || f.Method == r.Method) && strings.HasPrefix(r.URL.Path, f.Path)
 }
 
-func (f *Fault) answer() *esError {
+// rejection is Elasticsearch's answer when a thread pool's queue is full
+// (search: 1000 queued, write: 10000).
+func rejection(pool string) *esError {
+	queue := map[string]int{"search": 1000, "write": 10000}[pool]
+	return newError(http.StatusTooManyRequests, "es_rejected_execution_exception",
+		"rejected execution of org.elasticsearch.action.support.ContextPreservingActionRunnable@1 on "+
+			"EsThreadPoolExecutor[name = esfake/%s, queue capacity = %d, active threads = 4, queued tasks = %d]", pool, queue, queue)
+}
+
+func (f *Fault) answer(r *http.Request) *esError {
 	typ, reason := f.Type, f.Reason
 	switch {
 	case typ != "":
 	case f.Status == http.StatusTooManyRequests:
-		typ = "es_rejected_execution_exception"
-		reason = "rejected execution of org.elasticsearch.action.support.ContextPreservingActionRunnable@1 on " +
-			"EsThreadPoolExecutor[name = esfake/search, queue capacity = 1000, active threads = 7, queued tasks = 1000]"
+		pool := "write"
+		if strings.HasSuffix(r.URL.Path, "/_search") || strings.HasSuffix(r.URL.Path, "/_count") {
+			pool = "search"
+		}
+		return rejection(pool)
 	case f.Status == http.StatusServiceUnavailable:
 		typ, reason = "unavailable_shards_exception", "[esfake][0] primary shard is not active Timeout: [1m]"
 	default:
@@ -120,7 +131,7 @@ func (s *Server) fault(w http.ResponseWriter, r *http.Request) bool {
 			return false // freed: answer as if nothing had happened
 		}
 	}
-	f.answer().write(w)
+	f.answer(r).write(w)
 	return true
 }
 

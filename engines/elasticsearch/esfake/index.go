@@ -2,6 +2,7 @@ package esfake
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -147,7 +148,7 @@ func (s *Server) createIndex(w http.ResponseWriter, r *request) {
 
 // deleteIndex is DELETE /{index}.
 func (s *Server) deleteIndex(w http.ResponseWriter, r *request) {
-	if e := r.params("timeout", "master_timeout"); e != nil {
+	if e := cmp.Or(r.params("timeout", "master_timeout"), r.noBody()); e != nil {
 		e.write(w)
 		return
 	}
@@ -517,8 +518,12 @@ func parseField(name string, raw any, analyzers map[string]*analyzer) (*field, *
 }
 
 // decodeObject decodes a JSON object, numbers as json.Number, rejecting
-// trailing content.
+// trailing content and duplicate keys (Elasticsearch 8's parser refuses
+// "Duplicate field" where Go would keep the last value).
 func decodeObject(b []byte) (map[string]any, error) {
+	if err := checkDuplicates(b); err != nil {
+		return nil, err
+	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	var m map[string]any
@@ -741,9 +746,10 @@ func (s *Server) Settings(indexName string) (map[string]string, bool) {
 // be placed on the single node. wait_for_status waits up to timeout (30s)
 // and answers 408 with timed_out true when the status is not reached.
 func (s *Server) health(w http.ResponseWriter, r *request) {
-	if e := r.params("wait_for_status", "timeout", "master_timeout", "level", "local",
+	params := r.params("wait_for_status", "timeout", "master_timeout", "level", "local",
 		"wait_for_no_relocating_shards", "wait_for_no_initializing_shards", "wait_for_nodes",
-		"wait_for_active_shards", "wait_for_events"); e != nil {
+		"wait_for_active_shards", "wait_for_events")
+	if e := cmp.Or(params, r.noBody()); e != nil {
 		e.write(w)
 		return
 	}
@@ -798,4 +804,51 @@ func (s *Server) health(w http.ResponseWriter, r *request) {
 		"number_of_in_flight_fetch": 0, "task_max_waiting_in_queue_millis": 0,
 		"active_shards_percent_as_number": percent,
 	})
+}
+
+// checkDuplicates walks b's tokens and fails on an object key seen twice.
+// Malformed JSON is left for the decoder to report.
+func checkDuplicates(b []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	type level struct {
+		keys     map[string]bool
+		isObject bool
+		wantKey  bool
+	}
+	var stack []*level
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		var top *level
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		if d, ok := tok.(json.Delim); ok {
+			switch d {
+			case '{', '[':
+				if top != nil && top.isObject {
+					top.wantKey = true // this value ends the member
+				}
+				stack = append(stack, &level{keys: map[string]bool{}, isObject: d == '{', wantKey: d == '{'})
+			default:
+				stack = stack[:len(stack)-1]
+			}
+			continue
+		}
+		if top == nil || !top.isObject {
+			continue
+		}
+		if top.wantKey {
+			k, _ := tok.(string)
+			if top.keys[k] {
+				return fmt.Errorf("Duplicate field '%s'", k)
+			}
+			top.keys[k] = true
+			top.wantKey = false
+			continue
+		}
+		top.wantKey = true // a scalar value ends the member
+	}
 }

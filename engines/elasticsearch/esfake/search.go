@@ -1,6 +1,7 @@
 package esfake
 
 import (
+	"cmp"
 	"encoding/json"
 	"math"
 	"net/http"
@@ -509,7 +510,7 @@ func (s *Server) countDocs(w http.ResponseWriter, r *request) {
 
 // refresh is POST|GET /{index}/_refresh.
 func (s *Server) refresh(w http.ResponseWriter, r *request) {
-	if e := r.params(); e != nil {
+	if e := cmp.Or(r.params(), r.noBody()); e != nil {
 		e.write(w)
 		return
 	}
