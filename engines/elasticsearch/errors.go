@@ -34,14 +34,16 @@ func (h *HTTPError) Error() string {
 // classified wraps h in the runner's class for it.
 func (h *HTTPError) classified() error {
 	switch {
+	case h.Status == http.StatusRequestTimeout, h.Status == http.StatusGatewayTimeout:
+		// The status decides: a gateway that gave up is a timeout,
+		// whatever body it passes on.
+		return fmt.Errorf("%w: %w", engines.ErrTimeout, h)
 	case h.Type == "es_rejected_execution_exception",
 		h.Status == http.StatusTooManyRequests && h.Type != "cluster_block_exception",
 		h.Status == http.StatusServiceUnavailable:
 		// A 429 cluster_block_exception is the disk flood-stage block:
 		// the index went read-only, which no amount of waiting fixes.
 		return fmt.Errorf("%w: %w", engines.ErrOverloaded, h)
-	case h.Status == http.StatusRequestTimeout, h.Status == http.StatusGatewayTimeout:
-		return fmt.Errorf("%w: %w", engines.ErrTimeout, h)
 	}
 	return h
 }

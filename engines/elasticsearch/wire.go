@@ -166,14 +166,14 @@ type shards struct {
 
 // check fails when a shard failed: a partial answer is not an answer.
 func (s *shards) check() error {
-	if s == nil {
-		return errors.New("malformed response: no _shards")
+	if s == nil || s.Total == nil || s.Successful == nil {
+		return errors.New("malformed response: no _shards with total and successful counts")
 	}
-	noneAnswered := s.Successful != nil && *s.Successful == 0 && s.Total != nil && *s.Total > 0
+	noneAnswered := *s.Successful == 0 && *s.Total > 0
 	if s.Failed == 0 && !noneAnswered {
 		return nil
 	}
-	err := fmt.Errorf("%d of %s shards failed", max(s.Failed, 1), intOr(s.Total, "?"))
+	err := fmt.Errorf("%d of %d shards failed", max(s.Failed, 1), *s.Total)
 	if len(s.Failures) > 0 {
 		c := s.Failures[0].Reason
 		err = fmt.Errorf("%w: first: %s", err, c.String())
@@ -182,13 +182,6 @@ func (s *shards) check() error {
 		}
 	}
 	return err
-}
-
-func intOr(p *int, alt string) string {
-	if p == nil {
-		return alt
-	}
-	return fmt.Sprint(*p)
 }
 
 // decode unmarshals a response body, as an error on failure.

@@ -2,16 +2,12 @@ package esfake
 
 import (
 	"bytes"
-	"cmp"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
 	"strings"
 )
-
-// writeParams are the parameters a document write takes.
-var writeParams = []string{"refresh", "timeout", "wait_for_active_shards", "op_type"}
 
 // writeTarget returns the index a write names, or writes the error: an
 // index that does not exist would be created by Elasticsearch (with
@@ -41,11 +37,7 @@ func checkID(id string) *esError {
 
 // indexDoc is PUT|POST /{index}/_doc/{id}: index or replace.
 func (s *Server) indexDoc(w http.ResponseWriter, r *request) {
-	if e := r.params(writeParams...); e != nil {
-		e.write(w)
-		return
-	}
-	mode, e := parseRefresh(r)
+	mode, e := r.writeMode(false, "refresh", "timeout", "wait_for_active_shards", "op_type")
 	if e != nil {
 		e.write(w)
 		return
@@ -86,11 +78,7 @@ func (s *Server) indexDoc(w http.ResponseWriter, r *request) {
 // deleteDoc is DELETE /{index}/_doc/{id}; a missing document answers 404
 // with result not_found (a write result, not an error body).
 func (s *Server) deleteDoc(w http.ResponseWriter, r *request) {
-	if e := cmp.Or(r.params("refresh", "timeout", "wait_for_active_shards"), r.noBody()); e != nil {
-		e.write(w)
-		return
-	}
-	mode, e := parseRefresh(r)
+	mode, e := r.writeMode(true, "refresh", "timeout", "wait_for_active_shards")
 	if e != nil {
 		e.write(w)
 		return
@@ -261,11 +249,7 @@ func isString(v any) bool { _, ok := v.(string); return ok }
 // one by one in a 200 response, "errors" true when any failed; a
 // malformed action line fails the whole request.
 func (s *Server) bulk(w http.ResponseWriter, r *request) {
-	if e := r.params("refresh", "timeout", "wait_for_active_shards"); e != nil {
-		e.write(w)
-		return
-	}
-	mode, e := parseRefresh(r)
+	mode, e := r.writeMode(false, "refresh", "timeout", "wait_for_active_shards")
 	if e != nil {
 		e.write(w)
 		return

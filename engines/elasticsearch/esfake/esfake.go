@@ -411,6 +411,18 @@ func (r *request) params(names ...string) *esError {
 	return nil
 }
 
+// jsonBody decodes the request's JSON object; no body is an empty one.
+func (r *request) jsonBody() (map[string]any, *esError) {
+	if len(r.body) == 0 {
+		return map[string]any{}, nil
+	}
+	m, err := decodeObject(r.body)
+	if err != nil {
+		return nil, malformed(err)
+	}
+	return m, nil
+}
+
 // noBody refuses a body on an endpoint that reads none, as
 // Elasticsearch's RestController does.
 func (r *request) noBody() *esError {

@@ -104,13 +104,10 @@ func (s *Server) createIndex(w http.ResponseWriter, r *request) {
 		e.write(w)
 		return
 	}
-	body := map[string]any{}
-	if len(r.body) > 0 {
-		var err error
-		if body, err = decodeObject(r.body); err != nil {
-			malformed(err).write(w)
-			return
-		}
+	body, e := r.jsonBody()
+	if e != nil {
+		e.write(w)
+		return
 	}
 	for k := range body {
 		switch k {
@@ -333,8 +330,8 @@ func flatten(prefix string, m map[string]any, out map[string]any) {
 	}
 }
 
-// scalar is a setting's string form; Elasticsearch keeps every setting as
-// a string, so 1 and "1" are the same.
+// scalar is a setting's (or a query text's) string form; Elasticsearch
+// keeps every setting as a string, so 1 and "1" are the same.
 func scalar(v any) (string, bool) {
 	switch v := v.(type) {
 	case string:
@@ -655,7 +652,16 @@ const (
 	refreshWaitFor
 )
 
-func parseRefresh(r *request) (refreshMode, *esError) {
+// writeMode checks a write's URL parameters (and that a delete has no
+// body) and returns its refresh parameter.
+func (r *request) writeMode(bodyless bool, params ...string) (refreshMode, *esError) {
+	e := r.params(params...)
+	if e == nil && bodyless {
+		e = r.noBody()
+	}
+	if e != nil {
+		return 0, e
+	}
 	v, set := r.URL.Query()["refresh"]
 	if !set {
 		return refreshNone, nil

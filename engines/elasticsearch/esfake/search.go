@@ -90,17 +90,16 @@ func parseQuery(raw any) (*matchQuery, *esError) {
 	return nil, parsing("unknown query [%s]", name)
 }
 
-// queryText reads a query's text: a string, number or boolean.
-func queryText(v any) (string, bool) {
-	switch v := v.(type) {
-	case string:
-		return v, true
-	case json.Number:
-		return v.String(), true
-	case bool:
-		return strconv.FormatBool(v), true
+// parseOperator reads a match operator: and is true for "and".
+func parseOperator(v any) (and bool, e *esError) {
+	s, _ := v.(string)
+	switch strings.ToLower(s) {
+	case "or":
+		return false, nil
+	case "and":
+		return true, nil
 	}
-	return "", false
+	return false, badRequest("illegal_argument_exception", "operator needs to be either [and] or [or], but not [%v]", v)
 }
 
 // Parameters of match and multi_match that this fake does not model.
@@ -115,7 +114,7 @@ func parseMultiMatch(body map[string]any) (*matchQuery, *esError) {
 		v := body[k]
 		switch k {
 		case "query":
-			if q.text, hasText = queryText(v); !hasText {
+			if q.text, hasText = scalar(v); !hasText {
 				return nil, parsing("[multi_match] unknown token [%s] after [query]", tokenName(v))
 			}
 		case "fields":
@@ -128,13 +127,9 @@ func parseMultiMatch(body map[string]any) (*matchQuery, *esError) {
 			s, _ := v.(string)
 			typ = strings.ToLower(s)
 		case "operator":
-			s, _ := v.(string)
-			switch strings.ToLower(s) {
-			case "or":
-			case "and":
-				q.and = true
-			default:
-				return nil, badRequest("illegal_argument_exception", "operator needs to be either [and] or [or], but not [%v]", v)
+			var e *esError
+			if q.and, e = parseOperator(v); e != nil {
+				return nil, e
 			}
 		case "fuzziness":
 			fuzziness = v
@@ -191,7 +186,7 @@ func parseMatch(body map[string]any) (*matchQuery, *esError) {
 	}
 	name := firstKey(body)
 	q := &matchQuery{fields: []string{name}}
-	if text, ok := queryText(body[name]); ok {
+	if text, ok := scalar(body[name]); ok {
 		q.text = text
 		return q, nil
 	}
@@ -204,17 +199,13 @@ func parseMatch(body map[string]any) (*matchQuery, *esError) {
 		v := opts[k]
 		switch k {
 		case "query":
-			if q.text, hasText = queryText(v); !hasText {
+			if q.text, hasText = scalar(v); !hasText {
 				return nil, parsing("[match] unknown token [%s] after [query]", tokenName(v))
 			}
 		case "operator":
-			s, _ := v.(string)
-			switch strings.ToLower(s) {
-			case "or":
-			case "and":
-				q.and = true
-			default:
-				return nil, badRequest("illegal_argument_exception", "operator needs to be either [and] or [or], but not [%v]", v)
+			var e *esError
+			if q.and, e = parseOperator(v); e != nil {
+				return nil, e
 			}
 		case "fuzziness":
 			if e := checkFuzziness(v); e != nil {
@@ -242,7 +233,7 @@ func checkFuzziness(v any) *esError {
 	if v == nil {
 		return nil
 	}
-	s, ok := queryText(v)
+	s, ok := scalar(v) // a query's text may be a string, a number or a boolean
 	if _, isBool := v.(bool); !ok || isBool {
 		return parsing("[fuzziness] unknown token [%s]", tokenName(v))
 	}
@@ -274,13 +265,10 @@ func (s *Server) search(w http.ResponseWriter, r *request) {
 		trackTotal int // -1: not tracked
 		source     bool
 	}{q: &matchQuery{all: true}, size: 10, trackTotal: defaultMaxResultWindow, source: true}
-	body := map[string]any{}
-	if len(r.body) > 0 {
-		var err error
-		if body, err = decodeObject(r.body); err != nil {
-			malformed(err).write(w)
-			return
-		}
+	body, e := r.jsonBody()
+	if e != nil {
+		e.write(w)
+		return
 	}
 	params := r.URL.Query()
 	for _, k := range searchParams {
@@ -474,23 +462,20 @@ func (s *Server) countDocs(w http.ResponseWriter, r *request) {
 		e.write(w)
 		return
 	}
+	body, e := r.jsonBody()
+	if e != nil {
+		e.write(w)
+		return
+	}
 	q := &matchQuery{all: true}
-	if len(r.body) > 0 {
-		body, err := decodeObject(r.body)
-		if err != nil {
-			malformed(err).write(w)
+	for _, k := range sortedKeys(body) {
+		if k != "query" {
+			parsing("request does not support [%s]", k).write(w)
 			return
 		}
-		for _, k := range sortedKeys(body) {
-			if k != "query" {
-				parsing("request does not support [%s]", k).write(w)
-				return
-			}
-			var e *esError
-			if q, e = parseQuery(body[k]); e != nil {
-				e.write(w)
-				return
-			}
+		if q, e = parseQuery(body[k]); e != nil {
+			e.write(w)
+			return
 		}
 	}
 	ix := s.searchTarget(w, r)
