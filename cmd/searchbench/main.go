@@ -16,6 +16,7 @@ import (
 	// Drivers register themselves; adding an engine adds one line here.
 	_ "github.com/searchbench/searchbench/engines/amgixnow"
 	_ "github.com/searchbench/searchbench/engines/bleve"
+	_ "github.com/searchbench/searchbench/engines/elasticsearch"
 	_ "github.com/searchbench/searchbench/engines/meilisearch"
 	_ "github.com/searchbench/searchbench/engines/postgres"
 	_ "github.com/searchbench/searchbench/engines/typesense"

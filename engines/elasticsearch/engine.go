@@ -1,0 +1,344 @@
+package elasticsearch
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+
+	elasticsearch "github.com/elastic/go-elasticsearch/v8"
+	"github.com/elastic/go-elasticsearch/v8/esapi"
+
+	"github.com/searchbench/searchbench/engines"
+)
+
+// Engine is one Elasticsearch index.
+type Engine struct {
+	client    *elasticsearch.Client
+	transport *http.Transport
+	refresh   string // the refresh parameter of every write: "" or "wait_for"
+	opts      options
+	secrets   []string // only to scrub them from messages, should a server echo one
+	endpoint  string   // the URL (it has no credentials), for messages
+
+	mu    sync.RWMutex // guards the index state against Create
+	index string
+	m     *mapping
+}
+
+var (
+	_ engines.Engine       = (*Engine)(nil)
+	_ engines.BulkUpserter = (*Engine)(nil)
+	_ engines.Refresher    = (*Engine)(nil)
+	_ engines.Counter      = (*Engine)(nil)
+	_ engines.Versioner    = (*Engine)(nil)
+)
+
+// maxResponse bounds how much of a response is read: far above any answer
+// of this driver's requests (a bulk response of 10,000 items is ~2 MB), so
+// only a broken server reaches it.
+const maxResponse = 64 << 20
+
+// call performs one request and returns the status and the whole body; a
+// transport failure is a classified error. 2xx and the statuses in also
+// return without error; any other status is the server's error.
+func (e *Engine) call(ctx context.Context, what string, req esapi.Request, also ...int) (int, []byte, error) {
+	res, err := req.Do(ctx, e.client)
+	if err != nil {
+		return 0, nil, e.fail(what, transportError(err))
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(res.Body, maxResponse+1))
+	if err != nil {
+		return res.StatusCode, nil, e.fail(what, transportError(err))
+	}
+	if len(body) > maxResponse {
+		return res.StatusCode, nil, e.fail(what, fmt.Errorf("response larger than %d bytes", maxResponse))
+	}
+	if res.StatusCode/100 == 2 || contains(also, res.StatusCode) {
+		return res.StatusCode, body, nil
+	}
+	return res.StatusCode, body, e.fail(what, responseError(res.StatusCode, body))
+}
+
+func contains(s []int, v int) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// Create replaces the index (see the package doc for its settings).
+func (e *Engine) Create(ctx context.Context, schema engines.Schema) error {
+	if err := checkIndexName(schema.Name); err != nil {
+		return fmt.Errorf("elasticsearch: create: %w", err)
+	}
+	m, err := newMapping(schema)
+	if err != nil {
+		return fmt.Errorf("elasticsearch: create %s: %w", schema.Name, err)
+	}
+	body, err := m.createBody(e.opts.refreshInterval)
+	if err != nil {
+		return fmt.Errorf("elasticsearch: create %s: %w", schema.Name, err)
+	}
+	if err := e.dropIndex(ctx, schema.Name); err != nil {
+		return err
+	}
+	what := "create index " + schema.Name
+	_, res, err := e.call(ctx, what, esapi.IndicesCreateRequest{Index: schema.Name, Body: bytes.NewReader(body)})
+	if err != nil {
+		return err
+	}
+	if err := parseCreated(res); err != nil {
+		return e.fail(what, err)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.index, e.m = schema.Name, m
+	return nil
+}
+
+// dropIndex deletes the index; a missing one is fine.
+func (e *Engine) dropIndex(ctx context.Context, name string) error {
+	what := "delete index " + name
+	status, body, err := e.call(ctx, what, esapi.IndicesDeleteRequest{Index: []string{name}}, http.StatusNotFound)
+	if err != nil {
+		return err
+	}
+	if status == http.StatusNotFound {
+		var he *HTTPError
+		if errors.As(responseError(status, body), &he) && he.Type == "index_not_found_exception" {
+			return nil
+		}
+		return e.fail(what, responseError(status, body))
+	}
+	return nil
+}
+
+// forbiddenInName are the characters Elasticsearch refuses in an index name
+// (MetadataCreateIndexService.validateIndexOrAliasName); refusing them here
+// also keeps a name from changing the request path.
+const forbiddenInName = `\/*?"<>| ,#:`
+
+func checkIndexName(name string) error {
+	switch {
+	case name == "" || name == "." || name == "..":
+		return fmt.Errorf("index name %q is not allowed", name)
+	case len(name) > 255:
+		return fmt.Errorf("index name of %d bytes: at most 255", len(name))
+	case strings.ToLower(name) != name:
+		return fmt.Errorf("index name %q must be lowercase", name)
+	case strings.ContainsAny(name, forbiddenInName):
+		return fmt.Errorf("index name %q must not contain any of %s", name, forbiddenInName)
+	case strings.ContainsAny(name[:1], "_-+"):
+		return fmt.Errorf("index name %q must not start with _, - or +", name)
+	}
+	return nil
+}
+
+// state returns the index under a read lock, or an error before Create.
+func (e *Engine) state() (string, *mapping, error) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	if e.m == nil {
+		return "", nil, errors.New("elasticsearch: no index: Create was not called")
+	}
+	return e.index, e.m, nil
+}
+
+// docID escapes an ID for the request path (the client writes it verbatim);
+// Elasticsearch decodes it, so "a/b" stays one ID.
+func docID(id string) (string, error) {
+	if id == "" {
+		return "", errors.New("empty document id")
+	}
+	if len(id) > 512 {
+		return "", fmt.Errorf("document id of %d bytes: Elasticsearch allows at most 512", len(id))
+	}
+	return url.PathEscape(id), nil
+}
+
+// Upsert indexes or replaces one document: PUT /{index}/_doc/{id}.
+func (e *Engine) Upsert(ctx context.Context, doc engines.Document) error {
+	index, m, err := e.state()
+	if err != nil {
+		return err
+	}
+	what := "upsert " + doc.ID
+	id, err := docID(doc.ID)
+	if err != nil {
+		return fmt.Errorf("elasticsearch: %s: %w", what, err)
+	}
+	src, err := m.source(doc)
+	if err != nil {
+		return fmt.Errorf("elasticsearch: %s: %w", what, err)
+	}
+	_, res, err := e.call(ctx, what, esapi.IndexRequest{Index: index, DocumentID: id, Body: bytes.NewReader(src), Refresh: e.refresh})
+	if err != nil {
+		return err
+	}
+	if err := parseWrite(res, "created", "updated"); err != nil {
+		return e.fail(what, err)
+	}
+	return nil
+}
+
+// UpsertBatch indexes or replaces many documents with one _bulk request.
+func (e *Engine) UpsertBatch(ctx context.Context, docs []engines.Document) error {
+	if len(docs) == 0 {
+		return nil
+	}
+	index, m, err := e.state()
+	if err != nil {
+		return err
+	}
+	what := fmt.Sprintf("bulk of %d", len(docs))
+	body, ids, err := m.bulkBody(docs)
+	if err != nil {
+		return fmt.Errorf("elasticsearch: %s: %w", what, err)
+	}
+	// A header of its own per request: esapi hands it to the transport,
+	// which adds to it, so a shared one would be written concurrently.
+	h := http.Header{"Content-Type": {"application/x-ndjson"}}
+	_, res, err := e.call(ctx, what, esapi.BulkRequest{Index: index, Body: bytes.NewReader(body), Refresh: e.refresh, Header: h})
+	if err != nil {
+		return err
+	}
+	return e.fail(what, parseBulk(res, ids))
+}
+
+// Delete removes a document; a missing one wraps engines.ErrNotFound.
+func (e *Engine) Delete(ctx context.Context, id string) error {
+	index, _, err := e.state()
+	if err != nil {
+		return err
+	}
+	what := "delete " + id
+	pid, err := docID(id)
+	if err != nil {
+		return fmt.Errorf("elasticsearch: %s: %w", what, err)
+	}
+	status, res, err := e.call(ctx, what, esapi.DeleteRequest{Index: index, DocumentID: pid, Refresh: e.refresh}, http.StatusNotFound)
+	if err != nil {
+		return err
+	}
+	if status == http.StatusNotFound {
+		// A missing document answers 404 with a write result; a missing
+		// index answers 404 with an error body.
+		if parseWrite(res, "not_found") == nil {
+			return fmt.Errorf("elasticsearch: %s: result not_found: %w", what, engines.ErrNotFound)
+		}
+		return e.fail(what, responseError(status, res))
+	}
+	return e.fail(what, parseWrite(res, "deleted"))
+}
+
+// Search runs multi_match most_fields over the text fields.
+func (e *Engine) Search(ctx context.Context, q engines.Query) (engines.Hits, error) {
+	if err := q.TextOnly(); err != nil {
+		return engines.Hits{}, fmt.Errorf("elasticsearch: %w", err)
+	}
+	if q.K < 0 {
+		return engines.Hits{}, fmt.Errorf("elasticsearch: search: k=%d is negative", q.K)
+	}
+	index, m, err := e.state()
+	if err != nil {
+		return engines.Hits{}, err
+	}
+	body, err := searchBody(q, m.text, e.opts)
+	if err != nil {
+		return engines.Hits{}, fmt.Errorf("elasticsearch: search: %w", err)
+	}
+	_, res, err := e.call(ctx, "search", esapi.SearchRequest{Index: []string{index}, Body: bytes.NewReader(body)})
+	if err != nil {
+		return engines.Hits{}, err
+	}
+	h, err := parseSearch(res, q.K)
+	if err != nil {
+		return engines.Hits{}, e.fail("search", err)
+	}
+	return h, nil
+}
+
+// Refresh makes every acknowledged write searchable: POST /{index}/_refresh.
+func (e *Engine) Refresh(ctx context.Context) error {
+	index, _, err := e.state()
+	if err != nil {
+		return err
+	}
+	_, res, err := e.call(ctx, "refresh", esapi.IndicesRefreshRequest{Index: []string{index}})
+	if err != nil {
+		return err
+	}
+	return e.fail("refresh", parseShardsOnly(res))
+}
+
+// Count returns how many documents search sees: POST /{index}/_count.
+func (e *Engine) Count(ctx context.Context) (int64, error) {
+	index, _, err := e.state()
+	if err != nil {
+		return 0, err
+	}
+	_, res, err := e.call(ctx, "count", esapi.CountRequest{Index: []string{index}})
+	if err != nil {
+		return 0, err
+	}
+	n, err := parseCount(res)
+	if err != nil {
+		return 0, e.fail("count", err)
+	}
+	return n, nil
+}
+
+// Version returns "Elasticsearch " + version.number from GET /.
+func (e *Engine) Version(ctx context.Context) (string, error) {
+	_, res, err := e.call(ctx, "version", esapi.InfoRequest{})
+	if err != nil {
+		return "", err
+	}
+	v, err := parseInfo(res)
+	if err != nil {
+		return "", e.fail("version", err)
+	}
+	return "Elasticsearch " + v, nil
+}
+
+// Close closes the client and its idle connections; the index stays.
+func (e *Engine) Close() error {
+	err := e.client.Close(context.Background())
+	e.transport.CloseIdleConnections()
+	if errors.Is(err, elasticsearch.ErrAlreadyClosed) {
+		return nil
+	}
+	return err
+}
+
+// fail wraps err with the operation's context; nil stays nil. A secret a
+// server echoed is cut out of the message, keeping the error's class.
+func (e *Engine) fail(what string, err error) error {
+	if err == nil {
+		return nil
+	}
+	for _, s := range e.secrets {
+		if strings.Contains(err.Error(), s) {
+			err = scrubbed{msg: strings.ReplaceAll(err.Error(), s, "[redacted]"), err: err}
+		}
+	}
+	return fmt.Errorf("elasticsearch: %s: %w", what, err)
+}
+
+// scrubbed shows a message without a secret but keeps the error's class.
+type scrubbed struct {
+	msg string
+	err error
+}
+
+func (s scrubbed) Error() string { return s.msg }
+func (s scrubbed) Unwrap() error { return s.err }

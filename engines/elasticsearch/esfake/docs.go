@@ -1,0 +1,390 @@
+package esfake
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+)
+
+// writeTarget returns the index a write names, or writes the error: an
+// index that does not exist would be created by Elasticsearch (with
+// dynamic mapping), which this fake does not do.
+func (s *Server) writeTarget(w http.ResponseWriter, name string) *index {
+	s.mu.Lock()
+	ix := s.indices[name]
+	s.mu.Unlock()
+	if ix != nil {
+		return ix
+	}
+	if e := checkIndexName(name); e != nil {
+		e.write(w)
+		return nil
+	}
+	notImplemented("index auto-creation on a write to the missing index [%s]", name).write(w)
+	return nil
+}
+
+func checkID(id string) *esError {
+	if len(id) > 512 {
+		return badRequest("action_request_validation_exception",
+			"Validation Failed: 1: id [%s] is too long, must be no longer than 512 bytes but was: %d;", id, len(id))
+	}
+	return nil
+}
+
+// indexDoc is PUT|POST /{index}/_doc/{id}: index or replace.
+func (s *Server) indexDoc(w http.ResponseWriter, r *request) {
+	mode, e := r.writeMode(false, "refresh", "timeout", "wait_for_active_shards", "op_type")
+	if e != nil {
+		e.write(w)
+		return
+	}
+	create := false
+	switch op := r.URL.Query().Get("op_type"); op {
+	case "", "index":
+	case "create":
+		create = true
+	default:
+		badRequest("illegal_argument_exception", "opType must be 'create' or 'index', found: [%s]", op).write(w)
+		return
+	}
+	if len(r.body) == 0 {
+		badRequest("action_request_validation_exception", "Validation Failed: 1: source is missing;").write(w)
+		return
+	}
+	id := r.segs[2]
+	if e := checkID(id); e != nil {
+		e.write(w)
+		return
+	}
+	ix := s.writeTarget(w, r.segs[0])
+	if ix == nil {
+		return
+	}
+	status, res, e := ix.write(id, r.body, create)
+	if e != nil {
+		e.write(w)
+		return
+	}
+	if ix.afterWrite(r, mode) {
+		res["forced_refresh"] = true
+	}
+	writeJSON(w, status, res)
+}
+
+// deleteDoc is DELETE /{index}/_doc/{id}; a missing document answers 404
+// with result not_found (a write result, not an error body).
+func (s *Server) deleteDoc(w http.ResponseWriter, r *request) {
+	mode, e := r.writeMode(true, "refresh", "timeout", "wait_for_active_shards")
+	if e != nil {
+		e.write(w)
+		return
+	}
+	ix := s.lookup(w, r.segs[0])
+	if ix == nil {
+		return
+	}
+	status, res := ix.remove(r.segs[2])
+	if ix.afterWrite(r, mode) {
+		res["forced_refresh"] = true
+	}
+	writeJSON(w, status, res)
+}
+
+// write indexes one document in the live view.
+func (ix *index) write(id string, src []byte, create bool) (int, map[string]any, *esError) {
+	d, e := ix.parseDoc(id, src)
+	if e != nil {
+		return 0, nil, e
+	}
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	old := ix.live[id]
+	if create && old != nil && old.doc != nil {
+		e := newError(http.StatusConflict, "version_conflict_engine_exception",
+			"[%s]: version conflict, document already exists (current version [%d])", id, old.version)
+		e.extra = map[string]any{"index_uuid": ix.uuid, "shard": "0", "index": ix.name}
+		return 0, nil, e
+	}
+	version, result, status := int64(1), "created", http.StatusCreated
+	if old != nil {
+		version = old.version + 1
+		if old.doc != nil {
+			result, status = "updated", http.StatusOK
+		}
+	}
+	ix.live[id] = &entry{version: version, doc: d}
+	ix.pending = append(ix.pending, change{id: id, doc: d})
+	ix.dirty = true
+	return status, ix.writeResult(id, version, result), nil
+}
+
+// remove deletes one document in the live view.
+func (ix *index) remove(id string) (int, map[string]any) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	old := ix.live[id]
+	if old == nil || old.doc == nil {
+		version := int64(1)
+		if old != nil {
+			version = old.version + 1
+			old.version = version
+		}
+		ix.dirty = true // a delete is an operation even when nothing was found
+		return http.StatusNotFound, ix.writeResult(id, version, "not_found")
+	}
+	old.version++
+	old.doc = nil
+	ix.pending = append(ix.pending, change{id: id})
+	ix.dirty = true
+	return http.StatusOK, ix.writeResult(id, old.version, "deleted")
+}
+
+func (ix *index) writeResult(id string, version int64, result string) map[string]any {
+	seq := ix.seqNo
+	ix.seqNo++
+	return map[string]any{
+		"_index": ix.name, "_id": id, "_version": version, "result": result,
+		"_shards": ix.shardsHeader(), "_seq_no": seq, "_primary_term": 1,
+	}
+}
+
+// Metadata fields, which a document's source must not contain.
+var metadataFields = []string{"_id", "_index", "_source", "_routing", "_version", "_seq_no", "_primary_term",
+	"_field_names", "_ignored", "_doc_count", "_tier", "_data_stream_timestamp", "_feature", "_nested_path"}
+
+func docError(format string, args ...any) *esError {
+	return badRequest("document_parsing_exception", format, args...)
+}
+
+// parseDoc checks a source against the mapping and analyses its fields, as
+// Elasticsearch's document parser does (the "[line:col]" prefix of its
+// reasons is left out: this fake does not track positions).
+func (ix *index) parseDoc(id string, src []byte) (*doc, *esError) {
+	obj, err := decodeObject(src)
+	if err != nil {
+		return nil, docError("failed to parse: %v", err)
+	}
+	d := &doc{id: id, source: json.RawMessage(bytes.Clone(src)), terms: map[string][]string{}}
+	for _, name := range sortedKeys(obj) {
+		v := obj[name]
+		if slices.Contains(metadataFields, name) {
+			return nil, docError("Field [%s] is a metadata field and cannot be added inside a document. Use the index API request parameters.", name)
+		}
+		f := ix.fields[name]
+		if f == nil {
+			switch ix.dynamic {
+			case "strict":
+				return nil, badRequest("strict_dynamic_mapping_exception",
+					"mapping set to strict, dynamic introduction of [%s] within [_doc] is not allowed", name)
+			case "false":
+				continue // kept in _source, not indexed
+			}
+			return nil, notImplemented("dynamic mapping of the new field [%s]", name)
+		}
+		values := []any{v}
+		if arr, ok := v.([]any); ok {
+			values = arr
+		}
+		for _, v := range values {
+			terms, e := f.parseValue(id, name, v)
+			if e != nil {
+				return nil, e
+			}
+			// Lucene's length of a multi-valued field counts every value's
+			// terms (position_increment_gap does not change the count).
+			d.terms[name] = append(d.terms[name], terms...)
+		}
+	}
+	return d, nil
+}
+
+// parseValue returns a value's indexed terms: a text field's analysed
+// tokens, a keyword's whole value; numbers are checked and stored, not
+// indexed for this fake's queries.
+func (f *field) parseValue(id, name string, v any) ([]string, *esError) {
+	fail := func() *esError {
+		preview := fmt.Sprint(v)
+		if b, err := json.Marshal(v); err == nil && !isString(v) {
+			preview = string(b)
+		}
+		return docError("failed to parse field [%s] of type [%s] in document with id '%s'. Preview of field's value: '%s'",
+			name, f.typ, id, preview)
+	}
+	var text string
+	switch v := v.(type) {
+	case nil:
+		return nil, nil
+	case string:
+		text = v
+	case json.Number:
+		text = v.String()
+	case bool:
+		text = fmt.Sprint(v)
+	default: // an object, or an array inside an array
+		return nil, fail()
+	}
+	switch f.typ {
+	case "text":
+		return f.analyzer.analyze(text), nil
+	case "keyword":
+		return []string{text}, nil
+	}
+	if _, isBool := v.(bool); isBool {
+		return nil, fail()
+	}
+	if _, err := json.Number(strings.TrimSpace(text)).Float64(); err != nil {
+		return nil, fail()
+	}
+	return nil, nil
+}
+
+func isString(v any) bool { _, ok := v.(string); return ok }
+
+// bulk is POST|PUT [/{index}]/_bulk: NDJSON action lines (index, create,
+// delete), each but delete followed by a source line. Items are answered
+// one by one in a 200 response, "errors" true when any failed; a
+// malformed action line fails the whole request.
+func (s *Server) bulk(w http.ResponseWriter, r *request) {
+	mode, e := r.writeMode(false, "refresh", "timeout", "wait_for_active_shards")
+	if e != nil {
+		e.write(w)
+		return
+	}
+	defaultIndex := ""
+	if len(r.segs) == 2 {
+		defaultIndex = r.segs[0]
+	}
+	ops, e := parseBulk(r.body, defaultIndex)
+	if e != nil {
+		e.write(w)
+		return
+	}
+	// Every index must exist before anything is written (auto-creation is
+	// not modelled).
+	targets := map[string]*index{}
+	for _, op := range ops {
+		if targets[op.index] == nil {
+			if targets[op.index] = s.writeTarget(w, op.index); targets[op.index] == nil {
+				return
+			}
+		}
+	}
+	items := make([]map[string]any, len(ops))
+	failed := false
+	for i, op := range ops {
+		ix := targets[op.index]
+		var status int
+		var res map[string]any
+		var e *esError
+		switch {
+		case s.takeBulkRejection():
+			e = rejection("write")
+		case op.action == "delete":
+			status, res = ix.remove(op.id)
+		default:
+			if e = checkID(op.id); e == nil {
+				status, res, e = ix.write(op.id, op.source, op.action == "create")
+			}
+		}
+		if e != nil {
+			failed = true
+			res = map[string]any{"_index": op.index, "_id": op.id, "status": e.status,
+				"error": map[string]any{"type": e.typ, "reason": e.reason}}
+		} else {
+			res["status"] = status
+		}
+		items[i] = map[string]any{op.action: res}
+	}
+	for _, ix := range targets {
+		ix.afterWrite(r, mode)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"took": r.took(), "errors": failed, "items": items})
+}
+
+type bulkOp struct {
+	action, index, id string
+	source            []byte
+}
+
+// parseBulk splits a _bulk body into operations.
+func parseBulk(body []byte, defaultIndex string) ([]bulkOp, *esError) {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return nil, badRequest("action_request_validation_exception", "Validation Failed: 1: no requests added;")
+	}
+	if body[len(body)-1] != '\n' {
+		return nil, badRequest("illegal_argument_exception", "The bulk request must be terminated by a newline [\\n]")
+	}
+	lines := bytes.Split(body[:len(body)-1], []byte("\n"))
+	var ops []bulkOp
+	for i := 0; i < len(lines); i++ {
+		line := bytes.TrimSpace(lines[i])
+		if len(line) == 0 {
+			continue
+		}
+		meta, err := decodeObject(line)
+		if err != nil {
+			return nil, malformed(err)
+		}
+		if len(meta) != 1 {
+			return nil, badRequest("illegal_argument_exception",
+				"Malformed action/metadata line [%d], expected END_OBJECT but found [FIELD_NAME]", i+1)
+		}
+		action := firstKey(meta)
+		switch action {
+		case "index", "create", "delete":
+		case "update":
+			return nil, notImplemented("bulk action [update]")
+		default:
+			return nil, badRequest("illegal_argument_exception",
+				"Malformed action/metadata line [%d], expected one of [create, delete, index, update] but found [%s]", i+1, action)
+		}
+		params, ok := meta[action].(map[string]any)
+		if !ok {
+			return nil, badRequest("illegal_argument_exception",
+				"Malformed action/metadata line [%d], expected START_OBJECT but found [%T]", i+1, meta[action])
+		}
+		op := bulkOp{action: action, index: defaultIndex}
+		for _, k := range sortedKeys(params) {
+			v, _ := params[k].(string)
+			switch k {
+			case "_index":
+				op.index = v
+			case "_id":
+				op.id = v
+			case "routing", "version", "version_type", "if_seq_no", "if_primary_term", "pipeline",
+				"require_alias", "require_data_stream", "dynamic_templates", "retry_on_conflict", "list_executed_pipelines":
+				return nil, notImplemented("bulk action parameter [%s]", k)
+			default:
+				return nil, badRequest("illegal_argument_exception", "Action/metadata line [%d] contains an unknown parameter [%s]", i+1, k)
+			}
+		}
+		switch {
+		case op.index == "":
+			return nil, badRequest("action_request_validation_exception", "Validation Failed: 1: index is missing;")
+		case op.id == "" && action == "delete":
+			return nil, badRequest("action_request_validation_exception", "Validation Failed: 1: id is missing;")
+		case op.id == "":
+			return nil, notImplemented("auto-generated document ids")
+		}
+		if action != "delete" {
+			if i+1 >= len(lines) || len(bytes.TrimSpace(lines[i+1])) == 0 {
+				return nil, badRequest("action_request_validation_exception", "Validation Failed: 1: source is missing;")
+			}
+			i++
+			op.source = lines[i]
+		}
+		ops = append(ops, op)
+	}
+	return ops, nil
+}
+
+func firstKey(m map[string]any) string {
+	for k := range m {
+		return k
+	}
+	return ""
+}

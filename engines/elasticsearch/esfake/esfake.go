@@ -1,0 +1,446 @@
+// Package esfake is a wire-contract fake, not a search engine: an
+// httptest server that answers the Elasticsearch 8.19 REST endpoints the
+// elasticsearch driver uses, with Elasticsearch's status codes and error
+// bodies, so the driver's wire contract can be tested where no
+// Elasticsearch runs. It is written from Elasticsearch's documented
+// behaviour; it is safe for concurrent use and importable from any
+// package's tests (cmd tests attach to it with --url), and it listens on
+// 127.0.0.1 only.
+//
+// What it answers: GET|HEAD / (version.number 8.19.6), GET
+// /_cluster/health (green, yellow while a replica cannot be placed;
+// wait_for_status and timeout, 408 when not reached), PUT, DELETE and HEAD
+// /{index}, PUT|POST /{index}/_doc/{id} (op_type index or create), DELETE
+// /{index}/_doc/{id}, POST|PUT [/{index}]/_bulk (index, create, delete),
+// POST|GET /{index}/_refresh, GET|POST /{index}/_count and GET|POST
+// /{index}/_search. Every response carries X-Elastic-Product:
+// Elasticsearch unless Options.NoProductHeader: without it the official Go
+// client refuses the server.
+//
+// It matches honestly: text is analysed the way the index's analyzer says
+// (standard tokenizer by Unicode word boundaries, lowercase, stop with the
+// _english_ list or a given one, the Porter stemmer that Elasticsearch's
+// "english" stemmer is); match and multi_match (best_fields, most_fields)
+// combine terms with OR (or AND with operator "and"), scored by Lucene's
+// BM25 (k1 1.2, b 0.75, statistics of the visible documents) per field,
+// most_fields summing the fields, ties in index order; size defaults to
+// 10, track_total_hits to 10,000 ("gte" beyond).
+//
+// It is near-real-time as Elasticsearch is: a write without refresh is
+// invisible to search and _count until the next refresh (POST _refresh, or
+// the index's refresh_interval, default 1s; "-1" disables it);
+// refresh=wait_for answers after the next refresh (or forces one beyond
+// index.max_refresh_listeners, default 1000, waiting writes, answering
+// forced_refresh true); refresh=true refreshes at once. An index created
+// without an explicit refresh_interval stops its periodic refreshes once
+// it has not been searched for index.search.idle.after (30s), and its next
+// search waits for a refresh, as Elasticsearch's search-idle shards do.
+// Deletes and the "document exists" check of a write are real-time.
+//
+// It rejects what Elasticsearch rejects, with its error JSON
+// ({"error":{"root_cause":[…],"type":…,"reason":…},"status":N}): malformed
+// JSON and duplicate keys (x_content_parse_exception), a body on an
+// endpoint that reads none, unknown keys in a search body or query
+// (parsing_exception), unknown URL parameters, unknown index settings,
+// invalid index names (capitals, leading _ - +, forbidden characters),
+// analyzers or filters a field or analyzer refers to that are not defined,
+// strict mappings given a new field (strict_dynamic_mapping_exception),
+// values a field cannot take (document_parsing_exception), a _bulk body
+// without its final newline, a Content-Type it does not take (406), size
+// beyond index.max_result_window, a missing index (404
+// index_not_found_exception), missing or wrong credentials when Options
+// has some (401 security_exception). Reasons follow Elasticsearch's text
+// without its "[line:col]" positions.
+//
+// Where Elasticsearch would do something this fake does not implement
+// (other analyzers, tokenizers and filters, other queries and field types,
+// source filtering, dynamic mapping of new fields, fuzziness above 0, more
+// than one shard, index auto-creation on a write, other APIs), it answers
+// 400 with a reason that starts "esfake:", rather than a wrong answer.
+//
+// Hooks for tests (hooks.go): Inject faults (429
+// es_rejected_execution_exception, 503, any type; Hang), RejectBulkItems,
+// Requests and LastRequest to see what a client sent, Waiting, Visible and
+// Settings to see an index's state.
+package esfake
+
+import (
+	"cmp"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Version is the Elasticsearch version the fake answers as.
+const Version = "8.19.6"
+
+// Options configure a Server.
+type Options struct {
+	// Username and Password, when set, are the only basic-auth credentials
+	// accepted; APIKey, when set, is accepted as "Authorization: ApiKey
+	// <APIKey>" (the scheme in any case, as Elasticsearch reads it). With
+	// none set, no authentication is asked for (xpack.security.enabled
+	// false).
+	Username, Password, APIKey string
+	// NoProductHeader leaves out X-Elastic-Product: Elasticsearch, as a
+	// server that is not Elasticsearch (or a proxy dropping headers) would.
+	NoProductHeader bool
+	// SearchIdleAfter is index.search.idle.after for indices that do not
+	// set it; 0 means Elasticsearch's 30s. Tests shorten it to see an
+	// index without an explicit refresh_interval stop refreshing.
+	SearchIdleAfter time.Duration
+}
+
+// Server is a running fake.
+type Server struct {
+	opts Options
+	http *httptest.Server
+
+	mu      sync.Mutex
+	indices map[string]*index
+	faults  []*Fault
+	release chan struct{} // closed to free requests held by a Hang fault
+	bulkRej int           // bulk items still to reject with 429
+	counts  map[string]int
+	last    map[string]Recorded
+	closed  bool
+}
+
+// New starts a Server on 127.0.0.1.
+func New(opts Options) *Server {
+	s := &Server{
+		opts:    opts,
+		indices: map[string]*index{},
+		release: make(chan struct{}),
+		counts:  map[string]int{},
+		last:    map[string]Recorded{},
+	}
+	s.http = httptest.NewServer(s)
+	return s
+}
+
+// URL is the server's base URL, http://127.0.0.1:port.
+func (s *Server) URL() string { return s.http.URL }
+
+// Close frees held requests, stops the indices' refresh timers and shuts the
+// server down.
+func (s *Server) Close() {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return
+	}
+	s.closed = true
+	close(s.release)
+	for _, ix := range s.indices {
+		ix.close()
+	}
+	s.mu.Unlock()
+	s.http.Close()
+}
+
+// maxContentLength is http.max_content_length's default, 100mb.
+const maxContentLength = 100 << 20
+
+// request is one parsed request.
+type request struct {
+	*http.Request
+	segs  []string // path segments, unescaped
+	body  []byte
+	start time.Time
+}
+
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !s.opts.NoProductHeader {
+		w.Header().Set("X-Elastic-Product", "Elasticsearch")
+	}
+	s.count(r.Method, r.URL.Path)
+	if err := s.authenticate(r); err != nil {
+		w.Header().Set("WWW-Authenticate", `Basic realm="security", charset="UTF-8"`)
+		w.Header().Add("WWW-Authenticate", "ApiKey")
+		err.write(w)
+		return
+	}
+	req := &request{Request: r, start: time.Now()}
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxContentLength+1))
+	if err != nil {
+		return // the client went away
+	}
+	if len(body) > maxContentLength {
+		w.WriteHeader(http.StatusRequestEntityTooLarge)
+		return
+	}
+	req.body = body
+	s.record(r, body)
+	if s.fault(w, r) {
+		return
+	}
+	for _, seg := range strings.Split(strings.Trim(r.URL.EscapedPath(), "/"), "/") {
+		if seg == "" {
+			continue
+		}
+		u, err := pathUnescape(seg)
+		if err != nil {
+			badRequest("illegal_argument_exception", "unable to decode path segment [%s]", seg).write(w)
+			return
+		}
+		req.segs = append(req.segs, u)
+	}
+	if len(body) > 0 {
+		if e := checkContentType(r.Header.Get("Content-Type")); e != nil {
+			e.write(w)
+			return
+		}
+	}
+	s.route(w, req)
+}
+
+// contentTypes are the media types Elasticsearch reads as JSON (the
+// vnd.elasticsearch forms are what the client's compatibility mode sends).
+var contentTypes = []string{
+	"application/json", "application/x-ndjson",
+	"application/vnd.elasticsearch+json", "application/vnd.elasticsearch+x-ndjson",
+}
+
+func checkContentType(ct string) *esError {
+	mt, _, err := mime.ParseMediaType(ct)
+	if ct == "" || err != nil || !slices.Contains(contentTypes, mt) {
+		return &esError{status: http.StatusNotAcceptable, plain: fmt.Sprintf("Content-Type header [%s] is not supported", ct)}
+	}
+	return nil
+}
+
+func (s *Server) count(method, path string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.counts[method+" "+path]++
+}
+
+// authenticate checks the request's credentials when Options has some.
+func (s *Server) authenticate(r *http.Request) *esError {
+	o := s.opts
+	if o.Username == "" && o.Password == "" && o.APIKey == "" {
+		return nil
+	}
+	h := r.Header.Get("Authorization")
+	scheme, cred, _ := strings.Cut(h, " ")
+	switch {
+	case h == "":
+		return unauthorized("missing authentication credentials for REST request [%s]", r.URL.RequestURI())
+	case strings.EqualFold(scheme, "basic") && (o.Username != "" || o.Password != ""):
+		raw, err := base64.StdEncoding.DecodeString(cred)
+		user, pass, _ := strings.Cut(string(raw), ":")
+		if err == nil && equal(user, o.Username) && equal(pass, o.Password) {
+			return nil
+		}
+		return unauthorized("unable to authenticate user [%s] for REST request [%s]", user, r.URL.RequestURI())
+	case strings.EqualFold(scheme, "apikey") && o.APIKey != "":
+		if equal(cred, o.APIKey) {
+			return nil
+		}
+	}
+	return unauthorized("unable to authenticate with provided credentials and anonymous access is not allowed for this request")
+}
+
+func equal(a, b string) bool { return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1 }
+
+// route dispatches by path shape and method. Another Elasticsearch API
+// (a path segment starting with _) is refused as not implemented; an
+// unknown path is Elasticsearch's 400 "no handler found"; a known path
+// with another method is its 405.
+func (s *Server) route(w http.ResponseWriter, r *request) {
+	segs, m := r.segs, r.Method
+	var allowed []string
+	handle := func(methods []string, h func(http.ResponseWriter, *request)) bool {
+		if slices.Contains(methods, m) {
+			h(w, r)
+			return true
+		}
+		allowed = methods
+		return false
+	}
+	get, put, post, del, head := "GET", "PUT", "POST", "DELETE", "HEAD"
+	switch {
+	case len(segs) == 0:
+		if handle([]string{get, head}, s.info) {
+			return
+		}
+	case len(segs) == 1 && segs[0] == "_bulk":
+		if handle([]string{post, put}, s.bulk) {
+			return
+		}
+	case len(segs) == 2 && segs[0] == "_cluster" && segs[1] == "health":
+		if handle([]string{get}, s.health) {
+			return
+		}
+	case strings.HasPrefix(segs[0], "_"):
+		notImplemented("API [%s]", r.URL.Path).write(w)
+		return
+	case len(segs) == 1:
+		switch m {
+		case put:
+			s.createIndex(w, r)
+			return
+		case del:
+			s.deleteIndex(w, r)
+			return
+		case head:
+			s.indexExists(w, r)
+			return
+		case get:
+			notImplemented("GET index").write(w)
+			return
+		}
+		allowed = []string{get, put, del, head}
+	case len(segs) == 2 && segs[1] == "_bulk":
+		if handle([]string{post, put}, s.bulk) {
+			return
+		}
+	case len(segs) == 2 && segs[1] == "_refresh":
+		if handle([]string{post, get}, s.refresh) {
+			return
+		}
+	case len(segs) == 2 && segs[1] == "_count":
+		if handle([]string{get, post}, s.countDocs) {
+			return
+		}
+	case len(segs) == 2 && segs[1] == "_search":
+		if handle([]string{get, post}, s.search) {
+			return
+		}
+	case len(segs) == 2 && segs[1] == "_doc" && m == post:
+		notImplemented("auto-generated document ids").write(w)
+		return
+	case len(segs) == 3 && segs[1] == "_doc":
+		switch m {
+		case put, post:
+			s.indexDoc(w, r)
+			return
+		case del:
+			s.deleteDoc(w, r)
+			return
+		case get, head:
+			notImplemented("get document").write(w)
+			return
+		}
+		allowed = []string{get, put, post, del, head}
+	case strings.HasPrefix(segs[1], "_"):
+		notImplemented("API [%s]", r.URL.Path).write(w)
+		return
+	}
+	if allowed != nil {
+		(&esError{status: http.StatusMethodNotAllowed, plain: fmt.Sprintf(
+			"Incorrect HTTP method for uri [%s] and method [%s], allowed: [%s]", r.URL.RequestURI(), m, strings.Join(allowed, ", "))}).write(w)
+		return
+	}
+	badRequest("", "no handler found for uri [%s] and method [%s]", r.URL.RequestURI(), m).write(w)
+}
+
+// info is GET /.
+func (s *Server) info(w http.ResponseWriter, r *request) {
+	if e := cmp.Or(r.params(), r.noBody()); e != nil {
+		e.write(w)
+		return
+	}
+	if r.Method == http.MethodHead {
+		w.WriteHeader(http.StatusOK)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{
+		"name":         "esfake",
+		"cluster_name": "esfake",
+		"cluster_uuid": "esfake-cluster-uuid",
+		"version": map[string]any{
+			"number":                              Version,
+			"build_flavor":                        "default",
+			"build_type":                          "docker",
+			"build_snapshot":                      false,
+			"minimum_wire_compatibility_version":  "7.17.0",
+			"minimum_index_compatibility_version": "7.0.0",
+		},
+		"tagline": "You Know, for Search",
+	})
+}
+
+// lookup returns the named index, or writes 404 index_not_found_exception.
+func (s *Server) lookup(w http.ResponseWriter, name string) *index {
+	s.mu.Lock()
+	ix := s.indices[name]
+	s.mu.Unlock()
+	if ix == nil {
+		indexNotFound(name).write(w)
+	}
+	return ix
+}
+
+// commonParams are accepted by every endpoint (they change only formatting).
+var commonParams = []string{"pretty", "human", "error_trace"}
+
+// unmodelledParams are URL parameters Elasticsearch's endpoints take that
+// this fake does not model.
+var unmodelledURLParams = []string{"routing", "preference", "pipeline", "version", "version_type", "if_seq_no",
+	"if_primary_term", "require_alias", "require_data_stream", "_source", "_source_includes", "_source_excludes",
+	"stored_fields", "q", "df", "analyzer", "default_operator", "lenient", "sort", "search_type", "scroll",
+	"request_cache", "allow_no_indices", "ignore_unavailable", "expand_wildcards", "ignore_throttled",
+	"typed_keys", "rest_total_hits_as_int", "filter_path", "batched_reduce_size", "max_concurrent_shard_requests",
+	"pre_filter_shard_size", "ccs_minimize_roundtrips", "allow_partial_search_results", "terminate_after",
+	"explain", "seq_no_primary_term", "track_scores", "stats", "suggest_field", "docvalue_fields", "min_score",
+	"analyze_wildcard", "include_source_on_error", "list_executed_pipelines", "flat_settings", "include_defaults"}
+
+// params checks the URL parameters against what the endpoint takes, as
+// Elasticsearch does ("contains unrecognized parameter").
+func (r *request) params(names ...string) *esError {
+	for _, k := range sortedKeys(r.URL.Query()) {
+		switch {
+		case slices.Contains(commonParams, k), slices.Contains(names, k):
+		case slices.Contains(unmodelledURLParams, k):
+			return notImplemented("URL parameter [%s]", k)
+		default:
+			return badRequest("illegal_argument_exception", "request [%s] contains unrecognized parameter: [%s]", r.URL.Path, k)
+		}
+	}
+	return nil
+}
+
+// jsonBody decodes the request's JSON object; no body is an empty one.
+func (r *request) jsonBody() (map[string]any, *esError) {
+	if len(r.body) == 0 {
+		return map[string]any{}, nil
+	}
+	m, err := decodeObject(r.body)
+	if err != nil {
+		return nil, malformed(err)
+	}
+	return m, nil
+}
+
+// noBody refuses a body on an endpoint that reads none, as
+// Elasticsearch's RestController does.
+func (r *request) noBody() *esError {
+	if len(r.body) > 0 {
+		return badRequest("illegal_argument_exception", "request [%s %s] does not support having a body", r.Method, r.URL.Path)
+	}
+	return nil
+}
+
+// took is the request's elapsed milliseconds, as responses report it.
+func (r *request) took() int64 { return time.Since(r.start).Milliseconds() }
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		status, b = http.StatusInternalServerError, []byte(`{"error":"esfake: cannot encode the response","status":500}`)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}

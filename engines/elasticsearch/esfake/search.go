@@ -1,0 +1,610 @@
+package esfake
+
+import (
+	"cmp"
+	"encoding/json"
+	"math"
+	"net/http"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// BM25 parameters: Lucene's defaults, which Elasticsearch keeps.
+const (
+	k1 = 1.2
+	b  = 0.75
+)
+
+// matchQuery is a parsed match_all, match or multi_match query.
+type matchQuery struct {
+	all        bool // match_all
+	text       string
+	fields     []string
+	and        bool    // operator and: a field matches only with every term
+	best       bool    // best_fields: the best field's score, plus tie_breaker × the others'
+	tieBreaker float64 // best_fields only
+}
+
+// Query types this fake knows Elasticsearch has but does not model.
+var unmodelledQueries = []string{"bool", "term", "terms", "range", "exists", "prefix", "wildcard", "regexp",
+	"fuzzy", "ids", "match_phrase", "match_phrase_prefix", "match_bool_prefix", "query_string",
+	"simple_query_string", "combined_fields", "dis_max", "constant_score", "function_score", "boosting",
+	"nested", "has_child", "has_parent", "knn", "script_score", "more_like_this", "match_none", "geo_distance",
+	"intervals", "span_term", "script", "sparse_vector", "semantic", "pinned", "rule", "terms_set", "distance_feature"}
+
+// tokenName is the XContent token a JSON value starts with, for
+// Elasticsearch's parse error messages.
+func tokenName(v any) string {
+	switch v.(type) {
+	case map[string]any:
+		return "START_OBJECT"
+	case []any:
+		return "START_ARRAY"
+	case string:
+		return "VALUE_STRING"
+	case json.Number:
+		return "VALUE_NUMBER"
+	case bool:
+		return "VALUE_BOOLEAN"
+	}
+	return "VALUE_NULL"
+}
+
+// parseQuery reads the "query" object of a search or count.
+func parseQuery(raw any) (*matchQuery, *esError) {
+	obj, ok := raw.(map[string]any)
+	if !ok {
+		return nil, parsing("[_na] query malformed, must start with start_object")
+	}
+	if len(obj) != 1 {
+		keys := sortedKeys(obj)
+		if len(keys) == 0 {
+			return &matchQuery{all: true}, nil // {} is match_all
+		}
+		return nil, parsing("[%s] malformed query, expected [END_OBJECT] but found [FIELD_NAME]", keys[0])
+	}
+	name := firstKey(obj)
+	body, ok := obj[name].(map[string]any)
+	if !ok && (name == "match_all" || name == "multi_match" || name == "match") {
+		return nil, parsing("[%s] query malformed, no start_object after query name", name)
+	}
+	switch {
+	case name == "match_all":
+		for k := range body {
+			if k != "boost" && k != "_name" {
+				return nil, parsing("[match_all] query does not support [%s]", k)
+			}
+			return nil, notImplemented("match_all parameter [%s]", k)
+		}
+		return &matchQuery{all: true}, nil
+	case name == "multi_match":
+		return parseMultiMatch(body)
+	case name == "match":
+		return parseMatch(body)
+	case slices.Contains(unmodelledQueries, name):
+		return nil, notImplemented("query [%s]", name)
+	}
+	return nil, parsing("unknown query [%s]", name)
+}
+
+// parseOperator reads a match operator: and is true for "and".
+func parseOperator(v any) (and bool, e *esError) {
+	s, _ := v.(string)
+	switch strings.ToLower(s) {
+	case "or":
+		return false, nil
+	case "and":
+		return true, nil
+	}
+	return false, badRequest("illegal_argument_exception", "operator needs to be either [and] or [or], but not [%v]", v)
+}
+
+// Parameters of match and multi_match that this fake does not model.
+var unmodelledMatchParams = []string{"analyzer", "minimum_should_match", "lenient", "prefix_length", "max_expansions",
+	"zero_terms_query", "auto_generate_synonyms_phrase_query", "fuzzy_transpositions", "slop", "fuzzy_rewrite", "boost", "_name"}
+
+func parseMultiMatch(body map[string]any) (*matchQuery, *esError) {
+	q := &matchQuery{}
+	typ, hasText, hasFields := "best_fields", false, false
+	var fuzziness any
+	for _, k := range sortedKeys(body) {
+		v := body[k]
+		switch k {
+		case "query":
+			if q.text, hasText = scalar(v); !hasText {
+				return nil, parsing("[multi_match] unknown token [%s] after [query]", tokenName(v))
+			}
+		case "fields":
+			list, err := stringList(v)
+			if err != nil {
+				return nil, parsing("[multi_match] query does not support [fields] of type %s", tokenName(v))
+			}
+			q.fields, hasFields = list, true
+		case "type":
+			s, _ := v.(string)
+			typ = strings.ToLower(s)
+		case "operator":
+			var e *esError
+			if q.and, e = parseOperator(v); e != nil {
+				return nil, e
+			}
+		case "fuzziness":
+			fuzziness = v
+		case "tie_breaker":
+			n, ok := v.(json.Number)
+			f, err := n.Float64()
+			if !ok || err != nil {
+				return nil, parsing("[multi_match] unknown token [%s] after [tie_breaker]", tokenName(v))
+			}
+			q.tieBreaker = f
+		default:
+			if slices.Contains(unmodelledMatchParams, k) {
+				return nil, notImplemented("multi_match parameter [%s]", k)
+			}
+			return nil, parsing("[multi_match] query does not support [%s]", k)
+		}
+	}
+	if !hasText {
+		return nil, parsing("No text specified for multi_match query")
+	}
+	switch typ {
+	case "best_fields":
+		q.best = true
+	case "most_fields":
+	case "cross_fields", "phrase", "phrase_prefix", "bool_prefix":
+		if fuzziness != nil && typ != "bool_prefix" {
+			return nil, parsing("Fuzziness not allowed for type [%s]", typ)
+		}
+		return nil, notImplemented("multi_match type [%s]", typ)
+	default:
+		return nil, newError(http.StatusBadRequest, "parse_exception", "failed to parse [multi_match] query type [%s]. unknown type.", typ)
+	}
+	if e := checkFuzziness(fuzziness); e != nil {
+		return nil, e
+	}
+	if !hasFields {
+		return nil, notImplemented("multi_match without fields (index.query.default_field)")
+	}
+	for _, f := range q.fields {
+		if strings.ContainsAny(f, "*^") {
+			return nil, notImplemented("field pattern or boost [%s]", f)
+		}
+	}
+	return q, nil
+}
+
+func parseMatch(body map[string]any) (*matchQuery, *esError) {
+	if len(body) != 1 {
+		keys := sortedKeys(body)
+		if len(keys) == 0 {
+			return nil, parsing("No text specified for text query")
+		}
+		return nil, parsing("[match] query doesn't support multiple fields, found [%s] and [%s]", keys[0], keys[1])
+	}
+	name := firstKey(body)
+	q := &matchQuery{fields: []string{name}}
+	if text, ok := scalar(body[name]); ok {
+		q.text = text
+		return q, nil
+	}
+	opts, ok := body[name].(map[string]any)
+	if !ok {
+		return nil, parsing("[match] unknown token [%s] after [%s]", tokenName(body[name]), name)
+	}
+	hasText := false
+	for _, k := range sortedKeys(opts) {
+		v := opts[k]
+		switch k {
+		case "query":
+			if q.text, hasText = scalar(v); !hasText {
+				return nil, parsing("[match] unknown token [%s] after [query]", tokenName(v))
+			}
+		case "operator":
+			var e *esError
+			if q.and, e = parseOperator(v); e != nil {
+				return nil, e
+			}
+		case "fuzziness":
+			if e := checkFuzziness(v); e != nil {
+				return nil, e
+			}
+		default:
+			if slices.Contains(unmodelledMatchParams, k) {
+				return nil, notImplemented("match parameter [%s]", k)
+			}
+			return nil, parsing("[match] query does not support [%s]", k)
+		}
+	}
+	if !hasText {
+		return nil, parsing("No text specified for text query")
+	}
+	return q, nil
+}
+
+var regexpAuto = regexp.MustCompile(`^AUTO:[0-9]+,[0-9]+$`)
+
+// checkFuzziness accepts what Elasticsearch's Fuzziness parser accepts
+// and refuses, as not implemented, every fuzziness but 0 (edit distance 0
+// matches exactly what no fuzziness matches).
+func checkFuzziness(v any) *esError {
+	if v == nil {
+		return nil
+	}
+	s, ok := scalar(v) // a query's text may be a string, a number or a boolean
+	if _, isBool := v.(bool); !ok || isBool {
+		return parsing("[fuzziness] unknown token [%s]", tokenName(v))
+	}
+	upper := strings.ToUpper(s)
+	switch {
+	case s == "0" || s == "0.0":
+		return nil
+	case s == "1" || s == "2" || upper == "AUTO" || regexpAuto.MatchString(upper):
+		return notImplemented("fuzziness [%s]", s)
+	}
+	if n, err := strconv.ParseFloat(s, 64); err == nil && n == math.Trunc(n) {
+		return badRequest("illegal_argument_exception", "Valid edit distances are [0, 1, 2] but was [%s]", s)
+	}
+	return badRequest("illegal_argument_exception", "Invalid fuzziness value: [%s]", s)
+}
+
+// searchParams are the URL parameters a search takes.
+var searchParams = []string{"size", "from", "track_total_hits"}
+
+// search is GET|POST /{index}/_search.
+func (s *Server) search(w http.ResponseWriter, r *request) {
+	if e := r.params(searchParams...); e != nil {
+		e.write(w)
+		return
+	}
+	req := struct {
+		q          *matchQuery
+		size, from int
+		trackTotal int // -1: not tracked
+		source     bool
+	}{q: &matchQuery{all: true}, size: 10, trackTotal: defaultMaxResultWindow, source: true}
+	body, e := r.jsonBody()
+	if e != nil {
+		e.write(w)
+		return
+	}
+	params := r.URL.Query()
+	for _, k := range searchParams {
+		if params.Has(k) {
+			body[k] = params.Get(k) // a URL parameter wins over the body
+		}
+	}
+	for _, k := range sortedKeys(body) {
+		v := body[k]
+		var e *esError
+		switch k {
+		case "query":
+			req.q, e = parseQuery(v)
+		case "size", "from":
+			n, ok := intValue(v)
+			switch {
+			case !ok:
+				e = badRequest("x_content_parse_exception", "[%s] failed to parse field [%s]: expected a number, found [%s]", k, k, tokenName(v))
+			case n < 0:
+				e = badRequest("illegal_argument_exception", "[%s] parameter cannot be negative, found [%d]", k, n)
+			case k == "size":
+				req.size = n
+			default:
+				req.from = n
+			}
+		case "track_total_hits":
+			req.trackTotal, e = trackTotalHits(v)
+		case "_source":
+			if bv, ok := v.(bool); ok {
+				req.source = bv
+			} else if sv, ok := v.(string); ok && (sv == "true" || sv == "false") {
+				req.source = sv == "true"
+			} else {
+				e = notImplemented("source filtering")
+			}
+		case "sort", "aggs", "aggregations", "post_filter", "highlight", "min_score", "explain", "timeout",
+			"terminate_after", "stored_fields", "docvalue_fields", "fields", "script_fields", "search_after", "pit",
+			"knn", "rescore", "suggest", "collapse", "profile", "version", "seq_no_primary_term", "indices_boost",
+			"runtime_mappings", "track_scores", "stats", "slice", "retriever", "rank", "ext":
+			e = notImplemented("search body key [%s]", k)
+		default:
+			e = parsing("Unknown key for a %s in [%s].", tokenName(v), k)
+		}
+		if e != nil {
+			e.write(w)
+			return
+		}
+	}
+	ix := s.searchTarget(w, r)
+	if ix == nil {
+		return
+	}
+	if req.from+req.size > ix.maxResultWindow {
+		phaseFailure(ix, badRequest("illegal_argument_exception",
+			"Result window is too large, from + size must be less than or equal to: [%d] but was [%d]. "+
+				"See the scroll api for a more efficient way to request large data sets. This limit can be set by changing "+
+				"the [index.max_result_window] index level setting.", ix.maxResultWindow, req.from+req.size)).write(w)
+		return
+	}
+	hits, e := ix.run(req.q)
+	if e != nil {
+		phaseFailure(ix, e).write(w)
+		return
+	}
+	page := []map[string]any{}
+	var maxScore any
+	for i := req.from; i < len(hits) && i < req.from+req.size; i++ {
+		h := map[string]any{"_index": ix.name, "_id": hits[i].doc.id, "_score": hits[i].score}
+		if req.source {
+			h["_source"] = hits[i].doc.source
+		}
+		page = append(page, h)
+	}
+	if len(page) > 0 {
+		maxScore = hits[0].score
+	}
+	out := map[string]any{"max_score": maxScore, "hits": page}
+	switch t := req.trackTotal; {
+	case t < 0:
+	case len(hits) > t:
+		out["total"] = map[string]any{"value": t, "relation": "gte"}
+	default:
+		out["total"] = map[string]any{"value": len(hits), "relation": "eq"}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{
+		"took": r.took(), "timed_out": false,
+		"_shards": map[string]any{"total": 1, "successful": 1, "skipped": 0, "failed": 0},
+		"hits":    out,
+	})
+}
+
+// trackTotalHits reads track_total_hits: true (exact), false (-1) or a
+// bound ≥ -1.
+func trackTotalHits(v any) (int, *esError) {
+	switch v := v.(type) {
+	case bool:
+		if v {
+			return math.MaxInt, nil
+		}
+		return -1, nil
+	case string:
+		switch v {
+		case "true":
+			return math.MaxInt, nil
+		case "false":
+			return -1, nil
+		}
+	}
+	n, ok := intValue(v)
+	switch {
+	case !ok:
+		return 0, badRequest("illegal_argument_exception", "[track_total_hits] must be a boolean or a number, found [%v]", v)
+	case n < -1:
+		return 0, badRequest("illegal_argument_exception", "[track_total_hits] parameter must be positive or equals to -1, got %d", n)
+	}
+	return n, nil
+}
+
+// intValue reads an integer from a JSON number or a numeric string, as
+// Elasticsearch's parser coerces it.
+func intValue(v any) (int, bool) {
+	var s string
+	switch v := v.(type) {
+	case json.Number:
+		s = v.String()
+	case string:
+		s = v
+	default:
+		return 0, false
+	}
+	n, err := strconv.Atoi(s)
+	return n, err == nil
+}
+
+// searchTarget resolves a search's or count's index and marks the shard
+// as searched. A search on a search-idle shard with unrefreshed writes
+// waits for the next scheduled refresh (IndexShard.awaitShardSearchActive).
+func (s *Server) searchTarget(w http.ResponseWriter, r *request) *index {
+	name := r.segs[0]
+	if strings.ContainsAny(name, "*,") || name == "_all" {
+		notImplemented("searching several indices or a wildcard").write(w)
+		return nil
+	}
+	ix := s.lookup(w, name)
+	if ix == nil {
+		return nil
+	}
+	now := time.Now()
+	idle := !ix.explicitRefresh && ix.searchIdle(now)
+	ix.lastSearch.Store(now.UnixNano())
+	if !idle {
+		return ix
+	}
+	// The search waits as a refresh listener would, so the scheduled
+	// refresh takes place even if the shard looks idle again by then.
+	ix.mu.Lock()
+	dirty, ch := ix.dirty, ix.released
+	if dirty {
+		ix.waiting++
+	}
+	ix.mu.Unlock()
+	if dirty {
+		select {
+		case <-ch:
+		case <-ix.stop:
+		case <-r.Context().Done():
+			return nil
+		}
+	}
+	return ix
+}
+
+// phaseFailure is how a shard's failure reaches a search's client: 400
+// search_phase_execution_exception "all shards failed", the shard's own
+// error as root cause.
+func phaseFailure(ix *index, cause *esError) *esError {
+	c := map[string]any{"type": cause.typ, "reason": cause.reason}
+	e := newError(cause.status, "search_phase_execution_exception", "all shards failed")
+	e.root = c
+	e.extra = map[string]any{
+		"phase": "query", "grouped": true, "caused_by": c,
+		"failed_shards": []any{map[string]any{"shard": 0, "index": ix.name, "node": "esfake", "reason": c}},
+	}
+	return e
+}
+
+// countDocs is GET|POST /{index}/_count: how many visible documents match
+// the body's query (all without one).
+func (s *Server) countDocs(w http.ResponseWriter, r *request) {
+	if e := r.params(); e != nil {
+		e.write(w)
+		return
+	}
+	body, e := r.jsonBody()
+	if e != nil {
+		e.write(w)
+		return
+	}
+	q := &matchQuery{all: true}
+	for _, k := range sortedKeys(body) {
+		if k != "query" {
+			parsing("request does not support [%s]", k).write(w)
+			return
+		}
+		if q, e = parseQuery(body[k]); e != nil {
+			e.write(w)
+			return
+		}
+	}
+	ix := s.searchTarget(w, r)
+	if ix == nil {
+		return
+	}
+	hits, e := ix.run(q)
+	if e != nil {
+		phaseFailure(ix, e).write(w)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{
+		"count":   len(hits),
+		"_shards": map[string]any{"total": 1, "successful": 1, "skipped": 0, "failed": 0},
+	})
+}
+
+// refresh is POST|GET /{index}/_refresh.
+func (s *Server) refresh(w http.ResponseWriter, r *request) {
+	if e := cmp.Or(r.params(), r.noBody()); e != nil {
+		e.write(w)
+		return
+	}
+	if strings.ContainsAny(r.segs[0], "*,") || r.segs[0] == "_all" {
+		notImplemented("refreshing several indices or a wildcard").write(w)
+		return
+	}
+	ix := s.lookup(w, r.segs[0])
+	if ix == nil {
+		return
+	}
+	ix.refresh()
+	// A refresh reaches the primary; an unplaced replica counts in total.
+	writeJSON(w, http.StatusOK, map[string]any{"_shards": ix.shardsHeader()})
+}
+
+type hit struct {
+	doc   *doc
+	score float64
+}
+
+// run scores the visible documents against q, best first; equal scores
+// keep index order (Lucene's tie-break by doc id).
+func (ix *index) run(q *matchQuery) ([]hit, *esError) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	var hits []hit
+	if q.all {
+		for _, d := range ix.visible {
+			hits = append(hits, hit{d, 1})
+		}
+	} else {
+		sum, best := map[*doc]float64{}, map[*doc]float64{}
+		for _, name := range q.fields {
+			scores, e := ix.fieldScores(q, name)
+			if e != nil {
+				return nil, e
+			}
+			for d, sc := range scores {
+				sum[d] += sc
+				best[d] = max(best[d], sc)
+			}
+		}
+		for d, total := range sum {
+			score := total
+			if q.best {
+				score = best[d] + q.tieBreaker*(total-best[d])
+			}
+			hits = append(hits, hit{d, score})
+		}
+	}
+	slices.SortFunc(hits, func(a, b hit) int {
+		switch {
+		case a.score > b.score:
+			return -1
+		case a.score < b.score:
+			return 1
+		}
+		return int(a.doc.ord - b.doc.ord)
+	})
+	return hits, nil
+}
+
+// fieldScores is one field's part of a match: each query term a SHOULD
+// clause (MUST with operator and) scored by BM25 over the field's
+// statistics (Lucene's BM25Similarity: idf = ln(1 + (N - n + 0.5)/(n +
+// 0.5)), N the documents that have the field; no norms on keywords).
+// A field the mapping lacks matches nothing, as in Elasticsearch.
+func (ix *index) fieldScores(q *matchQuery, name string) (map[*doc]float64, *esError) {
+	f := ix.fields[name]
+	if f == nil {
+		return nil, nil
+	}
+	var terms []string
+	switch f.typ {
+	case "text":
+		terms = f.searchAnalyzer.analyze(q.text)
+	case "keyword":
+		terms = []string{q.text}
+	default:
+		return nil, notImplemented("match on the %s field [%s]", f.typ, name)
+	}
+	st := ix.stats[name]
+	if st == nil || len(terms) == 0 {
+		return nil, nil
+	}
+	norm := b
+	if f.typ == "keyword" {
+		norm = 0
+	}
+	avgdl := float64(st.length) / float64(st.docs)
+	scores, matched := map[*doc]float64{}, map[*doc]int{}
+	for _, t := range terms {
+		p := st.postings[t]
+		n := float64(len(p))
+		idf := math.Log(1 + (float64(st.docs)-n+0.5)/(n+0.5))
+		for d, tf := range p {
+			dl := float64(len(d.terms[name]))
+			ftf := float64(tf)
+			scores[d] += idf * ftf / (ftf + k1*(1-norm+norm*dl/avgdl))
+			matched[d]++
+		}
+	}
+	if q.and {
+		for d := range scores {
+			if matched[d] < len(terms) {
+				delete(scores, d)
+			}
+		}
+	}
+	return scores, nil
+}

@@ -1,0 +1,412 @@
+package elasticsearch
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/searchbench/searchbench/engines"
+)
+
+// AnalyzerName is the custom analyzer every text field uses.
+const AnalyzerName = "searchbench_english"
+
+// mapping is a schema as this driver writes it.
+type mapping struct {
+	text  []string // Text fields, in schema order: what a search covers
+	types map[string]engines.FieldType
+}
+
+func newMapping(schema engines.Schema) (*mapping, error) {
+	m := &mapping{types: map[string]engines.FieldType{}}
+	for _, f := range schema.Fields {
+		switch {
+		case f.Name == "" || strings.HasPrefix(f.Name, "_") || strings.Contains(f.Name, "."):
+			// _ names are metadata fields; a dot would make an object path.
+			return nil, fmt.Errorf("field name %q is not allowed (empty, leading _ or a dot)", f.Name)
+		}
+		if _, dup := m.types[f.Name]; dup {
+			return nil, fmt.Errorf("field %s declared twice", f.Name)
+		}
+		switch f.Type {
+		case engines.Text:
+			m.text = append(m.text, f.Name)
+		case engines.Tag, engines.Numeric:
+		default:
+			return nil, fmt.Errorf("field %s: type %s: %w (text, tag and numeric only)", f.Name, f.Type, engines.ErrUnsupported)
+		}
+		m.types[f.Name] = f.Type
+	}
+	if len(m.text) == 0 {
+		return nil, errors.New("schema has no text field")
+	}
+	return m, nil
+}
+
+// createBody is PUT /{index}'s body.
+func (m *mapping) createBody(refreshInterval string) ([]byte, error) {
+	props := map[string]any{}
+	for name, t := range m.types {
+		switch t {
+		case engines.Text:
+			props[name] = map[string]any{"type": "text", "analyzer": AnalyzerName}
+		case engines.Tag:
+			props[name] = map[string]any{"type": "keyword"}
+		case engines.Numeric:
+			props[name] = map[string]any{"type": "double"}
+		}
+	}
+	return json.Marshal(map[string]any{
+		"settings": map[string]any{
+			"index": map[string]any{
+				"number_of_shards":   1,
+				"number_of_replicas": 0,
+				"refresh_interval":   refreshInterval,
+			},
+			"analysis": map[string]any{
+				"filter": map[string]any{
+					"searchbench_stop":    map[string]any{"type": "stop", "stopwords": "_english_"},
+					"searchbench_stemmer": map[string]any{"type": "stemmer", "language": "english"},
+				},
+				"analyzer": map[string]any{
+					AnalyzerName: map[string]any{
+						"type":      "custom",
+						"tokenizer": "standard",
+						"filter":    []string{"lowercase", "searchbench_stop", "searchbench_stemmer"},
+					},
+				},
+			},
+		},
+		"mappings": map[string]any{"dynamic": "strict", "properties": props},
+	})
+}
+
+// source is a document's _source: the fields the schema names, each as its
+// type says. A field the schema lacks is an error (the index is strict).
+func (m *mapping) source(doc engines.Document) ([]byte, error) {
+	src := make(map[string]any, len(doc.Fields))
+	for _, f := range doc.Fields {
+		t, ok := m.types[f.Name]
+		if !ok {
+			return nil, fmt.Errorf("field %s is not in the schema", f.Name)
+		}
+		if t == engines.Numeric {
+			src[f.Name] = f.Number
+		} else {
+			src[f.Name] = f.Text
+		}
+	}
+	b, err := json.Marshal(src)
+	if err != nil {
+		// A NaN or infinite number: JSON has no spelling for it.
+		return nil, fmt.Errorf("document %s: %w", doc.ID, err)
+	}
+	return b, nil
+}
+
+// bulkBody is a _bulk body of one "index" action per document; it ends with
+// the newline Elasticsearch requires. It returns the IDs in order, to match
+// the response's items against.
+func (m *mapping) bulkBody(docs []engines.Document) ([]byte, []string, error) {
+	var b bytes.Buffer
+	ids := make([]string, len(docs))
+	for i, d := range docs {
+		if _, err := docID(d.ID); err != nil {
+			return nil, nil, fmt.Errorf("document %d: %w", i, err)
+		}
+		action, err := json.Marshal(map[string]map[string]string{"index": {"_id": d.ID}})
+		if err != nil {
+			return nil, nil, err
+		}
+		src, err := m.source(d)
+		if err != nil {
+			return nil, nil, err
+		}
+		b.Write(action)
+		b.WriteByte('\n')
+		b.Write(src)
+		b.WriteByte('\n')
+		ids[i] = d.ID
+	}
+	return b.Bytes(), ids, nil
+}
+
+// multiMatch is the query of every search.
+type multiMatch struct {
+	Query     string   `json:"query"`
+	Fields    []string `json:"fields"`
+	Type      string   `json:"type"`
+	Fuzziness string   `json:"fuzziness,omitempty"`
+}
+
+func searchBody(q engines.Query, fields []string, o options) ([]byte, error) {
+	return json.Marshal(map[string]any{
+		"size":             q.K,
+		"track_total_hits": o.trackTotalHits,
+		"_source":          false,
+		"query": map[string]any{"multi_match": multiMatch{
+			Query: q.Text, Fields: fields, Type: "most_fields", Fuzziness: o.fuzziness,
+		}},
+	})
+}
+
+// shards is the _shards header of search, count, refresh and write
+// responses.
+type shards struct {
+	Total      *int `json:"total"`
+	Successful *int `json:"successful"`
+	Failed     int  `json:"failed"`
+	Failures   []struct {
+		Reason errorCause `json:"reason"`
+	} `json:"failures"`
+}
+
+// check fails when a shard failed: a partial answer is not an answer.
+func (s *shards) check() error {
+	if s == nil || s.Total == nil || s.Successful == nil {
+		return errors.New("malformed response: no _shards with total and successful counts")
+	}
+	noneAnswered := *s.Successful == 0 && *s.Total > 0
+	if s.Failed == 0 && !noneAnswered {
+		return nil
+	}
+	err := fmt.Errorf("%d of %d shards failed", max(s.Failed, 1), *s.Total)
+	if len(s.Failures) > 0 {
+		c := s.Failures[0].Reason
+		err = fmt.Errorf("%w: first: %s", err, c.String())
+		if c.Type == "es_rejected_execution_exception" {
+			err = fmt.Errorf("%w: %w", engines.ErrOverloaded, err)
+		}
+	}
+	return err
+}
+
+// decode unmarshals a response body, as an error on failure.
+func decode(body []byte, v any) error {
+	if err := json.Unmarshal(body, v); err != nil {
+		return fmt.Errorf("malformed response: %v", err)
+	}
+	return nil
+}
+
+type searchResponse struct {
+	TimedOut bool    `json:"timed_out"`
+	Shards   *shards `json:"_shards"`
+	Hits     *struct {
+		Total *struct {
+			Value    *int64 `json:"value"`
+			Relation string `json:"relation"`
+		} `json:"total"`
+		Hits *[]*struct {
+			ID *string `json:"_id"`
+		} `json:"hits"`
+	} `json:"hits"`
+}
+
+// parseSearch reads a search response: the hits' ids, best first, and the
+// total (-1 unless exact). More than k hits, a hit without an _id, a shard
+// failure or a timeout is an error.
+func parseSearch(body []byte, k int) (engines.Hits, error) {
+	var r searchResponse
+	if err := decode(body, &r); err != nil {
+		return engines.Hits{}, err
+	}
+	if err := r.Shards.check(); err != nil {
+		return engines.Hits{}, err
+	}
+	if r.TimedOut {
+		return engines.Hits{}, fmt.Errorf("%w: the search timed out on the server (partial results)", engines.ErrTimeout)
+	}
+	if r.Hits == nil || r.Hits.Hits == nil {
+		return engines.Hits{}, errors.New("malformed response: no hits.hits array")
+	}
+	hits := *r.Hits.Hits
+	if len(hits) > k {
+		return engines.Hits{}, fmt.Errorf("the engine returned %d hits for size %d", len(hits), k)
+	}
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		if h == nil || h.ID == nil {
+			return engines.Hits{}, fmt.Errorf("malformed response: hit %d has no _id", i)
+		}
+		ids[i] = *h.ID
+	}
+	total := int64(-1)
+	if t := r.Hits.Total; t != nil {
+		switch {
+		case t.Value == nil || *t.Value < 0:
+			return engines.Hits{}, errors.New("malformed response: hits.total without a count")
+		case t.Relation == "eq":
+			total = *t.Value
+		case t.Relation == "gte": // a lower bound: the count is not known
+		default:
+			return engines.Hits{}, fmt.Errorf("malformed response: hits.total.relation %.20q", t.Relation)
+		}
+		if total >= 0 && total < int64(len(ids)) {
+			return engines.Hits{}, fmt.Errorf("malformed response: %d hits but a total of %d", len(ids), total)
+		}
+	}
+	return engines.Hits{IDs: ids, Total: total}, nil
+}
+
+type writeResponse struct {
+	ID     *string `json:"_id"`
+	Result string  `json:"result"`
+	Shards *shards `json:"_shards"`
+}
+
+// parseWrite reads an index or delete response and checks its result is
+// one of want.
+func parseWrite(body []byte, want ...string) error {
+	var r writeResponse
+	if err := decode(body, &r); err != nil {
+		return err
+	}
+	if !slices.Contains(want, r.Result) {
+		return fmt.Errorf("unexpected result %.40q (want %s)", r.Result, strings.Join(want, " or "))
+	}
+	if r.Result == "not_found" {
+		return nil // nothing was written, so no shard to report on
+	}
+	return r.Shards.check()
+}
+
+type bulkResponse struct {
+	Errors *bool                        `json:"errors"`
+	Items  *[]map[string]*bulkItemReply `json:"items"`
+}
+
+type bulkItemReply struct {
+	ID     *string     `json:"_id"`
+	Status int         `json:"status"`
+	Error  *errorCause `json:"error"`
+}
+
+// parseBulk checks every item of a _bulk response against the IDs sent.
+// When every failure was a rejection for load (429), the error wraps
+// engines.ErrOverloaded and names the first; otherwise it names the first
+// item refused for another reason, which is what the error is about.
+func parseBulk(body []byte, ids []string) error {
+	var r bulkResponse
+	if err := decode(body, &r); err != nil {
+		return err
+	}
+	if r.Errors == nil || r.Items == nil {
+		return errors.New("malformed response: no errors flag or items array")
+	}
+	items := *r.Items
+	if len(items) != len(ids) {
+		return fmt.Errorf("malformed response: %d items for %d documents", len(items), len(ids))
+	}
+	var first, firstRefused error
+	failed, overloaded := 0, 0
+	for i, item := range items {
+		reply := item["index"]
+		if len(item) != 1 || reply == nil {
+			return fmt.Errorf("malformed response: item %d is not one index result", i)
+		}
+		if reply.ID == nil || *reply.ID != ids[i] {
+			return fmt.Errorf("malformed response: item %d is not the result for id %s", i, ids[i])
+		}
+		if reply.Status/100 == 2 && reply.Error == nil {
+			continue
+		}
+		failed++
+		err := fmt.Errorf("id %s: %w", ids[i], itemError(reply))
+		if engines.Classify(err) == engines.Overloaded {
+			overloaded++
+		} else if firstRefused == nil {
+			firstRefused = err
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	switch {
+	case failed == 0 && *r.Errors:
+		return errors.New("malformed response: errors is true but every item succeeded")
+	case failed == 0:
+		return nil
+	case overloaded == failed:
+		return fmt.Errorf("%w: %d of %d items rejected; first: %w", engines.ErrOverloaded, failed, len(ids), first)
+	}
+	// Not load: name the first item refused for what it is.
+	return fmt.Errorf("%d of %d items failed (%d rejected for load); first refused: %v", failed, len(ids), overloaded, firstRefused)
+}
+
+func itemError(r *bulkItemReply) error {
+	h := &HTTPError{Status: r.Status}
+	if r.Error != nil {
+		h.Type, h.Reason = r.Error.Type, r.Error.Reason
+	}
+	return h.classified()
+}
+
+// parseCreated reads PUT /{index}'s response.
+func parseCreated(body []byte) error {
+	var r struct {
+		Acknowledged       bool `json:"acknowledged"`
+		ShardsAcknowledged bool `json:"shards_acknowledged"`
+	}
+	if err := decode(body, &r); err != nil {
+		return err
+	}
+	switch {
+	case !r.Acknowledged:
+		return errors.New("the index was not acknowledged by the cluster in time")
+	case !r.ShardsAcknowledged:
+		// Writes would wait for the shard, or fail: better to stop here.
+		return errors.New("the index's shard did not start in time (shards_acknowledged false)")
+	}
+	return nil
+}
+
+// parseShardsOnly reads a response that is only a _shards header (refresh).
+func parseShardsOnly(body []byte) error {
+	var r struct {
+		Shards *shards `json:"_shards"`
+	}
+	if err := decode(body, &r); err != nil {
+		return err
+	}
+	return r.Shards.check()
+}
+
+func parseCount(body []byte) (int64, error) {
+	var r struct {
+		Count  *int64  `json:"count"`
+		Shards *shards `json:"_shards"`
+	}
+	if err := decode(body, &r); err != nil {
+		return 0, err
+	}
+	if err := r.Shards.check(); err != nil {
+		return 0, err
+	}
+	if r.Count == nil || *r.Count < 0 {
+		return 0, errors.New("malformed response: no count")
+	}
+	return *r.Count, nil
+}
+
+// parseInfo reads GET /'s version.number.
+func parseInfo(body []byte) (string, error) {
+	var r struct {
+		Version *struct {
+			Number string `json:"number"`
+		} `json:"version"`
+	}
+	if err := decode(body, &r); err != nil {
+		return "", err
+	}
+	if r.Version == nil || r.Version.Number == "" {
+		return "", errors.New("malformed response: no version.number")
+	}
+	if len(r.Version.Number) > 64 {
+		return "", errors.New("malformed response: version.number is too long to be one")
+	}
+	return r.Version.Number, nil
+}
