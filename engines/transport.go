@@ -10,7 +10,9 @@ import (
 // keep-alive connections to the one host (so each virtual user can hold
 // its own, as the published study's did, instead of queueing for a few),
 // no proxy in the measured path, and no retries (net/http makes none on
-// its own for these requests; the runner times each attempt).
+// its own for these requests; the runner times each attempt). It asks for
+// gzipped responses, as the study's Locust users (python-requests) did;
+// each engine's own default decides whether it compresses.
 func HTTPTransport(conns int) *http.Transport {
 	return &http.Transport{
 		Proxy: nil,

@@ -53,6 +53,7 @@ type commonFlags struct {
 	memory     int64
 	ready      time.Duration
 	image      string
+	env        []string
 	runName    string
 	// From a scenario file (see scenario.go): its name and its setups,
 	// which take the place of --engine.
@@ -85,6 +86,7 @@ func (f *commonFlags) register(cmd *cobra.Command) {
 	fl.Int64Var(&f.memory, "memory", 0, "memory limit of each engine's container in bytes; 0: none (as in the published study)")
 	fl.DurationVar(&f.ready, "ready-timeout", 2*time.Minute, "how long a container may take to become ready")
 	fl.StringVar(&f.image, "image", "", "run this image instead of the engine's pinned one")
+	fl.StringArrayVar(&f.env, "container-env", nil, "KEY=VALUE set in each engine's container, over the launcher's settings (repeatable), e.g. ES_JAVA_OPTS=\"-Xms4g -Xmx4g\"")
 	fl.StringVar(&f.runName, "run-name", "", "the run's name, the value of its containers' searchbench.run label (default: run-<UTC time>)")
 	fl.IntVar(&f.relevance, "relevance-queries", runner.DefaultRelevanceQueries, "known-item checks after pre-population (recall@k); 0: none")
 	fl.BoolVar(&f.dryRun, "dry-run", false, "validate everything and print the plan; start nothing")
@@ -141,6 +143,16 @@ func (f *commonFlags) plan() (*plan, error) {
 	}
 	launch := container.Options{CPUs: f.cpus, CPUSet: f.cpuset, MemoryBytes: f.memory, ReadyTimeout: f.ready, Image: f.image,
 		Run: firstNonEmpty(f.runName, "run-"+time.Now().UTC().Format("20060102T150405"))}
+	for _, kv := range f.env {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return nil, badInput("container-env: %q is not KEY=VALUE", kv)
+		}
+		if launch.Env == nil {
+			launch.Env = map[string]string{}
+		}
+		launch.Env[k] = v
+	}
 	if err := launch.Validate(); err != nil {
 		return nil, usageError{err}
 	}
@@ -501,7 +513,11 @@ func printPlan(w io.Writer, p *plan) error {
 		fmt.Fprintf(&b, "ladder: %s arrivals, %d workers, rates %v, %v × %d per rung, factor %g\n",
 			l.Open.Arrival, l.Open.Workers, l.Rates.Rates(), l.Duration, l.Repeat, l.Factor)
 	}
-	fmt.Fprintf(&b, "containers: CPU limit %s, cpuset %q\n", cpuText(p.launch.CPUs), p.launch.CPUSet)
+	fmt.Fprintf(&b, "containers: CPU limit %s, cpuset %q", cpuText(p.launch.CPUs), p.launch.CPUSet)
+	for _, k := range slices.Sorted(maps.Keys(p.launch.Env)) {
+		fmt.Fprintf(&b, ", %s=%s", k, p.launch.Env[k])
+	}
+	b.WriteString("\n")
 	for _, s := range p.setups {
 		fmt.Fprintf(&b, "setup %q: engine %s", s.label, s.name)
 		if s.cfg.WriteMode != "" {

@@ -91,8 +91,10 @@ func buildSetups(specs []setupSpec, shared engines.Config, options []string, lau
 			return nil, badInput("cpus/image: %s is embedded and runs in this process, not in a container", sp.Engine)
 		case !embedded && cfg.URL == "" && !hasSpec:
 			return nil, badInput("engine: %s has no container definition; give --url of a running one", sp.Engine)
-		case cfg.URL != "" && (launch.CPUs > 0 || launch.Image != ""):
-			return nil, badInput("cpus/image: --url attaches to a running engine; nothing is started to limit")
+		case cfg.URL != "" && (launch.CPUs > 0 || launch.Image != "" || len(launch.Env) > 0):
+			return nil, badInput("cpus/image/container-env: --url attaches to a running engine; nothing is started to configure")
+		case embedded && len(launch.Env) > 0:
+			return nil, badInput("container-env: %s is embedded and runs in this process, not in a container", sp.Engine)
 		}
 		if len(cfg.Options) == 0 {
 			cfg.Options = nil

@@ -89,6 +89,9 @@ type Options struct {
 	Run          string  // the run's name, the label's value
 	ReadyTimeout time.Duration
 	Image        string // overrides the spec's image
+	// Env is set in the container after the spec's environment and its
+	// tuning, so it overrides both (a smaller Elasticsearch heap, say).
+	Env map[string]string
 }
 
 // Container is a running engine.
@@ -117,6 +120,11 @@ func (o Options) Validate() error {
 		return fmt.Errorf("memory: %d must be ≥ 0", o.MemoryBytes)
 	case o.ReadyTimeout <= 0:
 		return fmt.Errorf("ready-timeout: %v must be > 0", o.ReadyTimeout)
+	}
+	for k := range o.Env {
+		if k == "" || strings.ContainsAny(k, "= \t\n") {
+			return fmt.Errorf("container-env: %q is not a variable name", k)
+		}
 	}
 	return nil
 }
@@ -164,6 +172,12 @@ func Start(ctx context.Context, s Spec, o Options) (*Container, error) {
 		for k, v := range s.Tune(o.CPUs) {
 			env[k] = v
 		}
+	}
+	for k, v := range o.Env {
+		if k == s.SecretEnv {
+			return nil, fmt.Errorf("%s: container-env: %s holds the generated secret and cannot be set", s.Engine, k)
+		}
+		env[k] = v
 	}
 	repo, tag, _ := strings.Cut(image, ":")
 	cport := dc.Port(strconv.Itoa(s.Port) + "/tcp")

@@ -9,6 +9,7 @@ import (
 
 	_ "github.com/searchbench/searchbench/engines/amgixnow"
 	"github.com/searchbench/searchbench/engines/container"
+	_ "github.com/searchbench/searchbench/engines/elasticsearch"
 	_ "github.com/searchbench/searchbench/engines/meilisearch"
 	_ "github.com/searchbench/searchbench/engines/postgres"
 	_ "github.com/searchbench/searchbench/engines/typesense"

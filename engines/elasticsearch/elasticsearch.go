@@ -83,11 +83,12 @@
 // overload from the benchmark and multiply the load it offers. The
 // http.Transport keeps up to pool (default 2048) idle keep-alive
 // connections to the server, enough for the 1,500 users of the largest
-// published level; compression is off in both directions (the client does
-// not gzip request bodies by default, and DisableCompression stops Go from
-// asking for gzipped responses, which Elasticsearch would otherwise send:
-// http.compression defaults to true); proxies from the environment are
-// ignored, so nothing but the engine sits in the measured path.
+// published level (engines.HTTPTransport, shared by every HTTP driver).
+// Request bodies are not gzipped (the client's default); responses may be,
+// as Elasticsearch's http.compression defaults to true and the transport
+// asks for gzip as the study's Locust clients (python-requests) did;
+// proxies from the environment are ignored, so nothing but the engine sits
+// in the measured path.
 //
 // The client's product check stays on: on its first successful response it
 // requires the header X-Elastic-Product: Elasticsearch and refuses the
@@ -121,13 +122,10 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"net"
-	"net/http"
 	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
-	"time"
 
 	elasticsearch "github.com/elastic/go-elasticsearch/v8"
 
@@ -233,17 +231,32 @@ func parseTrackTotalHits(v string) (any, error) {
 	return n, nil
 }
 
-func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, error) {
+// CheckConfig checks the write mode and the options before anything starts.
+func (driver) CheckConfig(cfg engines.Config) error {
+	_, _, err := check(cfg)
+	return err
+}
+
+// check returns the refresh parameter of writes and the options.
+func check(cfg engines.Config) (string, options, error) {
 	refresh, err := refreshParam(cfg.WriteMode)
 	if err != nil {
-		return nil, err
+		return "", options{}, err
 	}
 	o, err := parseOptions(cfg.Options)
 	if err != nil {
-		return nil, err
+		return "", o, err
 	}
 	if refresh != "" && o.refreshInterval == "-1" {
-		return nil, errors.New(`elasticsearch: write mode searchable waits for a refresh, and refresh_interval "-1" never makes one`)
+		return "", o, errors.New(`elasticsearch: write mode searchable waits for a refresh, and refresh_interval "-1" never makes one`)
+	}
+	return refresh, o, nil
+}
+
+func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, error) {
+	refresh, o, err := check(cfg)
+	if err != nil {
+		return nil, err
 	}
 	endpoint, err := checkURL(cfg.URL)
 	if err != nil {
@@ -258,7 +271,7 @@ func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, err
 		// would be dropped without a word.
 		return nil, errors.New("elasticsearch: basic auth needs both a username and a password")
 	}
-	tr := transport(o.pool)
+	tr := engines.HTTPTransport(o.pool)
 	client, err := elasticsearch.NewClient(elasticsearch.Config{
 		Addresses:    []string{endpoint},
 		Username:     user,
@@ -335,22 +348,4 @@ func secrets(user, password, key string) []string {
 		out = append(out, key)
 	}
 	return out
-}
-
-// transport is sized for a benchmark: every concurrent user keeps its own
-// keep-alive connection, and nothing is compressed.
-func transport(pool int) *http.Transport {
-	return &http.Transport{
-		Proxy: nil,
-		DialContext: (&net.Dialer{
-			Timeout:   10 * time.Second,
-			KeepAlive: 30 * time.Second,
-		}).DialContext,
-		MaxIdleConns:          pool,
-		MaxIdleConnsPerHost:   pool,
-		IdleConnTimeout:       90 * time.Second,
-		TLSHandshakeTimeout:   10 * time.Second,
-		ExpectContinueTimeout: time.Second,
-		DisableCompression:    true,
-	}
 }

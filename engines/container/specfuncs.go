@@ -5,32 +5,21 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net"
 	"net/http"
 	"strconv"
 	"strings"
 )
 
-// Elasticsearch's launcher definition waits here for its driver's package;
-// every other engine's lives beside its driver (launch.go) and uses the
-// helpers below. Sources for every setting: ../shared/reference/engines.md.
-func init() {
-	Register(Spec{
-		Engine: "elasticsearch", Image: "docker.elastic.co/elasticsearch/elasticsearch:8.19.6", Port: 9200,
-		Env: map[string]string{
-			"discovery.type":         "single-node",
-			"xpack.security.enabled": "false",
-			"ES_JAVA_OPTS":           "-Xms16g -Xmx16g", // the study's heap; Xms = Xmx for repeatability
-		},
-		Tune:  func(cpus float64) map[string]string { return map[string]string{"node.processors": Threads(cpus, 1)} },
-		Ready: HTTPReady("/_cluster/health?wait_for_status=yellow&timeout=1s", `"status"`),
-		URL:   LocalHTTP,
-	})
-}
+// The parts launcher definitions share; each engine's definition lives
+// beside its driver (engines/<name>/launch.go).
 
 // Threads is a thread or processor count derived from a CPU limit, as an
-// environment value: v rounded down, and at least lo.
-func Threads(v, lo float64) string { return strconv.Itoa(int(max(v, lo))) }
+// environment value: v rounded up (a limit of 1.5 CPUs is used by two
+// threads, as a container-aware JVM or Go runtime would count it), and at
+// least lo.
+func Threads(v, lo float64) string { return strconv.Itoa(int(math.Ceil(max(v, lo)))) }
 
 // LocalHTTP is the base URL of an HTTP engine published on hostPort of the
 // loopback interface: a Spec's URL for every HTTP engine.
