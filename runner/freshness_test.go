@@ -49,8 +49,11 @@ func TestFreshnessOfAcknowledgedWrites(t *testing.T) {
 	if f == nil || f.Visible < 3 {
 		t.Fatalf("freshness %+v; want several probed writes seen", f)
 	}
-	if f.Lag.Min < ms(visible) {
-		t.Errorf("lag min %.1f ms; no write is searchable before %v", f.Lag.Min, visible)
+	// The engine stores a write a moment before the call returns (the ack),
+	// so a lag may fall short of 300 ms by that moment; 5 ms allows for a
+	// busy machine between the two.
+	if f.Lag.Min < ms(visible)-5 {
+		t.Errorf("lag min %.1f ms; no write is searchable before %v after it was stored", f.Lag.Min, visible)
 	}
 	if f.Lag.P50 > ms(visible)+100 {
 		t.Errorf("lag p50 %.1f ms; want within a poll or two of %v", f.Lag.P50, visible)
