@@ -1,6 +1,10 @@
 package engines
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"net/url"
+	"strings"
+)
 
 // Config is what every driver may be given. Drivers ignore what they do not
 // use and reject what they cannot honour.
@@ -38,3 +42,47 @@ func (s Secret) GoString() string { return `"` + s.String() + `"` }
 
 // MarshalJSON writes the redacted form.
 func (s Secret) MarshalJSON() ([]byte, error) { return json.Marshal(s.String()) }
+
+// Redact returns err with every non-empty secret removed from its message
+// (a server or a library may echo a credential back); errors.Is and
+// errors.As still see the original, so the runner classifies it as before.
+func Redact(err error, secrets ...string) error {
+	if err == nil {
+		return nil
+	}
+	msg := RedactString(err.Error(), secrets...)
+	if msg == err.Error() {
+		return err
+	}
+	return redactedError{msg: msg, err: err}
+}
+
+// RedactString is s with every non-empty secret replaced by "[redacted]".
+func RedactString(s string, secrets ...string) string {
+	for _, sec := range secrets {
+		if sec != "" {
+			s = strings.ReplaceAll(s, sec, redacted)
+		}
+	}
+	return s
+}
+
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (r redactedError) Error() string { return r.msg }
+func (r redactedError) Unwrap() error { return r.err }
+
+// Secrets is every credential of the configuration: the password, the API
+// key, and a password written into the URL.
+func (c Config) Secrets() []string {
+	out := []string{c.Password.Reveal(), c.APIKey.Reveal()}
+	if u, err := url.Parse(c.URL); err == nil && u.User != nil {
+		if p, ok := u.User.Password(); ok {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -103,3 +103,19 @@ func TestSecretNeverPrints(t *testing.T) {
 		t.Error("an empty secret should print empty, so 'none set' is visible")
 	}
 }
+
+// Redaction removes every secret from the message and keeps the class.
+func TestRedact(t *testing.T) {
+	base := fmt.Errorf("login as bob:hunter2 with key k-123 failed: %w", ErrOverloaded)
+	cfg := Config{URL: "postgres://bob:hunter2@db/x", APIKey: "k-123"}
+	err := Redact(base, cfg.Secrets()...)
+	if strings.Contains(err.Error(), "hunter2") || strings.Contains(err.Error(), "k-123") || !strings.Contains(err.Error(), "bob:[redacted]") {
+		t.Errorf("Redact = %q; want both secrets gone", err)
+	}
+	if !errors.Is(err, ErrOverloaded) || Classify(err) != Overloaded {
+		t.Errorf("Redact lost the error's class: %v", Classify(err))
+	}
+	if Redact(base) != base || Redact(nil, "x") != nil {
+		t.Error("Redact without secrets (or of nil) must return its argument")
+	}
+}

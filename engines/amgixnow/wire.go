@@ -147,12 +147,7 @@ func clip(s string) string {
 
 // scrub removes the API key from a message, should a server or a proxy echo
 // it back.
-func (e *Engine) scrub(s string) string {
-	if e.key == "" {
-		return s
-	}
-	return strings.ReplaceAll(s, e.key, engines.Secret(e.key).String())
-}
+func (e *Engine) scrub(s string) string { return engines.RedactString(s, e.key) }
 
 // okResponse is Amgix's OkResponse: {"ok": true, "skipped": [ids]}, skipped
 // present only when a write was not applied because its timestamp was not

@@ -326,19 +326,5 @@ func (e *Engine) fail(what string, err error) error {
 	if err == nil {
 		return nil
 	}
-	for _, s := range e.secrets {
-		if strings.Contains(err.Error(), s) {
-			err = scrubbed{msg: strings.ReplaceAll(err.Error(), s, "[redacted]"), err: err}
-		}
-	}
-	return fmt.Errorf("elasticsearch: %s: %w", what, err)
+	return fmt.Errorf("elasticsearch: %s: %w", what, engines.Redact(err, e.secrets...))
 }
-
-// scrubbed shows a message without a secret but keeps the error's class.
-type scrubbed struct {
-	msg string
-	err error
-}
-
-func (s scrubbed) Error() string { return s.msg }
-func (s scrubbed) Unwrap() error { return s.err }

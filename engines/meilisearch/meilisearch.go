@@ -724,20 +724,8 @@ func (e *Engine) fail(what string, err error) error {
 		return nil
 	}
 	err = classify(err)
-	if e.key != "" && strings.Contains(err.Error(), e.key) {
-		err = scrubbed{msg: strings.ReplaceAll(err.Error(), e.key, "[redacted]"), err: err}
-	}
-	return fmt.Errorf("meilisearch: %s: %w", what, err)
+	return fmt.Errorf("meilisearch: %s: %w", what, engines.Redact(err, e.key))
 }
-
-// scrubbed shows a message without the key but keeps the error's class.
-type scrubbed struct {
-	msg string
-	err error
-}
-
-func (s scrubbed) Error() string { return s.msg }
-func (s scrubbed) Unwrap() error { return s.err }
 
 // classify turns a client error into a short message wrapping the runner's
 // class. It never uses the client's own message, which can quote whole

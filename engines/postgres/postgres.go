@@ -93,11 +93,11 @@ func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, err
 	pc.MaxConns = poolSize
 	pool, err := pgxpool.NewWithConfig(ctx, pc)
 	if err != nil {
-		return nil, fmt.Errorf("postgres: connect: %w", redact(err, cfg))
+		return nil, fmt.Errorf("postgres: connect: %w", engines.Redact(err, cfg.Secrets()...))
 	}
 	if err := pool.Ping(ctx); err != nil {
 		pool.Close()
-		return nil, fmt.Errorf("postgres: connect to %s: %w", safeURL(cfg.URL), redact(err, cfg))
+		return nil, fmt.Errorf("postgres: connect to %s: %w", safeURL(cfg.URL), engines.Redact(err, cfg.Secrets()...))
 	}
 	return &Engine{pool: pool}, nil
 }
@@ -311,20 +311,6 @@ func classify(err error) error {
 			return fmt.Errorf("%w: %s (SQLSTATE %s)", engines.ErrOverloaded, pg.Message, pg.Code)
 		case "57014": // query_canceled (statement timeout)
 			return fmt.Errorf("%w: %s (SQLSTATE %s)", engines.ErrTimeout, pg.Message, pg.Code)
-		}
-	}
-	return err
-}
-
-// redact removes the configured password from an error's text.
-func redact(err error, cfg engines.Config) error {
-	msg := err.Error()
-	if p := cfg.Password.Reveal(); p != "" && strings.Contains(msg, p) {
-		return errors.New(strings.ReplaceAll(msg, p, "[redacted]"))
-	}
-	if u, perr := url.Parse(cfg.URL); perr == nil && u.User != nil {
-		if p, ok := u.User.Password(); ok && p != "" {
-			return errors.New(strings.ReplaceAll(msg, p, "[redacted]"))
 		}
 	}
 	return err

@@ -239,19 +239,5 @@ func classify(err error) error {
 
 // fail wraps err with what was done, classified, without the API key.
 func (e *Engine) fail(what string, err error) error {
-	err = fmt.Errorf("typesense: %s: %w", what, classify(err))
-	if e.key != "" && strings.Contains(err.Error(), e.key) {
-		return scrubbed{msg: strings.ReplaceAll(err.Error(), e.key, "[redacted]"), err: err}
-	}
-	return err
+	return engines.Redact(fmt.Errorf("typesense: %s: %w", what, classify(err)), e.key)
 }
-
-// scrubbed is an error whose message had the key removed; errors.Is and As
-// still see the original.
-type scrubbed struct {
-	msg string
-	err error
-}
-
-func (s scrubbed) Error() string { return s.msg }
-func (s scrubbed) Unwrap() error { return s.err }

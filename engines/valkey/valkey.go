@@ -299,12 +299,12 @@ func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, err
 	opt.ReadBufferEachConn, opt.WriteBufferEachConn = connBuffer, connBuffer
 	client, err := valkey.NewClient(opt)
 	if err != nil {
-		return nil, fmt.Errorf("valkey: connect to %s: %w", safeURL(cfg.URL), redact(err, cfg, opt.Password))
+		return nil, fmt.Errorf("valkey: connect to %s: %w", safeURL(cfg.URL), engines.Redact(err, append(cfg.Secrets(), opt.Password)...))
 	}
 	e := &Engine{client: client, set: set}
 	if err := e.configure(ctx); err != nil {
 		client.Close()
-		return nil, fmt.Errorf("valkey: %s: %w", safeURL(cfg.URL), redact(err, cfg, opt.Password))
+		return nil, fmt.Errorf("valkey: %s: %w", safeURL(cfg.URL), engines.Redact(err, append(cfg.Secrets(), opt.Password)...))
 	}
 	return e, nil
 }
@@ -1082,28 +1082,6 @@ func classify(err error) error {
 		return fmt.Errorf("%w: %s", engines.ErrOverloaded, msg)
 	case strings.Contains(strings.ToLower(msg), "timeout"), strings.Contains(strings.ToLower(msg), "timed out"):
 		return fmt.Errorf("%w: %s", engines.ErrTimeout, msg)
-	}
-	return err
-}
-
-// redact removes the password from an error's text.
-func redact(err error, cfg engines.Config, password string) error {
-	msg := err.Error()
-	secrets := []string{password, cfg.Password.Reveal()}
-	if u, perr := url.Parse(cfg.URL); perr == nil && u.User != nil {
-		if p, ok := u.User.Password(); ok {
-			secrets = append(secrets, p)
-		}
-	}
-	changed := false
-	for _, s := range secrets {
-		if s != "" && strings.Contains(msg, s) {
-			msg = strings.ReplaceAll(msg, s, "[redacted]")
-			changed = true
-		}
-	}
-	if changed {
-		return errors.New(msg)
 	}
 	return err
 }
