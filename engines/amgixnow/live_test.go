@@ -1,7 +1,6 @@
 package amgixnow_test
 
 import (
-	"os"
 	"testing"
 
 	"github.com/searchbench/searchbench/engines"
@@ -13,21 +12,18 @@ import (
 // The official image runs the conformance suite under both drivers, each
 // with its launcher definition (AMGIX_NOW_SYNC_DB_WRITES false or true), or
 // attached to a server named by SEARCHBENCH_AMGIX_NOW_URL /
-// SEARCHBENCH_AMGIX_NOW_SYNC_URL. It skips with one line where the image
-// cannot be pulled.
+// SEARCHBENCH_AMGIX_NOW_SYNC_URL (containertest.Server). It skips with one
+// line where the image cannot be pulled.
 func TestLive(t *testing.T) {
 	for _, tc := range []struct {
-		name, env string
-		vis       engines.Visibility
+		name string
+		vis  engines.Visibility
 	}{
-		{amgixnow.Name, "SEARCHBENCH_AMGIX_NOW_URL", engines.Acknowledged},
-		{amgixnow.SyncName, "SEARCHBENCH_AMGIX_NOW_SYNC_URL", engines.Searchable},
+		{amgixnow.Name, engines.Acknowledged},
+		{amgixnow.SyncName, engines.Searchable},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			url := os.Getenv(tc.env)
-			if url == "" {
-				url = containertest.Start(t, tc.name, container.Options{CPUs: 2}).URL
-			}
+			url, _ := containertest.Server(t, tc.name, container.Options{CPUs: 2})
 			conformance(t, tc.name, tc.vis, engines.Config{URL: url})
 		})
 	}

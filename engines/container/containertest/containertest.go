@@ -5,6 +5,7 @@ package containertest
 
 import (
 	"context"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -43,4 +44,19 @@ func Start(t *testing.T, engine string, opts container.Options) *container.Conta
 		}
 	})
 	return c
+}
+
+// Server is a real engine for a live test: the one named by
+// SEARCHBENCH_<ENGINE>_URL (engine upper-cased, dashes as underscores) with
+// its credential in SEARCHBENCH_<ENGINE>_SECRET when set — to run the
+// live tests against a server of one's own — else the launcher's container,
+// as Start. It returns the URL and the credential.
+func Server(t *testing.T, engine string, opts container.Options) (url, secret string) {
+	t.Helper()
+	env := "SEARCHBENCH_" + strings.ToUpper(strings.ReplaceAll(engine, "-", "_"))
+	if u := os.Getenv(env + "_URL"); u != "" {
+		return u, os.Getenv(env + "_SECRET")
+	}
+	c := Start(t, engine, opts)
+	return c.URL, c.Secret
 }
