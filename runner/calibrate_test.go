@@ -7,10 +7,20 @@ import (
 	"time"
 )
 
+// quickCalibrations are shorter versions of Calibrations, for a test of a
+// few seconds: the same shapes, with a 2 s freeze period.
+func quickCalibrations() []Distribution {
+	return []Distribution{
+		{Name: "fixed 20 ms", Fast: 20 * time.Millisecond},
+		{Name: "bimodal 90% 10 ms, 10% 100 ms", Fast: 10 * time.Millisecond, Slow: 100 * time.Millisecond, SlowShare: 0.1},
+		{Name: "10 ms, frozen 200 ms every 2 s", Fast: 10 * time.Millisecond, Freeze: 200 * time.Millisecond, Period: 2 * time.Second},
+	}
+}
+
 // The derived truths: the formulas, checked at points worked by hand.
 func TestCalibrationTruths(t *testing.T) {
 	ms := func(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
-	d := Calibrations()
+	d := quickCalibrations()
 	cases := []struct {
 		d      Distribution
 		closed bool
@@ -35,12 +45,9 @@ func TestCalibrationTruths(t *testing.T) {
 // truth, and the open loop charges the freezes that the closed loop hides.
 // (`searchbench calibrate` runs the same with longer windows.)
 func TestCalibrate(t *testing.T) {
-	if testing.Short() {
-		t.Skip("calibration runs for about 20 s")
-	}
 	cfg := DefaultCalibration
-	cfg.Measure = 3 * time.Second
-	rows, err := Calibrate(context.Background(), Calibrations(), cfg)
+	cfg.Measure = 4 * time.Second // two freeze periods
+	rows, err := Calibrate(context.Background(), quickCalibrations(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +65,7 @@ func TestCalibrate(t *testing.T) {
 	}
 	var closedP99, openP99 float64
 	for _, r := range rows {
-		if r.Distribution == Calibrations()[2].Name && r.Percentile == "p99" {
+		if r.Distribution == quickCalibrations()[2].Name && r.Percentile == "p99" {
 			if r.Loop == "closed" {
 				closedP99 = r.Measured
 			} else {
@@ -66,7 +73,7 @@ func TestCalibrate(t *testing.T) {
 			}
 		}
 	}
-	if openP99 < 4*closedP99 || openP99 < 0.8*float64(Calibrations()[2].Truth(false, 0.99))/float64(time.Millisecond) {
+	if openP99 < 4*closedP99 || openP99 < 0.8*float64(quickCalibrations()[2].Truth(false, 0.99))/float64(time.Millisecond) {
 		t.Errorf("stall: open-loop p99 %.1f ms, closed-loop p99 %.1f ms; the open loop must show what the closed loop hides", openP99, closedP99)
 	}
 }

@@ -26,9 +26,13 @@ once per user instead of once per call that was due. It exits 1 when any
 figure is further than --tolerance from its truth.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			var period time.Duration
+			for _, d := range runner.Calibrations() {
+				period = max(period, d.Period)
+			}
 			switch {
-			case cfg.Measure < time.Second:
-				return badInput("measure: %v is too short to estimate a p99 (at least 1s)", cfg.Measure)
+			case cfg.Measure < period || cfg.Measure%period != 0:
+				return badInput("measure: %v is not a whole number of the freezing engine's %v periods (the truth assumes whole periods)", cfg.Measure, period)
 			case cfg.Users < 1 || cfg.Users > 1000:
 				return badInput("users: %d is out of range (1 to 1000)", cfg.Users)
 			case !(cfg.Rate >= 1 && cfg.Rate <= 10_000):
@@ -58,7 +62,7 @@ figure is further than --tolerance from its truth.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.DurationVar(&cfg.Measure, "measure", cfg.Measure, "measured window of each loop and distribution")
+	fl.DurationVar(&cfg.Measure, "measure", cfg.Measure, "measured window of each loop and distribution: whole freeze periods (10s, 20s, …)")
 	fl.IntVar(&cfg.Users, "users", cfg.Users, "closed-loop users")
 	fl.Float64Var(&cfg.Rate, "rate", cfg.Rate, "open-loop rate (calls/s)")
 	fl.IntVar(&cfg.Workers, "workers", cfg.Workers, "open-loop workers")
