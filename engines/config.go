@@ -76,13 +76,37 @@ func (r redactedError) Error() string { return r.msg }
 func (r redactedError) Unwrap() error { return r.err }
 
 // Secrets is every credential of the configuration: the password, the API
-// key, and a password written into the URL.
+// key, and a password written into the URL — in a scheme://user:pass@host
+// URL (raw and as escaped in it) or in a key=value connection string
+// (PostgreSQL's "host=… password=…").
 func (c Config) Secrets() []string {
 	out := []string{c.Password.Reveal(), c.APIKey.Reveal()}
-	if u, err := url.Parse(c.URL); err == nil && u.User != nil {
-		if p, ok := u.User.Password(); ok {
-			out = append(out, p)
+	if strings.Contains(c.URL, "://") {
+		if u, err := url.Parse(c.URL); err == nil && u.User != nil {
+			if p, ok := u.User.Password(); ok {
+				out = append(out, p, url.QueryEscape(p), url.PathEscape(p))
+			}
+		}
+		return out
+	}
+	for _, f := range strings.Fields(c.URL) {
+		if k, v, ok := strings.Cut(f, "="); ok && strings.TrimSpace(k) == "password" {
+			out = append(out, v, strings.Trim(v, `'"`))
 		}
 	}
 	return out
+}
+
+// SafeURL is an engine URL fit for a message: a scheme://… URL with its
+// password replaced, anything else (a key=value connection string, which may
+// hold one) not shown at all.
+func SafeURL(raw string) string {
+	if !strings.Contains(raw, "://") {
+		return "(connection string)"
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	return u.Redacted()
 }

@@ -115,6 +115,16 @@ func TestRedact(t *testing.T) {
 	if !errors.Is(err, ErrOverloaded) || Classify(err) != Overloaded {
 		t.Errorf("Redact lost the error's class: %v", Classify(err))
 	}
+	kv := Config{URL: "host=db user=bob password='hunter2' dbname=x"}
+	if err := Redact(base, kv.Secrets()...); strings.Contains(err.Error(), "hunter2") {
+		t.Errorf("Redact(key=value connection string) = %q", err)
+	}
+	if got := SafeURL(kv.URL); got != "(connection string)" {
+		t.Errorf("SafeURL(key=value) = %q", got)
+	}
+	if got := SafeURL(cfg.URL); strings.Contains(got, "hunter2") || !strings.Contains(got, "db/x") {
+		t.Errorf("SafeURL(%q) = %q", cfg.URL, got)
+	}
 	if Redact(base) != base || Redact(nil, "x") != nil {
 		t.Error("Redact without secrets (or of nil) must return its argument")
 	}

@@ -36,7 +36,9 @@ func Register(name string, d Driver) {
 	if d == nil {
 		panic("engines: Register driver is nil")
 	}
-	if name == "" || strings.ContainsAny(name, ", ") {
+	// The name appears in lists (a,b), options (engine:key=value) and
+	// environment variable names (SEARCHBENCH_<NAME>_URL).
+	if name == "" || strings.ContainsAny(name, ",:= ") {
 		panic(fmt.Sprintf("engines: Register: invalid name %q", name))
 	}
 	if _, dup := drivers[name]; dup {

@@ -9,8 +9,11 @@ import (
 // HTTPTransport is the transport of every HTTP driver: up to conns
 // keep-alive connections to the one host (so each virtual user can hold
 // its own, as the published study's did, instead of queueing for a few),
-// no proxy in the measured path, and no retries (net/http makes none on
-// its own for these requests; the runner times each attempt). It asks for
+// and no proxy in the measured path. net/http itself retries a request
+// once when a reused keep-alive connection turns out closed before anything
+// was written on it (an idempotent request, or one whose body it can
+// replay); that retry is inside the timed call, so its cost is counted, and
+// the drivers' client libraries add no retries of their own. It asks for
 // gzipped responses, as the study's Locust users (python-requests) did;
 // each engine's own default decides whether it compresses.
 func HTTPTransport(conns int) *http.Transport {

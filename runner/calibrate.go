@@ -153,22 +153,31 @@ var calibrationQuantiles = []struct {
 	q    float64
 }{{"p50", 0.50}, {"p95", 0.95}, {"p99", 0.99}}
 
-// Calibrate measures every distribution in both loops. It stops early,
-// returning what it measured, when ctx ends.
-func Calibrate(ctx context.Context, d []Distribution, cfg CalibrationConfig) ([]CalibrationRow, error) {
+// Calibrate measures every distribution in both loops and returns, beside
+// the rows, every warning the runs raised (a client-bound window, a late
+// generator, calls left unsent): a calibration under those is not one. It
+// stops early, returning what it measured, when ctx ends.
+func Calibrate(ctx context.Context, d []Distribution, cfg CalibrationConfig) ([]CalibrationRow, []string, error) {
 	src, err := NewSource(CorpusText, dataset.Config{Seed: 1, IDs: 1000, Prepopulate: 1}, 0)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	calls := Calls{Timeout: 30 * time.Second, Mix: workload.Presets["search"], Seed: 1, K: 10}
 	var rows []CalibrationRow
+	var warnings []string
+	warn := func(dist Distribution, loop string, w ...string) {
+		for _, x := range w {
+			warnings = append(warnings, dist.Name+", "+loop+" loop: "+x)
+		}
+	}
 	for i, dist := range d {
 		e := &knownEngine{d: dist, t0: time.Now(), seed: uint64(i) + 1}
 		closed := ClosedLoop(ctx, e, src, Config{Users: []int{cfg.Users}, SpawnRate: 1000, Settle: time.Second,
 			Measure: cfg.Measure, Freshness: FreshnessConfig{Off: true}, Calls: calls}, Events{})
 		if ctx.Err() != nil || len(closed) == 0 {
-			return rows, ctx.Err()
+			return rows, warnings, ctx.Err()
 		}
+		warn(dist, "closed", closed[0].Warnings...)
 		s, _ := closed[0].Op("search")
 		rows = append(rows, calibrationRows(dist, true, s.Latency.P50, s.Latency.P95, s.Latency.P99)...)
 
@@ -184,11 +193,29 @@ func Calibrate(ctx context.Context, d []Distribution, cfg CalibrationConfig) ([]
 		sched := workload.Constant{PerSecond: rate, Duration: cfg.Measure}
 		rep := OpenLoop(ctx, e, src, OpenConfig{Workers: cfg.Workers, Arrival: "constant", Calls: calls}, sched, make(versions, src.IDs()+1))
 		if ctx.Err() != nil {
-			return rows, ctx.Err()
+			return rows, warnings, ctx.Err()
+		}
+		warn(dist, "open", rep.Warnings...)
+		if rep.Unsent > 0 || rep.Errors > 0 {
+			warn(dist, "open", fmt.Sprintf("%d calls unsent, %d failed", rep.Unsent, rep.Errors))
+		}
+		if rep.GeneratorLagP99 > ms(generatorLate) {
+			warn(dist, "open", fmt.Sprintf("the scheduler was late (lag p99 %.2f ms)", rep.GeneratorLagP99))
+		}
+		if rep.ClientCPU > clientBoundCPU {
+			warn(dist, "open", fmt.Sprintf("client-bound: %.0f%% CPU", 100*rep.ClientCPU))
 		}
 		rows = append(rows, calibrationRows(dist, false, rep.Latency.P50, rep.Latency.P95, rep.Latency.P99)...)
 	}
-	return rows, nil
+	return rows, warnings, nil
+}
+
+// Workers is how many open-loop workers d needs at rate: every call due
+// during a freeze (or a slow call) is held at once, and half as many again
+// for Poisson-like bunching.
+func (d Distribution) Workers(rate float64) int {
+	hold := d.Freeze + max(d.Fast, d.Slow)
+	return int(math.Ceil(1.5 * rate * hold.Seconds()))
 }
 
 func calibrationRows(d Distribution, closed bool, measured ...float64) []CalibrationRow {

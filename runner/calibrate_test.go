@@ -47,9 +47,12 @@ func TestCalibrationTruths(t *testing.T) {
 func TestCalibrate(t *testing.T) {
 	cfg := DefaultCalibration
 	cfg.Measure = 4 * time.Second // two freeze periods
-	rows, err := Calibrate(context.Background(), quickCalibrations(), cfg)
+	rows, warnings, err := Calibrate(context.Background(), quickCalibrations(), cfg)
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, w := range warnings {
+		t.Log("warning: ", w)
 	}
 	if len(rows) != 3*2*3 {
 		t.Fatalf("%d rows; want 18", len(rows))

@@ -155,12 +155,12 @@ func runLevel(ctx context.Context, e engines.Engine, src Source, cfg Config, ev 
 	phase(ev, n, "settle", cfg.Settle)
 	sleepUntil(runCtx, measureFrom)
 	phase(ev, n, "measure", cfg.Measure)
-	stats := sampleStats(runCtx, e, cfg.Timeout)
+	cpu0, wall0, sched0 := cpuTime(), time.Now(), schedLatencies()
 	probeCtx, stopProbe := context.WithCancel(runCtx)
 	if probe != nil {
 		go probe.run(probeCtx, cfg.Timeout)
 	}
-	cpu0, wall0, sched0 := cpuTime(), time.Now(), schedLatencies()
+	stats := sampleStats(runCtx, e, cfg.Timeout)
 	watchProgress(runCtx, ev, n, users, sink, measureTo)
 	cpu, wall, sched := cpuTime()-cpu0, time.Since(wall0), schedLatencies().since(sched0)
 	engineStats, statsWarn := stats.stop(e, cfg.Timeout)

@@ -28,6 +28,10 @@ type memEngine struct {
 	// searchable (an "acknowledged" engine); written is when each was.
 	visible time.Duration
 	written map[string]time.Time
+	// refresh, when set, makes writes visible only at the engine's next
+	// refresh, every refresh since t0 (Elasticsearch's near-real time).
+	refresh time.Duration
+	t0      time.Time
 }
 
 func newMem() *memEngine {
@@ -80,6 +84,7 @@ func (m *memEngine) Delete(ctx context.Context, id string) error {
 // Search finds nothing, except that a freshness marker (a word starting
 // "zqx") finds the documents whose name holds it once they are visible.
 func (m *memEngine) Search(ctx context.Context, q engines.Query) (engines.Hits, error) {
+	at := time.Now() // what the search sees is decided as it starts
 	if err := m.call(ctx, "search"); err != nil {
 		return engines.Hits{}, err
 	}
@@ -90,7 +95,7 @@ func (m *memEngine) Search(ctx context.Context, q engines.Query) (engines.Hits, 
 	defer m.mu.Unlock()
 	var h engines.Hits
 	for id, d := range m.docs {
-		if strings.Contains(d.Text("name"), q.Text) && time.Since(m.written[id]) >= m.visible {
+		if strings.Contains(d.Text("name"), q.Text) && m.seen(m.written[id], at) {
 			h.IDs = append(h.IDs, id)
 		}
 	}
@@ -120,4 +125,12 @@ func (b *bulkEngine) UpsertBatch(ctx context.Context, docs []engines.Document) e
 		b.docs[d.ID] = d
 	}
 	return nil
+}
+
+// seen says whether a write stored at w is visible to a search at at.
+func (m *memEngine) seen(w, at time.Time) bool {
+	if m.refresh > 0 {
+		return at.Sub(m.t0)/m.refresh > w.Sub(m.t0)/m.refresh
+	}
+	return at.Sub(w) >= m.visible
 }

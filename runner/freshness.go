@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -69,8 +70,11 @@ type FreshnessConfig struct {
 	// resolution is Poll or 10% of the lag, whichever is larger, and a slow
 	// engine is not flooded.
 	Poll time.Duration
-	// Gap is the pause between probes: at most one write is probed at a
-	// time, and a new one is claimed Gap after the last one resolved.
+	// Gap is the mean pause between probes: at most one write is probed at
+	// a time, and a new one is claimed after a pause drawn from an
+	// exponential distribution of this mean. A fixed pause would lock onto
+	// a periodic refresh (Elasticsearch's 1 s) and sample every write at
+	// the same point of its cycle; random times sample it evenly.
 	Gap time.Duration
 }
 
@@ -157,7 +161,13 @@ func (p *prober) run(ctx context.Context, timeout time.Duration) {
 			// A user claimed a sample as the window closed: take its
 			// outcome so it is not left blocking.
 			w = <-p.writes
-			p.count(func(r *result.Freshness) { r.Unresolved++ })
+			p.count(func(r *result.Freshness) {
+				if w.err != nil {
+					r.WriteFailed++
+				} else {
+					r.Unresolved++
+				}
+			})
 			return
 		case w = <-p.writes:
 		}
@@ -166,10 +176,17 @@ func (p *prober) run(ctx context.Context, timeout time.Duration) {
 			continue
 		}
 		p.probe(ctx, w, timeout)
-		if !sleepUntil(ctx, time.Now().Add(p.cfg.Gap)) {
+		if !sleepUntil(ctx, time.Now().Add(p.gap())) {
 			return
 		}
 	}
+}
+
+// gap is the next pause between probes: exponential with mean Gap, from
+// the run's seed.
+func (p *prober) gap() time.Duration {
+	r := dataset.NewRand(p.seed, 0x67617073, p.n.Load()) // "gaps"
+	return time.Duration(-math.Log(1-r.Float64()) * float64(p.cfg.Gap))
 }
 
 // probe polls for one write. Polls start right after the write returned,
@@ -243,15 +260,22 @@ func (p *prober) result() *result.Freshness {
 	return &r
 }
 
-// freshnessWarning says when the probe could not measure.
+// freshnessWarning says when the probe could not measure, or measured a
+// biased sample: the writes it lost (written again before they showed, or
+// still hidden when the window closed) are the slow ones, so when they are
+// many the percentiles understate the lag.
 func freshnessWarning(f *result.Freshness) string {
-	switch {
-	case f == nil:
+	if f == nil {
 		return ""
+	}
+	lost := f.Superseded + f.Unresolved
+	switch {
 	case f.SearchFailed > 0 && f.Visible == 0:
 		return fmt.Sprintf("freshness: the probe's searches failed (%s); no lag measured", f.LastError)
 	case f.Probes > 0 && f.Visible == 0:
 		return fmt.Sprintf("freshness: none of %d probed writes became visible within the window", f.Probes)
+	case lost > 0 && float64(lost) > 0.1*float64(f.Visible+lost):
+		return fmt.Sprintf("freshness: %d of %d probed writes were written again or still hidden when the window closed; they are the slow ones, so the lag percentiles understate the lag", lost, f.Visible+lost)
 	}
 	return ""
 }

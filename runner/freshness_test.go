@@ -60,6 +60,26 @@ func TestFreshnessOfAcknowledgedWrites(t *testing.T) {
 	}
 }
 
+// On an engine that makes writes visible at a periodic refresh, probes at
+// random times see lags spread over the period (median about half of it);
+// probes a fixed pause apart would lock onto the refresh and all see the
+// same lag.
+func TestFreshnessOfPeriodicRefresh(t *testing.T) {
+	const period = 200 * time.Millisecond
+	e, cfg := freshnessConfig(4, 0)
+	e.refresh, e.t0 = period, time.Now()
+	cfg.Measure = 8 * time.Second
+	cfg.Freshness.Gap = period
+	l := ClosedLoop(context.Background(), e, testCorpus(t, 5000, 0.5), cfg, Events{})[0]
+	f := l.Freshness
+	if f == nil || f.Visible < 10 {
+		t.Fatalf("freshness %+v; want at least 10 probed writes seen", f)
+	}
+	if f.Lag.Max > ms(period)+50 || f.Lag.P50 < 0.2*ms(period) || f.Lag.P50 > 0.8*ms(period) {
+		t.Errorf("lag p50 %.1f ms, max %.1f ms; want the median well inside (0, %v) and nothing beyond a period", f.Lag.P50, f.Lag.Max, period)
+	}
+}
+
 // Writes that never become visible leave the probe unresolved and the
 // level warned; search failures are counted and named.
 func TestFreshnessWhenWritesNeverShow(t *testing.T) {

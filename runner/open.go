@@ -77,7 +77,6 @@ func OpenLoop(ctx context.Context, e engines.Engine, src Source, cfg OpenConfig,
 	// because latency runs from the intended time.
 	queue := make(chan ticket, 1<<16)
 	stats := sampleStats(ctx, e, cfg.Timeout)
-	var statsWarn string
 	cpu0 := cpuTime()
 	start := time.Now()
 	drainBy := start.Add(sched.Length() + cfg.Timeout)
@@ -133,6 +132,8 @@ func OpenLoop(ctx context.Context, e engines.Engine, src Source, cfg OpenConfig,
 		}
 	}
 	close(queue)
+	// Engine stats describe the schedule's window, not the drain after it.
+	engineStats, statsWarn := stats.stop(e, cfg.Timeout)
 	wg.Wait()
 	elapsed := time.Duration(r.last.Load())
 	cpu := cpuTime() - cpu0
@@ -162,7 +163,7 @@ func OpenLoop(ctx context.Context, e engines.Engine, src Source, cfg OpenConfig,
 		allSvc.Merge(svcT.hist[op])
 	}
 	rep.Latency, rep.Service = result.Summarize(allLat), result.Summarize(allSvc)
-	rep.EngineStats, statsWarn = stats.stop(e, cfg.Timeout)
+	rep.EngineStats = engineStats
 	if statsWarn != "" {
 		rep.Warnings = append(rep.Warnings, statsWarn)
 	}

@@ -43,9 +43,10 @@ func sampleStats(ctx context.Context, e engines.Engine, timeout time.Duration) *
 	}
 	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	s := &statsSampler{cancel: cancel, done: make(chan struct{}), acc: map[string]*gaugeAcc{}}
-	// The first sample is taken before the window's clocks start, so a
-	// counter's growth spans the whole window.
-	s.sample(ctx, sr, timeout)
+	// The first sample is taken now, as the window opens, so a counter's
+	// growth spans the whole window; it is bounded by a second so that a
+	// slow engine does not hold the window's start.
+	s.sample(ctx, sr, min(timeout, time.Second))
 	go func() {
 		defer close(s.done)
 		tick := time.NewTicker(statsEvery)

@@ -13,6 +13,13 @@ import (
 func newCalibrateCmd() *cobra.Command {
 	cfg := runner.DefaultCalibration
 	var tolerance float64
+	need := func(rate float64) int {
+		n := 0
+		for _, d := range runner.Calibrations() {
+			n = max(n, d.Workers(rate))
+		}
+		return n
+	}
 	cmd := &cobra.Command{
 		Use:   "calibrate",
 		Short: "Check the harness: measure in-process engines of known latency in closed and open loop, and print measured against true percentiles",
@@ -39,18 +46,24 @@ figure is further than --tolerance from its truth.`,
 				return badInput("rate: %v is out of range (1 to 10000 calls/s)", cfg.Rate)
 			case cfg.Workers < 1 || cfg.Workers > 10_000:
 				return badInput("workers: %d is out of range (1 to 10000)", cfg.Workers)
+			case cfg.Workers < need(cfg.Rate):
+				return badInput("workers: %d cannot hold every call due during a freeze at %v calls/s; give at least %d", cfg.Workers, cfg.Rate, need(cfg.Rate))
 			case !(tolerance > 0):
 				return badInput("tolerance: %v must be > 0", tolerance)
 			}
 			log := newLogger(cmd.ErrOrStderr())
-			log.printf("calibrating: 3 distributions × closed and open loop, %v each", cfg.Measure)
-			rows, err := runner.Calibrate(cmd.Context(), runner.Calibrations(), cfg)
+			dists := runner.Calibrations()
+			log.printf("calibrating: %d distributions × closed and open loop, %v each", len(dists), cfg.Measure)
+			rows, warnings, err := runner.Calibrate(cmd.Context(), dists, cfg)
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', tabwriter.AlignRight)
 			fmt.Fprintln(w, "distribution\tloop\tpercentile\ttrue (ms)\tmeasured (ms)\terror\t")
 			for _, r := range rows {
 				fmt.Fprintf(w, "%s\t%s\t%s\t%.2f\t%.2f\t%+.1f%%\t\n", r.Distribution, r.Loop, r.Percentile, r.True, r.Measured, 100*r.Error)
 			}
 			w.Flush()
+			for _, warn := range warnings {
+				fmt.Fprintf(cmd.OutOrStdout(), "> warning: %s\n", warn)
+			}
 			if err != nil {
 				return fmt.Errorf("calibration interrupted: %w", err)
 			}

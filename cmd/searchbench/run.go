@@ -101,6 +101,7 @@ type plan struct {
 	scenario  string
 	dryRun    bool
 	relevance int
+	writeMode string // as --write-mode gave it; each setup's is in its config
 	out       string
 	launch    container.Options
 	calls     runner.Calls
@@ -126,6 +127,11 @@ func (f *commonFlags) plan() (*plan, error) {
 	}
 	if f.out == "" {
 		return nil, badInput("out: a directory is needed")
+	}
+	if !f.dryRun {
+		if err := writable(f.out); err != nil {
+			return nil, badInput("out: %v", err)
+		}
 	}
 	if f.relevance < 0 || f.relevance > 100_000 {
 		return nil, badInput("relevance-queries: %d is out of range (0 to 100000)", f.relevance)
@@ -168,7 +174,7 @@ func (f *commonFlags) plan() (*plan, error) {
 		return nil, err
 	}
 	return &plan{
-		setups: setups, source: src, scenario: f.scenario, dryRun: f.dryRun, relevance: f.relevance, out: f.out, launch: launch,
+		setups: setups, source: src, scenario: f.scenario, dryRun: f.dryRun, relevance: f.relevance, writeMode: f.writeMode, out: f.out, launch: launch,
 		calls: runner.Calls{Timeout: f.timeout, Mix: mix, Seed: f.corpus.seed, K: f.k},
 	}, nil
 }
@@ -215,7 +221,7 @@ func newRunCmd() *cobra.Command {
 	fl.DurationVar(&settle, "settle", 10*time.Second, "time after the ramp before statistics start")
 	fl.DurationVar(&measure, "measure", time.Minute, "measured window at each level")
 	fl.DurationVar(&fresh.Poll, "freshness-poll", runner.DefaultFreshnessPoll, "freshness probe: shortest time between its searches for a probed write (later ones are spaced by a tenth of the time since the write)")
-	fl.DurationVar(&fresh.Gap, "freshness-gap", runner.DefaultFreshnessGap, "freshness probe: pause between probed writes")
+	fl.DurationVar(&fresh.Gap, "freshness-gap", runner.DefaultFreshnessGap, "freshness probe: mean pause between probed writes (exponential, so probes do not lock onto a periodic refresh)")
 	fl.BoolVar(&fresh.Off, "no-freshness", false, "do not probe how long writes take to become searchable")
 	return cmd
 }
@@ -271,7 +277,7 @@ func execute(ctx context.Context, stdout, stderr io.Writer, p *plan) error {
 		Config: result.Config{
 			Scenario: p.scenario,
 			Engines:  names, Mix: p.calls.Mix.String(), MixWeights: p.calls.Mix[:],
-			Seed: p.calls.Seed, WriteMode: string(p.setups[0].cfg.WriteMode), Histogram: runner.HistogramNote,
+			Seed: p.calls.Seed, WriteMode: p.writeMode, Histogram: runner.HistogramNote,
 		},
 		Host: hostInfo(),
 	}
@@ -313,7 +319,17 @@ func execute(ctx context.Context, stdout, stderr io.Writer, p *plan) error {
 func finish(stdout io.Writer, log *logger, dir string, res *result.Result) error {
 	jsonPath := filepath.Join(dir, "result.json")
 	if err := result.WriteFile(jsonPath, res); err != nil {
-		return err
+		// The directory went away or filled up during the run: what was
+		// measured still goes somewhere, and the message says where.
+		tmp, terr := os.MkdirTemp("", "searchbench-results-")
+		if terr != nil {
+			return fmt.Errorf("%w; and no temporary directory for the results: %v", err, terr)
+		}
+		log.printf("could not write to %s (%v); writing to %s instead", dir, err, tmp)
+		dir, jsonPath = tmp, filepath.Join(tmp, "result.json")
+		if err := result.WriteFile(jsonPath, res); err != nil {
+			return err
+		}
 	}
 	log.printf("wrote %s", jsonPath)
 	if err := writeReport(stdout, log, dir, report.New(report.Input{Name: jsonPath, Result: res})); err != nil {
@@ -415,7 +431,11 @@ func runSetup(ctx context.Context, log *logger, s setup, p *plan) result.EngineR
 		run.Preload.Documents, run.Preload.Duration.Seconds(), run.Preload.DocsPerS, run.Preload.Count)
 	if rel := runner.CheckRelevance(ctx, e, p.source, p.relevance, p.calls.K, p.calls.Timeout); rel != nil {
 		run.Relevance = rel
-		log.printf("%s: recall@%d %.3f over %d known-item searches", name, rel.K, rel.Recall, rel.Queries)
+		if rel.Queries > 0 {
+			log.printf("%s: recall@%d %.3f over %d known-item searches", name, rel.K, rel.Recall, rel.Queries)
+		} else {
+			log.printf("%s: no known-item search could run (the configuration cannot answer them; see relevance in result.json)", name)
+		}
 	}
 	ev := log.events(name)
 	if p.closed != nil {
@@ -530,4 +550,18 @@ func printPlan(w io.Writer, p *plan) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writable makes sure results can be written to dir before a run starts:
+// it creates the directory and a file in it, then removes the file.
+func writable(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, ".searchbench-probe-*")
+	if err != nil {
+		return fmt.Errorf("%s is not writable: %w", dir, err)
+	}
+	f.Close()
+	return os.Remove(f.Name())
 }

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/searchbench/searchbench/engines"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"go.yaml.in/yaml/v3"
@@ -40,6 +41,7 @@ var shipped embed.FS
 
 type scenario struct {
 	name        string // as given: a shipped name or a path
+	source      []byte // the file as read
 	command     string
 	description string
 	setups      []setupSpec
@@ -76,7 +78,7 @@ func loadScenario(name string) (*scenario, error) {
 	if err != nil {
 		return nil, badInput("scenario %s: %v", name, err)
 	}
-	s.name = name
+	s.name, s.source = name, b
 	return s, nil
 }
 
@@ -119,6 +121,8 @@ func parseScenario(b []byte) (*scenario, error) {
 			s.setups = setups
 		case slices.Contains(notInScenarios, key):
 			return nil, fmt.Errorf("line %d: %s cannot be set in a scenario file; give it on the command line", k.Line, key)
+		case key == "url" && hasPassword(v.Value):
+			return nil, fmt.Errorf("line %d: url holds a password; give it with --password or SEARCHBENCH_PASSWORD, not in a scenario file", k.Line)
 		default:
 			fv := flagValue{name: key}
 			switch v.Kind {
@@ -254,17 +258,11 @@ func newScenarioCmd() *cobra.Command {
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if _, err := loadScenario(args[0]); err != nil {
-				return err
-			}
-			b, err := shipped.ReadFile("scenarios/" + strings.TrimSuffix(args[0], ".yaml") + ".yaml")
-			if err != nil {
-				b, err = os.ReadFile(args[0])
-			}
+			s, err := loadScenario(args[0])
 			if err != nil {
 				return err
 			}
-			_, err = cmd.OutOrStdout().Write(b)
+			_, err = cmd.OutOrStdout().Write(s.source)
 			return err
 		},
 	})
@@ -288,4 +286,14 @@ func listScenarios(w io.Writer) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", name, s.command, desc)
 	}
 	return tw.Flush()
+}
+
+// hasPassword says whether an engine URL carries a password.
+func hasPassword(url string) bool {
+	for _, s := range (engines.Config{URL: url}).Secrets() {
+		if s != "" {
+			return true
+		}
+	}
+	return false
 }

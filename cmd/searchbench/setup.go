@@ -85,8 +85,15 @@ func buildSetups(specs []setupSpec, shared engines.Config, options []string, lau
 			}
 			return nil, badInput("%s: %v", label, err)
 		}
-		_, hasSpec := container.Lookup(sp.Engine)
+		spec, hasSpec := container.Lookup(sp.Engine)
+		if _, ok := launch.Env[spec.SecretEnv]; ok && hasSpec && spec.SecretEnv != "" {
+			return nil, badInput("container-env: %s holds the credential the launcher generates for %s; it cannot be set", spec.SecretEnv, sp.Engine)
+		}
 		switch embedded := d.Describe().Embedded; {
+		case embedded && cfg.URL != "":
+			return nil, badInput("url: %s is embedded and runs in this process; there is nothing to attach to", sp.Engine)
+		case !embedded && cfg.DataDir != "":
+			return nil, badInput("data-dir: %s is not embedded; its index lives in its server", sp.Engine)
 		case embedded && (launch.CPUs > 0 || launch.Image != ""):
 			return nil, badInput("cpus/image: %s is embedded and runs in this process, not in a container", sp.Engine)
 		case !embedded && cfg.URL == "" && !hasSpec:

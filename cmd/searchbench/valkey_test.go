@@ -58,7 +58,10 @@ func TestStudyBScenarioOnTheFake(t *testing.T) {
 	dir := t.TempDir()
 	code, stdout, stderr := runCLI(t, context.Background(), "ladder", "--scenario", "valkey-matching-indexes",
 		"--url", s.URL(), "--cpus", "0", "--ids", "300", "--dim", "8", "--start", "40", "--stop", "50",
-		"--duration", "500ms", "--repeat", "1", "--workers", "8", "--out", dir)
+		// Half-second rungs leave the achieved-rate rule 5 ms of slack on a
+		// machine that may be busy; this test is about the tables, so the
+		// rule is loosened and the jobs per write checked as before.
+		"--duration", "500ms", "--repeat", "1", "--workers", "8", "--min-achieved", "0.8", "--out", dir)
 	if code != exitOK {
 		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
 	}

@@ -18,7 +18,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -56,6 +55,12 @@ func (driver) CheckConfig(cfg engines.Config) error {
 func checkConfig(cfg engines.Config) (int32, error) {
 	if cfg.WriteMode != "" && cfg.WriteMode != engines.Searchable {
 		return 0, fmt.Errorf("postgres: writes are searchable on commit; write mode %q is not offered", cfg.WriteMode)
+	}
+	if cfg.URL != "" {
+		if _, err := pgxpool.ParseConfig(cfg.URL); err != nil {
+			// The parse error may quote the URL, password and all.
+			return 0, errors.New("postgres: the URL does not parse as a PostgreSQL connection string")
+		}
 	}
 	size := int32(DefaultPoolSize)
 	for k, v := range cfg.Options {
@@ -97,7 +102,7 @@ func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, err
 	}
 	if err := pool.Ping(ctx); err != nil {
 		pool.Close()
-		return nil, fmt.Errorf("postgres: connect to %s: %w", safeURL(cfg.URL), engines.Redact(err, cfg.Secrets()...))
+		return nil, fmt.Errorf("postgres: connect to %s: %w", engines.SafeURL(cfg.URL), engines.Redact(err, cfg.Secrets()...))
 	}
 	return &Engine{pool: pool}, nil
 }
@@ -314,13 +319,4 @@ func classify(err error) error {
 		}
 	}
 	return err
-}
-
-// safeURL is the URL without its password, for messages.
-func safeURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "(unparsable URL)"
-	}
-	return u.Redacted()
 }

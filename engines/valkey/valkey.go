@@ -127,7 +127,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"net/url"
 	"slices"
 	"sort"
 	"strconv"
@@ -269,6 +268,12 @@ func checkConfig(cfg engines.Config) (settings, error) {
 	if cfg.WriteMode != "" && cfg.WriteMode != engines.Searchable {
 		return settings{}, fmt.Errorf("valkey: writes are searchable when they return (valkey-search blocks the writer until indexed); write mode %q is not offered", cfg.WriteMode)
 	}
+	if cfg.URL != "" {
+		if _, err := valkey.ParseURL(cfg.URL); err != nil {
+			// The parse error may quote the URL, password and all.
+			return settings{}, fmt.Errorf("valkey: the URL %s does not parse as redis://host:port", engines.SafeURL(cfg.URL))
+		}
+	}
 	return parseOptions(cfg.Options)
 }
 
@@ -283,7 +288,7 @@ func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, err
 	opt, err := valkey.ParseURL(cfg.URL)
 	if err != nil {
 		// The parse error may quote the URL, password and all.
-		return nil, fmt.Errorf("valkey: the URL %s does not parse as redis://host:port", safeURL(cfg.URL))
+		return nil, fmt.Errorf("valkey: the URL %s does not parse as redis://host:port", engines.SafeURL(cfg.URL))
 	}
 	if cfg.Username != "" {
 		opt.Username = cfg.Username
@@ -299,12 +304,12 @@ func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, err
 	opt.ReadBufferEachConn, opt.WriteBufferEachConn = connBuffer, connBuffer
 	client, err := valkey.NewClient(opt)
 	if err != nil {
-		return nil, fmt.Errorf("valkey: connect to %s: %w", safeURL(cfg.URL), engines.Redact(err, append(cfg.Secrets(), opt.Password)...))
+		return nil, fmt.Errorf("valkey: connect to %s: %w", engines.SafeURL(cfg.URL), engines.Redact(err, append(cfg.Secrets(), opt.Password)...))
 	}
 	e := &Engine{client: client, set: set}
 	if err := e.configure(ctx); err != nil {
 		client.Close()
-		return nil, fmt.Errorf("valkey: %s: %w", safeURL(cfg.URL), engines.Redact(err, append(cfg.Secrets(), opt.Password)...))
+		return nil, fmt.Errorf("valkey: %s: %w", engines.SafeURL(cfg.URL), engines.Redact(err, append(cfg.Secrets(), opt.Password)...))
 	}
 	return e, nil
 }
@@ -1084,13 +1089,4 @@ func classify(err error) error {
 		return fmt.Errorf("%w: %s", engines.ErrTimeout, msg)
 	}
 	return err
-}
-
-// safeURL is the URL without its password, for messages.
-func safeURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "(unparsable URL)"
-	}
-	return u.Redacted()
 }
