@@ -80,6 +80,7 @@
 package meilisearch
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -205,8 +206,9 @@ func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, err
 	}
 	key := cfg.APIKey.Reveal()
 	opts := []meilisearch.Option{
-		meilisearch.WithCustomClient(&http.Client{Transport: engines.HTTPTransport(o.pool), Timeout: o.timeout}),
+		meilisearch.WithCustomClient(&http.Client{Transport: transport(o.pool), Timeout: o.timeout}),
 		meilisearch.DisableRetries(),
+		meilisearch.WithCustomJsonUnmarshaler(unmarshal),
 	}
 	if key != "" {
 		opts = append(opts, meilisearch.WithAPIKey(key))
@@ -224,6 +226,30 @@ func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, err
 		return nil, fmt.Errorf("meilisearch: connect to %s: %w", e.endpoint, err)
 	}
 	return e, nil
+}
+
+// transport is the shared HTTP transport with connection buffers of 1 KB
+// instead of net/http's 4 KB: a search, its answer, a task's answer all fit
+// in less, a larger body is copied past the buffer, and each connection
+// holds two of them — at 1,500 users (and the connections the ramp's dial
+// races add) the 4 KB buffers were 19 MB of live heap, about twice that in
+// resident memory (bench/README.md).
+func transport(pool int) *http.Transport {
+	t := engines.HTTPTransport(pool)
+	t.ReadBufferSize, t.WriteBufferSize = 1<<10, 1<<10
+	return t
+}
+
+// unmarshal is the client's JSON decoder. A raw answer (the search's: the
+// driver asks for json.RawMessage) is taken as it is, without the client's
+// own pass over it (a validation and a copy): ParseSearch validates it while
+// decoding it. Everything else goes to encoding/json, the client's default.
+func unmarshal(data []byte, v any) error {
+	if raw, ok := v.(*json.RawMessage); ok {
+		*raw = data // the client reads each body into a fresh slice
+		return nil
+	}
+	return json.Unmarshal(data, v)
 }
 
 // Engine is one Meilisearch index.
@@ -496,60 +522,265 @@ func (e *Engine) Search(ctx context.Context, q engines.Query) (engines.Hits, err
 	return h, nil
 }
 
-// searchResponse is the part of a search response the driver reads.
-type searchResponse struct {
-	Hits               *[]map[string]json.RawMessage `json:"hits"`
-	EstimatedTotalHits *int64                        `json:"estimatedTotalHits"`
-	TotalHits          *int64                        `json:"totalHits"`
-}
-
 // ParseSearch reads a search response body: the hits' ids, best first, and
-// the total. More than k hits, a missing "hits" array or a hit without a
-// string or integer id is an error.
+// the total (estimatedTotalHits, else totalHits, else -1). A body that is not
+// JSON, more than k hits, a missing "hits" array, a hit without a string or
+// integer "id", or a total that is not an integer is an error. Keys match
+// exactly; when one repeats, the last counts.
+//
+// It walks the body itself instead of decoding it with encoding/json: the
+// body is validated first (json.Valid), so the walk only has to find the
+// keys it reads and skip everything else; reflection cost the load generator
+// more than the rest of the response's handling (bench/README.md has the
+// profile). FuzzParseSearch checks it against encoding/json.
 func ParseSearch(body []byte, k int) (engines.Hits, error) {
-	var r searchResponse
-	if err := json.Unmarshal(body, &r); err != nil {
-		return engines.Hits{}, fmt.Errorf("malformed response: %v", err)
+	if !json.Valid(body) {
+		var v any
+		return engines.Hits{}, fmt.Errorf("malformed response: %v", json.Unmarshal(body, &v))
 	}
-	if r.Hits == nil {
+	w := walker{b: body}
+	switch w.peek() {
+	case 'n':
+		return engines.Hits{}, errors.New("malformed response: no hits array")
+	case '{':
+	default:
+		return engines.Hits{}, errors.New("malformed response: not an object")
+	}
+	// The last value of a key counts, as when encoding/json decodes into a
+	// map.
+	var hits, estimated, exact []byte
+	for key := range w.members() {
+		switch key {
+		case "hits":
+			hits = w.raw()
+		case "estimatedTotalHits":
+			estimated = w.raw()
+		case "totalHits":
+			exact = w.raw()
+		default:
+			w.skip()
+		}
+	}
+	if hits == nil || string(hits) == "null" {
 		return engines.Hits{}, errors.New("malformed response: no hits array")
 	}
-	hits := *r.Hits
-	if len(hits) > k {
-		return engines.Hits{}, fmt.Errorf("the engine returned %d hits for limit %d", len(hits), k)
+	raw, err := (&walker{b: hits}).hits()
+	if err != nil {
+		return engines.Hits{}, err
 	}
-	ids := make([]string, len(hits))
-	for i, hit := range hits {
-		id, err := hitID(hit[PrimaryKey])
-		if err != nil {
+	if len(raw) > k {
+		return engines.Hits{}, fmt.Errorf("the engine returned %d hits for limit %d", len(raw), k)
+	}
+	ids := make([]string, len(raw))
+	for i, r := range raw {
+		if ids[i], err = hitID(r); err != nil {
 			return engines.Hits{}, fmt.Errorf("malformed response: hit %d: %v", i, err)
 		}
-		ids[i] = id
+	}
+	est, hasEst, err1 := totalHits("estimatedTotalHits", estimated)
+	tot, hasTot, err2 := totalHits("totalHits", exact)
+	if err := cmp.Or(err1, err2); err != nil {
+		return engines.Hits{}, err
 	}
 	total := int64(-1)
 	switch {
-	case r.EstimatedTotalHits != nil:
-		total = *r.EstimatedTotalHits
-	case r.TotalHits != nil:
-		total = *r.TotalHits
+	case hasEst:
+		total = est
+	case hasTot:
+		total = tot
 	}
 	return engines.Hits{IDs: ids, Total: total}, nil
 }
 
-// hitID reads a document id: a JSON string, or an integer (Meilisearch's
-// other id type).
-func hitID(raw json.RawMessage) (string, error) {
-	if len(raw) == 0 {
-		return "", errors.New("no id")
+// totalHits reads a count: absent or null (false), or an integer.
+func totalHits(name string, raw []byte) (int64, bool, error) {
+	if raw == nil || string(raw) == "null" {
+		return 0, false, nil
+	}
+	n, err := strconv.ParseInt(string(raw), 10, 64)
+	if err != nil {
+		return 0, false, fmt.Errorf("malformed response: %s %.40s is not an integer", name, raw)
+	}
+	return n, true, nil
+}
+
+// walker reads a JSON text that json.Valid accepted: it never meets a
+// syntax error, so it only tells values apart by their first byte.
+type walker struct {
+	b []byte
+	i int
+}
+
+func (w *walker) space() {
+	for w.i < len(w.b) && (w.b[w.i] == ' ' || w.b[w.i] == '\t' || w.b[w.i] == '\n' || w.b[w.i] == '\r') {
+		w.i++
+	}
+}
+
+// peek is the first byte of the next value.
+func (w *walker) peek() byte {
+	w.space()
+	return w.b[w.i]
+}
+
+// members yields each key of the object at the cursor, leaving the cursor
+// on its value; the loop's body must read or skip the value.
+func (w *walker) members() func(yield func(string) bool) {
+	return func(yield func(string) bool) {
+		w.space()
+		w.i++ // {
+		for {
+			w.space()
+			if w.b[w.i] == '}' {
+				w.i++
+				return
+			}
+			if w.b[w.i] == ',' {
+				w.i++
+				w.space()
+			}
+			key := w.str()
+			w.space()
+			w.i++ // :
+			if !yield(key) {
+				return
+			}
+		}
+	}
+}
+
+// str reads a string and returns its value (escapes decoded).
+func (w *walker) str() string {
+	raw := w.rawString()
+	if s, ok := plain(raw); ok {
+		return s
 	}
 	var s string
-	if err := json.Unmarshal(raw, &s); err == nil {
-		return s, nil
+	_ = json.Unmarshal(raw, &s) // valid by construction
+	return s
+}
+
+// rawString reads a string and returns it with its quotes.
+func (w *walker) rawString() []byte {
+	start := w.i
+	w.i++ // "
+	for w.b[w.i] != '"' {
+		if w.b[w.i] == '\\' {
+			w.i++
+		}
+		w.i++
 	}
-	var n json.Number
-	if err := json.Unmarshal(raw, &n); err == nil {
-		if _, err := n.Int64(); err == nil {
-			return n.String(), nil
+	w.i++
+	return w.b[start:w.i]
+}
+
+// plain returns a quoted string's value when its bytes are the value: ASCII
+// without escapes (encoding/json replaces invalid UTF-8, so anything else
+// goes through it).
+func plain(quoted []byte) (string, bool) {
+	inner := quoted[1 : len(quoted)-1]
+	for _, c := range inner {
+		if c == '\\' || c >= 0x80 {
+			return "", false
+		}
+	}
+	return string(inner), true
+}
+
+// skip passes over the value at the cursor.
+func (w *walker) skip() {
+	w.space()
+	switch w.b[w.i] {
+	case '"':
+		w.rawString()
+	case '{', '[':
+		depth := 0
+		for {
+			switch w.b[w.i] {
+			case '"':
+				w.rawString()
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+			}
+			w.i++
+			if depth == 0 {
+				return
+			}
+		}
+	default: // number, true, false, null: up to the next delimiter
+		for w.i < len(w.b) {
+			switch w.b[w.i] {
+			case ',', '}', ']', ' ', '\t', '\n', '\r':
+				return
+			}
+			w.i++
+		}
+	}
+}
+
+// raw skips the value at the cursor and returns its bytes.
+func (w *walker) raw() []byte {
+	w.space()
+	start := w.i
+	w.skip()
+	return w.b[start:w.i]
+}
+
+// hits reads a hits array: each hit's raw id, nil for a hit without one
+// (or null).
+func (w *walker) hits() ([][]byte, error) {
+	if w.peek() != '[' {
+		return nil, errors.New("malformed response: hits is not an array")
+	}
+	w.i++
+	ids := make([][]byte, 0, 16)
+	for n := 0; ; n++ {
+		w.space()
+		switch w.b[w.i] {
+		case ']':
+			w.i++
+			return ids, nil
+		case ',':
+			w.i++
+		}
+		var id []byte
+		switch w.peek() {
+		case '{':
+			for key := range w.members() {
+				if key == PrimaryKey {
+					id = w.raw()
+				} else {
+					w.skip()
+				}
+			}
+		case 'n':
+			w.skip()
+		default:
+			return nil, fmt.Errorf("malformed response: hit %d is not an object", n)
+		}
+		ids = append(ids, id)
+	}
+}
+
+// hitID reads a document id: a JSON string, or an integer (Meilisearch's
+// other id type).
+func hitID(raw []byte) (string, error) {
+	switch {
+	case len(raw) == 0:
+		return "", errors.New("no id")
+	case raw[0] == '"':
+		if s, ok := plain(raw); ok {
+			return s, nil
+		}
+		var s string
+		_ = json.Unmarshal(raw, &s) // valid by construction
+		return s, nil
+	case raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9':
+		if _, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
+			return string(raw), nil
 		}
 	}
 	return "", fmt.Errorf("id %.40s is neither a string nor an integer", raw)
