@@ -5,9 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -220,5 +222,23 @@ func TestParseSearchShapes(t *testing.T) {
 		if err != nil || strings.Join(h.IDs, ",") != c.ids || h.Total != c.total {
 			t.Errorf("%s: %+v, %v; want ids %s total %d", c.body, h, err, c.ids, c.total)
 		}
+	}
+	// Beyond the 64 ids that share one allocation, escaped ids among them.
+	var hits, want []string
+	for i := range 70 {
+		id := strconv.Itoa(i)
+		switch i % 3 {
+		case 0:
+			hits = append(hits, fmt.Sprintf(`{"id":"%d"}`, i))
+		case 1:
+			hits = append(hits, fmt.Sprintf(`{"id":%d}`, i))
+		default:
+			hits, id = append(hits, fmt.Sprintf(`{"id":"\u00e9%d"}`, i)), "é"+id
+		}
+		want = append(want, id)
+	}
+	h, err := meilisearch.ParseSearch([]byte(`{"hits":[`+strings.Join(hits, ",")+`]}`), 100)
+	if err != nil || !slices.Equal(h.IDs, want) {
+		t.Errorf("70 hits: %q, %v; want %q", h.IDs, err, want)
 	}
 }

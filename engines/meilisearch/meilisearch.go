@@ -491,6 +491,10 @@ func (e *Engine) Delete(ctx context.Context, id string) error {
 	return nil
 }
 
+// idOnly is every search's attributesToRetrieve, shared (the client only
+// reads it).
+var idOnly = []string{PrimaryKey}
+
 // Search runs a free-text query over the schema's text fields.
 func (e *Engine) Search(ctx context.Context, q engines.Query) (engines.Hits, error) {
 	if err := q.TextOnly(); err != nil {
@@ -506,7 +510,7 @@ func (e *Engine) Search(ctx context.Context, q engines.Query) (engines.Hits, err
 	raw, err := index.SearchRaw(ctx, "", &meilisearch.SearchRequest{
 		Query:                q.Text,
 		Limit:                int64(q.K),
-		AttributesToRetrieve: []string{PrimaryKey},
+		AttributesToRetrieve: idOnly,
 		MatchingStrategy:     e.opts.strategy,
 	})
 	if err != nil {
@@ -571,11 +575,9 @@ func ParseSearch(body []byte, k int) (engines.Hits, error) {
 	if len(raw) > k {
 		return engines.Hits{}, fmt.Errorf("the engine returned %d hits for limit %d", len(raw), k)
 	}
-	ids := make([]string, len(raw))
-	for i, r := range raw {
-		if ids[i], err = hitID(r); err != nil {
-			return engines.Hits{}, fmt.Errorf("malformed response: hit %d: %v", i, err)
-		}
+	ids, err := hitIDs(raw)
+	if err != nil {
+		return engines.Hits{}, err
 	}
 	est, hasEst, err1 := totalHits("estimatedTotalHits", estimated)
 	tot, hasTot, err2 := totalHits("totalHits", exact)
@@ -652,8 +654,8 @@ func (w *walker) members() func(yield func(string) bool) {
 // str reads a string and returns its value (escapes decoded).
 func (w *walker) str() string {
 	raw := w.rawString()
-	if s, ok := plain(raw); ok {
-		return s
+	if isPlain(raw) {
+		return string(raw[1 : len(raw)-1])
 	}
 	var s string
 	_ = json.Unmarshal(raw, &s) // valid by construction
@@ -674,17 +676,16 @@ func (w *walker) rawString() []byte {
 	return w.b[start:w.i]
 }
 
-// plain returns a quoted string's value when its bytes are the value: ASCII
+// isPlain says whether a quoted string's bytes are its value: ASCII
 // without escapes (encoding/json replaces invalid UTF-8, so anything else
 // goes through it).
-func plain(quoted []byte) (string, bool) {
-	inner := quoted[1 : len(quoted)-1]
-	for _, c := range inner {
+func isPlain(quoted []byte) bool {
+	for _, c := range quoted[1 : len(quoted)-1] {
 		if c == '\\' || c >= 0x80 {
-			return "", false
+			return false
 		}
 	}
-	return string(inner), true
+	return true
 }
 
 // skip passes over the value at the cursor.
@@ -765,25 +766,63 @@ func (w *walker) hits() ([][]byte, error) {
 	}
 }
 
+// hitIDs reads the hits' ids. The ids whose bytes are their value (plain
+// strings and integers: nearly all) share one allocation.
+func hitIDs(raw [][]byte) ([]string, error) {
+	ids := make([]string, len(raw))
+	var ends [64]int // of the first 64 ids: where each ends in buf, -1 when decoded apart
+	size := 0
+	for _, r := range raw {
+		size += len(r)
+	}
+	buf := make([]byte, 0, size)
+	for i, r := range raw {
+		b, s, err := hitID(r)
+		if err != nil {
+			return nil, fmt.Errorf("malformed response: hit %d: %v", i, err)
+		}
+		switch {
+		case b == nil:
+			ids[i] = s
+			if i < len(ends) {
+				ends[i] = -1
+			}
+		case i < len(ends):
+			buf = append(buf, b...)
+			ends[i] = len(buf)
+		default:
+			ids[i] = string(b)
+		}
+	}
+	all, from := string(buf), 0
+	for i := range min(len(raw), len(ends)) {
+		if ends[i] >= 0 {
+			ids[i], from = all[from:ends[i]], ends[i]
+		}
+	}
+	return ids, nil
+}
+
 // hitID reads a document id: a JSON string, or an integer (Meilisearch's
-// other id type).
-func hitID(raw []byte) (string, error) {
+// other id type). When the id's bytes are its value, it returns them (a
+// part of raw); otherwise the decoded string.
+func hitID(raw []byte) ([]byte, string, error) {
 	switch {
 	case len(raw) == 0:
-		return "", errors.New("no id")
+		return nil, "", errors.New("no id")
 	case raw[0] == '"':
-		if s, ok := plain(raw); ok {
-			return s, nil
+		if isPlain(raw) {
+			return raw[1 : len(raw)-1], "", nil
 		}
 		var s string
 		_ = json.Unmarshal(raw, &s) // valid by construction
-		return s, nil
+		return nil, s, nil
 	case raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9':
 		if _, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
-			return string(raw), nil
+			return raw, "", nil
 		}
 	}
-	return "", fmt.Errorf("id %.40s is neither a string nor an integer", raw)
+	return nil, "", fmt.Errorf("id %.40s is neither a string nor an integer", raw)
 }
 
 // Refresh waits until every task this Engine enqueued has finished and
