@@ -62,6 +62,10 @@
 // without closing and reopening connections; it speaks HTTP/1.1 only (one
 // request per connection, as the study's Locust users did) and ignores proxy
 // environment variables, so nothing but the engine sits in the measured path.
+// Its connection buffers are 1 KB (net/http's default is 4 KB each way).
+// Searches skip the client's request machinery but not its wire format: they
+// send what SearchRaw sends, through the same http.Client (see Search; the
+// load generator's cost per search is in bench/README.md).
 //
 // Errors: HTTP 429 and 503 wrap engines.ErrOverloaded, 408 and 504 and client
 // timeouts engines.ErrTimeout, 404 index_not_found / document_not_found
