@@ -2,6 +2,7 @@ package loopback_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -253,6 +254,32 @@ func BenchmarkMeilisearchSearch(b *testing.B) {
 				b.Error(err)
 				return
 			}
+		}
+	})
+}
+
+// BenchmarkNetHTTPFloor is the same search as BenchmarkMeilisearchSearch
+// made with net/http alone — a fixed body, the answer read and dropped, what
+// vegeta does per request: the floor under any driver built on net/http.
+// The difference to BenchmarkMeilisearchSearch is the driver's own cost.
+func BenchmarkNetHTTPFloor(b *testing.B) {
+	_, url := start(b)
+	c := &http.Client{Transport: engines.HTTPTransport(64)}
+	body := []byte(`{"limit":10,"attributesToRetrieve":["id"],"q":"Lot foot lot will.","hybrid":null}`)
+	b.ReportAllocs()
+	b.SetParallelism(8)
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			req, _ := http.NewRequest(http.MethodPost, url+"/indexes/x/search", bytes.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Authorization", "Bearer "+key)
+			resp, err := c.Do(req)
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
 		}
 	})
 }
