@@ -50,6 +50,7 @@ const (
 
 type config struct {
 	searchbench, loopbackBin, wrk, vegeta string
+	baseline                              string // another searchbench build, run as a fourth tool
 	repo                                  string
 	port                                  int
 	key                                   string
@@ -68,6 +69,7 @@ type config struct {
 func main() {
 	var c config
 	flag.StringVar(&c.searchbench, "searchbench", "searchbench", "searchbench binary")
+	flag.StringVar(&c.baseline, "baseline", "", "another searchbench binary (an earlier build) to run as a fourth tool, for before/after")
 	flag.StringVar(&c.loopbackBin, "loopback", "loopback", "loopback binary (bench/cmd/loopback)")
 	flag.StringVar(&c.wrk, "wrk", "wrk", "wrk binary")
 	flag.StringVar(&c.vegeta, "vegeta", "vegeta", "vegeta binary")
@@ -155,6 +157,15 @@ func run(c config) error {
 		{"searchbench", searchbenchMax, searchbenchRate},
 		{"wrk", wrkMax, wrkRate},
 		{"vegeta", vegetaMax, vegetaRate},
+	}
+	if c.baseline != "" {
+		bc := c
+		bc.searchbench = c.baseline
+		tools = append(tools, tool{"baseline",
+			func(_ config, dir string, total time.Duration) (*exec.Cmd, func() (float64, error)) {
+				return searchbenchMax(bc, dir, total)
+			},
+			func(_ config, dir string) paced { return searchbenchRate(bc, dir) }})
 	}
 	maxes := map[string][]sample{}
 	rates := map[string][]paced{}
@@ -686,6 +697,9 @@ func report(w io.Writer, c config, tools []tool, maxes map[string][]sample, rate
 	fmt.Fprintf(w, "machine: %s, %d CPUs, %s; load average %s before, %s after\n", host, numCPU(), cpuModel(), load0, load1)
 	fmt.Fprintf(w, "clients on CPU %s, the loopback server on CPU %s; %d connections; windows of %s after %s of warm-up\n",
 		cmp.Or(c.clientCPU, "any"), cmp.Or(c.serverCPU, "any"), c.conns, c.window, c.warm)
+	if c.baseline != "" {
+		fmt.Fprintf(w, "baseline: %s, run as searchbench is\n", c.baseline)
+	}
 	fmt.Fprintf(w, "figures: median (min–max) over the rounds\n\n")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight|tabwriter.Debug)
 	fmt.Fprintln(tw, "tool\tmax req/s (server count)\tmax req/s (own report)\tCPU s / 1K req\tof which kernel\tpeak RSS MB\tserver busy (cores)\tothers busy (cores)\t")
