@@ -39,6 +39,12 @@ func FuzzParseSearch(f *testing.F) {
 		`{"hits":[{"id":"` + strings.Repeat("9", 400) + `"}]}`,
 		`{"hits":5,"hits":[{"id":-0,"id":"\u00e9"}],"totalHits":null,"estimatedTotalHits":3}`,
 		" {\"x\":[{\"a\":[1,\"]\"]},true,null],\"hits\" :\t[ {\"id\":\"\\\"\\\\\"} ] } ",
+		// What the validating pass must refuse or accept as encoding/json does.
+		`{"hits":[],"x":01}`, `{"hits":[],"x":1.}`, `{"hits":[],"x":-}`, `{"hits":[],"x":1e}`, `{"hits":[],"x":-0.5e+7}`,
+		`{"hits":[],"x":"\u12g4"}`, `{"hits":[],"x":"\q"}`, "{\"hits\":[],\"x\":\"\t\"}", "{\"hits\":[],\"x\":\"\xff\"}",
+		`{"hits":[]} x`, `{"hits":[],}`, `{"hits":[] "x":1}`, `{"hits":[1,]}`, `{"hits":[],"x":tru}`, `{"hits":[],"x":nul}`,
+		`{"hits":[],"x":` + strings.Repeat("[", 9999) + strings.Repeat("]", 9999) + `}`,
+		`{"hits":[],"x":` + strings.Repeat("[", 10000) + strings.Repeat("]", 10000) + `}`,
 	} {
 		f.Add([]byte(seed), 10)
 	}

@@ -515,9 +515,31 @@ func (e *Engine) Delete(ctx context.Context, id string) error {
 	return nil
 }
 
-// idOnly is every search's attributesToRetrieve, shared (encoding only
-// reads it).
-var idOnly = []string{PrimaryKey}
+// searchBody is the body the client sends for a search: json.Marshal of
+// the SearchRequest{Query: text, Limit: k, AttributesToRetrieve: [id],
+// MatchingStrategy: strategy} it would build, written out with only the
+// query string left to encoding/json — the struct's reflection over its
+// thirty-odd fields cost each search a microsecond, a few percent of what a
+// search costs the load generator. FuzzSearchBody checks it against
+// json.Marshal of the struct. k is at least 1 (a zero limit is omitted).
+func searchBody(text string, k int, strategy meilisearch.MatchingStrategy) ([]byte, error) {
+	q, err := json.Marshal(text)
+	if err != nil {
+		return nil, err
+	}
+	b := make([]byte, 0, len(q)+96)
+	b = append(b, `{"limit":`...)
+	b = strconv.AppendInt(b, int64(k), 10)
+	b = append(b, `,"attributesToRetrieve":["`+PrimaryKey+`"]`...)
+	if strategy != "" { // one of the option's three names: nothing to escape
+		b = append(b, `,"matchingStrategy":"`...)
+		b = append(b, strategy...)
+		b = append(b, '"')
+	}
+	b = append(b, `,"q":`...)
+	b = append(b, q...)
+	return append(b, `,"hybrid":null}`...), nil
+}
 
 // Search runs a free-text query over the schema's text fields.
 //
@@ -540,12 +562,7 @@ func (e *Engine) Search(ctx context.Context, q engines.Query) (engines.Hits, err
 	if err != nil {
 		return engines.Hits{}, err
 	}
-	body, err := json.Marshal(&meilisearch.SearchRequest{
-		Query:                q.Text,
-		Limit:                int64(q.K),
-		AttributesToRetrieve: idOnly,
-		MatchingStrategy:     e.opts.strategy,
-	})
+	body, err := searchBody(q.Text, q.K, e.opts.strategy)
 	if err != nil {
 		return engines.Hits{}, fmt.Errorf("meilisearch: search: %w", err)
 	}
@@ -594,38 +611,16 @@ func putAnswer(b *bytes.Buffer) {
 // integer "id", or a total that is not an integer is an error. Keys match
 // exactly; when one repeats, the last counts.
 //
-// It walks the body itself instead of decoding it with encoding/json: the
-// body is validated first (json.Valid), so the walk only has to find the
-// keys it reads and skip everything else; reflection cost the load generator
-// more than the rest of the response's handling (bench/README.md has the
-// profile). FuzzParseSearch checks it against encoding/json.
+// It reads the body itself instead of decoding it with encoding/json:
+// reflection cost the load generator more than the rest of the answer's
+// handling, and json.Valid alone half of what this costs (bench/README.md
+// has the profiles). One pass validates the whole body and keeps the values
+// of the keys it reads; the hits are then walked knowing they are valid.
+// FuzzParseSearch checks both against encoding/json.
 func ParseSearch(body []byte, k int) (engines.Hits, error) {
-	if !json.Valid(body) {
-		var v any
-		return engines.Hits{}, fmt.Errorf("malformed response: %v", json.Unmarshal(body, &v))
-	}
-	w := walker{b: body}
-	switch w.peek() {
-	case 'n':
-		return engines.Hits{}, errors.New("malformed response: no hits array")
-	case '{':
-	default:
-		return engines.Hits{}, errors.New("malformed response: not an object")
-	}
-	// The last value of a key counts, as when encoding/json decodes into a
-	// map.
-	var hits, estimated, exact []byte
-	for key := range w.members() {
-		switch string(key) { // compared without a copy
-		case "hits":
-			hits = w.raw()
-		case "estimatedTotalHits":
-			estimated = w.raw()
-		case "totalHits":
-			exact = w.raw()
-		default:
-			w.skip()
-		}
+	hits, estimated, exact, err := readTop(body)
+	if err != nil {
+		return engines.Hits{}, fmt.Errorf("malformed response: %w", err)
 	}
 	if hits == nil || string(hits) == "null" {
 		return engines.Hits{}, errors.New("malformed response: no hits array")
@@ -668,7 +663,222 @@ func totalHits(name string, raw []byte) (int64, bool, error) {
 	return n, true, nil
 }
 
-// walker reads a JSON text that json.Valid accepted: it never meets a
+// maxDepth is encoding/json's limit on nesting.
+const maxDepth = 10000
+
+// readTop validates body — a JSON object, as encoding/json's scanner would
+// accept it — and returns the last value of each key ParseSearch reads (nil
+// when absent).
+func readTop(b []byte) (hits, estimated, exact []byte, err error) {
+	i := skipSpace(b, 0)
+	if i == len(b) || b[i] != '{' {
+		if _, err := scanValue(b, i, 0); err != nil {
+			return nil, nil, nil, err
+		}
+		return nil, nil, nil, errors.New("not an object")
+	}
+	if i = skipSpace(b, i+1); i < len(b) && b[i] == '}' {
+		i++
+	} else {
+		for {
+			if i == len(b) || b[i] != '"' {
+				return nil, nil, nil, syntaxError(b, i, "a key")
+			}
+			end, err := scanString(b, i)
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			key := b[i:end]
+			if i = skipSpace(b, end); i == len(b) || b[i] != ':' {
+				return nil, nil, nil, syntaxError(b, i, "':'")
+			}
+			i = skipSpace(b, i+1)
+			if end, err = scanValue(b, i, 1); err != nil {
+				return nil, nil, nil, err
+			}
+			switch v := b[i:end]; string(keyValue(key)) { // compared without a copy
+			case "hits":
+				hits = v
+			case "estimatedTotalHits":
+				estimated = v
+			case "totalHits":
+				exact = v
+			}
+			if i = skipSpace(b, end); i < len(b) && b[i] == ',' {
+				i = skipSpace(b, i+1)
+				continue
+			}
+			if i < len(b) && b[i] == '}' {
+				i++
+				break
+			}
+			return nil, nil, nil, syntaxError(b, i, "',' or '}'")
+		}
+	}
+	if i = skipSpace(b, i); i != len(b) {
+		return nil, nil, nil, syntaxError(b, i, "the end")
+	}
+	return hits, estimated, exact, nil
+}
+
+// keyValue is a validated key's value: its bytes when plain, else decoded.
+func keyValue(quoted []byte) []byte {
+	if isPlain(quoted) {
+		return quoted[1 : len(quoted)-1]
+	}
+	var s string
+	_ = json.Unmarshal(quoted, &s) // valid by construction
+	return []byte(s)
+}
+
+func syntaxError(b []byte, i int, want string) error {
+	if i >= len(b) {
+		return fmt.Errorf("invalid JSON: the body ends where %s should be", want)
+	}
+	return fmt.Errorf("invalid JSON: %q at byte %d where %s should be", b[i], i, want)
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// scanValue validates the value at b[i:], inside depth containers, and
+// returns where it ends.
+func scanValue(b []byte, i, depth int) (int, error) {
+	if i >= len(b) {
+		return i, syntaxError(b, i, "a value")
+	}
+	switch c := b[i]; {
+	case c == '"':
+		return scanString(b, i)
+	case c == '{' || c == '[':
+		if depth++; depth > maxDepth {
+			return i, errors.New("invalid JSON: nested too deep")
+		}
+		closer := byte('}')
+		if c == '[' {
+			closer = ']'
+		}
+		if i = skipSpace(b, i+1); i < len(b) && b[i] == closer {
+			return i + 1, nil
+		}
+		for {
+			var err error
+			if c == '{' {
+				if i == len(b) || b[i] != '"' {
+					return i, syntaxError(b, i, "a key")
+				}
+				if i, err = scanString(b, i); err != nil {
+					return i, err
+				}
+				if i = skipSpace(b, i); i == len(b) || b[i] != ':' {
+					return i, syntaxError(b, i, "':'")
+				}
+				i = skipSpace(b, i+1)
+			}
+			if i, err = scanValue(b, i, depth); err != nil {
+				return i, err
+			}
+			if i = skipSpace(b, i); i < len(b) && b[i] == ',' {
+				i = skipSpace(b, i+1)
+				continue
+			}
+			if i < len(b) && b[i] == closer {
+				return i + 1, nil
+			}
+			return i, syntaxError(b, i, "',' or '"+string(closer)+"'")
+		}
+	case c == 't':
+		return scanLiteral(b, i, "true")
+	case c == 'f':
+		return scanLiteral(b, i, "false")
+	case c == 'n':
+		return scanLiteral(b, i, "null")
+	case c == '-' || c >= '0' && c <= '9':
+		return scanNumber(b, i)
+	}
+	return i, syntaxError(b, i, "a value")
+}
+
+func scanLiteral(b []byte, i int, lit string) (int, error) {
+	if !bytes.HasPrefix(b[i:], []byte(lit)) {
+		return i, syntaxError(b, i, lit)
+	}
+	return i + len(lit), nil
+}
+
+// scanNumber: -? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?
+func scanNumber(b []byte, i int) (int, error) {
+	digits := func(i int) (int, bool) {
+		j := i
+		for j < len(b) && b[j] >= '0' && b[j] <= '9' {
+			j++
+		}
+		return j, j > i
+	}
+	if b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && b[i] >= '1' && b[i] <= '9':
+		i, _ = digits(i)
+	default:
+		return i, syntaxError(b, i, "a digit")
+	}
+	ok := true
+	if i < len(b) && b[i] == '.' {
+		if i, ok = digits(i + 1); !ok {
+			return i, syntaxError(b, i, "a digit")
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		if i++; i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if i, ok = digits(i); !ok {
+			return i, syntaxError(b, i, "a digit")
+		}
+	}
+	return i, nil
+}
+
+// scanString validates the string at b[i] (a quote) and returns where it
+// ends. Bytes that are not UTF-8 are accepted, as encoding/json does.
+func scanString(b []byte, i int) (int, error) {
+	for i++; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '"':
+			return i + 1, nil
+		case c < 0x20:
+			return i, syntaxError(b, i, "a character of a string")
+		case c == '\\':
+			if i++; i == len(b) {
+				break
+			}
+			switch b[i] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				for range 4 {
+					if i++; i == len(b) || !isHex(b[i]) {
+						return i, syntaxError(b, i, "a hexadecimal digit")
+					}
+				}
+			default:
+				return i, syntaxError(b, i, "an escape")
+			}
+		}
+	}
+	return i, syntaxError(b, i, "'\"'")
+}
+
+func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
+
+// walker reads a JSON text that readTop validated: it never meets a
 // syntax error, so it only tells values apart by their first byte.
 type walker struct {
 	b []byte
