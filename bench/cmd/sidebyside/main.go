@@ -40,6 +40,13 @@ import (
 	"github.com/searchbench/searchbench/runner"
 )
 
+// Notes under the table: a round whose target used this much CPU was set
+// by the target; one where other processes used this much was disturbed.
+const (
+	serverBound = 0.9
+	disturbedBy = 0.2
+)
+
 // Targets of issue 9.
 const (
 	targetVsVegeta = 1.0
@@ -715,6 +722,27 @@ func report(w io.Writer, c config, tools []tool, maxes map[string][]sample, rate
 			spread(field(ss, func(s sample) float64 { return s.others }), "%.2f"))
 	}
 	tw.Flush()
+	for _, t := range tools {
+		bound, disturbed, n := 0, 0, 0
+		for _, s := range maxes[t.name] {
+			if s.err != nil {
+				continue
+			}
+			n++
+			if s.serverBusy >= serverBound {
+				bound++
+			}
+			if s.others >= disturbedBy {
+				disturbed++
+			}
+		}
+		if bound > 0 {
+			fmt.Fprintf(w, "%s: the target was busy ≥ %.2f cores in %d of %d rounds: there the target, not %s, set the rate\n", t.name, serverBound, bound, n, t.name)
+		}
+		if disturbed > 0 {
+			fmt.Fprintf(w, "%s: other processes used ≥ %.2f cores in %d of %d rounds\n", t.name, disturbedBy, disturbed, n)
+		}
+	}
 
 	fmt.Fprintf(w, "\nAt a fixed rate of %.0f requests/s:\n\n", c.rate)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight|tabwriter.Debug)
