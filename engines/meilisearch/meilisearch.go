@@ -615,8 +615,8 @@ func putAnswer(b *bytes.Buffer) {
 // reflection cost the load generator more than the rest of the answer's
 // handling, and json.Valid alone half of what this costs (bench/README.md
 // has the profiles). One pass validates the whole body and keeps the values
-// of the keys it reads; the hits are then walked knowing they are valid.
-// FuzzParseSearch checks both against encoding/json.
+// of the keys it reads; a second reads the hits. FuzzParseSearch checks it
+// against encoding/json.
 func ParseSearch(body []byte, k int) (engines.Hits, error) {
 	hits, estimated, exact, err := readTop(body)
 	if err != nil {
@@ -625,7 +625,7 @@ func ParseSearch(body []byte, k int) (engines.Hits, error) {
 	if hits == nil || string(hits) == "null" {
 		return engines.Hits{}, errors.New("malformed response: no hits array")
 	}
-	raw, err := (&walker{b: hits}).hits()
+	raw, err := hitRaws(hits)
 	if err != nil {
 		return engines.Hits{}, err
 	}
@@ -666,59 +666,57 @@ func totalHits(name string, raw []byte) (int64, bool, error) {
 // maxDepth is encoding/json's limit on nesting.
 const maxDepth = 10000
 
-// readTop validates body — a JSON object, as encoding/json's scanner would
-// accept it — and returns the last value of each key ParseSearch reads (nil
-// when absent).
+// readTop validates body — a JSON object, accepted as encoding/json's
+// scanner accepts it — and returns the last value of each key ParseSearch
+// reads (nil when absent).
 func readTop(b []byte) (hits, estimated, exact []byte, err error) {
 	i := skipSpace(b, 0)
-	if i == len(b) || b[i] != '{' {
-		if _, err := scanValue(b, i, 0); err != nil {
-			return nil, nil, nil, err
+	end, err := scanValue(b, i, 0, func(key, v []byte) error {
+		switch string(keyValue(key)) { // compared without a copy
+		case "hits":
+			hits = v
+		case "estimatedTotalHits":
+			estimated = v
+		case "totalHits":
+			exact = v
 		}
-		return nil, nil, nil, errors.New("not an object")
+		return nil
+	}, nil)
+	switch {
+	case err != nil:
+	case skipSpace(b, end) != len(b):
+		err = syntaxError(b, skipSpace(b, end), "the end")
+	case b[i] != '{':
+		err = errors.New("not an object")
 	}
-	if i = skipSpace(b, i+1); i < len(b) && b[i] == '}' {
-		i++
-	} else {
-		for {
-			if i == len(b) || b[i] != '"' {
-				return nil, nil, nil, syntaxError(b, i, "a key")
-			}
-			end, err := scanString(b, i)
-			if err != nil {
-				return nil, nil, nil, err
-			}
-			key := b[i:end]
-			if i = skipSpace(b, end); i == len(b) || b[i] != ':' {
-				return nil, nil, nil, syntaxError(b, i, "':'")
-			}
-			i = skipSpace(b, i+1)
-			if end, err = scanValue(b, i, 1); err != nil {
-				return nil, nil, nil, err
-			}
-			switch v := b[i:end]; string(keyValue(key)) { // compared without a copy
-			case "hits":
-				hits = v
-			case "estimatedTotalHits":
-				estimated = v
-			case "totalHits":
-				exact = v
-			}
-			if i = skipSpace(b, end); i < len(b) && b[i] == ',' {
-				i = skipSpace(b, i+1)
-				continue
-			}
-			if i < len(b) && b[i] == '}' {
-				i++
-				break
-			}
-			return nil, nil, nil, syntaxError(b, i, "',' or '}'")
+	return hits, estimated, exact, err
+}
+
+// hitRaws reads a hits array that readTop validated: each hit's raw id,
+// nil for a hit without one (or null).
+func hitRaws(hits []byte) ([][]byte, error) {
+	if hits[0] != '[' {
+		return nil, errors.New("malformed response: hits is not an array")
+	}
+	ids := make([][]byte, 0, 16)
+	_, err := scanValue(hits, 0, 0, nil, func(hit []byte) error {
+		var id []byte
+		switch hit[0] {
+		case '{':
+			_, _ = scanValue(hit, 0, 0, func(key, v []byte) error {
+				if string(keyValue(key)) == PrimaryKey {
+					id = v
+				}
+				return nil
+			}, nil)
+		case 'n': // null: no id
+		default:
+			return fmt.Errorf("malformed response: hit %d is not an object", len(ids))
 		}
-	}
-	if i = skipSpace(b, i); i != len(b) {
-		return nil, nil, nil, syntaxError(b, i, "the end")
-	}
-	return hits, estimated, exact, nil
+		ids = append(ids, id)
+		return nil
+	})
+	return ids, err
 }
 
 // keyValue is a validated key's value: its bytes when plain, else decoded.
@@ -729,6 +727,18 @@ func keyValue(quoted []byte) []byte {
 	var s string
 	_ = json.Unmarshal(quoted, &s) // valid by construction
 	return []byte(s)
+}
+
+// isPlain says whether a quoted string's bytes are its value: ASCII
+// without escapes (encoding/json replaces invalid UTF-8, so anything else
+// goes through it).
+func isPlain(quoted []byte) bool {
+	for _, c := range quoted[1 : len(quoted)-1] {
+		if c == '\\' || c >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 func syntaxError(b []byte, i int, want string) error {
@@ -746,8 +756,10 @@ func skipSpace(b []byte, i int) int {
 }
 
 // scanValue validates the value at b[i:], inside depth containers, and
-// returns where it ends.
-func scanValue(b []byte, i, depth int) (int, error) {
+// returns where it ends. When the value is an object, member (if not nil)
+// is called with each key (quoted) and value; when an array, element with
+// each element; the first error either returns stops the scan.
+func scanValue(b []byte, i, depth int, member func(key, value []byte) error, element func(value []byte) error) (int, error) {
 	if i >= len(b) {
 		return i, syntaxError(b, i, "a value")
 	}
@@ -766,23 +778,35 @@ func scanValue(b []byte, i, depth int) (int, error) {
 			return i + 1, nil
 		}
 		for {
-			var err error
+			var key []byte
 			if c == '{' {
 				if i == len(b) || b[i] != '"' {
 					return i, syntaxError(b, i, "a key")
 				}
-				if i, err = scanString(b, i); err != nil {
-					return i, err
+				end, err := scanString(b, i)
+				if err != nil {
+					return end, err
 				}
-				if i = skipSpace(b, i); i == len(b) || b[i] != ':' {
+				key = b[i:end]
+				if i = skipSpace(b, end); i == len(b) || b[i] != ':' {
 					return i, syntaxError(b, i, "':'")
 				}
 				i = skipSpace(b, i+1)
 			}
-			if i, err = scanValue(b, i, depth); err != nil {
-				return i, err
+			end, err := scanValue(b, i, depth, nil, nil)
+			if err != nil {
+				return end, err
 			}
-			if i = skipSpace(b, i); i < len(b) && b[i] == ',' {
+			switch {
+			case c == '{' && member != nil:
+				err = member(key, b[i:end])
+			case c == '[' && element != nil:
+				err = element(b[i:end])
+			}
+			if err != nil {
+				return end, err
+			}
+			if i = skipSpace(b, end); i < len(b) && b[i] == ',' {
 				i = skipSpace(b, i+1)
 				continue
 			}
@@ -877,163 +901,6 @@ func scanString(b []byte, i int) (int, error) {
 }
 
 func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
-
-// walker reads a JSON text that readTop validated: it never meets a
-// syntax error, so it only tells values apart by their first byte.
-type walker struct {
-	b []byte
-	i int
-}
-
-func (w *walker) space() {
-	for w.i < len(w.b) && (w.b[w.i] == ' ' || w.b[w.i] == '\t' || w.b[w.i] == '\n' || w.b[w.i] == '\r') {
-		w.i++
-	}
-}
-
-// peek is the first byte of the next value.
-func (w *walker) peek() byte {
-	w.space()
-	return w.b[w.i]
-}
-
-// members yields each key of the object at the cursor (its value, escapes
-// decoded; valid until the next call), leaving the cursor on its value; the
-// loop's body must read or skip the value.
-func (w *walker) members() func(yield func([]byte) bool) {
-	return func(yield func([]byte) bool) {
-		w.space()
-		w.i++ // {
-		for {
-			w.space()
-			if w.b[w.i] == '}' {
-				w.i++
-				return
-			}
-			if w.b[w.i] == ',' {
-				w.i++
-				w.space()
-			}
-			key := w.rawString()
-			if isPlain(key) {
-				key = key[1 : len(key)-1]
-			} else {
-				var s string
-				_ = json.Unmarshal(key, &s) // valid by construction
-				key = []byte(s)
-			}
-			w.space()
-			w.i++ // :
-			if !yield(key) {
-				return
-			}
-		}
-	}
-}
-
-// rawString reads a string and returns it with its quotes.
-func (w *walker) rawString() []byte {
-	start := w.i
-	w.i++ // "
-	for w.b[w.i] != '"' {
-		if w.b[w.i] == '\\' {
-			w.i++
-		}
-		w.i++
-	}
-	w.i++
-	return w.b[start:w.i]
-}
-
-// isPlain says whether a quoted string's bytes are its value: ASCII
-// without escapes (encoding/json replaces invalid UTF-8, so anything else
-// goes through it).
-func isPlain(quoted []byte) bool {
-	for _, c := range quoted[1 : len(quoted)-1] {
-		if c == '\\' || c >= 0x80 {
-			return false
-		}
-	}
-	return true
-}
-
-// skip passes over the value at the cursor.
-func (w *walker) skip() {
-	w.space()
-	switch w.b[w.i] {
-	case '"':
-		w.rawString()
-	case '{', '[':
-		depth := 0
-		for {
-			switch w.b[w.i] {
-			case '"':
-				w.rawString()
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-			}
-			w.i++
-			if depth == 0 {
-				return
-			}
-		}
-	default: // number, true, false, null: up to the next delimiter
-		for w.i < len(w.b) {
-			switch w.b[w.i] {
-			case ',', '}', ']', ' ', '\t', '\n', '\r':
-				return
-			}
-			w.i++
-		}
-	}
-}
-
-// raw skips the value at the cursor and returns its bytes.
-func (w *walker) raw() []byte {
-	w.space()
-	start := w.i
-	w.skip()
-	return w.b[start:w.i]
-}
-
-// hits reads a hits array: each hit's raw id, nil for a hit without one
-// (or null).
-func (w *walker) hits() ([][]byte, error) {
-	if w.peek() != '[' {
-		return nil, errors.New("malformed response: hits is not an array")
-	}
-	w.i++
-	ids := make([][]byte, 0, 16)
-	for n := 0; ; n++ {
-		w.space()
-		switch w.b[w.i] {
-		case ']':
-			w.i++
-			return ids, nil
-		case ',':
-			w.i++
-		}
-		var id []byte
-		switch w.peek() {
-		case '{':
-			for key := range w.members() {
-				if string(key) == PrimaryKey {
-					id = w.raw()
-				} else {
-					w.skip()
-				}
-			}
-		case 'n':
-			w.skip()
-		default:
-			return nil, fmt.Errorf("malformed response: hit %d is not an object", n)
-		}
-		ids = append(ids, id)
-	}
-}
 
 // hitIDs reads the hits' ids. The ids whose bytes are their value (plain
 // strings and integers: nearly all) share one allocation.
