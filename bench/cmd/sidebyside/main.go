@@ -225,8 +225,9 @@ func describe(s sample) string {
 }
 
 // searchBody is the body the Meilisearch driver sends for the corpus's
-// first query: the same struct through the same encoder, so wrk and vegeta
-// send what searchbench sends.
+// first query (its FuzzSearchBody holds the driver's writer to this
+// encoding of the client's struct), so wrk and vegeta send what searchbench
+// sends.
 func searchBody() ([]byte, error) {
 	c, err := dataset.New(dataset.Config{Seed: 1, IDs: 1000})
 	if err != nil {
