@@ -106,7 +106,11 @@ func (s *Server) Serve(ln net.Listener) error {
 		s.conns = map[net.Conn]struct{}{}
 	}
 	s.ln = ln
+	done := s.done
 	s.mu.Unlock()
+	if done { // closed before it served
+		return ln.Close()
+	}
 	for {
 		c, err := ln.Accept()
 		if err != nil {

@@ -17,23 +17,26 @@ import (
 	"github.com/searchbench/searchbench/dataset"
 	"github.com/searchbench/searchbench/engines"
 	_ "github.com/searchbench/searchbench/engines/meilisearch"
+	"github.com/searchbench/searchbench/engines/valkey/valkeyfake"
 	"github.com/searchbench/searchbench/runner"
 	"github.com/searchbench/searchbench/workload"
 )
 
 const key = "loopback-test-key"
 
-// start serves a Server on a port the kernel picks (below 32768 is only a
-// rule for fixed ports; tests take an ephemeral one).
+// start serves a Server on a free port below 32768 (the range above is
+// handed out to outgoing connections), found as the other test servers
+// find theirs.
 func start(t testing.TB) (*loopback.Server, string) {
 	t.Helper()
 	s := &loopback.Server{Key: key}
-	a, err := s.Listen("127.0.0.1:0")
+	ln, err := valkeyfake.Listen()
 	if err != nil {
 		t.Fatal(err)
 	}
+	go s.Serve(ln)
 	t.Cleanup(func() { s.Close() })
-	return s, "http://" + a.String()
+	return s, "http://" + ln.Addr().String()
 }
 
 func openDriver(t testing.TB, url, apiKey string) (engines.Engine, error) {
