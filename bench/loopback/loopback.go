@@ -12,7 +12,8 @@
 // Content-Length bodies, keep-alive, pipelining) so that a request costs one
 // read and one write system call and no allocation: with net/http the
 // server, not the clients, would set the ceiling. Requests with a chunked
-// body, or over a kilobyte of headers plus 64 KB of body, are refused.
+// body, over 4 KB of request line and headers or over 64 KB of body are
+// refused.
 //
 // Routes (everything else is 404):
 //
@@ -197,11 +198,14 @@ func (s *Server) serveConn(c net.Conn) {
 			return
 		}
 		// The head's slices are used before anything more is read.
-		status, resp := s.route(&req, &scratch)
+		status, resp, search := s.route(&req, &scratch)
 		if _, err := r.Discard(head + req.length); err != nil {
 			return
 		}
 		s.requests.Add(1)
+		if search {
+			s.searches.Add(1)
+		}
 		w.WriteString(status)
 		w.WriteString("Content-Type: application/json\r\nContent-Length: ")
 		w.Write(strconv.AppendInt(w.AvailableBuffer(), int64(len(resp)), 10))
@@ -311,19 +315,20 @@ var (
 	noDocs     = []byte(`{"numberOfDocuments":0,"isIndexing":false,"fieldDistribution":{}}`)
 )
 
-// route answers one request; scratch holds bodies built per request.
-func (s *Server) route(req *request, scratch *[]byte) (string, []byte) {
+// route answers one request (search: it is a search answered 200);
+// scratch holds bodies built per request.
+func (s *Server) route(req *request, scratch *[]byte) (status string, body []byte, search bool) {
 	method, path := string(req.method), req.path // comparing string(b) does not allocate
 	if string(path) == "/loopback/stats" && method == "GET" {
 		*scratch = fmt.Appendf((*scratch)[:0], `{"searches":%d,"requests":%d}`, s.searches.Load(), s.requests.Load())
-		return statusOK, *scratch
+		return statusOK, *scratch, false
 	}
 	if s.Key != "" {
 		switch {
 		case len(req.auth) == 0:
-			return status401, missingKey
+			return status401, missingKey, false
 		case !bytes.HasPrefix(req.auth, []byte("Bearer ")) || string(req.auth[len("Bearer "):]) != s.Key:
-			return status403, invalidKey
+			return status403, invalidKey, false
 		}
 	}
 	if q := bytes.IndexByte(path, '?'); q >= 0 {
@@ -339,26 +344,25 @@ func (s *Server) route(req *request, scratch *[]byte) (string, []byte) {
 	}
 	switch {
 	case method == "POST" && isIndex && string(sub) == "search":
-		s.searches.Add(1)
-		return statusOK, SearchResponse
+		return statusOK, SearchResponse, true
 	case method == "GET" && string(path) == "/version":
-		return statusOK, version
+		return statusOK, version, false
 	case method == "GET" && string(path) == "/tasks":
-		return statusOK, noTasks
+		return statusOK, noTasks, false
 	case method == "GET" && bytes.HasPrefix(path, []byte("/tasks/")):
 		n, err := strconv.ParseInt(string(path[len("/tasks/"):]), 10, 64)
 		if err != nil {
-			return status404, notFound
+			return status404, notFound, false
 		}
 		*scratch = fmt.Appendf((*scratch)[:0], `{"uid":%d,"status":"succeeded","type":"settingsUpdate","details":{}}`, n)
-		return statusOK, *scratch
+		return statusOK, *scratch, false
 	case method == "GET" && isIndex && string(sub) == "stats":
-		return statusOK, noDocs
+		return statusOK, noDocs, false
 	case method == "DELETE" && isIndex && len(sub) == 0,
 		method == "PATCH" && isIndex && string(sub) == "settings",
 		method == "POST" && string(path) == "/indexes":
 		*scratch = fmt.Appendf((*scratch)[:0], `{"taskUid":%d,"status":"enqueued","type":"loopback","enqueuedAt":"2026-01-01T00:00:00Z"}`, s.tasks.Add(1))
-		return statusAccepted, *scratch
+		return statusAccepted, *scratch, false
 	}
-	return status404, notFound
+	return status404, notFound, false
 }
