@@ -62,6 +62,10 @@
 // without closing and reopening connections; it speaks HTTP/1.1 only (one
 // request per connection, as the study's Locust users did) and ignores proxy
 // environment variables, so nothing but the engine sits in the measured path.
+// Its connection buffers are 1 KB (net/http's default is 4 KB each way).
+// Searches skip the client's request machinery but not its wire format: they
+// send what SearchRaw sends, through the same http.Client (see Search; the
+// load generator's cost per search is in bench/README.md).
 //
 // Errors: HTTP 429 and 503 wrap engines.ErrOverloaded, 408 and 504 and client
 // timeouts engines.ErrTimeout, 404 index_not_found / document_not_found
@@ -80,6 +84,8 @@
 package meilisearch
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -204,15 +210,17 @@ func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, err
 		return nil, errors.New("meilisearch: the URL must look like http://host:7700")
 	}
 	key := cfg.APIKey.Reveal()
-	opts := []meilisearch.Option{
-		meilisearch.WithCustomClient(&http.Client{Transport: engines.HTTPTransport(o.pool), Timeout: o.timeout}),
-		meilisearch.DisableRetries(),
-	}
+	hc := &http.Client{Transport: transport(o.pool), Timeout: o.timeout}
+	opts := []meilisearch.Option{meilisearch.WithCustomClient(hc), meilisearch.DisableRetries()}
 	if key != "" {
 		opts = append(opts, meilisearch.WithAPIKey(key))
 	}
+	base := strings.TrimRight(u.String(), "/")
 	e := &Engine{
-		client:   meilisearch.New(strings.TrimRight(u.String(), "/"), opts...),
+		client:   meilisearch.New(base, opts...),
+		http:     hc,
+		base:     base,
+		header:   searchHeader(key),
 		mode:     mode,
 		opts:     o,
 		key:      key,
@@ -226,9 +234,37 @@ func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, err
 	return e, nil
 }
 
+// transport is the shared HTTP transport with connection buffers of 1 KB
+// instead of net/http's 4 KB: a search, its answer, a task's answer all fit
+// in less, a larger body is copied past the buffer, and each connection
+// holds two of them — at 1,500 users (and the connections the ramp's dial
+// races add) the 4 KB buffers were 19 MB of live heap, about twice that in
+// resident memory (bench/README.md).
+func transport(pool int) *http.Transport {
+	t := engines.HTTPTransport(pool)
+	t.ReadBufferSize, t.WriteBufferSize = 1<<10, 1<<10
+	return t
+}
+
+// searchHeader is the header the client sends with a search: the same
+// Content-Type, key and User-Agent.
+func searchHeader(key string) http.Header {
+	h := http.Header{
+		"Content-Type": {"application/json"},
+		"User-Agent":   {meilisearch.GetQualifiedVersion()},
+	}
+	if key != "" {
+		h["Authorization"] = []string{"Bearer " + key}
+	}
+	return h
+}
+
 // Engine is one Meilisearch index.
 type Engine struct {
 	client   meilisearch.ServiceManager
+	http     *http.Client // the client's, for searches (see Search)
+	base     string       // the server's URL
+	header   http.Header  // a search's; copied into each request
 	mode     engines.Visibility
 	opts     options
 	key      string // only to scrub it from messages, should a server echo it
@@ -237,6 +273,7 @@ type Engine struct {
 	mu     sync.RWMutex // guards the index state against Create
 	index  meilisearch.IndexManager
 	uid    string
+	search string   // the index's search URL
 	fields []string // text fields, in schema order
 
 	lastTask atomic.Int64 // highest task uid this Engine enqueued
@@ -297,6 +334,7 @@ func (e *Engine) Create(ctx context.Context, schema engines.Schema) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.index, e.uid, e.fields = index, uid, fields
+	e.search = e.base + "/indexes/" + uid + "/search"
 	e.checked.Store(info.TaskUID) // earlier failures (a missing index to drop) are Create's business
 	return nil
 }
@@ -364,14 +402,26 @@ func (e *Engine) settle(ctx context.Context, what string, info *meilisearch.Task
 	return nil
 }
 
+var errNoIndex = errors.New("meilisearch: no index: Create was not called")
+
 // state returns the index under a read lock, or an error before Create.
 func (e *Engine) state() (meilisearch.IndexManager, []string, error) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	if e.index == nil {
-		return nil, nil, errors.New("meilisearch: no index: Create was not called")
+		return nil, nil, errNoIndex
 	}
 	return e.index, e.fields, nil
+}
+
+// searchURL returns the index's search URL, or an error before Create.
+func (e *Engine) searchURL() (string, error) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	if e.index == nil {
+		return "", errNoIndex
+	}
+	return e.search, nil
 }
 
 // body is a document as Meilisearch stores it: the id and the schema's text
@@ -465,7 +515,42 @@ func (e *Engine) Delete(ctx context.Context, id string) error {
 	return nil
 }
 
+// searchBody is the body the client sends for a search: json.Marshal of
+// the SearchRequest{Query: text, Limit: k, AttributesToRetrieve: [id],
+// MatchingStrategy: strategy} it would build, written out with only the
+// query string left to encoding/json — the struct's reflection over its
+// thirty-odd fields cost each search a microsecond, a few percent of what a
+// search costs the load generator. FuzzSearchBody checks it against
+// json.Marshal of the struct. k is at least 1 (a zero limit is omitted).
+func searchBody(text string, k int, strategy meilisearch.MatchingStrategy) ([]byte, error) {
+	q, err := json.Marshal(text)
+	if err != nil {
+		return nil, err
+	}
+	b := make([]byte, 0, len(q)+96)
+	b = append(b, `{"limit":`...)
+	b = strconv.AppendInt(b, int64(k), 10)
+	b = append(b, `,"attributesToRetrieve":["`+PrimaryKey+`"]`...)
+	if strategy != "" { // one of the option's three names: nothing to escape
+		b = append(b, `,"matchingStrategy":"`...)
+		b = append(b, strategy...)
+		b = append(b, '"')
+	}
+	b = append(b, `,"q":`...)
+	b = append(b, q...)
+	return append(b, `,"hybrid":null}`...), nil
+}
+
 // Search runs a free-text query over the schema's text fields.
+//
+// It sends the request the client's SearchRaw would send — the same
+// SearchRequest encoded by the same encoder, with the same headers, through
+// the same http.Client — but through net/http directly: the client's own
+// work around each call (parsing the URL, building an error value for every
+// call, two copies of every answer) was a fifth of what a search cost the
+// load generator, beyond what a search costs vegeta (bench/README.md).
+// Searches are the measured call that runs most; everything else goes
+// through the client.
 func (e *Engine) Search(ctx context.Context, q engines.Query) (engines.Hits, error) {
 	if err := q.TextOnly(); err != nil {
 		return engines.Hits{}, fmt.Errorf("meilisearch: %w", err)
@@ -473,86 +558,407 @@ func (e *Engine) Search(ctx context.Context, q engines.Query) (engines.Hits, err
 	if q.K < 1 {
 		return engines.Hits{}, fmt.Errorf("meilisearch: search: k=%d: at least 1 (a limit of 0 is dropped by the client and the server answers 20)", q.K)
 	}
-	index, _, err := e.state()
+	target, err := e.searchURL()
 	if err != nil {
 		return engines.Hits{}, err
 	}
-	raw, err := index.SearchRaw(ctx, "", &meilisearch.SearchRequest{
-		Query:                q.Text,
-		Limit:                int64(q.K),
-		AttributesToRetrieve: []string{PrimaryKey},
-		MatchingStrategy:     e.opts.strategy,
-	})
+	body, err := searchBody(q.Text, q.K, e.opts.strategy)
 	if err != nil {
-		return engines.Hits{}, e.fail("search", err)
+		return engines.Hits{}, fmt.Errorf("meilisearch: search: %w", err)
 	}
-	if raw == nil {
-		return engines.Hits{}, errors.New("meilisearch: search: empty response")
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(body))
+	if err != nil {
+		return engines.Hits{}, fmt.Errorf("meilisearch: search: %w", err)
 	}
-	h, err := ParseSearch(*raw, q.K)
+	req.Header = e.header.Clone()
+	resp, err := e.http.Do(req)
+	if err != nil {
+		return engines.Hits{}, e.fail("search", transportError(err))
+	}
+	buf := answers.Get().(*bytes.Buffer)
+	defer putAnswer(buf)
+	buf.Reset()
+	// Read to the end, so that the connection is reused.
+	_, err = buf.ReadFrom(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		return engines.Hits{}, e.fail("search", transportError(err))
+	}
+	if resp.StatusCode != http.StatusOK {
+		var a struct{ Code, Message string }
+		_ = json.Unmarshal(buf.Bytes(), &a) // no code: a plain HTTP error
+		return engines.Hits{}, e.fail("search", httpError(resp.StatusCode, meilisearch.APIErrCode(a.Code), a.Message))
+	}
+	h, err := ParseSearch(buf.Bytes(), q.K) // copies what it keeps
 	if err != nil {
 		return engines.Hits{}, fmt.Errorf("meilisearch: search: %w", err)
 	}
 	return h, nil
 }
 
-// searchResponse is the part of a search response the driver reads.
-type searchResponse struct {
-	Hits               *[]map[string]json.RawMessage `json:"hits"`
-	EstimatedTotalHits *int64                        `json:"estimatedTotalHits"`
-	TotalHits          *int64                        `json:"totalHits"`
+// answers holds buffers for search answers between calls.
+var answers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+func putAnswer(b *bytes.Buffer) {
+	if b.Cap() <= 64<<10 { // a rare huge answer is not kept
+		answers.Put(b)
+	}
 }
 
 // ParseSearch reads a search response body: the hits' ids, best first, and
-// the total. More than k hits, a missing "hits" array or a hit without a
-// string or integer id is an error.
+// the total (estimatedTotalHits, else totalHits, else -1). A body that is not
+// JSON, more than k hits, a missing "hits" array, a hit without a string or
+// integer "id", or a total that is not an integer is an error. Keys match
+// exactly; when one repeats, the last counts.
+//
+// It reads the body itself instead of decoding it with encoding/json, which
+// took 10 µs and 105 allocations for 10 hits, more than the rest of a
+// search's handling in the load generator (bench/README.md has the
+// profiles). One pass validates the whole body and keeps the values
+// of the keys it reads; a second reads the hits. FuzzParseSearch checks it
+// against encoding/json.
 func ParseSearch(body []byte, k int) (engines.Hits, error) {
-	var r searchResponse
-	if err := json.Unmarshal(body, &r); err != nil {
-		return engines.Hits{}, fmt.Errorf("malformed response: %v", err)
+	hits, estimated, exact, err := readTop(body)
+	if err != nil {
+		return engines.Hits{}, fmt.Errorf("malformed response: %w", err)
 	}
-	if r.Hits == nil {
+	if hits == nil || string(hits) == "null" {
 		return engines.Hits{}, errors.New("malformed response: no hits array")
 	}
-	hits := *r.Hits
-	if len(hits) > k {
-		return engines.Hits{}, fmt.Errorf("the engine returned %d hits for limit %d", len(hits), k)
+	raw, err := hitRaws(hits)
+	if err != nil {
+		return engines.Hits{}, err
 	}
-	ids := make([]string, len(hits))
-	for i, hit := range hits {
-		id, err := hitID(hit[PrimaryKey])
-		if err != nil {
-			return engines.Hits{}, fmt.Errorf("malformed response: hit %d: %v", i, err)
-		}
-		ids[i] = id
+	if len(raw) > k {
+		return engines.Hits{}, fmt.Errorf("the engine returned %d hits for limit %d", len(raw), k)
+	}
+	ids, err := hitIDs(raw)
+	if err != nil {
+		return engines.Hits{}, err
+	}
+	est, hasEst, err1 := totalHits("estimatedTotalHits", estimated)
+	tot, hasTot, err2 := totalHits("totalHits", exact)
+	if err := cmp.Or(err1, err2); err != nil {
+		return engines.Hits{}, err
 	}
 	total := int64(-1)
 	switch {
-	case r.EstimatedTotalHits != nil:
-		total = *r.EstimatedTotalHits
-	case r.TotalHits != nil:
-		total = *r.TotalHits
+	case hasEst:
+		total = est
+	case hasTot:
+		total = tot
 	}
 	return engines.Hits{IDs: ids, Total: total}, nil
 }
 
-// hitID reads a document id: a JSON string, or an integer (Meilisearch's
-// other id type).
-func hitID(raw json.RawMessage) (string, error) {
-	if len(raw) == 0 {
-		return "", errors.New("no id")
+// totalHits reads a count: absent or null (false), or an integer.
+func totalHits(name string, raw []byte) (int64, bool, error) {
+	if raw == nil || string(raw) == "null" {
+		return 0, false, nil
+	}
+	n, err := strconv.ParseInt(string(raw), 10, 64)
+	if err != nil {
+		return 0, false, fmt.Errorf("malformed response: %s %.40s is not an integer", name, raw)
+	}
+	return n, true, nil
+}
+
+// maxDepth is encoding/json's limit on nesting.
+const maxDepth = 10000
+
+// readTop validates body — a JSON object, accepted as encoding/json's
+// scanner accepts it — and returns the last value of each key ParseSearch
+// reads (nil when absent).
+func readTop(b []byte) (hits, estimated, exact []byte, err error) {
+	i := skipSpace(b, 0)
+	end, err := scanValue(b, i, 0, func(key, v []byte) error {
+		switch string(keyValue(key)) { // compared without a copy
+		case "hits":
+			hits = v
+		case "estimatedTotalHits":
+			estimated = v
+		case "totalHits":
+			exact = v
+		}
+		return nil
+	}, nil)
+	switch {
+	case err != nil:
+	case skipSpace(b, end) != len(b):
+		err = syntaxError(b, skipSpace(b, end), "the end")
+	case b[i] != '{':
+		err = errors.New("not an object")
+	}
+	return hits, estimated, exact, err
+}
+
+// hitRaws reads a hits array that readTop validated: each hit's raw id,
+// nil for a hit without one (or null).
+func hitRaws(hits []byte) ([][]byte, error) {
+	if hits[0] != '[' {
+		return nil, errors.New("malformed response: hits is not an array")
+	}
+	ids := make([][]byte, 0, 16)
+	_, err := scanValue(hits, 0, 0, nil, func(hit []byte) error {
+		var id []byte
+		switch hit[0] {
+		case '{':
+			_, _ = scanValue(hit, 0, 0, func(key, v []byte) error {
+				if string(keyValue(key)) == PrimaryKey {
+					id = v
+				}
+				return nil
+			}, nil)
+		case 'n': // null: no id
+		default:
+			return fmt.Errorf("malformed response: hit %d is not an object", len(ids))
+		}
+		ids = append(ids, id)
+		return nil
+	})
+	return ids, err
+}
+
+// keyValue is a validated key's value: its bytes when plain, else decoded.
+func keyValue(quoted []byte) []byte {
+	if isPlain(quoted) {
+		return quoted[1 : len(quoted)-1]
 	}
 	var s string
-	if err := json.Unmarshal(raw, &s); err == nil {
-		return s, nil
-	}
-	var n json.Number
-	if err := json.Unmarshal(raw, &n); err == nil {
-		if _, err := n.Int64(); err == nil {
-			return n.String(), nil
+	_ = json.Unmarshal(quoted, &s) // valid by construction
+	return []byte(s)
+}
+
+// isPlain says whether a quoted string's bytes are its value: ASCII
+// without escapes (encoding/json replaces invalid UTF-8, so anything else
+// goes through it).
+func isPlain(quoted []byte) bool {
+	for _, c := range quoted[1 : len(quoted)-1] {
+		if c == '\\' || c >= 0x80 {
+			return false
 		}
 	}
-	return "", fmt.Errorf("id %.40s is neither a string nor an integer", raw)
+	return true
+}
+
+func syntaxError(b []byte, i int, want string) error {
+	if i >= len(b) {
+		return fmt.Errorf("invalid JSON: the body ends where %s should be", want)
+	}
+	return fmt.Errorf("invalid JSON: %q at byte %d where %s should be", b[i], i, want)
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// scanValue validates the value at b[i:], inside depth containers, and
+// returns where it ends. When the value is an object, member (if not nil)
+// is called with each key (quoted) and value; when an array, element with
+// each element; the first error either returns stops the scan.
+func scanValue(b []byte, i, depth int, member func(key, value []byte) error, element func(value []byte) error) (int, error) {
+	if i >= len(b) {
+		return i, syntaxError(b, i, "a value")
+	}
+	switch c := b[i]; {
+	case c == '"':
+		return scanString(b, i)
+	case c == '{' || c == '[':
+		if depth++; depth > maxDepth {
+			return i, errors.New("invalid JSON: nested too deep")
+		}
+		closer := byte('}')
+		if c == '[' {
+			closer = ']'
+		}
+		if i = skipSpace(b, i+1); i < len(b) && b[i] == closer {
+			return i + 1, nil
+		}
+		for {
+			var key []byte
+			if c == '{' {
+				if i == len(b) || b[i] != '"' {
+					return i, syntaxError(b, i, "a key")
+				}
+				end, err := scanString(b, i)
+				if err != nil {
+					return end, err
+				}
+				key = b[i:end]
+				if i = skipSpace(b, end); i == len(b) || b[i] != ':' {
+					return i, syntaxError(b, i, "':'")
+				}
+				i = skipSpace(b, i+1)
+			}
+			end, err := scanValue(b, i, depth, nil, nil)
+			if err != nil {
+				return end, err
+			}
+			switch {
+			case c == '{' && member != nil:
+				err = member(key, b[i:end])
+			case c == '[' && element != nil:
+				err = element(b[i:end])
+			}
+			if err != nil {
+				return end, err
+			}
+			if i = skipSpace(b, end); i < len(b) && b[i] == ',' {
+				i = skipSpace(b, i+1)
+				continue
+			}
+			if i < len(b) && b[i] == closer {
+				return i + 1, nil
+			}
+			return i, syntaxError(b, i, "',' or '"+string(closer)+"'")
+		}
+	case c == 't':
+		return scanLiteral(b, i, "true")
+	case c == 'f':
+		return scanLiteral(b, i, "false")
+	case c == 'n':
+		return scanLiteral(b, i, "null")
+	case c == '-' || c >= '0' && c <= '9':
+		return scanNumber(b, i)
+	}
+	return i, syntaxError(b, i, "a value")
+}
+
+func scanLiteral(b []byte, i int, lit string) (int, error) {
+	if !bytes.HasPrefix(b[i:], []byte(lit)) {
+		return i, syntaxError(b, i, lit)
+	}
+	return i + len(lit), nil
+}
+
+// scanNumber: -? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?
+func scanNumber(b []byte, i int) (int, error) {
+	digits := func(i int) (int, bool) {
+		j := i
+		for j < len(b) && b[j] >= '0' && b[j] <= '9' {
+			j++
+		}
+		return j, j > i
+	}
+	if b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && b[i] >= '1' && b[i] <= '9':
+		i, _ = digits(i)
+	default:
+		return i, syntaxError(b, i, "a digit")
+	}
+	ok := true
+	if i < len(b) && b[i] == '.' {
+		if i, ok = digits(i + 1); !ok {
+			return i, syntaxError(b, i, "a digit")
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		if i++; i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if i, ok = digits(i); !ok {
+			return i, syntaxError(b, i, "a digit")
+		}
+	}
+	return i, nil
+}
+
+// scanString validates the string at b[i] (a quote) and returns where it
+// ends. Bytes that are not UTF-8 are accepted, as encoding/json does.
+func scanString(b []byte, i int) (int, error) {
+	for i++; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '"':
+			return i + 1, nil
+		case c < 0x20:
+			return i, syntaxError(b, i, "a character of a string")
+		case c == '\\':
+			if i++; i == len(b) {
+				break
+			}
+			switch b[i] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				for range 4 {
+					if i++; i == len(b) || !isHex(b[i]) {
+						return i, syntaxError(b, i, "a hexadecimal digit")
+					}
+				}
+			default:
+				return i, syntaxError(b, i, "an escape")
+			}
+		}
+	}
+	return i, syntaxError(b, i, "'\"'")
+}
+
+func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
+
+// hitIDs reads the hits' ids. The ids whose bytes are their value (plain
+// strings and integers: nearly all) share one allocation.
+func hitIDs(raw [][]byte) ([]string, error) {
+	ids := make([]string, len(raw))
+	var ends [64]int // of the first 64 ids: where each ends in buf, -1 when decoded apart
+	size := 0
+	for _, r := range raw {
+		size += len(r)
+	}
+	buf := make([]byte, 0, size)
+	for i, r := range raw {
+		b, s, err := hitID(r)
+		if err != nil {
+			return nil, fmt.Errorf("malformed response: hit %d: %v", i, err)
+		}
+		switch {
+		case b == nil:
+			ids[i] = s
+			if i < len(ends) {
+				ends[i] = -1
+			}
+		case i < len(ends):
+			buf = append(buf, b...)
+			ends[i] = len(buf)
+		default:
+			ids[i] = string(b)
+		}
+	}
+	all, from := string(buf), 0
+	for i := range min(len(raw), len(ends)) {
+		if ends[i] >= 0 {
+			ids[i], from = all[from:ends[i]], ends[i]
+		}
+	}
+	return ids, nil
+}
+
+// hitID reads a document id: a JSON string, or an integer (Meilisearch's
+// other id type). When the id's bytes are its value, it returns them (a
+// part of raw); otherwise the decoded string.
+func hitID(raw []byte) ([]byte, string, error) {
+	switch {
+	case len(raw) == 0:
+		return nil, "", errors.New("no id")
+	case raw[0] == '"':
+		if isPlain(raw) {
+			return raw[1 : len(raw)-1], "", nil
+		}
+		var s string
+		_ = json.Unmarshal(raw, &s) // valid by construction
+		return nil, s, nil
+	case raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9':
+		if _, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
+			return raw, "", nil
+		}
+	}
+	return nil, "", fmt.Errorf("id %.40s is neither a string nor an integer", raw)
 }
 
 // Refresh waits until every task this Engine enqueued has finished and
@@ -612,7 +1018,7 @@ func (e *Engine) Count(ctx context.Context) (int64, error) {
 func (e *Engine) Stats(ctx context.Context) (map[string]float64, error) {
 	uid := e.uidOrEmpty()
 	if uid == "" {
-		return nil, errors.New("meilisearch: no index: Create was not called")
+		return nil, errNoIndex
 	}
 	out := map[string]float64{}
 	for _, s := range []meilisearch.TaskStatus{meilisearch.TaskStatusEnqueued, meilisearch.TaskStatusProcessing} {
@@ -764,7 +1170,13 @@ func (h *HTTPError) Error() string {
 }
 
 func apiError(me *meilisearch.Error) error {
-	h := &HTTPError{Status: me.StatusCode, Code: string(me.APIError.Code), Message: me.APIError.Message}
+	return httpError(me.StatusCode, me.APIError.Code, me.APIError.Message)
+}
+
+// httpError classifies an answer with an unexpected status by its status
+// and Meilisearch's error code.
+func httpError(status int, code meilisearch.APIErrCode, message string) error {
+	h := &HTTPError{Status: status, Code: string(code), Message: message}
 	if h.Code == "" {
 		h.Message = ""
 	}
@@ -773,7 +1185,7 @@ func apiError(me *meilisearch.Error) error {
 		return fmt.Errorf("%w: %w", engines.ErrOverloaded, h)
 	case h.Status == http.StatusRequestTimeout || h.Status == http.StatusGatewayTimeout:
 		return fmt.Errorf("%w: %w", engines.ErrTimeout, h)
-	case h.Status == http.StatusNotFound && slices.Contains(notFoundCodes, me.APIError.Code):
+	case h.Status == http.StatusNotFound && slices.Contains(notFoundCodes, code):
 		return fmt.Errorf("%w: %w", engines.ErrNotFound, h)
 	}
 	return h
