@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime"
 	"sync/atomic"
 	"time"
 
@@ -108,7 +109,7 @@ func (k *knownEngine) serve(ctx context.Context) error {
 	// wakes the runtime at once. So the engine sleeps to 2 ms before its
 	// deadline and yields in a loop through the rest, as the open loop's
 	// scheduler does.
-	if !waitUntil(ctx, start.Add(wait)) {
+	if !waitUntil(ctx, start.Add(wait), spinFor(runtime.GOMAXPROCS(0))) {
 		return ctx.Err()
 	}
 	return nil
