@@ -202,7 +202,11 @@ func Start(ctx context.Context, s Spec, o Options) (*Container, error) {
 	if err := c.waitReady(ctx, s, o.ReadyTimeout); err != nil {
 		logs := c.Logs(20)
 		_ = c.Close()
-		return nil, fmt.Errorf("%s: %w; last lines of its log:\n%s", s.Engine, err, logs)
+		if logs == "" {
+			logs = "(empty)"
+		}
+		// The first line says what happened; the log follows it.
+		return nil, fmt.Errorf("%s: %w\nlast lines of its log:\n%s", s.Engine, err, logs)
 	}
 	return c, nil
 }
