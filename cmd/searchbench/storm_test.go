@@ -162,4 +162,3 @@ func TestFaultRealValkey(t *testing.T) {
 		t.Errorf("last rung: %d upserts, %d errors; want the server back", last.Ops[1].Count, last.Errors)
 	}
 }
-
