@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -123,64 +124,99 @@ func TestPostgresAttach(t *testing.T) {
 	}
 }
 
-// SIGINT to a real searchbench process mid-run: it stops, writes partial
-// results, removes its container and exits non-zero.
+// A signal to a real searchbench process — SIGINT (Ctrl-C) or SIGTERM, while
+// the container starts, while it pre-populates or while it measures: the
+// process stops within seconds, writes the partial result (marked partial)
+// and the tables, removes its container and exits 1.
 func TestInterruptRemovesTheContainer(t *testing.T) {
 	needPostgres(t)
-	dir := t.TempDir()
-	cmd := exec.Command(os.Args[0], pgArgs(dir, "--measure", "10m", "--users", "4")...)
-	cmd.Env = append(os.Environ(), "SEARCHBENCH_TEST_MAIN=1")
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	measuring := make(chan struct{})
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		once := false
-		for sc.Scan() {
-			if !once && strings.Contains(sc.Text(), "measure") {
-				once = true
-				close(measuring)
+	for _, c := range []struct {
+		name  string
+		sig   syscall.Signal
+		at    string // the log line after which the signal is sent
+		delay time.Duration
+		ids   string
+		stop  string // how the engine's error says it stopped; empty: no error, the level is partial
+	}{
+		{"SIGINT while measuring", syscall.SIGINT, measuring, time.Second, "3000", ""},
+		{"SIGTERM while measuring", syscall.SIGTERM, measuring, time.Second, "3000", ""},
+		{"SIGINT while the container starts", syscall.SIGINT, "starting a container", 300 * time.Millisecond, "3000", "postgres: context canceled"},
+		{"SIGTERM while pre-populating", syscall.SIGTERM, "pre-populating", 200 * time.Millisecond, "100000", "pre-population interrupted"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			cmd := exec.Command(os.Args[0], pgArgs(dir, "--ids", c.ids, "--measure", "10m", "--users", "4")...)
+			cmd.Env = append(os.Environ(), "SEARCHBENCH_TEST_MAIN=1")
+			var stdout strings.Builder
+			cmd.Stdout = &stdout
+			stderr, err := cmd.StderrPipe()
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
-	}()
-	select {
-	case <-measuring:
-	case <-time.After(3 * time.Minute):
-		_ = cmd.Process.Kill()
-		t.Fatal("the run never reached its measure phase")
-	}
-	time.Sleep(time.Second)
-	// The container is there and carries the run's name, so the check after
-	// the interrupt looks at the right thing.
-	if n := leftovers(t, runName(dir)); n != 1 {
-		_ = cmd.Process.Kill()
-		t.Fatalf("%d containers labelled with the run's name while it runs; want 1", n)
-	}
-	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err = <-done:
-	case <-time.After(time.Minute):
-		_ = cmd.Process.Kill()
-		t.Fatal("searchbench did not stop within a minute of SIGINT")
-	}
-	if err == nil {
-		t.Fatal("an interrupted run exited 0")
-	}
-	r := readResult(t, dir)
-	if !r.Partial || len(r.Engines) != 1 || len(r.Engines[0].Levels) != 1 || !r.Engines[0].Levels[0].Partial {
-		t.Fatalf("result partial %v, engines %d", r.Partial, len(r.Engines))
-	}
-	if n := leftovers(t, runName(dir)); n != 0 {
-		t.Fatalf("%d containers of the interrupted run are left", n)
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			reached := make(chan struct{})
+			var log strings.Builder
+			logDone := make(chan struct{})
+			go func() {
+				defer close(logDone)
+				sc := bufio.NewScanner(stderr)
+				once := false
+				for sc.Scan() {
+					log.WriteString(sc.Text() + "\n")
+					if !once && strings.Contains(sc.Text(), c.at) {
+						once = true
+						close(reached)
+					}
+				}
+			}()
+			select {
+			case <-reached:
+			case <-time.After(3 * time.Minute):
+				_ = cmd.Process.Kill()
+				t.Fatalf("the run never wrote %q", c.at)
+			}
+			time.Sleep(c.delay)
+			if err := cmd.Process.Signal(c.sig); err != nil {
+				t.Fatal(err)
+			}
+			sent := time.Now()
+			done := make(chan error, 1)
+			go func() {
+				<-logDone // Wait closes the pipe: read it all first
+				done <- cmd.Wait()
+			}()
+			select {
+			case err = <-done:
+			case <-time.After(time.Minute):
+				_ = cmd.Process.Kill()
+				t.Fatalf("searchbench did not stop within a minute of %v", c.sig)
+			}
+			took := time.Since(sent)
+			t.Logf("stopped %v after the signal", took.Round(time.Millisecond))
+			if took > 15*time.Second {
+				t.Errorf("searchbench took %v to stop after %v", took, c.sig)
+			}
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) || exit.ExitCode() != exitFailed {
+				t.Errorf("exit %v after %v; want code %d\n%s", err, c.sig, exitFailed, log.String())
+			}
+			r := readResult(t, dir)
+			if !r.Partial || r.Reason != "interrupted" || len(r.Engines) != 1 {
+				t.Fatalf("result partial %v reason %q engines %d", r.Partial, r.Reason, len(r.Engines))
+			}
+			if e := r.Engines[0]; !strings.HasPrefix(e.Error, c.stop) || (c.stop == "") != (len(e.Levels) == 1 && e.Levels[0].Partial) {
+				t.Errorf("engine error %q, levels %+v; want the error to start %q, or the interrupted level marked partial", e.Error, e.Levels, c.stop)
+			}
+			tables, err := os.ReadFile(filepath.Join(dir, "tables.md"))
+			if err != nil || !strings.Contains(stdout.String(), string(tables)) || !strings.Contains(string(tables), "partial") {
+				t.Errorf("tables.md (%v) is not printed or not marked partial:\n%s", err, stdout.String())
+			}
+			if n := leftovers(t, runName(dir)); n != 0 {
+				t.Fatalf("%d containers of the interrupted run are left", n)
+			}
+		})
 	}
 }
 
