@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -16,19 +18,48 @@ import (
 	"github.com/searchbench/searchbench/engines/postgres"
 )
 
+// testRuns holds every run name the tests gave, for TestMain's last check.
+var testRuns sync.Map
+
 // runName is a run name unique to a test's directory.
 func runName(dir string) string {
-	return "test-" + filepath.Base(filepath.Dir(dir)) + "-" + filepath.Base(dir)
+	name := "test-" + filepath.Base(filepath.Dir(dir)) + "-" + filepath.Base(dir)
+	testRuns.Store(name, true)
+	return name
 }
 
 // TestMain lets the test binary act as searchbench itself, so the interrupt
-// test can send a real SIGINT to a real process.
+// test can send a real SIGINT to a real process. After the tests it fails
+// the package if any run of theirs left a container, and removes it.
 func TestMain(m *testing.M) {
 	if os.Getenv("SEARCHBENCH_TEST_MAIN") == "1" {
 		main()
 		return
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if left := removeLeftovers(); len(left) > 0 {
+		fmt.Fprintf(os.Stderr, "FAIL: runs left containers behind (removed now): %s\n", strings.Join(left, ", "))
+		code = max(code, 1)
+	}
+	os.Exit(code)
+}
+
+// removeLeftovers removes the containers of the tests' runs and names the
+// runs that had any.
+func removeLeftovers() []string {
+	pool, err := container.Pool()
+	if err != nil {
+		return nil // no Docker: no test started a container
+	}
+	var left []string
+	testRuns.Range(func(k, _ any) bool {
+		name := k.(string)
+		if removed, err := container.Cleanup(pool, name); len(removed) > 0 || err != nil {
+			left = append(left, fmt.Sprintf("%s (%d, %v)", name, len(removed), err))
+		}
+		return true
+	})
+	return left
 }
 
 // needPostgres skips with one line where no PostgreSQL container can run.
@@ -97,12 +128,12 @@ func TestPostgresInACPULimitedContainer(t *testing.T) {
 func TestPostgresAttach(t *testing.T) {
 	needPostgres(t)
 	spec, _ := container.Lookup("postgres")
-	c, err := container.Start(context.Background(), spec, container.Options{ReadyTimeout: 90 * time.Second, Run: "test-attach"})
+	dir := t.TempDir()
+	c, err := container.Start(context.Background(), spec, container.Options{ReadyTimeout: 90 * time.Second, Run: runName(dir)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	dir := t.TempDir()
 	code, stdout, stderr := runCLI(t, context.Background(), pgArgs(dir, "--url", c.URL, "--password", c.Secret)...)
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s", code, stderr)

@@ -281,10 +281,10 @@ func resolveImage(pool *dockertest.Pool, s Spec, explicit string) (string, error
 	return "", err
 }
 
-// Cleanup removes every container labelled by a searchbench run and returns
-// their IDs.
-func Cleanup(pool *dockertest.Pool) ([]string, error) {
-	list, err := Leftovers(pool)
+// Cleanup removes every container labelled by a searchbench run — by the
+// named run only, when one is given — and returns their IDs.
+func Cleanup(pool *dockertest.Pool, runs ...string) ([]string, error) {
+	list, err := Leftovers(pool, runs...)
 	if err != nil {
 		return nil, err
 	}
