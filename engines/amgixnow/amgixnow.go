@@ -287,7 +287,29 @@ func (d driver) check(cfg engines.Config) (options, error) {
 	if o.queued && d.vis == engines.Searchable {
 		return o, fmt.Errorf("%s: route=queued writes may be queued, so they cannot be searchable on return; use %s", d.name, Name)
 	}
+	if cfg.Username != "" || cfg.Password != "" {
+		return o, fmt.Errorf("%s: Amgix Now has no user or password, only an API key", d.name)
+	}
+	// An attached server's address is the user's: checked before anything
+	// starts.
+	if cfg.URL != "" {
+		if _, err := d.serverURL(cfg.URL); err != nil {
+			return o, err
+		}
+	}
 	return o, nil
+}
+
+// serverURL parses the server's address; empty means DefaultURL.
+func (d driver) serverURL(raw string) (*url.URL, error) {
+	if raw == "" {
+		raw = DefaultURL
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("%s: the URL must look like http://host:8235", d.name)
+	}
+	return u, nil
 }
 
 func (d driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, error) {
@@ -295,16 +317,9 @@ func (d driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, e
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Username != "" || cfg.Password != "" {
-		return nil, fmt.Errorf("%s: Amgix Now has no user or password, only an API key", d.name)
-	}
-	raw := cfg.URL
-	if raw == "" {
-		raw = DefaultURL
-	}
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("%s: the URL must look like http://host:8235", d.name)
+	u, err := d.serverURL(cfg.URL)
+	if err != nil {
+		return nil, err
 	}
 	e := &Engine{
 		name:     d.name,

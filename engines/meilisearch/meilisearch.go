@@ -186,8 +186,27 @@ func check(cfg engines.Config) (engines.Visibility, options, error) {
 	default:
 		return mode, options{}, fmt.Errorf("meilisearch: write mode %q is not offered (acknowledged or searchable)", cfg.WriteMode)
 	}
+	// An attached server's address is the user's: checked before anything
+	// starts.
+	if cfg.URL != "" {
+		if _, err := serverURL(cfg.URL); err != nil {
+			return mode, options{}, err
+		}
+	}
 	o, err := parseOptions(cfg.Options)
 	return mode, o, err
+}
+
+// serverURL parses the server's address; empty means DefaultURL.
+func serverURL(raw string) (*url.URL, error) {
+	if raw == "" {
+		raw = DefaultURL
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, errors.New("meilisearch: the URL must look like http://host:7700")
+	}
+	return u, nil
 }
 
 func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, error) {
@@ -195,13 +214,9 @@ func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, err
 	if err != nil {
 		return nil, err
 	}
-	host := cfg.URL
-	if host == "" {
-		host = DefaultURL
-	}
-	u, err := url.Parse(host)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, errors.New("meilisearch: the URL must look like http://host:7700")
+	u, err := serverURL(cfg.URL)
+	if err != nil {
+		return nil, err
 	}
 	key := cfg.APIKey.Reveal()
 	opts := []meilisearch.Option{

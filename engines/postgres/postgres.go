@@ -68,7 +68,24 @@ func checkConfig(cfg engines.Config) (int32, error) {
 		}
 		size = int32(n)
 	}
+	// An attached server's address is the user's: checked before anything
+	// starts.
+	if cfg.URL != "" {
+		if _, err := parseURL(cfg.URL); err != nil {
+			return 0, err
+		}
+	}
 	return size, nil
+}
+
+// parseURL reads a connection string into the pool's configuration.
+func parseURL(raw string) (*pgxpool.Config, error) {
+	pc, err := pgxpool.ParseConfig(raw)
+	if err != nil {
+		// The parse error may quote the URL, password and all.
+		return nil, errors.New("postgres: the URL does not parse as a PostgreSQL connection string")
+	}
+	return pc, nil
 }
 
 func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, error) {
@@ -79,10 +96,9 @@ func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, err
 	if err != nil {
 		return nil, err
 	}
-	pc, err := pgxpool.ParseConfig(cfg.URL)
+	pc, err := parseURL(cfg.URL)
 	if err != nil {
-		// The parse error may quote the URL, password and all.
-		return nil, errors.New("postgres: the URL does not parse as a PostgreSQL connection string")
+		return nil, err
 	}
 	if cfg.Username != "" {
 		pc.ConnConfig.User = cfg.Username

@@ -190,15 +190,23 @@ func check(cfg engines.Config) (options, error) {
 	if cfg.WriteMode != "" && cfg.WriteMode != engines.Searchable {
 		return options{}, fmt.Errorf("typesense: a write returns once it is searchable; write mode %q is not offered", cfg.WriteMode)
 	}
+	// An attached server's address and key are the user's: checked before
+	// anything starts. A launched container gets both from the launcher.
+	if cfg.URL != "" {
+		if _, err := serverURL(cfg.URL); err != nil {
+			return options{}, err
+		}
+		if cfg.APIKey == "" {
+			return options{}, errNoKey
+		}
+	}
 	return parseOptions(cfg.Options)
 }
 
-func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, error) {
-	o, err := check(cfg)
-	if err != nil {
-		return nil, err
-	}
-	raw := cfg.URL
+var errNoKey = errors.New("typesense: an API key is needed (Typesense requires one on every call)")
+
+// serverURL parses the server's address; empty means DefaultURL.
+func serverURL(raw string) (*url.URL, error) {
 	if raw == "" {
 		raw = DefaultURL
 	}
@@ -206,9 +214,21 @@ func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, err
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, errors.New("typesense: the URL must look like http://host:8108")
 	}
+	return u, nil
+}
+
+func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, error) {
+	o, err := check(cfg)
+	if err != nil {
+		return nil, err
+	}
+	u, err := serverURL(cfg.URL)
+	if err != nil {
+		return nil, err
+	}
 	key := cfg.APIKey.Reveal()
 	if key == "" {
-		return nil, errors.New("typesense: an API key is needed (Typesense requires one on every call)")
+		return nil, errNoKey
 	}
 	// One transport, two timeouts: single calls and imports.
 	tr := engines.HTTPTransport(o.pool)
