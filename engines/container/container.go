@@ -115,10 +115,53 @@ func (o Options) Validate() error {
 		return fmt.Errorf("cpus: %v is more than this host's %d CPUs", o.CPUs, runtime.NumCPU())
 	case o.MemoryBytes < 0:
 		return fmt.Errorf("memory: %d must be ≥ 0", o.MemoryBytes)
+	case o.MemoryBytes > 0 && o.MemoryBytes < MinMemory:
+		return fmt.Errorf("memory: %d bytes is below Docker's minimum of %d (6 MiB)", o.MemoryBytes, MinMemory)
 	case o.ReadyTimeout <= 0:
 		return fmt.Errorf("ready-timeout: %v must be > 0", o.ReadyTimeout)
 	}
+	return checkCPUSet(o.CPUSet)
+}
+
+// MinMemory is the smallest memory limit Docker accepts.
+const MinMemory = 6 << 20
+
+// checkCPUSet checks a cpuset as Docker reads it ("0-3,6"): CPUs this host
+// has, each range ascending.
+func checkCPUSet(set string) error {
+	if set == "" {
+		return nil
+	}
+	for _, part := range strings.Split(set, ",") {
+		lo, hi, isRange := strings.Cut(part, "-")
+		if !isRange {
+			hi = lo
+		}
+		a, err1 := strconv.Atoi(lo)
+		b, err2 := strconv.Atoi(hi)
+		switch {
+		case err1 != nil || err2 != nil || strings.ContainsAny(part, "+ ") || a < 0 || b < a:
+			return fmt.Errorf("cpuset: %q is not a list of CPUs and ranges such as 0-3,6", set)
+		case b >= runtime.NumCPU():
+			return fmt.Errorf("cpuset: %q names CPU %d; this host has CPUs 0-%d", set, b, runtime.NumCPU()-1)
+		}
+	}
 	return nil
+}
+
+// Given names the options that only a launched container can honour, as
+// their flags are named ("cpus, memory"); empty when none was given.
+func (o Options) Given() string {
+	var names []string
+	for _, f := range []struct {
+		name  string
+		given bool
+	}{{"cpus", o.CPUs > 0}, {"cpuset", o.CPUSet != ""}, {"memory", o.MemoryBytes > 0}, {"image", o.Image != ""}} {
+		if f.given {
+			names = append(names, f.name)
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 // Pool connects to Docker, with a clear error when it is not reachable.
