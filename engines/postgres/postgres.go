@@ -42,6 +42,9 @@ func (driver) Describe() engines.Description {
 	}
 }
 
+// maxMessage bounds a server message's length.
+const maxMessage = 1 << 20
+
 // DefaultPoolSize is the connection pool's size unless Options["pool"] says
 // otherwise: enough that users wait on the server, not on the pool.
 const DefaultPoolSize = 200
@@ -107,6 +110,10 @@ func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, err
 		pc.ConnConfig.Password = p
 	}
 	pc.MaxConns = poolSize
+	// Every reply the driver reads is a row of an ID, a count or a status:
+	// a message longer than this is a broken server, refused before pgx
+	// allocates its length (by default up to 1 GiB each).
+	pc.ConnConfig.MaxProtocolMessageBodyLen = maxMessage
 	pool, err := pgxpool.NewWithConfig(ctx, pc)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: connect: %w", redact(err, cfg))
