@@ -70,10 +70,10 @@ func (w *watched) String() string {
 
 // runWatched runs searchbench in this process with w as its stderr, and
 // waits for the hooks it fired.
-func runWatched(t *testing.T, w *watched, args ...string) (code int, stdout, stderr string) {
+func runWatched(t *testing.T, ctx context.Context, w *watched, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out bytes.Buffer
-	code = run(context.Background(), args, &out, w)
+	code = run(ctx, args, &out, w)
 	w.wg.Wait()
 	for _, h := range w.hooks {
 		if !h.fired {
@@ -203,7 +203,7 @@ func TestFaultEngineDiesMidRun(t *testing.T) {
 				time.Sleep(300 * time.Millisecond)
 				docker(t, name, what)
 			})
-			code, stdout, stderr := runWatched(t, &w, "run", "--engine", "postgres", "--ids", "3000", "--users", "4",
+			code, stdout, stderr := runWatched(t, context.Background(), &w, "run", "--engine", "postgres", "--ids", "3000", "--users", "4",
 				"--spawn-rate", "1000", "--settle", "200ms", "--measure", "3s", "--timeout", "1s", "--run-name", name, "--out", dir)
 			r := checkFinished(t, dir, code, stdout, stderr, "failed calls")
 			if r.Partial || len(r.Engines) != 1 || len(r.Engines[0].Levels) != 1 {
@@ -237,7 +237,7 @@ func TestFaultEngineRestartsMidRun(t *testing.T) {
 		time.Sleep(300 * time.Millisecond)
 		docker(t, name, "restart")
 	})
-	code, stdout, stderr := runWatched(t, &w, "run", "--engine", "postgres", "--ids", "3000", "--users", "4,4",
+	code, stdout, stderr := runWatched(t, context.Background(), &w, "run", "--engine", "postgres", "--ids", "3000", "--users", "4,4",
 		"--spawn-rate", "1000", "--settle", "200ms", "--measure", "3s", "--timeout", "1s", "--run-name", name, "--out", dir)
 	r := checkFinished(t, dir, code, stdout, stderr, "failed calls")
 	ls := r.Engines[0].Levels
@@ -413,7 +413,7 @@ func TestFaultEngineHangsMidRun(t *testing.T) {
 		time.Sleep(500 * time.Millisecond)
 		p.stall()
 	})
-	code, stdout, stderr := runWatched(t, &w, "run", "--engine", "postgres", "--url", url, "--password", c.Secret,
+	code, stdout, stderr := runWatched(t, context.Background(), &w, "run", "--engine", "postgres", "--url", url, "--password", c.Secret,
 		"--ids", "3000", "--users", "4", "--spawn-rate", "1000", "--settle", "200ms", "--measure", "2s",
 		"--timeout", "300ms", "--out", dir)
 	r := checkFinished(t, dir, code, stdout, stderr, "failed calls")
@@ -466,5 +466,29 @@ func TestFaultEngineHangsFromTheStart(t *testing.T) {
 			}
 			goroutinesBack(t, base)
 		})
+	}
+}
+
+// An interrupted ladder (the embedded engine, cancelled a second into its
+// second rung) writes what it measured: the finished rung, the cut
+// repetition marked partial, the tables, and exits 1.
+func TestInterruptedLadderWritesPartialResults(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var w watched
+	w.on("120/s: repetition 1 of 1", func() {
+		time.Sleep(time.Second)
+		cancel()
+	})
+	code, stdout, stderr := runWatched(t, ctx, &w, "ladder", "--ids", "2000", "--start", "100", "--step", "1.2", "--stop", "1000",
+		"--duration", "1500ms", "--repeat", "1", "--workers", "8", "--explode", "1000000", "--factor", "1000000", "--out", dir)
+	r := checkFinished(t, dir, code, stdout, stderr, "run incomplete (interrupted)")
+	l := r.Engines[0].Ladder
+	if !r.Partial || l == nil || len(l.Rungs) != 2 || l.StoppedEarly != "interrupted" {
+		t.Fatalf("partial %v, ladder %+v; want two rungs, stopped by the interrupt", r.Partial, l)
+	}
+	if first, cut := l.Rungs[0].Reps[0], l.Rungs[1].Reps[0]; first.Partial || first.Sent == 0 || !cut.Partial || cut.Sent == 0 {
+		t.Errorf("first rep partial %v sent %d; cut rep partial %v sent %d", first.Partial, first.Sent, cut.Partial, cut.Sent)
 	}
 }

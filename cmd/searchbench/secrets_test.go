@@ -193,7 +193,7 @@ func TestLaunchedContainersSecretStaysHidden(t *testing.T) {
 			}
 		}
 	})
-	code, stdout, stderr := runWatched(t, &w, pgArgs(dir, "--users", "2", "--measure", "300ms")...)
+	code, stdout, stderr := runWatched(t, context.Background(), &w, pgArgs(dir, "--users", "2", "--measure", "300ms")...)
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}

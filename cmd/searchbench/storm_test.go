@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"net"
 	"strings"
@@ -63,7 +64,7 @@ func TestFaultErrorStorms(t *testing.T) {
 				time.Sleep(200 * time.Millisecond)
 				storm()
 			})
-			code, stdout, stderr := runWatched(t, &w, "run", "--engine", c.engine, "--url", url, "--api-key", key,
+			code, stdout, stderr := runWatched(t, context.Background(), &w, "run", "--engine", c.engine, "--url", url, "--api-key", key,
 				"--ids", "500", "--users", "4", "--spawn-rate", "1000", "--settle", "100ms", "--measure", "1500ms",
 				"--timeout", "2s", "--out", dir)
 			r := checkFinished(t, dir, code, stdout, stderr, "failed calls")
@@ -128,7 +129,7 @@ func TestFaultRealValkey(t *testing.T) {
 			t.Error(err)
 		}
 	})
-	code, stdout, stderr := runWatched(t, &w, "ladder", "--engine", "valkey", "--url", "redis://"+srv.Addr,
+	code, stdout, stderr := runWatched(t, context.Background(), &w, "ladder", "--engine", "valkey", "--url", "redis://"+srv.Addr,
 		"--option", "matching_indexes=0", "--corpus", "product", "--dim", "8", "--ids", "300", "--mix", "upsert",
 		"--start", "100", "--step", "1.2", "--stop", "180", "--duration", "1500ms", "--repeat", "1", "--workers", "16",
 		"--explode", "1000000", "--factor", "1000000", "--timeout", "1s", "--out", dir)
