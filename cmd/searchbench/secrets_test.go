@@ -56,7 +56,7 @@ func quickRun(t *testing.T, engine, url string, extra ...string) (code int, stdo
 	t.Helper()
 	dir = t.TempDir()
 	args := append([]string{"run", "--engine", engine, "--url", url, "--ids", "300", "--users", "2", "--spawn-rate", "1000",
-		"--settle", "0s", "--measure", "300ms", "--timeout", "5s", "--out", dir}, extra...)
+		"--settle", "0s", "--measure", "300ms", "--timeout", "5s", "--relevance-queries", "5", "--out", dir}, extra...)
 	code, stdout, stderr = runCLI(t, context.Background(), args...)
 	return code, stdout, stderr, dir
 }

@@ -65,8 +65,8 @@ func TestFaultErrorStorms(t *testing.T) {
 				storm()
 			})
 			code, stdout, stderr := runWatched(t, context.Background(), &w, "run", "--engine", c.engine, "--url", url, "--api-key", key,
-				"--ids", "500", "--users", "4", "--spawn-rate", "1000", "--settle", "100ms", "--measure", "1500ms",
-				"--timeout", "2s", "--out", dir)
+				"--ids", "200", "--users", "4", "--spawn-rate", "1000", "--settle", "100ms", "--measure", "1500ms", "--relevance-queries", "0",
+				"--timeout", "5s", "--out", dir)
 			r := checkFinished(t, dir, code, stdout, stderr, "failed calls")
 			l := r.Engines[0].Levels[0]
 			errs := levelErrors(l)
