@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"maps"
 	"net"
+	"os"
 	"runtime"
 	"slices"
 	"strconv"
@@ -111,8 +112,8 @@ func (o Options) Validate() error {
 	switch {
 	case o.CPUs < 0:
 		return fmt.Errorf("cpus: %v must be ≥ 0", o.CPUs)
-	case o.CPUs > float64(runtime.NumCPU()):
-		return fmt.Errorf("cpus: %v is more than this host's %d CPUs", o.CPUs, runtime.NumCPU())
+	case o.CPUs > float64(hostCPUs()):
+		return fmt.Errorf("cpus: %v is more than this host's %d CPUs", o.CPUs, hostCPUs())
 	case o.MemoryBytes < 0:
 		return fmt.Errorf("memory: %d must be ≥ 0", o.MemoryBytes)
 	case o.MemoryBytes > 0 && o.MemoryBytes < MinMemory:
@@ -132,21 +133,44 @@ func checkCPUSet(set string) error {
 	if set == "" {
 		return nil
 	}
-	for _, part := range strings.Split(set, ",") {
+	last, err := lastCPU(set)
+	if err != nil {
+		return fmt.Errorf("cpuset: %q is not a list of CPUs and ranges such as 0-3,6", set)
+	}
+	if n := hostCPUs(); last >= n {
+		return fmt.Errorf("cpuset: %q names CPU %d; this host has CPUs 0-%d", set, last, n-1)
+	}
+	return nil
+}
+
+// lastCPU returns the highest CPU of a Linux CPU list ("0-3,6").
+func lastCPU(list string) (int, error) {
+	last := -1
+	for _, part := range strings.Split(list, ",") {
 		lo, hi, isRange := strings.Cut(part, "-")
 		if !isRange {
 			hi = lo
 		}
 		a, err1 := strconv.Atoi(lo)
 		b, err2 := strconv.Atoi(hi)
-		switch {
-		case err1 != nil || err2 != nil || strings.ContainsAny(part, "+ ") || a < 0 || b < a:
-			return fmt.Errorf("cpuset: %q is not a list of CPUs and ranges such as 0-3,6", set)
-		case b >= runtime.NumCPU():
-			return fmt.Errorf("cpuset: %q names CPU %d; this host has CPUs 0-%d", set, b, runtime.NumCPU()-1)
+		if err1 != nil || err2 != nil || strings.ContainsAny(part, "+ ") || a < 0 || b < a {
+			return 0, fmt.Errorf("%q is not a CPU list", list)
+		}
+		last = max(last, b)
+	}
+	return last, nil
+}
+
+// hostCPUs is how many CPUs the host has online. runtime.NumCPU counts only
+// those this process may run on, and a load generator pinned with taskset
+// still starts engines on the others.
+func hostCPUs() int {
+	if b, err := os.ReadFile("/sys/devices/system/cpu/online"); err == nil {
+		if last, err := lastCPU(strings.TrimSpace(string(b))); err == nil {
+			return last + 1
 		}
 	}
-	return nil
+	return runtime.NumCPU()
 }
 
 // Given names the options that only a launched container can honour, as
