@@ -129,8 +129,10 @@ func (f *commonFlags) plan() (*plan, error) {
 	if err := checkDir(f.out, true); err != nil {
 		return nil, badInput("out: %v", err)
 	}
-	if err := checkDir(f.dataDir, false); f.dataDir != "" && err != nil {
-		return nil, badInput("data-dir: %v", err)
+	if f.dataDir != "" {
+		if err := checkDir(f.dataDir, false); err != nil {
+			return nil, badInput("data-dir: %v", err)
+		}
 	}
 	if f.relevance < 0 || f.relevance > 100_000 {
 		return nil, badInput("relevance-queries: %d is out of range (0 to 100000)", f.relevance)
