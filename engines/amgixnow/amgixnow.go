@@ -293,23 +293,11 @@ func (d driver) check(cfg engines.Config) (options, error) {
 	// An attached server's address is the user's: checked before anything
 	// starts.
 	if cfg.URL != "" {
-		if _, err := d.serverURL(cfg.URL); err != nil {
+		if _, err := engines.ServerURL(d.name, cfg.URL, DefaultURL); err != nil {
 			return o, err
 		}
 	}
 	return o, nil
-}
-
-// serverURL parses the server's address; empty means DefaultURL.
-func (d driver) serverURL(raw string) (*url.URL, error) {
-	if raw == "" {
-		raw = DefaultURL
-	}
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("%s: the URL must look like http://host:8235", d.name)
-	}
-	return u, nil
 }
 
 func (d driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, error) {
@@ -317,7 +305,7 @@ func (d driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, e
 	if err != nil {
 		return nil, err
 	}
-	u, err := d.serverURL(cfg.URL)
+	u, err := engines.ServerURL(d.name, cfg.URL, DefaultURL)
 	if err != nil {
 		return nil, err
 	}

@@ -86,7 +86,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"net/url"
 	"regexp"
 	"slices"
 	"strconv"
@@ -189,7 +188,7 @@ func check(cfg engines.Config) (engines.Visibility, options, error) {
 	// An attached server's address is the user's: checked before anything
 	// starts.
 	if cfg.URL != "" {
-		if _, err := serverURL(cfg.URL); err != nil {
+		if _, err := engines.ServerURL("meilisearch", cfg.URL, DefaultURL); err != nil {
 			return mode, options{}, err
 		}
 	}
@@ -197,24 +196,12 @@ func check(cfg engines.Config) (engines.Visibility, options, error) {
 	return mode, o, err
 }
 
-// serverURL parses the server's address; empty means DefaultURL.
-func serverURL(raw string) (*url.URL, error) {
-	if raw == "" {
-		raw = DefaultURL
-	}
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, errors.New("meilisearch: the URL must look like http://host:7700")
-	}
-	return u, nil
-}
-
 func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, error) {
 	mode, o, err := check(cfg)
 	if err != nil {
 		return nil, err
 	}
-	u, err := serverURL(cfg.URL)
+	u, err := engines.ServerURL("meilisearch", cfg.URL, DefaultURL)
 	if err != nil {
 		return nil, err
 	}

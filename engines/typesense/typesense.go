@@ -101,7 +101,6 @@ import (
 	"fmt"
 	"math"
 	"net/http"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -193,7 +192,7 @@ func check(cfg engines.Config) (options, error) {
 	// An attached server's address and key are the user's: checked before
 	// anything starts. A launched container gets both from the launcher.
 	if cfg.URL != "" {
-		if _, err := serverURL(cfg.URL); err != nil {
+		if _, err := engines.ServerURL("typesense", cfg.URL, DefaultURL); err != nil {
 			return options{}, err
 		}
 		if cfg.APIKey == "" {
@@ -205,24 +204,12 @@ func check(cfg engines.Config) (options, error) {
 
 var errNoKey = errors.New("typesense: an API key is needed (Typesense requires one on every call)")
 
-// serverURL parses the server's address; empty means DefaultURL.
-func serverURL(raw string) (*url.URL, error) {
-	if raw == "" {
-		raw = DefaultURL
-	}
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, errors.New("typesense: the URL must look like http://host:8108")
-	}
-	return u, nil
-}
-
 func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, error) {
 	o, err := check(cfg)
 	if err != nil {
 		return nil, err
 	}
-	u, err := serverURL(cfg.URL)
+	u, err := engines.ServerURL("typesense", cfg.URL, DefaultURL)
 	if err != nil {
 		return nil, err
 	}
