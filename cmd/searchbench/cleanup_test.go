@@ -1,14 +1,11 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/searchbench/searchbench/engines/container"
 )
@@ -26,34 +23,9 @@ func TestCrashedRunIsCleanedUp(t *testing.T) {
 			container.Cleanup(pool, crashed)
 		}
 	})
-	cmd := exec.Command(os.Args[0], pgArgs(dir, "--measure", "10m", "--users", "2")...)
-	cmd.Env = append(os.Environ(), "SEARCHBENCH_TEST_MAIN=1")
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	reached := make(chan struct{})
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		once := false
-		for sc.Scan() {
-			if !once && strings.Contains(sc.Text(), measuring) {
-				once = true
-				close(reached)
-			}
-		}
-	}()
-	select {
-	case <-reached:
-	case <-time.After(3 * time.Minute):
-		cmd.Process.Kill()
-		t.Fatal("the run never reached its measure phase")
-	}
-	cmd.Process.Kill()
-	cmd.Wait()
+	p := startProcess(t, measuring, pgArgs(dir, "--measure", "10m", "--users", "2")...)
+	p.cmd.Process.Kill()
+	p.wait(t)
 	if n := leftovers(t, crashed); n != 1 {
 		t.Fatalf("%d containers of the crashed run; want the 1 it left", n)
 	}

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	dc "github.com/ory/dockertest/v3/docker"
+
 	"github.com/searchbench/searchbench/engines/container"
 	"github.com/searchbench/searchbench/engines/postgres"
 )
@@ -77,15 +79,102 @@ func needPostgres(t *testing.T) {
 	}
 }
 
-// leftovers counts the containers of one named run (other packages' tests
-// run containers of their own at the same time).
-func leftovers(t *testing.T, run string) int {
+// startPostgres starts a PostgreSQL container for a test to attach to,
+// labelled with a run name of the test's, and removes it when the test ends.
+func startPostgres(t *testing.T) *container.Container {
 	t.Helper()
-	pool, err := container.Pool()
+	needPostgres(t)
+	spec, _ := container.Lookup("postgres")
+	c, err := container.Start(context.Background(), spec, container.Options{ReadyTimeout: 90 * time.Second, Run: runName(t.TempDir())})
 	if err != nil {
 		t.Fatal(err)
 	}
-	list, err := container.Leftovers(pool, run)
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// process is searchbench as a child process (this test binary acting as
+// it, see TestMain), so that a test can signal or kill a real process.
+type process struct {
+	cmd     *exec.Cmd
+	stdout  strings.Builder
+	log     strings.Builder // its stderr; whole once done is closed
+	written time.Time       // when it said it wrote result.json; read once done is closed
+	reached chan struct{}   // closed when a line of its stderr first holds the phrase
+	done    chan struct{}   // closed when its stderr ends
+}
+
+// startProcess starts searchbench with args and waits, up to three minutes,
+// for its stderr to show phrase.
+func startProcess(t *testing.T, phrase string, args ...string) *process {
+	t.Helper()
+	p := &process{cmd: exec.Command(os.Args[0], args...), reached: make(chan struct{}), done: make(chan struct{})}
+	p.cmd.Env = append(os.Environ(), "SEARCHBENCH_TEST_MAIN=1")
+	p.cmd.Stdout = &p.stdout
+	stderr, err := p.cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		defer close(p.done)
+		sc := bufio.NewScanner(stderr)
+		once := false
+		for sc.Scan() {
+			p.log.WriteString(sc.Text() + "\n")
+			if !once && strings.Contains(sc.Text(), phrase) {
+				once = true
+				close(p.reached)
+			}
+			if strings.Contains(sc.Text(), "result.json") {
+				p.written = time.Now()
+			}
+		}
+	}()
+	select {
+	case <-p.reached:
+	case <-time.After(3 * time.Minute):
+		p.cmd.Process.Kill()
+		p.cmd.Wait()
+		t.Fatalf("the run never wrote %q", phrase)
+	}
+	return p
+}
+
+// wait waits up to a minute for the process to end and returns how.
+func (p *process) wait(t *testing.T) error {
+	t.Helper()
+	ended := make(chan error, 1)
+	go func() {
+		<-p.done // Wait closes the pipe: read it all first
+		ended <- p.cmd.Wait()
+	}()
+	select {
+	case err := <-ended:
+		return err
+	case <-time.After(time.Minute):
+		p.cmd.Process.Kill()
+		t.Fatalf("searchbench did not end within a minute:\n%s", p.log.String())
+		return nil
+	}
+}
+
+// runContainers lists the containers of one named run (other packages'
+// tests run containers of their own at the same time).
+func runContainers(run string) ([]dc.APIContainers, error) {
+	pool, err := container.Pool()
+	if err != nil {
+		return nil, err
+	}
+	return container.Leftovers(pool, run)
+}
+
+// leftovers counts the containers of one named run.
+func leftovers(t *testing.T, run string) int {
+	t.Helper()
+	list, err := runContainers(run)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,14 +215,8 @@ func TestPostgresInACPULimitedContainer(t *testing.T) {
 // --url attaches to a PostgreSQL that is already running: nothing is
 // started or stopped.
 func TestPostgresAttach(t *testing.T) {
-	needPostgres(t)
-	spec, _ := container.Lookup("postgres")
+	c := startPostgres(t)
 	dir := t.TempDir()
-	c, err := container.Start(context.Background(), spec, container.Options{ReadyTimeout: 90 * time.Second, Run: runName(dir)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
 	code, stdout, stderr := runCLI(t, context.Background(), pgArgs(dir, "--url", c.URL, "--password", c.Secret)...)
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s", code, stderr)
@@ -176,69 +259,24 @@ func TestInterruptRemovesTheContainer(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
-			cmd := exec.Command(os.Args[0], pgArgs(dir, "--ids", c.ids, "--measure", "10m", "--users", "4")...)
-			cmd.Env = append(os.Environ(), "SEARCHBENCH_TEST_MAIN=1")
-			var stdout strings.Builder
-			cmd.Stdout = &stdout
-			stderr, err := cmd.StderrPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			reached := make(chan struct{})
-			var log strings.Builder
-			var written time.Time // when result.json was written: the engine is gone by then
-			logDone := make(chan struct{})
-			go func() {
-				defer close(logDone)
-				sc := bufio.NewScanner(stderr)
-				once := false
-				for sc.Scan() {
-					log.WriteString(sc.Text() + "\n")
-					if !once && strings.Contains(sc.Text(), c.at) {
-						once = true
-						close(reached)
-					}
-					if strings.Contains(sc.Text(), "result.json") {
-						written = time.Now()
-					}
-				}
-			}()
-			select {
-			case <-reached:
-			case <-time.After(3 * time.Minute):
-				_ = cmd.Process.Kill()
-				t.Fatalf("the run never wrote %q", c.at)
-			}
+			p := startProcess(t, c.at, pgArgs(dir, "--ids", c.ids, "--measure", "10m", "--users", "4")...)
 			time.Sleep(c.delay)
-			if err := cmd.Process.Signal(c.sig); err != nil {
+			if err := p.cmd.Process.Signal(c.sig); err != nil {
 				t.Fatal(err)
 			}
 			sent := time.Now()
-			done := make(chan error, 1)
-			go func() {
-				<-logDone // Wait closes the pipe: read it all first
-				done <- cmd.Wait()
-			}()
-			select {
-			case err = <-done:
-			case <-time.After(time.Minute):
-				_ = cmd.Process.Kill()
-				t.Fatalf("searchbench did not stop within a minute of %v", c.sig)
-			}
+			err := p.wait(t)
 			// The load stops, the container goes and the result is written
 			// within seconds; the charts then take what they take (several
 			// seconds more under -race).
-			took := written.Sub(sent)
+			took := p.written.Sub(sent)
 			t.Logf("result written %v after the signal, exit %v after it", took.Round(time.Millisecond), time.Since(sent).Round(time.Millisecond))
-			if written.IsZero() || took > 10*time.Second {
-				t.Errorf("searchbench took %v to stop and write its result after %v:\n%s", took, c.sig, log.String())
+			if p.written.IsZero() || took > 10*time.Second {
+				t.Errorf("searchbench took %v to stop and write its result after %v:\n%s", took, c.sig, p.log.String())
 			}
 			var exit *exec.ExitError
 			if !errors.As(err, &exit) || exit.ExitCode() != exitFailed {
-				t.Errorf("exit %v after %v; want code %d\n%s", err, c.sig, exitFailed, log.String())
+				t.Errorf("exit %v after %v; want code %d\n%s", err, c.sig, exitFailed, p.log.String())
 			}
 			r := readResult(t, dir)
 			if !r.Partial || r.Reason != "interrupted" || len(r.Engines) != 1 {
@@ -248,8 +286,8 @@ func TestInterruptRemovesTheContainer(t *testing.T) {
 				t.Errorf("engine error %q, levels %+v; want the error to start %q, or the interrupted level marked partial", e.Error, e.Levels, c.stop)
 			}
 			tables, err := os.ReadFile(filepath.Join(dir, "tables.md"))
-			if err != nil || !strings.Contains(stdout.String(), string(tables)) || !strings.Contains(string(tables), "partial") {
-				t.Errorf("tables.md (%v) is not printed or not marked partial:\n%s", err, stdout.String())
+			if err != nil || !strings.Contains(p.stdout.String(), string(tables)) || !strings.Contains(string(tables), "partial") {
+				t.Errorf("tables.md (%v) is not printed or not marked partial:\n%s", err, p.stdout.String())
 			}
 			if n := leftovers(t, runName(dir)); n != 0 {
 				t.Fatalf("%d containers of the interrupted run are left", n)

@@ -152,15 +152,10 @@ func sum(m map[string]int64) int64 {
 	return n
 }
 
-// runContainer returns the ID of the one container of a named run.
+// runContainer returns the ID of the one container of a named run. Hooks
+// call it off the test's goroutine: it reports with Error, not Fatal.
 func runContainer(t *testing.T, run string) string {
-	t.Helper()
-	pool, err := container.Pool()
-	if err != nil {
-		t.Error(err)
-		return ""
-	}
-	list, err := container.Leftovers(pool, run)
+	list, err := runContainers(run)
 	if err != nil || len(list) != 1 {
 		t.Errorf("%d containers of run %s (%v); want 1", len(list), run, err)
 		return ""
@@ -406,13 +401,7 @@ func TestFaultEngineHangsMidRun(t *testing.T) {
 		start  func(t *testing.T) (url string, flags []string)
 	}{
 		{"postgres", func(t *testing.T) (string, []string) {
-			needPostgres(t)
-			spec, _ := container.Lookup("postgres")
-			c, err := container.Start(context.Background(), spec, container.Options{ReadyTimeout: 90 * time.Second, Run: runName(t.TempDir())})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { c.Close() })
+			c := startPostgres(t)
 			return c.URL, []string{"--password", c.Secret}
 		}},
 		{"typesense", func(t *testing.T) (string, []string) {

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/searchbench/searchbench/engines/amgixnow/amgixfake"
 	"github.com/searchbench/searchbench/engines/container"
@@ -121,13 +120,7 @@ func TestSecretsNeverReachOutputs(t *testing.T) {
 			}
 		}},
 		{"postgres", func(t *testing.T) []attempt {
-			needPostgres(t)
-			spec, _ := container.Lookup("postgres")
-			c, err := container.Start(context.Background(), spec, container.Options{ReadyTimeout: 90 * time.Second, Run: runName(t.TempDir())})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { c.Close() })
+			c := startPostgres(t)
 			// The launcher's password is random hex: distinctive enough.
 			inURL := strings.Replace(c.URL, "postgres://postgres@", "postgres://postgres:"+c.Secret+"@", 1)
 			wrongURL := strings.Replace(c.URL, "postgres://postgres@", "postgres://postgres:"+wrong+"@", 1)
