@@ -74,6 +74,14 @@ func TestSecretsNeverReachOutputs(t *testing.T) {
 		env   [2]string
 		ok    bool
 	}
+	// The API key's ways in, for the engines that take one.
+	keyAttempts := func(url string) []attempt {
+		return []attempt{
+			{"flag", url, []string{"--api-key", secret}, [2]string{}, true},
+			{"environment", url, nil, [2]string{"SEARCHBENCH_API_KEY", secret}, true},
+			{"wrong", url, []string{"--api-key", wrong}, [2]string{}, false},
+		}
+	}
 	cases := []struct {
 		engine string
 		start  func(t *testing.T) []attempt
@@ -81,29 +89,17 @@ func TestSecretsNeverReachOutputs(t *testing.T) {
 		{"typesense", func(t *testing.T) []attempt {
 			f := typesensefake.New(secret)
 			t.Cleanup(f.Close)
-			return []attempt{
-				{"flag", f.URL, []string{"--api-key", secret}, [2]string{}, true},
-				{"environment", f.URL, nil, [2]string{"SEARCHBENCH_API_KEY", secret}, true},
-				{"wrong", f.URL, []string{"--api-key", wrong}, [2]string{}, false},
-			}
+			return keyAttempts(f.URL)
 		}},
 		{"meilisearch", func(t *testing.T) []attempt {
 			f := meilifake.New(meilifake.Options{MasterKey: secret})
 			t.Cleanup(f.Close)
-			return []attempt{
-				{"flag", f.URL, []string{"--api-key", secret}, [2]string{}, true},
-				{"environment", f.URL, nil, [2]string{"SEARCHBENCH_API_KEY", secret}, true},
-				{"wrong", f.URL, []string{"--api-key", wrong}, [2]string{}, false},
-			}
+			return keyAttempts(f.URL)
 		}},
 		{"amgix-now", func(t *testing.T) []attempt {
 			f := amgixfake.New(amgixfake.APIKey(secret))
 			t.Cleanup(f.Close)
-			return []attempt{
-				{"flag", f.URL, []string{"--api-key", secret}, [2]string{}, true},
-				{"environment", f.URL, nil, [2]string{"SEARCHBENCH_API_KEY", secret}, true},
-				{"wrong", f.URL, []string{"--api-key", wrong}, [2]string{}, false},
-			}
+			return keyAttempts(f.URL)
 		}},
 		{"valkey", func(t *testing.T) []attempt {
 			f, err := valkeyfake.New(valkeyfake.Options{Password: secret})
