@@ -267,11 +267,11 @@ func TestInterruptRemovesTheContainer(t *testing.T) {
 			sent := time.Now()
 			err := p.wait(t)
 			// The load stops, the container goes and the result is written
-			// within seconds; the charts then take what they take (several
-			// seconds more under -race).
+			// within seconds (under a second here; 20 s allows for -race on
+			// a loaded machine); the charts then take what they take.
 			took := p.written.Sub(sent)
 			t.Logf("result written %v after the signal, exit %v after it", took.Round(time.Millisecond), time.Since(sent).Round(time.Millisecond))
-			if p.written.IsZero() || took > 10*time.Second {
+			if p.written.IsZero() || took > 20*time.Second {
 				t.Errorf("searchbench took %v to stop and write its result after %v:\n%s", took, c.sig, p.log.String())
 			}
 			var exit *exec.ExitError
