@@ -507,7 +507,9 @@ func TestFaultEngineHangsFromTheStart(t *testing.T) {
 
 // An interrupted ladder (the embedded engine, cancelled a second into its
 // second rung) writes what it measured: the finished rung, the cut
-// repetition marked partial, the tables, and exits 1.
+// repetition marked partial, the tables, and exits 1. It says it stopped
+// for the interrupt (the calls left in line are not a line that never
+// drained), and the cut rung is not taken for a sustained rate.
 func TestInterruptedLadderWritesPartialResults(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -526,5 +528,8 @@ func TestInterruptedLadderWritesPartialResults(t *testing.T) {
 	}
 	if first, cut := l.Rungs[0].Reps[0], l.Rungs[1].Reps[0]; first.Partial || first.Sent == 0 || !cut.Partial || cut.Sent == 0 {
 		t.Errorf("first rep partial %v sent %d; cut rep partial %v sent %d", first.Partial, first.Sent, cut.Partial, cut.Sent)
+	}
+	if l.Rungs[1].Sustainable || l.Sustainable == l.Rungs[1].Offered {
+		t.Errorf("the cut rung counts as sustainable (sustainable rate %v)", l.Sustainable)
 	}
 }
