@@ -1,10 +1,31 @@
 package engines
 
 import (
+	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"time"
 )
+
+// ServerURL parses an HTTP engine's address: raw, or def (the engine's
+// usual local address) when raw is empty. The error names the driver and
+// the form an address takes, and never quotes raw, which may hold a
+// password.
+func ServerURL(driver, raw, def string) (*url.URL, error) {
+	if raw == "" {
+		raw = def
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		port := "port"
+		if d, err := url.Parse(def); err == nil && d.Port() != "" {
+			port = d.Port()
+		}
+		return nil, fmt.Errorf("%s: the URL must look like http://host:%s", driver, port)
+	}
+	return u, nil
+}
 
 // HTTPTransport is the transport of every HTTP driver: up to conns
 // keep-alive connections to the one host (so each virtual user can hold

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/searchbench/searchbench/engines"
@@ -104,12 +105,14 @@ func RunLadder(ctx context.Context, e engines.Engine, src Source, cfg LadderConf
 		}
 		summarizeRung(&rung)
 		l.Rungs = append(l.Rungs, rung)
-		if stop := exploded(l.Rungs, cfg.Explode); stop != "" {
-			l.StoppedEarly = stop
-			break
-		}
+		// An interrupt first: the calls it left in line are unsent, which
+		// would otherwise read as a line that never drained.
 		if ctx.Err() != nil {
 			l.StoppedEarly = "interrupted"
+			break
+		}
+		if stop := exploded(l.Rungs, cfg.Explode); stop != "" {
+			l.StoppedEarly = stop
 			break
 		}
 	}
@@ -198,7 +201,9 @@ func judge(l *result.Ladder) {
 	first := l.Rungs[0]
 	for i := range l.Rungs {
 		r := &l.Rungs[i]
-		r.Sustainable = r.P99 <= l.Factor*first.P99 && r.Achieved >= l.MinAchieved*r.Offered
+		// A rung cut short by an interrupt was not held at its rate.
+		cut := slices.ContainsFunc(r.Reps, func(rep result.Rep) bool { return rep.Partial })
+		r.Sustainable = !cut && r.P99 <= l.Factor*first.P99 && r.Achieved >= l.MinAchieved*r.Offered
 		if r.Sustainable {
 			l.Sustainable = r.Offered
 		}

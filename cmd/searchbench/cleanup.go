@@ -10,7 +10,8 @@ import (
 )
 
 func newCleanupCmd() *cobra.Command {
-	return &cobra.Command{
+	var run string
+	cmd := &cobra.Command{
 		Use:   "cleanup",
 		Short: "Remove containers that earlier (crashed) runs left behind, found by their searchbench.run label",
 		Args:  noArgs,
@@ -19,7 +20,11 @@ func newCleanupCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			removed, err := container.Cleanup(pool)
+			var runs []string
+			if run != "" {
+				runs = []string{run}
+			}
+			removed, err := container.Cleanup(pool, runs...)
 			if len(removed) > 0 {
 				fmt.Fprintf(cmd.OutOrStdout(), "removed %d container(s): %s\n", len(removed), strings.Join(removed, " "))
 			} else if err == nil {
@@ -28,4 +33,8 @@ func newCleanupCmd() *cobra.Command {
 			return err
 		},
 	}
+	// Runs going on beside this one (another terminal, a test suite) keep
+	// their containers when a run is named.
+	cmd.Flags().StringVar(&run, "run-name", "", "remove only the containers of this run (the searchbench.run label's value); default: every run's")
+	return cmd
 }

@@ -3,31 +3,65 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	dc "github.com/ory/dockertest/v3/docker"
 
 	"github.com/searchbench/searchbench/engines/container"
 	"github.com/searchbench/searchbench/engines/postgres"
 )
 
+// testRuns holds every run name the tests gave, for TestMain's last check.
+var testRuns sync.Map
+
 // runName is a run name unique to a test's directory.
 func runName(dir string) string {
-	return "test-" + filepath.Base(filepath.Dir(dir)) + "-" + filepath.Base(dir)
+	name := "test-" + filepath.Base(filepath.Dir(dir)) + "-" + filepath.Base(dir)
+	testRuns.Store(name, true)
+	return name
 }
 
 // TestMain lets the test binary act as searchbench itself, so the interrupt
-// test can send a real SIGINT to a real process.
+// test can send a real SIGINT to a real process. After the tests it fails
+// the package if any run of theirs left a container, and removes it.
 func TestMain(m *testing.M) {
 	if os.Getenv("SEARCHBENCH_TEST_MAIN") == "1" {
 		main()
 		return
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if left := removeLeftovers(); len(left) > 0 {
+		fmt.Fprintf(os.Stderr, "FAIL: runs left containers behind (removed now): %s\n", strings.Join(left, ", "))
+		code = max(code, 1)
+	}
+	os.Exit(code)
+}
+
+// removeLeftovers removes the containers of the tests' runs and names the
+// runs that had any.
+func removeLeftovers() []string {
+	pool, err := container.Pool()
+	if err != nil {
+		return nil // no Docker: no test started a container
+	}
+	var left []string
+	testRuns.Range(func(k, _ any) bool {
+		name := k.(string)
+		if removed, err := container.Cleanup(pool, name); len(removed) > 0 || err != nil {
+			left = append(left, fmt.Sprintf("%s (%d, %v)", name, len(removed), err))
+		}
+		return true
+	})
+	return left
 }
 
 // needPostgres skips with one line where no PostgreSQL container can run.
@@ -45,15 +79,102 @@ func needPostgres(t *testing.T) {
 	}
 }
 
-// leftovers counts the containers of one named run (other packages' tests
-// run containers of their own at the same time).
-func leftovers(t *testing.T, run string) int {
+// startPostgres starts a PostgreSQL container for a test to attach to,
+// labelled with a run name of the test's, and removes it when the test ends.
+func startPostgres(t *testing.T) *container.Container {
 	t.Helper()
-	pool, err := container.Pool()
+	needPostgres(t)
+	spec, _ := container.Lookup("postgres")
+	c, err := container.Start(context.Background(), spec, container.Options{ReadyTimeout: 90 * time.Second, Run: runName(t.TempDir())})
 	if err != nil {
 		t.Fatal(err)
 	}
-	list, err := container.Leftovers(pool, run)
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// process is searchbench as a child process (this test binary acting as
+// it, see TestMain), so that a test can signal or kill a real process.
+type process struct {
+	cmd     *exec.Cmd
+	stdout  strings.Builder
+	log     strings.Builder // its stderr; whole once done is closed
+	written time.Time       // when it said it wrote result.json; read once done is closed
+	reached chan struct{}   // closed when a line of its stderr first holds the phrase
+	done    chan struct{}   // closed when its stderr ends
+}
+
+// startProcess starts searchbench with args and waits, up to three minutes,
+// for its stderr to show phrase.
+func startProcess(t *testing.T, phrase string, args ...string) *process {
+	t.Helper()
+	p := &process{cmd: exec.Command(os.Args[0], args...), reached: make(chan struct{}), done: make(chan struct{})}
+	p.cmd.Env = append(os.Environ(), "SEARCHBENCH_TEST_MAIN=1")
+	p.cmd.Stdout = &p.stdout
+	stderr, err := p.cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		defer close(p.done)
+		sc := bufio.NewScanner(stderr)
+		once := false
+		for sc.Scan() {
+			p.log.WriteString(sc.Text() + "\n")
+			if !once && strings.Contains(sc.Text(), phrase) {
+				once = true
+				close(p.reached)
+			}
+			if strings.Contains(sc.Text(), "result.json") {
+				p.written = time.Now()
+			}
+		}
+	}()
+	select {
+	case <-p.reached:
+	case <-time.After(3 * time.Minute):
+		p.cmd.Process.Kill()
+		p.cmd.Wait()
+		t.Fatalf("the run never wrote %q", phrase)
+	}
+	return p
+}
+
+// wait waits up to a minute for the process to end and returns how.
+func (p *process) wait(t *testing.T) error {
+	t.Helper()
+	ended := make(chan error, 1)
+	go func() {
+		<-p.done // Wait closes the pipe: read it all first
+		ended <- p.cmd.Wait()
+	}()
+	select {
+	case err := <-ended:
+		return err
+	case <-time.After(time.Minute):
+		p.cmd.Process.Kill()
+		t.Fatalf("searchbench did not end within a minute:\n%s", p.log.String())
+		return nil
+	}
+}
+
+// runContainers lists the containers of one named run (other packages'
+// tests run containers of their own at the same time).
+func runContainers(run string) ([]dc.APIContainers, error) {
+	pool, err := container.Pool()
+	if err != nil {
+		return nil, err
+	}
+	return container.Leftovers(pool, run)
+}
+
+// leftovers counts the containers of one named run.
+func leftovers(t *testing.T, run string) int {
+	t.Helper()
+	list, err := runContainers(run)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,13 +215,7 @@ func TestPostgresInACPULimitedContainer(t *testing.T) {
 // --url attaches to a PostgreSQL that is already running: nothing is
 // started or stopped.
 func TestPostgresAttach(t *testing.T) {
-	needPostgres(t)
-	spec, _ := container.Lookup("postgres")
-	c, err := container.Start(context.Background(), spec, container.Options{ReadyTimeout: 90 * time.Second, Run: "test-attach"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := startPostgres(t)
 	dir := t.TempDir()
 	code, stdout, stderr := runCLI(t, context.Background(), pgArgs(dir, "--url", c.URL, "--password", c.Secret)...)
 	if code != exitOK {
@@ -123,64 +238,61 @@ func TestPostgresAttach(t *testing.T) {
 	}
 }
 
-// SIGINT to a real searchbench process mid-run: it stops, writes partial
-// results, removes its container and exits non-zero.
+// A signal to a real searchbench process — SIGINT (Ctrl-C) or SIGTERM, while
+// the container starts, while it pre-populates or while it measures: the
+// process stops within seconds, writes the partial result (marked partial)
+// and the tables, removes its container and exits 1.
 func TestInterruptRemovesTheContainer(t *testing.T) {
 	needPostgres(t)
-	dir := t.TempDir()
-	cmd := exec.Command(os.Args[0], pgArgs(dir, "--measure", "10m", "--users", "4")...)
-	cmd.Env = append(os.Environ(), "SEARCHBENCH_TEST_MAIN=1")
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	measuring := make(chan struct{})
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		once := false
-		for sc.Scan() {
-			if !once && strings.Contains(sc.Text(), "measure") {
-				once = true
-				close(measuring)
+	for _, c := range []struct {
+		name  string
+		sig   syscall.Signal
+		at    string // the log line after which the signal is sent
+		delay time.Duration
+		ids   string
+		stop  string // how the engine's error says it stopped; empty: no error, the level is partial
+	}{
+		{"SIGINT while measuring", syscall.SIGINT, measuring, time.Second, "3000", ""},
+		{"SIGTERM while measuring", syscall.SIGTERM, measuring, time.Second, "3000", ""},
+		{"SIGINT while the container starts", syscall.SIGINT, "starting a container", 300 * time.Millisecond, "3000", "postgres: context canceled"},
+		{"SIGTERM while pre-populating", syscall.SIGTERM, "pre-populating", 200 * time.Millisecond, "100000", "pre-population interrupted"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			p := startProcess(t, c.at, pgArgs(dir, "--ids", c.ids, "--measure", "10m", "--users", "4")...)
+			time.Sleep(c.delay)
+			if err := p.cmd.Process.Signal(c.sig); err != nil {
+				t.Fatal(err)
 			}
-		}
-	}()
-	select {
-	case <-measuring:
-	case <-time.After(3 * time.Minute):
-		_ = cmd.Process.Kill()
-		t.Fatal("the run never reached its measure phase")
-	}
-	time.Sleep(time.Second)
-	// The container is there and carries the run's name, so the check after
-	// the interrupt looks at the right thing.
-	if n := leftovers(t, runName(dir)); n != 1 {
-		_ = cmd.Process.Kill()
-		t.Fatalf("%d containers labelled with the run's name while it runs; want 1", n)
-	}
-	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err = <-done:
-	case <-time.After(time.Minute):
-		_ = cmd.Process.Kill()
-		t.Fatal("searchbench did not stop within a minute of SIGINT")
-	}
-	if err == nil {
-		t.Fatal("an interrupted run exited 0")
-	}
-	r := readResult(t, dir)
-	if !r.Partial || len(r.Engines) != 1 || len(r.Engines[0].Levels) != 1 || !r.Engines[0].Levels[0].Partial {
-		t.Fatalf("result partial %v, engines %d", r.Partial, len(r.Engines))
-	}
-	if n := leftovers(t, runName(dir)); n != 0 {
-		t.Fatalf("%d containers of the interrupted run are left", n)
+			sent := time.Now()
+			err := p.wait(t)
+			// The load stops, the container goes and the result is written
+			// within seconds (under a second here; 20 s allows for -race on
+			// a loaded machine); the charts then take what they take.
+			took := p.written.Sub(sent)
+			t.Logf("result written %v after the signal, exit %v after it", took.Round(time.Millisecond), time.Since(sent).Round(time.Millisecond))
+			if p.written.IsZero() || took > 20*time.Second {
+				t.Errorf("searchbench took %v to stop and write its result after %v:\n%s", took, c.sig, p.log.String())
+			}
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) || exit.ExitCode() != exitFailed {
+				t.Errorf("exit %v after %v; want code %d\n%s", err, c.sig, exitFailed, p.log.String())
+			}
+			r := readResult(t, dir)
+			if !r.Partial || r.Reason != "interrupted" || len(r.Engines) != 1 {
+				t.Fatalf("result partial %v reason %q engines %d", r.Partial, r.Reason, len(r.Engines))
+			}
+			if e := r.Engines[0]; !strings.HasPrefix(e.Error, c.stop) || (c.stop == "") != (len(e.Levels) == 1 && e.Levels[0].Partial) {
+				t.Errorf("engine error %q, levels %+v; want the error to start %q, or the interrupted level marked partial", e.Error, e.Levels, c.stop)
+			}
+			tables, err := os.ReadFile(filepath.Join(dir, "tables.md"))
+			if err != nil || !strings.Contains(p.stdout.String(), string(tables)) || !strings.Contains(string(tables), "partial") {
+				t.Errorf("tables.md (%v) is not printed or not marked partial:\n%s", err, p.stdout.String())
+			}
+			if n := leftovers(t, runName(dir)); n != 0 {
+				t.Fatalf("%d containers of the interrupted run are left", n)
+			}
+		})
 	}
 }
 
@@ -199,17 +311,20 @@ func TestContainerBadInput(t *testing.T) {
 	}
 }
 
-// A container that is not ready in time is removed, and the error names the
-// engine and shows its log.
+// Slow start: a container that is not ready in time is removed; the run
+// still writes its result and tables and exits 1. The final line names the
+// engine and the timeout in one line; the container's log is in the log
+// above it and in the result.
 func TestReadinessTimeoutLeavesNothing(t *testing.T) {
 	needPostgres(t)
 	dir := t.TempDir()
-	code, _, stderr := runCLI(t, context.Background(), pgArgs(dir, "--ready-timeout", "50ms")...)
-	if code != exitFailed || !strings.Contains(stderr, "postgres") || !strings.Contains(stderr, "not ready within 50ms") {
-		t.Fatalf("exit %d, stderr %q; want a failure naming the engine and the timeout", code, stderr)
+	code, stdout, stderr := runCLI(t, context.Background(), pgArgs(dir, "--ready-timeout", "50ms")...)
+	r := checkFinished(t, dir, code, stdout, stderr, "(postgres: not ready within 50ms: ")
+	if !strings.Contains(stderr, "postgres: stopped: postgres: not ready within 50ms: ") {
+		t.Errorf("the log does not say why the engine stopped:\n%s", stderr)
 	}
-	if r := readResult(t, dir); !strings.Contains(r.Engines[0].Error, "last lines of its log") {
-		t.Errorf("engine error %q lacks the container's log", r.Engines[0].Error)
+	if e := r.Engines[0].Error; !strings.Contains(e, "\nlast lines of its log:\n") {
+		t.Errorf("engine error %q lacks the container's log", e)
 	}
 	if n := leftovers(t, runName(dir)); n != 0 {
 		t.Fatalf("%d containers of the run are left", n)

@@ -188,8 +188,14 @@ func TestEngineFailingMidRunStillWritesEverything(t *testing.T) {
 func TestInterruptWritesPartialResults(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(3*time.Second, cancel)
-	code, stdout, stderr := runCLI(t, ctx, "run", "--ids", "2000", "--users", "2", "--settle", "0s", "--measure", "1h", "--out", dir)
+	defer cancel()
+	// Half a second into the window, however long loading took.
+	var w watched
+	w.on(measuring, func() {
+		time.Sleep(500 * time.Millisecond)
+		cancel()
+	})
+	code, stdout, stderr := runWatched(t, ctx, &w, "run", "--ids", "2000", "--users", "2", "--settle", "0s", "--measure", "1h", "--out", dir)
 	if code != exitFailed {
 		t.Fatalf("exit %d after an interrupt; want %d (stderr %s)", code, exitFailed, stderr)
 	}

@@ -128,9 +128,13 @@ func (f *commonFlags) plan() (*plan, error) {
 	if f.out == "" {
 		return nil, badInput("out: a directory is needed")
 	}
-	if !f.dryRun {
-		if err := writable(f.out); err != nil {
-			return nil, badInput("out: %v", err)
+	// A run that cannot write its results would find out only at its end.
+	if err := checkDir(f.out, true); err != nil {
+		return nil, badInput("out: %v", err)
+	}
+	if f.dataDir != "" {
+		if err := checkDir(f.dataDir, false); err != nil {
+			return nil, badInput("data-dir: %v", err)
 		}
 	}
 	if f.relevance < 0 || f.relevance > 100_000 {
@@ -252,6 +256,11 @@ func splitList(s string) []string {
 	return out
 }
 
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
 func firstNonEmpty(a, b string) string {
 	if a != "" {
 		return a
@@ -301,7 +310,10 @@ func execute(ctx context.Context, stdout, stderr io.Writer, p *plan) error {
 		run := runSetup(ctx, log, s, p)
 		res.Engines = append(res.Engines, run)
 		if run.Error != "" {
-			failures = append(failures, s.label+": "+run.Error)
+			// The whole error (a container's log among it) goes to the log
+			// and the JSON; the reason names the setup in one line.
+			log.printf("%s: stopped: %s", s.label, run.Error)
+			failures = append(failures, s.label+": "+firstLine(strings.TrimPrefix(run.Error, s.label+": ")))
 		}
 	}
 	res.FinishedAt = time.Now().UTC()
@@ -398,7 +410,13 @@ func runSetup(ctx context.Context, log *logger, s setup, p *plan) result.EngineR
 		run.ContainerEnv, run.DockerVersion = c.Env, c.Docker
 		log.printf("%s: %s ready at %s", name, c.Image, c.URL)
 	}
-	e, err := engines.Open(ctx, s.name, cfg)
+	// Opening is a connection and a request or two, and asking the version
+	// one request: each is bounded by the request timeout, so an engine
+	// that accepts connections and never answers fails the setup instead
+	// of holding the run.
+	octx, cancel := context.WithTimeout(ctx, p.calls.Timeout)
+	e, err := engines.Open(octx, s.name, cfg)
+	cancel()
 	if err != nil {
 		run.Error = err.Error()
 		return run
@@ -409,7 +427,10 @@ func runSetup(ctx context.Context, log *logger, s setup, p *plan) result.EngineR
 		}
 	}()
 	if v, ok := e.(engines.Versioner); ok {
-		if s, err := v.Version(ctx); err == nil {
+		vctx, cancel := context.WithTimeout(ctx, p.calls.Timeout)
+		s, err := v.Version(vctx)
+		cancel()
+		if err == nil {
 			run.Version = s
 		} else {
 			run.Warnings = append(run.Warnings, "the engine did not say its version: "+err.Error())
@@ -550,18 +571,4 @@ func printPlan(w io.Writer, p *plan) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-// writable makes sure results can be written to dir before a run starts:
-// it creates the directory and a file in it, then removes the file.
-func writable(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, ".searchbench-probe-*")
-	if err != nil {
-		return fmt.Errorf("%s is not writable: %w", dir, err)
-	}
-	f.Close()
-	return os.Remove(f.Name())
 }

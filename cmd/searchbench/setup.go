@@ -1,8 +1,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/searchbench/searchbench/engines"
@@ -89,19 +93,17 @@ func buildSetups(specs []setupSpec, shared engines.Config, options []string, lau
 		if _, ok := launch.Env[spec.SecretEnv]; ok && hasSpec && spec.SecretEnv != "" {
 			return nil, badInput("container-env: %s holds the credential the launcher generates for %s; it cannot be set", spec.SecretEnv, sp.Engine)
 		}
-		switch embedded := d.Describe().Embedded; {
+		switch embedded, given := d.Describe().Embedded, launch.Given(); {
 		case embedded && cfg.URL != "":
 			return nil, badInput("url: %s is embedded and runs in this process; there is nothing to attach to", sp.Engine)
 		case !embedded && cfg.DataDir != "":
 			return nil, badInput("data-dir: %s is not embedded; its index lives in its server", sp.Engine)
-		case embedded && (launch.CPUs > 0 || launch.Image != ""):
-			return nil, badInput("cpus/image: %s is embedded and runs in this process, not in a container", sp.Engine)
+		case embedded && given != "":
+			return nil, badInput("%s: %s is embedded and runs in this process, not in a container", given, sp.Engine)
 		case !embedded && cfg.URL == "" && !hasSpec:
 			return nil, badInput("engine: %s has no container definition; give --url of a running one", sp.Engine)
-		case cfg.URL != "" && (launch.CPUs > 0 || launch.Image != "" || len(launch.Env) > 0):
-			return nil, badInput("cpus/image/container-env: --url attaches to a running engine; nothing is started to configure")
-		case embedded && len(launch.Env) > 0:
-			return nil, badInput("container-env: %s is embedded and runs in this process, not in a container", sp.Engine)
+		case cfg.URL != "" && given != "":
+			return nil, badInput("%s: --url attaches to a running engine; nothing is started to configure", given)
 		}
 		if len(cfg.Options) == 0 {
 			cfg.Options = nil
@@ -141,4 +143,29 @@ func parseOptions(values []string) (byEngine map[string]map[string]string, all m
 		target[kv] = val
 	}
 	return byEngine, all, nil
+}
+
+// checkDir checks that a directory can be made or used at path: it is one,
+// or the nearest part of the path that exists is one. When it exists and
+// write is set, a file is made in it and removed.
+func checkDir(path string, write bool) error {
+	for p := filepath.Clean(path); ; p = filepath.Dir(p) {
+		fi, err := os.Stat(p)
+		switch {
+		case errors.Is(err, fs.ErrNotExist) && p != filepath.Dir(p):
+			continue
+		case err != nil:
+			return err
+		case !fi.IsDir():
+			return fmt.Errorf("%s is not a directory", p)
+		case p == filepath.Clean(path) && write:
+			f, err := os.CreateTemp(p, ".searchbench-probe-*")
+			if err != nil {
+				return fmt.Errorf("%s is not writable: %w", p, err)
+			}
+			f.Close()
+			return os.Remove(f.Name())
+		}
+		return nil
+	}
 }

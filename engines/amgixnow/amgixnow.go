@@ -287,6 +287,16 @@ func (d driver) check(cfg engines.Config) (options, error) {
 	if o.queued && d.vis == engines.Searchable {
 		return o, fmt.Errorf("%s: route=queued writes may be queued, so they cannot be searchable on return; use %s", d.name, Name)
 	}
+	if cfg.Username != "" || cfg.Password != "" {
+		return o, fmt.Errorf("%s: Amgix Now has no user or password, only an API key", d.name)
+	}
+	// An attached server's address is the user's: checked before anything
+	// starts.
+	if cfg.URL != "" {
+		if _, err := engines.ServerURL(d.name, cfg.URL, DefaultURL); err != nil {
+			return o, err
+		}
+	}
 	return o, nil
 }
 
@@ -295,16 +305,9 @@ func (d driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, e
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Username != "" || cfg.Password != "" {
-		return nil, fmt.Errorf("%s: Amgix Now has no user or password, only an API key", d.name)
-	}
-	raw := cfg.URL
-	if raw == "" {
-		raw = DefaultURL
-	}
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("%s: the URL must look like http://host:8235", d.name)
+	u, err := engines.ServerURL(d.name, cfg.URL, DefaultURL)
+	if err != nil {
+		return nil, err
 	}
 	e := &Engine{
 		name:     d.name,

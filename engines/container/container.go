@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"maps"
 	"net"
+	"os"
 	"runtime"
 	"slices"
 	"strconv"
@@ -114,10 +115,12 @@ func (o Options) Validate() error {
 	switch {
 	case o.CPUs < 0:
 		return fmt.Errorf("cpus: %v must be ≥ 0", o.CPUs)
-	case o.CPUs > float64(runtime.NumCPU()):
-		return fmt.Errorf("cpus: %v is more than this host's %d CPUs", o.CPUs, runtime.NumCPU())
+	case o.CPUs > float64(hostCPUs()):
+		return fmt.Errorf("cpus: %v is more than this host's %d CPUs", o.CPUs, hostCPUs())
 	case o.MemoryBytes < 0:
 		return fmt.Errorf("memory: %d must be ≥ 0", o.MemoryBytes)
+	case o.MemoryBytes > 0 && o.MemoryBytes < MinMemory:
+		return fmt.Errorf("memory: %d bytes is below Docker's minimum of %d (6 MiB)", o.MemoryBytes, MinMemory)
 	case o.ReadyTimeout <= 0:
 		return fmt.Errorf("ready-timeout: %v must be > 0", o.ReadyTimeout)
 	}
@@ -126,7 +129,71 @@ func (o Options) Validate() error {
 			return fmt.Errorf("container-env: %q is not a variable name", k)
 		}
 	}
+	return checkCPUSet(o.CPUSet)
+}
+
+// MinMemory is the smallest memory limit Docker accepts.
+const MinMemory = 6 << 20
+
+// checkCPUSet checks a cpuset as Docker reads it ("0-3,6"): CPUs this host
+// has, each range ascending.
+func checkCPUSet(set string) error {
+	if set == "" {
+		return nil
+	}
+	last, err := lastCPU(set)
+	if err != nil {
+		return fmt.Errorf("cpuset: %q is not a list of CPUs and ranges such as 0-3,6", set)
+	}
+	if n := hostCPUs(); last >= n {
+		return fmt.Errorf("cpuset: %q names CPU %d; this host has CPUs 0-%d", set, last, n-1)
+	}
 	return nil
+}
+
+// lastCPU returns the highest CPU of a Linux CPU list ("0-3,6").
+func lastCPU(list string) (int, error) {
+	last := -1
+	for _, part := range strings.Split(list, ",") {
+		lo, hi, isRange := strings.Cut(part, "-")
+		if !isRange {
+			hi = lo
+		}
+		a, err1 := strconv.Atoi(lo)
+		b, err2 := strconv.Atoi(hi)
+		if err1 != nil || err2 != nil || strings.ContainsAny(part, "+ ") || a < 0 || b < a {
+			return 0, fmt.Errorf("%q is not a CPU list", list)
+		}
+		last = max(last, b)
+	}
+	return last, nil
+}
+
+// hostCPUs is how many CPUs the host has online. runtime.NumCPU counts only
+// those this process may run on, and a load generator pinned with taskset
+// still starts engines on the others.
+func hostCPUs() int {
+	if b, err := os.ReadFile("/sys/devices/system/cpu/online"); err == nil {
+		if last, err := lastCPU(strings.TrimSpace(string(b))); err == nil {
+			return last + 1
+		}
+	}
+	return runtime.NumCPU()
+}
+
+// Given names the options that only a launched container can honour, as
+// their flags are named ("cpus, memory"); empty when none was given.
+func (o Options) Given() string {
+	var names []string
+	for _, f := range []struct {
+		name  string
+		given bool
+	}{{"cpus", o.CPUs > 0}, {"cpuset", o.CPUSet != ""}, {"memory", o.MemoryBytes > 0}, {"image", o.Image != ""}, {"container-env", len(o.Env) > 0}} {
+		if f.given {
+			names = append(names, f.name)
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 // Pool connects to Docker, with a clear error when it is not reachable.
@@ -216,7 +283,11 @@ func Start(ctx context.Context, s Spec, o Options) (*Container, error) {
 	if err := c.waitReady(ctx, s, o.ReadyTimeout); err != nil {
 		logs := c.Logs(20)
 		_ = c.Close()
-		return nil, fmt.Errorf("%s: %w; last lines of its log:\n%s", s.Engine, err, logs)
+		if logs == "" {
+			logs = "(empty)"
+		}
+		// The first line says what happened; the log follows it.
+		return nil, fmt.Errorf("%s: %w\nlast lines of its log:\n%s", s.Engine, err, logs)
 	}
 	return c, nil
 }
@@ -291,10 +362,10 @@ func resolveImage(pool *dockertest.Pool, s Spec, explicit string) (string, error
 	return "", err
 }
 
-// Cleanup removes every container labelled by a searchbench run and returns
-// their IDs.
-func Cleanup(pool *dockertest.Pool) ([]string, error) {
-	list, err := Leftovers(pool)
+// Cleanup removes every container labelled by a searchbench run — by the
+// named run only, when one is given — and returns their IDs.
+func Cleanup(pool *dockertest.Pool, runs ...string) ([]string, error) {
+	list, err := Leftovers(pool, runs...)
 	if err != nil {
 		return nil, err
 	}

@@ -64,6 +64,12 @@ func TestOptionsValidate(t *testing.T) {
 		{CPUs: -1, ReadyTimeout: 1},
 		{CPUs: 1e6, ReadyTimeout: 1},
 		{MemoryBytes: -1, ReadyTimeout: 1},
+		{MemoryBytes: container.MinMemory - 1, ReadyTimeout: 1},
+		{CPUSet: "x", ReadyTimeout: 1},
+		{CPUSet: "0-", ReadyTimeout: 1},
+		{CPUSet: "1-0", ReadyTimeout: 1},
+		{CPUSet: "0,,1", ReadyTimeout: 1},
+		{CPUSet: "100000", ReadyTimeout: 1},
 		{ReadyTimeout: 0},
 	} {
 		if o.Validate() == nil {

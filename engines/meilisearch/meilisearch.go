@@ -92,7 +92,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"net/url"
 	"regexp"
 	"slices"
 	"strconv"
@@ -192,6 +191,13 @@ func check(cfg engines.Config) (engines.Visibility, options, error) {
 	default:
 		return mode, options{}, fmt.Errorf("meilisearch: write mode %q is not offered (acknowledged or searchable)", cfg.WriteMode)
 	}
+	// An attached server's address is the user's: checked before anything
+	// starts.
+	if cfg.URL != "" {
+		if _, err := engines.ServerURL("meilisearch", cfg.URL, DefaultURL); err != nil {
+			return mode, options{}, err
+		}
+	}
 	o, err := parseOptions(cfg.Options)
 	return mode, o, err
 }
@@ -201,13 +207,9 @@ func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, err
 	if err != nil {
 		return nil, err
 	}
-	host := cfg.URL
-	if host == "" {
-		host = DefaultURL
-	}
-	u, err := url.Parse(host)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, errors.New("meilisearch: the URL must look like http://host:7700")
+	u, err := engines.ServerURL("meilisearch", cfg.URL, DefaultURL)
+	if err != nil {
+		return nil, err
 	}
 	key := cfg.APIKey.Reveal()
 	hc := &http.Client{Transport: transport(o.pool), Timeout: o.timeout}

@@ -41,6 +41,9 @@ func (driver) Describe() engines.Description {
 	}
 }
 
+// maxMessage bounds a server message's length.
+const maxMessage = 1 << 20
+
 // DefaultPoolSize is the connection pool's size unless Options["pool"] says
 // otherwise: enough that users wait on the server, not on the pool.
 const DefaultPoolSize = 200
@@ -73,7 +76,24 @@ func checkConfig(cfg engines.Config) (int32, error) {
 		}
 		size = int32(n)
 	}
+	// An attached server's address is the user's: checked before anything
+	// starts.
+	if cfg.URL != "" {
+		if _, err := parseURL(cfg.URL); err != nil {
+			return 0, err
+		}
+	}
 	return size, nil
+}
+
+// parseURL reads a connection string into the pool's configuration.
+func parseURL(raw string) (*pgxpool.Config, error) {
+	pc, err := pgxpool.ParseConfig(raw)
+	if err != nil {
+		// The parse error may quote the URL, password and all.
+		return nil, errors.New("postgres: the URL does not parse as a PostgreSQL connection string")
+	}
+	return pc, nil
 }
 
 func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, error) {
@@ -84,10 +104,9 @@ func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, err
 	if err != nil {
 		return nil, err
 	}
-	pc, err := pgxpool.ParseConfig(cfg.URL)
+	pc, err := parseURL(cfg.URL)
 	if err != nil {
-		// The parse error may quote the URL, password and all.
-		return nil, errors.New("postgres: the URL does not parse as a PostgreSQL connection string")
+		return nil, err
 	}
 	if cfg.Username != "" {
 		pc.ConnConfig.User = cfg.Username
@@ -96,6 +115,10 @@ func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, err
 		pc.ConnConfig.Password = p
 	}
 	pc.MaxConns = poolSize
+	// Every reply the driver reads is a row of an ID, a count or a status:
+	// a message longer than this is a broken server, refused before pgx
+	// allocates its length (by default up to 1 GiB each).
+	pc.ConnConfig.MaxProtocolMessageBodyLen = maxMessage
 	pool, err := pgxpool.NewWithConfig(ctx, pc)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: connect: %w", engines.Redact(err, cfg.Secrets()...))

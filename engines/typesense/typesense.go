@@ -101,7 +101,6 @@ import (
 	"fmt"
 	"math"
 	"net/http"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -190,25 +189,33 @@ func check(cfg engines.Config) (options, error) {
 	if cfg.WriteMode != "" && cfg.WriteMode != engines.Searchable {
 		return options{}, fmt.Errorf("typesense: a write returns once it is searchable; write mode %q is not offered", cfg.WriteMode)
 	}
+	// An attached server's address and key are the user's: checked before
+	// anything starts. A launched container gets both from the launcher.
+	if cfg.URL != "" {
+		if _, err := engines.ServerURL("typesense", cfg.URL, DefaultURL); err != nil {
+			return options{}, err
+		}
+		if cfg.APIKey == "" {
+			return options{}, errNoKey
+		}
+	}
 	return parseOptions(cfg.Options)
 }
+
+var errNoKey = errors.New("typesense: an API key is needed (Typesense requires one on every call)")
 
 func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, error) {
 	o, err := check(cfg)
 	if err != nil {
 		return nil, err
 	}
-	raw := cfg.URL
-	if raw == "" {
-		raw = DefaultURL
-	}
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, errors.New("typesense: the URL must look like http://host:8108")
+	u, err := engines.ServerURL("typesense", cfg.URL, DefaultURL)
+	if err != nil {
+		return nil, err
 	}
 	key := cfg.APIKey.Reveal()
 	if key == "" {
-		return nil, errors.New("typesense: an API key is needed (Typesense requires one on every call)")
+		return nil, errNoKey
 	}
 	// One transport, two timeouts: single calls and imports.
 	tr := engines.HTTPTransport(o.pool)

@@ -268,13 +268,24 @@ func checkConfig(cfg engines.Config) (settings, error) {
 	if cfg.WriteMode != "" && cfg.WriteMode != engines.Searchable {
 		return settings{}, fmt.Errorf("valkey: writes are searchable when they return (valkey-search blocks the writer until indexed); write mode %q is not offered", cfg.WriteMode)
 	}
+	// An attached server's address is the user's: checked before anything
+	// starts.
 	if cfg.URL != "" {
-		if _, err := valkey.ParseURL(cfg.URL); err != nil {
-			// The parse error may quote the URL, password and all.
-			return settings{}, fmt.Errorf("valkey: the URL %s does not parse as redis://host:port", engines.SafeURL(cfg.URL))
+		if _, err := parseURL(cfg.URL); err != nil {
+			return settings{}, err
 		}
 	}
 	return parseOptions(cfg.Options)
+}
+
+// parseURL reads a redis:// URL into the client's options.
+func parseURL(raw string) (valkey.ClientOption, error) {
+	opt, err := valkey.ParseURL(raw)
+	if err != nil {
+		// The parse error may quote the URL, password and all.
+		return opt, fmt.Errorf("valkey: the URL %s does not parse as redis://host:port", engines.SafeURL(raw))
+	}
+	return opt, nil
 }
 
 func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, error) {
@@ -285,10 +296,9 @@ func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, err
 	if cfg.URL == "" {
 		return nil, errors.New("valkey: a URL is needed (redis://host:port)")
 	}
-	opt, err := valkey.ParseURL(cfg.URL)
+	opt, err := parseURL(cfg.URL)
 	if err != nil {
-		// The parse error may quote the URL, password and all.
-		return nil, fmt.Errorf("valkey: the URL %s does not parse as redis://host:port", engines.SafeURL(cfg.URL))
+		return nil, err
 	}
 	if cfg.Username != "" {
 		opt.Username = cfg.Username

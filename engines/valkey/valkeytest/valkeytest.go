@@ -6,6 +6,7 @@
 package valkeytest
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"os/exec"
@@ -21,30 +22,63 @@ import (
 // binary fails the test: CI installs it.
 func Server(t testing.TB, extra ...string) string {
 	t.Helper()
-	bin, err := exec.LookPath("valkey-server")
-	if err != nil {
-		t.Fatal("valkey-server not found: install it with `apt-get install -y -t bookworm-backports valkey-server` (bookworm-backports in the apt sources)")
-	}
+	return Start(t, extra...).Addr
+}
+
+// Process is a running valkey-server that a fault test can kill and start
+// again on the same port.
+type Process struct {
+	Addr string
+	args []string
+	cmd  *exec.Cmd
+}
+
+// Start starts valkey-server as Server does and returns the process; it
+// is stopped when the test ends.
+func Start(t testing.TB, extra ...string) *Process {
+	t.Helper()
 	port := freePort(t)
-	args := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no", "--dir", t.TempDir()}, extra...)
-	cmd := exec.Command(bin, args...)
-	if err := cmd.Start(); err != nil {
+	p := &Process{
+		Addr: fmt.Sprintf("127.0.0.1:%d", port),
+		args: append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no", "--dir", t.TempDir()}, extra...),
+	}
+	t.Cleanup(p.Kill)
+	if err := p.Restart(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	return p
+}
+
+// Kill kills the server with SIGKILL, as a crash would, and waits for it.
+func (p *Process) Kill() {
+	if p.cmd != nil {
+		p.cmd.Process.Kill()
+		p.cmd.Wait()
+		p.cmd = nil
+	}
+}
+
+// Restart starts the server (again, after Kill) on its port, empty, and
+// waits until it accepts connections. It may be called from any goroutine.
+func (p *Process) Restart() error {
+	bin, err := exec.LookPath("valkey-server")
+	if err != nil {
+		return errors.New("valkey-server not found: install it with `apt-get install -y -t bookworm-backports valkey-server` (bookworm-backports in the apt sources)")
+	}
+	p.Kill()
+	p.cmd = exec.Command(bin, p.args...)
+	if err := p.cmd.Start(); err != nil {
+		return err
+	}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
+		c, err := net.DialTimeout("tcp", p.Addr, 200*time.Millisecond)
 		if err == nil {
 			c.Close()
-			return addr
+			return nil
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("valkey-server on %s did not start: %v", addr, err)
+			return fmt.Errorf("valkey-server on %s did not start: %w", p.Addr, err)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

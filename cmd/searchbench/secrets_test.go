@@ -1,0 +1,196 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/searchbench/searchbench/engines/amgixnow/amgixfake"
+	"github.com/searchbench/searchbench/engines/container"
+	"github.com/searchbench/searchbench/engines/meilisearch/meilifake"
+	"github.com/searchbench/searchbench/engines/typesense/typesensefake"
+	"github.com/searchbench/searchbench/engines/valkey/valkeyfake"
+)
+
+// noSecret fails the test if secret appears in the run's stdout, its
+// stderr, or any file it wrote: result.json, tables.md, figures.csv,
+// report.html, the charts.
+func noSecret(t *testing.T, secret, stdout, stderr, dir string) {
+	t.Helper()
+	if len(secret) < 8 {
+		t.Fatalf("secret %q is too short to grep for", secret)
+	}
+	for name, out := range map[string]string{"stdout": stdout, "stderr": stderr} {
+		if strings.Contains(out, secret) {
+			t.Errorf("%s shows the secret:\n%s", name, out)
+		}
+	}
+	files := 0
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		files++
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if bytes.Contains(b, []byte(secret)) {
+			t.Errorf("%s holds the secret", path)
+		}
+		return nil
+	})
+	if err != nil || files < 4 {
+		t.Errorf("%d files written (%v); want result.json, tables.md, figures.csv, report.html at least", files, err)
+	}
+}
+
+// quickRun is a short run of engine at url; the credential comes from
+// extra (a flag) or the environment.
+func quickRun(t *testing.T, engine, url string, extra ...string) (code int, stdout, stderr, dir string) {
+	t.Helper()
+	dir = t.TempDir()
+	args := append([]string{"run", "--engine", engine, "--url", url, "--ids", "300", "--users", "2", "--spawn-rate", "1000",
+		"--settle", "0s", "--measure", "300ms", "--timeout", "5s", "--relevance-queries", "5", "--out", dir}, extra...)
+	code, stdout, stderr = runCLI(t, context.Background(), args...)
+	return code, stdout, stderr, dir
+}
+
+// Every driver that takes a credential, given a distinctive one: by flag,
+// by SEARCHBENCH_PASSWORD or SEARCHBENCH_API_KEY, inside the URL, and wrong
+// (the failure's message is where a driver would most likely quote it).
+// No output of any of these runs shows it.
+func TestSecretsNeverReachOutputs(t *testing.T) {
+	const secret = "Sb-s3cret-Zq7Kx9Tq4w"
+	const wrong = "Sb-wr0ng-Vb8Lm2Pn6y"
+	type attempt struct {
+		how   string
+		url   string
+		flags []string
+		env   [2]string
+		ok    bool
+	}
+	// The API key's ways in, for the engines that take one.
+	keyAttempts := func(url string) []attempt {
+		return []attempt{
+			{"flag", url, []string{"--api-key", secret}, [2]string{}, true},
+			{"environment", url, nil, [2]string{"SEARCHBENCH_API_KEY", secret}, true},
+			{"wrong", url, []string{"--api-key", wrong}, [2]string{}, false},
+		}
+	}
+	cases := []struct {
+		engine string
+		start  func(t *testing.T) []attempt
+	}{
+		{"typesense", func(t *testing.T) []attempt {
+			f := typesensefake.New(secret)
+			t.Cleanup(f.Close)
+			return keyAttempts(f.URL)
+		}},
+		{"meilisearch", func(t *testing.T) []attempt {
+			f := meilifake.New(meilifake.Options{MasterKey: secret})
+			t.Cleanup(f.Close)
+			return keyAttempts(f.URL)
+		}},
+		{"amgix-now", func(t *testing.T) []attempt {
+			f := amgixfake.New(amgixfake.APIKey(secret))
+			t.Cleanup(f.Close)
+			return keyAttempts(f.URL)
+		}},
+		{"valkey", func(t *testing.T) []attempt {
+			f, err := valkeyfake.New(valkeyfake.Options{Password: secret})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { f.Close() })
+			return []attempt{
+				{"flag", f.URL(), []string{"--password", secret}, [2]string{}, true},
+				{"environment", f.URL(), nil, [2]string{"SEARCHBENCH_PASSWORD", secret}, true},
+				{"URL", "redis://default:" + secret + "@" + f.Addr(), nil, [2]string{}, true},
+				{"wrong", f.URL(), []string{"--password", wrong}, [2]string{}, false},
+				{"wrong in the URL", "redis://default:" + wrong + "@" + f.Addr(), nil, [2]string{}, false},
+			}
+		}},
+		{"postgres", func(t *testing.T) []attempt {
+			c := startPostgres(t)
+			// The launcher's password is random hex: distinctive enough.
+			inURL := strings.Replace(c.URL, "postgres://postgres@", "postgres://postgres:"+c.Secret+"@", 1)
+			wrongURL := strings.Replace(c.URL, "postgres://postgres@", "postgres://postgres:"+wrong+"@", 1)
+			return []attempt{
+				{"flag", c.URL, []string{"--password", c.Secret}, [2]string{}, true},
+				{"environment", c.URL, nil, [2]string{"SEARCHBENCH_PASSWORD", c.Secret}, true},
+				{"URL", inURL, nil, [2]string{}, true},
+				{"wrong", c.URL, []string{"--password", wrong}, [2]string{}, false},
+				{"wrong in the URL", wrongURL, nil, [2]string{}, false},
+			}
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.engine, func(t *testing.T) {
+			for _, a := range c.start(t) {
+				t.Run(a.how, func(t *testing.T) {
+					if a.env[0] != "" {
+						t.Setenv(a.env[0], a.env[1])
+					}
+					code, stdout, stderr, dir := quickRun(t, c.engine, a.url, a.flags...)
+					if (code == exitOK) != a.ok {
+						t.Fatalf("exit %d; want success %v\n%s", code, a.ok, stderr)
+					}
+					for _, s := range []string{secret, wrong, a.env[1]} {
+						if s != "" {
+							noSecret(t, s, stdout, stderr, dir)
+						}
+					}
+					for _, f := range a.flags {
+						if !strings.HasPrefix(f, "--") {
+							noSecret(t, f, stdout, stderr, dir)
+						}
+					}
+				})
+			}
+		})
+	}
+}
+
+// The launcher makes each container's password; it reaches neither the
+// log, nor the result's record of the container's environment, nor any
+// report.
+func TestLaunchedContainersSecretStaysHidden(t *testing.T) {
+	needPostgres(t)
+	dir := t.TempDir()
+	name := runName(dir)
+	var secret string
+	var w watched
+	w.on("ready at", func() {
+		pool, err := container.Pool()
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		st, err := pool.Client.InspectContainer(runContainer(t, name))
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		for _, kv := range st.Config.Env {
+			if v, ok := strings.CutPrefix(kv, "POSTGRES_PASSWORD="); ok {
+				secret = v
+			}
+		}
+	})
+	code, stdout, stderr := runWatched(t, context.Background(), &w, pgArgs(dir, "--users", "2", "--measure", "300ms")...)
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if len(secret) < 16 {
+		t.Fatalf("the container's password %q was not found", secret)
+	}
+	noSecret(t, secret, stdout, stderr, dir)
+	if env := readResult(t, dir).Engines[0].ContainerEnv; len(env) == 0 || env["POSTGRES_PASSWORD"] != "" {
+		t.Errorf("container env %v; want its settings without the password", env)
+	}
+}
