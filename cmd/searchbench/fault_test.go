@@ -20,6 +20,7 @@ import (
 
 	"github.com/searchbench/searchbench/engines/amgixnow/amgixfake"
 	"github.com/searchbench/searchbench/engines/container"
+	"github.com/searchbench/searchbench/engines/elasticsearch/esfake"
 	"github.com/searchbench/searchbench/engines/meilisearch/meilifake"
 	"github.com/searchbench/searchbench/engines/typesense/typesensefake"
 	"github.com/searchbench/searchbench/engines/valkey/valkeyfake"
@@ -419,6 +420,11 @@ func TestFaultEngineHangsMidRun(t *testing.T) {
 			t.Cleanup(f.Close)
 			return f.URL, []string{"--mix", "upsert"}
 		}},
+		{"elasticsearch", func(t *testing.T) (string, []string) {
+			f := esfake.New(esfake.Options{})
+			t.Cleanup(f.Close)
+			return f.URL(), []string{"--mix", "upsert"}
+		}},
 		{"valkey", func(t *testing.T) (string, []string) {
 			f, err := valkeyfake.New(valkeyfake.Options{})
 			if err != nil {
@@ -480,6 +486,7 @@ func TestFaultEngineHangsFromTheStart(t *testing.T) {
 		{"typesense", "http://" + p.addr()},
 		{"meilisearch", "http://" + p.addr()},
 		{"amgix-now", "http://" + p.addr()},
+		{"elasticsearch", "http://" + p.addr()},
 		{"valkey", "redis://" + p.addr()},
 	} {
 		t.Run(c.engine, func(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/searchbench/searchbench/engines/amgixnow/amgixfake"
+	"github.com/searchbench/searchbench/engines/elasticsearch/esfake"
 	"github.com/searchbench/searchbench/engines/meilisearch/meilifake"
 	"github.com/searchbench/searchbench/engines/typesense/typesensefake"
 	"github.com/searchbench/searchbench/engines/valkey/valkeytest"
@@ -40,6 +41,15 @@ func TestFaultErrorStorms(t *testing.T) {
 			return f.URL, func() {
 				for _, st := range []int{503, 429, 500} {
 					f.Inject(meilifake.Fault{Status: st, Times: n})
+				}
+			}
+		}},
+		{"elasticsearch", func(t *testing.T) (string, func()) {
+			f := esfake.New(esfake.Options{APIKey: key})
+			t.Cleanup(f.Close)
+			return f.URL(), func() {
+				for _, st := range []int{503, 429, 500} {
+					f.Inject(esfake.Fault{Status: st, Times: n})
 				}
 			}
 		}},
