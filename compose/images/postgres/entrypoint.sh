@@ -23,4 +23,6 @@ CREATE DATABASE "$POSTGRES_DB";
 SQL
 	fi
 fi
-exec su postgres -s /bin/sh -c "exec $PGBIN/postgres -D '$PGDATA' -c listen_addresses='*' $*"
+# PostgreSQL itself is PID 1 (setpriv execs it; su would stay as a parent
+# that ignores SIGTERM), so `docker stop` shuts it down at once.
+exec setpriv --reuid=postgres --regid=postgres --init-groups "$PGBIN/postgres" -D "$PGDATA" -c listen_addresses='*' "$@"
