@@ -20,7 +20,9 @@ import (
 //
 //   - a latency percentile of one run: the distribution-free 95% confidence
 //     interval of that percentile from the run's HDR histogram — the order
-//     statistics at ranks n·q ± 1.96·√(n·q·(1−q)) of its n calls;
+//     statistics whose ranks bracket it with 95% probability, from the exact
+//     binomial distribution of the count of calls below it (unbounded where
+//     the run has too few calls: the p99 of 50 calls has no upper bound);
 //   - a rate of one run: the 95% interval of a Poisson count, (N ± 1.96·√N)
 //     over the window;
 //   - a ladder rung: the minimum and maximum over its repetitions;
@@ -36,7 +38,7 @@ import (
 // per side, "beyond noise" means "beyond sampling error", not proof.
 const noiseRule = `Noise: a difference is marked "noise" when the two sides' 95% intervals overlap. ` +
 	`A latency percentile's interval is the order-statistic confidence interval from the run's HDR histogram ` +
-	`(ranks n·q ± 1.96·√(n·q·(1−q))); a rate's is a Poisson count's (N ± 1.96·√N over the window); ` +
+	`(ranks from the exact binomial; unbounded, shown as ∞, where too few calls bound it); a rate's is a Poisson count's (N ± 1.96·√N over the window); ` +
 	`a ladder rung's is the min–max of its repetitions; a sustainable rate's is one ladder step; ` +
 	`with several runs on a side, the median value and the min–max of the runs' intervals. ` +
 	`One-run intervals count sampling error only (calls assumed independent), so with one run per side ` +
@@ -143,6 +145,9 @@ func (e estimate) String() string {
 }
 
 func fmtFigure(v float64) string {
+	if math.IsInf(v, 1) {
+		return "∞"
+	}
 	if v >= 1000 {
 		return strconv.FormatFloat(math.Round(v), 'f', 0, 64)
 	}
@@ -331,19 +336,61 @@ func runFigures(run result.EngineRun, emit func(figureKey, estimate)) error {
 
 var quantiles = map[string]float64{"p50_ms": 0.50, "p95_ms": 0.95, "p99_ms": 0.99}
 
-// z95 is the standard normal quantile of a two-sided 95% interval.
-const z95 = 1.959964
-
 // quantileInterval is the distribution-free 95% confidence interval of the
-// q-quantile of the histogram's n values: the values at ranks
-// n·q ± z·√(n·q·(1−q)) (the binomial count of values below the true
-// quantile, in its normal approximation), in ms.
+// q-quantile of the histogram's n values, in ms: the order statistics at the
+// ranks orderRanks gives. Where n is too small for a bound to exist (the p99
+// of 8 calls has no upper bound: all 8 fall below the true p99 with
+// probability 0.99⁸ = 92%), that end is 0 or +Inf, so a difference in it is
+// never called beyond noise.
 func quantileInterval(h *hdrhistogram.Histogram, q float64) (lo, hi float64) {
-	n := float64(h.TotalCount())
-	half := z95 * math.Sqrt(n*q*(1-q))
-	loRank := math.Max(1, math.Floor(n*q-half))
-	hiRank := math.Min(n, math.Ceil(n*q+half))
-	return float64(h.ValueAtQuantile(100*loRank/n)) / 1000, float64(h.ValueAtQuantile(100*hiRank/n)) / 1000
+	n := h.TotalCount()
+	l, u := orderRanks(n, q)
+	lo, hi = 0, math.Inf(1)
+	if l >= 1 {
+		lo = float64(h.ValueAtQuantile(100*float64(l)/float64(n))) / 1000
+	}
+	if u <= n {
+		hi = float64(h.ValueAtQuantile(100*float64(u)/float64(n))) / 1000
+	}
+	return lo, hi
+}
+
+// orderRanks returns the ranks l ≤ u (1-based) of the sorted sample whose
+// values bracket the true q-quantile with probability at least 95%. The count
+// B of sample values below the true quantile is Binomial(n, q); the l-th value
+// lies at or below the quantile when B ≥ l, and the u-th at or above it when
+// B ≤ u−1, so l is the largest rank with P(B ≤ l−1) ≤ 2.5% and u the smallest
+// with P(B ≤ u−1) ≥ 97.5%. The binomial is summed exactly, not through its
+// normal approximation, which is wrong exactly where it matters: tail
+// quantiles of few calls. l = 0 means no lower bound, u = n+1 no upper bound.
+func orderRanks(n int64, q float64) (l, u int64) {
+	const tail = 0.025
+	if n <= 0 {
+		return 0, 1
+	}
+	// Mass further than 20 standard deviations (+5, for the skewed binomials
+	// of few expected values) from the mean is far below 1e-20: summing only
+	// the window keeps a 10-million-call histogram to ~60K terms.
+	mean, sd := float64(n)*q, math.Sqrt(float64(n)*q*(1-q))
+	from := int64(math.Max(0, math.Floor(mean-20*sd-5)))
+	to := int64(math.Min(float64(n), math.Ceil(mean+20*sd+5)))
+	lgN, _ := math.Lgamma(float64(n) + 1)
+	logQ, log1Q := math.Log(q), math.Log1p(-q)
+	l, u = 0, n+1
+	cdf := 0.0
+	for k := from; k <= to; k++ {
+		lgK, _ := math.Lgamma(float64(k) + 1)
+		lgNK, _ := math.Lgamma(float64(n-k) + 1)
+		cdf += math.Exp(lgN - lgK - lgNK + float64(k)*logQ + float64(n-k)*log1Q)
+		if cdf <= tail {
+			l = k + 1 // P(B ≤ k) ≤ 2.5%: rank k+1 is still a lower bound
+		}
+		if cdf >= 1-tail {
+			u = k + 1
+			break
+		}
+	}
+	return min(l, n), u
 }
 
 // poissonInterval is the 95% interval of a rate measured as count calls
@@ -352,6 +399,7 @@ func quantileInterval(h *hdrhistogram.Histogram, q float64) (lo, hi float64) {
 // calls), so, like the quantile interval, this approximates sampling error
 // and nothing more.
 func poissonInterval(count int64, window float64) (lo, hi float64) {
+	const z95 = 1.959964 // the standard normal quantile of a two-sided 95% interval
 	n := float64(count)
 	half := z95 * math.Sqrt(n)
 	return math.Max(0, n-half) / window, (n + half) / window

@@ -1,8 +1,13 @@
 package report
 
 import (
+	"math"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/searchbench/searchbench/runner/result"
 )
@@ -147,5 +152,88 @@ func TestQuantileIntervalCoversTheQuantile(t *testing.T) {
 	lo2, hi2 := quantileInterval(hb, 0.5)
 	if ratio := (hi1 - lo1) / (hi2 - lo2); ratio < 2.5 || ratio > 6 {
 		t.Errorf("16× the calls narrowed the interval %.1f×; want about 4×", ratio)
+	}
+}
+
+// The ranks are checked against the exact binomial sums (the published
+// tables give x(40)–x(61) for the median of 100) and where no bound exists.
+func TestOrderRanksAreExactBinomialBounds(t *testing.T) {
+	for _, c := range []struct {
+		n    int64
+		q    float64
+		l, u int64
+	}{
+		{100, 0.5, 40, 61},
+		{20, 0.5, 6, 15},
+		{1000, 0.99, 983, 997},
+		{1000, 0.95, 936, 964},
+		{8, 0.99, 7, 9},       // no upper bound: all 8 below the true p99 92% of the time
+		{367, 0.99, 359, 368}, // still none
+		{3, 0.5, 0, 4},        // 3 calls bound their median on neither side
+	} {
+		if l, u := orderRanks(c.n, c.q); l != c.l || u != c.u {
+			t.Errorf("orderRanks(%d, %g) = %d, %d; want %d, %d", c.n, c.q, l, u, c.l, c.u)
+		}
+	}
+}
+
+// Coverage by simulation: samples of a known distribution, the interval
+// from their order statistics, the true quantile inside it at least ~95% of
+// the time — including the tail quantiles of small samples, where the normal
+// approximation this replaced covered the true p99 of 8 calls 8% of the time.
+func TestOrderRanksCoverTheTrueQuantile(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	for _, c := range []struct {
+		n int64
+		q float64
+	}{{8, 0.99}, {50, 0.95}, {200, 0.5}, {2000, 0.99}} {
+		const trials = 4000
+		covered := 0
+		sample := make([]float64, c.n)
+		for range trials {
+			for i := range sample {
+				sample[i] = rng.Float64() // uniform: the true q-quantile is q
+			}
+			slices.Sort(sample)
+			l, u := orderRanks(c.n, c.q)
+			lo, hi := math.Inf(-1), math.Inf(1)
+			if l >= 1 {
+				lo = sample[l-1]
+			}
+			if u <= c.n {
+				hi = sample[u-1]
+			}
+			if lo <= c.q && c.q <= hi {
+				covered++
+			}
+		}
+		if share := float64(covered) / trials; share < 0.94 {
+			t.Errorf("n %d, q %g: the interval covered the true quantile in %.1f%% of trials; want ≥ 95%%", c.n, c.q, 100*share)
+		}
+	}
+}
+
+// A p99 of a handful of calls has no upper bound, so a difference in it is
+// noise however large.
+func TestCompareFewCallsTailIsNoise(t *testing.T) {
+	few := func(ms int64) *hdrhistogram.Histogram {
+		h := hdrhistogram.New(1, 60_000_000, 3)
+		for i := range int64(8) {
+			h.RecordValue(ms*1000 + i)
+		}
+		return h
+	}
+	lo, hi := quantileInterval(few(100), 0.99)
+	if !math.IsInf(hi, 1) || lo <= 0 {
+		t.Fatalf("p99 of 8 calls: interval %g–%g; want a lower bound and none above", lo, hi)
+	}
+	a := estimate{v: 100, lo: lo, hi: hi}
+	lo, hi = quantileInterval(few(300), 0.99)
+	b := estimate{v: 300, lo: lo, hi: hi}
+	if v := verdict("p99_ms", a, b); v != "noise" {
+		t.Errorf("p99 of 8 calls, 100 ms vs 300 ms: verdict %q; want noise", v)
+	}
+	if s := a.String(); !strings.HasSuffix(s, "–∞]") {
+		t.Errorf("unbounded interval shown as %q", s)
 	}
 }
