@@ -193,6 +193,7 @@ func runLevel(ctx context.Context, e engines.Engine, src Source, cfg Config, ev 
 		l.Ops = append(l.Ops, s)
 		l.TotalRPS += s.RPS
 	}
+	l.Warnings = append(l.Warnings, errorWarnings(l.Ops)...)
 	if k := total.Clamped(); k > 0 {
 		l.Warnings = append(l.Warnings, fmt.Sprintf("%d calls took longer than %v and were recorded at that ceiling", k, time.Duration(highestUS)*time.Microsecond))
 	}
@@ -238,6 +239,7 @@ func (u *user) run(ctx context.Context, e engines.Engine, src Source, cfg Config
 		u.rec.Record(req.op, took, class)
 		u.ops.Add(1)
 		if !succeeded(req.op, class) {
+			u.rec.Failed(req.op, class, err)
 			u.errs.Add(1)
 		}
 	}

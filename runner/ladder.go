@@ -155,9 +155,6 @@ func summarizeRung(r *result.Rung) {
 		if rep.Unsent > 0 {
 			r.Warnings = append(r.Warnings, fmt.Sprintf("rep %d: %d due calls were still in line at the drain limit and were not sent", i+1, rep.Unsent))
 		}
-		if rep.Errors > 0 {
-			r.Warnings = append(r.Warnings, fmt.Sprintf("rep %d: %d failed calls", i+1, rep.Errors))
-		}
 		for _, w := range rep.Warnings {
 			r.Warnings = append(r.Warnings, fmt.Sprintf("rep %d: %s", i+1, w))
 		}

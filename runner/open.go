@@ -164,6 +164,11 @@ func OpenLoop(ctx context.Context, e engines.Engine, src Source, cfg OpenConfig,
 		allSvc.Merge(svcT.hist[op])
 	}
 	rep.Latency, rep.Service = result.Summarize(allLat), result.Summarize(allSvc)
+	var ops []result.OpStats
+	for _, o := range rep.Ops {
+		ops = append(ops, o.OpStats)
+	}
+	rep.Warnings = append(rep.Warnings, errorWarnings(ops)...)
 	rep.EngineStats = engineStats
 	if statsWarn != "" {
 		rep.Warnings = append(rep.Warnings, statsWarn)
@@ -223,6 +228,8 @@ func (r *openRun) serve(ctx context.Context, start time.Time, t ticket, lat, svc
 	svc.Record(req.op, done.Sub(sent), class)
 	if succeeded(req.op, class) {
 		r.okDone.Add(1)
+	} else {
+		lat.Failed(req.op, class, err)
 	}
 	for ns := int64(done.Sub(start)); ; {
 		prev := r.last.Load()

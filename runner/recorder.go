@@ -1,7 +1,11 @@
 package runner
 
 import (
+	"fmt"
 	"runtime"
+	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -49,9 +53,24 @@ func cpuShare(cpu, wall time.Duration) float64 {
 // Histograms is one set of per-operation latency histograms and failure
 // counts.
 type Histograms struct {
-	hist    [workload.NumOps]*hdrhistogram.Histogram
-	classes [workload.NumOps][engines.NumClasses]int64
-	clamped int64
+	hist     [workload.NumOps]*hdrhistogram.Histogram
+	classes  [workload.NumOps][engines.NumClasses]int64
+	examples [workload.NumOps][engines.NumClasses][]string
+	clamped  int64
+}
+
+// maxExamples is how many distinct error messages are kept per operation and
+// class: enough to tell one failure from two, few enough that a storm of
+// unique messages (IDs in them) stays small.
+const maxExamples = 3
+
+// addExample keeps msg if it is new and there is room.
+func (h *Histograms) addExample(op workload.Op, c engines.Class, msg string) {
+	ex := h.examples[op][c]
+	if msg == "" || len(ex) >= maxExamples || slices.Contains(ex, msg) {
+		return
+	}
+	h.examples[op][c] = append(ex, msg)
 }
 
 // NewHistograms allocates an empty set.
@@ -69,6 +88,9 @@ func (h *Histograms) Merge(other *Histograms) {
 		h.hist[op].Merge(other.hist[op])
 		for c := range h.classes[op] {
 			h.classes[op][c] += other.classes[op][c]
+			for _, msg := range other.examples[op][c] {
+				h.addExample(workload.Op(op), engines.Class(c), msg)
+			}
 		}
 	}
 	h.clamped += other.clamped
@@ -98,6 +120,12 @@ func (h *Histograms) Stats(op workload.Op, window time.Duration) (result.OpStats
 				s.Errors = map[string]int64{}
 			}
 			s.Errors[c.String()] = n
+			if ex := h.examples[op][c]; len(ex) > 0 {
+				if s.ErrorExamples == nil {
+					s.ErrorExamples = map[string][]string{}
+				}
+				s.ErrorExamples[c.String()] = slices.Clone(ex)
+			}
 		}
 	}
 	if s.Count > 0 {
@@ -108,6 +136,52 @@ func (h *Histograms) Stats(op workload.Op, window time.Duration) (result.OpStats
 		s.Histogram = enc
 	}
 	return s, nil
+}
+
+// errorWarnings says, for each operation with failed calls, how many failed
+// in which classes and with what messages: a count alone does not tell a
+// timeout storm from a driver rejecting every document.
+func errorWarnings(ops []result.OpStats) []string {
+	var out []string
+	for _, o := range ops {
+		n := o.ErrorCount()
+		if n == 0 {
+			continue
+		}
+		var counts, examples []string
+		for c := engines.NotFound; c < engines.NumClasses; c++ {
+			name := c.String()
+			if k := o.Errors[name]; k > 0 {
+				counts = append(counts, fmt.Sprintf("%s %d", name, k))
+			}
+			if ex := o.ErrorExamples[name]; len(ex) > 0 {
+				quoted := make([]string, len(ex))
+				for i, msg := range ex {
+					quoted[i] = strconv.Quote(shortMessage(msg))
+				}
+				examples = append(examples, name+": "+strings.Join(quoted, ", "))
+			}
+		}
+		w := fmt.Sprintf("%s: %d failed calls (%s)", o.Op, n, strings.Join(counts, ", "))
+		if len(examples) > 0 {
+			w += ", e.g. " + strings.Join(examples, "; ")
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// shortMessage is an error message fit for a warning line: its first line,
+// at most 200 characters (the JSON keeps it whole).
+func shortMessage(msg string) string {
+	msg, _, cut := strings.Cut(msg, "\n")
+	if r := []rune(msg); len(r) > 200 {
+		msg, cut = string(r[:200]), true
+	}
+	if cut {
+		msg += " …"
+	}
+	return msg
 }
 
 // succeeded says whether a call of op that ended in class c counts as done:
@@ -179,12 +253,13 @@ const opShift = 56
 // own buffer: no lock and no allocation; the buffer is folded into a shard
 // of the sink every bufferSize samples and by Flush.
 type Recorder struct {
-	sink    *Sink
-	shard   int
-	n       int
-	clamped int64
-	classes [workload.NumOps][engines.NumClasses]int64
-	buf     [bufferSize]sample
+	sink     *Sink
+	shard    int
+	n        int
+	clamped  int64
+	classes  [workload.NumOps][engines.NumClasses]int64
+	examples [workload.NumOps][engines.NumClasses]string
+	buf      [bufferSize]sample
 }
 
 // NewRecorder returns worker i's recorder.
@@ -210,6 +285,15 @@ func (r *Recorder) Record(op workload.Op, d time.Duration, c engines.Class) {
 	}
 }
 
+// Failed keeps err's message as an example of op failing with class c. Only
+// an empty slot takes one (a slot empties at each flush), so a storm of
+// failures costs an err.Error() per slot per flush, not per call.
+func (r *Recorder) Failed(op workload.Op, c engines.Class, err error) {
+	if err != nil && r.examples[op][c] == "" {
+		r.examples[op][c] = err.Error()
+	}
+}
+
 // Flush folds the buffer and the counts into the recorder's shard.
 func (r *Recorder) Flush() {
 	sh := &r.sink.shards[r.shard]
@@ -222,9 +306,11 @@ func (r *Recorder) Flush() {
 	for op := range r.classes {
 		for c, n := range r.classes[op] {
 			sh.h.classes[op][c] += n
+			sh.h.addExample(workload.Op(op), engines.Class(c), r.examples[op][c])
 		}
 	}
 	sh.h.clamped += r.clamped
 	sh.mu.Unlock()
 	r.n, r.clamped, r.classes = 0, 0, [workload.NumOps][engines.NumClasses]int64{}
+	r.examples = [workload.NumOps][engines.NumClasses]string{}
 }

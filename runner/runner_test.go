@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -184,6 +185,72 @@ func TestFailingEngineIsCountedByClass(t *testing.T) {
 	}
 	if l.Partial || se.Count == 0 {
 		t.Fatalf("run did not complete: partial %v, %d searches", l.Partial, se.Count)
+	}
+	// What failed is kept beside how often: the messages in the JSON and in
+	// a warning line per operation.
+	if ex := up.ErrorExamples["overloaded"]; len(ex) != 1 || ex[0] != "mem: 429: overloaded or rejected" {
+		t.Errorf("upsert error examples %q; want the one message", up.ErrorExamples)
+	}
+	var warned bool
+	for _, w := range l.Warnings {
+		if strings.HasPrefix(w, fmt.Sprintf("search: %d failed calls (other %d), e.g. other: \"mem: connection reset\"", se.Errors["other"], se.Errors["other"])) {
+			warned = true
+		}
+	}
+	if !warned {
+		t.Errorf("no search error warning among %q", l.Warnings)
+	}
+}
+
+// Error examples: distinct messages only, at most maxExamples per operation
+// and class, merged across recorders, and a recorder's slot empties at each
+// flush so a failure that changes mid-run is seen.
+func TestErrorExamples(t *testing.T) {
+	sink := NewSink(2)
+	a, b := sink.NewRecorder(0), sink.NewRecorder(1)
+	fail := func(r *Recorder, msg string) {
+		r.Record(workload.Search, time.Millisecond, engines.Timeout)
+		r.Failed(workload.Search, engines.Timeout, errors.New(msg))
+	}
+	fail(a, "first")
+	fail(a, "second") // the slot is taken until the next flush
+	a.Flush()
+	fail(a, "second")
+	fail(b, "first")
+	fail(b, "third")
+	a.Flush()
+	b.Flush()
+	for _, msg := range []string{"fourth", "fifth"} {
+		fail(a, msg)
+		a.Flush()
+	}
+	s, _ := sink.Total().Stats(workload.Search, time.Second)
+	if got := s.ErrorExamples["timeout"]; !slices.Equal(got, []string{"first", "second", "fourth"}) && !slices.Equal(got, []string{"first", "second", "third"}) {
+		t.Errorf("examples %q; want three distinct, first seen first", got)
+	}
+	if s.Errors["timeout"] != 7 {
+		t.Errorf("timeouts %d, want 7", s.Errors["timeout"])
+	}
+	if w := errorWarnings([]result.OpStats{s}); len(w) != 1 || !strings.HasPrefix(w[0], "search: 7 failed calls (timeout 7), e.g. timeout: \"first\", \"second\", ") {
+		t.Errorf("warning %q", w)
+	}
+	if got := shortMessage("line one\nline two"); got != "line one …" {
+		t.Errorf("shortMessage kept %q", got)
+	}
+}
+
+// A failing call's message is read once per slot per flush, so recording
+// a storm of failures does not allocate per call either.
+func TestFailedDoesNotAllocatePerCall(t *testing.T) {
+	r := NewSink(1).NewRecorder(0)
+	err := fmt.Errorf("mem: %w", engines.ErrOverloaded)
+	r.Failed(workload.Upsert, engines.Overloaded, err)
+	allocs := testing.AllocsPerRun(1000, func() {
+		r.Record(workload.Upsert, time.Millisecond, engines.Overloaded)
+		r.Failed(workload.Upsert, engines.Overloaded, err)
+	})
+	if allocs != 0 {
+		t.Fatalf("a failed call allocates %.2f times; want 0 while its slot is full", allocs)
 	}
 }
 

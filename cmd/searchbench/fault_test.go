@@ -493,7 +493,7 @@ func TestFaultEngineHangsFromTheStart(t *testing.T) {
 			base := runtime.NumGoroutine()
 			dir := t.TempDir()
 			start := time.Now()
-			code, stdout, stderr := runCLI(t, context.Background(), "run", "--engine", c.engine, "--url", c.url, "--api-key", "k",
+			code, stdout, stderr := runCLI(t, context.Background(), "run", "--engine", c.engine, "--url", c.url, "--api-key", "sb-hang-key-7",
 				"--ids", "300", "--users", "1", "--settle", "0s", "--measure", "200ms", "--timeout", "300ms", "--out", dir)
 			took := time.Since(start)
 			r := checkFinished(t, dir, code, stdout, stderr, c.engine)

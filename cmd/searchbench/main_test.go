@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -163,7 +164,7 @@ func (f *failingEngine) Search(context.Context, engines.Query) (engines.Hits, er
 	}
 	return engines.Hits{}, nil
 }
-func (f *failingEngine) Close() error { return nil }
+func (f *failingEngine) Close() error { return errors.New("failing: close: flush lost") }
 
 func init() { engines.Register("failing-test", failingDriver{}) }
 
@@ -182,6 +183,14 @@ func TestEngineFailingMidRunStillWritesEverything(t *testing.T) {
 	se, _ := l.Op("search")
 	if up.Errors["overloaded"] == 0 || se.Errors["other"] == 0 {
 		t.Fatalf("errors by class: upsert %v, search %v", up.Errors, se.Errors)
+	}
+	// What the failures were, not only how many, and what went wrong after
+	// the measurement (a close that fails is added after runSetup returns).
+	if !strings.Contains(stdout, `e.g. other: "failing: connection reset by peer"`) {
+		t.Errorf("the table does not say what the search errors were:\n%s", stdout)
+	}
+	if !slices.Contains(r.Engines[0].Warnings, "close: failing: close: flush lost") {
+		t.Errorf("the close error is not in the run's warnings: %q", r.Engines[0].Warnings)
 	}
 }
 

@@ -132,6 +132,9 @@ func interval(cell string) (lo, hi float64, ok bool) {
 	if !ok1 || !ok2 {
 		return 0, 0, false
 	}
+	if h == "∞" { // too few calls bound it above
+		h = "+Inf"
+	}
 	lo, err1 := strconv.ParseFloat(l, 64)
 	hi, err2 := strconv.ParseFloat(h, 64)
 	return lo * 0.995, hi * 1.005, err1 == nil && err2 == nil

@@ -374,12 +374,16 @@ func finish(stdout io.Writer, log *logger, dir string, res *result.Result) error
 
 // runSetup opens, creates, pre-populates and runs one setup, always
 // closing it. Errors are recorded in the returned run, not returned, so the
-// other setups still run and everything measured is kept.
-func runSetup(ctx context.Context, log *logger, s setup, p *plan) result.EngineRun {
+// other setups still run and everything measured is kept. The result is
+// named because the deferred closes add their warnings to it after a return.
+func runSetup(ctx context.Context, log *logger, s setup, p *plan) (run result.EngineRun) {
 	d, _ := engines.Lookup(s.name) // validated in plan
 	desc := d.Describe()
 	name, cfg := s.label, s.cfg
-	run := result.EngineRun{Name: s.name, Label: s.label, Visibility: string(desc.Visibility), Options: cfg.Options}
+	// Registered first, so it runs last: after the deferred closes have
+	// added their warnings, and with the launcher's secret, set below.
+	defer func() { redactMessages(&run, cfg.Secrets()) }()
+	run = result.EngineRun{Name: s.name, Label: s.label, Visibility: string(desc.Visibility), Options: cfg.Options}
 	if cfg.WriteMode != "" {
 		run.Visibility = string(cfg.WriteMode)
 	}

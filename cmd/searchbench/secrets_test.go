@@ -3,18 +3,22 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/engines/amgixnow/amgixfake"
 	"github.com/searchbench/searchbench/engines/container"
 	"github.com/searchbench/searchbench/engines/elasticsearch/esfake"
 	"github.com/searchbench/searchbench/engines/meilisearch/meilifake"
 	"github.com/searchbench/searchbench/engines/typesense/typesensefake"
 	"github.com/searchbench/searchbench/engines/valkey/valkeyfake"
+	"github.com/searchbench/searchbench/runner/result"
 )
 
 // noSecret fails the test if secret appears in the run's stdout, its
@@ -210,5 +214,77 @@ func TestLaunchedContainersSecretStaysHidden(t *testing.T) {
 	noSecret(t, secret, stdout, stderr, dir)
 	if env := readResult(t, dir).Engines[0].ContainerEnv; len(env) == 0 || env["POSTGRES_PASSWORD"] != "" {
 		t.Errorf("container env %v; want its settings without the password", env)
+	}
+}
+
+// leakyDriver opens an engine whose errors quote the password it was given,
+// as a careless driver or library might: a run's record quotes those errors
+// (failure examples, warnings), so the run must redact them itself.
+type leakyDriver struct{}
+
+func (leakyDriver) Describe() engines.Description {
+	return engines.Description{Summary: "test engine whose errors quote its password", Visibility: engines.Searchable}
+}
+
+func (leakyDriver) Open(_ context.Context, cfg engines.Config) (engines.Engine, error) {
+	return &leakyEngine{password: cfg.Password.Reveal()}, nil
+}
+
+type leakyEngine struct{ password string }
+
+func (l *leakyEngine) err() error {
+	return fmt.Errorf("leaky: login as postgres:%s refused: %w", l.password, engines.ErrOverloaded)
+}
+func (l *leakyEngine) Create(context.Context, engines.Schema) error   { return nil }
+func (l *leakyEngine) Upsert(context.Context, engines.Document) error { return l.err() }
+func (l *leakyEngine) Delete(context.Context, string) error           { return l.err() }
+func (l *leakyEngine) Search(context.Context, engines.Query) (engines.Hits, error) {
+	return engines.Hits{}, l.err()
+}
+func (l *leakyEngine) Close() error { return fmt.Errorf("leaky: close %s", l.password) }
+
+func init() { engines.Register("leaky-test", leakyDriver{}) }
+
+func TestRunRedactsSecretsThatDriversQuote(t *testing.T) {
+	const secret = "Sb-l3aky-Qm5Rt8Wz1x"
+	dir := t.TempDir()
+	code, stdout, stderr := runCLI(t, context.Background(), quick(dir, "--engine", "leaky-test", "--prepopulate", "0",
+		"--url", "http://127.0.0.1:1", "--password", secret)...)
+	if code != exitFailed {
+		t.Fatalf("exit %d; want %d for a run whose every call failed\n%s", code, exitFailed, stderr)
+	}
+	if !strings.Contains(stdout, "leaky: login as postgres:[redacted] refused") {
+		t.Errorf("the failures' message is not shown, redacted:\n%s", stdout)
+	}
+	noSecret(t, secret, stdout, stderr, dir)
+}
+
+// Messages are redacted wherever they sit in the record; names, labels and
+// options are not, so the everyday password "postgres" leaves the engine's
+// name alone.
+func TestRedactMessagesRewritesOnlyMessages(t *testing.T) {
+	run := result.EngineRun{
+		Name: "postgres", Label: "postgres", Options: map[string]string{"db": "postgres"},
+		Error:    "postgres: connect as postgres:postgres failed",
+		Warnings: []string{"close: postgres"},
+		Relevance: &result.Relevance{LastError: "postgres timeout", Misses: []string{"postgres"},
+			ByKind: map[string]*result.RelevanceKind{"name": {Queries: 1}}},
+		Levels: []result.Level{{Warnings: []string{"x postgres"}, Ops: []result.OpStats{{Op: "search",
+			ErrorExamples: map[string][]string{"other": {"postgres said no"}}}}}},
+		Ladder: &result.Ladder{Rungs: []result.Rung{{Reps: []result.Rep{{Warnings: []string{"rep postgres"}}}}}},
+	}
+	redactMessages(&run, []string{"", "postgres"})
+	if run.Name != "postgres" || run.Label != "postgres" || run.Options["db"] != "postgres" {
+		t.Errorf("names or options rewritten: %q %q %v", run.Name, run.Label, run.Options)
+	}
+	b, err := json.Marshal(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(b), "postgres"); n != 3 {
+		t.Errorf("%d occurrences of the secret left; want the 3 of name, label and option:\n%s", n, b)
+	}
+	if got := run.Levels[0].Ops[0].ErrorExamples["other"][0]; got != "[redacted] said no" {
+		t.Errorf("error example %q", got)
 	}
 }

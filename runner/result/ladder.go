@@ -19,7 +19,7 @@ type Ladder struct {
 	// rule, 0 when none does.
 	Sustainable  float64  `json:"sustainable_rate"`
 	StoppedEarly string   `json:"stopped_early,omitempty"`
-	Warnings     []string `json:"warnings,omitempty"`
+	Warnings     []string `json:"warnings,omitempty" redact:"message"`
 }
 
 // Rung is one offered rate: its repetitions and their medians.
@@ -43,7 +43,7 @@ type Rung struct {
 	// -1 otherwise.
 	QueueDepth  float64  `json:"queue_depth"`
 	Sustainable bool     `json:"meets_rule"`
-	Warnings    []string `json:"warnings,omitempty"`
+	Warnings    []string `json:"warnings,omitempty" redact:"message"`
 }
 
 // Rep is one open-loop run at one offered rate.
@@ -71,7 +71,7 @@ type Rep struct {
 	ClientCPU   float64          `json:"client_cpu"`
 	EngineStats map[string]Gauge `json:"engine_stats,omitempty"`
 	Partial     bool             `json:"partial,omitempty"`
-	Warnings    []string         `json:"warnings,omitempty"`
+	Warnings    []string         `json:"warnings,omitempty" redact:"message"`
 }
 
 // OpenOp is one operation within a rep: latency from the intended time (in

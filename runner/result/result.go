@@ -26,12 +26,12 @@ type Result struct {
 	// Partial is set when the run was interrupted or an engine failed before
 	// every level ran; what was measured is still here.
 	Partial  bool        `json:"partial"`
-	Reason   string      `json:"reason,omitempty"`
+	Reason   string      `json:"reason,omitempty" redact:"message"`
 	Config   Config      `json:"config"`
 	Corpus   Corpus      `json:"corpus"`
 	Host     Host        `json:"host"`
 	Engines  []EngineRun `json:"engines"`
-	Warnings []string    `json:"warnings,omitempty"`
+	Warnings []string    `json:"warnings,omitempty" redact:"message"`
 }
 
 // Tool names the harness that measured.
@@ -104,8 +104,8 @@ type EngineRun struct {
 	Relevance *Relevance `json:"relevance,omitempty"`
 	Levels    []Level    `json:"levels,omitempty"`
 	Ladder    *Ladder    `json:"ladder,omitempty"`
-	Error     string     `json:"error,omitempty"` // why the engine stopped early
-	Warnings  []string   `json:"warnings,omitempty"`
+	Error     string     `json:"error,omitempty" redact:"message"` // why the engine stopped early
+	Warnings  []string   `json:"warnings,omitempty" redact:"message"`
 }
 
 // Preload is the pre-population phase.
@@ -141,7 +141,7 @@ type Level struct {
 	// EngineStats is the engine's own figures, sampled while measuring,
 	// where the driver reports them (queue depths, ingest counters).
 	EngineStats map[string]Gauge `json:"engine_stats,omitempty"`
-	Warnings    []string         `json:"warnings,omitempty"`
+	Warnings    []string         `json:"warnings,omitempty" redact:"message"`
 }
 
 // Relevance is recall@K of known-item searches: queries built from one
@@ -154,8 +154,8 @@ type Relevance struct {
 	// ByKind splits the figures by kind of check (name words; SKU lookup,
 	// KNN with the document's own embedding).
 	ByKind    map[string]*RelevanceKind `json:"by_kind"`
-	Misses    []string                  `json:"misses,omitempty"` // the first few missed checks
-	LastError string                    `json:"last_error,omitempty"`
+	Misses    []string                  `json:"misses,omitempty" redact:"message"` // the first few missed checks
+	LastError string                    `json:"last_error,omitempty" redact:"message"`
 }
 
 // RelevanceKind is one kind of known-item check.
@@ -180,7 +180,7 @@ type Freshness struct {
 	Unresolved   int64    `json:"unresolved"`
 	WriteFailed  int64    `json:"write_failed"`
 	SearchFailed int64    `json:"search_failed"`
-	LastError    string   `json:"last_error,omitempty"`
+	LastError    string   `json:"last_error,omitempty" redact:"message"`
 	Searches     int64    `json:"searches"` // the probe's own searches: load it added
 	Poll         Duration `json:"poll"`     // resolution: this or 10% of the lag, whichever is larger
 	Lag          Latency  `json:"lag_ms"`
@@ -219,7 +219,11 @@ type OpStats struct {
 	RPS      float64          `json:"rps"`   // Count / window
 	NotFound int64            `json:"not_found"`
 	Errors   map[string]int64 `json:"errors,omitempty"` // by class
-	Latency  Latency          `json:"latency_ms"`
+	// ErrorExamples holds, by class, up to three distinct messages of the
+	// failed calls (whichever the workers met first): what "errors 523"
+	// was.
+	ErrorExamples map[string][]string `json:"error_examples,omitempty" redact:"message"`
+	Latency       Latency             `json:"latency_ms"`
 	// Histogram is the HDR histogram of successful latencies in
 	// microseconds, in the HdrHistogram compressed format, base64: any
 	// percentile can be recomputed and runs can be merged from it.

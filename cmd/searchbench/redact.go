@@ -1,0 +1,59 @@
+package main
+
+import (
+	"reflect"
+
+	"github.com/searchbench/searchbench/engines"
+)
+
+// redactMessages removes every secret from the free-text messages of the
+// record v points to: the strings under fields tagged `redact:"message"`
+// (errors, warnings, failure examples), found by walking every struct,
+// slice, map and pointer. Drivers redact their own errors, but a run's
+// record quotes messages from many places (driver and library errors as the
+// runner met them, container logs). Only messages are rewritten: a common
+// password such as "postgres" must not turn the engine's name, label or
+// options into "[redacted]".
+func redactMessages(v any, secrets []string) {
+	var live []string
+	for _, s := range secrets {
+		if s != "" {
+			live = append(live, s)
+		}
+	}
+	if len(live) > 0 {
+		redactValue(reflect.ValueOf(v), live, false)
+	}
+}
+
+func redactValue(v reflect.Value, secrets []string, message bool) {
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if !v.IsNil() {
+			redactValue(v.Elem(), secrets, message)
+		}
+	case reflect.Struct:
+		t := v.Type()
+		for i := range v.NumField() {
+			if f := t.Field(i); f.IsExported() {
+				redactValue(v.Field(i), secrets, message || f.Tag.Get("redact") == "message")
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		for i := range v.Len() {
+			redactValue(v.Index(i), secrets, message)
+		}
+	case reflect.Map:
+		for _, k := range v.MapKeys() {
+			// Map values are not addressable: rewrite a copy, put it back.
+			c := reflect.New(v.Type().Elem()).Elem()
+			c.Set(v.MapIndex(k))
+			redactValue(c, secrets, message)
+			v.SetMapIndex(k, c)
+		}
+	case reflect.String:
+		if message && v.CanSet() {
+			v.SetString(engines.RedactString(v.String(), secrets...))
+		}
+	}
+}
