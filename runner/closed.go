@@ -274,11 +274,13 @@ func prepare(src Source, k int, vers versions, st workload.Step) request {
 	return r
 }
 
-// do makes the call. The caller times it.
-func (r *request) do(ctx context.Context, e engines.Engine) error {
+// do makes the call. The caller times it. A panicking driver's call fails
+// (see PanicError) instead of ending the process.
+func (r *request) do(ctx context.Context, e engines.Engine) (err error) {
+	defer recoverCall(&err)
 	switch r.op {
 	case workload.Search:
-		_, err := e.Search(ctx, r.q)
+		_, err = e.Search(ctx, r.q)
 		return err
 	case workload.Upsert:
 		return e.Upsert(ctx, r.doc)

@@ -204,7 +204,7 @@ func (p *prober) probe(ctx context.Context, w probeWrite, timeout time.Duration)
 		}
 		start := time.Now()
 		cctx, cancel := context.WithTimeout(ctx, timeout)
-		hits, err := p.e.Search(cctx, q)
+		hits, err := guard(func() (engines.Hits, error) { return p.e.Search(cctx, q) })
 		cancel()
 		if ctx.Err() != nil {
 			p.count(func(r *result.Freshness) { r.Unresolved++ })

@@ -78,12 +78,12 @@ func Prepopulate(ctx context.Context, e engines.Engine, src Source, progress fun
 					docs = append(docs, src.Document(id, 0))
 				}
 				if isBulk {
-					if err := bulk.UpsertBatch(ctx, docs); err != nil {
+					if err := guardErr(func() error { return bulk.UpsertBatch(ctx, docs) }); err != nil {
 						fail(err, len(docs))
 					}
 				} else {
 					for _, d := range docs {
-						if err := e.Upsert(ctx, d); err != nil {
+						if err := guardErr(func() error { return e.Upsert(ctx, d) }); err != nil {
 							fail(err, 1)
 						}
 					}
@@ -103,7 +103,7 @@ func Prepopulate(ctx context.Context, e engines.Engine, src Source, progress fun
 		return p, fmt.Errorf("pre-population interrupted after %d of %d documents: %w", done.Load(), total, err)
 	}
 	if r, ok := e.(engines.Refresher); ok {
-		if err := r.Refresh(ctx); err != nil {
+		if err := guardErr(func() error { return r.Refresh(ctx) }); err != nil {
 			return p, fmt.Errorf("pre-population: refresh: %w", err)
 		}
 	}
@@ -114,7 +114,7 @@ func Prepopulate(ctx context.Context, e engines.Engine, src Source, progress fun
 		return p, fmt.Errorf("pre-population: %d of %d documents failed; first: %w", p.Errors, total, firstErr)
 	}
 	if cnt, ok := e.(engines.Counter); ok {
-		n, err := cnt.Count(ctx)
+		n, err := guard(func() (int64, error) { return cnt.Count(ctx) })
 		if err != nil {
 			return p, fmt.Errorf("pre-population: count: %w", err)
 		}

@@ -94,7 +94,7 @@ func CheckRelevance(ctx context.Context, e engines.Engine, src Source, n, k int,
 				kind, q, target := ki.KnownItem(i)
 				q.K = k
 				cctx, cancel := context.WithTimeout(ctx, timeout)
-				hits, err := e.Search(cctx, q)
+				hits, err := guard(func() (engines.Hits, error) { return e.Search(cctx, q) })
 				cancel()
 				mu.Lock()
 				c := rel.ByKind[kind]

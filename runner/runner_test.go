@@ -384,3 +384,41 @@ func TestClientBoundWarning(t *testing.T) {
 		t.Errorf("CPU %.2f, scheduler p99 %.2f ms, warnings %q; want no client-bound warning", l.ClientCPU, l.SchedLatencyP99, l.Warnings)
 	}
 }
+
+// A driver that panics fails that call, not the process: the level
+// finishes, the call counts as an error whose message names the line, and
+// pre-population reports the panic as its error.
+func TestDriverPanicsAreFailedCalls(t *testing.T) {
+	e := newMem()
+	e.fail = func(op string, call int64) error {
+		if op == "search" && call%50 == 0 {
+			var m map[string]int
+			m["boom"]++ // a nil map write: what a driver bug looks like
+		}
+		return nil
+	}
+	c := testCorpus(t, 300, 0.9)
+	l := ClosedLoop(context.Background(), e, c, quickConfig(4), Events{})[0]
+	se, _ := l.Op("search")
+	if se.Errors["other"] == 0 || l.Partial || se.Count == 0 {
+		t.Fatalf("search: %d ok, errors %v, partial %v; want the panics counted and the level whole", se.Count, se.Errors, l.Partial)
+	}
+	ex := se.ErrorExamples["other"]
+	if len(ex) == 0 || !strings.HasPrefix(ex[0], "driver panicked at github.com/searchbench/searchbench/runner.TestDriverPanicsAreFailedCalls.func1 (runner/runner_test.go:") ||
+		!strings.HasSuffix(ex[0], "assignment to entry in nil map") {
+		t.Errorf("example %q; want the panic and the line that panicked", ex)
+	}
+
+	e = newMem()
+	e.fail = func(op string, call int64) error {
+		if call == 10 {
+			panic("upsert exploded")
+		}
+		return nil
+	}
+	_, err := Prepopulate(context.Background(), e, c, nil)
+	var pe *PanicError
+	if !errors.As(err, &pe) || pe.Value != "upsert exploded" {
+		t.Errorf("pre-population error %v; want the driver's panic", err)
+	}
+}

@@ -65,7 +65,7 @@ func sampleStats(ctx context.Context, e engines.Engine, timeout time.Duration) *
 
 func (s *statsSampler) sample(ctx context.Context, sr engines.StatsReporter, timeout time.Duration) {
 	cctx, cancel := context.WithTimeout(ctx, timeout)
-	st, err := sr.Stats(cctx)
+	st, err := guard(func() (map[string]float64, error) { return sr.Stats(cctx) })
 	cancel()
 	at := time.Now()
 	s.mu.Lock()

@@ -295,3 +295,38 @@ func TestLadderBadInput(t *testing.T) {
 		}
 	}
 }
+
+// panickyDriver opens an engine whose Create panics: a driver bug.
+type panickyDriver struct{ failingDriver }
+
+func (panickyDriver) Open(context.Context, engines.Config) (engines.Engine, error) {
+	return &panickyEngine{}, nil
+}
+
+type panickyEngine struct{ failingEngine }
+
+func (*panickyEngine) Create(context.Context, engines.Schema) error {
+	var p *struct{ n int }
+	p.n++ // nil pointer dereference
+	return nil
+}
+
+func init() { engines.Register("panicky-test", panickyDriver{}) }
+
+// A driver that panics fails its setup with the panic and the line in the
+// message; the other setups run and everything is written.
+func TestDriverPanicFailsOnlyItsSetup(t *testing.T) {
+	dir := t.TempDir()
+	code, stdout, stderr := runCLI(t, context.Background(), quick(dir, "--engine", "panicky-test,bleve")...)
+	if code != exitFailed {
+		t.Fatalf("exit %d; want %d\n%s", code, exitFailed, stderr)
+	}
+	r := readResult(t, dir)
+	if len(r.Engines) != 2 || !strings.Contains(r.Engines[0].Error, "driver panicked at") ||
+		!strings.Contains(r.Engines[0].Error, "nil pointer dereference") || len(r.Engines[1].Levels) != 2 {
+		t.Fatalf("engines %+v; want the panicking setup failed and the other measured", r.Engines)
+	}
+	if !strings.Contains(stderr, "panicky-test: stopped:") || !strings.Contains(stdout, "| bleve") {
+		t.Errorf("the failure or the other engine's table is missing:\n%s\n%s", stderr, stdout)
+	}
+}

@@ -381,8 +381,16 @@ func runSetup(ctx context.Context, log *logger, s setup, p *plan) (run result.En
 	desc := d.Describe()
 	name, cfg := s.label, s.cfg
 	// Registered first, so it runs last: after the deferred closes have
-	// added their warnings, and with the launcher's secret, set below.
-	defer func() { redactMessages(&run, cfg.Secrets()) }()
+	// added their warnings (and removed the container), and with the
+	// launcher's secret, set below. A driver that panics while opening,
+	// creating or closing (the runner guards the calls it makes) fails its
+	// setup; the other setups still run and the results are written.
+	defer func() {
+		if v := recover(); v != nil {
+			run.Error = runner.Recovered(v).Error()
+		}
+		redactMessages(&run, cfg.Secrets())
+	}()
 	run = result.EngineRun{Name: s.name, Label: s.label, Visibility: string(desc.Visibility), Options: cfg.Options}
 	if cfg.WriteMode != "" {
 		run.Visibility = string(cfg.WriteMode)
