@@ -154,9 +154,11 @@ func OpenLoop(ctx context.Context, e engines.Engine, src Source, cfg OpenConfig,
 	rep.Duration = result.Duration(sched.Length())
 	window := time.Duration(rep.Duration)
 	allLat, allSvc := newHistogram(), newHistogram()
+	var latOps []result.OpStats // for the error warnings
 	for _, op := range workload.Ops() {
 		s, _ := latT.Stats(op, window)
 		sv, _ := svcT.Stats(op, window)
+		latOps = append(latOps, s)
 		o := result.OpenOp{OpStats: s, Service: sv.Latency, ServiceHistogram: sv.Histogram}
 		rep.Errors += s.ErrorCount()
 		rep.Ops = append(rep.Ops, o)
@@ -164,11 +166,7 @@ func OpenLoop(ctx context.Context, e engines.Engine, src Source, cfg OpenConfig,
 		allSvc.Merge(svcT.hist[op])
 	}
 	rep.Latency, rep.Service = result.Summarize(allLat), result.Summarize(allSvc)
-	var ops []result.OpStats
-	for _, o := range rep.Ops {
-		ops = append(ops, o.OpStats)
-	}
-	rep.Warnings = append(rep.Warnings, errorWarnings(ops)...)
+	rep.Warnings = append(rep.Warnings, errorWarnings(latOps)...)
 	rep.EngineStats = engineStats
 	if statsWarn != "" {
 		rep.Warnings = append(rep.Warnings, statsWarn)

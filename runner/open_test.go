@@ -2,7 +2,9 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -211,5 +213,34 @@ func TestMedianAndCV(t *testing.T) {
 	}
 	if cv([]float64{5, 5, 5}) != 0 || math.Abs(cv([]float64{1, 3})-0.5) > 1e-12 {
 		t.Fatal("cv")
+	}
+}
+
+// Failed scheduled calls say what failed, as closed-loop ones do: examples
+// in the rep's ops and a warning line per operation.
+func TestOpenLoopKeepsErrorExamples(t *testing.T) {
+	e := newMem()
+	e.fail = func(op string, call int64) error {
+		if call%4 == 0 {
+			return fmt.Errorf("mem: 503: %w", engines.ErrOverloaded)
+		}
+		return nil
+	}
+	c := testCorpus(t, 100, 1)
+	sched := workload.Constant{PerSecond: 400, Duration: 500 * time.Millisecond}
+	rep := OpenLoop(context.Background(), e, c, openConfig(4), sched, make(versions, 101))
+	var search result.OpenOp
+	for _, o := range rep.Ops {
+		if o.Op == "search" {
+			search = o
+		}
+	}
+	n := search.Errors["overloaded"]
+	if n == 0 || !slices.Equal(search.ErrorExamples["overloaded"], []string{"mem: 503: overloaded or rejected"}) {
+		t.Fatalf("search errors %v, examples %q", search.Errors, search.ErrorExamples)
+	}
+	want := fmt.Sprintf(`search: %d failed calls (overloaded %d), e.g. overloaded: "mem: 503: overloaded or rejected"`, n, n)
+	if !slices.Contains(rep.Warnings, want) {
+		t.Errorf("warnings %q; want %q", rep.Warnings, want)
 	}
 }
