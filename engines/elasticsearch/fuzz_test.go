@@ -1,12 +1,9 @@
 package elasticsearch_test
 
 import (
-	"context"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -209,65 +206,22 @@ func FuzzResponseError(f *testing.F) {
 // Whatever a server answers — any status, any body — every call returns an
 // error or a result without panicking.
 func FuzzServerAnswers(f *testing.F) {
-	var mu sync.Mutex
-	fuzzing, status, body := false, 200, []byte(nil)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		on, s, b := fuzzing, status, body
-		mu.Unlock()
-		if !on { // Open and Create get well-formed answers
-			s, b = goodAnswer(r)
-		}
-		w.Header().Set("X-Elastic-Product", "Elasticsearch")
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(s)
-		_, _ = w.Write(b)
-	}))
-	defer srv.Close()
-	for _, seed := range []struct {
-		status int
-		body   string
-	}{
-		{200, `{"_shards":{"total":1,"successful":1,"failed":0},"hits":{"hits":[{"_id":"1"}]},"count":1,"result":"created","errors":false,"items":[{"index":{"_id":"1","status":201}}],"version":{"number":"8.19.6"}}`},
-		{201, `{"result":"created","_shards":{"total":1,"successful":1,"failed":0}}`},
-		{404, `{"result":"not_found"}`},
-		{404, `{"error":{"type":"index_not_found_exception","reason":"no such index"},"status":404}`},
-		{429, `{"error":{"type":"es_rejected_execution_exception","reason":"full"},"status":429}`},
-		{503, `not json`},
-		{500, ``},
-		{200, `{"hits":{"hits":[{"_id":{}}]}}`},
-	} {
-		f.Add(seed.status, []byte(seed.body))
-	}
-	f.Fuzz(func(t *testing.T, s int, b []byte) {
-		if s < 200 || s > 599 {
-			return // not an HTTP status a server can send
-		}
-		mu.Lock()
-		fuzzing = false
-		mu.Unlock()
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		e, err := engines.Open(ctx, "elasticsearch", engines.Config{URL: srv.URL, WriteMode: engines.Searchable})
-		if err != nil {
-			t.Fatalf("Open: %v", err)
-		}
-		defer e.Close()
-		if err := e.Create(ctx, enginetest.Schema("fuzz")); err != nil {
-			t.Fatalf("Create: %v", err)
-		}
-		mu.Lock()
-		fuzzing, status, body = true, s, b
-		mu.Unlock()
-		d := engines.Document{ID: "1", Fields: []engines.Field{{Name: "name", Text: "x"}}}
-		_ = e.Upsert(ctx, d)
-		_ = e.(engines.BulkUpserter).UpsertBatch(ctx, []engines.Document{d})
-		_ = e.Delete(ctx, "1")
-		_, _ = e.Search(ctx, engines.Query{Text: "x", K: 10})
-		_ = e.(engines.Refresher).Refresh(ctx)
-		_, _ = e.(engines.Counter).Count(ctx)
-		_, _ = e.(engines.Versioner).Version(ctx)
-		_ = e.Create(ctx, enginetest.Schema("fuzz"))
+	enginetest.FuzzServerAnswers(f, enginetest.Answers{
+		Driver:  "elasticsearch",
+		Config:  engines.Config{WriteMode: engines.Searchable},
+		Good:    goodAnswer,
+		Header:  http.Header{"X-Elastic-Product": {"Elasticsearch"}},
+		Timeout: 2 * time.Second,
+		Seeds: []enginetest.Answer{
+			{Status: 200, Body: `{"_shards":{"total":1,"successful":1,"failed":0},"hits":{"hits":[{"_id":"1"}]},"count":1,"result":"created","errors":false,"items":[{"index":{"_id":"1","status":201}}],"version":{"number":"8.19.6"}}`},
+			{Status: 201, Body: `{"result":"created","_shards":{"total":1,"successful":1,"failed":0}}`},
+			{Status: 404, Body: `{"result":"not_found"}`},
+			{Status: 404, Body: `{"error":{"type":"index_not_found_exception","reason":"no such index"},"status":404}`},
+			{Status: 429, Body: `{"error":{"type":"es_rejected_execution_exception","reason":"full"},"status":429}`},
+			{Status: 503, Body: `not json`},
+			{Status: 500, Body: ``},
+			{Status: 200, Body: `{"hits":{"hits":[{"_id":{}}]}}`},
+		},
 	})
 }
 

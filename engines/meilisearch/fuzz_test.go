@@ -2,16 +2,13 @@ package meilisearch_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -117,67 +114,25 @@ func referenceParse(body []byte, k int) (engines.Hits, error) {
 // Whatever a server answers — any status, any body — every call returns
 // (an error or a result) without panicking.
 func FuzzServerAnswers(f *testing.F) {
-	var mu sync.Mutex
-	fuzzing, status, body := false, 200, []byte(nil)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		on, s, b := fuzzing, status, body
-		mu.Unlock()
-		if !on { // Open and Create get well-formed answers
-			s, b = goodAnswer(r)
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(s)
-		_, _ = w.Write(b)
-	}))
-	defer srv.Close()
-	for _, seed := range []struct {
-		status int
-		body   string
-	}{
-		{202, `{"taskUid":1,"indexUid":"x","status":"enqueued","type":"indexCreation"}`},
-		{200, `{"uid":1,"status":"succeeded","details":{"deletedDocuments":0}}`},
-		{200, `{"uid":1,"status":"failed","error":{"message":"m","code":"internal","type":"internal","link":"l"}}`},
-		{200, `{"uid":1,"status":"weird"}`},
-		{200, `{"uid":1}`},
-		{200, `{"results":[{"uid":3,"status":"failed"}],"total":1}`},
-		{200, `{"numberOfDocuments":"x"}`},
-		{404, `{"message":"Index x not found.","code":"index_not_found","type":"invalid_request","link":"l"}`},
-		{503, `not json`},
-		{500, ``},
-		{202, `{"taskUid":"one"}`},
-		{200, `{"hits":[{"id":{}}]}`},
-	} {
-		f.Add(seed.status, []byte(seed.body))
-	}
-	f.Fuzz(func(t *testing.T, s int, b []byte) {
-		if s < 200 || s > 599 {
-			return // not an HTTP status a server can send
-		}
-		mu.Lock()
-		fuzzing = false
-		mu.Unlock()
-		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
-		defer cancel()
-		e, err := engines.Open(ctx, "meilisearch", engines.Config{URL: srv.URL, WriteMode: engines.Searchable})
-		if err != nil {
-			t.Fatalf("Open: %v", err)
-		}
-		defer e.Close()
-		if err := e.Create(ctx, enginetest.Schema("fuzz")); err != nil {
-			t.Fatalf("Create: %v", err)
-		}
-		mu.Lock()
-		fuzzing, status, body = true, s, b
-		mu.Unlock()
-		d := engines.Document{ID: "1", Fields: []engines.Field{{Name: "name", Text: "x"}}}
-		_ = e.Upsert(ctx, d)
-		_ = e.Delete(ctx, "1")
-		_, _ = e.Search(ctx, engines.Query{Text: "x", K: 10})
-		_ = e.(engines.Refresher).Refresh(ctx)
-		_, _ = e.(engines.Counter).Count(ctx)
-		_, _ = e.(engines.StatsReporter).Stats(ctx)
-		_, _ = e.(engines.Versioner).Version(ctx)
+	enginetest.FuzzServerAnswers(f, enginetest.Answers{
+		Driver:  "meilisearch",
+		Config:  engines.Config{WriteMode: engines.Searchable},
+		Good:    goodAnswer,
+		Timeout: 500 * time.Millisecond,
+		Seeds: []enginetest.Answer{
+			{Status: 202, Body: `{"taskUid":1,"indexUid":"x","status":"enqueued","type":"indexCreation"}`},
+			{Status: 200, Body: `{"uid":1,"status":"succeeded","details":{"deletedDocuments":0}}`},
+			{Status: 200, Body: `{"uid":1,"status":"failed","error":{"message":"m","code":"internal","type":"internal","link":"l"}}`},
+			{Status: 200, Body: `{"uid":1,"status":"weird"}`},
+			{Status: 200, Body: `{"uid":1}`},
+			{Status: 200, Body: `{"results":[{"uid":3,"status":"failed"}],"total":1}`},
+			{Status: 200, Body: `{"numberOfDocuments":"x"}`},
+			{Status: 404, Body: `{"message":"Index x not found.","code":"index_not_found","type":"invalid_request","link":"l"}`},
+			{Status: 503, Body: `not json`},
+			{Status: 500, Body: ``},
+			{Status: 202, Body: `{"taskUid":"one"}`},
+			{Status: 200, Body: `{"hits":[{"id":{}}]}`},
+		},
 	})
 }
 
