@@ -486,16 +486,7 @@ func TestErrorClasses(t *testing.T) {
 	// A caller's deadline is a timeout, a cancel is a cancel.
 	f.Inject(esfake.Fault{Path: "/classes/_search", Hang: true})
 	defer f.ClearFaults()
-	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
-	defer cancel()
-	if _, err := e.Search(short, q); engines.Classify(err) != engines.Timeout {
-		t.Errorf("deadline: %v, class %s", err, engines.Classify(err))
-	}
-	canceled, stop := context.WithCancel(ctx)
-	stop()
-	if _, err := e.Search(canceled, q); engines.Classify(err) != engines.Canceled {
-		t.Errorf("canceled: %v, class %s", err, engines.Classify(err))
-	}
+	enginetest.ContextErrors(t, e, q)
 }
 
 // The official client refuses a server without X-Elastic-Product:

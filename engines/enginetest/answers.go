@@ -101,3 +101,21 @@ func FuzzServerAnswers(f *testing.F, a Answers) {
 		_ = e.Create(ctx, Schema("fuzz"))
 	})
 }
+
+// ContextErrors checks how a search against an engine that never answers
+// ends: at the caller's deadline as a timeout, and at once as canceled when
+// the caller's context is canceled. The engine must be hanging (a fake's
+// injected fault) when it is called.
+func ContextErrors(t *testing.T, e engines.Engine, q engines.Query) {
+	t.Helper()
+	short, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := e.Search(short, q); engines.Classify(err) != engines.Timeout {
+		t.Errorf("context deadline: %v, class %s; want timeout", err, engines.Classify(err))
+	}
+	canceled, stop := context.WithCancel(context.Background())
+	stop()
+	if _, err := e.Search(canceled, q); engines.Classify(err) != engines.Canceled {
+		t.Errorf("canceled context: %v, class %s; want canceled", err, engines.Classify(err))
+	}
+}

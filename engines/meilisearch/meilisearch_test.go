@@ -261,16 +261,7 @@ func TestErrorClasses(t *testing.T) {
 	create(t, noTimeout, "deadline")
 	f.Inject(meilifake.Fault{Hang: true, Path: "/indexes"})
 	defer f.ClearFaults()
-	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
-	defer cancel()
-	if _, err := noTimeout.Search(short, q); engines.Classify(err) != engines.Timeout {
-		t.Errorf("context deadline: %v, class %s", err, engines.Classify(err))
-	}
-	canceled, stop := context.WithCancel(ctx)
-	stop()
-	if _, err := noTimeout.Search(canceled, q); engines.Classify(err) != engines.Canceled {
-		t.Errorf("canceled context: %v, class %s", err, engines.Classify(err))
-	}
+	enginetest.ContextErrors(t, noTimeout, q)
 }
 
 func TestSearchMissingIndexIsNotFound(t *testing.T) {
