@@ -1,9 +1,13 @@
 package enginetest
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -118,4 +122,31 @@ func ContextErrors(t *testing.T, e engines.Engine, q engines.Query) {
 	if _, err := e.Search(canceled, q); engines.Classify(err) != engines.Canceled {
 		t.Errorf("canceled context: %v, class %s; want canceled", err, engines.Classify(err))
 	}
+}
+
+// Request is a request to a fake's URL for the fakes' own tests: body nil
+// sends none, a string is sent as is (NDJSON, or deliberately malformed
+// JSON), anything else as JSON with its Content-Type.
+func Request(t testing.TB, method, url string, body any) *http.Request {
+	t.Helper()
+	var r io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		r = strings.NewReader(b)
+	default:
+		j, err := json.Marshal(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r = bytes.NewReader(j)
+	}
+	req, err := http.NewRequest(method, url, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	return req
 }

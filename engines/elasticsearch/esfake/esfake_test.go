@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/searchbench/searchbench/engines/elasticsearch/esfake"
+	"github.com/searchbench/searchbench/engines/enginetest"
 )
 
 // httpClient bounds every request, so a fake that hangs fails the test.
@@ -45,25 +46,7 @@ type response struct {
 // as JSON.
 func (c client) do(method, path string, body any) response {
 	c.t.Helper()
-	var r io.Reader
-	switch b := body.(type) {
-	case nil:
-	case string:
-		r = strings.NewReader(b)
-	default:
-		j, err := json.Marshal(b)
-		if err != nil {
-			c.t.Fatal(err)
-		}
-		r = bytes.NewReader(j)
-	}
-	req, err := http.NewRequest(method, c.url+path, r)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
+	req := enginetest.Request(c.t, method, c.url+path, body)
 	for k, v := range c.header {
 		req.Header[k] = v
 	}

@@ -1,15 +1,14 @@
 package meilifake_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/searchbench/searchbench/engines/enginetest"
 	"github.com/searchbench/searchbench/engines/meilisearch/meilifake"
 )
 
@@ -31,25 +30,7 @@ func newFake(t *testing.T) (*meilifake.Server, client) {
 // do sends a request; body is sent as JSON unless it is a string.
 func (c client) do(method, path string, body any, header ...string) (int, map[string]any) {
 	c.t.Helper()
-	var r io.Reader
-	switch b := body.(type) {
-	case nil:
-	case string:
-		r = strings.NewReader(b)
-	default:
-		j, err := json.Marshal(b)
-		if err != nil {
-			c.t.Fatal(err)
-		}
-		r = bytes.NewReader(j)
-	}
-	req, err := http.NewRequest(method, c.url+path, r)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
+	req := enginetest.Request(c.t, method, c.url+path, body)
 	if c.key != "" {
 		req.Header.Set("Authorization", "Bearer "+c.key)
 	}
