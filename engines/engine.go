@@ -141,6 +141,15 @@ type BulkUpserter interface {
 	UpsertBatch(ctx context.Context, docs []Document) error
 }
 
+// Getter fetches one document by ID with the engine's own document-by-ID
+// call (not a search): the "get" operation of a mix. It returns the
+// document's fields as the engine stores them (at least the schema's text
+// and tag fields); a missing ID is an error that classifies as NotFound.
+// A mix that asks for get on a driver without it is bad input.
+type Getter interface {
+	Get(ctx context.Context, id string) (Document, error)
+}
+
 // Refresher makes every acknowledged write searchable before returning.
 // Without it, pre-population cannot wait for an Acknowledged driver's
 // writes (Amgix Now's queued writes offer nothing to wait on): the
