@@ -21,6 +21,10 @@ type Description struct {
 	Summary    string
 	Visibility Visibility // what a returned write means by default
 	Embedded   bool       // runs in this process: needs no server
+	// Getter: the driver's engines implement Getter, so a mix may ask for
+	// get (checked before anything starts; enginetest checks that it says
+	// what the engine does).
+	Getter bool
 }
 
 var (
