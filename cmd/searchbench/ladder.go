@@ -31,10 +31,7 @@ func newLadderCmd() *cobra.Command {
 			}
 			cfg.Open = runner.OpenConfig{Workers: workers, Arrival: arrival, Calls: p.calls}
 			cfg.Rates = workload.Ladder{Start: start, Step: step, Stop: stop}
-			if err := cfg.Validate(); err != nil {
-				return usageError{err}
-			}
-			p.ladder = &cfg
+			p.Ladder = &cfg
 			return execute(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), p)
 		},
 	}
