@@ -13,9 +13,11 @@ import (
 )
 
 // Observer receives what a run is doing, as it happens: the CLI draws its
-// log lines and progress bars from these events. Observe is called from
-// the run's goroutines, never concurrently for one run, and must return
-// quickly (it is called between calls, not inside timed ones).
+// log lines and progress bars from these events. Observe may be called
+// from several of the run's goroutines at once (a level's phases and its
+// live progress), so it must be safe for concurrent use, and it must return
+// quickly: it is never inside a timed call, but a slow one delays the loop
+// that reports.
 type Observer interface {
 	Observe(Event)
 }
@@ -95,7 +97,7 @@ func Run(ctx context.Context, plan Plan, obs Observer) (*result.Result, error) {
 		obs = ObserverFunc(func(Event) {})
 	}
 	r := &run{plan: p, obs: obs}
-	calls := p.calls()
+	calls := p.Calls()
 	res := &result.Result{
 		SchemaVersion: result.SchemaVersion,
 		Tool:          result.Tool{Name: Tool, Version: Version(), GoVersion: runtime.Version()},
@@ -170,7 +172,7 @@ func (r *run) logf(setup, format string, args ...any) {
 // because the deferred closes add their warnings to it after a return.
 func (r *run) setup(ctx context.Context, s Setup) (er result.EngineRun) {
 	p := r.plan
-	calls := p.calls()
+	calls := p.Calls()
 	d, _ := engines.Lookup(s.Driver) // validated in Plan.Validate
 	desc := d.Describe()
 	name, cfg := s.Name(), s.Config

@@ -68,8 +68,9 @@ func (s Setup) Name() string {
 // the plan's Launch does not say.
 const DefaultReadyTimeout = 2 * time.Minute
 
-// calls is the calls' settings of whichever mode the plan runs.
-func (p *Plan) calls() Calls {
+// Calls are the calls' settings (mix, timeout, seed, k) of whichever loop the
+// plan runs.
+func (p Plan) Calls() Calls {
 	if p.Closed != nil {
 		return p.Closed.Calls
 	}
