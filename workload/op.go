@@ -96,7 +96,8 @@ var specs = [NumOps]OpSpec{
 		invoke: func(ctx context.Context, e engines.Engine, c *Call) error {
 			g, ok := e.(engines.Getter)
 			if !ok {
-				return fmt.Errorf("get %s: the engine does not implement %s: %w", c.ID, getter.iface, engines.ErrUnsupported)
+				// No ID in the message: every such call fails alike.
+				return fmt.Errorf("get: the engine does not implement %s: %w", getter.iface, engines.ErrUnsupported)
 			}
 			_, err := g.Get(ctx, c.ID)
 			return err
