@@ -4,11 +4,14 @@
 package result
 
 import (
+	"cmp"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -213,6 +216,21 @@ func (l Level) Op(name string) (OpStats, bool) {
 		}
 	}
 	return OpStats{}, false
+}
+
+// SortOps sorts operation names into the runner's table order (search,
+// upsert, delete, get: workload.Ops); names it does not know (a newer
+// searchbench's) follow in name order.
+func SortOps(names []string) {
+	rank := func(name string) int {
+		if op, err := workload.ParseOp(name); err == nil {
+			return int(op)
+		}
+		return int(workload.NumOps)
+	}
+	slices.SortFunc(names, func(a, b string) int {
+		return cmp.Or(cmp.Compare(rank(a), rank(b)), strings.Compare(a, b))
+	})
 }
 
 // OpStats is one operation within a level. Latency figures are of calls that
