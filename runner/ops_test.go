@@ -100,6 +100,9 @@ func TestEveryOpRunsOpenLoop(t *testing.T) {
 	for _, o := range rep.Ops {
 		ops = append(ops, o.OpStats)
 	}
+	if get, ok := rep.Op("get"); !ok || get.Service.P50 <= 0 {
+		t.Errorf("rep.Op(get) = %+v, %v; want the gets' service time", get, ok)
+	}
 	calls.mu.Lock()
 	defer calls.mu.Unlock()
 	checkOps(t, "open loop", ops, calls.n)

@@ -208,7 +208,8 @@ type Gauge struct {
 	PerSecond float64 `json:"per_second"`
 }
 
-// Op returns the stats of the named operation.
+// Op returns the stats of the named operation. A level holds the
+// operations its mix ran (older files: always search, upsert and delete).
 func (l Level) Op(name string) (OpStats, bool) {
 	for _, o := range l.Ops {
 		if o.Op == name {
