@@ -1,7 +1,9 @@
 // Package workload decides what a virtual user does next: the operation mix,
-// the ID and the query. It is pure: no clocks, no I/O, no shared state, so a
-// user's whole sequence of steps follows from (seed, user) and is testable
-// without an engine.
+// the ID and the query, and, in the operation table (OpSpec), how each
+// operation's call is built and made. It is pure: no clocks, no I/O of its
+// own, no shared state (Call.Invoke calls the engine it is handed; the
+// runner times it), so a user's whole sequence of steps follows from
+// (seed, user) and is testable without an engine.
 package workload
 
 import (
