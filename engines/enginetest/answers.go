@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/searchbench/searchbench/engines"
 )
@@ -155,8 +156,9 @@ var statusClasses = []struct {
 // StatusClasses checks that the driver's Search, against a server that
 // answers each status of one table (with a plain-text body, as a proxy
 // would), fails with the same class as every other HTTP driver's: a 504 is a
-// timeout for all of them. Where the engine marks a missing document (a.
-// Missing), Delete meeting that answer must fail as NotFound.
+// timeout for all of them. A long error body is quoted clipped, never cut
+// inside a character. Where the engine marks a missing document
+// (a.Missing), Delete meeting that answer must fail as NotFound.
 func StatusClasses(t *testing.T, a Answers) {
 	srv := newServer(t, a)
 	// Every answer is immediate: the bound only ends a driver that hangs.
@@ -170,6 +172,13 @@ func StatusClasses(t *testing.T, a Answers) {
 		if got := engines.Classify(err); got != c.want {
 			t.Errorf("%s: search answered %d: %v, class %s; want %s", a.Driver, c.status, err, got, c.want)
 		}
+	}
+	// A long body with a two-byte character across every possible cut: a
+	// driver that quotes it must clip it (engines.Clip) whole characters.
+	long := "x" + strings.Repeat("é", 2*engines.MaxQuoted)
+	srv.set(true, 500, []byte(long))
+	if _, err := e.Search(ctx, engines.Query{Text: "x", K: 10}); err == nil || !utf8.ValidString(err.Error()) || len(err.Error()) > 3*engines.MaxQuoted {
+		t.Errorf("%s: search answered 500 with %d bytes of text: %q; want an error of valid UTF-8 quoting at most a clipped part", a.Driver, len(long), err)
 	}
 	if a.Missing != nil {
 		srv.set(true, a.Missing.Status, []byte(a.Missing.Body))
