@@ -46,14 +46,6 @@ func TestStatusClass(t *testing.T) {
 	}
 }
 
-type netTimeout struct{}
-
-func (netTimeout) Error() string   { return "i/o timeout" }
-func (netTimeout) Timeout() bool   { return true }
-func (netTimeout) Temporary() bool { return true }
-
-var _ net.Error = netTimeout{}
-
 // TransportError agrees with Classify on every cause, and says "timeout"
 // (errors.Is ErrTimeout) for every kind of timeout.
 func TestTransportError(t *testing.T) {
@@ -66,7 +58,7 @@ func TestTransportError(t *testing.T) {
 		{context.DeadlineExceeded, Timeout, true},
 		{fmt.Errorf("Post: %w", context.DeadlineExceeded), Timeout, true},
 		{os.ErrDeadlineExceeded, Timeout, true},
-		{&net.OpError{Op: "read", Err: netTimeout{}}, Timeout, true},
+		{&net.OpError{Op: "read", Err: timeoutErr{}}, Timeout, true},
 		{context.Canceled, Canceled, false},
 		{fmt.Errorf("Post: %w", context.Canceled), Canceled, false},
 		{refused, Other, false},
