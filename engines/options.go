@@ -150,8 +150,8 @@ func (o *Options) Err() error {
 }
 
 // CheckWriteMode returns the write mode asked for, or the driver's default
-// (the first offered) when none was; a mode the driver does not offer is an
-// error that names the ones it does.
+// (the first offered; a driver offers at least one) when none was; a mode
+// the driver does not offer is an error that names the ones it does.
 func CheckWriteMode(driver string, asked Visibility, offered ...Visibility) (Visibility, error) {
 	switch {
 	case asked == "":
