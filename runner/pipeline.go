@@ -234,6 +234,13 @@ func (r *run) setup(ctx context.Context, s Setup) (er result.EngineRun) {
 			er.Warnings = append(er.Warnings, "close: "+err.Error())
 		}
 	}()
+	// The plan checked the driver's Description; this checks the engine
+	// itself, so a driver that claims an operation it lacks fails here,
+	// before anything is loaded or measured.
+	if err := calls.Mix.CheckEngine(s.Driver, e); err != nil {
+		er.Error = err.Error()
+		return er
+	}
 	if v, ok := e.(engines.Versioner); ok {
 		vctx, cancel := context.WithTimeout(ctx, calls.Timeout)
 		s, err := v.Version(vctx)

@@ -154,6 +154,9 @@ func (p Plan) validateSetups() error {
 			}
 			return fmt.Errorf("%s: %w", label, err)
 		}
+		if err := p.Calls().Mix.Check(s.Driver, d.Describe()); err != nil {
+			return err
+		}
 		spec, hasSpec := container.Lookup(s.Driver)
 		if _, ok := p.Launch.Env[spec.SecretEnv]; ok && hasSpec && spec.SecretEnv != "" {
 			return fmt.Errorf("container-env: %s holds the credential the launcher generates for %s; it cannot be set", spec.SecretEnv, s.Driver)

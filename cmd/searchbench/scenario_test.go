@@ -123,7 +123,7 @@ setups:
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	r := readResult(t, dir)
-	if r.Config.Scenario != p || r.Corpus.IDs != 3000 || r.Config.Mix != "50/50/0" || len(r.Engines) != 2 {
+	if r.Config.Scenario != p || r.Corpus.IDs != 3000 || r.Config.Mix != "search=50,upsert=50" || len(r.Engines) != 2 {
 		t.Fatalf("result config %+v corpus %+v engines %d; want the file's values", r.Config, r.Corpus, len(r.Engines))
 	}
 	for i, label := range []string{"Bleve A", "Bleve B"} {
