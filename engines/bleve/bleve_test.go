@@ -2,8 +2,11 @@ package bleve_test
 
 import (
 	"context"
+	"io/fs"
+	"path/filepath"
 	"testing"
 
+	"github.com/searchbench/searchbench/dataset"
 	"github.com/searchbench/searchbench/engines"
 	_ "github.com/searchbench/searchbench/engines/bleve"
 	"github.com/searchbench/searchbench/engines/enginetest"
@@ -38,5 +41,90 @@ func TestRejectsURLAcknowledgedModeAndOptions(t *testing.T) {
 	}
 	if err := engines.CheckConfig("bleve", engines.Config{WriteMode: engines.Searchable}); err != nil {
 		t.Error(err)
+	}
+}
+
+// corpusDocs are the first n documents of a corpus, as the runner writes
+// them.
+func corpusDocs(b *testing.B, n int) []engines.Document {
+	c, err := dataset.New(dataset.Config{Seed: 1, IDs: n, Prepopulate: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	docs := make([]engines.Document, n)
+	for i := range docs {
+		d := c.Document(uint32(i+1), 0)
+		docs[i] = engines.Document{ID: dataset.DocID(uint32(i + 1)), Fields: []engines.Field{
+			{Name: "name", Text: d.Name}, {Name: "content", Text: d.Content},
+		}}
+	}
+	return docs
+}
+
+// BenchmarkLoadCorpus loads 2,000 corpus documents in one batch into a new
+// index and closes it: the time per document and the index's size on disk
+// per document, which is what storing the text fields for Get costs.
+func BenchmarkLoadCorpus(b *testing.B) {
+	const n = 2000
+	docs := corpusDocs(b, n)
+	ctx := context.Background()
+	var size int64
+	for b.Loop() {
+		dir := b.TempDir()
+		e, err := engines.Open(ctx, "bleve", engines.Config{DataDir: dir})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := e.Create(ctx, enginetest.Schema("load")); err != nil {
+			b.Fatal(err)
+		}
+		if err := e.(engines.BulkUpserter).UpsertBatch(ctx, docs); err != nil {
+			b.Fatal(err)
+		}
+		if err := e.Close(); err != nil {
+			b.Fatal(err)
+		}
+		size = 0
+		err = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				info, ierr := d.Info()
+				if ierr != nil {
+					return ierr
+				}
+				size += info.Size()
+			}
+			return err
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/doc")
+	b.ReportMetric(float64(size)/n, "disk-B/doc")
+}
+
+// BenchmarkGet reads documents of a 2,000-document index by ID.
+func BenchmarkGet(b *testing.B) {
+	const n = 2000
+	docs := corpusDocs(b, n)
+	ctx := context.Background()
+	e, err := engines.Open(ctx, "bleve", engines.Config{DataDir: b.TempDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close()
+	if err := e.Create(ctx, enginetest.Schema("get")); err != nil {
+		b.Fatal(err)
+	}
+	if err := e.(engines.BulkUpserter).UpsertBatch(ctx, docs); err != nil {
+		b.Fatal(err)
+	}
+	g := e.(engines.Getter)
+	i := 0
+	for b.Loop() {
+		if _, err := g.Get(ctx, docs[i%n].ID); err != nil {
+			b.Fatal(err)
+		}
+		i += 7
 	}
 }

@@ -7,6 +7,7 @@ package enginetest
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -88,6 +89,8 @@ func Run(t *testing.T, o Options) {
 	t.Run("NoMatchIsEmpty", s.noMatch)
 	t.Run("TopKHonoured", s.topK)
 	t.Run("CorpusDocuments", s.corpusDocuments)
+	t.Run("GetterDescribed", s.getterDescribed)
+	t.Run("Get", s.get)
 	t.Run("Concurrent", s.concurrent)
 }
 
@@ -331,6 +334,8 @@ func (s suite) concurrent(t *testing.T) {
 					if err = e.Delete(ctx, id); engines.Classify(err) == engines.NotFound {
 						err = nil
 					}
+				case 5:
+					err = concurrentGet(ctx, e, id)
 				default:
 					_, err = e.Search(ctx, engines.Query{Text: tokenA + " concurrent", K: 10})
 				}
@@ -361,5 +366,149 @@ func (s suite) concurrent(t *testing.T) {
 			ok = err == nil && n == ids
 		}
 		return ok
+	})
+}
+
+// concurrentGet is the concurrency test's get where the driver offers one
+// (a search otherwise): the ID may be missing at any moment, but a document
+// that is found must be the one asked for, written whole by one of the
+// test's upserts.
+func concurrentGet(ctx context.Context, e engines.Engine, id string) error {
+	g, ok := e.(engines.Getter)
+	if !ok {
+		_, err := e.Search(ctx, engines.Query{Text: tokenA + " concurrent", K: 10})
+		return err
+	}
+	d, err := g.Get(ctx, id)
+	switch {
+	case engines.Classify(err) == engines.NotFound:
+		return nil
+	case err != nil:
+		return err
+	case d.ID != id || !strings.HasPrefix(d.Text("name"), tokenA+" ") || d.Text("content") != "concurrent":
+		return fmt.Errorf("Get(%s) = %+v: not a document the test wrote under that ID", id, d)
+	}
+	return nil
+}
+
+// getterDescribed checks that the driver's Description says what its
+// engines do: Getter is true exactly when the engine implements
+// engines.Getter (the runner refuses a mix with get on the Description's
+// word, before any engine is opened).
+//
+// The suite is handed engines, not drivers, so it finds the Description
+// through the registry: the drivers registered from the Go package that
+// declares the engine's type (a package may register several, as Amgix
+// Now's does; each must agree).
+func (s suite) getterDescribed(t *testing.T) {
+	e := s.Open(t)
+	defer func() {
+		if err := e.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	}()
+	_, implements := e.(engines.Getter)
+	pkg := packageOf(e)
+	found := 0
+	for _, name := range engines.Drivers() {
+		d, err := engines.Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if packageOf(d) != pkg {
+			continue
+		}
+		found++
+		if got := d.Describe().Getter; got != implements {
+			t.Errorf("driver %s: Describe().Getter = %v, but its engine (%T) implements engines.Getter: %v", name, got, e, implements)
+		}
+	}
+	if found == 0 {
+		t.Fatalf("no registered driver is declared in %q, the package of the engine's type %T: the Description cannot be checked", pkg, e)
+	}
+}
+
+// packageOf is the import path of the package that declares v's type (or,
+// for a pointer, the type it points to).
+func packageOf(v any) string {
+	rt := reflect.TypeOf(v)
+	for rt.Kind() == reflect.Pointer {
+		rt = rt.Elem()
+	}
+	return rt.PkgPath()
+}
+
+// get checks the engine's document-by-ID call where it has one: a
+// never-written ID is NotFound; an upserted document comes back with its ID
+// and text exactly as written (a blank line, punctuation and non-ASCII
+// letters, and a whole corpus document); an upsert of a new version
+// replaces it; a deleted one is NotFound. Acknowledged drivers get the same
+// wait as for a search.
+func (s suite) get(t *testing.T) {
+	ctx, e := s.fresh(t)
+	g, ok := e.(engines.Getter)
+	if !ok {
+		t.Skipf("%T does not implement engines.Getter", e)
+	}
+	if d, err := g.Get(ctx, "404"); engines.Classify(err) != engines.NotFound {
+		t.Fatalf("Get(never written) = %+v, %v (class %s); want class not_found", d, err, engines.Classify(err))
+	}
+	first := doc("g1", "Naïve café: the "+tokenA+".", "Paragraph one, with \"quotes\" & <tags>.\n\nThe "+tokenB+" ran.")
+	mustUpsert(ctx, t, e, first)
+	s.eventuallyGets(ctx, t, e, g, "g1", &first)
+
+	second := doc("g1", "New "+tokenK+".", "new content")
+	mustUpsert(ctx, t, e, second)
+	s.eventuallyGets(ctx, t, e, g, "g1", &second)
+
+	c, err := dataset.New(dataset.Config{Seed: 7, IDs: 200, Prepopulate: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cd := c.Document(42, 3)
+	corpus := doc(dataset.DocID(42), cd.Name, cd.Content)
+	load(ctx, t, e, []engines.Document{corpus})
+	s.eventuallyGets(ctx, t, e, g, corpus.ID, &corpus)
+
+	if err := e.Delete(ctx, "g1"); err != nil {
+		t.Fatalf("Delete(g1): %v", err)
+	}
+	s.eventuallyGets(ctx, t, e, g, "g1", nil)
+	// The other document is untouched by the delete.
+	s.eventuallyGets(ctx, t, e, g, corpus.ID, &corpus)
+}
+
+// eventuallyGets waits, as eventually does, until Get(id) returns want's ID
+// and text fields (want nil: until it is NotFound). Any other error fails
+// at once; each different answer on the way is logged.
+func (s suite) eventuallyGets(ctx context.Context, t *testing.T, e engines.Engine, g engines.Getter, id string, want *engines.Document) {
+	t.Helper()
+	what := fmt.Sprintf("Get(%s) is not found", id)
+	if want != nil {
+		what = fmt.Sprintf("Get(%s) returns the document as written last", id)
+	}
+	last := ""
+	s.eventually(ctx, t, e, what, func() bool {
+		d, err := g.Get(ctx, id)
+		class := engines.Classify(err)
+		if err != nil && class != engines.NotFound {
+			t.Fatalf("Get(%s): %v (class %s)", id, err, class)
+		}
+		if seen := fmt.Sprintf("%+v, %v", d, err); seen != last {
+			last = seen
+			t.Logf("Get(%s) = %s", id, seen)
+		}
+		if want == nil || err != nil {
+			return want == nil && class == engines.NotFound
+		}
+		if d.ID != want.ID {
+			return false
+		}
+		for _, f := range want.Fields {
+			if !slices.ContainsFunc(d.Fields, func(g engines.Field) bool { return g.Name == f.Name && g.Text == f.Text }) {
+				return false
+			}
+		}
+		return true
 	})
 }

@@ -156,5 +156,8 @@ func FuzzServerReplies(f *testing.F) {
 		_ = e.Delete(ctx, "1")
 		_, _ = e.(engines.Counter).Count(ctx)
 		_ = e.(engines.BulkUpserter).UpsertBatch(ctx, []engines.Document{d, d})
+		if got, err := e.(engines.Getter).Get(ctx, "1"); err == nil && (got.ID != "1" || len(got.Fields) != 2) {
+			t.Fatalf("Get(1) = %+v: not document 1 with its two fields", got)
+		}
 	})
 }

@@ -24,6 +24,7 @@ func (driver) Describe() engines.Description {
 	return engines.Description{
 		Summary:    "PostgreSQL 15 full-text search: generated tsvector (english), GIN index, websearch_to_tsquery OR-ed words, ts_rank top-k",
 		Visibility: engines.Searchable,
+		Getter:     true,
 	}
 }
 
@@ -96,8 +97,9 @@ func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, err
 		pc.ConnConfig.Password = p
 	}
 	pc.MaxConns = poolSize
-	// Every reply the driver reads is a row of an ID, a count or a status:
-	// a message longer than this is a broken server, refused before pgx
+	// Every reply the driver reads is a row of an ID, a count, a status or
+	// one document's text (Get; a corpus document is under a kilobyte): a
+	// message longer than this is a broken server, refused before pgx
 	// allocates its length (by default up to 1 GiB each).
 	pc.ConnConfig.MaxProtocolMessageBodyLen = maxMessage
 	pool, err := pgxpool.NewWithConfig(ctx, pc)
@@ -123,7 +125,7 @@ type Engine struct {
 
 // statements are built once per Create.
 type statements struct {
-	upsert, delete, search, count string
+	upsert, delete, search, count, get string
 }
 
 var (
@@ -181,6 +183,7 @@ func (e *Engine) Create(ctx context.Context, schema engines.Schema) error {
 		delete: fmt.Sprintf("DELETE FROM %s WHERE id = $1", table),
 		search: fmt.Sprintf("SELECT id FROM %s, websearch_to_tsquery('english', $1) q WHERE tsv @@ q ORDER BY ts_rank(tsv, q) DESC LIMIT $2", table),
 		count:  "SELECT count(*) FROM " + table,
+		get:    fmt.Sprintf("SELECT %s FROM %s WHERE id = $1", strings.Join(names, ", "), table),
 	}
 	return nil
 }
@@ -253,6 +256,32 @@ func (e *Engine) Delete(ctx context.Context, id string) error {
 		return fmt.Errorf("postgres: delete %s: %w", id, engines.ErrNotFound)
 	}
 	return nil
+}
+
+var _ engines.Getter = (*Engine)(nil)
+
+// Get reads the row by its primary key (an index scan of the table's
+// primary key index): the text fields, in schema order. No row is
+// engines.ErrNotFound.
+func (e *Engine) Get(ctx context.Context, id string) (engines.Document, error) {
+	st, fields, err := e.statements()
+	if err != nil {
+		return engines.Document{}, err
+	}
+	doc := engines.Document{ID: id, Fields: make([]engines.Field, len(fields))}
+	dest := make([]any, len(fields))
+	for i, f := range fields {
+		doc.Fields[i].Name = f
+		dest[i] = &doc.Fields[i].Text
+	}
+	err = e.pool.QueryRow(ctx, st.get, id).Scan(dest...)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return engines.Document{}, fmt.Errorf("postgres: get %s: %w", id, engines.ErrNotFound)
+	case err != nil:
+		return engines.Document{}, fmt.Errorf("postgres: get %s: %w", id, classify(err))
+	}
+	return doc, nil
 }
 
 // OrQuery turns free text into websearch_to_tsquery input that ORs its
