@@ -244,12 +244,37 @@ func TestLibraryRejectsAnInvalidPlan(t *testing.T) {
 		{runner.Plan{Source: src, Setups: []runner.Setup{{Driver: "nosuch"}}, Closed: &runner.Config{Users: []int{1}, SpawnRate: 1, Measure: time.Second, Calls: calls}}, "engine: unknown engine"},
 		{runner.Plan{Source: src, Setups: []runner.Setup{{Driver: "bleve"}, {Driver: "bleve"}}, Closed: &runner.Config{Users: []int{1}, SpawnRate: 1, Measure: time.Second, Calls: calls}}, "engine: \"bleve\" is listed twice"},
 		{runner.Plan{Source: src, Setups: []runner.Setup{{Driver: "bleve"}}, Closed: &runner.Config{Users: []int{0}, SpawnRate: 1, Measure: time.Second, Calls: calls}}, "users: "},
-		{runner.Plan{Source: src, Setups: []runner.Setup{{Driver: "bleve", Config: engines.Config{URL: "http://127.0.0.1:1"}}}, Closed: &runner.Config{Users: []int{1}, SpawnRate: 1, Measure: time.Second, Calls: calls}}, "url: bleve is embedded"},
+		{runner.Plan{Source: src, Setups: []runner.Setup{{Driver: "bleve", Config: engines.Config{URL: "http://127.0.0.1:1"}}}, Closed: &runner.Config{Users: []int{1}, SpawnRate: 1, Measure: time.Second, Calls: calls}}, "bleve is embedded"},
 		{runner.Plan{Source: src, Setups: []runner.Setup{{Driver: "postgres"}}, Launch: container.Options{CPUs: -1}, Closed: &runner.Config{Users: []int{1}, SpawnRate: 1, Measure: time.Second, Calls: calls}}, "cpus: "},
 	} {
 		res, err := runner.Run(context.Background(), c.plan, nil)
 		if err == nil || res != nil || !strings.HasPrefix(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%+v: result %v, error %v; want one line starting %q", c.plan, res, err, c.want)
 		}
+	}
+}
+
+// get runs end to end on the embedded engine: a mix naming it plans, its
+// calls are measured and reported with no special case; an engine without
+// Getter is bad input before anything starts.
+func TestGetEndToEnd(t *testing.T) {
+	dir := t.TempDir()
+	code, _, stderr := runCLI(t, context.Background(), quick(dir, "--mix", "search=70,get=10,upsert=19,delete=1")...)
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	r := readResult(t, dir)
+	if r.Config.Mix != "search=70,upsert=19,delete=1,get=10" {
+		t.Errorf("mix %q", r.Config.Mix)
+	}
+	for _, l := range r.Engines[0].Levels {
+		g, ok := l.Op("get")
+		if !ok || g.Count+g.NotFound == 0 || g.ErrorCount() != 0 {
+			t.Errorf("%d users: get %+v", l.Users, g)
+		}
+	}
+	md, err := os.ReadFile(filepath.Join(dir, report.MarkdownFile))
+	if err != nil || !bytes.Contains(md, []byte("get")) {
+		t.Errorf("tables lack get: %v", err)
 	}
 }
