@@ -1,7 +1,10 @@
 // Package elasticsearch drives Elasticsearch 8.19 over its REST API through
-// the official client, github.com/elastic/go-elasticsearch/v8 (its esapi
-// request structs; responses are parsed here, so that a malformed one is an
-// error and the fuzz target can reach every parser).
+// the official client's low-level layer: the request structs of
+// github.com/elastic/go-elasticsearch/v8/esapi sent through
+// github.com/elastic/elastic-transport-go/v8/elastictransport (client.go).
+// The client's root package is not imported, as it compiles the typed API
+// too (see client.go). Responses are parsed here, so that a malformed one
+// is an error and the fuzz targets can reach every parser.
 //
 // # Index configuration
 //
@@ -74,6 +77,18 @@
 // Count is POST /{index}/_count: documents visible to search, that is, as of
 // the last refresh. Version is GET / → version.number.
 //
+// # Get
+//
+// Get is GET /{index}/_doc/{id}. It is real-time (the realtime parameter's
+// default, not sent), so it sees every acknowledged write and delete in
+// both write modes, refreshed or not: for a document not yet refreshed,
+// the shard refreshes its internal reader, which searches do not use
+// (InternalEngine.REAL_TIME_GET_REFRESH_SOURCE, "realtime_get", in
+// Elasticsearch's server/…/index/engine/InternalEngine.java), so a get may
+// cost a refresh that a search does not see. It returns the schema's fields
+// as _source holds them; a 404 whose body says found false wraps
+// engines.ErrNotFound, and a 404 index_not_found_exception does not.
+//
 // # HTTP client
 //
 // Retries are disabled (DisableRetry): by default the transport retries up
@@ -90,11 +105,12 @@
 // proxies from the environment are ignored, so nothing but the engine sits
 // in the measured path.
 //
-// The client's product check stays on: on its first successful response it
-// requires the header X-Elastic-Product: Elasticsearch and refuses the
-// server otherwise. Open makes that first request (GET /), so a server that
-// is not Elasticsearch 8 (or a proxy that drops the header) fails there with
-// an error wrapping ErrNotElasticsearch.
+// The client's product check is kept (client.go does what the root
+// package does): until a successful response has carried the header
+// X-Elastic-Product: Elasticsearch, a successful response without it is
+// refused. Open makes the first request (GET /), so a server that is not
+// Elasticsearch 8 (or a proxy that drops the header) fails there with an
+// error wrapping ErrNotElasticsearch.
 //
 // Errors: HTTP 429 (es_rejected_execution_exception, circuit_breaking_exception)
 // and 503 wrap engines.ErrOverloaded, except a 429 cluster_block_exception
@@ -127,8 +143,6 @@ import (
 	"strconv"
 	"strings"
 
-	elasticsearch "github.com/elastic/go-elasticsearch/v8"
-
 	"github.com/searchbench/searchbench/engines"
 )
 
@@ -138,9 +152,10 @@ type driver struct{}
 
 func (driver) Describe() engines.Description {
 	return engines.Description{
-		Summary: "Elasticsearch 8.19 (go-elasticsearch/v8): standard tokenizer + lowercase + stop + english stemmer, " +
+		Summary: "Elasticsearch 8.19 (go-elasticsearch/v8 esapi): standard tokenizer + lowercase + stop + english stemmer, " +
 			"multi_match most_fields, fuzziness 0, 1 shard; near-real-time writes (acknowledged | searchable via refresh=wait_for)",
 		Visibility: engines.Acknowledged,
+		Getter:     true,
 	}
 }
 
@@ -159,10 +174,6 @@ const (
 // X-Elastic-Product: Elasticsearch, so the client refused it.
 var ErrNotElasticsearch = errors.New("the server did not identify itself as Elasticsearch (no X-Elastic-Product: Elasticsearch header on its response): " +
 	"not Elasticsearch 8, or a proxy in between drops the header")
-
-// productCheckFailed is the client's message for a failed product check
-// (go-elasticsearch v8.19.7 elasticsearch.go, unknownProduct, unexported).
-const productCheckFailed = "the client noticed that the server is not Elasticsearch"
 
 // optionNames are the valid Config.Options keys, for the error that rejects
 // an unknown one.
@@ -258,10 +269,11 @@ func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, err
 	if err != nil {
 		return nil, err
 	}
-	endpoint, err := checkURL(cfg.URL)
+	u, err := checkURL(cfg.URL)
 	if err != nil {
 		return nil, err
 	}
+	endpoint := u.String()
 	user, password, key := cfg.Username, cfg.Password.Reveal(), cfg.APIKey.Reveal()
 	switch {
 	case key != "" && (user != "" || password != ""):
@@ -272,14 +284,7 @@ func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, err
 		return nil, errors.New("elasticsearch: basic auth needs both a username and a password")
 	}
 	tr := engines.HTTPTransport(o.pool)
-	client, err := elasticsearch.NewClient(elasticsearch.Config{
-		Addresses:    []string{endpoint},
-		Username:     user,
-		Password:     password,
-		APIKey:       key,
-		Transport:    tr,
-		DisableRetry: true,
-	})
+	client, err := newClient(u, user, password, key, tr)
 	if err != nil {
 		return nil, fmt.Errorf("elasticsearch: client: %w", err)
 	}
@@ -317,23 +322,23 @@ func refreshParam(mode engines.Visibility) (string, error) {
 // to req.URL.Path and leaves RawPath as it was, so net/http re-escapes the
 // joined path and an escaped "/" in a document ID becomes a path separator
 // (elastic-transport-go v8.9.0, setReqURL).
-func checkURL(raw string) (string, error) {
+func checkURL(raw string) (*url.URL, error) {
 	if raw == "" {
 		raw = DefaultURL
 	}
 	u, err := url.Parse(raw)
 	switch {
 	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
-		return "", errors.New("elasticsearch: the URL must look like http://host:9200")
+		return nil, errors.New("elasticsearch: the URL must look like http://host:9200")
 	case u.User != nil:
-		return "", errors.New("elasticsearch: the URL carries credentials; pass them as username and password instead")
+		return nil, errors.New("elasticsearch: the URL carries credentials; pass them as username and password instead")
 	case u.RawQuery != "" || u.Fragment != "" || u.ForceQuery:
-		return "", errors.New("elasticsearch: the URL must not have a query or fragment")
+		return nil, errors.New("elasticsearch: the URL must not have a query or fragment")
 	case strings.Trim(u.Path, "/") != "":
-		return "", errors.New("elasticsearch: the URL must not have a path (http://host:9200): the client would split document IDs that contain a slash")
+		return nil, errors.New("elasticsearch: the URL must not have a path (http://host:9200): the client would split document IDs that contain a slash")
 	}
 	u.Path, u.RawPath = "", ""
-	return u.String(), nil
+	return u, nil
 }
 
 // secrets are the strings an error message must not show: the password

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/searchbench/searchbench/engines"
@@ -95,13 +94,12 @@ func responseError(status int, body []byte) error {
 	return h.classified()
 }
 
-// transportError classifies a failure that left no response: the product
-// check, a deadline, a network timeout.
+// transportError classifies a failure that left no response: a deadline, a
+// network timeout. (A failed product check is ErrNotElasticsearch already:
+// client.Perform returns it.)
 func transportError(err error) error {
 	var ne net.Error
 	switch {
-	case strings.Contains(err.Error(), productCheckFailed):
-		return ErrNotElasticsearch
 	case errors.Is(err, context.Canceled):
 		return err
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
