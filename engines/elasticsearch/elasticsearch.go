@@ -91,8 +91,8 @@
 //
 // # HTTP client
 //
-// Retries are disabled (DisableRetry): by default the transport retries up
-// to 3 times on 502, 503 and 504 and on every network error
+// Retries are disabled (elastictransport.WithDisableRetry): by default the
+// transport retries up to 3 times on 502, 503 and 504 and on every network error
 // (elastic-transport-go v8.9.0 elastictransport.go: defaultMaxRetries,
 // defaultRetryOnStatus, RetryOnError nil means any error), which would hide
 // overload from the benchmark and multiply the load it offers. The
