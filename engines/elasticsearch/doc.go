@@ -1,7 +1,10 @@
 // Package elasticsearch drives Elasticsearch 8.19 over its REST API through
-// the official client, github.com/elastic/go-elasticsearch/v8 (its esapi
-// request structs; responses are parsed here, so that a malformed one is an
-// error and the fuzz target can reach every parser).
+// the official client's low-level layer: the request structs of
+// github.com/elastic/go-elasticsearch/v8/esapi sent through
+// github.com/elastic/elastic-transport-go/v8/elastictransport (client.go).
+// The client's root package is not imported, as it compiles the typed API
+// too (see client.go). Responses are parsed here, so that a malformed one
+// is an error and the fuzz targets can reach every parser.
 //
 // # Index configuration
 //
@@ -74,10 +77,22 @@
 // Count is POST /{index}/_count: documents visible to search, that is, as of
 // the last refresh. Version is GET / → version.number.
 //
+// # Get
+//
+// Get is GET /{index}/_doc/{id}. It is real-time (the realtime parameter's
+// default, not sent), so it sees every acknowledged write and delete in
+// both write modes, refreshed or not: for a document not yet refreshed,
+// the shard refreshes its internal reader, which searches do not use
+// (InternalEngine.REAL_TIME_GET_REFRESH_SOURCE, "realtime_get", in
+// Elasticsearch's server/…/index/engine/InternalEngine.java), so a get may
+// cost a refresh that a search does not see. It returns the schema's fields
+// as _source holds them; a 404 whose body says found false wraps
+// engines.ErrNotFound, and a 404 index_not_found_exception does not.
+//
 // # HTTP client
 //
-// Retries are disabled (DisableRetry): by default the transport retries up
-// to 3 times on 502, 503 and 504 and on every network error
+// Retries are disabled (elastictransport.WithDisableRetry): by default the
+// transport retries up to 3 times on 502, 503 and 504 and on every network error
 // (elastic-transport-go v8.9.0 elastictransport.go: defaultMaxRetries,
 // defaultRetryOnStatus, RetryOnError nil means any error), which would hide
 // overload from the benchmark and multiply the load it offers. The
@@ -90,17 +105,17 @@
 // proxies from the environment are ignored, so nothing but the engine sits
 // in the measured path.
 //
-// The client's product check stays on: on its first successful response it
-// requires the header X-Elastic-Product: Elasticsearch and refuses the
-// server otherwise. Open makes that first request (GET /), so a server that
-// is not Elasticsearch 8 (or a proxy that drops the header) fails there with
-// an error wrapping ErrNotElasticsearch.
+// The client's product check is kept (client.go does what the root
+// package does): until a successful response has carried the header
+// X-Elastic-Product: Elasticsearch, a successful response without it is
+// refused. Open makes the first request (GET /), so a server that is not
+// Elasticsearch 8 (or a proxy that drops the header) fails there with an
+// error wrapping ErrNotElasticsearch.
 //
 // Errors: HTTP 429 (es_rejected_execution_exception, circuit_breaking_exception)
 // and 503 wrap engines.ErrOverloaded, except a 429 cluster_block_exception
 // (the disk flood-stage watermark made the index read-only: not load, a full
-// disk). 408, 504 and client timeouts wrap engines.ErrTimeout, as for every
-// HTTP driver (engines.StatusClass). A 404
+// disk). 408, 504 and client timeouts wrap engines.ErrTimeout. A 404
 // index_not_found_exception is not engines.ErrNotFound: a missing index is a
 // broken setup, not a missing document, and must not be ignored like one.
 // Credentials: Username/Password go as HTTP basic auth, APIKey (the
@@ -115,5 +130,5 @@
 //   - track_total_hits: "true", "false" or a count bound; default 10000.
 //   - fuzziness: the multi_match fuzziness, "0" (default), "1", "2", "AUTO",
 //     "AUTO:low,high", or "none" to leave it out.
-//   - pool: idle connections kept to the server, 1 to 1048576 (default 2048).
+//   - pool: idle connections kept to the server (default 2048).
 package elasticsearch

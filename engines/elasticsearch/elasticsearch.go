@@ -10,8 +10,6 @@ import (
 	"strconv"
 	"strings"
 
-	elasticsearch "github.com/elastic/go-elasticsearch/v8"
-
 	"github.com/searchbench/searchbench/engines"
 )
 
@@ -21,9 +19,10 @@ type driver struct{}
 
 func (driver) Describe() engines.Description {
 	return engines.Description{
-		Summary: "Elasticsearch 8.19 (go-elasticsearch/v8): standard tokenizer + lowercase + stop + english stemmer, " +
+		Summary: "Elasticsearch 8.19 (go-elasticsearch/v8 esapi): standard tokenizer + lowercase + stop + english stemmer, " +
 			"multi_match most_fields, fuzziness 0, 1 shard; near-real-time writes (acknowledged | searchable via refresh=wait_for)",
 		Visibility: engines.Acknowledged,
+		Getter:     true,
 	}
 }
 
@@ -42,10 +41,6 @@ const (
 // X-Elastic-Product: Elasticsearch, so the client refused it.
 var ErrNotElasticsearch = errors.New("the server did not identify itself as Elasticsearch (no X-Elastic-Product: Elasticsearch header on its response): " +
 	"not Elasticsearch 8, or a proxy in between drops the header")
-
-// productCheckFailed is the client's message for a failed product check
-// (go-elasticsearch v8.19.7 elasticsearch.go, unknownProduct, unexported).
-const productCheckFailed = "the client noticed that the server is not Elasticsearch"
 
 // maxPool bounds the pool option: far above any level a run reaches.
 const maxPool = 1 << 20
@@ -134,10 +129,11 @@ func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, err
 	if err != nil {
 		return nil, err
 	}
-	endpoint, err := checkURL(cfg.URL)
+	u, err := checkURL(cfg.URL)
 	if err != nil {
 		return nil, err
 	}
+	endpoint := u.String()
 	user, password, key := cfg.Username, cfg.Password.Reveal(), cfg.APIKey.Reveal()
 	switch {
 	case key != "" && (user != "" || password != ""):
@@ -148,14 +144,7 @@ func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, err
 		return nil, errors.New("elasticsearch: basic auth needs both a username and a password")
 	}
 	tr := engines.HTTPTransport(o.pool)
-	client, err := elasticsearch.NewClient(elasticsearch.Config{
-		Addresses:    []string{endpoint},
-		Username:     user,
-		Password:     password,
-		APIKey:       key,
-		Transport:    tr,
-		DisableRetry: true,
-	})
+	client, err := newClient(u, user, password, key, tr)
 	if err != nil {
 		return nil, fmt.Errorf("elasticsearch: client: %w", err)
 	}
@@ -194,23 +183,23 @@ func refreshParam(mode engines.Visibility) (string, error) {
 // to req.URL.Path and leaves RawPath as it was, so net/http re-escapes the
 // joined path and an escaped "/" in a document ID becomes a path separator
 // (elastic-transport-go v8.9.0, setReqURL).
-func checkURL(raw string) (string, error) {
+func checkURL(raw string) (*url.URL, error) {
 	if raw == "" {
 		raw = DefaultURL
 	}
 	u, err := url.Parse(raw)
 	switch {
 	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
-		return "", errors.New("elasticsearch: the URL must look like http://host:9200")
+		return nil, errors.New("elasticsearch: the URL must look like http://host:9200")
 	case u.User != nil:
-		return "", errors.New("elasticsearch: the URL carries credentials; pass them as username and password instead")
+		return nil, errors.New("elasticsearch: the URL carries credentials; pass them as username and password instead")
 	case u.RawQuery != "" || u.Fragment != "" || u.ForceQuery:
-		return "", errors.New("elasticsearch: the URL must not have a query or fragment")
+		return nil, errors.New("elasticsearch: the URL must not have a query or fragment")
 	case strings.Trim(u.Path, "/") != "":
-		return "", errors.New("elasticsearch: the URL must not have a path (http://host:9200): the client would split document IDs that contain a slash")
+		return nil, errors.New("elasticsearch: the URL must not have a path (http://host:9200): the client would split document IDs that contain a slash")
 	}
 	u.Path, u.RawPath = "", ""
-	return u.String(), nil
+	return u, nil
 }
 
 // secrets are the strings an error message must not show: the password

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"strings"
 
 	"github.com/searchbench/searchbench/engines"
 )
@@ -83,12 +82,9 @@ func responseError(status int, body []byte) error {
 	return h.classified()
 }
 
-// transportError classifies a failure that left no response: the product
-// check, and otherwise as engines.TransportError does (a deadline, a
-// network timeout).
+// transportError classifies a failure that left no response as
+// engines.TransportError does (a deadline, a network timeout). A failed
+// product check is ErrNotElasticsearch already: client.Perform returns it.
 func transportError(err error) error {
-	if strings.Contains(err.Error(), productCheckFailed) {
-		return ErrNotElasticsearch
-	}
 	return engines.TransportError(err)
 }
