@@ -120,6 +120,11 @@ func FuzzServerAnswers(f *testing.F, a Answers) {
 		}
 		_ = e.Delete(ctx, "1")
 		_, _ = e.Search(ctx, engines.Query{Text: "x", K: 10})
+		if g, ok := e.(engines.Getter); ok {
+			if got, err := g.Get(ctx, "1"); err == nil && got.ID != "1" {
+				t.Fatalf("Get(1) returned document %q", got.ID)
+			}
+		}
 		if r, ok := e.(engines.Refresher); ok {
 			_ = r.Refresh(ctx)
 		}

@@ -140,6 +140,8 @@ var answers = enginetest.Answers{
 		{Status: 500, Body: ``},
 		{Status: 202, Body: `{"taskUid":"one"}`},
 		{Status: 200, Body: `{"hits":[{"id":{}}]}`},
+		{Status: 200, Body: `{"id":"1","name":"x","content":null}`},
+		{Status: 200, Body: `{"id":"2","name":5}`},
 	},
 	Missing: &enginetest.Answer{Status: 404, Body: `{"message":"Document ` + "`1`" + ` not found.","code":"document_not_found","type":"invalid_request","link":"l"}`},
 }

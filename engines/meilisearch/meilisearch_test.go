@@ -406,3 +406,30 @@ func TestVersionAndStats(t *testing.T) {
 		t.Fatalf("Count = %d, %v", n, err)
 	}
 }
+
+// Get sends only IDs Meilisearch accepts (one with a slash would change the
+// path), and reads the document's text fields.
+func TestGet(t *testing.T) {
+	f := fake(t)
+	e := open(t, engines.Config{URL: f.URL, APIKey: masterKey, WriteMode: engines.Searchable})
+	ctx := context.Background()
+	if _, err := e.Get(ctx, "1"); err == nil || !strings.Contains(err.Error(), "Create was not called") {
+		t.Fatalf("Get before Create: %v", err)
+	}
+	create(t, e, "get")
+	for _, id := range []string{"a/b", "../get", "", strings.Repeat("a", 512)} {
+		if _, err := e.Get(ctx, id); err == nil || engines.Classify(err) == engines.NotFound {
+			t.Errorf("Get(%q) = %v; want an error that is not not_found", id, err)
+		}
+	}
+	if n := f.Calls("GET /indexes/{uid}/documents/{id}"); n != 0 {
+		t.Fatalf("%d invalid IDs reached the server", n)
+	}
+	if err := e.Upsert(ctx, doc("a-1", "name one")); err != nil {
+		t.Fatal(err)
+	}
+	d, err := e.Get(ctx, "a-1")
+	if err != nil || d.ID != "a-1" || d.Text("name") != "name one" || d.Text("content") != "body" || len(d.Fields) != 2 {
+		t.Fatalf("Get(a-1) = %+v, %v", d, err)
+	}
+}

@@ -581,3 +581,78 @@ func (s *Server) deleteDocument(w http.ResponseWriter, r *http.Request) {
 		return map[string]any{"providedIds": 1, "deletedDocuments": n}, nil
 	})
 }
+
+// getDocumentParams are GET /indexes/{uid}/documents/{id}'s query
+// parameters (deny_unknown_fields).
+var getDocumentParams = []string{"fields", "retrieveVectors"}
+
+// getDocument is get_document (routes/indexes/documents.rs): the query
+// parameters are read first (an unknown one is 400 bad_request), then the
+// index uid (400 invalid_index_uid) and the index (404 index_not_found),
+// then the document (404 document_not_found, "Document `id` not found.").
+// The answer is the stored document with its fields in the index's field
+// order, narrowed to fields when given: a comma-separated list in which
+// "*" means every field, an empty value none, and a name no document has
+// is skipped. retrieveVectors=true is not modelled (no embedders are).
+func (s *Server) getDocument(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	for k := range q {
+		if !contains(getDocumentParams, k) {
+			writeError(w, newError("bad_request", fmt.Sprintf("Unknown parameter `%s`: expected one of %s", k, quoteList(getDocumentParams))))
+			return
+		}
+	}
+	if v, ok := q["retrieveVectors"]; ok {
+		switch v[0] {
+		case "false":
+		case "true":
+			writeError(w, notModelled("retrieveVectors=true"))
+			return
+		default:
+			writeError(w, newError("invalid_document_retrieve_vectors", fmt.Sprintf("Invalid value in parameter `retrieveVectors`: could not parse `%s` as a boolean, expected either `true` or `false`", v[0])))
+			return
+		}
+	}
+	var selected []string // nil: every field
+	if v, ok := q["fields"]; ok {
+		selected = strings.Split(v[0], ",")
+		if contains(selected, "*") {
+			selected = nil
+		}
+	}
+	uid, id := r.PathValue("uid"), r.PathValue("id")
+	if e := checkIndexUID(uid); e != nil {
+		writeError(w, *e)
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ix := s.lookup(w, uid)
+	if ix == nil {
+		return
+	}
+	d, ok := ix.docs[id]
+	if !ok {
+		writeError(w, newError("document_not_found", fmt.Sprintf("Document `%s` not found.", id)))
+		return
+	}
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for _, f := range ix.fields {
+		v, has := d.raw[f]
+		if !has || selected != nil && !contains(selected, f) {
+			continue
+		}
+		if b.Len() > 1 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(f)
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(b.Bytes())
+}

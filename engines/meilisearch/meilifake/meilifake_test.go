@@ -3,6 +3,7 @@ package meilifake_test
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -414,4 +415,70 @@ func TestFaults(t *testing.T) {
 	if f.Calls("GET /version") < 5 {
 		t.Fatalf("calls: %d", f.Calls("GET /version"))
 	}
+}
+
+// GET /indexes/{uid}/documents/{id}: the stored document (every field, or
+// those named in fields), and Meilisearch's errors for a missing document,
+// a missing index, a bad index uid and bad parameters.
+func TestGetDocument(t *testing.T) {
+	_, c := newFake(t)
+	setup(c, nil)
+	c.mustSucceed("POST", "/indexes/books/documents", []map[string]any{
+		{"id": "1", "title": "Dune", "year": 1965, "tags": []string{"sf"}},
+		{"id": 2, "title": "Emma"},
+	})
+	status, body := c.do("GET", "/indexes/books/documents/1", nil)
+	if status != 200 || body["id"] != "1" || body["title"] != "Dune" || body["year"] != 1965.0 || len(body) != 4 {
+		t.Fatalf("GET document 1: %d %v", status, body)
+	}
+	// An integer id is found by its decimal form and comes back a number.
+	if status, body = c.do("GET", "/indexes/books/documents/2", nil); status != 200 || body["id"] != 2.0 || len(body) != 2 {
+		t.Fatalf("GET document 2: %d %v", status, body)
+	}
+	for q, want := range map[string]int{"id,title": 2, "title,nope": 1, "*": 4, "id,*": 4, "": 0} {
+		status, body := c.do("GET", "/indexes/books/documents/1?fields="+q, nil)
+		if status != 200 || len(body) != want {
+			t.Errorf("fields=%s: %d %v; want %d fields", q, status, body, want)
+		}
+	}
+	// The fields come back in the index's field order, whatever fields says.
+	resp, err := http.DefaultClient.Do(authorized(t, "/indexes/books/documents/1?fields=year,id", c))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := new(strings.Builder)
+	_, _ = io.Copy(raw, resp.Body)
+	resp.Body.Close()
+	if raw.String() != `{"id":"1","year":1965}` || resp.Header.Get("Content-Type") != "application/json" {
+		t.Fatalf("raw answer %s (%s)", raw, resp.Header.Get("Content-Type"))
+	}
+
+	status, body = c.do("GET", "/indexes/books/documents/3", nil)
+	wantError(t, "missing document", status, body, 404, "document_not_found")
+	if body["message"] != "Document `3` not found." {
+		t.Fatalf("message %q", body["message"])
+	}
+	status, body = c.do("GET", "/indexes/films/documents/1", nil)
+	wantError(t, "missing index", status, body, 404, "index_not_found")
+	status, body = c.do("GET", "/indexes/bad.uid/documents/1", nil)
+	wantError(t, "bad index uid", status, body, 400, "invalid_index_uid")
+	status, body = c.do("GET", "/indexes/books/documents/1?attributesToRetrieve=title", nil)
+	wantError(t, "unknown parameter", status, body, 400, "bad_request")
+	status, body = c.do("GET", "/indexes/books/documents/1?retrieveVectors=yes", nil)
+	wantError(t, "retrieveVectors not a boolean", status, body, 400, "invalid_document_retrieve_vectors")
+	if status, body = c.do("GET", "/indexes/books/documents/1?retrieveVectors=false", nil); status != 200 || len(body) != 4 {
+		t.Fatalf("retrieveVectors=false: %d %v", status, body)
+	}
+	status, body = c.do("GET", "/indexes/books/documents/1?retrieveVectors=true", nil)
+	wantError(t, "retrieveVectors=true", status, body, 501, "meilifake_not_modelled")
+	c.key = ""
+	status, body = c.do("GET", "/indexes/books/documents/1", nil)
+	wantError(t, "no key", status, body, 401, "missing_authorization_header")
+}
+
+func authorized(t *testing.T, path string, c client) *http.Request {
+	t.Helper()
+	req := enginetest.Request(t, "GET", c.url+path, nil)
+	req.Header.Set("Authorization", "Bearer "+c.key)
+	return req
 }
