@@ -96,7 +96,8 @@ type ConfigChecker interface {
 
 // CheckConfig checks cfg against the named driver: through its
 // ConfigChecker where it has one; otherwise the driver takes no options and
-// only its own write mode.
+// only its own write mode, checked as a driver checks them (Options,
+// CheckWriteMode), with the same messages.
 func CheckConfig(name string, cfg Config) error {
 	d, err := Lookup(name)
 	if err != nil {
@@ -105,16 +106,9 @@ func CheckConfig(name string, cfg Config) error {
 	if c, ok := d.(ConfigChecker); ok {
 		return c.CheckConfig(cfg)
 	}
-	if len(cfg.Options) > 0 {
-		keys := make([]string, 0, len(cfg.Options))
-		for k := range cfg.Options {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		return fmt.Errorf("%s takes no options (given: %s)", name, strings.Join(keys, ", "))
+	if err := NewOptions(name, cfg.Options).Err(); err != nil {
+		return err
 	}
-	if v := d.Describe().Visibility; cfg.WriteMode != "" && cfg.WriteMode != v {
-		return fmt.Errorf("%s has one write mode, %s: it cannot run %s", name, v, cfg.WriteMode)
-	}
-	return nil
+	_, err = CheckWriteMode(name, cfg.WriteMode, d.Describe().Visibility)
+	return err
 }

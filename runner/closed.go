@@ -13,7 +13,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/searchbench/searchbench/dataset"
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/workload"
@@ -185,7 +184,7 @@ func runLevel(ctx context.Context, e engines.Engine, src Source, cfg Config, ev 
 			l.Warnings = append(l.Warnings, w)
 		}
 	}
-	for _, op := range workload.Ops() {
+	for _, op := range cfg.Mix.Ops() {
 		s, err := total.Stats(op, window)
 		if err != nil {
 			l.Warnings = append(l.Warnings, err.Error())
@@ -216,18 +215,19 @@ func (u *user) run(ctx context.Context, e engines.Engine, src Source, cfg Config
 			cancel()
 			return
 		}
-		// A probed upsert is marked (a word appended) before the clock
-		// starts and reported, whatever its outcome, as soon as it returns.
+		// A probed write of a document (an upsert) is marked (a word
+		// appended) before the clock starts and reported, whatever its
+		// outcome, as soon as it returns.
 		word, probed := "", false
-		if req.op == workload.Upsert {
-			word, probed = probe.claim(&req.doc)
+		if req.Doc.ID != "" {
+			word, probed = probe.claim(&req.Doc)
 		}
 		start := time.Now()
-		err := req.do(callCtx, e)
+		err := do(callCtx, e, &req)
 		took := time.Since(start)
 		cancel()
 		if probed {
-			probe.written(req.num, req.version, word, start.Add(took), err)
+			probe.written(req.Num, req.Version, word, start.Add(took), err)
 		}
 		class := engines.Classify(err)
 		if class == engines.Canceled && ctx.Err() != nil {
@@ -236,56 +236,32 @@ func (u *user) run(ctx context.Context, e engines.Engine, src Source, cfg Config
 		if start.Before(measureFrom) {
 			continue // ramp and settle are not measured
 		}
-		u.rec.Record(req.op, took, class)
+		u.rec.Record(req.Op, took, class)
 		u.ops.Add(1)
-		if !succeeded(req.op, class) {
-			u.rec.Failed(req.op, class, err)
+		if !succeeded(req.Op, class) {
+			u.rec.Failed(req.Op, class, err)
 			u.errs.Add(1)
 		}
 	}
 }
 
-// request is one call, built before the clock starts: generating the
-// document or query is the harness's cost, not the engine's latency.
-type request struct {
-	op      workload.Op
-	q       engines.Query
-	doc     engines.Document
-	id      string
-	num     uint32 // the ID, for writes
-	version uint32 // the version an upsert writes or a delete supersedes
-}
-
-func prepare(src Source, k int, vers versions, st workload.Step) request {
-	r := request{op: st.Op}
-	switch st.Op {
-	case workload.Search:
-		r.q = src.Query(st.Query)
-		r.q.K = k
-	case workload.Upsert:
-		r.num, r.version = st.ID, vers.next(st.ID)
-		r.doc = src.Document(st.ID, r.version)
-	case workload.Delete:
-		// A delete takes a version too, so that a freshness probe waiting
-		// for the ID's previous write knows it may never be seen.
-		r.num, r.version = st.ID, vers.next(st.ID)
-		r.id = dataset.DocID(st.ID)
+// prepare builds st's call before the clock starts (generating the document
+// or query is the harness's cost, not the engine's latency). A write takes
+// the ID's next version, so that a freshness probe waiting for the ID's
+// previous write knows it may never be seen.
+func prepare(src Source, k int, vers versions, st workload.Step) workload.Call {
+	var version uint32
+	if st.Op.Writes() {
+		version = vers.next(st.ID)
 	}
-	return r
+	return workload.Prepare(st, src, k, version)
 }
 
 // do makes the call. The caller times it. A panicking driver's call fails
 // (see PanicError) instead of ending the process.
-func (r *request) do(ctx context.Context, e engines.Engine) (err error) {
+func do(ctx context.Context, e engines.Engine, c *workload.Call) (err error) {
 	defer recoverCall(&err)
-	switch r.op {
-	case workload.Search:
-		_, err = e.Search(ctx, r.q)
-		return err
-	case workload.Upsert:
-		return e.Upsert(ctx, r.doc)
-	}
-	return e.Delete(ctx, r.id)
+	return c.Invoke(ctx, e)
 }
 
 func phase(ev Events, users int, name string, d time.Duration) {

@@ -103,6 +103,20 @@ func (m *memEngine) Search(ctx context.Context, q engines.Query) (engines.Hits, 
 	return h, nil
 }
 
+// Get makes memEngine an engines.Getter; a missing ID is NotFound.
+func (m *memEngine) Get(ctx context.Context, id string) (engines.Document, error) {
+	if err := m.call(ctx, "get"); err != nil {
+		return engines.Document{}, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	d, ok := m.docs[id]
+	if !ok {
+		return engines.Document{}, fmt.Errorf("mem: %s: %w", id, engines.ErrNotFound)
+	}
+	return d, nil
+}
+
 func (m *memEngine) Count(context.Context) (int64, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()

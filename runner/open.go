@@ -155,7 +155,7 @@ func OpenLoop(ctx context.Context, e engines.Engine, src Source, cfg OpenConfig,
 	window := time.Duration(rep.Duration)
 	allLat, allSvc := newHistogram(), newHistogram()
 	var latOps []result.OpStats // for the error warnings
-	for _, op := range workload.Ops() {
+	for _, op := range cfg.Mix.Ops() {
 		s, _ := latT.Stats(op, window)
 		sv, _ := svcT.Stats(op, window)
 		latOps = append(latOps, s)
@@ -211,7 +211,7 @@ func (r *openRun) serve(ctx context.Context, start time.Time, t ticket, lat, svc
 	req := prepare(r.src, r.cfg.K, r.vers, t.step)
 	callCtx, cancel := context.WithTimeout(ctx, r.cfg.Timeout)
 	sent := time.Now()
-	err := req.do(callCtx, r.e)
+	err := do(callCtx, r.e, &req)
 	done := time.Now()
 	cancel()
 	r.sent.Add(1)
@@ -222,12 +222,12 @@ func (r *openRun) serve(ctx context.Context, start time.Time, t ticket, lat, svc
 	if sent.Sub(t.due) > lateStart {
 		r.late.Add(1)
 	}
-	lat.Record(req.op, done.Sub(t.due), class)
-	svc.Record(req.op, done.Sub(sent), class)
-	if succeeded(req.op, class) {
+	lat.Record(req.Op, done.Sub(t.due), class)
+	svc.Record(req.Op, done.Sub(sent), class)
+	if succeeded(req.Op, class) {
 		r.okDone.Add(1)
 	} else {
-		lat.Failed(req.op, class, err)
+		lat.Failed(req.Op, class, err)
 	}
 	for ns := int64(done.Sub(start)); ; {
 		prev := r.last.Load()

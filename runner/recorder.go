@@ -107,6 +107,7 @@ func (h *Histograms) Stats(op workload.Op, window time.Duration) (result.OpStats
 		Count:    hist.TotalCount(),
 		NotFound: h.classes[op][engines.NotFound],
 		Latency:  result.Summarize(hist),
+		Writes:   op.Writes(), NotFoundDone: op.NotFoundDone(),
 	}
 	if window > 0 {
 		s.RPS = float64(s.Count) / window.Seconds()
@@ -185,10 +186,11 @@ func shortMessage(msg string) string {
 }
 
 // succeeded says whether a call of op that ended in class c counts as done:
-// success, or a delete of a missing ID (the published method ignores those;
-// they are also counted apart as not-found).
+// success, or a miss of an operation whose misses are done (a delete or get
+// of a missing ID, see workload.OpSpec.NotFoundDone; they are also counted
+// apart as not-found).
 func succeeded(op workload.Op, c engines.Class) bool {
-	return c == engines.OK || (c == engines.NotFound && op == workload.Delete)
+	return c == engines.OK || (c == engines.NotFound && op.NotFoundDone())
 }
 
 // Sink gathers the samples of every recorder of one level. A dense HDR

@@ -1,7 +1,9 @@
 // Package workload decides what a virtual user does next: the operation mix,
-// the ID and the query. It is pure: no clocks, no I/O, no shared state, so a
-// user's whole sequence of steps follows from (seed, user) and is testable
-// without an engine.
+// the ID and the query, and, in the operation table (OpSpec), how each
+// operation's call is built and made. It is pure: no clocks, no I/O of its
+// own, no shared state (Call.Invoke calls the engine it is handed; the
+// runner times it), so a user's whole sequence of steps follows from
+// (seed, user) and is testable without an engine.
 package workload
 
 import (
@@ -9,45 +11,15 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/searchbench/searchbench/engines"
 )
 
-// Op is one kind of operation.
-type Op uint8
-
-const (
-	Search Op = iota
-	Upsert
-	Delete
-	NumOps // the number of operations; not an operation
-)
-
-var opNames = [NumOps]string{"search", "upsert", "delete"}
-
-func (o Op) String() string {
-	if o < NumOps {
-		return opNames[o]
-	}
-	return "op(" + strconv.Itoa(int(o)) + ")"
-}
-
-// Ops lists every operation in table order.
-func Ops() []Op { return []Op{Search, Upsert, Delete} }
-
-// ParseOp is the inverse of Op.String.
-func ParseOp(s string) (Op, error) {
-	for o, n := range opNames {
-		if n == s {
-			return Op(o), nil
-		}
-	}
-	return 0, fmt.Errorf("unknown operation %q (want search, upsert or delete)", s)
-}
-
-// Mix holds the relative weights of the operations.
+// Mix holds the relative weights of the operations, indexed by Op.
 type Mix [NumOps]float64
 
-// Presets are named mixes. "mixed" is the published study's 80/19/1; "upsert"
-// is its pure-upsert run.
+// Presets are named mixes. "mixed" is the published study's
+// search=80,upsert=19,delete=1; "upsert" is its pure-upsert run.
 var Presets = map[string]Mix{
 	"mixed":  {Search: 80, Upsert: 19, Delete: 1},
 	"upsert": {Upsert: 1},
@@ -57,9 +29,15 @@ var Presets = map[string]Mix{
 // DefaultMix is the published study's mix.
 var DefaultMix = Presets["mixed"]
 
-// ParseMix accepts a preset name ("mixed", "upsert", "search"), weights in
-// table order ("80/19/1") or named weights ("search=80,upsert=19,delete=1";
-// operations left out weigh 0).
+// slashOps is the order of the slash form ("80/19/1"), the published
+// study's notation: the three original operations, fixed for good so that
+// old command lines and result files keep their meaning.
+var slashOps = [...]Op{Search, Upsert, Delete}
+
+// ParseMix accepts a preset name ("mixed", "upsert", "search"), named
+// weights ("search=70,get=10,upsert=19,delete=1"; operations left out
+// weigh 0) or, for the three original operations only, the slash form
+// ("80/19/1" is search/upsert/delete).
 func ParseMix(s string) (Mix, error) {
 	s = strings.TrimSpace(s)
 	if m, ok := Presets[s]; ok {
@@ -68,30 +46,36 @@ func ParseMix(s string) (Mix, error) {
 	var m Mix
 	switch {
 	case strings.Contains(s, "="):
+		var named [NumOps]bool
 		for _, part := range strings.Split(s, ",") {
 			name, value, _ := strings.Cut(part, "=")
 			op, err := ParseOp(strings.TrimSpace(name))
 			if err != nil {
 				return Mix{}, fmt.Errorf("mix %q: %w", s, err)
 			}
+			if named[op] {
+				return Mix{}, fmt.Errorf("mix %q: %s is named twice", s, op)
+			}
+			named[op] = true
 			if m[op], err = parseWeight(value); err != nil {
 				return Mix{}, fmt.Errorf("mix %q: %s: %w", s, op, err)
 			}
 		}
 	case strings.Contains(s, "/"):
 		parts := strings.Split(s, "/")
-		if len(parts) != int(NumOps) {
-			return Mix{}, fmt.Errorf("mix %q: want %d weights search/upsert/delete, got %d", s, NumOps, len(parts))
+		if len(parts) != len(slashOps) {
+			return Mix{}, fmt.Errorf("mix %q: the slash form is search/upsert/delete (3 weights, got %d); name the weights instead, e.g. %s",
+				s, len(parts), Mix{Search: 70, Get: 10, Upsert: 19, Delete: 1})
 		}
 		for i, p := range parts {
 			w, err := parseWeight(p)
 			if err != nil {
-				return Mix{}, fmt.Errorf("mix %q: %s: %w", s, Op(i), err)
+				return Mix{}, fmt.Errorf("mix %q: %s: %w", s, slashOps[i], err)
 			}
-			m[i] = w
+			m[slashOps[i]] = w
 		}
 	default:
-		return Mix{}, fmt.Errorf("mix %q: want a preset (mixed, upsert, search), 80/19/1 or search=80,upsert=19,delete=1", s)
+		return Mix{}, fmt.Errorf("mix %q: want a preset (mixed, upsert, search), named weights (%s) or search/upsert/delete weights (80/19/1)", s, DefaultMix)
 	}
 	return m, m.Validate()
 }
@@ -128,11 +112,48 @@ func (m Mix) Fraction(op Op) float64 {
 	return m[op] / sum
 }
 
-// String renders the mix as percentages in table order ("80/19/1").
-func (m Mix) String() string {
-	parts := make([]string, NumOps)
-	for i := range m {
-		parts[i] = strconv.FormatFloat(100*m.Fraction(Op(i)), 'g', 4, 64)
+// Ops lists the operations the mix runs (weight above zero), in table order.
+func (m Mix) Ops() []Op {
+	var ops []Op
+	for i, w := range m {
+		if w > 0 {
+			ops = append(ops, Op(i))
+		}
 	}
-	return strings.Join(parts, "/")
+	return ops
+}
+
+// String renders the mix as named percentages in table order, operations
+// of weight zero left out: "search=80,upsert=19,delete=1". ParseMix reads
+// it back.
+func (m Mix) String() string {
+	var parts []string
+	for _, op := range m.Ops() {
+		parts = append(parts, op.String()+"="+strconv.FormatFloat(100*m.Fraction(op), 'g', 4, 64))
+	}
+	return strings.Join(parts, ",")
+}
+
+// Check says whether driver, as d describes it, can run every operation
+// of the mix: nil, or a one-line error naming the first operation it
+// cannot and why. Call it before anything starts; CheckEngine is the same
+// check on an opened engine.
+func (m Mix) Check(driver string, d engines.Description) error {
+	return m.check(driver, func(c *capability) bool { return c.offered(d) })
+}
+
+// CheckEngine is Check on an opened engine: whether e implements every
+// capability the mix's operations call. It guards against a driver whose
+// Description promises more than its engines do.
+func (m Mix) CheckEngine(driver string, e engines.Engine) error {
+	return m.check(driver, func(c *capability) bool { return c.has(e) })
+}
+
+func (m Mix) check(driver string, has func(*capability) bool) error {
+	for _, op := range m.Ops() {
+		if c := specs[op].need; c != nil && !has(c) {
+			return fmt.Errorf("mix: %s cannot %s (no %s): leave %s out of the mix", driver, c.doing, c.iface, op)
+		}
+	}
+	return nil
 }

@@ -5,13 +5,13 @@ import "github.com/searchbench/searchbench/dataset"
 // Step is one operation to perform.
 type Step struct {
 	Op    Op
-	ID    uint32 // for Upsert and Delete: uniform over the whole ID space
-	Query uint64 // for Search: the query index (dataset.Corpus.Query)
+	ID    uint32 // for operations by ID (OpSpec.ByID): uniform over the whole ID space
+	Query uint64 // for the others (search): the query index (dataset.Corpus.Query)
 }
 
 // Stream is one virtual user's sequence of steps. IDs are uniform over the
 // whole ID space, as in the published method: most upserts update a document,
-// some create one, and some deletes miss. A Stream is not safe for concurrent
+// some create one, and some deletes and gets miss. A Stream is not safe for concurrent
 // use; each user owns one.
 type Stream struct {
 	rng dataset.Rand
@@ -57,11 +57,10 @@ func (s *Stream) Next() Step {
 		op++
 	}
 	st := Step{Op: op}
-	switch op {
-	case Search:
-		st.Query = s.rng.Uint64()
-	default:
+	if specs[op].ByID {
 		st.ID = uint32(1 + s.rng.Intn(s.ids))
+	} else {
+		st.Query = s.rng.Uint64()
 	}
 	return st
 }

@@ -1,19 +1,24 @@
 package workload
 
 import (
+	"encoding/binary"
+	"hash/fnv"
 	"math"
+	"strings"
 	"testing"
 )
 
 func TestParseMix(t *testing.T) {
 	good := map[string]Mix{
-		"mixed":                        {80, 19, 1},
-		"upsert":                       {0, 1, 0},
-		"80/19/1":                      {80, 19, 1},
-		" 50 / 50 / 0 ":                {50, 50, 0},
-		"search=80,upsert=19,delete=1": {80, 19, 1},
-		"upsert=3":                     {0, 3, 0},
-		"search=0.5, delete=0.5":       {0.5, 0, 0.5},
+		"mixed":                               {Search: 80, Upsert: 19, Delete: 1},
+		"upsert":                              {Upsert: 1},
+		"80/19/1":                             {Search: 80, Upsert: 19, Delete: 1},
+		" 50 / 50 / 0 ":                       {Search: 50, Upsert: 50},
+		"search=80,upsert=19,delete=1":        {Search: 80, Upsert: 19, Delete: 1},
+		"upsert=3":                            {Upsert: 3},
+		"search=0.5, delete=0.5":              {Search: 0.5, Delete: 0.5},
+		"search=70,get=10,upsert=19,delete=1": {Search: 70, Upsert: 19, Delete: 1, Get: 10},
+		"get=1":                               {Get: 1},
 	}
 	for in, want := range good {
 		got, err := ParseMix(in)
@@ -21,29 +26,47 @@ func TestParseMix(t *testing.T) {
 			t.Errorf("ParseMix(%q) = %v, %v; want %v", in, got, err, want)
 		}
 	}
-	for _, in := range []string{"", "80/19", "80/19/1/0", "-1/1/1", "0/0/0", "search=-1", "search=x", "browse=1", "a/b/c", "NaN/1/1", "Inf/1/1", "fast"} {
+	for _, in := range []string{"", "80/19", "-1/1/1", "0/0/0", "search=-1", "search=x", "browse=1", "a/b/c",
+		"NaN/1/1", "Inf/1/1", "fast", "search=1,search=2", "get=0", "search=1,,upsert=1"} {
 		if m, err := ParseMix(in); err == nil {
 			t.Errorf("ParseMix(%q) = %v; want an error", in, m)
 		}
 	}
+	// The slash form is the three original operations only: four values
+	// are refused with the form that can say it.
+	_, err := ParseMix("70/10/19/1")
+	if err == nil || !strings.Contains(err.Error(), "search=70,upsert=19,delete=1,get=10") {
+		t.Errorf("ParseMix(70/10/19/1) error %v; want one naming the named form", err)
+	}
 }
 
 func TestMixString(t *testing.T) {
-	if s := DefaultMix.String(); s != "80/19/1" {
-		t.Fatalf("DefaultMix.String() = %q", s)
+	for m, want := range map[Mix]string{
+		DefaultMix:        "search=80,upsert=19,delete=1",
+		Presets["upsert"]: "upsert=100",
+		{Search: 7, Upsert: 1.9, Delete: 0.1, Get: 1}: "search=70,upsert=19,delete=1,get=10",
+		{Get: 1, Delete: 3}:                           "delete=75,get=25",
+	} {
+		if s := m.String(); s != want {
+			t.Errorf("%v.String() = %q; want %q", [NumOps]float64(m), s, want)
+		}
+		back, err := ParseMix(m.String())
+		if err != nil || back.String() != want {
+			t.Errorf("ParseMix(%q) = %v, %v; want it back", want, back, err)
+		}
 	}
 }
 
 func TestStreamFollowsTheMix(t *testing.T) {
 	const n = 200_000
-	for _, mix := range []Mix{DefaultMix, {0, 1, 0}, {1, 0, 1}, {0, 0, 1}, {1, 1, 1}} {
+	for _, mix := range []Mix{DefaultMix, {0, 1, 0}, {1, 0, 1}, {0, 0, 1}, {1, 1, 1}, {Get: 1}, {Search: 7, Get: 1, Upsert: 2}, {1, 1, 1, 1}} {
 		s := NewStream(1, 0, mix, 1000)
 		var counts [NumOps]int
 		seen := map[uint32]bool{}
 		for range n {
 			st := s.Next()
 			counts[st.Op]++
-			if st.Op != Search {
+			if spec, _ := st.Op.Spec(); spec.ByID {
 				if st.ID < 1 || st.ID > 1000 {
 					t.Fatalf("ID %d outside 1..1000", st.ID)
 				}
@@ -61,8 +84,41 @@ func TestStreamFollowsTheMix(t *testing.T) {
 				t.Errorf("mix %v: %s fraction %.4f, want %.4f ± %.4f", mix, Op(op), got, want, tol)
 			}
 		}
-		if mix[Upsert]+mix[Delete] > 0 && len(seen) != 1000 {
+		if mix[Upsert]+mix[Delete]+mix[Get] > 0 && len(seen) != 1000 {
 			t.Errorf("mix %v: %d of 1000 IDs drawn; want uniform over all", mix, len(seen))
+		}
+	}
+}
+
+// Every mix without get draws, step for step, what it drew before get was
+// added: the digests are of 3 users × 10,000 steps, taken from the streams
+// as they were then (commit 9997d7b).
+func TestStreamGolden(t *testing.T) {
+	for _, c := range []struct {
+		mix  Mix
+		want uint64
+	}{
+		{DefaultMix, 0x1b1edd86864c44d6},
+		{Presets["upsert"], 0xd4478d90327612aa},
+		{Presets["search"], 0xe6d65a34d2ebae91},
+		{Mix{Search: 1, Upsert: 1, Delete: 1}, 0xb5bed1ddb657230a},
+		{Mix{Upsert: 3, Delete: 1}, 0x832b15b156dece05},
+		{Mix{Search: 50, Delete: 50}, 0xf455cc6d36eafdde},
+	} {
+		h := fnv.New64a()
+		for u := range 3 {
+			s := NewStream(42, u, c.mix, 100_000)
+			for range 10_000 {
+				st := s.Next()
+				var b [13]byte
+				b[0] = byte(st.Op)
+				binary.LittleEndian.PutUint32(b[1:], st.ID)
+				binary.LittleEndian.PutUint64(b[5:], st.Query)
+				h.Write(b[:])
+			}
+		}
+		if got := h.Sum64(); got != c.want {
+			t.Errorf("mix %s: steps digest %#x, want %#x: the mix's sequence changed", c.mix, got, c.want)
 		}
 	}
 }
@@ -83,7 +139,7 @@ func TestStreamsAreSeeded(t *testing.T) {
 	}
 }
 
-func TestOpNames(t *testing.T) {
+func TestOpNamesRoundTrip(t *testing.T) {
 	for _, op := range Ops() {
 		got, err := ParseOp(op.String())
 		if err != nil || got != op {

@@ -19,6 +19,7 @@ import (
 	_ "github.com/searchbench/searchbench/engines/meilisearch"
 	"github.com/searchbench/searchbench/engines/valkey/valkeyfake"
 	"github.com/searchbench/searchbench/runner"
+	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/workload"
 )
 
@@ -101,19 +102,10 @@ func TestMeilisearchDriverAttaches(t *testing.T) {
 // server answered at least every call the runner counted.
 func TestClosedLoopAgainstIt(t *testing.T) {
 	s, url := start(t)
-	e, err := openDriver(t, url, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	src := textSource(t)
-	if err := e.Create(context.Background(), src.Schema()); err != nil {
-		t.Fatal(err)
-	}
-	mix, _ := workload.ParseMix("search")
-	l := runner.ClosedLoop(context.Background(), e, src, runner.Config{
+	l := runPlan(t, url, runner.Plan{Closed: &runner.Config{
 		Users: []int{8}, SpawnRate: 1000, Measure: 200 * time.Millisecond, Freshness: runner.FreshnessConfig{Off: true},
-		Calls: runner.Calls{Timeout: 5 * time.Second, Mix: mix, Seed: 1, K: 10},
-	}, runner.Events{})[0]
+		Calls: searches(),
+	}}).Levels[0]
 	st, _ := l.Op("search")
 	if st.Count == 0 || st.ErrorCount() != 0 {
 		t.Fatalf("search: %d calls, errors %v", st.Count, st.Errors)
@@ -121,6 +113,33 @@ func TestClosedLoopAgainstIt(t *testing.T) {
 	if n := s.Searches(); n < st.Count {
 		t.Errorf("the server answered %d searches, the runner counted %d", n, st.Count)
 	}
+}
+
+// searches are the calls of the loops here: searches only, as the other
+// tools of bench/run.sh send.
+func searches() runner.Calls {
+	mix, err := workload.ParseMix("search")
+	if err != nil {
+		panic(err)
+	}
+	return runner.Calls{Timeout: 5 * time.Second, Mix: mix, Seed: 1, K: 10}
+}
+
+// runPlan runs p's loop through the library's pipeline, as `searchbench run
+// --engine meilisearch --url … --prepopulate 0` would, against the target
+// at url, and returns the one setup's record.
+func runPlan(t testing.TB, url string, p runner.Plan) result.EngineRun {
+	t.Helper()
+	p.Source = textSource(t)
+	p.Setups = []runner.Setup{{Driver: "meilisearch", Config: engines.Config{URL: url, APIKey: engines.Secret(key)}}}
+	res, err := runner.Run(context.Background(), p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Engines) != 1 || res.Engines[0].Error != "" || res.Partial {
+		t.Fatalf("run: %+v", res)
+	}
+	return res.Engines[0]
 }
 
 // exchange writes raw bytes and reads the responses that follow.
@@ -292,20 +311,11 @@ func BenchmarkNetHTTPFloor(b *testing.B) {
 // the driver's. ns/op is per level; calls/s is the figure.
 func BenchmarkClosedLoop64(b *testing.B) {
 	_, url := start(b)
-	e, err := openDriver(b, url, key)
-	if err != nil {
-		b.Fatal(err)
-	}
-	src := textSource(b)
-	if err := e.Create(context.Background(), src.Schema()); err != nil {
-		b.Fatal(err)
-	}
-	mix, _ := workload.ParseMix("search")
 	for b.Loop() {
-		l := runner.ClosedLoop(context.Background(), e, src, runner.Config{
+		l := runPlan(b, url, runner.Plan{Closed: &runner.Config{
 			Users: []int{64}, SpawnRate: 10_000, Measure: 2 * time.Second, Freshness: runner.FreshnessConfig{Off: true},
-			Calls: runner.Calls{Timeout: 5 * time.Second, Mix: mix, Seed: 1, K: 10},
-		}, runner.Events{})[0]
+			Calls: searches(),
+		}}).Levels[0]
 		b.ReportMetric(l.TotalRPS, "calls/s")
 	}
 }
@@ -316,22 +326,13 @@ func BenchmarkClosedLoop64(b *testing.B) {
 // (service-p50-ms would then be milliseconds, not a fraction of one).
 func BenchmarkLadderOneCPU(b *testing.B) {
 	_, url := start(b)
-	e, err := openDriver(b, url, key)
-	if err != nil {
-		b.Fatal(err)
-	}
-	src := textSource(b)
-	if err := e.Create(context.Background(), src.Schema()); err != nil {
-		b.Fatal(err)
-	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	mix, _ := workload.ParseMix("search")
 	for b.Loop() {
-		l := runner.RunLadder(context.Background(), e, src, runner.LadderConfig{
-			Open:  runner.OpenConfig{Workers: 64, Arrival: "constant", Calls: runner.Calls{Timeout: 5 * time.Second, Mix: mix, Seed: 1, K: 10}},
+		l := runPlan(b, url, runner.Plan{Ladder: &runner.LadderConfig{
+			Open:  runner.OpenConfig{Workers: 64, Arrival: "constant", Calls: searches()},
 			Rates: workload.Ladder{Start: 5000, Step: 2, Stop: 5000}, Duration: 2 * time.Second, Repeat: 1,
 			Factor: runner.DefaultFactor, MinAchieved: runner.DefaultMinAchieved, Explode: runner.DefaultExplode,
-		}, runner.Events{})
+		}}).Ladder
 		rep := l.Rungs[0].Reps[0]
 		b.ReportMetric(rep.Achieved, "achieved/s")
 		b.ReportMetric(rep.Latency.P50, "p50-ms")

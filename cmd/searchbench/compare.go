@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/searchbench/searchbench/runner/report"
+	"github.com/searchbench/searchbench/runner/scenario"
 )
 
 func newCompareCmd() *cobra.Command {
@@ -22,7 +23,7 @@ func newCompareCmd() *cobra.Command {
 			var sides [2][]report.Input
 			for i, arg := range args {
 				var err error
-				if sides[i], err = loadResults(splitList(arg)); err != nil {
+				if sides[i], err = loadResults(scenario.SplitList(arg)); err != nil {
 					return err
 				}
 				if len(sides[i]) == 0 {

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/searchbench/searchbench/dataset"
+	"github.com/searchbench/searchbench/runner/scenario"
 )
 
 type corpusFlags struct {
@@ -20,14 +21,8 @@ type corpusFlags struct {
 
 func (f *corpusFlags) register(cmd *cobra.Command) {
 	f.flags = cmd.Flags()
-	f.flags.Uint64Var(&f.seed, "seed", dataset.DefaultSeed, "seed of the corpus and the workload: the same seed gives the same bytes")
-	f.flags.IntVar(&f.ids, "ids", dataset.DefaultIDs, "size of the ID space (IDs 1..N)")
-	f.flags.Float64Var(&f.prepopulate, "prepopulate", dataset.DefaultPrepopulate, "fraction of IDs loaded before the run")
+	scenario.RegisterCorpus(f.flags, &f.seed, &f.ids, &f.prepopulate)
 }
-
-// changed says whether the named flag was given (on the command line or by
-// a scenario file).
-func (f *corpusFlags) changed(name string) bool { return f.flags.Changed(name) }
 
 func (f *corpusFlags) config() dataset.Config {
 	return dataset.Config{Seed: f.seed, IDs: f.ids, Prepopulate: f.prepopulate}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/searchbench/searchbench/runner/scenario"
 	"github.com/searchbench/searchbench/workload"
 )
 
@@ -29,16 +30,16 @@ func badOrPlanned(t *testing.T, args []string, code int, stdout, stderr string) 
 // Any scenario file: a parse error, or a scenario that plans or is bad
 // input, checked before anything starts.
 func FuzzScenario(f *testing.F) {
-	entries, err := shipped.ReadDir("scenarios")
+	names, err := scenario.Shipped()
 	if err != nil {
 		f.Fatal(err)
 	}
-	for _, e := range entries {
-		b, err := shipped.ReadFile("scenarios/" + e.Name())
+	for _, name := range names {
+		s, err := scenario.Load(name)
 		if err != nil {
 			f.Fatal(err)
 		}
-		f.Add(b)
+		f.Add(s.Source)
 	}
 	for _, s := range []string{
 		"command: run\nusers: [2]\nsetups: [{engine: bleve, label: x}]\n",
@@ -56,21 +57,21 @@ func FuzzScenario(f *testing.F) {
 	}
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, b []byte) {
-		s, err := parseScenario(b)
+		s, err := scenario.Parse(b)
 		if err != nil {
 			if strings.Contains(err.Error(), "\n") {
 				t.Fatalf("a parse error of two lines: %q", err)
 			}
 			return
 		}
-		if s.command != "run" && s.command != "ladder" {
-			t.Fatalf("command %q accepted", s.command)
+		if s.Command != "run" && s.Command != "ladder" {
+			t.Fatalf("command %q accepted", s.Command)
 		}
 		path := filepath.Join(dir, "s.yaml")
 		if err := os.WriteFile(path, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		args := []string{s.command, "--scenario", path, "--dry-run", "--out", filepath.Join(dir, "out")}
+		args := []string{s.Command, "--scenario", path, "--dry-run", "--out", filepath.Join(dir, "out")}
 		code, stdout, stderr := runCLI(t, context.Background(), args...)
 		badOrPlanned(t, args, code, stdout, stderr)
 	})
@@ -91,18 +92,6 @@ func FuzzRunFlags(f *testing.F) {
 	})
 }
 
-func FuzzParseUsers(f *testing.F) {
-	for _, s := range []string{"10,100,500,800,1000", "1", "", ",", "1,,2", " 3 ", "-1", "1e3", "99999999999999999999"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		users, err := parseUsers(s)
-		if err == nil && len(users) == 0 {
-			t.Fatalf("%q: no levels and no error", s)
-		}
-	})
-}
-
 func FuzzParseMix(f *testing.F) {
 	for _, s := range []string{"mixed", "upsert", "search", "80/19/1", "search=80,upsert=19,delete=1", "1/1", "0/0/0",
 		"NaN/1/1", "Inf/0/0", "search=1,search=2", "delete=-0", "1e308/1e308/1e308"} {
@@ -113,30 +102,6 @@ func FuzzParseMix(f *testing.F) {
 		if err == nil {
 			if verr := m.Validate(); verr != nil {
 				t.Fatalf("%q parsed to %v, which fails validation: %v", s, m, verr)
-			}
-		}
-	})
-}
-
-func FuzzParseOptions(f *testing.F) {
-	for _, s := range []string{"pool=3", "postgres:pool=3\nx=y", "=", "a:=1", "nosuch:x=1", "k=v=w", ":x=1", "bleve:a:b=c"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		byEngine, all, err := parseOptions(strings.Split(s, "\n"))
-		if err != nil {
-			return
-		}
-		for k := range all {
-			if k == "" {
-				t.Fatalf("%q: an option with no key", s)
-			}
-		}
-		for e, opts := range byEngine {
-			for k := range opts {
-				if e == "" || k == "" {
-					t.Fatalf("%q: engine %q option %q", s, e, k)
-				}
 			}
 		}
 	})

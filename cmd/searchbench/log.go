@@ -37,6 +37,8 @@ type logger struct {
 	lastOps   int64     // its calls at the last summary …
 	lastAt    time.Time // … and when
 	lastPlain time.Time // the last summary written as a plain line
+
+	preload *bar // the pre-population bar being drawn, if any
 }
 
 type liveKey struct {
@@ -264,19 +266,36 @@ func (l *logger) running(engine string, users int, ops, errs int64, p50ms float6
 	l.statusLocked(text)
 }
 
-// events is the runner's callbacks for one engine, drawn by the logger.
-func (l *logger) events(engine string) runner.Events {
-	return runner.Events{
-		Phase: func(users int, phase string, d time.Duration) { l.phase(engine, users, phase, d) },
-		Progress: func(users int, ops, errs int64, p50 time.Duration) {
-			ms := math.NaN()
-			if p50 >= 0 {
-				ms = float64(p50) / float64(time.Millisecond)
-			}
-			l.running(engine, users, ops, errs, ms)
-		},
-		Rung: func(rate float64, rep, reps int) {
-			l.printf("%s: %.0f/s: repetition %d of %d", engine, rate, rep, reps)
-		},
+// Observe draws the run's events: the logger is the CLI's runner.Observer.
+func (l *logger) Observe(e runner.Event) {
+	switch e.Kind {
+	case runner.EventLog:
+		if e.Setup != "" {
+			l.printf("%s: %s", e.Setup, e.Text)
+		} else {
+			l.printf("%s", e.Text)
+		}
+	case runner.EventPreload:
+		if l.preload == nil {
+			l.preload = l.progress(e.Setup + ": pre-populate")
+		}
+		l.preload.update(e.Done, e.Total)
+	case runner.EventPreloadDone:
+		if l.preload != nil {
+			l.preload.done()
+			l.preload = nil
+		}
+	case runner.EventPhase:
+		l.phase(e.Setup, e.Users, e.Phase, e.Duration)
+	case runner.EventProgress:
+		ms := math.NaN()
+		if e.P50 >= 0 {
+			ms = float64(e.P50) / float64(time.Millisecond)
+		}
+		l.running(e.Setup, e.Users, e.Ops, e.Errs, ms)
+	case runner.EventRung:
+		l.printf("%s: %.0f/s: repetition %d of %d", e.Setup, e.Rate, e.Rep, e.Reps)
+	case runner.EventSetupDone:
+		l.endStatus()
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/searchbench/searchbench/runner"
 )
 
 // syncBuffer is a buffer that mpb's goroutine and the test may share.
@@ -29,19 +31,20 @@ func (s *syncBuffer) String() string {
 func TestLoggerWritesPlainLinesOffTerminal(t *testing.T) {
 	var out syncBuffer
 	l := newLogger(&out)
-	b := l.progress("bleve: pre-populate")
 	for i := 0; i <= 1000; i += 7 {
-		b.update(i, 1000)
+		l.Observe(runner.Event{Kind: runner.EventPreload, Setup: "bleve", Done: i, Total: 1000})
 	}
-	b.update(1000, 1000)
-	b.done()
-	ev := l.events("bleve")
-	ev.Phase(50, "settle", 3*time.Second)
-	ev.Phase(50, "measure", 15*time.Second)
-	for i := int64(1); i <= 5; i++ {
-		ev.Progress(50, 1000*i, i-1, 2500*time.Microsecond) // five calls within a second: one line
+	l.Observe(runner.Event{Kind: runner.EventPreload, Setup: "bleve", Done: 1000, Total: 1000})
+	l.Observe(runner.Event{Kind: runner.EventPreloadDone, Setup: "bleve"})
+	phase := func(name string, d time.Duration) {
+		l.Observe(runner.Event{Kind: runner.EventPhase, Setup: "bleve", Users: 50, Phase: name, Duration: d})
 	}
-	ev.Phase(50, "drain", 0)
+	phase("settle", 3*time.Second)
+	phase("measure", 15*time.Second)
+	for i := int64(1); i <= 5; i++ { // five calls within a second: one line
+		l.Observe(runner.Event{Kind: runner.EventProgress, Setup: "bleve", Users: 50, Ops: 1000 * i, Errs: i - 1, P50: 2500 * time.Microsecond})
+	}
+	phase("drain", 0)
 	l.endStatus()
 	s := out.String()
 	if strings.ContainsAny(s, "\r\x1b") {

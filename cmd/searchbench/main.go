@@ -13,14 +13,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	// Drivers register themselves; adding an engine adds one line here.
-	_ "github.com/searchbench/searchbench/engines/amgixnow"
-	_ "github.com/searchbench/searchbench/engines/bleve"
-	_ "github.com/searchbench/searchbench/engines/elasticsearch"
-	_ "github.com/searchbench/searchbench/engines/meilisearch"
-	_ "github.com/searchbench/searchbench/engines/postgres"
-	_ "github.com/searchbench/searchbench/engines/typesense"
-	_ "github.com/searchbench/searchbench/engines/valkey"
+	// Every driver registers itself (engines/all lists them).
+	_ "github.com/searchbench/searchbench/engines/all"
 )
 
 // Exit codes.

@@ -10,8 +10,15 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/searchbench/searchbench/dataset"
+	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/engines/container"
+	"github.com/searchbench/searchbench/runner"
 	"github.com/searchbench/searchbench/runner/report"
+	"github.com/searchbench/searchbench/runner/result"
+	"github.com/searchbench/searchbench/workload"
 )
 
 // runTwice makes two runs of the embedded engine with the same
@@ -175,5 +182,99 @@ func TestReportAndCompareBadInput(t *testing.T) {
 		if _, err := os.Stat(out); err == nil {
 			t.Errorf("%q: wrote %s", args, out)
 		}
+	}
+}
+
+// A result a Go program made through the library is one the CLI reads:
+// report renders it and compare sets it beside a run of the CLI's own. The
+// library sets the provenance and redacts the messages itself.
+func TestLibraryResultLoadsInReportAndCompare(t *testing.T) {
+	src, err := runner.NewSource(runner.CorpusText, dataset.Config{Seed: 1, IDs: 2000, Prepopulate: 0.95}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := runner.Run(context.Background(), runner.Plan{
+		Source: src,
+		Setups: []runner.Setup{{Driver: "bleve"}},
+		Closed: &runner.Config{Users: []int{2, 4}, SpawnRate: 1000, Settle: 100 * time.Millisecond, Measure: 700 * time.Millisecond,
+			Calls: runner.Calls{Timeout: 5 * time.Second, Mix: workload.DefaultMix, Seed: 1, K: 10}},
+		Relevance: 20,
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Tool.Version == "" || res.Host.CPUs == 0 || res.Corpus.Hash == "" || res.Engines[0].Relevance == nil {
+		t.Errorf("provenance or checks missing: tool %+v, host %+v, corpus %+v", res.Tool, res.Host, res.Corpus)
+	}
+	lib := t.TempDir()
+	path := filepath.Join(lib, "result.json")
+	if err := result.WriteFile(path, res); err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	if code, _, stderr := runCLI(t, context.Background(), "report", path, "--out", out); code != exitOK {
+		t.Fatalf("report: exit %d\n%s", code, stderr)
+	}
+	if md, err := os.ReadFile(filepath.Join(out, report.MarkdownFile)); err != nil || !bytes.Contains(md, []byte("bleve")) {
+		t.Errorf("tables of the library's result: %v\n%s", err, md)
+	}
+	cli := t.TempDir()
+	if code, _, stderr := runCLI(t, context.Background(), quick(cli)...); code != exitOK {
+		t.Fatalf("run: exit %d\n%s", code, stderr)
+	}
+	code, stdout, stderr := runCLI(t, context.Background(), "compare", path, filepath.Join(cli, "result.json"))
+	if code != exitOK || !strings.Contains(stdout, "search") {
+		t.Errorf("compare: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+}
+
+// An invalid plan is an error naming the field, and nothing starts: no
+// result, no engine opened.
+func TestLibraryRejectsAnInvalidPlan(t *testing.T) {
+	src, err := runner.NewSource(runner.CorpusText, dataset.Config{Seed: 1, IDs: 100, Prepopulate: 0}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := runner.Calls{Timeout: time.Second, Mix: workload.DefaultMix, Seed: 1, K: 10}
+	for _, c := range []struct {
+		plan runner.Plan
+		want string
+	}{
+		{runner.Plan{Source: src, Setups: []runner.Setup{{Driver: "bleve"}}}, "plan: "},
+		{runner.Plan{Source: src, Setups: []runner.Setup{{Driver: "nosuch"}}, Closed: &runner.Config{Users: []int{1}, SpawnRate: 1, Measure: time.Second, Calls: calls}}, "engine: unknown engine"},
+		{runner.Plan{Source: src, Setups: []runner.Setup{{Driver: "bleve"}, {Driver: "bleve"}}, Closed: &runner.Config{Users: []int{1}, SpawnRate: 1, Measure: time.Second, Calls: calls}}, "engine: \"bleve\" is listed twice"},
+		{runner.Plan{Source: src, Setups: []runner.Setup{{Driver: "bleve"}}, Closed: &runner.Config{Users: []int{0}, SpawnRate: 1, Measure: time.Second, Calls: calls}}, "users: "},
+		{runner.Plan{Source: src, Setups: []runner.Setup{{Driver: "bleve", Config: engines.Config{URL: "http://127.0.0.1:1"}}}, Closed: &runner.Config{Users: []int{1}, SpawnRate: 1, Measure: time.Second, Calls: calls}}, "bleve is embedded"},
+		{runner.Plan{Source: src, Setups: []runner.Setup{{Driver: "postgres"}}, Launch: container.Options{CPUs: -1}, Closed: &runner.Config{Users: []int{1}, SpawnRate: 1, Measure: time.Second, Calls: calls}}, "cpus: "},
+	} {
+		res, err := runner.Run(context.Background(), c.plan, nil)
+		if err == nil || res != nil || !strings.HasPrefix(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%+v: result %v, error %v; want one line starting %q", c.plan, res, err, c.want)
+		}
+	}
+}
+
+// get runs end to end on the embedded engine: a mix naming it plans, its
+// calls are measured and reported with no special case; an engine without
+// Getter is bad input before anything starts.
+func TestGetEndToEnd(t *testing.T) {
+	dir := t.TempDir()
+	code, _, stderr := runCLI(t, context.Background(), quick(dir, "--mix", "search=70,get=10,upsert=19,delete=1")...)
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	r := readResult(t, dir)
+	if r.Config.Mix != "search=70,upsert=19,delete=1,get=10" {
+		t.Errorf("mix %q", r.Config.Mix)
+	}
+	for _, l := range r.Engines[0].Levels {
+		g, ok := l.Op("get")
+		if !ok || g.Count+g.NotFound == 0 || g.ErrorCount() != 0 {
+			t.Errorf("%d users: get %+v", l.Users, g)
+		}
+	}
+	md, err := os.ReadFile(filepath.Join(dir, report.MarkdownFile))
+	if err != nil || !bytes.Contains(md, []byte("get")) {
+		t.Errorf("tables lack get: %v", err)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/searchbench/searchbench/runner/scenario"
 )
 
 // Every shipped scenario must plan here: each of its fields is a flag of its
@@ -14,26 +16,25 @@ import (
 // (this host may have fewer CPUs than the study's limit), which also shows
 // the command line winning over the file.
 func TestShippedScenariosPlan(t *testing.T) {
-	entries, err := shipped.ReadDir("scenarios")
-	if err != nil || len(entries) == 0 {
+	names, err := scenario.Shipped()
+	if err != nil || len(names) == 0 {
 		t.Fatalf("no shipped scenarios: %v", err)
 	}
-	for _, e := range entries {
-		name := strings.TrimSuffix(e.Name(), ".yaml")
-		s, err := loadScenario(name)
+	for _, name := range names {
+		s, err := scenario.Load(name)
 		if err != nil {
 			t.Errorf("%s: %v", name, err)
 			continue
 		}
-		if s.description == "" || len(s.setups) == 0 {
+		if s.Description == "" || len(s.Setups) == 0 {
 			t.Errorf("%s: a shipped scenario needs a description and setups", name)
 		}
-		code, stdout, stderr := runCLI(t, context.Background(), s.command, "--scenario", name, "--dry-run", "--cpus", "0")
+		code, stdout, stderr := runCLI(t, context.Background(), s.Command, "--scenario", name, "--dry-run", "--cpus", "0")
 		if code != exitOK {
 			t.Errorf("%s: exit %d: %s", name, code, stderr)
 			continue
 		}
-		for _, sp := range s.setups {
+		for _, sp := range s.Setups {
 			if !strings.Contains(stdout, `setup "`+sp.Label+`": engine `+sp.Engine) {
 				t.Errorf("%s: the plan lacks setup %q:\n%s", name, sp.Label, stdout)
 			}
@@ -122,7 +123,7 @@ setups:
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	r := readResult(t, dir)
-	if r.Config.Scenario != p || r.Corpus.IDs != 3000 || r.Config.Mix != "50/50/0" || len(r.Engines) != 2 {
+	if r.Config.Scenario != p || r.Corpus.IDs != 3000 || r.Config.Mix != "search=50,upsert=50" || len(r.Engines) != 2 {
 		t.Fatalf("result config %+v corpus %+v engines %d; want the file's values", r.Config, r.Corpus, len(r.Engines))
 	}
 	for i, label := range []string{"Bleve A", "Bleve B"} {

@@ -413,7 +413,7 @@ func TestOpenRejects(t *testing.T) {
 		name, want string
 		cfg        engines.Config
 	}{
-		{amgixnow.Name, "unknown option \"colour\" (valid: bulk, pool, route, timeout, top_k)", engines.Config{Options: map[string]string{"colour": "red"}}},
+		{amgixnow.Name, "unknown option \"colour\" (known: bulk, pool, route, timeout, top_k)", engines.Config{Options: map[string]string{"colour": "red"}}},
 		{amgixnow.Name, "option timeout", engines.Config{Options: map[string]string{"timeout": "-1s"}}},
 		{amgixnow.Name, "option pool", engines.Config{Options: map[string]string{"pool": "0"}}},
 		{amgixnow.Name, "option route", engines.Config{Options: map[string]string{"route": "fast"}}},
@@ -487,5 +487,27 @@ func TestCreateReplaces(t *testing.T) {
 	h, err := other.Search(context.Background(), engines.Query{Text: "quokkazed", K: 10})
 	if err != nil || len(h.IDs) != 0 {
 		t.Fatalf("after Create again: %v, %v; want no hits", h.IDs, err)
+	}
+}
+
+// Each unexpected status fails in the class it does for every HTTP driver,
+// for both drivers. Amgix never reports a missing document (a delete of one
+// is answered 200), so there is no Missing answer.
+func TestStatusClasses(t *testing.T) {
+	good := func(r *http.Request) (int, []byte) {
+		switch {
+		case r.URL.Path == "/v1/version":
+			return 200, []byte(`{"version":"0.1.2 (Amgix-Now)"}`)
+		case r.URL.Path == "/v1/collections":
+			return 200, []byte(`[]`)
+		case strings.HasSuffix(r.URL.Path, "/exists"):
+			return 200, []byte(`{"exists":false}`)
+		}
+		return 200, []byte(`{"ok":true}`)
+	}
+	for _, name := range []string{amgixnow.Name, amgixnow.SyncName} {
+		t.Run(name, func(t *testing.T) {
+			enginetest.StatusClasses(t, enginetest.Answers{Driver: name, Good: good})
+		})
 	}
 }

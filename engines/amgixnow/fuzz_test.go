@@ -3,6 +3,9 @@ package amgixnow
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/searchbench/searchbench/engines"
 )
 
 // FuzzParse feeds any body to every response parser: a malformed answer is
@@ -48,8 +51,8 @@ func FuzzParse(f *testing.F) {
 			t.Fatal("ParseVersion returned an empty version")
 		}
 		_, _ = ParseExists(body)
-		if d := errorDetail(body); len(d) > maxDetail+len("…") {
-			t.Fatalf("errorDetail returned %d bytes", len(d))
+		if d := errorDetail(body); len(d) > engines.MaxQuoted+len("… (clipped, 1234567890 bytes)") || !utf8.ValidString(d) {
+			t.Fatalf("errorDetail returned %d bytes: %q", len(d), d)
 		}
 	})
 }

@@ -7,11 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/searchbench/searchbench/engines"
 )
@@ -46,12 +44,12 @@ func (e *Engine) call(ctx context.Context, method, path string, body any) ([]byt
 	}
 	resp, err := e.http.Do(req)
 	if err != nil {
-		return nil, e.transportError(ctx, err)
+		return nil, e.transportError(err)
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
 	if err != nil {
-		return nil, e.transportError(ctx, err)
+		return nil, e.transportError(err)
 	}
 	if len(data) > maxBody {
 		return nil, fmt.Errorf("response larger than %d bytes", maxBody)
@@ -65,45 +63,32 @@ func (e *Engine) call(ctx context.Context, method, path string, body any) ([]byt
 	return data, nil
 }
 
-// transportError classifies a failed round trip. url.Error quotes the request
-// URL; the message names the redacted endpoint instead.
-func (e *Engine) transportError(ctx context.Context, err error) error {
+// transportError classifies a failed round trip (engines.TransportError).
+// url.Error quotes the request URL; the message names the redacted endpoint
+// instead, and never shows the key.
+func (e *Engine) transportError(err error) error {
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		err = ue.Err
 	}
-	var ne net.Error
-	switch {
-	case errors.Is(err, context.Canceled) && ctx.Err() != nil:
-		return fmt.Errorf("%s: %w", e.endpoint, err)
-	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
-		return fmt.Errorf("%s: %w (%v)", e.endpoint, engines.ErrTimeout, err)
-	}
-	return fmt.Errorf("%s: %v", e.endpoint, e.scrub(err.Error()))
+	return fmt.Errorf("%s: %w", e.endpoint, engines.Redact(engines.TransportError(err), e.key))
 }
 
-// statusError maps an HTTP failure to the runner's error classes. A 404 is a
-// missing collection (Amgix never answers 404 for a missing document on the
-// routes the driver uses), so it is not engines.ErrNotFound: the runner would
-// count it as a harmless missing ID.
+// statusError maps an HTTP failure to the runner's error classes
+// (engines.StatusError). A 404 is a missing collection (Amgix never answers
+// 404 for a missing document on the routes the driver uses), so it is not
+// engines.ErrNotFound: the runner would count it as a harmless missing ID.
 func statusError(code int, detail string) error {
-	switch code {
-	case http.StatusTooManyRequests, http.StatusServiceUnavailable:
-		return fmt.Errorf("HTTP %d: %s: %w", code, detail, engines.ErrOverloaded)
-	case http.StatusRequestTimeout, http.StatusGatewayTimeout:
-		return fmt.Errorf("HTTP %d: %s: %w", code, detail, engines.ErrTimeout)
-	case http.StatusUnauthorized, http.StatusForbidden:
+	if code == http.StatusUnauthorized || code == http.StatusForbidden {
 		return fmt.Errorf("HTTP %d: %s (the server wants an API key, Config.APIKey, or refused the one given)", code, detail)
 	}
-	return fmt.Errorf("HTTP %d: %s", code, detail)
+	return engines.StatusError(code, false, fmt.Errorf("HTTP %d: %s", code, detail))
 }
-
-// maxDetail bounds an error message quoted from the server.
-const maxDetail = 300
 
 // errorDetail extracts Amgix's FastAPI-style error: {"detail": "text"} or
 // {"detail": [{"loc": [...], "msg": "..."}]}; a plain-text body (axum's
-// query-string rejection) is quoted as it is.
+// query-string rejection) is quoted as it is. Whichever it is, it is
+// clipped (engines.Clip).
 func errorDetail(body []byte) string {
 	var v struct {
 		Detail json.RawMessage `json:"detail"`
@@ -133,17 +118,10 @@ func errorDetail(body []byte) string {
 	return clip(string(v.Detail))
 }
 
+// clip is engines.Clip, saying so when the server gave no message at all.
 func clip(s string) string {
-	s = strings.ToValidUTF8(strings.TrimSpace(s), "?")
-	if s == "" {
+	if s = engines.Clip(s); s == "" {
 		return "(no message)"
-	}
-	if len(s) > maxDetail {
-		s = s[:maxDetail]
-		for !utf8.ValidString(s) {
-			s = s[:len(s)-1]
-		}
-		s += "…"
 	}
 	return s
 }

@@ -1,15 +1,3 @@
-// Package bleve is the embedded default engine: a Bleve (scorch) index on
-// local disk, so searchbench runs on a machine with no server and no Docker.
-//
-// Text fields use Bleve's English analyzer (unicode tokenizer, possessive
-// filter, lowercase, English stop words, Porter stemmer) — the nearest
-// embedded match to the published study's Elasticsearch analyzer (standard
-// tokenizer, lowercase, stop, English stemmer). A search is a disjunction of
-// one match query per text field, which sums per-field scores like
-// Elasticsearch's multi_match most_fields.
-//
-// Visibility: Searchable. Bleve applies a write to an in-memory segment that
-// searches see before Index returns; persistence to disk is asynchronous.
 package bleve
 
 import (
@@ -45,12 +33,24 @@ func (driver) Describe() engines.Description {
 	}
 }
 
-func (driver) Open(_ context.Context, cfg engines.Config) (engines.Engine, error) {
+// CheckConfig checks the configuration before anything starts: Bleve is
+// embedded (no URL), takes no options, and its writes are always searchable
+// on return.
+func (driver) CheckConfig(cfg engines.Config) error { return check(cfg) }
+
+func check(cfg engines.Config) error {
 	if cfg.URL != "" {
-		return nil, errors.New("bleve is embedded: it takes --data-dir, not --url")
+		return errors.New("bleve is embedded: it takes --data-dir, not --url")
 	}
-	if cfg.WriteMode != "" && cfg.WriteMode != engines.Searchable {
-		return nil, fmt.Errorf("bleve writes are always searchable on return; write mode %q is not offered", cfg.WriteMode)
+	if _, err := engines.CheckWriteMode("bleve", cfg.WriteMode, engines.Searchable); err != nil {
+		return err
+	}
+	return engines.NewOptions("bleve", cfg.Options).Err()
+}
+
+func (driver) Open(_ context.Context, cfg engines.Config) (engines.Engine, error) {
+	if err := check(cfg); err != nil {
+		return nil, err
 	}
 	e := &Engine{dir: cfg.DataDir}
 	if e.dir == "" {

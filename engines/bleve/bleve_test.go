@@ -25,11 +25,22 @@ func TestConformance(t *testing.T) {
 	})
 }
 
-func TestRejectsURLAndAcknowledgedMode(t *testing.T) {
-	for _, cfg := range []engines.Config{{URL: "http://127.0.0.1:1"}, {WriteMode: engines.Acknowledged}} {
+func TestRejectsURLAcknowledgedModeAndOptions(t *testing.T) {
+	for _, cfg := range []engines.Config{
+		{URL: "http://127.0.0.1:1"},
+		{WriteMode: engines.Acknowledged},
+		{Options: map[string]string{"pool": "3"}},
+	} {
+		if err := engines.CheckConfig("bleve", cfg); err == nil {
+			t.Errorf("CheckConfig(%+v) succeeded; want an error", cfg)
+		}
+		cfg.DataDir = t.TempDir()
 		if _, err := engines.Open(context.Background(), "bleve", cfg); err == nil {
 			t.Errorf("Open(%+v) succeeded; want an error", cfg)
 		}
+	}
+	if err := engines.CheckConfig("bleve", engines.Config{WriteMode: engines.Searchable}); err != nil {
+		t.Error(err)
 	}
 }
 

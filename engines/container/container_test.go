@@ -7,18 +7,13 @@ import (
 	"path/filepath"
 	"testing"
 
-	_ "github.com/searchbench/searchbench/engines/amgixnow"
+	_ "github.com/searchbench/searchbench/engines/all"
 	"github.com/searchbench/searchbench/engines/container"
-	_ "github.com/searchbench/searchbench/engines/elasticsearch"
-	_ "github.com/searchbench/searchbench/engines/meilisearch"
-	_ "github.com/searchbench/searchbench/engines/postgres"
-	_ "github.com/searchbench/searchbench/engines/typesense"
-	_ "github.com/searchbench/searchbench/engines/valkey"
 )
 
 // The compose files are the launcher's definitions rendered: one source of
 // truth. Regenerate them with `searchbench compose`. The drivers' packages
-// register their definitions (launch.go), so this test imports them.
+// register their definitions (launch.go), so this test imports them all.
 func TestComposeFilesMatchTheLauncher(t *testing.T) {
 	specs := container.Specs()
 	want := []string{"amgix-now", "amgix-now-sync", "elasticsearch", "meilisearch", "postgres", "typesense", "valkey"}

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 
-	elasticsearch "github.com/elastic/go-elasticsearch/v8"
 	"github.com/elastic/go-elasticsearch/v8/esapi"
 
 	"github.com/searchbench/searchbench/engines"
@@ -19,7 +18,7 @@ import (
 
 // Engine is one Elasticsearch index.
 type Engine struct {
-	client    *elasticsearch.Client
+	client    *client
 	transport *http.Transport
 	refresh   string // the refresh parameter of every write: "" or "wait_for"
 	opts      options
@@ -37,6 +36,7 @@ var (
 	_ engines.Refresher    = (*Engine)(nil)
 	_ engines.Counter      = (*Engine)(nil)
 	_ engines.Versioner    = (*Engine)(nil)
+	_ engines.Getter       = (*Engine)(nil)
 )
 
 // maxResponse bounds how much of a response is read: far above any answer
@@ -240,6 +240,29 @@ func (e *Engine) Delete(ctx context.Context, id string) error {
 	return e.fail(what, parseWrite(res, "deleted"))
 }
 
+// Get fetches one document by ID: GET /{index}/_doc/{id}, real-time (see
+// the package doc). A missing ID wraps engines.ErrNotFound.
+func (e *Engine) Get(ctx context.Context, id string) (engines.Document, error) {
+	index, m, err := e.state()
+	if err != nil {
+		return engines.Document{}, err
+	}
+	what := "get " + id
+	pid, err := docID(id)
+	if err != nil {
+		return engines.Document{}, fmt.Errorf("elasticsearch: %s: %w", what, err)
+	}
+	status, res, err := e.call(ctx, what, esapi.GetRequest{Index: index, DocumentID: pid}, http.StatusNotFound)
+	if err != nil {
+		return engines.Document{}, err
+	}
+	d, err := m.parseGet(status, res, id)
+	if err != nil {
+		return engines.Document{}, e.fail(what, err)
+	}
+	return d, nil
+}
+
 // Search runs multi_match most_fields over the text fields.
 func (e *Engine) Search(ctx context.Context, q engines.Query) (engines.Hits, error) {
 	if err := q.TextOnly(); err != nil {
@@ -312,11 +335,8 @@ func (e *Engine) Version(ctx context.Context) (string, error) {
 
 // Close closes the client and its idle connections; the index stays.
 func (e *Engine) Close() error {
-	err := e.client.Close(context.Background())
+	err := e.client.Close()
 	e.transport.CloseIdleConnections()
-	if errors.Is(err, elasticsearch.ErrAlreadyClosed) {
-		return nil
-	}
 	return err
 }
 

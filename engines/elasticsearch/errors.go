@@ -1,14 +1,9 @@
 package elasticsearch
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"net"
 	"net/http"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/searchbench/searchbench/engines"
 )
@@ -31,21 +26,23 @@ func (h *HTTPError) Error() string {
 	return fmt.Sprintf("HTTP %d %s: %s", h.Status, h.Type, h.Reason)
 }
 
-// classified wraps h in the runner's class for it.
+// classified wraps h in the runner's class for it: its status's
+// (engines.StatusError), except where Elasticsearch's error type says more.
+// A 404 is never a missing document here: index_not_found_exception is a
+// broken setup, and a delete's missing document is read from its body
+// (result "not_found").
 func (h *HTTPError) classified() error {
 	switch {
-	case h.Status == http.StatusRequestTimeout, h.Status == http.StatusGatewayTimeout:
-		// The status decides: a gateway that gave up is a timeout,
-		// whatever body it passes on.
-		return fmt.Errorf("%w: %w", engines.ErrTimeout, h)
-	case h.Type == "es_rejected_execution_exception",
-		h.Status == http.StatusTooManyRequests && h.Type != "cluster_block_exception",
-		h.Status == http.StatusServiceUnavailable:
-		// A 429 cluster_block_exception is the disk flood-stage block:
-		// the index went read-only, which no amount of waiting fixes.
+	case h.Status == http.StatusTooManyRequests && h.Type == "cluster_block_exception":
+		// The disk flood-stage block: the index went read-only, which no
+		// amount of waiting fixes.
+		return h
+	case h.Type == "es_rejected_execution_exception" && engines.StatusClass(h.Status, false) != engines.ErrTimeout:
+		// A full thread-pool queue, whatever status carried it; a gateway
+		// that gave up (408, 504) stays a timeout, as the status decides.
 		return fmt.Errorf("%w: %w", engines.ErrOverloaded, h)
 	}
-	return h
+	return engines.StatusError(h.Status, false, h)
 }
 
 // errorCause is Elasticsearch's error object ("error", a root_cause entry,
@@ -59,19 +56,9 @@ func (c errorCause) String() string {
 	return clip(c.Type) + ": " + clip(c.Reason)
 }
 
-// clip shortens a server's text for a message: reasons can quote whole
-// request bodies.
-func clip(s string) string {
-	const limit = 300
-	if len(s) <= limit {
-		return s
-	}
-	cut := limit
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
+// clip shortens a server's text for a message (engines.Clip): reasons can
+// quote whole request bodies.
+func clip(s string) string { return engines.Clip(s) }
 
 // responseError turns an error response into an HTTPError in its class.
 // Elasticsearch answers {"error":{"type":…,"reason":…},"status":N}, or for a
@@ -95,17 +82,9 @@ func responseError(status int, body []byte) error {
 	return h.classified()
 }
 
-// transportError classifies a failure that left no response: the product
-// check, a deadline, a network timeout.
+// transportError classifies a failure that left no response as
+// engines.TransportError does (a deadline, a network timeout). A failed
+// product check is ErrNotElasticsearch already: client.Perform returns it.
 func transportError(err error) error {
-	var ne net.Error
-	switch {
-	case strings.Contains(err.Error(), productCheckFailed):
-		return ErrNotElasticsearch
-	case errors.Is(err, context.Canceled):
-		return err
-	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
-		return fmt.Errorf("%w: %w", engines.ErrTimeout, err)
-	}
-	return err
+	return engines.TransportError(err)
 }

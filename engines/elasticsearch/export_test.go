@@ -1,5 +1,7 @@
 package elasticsearch
 
+import "github.com/searchbench/searchbench/engines"
+
 // The response parsers, for the fuzz targets and the parser tests.
 var (
 	ParseSearch     = parseSearch
@@ -11,3 +13,12 @@ var (
 	ParseShardsOnly = parseShardsOnly
 	ResponseError   = responseError
 )
+
+// ParseGet reads a get answer for id in an index of schema.
+func ParseGet(status int, body []byte, id string, schema engines.Schema) (engines.Document, error) {
+	m, err := newMapping(schema)
+	if err != nil {
+		return engines.Document{}, err
+	}
+	return m.parseGet(status, body, id)
+}

@@ -172,6 +172,50 @@ func FuzzParseShardsOnly(f *testing.F) {
 	})
 }
 
+func FuzzParseGet(f *testing.F) {
+	for _, status := range []int{200, 404} {
+		addSeeds(f, func(s string) { f.Add(status, []byte(s)) })
+	}
+	for _, s := range []string{
+		`{"_index":"i","_id":"1","_version":1,"_seq_no":0,"_primary_term":1,"found":true,"_source":{"name":"a","content":"b","tag":"t","price":1.5}}`,
+		`{"_index":"i","_id":"1","found":false}`,
+		`{"_id":"1","found":true,"_source":{"name":null,"price":"x"}}`,
+		`{"_id":"1","found":true,"_source":{"name":["a","b"]}}`,
+		`{"_id":"1","found":true,"_source":[]}`,
+		`{"_id":1,"found":"true"}`,
+	} {
+		f.Add(200, []byte(s))
+		f.Add(404, []byte(s))
+	}
+	schema := engines.Schema{Name: "i", Fields: []engines.FieldSpec{
+		{Name: "name", Type: engines.Text}, {Name: "content", Type: engines.Text},
+		{Name: "tag", Type: engines.Tag}, {Name: "price", Type: engines.Numeric},
+	}}
+	f.Fuzz(func(t *testing.T, status int, body []byte) {
+		d, err := elasticsearch.ParseGet(status, body, "1", schema)
+		if engines.Classify(err) == engines.NotFound && status != 404 {
+			t.Fatalf("status %d classified not found", status)
+		}
+		if err != nil {
+			return
+		}
+		if d.ID != "1" {
+			t.Fatalf("document %q returned for id 1", d.ID)
+		}
+		// Only the schema's fields, each once, in schema order.
+		next := 0
+		for _, fld := range d.Fields {
+			for next < len(schema.Fields) && schema.Fields[next].Name != fld.Name {
+				next++
+			}
+			if next == len(schema.Fields) {
+				t.Fatalf("fields %+v: not the schema's, in its order", d.Fields)
+			}
+			next++
+		}
+	})
+}
+
 func FuzzResponseError(f *testing.F) {
 	addSeeds(f, func(s string) { f.Add(500, []byte(s)) })
 	for _, s := range []struct {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 
@@ -16,6 +17,7 @@ const AnalyzerName = "searchbench_english"
 
 // mapping is a schema as this driver writes it.
 type mapping struct {
+	names []string // every field, in schema order: what a get returns
 	text  []string // Text fields, in schema order: what a search covers
 	types map[string]engines.FieldType
 }
@@ -39,6 +41,7 @@ func newMapping(schema engines.Schema) (*mapping, error) {
 			return nil, fmt.Errorf("field %s: type %s: %w (text, tag and numeric only)", f.Name, f.Type, engines.ErrUnsupported)
 		}
 		m.types[f.Name] = f.Type
+		m.names = append(m.names, f.Name)
 	}
 	if len(m.text) == 0 {
 		return nil, errors.New("schema has no text field")
@@ -343,6 +346,68 @@ func itemError(r *bulkItemReply) error {
 		h.Type, h.Reason = r.Error.Type, r.Error.Reason
 	}
 	return h.classified()
+}
+
+// getResponse is GET /{index}/_doc/{id}'s answer (GetResult.toXContent in
+// Elasticsearch's server/…/index/get/GetResult.java): _index, _id, and
+// _version, _seq_no, _primary_term, found true and _source when the
+// document exists, only found false when it does not.
+type getResponse struct {
+	ID     *string                    `json:"_id"`
+	Found  *bool                      `json:"found"`
+	Source map[string]json.RawMessage `json:"_source"`
+}
+
+// parseGet reads the answer to a get of id: the schema's fields as _source
+// has them, in schema order (a field the document lacks, or null, is left
+// out; a field the schema does not name is not returned). A 404 that says
+// found false wraps engines.ErrNotFound; any other 404 (a missing index) is
+// the server's error.
+func (m *mapping) parseGet(status int, body []byte, id string) (engines.Document, error) {
+	var r getResponse
+	if status == http.StatusNotFound {
+		if json.Unmarshal(body, &r) == nil && r.Found != nil && !*r.Found && r.ID != nil && *r.ID == id {
+			return engines.Document{}, fmt.Errorf("found false: %w", engines.ErrNotFound)
+		}
+		return engines.Document{}, responseError(status, body)
+	}
+	if err := decode(body, &r); err != nil {
+		return engines.Document{}, err
+	}
+	switch {
+	case r.ID == nil || *r.ID != id:
+		return engines.Document{}, fmt.Errorf("malformed response: not the document asked for (_id %.40q)", deref(r.ID))
+	case r.Found == nil || !*r.Found:
+		return engines.Document{}, fmt.Errorf("malformed response: HTTP %d without found true", status)
+	case r.Source == nil:
+		return engines.Document{}, errors.New("malformed response: found, but no _source object")
+	}
+	d := engines.Document{ID: id}
+	for _, name := range m.names {
+		raw, ok := r.Source[name]
+		if !ok || string(raw) == "null" {
+			continue
+		}
+		f := engines.Field{Name: name}
+		var err error
+		if m.types[name] == engines.Numeric {
+			err = json.Unmarshal(raw, &f.Number)
+		} else {
+			err = json.Unmarshal(raw, &f.Text)
+		}
+		if err != nil {
+			return engines.Document{}, fmt.Errorf("malformed response: _source field %s of a %s field: %v", name, m.types[name], err)
+		}
+		d.Fields = append(d.Fields, f)
+	}
+	return d, nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 // parseCreated reads PUT /{index}'s response.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -11,11 +12,12 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/searchbench/searchbench/engines"
 )
 
-// Answers describes an HTTP engine for FuzzServerAnswers.
+// Answers describes an HTTP engine for FuzzServerAnswers and StatusClasses.
 type Answers struct {
 	Driver string         // the registered driver
 	Config engines.Config // URL is set to the fuzzing server's
@@ -27,6 +29,9 @@ type Answers struct {
 	Header  http.Header
 	Seeds   []Answer
 	Timeout time.Duration // of each fuzz input's calls
+	// Missing is the engine's answer to a delete of a missing document,
+	// where it reports one (nil: it never does), for StatusClasses.
+	Missing *Answer
 }
 
 // Answer is one seed: a status and a body.
@@ -35,29 +40,68 @@ type Answer struct {
 	Body   string
 }
 
+// server answers every request: with a.Good until set, then with the set
+// status and body.
+type server struct {
+	*httptest.Server
+	mu     sync.Mutex
+	on     bool
+	status int
+	body   []byte
+}
+
+func newServer(tb testing.TB, a Answers) *server {
+	s := &server{}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		on, status, body := s.on, s.status, s.body
+		s.mu.Unlock()
+		if !on {
+			status, body = a.Good(r)
+		}
+		for k, v := range a.Header {
+			w.Header()[k] = v
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		_, _ = w.Write(body)
+	}))
+	tb.Cleanup(s.Close)
+	return s
+}
+
+// set makes every later request get status and body; on false goes back to
+// the good answers.
+func (s *server) set(on bool, status int, body []byte) {
+	s.mu.Lock()
+	s.on, s.status, s.body = on, status, body
+	s.mu.Unlock()
+}
+
+// open opens the driver against s with good answers and creates the index.
+func (s *server) open(ctx context.Context, t *testing.T, a Answers) engines.Engine {
+	t.Helper()
+	s.set(false, 0, nil)
+	cfg := a.Config
+	cfg.URL = s.URL
+	e, err := engines.Open(ctx, a.Driver, cfg)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() { _ = e.Close() })
+	if err := e.Create(ctx, Schema("fuzz")); err != nil {
+		t.Fatalf("Create: %v", err)
+	}
+	return e
+}
+
 // FuzzServerAnswers checks that whatever an engine's server answers — any
 // status, any body, to every request — each call of the driver returns an
 // error or a result and never panics: the driver is opened and its index
 // created against good answers, then every call, the optional ones it
 // offers included, meets the fuzzed answer.
 func FuzzServerAnswers(f *testing.F, a Answers) {
-	var mu sync.Mutex
-	fuzzing, status, body := false, 200, []byte(nil)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		on, s, b := fuzzing, status, body
-		mu.Unlock()
-		if !on {
-			s, b = a.Good(r)
-		}
-		for k, v := range a.Header {
-			w.Header()[k] = v
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(s)
-		_, _ = w.Write(b)
-	}))
-	f.Cleanup(srv.Close)
+	srv := newServer(f, a)
 	for _, s := range a.Seeds {
 		f.Add(s.Status, []byte(s.Body))
 	}
@@ -65,24 +109,10 @@ func FuzzServerAnswers(f *testing.F, a Answers) {
 		if s < 200 || s > 599 {
 			return // not an HTTP status a server can send
 		}
-		mu.Lock()
-		fuzzing = false
-		mu.Unlock()
 		ctx, cancel := context.WithTimeout(context.Background(), a.Timeout)
 		defer cancel()
-		cfg := a.Config
-		cfg.URL = srv.URL
-		e, err := engines.Open(ctx, a.Driver, cfg)
-		if err != nil {
-			t.Fatalf("Open: %v", err)
-		}
-		defer e.Close()
-		if err := e.Create(ctx, Schema("fuzz")); err != nil {
-			t.Fatalf("Create: %v", err)
-		}
-		mu.Lock()
-		fuzzing, status, body = true, s, b
-		mu.Unlock()
+		e := srv.open(ctx, t, a)
+		srv.set(true, s, b)
 		d := engines.Document{ID: "1", Fields: []engines.Field{{Name: "name", Text: "x"}}}
 		_ = e.Upsert(ctx, d)
 		if bu, ok := e.(engines.BulkUpserter); ok {
@@ -109,6 +139,58 @@ func FuzzServerAnswers(f *testing.F, a Answers) {
 		}
 		_ = e.Create(ctx, Schema("fuzz"))
 	})
+}
+
+// statusClasses is what every HTTP driver's call must make of an answer
+// with each status and no body the engine would recognise (a proxy's or a
+// gateway's answer): the classes of engines.StatusClass, written out here
+// so that a change there fails this table too.
+var statusClasses = []struct {
+	status int
+	want   engines.Class
+}{
+	{400, engines.Other},
+	{404, engines.Other}, // a wrong route or a missing index: a broken setup
+	{408, engines.Timeout},
+	{429, engines.Overloaded},
+	{500, engines.Other},
+	{503, engines.Overloaded},
+	{504, engines.Timeout},
+}
+
+// StatusClasses checks that the driver's Search, against a server that
+// answers each status of one table (with a plain-text body, as a proxy
+// would), fails with the same class as every other HTTP driver's: a 504 is a
+// timeout for all of them. A long error body is quoted clipped, never cut
+// inside a character. Where the engine marks a missing document
+// (a.Missing), Delete meeting that answer must fail as NotFound.
+func StatusClasses(t *testing.T, a Answers) {
+	srv := newServer(t, a)
+	// Every answer is immediate: the bound only ends a driver that hangs.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	e := srv.open(ctx, t, a)
+	for _, c := range statusClasses {
+		body := []byte(fmt.Sprintf("%d %s", c.status, http.StatusText(c.status)))
+		srv.set(true, c.status, body)
+		_, err := e.Search(ctx, engines.Query{Text: "x", K: 10})
+		if got := engines.Classify(err); got != c.want {
+			t.Errorf("%s: search answered %d: %v, class %s; want %s", a.Driver, c.status, err, got, c.want)
+		}
+	}
+	// A long body with a two-byte character across every possible cut: a
+	// driver that quotes it must clip it (engines.Clip) whole characters.
+	long := "x" + strings.Repeat("é", 2*engines.MaxQuoted)
+	srv.set(true, 500, []byte(long))
+	if _, err := e.Search(ctx, engines.Query{Text: "x", K: 10}); err == nil || !utf8.ValidString(err.Error()) || len(err.Error()) > 3*engines.MaxQuoted {
+		t.Errorf("%s: search answered 500 with %d bytes of text: %q; want an error of valid UTF-8 quoting at most a clipped part", a.Driver, len(long), err)
+	}
+	if a.Missing != nil {
+		srv.set(true, a.Missing.Status, []byte(a.Missing.Body))
+		if err := e.Delete(ctx, "1"); engines.Classify(err) != engines.NotFound {
+			t.Errorf("%s: delete answered %d %s: %v, class %s; want not_found", a.Driver, a.Missing.Status, a.Missing.Body, err, engines.Classify(err))
+		}
+	}
 }
 
 // ContextErrors checks how a search against an engine that never answers

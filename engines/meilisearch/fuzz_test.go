@@ -114,29 +114,36 @@ func referenceParse(body []byte, k int) (engines.Hits, error) {
 // Whatever a server answers — any status, any body — every call returns
 // (an error or a result) without panicking.
 func FuzzServerAnswers(f *testing.F) {
-	enginetest.FuzzServerAnswers(f, enginetest.Answers{
-		Driver:  "meilisearch",
-		Config:  engines.Config{WriteMode: engines.Searchable},
-		Good:    goodAnswer,
-		Timeout: 500 * time.Millisecond,
-		Seeds: []enginetest.Answer{
-			{Status: 202, Body: `{"taskUid":1,"indexUid":"x","status":"enqueued","type":"indexCreation"}`},
-			{Status: 200, Body: `{"uid":1,"status":"succeeded","details":{"deletedDocuments":0}}`},
-			{Status: 200, Body: `{"uid":1,"status":"failed","error":{"message":"m","code":"internal","type":"internal","link":"l"}}`},
-			{Status: 200, Body: `{"uid":1,"status":"weird"}`},
-			{Status: 200, Body: `{"uid":1}`},
-			{Status: 200, Body: `{"results":[{"uid":3,"status":"failed"}],"total":1}`},
-			{Status: 200, Body: `{"numberOfDocuments":"x"}`},
-			{Status: 404, Body: `{"message":"Index x not found.","code":"index_not_found","type":"invalid_request","link":"l"}`},
-			{Status: 503, Body: `not json`},
-			{Status: 500, Body: ``},
-			{Status: 202, Body: `{"taskUid":"one"}`},
-			{Status: 200, Body: `{"hits":[{"id":{}}]}`},
-			{Status: 200, Body: `{"id":"1","name":"x","content":null}`},
-			{Status: 200, Body: `{"id":"2","name":5}`},
-			{Status: 404, Body: `{"message":"Document ` + "`1`" + ` not found.","code":"document_not_found","type":"invalid_request","link":"l"}`},
-		},
-	})
+	enginetest.FuzzServerAnswers(f, answers)
+}
+
+// Each unexpected status fails in the class it does for every HTTP driver.
+func TestStatusClasses(t *testing.T) {
+	enginetest.StatusClasses(t, answers)
+}
+
+var answers = enginetest.Answers{
+	Driver:  "meilisearch",
+	Config:  engines.Config{WriteMode: engines.Searchable},
+	Good:    goodAnswer,
+	Timeout: 500 * time.Millisecond,
+	Seeds: []enginetest.Answer{
+		{Status: 202, Body: `{"taskUid":1,"indexUid":"x","status":"enqueued","type":"indexCreation"}`},
+		{Status: 200, Body: `{"uid":1,"status":"succeeded","details":{"deletedDocuments":0}}`},
+		{Status: 200, Body: `{"uid":1,"status":"failed","error":{"message":"m","code":"internal","type":"internal","link":"l"}}`},
+		{Status: 200, Body: `{"uid":1,"status":"weird"}`},
+		{Status: 200, Body: `{"uid":1}`},
+		{Status: 200, Body: `{"results":[{"uid":3,"status":"failed"}],"total":1}`},
+		{Status: 200, Body: `{"numberOfDocuments":"x"}`},
+		{Status: 404, Body: `{"message":"Index x not found.","code":"index_not_found","type":"invalid_request","link":"l"}`},
+		{Status: 503, Body: `not json`},
+		{Status: 500, Body: ``},
+		{Status: 202, Body: `{"taskUid":"one"}`},
+		{Status: 200, Body: `{"hits":[{"id":{}}]}`},
+		{Status: 200, Body: `{"id":"1","name":"x","content":null}`},
+		{Status: 200, Body: `{"id":"2","name":5}`},
+	},
+	Missing: &enginetest.Answer{Status: 404, Body: `{"message":"Document ` + "`1`" + ` not found.","code":"document_not_found","type":"invalid_request","link":"l"}`},
 }
 
 // goodAnswer is a well-formed Meilisearch answer for the routes Open and

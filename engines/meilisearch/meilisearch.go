@@ -1,86 +1,3 @@
-// Package meilisearch drives Meilisearch 1.37 over its REST API through the
-// official client, github.com/meilisearch/meilisearch-go.
-//
-// # Index configuration
-//
-// Create deletes the index if it exists, creates it with primary key "id"
-// (document IDs are sent as strings), and applies one settings update before
-// any write: searchableAttributes = the schema's text fields in schema order
-// (Meilisearch ranks earlier attributes higher), and typo tolerance disabled
-// — the published study's configuration. The typo settings that do not
-// matter while it is off are sent at their defaults (minWordSizeForTypos 5/9,
-// no disabled words or attributes) so that the only change is "enabled".
-// Everything else stays at Meilisearch's defaults as the study left it:
-// prefix search on the last query word (prefixSearch "indexingTime"), the
-// default ranking rules, no stop words, no stemming.
-//
-// Matching strategy: not sent, so the server default "last" applies. For
-// Meilisearch the study names only typo tolerance off (engines.md in
-// ../shared/reference beside the repository: "The published mixed-workload
-// comparison…"), so its Meilisearch ran with "last": documents with every query word first, then those missing words
-// from the end of the query, down to documents with just the first word.
-// Option matching_strategy chooses "all" or "frequency" instead.
-//
-// A search always sends limit = Query.K (the server default is 20, and the
-// client drops a zero limit, so K < 1 is refused rather than answered with
-// 20 hits), asks only for the "id" attribute, and checks that the engine
-// returned no more than K hits. Hits.Total is Meilisearch's
-// estimatedTotalHits: exact on small indexes, an estimate on large ones.
-//
-// # Write modes
-//
-// Every Meilisearch write is an asynchronous task: the HTTP call returns 202
-// once the task is enqueued, and a later batch applies it.
-//
-//   - "acknowledged" (the default, as the study ran it): Upsert, UpsertBatch
-//     and Delete return when the task is enqueued. A search may not see the
-//     write yet, and a failed task is only reported by Refresh. Delete cannot
-//     know whether the ID existed: a missing ID is not reported (the task
-//     later succeeds with deletedDocuments 0).
-//   - "searchable": each write also waits for its task and returns an error
-//     carrying the task's error code and message unless it succeeded, so a
-//     search started after the call returned sees the write. Delete of a
-//     missing ID returns an error wrapping engines.ErrNotFound (the task
-//     reports deletedDocuments 0).
-//
-// Refresh waits for the last task this Engine enqueued (Meilisearch processes
-// an index's tasks in enqueue order, so every earlier one has finished too)
-// and then fails if any task on the index since the previous check failed or
-// was canceled.
-//
-// Task polling backs off from 1 ms, doubling up to task_poll_max (50 ms
-// unless set): short tasks are seen finished within about their own duration,
-// and 1,500 waiting users do not flood the server with GET /tasks.
-//
-// # HTTP client
-//
-// The client's retries are disabled: by default meilisearch-go retries
-// 502/503/504 up to 3 times with 1 s, 2 s, 3 s pauses (options.go,
-// client.go), which would hide overload and add seconds to measured calls.
-// The transport keeps up to pool (default 2048) idle keep-alive connections
-// to the server, enough for the 1,500 users of the largest published level
-// without closing and reopening connections; it speaks HTTP/1.1 only (one
-// request per connection, as the study's Locust users did) and ignores proxy
-// environment variables, so nothing but the engine sits in the measured path.
-// Its connection buffers are 1 KB (net/http's default is 4 KB each way).
-// Searches skip the client's request machinery but not its wire format: they
-// send what SearchRaw sends, through the same http.Client (see Search; the
-// load generator's cost per search is in bench/README.md).
-//
-// Errors: HTTP 429 and 503 wrap engines.ErrOverloaded, 408 and 504 and client
-// timeouts engines.ErrTimeout, 404 index_not_found / document_not_found
-// engines.ErrNotFound. The API key is sent as "Authorization: Bearer" and
-// never appears in an error.
-//
-// # Options (Config.Options)
-//
-//   - timeout: per-request timeout of the HTTP client, a Go duration ("5s").
-//     Default none: the caller's context deadline is the limit (the runner
-//     sets one per call).
-//   - pool: idle connections kept per host (default 2048).
-//   - task_poll_max: longest pause between two polls of a task (default 50ms).
-//   - matching_strategy: "last", "all" or "frequency"; default not sent
-//     (the server's "last").
 package meilisearch
 
 import (
@@ -90,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"regexp"
 	"slices"
@@ -126,9 +42,8 @@ const (
 	DefaultTaskPollMax = 50 * time.Millisecond
 )
 
-// optionNames are the valid Config.Options keys, for the error that rejects
-// an unknown one.
-var optionNames = []string{"matching_strategy", "pool", "task_poll_max", "timeout"}
+// maxPool bounds the pool option: far above any level a run reaches.
+const maxPool = 1 << 20
 
 type options struct {
 	timeout     time.Duration
@@ -137,43 +52,17 @@ type options struct {
 	strategy    meilisearch.MatchingStrategy
 }
 
+// parseOptions reads Config.Options (the package doc lists them).
 func parseOptions(raw map[string]string) (options, error) {
-	o := options{pool: DefaultPool, taskPollMax: DefaultTaskPollMax}
-	for k, v := range raw {
-		var err error
-		switch k {
-		case "timeout":
-			o.timeout, err = positiveDuration(v)
-		case "task_poll_max":
-			o.taskPollMax, err = positiveDuration(v)
-		case "pool":
-			o.pool, err = strconv.Atoi(v)
-			if err == nil && o.pool < 1 {
-				err = errors.New("must be at least 1")
-			}
-		case "matching_strategy":
-			switch s := meilisearch.MatchingStrategy(v); s {
-			case meilisearch.Last, meilisearch.All, meilisearch.Frequency:
-				o.strategy = s
-			default:
-				err = errors.New(`must be "last", "all" or "frequency"`)
-			}
-		default:
-			return o, fmt.Errorf("meilisearch: unknown option %q (valid: %s)", k, strings.Join(optionNames, ", "))
-		}
-		if err != nil {
-			return o, fmt.Errorf("meilisearch: option %s=%q: %v", k, v, err)
-		}
+	r := engines.NewOptions("meilisearch", raw)
+	o := options{
+		timeout:     r.Duration("timeout", 0),
+		pool:        r.Int("pool", DefaultPool, 1, maxPool),
+		taskPollMax: r.Duration("task_poll_max", DefaultTaskPollMax),
+		strategy: meilisearch.MatchingStrategy(r.Enum("matching_strategy", "",
+			string(meilisearch.Last), string(meilisearch.All), string(meilisearch.Frequency))),
 	}
-	return o, nil
-}
-
-func positiveDuration(v string) (time.Duration, error) {
-	d, err := time.ParseDuration(v)
-	if err == nil && d <= 0 {
-		err = errors.New("must be positive")
-	}
-	return d, err
+	return o, r.Err()
 }
 
 // CheckConfig checks the write mode and the options before anything starts.
@@ -184,13 +73,9 @@ func (driver) CheckConfig(cfg engines.Config) error {
 
 // check returns the write mode (the default made explicit) and the options.
 func check(cfg engines.Config) (engines.Visibility, options, error) {
-	mode := cfg.WriteMode
-	switch mode {
-	case "":
-		mode = engines.Acknowledged
-	case engines.Acknowledged, engines.Searchable:
-	default:
-		return mode, options{}, fmt.Errorf("meilisearch: write mode %q is not offered (acknowledged or searchable)", cfg.WriteMode)
+	mode, err := engines.CheckWriteMode("meilisearch", cfg.WriteMode, engines.Acknowledged, engines.Searchable)
+	if err != nil {
+		return mode, options{}, err
 	}
 	// An attached server's address is the user's: checked before anything
 	// starts.
@@ -1122,19 +1007,11 @@ func (e *Engine) wait(ctx context.Context, uid int64) (*meilisearch.Task, error)
 		select {
 		case <-ctx.Done():
 			timer.Stop()
-			return nil, fmt.Errorf("waiting for task %d (%s): %w", uid, t.Status, ctxErr(ctx.Err()))
+			return nil, fmt.Errorf("waiting for task %d (%s): %w", uid, t.Status, engines.TransportError(ctx.Err()))
 		case <-timer.C:
 		}
 		pause = min(2*pause, e.opts.taskPollMax)
 	}
-}
-
-// ctxErr marks a deadline as the runner's timeout class.
-func ctxErr(err error) error {
-	if errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("%w: %w", engines.ErrTimeout, err)
-	}
-	return err
 }
 
 // TaskError is a task that did not succeed.
@@ -1161,7 +1038,7 @@ func taskError(t *meilisearch.Task) error {
 	if status == "" {
 		status = "without a status"
 	}
-	return &TaskError{UID: uid, Status: status, Code: string(t.Error.Code), Message: t.Error.Message}
+	return &TaskError{UID: uid, Status: status, Code: string(t.Error.Code), Message: engines.Clip(t.Error.Message)}
 }
 
 // fail wraps err with the operation's context and the runner's error class;
@@ -1215,38 +1092,29 @@ func apiError(me *meilisearch.Error) error {
 }
 
 // httpError classifies an answer with an unexpected status by its status
-// and Meilisearch's error code.
+// (engines.StatusError) and Meilisearch's error code: a 404 is a missing
+// thing only with one of notFoundCodes.
 func httpError(status int, code meilisearch.APIErrCode, message string) error {
-	h := &HTTPError{Status: status, Code: string(code), Message: message}
+	h := &HTTPError{Status: status, Code: string(code), Message: engines.Clip(message)}
 	if h.Code == "" {
 		h.Message = ""
 	}
-	switch {
-	case h.Status == http.StatusTooManyRequests || h.Status == http.StatusServiceUnavailable:
-		return fmt.Errorf("%w: %w", engines.ErrOverloaded, h)
-	case h.Status == http.StatusRequestTimeout || h.Status == http.StatusGatewayTimeout:
-		return fmt.Errorf("%w: %w", engines.ErrTimeout, h)
-	case h.Status == http.StatusNotFound && slices.Contains(notFoundCodes, code):
-		return fmt.Errorf("%w: %w", engines.ErrNotFound, h)
-	}
-	return h
+	return engines.StatusError(status, slices.Contains(notFoundCodes, code), h)
 }
 
 // notFoundCodes are the 404 codes that mean an index or document is missing
-// (a 404 without one is a wrong route, a configuration error).
+// (a 404 without one is a wrong route, a configuration error). Meilisearch's
+// error codes: https://www.meilisearch.com/docs/reference/errors/error_codes
+// (meilisearch-go v0.37.0 error.go names them APIErrCodeIndexNotFound and
+// APIErrCodeDocumentNotFound).
 var notFoundCodes = []meilisearch.APIErrCode{meilisearch.APIErrCodeIndexNotFound, meilisearch.APIErrCodeDocumentNotFound}
 
-// transportError keeps the cause's class: the client reports a canceled
-// context as a timeout, and a client timeout as a communication error.
+// transportError keeps the cause's class (engines.TransportError): the
+// client reports a canceled context as a timeout, and a client timeout as a
+// communication error, so the class is read from the cause it carries.
 func transportError(origin error) error {
-	var ne net.Error
-	switch {
-	case origin == nil:
+	if origin == nil {
 		return errors.New("no response")
-	case errors.Is(origin, context.Canceled):
-		return origin
-	case errors.Is(origin, context.DeadlineExceeded), errors.As(origin, &ne) && ne.Timeout():
-		return fmt.Errorf("%w: %w", engines.ErrTimeout, origin)
 	}
-	return origin
+	return engines.TransportError(origin)
 }

@@ -1,17 +1,3 @@
-// Package postgres drives PostgreSQL full-text search — a real option users
-// weigh against dedicated engines, and the real server this project can run
-// on a machine that cannot pull images.
-//
-// Each text field feeds a generated tsvector column (english configuration:
-// stemming and stop words, the nearest match to the other engines' English
-// analyzers) with a GIN index. A search is websearch_to_tsquery over the
-// query's words joined by "or" — the OR semantics of Elasticsearch's
-// multi_match, which the published study used; websearch_to_tsquery alone
-// would AND the words and match almost nothing — ranked by ts_rank, top k.
-//
-// Visibility: Searchable. A write returns when its transaction commits, and
-// a committed row is visible to every later query (a GIN index's pending
-// list is searched too).
 package postgres
 
 import (
@@ -57,8 +43,9 @@ func (driver) CheckConfig(cfg engines.Config) error {
 
 // checkConfig returns the pool size: the one option, "pool".
 func checkConfig(cfg engines.Config) (int32, error) {
-	if cfg.WriteMode != "" && cfg.WriteMode != engines.Searchable {
-		return 0, fmt.Errorf("postgres: writes are searchable on commit; write mode %q is not offered", cfg.WriteMode)
+	// Writes are searchable on commit (see the package doc).
+	if _, err := engines.CheckWriteMode("postgres", cfg.WriteMode, engines.Searchable); err != nil {
+		return 0, err
 	}
 	if cfg.URL != "" {
 		if _, err := pgxpool.ParseConfig(cfg.URL); err != nil {
@@ -66,16 +53,10 @@ func checkConfig(cfg engines.Config) (int32, error) {
 			return 0, errors.New("postgres: the URL does not parse as a PostgreSQL connection string")
 		}
 	}
-	size := int32(DefaultPoolSize)
-	for k, v := range cfg.Options {
-		if k != "pool" {
-			return 0, fmt.Errorf("postgres: unknown option %q (valid: pool)", k)
-		}
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 10_000 {
-			return 0, fmt.Errorf("postgres: option pool=%q is not a number from 1 to 10000", v)
-		}
-		size = int32(n)
+	opts := engines.NewOptions("postgres", cfg.Options)
+	size := int32(opts.Int("pool", DefaultPoolSize, 1, 10_000))
+	if err := opts.Err(); err != nil {
+		return 0, err
 	}
 	// An attached server's address is the user's: checked before anything
 	// starts.

@@ -96,3 +96,24 @@ func TestBadURLDoesNotLeakThePassword(t *testing.T) {
 		t.Fatal("no URL accepted")
 	}
 }
+
+// CheckConfig reads the one option and the one write mode before anything
+// starts, as every driver does (engines.Options, engines.CheckWriteMode).
+func TestCheckConfig(t *testing.T) {
+	for _, c := range []struct {
+		cfg  engines.Config
+		want string // "" for valid
+	}{
+		{engines.Config{}, ""},
+		{engines.Config{Options: map[string]string{"pool": "10000"}, WriteMode: engines.Searchable}, ""},
+		{engines.Config{Options: map[string]string{"pool": "0"}}, `postgres: option pool="0": must be a whole number from 1 to 10000`},
+		{engines.Config{Options: map[string]string{"pool": "10001"}}, `from 1 to 10000`},
+		{engines.Config{Options: map[string]string{"shards": "2"}}, `postgres: unknown option "shards" (known: pool)`},
+		{engines.Config{WriteMode: engines.Acknowledged}, `postgres: write mode "acknowledged" is not offered`},
+	} {
+		err := engines.CheckConfig("postgres", c.cfg)
+		if (err == nil) != (c.want == "") || (err != nil && !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%+v: %v; want %q", c.cfg, err, c.want)
+		}
+	}
+}

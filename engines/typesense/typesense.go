@@ -1,98 +1,3 @@
-// Package typesense drives Typesense 29.0 over its HTTP API through the
-// official client, github.com/typesense/typesense-go/v3 (v3.2.0).
-//
-// # Collection
-//
-// Create drops a collection of the same name if there is one, then creates
-// it with one field per schema field: Text → "string", Tag → "string" with
-// facet true (exact filter values), Numeric → "float". Vector fields are
-// rejected with engines.ErrUnsupported: Typesense's vector search
-// (float[] with num_dim, vector_query) is not implemented here, and no
-// study in this project runs it on Typesense. Fields are not optional, so
-// Typesense rejects a document without one; the driver sends every schema
-// field ("" for a text or tag field the document lacks, and refuses a
-// document without a value for a numeric field). "id" is not declared:
-// Typesense always keeps it as a string, and the driver always sends the
-// document ID as a JSON string (a number is rejected by the server).
-//
-// # Writes
-//
-// Upsert is POST /collections/{c}/documents?action=upsert (create or
-// replace every field). UpsertBatch is POST …/documents/import?action=upsert
-// with one JSON document a line (the client sends batch_size=40, Typesense's
-// own default); the server answers 200 with one result a line, and the
-// driver checks every line: a failed line is an error naming the document ID
-// and Typesense's message. An import has its own timeout (import_timeout,
-// default 5 minutes): Typesense's documentation asks every client to allow
-// "at least 5 minutes or more for imports" (api/documents.md, "Index
-// multiple documents"), and the 5 s of single calls would fail a large batch
-// on a busy server. Delete is DELETE …/documents/{id}; Typesense's 404
-// "Could not find a document with id: …" wraps engines.ErrNotFound. It goes
-// through the client's generated API, which reads and closes the answer:
-// the client's Document(id).Delete decodes a success without closing the
-// body, which can keep the connection from going back to the pool.
-//
-// Visibility: Searchable. Typesense applies a write before it answers, so a
-// search that starts after the call returned sees it. That is believed, not
-// documented (engines.md marks it UNCONFIRMED: a maintainer says the on-disk
-// and in-memory updates happen together, typesense/typesense issue #479);
-// the conformance suite checks it against the live server, where one is
-// available, with a single search right after each write. Write mode
-// "acknowledged" is refused: Typesense offers no write that returns earlier.
-//
-// # Search
-//
-// GET …/documents/search with q = Query.Text, query_by = the schema's text
-// fields in schema order (Query.Field instead when set; earlier fields rank
-// higher in Typesense), per_page = Query.K (at most 250, Typesense's limit),
-// num_typos=0, typo_tokens_threshold=0, prefix=false — the published study's
-// strict matching — and include_fields=id, since only IDs are read (as the
-// Meilisearch driver asks only for "id"). drop_tokens_threshold is not sent,
-// as the study left it: Typesense's default (1) then drops query words from
-// the right while no document matches all of them. Query.Filters become
-// filter_by ("tag:=`value`", "num:[min..max]", joined by &&). Hits.Total is
-// Typesense's "found".
-//
-// # HTTP client
-//
-// typesense.NewClient wraps its http.Client in a circuit breaker (sony
-// gobreaker: after more than 100 requests in 2 minutes of which more than
-// half failed at the transport — timeouts, refused or reset connections — it
-// fails every request locally for a minute) and, with several nodes, in a
-// retry loop. A benchmark must see every error the server causes, so the
-// driver builds the generated API client itself (api.NewClientWithResponses
-// with api.WithAPIKey over its own http.Client) and hands it to NewClient
-// with WithAPIClient: neither the breaker nor the retry loop is in the path,
-// and every call is exactly one request. (5xx answers never tripped the
-// breaker, since the client only counts transport errors; timeouts under
-// overload did.)
-//
-// The http.Client's timeout is 5 s, the client library's own default, unless
-// option "timeout" says otherwise (imports: import_timeout); the caller's
-// context deadline applies as well. The transport keeps up to "pool" (default 2048) idle keep-alive
-// connections to the server — enough for the 1,500 users of the largest
-// published level, so no user waits on or reopens a connection — speaks
-// HTTP/1.1 and ignores proxy environment variables, so nothing but the
-// engine sits in the measured path.
-//
-// Errors: HTTP 429 and 503 wrap engines.ErrOverloaded (Typesense answers 503
-// "Not Ready or Lagging" when its write or read lag passes
-// --healthy-write-lag / --healthy-read-lag, 429 when a rate limit applies),
-// 408 and client timeouts engines.ErrTimeout. The API key is sent as
-// X-TYPESENSE-API-KEY and never appears in an error (it is scrubbed from
-// every message, should a server echo it).
-//
-// Stats (engines.StatsReporter) reads GET /stats.json: "queue_depth" is
-// Typesense's pending_write_batches (writes received and not yet applied),
-// and the server's own rolling figures follow under their names
-// (overloaded_requests_per_second, search_latency_ms, write_latency_ms, …).
-//
-// # Options (Config.Options)
-//
-//   - timeout: the HTTP client's per-request timeout, a Go duration
-//     (default 5s).
-//   - import_timeout: the same for an UpsertBatch import (default 5m).
-//   - pool: idle keep-alive connections kept to the server (default 2048).
 package typesense
 
 import (
@@ -139,45 +44,23 @@ const (
 // MaxK is the most hits Typesense returns for one search (per_page's limit).
 const MaxK = 250
 
-// optionNames are the valid Config.Options keys, for the error that rejects
-// an unknown one.
-var optionNames = []string{"import_timeout", "pool", "timeout"}
+// maxPool bounds the pool option: far above any level a run reaches.
+const maxPool = 1 << 20
 
 type options struct {
 	timeout, importTimeout time.Duration
 	pool                   int
 }
 
+// parseOptions reads Config.Options (the package doc lists them).
 func parseOptions(raw map[string]string) (options, error) {
-	o := options{timeout: DefaultTimeout, importTimeout: DefaultImportTimeout, pool: DefaultPool}
-	for k, v := range raw {
-		var err error
-		switch k {
-		case "timeout":
-			o.timeout, err = positiveDuration(v)
-		case "import_timeout":
-			o.importTimeout, err = positiveDuration(v)
-		case "pool":
-			o.pool, err = strconv.Atoi(v)
-			if err == nil && o.pool < 1 {
-				err = errors.New("must be at least 1")
-			}
-		default:
-			return o, fmt.Errorf("typesense: unknown option %q (valid: %s)", k, strings.Join(optionNames, ", "))
-		}
-		if err != nil {
-			return o, fmt.Errorf("typesense: option %s=%q: %v", k, v, err)
-		}
+	r := engines.NewOptions("typesense", raw)
+	o := options{
+		timeout:       r.Duration("timeout", DefaultTimeout),
+		importTimeout: r.Duration("import_timeout", DefaultImportTimeout),
+		pool:          r.Int("pool", DefaultPool, 1, maxPool),
 	}
-	return o, nil
-}
-
-func positiveDuration(v string) (time.Duration, error) {
-	d, err := time.ParseDuration(v)
-	if err == nil && d <= 0 {
-		err = errors.New("must be positive")
-	}
-	return d, err
+	return o, r.Err()
 }
 
 // CheckConfig checks the write mode and the options before anything starts.
@@ -187,8 +70,9 @@ func (driver) CheckConfig(cfg engines.Config) error {
 }
 
 func check(cfg engines.Config) (options, error) {
-	if cfg.WriteMode != "" && cfg.WriteMode != engines.Searchable {
-		return options{}, fmt.Errorf("typesense: a write returns once it is searchable; write mode %q is not offered", cfg.WriteMode)
+	// A write returns once it is searchable (see the package doc).
+	if _, err := engines.CheckWriteMode("typesense", cfg.WriteMode, engines.Searchable); err != nil {
+		return options{}, err
 	}
 	// An attached server's address and key are the user's: checked before
 	// anything starts. A launched container gets both from the launcher.

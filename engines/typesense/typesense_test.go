@@ -424,3 +424,22 @@ func TestStats(t *testing.T) {
 		t.Fatalf("Stats of a lagging server: %v; want overloaded", err)
 	}
 }
+
+// Each unexpected status fails in the class it does for every HTTP driver
+// (a 504 was class other here while the others made it a timeout).
+func TestStatusClasses(t *testing.T) {
+	enginetest.StatusClasses(t, enginetest.Answers{
+		Driver: "typesense",
+		Config: engines.Config{APIKey: key},
+		Good: func(r *http.Request) (int, []byte) {
+			switch {
+			case r.URL.Path == "/debug":
+				return 200, []byte(`{"state":1,"version":"29.0"}`)
+			case r.Method == http.MethodDelete:
+				return 404, []byte(`{"message":"Not Found"}`)
+			}
+			return 201, []byte(`{"name":"fuzz","fields":[],"num_documents":0,"created_at":1}`)
+		},
+		Missing: &enginetest.Answer{Status: 404, Body: `{"message":"Could not find a document with id: 1"}`},
+	})
+}

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 
@@ -79,13 +78,13 @@ func ParseImport(body []byte, ids []string) error {
 			Code    int    `json:"code"`
 		}
 		if err := json.Unmarshal(l, &r); err != nil || r.Success == nil {
-			return fmt.Errorf("import result for document %s is not {\"success\": …}: %.100q", ids[i], l)
+			return fmt.Errorf("import result for document %s is not {\"success\": …}: %q", ids[i], engines.Clip(string(l)))
 		}
 		if *r.Success {
 			continue
 		}
 		if failed++; first == nil {
-			first = fmt.Errorf("document %s: %w", ids[i], &StatusError{Status: r.Code, Message: truncate(r.Error)})
+			first = fmt.Errorf("document %s: %w", ids[i], &StatusError{Status: r.Code, Message: engines.Clip(r.Error)})
 		}
 	}
 	if failed > 0 {
@@ -162,10 +161,9 @@ func (e *Engine) call(resp *http.Response, err error) ([]byte, error) {
 }
 
 // StatusError is an answer that is not a success, with Typesense's message.
-// It unwraps to the runner's class: 429 and 503 to engines.ErrOverloaded,
-// 408 to engines.ErrTimeout, a missing document's 404 to
-// engines.ErrNotFound (a missing collection's 404, "Not Found", is none of
-// them: it is a setup mistake, not a result).
+// It unwraps to the class of its status (engines.StatusClass): a 404 is
+// engines.ErrNotFound only for a missing document (a missing collection's
+// 404, "Not Found", is a setup mistake, not a result).
 type StatusError struct {
 	Status  int // 0 in an import line without a code
 	Message string
@@ -179,16 +177,14 @@ func (e *StatusError) Error() string {
 }
 
 func (e *StatusError) Unwrap() error {
-	switch {
-	case e.Status == http.StatusTooManyRequests || e.Status == http.StatusServiceUnavailable:
-		return engines.ErrOverloaded
-	case e.Status == http.StatusRequestTimeout:
-		return engines.ErrTimeout
-	case e.Status == http.StatusNotFound && strings.HasPrefix(e.Message, "Could not find a document with id"):
-		return engines.ErrNotFound
-	}
-	return nil
+	return engines.StatusClass(e.Status, strings.HasPrefix(e.Message, missingDocument))
 }
+
+// missingDocument starts Typesense's message for a missing document: its
+// src/collection.cpp answers 404 "Could not find a document with id: " + id
+// (Collection::get, which a delete looks the document up with), while a
+// missing collection's 404 says "Not Found".
+const missingDocument = "Could not find a document with id"
 
 // statusError reads Typesense's {"message": …} body, or keeps the start of
 // a body that is not one.
@@ -196,19 +192,11 @@ func statusError(status int, body []byte) *StatusError {
 	var m struct {
 		Message string `json:"message"`
 	}
-	msg := strings.TrimSpace(string(body))
+	msg := string(body)
 	if json.Unmarshal(body, &m) == nil && m.Message != "" {
 		msg = m.Message
 	}
-	return &StatusError{Status: status, Message: truncate(msg)}
-}
-
-func truncate(s string) string {
-	const limit = 300
-	if len(s) > limit {
-		return s[:limit] + "…"
-	}
-	return s
+	return &StatusError{Status: status, Message: engines.Clip(msg)}
 }
 
 // statusOf is the HTTP status an error carries, or 0.
@@ -230,11 +218,7 @@ func classify(err error) error {
 	if errors.As(err, &he) {
 		return statusError(he.Status, he.Body)
 	}
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() && !errors.Is(err, engines.ErrTimeout) {
-		return fmt.Errorf("%w: %w", engines.ErrTimeout, err)
-	}
-	return err
+	return engines.TransportError(err)
 }
 
 // fail wraps err with what was done, classified, without the API key.

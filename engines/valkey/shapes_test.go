@@ -107,6 +107,7 @@ func TestCheckConfig(t *testing.T) {
 		{"fields": "tag, numeric, vector", "idle_indexes": "50"},
 		{"hybrid": "on", "reader_threads": "8", "writer_threads": "8"},
 		{"matching_indexes": "0"},
+		{"hybrid": "true"}, {"hybrid": "off"}, // every driver's switch spellings
 	}
 	for _, opts := range good {
 		if err := engines.CheckConfig("valkey", engines.Config{Options: opts}); err != nil {
@@ -118,6 +119,8 @@ func TestCheckConfig(t *testing.T) {
 		{Options: map[string]string{"matching_indexes": "x"}},
 		{Options: map[string]string{"hybrid": "on", "matching_indexes": "2"}},
 		{Options: map[string]string{"nosuch": "1"}},
+		{Options: map[string]string{"hybrid": "maybe"}},
+		{Options: map[string]string{"prefix": ""}},
 		{WriteMode: engines.Acknowledged},
 	} {
 		err := engines.CheckConfig("valkey", cfg)

@@ -1,125 +1,3 @@
-// Package valkey drives Valkey with the valkey-search module (1.2, the
-// first release with TEXT fields; image valkey/valkey-bundle:9.1.0) through
-// the official client, github.com/valkey-io/valkey-go.
-//
-// # Documents and indexes
-//
-// A document is a hash at <prefix><ID>; the prefix is Options["prefix"],
-// by default "<schema name>:". Create drops this driver's indexes (FT._LIST:
-// the schema name and the names derived from it), deletes the keys under
-// every prefix it uses (SCAN + UNLINK, bounded) and runs FT.CREATE … ON
-// HASH PREFIX 1 <prefix> SCHEMA …: Text → TEXT, Tag → TAG, Numeric →
-// NUMERIC, Vector → VECTOR HNSW 6 TYPE FLOAT32 DIM <Dim> DISTANCE_METRIC
-// COSINE (the server's HNSW defaults: M 16, EF_CONSTRUCTION 200, EF_RUNTIME
-// 10). Which fields the indexes hold, and how many indexes there are, the
-// options say (below). TEXT gets valkey-search's defaults (English
-// stemming, the 33 Lucene stop words, offsets), the nearest match to the
-// other engines' English analyzers.
-//
-// Upsert is one HSET of every schema field (numbers as decimal strings,
-// vectors as little-endian float32 bytes, valkey.VectorString32). HSET sets
-// only the fields it names, so stale fields would survive a write that
-// named fewer; the driver therefore writes the schema's whole field set
-// every time (a document that lacks a Numeric or Vector field is refused,
-// a missing Text or Tag field is written empty). That replaces every
-// indexed field in one command, and one command is what valkey-search
-// blocks on until every matching index is updated. DEL followed by HSET in
-// MULTI/EXEC (or a Lua script) would also replace the hash, but writes in a
-// transaction or script do not block the client: the indexes catch up
-// later, and a search right after the write may miss it (src/index_schema.cc
-// ShouldBlockClient). Delete is DEL; no key removed is engines.ErrNotFound.
-//
-// Visibility: Searchable. valkey-search holds the reply to a write until
-// every index whose prefix matches the key has applied it, so a search sent
-// after the reply sees the write. No Refresh is needed.
-//
-// # Searches
-//
-// Query.Text searches every TEXT field. valkey-search's own semantics for
-// several words is AND, and it does not rank non-vector results: they come
-// back in no particular order. To answer the study's question — the OR
-// semantics of the other engines, best matches first — the driver sends two
-// searches pipelined on one connection: every word (`w1 w2 …`), then any
-// word (`w1 | w2 | …`), and returns the first's hits before the second's,
-// up to K: documents with all the words first, then the rest in the
-// server's order. Total is the OR count. Options["text_query"]="or" sends
-// the OR search alone (one search per query, unordered). Words are the
-// letters-and-digits runs of the text, lowercased, stop words dropped (the
-// server drops them too; an OR side of stop words alone is its "Missing OR
-// term" error, and crashed valkey-search 1.2.0), so nothing needs escaping.
-// Text with no word left matches nothing.
-//
-// Query.Field is an exact lookup: `@f:{value}` on a Tag field, the words as
-// an exact phrase `@f:"w1 w2"` on a Text field (unstemmed, stop words kept,
-// in order), so that SKU "IT-500" does not match every document with a 500.
-// Query.Vector is `<filters or *>=>[KNN K @<vector field> $vec]` with PARAMS
-// 2 vec <bytes>; Query.Filters are `@f:{tag}` and `@f:[min max]`. Every
-// search is NOCONTENT LIMIT 0 K DIALECT 2. K may be at most 10000.
-//
-// # Options
-//
-//   - prefix: key prefix of the documents (default "<schema name>:").
-//   - fields: the field types every index holds, comma-separated from
-//     text, tag, numeric and vector (default: all four — every field of the
-//     schema). The hash always carries every field; this only says what is
-//     indexed. Study B's indexes hold "tag,numeric" (experiments 1 and 2),
-//     and "tag,numeric,vector" for the vector field's cost (experiment 3).
-//   - matching_indexes: N identical indexes on the written prefix (default
-//     1; names <name>, <name>-2 …). 0 creates none: writes are plain HSETs,
-//     Search returns engines.ErrUnsupported and Count counts keys by SCAN.
-//   - idle_indexes: K indexes with the same fields on prefixes no write
-//     touches ("idle-<i>:<prefix>", names <name>-idle-<i>; default 0).
-//     valkey-search routes a write only to indexes whose prefix matches the
-//     key, so these should cost nothing (Study B, experiment 1).
-//   - hybrid: on or off (default). On creates Study B's pair on the same
-//     keys: <name>, the semantic index (the Tag, Numeric and Vector fields
-//     among fields), and <name>-exact (the Text fields: sku, title and
-//     description of the product corpus, with NOSTOPWORDS, so SKU "IT-500"
-//     keeps "it"). Text and Field queries go to the exact index, Vector and
-//     filter-only ones to the semantic one. Needs matching_indexes 1.
-//   - reader_threads, writer_threads: when given, CONFIG SET
-//     search.reader-threads / search.writer-threads at Open. valkey-search
-//     sizes both pools from the host's physical cores, not the container's
-//     CPU limit, so a fair run sets them to the limit (Study B: 8).
-//   - pool: the most connections open at once (default 2048, see below).
-//   - text_query: tiered (default) or or, as above.
-//
-// Unknown option names are refused by CheckConfig and Open.
-//
-// # Connections
-//
-// valkey-go auto-pipelines concurrent commands onto a few shared
-// connections by default. With many users writing ~4.6 KB hashes that puts
-// deep pipelines of indexed HSETs on one connection, and valkey-search then
-// stalls: the first HSET blocks the client until it is indexed, and the
-// rest of the pipeline is left in the query buffer (valkey-search issue
-// #1293, #992; fixed in Valkey core after 9.1.0). So DisableAutoPipelining
-// is set: every call takes its own pooled connection, as each user of the
-// published studies had its own. The pool holds up to Options["pool"]
-// connections (default 2048: 1,500 users plus the runner's sampler and a
-// bulk load, under Valkey's maxclients of 10000); each has 64 KiB buffers
-// instead of 0.5 MiB, since no request or reply here is large. Client-side
-// caching is off (it would answer searches without the server) and retries
-// are off (the runner times each attempt).
-//
-// UpsertBatch never pipelines indexed writes: it sends single HSETs from 32
-// concurrent connections. Without an index (matching_indexes 0, or no
-// indexes at all) no client is blocked, and it pipelines HSETs in batches
-// of at most 16 KiB on each connection.
-//
-// Stats (engines.StatsReporter), sampled by the runner through every
-// measured window: from FT.INFO of every index this driver made,
-// "mutation_queue_size" (the sum over the indexes on the written prefix),
-// "mutation_queue_size_max" (the largest of them) and
-// "mutation_queue_size_idle" (the sum over the idle ones); from INFO search
-// "queue_depth" (search_writer_queue_size, the runner's queue column),
-// "query_queue_size", "used_write_cpu", "used_read_cpu", "number_of_indexes"
-// and, after Open's CONFIG SET search.info-developer-visible yes (where the
-// server refuses it they are absent), the counters "ingest_hash_keys" (one
-// per index a written key was routed to: indexing jobs),
-// "ingest_hash_blocked", "ingest_field_vector", "ingest_field_text",
-// "ingest_field_tag" and "ingest_field_numeric"; from CONFIG GET
-// "reader_threads" and "writer_threads", the pools the run really had.
 package valkey
 
 import (
@@ -174,56 +52,38 @@ type settings struct {
 	tiered        bool
 }
 
-var optionNames = []string{"fields", "hybrid", "idle_indexes", "matching_indexes", "pool", "prefix", "reader_threads", "text_query", "writer_threads"}
-
 // fieldTypeNames are the values of the fields option.
 var fieldTypeNames = map[string]engines.FieldType{"text": engines.Text, "tag": engines.Tag, "numeric": engines.Numeric, "vector": engines.Vector}
 
+// parseOptions reads Config.Options (the package doc lists them).
 func parseOptions(opts map[string]string) (settings, error) {
-	s := settings{matching: 1, pool: DefaultPoolSize, tiered: true, types: map[engines.FieldType]bool{}}
+	all := map[engines.FieldType]bool{}
 	for _, t := range fieldTypeNames {
-		s.types[t] = true
+		all[t] = true
 	}
-	for name, v := range opts {
-		var err error
-		switch name {
-		case "prefix":
-			if v == "" {
-				err = errors.New("must not be empty")
-			}
-			s.prefix = v
-		case "matching_indexes":
-			s.matching, err = count(v, 0, 1000)
-		case "idle_indexes":
-			s.idle, err = count(v, 0, 1000)
-		case "fields":
-			s.types, err = parseFieldTypes(v)
-		case "hybrid":
-			s.hybrid, err = onOff(v)
-		case "reader_threads":
-			s.readerThreads, err = count(v, 1, 1024)
-		case "writer_threads":
-			s.writerThreads, err = count(v, 1, 1024)
-		case "pool":
-			s.pool, err = count(v, 1, 10000)
-		case "text_query":
-			switch v {
-			case "tiered", "or":
-				s.tiered = v == "tiered"
-			default:
-				err = errors.New("must be tiered or or")
-			}
-		default:
-			return s, fmt.Errorf("valkey: unknown option %q (valid: %s)", name, strings.Join(optionNames, ", "))
-		}
-		if err != nil {
-			return s, fmt.Errorf("valkey: option %s=%q: %w", name, v, err)
-		}
+	r := engines.NewOptions("valkey", opts)
+	s := settings{
+		prefix:        engines.OptionValue(r, "prefix", "", nonEmpty),
+		types:         engines.OptionValue(r, "fields", all, parseFieldTypes),
+		matching:      r.Int("matching_indexes", 1, 0, 1000),
+		idle:          r.Int("idle_indexes", 0, 0, 1000),
+		hybrid:        r.Bool("hybrid", false),
+		readerThreads: r.Int("reader_threads", 0, 1, 1024),
+		writerThreads: r.Int("writer_threads", 0, 1, 1024),
+		pool:          r.Int("pool", DefaultPoolSize, 1, 10000),
+		tiered:        r.Enum("text_query", "tiered", "tiered", "or") == "tiered",
 	}
 	if s.hybrid && s.matching != 1 {
-		return s, errors.New("valkey: option hybrid=on creates its own pair of indexes; it needs matching_indexes=1")
+		r.Fail("option hybrid=on creates its own pair of indexes; it needs matching_indexes=1")
 	}
-	return s, nil
+	return s, r.Err()
+}
+
+func nonEmpty(v string) (string, error) {
+	if v == "" {
+		return "", errors.New("must not be empty")
+	}
+	return v, nil
 }
 
 // parseFieldTypes reads the fields option: field types, comma-separated,
@@ -240,24 +100,6 @@ func parseFieldTypes(v string) (map[engines.FieldType]bool, error) {
 	return out, nil
 }
 
-func count(v string, lo, hi int) (int, error) {
-	n, err := strconv.Atoi(v)
-	if err != nil || n < lo || n > hi {
-		return 0, fmt.Errorf("must be a whole number from %d to %d", lo, hi)
-	}
-	return n, nil
-}
-
-func onOff(v string) (bool, error) {
-	switch v {
-	case "on":
-		return true, nil
-	case "off":
-		return false, nil
-	}
-	return false, errors.New("must be on or off")
-}
-
 // CheckConfig checks the write mode and the options before anything starts
 // (engines.ConfigChecker); Open checks them again the same way.
 func (driver) CheckConfig(cfg engines.Config) error {
@@ -266,8 +108,10 @@ func (driver) CheckConfig(cfg engines.Config) error {
 }
 
 func checkConfig(cfg engines.Config) (settings, error) {
-	if cfg.WriteMode != "" && cfg.WriteMode != engines.Searchable {
-		return settings{}, fmt.Errorf("valkey: writes are searchable when they return (valkey-search blocks the writer until indexed); write mode %q is not offered", cfg.WriteMode)
+	// Writes are searchable when they return: valkey-search blocks the
+	// writer until indexed (see the package doc).
+	if _, err := engines.CheckWriteMode("valkey", cfg.WriteMode, engines.Searchable); err != nil {
+		return settings{}, err
 	}
 	// An attached server's address is the user's: checked before anything
 	// starts.

@@ -122,10 +122,10 @@ func TestCompareRepeatedRunsUseTheirRange(t *testing.T) {
 func TestCompareWarnsWhenConfigurationsDiffer(t *testing.T) {
 	a, b := sampleResult(t), sampleResult(t)
 	b.Corpus.Hash = "sha256:ffffffffffffffffffffffffffff"
-	b.Config.Mix = "0/100/0"
+	b.Config.Mix = "upsert=100"
 	b.Engines = b.Engines[:1]
 	out := compare(t, []Input{{Name: "a.json", Result: a}}, []Input{{Name: "b.json", Result: b}})
-	for _, s := range []string{"differ in corpus", "differ in mix (0/100/0 / 80/19/1)", "Only in A: beta (10 users, 100 users, 500 users); gamma (ladder, 2000/s, 2800/s, 3920/s, 5488/s)"} {
+	for _, s := range []string{"differ in corpus", "differ in mix (search=80,upsert=19,delete=1 / upsert=100)", "Only in A: beta (10 users, 100 users, 500 users); gamma (ladder, 2000/s, 2800/s, 3920/s, 5488/s)"} {
 		if !strings.Contains(out, s) {
 			t.Errorf("output lacks %q:\n%s", s, out)
 		}

@@ -8,9 +8,11 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/searchbench/searchbench/runner/result"
+	"github.com/searchbench/searchbench/workload"
 )
 
-// sampleOp is an operation whose latencies are n draws from a log-normal
+// sampleOp is an operation (with its facts, as the runner writes them)
+// whose latencies are n draws from a log-normal
 // distribution with the given median (ms), recorded into an HDR histogram as
 // the runner does, so the summary and the histogram agree.
 func sampleOp(t testing.TB, op string, n int, medianMS float64, seed uint64, window time.Duration) result.OpStats {
@@ -27,11 +29,16 @@ func sampleOp(t testing.TB, op string, n int, medianMS float64, seed uint64, win
 	if err != nil {
 		t.Fatal(err)
 	}
-	return result.OpStats{Op: op, Count: int64(n), RPS: float64(n) / window.Seconds(), Latency: result.Summarize(h), Histogram: enc}
+	o, err := workload.ParseOp(op)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return result.OpStats{Op: op, Count: int64(n), RPS: float64(n) / window.Seconds(), Latency: result.Summarize(h), Histogram: enc,
+		Writes: o.Writes(), NotFoundDone: o.NotFoundDone()}
 }
 
 // sampleLevel is a closed-loop level: search, upsert and delete in the
-// 80/19/1 mix, searches at the given median.
+// search=80,upsert=19,delete=1 mix, searches at the given median.
 func sampleLevel(t testing.TB, users, searches int, searchMS float64, seed uint64) result.Level {
 	window := 15 * time.Second
 	l := result.Level{Users: users, Window: result.Duration(window), ClientCPU: 0.4, Ops: []result.OpStats{
@@ -79,8 +86,8 @@ func sampleResult(t testing.TB) *result.Result {
 		SchemaVersion: result.SchemaVersion,
 		Tool:          result.Tool{Name: "searchbench", Version: "v0.1.0+abc", GoVersion: "go1.26"},
 		StartedAt:     start, FinishedAt: start.Add(5 * time.Minute),
-		Config: result.Config{Engines: []string{"alpha", "beta", "gamma"}, Users: []int{10, 100, 500}, Mix: "80/19/1",
-			MixWeights: []float64{80, 19, 1}, Seed: 42, SpawnRate: 100, Settle: result.Duration(10 * time.Second),
+		Config: result.Config{Engines: []string{"alpha", "beta", "gamma"}, Users: []int{10, 100, 500}, Mix: "search=80,upsert=19,delete=1",
+			MixWeights: []float64{80, 19, 1, 0}, Seed: 42, SpawnRate: 100, Settle: result.Duration(10 * time.Second),
 			Measure: result.Duration(15 * time.Second), RequestTimeout: result.Duration(30 * time.Second), K: 10,
 			Histogram: "microseconds"},
 		Corpus: result.Corpus{Generator: "faker-lorem-v1", Seed: 42, IDs: 1000, Prepopulate: 0.95, Prepopulated: 950,

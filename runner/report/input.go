@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"time"
 
@@ -122,34 +122,20 @@ func (rep *Report) EngineRuns() []result.EngineRun {
 	return out
 }
 
-// knownOps is the published order of operations; operations the result
-// holds beyond these (a newer runner's) follow in name order, so a new
-// operation appears in every table, chart and CSV without code here.
-var knownOps = []string{"search", "upsert", "delete"}
-
-// opsOf is the operations measured in any closed-loop level, known ones
-// first (always all three, as in the published table), then the others.
+// opsOf is the operations measured in any closed-loop level, in the
+// runner's table order (result.SortOps): whatever the results hold, so a
+// new operation appears in every table, chart and CSV without code here.
 func opsOf(runs []result.EngineRun) []string {
-	extra := map[string]bool{}
+	var names []string
 	for _, r := range runs {
 		for _, l := range r.Levels {
 			for _, o := range l.Ops {
-				extra[o.Op] = true
+				if !slices.Contains(names, o.Op) {
+					names = append(names, o.Op)
+				}
 			}
 		}
 	}
-	return withKnown(extra)
-}
-
-func withKnown(seen map[string]bool) []string {
-	out := append([]string(nil), knownOps...)
-	for _, k := range knownOps {
-		delete(seen, k)
-	}
-	rest := make([]string, 0, len(seen))
-	for k := range seen {
-		rest = append(rest, k)
-	}
-	sort.Strings(rest)
-	return append(out, rest...)
+	result.SortOps(names)
+	return names
 }

@@ -164,7 +164,7 @@ func (rep *Report) configSection() Section {
 	}
 	row("engines", func(r *result.Result) string { return strings.Join(r.Config.Engines, ", ") })
 	row("users", func(r *result.Result) string { return joinInts(r.Config.Users) })
-	row("mix (search/upsert/delete)", func(r *result.Result) string { return r.Config.Mix })
+	row("mix (% of calls)", func(r *result.Result) string { return r.Config.Mix })
 	row("seed", func(r *result.Result) string { return strconv.FormatUint(r.Config.Seed, 10) })
 	row("spawn rate (users/s)", func(r *result.Result) string { return fmtFloat(r.Config.SpawnRate) })
 	row("settle", func(r *result.Result) string { return d(r.Config.Settle) })

@@ -72,7 +72,7 @@ func serverMetricsSection(run result.EngineRun) Section {
 	l := run.Ladder
 	sec := Section{Title: run.Label + ": valkey-search server metrics"}
 	offered := "offered writes/s"
-	if searches(*l) {
+	if reads(*l) {
 		offered = "offered calls/s"
 	}
 	head := []string{offered, "p99 (ms)", "writer queue depth", "writer queue max", "mutation queue max", "idle indexes' queue max", "indexing jobs/write"}
@@ -141,13 +141,13 @@ func lastGauge(l result.Ladder, key string) (float64, bool) {
 	return v, ok
 }
 
-// searches says whether the ladder sent searches (its rate is then not a
-// write rate).
-func searches(l result.Ladder) bool {
+// reads says whether the ladder completed calls that do not write
+// (searches, gets): its rate is then not a write rate.
+func reads(l result.Ladder) bool {
 	for _, r := range l.Rungs {
 		for _, rep := range r.Reps {
 			for _, o := range rep.Ops {
-				if o.Op == "search" && o.Count > 0 {
+				if !o.Writes && o.Count > 0 {
 					return true
 				}
 			}
@@ -162,7 +162,7 @@ func searches(l result.Ladder) bool {
 // counter's from the window's first sample to its last, the achieved rate
 // from the window's start to its last completion — and the writes' share
 // of the completed calls scales the achieved rate down when the mix also
-// searches.
+// reads.
 func perWrite(r result.Rung, key string) (float64, bool) {
 	var grew, wrote float64
 	for _, rep := range r.Reps {
@@ -173,7 +173,7 @@ func perWrite(r result.Rung, key string) (float64, bool) {
 		var writes, all int64
 		for _, o := range rep.Ops {
 			all += o.Count
-			if o.Op == "upsert" || o.Op == "delete" {
+			if o.Writes {
 				writes += o.Count
 			}
 		}

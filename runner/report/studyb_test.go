@@ -24,8 +24,8 @@ func studyBRep(rate, jobs, queueMean, queueMax float64, extra map[string]result.
 	}
 	return result.Rep{Offered: rate, Achieved: rate, EngineStats: stats, Ops: []result.OpenOp{
 		{OpStats: result.OpStats{Op: "search"}},
-		{OpStats: result.OpStats{Op: "upsert", Count: int64(rate * 25), RPS: rate}},
-		{OpStats: result.OpStats{Op: "delete"}},
+		{OpStats: result.OpStats{Op: "upsert", Count: int64(rate * 25), RPS: rate, Writes: true}},
+		{OpStats: result.OpStats{Op: "delete", Writes: true, NotFoundDone: true}},
 	}}
 }
 

@@ -10,8 +10,8 @@ import (
 func level(users int, searchP50 float64, rps float64) result.Level {
 	return result.Level{Users: users, TotalRPS: rps * 1.25, Ops: []result.OpStats{
 		{Op: "search", Count: 100, RPS: rps, Latency: result.Latency{P50: searchP50, P95: searchP50 * 3, P99: searchP50 * 5}},
-		{Op: "upsert", Count: 20, RPS: rps / 4, Latency: result.Latency{P50: 1234.4, P95: 2000}, Errors: map[string]int64{"timeout": 2, "overloaded": 5}},
-		{Op: "delete", Count: 0},
+		{Op: "upsert", Count: 20, RPS: rps / 4, Latency: result.Latency{P50: 1234.4, P95: 2000}, Errors: map[string]int64{"timeout": 2, "overloaded": 5}, Writes: true},
+		{Op: "delete", Count: 0, Writes: true, NotFoundDone: true},
 	}}
 }
 

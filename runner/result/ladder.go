@@ -81,3 +81,14 @@ type OpenOp struct {
 	Service          Latency `json:"service_ms"`
 	ServiceHistogram string  `json:"service_histogram,omitempty"`
 }
+
+// Op returns the stats of the named operation. A rep, like a level, holds
+// the operations its mix ran, so look them up by name, not by position.
+func (r Rep) Op(name string) (OpenOp, bool) {
+	for _, o := range r.Ops {
+		if o.Op == name {
+			return o, true
+		}
+	}
+	return OpenOp{}, false
+}

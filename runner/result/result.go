@@ -4,14 +4,19 @@
 package result
 
 import (
+	"cmp"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/searchbench/searchbench/workload"
 )
 
 // SchemaVersion changes when a field changes meaning.
@@ -53,7 +58,11 @@ type Host struct {
 	MemoryMB   int64  `json:"memory_mb,omitempty"`
 }
 
-// Config is the run's configuration as given.
+// Config is the run's configuration as given. Mix is the mix in its named
+// form, percentages in table order ("search=80,upsert=19,delete=1";
+// workload.Mix.String), and MixWeights its weights in table order (search,
+// upsert, delete, get); older files wrote "80/19/1" and three weights, which
+// ReadFile normalises.
 type Config struct {
 	// Scenario is the scenario file the run came from, if any.
 	Scenario       string    `json:"scenario,omitempty"`
@@ -199,7 +208,8 @@ type Gauge struct {
 	PerSecond float64 `json:"per_second"`
 }
 
-// Op returns the stats of the named operation.
+// Op returns the stats of the named operation. A level holds the
+// operations its mix ran (older files: always search, upsert and delete).
 func (l Level) Op(name string) (OpStats, bool) {
 	for _, o := range l.Ops {
 		if o.Op == name {
@@ -209,10 +219,26 @@ func (l Level) Op(name string) (OpStats, bool) {
 	return OpStats{}, false
 }
 
+// SortOps sorts operation names into the runner's table order (search,
+// upsert, delete, get: workload.Ops); names it does not know (a newer
+// searchbench's) follow in name order.
+func SortOps(names []string) {
+	rank := func(name string) int {
+		if op, err := workload.ParseOp(name); err == nil {
+			return int(op)
+		}
+		return int(workload.NumOps)
+	}
+	slices.SortFunc(names, func(a, b string) int {
+		return cmp.Or(cmp.Compare(rank(a), rank(b)), strings.Compare(a, b))
+	})
+}
+
 // OpStats is one operation within a level. Latency figures are of calls that
-// succeeded (a delete of a missing ID counts as a success, as in the
-// published method, and is also counted in NotFound); failures are counted by
-// class and kept out of the latency histogram.
+// succeeded (where NotFoundDone, a call of a missing ID counts as a success —
+// a delete, as in the published method, or a get — and is also counted in
+// NotFound); failures are counted by class and kept out of the latency
+// histogram.
 type OpStats struct {
 	Op       string           `json:"op"`
 	Count    int64            `json:"count"` // successful calls started in the window
@@ -228,6 +254,12 @@ type OpStats struct {
 	// microseconds, in the HdrHistogram compressed format, base64: any
 	// percentile can be recomputed and runs can be merged from it.
 	Histogram string `json:"histogram,omitempty"`
+	// Writes: the operation changes the index (upsert, delete); reports
+	// treat writes apart.
+	Writes bool `json:"writes,omitempty"`
+	// NotFoundDone: a call that found no document counts in Count (and in
+	// NotFound), not among the errors.
+	NotFoundDone bool `json:"not_found_done,omitempty"`
 }
 
 // ErrorCount is the number of failed calls.
@@ -360,5 +392,42 @@ func ReadFile(path string) (*Result, error) {
 	if r.SchemaVersion != SchemaVersion {
 		return nil, fmt.Errorf("read result %s: schema version %d, this searchbench reads %d", path, r.SchemaVersion, SchemaVersion)
 	}
+	r.Normalize()
 	return &r, nil
+}
+
+// Normalize brings a result an older searchbench wrote to the current
+// form, so that reports and comparisons need no case for it: the mix in
+// its named form ("80/19/1" becomes "search=80,upsert=19,delete=1", so two
+// runs of one mix compare as one) with a weight per operation, and each
+// known operation's facts (OpStats.Writes, NotFoundDone), which older files
+// lack, from the operation table. A mix it cannot parse, and operations it
+// does not know (a newer searchbench's), are left as they are.
+func (r *Result) Normalize() {
+	if m, err := workload.ParseMix(r.Config.Mix); err == nil {
+		r.Config.Mix, r.Config.MixWeights = m.String(), m[:]
+	}
+	facts := func(o *OpStats) {
+		if op, err := workload.ParseOp(o.Op); err == nil {
+			o.Writes, o.NotFoundDone = op.Writes(), op.NotFoundDone()
+		}
+	}
+	for i := range r.Engines {
+		e := &r.Engines[i]
+		for j := range e.Levels {
+			for k := range e.Levels[j].Ops {
+				facts(&e.Levels[j].Ops[k])
+			}
+		}
+		if e.Ladder == nil {
+			continue
+		}
+		for j := range e.Ladder.Rungs {
+			for k := range e.Ladder.Rungs[j].Reps {
+				for o := range e.Ladder.Rungs[j].Reps[k].Ops {
+					facts(&e.Ladder.Rungs[j].Reps[k].Ops[o].OpStats)
+				}
+			}
+		}
+	}
 }

@@ -2,6 +2,7 @@ package esfake
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -116,7 +117,7 @@ func (ix *index) write(id string, src []byte, create bool) (int, map[string]any,
 			result, status = "updated", http.StatusOK
 		}
 	}
-	ix.live[id] = &entry{version: version, doc: d}
+	ix.live[id] = &entry{version: version, seqNo: ix.seqNo, doc: d}
 	ix.pending = append(ix.pending, change{id: id, doc: d})
 	ix.dirty = true
 	return status, ix.writeResult(id, version, result), nil
@@ -137,10 +138,59 @@ func (ix *index) remove(id string) (int, map[string]any) {
 		return http.StatusNotFound, ix.writeResult(id, version, "not_found")
 	}
 	old.version++
+	old.seqNo = ix.seqNo
 	old.doc = nil
 	ix.pending = append(ix.pending, change{id: id})
 	ix.dirty = true
 	return http.StatusOK, ix.writeResult(id, old.version, "deleted")
+}
+
+// getParams are the URL parameters of the get API (RestGetAction) that
+// this fake does not model and that unmodelledURLParams does not list.
+var getParams = []string{"realtime", "refresh", "force_synthetic_source"}
+
+// getDoc is GET|HEAD /{index}/_doc/{id}, real-time as Elasticsearch's get
+// is by default: it reads the live view, so a write not yet refreshed is
+// found and a deleted document is not. A found document answers 200 with
+// the source as written; a missing one 404 with only _index, _id and found
+// false (GetResult.toXContent, RestGetAction). HEAD answers the same status
+// with no body.
+func (s *Server) getDoc(w http.ResponseWriter, r *request) {
+	for _, k := range getParams {
+		if r.URL.Query().Has(k) {
+			notImplemented("URL parameter [%s] of a get", k).write(w)
+			return
+		}
+	}
+	if e := cmp.Or(r.params(), r.noBody()); e != nil {
+		e.write(w)
+		return
+	}
+	ix := s.lookup(w, r.segs[0])
+	if ix == nil {
+		return
+	}
+	id := r.segs[2]
+	status, res := ix.get(id)
+	if r.Method == http.MethodHead {
+		w.WriteHeader(status)
+		return
+	}
+	writeJSON(w, status, res)
+}
+
+// get reads one document from the live view.
+func (ix *index) get(id string) (int, map[string]any) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	e := ix.live[id]
+	if e == nil || e.doc == nil {
+		return http.StatusNotFound, map[string]any{"_index": ix.name, "_id": id, "found": false}
+	}
+	return http.StatusOK, map[string]any{
+		"_index": ix.name, "_id": id, "_version": e.version, "_seq_no": e.seqNo, "_primary_term": 1,
+		"found": true, "_source": e.doc.source,
+	}
 }
 
 func (ix *index) writeResult(id string, version int64, result string) map[string]any {

@@ -10,8 +10,8 @@
 // What it answers: GET|HEAD / (version.number 8.19.6), GET
 // /_cluster/health (green, yellow while a replica cannot be placed;
 // wait_for_status and timeout, 408 when not reached), PUT, DELETE and HEAD
-// /{index}, PUT|POST /{index}/_doc/{id} (op_type index or create), DELETE
-// /{index}/_doc/{id}, POST|PUT [/{index}]/_bulk (index, create, delete),
+// /{index}, PUT|POST /{index}/_doc/{id} (op_type index or create), GET|HEAD
+// and DELETE /{index}/_doc/{id}, POST|PUT [/{index}]/_bulk (index, create, delete),
 // POST|GET /{index}/_refresh, GET|POST /{index}/_count and GET|POST
 // /{index}/_search. Every response carries X-Elastic-Product:
 // Elasticsearch unless Options.NoProductHeader: without it the official Go
@@ -35,7 +35,7 @@
 // without an explicit refresh_interval stops its periodic refreshes once
 // it has not been searched for index.search.idle.after (30s), and its next
 // search waits for a refresh, as Elasticsearch's search-idle shards do.
-// Deletes and the "document exists" check of a write are real-time.
+// Deletes, gets and the "document exists" check of a write are real-time.
 //
 // It rejects what Elasticsearch rejects, with its error JSON
 // ({"error":{"root_cause":[…],"type":…,"reason":…},"status":N}): malformed
@@ -329,7 +329,7 @@ func (s *Server) route(w http.ResponseWriter, r *request) {
 			s.deleteDoc(w, r)
 			return
 		case get, head:
-			notImplemented("get document").write(w)
+			s.getDoc(w, r)
 			return
 		}
 		allowed = []string{get, put, post, del, head}

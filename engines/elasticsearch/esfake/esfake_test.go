@@ -662,3 +662,51 @@ func TestRouting(t *testing.T) {
 	c.ok("POST", "/idx/_search", `{"size":1,"query":{"match":{"name":{"query":"a"}}},"track_total_hits":true}`)
 	wantError(t, "duplicate key in a document", c.do("PUT", "/idx/_doc/1", `{"name":"a","name":"b"}`), 400, "document_parsing_exception")
 }
+
+// GET /{index}/_doc/{id} answers as Elasticsearch's get API does: real-time
+// (a write not yet refreshed is found, a delete is seen at once), the source
+// as written, and a 404 with found false for a missing document.
+func TestGetDoc(t *testing.T) {
+	_, c := newFake(t, esfake.Options{})
+	c.ok("PUT", "/g", studyIndex("-1")) // no periodic refresh: only real-time reads find anything
+	put(c, "g", "a/b c", "quokkazed", "first", "")
+	w := put(c, "g", "a/b c", "quokkazed", "second", "")
+	r := c.do("GET", "/g/_doc/a%2Fb%20c", nil)
+	if r.status != 200 {
+		t.Fatalf("get of an unrefreshed document: %d %s", r.status, r.raw)
+	}
+	want := map[string]any{"_index": "g", "_id": "a/b c", "_version": 2.0, "_seq_no": w.body["_seq_no"], "_primary_term": 1.0,
+		"found": true, "_source": map[string]any{"name": "quokkazed", "content": "second"}}
+	if fmt.Sprint(r.body) != fmt.Sprint(want) {
+		t.Fatalf("get\n got %s\nwant %v", r.raw, want)
+	}
+	if r.body["_seq_no"] != 1.0 {
+		t.Fatalf("_seq_no %v after two writes; want 1", r.body["_seq_no"])
+	}
+	if h := c.do("HEAD", "/g/_doc/a%2Fb%20c", nil); h.status != 200 || len(h.raw) != 0 {
+		t.Fatalf("HEAD of a document: %d %q", h.status, h.raw)
+	}
+
+	c.ok("DELETE", "/g/_doc/a%2Fb%20c", nil)
+	for _, id := range []string{"a%2Fb%20c", "never"} {
+		r := c.do("GET", "/g/_doc/"+id, nil)
+		want := map[string]any{"_index": "g", "_id": map[string]string{"a%2Fb%20c": "a/b c", "never": "never"}[id], "found": false}
+		if r.status != 404 || fmt.Sprint(r.body) != fmt.Sprint(want) {
+			t.Fatalf("get of a missing document %s: %d %s; want 404 %v", id, r.status, r.raw, want)
+		}
+		if h := c.do("HEAD", "/g/_doc/"+id, nil); h.status != 404 || len(h.raw) != 0 {
+			t.Fatalf("HEAD of a missing document: %d %q", h.status, h.raw)
+		}
+	}
+
+	wantError(t, "get in a missing index", c.do("GET", "/gone/_doc/1", nil), 404, "index_not_found_exception")
+	wantError(t, "body on a get", c.do("GET", "/g/_doc/1", map[string]any{"x": 1}), 400, "illegal_argument_exception")
+	wantError(t, "unknown parameter", c.do("GET", "/g/_doc/1?nope=1", nil), 400, "illegal_argument_exception")
+	for _, p := range []string{"realtime=false", "refresh=true", "_source=name", "routing=x"} {
+		r := c.do("GET", "/g/_doc/1?"+p, nil)
+		wantError(t, "unmodelled "+p, r, 400, "illegal_argument_exception")
+		if !strings.Contains(reason(r), "esfake:") {
+			t.Errorf("%s: %s; want the fake's refusal", p, reason(r))
+		}
+	}
+}

@@ -60,7 +60,8 @@ type index struct {
 // entry is an ID's real-time state.
 type entry struct {
 	version int64
-	doc     *doc // nil: deleted
+	seqNo   int64 // of the last write or delete
+	doc     *doc  // nil: deleted
 }
 
 // change is a write waiting for the next refresh; a nil doc deletes.

@@ -1,4 +1,4 @@
-package main
+package runner
 
 import (
 	"reflect"
@@ -6,7 +6,7 @@ import (
 	"github.com/searchbench/searchbench/engines"
 )
 
-// redactMessages removes every secret from the free-text messages of the
+// RedactMessages removes every secret from the free-text messages of the
 // record v points to: the strings under fields tagged `redact:"message"`
 // (errors, warnings, failure examples), found by walking every struct,
 // slice, map and pointer. Drivers redact their own errors, but a run's
@@ -14,7 +14,7 @@ import (
 // runner met them, container logs). Only messages are rewritten: a common
 // password such as "postgres" must not turn the engine's name, label or
 // options into "[redacted]".
-func redactMessages(v any, secrets []string) {
+func RedactMessages(v any, secrets []string) {
 	var live []string
 	for _, s := range secrets {
 		if s != "" {

@@ -1,0 +1,134 @@
+// Package elasticsearch drives Elasticsearch 8.19 over its REST API through
+// the official client's low-level layer: the request structs of
+// github.com/elastic/go-elasticsearch/v8/esapi sent through
+// github.com/elastic/elastic-transport-go/v8/elastictransport (client.go).
+// The client's root package is not imported, as it compiles the typed API
+// too (see client.go). Responses are parsed here, so that a malformed one
+// is an error and the fuzz targets can reach every parser.
+//
+// # Index configuration
+//
+// Create deletes an index of the same name (a missing one is fine) and
+// creates it with the published study's analysis: a custom analyzer
+// "searchbench_english" = standard tokenizer, lowercase, stop (the _english_
+// list) and stemmer (language english, Lucene's Porter stemmer), set as the
+// analyzer of every Text field. Tag fields map to keyword, Numeric fields to
+// double; Vector fields are refused with engines.ErrUnsupported (a
+// dense_vector could be stored, but this driver has no kNN search to use it,
+// and storing 1,024 floats per document only to ignore them would distort
+// the write cost). The mapping is "dynamic": "strict", so a document field
+// the schema does not name is an error rather than a silently added field.
+//
+// Index settings: 1 shard, 0 replicas (a single node cannot place a replica;
+// the index would stay yellow), and refresh_interval sent explicitly, "1s"
+// unless option refresh_interval says otherwise. Sending it, even at the
+// default, matters: an index without an explicit refresh_interval stops its
+// periodic refreshes after 30 s without searches (search idle), which would
+// change what "acknowledged" means during a write-only phase.
+//
+// # Search
+//
+// A search is multi_match, type most_fields (the scores of every text field
+// are added), over the schema's Text fields, with the default OR operator,
+// size = Query.K, _source false (only _id is read) and fuzziness "0": the
+// study's "fuzziness 0", sent as published. Elasticsearch accepts 0, 1, 2,
+// "AUTO" and "AUTO:low,high"; with "0" every query term is a fuzzy query of
+// edit distance 0, which matches exactly the documents a plain term query
+// matches (option fuzziness: "none" leaves the parameter out).
+//
+// track_total_hits is sent as 10000, Elasticsearch's own default, because
+// the study did not change it, and it decides how much work a search does:
+// true would count every match of a 5-word OR query (a third of the corpus),
+// false would let Lucene skip non-competitive documents from the start, both
+// different benchmarks. Hits.Total is the exact count when Elasticsearch
+// says "eq" and -1 when it says "gte" (more than 10,000: the number is only a
+// lower bound). Option track_total_hits chooses true, false or another bound.
+// A search that reports shard failures or timed_out is an error: its hits
+// would be a partial answer.
+//
+// Query.Field, Query.Vector and Query.Filters are refused with
+// engines.ErrUnsupported: the mixed workload only sends text.
+//
+// # Write modes
+//
+// Elasticsearch is near-real-time: a write is searchable after the next
+// refresh of the shard.
+//
+//   - "acknowledged" (the default, as the study ran it): writes go without a
+//     refresh parameter (refresh=false), returning once the primary shard
+//     has the write; a search sees it after the next periodic refresh.
+//     Refresh (POST /{index}/_refresh) makes every acknowledged write
+//     searchable.
+//   - "searchable": writes send refresh=wait_for and return after the
+//     refresh that makes them visible (up to refresh_interval later). Beyond
+//     index.max_refresh_listeners (1000) waiting requests per shard,
+//     Elasticsearch forces a refresh instead. refresh_interval "-1" is
+//     refused in this mode: no periodic refresh would ever release a write.
+//
+// Upsert is PUT /{index}/_doc/{id} (index or replace). UpsertBatch is one
+// POST /{index}/_bulk of "index" actions: it fails if the response reports
+// errors or any item's status is not 2xx, naming the first failed id; when
+// every failed item was rejected for load (429), the error wraps
+// engines.ErrOverloaded. Delete is DELETE /{index}/_doc/{id}; a 404 whose
+// body says result "not_found" wraps engines.ErrNotFound. Delete is
+// real-time in Elasticsearch (it consults the version map, not the last
+// refresh), so a missing ID is reported in both modes.
+//
+// Count is POST /{index}/_count: documents visible to search, that is, as of
+// the last refresh. Version is GET / → version.number.
+//
+// # Get
+//
+// Get is GET /{index}/_doc/{id}. It is real-time (the realtime parameter's
+// default, not sent), so it sees every acknowledged write and delete in
+// both write modes, refreshed or not: for a document not yet refreshed,
+// the shard refreshes its internal reader, which searches do not use
+// (InternalEngine.REAL_TIME_GET_REFRESH_SOURCE, "realtime_get", in
+// Elasticsearch's server/…/index/engine/InternalEngine.java), so a get may
+// cost a refresh that a search does not see. It returns the schema's fields
+// as _source holds them; a 404 whose body says found false wraps
+// engines.ErrNotFound, and a 404 index_not_found_exception does not.
+//
+// # HTTP client
+//
+// Retries are disabled (elastictransport.WithDisableRetry): by default the
+// transport retries up to 3 times on 502, 503 and 504 and on every network error
+// (elastic-transport-go v8.9.0 elastictransport.go: defaultMaxRetries,
+// defaultRetryOnStatus, RetryOnError nil means any error), which would hide
+// overload from the benchmark and multiply the load it offers. The
+// http.Transport keeps up to pool (default 2048) idle keep-alive
+// connections to the server, enough for the 1,500 users of the largest
+// published level (engines.HTTPTransport, shared by every HTTP driver).
+// Request bodies are not gzipped (the client's default); responses may be,
+// as Elasticsearch's http.compression defaults to true and the transport
+// asks for gzip as the study's Locust clients (python-requests) did;
+// proxies from the environment are ignored, so nothing but the engine sits
+// in the measured path.
+//
+// The client's product check is kept (client.go does what the root
+// package does): until a successful response has carried the header
+// X-Elastic-Product: Elasticsearch, a successful response without it is
+// refused. Open makes the first request (GET /), so a server that is not
+// Elasticsearch 8 (or a proxy that drops the header) fails there with an
+// error wrapping ErrNotElasticsearch.
+//
+// Errors: HTTP 429 (es_rejected_execution_exception, circuit_breaking_exception)
+// and 503 wrap engines.ErrOverloaded, except a 429 cluster_block_exception
+// (the disk flood-stage watermark made the index read-only: not load, a full
+// disk). 408, 504 and client timeouts wrap engines.ErrTimeout. A 404
+// index_not_found_exception is not engines.ErrNotFound: a missing index is a
+// broken setup, not a missing document, and must not be ignored like one.
+// Credentials: Username/Password go as HTTP basic auth, APIKey (the
+// base64-encoded id:key Elasticsearch hands out) as "Authorization: APIKey";
+// neither appears in an error. Config.URL is the server's base URL
+// (default http://127.0.0.1:9200), without credentials or a path.
+//
+// # Options (Config.Options)
+//
+//   - refresh_interval: the index's refresh_interval, an Elasticsearch time
+//     value ("1s", "500ms", "30s") or "-1" (no periodic refresh); default "1s".
+//   - track_total_hits: "true", "false" or a count bound; default 10000.
+//   - fuzziness: the multi_match fuzziness, "0" (default), "1", "2", "AUTO",
+//     "AUTO:low,high", or "none" to leave it out.
+//   - pool: idle connections kept to the server (default 2048).
+package elasticsearch

@@ -1,0 +1,84 @@
+// Package meilisearch drives Meilisearch 1.37 over its REST API through the
+// official client, github.com/meilisearch/meilisearch-go.
+//
+// # Index configuration
+//
+// Create deletes the index if it exists, creates it with primary key "id"
+// (document IDs are sent as strings), and applies one settings update before
+// any write: searchableAttributes = the schema's text fields in schema order
+// (Meilisearch ranks earlier attributes higher), and typo tolerance disabled
+// — the published study's configuration. The typo settings that do not
+// matter while it is off are sent at their defaults (minWordSizeForTypos 5/9,
+// no disabled words or attributes) so that the only change is "enabled".
+// Everything else stays at Meilisearch's defaults as the study left it:
+// prefix search on the last query word (prefixSearch "indexingTime"), the
+// default ranking rules, no stop words, no stemming.
+//
+// Matching strategy: not sent, so the server default "last" applies. For
+// Meilisearch the study names only typo tolerance off (engines.md in
+// ../shared/reference beside the repository: "The published mixed-workload
+// comparison…"), so its Meilisearch ran with "last": documents with every query word first, then those missing words
+// from the end of the query, down to documents with just the first word.
+// Option matching_strategy chooses "all" or "frequency" instead.
+//
+// A search always sends limit = Query.K (the server default is 20, and the
+// client drops a zero limit, so K < 1 is refused rather than answered with
+// 20 hits), asks only for the "id" attribute, and checks that the engine
+// returned no more than K hits. Hits.Total is Meilisearch's
+// estimatedTotalHits: exact on small indexes, an estimate on large ones.
+//
+// # Write modes
+//
+// Every Meilisearch write is an asynchronous task: the HTTP call returns 202
+// once the task is enqueued, and a later batch applies it.
+//
+//   - "acknowledged" (the default, as the study ran it): Upsert, UpsertBatch
+//     and Delete return when the task is enqueued. A search may not see the
+//     write yet, and a failed task is only reported by Refresh. Delete cannot
+//     know whether the ID existed: a missing ID is not reported (the task
+//     later succeeds with deletedDocuments 0).
+//   - "searchable": each write also waits for its task and returns an error
+//     carrying the task's error code and message unless it succeeded, so a
+//     search started after the call returned sees the write. Delete of a
+//     missing ID returns an error wrapping engines.ErrNotFound (the task
+//     reports deletedDocuments 0).
+//
+// Refresh waits for the last task this Engine enqueued (Meilisearch processes
+// an index's tasks in enqueue order, so every earlier one has finished too)
+// and then fails if any task on the index since the previous check failed or
+// was canceled.
+//
+// Task polling backs off from 1 ms, doubling up to task_poll_max (50 ms
+// unless set): short tasks are seen finished within about their own duration,
+// and 1,500 waiting users do not flood the server with GET /tasks.
+//
+// # HTTP client
+//
+// The client's retries are disabled: by default meilisearch-go retries
+// 502/503/504 up to 3 times with 1 s, 2 s, 3 s pauses (options.go,
+// client.go), which would hide overload and add seconds to measured calls.
+// The transport keeps up to pool (default 2048) idle keep-alive connections
+// to the server, enough for the 1,500 users of the largest published level
+// without closing and reopening connections; it speaks HTTP/1.1 only (one
+// request per connection, as the study's Locust users did) and ignores proxy
+// environment variables, so nothing but the engine sits in the measured path.
+// Its connection buffers are 1 KB (net/http's default is 4 KB each way).
+// Searches skip the client's request machinery but not its wire format: they
+// send what SearchRaw sends, through the same http.Client (see Search; the
+// load generator's cost per search is in bench/README.md).
+//
+// Errors: HTTP 429 and 503 wrap engines.ErrOverloaded, 408 and 504 and client
+// timeouts engines.ErrTimeout, 404 index_not_found / document_not_found
+// engines.ErrNotFound. The API key is sent as "Authorization: Bearer" and
+// never appears in an error.
+//
+// # Options (Config.Options)
+//
+//   - timeout: per-request timeout of the HTTP client, a Go duration ("5s").
+//     Default none: the caller's context deadline is the limit (the runner
+//     sets one per call).
+//   - pool: idle connections kept per host, 1 to 1048576 (default 2048).
+//   - task_poll_max: longest pause between two polls of a task (default 50ms).
+//   - matching_strategy: "last", "all" or "frequency"; default not sent
+//     (the server's "last").
+package meilisearch

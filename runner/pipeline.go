@@ -1,0 +1,334 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/engines/container"
+	"github.com/searchbench/searchbench/runner/result"
+)
+
+// Observer receives what a run is doing, as it happens: the CLI draws its
+// log lines and progress bars from these events. Observe may be called
+// from several of the run's goroutines at once (a level's phases and its
+// live progress), so it must be safe for concurrent use, and it must return
+// quickly: it is never inside a timed call, but a slow one delays the loop
+// that reports.
+type Observer interface {
+	Observe(Event)
+}
+
+// ObserverFunc adapts a function to an Observer.
+type ObserverFunc func(Event)
+
+// Observe calls f(e).
+func (f ObserverFunc) Observe(e Event) { f(e) }
+
+// EventKind says what an Event reports and which of its members are set.
+type EventKind uint8
+
+const (
+	// EventLog: a line of what the run is doing (Text), about Setup when
+	// it is set ("pre-populating 95000 documents").
+	EventLog EventKind = iota
+	// EventPreload: pre-population progress, Done of Total documents.
+	EventPreload
+	// EventPreloadDone: pre-population ended (however it ended).
+	EventPreloadDone
+	// EventPhase: a closed-loop level (Users) enters Phase (ramp, settle,
+	// measure, drain) for Duration.
+	EventPhase
+	// EventProgress: about once a second while measuring, the calls (Ops)
+	// and failures (Errs) so far at the level, and their median latency
+	// (P50; negative before any is known).
+	EventProgress
+	// EventRung: an open-loop rung's repetition Rep of Reps starts at Rate.
+	EventRung
+	// EventSetupDone: the setup's loops ended; its containers and
+	// connections are being released.
+	EventSetupDone
+)
+
+// Event is one report to an Observer. Setup is the setup's label, empty
+// for events about the whole run.
+type Event struct {
+	Kind     EventKind
+	Setup    string
+	Text     string
+	Done     int
+	Total    int
+	Users    int
+	Phase    string
+	Duration time.Duration
+	Ops      int64
+	Errs     int64
+	P50      time.Duration
+	Rate     float64
+	Rep      int
+	Reps     int
+}
+
+// Tool is the name every result of this package carries (report.Load
+// accepts results by it).
+const Tool = "searchbench"
+
+// Run runs the plan: for each setup in turn, it starts the engine's
+// container (or attaches, or opens the embedded engine), creates the index,
+// pre-populates it, checks relevance, runs the closed loop or the ladder and
+// releases everything it started. obs may be nil.
+//
+// The error is non-nil only when the plan is invalid, and then nothing
+// started. Anything that goes wrong after that — a setup that cannot start,
+// a driver that panics, ctx ending — is in the result: that setup's Error,
+// and the result marked Partial with the Reason; what was measured is kept.
+// The result carries its provenance (tool, host, versions, images, seeds,
+// the corpus hash), and no secret of any setup appears in its messages.
+func Run(ctx context.Context, plan Plan, obs Observer) (*result.Result, error) {
+	now := time.Now()
+	if err := plan.Validate(); err != nil {
+		return nil, err
+	}
+	p := plan.withDefaults(now)
+	if obs == nil {
+		obs = ObserverFunc(func(Event) {})
+	}
+	r := &run{plan: p, obs: obs}
+	calls := p.Calls()
+	res := &result.Result{
+		SchemaVersion: result.SchemaVersion,
+		Tool:          result.Tool{Name: Tool, Version: Version(), GoVersion: runtime.Version()},
+		StartedAt:     now.UTC(),
+		Config: result.Config{
+			Scenario: p.Scenario, Mix: calls.Mix.String(), MixWeights: calls.Mix[:],
+			Seed: calls.Seed, WriteMode: p.writeMode(), Histogram: HistogramNote,
+			RequestTimeout: result.Duration(calls.Timeout), K: calls.K,
+		},
+		Host: HostInfo(),
+	}
+	for _, s := range p.Setups {
+		res.Config.Engines = append(res.Config.Engines, s.Name())
+	}
+	if c := p.Closed; c != nil {
+		res.Config.Users, res.Config.SpawnRate = c.Users, c.SpawnRate
+		res.Config.Settle, res.Config.Measure = result.Duration(c.Settle), result.Duration(c.Measure)
+	}
+	r.logf("", "corpus: %s, %d IDs, %d pre-populated, seed %d; hashing…", p.Source.Schema().Name, p.Source.IDs(), p.Source.PrepopulatedCount(), calls.Seed)
+	res.Corpus = p.Source.Provenance()
+
+	r.warnLeftovers()
+	var failures []string
+	for _, s := range p.Setups {
+		if ctx.Err() != nil {
+			break
+		}
+		er := r.setup(ctx, s)
+		res.Engines = append(res.Engines, er)
+		if er.Error != "" {
+			// The whole error (a container's log among it) goes to the log
+			// and the JSON; the reason names the setup in one line.
+			r.logf(s.Name(), "stopped: %s", er.Error)
+			failures = append(failures, s.Name()+": "+firstLine(strings.TrimPrefix(er.Error, s.Name()+": ")))
+		}
+	}
+	res.FinishedAt = time.Now().UTC()
+	if ctx.Err() != nil {
+		res.Partial, res.Reason = true, "interrupted"
+	} else if len(failures) > 0 {
+		res.Partial, res.Reason = true, strings.Join(failures, "; ")
+	}
+	return res, nil
+}
+
+// writeMode is the write mode every setup asks for, recorded in the result's
+// configuration; empty when they differ or none asks.
+func (p Plan) writeMode() string {
+	mode := ""
+	for i, s := range p.Setups {
+		if i > 0 && string(s.Config.WriteMode) != mode {
+			return ""
+		}
+		mode = string(s.Config.WriteMode)
+	}
+	return mode
+}
+
+// run is one Run's state.
+type run struct {
+	plan Plan
+	obs  Observer
+}
+
+func (r *run) logf(setup, format string, args ...any) {
+	r.obs.Observe(Event{Kind: EventLog, Setup: setup, Text: fmt.Sprintf(format, args...)})
+}
+
+// setup opens, creates, pre-populates and runs one setup, always closing
+// it. Errors are recorded in the returned run, not returned, so the other
+// setups still run and everything measured is kept. The result is named
+// because the deferred closes add their warnings to it after a return.
+func (r *run) setup(ctx context.Context, s Setup) (er result.EngineRun) {
+	p := r.plan
+	calls := p.Calls()
+	d, _ := engines.Lookup(s.Driver) // validated in Plan.Validate
+	desc := d.Describe()
+	name, cfg := s.Name(), s.Config
+	// Registered first, so it runs last: after the deferred closes have
+	// added their warnings (and removed the container), and with the
+	// launcher's secret, set below. A driver that panics while opening,
+	// creating or closing (the loops guard the calls they make) fails its
+	// setup; the other setups still run and the results are written.
+	defer func() {
+		if v := recover(); v != nil {
+			er.Error = Recovered(v).Error()
+		}
+		RedactMessages(&er, cfg.Secrets())
+	}()
+	er = result.EngineRun{Name: s.Driver, Label: name, Visibility: string(desc.Visibility), Options: cfg.Options}
+	if cfg.WriteMode != "" {
+		er.Visibility = string(cfg.WriteMode)
+	}
+	switch spec, hasSpec := container.Lookup(s.Driver); {
+	case desc.Embedded:
+		er.Mode = "embedded"
+	case cfg.URL != "":
+		er.Mode = "attached"
+	case hasSpec:
+		er.Mode = "container"
+		r.logf(name, "starting a container (CPU limit %v)", CPUText(p.Launch.CPUs))
+		c, err := container.Start(ctx, spec, p.Launch)
+		if err != nil {
+			er.Error = err.Error()
+			return er
+		}
+		defer func() {
+			if err := c.Close(); err != nil {
+				er.Warnings = append(er.Warnings, err.Error())
+			} else {
+				r.logf(name, "removed container %s", c.ID[:12])
+			}
+		}()
+		// The launcher's generated secret is a password to some engines and an
+		// API key to others; each driver reads the one it uses.
+		cfg.URL, cfg.Password, cfg.APIKey = c.URL, engines.Secret(c.Secret), engines.Secret(c.Secret)
+		er.Image, er.ImageDigest, er.CPULimit, er.CPUSet = c.Image, c.Digest, p.Launch.CPUs, p.Launch.CPUSet
+		er.ContainerEnv, er.DockerVersion = c.Env, c.Docker
+		r.logf(name, "%s ready at %s", c.Image, c.URL)
+	}
+	// Opening is a connection and a request or two, and asking the version
+	// one request: each is bounded by the request timeout, so an engine
+	// that accepts connections and never answers fails the setup instead
+	// of holding the run.
+	octx, cancel := context.WithTimeout(ctx, calls.Timeout)
+	e, err := engines.Open(octx, s.Driver, cfg)
+	cancel()
+	if err != nil {
+		er.Error = err.Error()
+		return er
+	}
+	defer func() {
+		if err := e.Close(); err != nil {
+			er.Warnings = append(er.Warnings, "close: "+err.Error())
+		}
+	}()
+	// The plan checked the driver's Description; this checks the engine
+	// itself, so a driver that claims an operation it lacks fails here,
+	// before anything is loaded or measured.
+	if err := calls.Mix.CheckEngine(s.Driver, e); err != nil {
+		er.Error = err.Error()
+		return er
+	}
+	if v, ok := e.(engines.Versioner); ok {
+		vctx, cancel := context.WithTimeout(ctx, calls.Timeout)
+		s, err := v.Version(vctx)
+		cancel()
+		if err == nil {
+			er.Version = s
+		} else {
+			er.Warnings = append(er.Warnings, "the engine did not say its version: "+err.Error())
+		}
+	}
+	if err := e.Create(ctx, p.Source.Schema()); err != nil {
+		er.Error = fmt.Sprintf("create index: %v", err)
+		return er
+	}
+	r.logf(name, "pre-populating %d documents", p.Source.PrepopulatedCount())
+	er.Preload, err = Prepopulate(ctx, e, p.Source, func(done, total int) {
+		r.obs.Observe(Event{Kind: EventPreload, Setup: name, Done: done, Total: total})
+	})
+	r.obs.Observe(Event{Kind: EventPreloadDone, Setup: name})
+	if err != nil {
+		er.Error = err.Error()
+		return er
+	}
+	r.logf(name, "loaded %d documents in %.1fs (%.0f docs/s), engine count %d",
+		er.Preload.Documents, er.Preload.Duration.Seconds(), er.Preload.DocsPerS, er.Preload.Count)
+	if rel := CheckRelevance(ctx, e, p.Source, p.Relevance, calls.K, calls.Timeout); rel != nil {
+		er.Relevance = rel
+		if rel.Queries > 0 {
+			r.logf(name, "recall@%d %.3f over %d known-item searches", rel.K, rel.Recall, rel.Queries)
+		} else {
+			r.logf(name, "no known-item search could run (the configuration cannot answer them; see relevance in result.json)")
+		}
+	}
+	ev := r.events(name)
+	if p.Closed != nil {
+		er.Levels = ClosedLoop(ctx, e, p.Source, *p.Closed, ev)
+	} else {
+		l := RunLadder(ctx, e, p.Source, *p.Ladder, ev)
+		er.Ladder = &l
+	}
+	r.obs.Observe(Event{Kind: EventSetupDone, Setup: name})
+	return er
+}
+
+// events turns the loops' callbacks into the Observer's events.
+func (r *run) events(setup string) Events {
+	return Events{
+		Phase: func(users int, phase string, d time.Duration) {
+			r.obs.Observe(Event{Kind: EventPhase, Setup: setup, Users: users, Phase: phase, Duration: d})
+		},
+		Progress: func(users int, ops, errs int64, p50 time.Duration) {
+			r.obs.Observe(Event{Kind: EventProgress, Setup: setup, Users: users, Ops: ops, Errs: errs, P50: p50})
+		},
+		Rung: func(rate float64, rep, reps int) {
+			r.obs.Observe(Event{Kind: EventRung, Setup: setup, Rate: rate, Rep: rep, Reps: reps})
+		},
+	}
+}
+
+// warnLeftovers says when containers of earlier runs are still there: they
+// take CPUs from the engine under test.
+func (r *run) warnLeftovers() {
+	needed := false
+	for _, s := range r.plan.Setups {
+		d, _ := engines.Lookup(s.Driver)
+		needed = needed || (!d.Describe().Embedded && s.Config.URL == "")
+	}
+	if !needed {
+		return
+	}
+	pool, err := container.Pool()
+	if err != nil {
+		return // Start reports it, naming the engine
+	}
+	if list, err := container.Leftovers(pool); err == nil && len(list) > 0 {
+		r.logf("", "warning: %d container(s) of earlier searchbench runs are still there and may take CPUs from the engine; `searchbench cleanup` removes them", len(list))
+	}
+}
+
+// CPUText is a CPU limit as the log and the plan print it.
+func CPUText(cpus float64) string {
+	if cpus == 0 {
+		return "none"
+	}
+	return fmt.Sprint(cpus)
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}

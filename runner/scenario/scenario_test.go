@@ -1,0 +1,71 @@
+package scenario_test
+
+import (
+	"strings"
+	"testing"
+
+	_ "github.com/searchbench/searchbench/engines/all"
+	"github.com/searchbench/searchbench/runner/scenario"
+)
+
+// Every shipped scenario decodes into a plan a Go program can run: its
+// setups as the file lists them, the loop of its command, the file's
+// values; a setting given beside the file wins over it.
+func TestShippedScenariosDecodeIntoPlans(t *testing.T) {
+	names, err := scenario.Shipped()
+	if err != nil || len(names) == 0 {
+		t.Fatalf("shipped: %v %v", names, err)
+	}
+	for _, name := range names {
+		f, err := scenario.Load(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// This host may have fewer CPUs than the study's limit.
+		p, err := scenario.Decode(name, "cpus=0", "seed=7")
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if (f.Command == scenario.Run) != (p.Closed != nil) || (f.Command == scenario.Ladder) != (p.Ladder != nil) {
+			t.Errorf("%s: a %s scenario gave closed %v, ladder %v", name, f.Command, p.Closed != nil, p.Ladder != nil)
+		}
+		if len(p.Setups) != len(f.Setups) {
+			t.Fatalf("%s: %d setups, the file has %d", name, len(p.Setups), len(f.Setups))
+		}
+		for i, s := range p.Setups {
+			if s.Driver != f.Setups[i].Engine || (f.Setups[i].Label != "" && s.Name() != f.Setups[i].Label) {
+				t.Errorf("%s: setup %d is %s %q, the file's %+v", name, i, s.Driver, s.Name(), f.Setups[i])
+			}
+		}
+		if p.Launch.CPUs != 0 || p.Calls().Seed != 7 || p.Scenario != name {
+			t.Errorf("%s: cpus %v, seed %d, scenario %q: the settings given did not win", name, p.Launch.CPUs, p.Calls().Seed, p.Scenario)
+		}
+	}
+	// Without the override the file's own value is read: the study's limit.
+	p, err := scenario.Decode("study-a-8cpu", "measure=5s")
+	if err == nil {
+		if p.Launch.CPUs != 8 {
+			t.Errorf("study-a-8cpu: CPU limit %v, want the file's 8", p.Launch.CPUs)
+		}
+	} else if !strings.HasPrefix(err.Error(), "cpus: 8 is more than this host's") {
+		t.Errorf("study-a-8cpu: %v", err)
+	}
+}
+
+func TestDecodeBadInput(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		set  []string
+		want string
+	}{
+		{"no-such-scenario", nil, "scenario: \"no-such-scenario\" is neither a file nor a shipped scenario"},
+		{"embedded-smoke", []string{"users"}, `"users" is not setting=value`},
+		{"embedded-smoke", []string{"users=x"}, `users: "x" is not a whole number`},
+		{"embedded-smoke", []string{"nosuch=1"}, "nosuch: "},
+	} {
+		if _, err := scenario.Decode(c.name, c.set...); err == nil || !strings.HasPrefix(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s %v: %v; want one line starting %q", c.name, c.set, err, c.want)
+		}
+	}
+}

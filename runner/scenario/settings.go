@@ -1,0 +1,335 @@
+// Package scenario is the vocabulary of a benchmark written down: the
+// settings of `searchbench run` and `searchbench ladder` — every flag, under
+// its own name — and the scenario files that give them values. Settings
+// turn into a runner.Plan; a scenario file decodes into one (Decode), so a
+// Go program runs a shipped study exactly as `searchbench run --scenario`
+// does. The CLI registers the same settings as its flags, so a scenario can
+// say nothing a command line cannot, and both are checked by the same code.
+package scenario
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/searchbench/searchbench/dataset"
+	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/engines/container"
+	"github.com/searchbench/searchbench/runner"
+	"github.com/searchbench/searchbench/workload"
+)
+
+// Commands are the commands a scenario may be for.
+const (
+	Run    = "run"    // closed-loop user levels
+	Ladder = "ladder" // an open-loop rate ladder
+)
+
+// Settings are the values of a run's or a ladder's settings, bound to a
+// flag set by Register. Out and DryRun are the CLI's (where the files go,
+// whether to start anything); Plan ignores them.
+type Settings struct {
+	Command string
+
+	Seed        uint64
+	IDs         int
+	Prepopulate float64
+	Corpus      string
+	Dim         int
+	Engines     string
+	Options     []string
+	Mix         string
+	Timeout     time.Duration
+	K           int
+	Out         string
+	URL         string
+	Username    string
+	Password    string
+	APIKey      string
+	DataDir     string
+	WriteMode   string
+	CPUs        float64
+	CPUSet      string
+	Memory      int64
+	Ready       time.Duration
+	Image       string
+	Env         []string
+	RunName     string
+	Relevance   int
+	DryRun      bool
+	Scenario    string
+
+	// Setups take the place of Engines when a scenario file lists them.
+	Setups []SetupSpec
+
+	// run
+	Users     string
+	SpawnRate float64
+	Settle    time.Duration
+	Measure   time.Duration
+	Freshness runner.FreshnessConfig
+
+	// ladder
+	Arrival string
+	Workers int
+	Start   float64
+	Step    float64
+	Stop    float64
+	Ladder  runner.LadderConfig
+
+	flags *pflag.FlagSet
+}
+
+// SetupSpec is a setup as a scenario file gives it.
+type SetupSpec struct {
+	Engine    string            `yaml:"engine"`
+	Label     string            `yaml:"label"`
+	WriteMode string            `yaml:"write_mode"`
+	Options   map[string]string `yaml:"options"`
+}
+
+// RegisterCorpus defines the corpus's settings (seed, ids, prepopulate):
+// also the `dataset` command's.
+func RegisterCorpus(fl *pflag.FlagSet, seed *uint64, ids *int, prepopulate *float64) {
+	fl.Uint64Var(seed, "seed", dataset.DefaultSeed, "seed of the corpus and the workload: the same seed gives the same bytes")
+	fl.IntVar(ids, "ids", dataset.DefaultIDs, "size of the ID space (IDs 1..N)")
+	fl.Float64Var(prepopulate, "prepopulate", dataset.DefaultPrepopulate, "fraction of IDs loaded before the run")
+}
+
+// Register defines command's settings on fl, with their defaults. Command
+// is Run or Ladder.
+func (s *Settings) Register(fl *pflag.FlagSet, command string) {
+	s.Command, s.flags = command, fl
+	RegisterCorpus(fl, &s.Seed, &s.IDs, &s.Prepopulate)
+	fl.StringVar(&s.Corpus, "corpus", runner.CorpusText, "corpus: text (Study A: name and content, 5-word queries) or product (Study B: ~4.6 KB product hashes with an embedding; KNN and SKU queries)")
+	fl.IntVar(&s.Dim, "dim", dataset.ProductDim, "product corpus: the embedding's dimension")
+	fl.StringVar(&s.Engines, "engine", "bleve", "engines to run, comma-separated (see `searchbench engines`)")
+	fl.StringArrayVar(&s.Options, "option", nil, "driver option key=value for every engine, or engine:key=value for one (repeatable; see each driver's documentation)")
+	fl.StringVar(&s.Mix, "mix", "mixed", "operation mix: mixed (search=80,upsert=19,delete=1), upsert, search, named weights such as search=70,get=10,upsert=19,delete=1, or search/upsert/delete weights 80/19/1")
+	fl.DurationVar(&s.Timeout, "timeout", runner.DefaultTimeout, "per-request timeout")
+	fl.IntVar(&s.K, "k", runner.DefaultK, "hits per search")
+	fl.StringVar(&s.Out, "out", "results", "directory for result.json and the reports")
+	fl.StringVar(&s.URL, "url", "", "attach to an engine that is already running at this URL")
+	fl.StringVar(&s.Username, "username", "", "engine user name")
+	fl.StringVar(&s.Password, "password", "", "engine password (or SEARCHBENCH_PASSWORD); never logged")
+	fl.StringVar(&s.APIKey, "api-key", "", "engine API key (or SEARCHBENCH_API_KEY); never logged")
+	fl.StringVar(&s.DataDir, "data-dir", "", "embedded engines: index directory (default: a temporary one, removed afterwards)")
+	fl.StringVar(&s.WriteMode, "write-mode", "", "acknowledged or searchable, where the engine offers both")
+	fl.Float64Var(&s.CPUs, "cpus", 0, "CPU limit of each engine's container (the published study: 4, and 8); 0: none")
+	fl.StringVar(&s.CPUSet, "cpuset", "", "cpuset of each engine's container, e.g. 2-5 (keeps the engine off the load generator's cores)")
+	fl.Int64Var(&s.Memory, "memory", 0, "memory limit of each engine's container in bytes; 0: none (as in the published study)")
+	fl.DurationVar(&s.Ready, "ready-timeout", runner.DefaultReadyTimeout, "how long a container may take to become ready")
+	fl.StringVar(&s.Image, "image", "", "run this image instead of the engine's pinned one")
+	fl.StringArrayVar(&s.Env, "container-env", nil, "KEY=VALUE set in each engine's container, over the launcher's settings (repeatable), e.g. ES_JAVA_OPTS=\"-Xms4g -Xmx4g\"")
+	fl.StringVar(&s.RunName, "run-name", "", "the run's name, the value of its containers' searchbench.run label (default: run-<UTC time>)")
+	fl.IntVar(&s.Relevance, "relevance-queries", runner.DefaultRelevanceQueries, "known-item checks after pre-population (recall@k); 0: none")
+	fl.BoolVar(&s.DryRun, "dry-run", false, "validate everything and print the plan; start nothing")
+	fl.StringVar(&s.Scenario, "scenario", "", "a scenario file (or the name of a shipped one, see `searchbench scenario list`): its values stand for flags not given on the command line")
+	switch command {
+	case Run:
+		fl.StringVar(&s.Users, "users", "10,100,500,800,1000", "virtual-user levels, comma-separated, run in order")
+		fl.Float64Var(&s.SpawnRate, "spawn-rate", runner.DefaultSpawnRate, "users started per second during the ramp")
+		fl.DurationVar(&s.Settle, "settle", 10*time.Second, "time after the ramp before statistics start")
+		fl.DurationVar(&s.Measure, "measure", time.Minute, "measured window at each level")
+		fl.DurationVar(&s.Freshness.Poll, "freshness-poll", runner.DefaultFreshnessPoll, "freshness probe: shortest time between its searches for a probed write (later ones are spaced by a tenth of the time since the write)")
+		fl.DurationVar(&s.Freshness.Gap, "freshness-gap", runner.DefaultFreshnessGap, "freshness probe: mean pause between probed writes (exponential, so probes do not lock onto a periodic refresh)")
+		fl.BoolVar(&s.Freshness.Off, "no-freshness", false, "do not probe how long writes take to become searchable")
+	case Ladder:
+		fl.StringVar(&s.Arrival, "arrival", "constant", "arrival process: constant spacing or poisson")
+		fl.IntVar(&s.Workers, "workers", runner.DefaultWorkers, "connections/workers serving the schedule")
+		fl.Float64Var(&s.Start, "start", 2000, "first offered rate (calls/s): low enough to show idle latency")
+		fl.Float64Var(&s.Step, "step", runner.DefaultStep, "factor between rungs")
+		fl.Float64Var(&s.Stop, "stop", 200_000, "highest offered rate")
+		fl.DurationVar(&s.Ladder.Duration, "duration", runner.DefaultRungTime, "length of each repetition of a rung")
+		fl.IntVar(&s.Ladder.Repeat, "repeat", runner.DefaultRepeat, "repetitions of each rung; medians and spread are reported")
+		fl.Float64Var(&s.Ladder.Factor, "factor", runner.DefaultFactor, "sustainable: p99 within this factor of the first rung's p99")
+		fl.Float64Var(&s.Ladder.MinAchieved, "min-achieved", runner.DefaultMinAchieved, "sustainable: achieved rate at least this fraction of the offered rate")
+		fl.Float64Var(&s.Ladder.Explode, "explode", runner.DefaultExplode, "stop once p99 exceeds this factor of the first rung's p99")
+		fl.Float64Var(&s.Ladder.Reference, "reference-rate", 0, "report p99 at the rung nearest this rate (default: the first rung)")
+	default:
+		panic("scenario: Register: unknown command " + command)
+	}
+}
+
+// Changed says whether the named setting was given (on the command line or
+// by a scenario file).
+func (s *Settings) Changed(name string) bool { return s.flags != nil && s.flags.Changed(name) }
+
+// Plan turns the settings into a validated plan: every error is one line
+// that starts with the setting at fault, and is bad input. Credentials not
+// given fall back to SEARCHBENCH_PASSWORD and SEARCHBENCH_API_KEY.
+func (s *Settings) Plan() (runner.Plan, error) {
+	mix, err := workload.ParseMix(s.Mix)
+	if err != nil {
+		return runner.Plan{}, err
+	}
+	specs := s.Setups
+	if len(specs) == 0 {
+		seen := map[string]bool{}
+		for _, n := range SplitList(s.Engines) {
+			if seen[n] {
+				return runner.Plan{}, fmt.Errorf("engine: %s is listed twice", n)
+			}
+			seen[n] = true
+			specs = append(specs, SetupSpec{Engine: n})
+		}
+	}
+	if s.Corpus != runner.CorpusProduct && s.Changed("dim") {
+		return runner.Plan{}, errors.New("dim: only the product corpus has embeddings")
+	}
+	cc := dataset.Config{Seed: s.Seed, IDs: s.IDs, Prepopulate: s.Prepopulate}
+	if err := cc.Validate(); err != nil {
+		return runner.Plan{}, err
+	}
+	src, err := runner.NewSource(s.Corpus, cc, s.Dim)
+	if err != nil {
+		return runner.Plan{}, err
+	}
+	// The library reads a zero as "the default"; a setting of 0 is a mistake.
+	if s.Ready <= 0 {
+		return runner.Plan{}, fmt.Errorf("ready-timeout: %v must be > 0", s.Ready)
+	}
+	launch := container.Options{CPUs: s.CPUs, CPUSet: s.CPUSet, MemoryBytes: s.Memory, ReadyTimeout: s.Ready, Image: s.Image, Run: s.RunName}
+	for _, kv := range s.Env {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return runner.Plan{}, fmt.Errorf("container-env: %q is not KEY=VALUE", kv)
+		}
+		if launch.Env == nil {
+			launch.Env = map[string]string{}
+		}
+		launch.Env[k] = v
+	}
+	shared := engines.Config{
+		URL: s.URL, Username: s.Username,
+		Password:  engines.Secret(firstNonEmpty(s.Password, os.Getenv("SEARCHBENCH_PASSWORD"))),
+		APIKey:    engines.Secret(firstNonEmpty(s.APIKey, os.Getenv("SEARCHBENCH_API_KEY"))),
+		DataDir:   s.DataDir,
+		WriteMode: engines.Visibility(s.WriteMode),
+	}
+	setups, err := BuildSetups(specs, shared, s.Options)
+	if err != nil {
+		return runner.Plan{}, err
+	}
+	p := runner.Plan{Source: src, Setups: setups, Launch: launch, Relevance: s.Relevance, Scenario: s.Scenario}
+	calls := runner.Calls{Timeout: s.Timeout, Mix: mix, Seed: s.Seed, K: s.K}
+	switch s.Command {
+	case Run:
+		levels, err := ParseUsers(s.Users)
+		if err != nil {
+			return runner.Plan{}, err
+		}
+		p.Closed = &runner.Config{Users: levels, SpawnRate: s.SpawnRate, Settle: s.Settle, Measure: s.Measure, Freshness: s.Freshness, Calls: calls}
+	case Ladder:
+		l := s.Ladder
+		l.Open = runner.OpenConfig{Workers: s.Workers, Arrival: s.Arrival, Calls: calls}
+		l.Rates = workload.Ladder{Start: s.Start, Step: s.Step, Stop: s.Stop}
+		p.Ladder = &l
+	default:
+		return runner.Plan{}, fmt.Errorf("command: %q is neither run nor ladder", s.Command)
+	}
+	return p, p.Validate()
+}
+
+// BuildSetups applies the shared configuration (URL, credentials, data
+// directory, write mode) and the option values (key=value for every setup,
+// engine:key=value for one engine's) to the setups; the plan's Validate
+// checks the result against each driver.
+func BuildSetups(specs []SetupSpec, shared engines.Config, options []string) ([]runner.Setup, error) {
+	byEngine, all, err := ParseOptions(options)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]runner.Setup, 0, len(specs))
+	used := map[string]bool{}
+	for _, sp := range specs {
+		cfg := shared
+		cfg.Options = map[string]string{}
+		for _, m := range []map[string]string{sp.Options, all, byEngine[sp.Engine]} {
+			for k, v := range m {
+				cfg.Options[k] = v
+			}
+		}
+		if len(cfg.Options) == 0 {
+			cfg.Options = nil
+		}
+		used[sp.Engine] = true
+		if sp.WriteMode != "" {
+			cfg.WriteMode = engines.Visibility(sp.WriteMode)
+		}
+		out = append(out, runner.Setup{Label: sp.Label, Driver: sp.Engine, Config: cfg})
+	}
+	for e := range byEngine {
+		if !used[e] {
+			return nil, fmt.Errorf("option: %s: no setup uses that engine", e)
+		}
+	}
+	return out, nil
+}
+
+// ParseOptions reads option values: key=value for every setup, or
+// engine:key=value for the setups of one engine.
+func ParseOptions(values []string) (byEngine map[string]map[string]string, all map[string]string, err error) {
+	byEngine, all = map[string]map[string]string{}, map[string]string{}
+	for _, v := range values {
+		kv, val, ok := strings.Cut(v, "=")
+		if !ok || kv == "" {
+			return nil, nil, fmt.Errorf("option: %q is not key=value or engine:key=value", v)
+		}
+		target := all
+		if e, k, scoped := strings.Cut(kv, ":"); scoped {
+			if _, err := engines.Lookup(e); err != nil {
+				return nil, nil, fmt.Errorf("option %q: %w", v, err)
+			}
+			if byEngine[e] == nil {
+				byEngine[e] = map[string]string{}
+			}
+			target, kv = byEngine[e], k
+		}
+		if kv == "" {
+			return nil, nil, fmt.Errorf("option: %q names no key", v)
+		}
+		target[kv] = val
+	}
+	return byEngine, all, nil
+}
+
+// ParseUsers reads user levels: whole numbers, comma-separated.
+func ParseUsers(s string) ([]int, error) {
+	parts := SplitList(s)
+	if len(parts) == 0 {
+		return nil, errors.New("users: at least one level is needed")
+	}
+	users := make([]int, len(parts))
+	for i, p := range parts {
+		n, err := strconv.Atoi(p)
+		if err != nil {
+			return nil, fmt.Errorf("users: %q is not a whole number", p)
+		}
+		users[i] = n
+	}
+	return users, nil
+}
+
+// SplitList splits a comma-separated list, dropping empty items.
+func SplitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}

@@ -1,0 +1,208 @@
+package workload
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/searchbench/searchbench/dataset"
+	"github.com/searchbench/searchbench/engines"
+)
+
+// Op is one kind of operation. The order is the table order of every
+// report, and a stream draws an operation from the mix's cumulative
+// weights in this order: a new operation goes at the end, so that every mix
+// without it draws the same steps as before it existed.
+type Op uint8
+
+const (
+	Search Op = iota
+	Upsert
+	Delete
+	Get    // a document by ID (engines.Getter)
+	NumOps // the number of operations; not an operation
+)
+
+// OpSpec is what the harness knows about one operation, written once here:
+// streams draw steps by it, the runner prepares, invokes, records and keeps
+// its version bookkeeping by it, and results carry its facts to the reports.
+type OpSpec struct {
+	Name string
+	// ByID: a step carries an ID, uniform over the whole ID space (some
+	// never written, some deleted); otherwise the index of a query.
+	ByID bool
+	// NotFoundDone: a call that ends NotFound counts as done, and is also
+	// counted apart as not found. For delete the published method ignores
+	// misses; for get a miss is the expected answer for an ID not written.
+	NotFoundDone bool
+	// Writes: the call changes the index. A write takes the ID's next
+	// version, which the freshness probe uses to tell a superseded write,
+	// and reports treat writes apart (Study B's per-write figures).
+	Writes bool
+	// need is the optional engine capability the operation calls; nil for
+	// the Engine interface's own calls.
+	need *capability
+	// prepare builds the call before the clock starts: generating a
+	// document or a query is the harness's cost, not the engine's.
+	prepare func(c *Call, m Maker, st Step, k int)
+	// invoke makes the call; the caller times it.
+	invoke func(ctx context.Context, e engines.Engine, c *Call) error
+}
+
+// capability is an optional engine interface an operation needs.
+type capability struct {
+	iface   string // how messages name it
+	doing   string // what the operation does, as "… cannot <doing>"
+	offered func(engines.Description) bool
+	has     func(engines.Engine) bool
+}
+
+var getter = &capability{
+	iface:   "engines.Getter",
+	doing:   "get by ID",
+	offered: func(d engines.Description) bool { return d.Getter },
+	has:     func(e engines.Engine) bool { _, ok := e.(engines.Getter); return ok },
+}
+
+// specs is the operation table, indexed by Op.
+var specs = [NumOps]OpSpec{
+	Search: {
+		Name: "search",
+		prepare: func(c *Call, m Maker, st Step, k int) {
+			c.Query = m.Query(st.Query)
+			c.Query.K = k
+		},
+		invoke: func(ctx context.Context, e engines.Engine, c *Call) error {
+			_, err := e.Search(ctx, c.Query)
+			return err
+		},
+	},
+	Upsert: {
+		Name: "upsert", ByID: true, Writes: true,
+		prepare: func(c *Call, m Maker, st Step, _ int) { c.Doc = m.Document(st.ID, c.Version) },
+		invoke:  func(ctx context.Context, e engines.Engine, c *Call) error { return e.Upsert(ctx, c.Doc) },
+	},
+	Delete: {
+		// A delete takes a version too, so that a freshness probe waiting
+		// for the ID's previous write knows it may never be seen.
+		Name: "delete", ByID: true, Writes: true, NotFoundDone: true,
+		prepare: prepareID,
+		invoke:  func(ctx context.Context, e engines.Engine, c *Call) error { return e.Delete(ctx, c.ID) },
+	},
+	Get: {
+		Name: "get", ByID: true, NotFoundDone: true, need: getter,
+		prepare: prepareID,
+		invoke: func(ctx context.Context, e engines.Engine, c *Call) error {
+			g, ok := e.(engines.Getter)
+			if !ok {
+				// No ID in the message: every such call fails alike.
+				return fmt.Errorf("get: the engine does not implement %s: %w", getter.iface, engines.ErrUnsupported)
+			}
+			_, err := g.Get(ctx, c.ID)
+			return err
+		},
+	},
+}
+
+func prepareID(c *Call, _ Maker, st Step, _ int) { c.ID = dataset.DocID(st.ID) }
+
+// Spec is op's entry in the operation table; ok is false for a value that
+// is no operation.
+func (o Op) Spec() (s OpSpec, ok bool) {
+	if o >= NumOps {
+		return OpSpec{}, false
+	}
+	return specs[o], true
+}
+
+// Writes says whether op changes the index.
+func (o Op) Writes() bool { return o < NumOps && specs[o].Writes }
+
+// NotFoundDone says whether a call of op that ends NotFound counts as done.
+func (o Op) NotFoundDone() bool { return o < NumOps && specs[o].NotFoundDone }
+
+func (o Op) String() string {
+	if o < NumOps {
+		return specs[o].Name
+	}
+	return "op(" + strconv.Itoa(int(o)) + ")"
+}
+
+// Ops lists every operation in table order.
+func Ops() []Op {
+	ops := make([]Op, NumOps)
+	for i := range ops {
+		ops[i] = Op(i)
+	}
+	return ops
+}
+
+// OpNames lists every operation's name in table order.
+func OpNames() []string {
+	names := make([]string, NumOps)
+	for i := range names {
+		names[i] = specs[i].Name
+	}
+	return names
+}
+
+// ParseOp is the inverse of Op.String.
+func ParseOp(s string) (Op, error) {
+	for o := range NumOps {
+		if specs[o].Name == s {
+			return o, nil
+		}
+	}
+	return 0, fmt.Errorf("unknown operation %q (want one of %s)", s, strings.Join(OpNames(), ", "))
+}
+
+// Maker makes what calls send: runner.Source is one. Each is a pure
+// function of its arguments.
+type Maker interface {
+	// Query is search i, without K.
+	Query(i uint64) engines.Query
+	// Document is version v of id.
+	Document(id, version uint32) engines.Document
+}
+
+// Call is one call, prepared before the clock starts.
+type Call struct {
+	Op      Op
+	Query   engines.Query    // search
+	Doc     engines.Document // upsert: the document written
+	ID      string           // delete, get: the document's ID
+	Num     uint32           // operations by ID: the ID as a number
+	Version uint32           // writes: the version written, or superseded by a delete
+}
+
+// Prepare builds st's call: K hits per search, and version the version a
+// write writes (the caller keeps the versions, since they are shared state;
+// ignored unless st.Op writes). A step of no operation gives a call that
+// Invoke refuses.
+func Prepare(st Step, m Maker, k int, version uint32) Call {
+	c := Call{Op: st.Op}
+	s, ok := st.Op.Spec()
+	if !ok {
+		return c
+	}
+	if s.ByID {
+		c.Num = st.ID
+	}
+	if s.Writes {
+		c.Version = version
+	}
+	s.prepare(&c, m, st, k)
+	return c
+}
+
+// Invoke makes the call on e. A call of no operation fails with an error
+// wrapping engines.ErrUnsupported, so it can never be sent as another;
+// likewise a call whose capability e lacks.
+func (c *Call) Invoke(ctx context.Context, e engines.Engine) error {
+	s, ok := c.Op.Spec()
+	if !ok {
+		return fmt.Errorf("unknown operation %s: %w", c.Op, engines.ErrUnsupported)
+	}
+	return s.invoke(ctx, e, c)
+}
