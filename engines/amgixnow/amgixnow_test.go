@@ -491,8 +491,8 @@ func TestCreateReplaces(t *testing.T) {
 }
 
 // Each unexpected status fails in the class it does for every HTTP driver,
-// for both drivers. Amgix never reports a missing document (a delete of one
-// is answered 200), so there is no Missing answer.
+// for both drivers. Amgix reports a missing document only to a get (a
+// delete of one is answered 200), so there is no Missing answer.
 func TestStatusClasses(t *testing.T) {
 	good := func(r *http.Request) (int, []byte) {
 		switch {
@@ -507,7 +507,8 @@ func TestStatusClasses(t *testing.T) {
 	}
 	for _, name := range []string{amgixnow.Name, amgixnow.SyncName} {
 		t.Run(name, func(t *testing.T) {
-			enginetest.StatusClasses(t, enginetest.Answers{Driver: name, Good: good})
+			enginetest.StatusClasses(t, enginetest.Answers{Driver: name, Good: good,
+				GetMissing: &enginetest.Answer{Status: 404, Body: `{"detail":"Documents not found for document_ids: 1"}`}})
 		})
 	}
 }

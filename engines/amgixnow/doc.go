@@ -79,8 +79,14 @@
 //
 // Delete of a missing ID succeeds: Amgix answers 200 {"ok": true} whether or
 // not the document existed (document_delete_sync, "idempotent success"), so
-// engines.ErrNotFound is never returned; the conformance suite runs with
+// Delete never returns engines.ErrNotFound; the conformance suite runs with
 // SilentMissingDelete.
+//
+// Get (engines.Getter) is GET /v1/collections/{name}/documents/{id}, which
+// reads the point from Qdrant: it sees what a search sees (with
+// AMGIX_NOW_SYNC_DB_WRITES=false, a write a little later). A missing
+// document is Amgix's 404 "Documents not found for document_ids: …",
+// engines.ErrNotFound.
 //
 // # Search
 //
@@ -112,8 +118,10 @@
 // proxy; no retries. HTTP 429 and 503 wrap engines.ErrOverloaded (Amgix
 // answers 429 when its ingest or search queue is full, 503 when a worker
 // stopped); 408, 504 and client timeouts wrap engines.ErrTimeout, as for
-// every HTTP driver (engines.StatusClass); 404 (a missing collection) and
-// everything else are class Other.
+// every HTTP driver (engines.StatusClass); a 404 is class Other (a missing
+// collection, a route the server lacks) unless it is Amgix's word that a
+// document is missing, which only a get receives; everything else is class
+// Other too.
 //
 // API key: Config.APIKey is sent as "Authorization: Bearer". src/auth.rs
 // (AMGIX_API_KEY and friends; GET /v1/version and the health routes are

@@ -55,10 +55,7 @@ func (e *Engine) call(ctx context.Context, method, path string, body any) ([]byt
 		return nil, fmt.Errorf("response larger than %d bytes", maxBody)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		if resp.StatusCode == http.StatusNotFound && documentMissing(data) {
-			return nil, fmt.Errorf("HTTP 404: %s: %w", e.scrub(errorDetail(data)), engines.ErrNotFound)
-		}
-		return nil, statusError(resp.StatusCode, e.scrub(errorDetail(data)))
+		return nil, statusError(resp.StatusCode, documentMissing(data), e.scrub(errorDetail(data)))
 	}
 	return data, nil
 }
@@ -75,14 +72,15 @@ func (e *Engine) transportError(err error) error {
 }
 
 // statusError maps an HTTP failure to the runner's error classes
-// (engines.StatusError). A 404 is a missing collection (Amgix never answers
-// 404 for a missing document on the routes the driver uses), so it is not
-// engines.ErrNotFound: the runner would count it as a harmless missing ID.
-func statusError(code int, detail string) error {
+// (engines.StatusError). A 404 is engines.ErrNotFound only when missing, the
+// body being Amgix's word that a document is missing (documentMissing: a
+// get's answer); otherwise it is a missing collection or route, which the
+// runner must not count as a harmless missing ID.
+func statusError(code int, missing bool, detail string) error {
 	if code == http.StatusUnauthorized || code == http.StatusForbidden {
 		return fmt.Errorf("HTTP %d: %s (the server wants an API key, Config.APIKey, or refused the one given)", code, detail)
 	}
-	return engines.StatusError(code, false, fmt.Errorf("HTTP %d: %s", code, detail))
+	return engines.StatusError(code, missing, fmt.Errorf("HTTP %d: %s", code, detail))
 }
 
 // errorDetail extracts Amgix's FastAPI-style error: {"detail": "text"} or

@@ -10,4 +10,8 @@
 //
 // Visibility: Searchable. Bleve applies a write to an in-memory segment that
 // searches see before Index returns; persistence to disk is asynchronous.
+//
+// Get (engines.Getter) is Bleve's stored-fields lookup by ID, so the
+// mapping stores every text field: on the corpus that about doubles the
+// index on disk (BenchmarkLoadCorpus; see Get).
 package bleve

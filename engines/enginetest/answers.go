@@ -32,6 +32,9 @@ type Answers struct {
 	// Missing is the engine's answer to a delete of a missing document,
 	// where it reports one (nil: it never does), for StatusClasses.
 	Missing *Answer
+	// GetMissing is the engine's answer to a get of a missing document,
+	// for a driver that implements engines.Getter (StatusClasses).
+	GetMissing *Answer
 }
 
 // Answer is one seed: a status and a body.
@@ -189,6 +192,32 @@ func StatusClasses(t *testing.T, a Answers) {
 		srv.set(true, a.Missing.Status, []byte(a.Missing.Body))
 		if err := e.Delete(ctx, "1"); engines.Classify(err) != engines.NotFound {
 			t.Errorf("%s: delete answered %d %s: %v, class %s; want not_found", a.Driver, a.Missing.Status, a.Missing.Body, err, engines.Classify(err))
+		}
+	}
+	getClasses(ctx, t, a, srv, e)
+}
+
+// getClasses is StatusClasses for Get, where the driver offers it: the same
+// table (a proxy's bare 404 is no missing document), and the engine's own
+// answer for a missing document (a.GetMissing) NotFound.
+func getClasses(ctx context.Context, t *testing.T, a Answers, srv *server, e engines.Engine) {
+	g, ok := e.(engines.Getter)
+	if !ok {
+		if a.GetMissing != nil {
+			t.Errorf("%s: Answers.GetMissing is set, but %T does not implement engines.Getter", a.Driver, e)
+		}
+		return
+	}
+	for _, c := range statusClasses {
+		srv.set(true, c.status, []byte(fmt.Sprintf("%d %s", c.status, http.StatusText(c.status))))
+		if _, err := g.Get(ctx, "1"); engines.Classify(err) != c.want {
+			t.Errorf("%s: get answered %d: %v, class %s; want %s", a.Driver, c.status, err, engines.Classify(err), c.want)
+		}
+	}
+	if a.GetMissing != nil {
+		srv.set(true, a.GetMissing.Status, []byte(a.GetMissing.Body))
+		if _, err := g.Get(ctx, "1"); engines.Classify(err) != engines.NotFound {
+			t.Errorf("%s: get answered %d %s: %v, class %s; want not_found", a.Driver, a.GetMissing.Status, a.GetMissing.Body, err, engines.Classify(err))
 		}
 	}
 }

@@ -65,7 +65,10 @@
 // Its connection buffers are 1 KB (net/http's default is 4 KB each way).
 // Searches skip the client's request machinery but not its wire format: they
 // send what SearchRaw sends, through the same http.Client (see Search; the
-// load generator's cost per search is in bench/README.md).
+// load generator's cost per search is in bench/README.md). Get
+// (engines.Getter, GET /indexes/{uid}/documents/{id}?fields=id,…) goes
+// through the client like every other call; in acknowledged mode it sees a
+// write once its task is processed, as a search does.
 //
 // Errors: HTTP 429 and 503 wrap engines.ErrOverloaded, 408 and 504 and client
 // timeouts engines.ErrTimeout, 404 index_not_found / document_not_found

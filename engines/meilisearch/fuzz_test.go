@@ -143,7 +143,8 @@ var answers = enginetest.Answers{
 		{Status: 200, Body: `{"id":"1","name":"x","content":null}`},
 		{Status: 200, Body: `{"id":"2","name":5}`},
 	},
-	Missing: &enginetest.Answer{Status: 404, Body: `{"message":"Document ` + "`1`" + ` not found.","code":"document_not_found","type":"invalid_request","link":"l"}`},
+	Missing:    &enginetest.Answer{Status: 404, Body: `{"message":"Document ` + "`1`" + ` not found.","code":"document_not_found","type":"invalid_request","link":"l"}`},
+	GetMissing: &enginetest.Answer{Status: 404, Body: `{"message":"Document ` + "`1`" + ` not found.","code":"document_not_found","type":"invalid_request","link":"l"}`},
 }
 
 // goodAnswer is a well-formed Meilisearch answer for the routes Open and

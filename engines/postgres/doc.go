@@ -13,6 +13,9 @@
 // a committed row is visible to every later query (a GIN index's pending
 // list is searched too).
 //
+// Get (engines.Getter) selects the row's text fields by primary key; no row
+// is engines.ErrNotFound.
+//
 // # Options (Config.Options)
 //
 //   - pool: the connection pool's size, 1 to 10000 (default 200).

@@ -30,7 +30,10 @@
 // "Could not find a document with id: …" wraps engines.ErrNotFound. It goes
 // through the client's generated API, which reads and closes the answer:
 // the client's Document(id).Delete decodes a success without closing the
-// body, which can keep the connection from going back to the pool.
+// body, which can keep the connection from going back to the pool. Get
+// (engines.Getter) is GET …/documents/{id} the same way; a missing document
+// is the same 404, engines.ErrNotFound (a missing collection's "Not Found"
+// is not).
 //
 // Visibility: Searchable. Typesense applies a write before it answers, so a
 // search that starts after the call returned sees it. That is believed, not

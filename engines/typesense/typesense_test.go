@@ -440,6 +440,7 @@ func TestStatusClasses(t *testing.T) {
 			}
 			return 201, []byte(`{"name":"fuzz","fields":[],"num_documents":0,"created_at":1}`)
 		},
-		Missing: &enginetest.Answer{Status: 404, Body: `{"message":"Could not find a document with id: 1"}`},
+		Missing:    &enginetest.Answer{Status: 404, Body: `{"message":"Could not find a document with id: 1"}`},
+		GetMissing: &enginetest.Answer{Status: 404, Body: `{"message":"Could not find a document with id: 1"}`},
 	})
 }

@@ -28,6 +28,8 @@
 // transaction or script do not block the client: the indexes catch up
 // later, and a search right after the write may miss it (src/index_schema.cc
 // ShouldBlockClient). Delete is DEL; no key removed is engines.ErrNotFound.
+// Get (engines.Getter) is HGETALL of the hash, every schema field decoded
+// back (vectors included); an empty reply is engines.ErrNotFound.
 //
 // Visibility: Searchable. valkey-search holds the reply to a write until
 // every index whose prefix matches the key has applied it, so a search sent
