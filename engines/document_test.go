@@ -1,7 +1,9 @@
 package engines
 
 import (
+	"encoding/json"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -50,4 +52,48 @@ func TestDecodeJSONDocument(t *testing.T) {
 			t.Errorf("%s: %v; want an error with %q", c.name, err, c.want)
 		}
 	}
+}
+
+// FuzzDecodeJSONDocument: any body is a document or an error, never a
+// panic; a document holds only schema fields, in schema order, each as
+// encoding/json reads the body's member.
+func FuzzDecodeJSONDocument(f *testing.F) {
+	fields := []FieldSpec{{Name: "t", Type: Text}, {Name: "n", Type: Numeric}, {Name: "v", Type: Vector, Dim: 2}}
+	for _, s := range []string{`{"id":"1","t":"a","n":1.5,"v":[1,2]}`, `{"id":"1","t":null}`, `{"id":"2"}`, `[]`, `null`, `{"id":"1","n":"x"}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		d, err := DecodeJSONDocument(body, "id", "1", fields)
+		if err != nil {
+			return
+		}
+		var m map[string]any
+		if json.Unmarshal(body, &m) != nil || m["id"] != "1" || d.ID != "1" {
+			t.Fatalf("decoded %+v from %q, which is not an object with id \"1\"", d, body)
+		}
+		last := -1
+		for _, got := range d.Fields {
+			i := slices.IndexFunc(fields, func(s FieldSpec) bool { return s.Name == got.Name })
+			if i <= last {
+				t.Fatalf("field %q out of schema order in %+v", got.Name, d)
+			}
+			last = i
+			switch v := m[got.Name].(type) {
+			case string:
+				if fields[i].Type != Text || got.Text != v {
+					t.Fatalf("field %s = %+v from %q", got.Name, got, v)
+				}
+			case float64:
+				if fields[i].Type != Numeric || got.Number != v {
+					t.Fatalf("field %s = %+v from %v", got.Name, got, v)
+				}
+			case []any:
+				if fields[i].Type != Vector || len(got.Vector) != len(v) {
+					t.Fatalf("field %s = %+v from %v", got.Name, got, v)
+				}
+			default:
+				t.Fatalf("field %s decoded from %T %v", got.Name, v, v)
+			}
+		}
+	})
 }

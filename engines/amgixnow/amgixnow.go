@@ -39,7 +39,7 @@ func (d driver) Describe() engines.Description {
 	} else {
 		s += "; a write returns before Qdrant applies it (AMGIX_NOW_SYNC_DB_WRITES=false)"
 	}
-	return engines.Description{Summary: s, Visibility: d.vis}
+	return engines.Description{Summary: s, Visibility: d.vis, Getter: true}
 }
 
 // DefaultURL is where Amgix Now listens unless told otherwise.
@@ -426,6 +426,41 @@ func (e *Engine) Delete(ctx context.Context, id string) error {
 		return fmt.Errorf("%s: delete %s: %w", e.name, id, err)
 	}
 	return e.settle("delete "+id, data, []write{w})
+}
+
+var _ engines.Getter = (*Engine)(nil)
+
+// Get reads one document: GET /v1/collections/{name}/documents/{id}, which
+// reads the point from Qdrant (src/main.rs get_document at 4686706). It
+// sees what a search sees: with the server's default
+// AMGIX_NOW_SYNC_DB_WRITES=false a write may not show yet. A missing
+// document is 404 {"detail": "Documents not found for document_ids: <id>"}
+// (src/qdrant.rs get_documents), which wraps engines.ErrNotFound (see
+// documentMissing); any other 404 stays class Other. The answer is Amgix's
+// Document — id, timestamp, name, description, content (stored:
+// store_content is true), tags, metadata — of which the schema's text
+// fields are read.
+func (e *Engine) Get(ctx context.Context, id string) (engines.Document, error) {
+	coll, fields, err := e.state()
+	if err != nil {
+		return engines.Document{}, err
+	}
+	if err := e.checkName("document ID", id); err != nil {
+		return engines.Document{}, err
+	}
+	data, err := e.call(ctx, http.MethodGet, collectionPath(coll)+"/documents/"+id, nil)
+	if err != nil {
+		return engines.Document{}, fmt.Errorf("%s: get %s: %w", e.name, id, err)
+	}
+	specs := make([]engines.FieldSpec, len(fields))
+	for i, f := range fields {
+		specs[i] = engines.FieldSpec{Name: f, Type: engines.Text}
+	}
+	doc, err := engines.DecodeJSONDocument(data, "id", id, specs)
+	if err != nil {
+		return engines.Document{}, fmt.Errorf("%s: get %s: malformed response: %w", e.name, id, err)
+	}
+	return doc, nil
 }
 
 type searchRequest struct {

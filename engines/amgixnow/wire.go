@@ -55,6 +55,9 @@ func (e *Engine) call(ctx context.Context, method, path string, body any) ([]byt
 		return nil, fmt.Errorf("response larger than %d bytes", maxBody)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		if resp.StatusCode == http.StatusNotFound && documentMissing(data) {
+			return nil, fmt.Errorf("HTTP 404: %s: %w", e.scrub(errorDetail(data)), engines.ErrNotFound)
+		}
 		return nil, statusError(resp.StatusCode, e.scrub(errorDetail(data)))
 	}
 	return data, nil
@@ -208,4 +211,21 @@ func ParseStats(body []byte) (docs, queued int64, err error) {
 		return 0, 0, errors.New(`stats response without a "doc_count"`)
 	}
 	return *s.DocCount, s.Queue.Total, nil
+}
+
+// documentMissing says whether a 404's body is Amgix's word that a document
+// is missing — {"detail": "Documents not found for document_ids: …"} from
+// get_documents (src/qdrant.rs), or "Document '…' not found", the handler's
+// own wording (src/main.rs get_document) — as opposed to a missing
+// collection or a route the server lacks (axum's bare 404). Only a document
+// read answers it: Amgix deletes a missing document with 200.
+func documentMissing(body []byte) bool {
+	var v struct {
+		Detail string `json:"detail"`
+	}
+	if json.Unmarshal(body, &v) != nil {
+		return false
+	}
+	return strings.HasPrefix(v.Detail, "Documents not found for document_ids: ") ||
+		strings.HasPrefix(v.Detail, "Document '") && strings.HasSuffix(v.Detail, "' not found")
 }

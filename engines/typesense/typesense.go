@@ -27,6 +27,7 @@ func (driver) Describe() engines.Description {
 	return engines.Description{
 		Summary:    "Typesense 29.0 (typesense-go v3): num_typos 0, typo_tokens_threshold 0, prefix false, drop_tokens_threshold default; writes searchable on return",
 		Visibility: engines.Searchable,
+		Getter:     true,
 	}
 }
 
@@ -264,6 +265,30 @@ func (e *Engine) Delete(ctx context.Context, id string) error {
 		return e.fail("delete "+id, err)
 	}
 	return nil
+}
+
+var _ engines.Getter = (*Engine)(nil)
+
+// Get reads one document: GET /collections/{c}/documents/{id}, through the
+// generated API as Delete is (one request, the answer read and closed).
+// Typesense answers the stored document, every schema field with its
+// type's JSON value (core_api.cpp get_fetch_document, Collection::get); a
+// missing one is 404 "Could not find a document with id: …", which wraps
+// engines.ErrNotFound (a missing collection's "Not Found" does not).
+func (e *Engine) Get(ctx context.Context, id string) (engines.Document, error) {
+	st, err := e.state()
+	if err != nil {
+		return engines.Document{}, err
+	}
+	body, err := e.call(e.api.GetDocument(ctx, st.coll, id))
+	if err != nil {
+		return engines.Document{}, e.fail("get "+id, err)
+	}
+	doc, err := engines.DecodeJSONDocument(body, "id", id, st.fields)
+	if err != nil {
+		return engines.Document{}, e.fail("get "+id, err)
+	}
+	return doc, nil
 }
 
 // searchParams builds the published configuration's search for q.

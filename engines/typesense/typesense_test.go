@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"net/http"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -215,6 +216,15 @@ func TestSchemaTypes(t *testing.T) {
 	}
 	if d, _ := srv.Document("p", "2"); d["price"] != 50.0 || d["category"] != "toys" {
 		t.Fatalf("stored %v", d)
+	}
+	// Get reads every field back with its type.
+	got, err := e.(engines.Getter).Get(ctx, "2")
+	want := engines.Document{ID: "2", Fields: []engines.Field{
+		{Name: "title", Text: "red ball"}, {Name: "sku", Text: "TO-2"},
+		{Name: "category", Text: "toys"}, {Name: "price", Number: 50},
+	}}
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("Get(2) = %+v, %v; want %+v", got, err, want)
 	}
 	for _, tc := range []struct {
 		q    engines.Query
@@ -432,4 +442,30 @@ func TestStatusClasses(t *testing.T) {
 		},
 		Missing: &enginetest.Answer{Status: 404, Body: `{"message":"Could not find a document with id: 1"}`},
 	})
+}
+
+// Only a missing document is NotFound: a missing collection's 404 is a
+// broken setup, class Other.
+func TestGetMissingCollection(t *testing.T) {
+	srv, e := fresh(t, nil)
+	ctx := context.Background()
+	if _, err := e.(engines.Getter).Get(ctx, "1"); engines.Classify(err) != engines.NotFound {
+		t.Fatalf("Get(missing document): %v; want not_found", err)
+	}
+	req, err := http.NewRequest(http.MethodDelete, srv.URL+"/collections/docs", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set(typesensefake.APIKeyHeader, key)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("drop: %d", resp.StatusCode)
+	}
+	if _, err := e.(engines.Getter).Get(ctx, "1"); err == nil || engines.Classify(err) != engines.Other {
+		t.Fatalf("Get in a dropped collection: %v, class %s; want other", err, engines.Classify(err))
+	}
 }

@@ -28,6 +28,9 @@
 //     {"ok": true} at once, never report a skipped write, and apply the write
 //     IndexDelay later; the /sync routes write at once. Without it both route
 //     families are the same handler, as at 04b08ea and 4686706.
+//   - GET …/documents/{id} reads a document as Qdrant holds it (after the
+//     index delay, as a search does): 404 "Documents not found for
+//     document_ids: <id>" when missing.
 //   - Rejections with Amgix's codes and {"detail": ...} bodies: a malformed
 //     body 400, a body of the wrong shape or a value out of range 422 (a
 //     missing timestamp included: axum answers serde's "missing field" with
@@ -218,6 +221,7 @@ func (s *Server) handler() http.Handler {
 	mux.HandleFunc("POST /v1/collections/{name}/documents", func(w http.ResponseWriter, r *http.Request) { s.upsert(w, r, s.cfg.queued) })
 	mux.HandleFunc("POST /v1/collections/{name}/documents/sync", func(w http.ResponseWriter, r *http.Request) { s.upsert(w, r, false) })
 	mux.HandleFunc("POST /v1/collections/{name}/documents/bulk", s.bulk)
+	mux.HandleFunc("GET /v1/collections/{name}/documents/{id}", s.getDocument)
 	mux.HandleFunc("DELETE /v1/collections/{name}/documents/{id}", func(w http.ResponseWriter, r *http.Request) { s.delete(w, r, s.cfg.queued) })
 	mux.HandleFunc("DELETE /v1/collections/{name}/documents/{id}/sync", func(w http.ResponseWriter, r *http.Request) { s.delete(w, r, false) })
 	mux.HandleFunc("POST /v1/collections/{name}/search", s.search)

@@ -376,3 +376,53 @@ func waitCount(t *testing.T, f *amgixfake.Server, want int) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// GET …/documents/{id}: the Document model as serde writes it, what Qdrant
+// has applied (so an acknowledged write shows after the index delay), 404
+// for a missing document, Qdrant's 500 for a missing collection.
+func TestGetDocument(t *testing.T) {
+	f := setup(t, amgixfake.IndexDelay(time.Hour))
+	at := time.Date(2026, 1, 2, 3, 4, 5, 120_000_000, time.UTC)
+	if code, body := upsert(t, f, "d1", "Name one", at); code != 200 {
+		t.Fatalf("upsert: %d %s", code, body)
+	}
+	code, body := do(t, "GET", f.URL+"/v1/collections/c/documents/d1", "", "")
+	if code != 404 || body != `{"detail":"Documents not found for document_ids: d1"}`+"\n" {
+		t.Fatalf("before the index delay: %d %s; want 404 (not applied yet)", code, body)
+	}
+
+	f = setup(t, amgixfake.Sync())
+	if code, body := upsert(t, f, "d1", "Name one", at); code != 200 {
+		t.Fatalf("upsert: %d %s", code, body)
+	}
+	code, body = do(t, "GET", f.URL+"/v1/collections/c/documents/d1", "", "")
+	want := `{"content":"text","custom_vectors":null,"description":null,"id":"d1","metadata":null,"name":"Name one","tags":null,"timestamp":"2026-01-02T03:04:05.120Z"}` + "\n"
+	if code != 200 || body != want {
+		t.Fatalf("GET d1: %d %s\nwant %s", code, body, want)
+	}
+	if code, body = do(t, "GET", f.URL+"/v1/collections/c/documents/d1?with_vectors=false&other=1", "", ""); code != 200 || body != want {
+		t.Fatalf("with_vectors=false and an unknown parameter: %d %s", code, body)
+	}
+	for _, c := range []struct {
+		path   string
+		status int
+		body   string
+	}{
+		{"/v1/collections/c/documents/d2", 404, `{"detail":"Documents not found for document_ids: d2"}`},
+		{"/v1/collections/nope/documents/d1", 500, `"detail":"Database error: `},
+		{"/v1/collections/bad.name/documents/d1", 422, "does not match regex"},
+		{"/v1/collections/c/documents/d1?with_vectors=maybe", 400, "Failed to deserialize query string"},
+		{"/v1/collections/c/documents/d1?with_vectors=true", 400, "not modelled"},
+	} {
+		if code, body := do(t, "GET", f.URL+c.path, "", ""); code != c.status || !strings.Contains(body, c.body) {
+			t.Errorf("GET %s: %d %s; want %d with %s", c.path, code, body, c.status, c.body)
+		}
+	}
+	// Deleted: gone.
+	if code, body := do(t, "DELETE", f.URL+"/v1/collections/c/documents/d1/sync?request_timestamp="+ts(at.Add(time.Second)), "", ""); code != 200 {
+		t.Fatalf("delete: %d %s", code, body)
+	}
+	if code, _ := do(t, "GET", f.URL+"/v1/collections/c/documents/d1", "", ""); code != 404 {
+		t.Fatalf("GET after delete: %d; want 404", code)
+	}
+}

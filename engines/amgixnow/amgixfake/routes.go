@@ -336,6 +336,75 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request, queued bool) {
 	reply(w, http.StatusOK, okResponse{OK: true, Skipped: s.writeLocked(name, c, []*doc{del}, queued)})
 }
 
+// getDocument is get_document (src/main.rs at 4686706): with_vectors is
+// read from the query first (a value serde cannot read as a bool is axum's
+// plain-text 400; true is not modelled, answered 400 by the fake), then the
+// collection name (422). The document comes from what Qdrant has applied —
+// the searchable state, so an acknowledged write may not show yet — through
+// get_documents with suppress_not_found false: a missing document is 404
+// "Documents not found for document_ids: <id>" (src/qdrant.rs). That call
+// does not look the collection up first, so a missing collection is Qdrant's
+// error, answered 500 "Database error: …" (the message's wording is
+// UNCONFIRMED). The answer is the Document model as serde writes it: every
+// member, null where unset, keys sorted (serde_json's map), the timestamp as
+// chrono writes it (RFC 3339, Z, 0/3/6/9 fraction digits), content only
+// when the collection stores it.
+func (s *Server) getDocument(w http.ResponseWriter, r *http.Request) {
+	if v, ok := r.URL.Query()["with_vectors"]; ok {
+		switch v[0] {
+		case "false":
+		case "true":
+			detail(w, http.StatusBadRequest, "amgixfake: with_vectors=true is not modelled")
+			return
+		default:
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			w.WriteHeader(http.StatusBadRequest)
+			_, _ = w.Write([]byte("Failed to deserialize query string: with_vectors: provided string was not `true` or `false`"))
+			return
+		}
+	}
+	name, id := r.PathValue("name"), r.PathValue("id")
+	if msg := checkCollectionName(name); msg != "" {
+		validation(w, http.StatusUnprocessableEntity, "body", msg)
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.colls[name]
+	if c == nil {
+		detail(w, http.StatusInternalServerError, fmt.Sprintf("Database error: Qdrant error: Error in the response: Not found: Collection `amgix_%s` doesn't exist!", name))
+		return
+	}
+	d := c.visible[id]
+	if d == nil {
+		detail(w, http.StatusNotFound, "Documents not found for document_ids: "+id)
+		return
+	}
+	content := text(d, "content")
+	if !c.storeContent {
+		content = nil
+	}
+	reply(w, http.StatusOK, map[string]any{
+		"id": d.id, "timestamp": chronoTime(d.ts), "tags": nil, "name": text(d, "name"),
+		"description": text(d, "description"), "content": content, "metadata": nil, "custom_vectors": nil,
+	})
+}
+
+// chronoTime is a UTC time as chrono's Serialize writes it: RFC 3339 with Z
+// and 0, 3, 6 or 9 digits of fraction (SecondsFormat::AutoSi).
+func chronoTime(t time.Time) string {
+	layout := "2006-01-02T15:04:05.000000000Z"
+	switch ns := t.Nanosecond(); {
+	case ns == 0:
+		layout = "2006-01-02T15:04:05Z"
+	case ns%1_000_000 == 0:
+		layout = "2006-01-02T15:04:05.000Z"
+	case ns%1_000 == 0:
+		layout = "2006-01-02T15:04:05.000000Z"
+	}
+	return t.UTC().Format(layout)
+}
+
 // writeLocked applies writes (or, queued, schedules them) and returns the
 // IDs it skipped. The caller holds s.mu.
 func (s *Server) writeLocked(name string, c *collection, docs []*doc, queued bool) []string {

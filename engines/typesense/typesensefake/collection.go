@@ -429,7 +429,16 @@ func coerce(typ string, v any) (any, bool) {
 	return nil, false
 }
 
+// getDocument is get_fetch_document (core_api.cpp): the stored document,
+// every field as Typesense keeps it (the id a string, a declared field's
+// value after coercion). include_fields and exclude_fields, which later
+// versions read there, would narrow the answer and are not modelled.
 func (s *Server) getDocument(_ http.ResponseWriter, r *http.Request) reply {
+	for _, p := range []string{"include_fields", "exclude_fields"} {
+		if r.URL.Query().Has(p) {
+			return errorf(http.StatusNotImplemented, "typesensefake: the parameter %s of GET /collections/{c}/documents/{id} is not modelled", p)
+		}
+	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return s.findDocument(r, false)

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -373,4 +374,35 @@ func TestFaults(t *testing.T) {
 	c.srv.ClearFaults()
 	<-done
 	c.mustDo("GET", "/debug", "", 200)
+}
+
+// GET /collections/{c}/documents/{id}: the stored document, coerced as
+// written; a missing one is Typesense's 404, a missing collection its bare
+// "Not Found"; the key is needed; parameters that would narrow the answer
+// are not modelled.
+func TestGetDocument(t *testing.T) {
+	c := withDocs(t, `{"id":"1","name":"a","content":"b\n\nc","price":"2.5","cat":"x","extra":[1]}`)
+	var d map[string]any
+	if err := json.Unmarshal([]byte(c.mustDo("GET", "/collections/docs/documents/1", "", 200)), &d); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"id": "1", "name": "a", "content": "b\n\nc", "price": 2.5, "cat": "x", "extra": []any{1.0}}
+	if !reflect.DeepEqual(d, want) {
+		t.Fatalf("document %v; want %v", d, want)
+	}
+	status, body := c.do("GET", "/collections/docs/documents/2", "")
+	c.want(status, body, 404, "Could not find a document with id: 2")
+	status, body = c.do("GET", "/collections/nope/documents/1", "")
+	c.want(status, body, 404, "Not Found")
+	status, body = c.raw("GET", "/collections/docs/documents/1", "", "")
+	c.want(status, body, 401, "Forbidden - a valid `x-typesense-api-key` header must be sent.")
+	for _, p := range []string{"include_fields=name", "exclude_fields=content"} {
+		if status, body := c.do("GET", "/collections/docs/documents/1?"+p, ""); status != 501 {
+			t.Errorf("%s: %d %s; want 501 (not modelled)", p, status, body)
+		}
+	}
+	// A deleted document is gone.
+	c.mustDo("DELETE", "/collections/docs/documents/1", "", 200)
+	status, body = c.do("GET", "/collections/docs/documents/1", "")
+	c.want(status, body, 404, "Could not find a document with id: 1")
 }

@@ -223,3 +223,30 @@ func TestAuth(t *testing.T) {
 		t.Fatalf("no password: %v", err)
 	}
 }
+
+// HGETALL, the driver's get: every field of the hash, in either protocol;
+// nothing for a missing key; exactly one key argument.
+func TestHgetall(t *testing.T) {
+	for _, resp2 := range []bool{false, true} {
+		_, c := client(t, valkeyfake.Options{}, resp2)
+		if err := run(c, "HSET", "p:1", "t", "red ball", "v", vec(1, -2)).Error(); err != nil {
+			t.Fatal(err)
+		}
+		m, err := run(c, "HGETALL", "p:1").AsStrMap()
+		if err != nil || len(m) != 2 || m["t"] != "red ball" || m["v"] != vec(1, -2) {
+			t.Fatalf("RESP2 %v: HGETALL p:1 = %q, %v", resp2, m, err)
+		}
+		if m, err := run(c, "HGETALL", "p:2").AsStrMap(); err != nil || len(m) != 0 {
+			t.Fatalf("RESP2 %v: HGETALL of a missing key = %q, %v; want empty", resp2, m, err)
+		}
+		if err := run(c, "HGETALL", "p:1", "p:2").Error(); err == nil || !strings.Contains(err.Error(), "wrong number of arguments for 'hgetall'") {
+			t.Fatalf("RESP2 %v: HGETALL of two keys: %v", resp2, err)
+		}
+		if err := run(c, "DEL", "p:1").Error(); err != nil {
+			t.Fatal(err)
+		}
+		if m, err := run(c, "HGETALL", "p:1").AsStrMap(); err != nil || len(m) != 0 {
+			t.Fatalf("RESP2 %v: HGETALL after DEL = %q, %v", resp2, m, err)
+		}
+	}
+}

@@ -417,8 +417,12 @@ func cmdHset(s *Server, c *conn, args []string) {
 	c.w.int(int64(added))
 }
 
+// cmdHgetall is HGETALL key: the hash's fields and values (a map in RESP3,
+// a flat array in RESP2), empty for a missing key. Its arity is exactly 2
+// (Valkey's command table), so extra arguments are refused.
 func cmdHgetall(s *Server, c *conn, args []string) {
-	if !arity(c, args, 2) {
+	if len(args) != 2 {
+		c.w.err("ERR wrong number of arguments for 'hgetall' command")
 		return
 	}
 	s.mu.Lock()
