@@ -79,8 +79,11 @@ func TestOpenLoopChargesStallsToEveryCall(t *testing.T) {
 	if rep.Latency.P50 > 5 {
 		t.Errorf("open-loop p50 %.2f ms; want the service time (< 5 ms)", rep.Latency.P50)
 	}
-	if rep.Service.P99 > 10 {
-		t.Errorf("service-time p99 %.2f ms; want low: the wait was in line, not in the engine", rep.Service.P99)
+	// Broken logic (service time taken from the intended send time) puts
+	// the service p99 at the latency's, ~0.95 F; a quarter of F leaves room
+	// for a busy machine's scheduling delays and still catches that.
+	if rep.Service.P99 > ms(freeze)/4 {
+		t.Errorf("service-time p99 %.2f ms; want well under the freeze: the wait was in line, not in the engine", rep.Service.P99)
 	}
 	if rep.Sent != 1200 || rep.Unsent != 0 {
 		t.Errorf("sent %d, unsent %d; want all 1200 scheduled calls sent", rep.Sent, rep.Unsent)
