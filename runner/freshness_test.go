@@ -85,9 +85,15 @@ func TestFreshnessOfPeriodicRefresh(t *testing.T) {
 func TestFreshnessWhenWritesNeverShow(t *testing.T) {
 	e, cfg := freshnessConfig(2, time.Hour)
 	cfg.Measure = 500 * time.Millisecond
-	l := ClosedLoop(context.Background(), e, testCorpus(t, 5000, 0.5), cfg, Events{})[0]
-	if f := l.Freshness; f == nil || f.Visible != 0 || f.Unresolved != 1 {
-		t.Fatalf("freshness %+v; want one probe left unresolved", f)
+	// The probed ID may be written again before the window closes, which
+	// ends its probe as superseded instead (CI saw it with 5,000 IDs and
+	// 1 ms writes: ~1,000 later writes hit it about one run in six). Slower
+	// writes over more IDs make that rare; the accounting below holds
+	// either way.
+	e.delay = 10 * time.Millisecond
+	l := ClosedLoop(context.Background(), e, testCorpus(t, 50000, 0.5), cfg, Events{})[0]
+	if f := l.Freshness; f == nil || f.Visible != 0 || f.Probes == 0 || f.Unresolved+f.Superseded != f.Probes {
+		t.Fatalf("freshness %+v; want the probes left unresolved (or superseded), none seen", f)
 	}
 	if !strings.Contains(strings.Join(l.Warnings, "\n"), "became visible") {
 		t.Errorf("warnings %q; want the freshness warning", l.Warnings)
