@@ -37,6 +37,62 @@ type Result struct {
 	Host     Host        `json:"host"`
 	Engines  []EngineRun `json:"engines"`
 	Warnings []string    `json:"warnings,omitempty" redact:"message"`
+	// Shard is set on the result of one shard of a run split over several
+	// load generators (searchbench run --shard i/N): which share of the
+	// load it sent and how its starts lined up with the coordinator's.
+	Shard *Shard `json:"shard,omitempty"`
+	// Shards is set on a merged result (searchbench merge, or the
+	// coordinator): one entry per shard of the plan, in index order,
+	// including those whose result is missing.
+	Shards []ShardSummary `json:"shards,omitempty"`
+}
+
+// Shard is one load generator's share of a sharded run.
+type Shard struct {
+	Index int `json:"index"` // 0 … Count-1
+	Count int `json:"count"`
+	// Coordinator is the address the shard synchronised its starts with;
+	// empty when it ran unsynchronised (then merging warns).
+	Coordinator string `json:"coordinator,omitempty"`
+	// Starts has one entry per synchronised start (each level, each rung
+	// repetition), in the order they happened.
+	Starts []ShardStart `json:"starts,omitempty"`
+}
+
+// ShardStart is one synchronised start as one shard measured it. Offset
+// is the shard's monotonic clock minus the coordinator's, estimated from a
+// request/response exchange (no NTP assumed); RTT bounds its error (the
+// estimate is within ±RTT/2). Late is how long after the agreed instant,
+// on the shard's own clock, its load actually began.
+type ShardStart struct {
+	Phase  string   `json:"phase"` // e.g. "bleve users=50", "bleve rung 3 rep 1"
+	Offset Duration `json:"offset"`
+	RTT    Duration `json:"rtt"`
+	Late   Duration `json:"late"`
+}
+
+// ShardSummary is one shard as a merged result lists it.
+type ShardSummary struct {
+	Index    int    `json:"index"`
+	Hostname string `json:"hostname,omitempty"`
+	// Missing: no result from this shard reached the merge (it died, or its
+	// file was not given); the merged result is then Partial.
+	Missing bool   `json:"missing,omitempty"`
+	Partial bool   `json:"partial,omitempty"`
+	Reason  string `json:"reason,omitempty" redact:"message"`
+	// Starts are the shard's own (Shard.Starts).
+	Starts []ShardStart `json:"starts,omitempty"`
+	// Levels and Rungs give the shard's own throughput, in the order of the
+	// merged result's engines and their levels or ladder rungs.
+	Levels []ShardLevel `json:"levels,omitempty"`
+}
+
+// ShardLevel is one shard's throughput in one level or rung of one engine.
+type ShardLevel struct {
+	Engine   string  `json:"engine"`           // the setup's label
+	Users    int     `json:"users,omitempty"`  // closed loop: the shard's own users
+	Offered  float64 `json:"offered,omitempty"` // open loop: the shard's own offered rate
+	TotalRPS float64 `json:"total_rps"`
 }
 
 // Tool names the harness that measured.
