@@ -89,8 +89,8 @@ type ShardSummary struct {
 
 // ShardLevel is one shard's throughput in one level or rung of one engine.
 type ShardLevel struct {
-	Engine   string  `json:"engine"`           // the setup's label
-	Users    int     `json:"users,omitempty"`  // closed loop: the shard's own users
+	Engine   string  `json:"engine"`            // the setup's label
+	Users    int     `json:"users,omitempty"`   // closed loop: the shard's own users
 	Offered  float64 `json:"offered,omitempty"` // open loop: the shard's own offered rate
 	TotalRPS float64 `json:"total_rps"`
 }
