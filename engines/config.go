@@ -57,11 +57,32 @@ func Redact(err error, secrets ...string) error {
 	return redactedError{msg: msg, err: err}
 }
 
-// RedactString is s with every non-empty secret replaced by "[redacted]".
+// RedactString is s with every non-empty secret replaced by "[redacted]",
+// and the start of one cut off by Clip: a server that echoed the key near
+// the end of a long body leaves its first bytes just before Clip's mark, and
+// a scrub after the clip would not see a whole key there.
 func RedactString(s string, secrets ...string) string {
 	for _, sec := range secrets {
-		if sec != "" {
-			s = strings.ReplaceAll(s, sec, redacted)
+		if sec == "" {
+			continue
+		}
+		s = strings.ReplaceAll(s, sec, redacted)
+		for from := 0; ; {
+			i := strings.Index(s[from:], clipMark)
+			if i < 0 {
+				break
+			}
+			i += from
+			// The longest start of the secret (3 bytes or more: fewer
+			// tell nothing) that ends where the text was cut.
+			for k := min(len(sec)-1, i); k >= 3; k-- {
+				if strings.HasSuffix(s[:i], sec[:k]) {
+					s = s[:i-k] + redacted + s[i:]
+					i += len(redacted) - k
+					break
+				}
+			}
+			from = i + len(clipMark)
 		}
 	}
 	return s

@@ -129,3 +129,21 @@ func TestRedact(t *testing.T) {
 		t.Error("Redact without secrets (or of nil) must return its argument")
 	}
 }
+
+// A key a server echoed where Clip cut its answer leaves its start before
+// the clip's mark; redaction after the clip removes that start too, and
+// leaves a clipped message that holds no secret alone.
+func TestRedactClippedSecret(t *testing.T) {
+	const key = "sk-live-0123456789abcdef"
+	for _, keep := range []int{3, 10, len(key) - 1} {
+		body := strings.Repeat("x", MaxQuoted-keep) + key + " and more"
+		msg := RedactString(Clip(body), key)
+		if strings.Contains(msg, key[:3]) || !strings.Contains(msg, redacted+clipMark) {
+			t.Errorf("keeping %d bytes of the key: %q; want its start redacted before the mark", keep, msg)
+		}
+	}
+	plain := Clip(strings.Repeat("y", MaxQuoted+10))
+	if got := RedactString(plain, key); got != plain {
+		t.Errorf("a clipped message without the key changed: %q", got)
+	}
+}

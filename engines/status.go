@@ -90,5 +90,8 @@ func Clip(s string) string {
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
-	return fmt.Sprintf("%s… (clipped, %d bytes)", s[:cut], len(s))
+	return fmt.Sprintf("%s%s, %d bytes)", s[:cut], clipMark, len(s))
 }
+
+// clipMark follows the text Clip kept (RedactString looks for it).
+const clipMark = "… (clipped"

@@ -48,8 +48,9 @@ const (
 	EventProgress
 	// EventRung: an open-loop rung's repetition Rep of Reps starts at Rate.
 	EventRung
-	// EventSetupDone: the setup's loops ended; its containers and
-	// connections are being released.
+	// EventSetupDone: every setup sends one. After its loops it comes
+	// as its containers and connections are being released; a setup that
+	// failed before its loops sends it once released.
 	EventSetupDone
 )
 
@@ -109,8 +110,10 @@ func Run(ctx context.Context, plan Plan, obs Observer) (*result.Result, error) {
 		},
 		Host: HostInfo(),
 	}
+	// The drivers, one per setup (Study B: valkey four times); the labels
+	// are each EngineRun's.
 	for _, s := range p.Setups {
-		res.Config.Engines = append(res.Config.Engines, s.Name())
+		res.Config.Engines = append(res.Config.Engines, s.Driver)
 	}
 	if c := p.Closed; c != nil {
 		res.Config.Users, res.Config.SpawnRate = c.Users, c.SpawnRate
@@ -187,6 +190,14 @@ func (r *run) setup(ctx context.Context, s Setup) (er result.EngineRun) {
 		}
 		RedactMessages(&er, cfg.Secrets())
 	}()
+	done := false
+	setupDone := func() {
+		if !done {
+			done = true
+			r.obs.Observe(Event{Kind: EventSetupDone, Setup: name})
+		}
+	}
+	defer setupDone() // a setup that failed before its loops
 	er = result.EngineRun{Name: s.Driver, Label: name, Visibility: string(desc.Visibility), Options: cfg.Options}
 	if cfg.WriteMode != "" {
 		er.Visibility = string(cfg.WriteMode)
@@ -281,7 +292,7 @@ func (r *run) setup(ctx context.Context, s Setup) (er result.EngineRun) {
 		l := RunLadder(ctx, e, p.Source, *p.Ladder, ev)
 		er.Ladder = &l
 	}
-	r.obs.Observe(Event{Kind: EventSetupDone, Setup: name})
+	setupDone()
 	return er
 }
 

@@ -128,7 +128,8 @@ func (p Plan) validateSetups() error {
 		return errors.New("engine: at least one engine is needed")
 	}
 	labels := map[string]bool{}
-	for i, s := range p.Setups {
+	servedBy := map[string]string{} // attached URL → the driver it serves
+	for _, s := range p.Setups {
 		d, err := engines.Lookup(s.Driver)
 		if err != nil {
 			return fmt.Errorf("engine: %w", err)
@@ -137,12 +138,10 @@ func (p Plan) validateSetups() error {
 		// One attached engine serves several setups of its driver, each
 		// recreating its index there in turn (Study B's setups on one
 		// server); two drivers cannot share one address.
-		if i > 0 && cfg.URL != "" && cfg.URL == p.Setups[0].Config.URL && s.Driver != p.Setups[0].Driver {
-			return fmt.Errorf("url: one --url cannot serve both %s and %s; run them one at a time", p.Setups[0].Driver, s.Driver)
+		if other, ok := servedBy[cfg.URL]; ok && cfg.URL != "" && other != s.Driver {
+			return fmt.Errorf("url: one --url cannot serve both %s and %s; run them one at a time", other, s.Driver)
 		}
-		if wm := cfg.WriteMode; wm != "" && wm != engines.Acknowledged && wm != engines.Searchable {
-			return fmt.Errorf("write-mode: %q is neither acknowledged nor searchable", wm)
-		}
+		servedBy[cfg.URL] = s.Driver
 		label := s.Name()
 		if labels[label] {
 			return fmt.Errorf("engine: %q is listed twice; give each setup its own label", label)

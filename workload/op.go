@@ -44,10 +44,12 @@ type OpSpec struct {
 	// the Engine interface's own calls.
 	need *capability
 	// prepare builds the call before the clock starts: generating a
-	// document or a query is the harness's cost, not the engine's.
-	prepare func(c *Call, m Maker, st Step, k int)
+	// document or a query is the harness's cost, not the engine's. Calls
+	// go by value through both functions: a pointer passed to a function
+	// value escapes, and would put every call on the heap.
+	prepare func(c Call, m Maker, st Step, k int) Call
 	// invoke makes the call; the caller times it.
-	invoke func(ctx context.Context, e engines.Engine, c *Call) error
+	invoke func(ctx context.Context, e engines.Engine, c Call) error
 }
 
 // capability is an optional engine interface an operation needs.
@@ -69,31 +71,32 @@ var getter = &capability{
 var specs = [NumOps]OpSpec{
 	Search: {
 		Name: "search",
-		prepare: func(c *Call, m Maker, st Step, k int) {
+		prepare: func(c Call, m Maker, st Step, k int) Call {
 			c.Query = m.Query(st.Query)
 			c.Query.K = k
+			return c
 		},
-		invoke: func(ctx context.Context, e engines.Engine, c *Call) error {
+		invoke: func(ctx context.Context, e engines.Engine, c Call) error {
 			_, err := e.Search(ctx, c.Query)
 			return err
 		},
 	},
 	Upsert: {
 		Name: "upsert", ByID: true, Writes: true,
-		prepare: func(c *Call, m Maker, st Step, _ int) { c.Doc = m.Document(st.ID, c.Version) },
-		invoke:  func(ctx context.Context, e engines.Engine, c *Call) error { return e.Upsert(ctx, c.Doc) },
+		prepare: func(c Call, m Maker, st Step, _ int) Call { c.Doc = m.Document(st.ID, c.Version); return c },
+		invoke:  func(ctx context.Context, e engines.Engine, c Call) error { return e.Upsert(ctx, c.Doc) },
 	},
 	Delete: {
 		// A delete takes a version too, so that a freshness probe waiting
 		// for the ID's previous write knows it may never be seen.
 		Name: "delete", ByID: true, Writes: true, NotFoundDone: true,
 		prepare: prepareID,
-		invoke:  func(ctx context.Context, e engines.Engine, c *Call) error { return e.Delete(ctx, c.ID) },
+		invoke:  func(ctx context.Context, e engines.Engine, c Call) error { return e.Delete(ctx, c.ID) },
 	},
 	Get: {
 		Name: "get", ByID: true, NotFoundDone: true, need: getter,
 		prepare: prepareID,
-		invoke: func(ctx context.Context, e engines.Engine, c *Call) error {
+		invoke: func(ctx context.Context, e engines.Engine, c Call) error {
 			g, ok := e.(engines.Getter)
 			if !ok {
 				// No ID in the message: every such call fails alike.
@@ -105,7 +108,7 @@ var specs = [NumOps]OpSpec{
 	},
 }
 
-func prepareID(c *Call, _ Maker, st Step, _ int) { c.ID = dataset.DocID(st.ID) }
+func prepareID(c Call, _ Maker, st Step, _ int) Call { c.ID = dataset.DocID(st.ID); return c }
 
 // Spec is op's entry in the operation table; ok is false for a value that
 // is no operation.
@@ -192,8 +195,7 @@ func Prepare(st Step, m Maker, k int, version uint32) Call {
 	if s.Writes {
 		c.Version = version
 	}
-	s.prepare(&c, m, st, k)
-	return c
+	return s.prepare(c, m, st, k)
 }
 
 // Invoke makes the call on e. A call of no operation fails with an error
@@ -204,5 +206,5 @@ func (c *Call) Invoke(ctx context.Context, e engines.Engine) error {
 	if !ok {
 		return fmt.Errorf("unknown operation %s: %w", c.Op, engines.ErrUnsupported)
 	}
-	return s.invoke(ctx, e, c)
+	return s.invoke(ctx, e, *c)
 }

@@ -245,6 +245,9 @@ func TestLibraryRejectsAnInvalidPlan(t *testing.T) {
 		{runner.Plan{Source: src, Setups: []runner.Setup{{Driver: "bleve"}, {Driver: "bleve"}}, Closed: &runner.Config{Users: []int{1}, SpawnRate: 1, Measure: time.Second, Calls: calls}}, "engine: \"bleve\" is listed twice"},
 		{runner.Plan{Source: src, Setups: []runner.Setup{{Driver: "bleve"}}, Closed: &runner.Config{Users: []int{0}, SpawnRate: 1, Measure: time.Second, Calls: calls}}, "users: "},
 		{runner.Plan{Source: src, Setups: []runner.Setup{{Driver: "bleve", Config: engines.Config{URL: "http://127.0.0.1:1"}}}, Closed: &runner.Config{Users: []int{1}, SpawnRate: 1, Measure: time.Second, Calls: calls}}, "bleve is embedded"},
+		// Two drivers on one server, whichever setups they are.
+		{runner.Plan{Source: src, Setups: []runner.Setup{{Driver: "meilisearch", Config: engines.Config{URL: "http://127.0.0.1:1"}}, {Driver: "typesense", Config: engines.Config{URL: "http://127.0.0.1:2", APIKey: "k"}}, {Label: "m2", Driver: "meilisearch", Config: engines.Config{URL: "http://127.0.0.1:2"}}}, Closed: &runner.Config{Users: []int{1}, SpawnRate: 1, Measure: time.Second, Calls: calls}}, "url: one --url cannot serve both typesense and meilisearch"},
+		{runner.Plan{Source: src, Setups: []runner.Setup{{Driver: "elasticsearch", Config: engines.Config{URL: "ftp://127.0.0.1:9200"}}}, Closed: &runner.Config{Users: []int{1}, SpawnRate: 1, Measure: time.Second, Calls: calls}}, "elasticsearch: "},
 		{runner.Plan{Source: src, Setups: []runner.Setup{{Driver: "postgres"}}, Launch: container.Options{CPUs: -1}, Closed: &runner.Config{Users: []int{1}, SpawnRate: 1, Measure: time.Second, Calls: calls}}, "cpus: "},
 	} {
 		res, err := runner.Run(context.Background(), c.plan, nil)

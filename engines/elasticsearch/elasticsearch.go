@@ -104,32 +104,30 @@ func parseTrackTotalHits(v string) (any, error) {
 
 // CheckConfig checks the write mode and the options before anything starts.
 func (driver) CheckConfig(cfg engines.Config) error {
-	_, _, err := check(cfg)
+	_, _, _, err := check(cfg)
 	return err
 }
 
-// check returns the refresh parameter of writes and the options.
-func check(cfg engines.Config) (string, options, error) {
+// check returns the server's URL, the refresh parameter of writes and the
+// options.
+func check(cfg engines.Config) (*url.URL, string, options, error) {
 	refresh, err := refreshParam(cfg.WriteMode)
 	if err != nil {
-		return "", options{}, err
+		return nil, "", options{}, err
 	}
 	o, err := parseOptions(cfg.Options)
 	if err != nil {
-		return "", o, err
+		return nil, "", o, err
 	}
 	if refresh != "" && o.refreshInterval == "-1" {
-		return "", o, errors.New(`elasticsearch: write mode searchable waits for a refresh, and refresh_interval "-1" never makes one`)
+		return nil, "", o, errors.New(`elasticsearch: write mode searchable waits for a refresh, and refresh_interval "-1" never makes one`)
 	}
-	return refresh, o, nil
+	u, err := checkURL(cfg.URL)
+	return u, refresh, o, err
 }
 
 func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, error) {
-	refresh, o, err := check(cfg)
-	if err != nil {
-		return nil, err
-	}
-	u, err := checkURL(cfg.URL)
+	u, refresh, o, err := check(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -184,13 +182,10 @@ func refreshParam(mode engines.Visibility) (string, error) {
 // joined path and an escaped "/" in a document ID becomes a path separator
 // (elastic-transport-go v8.9.0, setReqURL).
 func checkURL(raw string) (*url.URL, error) {
-	if raw == "" {
-		raw = DefaultURL
-	}
-	u, err := url.Parse(raw)
+	u, err := engines.ServerURL("elasticsearch", raw, DefaultURL)
 	switch {
-	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
-		return nil, errors.New("elasticsearch: the URL must look like http://host:9200")
+	case err != nil:
+		return nil, err
 	case u.User != nil:
 		return nil, errors.New("elasticsearch: the URL carries credentials; pass them as username and password instead")
 	case u.RawQuery != "" || u.Fragment != "" || u.ForceQuery:

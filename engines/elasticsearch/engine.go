@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 
@@ -50,29 +51,20 @@ const maxResponse = 64 << 20
 func (e *Engine) call(ctx context.Context, what string, req esapi.Request, also ...int) (int, []byte, error) {
 	res, err := req.Do(ctx, e.client)
 	if err != nil {
-		return 0, nil, e.fail(what, transportError(err))
+		return 0, nil, e.fail(what, engines.TransportError(err))
 	}
 	defer res.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(res.Body, maxResponse+1))
 	if err != nil {
-		return res.StatusCode, nil, e.fail(what, transportError(err))
+		return res.StatusCode, nil, e.fail(what, engines.TransportError(err))
 	}
 	if len(body) > maxResponse {
 		return res.StatusCode, nil, e.fail(what, fmt.Errorf("response larger than %d bytes", maxResponse))
 	}
-	if res.StatusCode/100 == 2 || contains(also, res.StatusCode) {
+	if res.StatusCode/100 == 2 || slices.Contains(also, res.StatusCode) {
 		return res.StatusCode, body, nil
 	}
 	return res.StatusCode, body, e.fail(what, responseError(res.StatusCode, body))
-}
-
-func contains(s []int, v int) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 // Create replaces the index (see the package doc for its settings).
@@ -233,7 +225,7 @@ func (e *Engine) Delete(ctx context.Context, id string) error {
 		// A missing document answers 404 with a write result; a missing
 		// index answers 404 with an error body.
 		if parseWrite(res, "not_found") == nil {
-			return fmt.Errorf("elasticsearch: %s: result not_found: %w", what, engines.ErrNotFound)
+			return fmt.Errorf("elasticsearch: %s: %w", what, engines.StatusError(status, true, errors.New("result not_found")))
 		}
 		return e.fail(what, responseError(status, res))
 	}

@@ -53,12 +53,8 @@ type errorCause struct {
 }
 
 func (c errorCause) String() string {
-	return clip(c.Type) + ": " + clip(c.Reason)
+	return engines.Clip(c.Type) + ": " + engines.Clip(c.Reason)
 }
-
-// clip shortens a server's text for a message (engines.Clip): reasons can
-// quote whole request bodies.
-func clip(s string) string { return engines.Clip(s) }
 
 // responseError turns an error response into an HTTPError in its class.
 // Elasticsearch answers {"error":{"type":…,"reason":…},"status":N}, or for a
@@ -74,17 +70,10 @@ func responseError(status int, body []byte) error {
 		var s string
 		switch {
 		case json.Unmarshal(r.Error, &c) == nil:
-			h.Type, h.Reason = clip(c.Type), clip(c.Reason)
+			h.Type, h.Reason = engines.Clip(c.Type), engines.Clip(c.Reason)
 		case json.Unmarshal(r.Error, &s) == nil:
-			h.Reason = clip(s)
+			h.Reason = engines.Clip(s)
 		}
 	}
 	return h.classified()
-}
-
-// transportError classifies a failure that left no response as
-// engines.TransportError does (a deadline, a network timeout). A failed
-// product check is ErrNotElasticsearch already: client.Perform returns it.
-func transportError(err error) error {
-	return engines.TransportError(err)
 }

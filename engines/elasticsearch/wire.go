@@ -367,7 +367,7 @@ func (m *mapping) parseGet(status int, body []byte, id string) (engines.Document
 	var r getResponse
 	if status == http.StatusNotFound {
 		if json.Unmarshal(body, &r) == nil && r.Found != nil && !*r.Found && r.ID != nil && *r.ID == id {
-			return engines.Document{}, fmt.Errorf("found false: %w", engines.ErrNotFound)
+			return engines.Document{}, engines.StatusError(status, true, errors.New("found false"))
 		}
 		return engines.Document{}, responseError(status, body)
 	}

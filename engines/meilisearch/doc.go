@@ -71,8 +71,8 @@
 // write once its task is processed, as a search does.
 //
 // Errors: HTTP 429 and 503 wrap engines.ErrOverloaded, 408 and 504 and client
-// timeouts engines.ErrTimeout, 404 index_not_found / document_not_found
-// engines.ErrNotFound. The API key is sent as "Authorization: Bearer" and
+// timeouts engines.ErrTimeout, 404 document_not_found engines.ErrNotFound;
+// 404 index_not_found is class other: the index vanished, a broken setup. The API key is sent as "Authorization: Bearer" and
 // never appears in an error.
 //
 // # Options (Config.Options)

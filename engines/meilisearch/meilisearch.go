@@ -1093,7 +1093,7 @@ func apiError(me *meilisearch.Error) error {
 
 // httpError classifies an answer with an unexpected status by its status
 // (engines.StatusError) and Meilisearch's error code: a 404 is a missing
-// thing only with one of notFoundCodes.
+// document only with one of notFoundCodes.
 func httpError(status int, code meilisearch.APIErrCode, message string) error {
 	h := &HTTPError{Status: status, Code: string(code), Message: engines.Clip(message)}
 	if h.Code == "" {
@@ -1102,12 +1102,13 @@ func httpError(status int, code meilisearch.APIErrCode, message string) error {
 	return engines.StatusError(status, slices.Contains(notFoundCodes, code), h)
 }
 
-// notFoundCodes are the 404 codes that mean an index or document is missing
-// (a 404 without one is a wrong route, a configuration error). Meilisearch's
-// error codes: https://www.meilisearch.com/docs/reference/errors/error_codes
-// (meilisearch-go v0.37.0 error.go names them APIErrCodeIndexNotFound and
-// APIErrCodeDocumentNotFound).
-var notFoundCodes = []meilisearch.APIErrCode{meilisearch.APIErrCodeIndexNotFound, meilisearch.APIErrCodeDocumentNotFound}
+// notFoundCodes are the 404 codes that mean a document is missing. A
+// missing index is not among them: it is a broken setup (engines.StatusError),
+// and as a not-found a delete or a get of a vanished index would count as
+// done. Meilisearch's error codes:
+// https://www.meilisearch.com/docs/reference/errors/error_codes
+// (meilisearch-go v0.37.0 error.go names it APIErrCodeDocumentNotFound).
+var notFoundCodes = []meilisearch.APIErrCode{meilisearch.APIErrCodeDocumentNotFound}
 
 // transportError keeps the cause's class (engines.TransportError): the
 // client reports a canceled context as a timeout, and a client timeout as a

@@ -264,7 +264,7 @@ func TestErrorClasses(t *testing.T) {
 	enginetest.ContextErrors(t, noTimeout, q)
 }
 
-func TestSearchMissingIndexIsNotFound(t *testing.T) {
+func TestMissingIndexIsABrokenSetup(t *testing.T) {
 	f := fake(t)
 	e := open(t, engines.Config{URL: f.URL, APIKey: masterKey})
 	create(t, e, "vanishing")
@@ -284,9 +284,14 @@ func TestSearchMissingIndexIsNotFound(t *testing.T) {
 			t.Fatal("index deletion task did not run")
 		}
 	}
+	// A vanished index is a broken setup, never a missing document: as a
+	// not-found, a delete or get of it would count as done.
 	_, err = e.Search(context.Background(), engines.Query{Text: "x", K: 10})
-	if !errors.Is(err, engines.ErrNotFound) || !strings.Contains(err.Error(), "index_not_found") {
-		t.Fatalf("search of a deleted index = %v; want ErrNotFound", err)
+	if engines.Classify(err) != engines.Other || !strings.Contains(err.Error(), "index_not_found") {
+		t.Fatalf("search of a deleted index = %v (class %s); want class other", err, engines.Classify(err))
+	}
+	if _, err := e.Get(context.Background(), "1"); engines.Classify(err) != engines.Other {
+		t.Fatalf("get in a deleted index = %v (class %s); want class other", err, engines.Classify(err))
 	}
 }
 

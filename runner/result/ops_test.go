@@ -28,3 +28,19 @@ func TestNormalizeKeepsWhatItDoesNotKnow(t *testing.T) {
 		t.Errorf("ops %+v; want browse as written and get's facts filled in", ops)
 	}
 }
+
+// A current file's weights are as the run was given them: reading it back
+// does not turn 1,1,1 into percentages. An older file's "80/19/1" becomes
+// the named form.
+func TestNormalizeKeepsCurrentWeights(t *testing.T) {
+	r := Result{Config: Config{Mix: "search=33.33,upsert=33.33,delete=33.33", MixWeights: []float64{1, 1, 1, 0}}}
+	r.Normalize()
+	if !slices.Equal(r.Config.MixWeights, []float64{1, 1, 1, 0}) {
+		t.Errorf("weights %v; want 1,1,1,0 as written", r.Config.MixWeights)
+	}
+	old := Result{Config: Config{Mix: "80/19/1", MixWeights: []float64{80, 19, 1}}}
+	old.Normalize()
+	if old.Config.Mix != "search=80,upsert=19,delete=1" || !slices.Equal(old.Config.MixWeights, []float64{80, 19, 1, 0}) {
+		t.Errorf("old config %+v; want the named form and four weights", old.Config)
+	}
+}

@@ -460,8 +460,12 @@ func ReadFile(path string) (*Result, error) {
 // lack, from the operation table. A mix it cannot parse, and operations it
 // does not know (a newer searchbench's), are left as they are.
 func (r *Result) Normalize() {
-	if m, err := workload.ParseMix(r.Config.Mix); err == nil {
-		r.Config.Mix, r.Config.MixWeights = m.String(), m[:]
+	// Only an older file's mix is rewritten: a current one's weights are as
+	// given (1,1,1 stays 1,1,1), and its named form is already canonical.
+	if len(r.Config.MixWeights) < int(workload.NumOps) || !strings.Contains(r.Config.Mix, "=") {
+		if m, err := workload.ParseMix(r.Config.Mix); err == nil {
+			r.Config.Mix, r.Config.MixWeights = m.String(), m[:]
+		}
 	}
 	facts := func(o *OpStats) {
 		if op, err := workload.ParseOp(o.Op); err == nil {

@@ -54,13 +54,10 @@ type field struct {
 	list   bool
 }
 
-// Keys that are not settings, and settings a file may not set: credentials
-// belong on the command line or in the environment, not in a file that gets
-// shared; a scenario cannot name another.
-var (
-	fileKeys       = []string{"command", "description", "setups"}
-	notInScenarios = []string{"password", "api-key", "username", "scenario"}
-)
+// Settings a file may not set: credentials belong on the command line or in
+// the environment, not in a file that gets shared; a scenario cannot name
+// another.
+var notInScenarios = []string{"password", "api-key", "username", "scenario"}
 
 // Load reads a scenario by path, or by the name of a shipped one.
 func Load(name string) (*File, error) {
@@ -222,6 +219,9 @@ func (f *File) Apply(s *Settings) error {
 		return fmt.Errorf("scenario %s is a %s scenario: run it with `searchbench %s --scenario %s`", f.Name, f.Command, f.Command, f.Name)
 	}
 	fl := s.flags
+	if fl == nil {
+		return fmt.Errorf("scenario %s: the settings were not registered (Settings.Register) before the file was applied", f.Name)
+	}
 	if len(f.Setups) > 0 {
 		if fl.Changed("engine") {
 			return fmt.Errorf("scenario %s: its setups name the engines; --engine cannot be given too", f.Name)
@@ -236,7 +236,7 @@ func (f *File) Apply(s *Settings) error {
 	}
 	for _, v := range f.fields {
 		p := fl.Lookup(v.name)
-		if p == nil || slices.Contains(fileKeys, v.name) {
+		if p == nil {
 			return fmt.Errorf("scenario %s: unknown field %q (not a flag of `searchbench %s`)", f.Name, v.name, f.Command)
 		}
 		if p.Changed {
