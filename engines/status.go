@@ -92,3 +92,27 @@ func Clip(s string) string {
 	}
 	return fmt.Sprintf("%s… (clipped, %d bytes)", s[:cut], len(s))
 }
+
+// maxAnswerQuoted is how much of an unreadable answer Unreadable quotes:
+// enough to tell an HTML error page, a cut-off JSON answer and a wrong
+// route apart in the run's error examples.
+const maxAnswerQuoted = 120
+
+// Unreadable is err — the driver could not read an answer that came with a
+// success status — with the body's first bytes beside it, so that the
+// error examples of a run show what came back. It classifies as Other: an
+// answer the driver cannot read is never a success with no hits.
+func Unreadable(body []byte, err error) error {
+	s := strings.ToValidUTF8(strings.TrimSpace(string(body)), "\uFFFD")
+	if s == "" {
+		return fmt.Errorf("unreadable answer (an empty body): %w", err)
+	}
+	if len(s) > maxAnswerQuoted {
+		cut := maxAnswerQuoted
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = fmt.Sprintf("%s… (%d bytes)", s[:cut], len(body))
+	}
+	return fmt.Errorf("unreadable answer, beginning %s: %w", s, err)
+}
