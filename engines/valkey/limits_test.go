@@ -160,7 +160,7 @@ func TestUnreadableSearchReply(t *testing.T) {
 	}
 	for _, c := range []struct {
 		what, raw, quoted string
-		close         bool
+		close             bool
 	}{
 		{"a status reply", "+OK\r\n", "OK", false},
 		{"a string", "$5\r\nhello\r\n", "hello", false},
