@@ -210,7 +210,9 @@ func (r *run) setup(ctx context.Context, s Setup) (er result.EngineRun) {
 	case hasSpec:
 		er.Mode = "container"
 		r.logf(name, "starting a container (CPU limit %v)", CPUText(p.Launch.CPUs))
-		c, err := container.Start(ctx, spec, p.Launch)
+		launch := p.Launch
+		launch.Log = func(line string) { r.logf(name, "%s", line) } // a local image's build, when one is needed
+		c, err := container.Start(ctx, spec, launch)
 		if err != nil {
 			er.Error = err.Error()
 			return er

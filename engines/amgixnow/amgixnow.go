@@ -489,7 +489,7 @@ func (e *Engine) Search(ctx context.Context, q engines.Query) (engines.Hits, err
 	}
 	ids, err := ParseSearch(data, q.K)
 	if err != nil {
-		return engines.Hits{}, fmt.Errorf("%s: search %q: %w", e.name, q.Text, err)
+		return engines.Hits{}, fmt.Errorf("%s: search %q: %w", e.name, q.Text, engines.Unreadable(data, err))
 	}
 	return engines.Hits{IDs: ids, Total: -1}, nil
 }

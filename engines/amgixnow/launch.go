@@ -20,8 +20,13 @@ func spec(engine, syncWrites string) container.Spec {
 	return container.Spec{
 		Engine: engine, Image: Image, Port: 8235,
 		Env: map[string]string{
-			// src/main.rs listens on 127.0.0.1:8235 unless told otherwise,
-			// which a published port cannot reach.
+			// Which address the server binds depends on its version: some
+			// read AMGIX_NOW_LISTEN_ADDR (default 127.0.0.1:8235, which a
+			// published port cannot reach), others bind 0.0.0.0:8235
+			// unconditionally and never read it (src/main.rs in
+			// amgix/amgix-now, issue 18). Setting it is harmless to the
+			// latter and needed by the former; which one v0.1.2 is, is not
+			// known here.
 			"AMGIX_NOW_LISTEN_ADDR":    "0.0.0.0:8235",
 			"AMGIX_NOW_SYNC_DB_WRITES": syncWrites, // true: Qdrant wait=true, a write returns once searchable
 		},

@@ -277,7 +277,7 @@ func (e *Engine) Search(ctx context.Context, q engines.Query) (engines.Hits, err
 	}
 	h, err := parseSearch(res, q.K)
 	if err != nil {
-		return engines.Hits{}, e.fail("search", err)
+		return engines.Hits{}, e.fail("search", engines.Unreadable(res, err))
 	}
 	return h, nil
 }

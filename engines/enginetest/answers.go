@@ -166,7 +166,10 @@ var statusClasses = []struct {
 // would), fails with the same class as every other HTTP driver's: a 504 is a
 // timeout for all of them. A long error body is quoted clipped, never cut
 // inside a character. Where the engine marks a missing document
-// (a.Missing), Delete meeting that answer must fail as NotFound.
+// (a.Missing), Delete meeting that answer must fail as NotFound. A search
+// answered 200 with a body the driver cannot read (cut off, not JSON, the
+// wrong JSON type, empty) fails as Other quoting the body's first bytes,
+// never as a success with no hits.
 func StatusClasses(t *testing.T, a Answers) {
 	srv := newServer(t, a)
 	// Every answer is immediate: the bound only ends a driver that hangs.
@@ -194,7 +197,48 @@ func StatusClasses(t *testing.T, a Answers) {
 			t.Errorf("%s: delete answered %d %s: %v, class %s; want not_found", a.Driver, a.Missing.Status, a.Missing.Body, err, engines.Classify(err))
 		}
 	}
+	unparsable(ctx, t, a, srv, e)
 	getClasses(ctx, t, a, srv, e)
+}
+
+// unparsableAnswers are search answers with a success status that no
+// driver can read: a body cut off mid-answer (a proxy's or the engine's own
+// connection dropped), a page that is not JSON at all, an answer of the
+// wrong JSON type, an object without the hits a search answer holds, and
+// nothing.
+var unparsableAnswers = []struct{ what, body string }{
+	{"truncated", `{"hits":{"total":{"value":3},"hits":[{"_id":"1","_source":{"name":"x"`},
+	{"malformed", `<html><body>upstream sent garbage</body></html>`},
+	{"wrong JSON type", `[1,2,3]`},
+	{"answer-less", `{"status":"ok","message":"no hits field here"}`},
+	{"empty", ``},
+}
+
+// unparsable checks that the driver's Search, answered 200 with a body it
+// cannot read (unparsableAnswers), fails in class Other with the body's
+// first bytes in the message — so that the run's error examples say what
+// came back — and never returns success with zero hits.
+func unparsable(ctx context.Context, t *testing.T, a Answers, srv *server, e engines.Engine) {
+	for _, u := range unparsableAnswers {
+		srv.set(true, http.StatusOK, []byte(u.body))
+		hits, err := e.Search(ctx, engines.Query{Text: "x", K: 10})
+		switch {
+		case err == nil:
+			t.Errorf("%s: search answered 200 with a %s body %q: success with %d hits (total %d); want an error", a.Driver, u.what, u.body, len(hits.IDs), hits.Total)
+		case engines.Classify(err) != engines.Other:
+			t.Errorf("%s: search answered 200 with a %s body: %v, class %s; want other", a.Driver, u.what, err, engines.Classify(err))
+		case !strings.Contains(err.Error(), firstBytes(u.body)):
+			t.Errorf("%s: search answered 200 with a %s body: %q does not quote its first bytes %q", a.Driver, u.what, err, firstBytes(u.body))
+		}
+	}
+}
+
+// firstBytes is what an error about an unreadable body must quote of it.
+func firstBytes(body string) string {
+	if len(body) > 20 {
+		return body[:20]
+	}
+	return body
 }
 
 // getClasses is StatusClasses for Get, where the driver offers it: the same

@@ -517,7 +517,7 @@ func (e *Engine) Search(ctx context.Context, q engines.Query) (engines.Hits, err
 	}
 	h, err := ParseSearch(buf.Bytes(), q.K) // copies what it keeps
 	if err != nil {
-		return engines.Hits{}, fmt.Errorf("meilisearch: search: %w", err)
+		return engines.Hits{}, fmt.Errorf("meilisearch: search: %w", engines.Unreadable(buf.Bytes(), err))
 	}
 	return h, nil
 }

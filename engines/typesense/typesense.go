@@ -389,7 +389,7 @@ func (e *Engine) Search(ctx context.Context, q engines.Query) (engines.Hits, err
 	}
 	h, err := ParseSearch(body, q.K)
 	if err != nil {
-		return engines.Hits{}, e.fail("search", err)
+		return engines.Hits{}, e.fail("search", engines.Unreadable(body, err))
 	}
 	return h, nil
 }

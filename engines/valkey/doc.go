@@ -8,13 +8,47 @@
 // by default "<schema name>:". Create drops this driver's indexes (FT._LIST:
 // the schema name and the names derived from it), deletes the keys under
 // every prefix it uses (SCAN + UNLINK, bounded) and runs FT.CREATE … ON
-// HASH PREFIX 1 <prefix> SCHEMA …: Text → TEXT, Tag → TAG, Numeric →
-// NUMERIC, Vector → VECTOR HNSW 6 TYPE FLOAT32 DIM <Dim> DISTANCE_METRIC
-// COSINE (the server's HNSW defaults: M 16, EF_CONSTRUCTION 200, EF_RUNTIME
-// 10). Which fields the indexes hold, and how many indexes there are, the
-// options say (below). TEXT gets valkey-search's defaults (English
-// stemming, the 33 Lucene stop words, offsets), the nearest match to the
-// other engines' English analyzers.
+// HASH PREFIX 1 <prefix> SCHEMA …: Text → TEXT, Tag → TAG SEPARATOR ,
+// CASESENSITIVE, Numeric → NUMERIC, Vector → VECTOR HNSW 6 TYPE FLOAT32
+// DIM <Dim> DISTANCE_METRIC COSINE (the server's HNSW defaults: M 16,
+// EF_CONSTRUCTION 200, EF_RUNTIME 10). Which fields the indexes hold, and
+// how many indexes there are, the options say (below). TEXT gets
+// valkey-search's defaults (English stemming, the 33 Lucene stop words,
+// offsets), the nearest match to the other engines' English analyzers.
+//
+// A TAG field left to valkey-search's defaults is case-insensitive and
+// split at every ",": "Books" matches a filter on "books", and "a,b" is two
+// tags (docs/commands/ft.create.md; src/commands/ft_create_parser.cc,
+// 1.2.0). An Elasticsearch keyword and a Typesense exact filter compare the
+// whole value byte for byte. The driver states its choice in FT.CREATE so
+// that the setup says what it measures: CASESENSITIVE (exact bytes, as the
+// others) and SEPARATOR "," (the default, written out: no tag value of the
+// corpora holds a comma, so each value is one tag, and Study B's indexes
+// split as the study's did). The corpora's tags are lower case, so neither
+// choice changes which documents match here; a query that differs from a
+// stored tag only in case finds nothing, as on the other engines.
+//
+// # Limits the server sets
+//
+// Open asks the server (CONFIG GET) for two settings and Version reports
+// them beside the module's version, so the result records them:
+//
+//   - search.max-nonvector-search-results-fetched (default 100,000): a
+//     query without KNN — every text search, a filter-only one — collects
+//     every matching key before LIMIT is applied, stops at this many, and
+//     returns that count as its total (src/query/search.cc
+//     DoSearchNonVector, src/valkey_search_options.cc; 1.2.0). A text
+//     search's cost therefore grows with the number of documents it
+//     matches, not with K, and a total equal to the cap is a floor, not a
+//     count. Search counts such saturated totals; Stats reports the count
+//     as "search_total_saturated" and the cap as "max_nonvector_results",
+//     and the report warns where the count grew during a level or rung.
+//   - search.max-indexes (default 1,000): the most indexes the server holds,
+//     all databases together (src/schema_manager.cc CreateIndexSchema). A
+//     setup whose matching_indexes + idle_indexes (hybrid's pair + idle)
+//     exceed it is bad input: CheckConfig checks the default, and, attached
+//     (a URL given), the server's own value; Create refuses, before
+//     creating any, when the indexes of others on the server leave too few.
 //
 // Upsert is one HSET of every schema field (numbers as decimal strings,
 // vectors as little-endian float32 bytes, valkey.VectorString32). HSET sets
@@ -67,7 +101,8 @@
 //     indexed. Study B's indexes hold "tag,numeric" (experiments 1 and 2),
 //     and "tag,numeric,vector" for the vector field's cost (experiment 3).
 //   - matching_indexes: N identical indexes on the written prefix (default
-//     1; names <name>, <name>-2 …). 0 creates none: writes are plain HSETs,
+//     1; names <name>, <name>-2 …; with idle_indexes at most
+//     search.max-indexes, above). 0 creates none: writes are plain HSETs,
 //     Search returns engines.ErrUnsupported and Count counts keys by SCAN.
 //   - idle_indexes: K indexes with the same fields on prefixes no write
 //     touches ("idle-<i>:<prefix>", names <name>-idle-<i>; default 0).

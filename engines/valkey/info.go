@@ -109,7 +109,9 @@ func SearchModuleVersion(text string) (version string, ok bool, err error) {
 }
 
 // decodeModuleVersion turns a module's integer version into x.y.z.
-// valkey-search's version is kModuleVersion = vmsdk::ValkeyVersion(1, 2, 1),
+// valkey-search's version is kModuleVersion = vmsdk::ValkeyVersion(1, 2, 0)
+// at tag 1.2.0, the module the pinned bundle 9.1.0 builds (1.2.1 on its
+// branch's later head),
 // which packs (major<<16)|(minor<<8)|patch (src/version.h,
 // vmsdk/src/utils.h); that this integer is what INFO modules shows is
 // unconfirmed, and modules in the RedisModule tradition write

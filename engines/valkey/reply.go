@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/valkey-io/valkey-go"
+
+	"github.com/searchbench/searchbench/engines"
 )
 
 // value is a reply reduced to what this driver reads: a scalar as text, or
@@ -19,6 +21,39 @@ type value struct {
 	text   string
 	items  []value
 	isNull bool
+}
+
+// String renders v as an error message quotes a reply: scalars as they
+// are, lists in brackets, (nil) for a null; it stops after a few hundred
+// bytes, which is all a message shows (engines.Unreadable).
+func (v value) String() string {
+	var b strings.Builder
+	v.write(&b)
+	return b.String()
+}
+
+func (v value) write(b *strings.Builder) {
+	switch {
+	case b.Len() > 2*engines.MaxQuoted:
+		b.WriteString("…")
+	case v.isNull:
+		b.WriteString("(nil)")
+	case v.list:
+		b.WriteByte('[')
+		for i, item := range v.items {
+			if i > 0 {
+				b.WriteByte(' ')
+			}
+			if b.Len() > 2*engines.MaxQuoted {
+				b.WriteString("…")
+				break
+			}
+			item.write(b)
+		}
+		b.WriteByte(']')
+	default:
+		b.WriteString(v.text)
+	}
 }
 
 // maxDepth bounds how deep a reply may nest; FT.INFO nests four levels.
@@ -161,7 +196,7 @@ func wholeNumber(v value) (int64, error) {
 // key per hit.
 func ParseSearchKeys(v value) (total int64, keys []string, err error) {
 	if !v.list || len(v.items) == 0 {
-		return 0, nil, fmt.Errorf("FT.SEARCH: expected a list that starts with the total, got %+v", v)
+		return 0, nil, errors.New("FT.SEARCH: expected a list that starts with the total")
 	}
 	total, err = wholeNumber(v.items[0])
 	if err != nil {

@@ -136,7 +136,7 @@ func TestStatsReportThreads(t *testing.T) {
 	s := startFake(t, valkeyfake.Options{WriterThreads: 3})
 	e := open(t, engines.Config{URL: s.URL(), Options: map[string]string{"reader_threads": "5"}})
 	loadProducts(t, e)
-	if v, err := e.(engines.Versioner).Version(context.Background()); err != nil || v != "Valkey 9.1.0, valkey-search 1.2.0" {
+	if v, err := e.(engines.Versioner).Version(context.Background()); err != nil || v != "Valkey 9.1.0, valkey-search 1.2.0 (max-nonvector-search-results-fetched 100000, max-indexes 1000)" {
 		t.Fatalf("Version = %q, %v", v, err)
 	}
 	st, err := e.(engines.StatsReporter).Stats(context.Background())

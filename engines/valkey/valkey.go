@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/valkey-io/valkey-go"
 
@@ -76,7 +78,34 @@ func parseOptions(opts map[string]string) (settings, error) {
 	if s.hybrid && s.matching != 1 {
 		r.Fail("option hybrid=on creates its own pair of indexes; it needs matching_indexes=1")
 	}
+	if err := checkIndexLimit(s.indexCount(), DefaultMaxIndexes, "valkey-search's default"); err != nil {
+		r.Fail("%v", err)
+	}
 	return s, r.Err()
+}
+
+// DefaultMaxIndexes is search.max-indexes' default: the most indexes one
+// server holds, all databases together (valkey-search 1.2.0,
+// src/schema_manager.cc: kMaxIndexesDefault, checked by CreateIndexSchema
+// against the number of index schemas + 1).
+const DefaultMaxIndexes = 1000
+
+// indexCount is how many indexes Create makes: hybrid's pair, or the
+// matching ones, and the idle ones.
+func (s settings) indexCount() int {
+	if s.hybrid {
+		return 2 + s.idle
+	}
+	return s.matching + s.idle
+}
+
+// checkIndexLimit is the bad-input error for a setup that needs more
+// indexes than search.max-indexes allows (whose value is named by source).
+func checkIndexLimit(need, limit int, source string) error {
+	if need <= limit {
+		return nil
+	}
+	return fmt.Errorf("matching_indexes + idle_indexes make %d indexes, more than search.max-indexes allows (%d, %s)", need, limit, source)
 }
 
 func nonEmpty(v string) (string, error) {
@@ -102,10 +131,33 @@ func parseFieldTypes(v string) (map[engines.FieldType]bool, error) {
 
 // CheckConfig checks the write mode and the options before anything starts
 // (engines.ConfigChecker); Open checks them again the same way.
+// An attached server's own search.max-indexes is asked for too, so that a
+// setup it cannot hold is bad input before anything runs; a server that
+// cannot be reached here is left to Open to report.
 func (driver) CheckConfig(cfg engines.Config) error {
-	_, err := checkConfig(cfg)
-	return err
+	set, err := checkConfig(cfg)
+	if err != nil || cfg.URL == "" {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), checkTimeout)
+	defer cancel()
+	e, err := connect(ctx, cfg, set)
+	if err != nil {
+		return nil
+	}
+	defer e.Close()
+	lim, err := e.limits(ctx)
+	if err != nil || lim.maxIndexes == 0 {
+		return nil
+	}
+	if err := checkIndexLimit(set.indexCount(), int(lim.maxIndexes), "the value of the server at "+engines.SafeURL(cfg.URL)); err != nil {
+		return fmt.Errorf("valkey: %w", err)
+	}
+	return nil
 }
+
+// checkTimeout bounds CheckConfig's question to an attached server.
+const checkTimeout = 3 * time.Second
 
 func checkConfig(cfg engines.Config) (settings, error) {
 	// Writes are searchable when they return: valkey-search blocks the
@@ -138,6 +190,19 @@ func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, err
 	if err != nil {
 		return nil, err
 	}
+	e, err := connect(ctx, cfg, set)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.configure(ctx); err != nil {
+		e.client.Close()
+		return nil, fmt.Errorf("valkey: %s: %w", engines.SafeURL(cfg.URL), engines.Redact(err, cfg.Secrets()...))
+	}
+	return e, nil
+}
+
+// connect makes the client for cfg: nothing is sent but the handshake.
+func connect(ctx context.Context, cfg engines.Config, set settings) (*Engine, error) {
 	if cfg.URL == "" {
 		return nil, errors.New("valkey: a URL is needed (redis://host:port)")
 	}
@@ -157,16 +222,51 @@ func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, err
 	opt.DisableRetry = true
 	opt.BlockingPoolSize = set.pool
 	opt.ReadBufferEachConn, opt.WriteBufferEachConn = connBuffer, connBuffer
+	if d, ok := ctx.Deadline(); ok {
+		opt.Dialer.Timeout = time.Until(d)
+	}
 	client, err := valkey.NewClient(opt)
 	if err != nil {
 		return nil, fmt.Errorf("valkey: connect to %s: %w", engines.SafeURL(cfg.URL), engines.Redact(err, append(cfg.Secrets(), opt.Password)...))
 	}
-	e := &Engine{client: client, set: set}
-	if err := e.configure(ctx); err != nil {
-		client.Close()
-		return nil, fmt.Errorf("valkey: %s: %w", engines.SafeURL(cfg.URL), engines.Redact(err, append(cfg.Secrets(), opt.Password)...))
+	return &Engine{client: client, set: set}, nil
+}
+
+// serverLimits are the module's settings that bound what a setup may do
+// and what a search's total means; 0 where the server does not say (no
+// search module).
+type serverLimits struct {
+	maxIndexes int64
+	// maxResults is search.max-nonvector-search-results-fetched: a query
+	// without KNN collects at most this many keys before LIMIT is applied,
+	// and reports that count as its total (valkey-search 1.2.0,
+	// src/query/search.cc DoSearchNonVector: the results appender stops at
+	// max_keys; src/valkey_search_options.cc: default 100,000, 0 …
+	// UINT32_MAX).
+	maxResults int64
+}
+
+// limits asks the server for its serverLimits (CONFIG GET; a server
+// without the module answers neither name).
+func (e *Engine) limits(ctx context.Context) (serverLimits, error) {
+	const maxIndexes, maxResults = "search.max-indexes", "search.max-nonvector-search-results-fetched"
+	kv, err := e.client.Do(ctx, e.client.B().ConfigGet().Parameter(maxIndexes, maxResults).Build()).AsStrMap()
+	if err != nil {
+		return serverLimits{}, fmt.Errorf("CONFIG GET %s %s: %w", maxIndexes, maxResults, classify(err))
 	}
-	return e, nil
+	var lim serverLimits
+	for name, dst := range map[string]*int64{maxIndexes: &lim.maxIndexes, maxResults: &lim.maxResults} {
+		raw, ok := kv[name]
+		if !ok {
+			continue
+		}
+		n, err := strconv.ParseInt(raw, 10, 64)
+		if err != nil || n < 0 {
+			return serverLimits{}, fmt.Errorf("CONFIG GET %s = %.40q is not a count", name, raw)
+		}
+		*dst = n
+	}
+	return lim, nil
 }
 
 // configure pings, unlocks the developer INFO fields and sets the thread
@@ -189,6 +289,11 @@ func (e *Engine) configure(ctx context.Context) error {
 			return fmt.Errorf("CONFIG SET %s %d: %w", t.name, t.n, classify(err))
 		}
 	}
+	lim, err := e.limits(ctx)
+	if err != nil {
+		return err
+	}
+	e.lim = lim
 	return nil
 }
 
@@ -196,6 +301,10 @@ func (e *Engine) configure(ctx context.Context) error {
 type Engine struct {
 	client valkey.Client
 	set    settings
+	lim    serverLimits // as the server said at Open
+	// saturated counts searches whose total reached lim.maxResults: a
+	// capped count, not the number of documents matched (Stats reports it).
+	saturated atomic.Int64
 
 	mu sync.RWMutex
 	st *layout // nil until Create
@@ -325,7 +434,10 @@ func (d indexDef) createArgs() []string {
 		case engines.Text:
 			args = append(args, f.Name, "TEXT")
 		case engines.Tag:
-			args = append(args, f.Name, "TAG")
+			// Stated, not left to the defaults: a tag is the whole value,
+			// compared byte for byte, as an Elasticsearch keyword or a
+			// Typesense exact filter (the package comment says why).
+			args = append(args, f.Name, "TAG", "SEPARATOR", TagSeparator, "CASESENSITIVE")
 		case engines.Numeric:
 			args = append(args, f.Name, "NUMERIC")
 		case engines.Vector:
@@ -334,6 +446,10 @@ func (d indexDef) createArgs() []string {
 	}
 	return args
 }
+
+// TagSeparator is the TAG fields' SEPARATOR: valkey-search's default, which
+// no tag value of the corpora contains, so each value is one tag.
+const TagSeparator = ","
 
 // ownsIndex says whether an index name is one this driver derives from the
 // schema name, so that Create can remove what an earlier run with other
@@ -358,8 +474,16 @@ func (e *Engine) Create(ctx context.Context, schema engines.Schema) error {
 	if err != nil {
 		return err
 	}
-	if err := e.dropIndexes(ctx, schema.Name, l); err != nil {
+	others, err := e.dropIndexes(ctx, schema.Name, l)
+	if err != nil {
 		return err
+	}
+	// Every index on the server counts toward search.max-indexes: refuse
+	// before creating any rather than fail halfway.
+	if lim := int(e.lim.maxIndexes); lim > 0 {
+		if err := checkIndexLimit(others+len(l.indexes), lim, fmt.Sprintf("the server's value, %d of them held by other indexes", others)); err != nil {
+			return fmt.Errorf("valkey: %w", err)
+		}
 	}
 	prefixes := []string{l.prefix}
 	for i := 1; i <= e.set.idle; i++ {
@@ -382,25 +506,27 @@ func (e *Engine) Create(ctx context.Context, schema engines.Schema) error {
 }
 
 // dropIndexes removes every index FT._LIST shows that this driver derives
-// from the schema name. A server without the module has no FT._LIST; that
-// is fine only when no index is wanted.
-func (e *Engine) dropIndexes(ctx context.Context, schemaName string, l *layout) error {
+// from the schema name, and returns how many other indexes remain. A server
+// without the module has no FT._LIST; that is fine only when no index is
+// wanted.
+func (e *Engine) dropIndexes(ctx context.Context, schemaName string, l *layout) (others int, err error) {
 	names, err := e.client.Do(ctx, e.client.B().Arbitrary("FT._LIST").Build()).AsStrSlice()
 	if err != nil {
 		if len(l.indexes) == 0 && isUnknownCommand(err) {
-			return nil
+			return 0, nil
 		}
-		return fmt.Errorf("valkey: FT._LIST: %w", classify(err))
+		return 0, fmt.Errorf("valkey: FT._LIST: %w", classify(err))
 	}
 	for _, n := range names {
 		if !ownsIndex(schemaName, n) {
+			others++
 			continue
 		}
 		if err := e.client.Do(ctx, e.client.B().Arbitrary("FT.DROPINDEX").Args(n).Build()).Error(); err != nil && !isIndexNotFound(err) {
-			return fmt.Errorf("valkey: FT.DROPINDEX %s: %w", n, classify(err))
+			return 0, fmt.Errorf("valkey: FT.DROPINDEX %s: %w", n, classify(err))
 		}
 	}
-	return nil
+	return others, nil
 }
 
 func isUnknownCommand(err error) bool {
@@ -807,9 +933,15 @@ func (e *Engine) Search(ctx context.Context, q engines.Query) (engines.Hits, err
 		}
 		total, keys, err := ParseSearchKeys(v)
 		if err != nil {
-			return engines.Hits{}, fmt.Errorf("valkey: search %s: %w", p.index, err)
+			return engines.Hits{}, fmt.Errorf("valkey: search %s: %w", p.index, engines.Unreadable([]byte(v.String()), err))
 		}
 		hits.Total = total // the last (widest) search's count
+		if p.vector == nil && e.lim.maxResults > 0 && total >= e.lim.maxResults {
+			// The count stopped at the cap (serverLimits.maxResults): at
+			// least this many match. ≥, not =: a cluster's coordinator
+			// adds its shards' capped counts.
+			e.saturated.Add(1)
+		}
 		for _, k := range keys {
 			id, ok := strings.CutPrefix(k, l.prefix)
 			if !ok {
@@ -902,7 +1034,13 @@ func (e *Engine) Version(ctx context.Context) (string, error) {
 	case !ok:
 		return "Valkey " + v + " (no search module)", nil
 	}
-	return "Valkey " + v + ", valkey-search " + sv, nil
+	out := "Valkey " + v + ", valkey-search " + sv
+	if e.lim.maxResults > 0 || e.lim.maxIndexes > 0 {
+		// The settings that change what a search's total means and how
+		// many indexes a setup may hold, as the server had them at Open.
+		out += fmt.Sprintf(" (max-nonvector-search-results-fetched %d, max-indexes %d)", e.lim.maxResults, e.lim.maxIndexes)
+	}
+	return out, nil
 }
 
 // Stats samples the mutation queues of this driver's indexes and the
@@ -949,6 +1087,10 @@ func (e *Engine) Stats(ctx context.Context) (map[string]float64, error) {
 	for k, v := range st {
 		out[k] = v
 	}
+	if e.lim.maxResults > 0 {
+		out[SaturatedStat] = float64(e.saturated.Load())
+		out[MaxResultsStat] = float64(e.lim.maxResults)
+	}
 	if len(st) == 0 {
 		return out, nil // no search module: no pools to read
 	}
@@ -967,6 +1109,14 @@ func (e *Engine) Stats(ctx context.Context) (map[string]float64, error) {
 	}
 	return out, nil
 }
+
+// Stats names of the saturated totals (the report reads them by these
+// names): the searches so far whose total reached
+// max-nonvector-search-results-fetched, and that setting.
+const (
+	SaturatedStat  = "search_total_saturated"
+	MaxResultsStat = "max_nonvector_results"
+)
 
 // Close closes the connections; the keys and indexes stay.
 func (e *Engine) Close() error {

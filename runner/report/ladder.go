@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"time"
 
 	"github.com/searchbench/searchbench/runner/result"
 )
@@ -36,7 +37,7 @@ func ladderSections(runs []result.EngineRun) []Section {
 	for _, run := range ladders {
 		l := run.Ladder
 		sec := Section{Title: fmt.Sprintf("%s: open-loop ladder (%s arrivals, %d workers, ×%g steps, %v × %d per rung)",
-			run.Label, l.Arrival, l.Workers, l.Step, l.Duration, l.Repeat)}
+			run.Label, l.Arrival, l.Workers, l.Step, time.Duration(l.Duration), l.Repeat)}
 		head := []string{"offered/s", "achieved/s", "p50 (ms)", "p99 (ms)", "p99 min–max", "p99 CV", "service p99 (ms)", "late starts", "gen lag p99 (ms)", "queue", "meets rule"}
 		var rows [][]string
 		for _, r := range l.Rungs {
@@ -110,6 +111,12 @@ func ladderSections(runs []result.EngineRun) []Section {
 // repetitions that stopped early.
 func rungWarnings(r result.Rung) []string {
 	out := append([]string(nil), r.Warnings...)
+	for _, rep := range r.Reps {
+		if w, ok := saturationWarning(rep.EngineStats); ok {
+			out = append(out, w)
+			break
+		}
+	}
 	for i, rep := range r.Reps {
 		if rep.Partial {
 			out = append(out, fmt.Sprintf("rep %d is partial: it did not run its whole schedule", i+1))

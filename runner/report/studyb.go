@@ -30,14 +30,24 @@ const (
 // (ingest_field_<type>), in table order.
 var fieldIngestTypes = []string{"vector", "text", "tag", "numeric"}
 
-// studyBSections is the server-metrics table of every ladder that carries
-// valkey-search's figures, then the indexing-jobs table across them.
+// valkeyDriver is the driver whose statistics studyBSections reads by
+// name: other drivers report a "queue_depth" too, of their own queues.
+const valkeyDriver = "valkey"
+
+// studyBSections is the server-metrics table of every Valkey ladder that
+// carries valkey-search's figures, then the indexing-jobs table across
+// them; another engine's ladder with queue figures gets a neutral table of
+// them (queueSection), with nothing of Valkey's in it.
 func studyBSections(runs []result.EngineRun) []Section {
 	var out []Section
 	var jobs [][]string
 	for _, run := range runs {
 		l := run.Ladder
 		if l == nil || !hasStat(*l, IndexingJobsStat, mutationQueueStat, writerQueueStat) {
+			continue
+		}
+		if run.Name != valkeyDriver {
+			out = append(out, queueSection(run))
 			continue
 		}
 		out = append(out, serverMetricsSection(run))
@@ -102,6 +112,29 @@ func serverMetricsSection(run result.EngineRun) Section {
 	if w, ok := lastGauge(*l, writerThreadsStat); ok && run.CPULimit > 0 && w != math.Floor(run.CPULimit) {
 		sec.warn(run.Label, fmt.Sprintf("valkey-search ran %g writer threads under a CPU limit of %g: its pools follow the host's cores unless set (options reader_threads, writer_threads)", w, run.CPULimit))
 	}
+	return sec
+}
+
+// queueSection is one run's rungs with the engine's own write-queue
+// depth beside the latency: what any driver reports as "queue_depth"
+// (runner.QueueDepthStat), under a title that names no engine's internals.
+func queueSection(run result.EngineRun) Section {
+	l := run.Ladder
+	sec := Section{Title: run.Label + ": engine queue metrics"}
+	offered := "offered writes/s"
+	if reads(*l) {
+		offered = "offered calls/s"
+	}
+	var rows [][]string
+	for _, r := range l.Rungs {
+		row := []string{rate(r.Offered), num(r.P99), "—", maxCell(r, writerQueueStat)}
+		if r.QueueDepth >= 0 {
+			row[2] = queue(r.QueueDepth)
+		}
+		rows = append(rows, row)
+	}
+	sec.table([]string{offered, "p99 (ms)", "queue depth", "queue max"}, rows)
+	sec.text("Queue depth: the engine's write queue as its driver reports it (queue_depth), the median over repetitions of its mean while measuring (max: the largest sample).")
 	return sec
 }
 

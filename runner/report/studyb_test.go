@@ -3,6 +3,7 @@ package report
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/searchbench/searchbench/runner/result"
 )
@@ -148,5 +149,60 @@ func TestStudyBCaveats(t *testing.T) {
 	_, jobs, _ := strings.Cut(out, "### Indexing jobs at the sustained rate")
 	if strings.Contains(out, "bleve: valkey-search server metrics") || strings.Contains(jobs, "no dev fields") || !strings.Contains(jobs, "mixed") {
 		t.Errorf("a table for a run without the figures, or none for one with them:\n%s", out)
+	}
+}
+
+// A ladder of another engine that reports a queue depth (Meilisearch's
+// enqueued tasks) gets a neutral queue table: no valkey-search title, no
+// warning about Valkey's CONFIG SET.
+func TestQueueTableOfOtherEngines(t *testing.T) {
+	run := studyBLadder("meilisearch", 2000, 1, 2, 4)
+	run.Name = "meilisearch"
+	for i := range run.Ladder.Rungs {
+		for j := range run.Ladder.Rungs[i].Reps {
+			run.Ladder.Rungs[i].Reps[j].EngineStats = map[string]result.Gauge{"queue_depth": {Samples: 27, Mean: 3, Max: 7}}
+		}
+	}
+	out := render(t, []result.EngineRun{run})
+	for _, bad := range []string{"valkey", "CONFIG SET", "ingest", "Indexing jobs"} {
+		if strings.Contains(strings.ToLower(out), strings.ToLower(bad)) {
+			t.Errorf("a Meilisearch ladder's report mentions %q:\n%s", bad, out)
+		}
+	}
+	for _, want := range []string{"### meilisearch: engine queue metrics", "| offered writes/s | p99 (ms) | queue depth | queue max |", "|         0.4 |       7.0 |"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// The ladder's title gives its rung duration as a duration, not as an
+// integer of nanoseconds.
+func TestLadderTitleDuration(t *testing.T) {
+	run := studyBLadder("one", 2000, 1, 2, 8)
+	run.Ladder.Duration = result.Duration(20 * time.Second)
+	out := render(t, []result.EngineRun{run})
+	if !strings.Contains(out, "×1.19 steps, 20s × 1 per rung)") || strings.Contains(out, "20000000000") {
+		t.Errorf("ladder title with a 20 s rung:\n%s", out)
+	}
+}
+
+// Searches whose totals stopped at valkey-search's cap during a rung or a
+// level are flagged beside the figures; none, no flag.
+func TestSaturatedTotalsWarning(t *testing.T) {
+	run := studyBLadder("text", 2000, 1, 2, 8)
+	run.Ladder.Rungs[1].Reps[0].EngineStats["search_total_saturated"] = result.Gauge{Samples: 27, PerSecond: 12, Last: 300}
+	run.Ladder.Rungs[1].Reps[0].EngineStats["max_nonvector_results"] = result.Gauge{Samples: 27, Last: 100000}
+	out := render(t, []result.EngineRun{run})
+	if n := strings.Count(out, "returned a total at valkey-search's cap (max-nonvector-search-results-fetched 100000)"); n != 1 {
+		t.Errorf("%d saturation warnings, want 1 (the second rung's):\n%s", n, out)
+	}
+	lvl := result.Level{EngineStats: map[string]result.Gauge{"search_total_saturated": {PerSecond: 3, Last: 90}, "max_nonvector_results": {Last: 5}}}
+	if w := levelWarnings(lvl); len(w) != 1 || !strings.Contains(w[0], "max-nonvector-search-results-fetched 5") {
+		t.Errorf("level warnings %q; want the saturation warning", w)
+	}
+	lvl.EngineStats["search_total_saturated"] = result.Gauge{PerSecond: 0, Last: 90} // grew before the window only
+	if w := levelWarnings(lvl); len(w) != 0 {
+		t.Errorf("level warnings %q for a counter that did not grow", w)
 	}
 }

@@ -153,7 +153,29 @@ func levelWarnings(l result.Level) []string {
 	if l.Partial {
 		out = append(out, fmt.Sprintf("partial level: measured for %v only", time.Duration(l.Window).Round(time.Millisecond)))
 	}
+	if w, ok := saturationWarning(l.EngineStats); ok {
+		out = append(out, w)
+	}
 	return out
+}
+
+// The Valkey driver's names for searches whose total reached
+// valkey-search's max-nonvector-search-results-fetched, and for that cap
+// (engines/valkey: SaturatedStat, MaxResultsStat).
+const (
+	saturatedStat  = "search_total_saturated"
+	maxResultsStat = "max_nonvector_results"
+)
+
+// saturationWarning says when searches' totals stopped at the engine's cap
+// during the window: those totals are floors, not counts.
+func saturationWarning(stats map[string]result.Gauge) (string, bool) {
+	g, ok := stats[saturatedStat]
+	if !ok || g.PerSecond <= 0 {
+		return "", false
+	}
+	return fmt.Sprintf("about %.3g searches/s returned a total at valkey-search's cap (max-nonvector-search-results-fetched %.0f): those totals are capped counts, not the number of documents matched, and each such search collected that many keys whatever its k",
+		g.PerSecond, stats[maxResultsStat].Last), true
 }
 
 // Summary writes the published summary table: one row per (users,

@@ -58,6 +58,7 @@ type Settings struct {
 	Memory      int64
 	Ready       time.Duration
 	Image       string
+	NoBuild     bool
 	Env         []string
 	RunName     string
 	Relevance   int
@@ -125,6 +126,7 @@ func (s *Settings) Register(fl *pflag.FlagSet, command string) {
 	fl.Int64Var(&s.Memory, "memory", 0, "memory limit of each engine's container in bytes; 0: none (as in the published study)")
 	fl.DurationVar(&s.Ready, "ready-timeout", runner.DefaultReadyTimeout, "how long a container may take to become ready")
 	fl.StringVar(&s.Image, "image", "", "run this image instead of the engine's pinned one")
+	fl.BoolVar(&s.NoBuild, "no-build", false, "when an engine's image is absent and cannot be pulled, do not build its local stand-in (compose/images/…): stop and say how to build it")
 	fl.StringArrayVar(&s.Env, "container-env", nil, "KEY=VALUE set in each engine's container, over the launcher's settings (repeatable), e.g. ES_JAVA_OPTS=\"-Xms4g -Xmx4g\"")
 	fl.StringVar(&s.RunName, "run-name", "", "the run's name, the value of its containers' searchbench.run label (default: run-<UTC time>)")
 	fl.IntVar(&s.Relevance, "relevance-queries", runner.DefaultRelevanceQueries, "known-item checks after pre-population (recall@k); 0: none")
@@ -191,7 +193,7 @@ func (s *Settings) Plan() (runner.Plan, error) {
 	if s.Ready <= 0 {
 		return runner.Plan{}, fmt.Errorf("ready-timeout: %v must be > 0", s.Ready)
 	}
-	launch := container.Options{CPUs: s.CPUs, CPUSet: s.CPUSet, MemoryBytes: s.Memory, ReadyTimeout: s.Ready, Image: s.Image, Run: s.RunName}
+	launch := container.Options{CPUs: s.CPUs, CPUSet: s.CPUSet, MemoryBytes: s.Memory, ReadyTimeout: s.Ready, Image: s.Image, Run: s.RunName, NoBuild: s.NoBuild}
 	for _, kv := range s.Env {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok {

@@ -148,17 +148,20 @@ func (it *argIter) uint(param string) (int, error) {
 
 // Limits of valkey-search 1.2 (ft_create_parser.cc defaults).
 const (
-	maxPrefixes      = 8
-	maxAttributes    = 1000
-	maxTextFields    = 64
-	maxDimensions    = 32768
-	maxIndexes       = 1000 // 1.2 raised the default number of indexes to 1000
-	maxKNN           = 10000
-	maxLimit         = 10000 // UNCONFIRMED: the bound on LIMIT's count is taken to be max-vector-knn
-	defaultM         = 16
-	defaultEFC       = 200
-	defaultEFRuntime = 10
-	maxQueryBytes    = 10240 // search.query-string-bytes
+	maxPrefixes   = 8
+	maxAttributes = 1000
+	maxTextFields = 64
+	maxDimensions = 32768
+	maxIndexes    = 1000 // search.max-indexes' default (src/schema_manager.cc kMaxIndexesDefault)
+	// search.max-nonvector-search-results-fetched's default
+	// (src/valkey_search_options.cc kDefaultMaxNonVectorSearchResultsFetched).
+	maxNonVectorResults = 100_000
+	maxKNN              = 10000
+	maxLimit            = 10000 // UNCONFIRMED: the bound on LIMIT's count is taken to be max-vector-knn
+	defaultM            = 16
+	defaultEFC          = 200
+	defaultEFRuntime    = 10
+	maxQueryBytes       = 10240 // search.query-string-bytes
 )
 
 // parseCreate parses FT.CREATE's arguments (after the command name) in

@@ -127,6 +127,14 @@ func (s *Server) validConfig(name, v string) error {
 		if n < 1 || n > 1024 {
 			return fmt.Errorf("argument must be between 1 and 1024 inclusive")
 		}
+	case "search.max-indexes": // src/schema_manager.cc: 1 … kMaxIndexes
+		if n, err := strconv.Atoi(v); err != nil || n < 1 || n > 10_000_000 {
+			return fmt.Errorf("argument must be between 1 and 10000000 inclusive")
+		}
+	case "search.max-nonvector-search-results-fetched": // 0 … UINT32_MAX
+		if n, err := strconv.ParseInt(v, 10, 64); err != nil || n < 0 || n > math.MaxUint32 {
+			return fmt.Errorf("argument must be between 0 and 4294967295 inclusive")
+		}
 	case "search.info-developer-visible":
 		if v = strings.ToLower(v); v != "yes" && v != "no" {
 			return fmt.Errorf("argument must be 'yes' or 'no'")

@@ -91,6 +91,9 @@ type Server struct {
 	clients      atomic.Int64
 	nextID       atomic.Int64
 
+	faultMu sync.Mutex
+	faults  []Fault
+
 	wg     sync.WaitGroup
 	connMu sync.Mutex
 	conns  map[net.Conn]struct{}
@@ -117,11 +120,15 @@ func New(opts Options) (*Server, error) {
 			"search.writer-threads":         strconv.Itoa(opts.WriterThreads),
 			"search.info-developer-visible": "no",
 			"search.max-indexes":            strconv.Itoa(maxIndexes),
-			"search.query-string-bytes":     strconv.Itoa(maxQueryBytes),
-			"search.max-vector-knn":         strconv.Itoa(maxKNN),
-			"maxclients":                    "10000",
-			"save":                          "",
-			"appendonly":                    "no",
+			// search.max-nonvector-search-results-fetched: the cap on the
+			// keys a non-vector query collects (src/valkey_search_options.cc,
+			// kDefaultMaxNonVectorSearchResultsFetched; see searchLocked).
+			"search.max-nonvector-search-results-fetched": strconv.Itoa(maxNonVectorResults),
+			"search.query-string-bytes":                   strconv.Itoa(maxQueryBytes),
+			"search.max-vector-knn":                       strconv.Itoa(maxKNN),
+			"maxclients":                                  "10000",
+			"save":                                        "",
+			"appendonly":                                  "no",
 		},
 		writers: newLimiter(opts.WriterThreads),
 		conns:   map[net.Conn]struct{}{},
@@ -217,6 +224,16 @@ func (s *Server) handle(nc net.Conn) {
 			return
 		}
 		if len(args) == 0 {
+			continue
+		}
+		if f, ok := s.fault(args[0]); ok {
+			// A reply the real server never sends: for the driver's tests
+			// of answers it cannot read.
+			c.w.w.WriteString(f.Raw)
+			c.w.w.Flush()
+			if f.Close {
+				return
+			}
 			continue
 		}
 		s.dispatch(c, args)
@@ -701,8 +718,10 @@ func cmdFtCreate(s *Server, c *conn, args []string) {
 		c.w.err(fmt.Sprintf("Index %s in database 0 already exists.", ix.name))
 		return
 	}
-	if len(s.indexes) >= maxIndexes {
-		c.w.err(fmt.Sprintf("Maximum number of indexes reached (%d). Cannot create additional indexes.", maxIndexes))
+	// src/schema_manager.cc CreateIndexSchema: the count is checked against
+	// search.max-indexes as the server has it now (CONFIG SET changes it).
+	if limit, _ := strconv.Atoi(s.config["search.max-indexes"]); len(s.indexes) >= limit {
+		c.w.err(fmt.Sprintf("Maximum number of indexes reached (%d). Cannot create additional indexes.", limit))
 		return
 	}
 	// The initial scan (backfill): existing keys under the prefixes.
@@ -1070,6 +1089,13 @@ func (s *Server) searchLocked(ix *index, args []string) (searchResult, error) {
 		// No relevance ranking: an order unrelated to the query or to
 		// insertion, so that nothing can lean on it.
 		slices.SortFunc(keys, func(a, b string) int { return int64Cmp(keyHash(a), keyHash(b)) })
+		// src/query/search.cc DoSearchNonVector: the results appender
+		// stops once max-nonvector-search-results-fetched keys are
+		// collected, before LIMIT is applied, and the reply's total is the
+		// number collected: a capped count, not the number of matches.
+		if limit, err := strconv.Atoi(s.config["search.max-nonvector-search-results-fetched"]); err == nil && len(keys) > limit {
+			keys = keys[:limit]
+		}
 		return searchResult{sa: sa, keys: keys, total: len(keys)}, nil
 	}
 	return knnResult(sa, ix, k, kVal, blob, keys), nil
@@ -1147,4 +1173,41 @@ func int64Cmp(a, b int64) int {
 		return 1
 	}
 	return 0
+}
+
+// Fault is a reply the fake sends in place of its answer to a command: raw
+// bytes on the wire (a reply of the wrong shape, a protocol violation, a
+// reply cut off), and then, with Close, the connection dropped. It lasts
+// Times commands (0: one).
+type Fault struct {
+	Command string // matched without regard to case
+	Raw     string
+	Close   bool
+	Times   int
+}
+
+// Inject queues f.
+func (s *Server) Inject(f Fault) {
+	if f.Times <= 0 {
+		f.Times = 1
+	}
+	s.faultMu.Lock()
+	s.faults = append(s.faults, f)
+	s.faultMu.Unlock()
+}
+
+// fault takes one use of the first queued fault for command.
+func (s *Server) fault(command string) (Fault, bool) {
+	s.faultMu.Lock()
+	defer s.faultMu.Unlock()
+	for i := range s.faults {
+		if strings.EqualFold(s.faults[i].Command, command) {
+			f := s.faults[i]
+			if s.faults[i].Times--; s.faults[i].Times == 0 {
+				s.faults = append(s.faults[:i], s.faults[i+1:]...)
+			}
+			return f, true
+		}
+	}
+	return Fault{}, false
 }
