@@ -210,7 +210,9 @@ func TestMergeSumsCountsErrorsAndExamples(t *testing.T) {
 }
 
 func TestMergeRefusesBadInput(t *testing.T) {
-	op := func() OpStats { return opOf(t, "search", record(t, newTestHist(), samples(10, 1000, 3)), 10*time.Second) }
+	op := func() OpStats {
+		return opOf(t, "search", record(t, newTestHist(), samples(10, 1000, 3)), 10*time.Second)
+	}
 	pair := func() (*Result, *Result) { return shardOf(0, 2, 15, op()), shardOf(1, 2, 15, op()) }
 	cases := []struct {
 		field  string
