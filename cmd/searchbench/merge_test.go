@@ -59,7 +59,7 @@ func TestMergeCommand(t *testing.T) {
 			t.Errorf("level %d search: %d calls (histogram %d), %v/s; want %d and %v/s", j, s.Count, h.TotalCount(), s.RPS, sa.Count+sb.Count, sa.RPS+sb.RPS)
 		}
 	}
-	if !strings.Contains(stdout, "2 shards") || !strings.Contains(stdout, "| 1 |") {
+	if !strings.Contains(stdout, "one run merged from 2 shards") || !strings.Contains(stdout, "## Shards") {
 		t.Errorf("the tables do not show the shards:\n%s", stdout)
 	}
 	// report and compare read the merged result.

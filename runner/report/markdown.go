@@ -180,7 +180,11 @@ func (rep *Report) configSection() Section {
 	row("searchbench", func(r *result.Result) string { return r.Tool.Version + " (" + r.Tool.GoVersion + ")" })
 	row("load generator", func(r *result.Result) string {
 		h := r.Host
-		return fmt.Sprintf("%s/%s, %d CPUs (GOMAXPROCS %d) %s", h.OS, h.Arch, h.CPUs, h.GOMAXPROCS, h.CPUModel)
+		s := fmt.Sprintf("%s/%s, %d CPUs (GOMAXPROCS %d) %s", h.OS, h.Arch, h.CPUs, h.GOMAXPROCS, h.CPUModel)
+		if len(r.Shards) > 0 {
+			s += fmt.Sprintf(" (the first shard's, of %d; see Shards)", len(r.Shards))
+		}
+		return s
 	})
 	sec.table(head, rows)
 	return sec

@@ -79,8 +79,9 @@ func (rep *Report) shardSections() []Section {
 				}
 			}
 		}
-		head = append(head, "max |offset| (ms)", "max RTT (ms)", "max late (ms)", "status")
+		head = append(head, "max abs(offset) (ms)", "max RTT (ms)", "max late (ms)", "status")
 		var rows [][]string
+		var warns []Warning
 		for _, s := range r.Shards {
 			row := []string{strconv.Itoa(s.Index), dash(s.Hostname)}
 			if s.Missing {
@@ -88,7 +89,7 @@ func (rep *Report) shardSections() []Section {
 					row = append(row, "—")
 				}
 				rows = append(rows, append(row, "missing"))
-				sec.warn(fmt.Sprintf("shard %d", s.Index), "missing: no result from this shard reached the merge; the figures are the other shards'")
+				warns = append(warns, Warning{fmt.Sprintf("shard %d", s.Index), "missing: no result from this shard reached the merge; the figures are the other shards'"})
 				continue
 			}
 			for _, c := range cols {
@@ -113,7 +114,7 @@ func (rep *Report) shardSections() []Section {
 			status := "complete"
 			if s.Partial {
 				status = "partial: " + s.Reason
-				sec.warn(fmt.Sprintf("shard %d", s.Index), "partial: "+s.Reason)
+				warns = append(warns, Warning{fmt.Sprintf("shard %d", s.Index), "partial: " + s.Reason})
 			}
 			if len(s.Starts) == 0 {
 				row = append(row, "—", "—", "—", status)
@@ -123,6 +124,9 @@ func (rep *Report) shardSections() []Section {
 			rows = append(rows, row)
 		}
 		sec.table(head, rows)
+		for _, w := range warns {
+			sec.warn(w.Where, w.Text)
+		}
 		out = append(out, sec)
 	}
 	return out

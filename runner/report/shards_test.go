@@ -64,7 +64,7 @@ func TestMergedRunSaysItCameFromShards(t *testing.T) {
 	if !strings.Contains(rows["2"], "missing") || strings.Contains(rows["2"], "gen-") {
 		t.Errorf("shard 2's row should say missing: %s", rows["2"])
 	}
-	for _, head := range []string{"alpha 20 users: RPS", "beta 1000 users: RPS", "gamma 2000/s: achieved", "max |offset| (ms)", "max RTT (ms)", "max late (ms)"} {
+	for _, head := range []string{"alpha 20 users: RPS", "beta 1000 users: RPS", "gamma 2000/s: achieved", "max abs(offset) (ms)", "max RTT (ms)", "max late (ms)"} {
 		if !strings.Contains(shards, head) {
 			t.Errorf("shards table lacks the column %q:\n%s", head, shards)
 		}
@@ -81,7 +81,7 @@ func TestMergedRunSaysItCameFromShards(t *testing.T) {
 		t.Fatal(err)
 	}
 	html := page.String()
-	for _, want := range []string{"<h1>searchbench results: one run merged from 3 shards (1 missing)</h1>", "<h2>Shards</h2>", "<td>missing</td>", "<td>gen-b</td>", "<th>max |offset| (ms)</th>"} {
+	for _, want := range []string{"<h1>searchbench results: one run merged from 3 shards (1 missing)</h1>", "<h2>Shards</h2>", "<td>missing</td>", "<td>gen-b</td>", "<th>max abs(offset) (ms)</th>"} {
 		if !strings.Contains(html, want) {
 			t.Errorf("HTML lacks %q", want)
 		}
