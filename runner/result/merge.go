@@ -499,31 +499,34 @@ func (m *opMerger) result() ([]OpenOp, *hdrhistogram.Histogram, *hdrhistogram.Hi
 	for _, name := range m.names {
 		acc := m.ops[name]
 		o := acc.OpenOp
-		if acc.lat != nil {
-			o.Latency = Summarize(acc.lat)
-			enc, err := EncodeHistogram(acc.lat)
-			if err != nil {
-				return nil, nil, nil, err
-			}
-			o.Histogram = enc
-			if err := mergeInto(&allLat, acc.lat, m.where+", all operations"); err != nil {
-				return nil, nil, nil, err
-			}
+		var err error
+		if o.Latency, o.Histogram, err = summarize(acc.lat, &allLat, m.where+", all operations"); err != nil {
+			return nil, nil, nil, err
 		}
-		if acc.svc != nil {
-			o.Service = Summarize(acc.svc)
-			enc, err := EncodeHistogram(acc.svc)
-			if err != nil {
-				return nil, nil, nil, err
-			}
-			o.ServiceHistogram = enc
-			if err := mergeInto(&allSvc, acc.svc, m.where+", all operations' service time"); err != nil {
-				return nil, nil, nil, err
-			}
+		if o.Service, o.ServiceHistogram, err = summarize(acc.svc, &allSvc, m.where+", all operations' service time"); err != nil {
+			return nil, nil, nil, err
 		}
 		out = append(out, o)
 	}
 	return out, allLat, allSvc, nil
+}
+
+// summarize is a merged histogram's summary and encoding (none for a nil
+// one); it also adds h to *all, when all is not nil.
+func summarize(h *hdrhistogram.Histogram, all **hdrhistogram.Histogram, where string) (Latency, string, error) {
+	if h == nil {
+		return Latency{}, "", nil
+	}
+	enc, err := EncodeHistogram(h)
+	if err != nil {
+		return Latency{}, "", err
+	}
+	if all != nil {
+		if err := mergeInto(all, h, where); err != nil {
+			return Latency{}, "", err
+		}
+	}
+	return Summarize(h), enc, nil
 }
 
 // addHistogram decodes enc and adds it to *dst.
@@ -586,13 +589,9 @@ func mergeFreshness(fs []shardFreshness, where string) (*Freshness, error) {
 			}
 		}
 	}
-	if lag != nil {
-		out.Lag = Summarize(lag)
-		enc, err := EncodeHistogram(lag)
-		if err != nil {
-			return nil, err
-		}
-		out.Histogram = enc
+	var err error
+	if out.Lag, out.Histogram, err = summarize(lag, nil, where); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -187,6 +187,20 @@ func TestMergeSumsCountsErrorsAndExamples(t *testing.T) {
 	s0, s1 := shardOf(0, 2, 15, a, empty), shardOf(1, 2, 15, b)
 	s1.Shard.Coordinator = ""
 	s1.Engines[0].Levels[0].Warnings = []string{"client-bound"}
+	// Freshness: counts add, lags merge as histograms.
+	lagUnion := newTestHist()
+	for i, s := range []*Result{s0, s1} {
+		vs := samples(20+10*i, 50_000*float64(i+1), uint64(7+i))
+		record(t, lagUnion, vs)
+		h := record(t, newTestHist(), vs)
+		enc, err := EncodeHistogram(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Engines[0].Levels[0].Freshness = &Freshness{Probes: int64(len(vs)) + 2, Visible: int64(len(vs)), Superseded: 2, Searches: 100,
+			Poll: Duration(time.Millisecond), Lag: Summarize(h), Histogram: enc}
+		s.Engines[0].Levels[0].EngineStats = map[string]Gauge{"queue_depth": {Samples: 10 * (i + 1), Mean: float64(i + 1), Max: float64(5 * (i + 1)), Last: 1, PerSecond: float64(i)}}
+	}
 	m, err := Merge(s0, s1)
 	if err != nil {
 		t.Fatal(err)
@@ -200,6 +214,14 @@ func TestMergeSumsCountsErrorsAndExamples(t *testing.T) {
 	}
 	if _, ok := m.Engines[0].Levels[0].Op("delete"); !ok {
 		t.Error("an operation with no calls was lost")
+	}
+	f := m.Engines[0].Levels[0].Freshness
+	if f == nil || f.Probes != 54 || f.Visible != 50 || f.Superseded != 4 || f.Searches != 200 || f.Lag != Summarize(lagUnion) {
+		t.Errorf("freshness %+v; want the sums and the union's lag %+v", f, Summarize(lagUnion))
+	}
+	// Sample-weighted mean (10×1 + 20×2)/30, the higher max.
+	if g := m.Engines[0].Levels[0].EngineStats["queue_depth"]; g.Samples != 30 || math.Abs(g.Mean-50.0/30) > 1e-12 || g.Max != 10 || g.PerSecond != 0.5 {
+		t.Errorf("queue depth gauge %+v", g)
 	}
 	if w := m.Engines[0].Levels[0].Warnings; !slices.Contains(w, "shard 1: client-bound") {
 		t.Errorf("level warnings %q", w)
