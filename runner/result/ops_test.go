@@ -1,6 +1,7 @@
 package result
 
 import (
+	"math"
 	"slices"
 	"testing"
 )
@@ -42,5 +43,14 @@ func TestNormalizeKeepsCurrentWeights(t *testing.T) {
 	old.Normalize()
 	if old.Config.Mix != "search=80,upsert=19,delete=1" || !slices.Equal(old.Config.MixWeights, []float64{80, 19, 1, 0}) {
 		t.Errorf("old config %+v; want the named form and four weights", old.Config)
+	}
+}
+
+func TestMedianAndCV(t *testing.T) {
+	if median([]float64{3, 1, 2}) != 2 || median([]float64{4, 1, 3, 2}) != 2.5 {
+		t.Fatal("median")
+	}
+	if cv([]float64{5, 5, 5}) != 0 || math.Abs(cv([]float64{1, 3})-0.5) > 1e-12 {
+		t.Fatal("cv")
 	}
 }
