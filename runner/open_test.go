@@ -3,7 +3,6 @@ package runner
 import (
 	"context"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -69,13 +68,17 @@ func TestOpenLoopChargesStallsToEveryCall(t *testing.T) {
 	sched := workload.Constant{PerSecond: 400, Duration: 3 * period}
 	rep := OpenLoop(context.Background(), e, c, openConfig(2), sched, make(versions, 101))
 	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-	near := func(what string, got, want, tol float64) {
-		if math.Abs(got-want) > tol {
-			t.Errorf("%s = %.1f ms, want %.1f ± %.1f ms", what, got, want, tol)
+	// A busy machine can only make calls later than intended, never
+	// earlier: the bound above is a quarter of the freeze (CI saw +26 ms
+	// with other builds running), the bound below is tight. Logic that
+	// hid the stalls would put both at the service time, far below.
+	near := func(what string, got, want float64) {
+		if lo, hi := want-15, want+ms(freeze)/4; got < lo || got > hi {
+			t.Errorf("%s = %.1f ms, want %.1f (between %.1f and %.1f ms)", what, got, want, lo, hi)
 		}
 	}
-	near("open-loop p99", rep.Latency.P99, ms(freeze)*0.95, 25)
-	near("open-loop p90", rep.Latency.P90, ms(freeze)*0.5, 25)
+	near("open-loop p99", rep.Latency.P99, ms(freeze)*0.95)
+	near("open-loop p90", rep.Latency.P90, ms(freeze)*0.5)
 	if rep.Latency.P50 > 5 {
 		t.Errorf("open-loop p50 %.2f ms; want the service time (< 5 ms)", rep.Latency.P50)
 	}

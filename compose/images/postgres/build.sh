@@ -7,7 +7,10 @@
 set -euo pipefail
 tag=${1:-searchbench/postgres:15}
 here=$(cd "$(dirname "$0")" && pwd)
-if docker image inspect "$tag" >/dev/null 2>&1; then
+# The recipe's version, kept as a label: an image an older recipe built is
+# built again (2: stops on SIGINT).
+recipe=2
+if [ "$(docker image inspect -f '{{index .Config.Labels "org.searchbench.recipe"}}' "$tag" 2>/dev/null)" = "$recipe" ]; then
 	echo "image $tag is already present"
 	exit 0
 fi
@@ -25,5 +28,7 @@ tar -C "$root" -c . | docker import \
 	--change 'ENV LANG=C.UTF-8' \
 	--change 'EXPOSE 5432' \
 	--change 'LABEL org.searchbench.image=postgres' \
+	--change "LABEL org.searchbench.recipe=$recipe" \
+	--change 'STOPSIGNAL SIGINT' \
 	- "$tag" >/dev/null
 echo "built $tag"

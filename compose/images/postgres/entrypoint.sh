@@ -24,5 +24,9 @@ SQL
 	fi
 fi
 # PostgreSQL itself is PID 1 (setpriv execs it; su would stay as a parent
-# that ignores SIGTERM), so `docker stop` shuts it down at once.
+# that ignores signals), so `docker stop` reaches it. The image stops it with
+# SIGINT, as the official image does (its Dockerfile: STOPSIGNAL SIGINT): a
+# fast shutdown. SIGTERM is PostgreSQL's smart shutdown, which waits for
+# every session to end — with a benchmark's pool open, until Docker's stop
+# timeout kills it.
 exec setpriv --reuid=postgres --regid=postgres --init-groups "$PGBIN/postgres" -D "$PGDATA" -c listen_addresses='*' "$@"
