@@ -49,7 +49,7 @@ type Outcome struct {
 	Missing map[int]string
 	// Reason is set when the run as a whole ended early: "interrupted".
 	Reason string
-	// Starts is how many synchronised starts ran.
+	// Starts is how many synchronised starts ran (not those called off).
 	Starts int
 }
 
@@ -414,7 +414,9 @@ func (l *loop) release() bool {
 	l.barrierC = nil
 	at := int64(time.Since(epoch) + l.Lead)
 	l.phase = live[0].phase
-	l.out.Starts++
+	if stop == "" {
+		l.out.Starts++
+	}
 	for _, p := range live {
 		p.ready, p.stop = false, ""
 		if err := p.send(message{Type: msgStart, Phase: l.phase, At: at, Stop: stop}); err != nil {

@@ -183,7 +183,7 @@ func TestShardsStartTogether(t *testing.T) {
 		}
 	}
 	s := wait(t, done)
-	if s.err != nil || s.o.Partial() || s.o.Starts != len(phases) {
+	if s.err != nil || s.o.Partial() || s.o.Starts != len(phases)-1 { // the last is called off
 		t.Fatalf("coordinator: %v, %+v", s.err, s.o)
 	}
 	for i, r := range s.o.Results {
