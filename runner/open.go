@@ -3,9 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
-	"math"
 	"runtime"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -282,31 +280,4 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// median of a non-empty slice.
-func median(v []float64) float64 {
-	s := slices.Clone(v)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
-
-// cv is the coefficient of variation (population standard deviation over
-// the mean).
-func cv(v []float64) float64 {
-	var sum, sq float64
-	for _, x := range v {
-		sum += x
-	}
-	mean := sum / float64(len(v))
-	if mean == 0 {
-		return 0
-	}
-	for _, x := range v {
-		sq += (x - mean) * (x - mean)
-	}
-	return math.Sqrt(sq/float64(len(v))) / mean
 }
