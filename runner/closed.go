@@ -99,7 +99,7 @@ type Events struct {
 	Progress func(users int, ops, errs int64, p50 time.Duration)
 	Rung     func(rate float64, rep, reps int) // open loop: a repetition starts
 	// Barrier, when set, is called before each synchronised start (each
-	// closed-loop level, each rung's repetition) with the phase ("users=50",
+	// closed-loop level, each rung's repetition) with the phase ("level 2 users=50",
 	// "rung 3 rep 1") and this process's reason to stop ("" to go on). It
 	// returns at the instant the load starts, or with a reason to stop
 	// instead: a shard of a sharded run waits there for the others.
@@ -126,7 +126,7 @@ func ClosedLoop(ctx context.Context, e engines.Engine, src Source, cfg Config, e
 	vers := make(versions, src.IDs()+1)
 	var levels []result.Level
 	for i, users := range cfg.Users {
-		if ctx.Err() != nil || ev.barrier(ctx, fmt.Sprintf("users=%d", users), "") != "" {
+		if ctx.Err() != nil || ev.barrier(ctx, fmt.Sprintf("level %d users=%d", i+1, users), "") != "" {
 			break
 		}
 		levels = append(levels, runLevel(ctx, e, src, cfg, ev, vers, i, users))

@@ -255,7 +255,7 @@ func TestShardedRunSplitsTheUsersAndStartsTogether(t *testing.T) {
 				t.Errorf("shard %d %s: no round trip measured", i, s.Phase)
 			}
 		}
-		if want := []string{"sharedmem prepared", "sharedmem attached", "sharedmem users=2", "sharedmem users=10"}; !slices.Equal(phases, want) {
+		if want := []string{"sharedmem prepared", "sharedmem attached", "sharedmem level 1 users=2", "sharedmem level 2 users=10"}; !slices.Equal(phases, want) {
 			t.Errorf("shard %d started %q; want %q", i, phases, want)
 		}
 		if o.Results[i] == nil || o.Results[i].Shard.Index != i || len(o.Results[i].Shard.Starts) != 4 {

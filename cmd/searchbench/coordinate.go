@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"net"
+	"slices"
 	"strings"
 	"time"
 
@@ -59,6 +60,7 @@ func newCoordinateCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			logSkew(log, o.Results)
 			return finish(cmd.OutOrStdout(), log, out, res)
 		},
 	}
@@ -117,4 +119,23 @@ func mergeOutcome(o *shard.Outcome) (*result.Result, error) {
 		res.Partial, res.Reason = true, strings.Join(reasons, "; ")
 	}
 	return res, nil
+}
+
+// logSkew says how far apart the shards began their starts: the spread of
+// their lateness at each, with the bound the clock estimates put on it.
+func logSkew(log *logger, results []*result.Result) {
+	sk := shard.Skews(results...)
+	if len(sk) == 0 {
+		return
+	}
+	spread := make([]time.Duration, len(sk))
+	var bound time.Duration
+	for i, s := range sk {
+		spread[i] = s.Skew
+		bound = max(bound, s.Error)
+	}
+	slices.Sort(spread)
+	worst := sk[slices.IndexFunc(sk, func(s shard.PhaseSkew) bool { return s.Skew == spread[len(spread)-1] })]
+	log.printf("start skew over %d starts: median %v, max %v (%s); the clock estimates add at most ±%v",
+		len(sk), spread[len(spread)/2].Round(time.Microsecond), worst.Skew.Round(time.Microsecond), worst.Phase, bound.Round(time.Microsecond))
 }

@@ -100,6 +100,11 @@ func TestShardsAndTheirCoordinatorMakeOneRun(t *testing.T) {
 	if coordCode != exitOK {
 		t.Fatalf("coordinate: exit %d:\n%s", coordCode, coordErr)
 	}
+	if i := strings.Index(coordErr, "start skew over 4 starts"); i < 0 {
+		t.Errorf("the coordinator's log does not give the start skew:\n%s", coordErr)
+	} else {
+		t.Log(strings.SplitN(coordErr[i:], "\n", 2)[0])
+	}
 	merged := readResult(t, filepath.Join(dir, "merged"))
 	if merged.Partial || len(merged.Shards) != 3 || len(merged.Engines) != 1 || len(merged.Engines[0].Levels) != 2 {
 		t.Fatalf("merged: partial %v (%s), %d shards, engines %+v", merged.Partial, merged.Reason, len(merged.Shards), merged.Engines)

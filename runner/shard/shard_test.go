@@ -346,3 +346,28 @@ func TestAnInterruptedCoordinatorKeepsWhatCameIn(t *testing.T) {
 		t.Errorf("outcome %+v, %v", s.o, s.err)
 	}
 }
+
+func TestSkewsSpreadTheLates(t *testing.T) {
+	ms := func(v float64) result.Duration { return result.Duration(v * float64(time.Millisecond)) }
+	r := func(i int, lates ...float64) *result.Result {
+		res := shardResult(i)
+		for p, l := range lates {
+			res.Shard.Starts = append(res.Shard.Starts, result.ShardStart{Phase: fmt.Sprint("p", p), Late: ms(l), RTT: ms(float64(i + 1))})
+		}
+		return res
+	}
+	got := Skews(r(0, 1, 5), r(1, 3, 2), r(2, 2), nil)
+	// A repeated name is another start.
+	rep := shardResult(0)
+	rep.Shard.Starts = []result.ShardStart{{Phase: "x", Late: ms(1)}, {Phase: "x", Late: ms(9)}}
+	if s := Skews(rep); len(s) != 2 || s[0].Skew != 0 {
+		t.Errorf("a repeated phase: %+v; want two starts", s)
+	}
+	want := []PhaseSkew{
+		{Phase: "p0", Shards: 3, Skew: 2 * time.Millisecond, Error: 2500 * time.Microsecond}, // rtts 1,2,3 ms: 1.5 + 1
+		{Phase: "p1", Shards: 2, Skew: 3 * time.Millisecond, Error: 1500 * time.Microsecond},
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("skews %+v; want %+v", got, want)
+	}
+}
