@@ -81,7 +81,9 @@ func RunLadder(ctx context.Context, e engines.Engine, src Source, cfg LadderConf
 	stop := ""
 rungs:
 	for i, rate := range cfg.Rates.Rates() {
-		rung := result.Rung{Offered: cfg.Open.Share.Rate(rate), QueueDepth: -1}
+		// The rung is the whole run's rate on every shard (the rungs are
+		// the same ones); each rep offers this shard's share of it.
+		rung := result.Rung{Offered: rate, QueueDepth: -1}
 		for rep := range cfg.Repeat {
 			if ctx.Err() != nil {
 				break
@@ -121,6 +123,8 @@ rungs:
 	if l.StoppedEarly == "" && stop != "" {
 		l.StoppedEarly = stop // the top rung: no later start to agree at
 	}
+	// On a shard, each rep achieves only its share of the rung, so the
+	// shard's own verdict meets no rung: the merge judges again.
 	l.Judge()
 	return l
 }

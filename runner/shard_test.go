@@ -302,11 +302,14 @@ func TestShardedLadderSplitsEveryArrival(t *testing.T) {
 		}
 		for j, rung := range lad.Rungs {
 			rate := 200 * float64(int(1)<<j)
-			if rung.Offered != rate/2 {
-				t.Errorf("shard %d rung %d: offered %v, want half of %v", i, j, rung.Offered, rate)
+			if rung.Offered != rate {
+				t.Errorf("shard %d rung %d: offered %v; want the rung's %v", i, j, rung.Offered, rate)
 			}
 			// rate × 0.2 s arrivals, alternating between the shards.
 			for _, rep := range rung.Reps {
+				if rep.Offered != rate/2 {
+					t.Errorf("shard %d rung %d: a rep offered %v, want half of %v", i, j, rep.Offered, rate)
+				}
 				if want := int64(rate * 0.2 / 2); rep.Sent+rep.Unsent != want {
 					t.Errorf("shard %d rung %d: sent %d + unsent %d, want %d", i, j, rep.Sent, rep.Unsent, want)
 				}
