@@ -68,21 +68,31 @@ func shardArgs(url, dir string, i, n int, coord string) []string {
 		"--register-timeout", "1m", "--out", filepath.Join(dir, fmt.Sprintf("shard-%d", i))}
 }
 
+// coordinate runs `searchbench coordinate` in this process; wait returns
+// its exit code and log once it has ended.
+func coordinate(t *testing.T, ctx context.Context, args ...string) (wait func() (int, string)) {
+	var code int
+	var stderr string
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		code, _, stderr = runCLI(t, ctx, append([]string{"coordinate"}, args...)...)
+	}()
+	return func() (int, string) {
+		<-done
+		return code, stderr
+	}
+}
+
 func TestShardsAndTheirCoordinatorMakeOneRun(t *testing.T) {
 	srv, url := target(t)
 	coord := freePort(t)
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
+	coordinated := coordinate(t, ctx, "--listen", coord, "--shards", "3", "--register-timeout", "1m",
+		"--lead", "100ms", "--out", filepath.Join(dir, "merged"))
 	var wg sync.WaitGroup
-	var coordCode int
-	var coordErr string
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		coordCode, _, coordErr = runCLI(t, ctx, "coordinate", "--listen", coord, "--shards", "3", "--register-timeout", "1m",
-			"--lead", "100ms", "--out", filepath.Join(dir, "merged"))
-	}()
 	shards := make([]exited, 3)
 	for i := range shards {
 		wg.Add(1)
@@ -92,6 +102,7 @@ func TestShardsAndTheirCoordinatorMakeOneRun(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+	coordCode, coordErr := coordinated()
 	for i, s := range shards {
 		if s.code != exitOK {
 			t.Errorf("shard %d: exit %d:\n%s", i, s.code, s.out)
@@ -153,16 +164,9 @@ func TestAShardThatNeverRegistersFailsTheRun(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	var wg sync.WaitGroup
-	var code int
-	var stderr string
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		code, _, stderr = runCLI(t, ctx, "coordinate", "--listen", coord, "--shards", "2", "--register-timeout", "2s", "--out", filepath.Join(dir, "merged"))
-	}()
+	coordinated := coordinate(t, ctx, "--listen", coord, "--shards", "2", "--register-timeout", "2s", "--out", filepath.Join(dir, "merged"))
 	s := shardProcess(ctx, shardArgs(url, dir, 0, 2, coord)...)
-	wg.Wait()
+	code, stderr := coordinated()
 	want := "shard 1 did not register within 2s"
 	if code != exitFailed || !strings.Contains(stderr, want) {
 		t.Errorf("coordinate: exit %d, stderr %q; want 1 and %q", code, stderr, want)
