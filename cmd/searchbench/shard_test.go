@@ -192,3 +192,46 @@ func TestShardBadInput(t *testing.T) {
 		}
 	}
 }
+
+func TestAShardThatDiesLeavesAPartialRunNamingIt(t *testing.T) {
+	_, url := target(t)
+	coord := freePort(t)
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	coordinated := coordinate(t, ctx, "--listen", coord, "--shards", "3", "--register-timeout", "1m", "--out", filepath.Join(dir, "merged"))
+	var wg sync.WaitGroup
+	shards := make([]exited, 2)
+	for i := range shards {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			shards[i] = shardProcess(ctx, shardArgs(url, dir, i, 3, coord)...)
+		}()
+	}
+	// Shard 2 is killed once its first level has started.
+	p := startProcess(t, "level 1 users=5: started with the other shards", shardArgs(url, dir, 2, 3, coord)...)
+	p.cmd.Process.Kill()
+	p.wait(t)
+	wg.Wait()
+	code, log := coordinated()
+	for i, s := range shards {
+		if s.code != exitOK {
+			t.Errorf("shard %d: exit %d; the others carry on:\n%s", i, s.code, s.out)
+		}
+	}
+	if code != exitFailed {
+		t.Errorf("coordinate: exit %d; want 1 (a shard is missing):\n%s", code, log)
+	}
+	merged := readResult(t, filepath.Join(dir, "merged"))
+	if !merged.Partial || !strings.Contains(merged.Reason, "shard 2: its connection closed") || len(merged.Shards) != 3 {
+		t.Fatalf("merged: partial %v, reason %q, %d shards; want shard 2 named", merged.Partial, merged.Reason, len(merged.Shards))
+	}
+	if s := merged.Shards[2]; !s.Missing || !strings.Contains(s.Reason, `after the start of "meilisearch level 1 users=5"`) {
+		t.Errorf("shard 2 in the merged result: %+v", s)
+	}
+	// The second level is the other two shards' 3 + 3 of 8 users.
+	if l := merged.Engines[0].Levels; len(l) != 2 || l[1].Users != 6 {
+		t.Errorf("merged levels %+v; want the second with the 6 users of shards 0 and 1", l)
+	}
+}
