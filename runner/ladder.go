@@ -75,11 +75,22 @@ func RunLadder(ctx context.Context, e engines.Engine, src Source, cfg LadderConf
 	}
 	l.Rule = fmt.Sprintf("sustainable = the highest rung whose median p99 (from the intended send time) is ≤ %g × the first rung's and whose achieved rate is ≥ %g%% of the offered rate", cfg.Factor, 100*cfg.MinAchieved)
 	vers := make(versions, src.IDs()+1)
+	// A shard's own decision to stop after a rung waits for the next
+	// start, where the coordinator makes every shard stop if any does, so
+	// the shards always climb the same rungs.
+	stop := ""
+rungs:
 	for i, rate := range cfg.Rates.Rates() {
+		// The rung is the whole run's rate on every shard (the rungs are
+		// the same ones); each rep offers this shard's share of it.
 		rung := result.Rung{Offered: rate, QueueDepth: -1}
 		for rep := range cfg.Repeat {
 			if ctx.Err() != nil {
 				break
+			}
+			if why := ev.barrier(ctx, fmt.Sprintf("rung %d rep %d", i+1, rep+1), stop); why != "" {
+				l.StoppedEarly = why
+				break rungs
 			}
 			if ev.Rung != nil {
 				ev.Rung(rate, rep+1, cfg.Repeat)
@@ -104,11 +115,16 @@ func RunLadder(ctx context.Context, e engines.Engine, src Source, cfg LadderConf
 			l.StoppedEarly = "interrupted"
 			break
 		}
-		if stop := exploded(l.Rungs, cfg.Explode); stop != "" {
+		if stop = exploded(l.Rungs, cfg.Explode); stop != "" && ev.Barrier == nil {
 			l.StoppedEarly = stop
 			break
 		}
 	}
+	if l.StoppedEarly == "" && stop != "" {
+		l.StoppedEarly = stop // the top rung: no later start to agree at
+	}
+	// On a shard, each rep achieves only its share of the rung, so the
+	// shard's own verdict meets no rung: the merge judges again.
 	l.Judge()
 	return l
 }

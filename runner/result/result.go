@@ -54,6 +54,11 @@ type Shard struct {
 	// Coordinator is the address the shard synchronised its starts with;
 	// empty when it ran unsynchronised (then merging warns).
 	Coordinator string `json:"coordinator,omitempty"`
+	// Prepared: this shard (shard 0) created, pre-populated and checked
+	// each engine's index; the others skipped those steps and waited for
+	// it at each engine's first start, so their engines' Preload and
+	// Relevance are empty.
+	Prepared bool `json:"prepared,omitempty"`
 	// Starts has one entry per synchronised start (each level, each rung
 	// repetition), in the order they happened.
 	Starts []ShardStart `json:"starts,omitempty"`
