@@ -197,7 +197,7 @@ func TestSwarmStackFile(t *testing.T) {
 			Deploy      struct {
 				Mode          string
 				Replicas      int
-				EndpointMode  string `yaml:"endpoint_mode"`
+				EndpointMode  string                     `yaml:"endpoint_mode"`
 				RestartPolicy struct{ Condition string } `yaml:"restart_policy"`
 				Placement     struct{ Constraints []string }
 			}
