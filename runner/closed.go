@@ -15,6 +15,7 @@ import (
 
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/runner/result"
+	"github.com/searchbench/searchbench/runner/shard"
 	"github.com/searchbench/searchbench/workload"
 )
 
@@ -44,6 +45,11 @@ type Config struct {
 	Settle    time.Duration // after the ramp, before measuring
 	Measure   time.Duration // the measured window
 	Freshness FreshnessConfig
+	// Share is this process's part of the users when the run is split
+	// over several load generators (Run sets it from Plan.Shard): each
+	// level's users are split exactly and keep their global indices, so
+	// the shards' users together are one machine's. Zero: all of them.
+	Share shard.Share
 	Calls
 }
 
@@ -77,6 +83,9 @@ func (c Config) Validate() error {
 	case c.Freshness.Gap < 0:
 		return fmt.Errorf("freshness-gap: %v must be ≥ 0", c.Freshness.Gap)
 	}
+	if err := c.Share.Validate(); err != nil {
+		return err
+	}
 	return c.Calls.Validate()
 }
 
@@ -89,6 +98,20 @@ type Events struct {
 	// any has).
 	Progress func(users int, ops, errs int64, p50 time.Duration)
 	Rung     func(rate float64, rep, reps int) // open loop: a repetition starts
+	// Barrier, when set, is called before each synchronised start (each
+	// closed-loop level, each rung's repetition) with the phase ("users=50",
+	// "rung 3 rep 1") and this process's reason to stop ("" to go on). It
+	// returns at the instant the load starts, or with a reason to stop
+	// instead: a shard of a sharded run waits there for the others.
+	Barrier func(ctx context.Context, phase, stop string) string
+}
+
+// barrier waits at ev's barrier, if any; "" is go.
+func (ev Events) barrier(ctx context.Context, phase, stop string) string {
+	if ev.Barrier == nil {
+		return stop
+	}
+	return ev.Barrier(ctx, phase, stop)
 }
 
 // versions hands out the next version of each ID, so every upsert writes a
@@ -103,7 +126,7 @@ func ClosedLoop(ctx context.Context, e engines.Engine, src Source, cfg Config, e
 	vers := make(versions, src.IDs()+1)
 	var levels []result.Level
 	for i, users := range cfg.Users {
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || ev.barrier(ctx, fmt.Sprintf("users=%d", users), "") != "" {
 			break
 		}
 		levels = append(levels, runLevel(ctx, e, src, cfg, ev, vers, i, users))
@@ -119,19 +142,34 @@ type user struct {
 	errs   atomic.Int64
 }
 
+// userStreams are the streams of this share's users at a level of total
+// users, and the global index of the first. Each level gets fresh streams,
+// so a level's operations do not depend on how far the previous level got;
+// a stream is seeded by its user's global index, so a shard's users send
+// what the same users of a one-machine run send.
+func userStreams(cfg Config, ids, level, total int) (first int, streams []*workload.Stream) {
+	first, n := cfg.Share.Users(total)
+	streams = make([]*workload.Stream, n)
+	for i := range streams {
+		streams[i] = workload.NewStream(cfg.Seed, level<<20|(first+i), cfg.Mix, ids)
+	}
+	return first, streams
+}
+
+// runLevel runs a level of all users (this share's part of them).
 func runLevel(ctx context.Context, e engines.Engine, src Source, cfg Config, ev Events,
-	vers versions, level, n int) result.Level {
+	vers versions, level, all int) result.Level {
 	sink := NewSink(4 * runtime.GOMAXPROCS(0))
+	first, streams := userStreams(cfg, src.IDs(), level, all)
+	n := len(streams)
 	users := make([]*user, n)
 	for i := range users {
-		// Each level gets fresh streams, so a level's operations do not
-		// depend on how far the previous level got.
-		users[i] = &user{
-			stream: workload.NewStream(cfg.Seed, level<<20|i, cfg.Mix, src.IDs()),
-			rec:    sink.NewRecorder(i),
-		}
+		users[i] = &user{stream: streams[i], rec: sink.NewRecorder(i)}
 	}
-	ramp := time.Duration(float64(time.Second) * float64(n-1) / cfg.SpawnRate)
+	// The ramp is the whole level's: global user g starts at g/spawn-rate,
+	// so the shards' users start as one machine's would and every shard
+	// measures the same window.
+	ramp := time.Duration(float64(time.Second) * float64(max(all-1, 0)) / cfg.SpawnRate)
 	t0 := time.Now()
 	measureFrom := t0.Add(ramp + cfg.Settle)
 	measureTo := measureFrom.Add(cfg.Measure)
@@ -140,9 +178,9 @@ func runLevel(ctx context.Context, e engines.Engine, src Source, cfg Config, ev 
 	defer stop()
 	probe := newProber(e, src, cfg.Freshness, cfg.Calls, vers)
 	var wg sync.WaitGroup
-	phase(ev, n, "ramp", ramp)
+	phase(ev, all, "ramp", ramp)
 	for i, u := range users {
-		if !sleepUntil(runCtx, t0.Add(time.Duration(float64(time.Second)*float64(i)/cfg.SpawnRate))) {
+		if !sleepUntil(runCtx, t0.Add(time.Duration(float64(time.Second)*float64(first+i)/cfg.SpawnRate))) {
 			break
 		}
 		wg.Add(1)
@@ -151,21 +189,21 @@ func runLevel(ctx context.Context, e engines.Engine, src Source, cfg Config, ev 
 			u.run(runCtx, e, src, cfg, vers, probe, measureFrom, measureTo)
 		}()
 	}
-	phase(ev, n, "settle", cfg.Settle)
+	phase(ev, all, "settle", cfg.Settle)
 	sleepUntil(runCtx, measureFrom)
-	phase(ev, n, "measure", cfg.Measure)
+	phase(ev, all, "measure", cfg.Measure)
 	cpu0, wall0, sched0 := cpuTime(), time.Now(), schedLatencies()
 	probeCtx, stopProbe := context.WithCancel(runCtx)
 	if probe != nil {
 		go probe.run(probeCtx, cfg.Timeout)
 	}
 	stats := sampleStats(runCtx, e, cfg.Timeout)
-	watchProgress(runCtx, ev, n, users, sink, measureTo)
+	watchProgress(runCtx, ev, all, users, sink, measureTo)
 	cpu, wall, sched := cpuTime()-cpu0, time.Since(wall0), schedLatencies().since(sched0)
 	engineStats, statsWarn := stats.stop(e, cfg.Timeout)
 	// Users stop issuing at measureTo; calls in flight finish (bounded by the
 	// request timeout) so that the window's last calls are counted.
-	phase(ev, n, "drain", 0)
+	phase(ev, all, "drain", 0)
 	wg.Wait()
 	stopProbe()
 

@@ -3,9 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
-	"math"
 	"runtime"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -13,6 +11,7 @@ import (
 
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/runner/result"
+	"github.com/searchbench/searchbench/runner/shard"
 	"github.com/searchbench/searchbench/workload"
 )
 
@@ -23,6 +22,11 @@ import (
 type OpenConfig struct {
 	Workers int    // connections/workers serving the schedule (Study B: 384)
 	Arrival string // constant or poisson
+	// Share is this process's part of the schedule when the run is split
+	// over several load generators (Run sets it from Plan.Shard): shard i
+	// of N sends arrivals k with k%N == i, each with the operation a
+	// one-machine run sends for k. Zero: every arrival.
+	Share shard.Share
 	Calls
 }
 
@@ -41,6 +45,9 @@ func (c OpenConfig) Validate() error {
 	case c.Arrival != "constant" && c.Arrival != "poisson":
 		return fmt.Errorf("arrival: %q is neither constant nor poisson", c.Arrival)
 	}
+	if err := c.Share.Validate(); err != nil {
+		return err
+	}
 	return c.Calls.Validate()
 }
 
@@ -48,6 +55,36 @@ func (c OpenConfig) Validate() error {
 type ticket struct {
 	due  time.Time
 	step workload.Step
+}
+
+// arrivals are a share's arrivals of a schedule, in order. Every arrival's
+// step is drawn, this share's or not, so arrival k has the operation of the
+// one-machine run's arrival k and the shards' arrivals together are that run.
+type arrivals struct {
+	sched  workload.Schedule
+	stream *workload.Stream
+	share  shard.Share
+	k      uint64
+}
+
+func newArrivals(cfg OpenConfig, ids int, sched workload.Schedule) *arrivals {
+	return &arrivals{sched: sched, stream: workload.NewStream(cfg.Seed, -1, cfg.Mix, ids), share: cfg.Share}
+}
+
+// next is this share's next arrival: its index in the schedule, when it is
+// due and what it does; false once the schedule has ended.
+func (a *arrivals) next() (k uint64, at time.Duration, st workload.Step, ok bool) {
+	for ; ; a.k++ {
+		at, ok = a.sched.At(a.k)
+		if !ok {
+			return a.k, 0, workload.Step{}, false
+		}
+		st = a.stream.Next()
+		if a.share.Mine(a.k) {
+			a.k++
+			return a.k - 1, at, st, true
+		}
+	}
 }
 
 // openRun is the shared state of one open-loop rep.
@@ -70,7 +107,7 @@ type openRun struct {
 func OpenLoop(ctx context.Context, e engines.Engine, src Source, cfg OpenConfig, sched workload.Schedule, vers versions) result.Rep {
 	shards := 4 * runtime.GOMAXPROCS(0)
 	r := &openRun{e: e, src: src, cfg: cfg, vers: vers, lat: NewSink(shards), svc: NewSink(shards)}
-	stream := workload.NewStream(cfg.Seed, -1, cfg.Mix, src.IDs())
+	arr := newArrivals(cfg, src.IDs(), sched)
 	// The line holds what the workers cannot take yet. It is large (a few
 	// seconds at high rates) so that queueing shows as latency; when it is
 	// full the scheduler waits, and the wait is still charged to each call
@@ -102,10 +139,9 @@ func OpenLoop(ctx context.Context, e engines.Engine, src Source, cfg OpenConfig,
 
 	lag := newHistogram()
 	spin := spinFor(runtime.GOMAXPROCS(0))
-	var n uint64
 	partial := false
-	for ; ; n++ {
-		at, ok := sched.At(n)
+	for {
+		_, at, step, ok := arr.next()
 		if !ok {
 			break
 		}
@@ -114,7 +150,7 @@ func OpenLoop(ctx context.Context, e engines.Engine, src Source, cfg OpenConfig,
 			partial = true
 			break
 		}
-		t := ticket{due: due, step: stream.Next()}
+		t := ticket{due: due, step: step}
 		select {
 		case queue <- t:
 			// Only hand-overs with room in the line measure the scheduler;
@@ -141,7 +177,7 @@ func OpenLoop(ctx context.Context, e engines.Engine, src Source, cfg OpenConfig,
 	wall := time.Since(start)
 
 	rep := result.Rep{
-		Offered: sched.Rate(), Sent: r.sent.Load(), Unsent: unsent.Load(), Partial: partial,
+		Offered: cfg.Share.Rate(sched.Rate()), Sent: r.sent.Load(), Unsent: unsent.Load(), Partial: partial,
 		LateStarts: r.late.Load(),
 		ClientCPU:  cpuShare(cpu, wall),
 	}
@@ -244,31 +280,4 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// median of a non-empty slice.
-func median(v []float64) float64 {
-	s := slices.Clone(v)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
-
-// cv is the coefficient of variation (population standard deviation over
-// the mean).
-func cv(v []float64) float64 {
-	var sum, sq float64
-	for _, x := range v {
-		sum += x
-	}
-	mean := sum / float64(len(v))
-	if mean == 0 {
-		return 0
-	}
-	for _, x := range v {
-		sq += (x - mean) * (x - mean)
-	}
-	return math.Sqrt(sq/float64(len(v))) / mean
 }

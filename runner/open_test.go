@@ -187,7 +187,7 @@ func TestJudge(t *testing.T) {
 		{Offered: 142, Achieved: 139, P99: 3, ServiceP50: 1},    // fell short of the offered rate
 		{Offered: 169, Achieved: 169, P99: 10.1, ServiceP50: 1}, // p99 above 5 × 2
 	}}
-	judge(&l)
+	l.Judge()
 	if l.Sustainable != 119 {
 		t.Fatalf("sustainable %v, want 119", l.Sustainable)
 	}
@@ -198,7 +198,7 @@ func TestJudge(t *testing.T) {
 		}
 	}
 	loaded := result.Ladder{Factor: 5, MinAchieved: 0.99, Rungs: []result.Rung{{Offered: 100, Achieved: 100, P99: 50, ServiceP50: 1}}}
-	judge(&loaded)
+	loaded.Judge()
 	if !strings.Contains(strings.Join(loaded.Warnings, "\n"), "already looks loaded") {
 		t.Errorf("a first rung with p99 50× its service median was not flagged: %v", loaded.Warnings)
 	}
@@ -207,15 +207,6 @@ func TestJudge(t *testing.T) {
 	}
 	if got := exploded([]result.Rung{{P99: 1}, {P99: 49}}, 50); got != "" {
 		t.Errorf("stopped early: %s", got)
-	}
-}
-
-func TestMedianAndCV(t *testing.T) {
-	if median([]float64{3, 1, 2}) != 2 || median([]float64{4, 1, 3, 2}) != 2.5 {
-		t.Fatal("median")
-	}
-	if cv([]float64{5, 5, 5}) != 0 || math.Abs(cv([]float64{1, 3})-0.5) > 1e-12 {
-		t.Fatal("cv")
 	}
 }
 

@@ -1,7 +1,9 @@
 package runner
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"strings"
@@ -10,6 +12,7 @@ import (
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/engines/container"
 	"github.com/searchbench/searchbench/runner/result"
+	"github.com/searchbench/searchbench/runner/shard"
 )
 
 // Observer receives what a run is doing, as it happens: the CLI draws its
@@ -81,8 +84,13 @@ const Tool = "searchbench"
 // pre-populates it, checks relevance, runs the closed loop or the ladder and
 // releases everything it started. obs may be nil.
 //
-// The error is non-nil only when the plan is invalid, and then nothing
-// started. Anything that goes wrong after that — a setup that cannot start,
+// A plan with a Shard runs this process's share of the load; with a
+// coordinator, Run registers with it first, waits at each synchronised
+// start, and sends it the result at the end (the result is returned too).
+//
+// The error is non-nil only when the plan is invalid, or the coordinator
+// refused this shard (another plan, a taken index: a *shard.Refused), and
+// then nothing started. Anything that goes wrong after that — a setup that cannot start,
 // a driver that panics, ctx ending — is in the result: that setup's Error,
 // and the result marked Partial with the Reason; what was measured is kept.
 // The result carries its provenance (tool, host, versions, images, seeds,
@@ -120,6 +128,19 @@ func Run(ctx context.Context, plan Plan, obs Observer) (*result.Result, error) {
 	res.Corpus = p.Source.Provenance()
 
 	r.warnLeftovers()
+	if p.Shard != nil {
+		res.Shard = &result.Shard{Index: p.Shard.Index, Count: p.Shard.Count, Coordinator: p.Shard.Coordinator, Prepared: p.Shard.Index == 0}
+		if err := r.register(ctx, res.Host.Hostname); err != nil {
+			var refused *shard.Refused
+			if errors.As(err, &refused) {
+				return nil, err
+			}
+			res.FinishedAt = time.Now().UTC()
+			res.Partial, res.Reason = true, firstLine(err.Error())
+			return res, nil
+		}
+		defer r.submit(ctx, res)
+	}
 	var failures []string
 	for _, s := range p.Setups {
 		if ctx.Err() != nil {
@@ -140,7 +161,94 @@ func Run(ctx context.Context, plan Plan, obs Observer) (*result.Result, error) {
 	} else if len(failures) > 0 {
 		res.Partial, res.Reason = true, strings.Join(failures, "; ")
 	}
+	if res.Shard != nil {
+		res.Shard.Starts = r.starts
+	}
 	return res, nil
+}
+
+// Run's share of a sharded plan.
+type sharding struct {
+	coord  *shard.Client // nil: unsynchronised
+	starts []result.ShardStart
+	// broken is set once the coordinator cannot be reached: every later
+	// start stops at once, with this reason.
+	broken string
+	// stopped is the latest reason a start was called off.
+	stopped string
+}
+
+// register connects to the plan's coordinator, if it has one, and waits
+// for every shard to register.
+func (r *run) register(ctx context.Context, host string) error {
+	sp := r.plan.Shard
+	if sp.Coordinator == "" {
+		r.logf("", "shard %s: no coordinator; running unsynchronised", sp.Share())
+		return nil
+	}
+	r.logf("", "shard %s: registering with the coordinator at %s", sp.Share(), sp.Coordinator)
+	c, err := shard.Dial(ctx, sp.Coordinator, shard.Hello{Index: sp.Index, Count: sp.Count, Digest: r.plan.Digest(), Host: host}, sp.RegisterTimeout)
+	if err != nil {
+		return err
+	}
+	r.logf("", "shard %s: all %d shards registered", sp.Share(), sp.Count)
+	r.coord = c
+	return nil
+}
+
+// submit sends the result to the coordinator. It runs after an interrupt
+// too (the coordinator keeps what a shard measured), bounded on its own.
+func (r *run) submit(ctx context.Context, res *result.Result) {
+	if r.coord == nil {
+		return
+	}
+	defer r.coord.Close()
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	if err := r.coord.Submit(sctx, res); err != nil {
+		w := "the coordinator did not receive this shard's result: " + err.Error()
+		res.Warnings = append(res.Warnings, w)
+		r.logf("", "%s", w)
+		return
+	}
+	r.logf("", "sent the result to the coordinator")
+}
+
+// barrier is the loops' Events.Barrier for one setup: nil when the run is
+// not synchronised.
+func (r *run) barrier(setup string) func(ctx context.Context, phase, stop string) string {
+	if r.coord == nil {
+		return nil
+	}
+	return func(ctx context.Context, phase, stop string) (why string) {
+		defer func() {
+			if why != "" {
+				r.stopped = why
+			}
+		}()
+		name := setup + " " + phase
+		if r.broken != "" {
+			return r.broken
+		}
+		s, err := r.coord.Start(ctx, name, stop)
+		switch {
+		case ctx.Err() != nil:
+			return "interrupted"
+		case err != nil:
+			r.broken = "coordinator: " + firstLine(err.Error())
+			return r.broken
+		case s.Stop != "":
+			return s.Stop
+		}
+		waitUntil(ctx, s.At, spinFor(runtime.GOMAXPROCS(0)))
+		late := time.Since(s.At)
+		if ctx.Err() != nil {
+			return "interrupted"
+		}
+		r.starts = append(r.starts, result.ShardStart{Phase: name, Offset: result.Duration(s.Offset), RTT: result.Duration(s.RTT), Late: result.Duration(late)})
+		r.logf(setup, "%s: started with the other shards (clock offset %v ± %v, %v late)", phase, s.Offset, s.RTT/2, late.Round(time.Microsecond))
+		return ""
+	}
 }
 
 // writeMode is the write mode every setup asks for, recorded in the result's
@@ -160,6 +268,7 @@ func (p Plan) writeMode() string {
 type run struct {
 	plan Plan
 	obs  Observer
+	sharding
 }
 
 func (r *run) logf(setup, format string, args ...any) {
@@ -187,6 +296,17 @@ func (r *run) setup(ctx context.Context, s Setup) (er result.EngineRun) {
 		}
 		RedactMessages(&er, cfg.Secrets())
 	}()
+	// A shard that fails before its first start still goes there, saying
+	// why, so that the others stop this setup with it instead of waiting.
+	ev := r.events(name)
+	prepared := false
+	if ev.Barrier != nil {
+		defer func() {
+			if !prepared {
+				ev.Barrier(ctx, "prepared", "failed: "+firstLine(cmp.Or(er.Error, "panicked")))
+			}
+		}()
+	}
 	er = result.EngineRun{Name: s.Driver, Label: name, Visibility: string(desc.Visibility), Options: cfg.Options}
 	if cfg.WriteMode != "" {
 		er.Visibility = string(cfg.WriteMode)
@@ -251,18 +371,58 @@ func (r *run) setup(ctx context.Context, s Setup) (er result.EngineRun) {
 			er.Warnings = append(er.Warnings, "the engine did not say its version: "+err.Error())
 		}
 	}
-	if err := e.Create(ctx, p.Source.Schema()); err != nil {
-		er.Error = fmt.Sprintf("create index: %v", err)
+	if p.Shard == nil || p.Shard.Index == 0 {
+		if !r.prepare(ctx, e, name, &er) {
+			return er
+		}
+	} else {
+		r.logf(name, "shard %s: shard 0 creates, pre-populates and checks the index", p.Shard.Share())
+	}
+	prepared = true
+	if why := ev.barrier(ctx, "prepared", ""); why != "" {
+		if ctx.Err() == nil {
+			er.Error = "stopped with the other shards: " + why
+		}
 		return er
 	}
+	if p.Closed != nil {
+		cfg := *p.Closed
+		cfg.Share = p.Shard.Share()
+		er.Levels = ClosedLoop(ctx, e, p.Source, cfg, ev)
+		if n := len(er.Levels); n < len(cfg.Users) && ctx.Err() == nil {
+			er.Error = "stopped with the other shards: " + r.stopped
+		}
+	} else {
+		cfg := *p.Ladder
+		cfg.Open.Share = p.Shard.Share()
+		l := RunLadder(ctx, e, p.Source, cfg, ev)
+		er.Ladder = &l
+		if r.broken != "" {
+			er.Error = r.broken
+		}
+	}
+	r.obs.Observe(Event{Kind: EventSetupDone, Setup: name})
+	return er
+}
+
+// prepare creates the index, pre-populates it and checks relevance; false
+// when the setup failed (er.Error says why).
+func (r *run) prepare(ctx context.Context, e engines.Engine, name string, er *result.EngineRun) bool {
+	p := r.plan
+	calls := p.Calls()
+	if err := e.Create(ctx, p.Source.Schema()); err != nil {
+		er.Error = fmt.Sprintf("create index: %v", err)
+		return false
+	}
 	r.logf(name, "pre-populating %d documents", p.Source.PrepopulatedCount())
+	var err error
 	er.Preload, err = Prepopulate(ctx, e, p.Source, func(done, total int) {
 		r.obs.Observe(Event{Kind: EventPreload, Setup: name, Done: done, Total: total})
 	})
 	r.obs.Observe(Event{Kind: EventPreloadDone, Setup: name})
 	if err != nil {
 		er.Error = err.Error()
-		return er
+		return false
 	}
 	r.logf(name, "loaded %d documents in %.1fs (%.0f docs/s), engine count %d",
 		er.Preload.Documents, er.Preload.Duration.Seconds(), er.Preload.DocsPerS, er.Preload.Count)
@@ -274,15 +434,7 @@ func (r *run) setup(ctx context.Context, s Setup) (er result.EngineRun) {
 			r.logf(name, "no known-item search could run (the configuration cannot answer them; see relevance in result.json)")
 		}
 	}
-	ev := r.events(name)
-	if p.Closed != nil {
-		er.Levels = ClosedLoop(ctx, e, p.Source, *p.Closed, ev)
-	} else {
-		l := RunLadder(ctx, e, p.Source, *p.Ladder, ev)
-		er.Ladder = &l
-	}
-	r.obs.Observe(Event{Kind: EventSetupDone, Setup: name})
-	return er
+	return true
 }
 
 // events turns the loops' callbacks into the Observer's events.
@@ -297,6 +449,7 @@ func (r *run) events(setup string) Events {
 		Rung: func(rate float64, rep, reps int) {
 			r.obs.Observe(Event{Kind: EventRung, Setup: setup, Rate: rate, Rep: rep, Reps: reps})
 		},
+		Barrier: r.barrier(setup),
 	}
 }
 

@@ -1,15 +1,21 @@
 package runner
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/engines/container"
+	"github.com/searchbench/searchbench/runner/shard"
 )
 
 // Plan is a whole benchmark: the corpus, the engines (setups), and either
@@ -36,6 +42,103 @@ type Plan struct {
 	// Scenario names the scenario file the plan came from, if any; it is
 	// recorded in the result.
 	Scenario string
+	// Shard, when set, makes this run one share of a run split over
+	// several load generators (see ShardPlan).
+	Shard *ShardPlan
+}
+
+// ShardPlan is this process's place in a run split over several load
+// generators (shards) that drive one shared engine. Shard Index of Count
+// sends its exact share of the load (runner/shard: users split with their
+// global indices, open-loop arrivals k with k%Count == Index); only shard
+// 0 creates, pre-populates and checks the index. With a Coordinator the
+// shards register with it and start each level (each rung repetition, and
+// the first load after shard 0's pre-population) together; without one
+// they run unsynchronised, and shard 0's preparation must be over before
+// the others start. Each shard's result is merged with result.Merge.
+type ShardPlan struct {
+	Index, Count int
+	// Coordinator is the coordinator's HOST:PORT (searchbench coordinate).
+	Coordinator string
+	// RegisterTimeout bounds how long the shard tries to reach the
+	// coordinator and waits for every shard to register (0: the
+	// default, shard.DefaultRegisterTimeout).
+	RegisterTimeout time.Duration
+}
+
+// Share is the shard's part of the load.
+func (s *ShardPlan) Share() shard.Share {
+	if s == nil {
+		return shard.Share{}
+	}
+	return shard.Share{Index: s.Index, Count: s.Count}
+}
+
+// validate checks the shard's place and its coordinator's address.
+func (s *ShardPlan) validate() error {
+	if s == nil {
+		return nil
+	}
+	if s.Count < 1 {
+		return fmt.Errorf("shard: %d shards; at least 1 is needed", s.Count)
+	}
+	if err := s.Share().Validate(); err != nil {
+		return err
+	}
+	if s.RegisterTimeout < 0 {
+		return fmt.Errorf("register-timeout: %v must be ≥ 0", s.RegisterTimeout)
+	}
+	if s.Coordinator != "" {
+		host, port, err := net.SplitHostPort(s.Coordinator)
+		if err != nil || host == "" {
+			return fmt.Errorf("coordinator: %q is not HOST:PORT", s.Coordinator)
+		}
+		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+			return fmt.Errorf("coordinator: %q: the port must be 1 to 65535", s.Coordinator)
+		}
+	}
+	return nil
+}
+
+// Digest identifies what every shard of a run must agree on: the corpus,
+// the setups (not their addresses or credentials, which may be spelt
+// differently on each machine), the loop and its settings, the relevance
+// check and the shard count. The coordinator refuses a shard whose digest
+// differs from the others'.
+func (p Plan) Digest() string {
+	type setup struct {
+		Label, Driver, WriteMode string
+		Options                  map[string]string
+	}
+	d := struct {
+		Schema            engines.Schema
+		IDs, Prepopulated int
+		Setups            []setup
+		Closed            *Config
+		Ladder            *LadderConfig
+		Relevance, Shards int
+		Scenario          string
+	}{Relevance: p.Relevance, Scenario: p.Scenario, Shards: p.Shard.Share().Count}
+	if p.Source != nil {
+		d.Schema, d.IDs, d.Prepopulated = p.Source.Schema(), p.Source.IDs(), p.Source.PrepopulatedCount()
+	}
+	for _, s := range p.Setups {
+		d.Setups = append(d.Setups, setup{s.Name(), s.Driver, string(s.Config.WriteMode), s.Config.Options})
+	}
+	// The shard's own index is the one thing the shards differ in.
+	if p.Closed != nil {
+		c := *p.Closed
+		c.Share = shard.Share{}
+		d.Closed = &c
+	}
+	if p.Ladder != nil {
+		l := *p.Ladder
+		l.Open.Share = shard.Share{}
+		d.Ladder = &l
+	}
+	b, _ := json.Marshal(d) // plain data: it cannot fail
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:8])
 }
 
 // Setup is one column of the tables: a driver with its own configuration.
@@ -117,6 +220,9 @@ func (p Plan) Validate() error {
 	if err := p.Launch.Validate(); err != nil {
 		return err
 	}
+	if err := p.Shard.validate(); err != nil {
+		return err
+	}
 	return p.validateSetups()
 }
 
@@ -172,6 +278,10 @@ func (p Plan) validateSetups() error {
 			return fmt.Errorf("engine: %s has no container definition; give --url of a running one", s.Driver)
 		case cfg.URL != "" && given != "":
 			return fmt.Errorf("%s: --url attaches to a running engine; nothing is started to configure", given)
+		case p.Shard != nil && cfg.URL == "":
+			// Each shard would start its own engine and load it, and the
+			// merged result would describe no engine at all.
+			return fmt.Errorf("shard: the shards of a run share one engine, attached by --url; %s would run its own in every shard", label)
 		}
 		if cfg.DataDir != "" {
 			if err := CheckDir(cfg.DataDir, false); err != nil {

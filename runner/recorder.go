@@ -198,10 +198,10 @@ func succeeded(op workload.Op, c engines.Class) bool {
 // operation would cost ~720 MB at 1,500 users; instead each user owns a small
 // buffer and folds it into one of a few shards when it fills.
 type Sink struct {
-	shards []shard
+	shards []sinkPart
 }
 
-type shard struct {
+type sinkPart struct {
 	mu sync.Mutex
 	h  *Histograms
 	_  [40]byte // keep neighbouring shards' locks off one cache line
@@ -209,7 +209,7 @@ type shard struct {
 
 // NewSink returns a sink with n shards (at least 1).
 func NewSink(n int) *Sink {
-	s := &Sink{shards: make([]shard, max(n, 1))}
+	s := &Sink{shards: make([]sinkPart, max(n, 1))}
 	for i := range s.shards {
 		s.shards[i].h = NewHistograms()
 	}

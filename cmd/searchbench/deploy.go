@@ -78,7 +78,7 @@ func newDeployTargetCmd(target string) *cobra.Command {
 	fl.StringVar(&spec.Image, "image", "", "image with searchbench as its entrypoint (see the README: a Debian slim base for Kubernetes)")
 	fl.StringVar(&spec.Name, "name", "searchbench", "prefix of the objects' names (and of the coordinator's DNS name)")
 	fl.IntVar(&spec.Port, "port", deploy.DefaultPort, "the coordinator's TCP port")
-	fl.DurationVar(&spec.Register, "register-timeout", 5*time.Minute, "how long the coordinator waits for every shard to register (pods may wait for an image or a node)")
+	fl.DurationVar(&spec.Register, "register-timeout", 5*time.Minute, "how long the coordinator waits for every shard to register, and a shard tries to reach it (pods may wait for an image or a node)")
 	fl.StringVar(&out, "out", "", "file to write; default: standard output")
 	if target == "kubernetes" {
 		fl.StringVar(&spec.Namespace, "namespace", "", "namespace of every object; default: the kubectl context's")
@@ -89,7 +89,7 @@ func newDeployTargetCmd(target string) *cobra.Command {
 }
 
 // Settings deploy sets on the shards' command line itself.
-var deploySets = []string{"shard", "shards", "coordinator"}
+var deploySets = []string{"shard", "shards", "coordinator", "register-timeout"}
 
 // shardCommand checks the shards' command line (args: run or ladder, then
 // its flags) as that command would, and returns it without its
@@ -127,37 +127,18 @@ func shardCommand(args []string, shards int) ([]string, []string, error) {
 	cmdline := deploy.CommandLine(command, fl, deploy.CredentialFlags()...)
 	secrets := deploy.Credentials(fl, os.LookupEnv)
 
-	// The whole plan is checked as the shards will check it.
-	if err := setShards(fl, shards); err != nil {
-		return nil, nil, err
+	// The whole plan is checked as a shard's: a sharded plan must attach
+	// to one engine by URL (runner.Plan.Validate).
+	for name, v := range map[string]string{"shard": fmt.Sprintf("0/%d", max(shards, 1)), "coordinator": "coordinator:1"} {
+		if err := fl.Set(name, v); err != nil {
+			return nil, nil, usageError{err}
+		}
 	}
 	if err := applyScenario(&s); err != nil {
 		return nil, nil, err
 	}
-	p, err := s.Plan()
-	if err != nil {
+	if _, err := s.Plan(); err != nil {
 		return nil, nil, usageError{err}
 	}
-	for _, st := range p.Setups {
-		if st.Config.URL == "" {
-			return nil, nil, badInput("deploy: setup %q has no --url: shards must share one engine that is already running, not each start their own", st.Name())
-		}
-	}
 	return cmdline, secrets, nil
-}
-
-// setShards gives the flag set the shard settings the shards will run
-// with, where this build has them, so that the plan is validated as a
-// sharded one.
-func setShards(fl *pflag.FlagSet, shards int) error {
-	if shards < 1 {
-		return badInput("shards: %d must be ≥ 1", shards)
-	}
-	if f := fl.Lookup("shard"); f != nil {
-		if err := f.Value.Set(fmt.Sprintf("0/%d", shards)); err != nil {
-			return usageError{err}
-		}
-		f.Changed = true
-	}
-	return nil
 }

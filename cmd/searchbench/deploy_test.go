@@ -24,8 +24,11 @@ func TestDeployBadInput(t *testing.T) {
 		{k8s(), "after --"},
 		{k8s(attached...), "unknown flag: --engine"}, // without --, the shards' flags are deploy's
 		{k8s("--", "calibrate"), "run or ladder"},
-		{k8s("--", "run"), "no --url"}, // the embedded engine: each shard its own
-		{k8s("--", "run", "--engine", "postgres"), "no --url"},
+		{k8s("--", "run"), "attached by --url"}, // the embedded engine: each shard its own
+		{k8s("--", "run", "--engine", "postgres"), "attached by --url"},
+		{k8s(append([]string{"--"}, append(attached, "--shard", "0/3")...)...), "--shard is set by deploy"},
+		{k8s(append([]string{"--"}, append(attached, "--coordinator", "x:1")...)...), "--coordinator is set by deploy"},
+		{k8s(append([]string{"--"}, append(attached, "--register-timeout", "1m")...)...), "--register-timeout is set by deploy"},
 		{k8s("--", "run", "--users", "x", "--url", "http://e:1", "--engine", "meilisearch"), "users"},
 		{k8s("--", "ladder", "--users", "10"), "unknown flag"},
 		{k8s("--", "run", "positional"), "takes no arguments"},

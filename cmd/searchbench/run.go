@@ -155,6 +155,15 @@ func printPlan(w io.Writer, p *runner.Plan) error {
 		fmt.Fprintf(&b, "ladder: %s arrivals, %d workers, rates %v, %v × %d per rung, factor %g\n",
 			l.Open.Arrival, l.Open.Workers, l.Rates.Rates(), l.Duration, l.Repeat, l.Factor)
 	}
+	if sp := p.Shard; sp != nil {
+		fmt.Fprintf(&b, "shard %s", sp.Share())
+		if sp.Coordinator != "" {
+			fmt.Fprintf(&b, ", coordinator %s (register within %v)", sp.Coordinator, sp.RegisterTimeout)
+		} else {
+			b.WriteString(", unsynchronised (no coordinator)")
+		}
+		b.WriteString("\n")
+	}
 	fmt.Fprintf(&b, "containers: CPU limit %s, cpuset %q", runner.CPUText(p.Launch.CPUs), p.Launch.CPUSet)
 	for _, k := range slices.Sorted(maps.Keys(p.Launch.Env)) {
 		fmt.Fprintf(&b, ", %s=%s", k, p.Launch.Env[k])

@@ -87,10 +87,11 @@ func (s *Spec) coordinatorArgs() []string {
 }
 
 // shardArgs is a shard's command line: the run's, then --shards N (the
-// index comes from the orchestrator's environment) and the coordinator.
+// index comes from the orchestrator's environment), the coordinator, and
+// how long to try to reach it (the coordinator's pod may start last).
 func (s *Spec) shardArgs() []string {
 	return append(slices.Clone(s.Command), "--shards", strconv.Itoa(s.Shards),
-		"--coordinator", s.coordinatorName()+":"+strconv.Itoa(s.Port))
+		"--coordinator", s.coordinatorName()+":"+strconv.Itoa(s.Port), "--register-timeout", s.Register.String())
 }
 
 // ResultsDir is where the coordinator writes the merged result, in its

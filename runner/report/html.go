@@ -71,7 +71,7 @@ type htmlGroup struct {
 
 func (rep *Report) html(w io.Writer, charts []rendered) error {
 	d := rep.document()
-	page := htmlPage{Title: "searchbench results", Warnings: Warnings(d.all())}
+	page := htmlPage{Title: rep.title(), Warnings: Warnings(d.all())}
 	var names []string
 	for _, in := range rep.Inputs {
 		names = append(names, fmt.Sprintf("%s (%s)", in.Name, in.Result.StartedAt.UTC().Format(time.DateTime)))
@@ -96,6 +96,7 @@ func (rep *Report) html(w io.Writer, charts []rendered) error {
 	if d.summary != nil {
 		group("Summary", []Section{*d.summary})
 	}
+	group("Shards", d.shards)
 	group("Closed loop: mixed workload by users (Study A layout)", d.closed)
 	group("Open loop: rate ladders (Study B layout)", d.ladders)
 	group("Runs, engines and configuration", []Section{d.runs, d.engines, d.config})

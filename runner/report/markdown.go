@@ -13,6 +13,7 @@ import (
 // document is the report's sections, grouped as every format shows them.
 type document struct {
 	runs, engines Section
+	shards        []Section // a merged run's shards
 	config        Section
 	closed        []Section
 	summary       *Section
@@ -21,7 +22,7 @@ type document struct {
 
 func (rep *Report) document() document {
 	runs := rep.EngineRuns()
-	d := document{runs: rep.runsSection(), engines: rep.enginesSection(), config: rep.configSection(), closed: closedSections(runs), ladders: ladderSections(runs)}
+	d := document{runs: rep.runsSection(), engines: rep.enginesSection(), config: rep.configSection(), shards: rep.shardSections(), closed: closedSections(runs), ladders: ladderSections(runs)}
 	if s, ok := summarySection(runs); ok {
 		d.summary = &s
 	}
@@ -30,7 +31,8 @@ func (rep *Report) document() document {
 
 // all is every section in the order shown.
 func (d document) all() []Section {
-	out := []Section{d.runs, d.engines, d.config}
+	out := append([]Section{d.runs}, d.shards...)
+	out = append(out, d.engines, d.config)
 	out = append(out, d.closed...)
 	if d.summary != nil {
 		out = append(out, *d.summary)
@@ -48,8 +50,9 @@ func (rep *Report) Warnings() []Warning { return Warnings(rep.document().all()) 
 func (rep *Report) Markdown(w io.Writer) error {
 	d := rep.document()
 	var b strings.Builder
-	b.WriteString("# searchbench results\n\n")
-	if err := writeSections(&b, 2, []Section{d.runs, d.engines, d.config}); err != nil {
+	b.WriteString("# " + rep.title() + "\n\n")
+	head := append(append([]Section{d.runs}, d.shards...), d.engines, d.config)
+	if err := writeSections(&b, 2, head); err != nil {
 		return err
 	}
 	if len(d.closed) > 0 {
@@ -78,14 +81,10 @@ func (rep *Report) runsSection() Section {
 	var rows [][]string
 	for _, in := range rep.Inputs {
 		r := in.Result
-		status := "complete"
-		if r.Partial {
-			status = "partial: " + r.Reason
-		}
 		rows = append(rows, []string{
 			in.Name, r.StartedAt.UTC().Format(time.DateTime),
 			r.FinishedAt.Sub(r.StartedAt).Round(time.Second).String(),
-			r.Tool.Version, r.Config.Mix, strconv.FormatUint(r.Config.Seed, 10), shortHash(r.Corpus.Hash), status,
+			r.Tool.Version, r.Config.Mix, strconv.FormatUint(r.Config.Seed, 10), shortHash(r.Corpus.Hash), runStatus(r),
 		})
 	}
 	sec.table([]string{"run", "started (UTC)", "took", "searchbench", "mix", "seed", "corpus", "status"}, rows)
@@ -181,7 +180,11 @@ func (rep *Report) configSection() Section {
 	row("searchbench", func(r *result.Result) string { return r.Tool.Version + " (" + r.Tool.GoVersion + ")" })
 	row("load generator", func(r *result.Result) string {
 		h := r.Host
-		return fmt.Sprintf("%s/%s, %d CPUs (GOMAXPROCS %d) %s", h.OS, h.Arch, h.CPUs, h.GOMAXPROCS, h.CPUModel)
+		s := fmt.Sprintf("%s/%s, %d CPUs (GOMAXPROCS %d) %s", h.OS, h.Arch, h.CPUs, h.GOMAXPROCS, h.CPUModel)
+		if len(r.Shards) > 0 {
+			s += fmt.Sprintf(" (the first shard's, of %d; see Shards)", len(r.Shards))
+		}
+		return s
 	})
 	sec.table(head, rows)
 	return sec

@@ -1,5 +1,12 @@
 package result
 
+import (
+	"fmt"
+	"math"
+	"slices"
+	"time"
+)
+
 // Ladder is an open-loop rate ladder on one engine (Study B's method).
 type Ladder struct {
 	Arrival       string   `json:"arrival"` // constant or poisson
@@ -91,4 +98,120 @@ func (r Rep) Op(name string) (OpenOp, bool) {
 		}
 	}
 	return OpenOp{}, false
+}
+
+// The ladder's checks, shared by the runner (which climbs a ladder) and
+// Merge (which rebuilds the rungs of a sharded ladder from the shards'
+// reps): one rule, so a merged ladder is judged exactly as one machine's.
+const (
+	// LoadedFirstRung: a first rung whose p99 is this many times its median
+	// service time is already queueing, and grades the ladder against a
+	// loaded baseline.
+	LoadedFirstRung = 10
+	// GeneratorLate: scheduler lag p99 beyond this means the harness, not
+	// the engine, set the pace.
+	GeneratorLate = time.Millisecond
+	// ClientBoundCPU: a process using more than this share of its CPUs
+	// may be measuring itself.
+	ClientBoundCPU = 0.9
+	// QueueDepthStat is the EngineStats key of an engine's write queue
+	// depth, shown beside latency in the ladder tables.
+	QueueDepthStat = "queue_depth"
+)
+
+// Summarize computes the rung's medians and spread across its reps (which
+// must not be empty) and the warnings its reps call for.
+func (r *Rung) Summarize() {
+	pick := func(f func(Rep) float64) []float64 {
+		v := make([]float64, len(r.Reps))
+		for i, rep := range r.Reps {
+			v[i] = f(rep)
+		}
+		return v
+	}
+	p99 := pick(func(x Rep) float64 { return x.Latency.P99 })
+	ach := pick(func(x Rep) float64 { return x.Achieved })
+	r.P99, r.P99CV = median(p99), cv(p99)
+	r.P99Min, r.P99Max = slices.Min(p99), slices.Max(p99)
+	r.Achieved, r.AchievedMin, r.AchievedMax = median(ach), slices.Min(ach), slices.Max(ach)
+	r.P50 = median(pick(func(x Rep) float64 { return x.Latency.P50 }))
+	r.ServiceP50 = median(pick(func(x Rep) float64 { return x.Service.P50 }))
+	r.ServiceP99 = median(pick(func(x Rep) float64 { return x.Service.P99 }))
+	var depths []float64
+	for _, rep := range r.Reps {
+		if g, ok := rep.EngineStats[QueueDepthStat]; ok {
+			depths = append(depths, g.Mean)
+		}
+	}
+	if len(depths) > 0 {
+		r.QueueDepth = median(depths)
+	}
+	for i, rep := range r.Reps {
+		if rep.GeneratorLagP99 > float64(GeneratorLate)/float64(time.Millisecond) {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("rep %d: the generator was late (scheduler lag p99 %.2f ms): the harness, not the engine, may have set the pace", i+1, rep.GeneratorLagP99))
+		}
+		if rep.ClientCPU > ClientBoundCPU {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("rep %d: client-bound: the searchbench process used %.0f%% of its CPUs", i+1, 100*rep.ClientCPU))
+		}
+		if rep.Unsent > 0 {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("rep %d: %d due calls were still in line at the drain limit and were not sent", i+1, rep.Unsent))
+		}
+		for _, w := range rep.Warnings {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("rep %d: %s", i+1, w))
+		}
+	}
+}
+
+// Judge marks the rungs that meet the rule, picks the sustainable rate and
+// adds the ladder's warnings.
+func (l *Ladder) Judge() {
+	if len(l.Rungs) == 0 {
+		l.Warnings = append(l.Warnings, "no rung ran")
+		return
+	}
+	first := l.Rungs[0]
+	for i := range l.Rungs {
+		r := &l.Rungs[i]
+		// A rung cut short by an interrupt was not held at its rate.
+		cut := slices.ContainsFunc(r.Reps, func(rep Rep) bool { return rep.Partial })
+		r.Sustainable = !cut && r.P99 <= l.Factor*first.P99 && r.Achieved >= l.MinAchieved*r.Offered
+		if r.Sustainable {
+			l.Sustainable = r.Offered
+		}
+	}
+	if first.ServiceP50 > 0 && first.P99 > LoadedFirstRung*first.ServiceP50 {
+		l.Warnings = append(l.Warnings, fmt.Sprintf("the first rung (%.0f/s) already looks loaded: its p99 %.2f ms is over %d× its median service time %.3f ms; start lower", first.Offered, first.P99, LoadedFirstRung, first.ServiceP50))
+	}
+	if l.Sustainable == 0 {
+		l.Warnings = append(l.Warnings, "no rung met the sustainable-rate rule")
+	} else if l.Sustainable == l.Rungs[len(l.Rungs)-1].Offered && l.StoppedEarly == "" {
+		l.Warnings = append(l.Warnings, "the top rung still met the rule: the sustainable rate is at least this; raise --stop")
+	}
+}
+
+// median of a non-empty slice.
+func median(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// cv is the coefficient of variation (population standard deviation over
+// the mean).
+func cv(v []float64) float64 {
+	var sum, sq float64
+	for _, x := range v {
+		sum += x
+	}
+	mean := sum / float64(len(v))
+	if mean == 0 {
+		return 0
+	}
+	for _, x := range v {
+		sq += (x - mean) * (x - mean)
+	}
+	return math.Sqrt(sq/float64(len(v))) / mean
 }

@@ -1,6 +1,7 @@
 package result
 
 import (
+	"math"
 	"slices"
 	"testing"
 )
@@ -26,5 +27,14 @@ func TestNormalizeKeepsWhatItDoesNotKnow(t *testing.T) {
 	ops := r.Engines[0].Levels[0].Ops
 	if !ops[0].Writes || !ops[1].NotFoundDone || ops[1].Writes {
 		t.Errorf("ops %+v; want browse as written and get's facts filled in", ops)
+	}
+}
+
+func TestMedianAndCV(t *testing.T) {
+	if median([]float64{3, 1, 2}) != 2 || median([]float64{4, 1, 3, 2}) != 2.5 {
+		t.Fatal("median")
+	}
+	if cv([]float64{5, 5, 5}) != 0 || math.Abs(cv([]float64{1, 3})-0.5) > 1e-12 {
+		t.Fatal("cv")
 	}
 }

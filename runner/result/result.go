@@ -54,6 +54,11 @@ type Shard struct {
 	// Coordinator is the address the shard synchronised its starts with;
 	// empty when it ran unsynchronised (then merging warns).
 	Coordinator string `json:"coordinator,omitempty"`
+	// Prepared: this shard (shard 0) created, pre-populated and checked
+	// each engine's index; the others skipped those steps and waited for
+	// it at each engine's first start, so their engines' Preload and
+	// Relevance are empty.
+	Prepared bool `json:"prepared,omitempty"`
 	// Starts has one entry per synchronised start (each level, each rung
 	// repetition), in the order they happened.
 	Starts []ShardStart `json:"starts,omitempty"`
@@ -89,10 +94,16 @@ type ShardSummary struct {
 
 // ShardLevel is one shard's throughput in one level or rung of one engine.
 type ShardLevel struct {
-	Engine   string  `json:"engine"`            // the setup's label
+	Engine string `json:"engine"` // the setup's label
+	// Level is the index of the level (closed loop) or rung (ladder) in
+	// the engine's Levels or Ladder.Rungs.
+	Level    int     `json:"level"`
 	Users    int     `json:"users,omitempty"`   // closed loop: the shard's own users
-	Offered  float64 `json:"offered,omitempty"` // open loop: the shard's own offered rate
-	TotalRPS float64 `json:"total_rps"`
+	Offered  float64 `json:"offered,omitempty"` // open loop: the shard's own offered rate (median over reps)
+	TotalRPS float64 `json:"total_rps"`         // closed loop: the level's; ladder: the rung's achieved rate
+	// ClientCPU is the shard's own (Level.ClientCPU; a ladder rung's
+	// highest rep's): the merged level shows the highest shard's.
+	ClientCPU float64 `json:"client_cpu,omitempty"`
 }
 
 // Tool names the harness that measured.

@@ -21,6 +21,7 @@ import (
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/engines/container"
 	"github.com/searchbench/searchbench/runner"
+	"github.com/searchbench/searchbench/runner/shard"
 	"github.com/searchbench/searchbench/workload"
 )
 
@@ -63,6 +64,13 @@ type Settings struct {
 	Relevance   int
 	DryRun      bool
 	Scenario    string
+
+	// A share of a sharded run: --shard i/N, or --shards N with the index
+	// from the orchestrator's environment.
+	Shard           string
+	Shards          int
+	Coordinator     string
+	RegisterTimeout time.Duration
 
 	// Setups take the place of Engines when a scenario file lists them.
 	Setups []SetupSpec
@@ -129,6 +137,10 @@ func (s *Settings) Register(fl *pflag.FlagSet, command string) {
 	fl.StringVar(&s.RunName, "run-name", "", "the run's name, the value of its containers' searchbench.run label (default: run-<UTC time>)")
 	fl.IntVar(&s.Relevance, "relevance-queries", runner.DefaultRelevanceQueries, "known-item checks after pre-population (recall@k); 0: none")
 	fl.BoolVar(&s.DryRun, "dry-run", false, "validate everything and print the plan; start nothing")
+	fl.StringVar(&s.Shard, "shard", "", "run share i of N of the load (0-based, e.g. 0/3) against one shared engine (--url); shard 0 pre-populates")
+	fl.IntVar(&s.Shards, "shards", 0, "run one of N shards, the index from $"+EnvJobIndex+" (0-based, a Kubernetes Indexed Job's) or $"+EnvSlot+" (1-based, Docker Swarm's {{.Task.Slot}})")
+	fl.StringVar(&s.Coordinator, "coordinator", "", "HOST:PORT of `searchbench coordinate`: the shards start each level and rung together and send it their results (without it a shard runs unsynchronised)")
+	fl.DurationVar(&s.RegisterTimeout, "register-timeout", shard.DefaultRegisterTimeout, "a shard: how long to try to reach the coordinator and wait for every shard to register")
 	fl.StringVar(&s.Scenario, "scenario", "", "a scenario file (or the name of a shipped one, see `searchbench scenario list`): its values stand for flags not given on the command line")
 	switch command {
 	case Run:
@@ -216,7 +228,11 @@ func (s *Settings) Plan() (runner.Plan, error) {
 	if err != nil {
 		return runner.Plan{}, err
 	}
-	p := runner.Plan{Source: src, Setups: setups, Launch: launch, Relevance: s.Relevance, Scenario: s.Scenario}
+	sp, err := s.shardPlan()
+	if err != nil {
+		return runner.Plan{}, err
+	}
+	p := runner.Plan{Source: src, Setups: setups, Launch: launch, Relevance: s.Relevance, Scenario: s.Scenario, Shard: sp}
 	calls := runner.Calls{Timeout: s.Timeout, Mix: mix, Seed: s.Seed, K: s.K}
 	switch s.Command {
 	case Run:
@@ -234,6 +250,62 @@ func (s *Settings) Plan() (runner.Plan, error) {
 		return runner.Plan{}, fmt.Errorf("command: %q is neither run nor ladder", s.Command)
 	}
 	return p, p.Validate()
+}
+
+// The environment variables --shards reads the shard's index from.
+const (
+	EnvJobIndex = "JOB_COMPLETION_INDEX"   // 0-based: a Kubernetes Indexed Job's
+	EnvSlot     = "SEARCHBENCH_SHARD_SLOT" // 1-based: Swarm's {{.Task.Slot}}
+)
+
+// shardPlan reads the shard settings: nil when the run is not sharded.
+func (s *Settings) shardPlan() (*runner.ShardPlan, error) {
+	if s.Shards < 0 {
+		return nil, fmt.Errorf("shards: %d must be ≥ 1", s.Shards)
+	}
+	var share shard.Share
+	switch {
+	case s.Shard != "":
+		var err error
+		if share, err = shard.ParseShare(s.Shard); err != nil {
+			return nil, err
+		}
+		if s.Shards != 0 && s.Shards != share.Count {
+			return nil, fmt.Errorf("shards: --shard %s and --shards %d disagree", s.Shard, s.Shards)
+		}
+	case s.Shards > 0:
+		i, err := shardIndex(s.Shards)
+		if err != nil {
+			return nil, err
+		}
+		share = shard.Share{Index: i, Count: s.Shards}
+	default:
+		if s.Coordinator != "" {
+			return nil, errors.New("coordinator: only a shard (--shard i/N or --shards N) has a coordinator")
+		}
+		return nil, nil
+	}
+	return &runner.ShardPlan{Index: share.Index, Count: share.Count, Coordinator: s.Coordinator, RegisterTimeout: s.RegisterTimeout}, nil
+}
+
+// shardIndex is this shard's index of n, from the orchestrator's
+// environment.
+func shardIndex(n int) (int, error) {
+	if v, ok := os.LookupEnv(EnvJobIndex); ok {
+		i, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || i < 0 || i >= n {
+			return 0, fmt.Errorf("shards: %s=%q is not an index from 0 to %d", EnvJobIndex, v, n-1)
+		}
+		return i, nil
+	}
+	if v, ok := os.LookupEnv(EnvSlot); ok {
+		i, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || i < 1 || i > n {
+			return 0, fmt.Errorf("shards: %s=%q is not a slot from 1 to %d", EnvSlot, v, n)
+		}
+		return i - 1, nil
+	}
+	return 0, fmt.Errorf("shards: neither %s nor %s says which of the %d shards this is; give --shard i/%d", EnvJobIndex, EnvSlot, n, n)
 }
 
 // BuildSetups applies the shared configuration (URL, credentials, data

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/searchbench/searchbench/runner"
+	"github.com/searchbench/searchbench/runner/result"
+)
+
+func newMergeCmd() *cobra.Command {
+	var out string
+	cmd := &cobra.Command{
+		Use:   "merge <shard result.json>... --out DIR",
+		Short: "Merge the results of a sharded run's shards into one result (histograms added, never percentiles averaged) and write it with every report",
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return badInput("merge: give the shards' result files")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return badInput("out: a directory is needed")
+			}
+			if err := runner.CheckDir(out, true); err != nil {
+				return badInput("out: %v", err)
+			}
+			inputs, err := loadResults(args)
+			if err != nil {
+				return err
+			}
+			shards := make([]*result.Result, len(inputs))
+			given := make([]string, len(inputs))
+			for i, in := range inputs {
+				shards[i] = in.Result
+				given[i] = fmt.Sprintf("%d %s", i+1, in.Name)
+				if s := in.Result.Shard; s != nil {
+					given[i] += fmt.Sprintf(" (shard %d)", s.Index)
+				}
+			}
+			res, err := result.Merge(shards...)
+			if err != nil {
+				// Merge names shards by index and results by position; the
+				// files say which is which.
+				return badInput("%v [given: %s]", err, strings.Join(given, ", "))
+			}
+			return finish(cmd.OutOrStdout(), newLogger(cmd.ErrOrStderr()), out, res)
+		},
+	}
+	cmd.Flags().StringVar(&out, "out", "", "directory for the merged result.json, "+outputsText)
+	return cmd
+}

@@ -1,0 +1,371 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/runner/result"
+	"github.com/searchbench/searchbench/runner/shard"
+	"github.com/searchbench/searchbench/workload"
+)
+
+// The users of N shards, each stream keyed by its global user index, are
+// exactly one machine's users with the same streams.
+func TestShardUsersAreOneMachinesUsers(t *testing.T) {
+	cfg := quickConfig(1)
+	for _, users := range []int{1, 2, 10, 37} {
+		for shards := 1; shards <= 4; shards++ {
+			for level := range 2 {
+				_, one := userStreams(cfg, 1000, level, users)
+				union := map[int][]workload.Step{}
+				for i := range shards {
+					c := cfg
+					c.Share = shard.Share{Index: i, Count: shards}
+					first, streams := userStreams(c, 1000, level, users)
+					for j, s := range streams {
+						if _, dup := union[first+j]; dup {
+							t.Fatalf("%d users / %d shards: user %d is on two shards", users, shards, first+j)
+						}
+						union[first+j] = steps(s.Next, 30)
+					}
+				}
+				if len(union) != len(one) {
+					t.Fatalf("%d users / %d shards: %d users in all, want %d", users, shards, len(union), len(one))
+				}
+				for g, s := range one {
+					if !slices.Equal(union[g], steps(s.Next, 30)) {
+						t.Fatalf("%d users / %d shards, level %d: user %d's stream differs from one machine's", users, shards, level, g)
+					}
+				}
+			}
+		}
+	}
+}
+
+func steps(next func() workload.Step, n int) []workload.Step {
+	out := make([]workload.Step, n)
+	for i := range out {
+		out[i] = next()
+	}
+	return out
+}
+
+type arrival struct {
+	k  uint64
+	at time.Duration
+	st workload.Step
+}
+
+func allArrivals(a *arrivals) []arrival {
+	var out []arrival
+	for {
+		k, at, st, ok := a.next()
+		if !ok {
+			return out
+		}
+		out = append(out, arrival{k, at, st})
+	}
+}
+
+// The arrivals of N shards, merged in order, are one machine's schedule
+// with one machine's operations: the same (time, op, ID) for every k.
+func TestShardArrivalsAreOneMachinesSchedule(t *testing.T) {
+	cfg := openConfig(1)
+	cfg.Mix = workload.DefaultMix
+	for _, process := range []string{"constant", "poisson"} {
+		sched := func() workload.Schedule {
+			s, err := workload.NewSchedule(process, 3000, 500*time.Millisecond, 7)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s
+		}
+		one := allArrivals(newArrivals(cfg, 1000, sched()))
+		if len(one) < 1000 {
+			t.Fatalf("%s: %d arrivals", process, len(one))
+		}
+		for shards := 1; shards <= 4; shards++ {
+			var union []arrival
+			for i := range shards {
+				c := cfg
+				c.Share = shard.Share{Index: i, Count: shards}
+				mine := allArrivals(newArrivals(c, 1000, sched()))
+				for _, a := range mine {
+					if a.k%uint64(shards) != uint64(i) {
+						t.Fatalf("%s, %d shards: shard %d sent arrival %d", process, shards, i, a.k)
+					}
+				}
+				union = append(union, mine...)
+			}
+			slices.SortFunc(union, func(a, b arrival) int { return int(a.k) - int(b.k) })
+			if !slices.Equal(union, one) {
+				t.Fatalf("%s, %d shards: the union of the shards' arrivals is not one machine's (%d vs %d)", process, shards, len(union), len(one))
+			}
+		}
+	}
+}
+
+// sharedMem is a test driver: engines "at a URL" that are one memEngine
+// per URL in this process, so that several shards' Runs share an engine
+// as they would a server. It exists for the runner's shard tests only.
+type sharedMem struct{}
+
+var (
+	sharedMu      sync.Mutex
+	sharedEngines = map[string]*sharedEngine{}
+)
+
+type sharedEngine struct {
+	*memEngine
+	creates atomic.Int64
+}
+
+func (e *sharedEngine) Create(ctx context.Context, s engines.Schema) error {
+	e.creates.Add(1)
+	return e.memEngine.Create(ctx, s)
+}
+
+func (sharedMem) Describe() engines.Description {
+	return engines.Description{Summary: "test: an in-process engine shared by URL", Visibility: engines.Searchable}
+}
+
+func (sharedMem) Open(_ context.Context, cfg engines.Config) (engines.Engine, error) {
+	if strings.Contains(cfg.URL, "broken") {
+		return nil, errors.New("sharedmem: connection refused")
+	}
+	sharedMu.Lock()
+	defer sharedMu.Unlock()
+	e := sharedEngines[cfg.URL]
+	if e == nil {
+		e = &sharedEngine{memEngine: newMem()}
+		sharedEngines[cfg.URL] = e
+	}
+	return e, nil
+}
+
+func init() { engines.Register("sharedmem", sharedMem{}) }
+
+// shardPlans are n plans of the same run, shard i of n each, against the
+// shared engine at url.
+func shardPlans(t *testing.T, n int, url string, closed *Config, ladder *LadderConfig) []Plan {
+	plans := make([]Plan, n)
+	for i := range plans {
+		plans[i] = Plan{
+			Source: testCorpus(t, 300, 0.5), Closed: closed, Ladder: ladder,
+			Setups: []Setup{{Driver: "sharedmem", Config: engines.Config{URL: url}}},
+			Shard:  &ShardPlan{Index: i, Count: n, RegisterTimeout: 30 * time.Second},
+		}
+	}
+	return plans
+}
+
+// runShards runs the plans at once, each registered with one coordinator.
+func runShards(t *testing.T, plans []Plan) ([]*result.Result, *shard.Outcome) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	done := make(chan *shard.Outcome, 1)
+	go func() {
+		o, err := (&shard.Server{Shards: len(plans), Lead: 50 * time.Millisecond}).Serve(ctx, ln)
+		if err != nil {
+			t.Error(err)
+		}
+		done <- o
+	}()
+	res := make([]*result.Result, len(plans))
+	var wg sync.WaitGroup
+	for i, p := range plans {
+		p.Shard.Coordinator = ln.Addr().String()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r, err := Run(ctx, p, nil)
+			if err != nil {
+				t.Errorf("shard %d: %v", i, err)
+			}
+			res[i] = r
+		}()
+	}
+	wg.Wait()
+	return res, <-done
+}
+
+func opCount(ops []result.OpStats) (n int64) {
+	for _, o := range ops {
+		n += o.Count
+	}
+	return n
+}
+
+func TestShardedRunSplitsTheUsersAndStartsTogether(t *testing.T) {
+	url := uniqueURL(t)
+	res, o := runShards(t, shardPlans(t, 3, url, &Config{Users: []int{2, 10}, SpawnRate: 1000, Settle: 50 * time.Millisecond,
+		Measure: 300 * time.Millisecond, Freshness: FreshnessConfig{Off: true},
+		Calls: Calls{Timeout: time.Second, Mix: workload.DefaultMix, Seed: 1, K: 10}}, nil))
+	if o == nil || o.Partial() || o.Starts != 3 {
+		t.Fatalf("coordinator: %+v; want every result and 3 starts (prepared, 2 levels); shard 0: %+v", o, res[0])
+	}
+	if n := sharedEngines[url].creates.Load(); n != 1 {
+		t.Errorf("the index was created %d times; only shard 0 creates it", n)
+	}
+	wantUsers := [][]int{{1, 1, 0}, {4, 3, 3}}
+	for i, r := range res {
+		if r == nil || r.Partial || r.Shard == nil || r.Shard.Index != i || r.Shard.Count != 3 || len(r.Engines) != 1 {
+			t.Fatalf("shard %d: %+v", i, r)
+		}
+		e := r.Engines[0]
+		if e.Error != "" || len(e.Levels) != 2 {
+			t.Fatalf("shard %d: error %q, %d levels", i, e.Error, len(e.Levels))
+		}
+		if r.Shard.Prepared != (i == 0) || (e.Preload.Documents > 0) != (i == 0) {
+			t.Errorf("shard %d: prepared %v, pre-populated %d documents; only shard 0 prepares", i, r.Shard.Prepared, e.Preload.Documents)
+		}
+		for l, level := range e.Levels {
+			if level.Users != wantUsers[l][i] {
+				t.Errorf("shard %d level %d: %d users, want %d", i, l, level.Users, wantUsers[l][i])
+			}
+			if calls := opCount(level.Ops); (calls > 0) != (level.Users > 0) {
+				t.Errorf("shard %d level %d: %d users made %d calls", i, l, level.Users, calls)
+			}
+		}
+		var phases []string
+		for _, s := range r.Shard.Starts {
+			phases = append(phases, s.Phase)
+			if s.RTT <= 0 {
+				t.Errorf("shard %d %s: no round trip measured", i, s.Phase)
+			}
+		}
+		if want := []string{"sharedmem prepared", "sharedmem users=2", "sharedmem users=10"}; !slices.Equal(phases, want) {
+			t.Errorf("shard %d started %q; want %q", i, phases, want)
+		}
+		if o.Results[i] == nil || o.Results[i].Shard.Index != i || len(o.Results[i].Shard.Starts) != 3 {
+			t.Errorf("the coordinator has shard %d's result as %+v", i, o.Results[i])
+		}
+	}
+}
+
+func TestAShardThatCannotOpenStopsTheOthers(t *testing.T) {
+	url := uniqueURL(t)
+	plans := shardPlans(t, 3, url, ptr(quickConfig(3)), nil)
+	plans[1].Setups[0].Config.URL = "mem://broken"
+	res, o := runShards(t, plans)
+	if o == nil || o.Partial() {
+		t.Fatalf("coordinator: %+v; every shard still sends its result", o)
+	}
+	for i, r := range res {
+		e := r.Engines[0]
+		want := "stopped with the other shards: shard 1: failed: open sharedmem: sharedmem: connection refused"
+		if i == 1 {
+			want = "sharedmem: connection refused"
+		}
+		if !r.Partial || !strings.Contains(e.Error, want) || len(e.Levels) != 0 {
+			t.Errorf("shard %d: partial %v, error %q, %d levels; want %q and no level", i, r.Partial, e.Error, len(e.Levels), want)
+		}
+	}
+	if n := sharedEngines[url].creates.Load(); n != 1 {
+		t.Errorf("created %d times", n)
+	}
+}
+
+func TestShardedLadderSplitsEveryArrival(t *testing.T) {
+	url := uniqueURL(t)
+	l := &LadderConfig{Open: openConfig(4), Rates: workload.Ladder{Start: 200, Step: 2, Stop: 400},
+		Duration: 200 * time.Millisecond, Repeat: 2, Factor: 5, MinAchieved: 0.5, Explode: 1000}
+	res, o := runShards(t, shardPlans(t, 2, url, nil, l))
+	if o == nil || o.Partial() || o.Starts != 1+2*2 {
+		t.Fatalf("coordinator: %+v; want 5 starts (prepared, 2 rungs × 2 reps)", o)
+	}
+	for i, r := range res {
+		lad := r.Engines[0].Ladder
+		if lad == nil || len(lad.Rungs) != 2 {
+			t.Fatalf("shard %d: %+v", i, r.Engines[0])
+		}
+		for j, rung := range lad.Rungs {
+			rate := 200 * float64(int(1)<<j)
+			if rung.Offered != rate/2 {
+				t.Errorf("shard %d rung %d: offered %v, want half of %v", i, j, rung.Offered, rate)
+			}
+			// rate × 0.2 s arrivals, alternating between the shards.
+			for _, rep := range rung.Reps {
+				if want := int64(rate * 0.2 / 2); rep.Sent+rep.Unsent != want {
+					t.Errorf("shard %d rung %d: sent %d + unsent %d, want %d", i, j, rep.Sent, rep.Unsent, want)
+				}
+			}
+		}
+		if len(r.Shard.Starts) != 5 {
+			t.Errorf("shard %d: %d starts", i, len(r.Shard.Starts))
+		}
+	}
+}
+
+func TestAShardedPlanAttachesByURL(t *testing.T) {
+	p := Plan{Source: testCorpus(t, 100, 0.5), Closed: ptr(quickConfig(2)),
+		Setups: []Setup{{Driver: "bleve"}}, Shard: &ShardPlan{Index: 0, Count: 3}}
+	err := p.Validate()
+	if err == nil || !strings.HasPrefix(err.Error(), "shard: ") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("an embedded engine in a sharded plan: %v; want one line naming shard", err)
+	}
+	p.Setups = []Setup{{Driver: "sharedmem", Config: engines.Config{URL: "mem://x"}}}
+	for _, bad := range []ShardPlan{{Index: 3, Count: 3}, {Index: 0, Count: 0}, {Index: 0, Count: 2, Coordinator: "nohost"}, {Index: 0, Count: 2, Coordinator: "h:0"}} {
+		p.Shard = &bad
+		if err := p.Validate(); err == nil || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%+v: %v; want a one-line error", bad, err)
+		}
+	}
+	p.Shard = &ShardPlan{Index: 0, Count: 2, Coordinator: "coordinator:7000"}
+	if err := p.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	// Shards of one run agree; another run differs.
+	q := p
+	q.Shard = &ShardPlan{Index: 1, Count: 2, Coordinator: "10.0.0.1:7000"}
+	q.Setups = []Setup{{Driver: "sharedmem", Config: engines.Config{URL: "mem://y", Password: "other"}}}
+	if p.Digest() != q.Digest() {
+		t.Error("two shards of one plan have different digests")
+	}
+	q.Closed = ptr(quickConfig(2, 4))
+	if p.Digest() == q.Digest() {
+		t.Error("plans with different levels have one digest")
+	}
+	q.Closed, q.Shard = p.Closed, &ShardPlan{Index: 1, Count: 3}
+	if p.Digest() == q.Digest() {
+		t.Error("plans with different shard counts have one digest")
+	}
+}
+
+var urls atomic.Int64
+
+// uniqueURL is a shared engine of the test's own (the tests run with -count).
+func uniqueURL(t *testing.T) string { return fmt.Sprintf("mem://%s/%d", t.Name(), urls.Add(1)) }
+
+func ptr[T any](v T) *T { return &v }
+
+func TestARefusedShardIsBadInput(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go (&shard.Server{Shards: 2}).Serve(ctx, ln)
+	p := shardPlans(t, 3, "mem://"+t.Name(), ptr(quickConfig(2)), nil)[0]
+	p.Shard.Coordinator = ln.Addr().String()
+	res, err := Run(ctx, p, nil)
+	var refused *shard.Refused
+	if !errors.As(err, &refused) || res != nil {
+		t.Errorf("shard 0/3 at a coordinator of 2: %v, %v; want a refusal", res, err)
+	}
+}
