@@ -168,6 +168,11 @@ run_stack() {
 	done
 	log "$name: coordinator $state after $((SECONDS - started))s"
 	docker service ps "${name}_$name-shard" --format '  {{.Name}} {{.CurrentState}} {{.Error}}' >&2
+	if docker service ps "${name}_$name-shard" "$svc" --format '{{.CurrentState}}' | grep -qv '^Complete'; then
+		log "$name: the last lines of the logs"
+		docker service logs --no-task-ids --tail 8 "$svc" >&2 || true
+		docker service logs --no-task-ids --tail 8 "${name}_$name-shard" >&2 || true
+	fi
 	local c
 	c=$(docker ps -aq --filter "label=com.docker.swarm.service.name=$svc" | head -1)
 	docker cp "$c:/results" "$work/$name" >/dev/null

@@ -98,6 +98,9 @@ func (c *checker) load(path string, n int, op string) *figures {
 			continue
 		}
 		c.check(o.ErrorCount() == 0, "%s: %d calls, %d failed", op, o.Count, o.ErrorCount())
+		for class, examples := range o.ErrorExamples {
+			fmt.Printf("       %s: %d, e.g. %q\n", class, o.Errors[class], examples)
+		}
 		f = &figures{name: path, users: lvl.Users, rps: o.RPS, p50: o.Latency.P50, p99: o.Latency.P99, avg: o.Latency.Mean}
 	}
 	if f == nil {
