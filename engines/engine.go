@@ -165,6 +165,15 @@ type Counter interface {
 	Count(ctx context.Context) (int64, error)
 }
 
+// Attacher uses an index that another process created with the same
+// schema (and may still be loading): it sets up what Create would for this
+// connection and changes nothing on the server, failing when the index is
+// not there. The shards of a sharded run other than shard 0 attach;
+// a driver without it cannot be sharded.
+type Attacher interface {
+	Attach(ctx context.Context, schema Schema) error
+}
+
 // Versioner reports the engine's version, for the result's provenance.
 type Versioner interface {
 	Version(ctx context.Context) (string, error)

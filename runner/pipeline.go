@@ -371,16 +371,32 @@ func (r *run) setup(ctx context.Context, s Setup) (er result.EngineRun) {
 			er.Warnings = append(er.Warnings, "the engine did not say its version: "+err.Error())
 		}
 	}
+	attacher, canAttach := e.(engines.Attacher)
 	if p.Shard == nil || p.Shard.Index == 0 {
 		if !r.prepare(ctx, e, name, &er) {
 			return er
 		}
+	} else if !canAttach {
+		er.Error = fmt.Sprintf("%s cannot use an index another shard created (its driver has no Attach); run it unsharded", s.Driver)
+		return er
 	} else {
 		r.logf(name, "shard %s: shard 0 creates, pre-populates and checks the index", p.Shard.Share())
 	}
 	prepared = true
 	if why := ev.barrier(ctx, "prepared", ""); why != "" {
 		if ctx.Err() == nil {
+			er.Error = "stopped with the other shards: " + why
+		}
+		return er
+	}
+	if p.Shard != nil && p.Shard.Index > 0 {
+		// The index is there now: shard 0 made it before the start above.
+		if err := attacher.Attach(ctx, p.Source.Schema()); err != nil {
+			er.Error = fmt.Sprintf("attach to the index shard 0 created: %v", err)
+		}
+	}
+	if why := ev.barrier(ctx, "attached", firstLine(er.Error)); why != "" || er.Error != "" {
+		if ctx.Err() == nil && er.Error == "" {
 			er.Error = "stopped with the other shards: " + why
 		}
 		return er

@@ -134,6 +134,13 @@ func (e *sharedEngine) Create(ctx context.Context, s engines.Schema) error {
 	return e.memEngine.Create(ctx, s)
 }
 
+func (e *sharedEngine) Attach(context.Context, engines.Schema) error {
+	if e.creates.Load() == 0 {
+		return errors.New("sharedmem: no index")
+	}
+	return nil
+}
+
 func (sharedMem) Describe() engines.Description {
 	return engines.Description{Summary: "test: an in-process engine shared by URL", Visibility: engines.Searchable}
 }
@@ -215,8 +222,8 @@ func TestShardedRunSplitsTheUsersAndStartsTogether(t *testing.T) {
 	res, o := runShards(t, shardPlans(t, 3, url, &Config{Users: []int{2, 10}, SpawnRate: 1000, Settle: 50 * time.Millisecond,
 		Measure: 300 * time.Millisecond, Freshness: FreshnessConfig{Off: true},
 		Calls: Calls{Timeout: time.Second, Mix: workload.DefaultMix, Seed: 1, K: 10}}, nil))
-	if o == nil || o.Partial() || o.Starts != 3 {
-		t.Fatalf("coordinator: %+v; want every result and 3 starts (prepared, 2 levels); shard 0: %+v", o, res[0])
+	if o == nil || o.Partial() || o.Starts != 4 {
+		t.Fatalf("coordinator: %+v; want every result and 4 starts (prepared, attached, 2 levels); shard 0: %+v", o, res[0])
 	}
 	if n := sharedEngines[url].creates.Load(); n != 1 {
 		t.Errorf("the index was created %d times; only shard 0 creates it", n)
@@ -248,10 +255,10 @@ func TestShardedRunSplitsTheUsersAndStartsTogether(t *testing.T) {
 				t.Errorf("shard %d %s: no round trip measured", i, s.Phase)
 			}
 		}
-		if want := []string{"sharedmem prepared", "sharedmem users=2", "sharedmem users=10"}; !slices.Equal(phases, want) {
+		if want := []string{"sharedmem prepared", "sharedmem attached", "sharedmem users=2", "sharedmem users=10"}; !slices.Equal(phases, want) {
 			t.Errorf("shard %d started %q; want %q", i, phases, want)
 		}
-		if o.Results[i] == nil || o.Results[i].Shard.Index != i || len(o.Results[i].Shard.Starts) != 3 {
+		if o.Results[i] == nil || o.Results[i].Shard.Index != i || len(o.Results[i].Shard.Starts) != 4 {
 			t.Errorf("the coordinator has shard %d's result as %+v", i, o.Results[i])
 		}
 	}
@@ -285,8 +292,8 @@ func TestShardedLadderSplitsEveryArrival(t *testing.T) {
 	l := &LadderConfig{Open: openConfig(4), Rates: workload.Ladder{Start: 200, Step: 2, Stop: 400},
 		Duration: 200 * time.Millisecond, Repeat: 2, Factor: 5, MinAchieved: 0.5, Explode: 1000}
 	res, o := runShards(t, shardPlans(t, 2, url, nil, l))
-	if o == nil || o.Partial() || o.Starts != 1+2*2 {
-		t.Fatalf("coordinator: %+v; want 5 starts (prepared, 2 rungs × 2 reps)", o)
+	if o == nil || o.Partial() || o.Starts != 2+2*2 {
+		t.Fatalf("coordinator: %+v; want 6 starts (prepared, attached, 2 rungs × 2 reps)", o)
 	}
 	for i, r := range res {
 		lad := r.Engines[0].Ladder
@@ -305,7 +312,7 @@ func TestShardedLadderSplitsEveryArrival(t *testing.T) {
 				}
 			}
 		}
-		if len(r.Shard.Starts) != 5 {
+		if len(r.Shard.Starts) != 6 {
 			t.Errorf("shard %d: %d starts", i, len(r.Shard.Starts))
 		}
 	}

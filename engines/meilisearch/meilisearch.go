@@ -219,12 +219,35 @@ func (e *Engine) Create(ctx context.Context, schema engines.Schema) error {
 	if err := e.settle(ctx, "settings of "+uid, info, err); err != nil {
 		return err
 	}
+	e.use(index, uid, fields)
+	e.checked.Store(info.TaskUID) // earlier failures (a missing index to drop) are Create's business
+	return nil
+}
+
+// Attach uses the index another process created: its stats must answer.
+func (e *Engine) Attach(ctx context.Context, schema engines.Schema) error {
+	fields, err := textFields(schema)
+	if err != nil {
+		return err
+	}
+	uid := schema.Name
+	if err := checkID(uid, maxIndexUID); err != nil {
+		return fmt.Errorf("meilisearch: attach: index name %w", err)
+	}
+	index := e.client.Index(uid)
+	if _, err := index.GetStats(ctx, nil); err != nil {
+		return e.fail("attach to index "+uid, err)
+	}
+	e.use(index, uid, fields)
+	return nil
+}
+
+// use makes index the one this Engine's calls go to.
+func (e *Engine) use(index meilisearch.IndexManager, uid string, fields []string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.index, e.uid, e.fields = index, uid, fields
 	e.search = e.base + "/indexes/" + uid + "/search"
-	e.checked.Store(info.TaskUID) // earlier failures (a missing index to drop) are Create's business
-	return nil
 }
 
 func textFields(schema engines.Schema) ([]string, error) {

@@ -137,20 +137,57 @@ var (
 
 // Create (re)creates the table, its generated tsvector and GIN index.
 func (e *Engine) Create(ctx context.Context, schema engines.Schema) error {
-	if schema.Name == "" {
-		return errors.New("postgres: schema has no name")
+	table, fields, sql, ddl, err := plan(schema)
+	if err != nil {
+		return err
 	}
-	var fields []string
+	for _, q := range ddl {
+		if _, err := e.pool.Exec(ctx, q); err != nil {
+			return fmt.Errorf("postgres: create %s: %w", schema.Name, classify(err))
+		}
+	}
+	e.use(table, fields, sql)
+	return nil
+}
+
+// Attach uses the table another process created: it must exist.
+func (e *Engine) Attach(ctx context.Context, schema engines.Schema) error {
+	table, fields, sql, _, err := plan(schema)
+	if err != nil {
+		return err
+	}
+	var exists bool
+	if err := e.pool.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL", table).Scan(&exists); err != nil {
+		return fmt.Errorf("postgres: attach to %s: %w", schema.Name, classify(err))
+	}
+	if !exists {
+		return fmt.Errorf("postgres: attach: there is no table %s (shard 0 creates it)", schema.Name)
+	}
+	e.use(table, fields, sql)
+	return nil
+}
+
+func (e *Engine) use(table string, fields []string, sql statements) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.table, e.fields, e.sql = table, fields, sql
+}
+
+// plan is the table of a schema: its name, fields, statements and DDL.
+func plan(schema engines.Schema) (table string, fields []string, sql statements, ddl []string, err error) {
+	if schema.Name == "" {
+		return "", nil, statements{}, nil, errors.New("postgres: schema has no name")
+	}
 	for _, f := range schema.Fields {
 		if f.Type != engines.Text {
-			return fmt.Errorf("postgres: field %s: type %s is not supported (text only)", f.Name, f.Type)
+			return "", nil, statements{}, nil, fmt.Errorf("postgres: field %s: type %s is not supported (text only)", f.Name, f.Type)
 		}
 		fields = append(fields, f.Name)
 	}
 	if len(fields) == 0 {
-		return errors.New("postgres: schema has no text field")
+		return "", nil, statements{}, nil, errors.New("postgres: schema has no text field")
 	}
-	table := pgx.Identifier{schema.Name}.Sanitize()
+	table = pgx.Identifier{schema.Name}.Sanitize()
 	cols, vectors, params, sets := make([]string, len(fields)), make([]string, len(fields)), make([]string, len(fields)), make([]string, len(fields))
 	for i, f := range fields {
 		col := pgx.Identifier{f}.Sanitize()
@@ -163,21 +200,13 @@ func (e *Engine) Create(ctx context.Context, schema engines.Schema) error {
 	for i, f := range fields {
 		names[i] = pgx.Identifier{f}.Sanitize()
 	}
-	ddl := []string{
+	ddl = []string{
 		"DROP TABLE IF EXISTS " + table,
 		fmt.Sprintf("CREATE TABLE %s (id text PRIMARY KEY, %s, tsv tsvector GENERATED ALWAYS AS (%s) STORED)",
 			table, strings.Join(cols, ", "), strings.Join(vectors, " || ")),
 		fmt.Sprintf("CREATE INDEX ON %s USING GIN (tsv)", table),
 	}
-	for _, q := range ddl {
-		if _, err := e.pool.Exec(ctx, q); err != nil {
-			return fmt.Errorf("postgres: create %s: %w", schema.Name, classify(err))
-		}
-	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.table, e.fields = table, fields
-	e.sql = statements{
+	sql = statements{
 		upsert: fmt.Sprintf("INSERT INTO %s (id, %s) VALUES ($1, %s) ON CONFLICT (id) DO UPDATE SET %s",
 			table, strings.Join(names, ", "), strings.Join(params, ", "), strings.Join(sets, ", ")),
 		delete: fmt.Sprintf("DELETE FROM %s WHERE id = $1", table),
@@ -185,7 +214,7 @@ func (e *Engine) Create(ctx context.Context, schema engines.Schema) error {
 		count:  "SELECT count(*) FROM " + table,
 		get:    fmt.Sprintf("SELECT %s FROM %s WHERE id = $1", strings.Join(names, ", "), table),
 	}
-	return nil
+	return table, fields, sql, ddl, nil
 }
 
 func (e *Engine) statements() (statements, []string, error) {

@@ -1,0 +1,185 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/searchbench/searchbench/bench/loopback"
+)
+
+// freePort is a port of 127.0.0.1 below 32768 that nothing listens on now.
+func freePort(t *testing.T) string {
+	t.Helper()
+	for p := 21740; p < 21800; p++ {
+		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
+		if err == nil {
+			ln.Close()
+			return ln.Addr().String()
+		}
+	}
+	t.Skip("shard: no free port in 21740–21799")
+	return ""
+}
+
+// target is the loopback load target (bench/loopback: it speaks the
+// Meilisearch routes the driver calls when nothing is pre-populated),
+// served in this process.
+func target(t *testing.T) (*loopback.Server, string) {
+	t.Helper()
+	srv := &loopback.Server{}
+	for p := 21700; p < 21740; p++ {
+		addr, err := srv.Listen(fmt.Sprintf("127.0.0.1:%d", p))
+		if err == nil {
+			t.Cleanup(func() { srv.Close() })
+			return srv, "http://" + addr.String()
+		}
+	}
+	t.Skip("shard: no free port in 21700–21739 for the loopback target")
+	return nil, ""
+}
+
+type exited struct {
+	code int
+	out  string
+}
+
+// shardProcess runs searchbench (this test binary acting as it) as shard
+// i of n and returns its exit code and output.
+func shardProcess(ctx context.Context, args ...string) exited {
+	cmd := exec.CommandContext(ctx, os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "SEARCHBENCH_TEST_MAIN=1")
+	out, _ := cmd.CombinedOutput()
+	return exited{cmd.ProcessState.ExitCode(), string(out)}
+}
+
+// shardArgs is a short search-only run against the loopback target.
+func shardArgs(url, dir string, i, n int, coord string) []string {
+	return []string{"run", "--engine", "meilisearch", "--url", url, "--mix", "search", "--users", "5,8",
+		"--spawn-rate", "1000", "--settle", "200ms", "--measure", "1s", "--ids", "1000", "--prepopulate", "0",
+		"--relevance-queries", "0", "--no-freshness", "--shard", fmt.Sprintf("%d/%d", i, n), "--coordinator", coord,
+		"--register-timeout", "1m", "--out", filepath.Join(dir, fmt.Sprintf("shard-%d", i))}
+}
+
+func TestShardsAndTheirCoordinatorMakeOneRun(t *testing.T) {
+	srv, url := target(t)
+	coord := freePort(t)
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	var wg sync.WaitGroup
+	var coordCode int
+	var coordErr string
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		coordCode, _, coordErr = runCLI(t, ctx, "coordinate", "--listen", coord, "--shards", "3", "--register-timeout", "1m",
+			"--lead", "100ms", "--out", filepath.Join(dir, "merged"))
+	}()
+	shards := make([]exited, 3)
+	for i := range shards {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			shards[i] = shardProcess(ctx, shardArgs(url, dir, i, 3, coord)...)
+		}()
+	}
+	wg.Wait()
+	for i, s := range shards {
+		if s.code != exitOK {
+			t.Errorf("shard %d: exit %d:\n%s", i, s.code, s.out)
+		}
+	}
+	if coordCode != exitOK {
+		t.Fatalf("coordinate: exit %d:\n%s", coordCode, coordErr)
+	}
+	merged := readResult(t, filepath.Join(dir, "merged"))
+	if merged.Partial || len(merged.Shards) != 3 || len(merged.Engines) != 1 || len(merged.Engines[0].Levels) != 2 {
+		t.Fatalf("merged: partial %v (%s), %d shards, engines %+v", merged.Partial, merged.Reason, len(merged.Shards), merged.Engines)
+	}
+	var searches int64
+	for l, want := range []int{5, 8} {
+		level := merged.Engines[0].Levels[l]
+		if level.Users != want {
+			t.Errorf("level %d: %d users merged; want the shards' %d summed", l, level.Users, want)
+		}
+		var shardCalls int64
+		for i := range 3 {
+			r := readResult(t, filepath.Join(dir, fmt.Sprintf("shard-%d", i)))
+			s, _ := r.Engines[0].Levels[l].Op("search")
+			shardCalls += s.Count
+		}
+		s, _ := level.Op("search")
+		if s.Count != shardCalls || s.Count == 0 {
+			t.Errorf("level %d: %d searches merged, the shards made %d", l, s.Count, shardCalls)
+		}
+		searches += s.Count
+	}
+	if got := srv.Searches(); got < searches {
+		t.Errorf("the target answered %d searches; the merged result counts %d measured", got, searches)
+	}
+	for i, s := range merged.Shards {
+		if s.Index != i || s.Missing || len(s.Starts) != 4 {
+			t.Errorf("shard %d in the merged result: %+v; want 4 starts (prepared, attached, 2 levels)", i, s)
+			continue
+		}
+		for _, st := range s.Starts {
+			if st.RTT <= 0 || !strings.HasPrefix(st.Phase, "meilisearch ") {
+				t.Errorf("shard %d start %+v: want its phase and a measured round trip", i, st)
+			}
+			t.Logf("shard %d %s: offset %v, rtt %v, late %v", i, st.Phase, time.Duration(st.Offset), time.Duration(st.RTT), time.Duration(st.Late))
+		}
+	}
+	if entries, _ := os.ReadDir(filepath.Join(dir, "merged")); len(entries) < 3 {
+		t.Errorf("the coordinator wrote %d files; want result.json and the reports", len(entries))
+	}
+}
+
+func TestAShardThatNeverRegistersFailsTheRun(t *testing.T) {
+	_, url := target(t)
+	coord := freePort(t)
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var wg sync.WaitGroup
+	var code int
+	var stderr string
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		code, _, stderr = runCLI(t, ctx, "coordinate", "--listen", coord, "--shards", "2", "--register-timeout", "2s", "--out", filepath.Join(dir, "merged"))
+	}()
+	s := shardProcess(ctx, shardArgs(url, dir, 0, 2, coord)...)
+	wg.Wait()
+	want := "shard 1 did not register within 2s"
+	if code != exitFailed || !strings.Contains(stderr, want) {
+		t.Errorf("coordinate: exit %d, stderr %q; want 1 and %q", code, stderr, want)
+	}
+	if s.code != exitFailed || !strings.Contains(s.out, want) {
+		t.Errorf("shard 0: exit %d:\n%s\nwant 1 and %q", s.code, s.out, want)
+	}
+}
+
+func TestShardBadInput(t *testing.T) {
+	for _, args := range [][]string{
+		{"coordinate", "--shards", "0", "--listen", "127.0.0.1:21799"},
+		{"coordinate", "--shards", "3"},
+		{"coordinate", "--shards", "3", "--listen", "127.0.0.1:21799", "--register-timeout", "0s"},
+		{"run", "--shard", "0/3"}, // the embedded engine cannot be shared
+		{"run", "--shard", "3/3", "--engine", "meilisearch", "--url", "http://127.0.0.1:21799"},
+		{"run", "--coordinator", "127.0.0.1:21799", "--engine", "meilisearch", "--url", "http://127.0.0.1:21799"},
+	} {
+		dir := t.TempDir()
+		code, stdout, stderr := runCLI(t, context.Background(), append(args, "--out", dir)...)
+		if code != exitBadInput || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || stdout != "" {
+			t.Errorf("%q: exit %d, stderr %q; want 2 and one line", args, code, stderr)
+		}
+	}
+}
