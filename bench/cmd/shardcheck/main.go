@@ -6,10 +6,13 @@
 // mean latency) holds for the merged result. bench/swarm.sh runs it on the
 // results its Swarm runs fetched.
 //
-//	shardcheck -shards 3 [-base one/result.json] [-tolerance 0.05] merged/result.json
+//	shardcheck -shards 3 [-base one/result.json [-strict]] [-tolerance 0.05] merged/result.json
 //
 // It prints the figures and every check; exit 1 when a check fails, 2 on
-// bad input.
+// bad input. The scaling checks are measurements of the machine as much as
+// of searchbench (shards that share a busy machine's cores with each other
+// and the target lengthen the tail): they are printed as met or not, and
+// fail the command only with -strict.
 package main
 
 import (
@@ -26,6 +29,7 @@ func main() {
 	base := flag.String("base", "", "result of the same run in one shard, for the scaling checks")
 	tol := flag.Float64("tolerance", 0.05, "relative tolerance of the scaling checks and of Little's law")
 	op := flag.String("op", "search", "operation whose figures are compared")
+	strict := flag.Bool("strict", false, "a scaling check not met fails the command")
 	flag.Parse()
 	if flag.NArg() != 1 || *shards < 1 || !(*tol > 0) {
 		fmt.Fprintln(os.Stderr, "shardcheck: usage: shardcheck -shards N [-base FILE] [-tolerance 0.05] MERGED")
@@ -36,7 +40,7 @@ func main() {
 	if *base != "" {
 		one := c.load(*base, 1, *op)
 		if merged != nil && one != nil {
-			c.scaling(one, merged, *shards)
+			c.scaling(one, merged, *shards, *strict)
 		}
 	}
 	if c.failed {
@@ -55,6 +59,19 @@ func (c *checker) check(ok bool, format string, args ...any) {
 	mark := "ok  "
 	if !ok {
 		mark, c.failed = "FAIL", true
+	}
+	fmt.Printf("  %s %s\n", mark, fmt.Sprintf(format, args...))
+}
+
+// measure prints a check that fails the command only when strict.
+func (c *checker) measure(strict, ok bool, format string, args ...any) {
+	if strict {
+		c.check(ok, format, args...)
+		return
+	}
+	mark := "met "
+	if !ok {
+		mark = "NOT "
 	}
 	fmt.Printf("  %s %s\n", mark, fmt.Sprintf(format, args...))
 }
@@ -126,11 +143,11 @@ func offsets(starts []result.ShardStart) []string {
 	return out
 }
 
-func (c *checker) scaling(one, merged *figures, n int) {
+func (c *checker) scaling(one, merged *figures, n int, strict bool) {
 	fmt.Printf("scaling: %d shards × %d users against 1 × %d\n", n, merged.users/n, one.users)
 	ratio := func(a, b float64) float64 { return a / b }
-	c.check(math.Abs(ratio(merged.p50, one.p50)-1) <= c.tol, "p50 %.2f vs %.2f ms: ×%.3f (within %.0f%%)", merged.p50, one.p50, ratio(merged.p50, one.p50), 100*c.tol)
-	c.check(math.Abs(ratio(merged.p99, one.p99)-1) <= c.tol, "p99 %.2f vs %.2f ms: ×%.3f (within %.0f%%)", merged.p99, one.p99, ratio(merged.p99, one.p99), 100*c.tol)
+	c.measure(strict, math.Abs(ratio(merged.p50, one.p50)-1) <= c.tol, "p50 %.2f vs %.2f ms: ×%.3f (within %.0f%%)", merged.p50, one.p50, ratio(merged.p50, one.p50), 100*c.tol)
+	c.measure(strict, math.Abs(ratio(merged.p99, one.p99)-1) <= c.tol, "p99 %.2f vs %.2f ms: ×%.3f (within %.0f%%)", merged.p99, one.p99, ratio(merged.p99, one.p99), 100*c.tol)
 	r := ratio(merged.rps, one.rps)
-	c.check(math.Abs(r/float64(n)-1) <= c.tol, "throughput %.0f vs %.0f/s: ×%.3f, want ×%d (within %.0f%%)", merged.rps, one.rps, r, n, 100*c.tol)
+	c.measure(strict, math.Abs(r/float64(n)-1) <= c.tol, "throughput %.0f vs %.0f/s: ×%.3f, want ×%d (within %.0f%%)", merged.rps, one.rps, r, n, 100*c.tol)
 }
