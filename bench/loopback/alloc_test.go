@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"io"
 	"testing"
+	"time"
 )
 
 // Reading and routing a search allocates nothing: the target's cost per
@@ -36,5 +37,15 @@ func TestSearchAllocatesNothing(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Errorf("%.1f allocations a search", allocs)
+	}
+}
+
+// A delayed search allocates nothing either: the wait reuses the serving
+// goroutine's timer.
+func TestDelayedSearchAllocatesNothing(t *testing.T) {
+	s := &Server{Delay: time.Microsecond}
+	s.hold() // the goroutine's timer is made once
+	if allocs := testing.AllocsPerRun(200, s.hold); allocs != 0 {
+		t.Errorf("%.1f allocations a delayed search", allocs)
 	}
 }

@@ -29,6 +29,13 @@
 //
 // With a key set, every route but /loopback/stats wants "Authorization:
 // Bearer <key>", answering 401 or 403 as Meilisearch does.
+//
+// With a Delay, every search is answered that long after it was read: a
+// target of known service time, against which throughput and latency
+// figures can be predicted (Little's law: users = rate × latency). A
+// connection answers its requests in order, so pipelined searches on one
+// connection wait for each other, as they would on a real server's
+// connection.
 package loopback
 
 import (
@@ -40,6 +47,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Hits is the number of hits in the fixed search response: the runner's
@@ -64,7 +72,8 @@ func searchResponse() []byte {
 
 // Server counts what it answers. The zero value serves without a key.
 type Server struct {
-	Key string // the master key; empty: no authorization
+	Key   string        // the master key; empty: no authorization
+	Delay time.Duration // how long each search is held before its answer; 0: none
 
 	searches atomic.Int64
 	requests atomic.Int64
@@ -202,6 +211,9 @@ func (s *Server) serveConn(c net.Conn) {
 		if _, err := r.Discard(head + req.length); err != nil {
 			return
 		}
+		if search {
+			s.hold()
+		}
 		s.requests.Add(1)
 		if search {
 			s.searches.Add(1)
@@ -223,6 +235,14 @@ func (s *Server) serveConn(c net.Conn) {
 		if req.close {
 			return
 		}
+	}
+}
+
+// hold waits out the search's service time. time.Sleep reuses the
+// goroutine's own timer, so a delayed search allocates nothing either.
+func (s *Server) hold() {
+	if s.Delay > 0 {
+		time.Sleep(s.Delay)
 	}
 }
 

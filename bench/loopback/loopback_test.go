@@ -244,6 +244,37 @@ func TestFraming(t *testing.T) {
 	}
 }
 
+// With a delay, a search is answered no sooner than the delay after it was
+// sent, and the routes the driver's Open and Create call are not held.
+func TestDelayHoldsSearches(t *testing.T) {
+	const delay = 50 * time.Millisecond
+	s := &loopback.Server{Key: key, Delay: delay}
+	ln, err := valkeyfake.Listen()
+	if err != nil {
+		t.Fatal(err)
+	}
+	go s.Serve(ln)
+	t.Cleanup(func() { s.Close() })
+	url := "http://" + ln.Addr().String()
+
+	for range 3 {
+		began := time.Now()
+		if rs := exchange(t, url, search(`{"q":"a"}`), 1); rs[0].StatusCode != 200 {
+			t.Fatalf("search: %d", rs[0].StatusCode)
+		}
+		if took := time.Since(began); took < delay {
+			t.Errorf("a search answered after %v, before the %v delay", took, delay)
+		}
+	}
+	// Not held: even on a busy machine a second is far more than a
+	// /version answer takes and far less than 40 held searches would.
+	began := time.Now()
+	exchange(t, url, strings.Repeat("GET /version HTTP/1.1\r\nAuthorization: Bearer "+key+"\r\n\r\n", 40), 40)
+	if took := time.Since(began); took >= 40*delay/2 {
+		t.Errorf("40 /version requests took %v: held like searches", took)
+	}
+}
+
 func TestListenRefusesOtherAddresses(t *testing.T) {
 	s := &loopback.Server{}
 	if _, err := s.Listen("0.0.0.0:0"); err == nil {

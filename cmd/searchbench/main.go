@@ -72,12 +72,12 @@ func newRoot() *cobra.Command {
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return badInput("a command is required (run, ladder, scenario, report, merge, coordinate, compare, calibrate, engines, dataset, cleanup, compose); see searchbench --help")
+			return badInput("a command is required (run, ladder, scenario, report, merge, coordinate, compare, calibrate, engines, dataset, cleanup, compose, deploy); see searchbench --help")
 		},
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(newRunCmd(), newLadderCmd(), newScenarioCmd(), newReportCmd(), newMergeCmd(), newCoordinateCmd(), newCompareCmd(), newCalibrateCmd(),
-		newEnginesCmd(), newDatasetCmd(), newCleanupCmd(), newComposeCmd())
+		newEnginesCmd(), newDatasetCmd(), newCleanupCmd(), newComposeCmd(), newDeployCmd())
 	for _, c := range root.Commands() {
 		c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	}

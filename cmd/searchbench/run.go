@@ -28,14 +28,8 @@ func newBenchCmd(command, short string) *cobra.Command {
 		Short: short,
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if s.Scenario != "" {
-				f, err := scenario.Load(s.Scenario)
-				if err != nil {
-					return usageError{err}
-				}
-				if err := f.Apply(&s); err != nil {
-					return usageError{err}
-				}
+			if err := applyScenario(&s); err != nil {
+				return err
 			}
 			if s.Out == "" {
 				return badInput("out: a directory is needed")
@@ -57,6 +51,22 @@ func newBenchCmd(command, short string) *cobra.Command {
 	s.Register(cmd.Flags(), command)
 	cmd.Flags().Lookup("out").Usage = "directory for result.json, " + outputsText
 	return cmd
+}
+
+// applyScenario gives the settings not on the command line the values of
+// the scenario file, if one is named.
+func applyScenario(s *scenario.Settings) error {
+	if s.Scenario == "" {
+		return nil
+	}
+	f, err := scenario.Load(s.Scenario)
+	if err != nil {
+		return usageError{err}
+	}
+	if err := f.Apply(s); err != nil {
+		return usageError{err}
+	}
+	return nil
 }
 
 func newRunCmd() *cobra.Command {
