@@ -192,14 +192,14 @@ func runLevel(ctx context.Context, e engines.Engine, src Source, cfg Config, ev 
 	phase(ev, all, "settle", cfg.Settle)
 	sleepUntil(runCtx, measureFrom)
 	phase(ev, all, "measure", cfg.Measure)
-	cpu0, wall0, sched0 := cpuTime(), time.Now(), schedLatencies()
+	endSelf := measureSelf()
 	probeCtx, stopProbe := context.WithCancel(runCtx)
 	if probe != nil {
 		go probe.run(probeCtx, cfg.Timeout)
 	}
 	stats := sampleStats(runCtx, e, cfg.Timeout)
 	watchProgress(runCtx, ev, all, users, sink, measureTo)
-	cpu, wall, sched := cpuTime()-cpu0, time.Since(wall0), schedLatencies().since(sched0)
+	cpu, schedP99 := endSelf()
 	engineStats, statsWarn := stats.stop(e, cfg.Timeout)
 	// Users stop issuing at measureTo; calls in flight finish (bounded by the
 	// request timeout) so that the window's last calls are counted.
@@ -215,8 +215,8 @@ func runLevel(ctx context.Context, e engines.Engine, src Source, cfg Config, ev 
 	}
 	total := sink.Total()
 	l := result.Level{Users: n, Window: result.Duration(window), Partial: partial}
-	l.ClientCPU, l.EngineStats, l.Freshness = cpuShare(cpu, wall), engineStats, probe.result()
-	l.SchedLatencyP99 = sched.quantileMS(0.99)
+	l.ClientCPU, l.EngineStats, l.Freshness = cpu, engineStats, probe.result()
+	l.SchedLatencyP99 = schedP99
 	for _, w := range []string{statsWarn, freshnessWarning(l.Freshness), clientBound(l.ClientCPU, l.SchedLatencyP99)} {
 		if w != "" {
 			l.Warnings = append(l.Warnings, w)

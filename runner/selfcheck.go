@@ -71,6 +71,18 @@ func (h schedHist) quantileMS(q float64) float64 {
 	return h.buckets[len(h.buckets)-2] * 1000
 }
 
+// measureSelf starts a window of the harness's self-check; the function it
+// returns ends it and gives the process's CPU share and its goroutines'
+// scheduler latency p99 (ms) over the window. It is a variable so that a
+// test can inject the readings: how busy the machine is belongs to no test.
+var measureSelf = func() (end func() (cpu, schedP99 float64)) {
+	cpu0, wall0, sched0 := cpuTime(), time.Now(), schedLatencies()
+	return func() (float64, float64) {
+		cpu, wall := cpuTime()-cpu0, time.Since(wall0)
+		return cpuShare(cpu, wall), schedLatencies().since(sched0).quantileMS(0.99)
+	}
+}
+
 // clientBound is the warning for a window in which the harness was short of
 // CPU or slow to schedule its goroutines, or "".
 func clientBound(cpu, schedP99 float64) string {
