@@ -41,9 +41,12 @@ func TestCalibrationTruths(t *testing.T) {
 	}
 }
 
-// The harness measures every known distribution within a few percent of its
-// truth, and the open loop charges the freezes that the closed loop hides.
-// (`searchbench calibrate` runs the same with longer windows.)
+// The harness measures every known distribution near its truth, and the
+// open loop charges the freezes that the closed loop hides. (`searchbench
+// calibrate` runs the same with longer windows and judges the tails.) The
+// bounds allow for what the run measured of its own lateness — the engine's
+// against its deadlines, the harness's generator lag or scheduler latency —
+// so a busy machine widens them by what it did, not by a guess.
 func TestCalibrate(t *testing.T) {
 	cfg := DefaultCalibration
 	cfg.Measure = 4 * time.Second // two freeze periods
@@ -59,24 +62,89 @@ func TestCalibrate(t *testing.T) {
 	}
 	for _, r := range rows {
 		t.Log(r)
-		// Medians within 10%; the tails of a test run depend on what else
-		// the machine runs (the race detector, other packages' tests), so
-		// they are `searchbench calibrate`'s to judge, on a quiet machine.
-		if r.Percentile == "p50" && math.Abs(r.Error) > 0.10 {
+		// Medians within 10% beside what the engine and the harness
+		// measured of their own lateness.
+		if r.Percentile == "p50" && math.Abs(r.Measured-r.True-r.EngineLate) > 0.10*r.True+r.HarnessLate {
 			t.Errorf("%v", r)
 		}
+		if r.EngineSpread[1] < r.EngineSpread[0] || r.EngineLate < 0 {
+			t.Errorf("%v: the engine's lateness is not a distribution", r)
+		}
 	}
-	var closedP99, openP99 float64
+	var closed, open CalibrationRow
+	frozen := quickCalibrations()[2]
 	for _, r := range rows {
-		if r.Distribution == quickCalibrations()[2].Name && r.Percentile == "p99" {
+		if r.Distribution == frozen.Name && r.Percentile == "p99" {
 			if r.Loop == "closed" {
-				closedP99 = r.Measured
+				closed = r
 			} else {
-				openP99 = r.Measured
+				open = r
 			}
 		}
 	}
-	if openP99 < 4*closedP99 || openP99 < 0.8*float64(quickCalibrations()[2].Truth(false, 0.99))/float64(time.Millisecond) {
-		t.Errorf("stall: open-loop p99 %.1f ms, closed-loop p99 %.1f ms; the open loop must show what the closed loop hides", openP99, closedP99)
+	// A busy machine makes calls later, never earlier: the open loop's p99
+	// has a floor near its truth (190 ms); the closed loop's, net of the
+	// lateness the run measured, stays far below the freeze (it is 10 ms).
+	if open.Measured < 0.8*open.True || closed.Measured-closed.EngineLate-closed.HarnessLate > ms(frozen.Freeze)/2 {
+		t.Errorf("stall: open-loop p99 %.1f ms (true %.0f), closed-loop p99 %.1f ms (engine late %.1f, harness late %.1f); the open loop must show what the closed loop hides",
+			open.Measured, open.True, closed.Measured, closed.EngineLate, closed.HarnessLate)
+	}
+}
+
+// An engine that returns late by a controlled amount: its own histogram
+// shows the lateness, the raw error carries it, and the harness's error net
+// of it does not, so the verdict (Worst) is on the harness.
+func TestCalibrateNetsTheEnginesLateness(t *testing.T) {
+	const over = 6 * time.Millisecond
+	cfg := CalibrationConfig{Measure: time.Second, Users: 2, Rate: 50, Workers: 8, overshoot: over}
+	d := []Distribution{{Name: "fixed 20 ms", Fast: 20 * time.Millisecond}}
+	rows, _, err := Calibrate(context.Background(), d, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 6 {
+		t.Fatalf("%d rows; want 6", len(rows))
+	}
+	for _, r := range rows {
+		t.Log(r)
+		if r.EngineLate < ms(over) || r.EngineSpread[0] < ms(over) {
+			t.Errorf("%v: the engine returned at least %v late and should say so", r, over)
+		}
+		if r.Percentile != "p50" {
+			continue
+		}
+		// The raw median is off by the overshoot (30%); net of the
+		// engine's own lateness it is the harness's part, within 10% beside
+		// the harness's measured lateness.
+		if r.Error < 0.25 || math.Abs(r.HarnessError)*r.True > 0.10*r.True+r.HarnessLate {
+			t.Errorf("%v: want the raw error to carry the engine's %v and the harness's error not to", r, over)
+		}
+	}
+}
+
+// The accounting, on numbers worked by hand: an engine 2 ms late on every
+// call and a harness that measured 22.5 ms for a true 20 ms leave the
+// harness 0.5 ms (2.5%); Worst judges that, not the raw 12.5%.
+func TestCalibrationRowsNetTheEngine(t *testing.T) {
+	late := newHistogram()
+	for range 100 {
+		_ = late.RecordValue(2000)
+	}
+	_ = late.RecordValue(9000)
+	d := Distribution{Name: "fixed 20 ms", Fast: 20 * time.Millisecond}
+	rows := calibrationRows(d, true, late, 0.7, 22.5, 22.5, 22.5)
+	for _, r := range rows[:2] { // p50, p95: 2 ms late
+		if math.Abs(r.Error-0.125) > 1e-9 || math.Abs(r.EngineLate-2) > 0.01 || math.Abs(r.HarnessError-0.025) > 0.001 || r.HarnessLate != 0.7 {
+			t.Errorf("%v; want error +12.5%%, engine 2 ms, harness +2.5%%, harness late 0.7 ms", r)
+		}
+	}
+	if s := rows[0].EngineSpread; math.Abs(s[0]-2) > 0.01 || math.Abs(s[1]-9) > 0.01 {
+		t.Errorf("engine spread %v; want 2 to 9 ms", s)
+	}
+	if w := Worst(rows); math.Abs(w-0.025) > 0.001 {
+		t.Errorf("worst %.4f; want the harness's 0.025", w)
+	}
+	if r := calibrationRows(d, false, newHistogram(), 0, 21, 21, 21)[0]; r.EngineLate != 0 || r.HarnessError != r.Error {
+		t.Errorf("%v; an engine that recorded nothing leaves the raw error", r)
 	}
 }
