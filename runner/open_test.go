@@ -166,11 +166,30 @@ func TestLadderFindsTheKnee(t *testing.T) {
 		t.Fatal(err)
 	}
 	l := RunLadder(context.Background(), e, c, cfg, Events{})
-	if l.Sustainable < capacity/DefaultStep || l.Sustainable > capacity {
-		for _, r := range l.Rungs {
-			t.Logf("offered %.0f achieved %.0f p99 %.2f meets %v", r.Offered, r.Achieved, r.P99, r.Sustainable)
+	for _, r := range l.Rungs {
+		t.Logf("offered %.0f achieved %.0f p99 %.2f meets %v warnings %d", r.Offered, r.Achieved, r.P99, r.Sustainable, len(r.Warnings))
+	}
+	// Load can only make a rung look worse, so the sustainable rate is
+	// never above the capacity. Below it (a step or more), a rung achieves
+	// its rate — the engine's clock sets the capacity, not the machine's
+	// calm — and meets the p99 rule unless the harness reported itself
+	// late in that rung (its generator lag or CPU share, measured in the
+	// run): a queue the load generator made is not the engine's knee. On a
+	// calm machine nothing is excused and the sustainable rate is within one
+	// step below the capacity.
+	if l.Sustainable > capacity {
+		t.Fatalf("sustainable rate %.0f/s; want at most the capacity %.0f/s", l.Sustainable, capacity)
+	}
+	for _, r := range l.Rungs {
+		if r.Offered > capacity/DefaultStep || r.Sustainable {
+			continue
 		}
-		t.Fatalf("sustainable rate %.0f/s; want within one step below the capacity %.0f/s", l.Sustainable, capacity)
+		if r.Achieved < 0.97*r.Offered {
+			t.Errorf("rung %.0f/s achieved %.0f/s; want its rate, well below the capacity", r.Offered, r.Achieved)
+		}
+		if !harnessLate(r) {
+			t.Errorf("rung %.0f/s (p99 %.2f ms) failed the rule below the capacity, and the harness did not report itself late", r.Offered, r.P99)
+		}
 	}
 	last := l.Rungs[len(l.Rungs)-1]
 	if last.Offered <= capacity || last.Sustainable {
@@ -179,6 +198,14 @@ func TestLadderFindsTheKnee(t *testing.T) {
 	if l.Rule == "" || len(l.Rungs[0].Reps) != 1 {
 		t.Fatalf("rule %q, reps %d", l.Rule, len(l.Rungs[0].Reps))
 	}
+}
+
+// harnessLate: a rung whose reps found the load generator late or
+// client-bound, by its own measurements.
+func harnessLate(r result.Rung) bool {
+	return slices.ContainsFunc(r.Reps, func(rep result.Rep) bool {
+		return rep.GeneratorLagP99 > ms(generatorLate) || rep.ClientCPU > clientBoundCPU
+	})
 }
 
 // BenchmarkOpenLoop20K drives a trivial in-memory engine at 20,000 calls/s
