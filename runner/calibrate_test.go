@@ -62,9 +62,11 @@ func TestCalibrate(t *testing.T) {
 	}
 	for _, r := range rows {
 		t.Log(r)
-		// Medians within 10% beside what the engine and the harness
-		// measured of their own lateness.
-		if r.Percentile == "p50" && math.Abs(r.Measured-r.True-r.EngineLate) > 0.10*r.True+r.HarnessLate {
+		// Medians within 10% net of the engine's own lateness, widened by
+		// the harness's measured lateness (its p99, which overstates it at
+		// the median) up to 10% more: a busy machine's lag is excused, a
+		// harness that adds a quarter to every call is not.
+		if r.Percentile == "p50" && math.Abs(r.Measured-r.True-r.EngineLate) > 0.10*r.True+min(r.HarnessLate, 0.10*r.True) {
 			t.Errorf("%v", r)
 		}
 		if r.EngineSpread[1] < r.EngineSpread[0] || r.EngineLate < 0 {
@@ -116,7 +118,7 @@ func TestCalibrateNetsTheEnginesLateness(t *testing.T) {
 		// The raw median is off by the overshoot (30%); net of the
 		// engine's own lateness it is the harness's part, within 10% beside
 		// the harness's measured lateness.
-		if r.Error < 0.25 || math.Abs(r.HarnessError)*r.True > 0.10*r.True+r.HarnessLate {
+		if r.Error < 0.25 || math.Abs(r.HarnessError)*r.True > 0.10*r.True+min(r.HarnessLate, 0.10*r.True) {
 			t.Errorf("%v: want the raw error to carry the engine's %v and the harness's error not to", r, over)
 		}
 	}
