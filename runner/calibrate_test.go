@@ -62,11 +62,7 @@ func TestCalibrate(t *testing.T) {
 	}
 	for _, r := range rows {
 		t.Log(r)
-		// Medians within 10% net of the engine's own lateness, widened by
-		// the harness's measured lateness (its p99, which overstates it at
-		// the median) up to 10% more: a busy machine's lag is excused, a
-		// harness that adds a quarter to every call is not.
-		if r.Percentile == "p50" && math.Abs(r.Measured-r.True-r.EngineLate) > 0.10*r.True+min(r.HarnessLate, 0.10*r.True) {
+		if r.Percentile == "p50" && math.Abs(r.Measured-r.True-r.EngineLate) > medianSlack(r) {
 			t.Errorf("%v", r)
 		}
 		if r.EngineSpread[1] < r.EngineSpread[0] || r.EngineLate < 0 {
@@ -91,6 +87,21 @@ func TestCalibrate(t *testing.T) {
 		t.Errorf("stall: open-loop p99 %.1f ms (true %.0f), closed-loop p99 %.1f ms (engine late %.1f, harness late %.1f); the open loop must show what the closed loop hides",
 			open.Measured, open.True, closed.Measured, closed.EngineLate, closed.HarnessLate)
 	}
+}
+
+// medianSlack is how far a median may be from its truth net of the
+// engine's own lateness (ms): 10%, plus what the harness measured of its own
+// lateness. The closed loop's users make their calls themselves, so only
+// their scheduler latency (which overstates the median's) can widen it,
+// by at most another 10%: a harness that adds a quarter to every call
+// fails. The open loop's calls leave when its generator sends them, and a
+// busy machine's generator lag (its p99, measured in the run) is charged to
+// them by design: there the slack is the lag.
+func medianSlack(r CalibrationRow) float64 {
+	if r.Loop == "closed" {
+		return 0.10*r.True + min(r.HarnessLate, 0.10*r.True)
+	}
+	return 0.10*r.True + r.HarnessLate
 }
 
 // An engine that returns late by a controlled amount: its own histogram
@@ -118,7 +129,7 @@ func TestCalibrateNetsTheEnginesLateness(t *testing.T) {
 		// The raw median is off by the overshoot (30%); net of the
 		// engine's own lateness it is the harness's part, within 10% beside
 		// the harness's measured lateness.
-		if r.Error < 0.25 || math.Abs(r.HarnessError)*r.True > 0.10*r.True+min(r.HarnessLate, 0.10*r.True) {
+		if r.Error < 0.25 || math.Abs(r.HarnessError)*r.True > medianSlack(r) {
 			t.Errorf("%v: want the raw error to carry the engine's %v and the harness's error not to", r, over)
 		}
 	}
