@@ -23,12 +23,16 @@ debootstrap --variant=minbase --include=postgresql-15,locales "${DEBIAN_SUITE:-b
 # point makes its own, with the password it is given.
 rm -rf "$root/var/lib/postgresql/15" "$root/var/cache/apt/archives/"*.deb
 install -m 0755 "$here/entrypoint.sh" "$root/usr/local/bin/searchbench-postgres"
+# docker import takes no STOPSIGNAL change (only CMD, ENTRYPOINT, ENV,
+# EXPOSE, LABEL, ONBUILD, USER, VOLUME, WORKDIR), so a one-line build on top
+# of the imported filesystem sets it; the build uses the local image only.
+base="$tag-rootfs"
 tar -C "$root" -c . | docker import \
 	--change 'ENTRYPOINT ["/usr/local/bin/searchbench-postgres"]' \
 	--change 'ENV LANG=C.UTF-8' \
 	--change 'EXPOSE 5432' \
 	--change 'LABEL org.searchbench.image=postgres' \
-	--change "LABEL org.searchbench.recipe=$recipe" \
-	--change 'STOPSIGNAL SIGINT' \
-	- "$tag" >/dev/null
+	- "$base" >/dev/null
+printf 'FROM %s\nSTOPSIGNAL SIGINT\nLABEL org.searchbench.recipe=%s\n' "$base" "$recipe" | docker build -q -t "$tag" - >/dev/null
+docker rmi "$base" >/dev/null
 echo "built $tag"
