@@ -69,23 +69,29 @@ func TestCalibrate(t *testing.T) {
 			t.Errorf("%v: the engine's lateness is not a distribution", r)
 		}
 	}
-	var closed, open CalibrationRow
 	frozen := quickCalibrations()[2]
-	for _, r := range rows {
-		if r.Distribution == frozen.Name && r.Percentile == "p99" {
-			if r.Loop == "closed" {
-				closed = r
-			} else {
-				open = r
+	row := func(loop, p string) CalibrationRow {
+		for _, r := range rows {
+			if r.Distribution == frozen.Name && r.Loop == loop && r.Percentile == p {
+				return r
 			}
 		}
+		t.Fatalf("no %s-loop %s row", loop, p)
+		return CalibrationRow{}
 	}
-	// A busy machine makes calls later, never earlier: the open loop's p99
-	// has a floor near its truth (190 ms); the closed loop's, net of the
-	// lateness the run measured, stays far below the freeze (it is 10 ms).
-	if open.Measured < 0.8*open.True || closed.Measured-closed.EngineLate-closed.HarnessLate > ms(frozen.Freeze)/2 {
-		t.Errorf("stall: open-loop p99 %.1f ms (true %.0f), closed-loop p99 %.1f ms (engine late %.1f, harness late %.1f); the open loop must show what the closed loop hides",
-			open.Measured, open.True, closed.Measured, closed.EngineLate, closed.HarnessLate)
+	// A busy machine makes calls later, never earlier: the open loop's p95
+	// and p99 have floors near their truths (110 and 190 ms). The closed
+	// loop holds each user once per freeze; its users' calls slow down on a
+	// busy machine, so fewer calls share each freeze and its p99 (where the
+	// freeze is 1 call in 181 per user when calm) may reach the freeze, but
+	// its p95, net of the engine's own lateness, stays far below it.
+	for _, r := range []CalibrationRow{row("open", "p95"), row("open", "p99")} {
+		if r.Measured < 0.8*r.True {
+			t.Errorf("stall: %v; the open loop must charge the freeze to every call it held", r)
+		}
+	}
+	if r := row("closed", "p95"); r.Measured-r.EngineLate > ms(frozen.Freeze)/2 {
+		t.Errorf("stall: %v; the closed loop hides the freeze from all but one call per user", r)
 	}
 }
 
