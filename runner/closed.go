@@ -114,16 +114,10 @@ func (ev Events) barrier(ctx context.Context, phase, stop string) string {
 	return ev.Barrier(ctx, phase, stop)
 }
 
-// versions hands out the next version of each ID, so every upsert writes a
-// document that differs from what the engine holds.
-type versions []atomic.Uint32
-
-func (v versions) next(id uint32) uint32 { return v[id].Add(1) }
-
 // ClosedLoop runs every level of cfg against e, in order. It returns the
 // levels measured so far when ctx ends (the last one marked partial).
 func ClosedLoop(ctx context.Context, e engines.Engine, src Source, cfg Config, ev Events) []result.Level {
-	vers := make(versions, src.IDs()+1)
+	vers := newVersions(src.IDs()+1, cfg.Share)
 	var levels []result.Level
 	for i, users := range cfg.Users {
 		if ctx.Err() != nil || ev.barrier(ctx, fmt.Sprintf("level %d users=%d", i+1, users), "") != "" {
