@@ -169,7 +169,7 @@ func (kc *knownChecks) result() *result.KnownItems {
 		k.Recall = float64(k.Found) / float64(k.Checks)
 	}
 	if kc.idle != nil && kc.idle.Queries > 0 {
-		k.IdleRecall, k.IdleChecks = kc.idle.Recall, kc.idle.Queries
+		k.IdleRecall, k.IdleChecks, k.IdleFound = kc.idle.Recall, kc.idle.Queries, kc.idle.Found
 	}
 	return k
 }
