@@ -281,7 +281,7 @@ func trustRows(cols []column) [][]string {
 			}
 			return "—"
 		}),
-		row(fmt.Sprintf("recall@%d (known items)", k), func(c column) string {
+		row(fmt.Sprintf("recall@%d idle (known items)", k), func(c column) string {
 			if r := c.relevance; r != nil && r.Queries > 0 {
 				return strconv.FormatFloat(r.Recall, 'f', 3, 64)
 			}
