@@ -68,8 +68,9 @@ var afterKnownCheck func()
 
 // knownCheck is one check prepared before the clock starts.
 type knownCheck struct {
-	on bool
-	id uint32
+	on  bool
+	id  uint32
+	doc string // the ID as the engine returns it, made before the clock
 }
 
 // newKnownChecks samples the level's candidates, keyed by key (the level,
@@ -117,7 +118,7 @@ func (kc *knownChecks) pick(r *dataset.Rand, c *workload.Call) knownCheck {
 	_, q := kc.ki.KnownQuery(r.Uint64(), id)
 	q.K = kc.k
 	c.Query = q
-	return knownCheck{on: true, id: id}
+	return knownCheck{on: true, id: id, doc: dataset.DocID(id)}
 }
 
 // searchKnown makes a check's call; the caller times it. Its hits are kept for
@@ -143,7 +144,7 @@ func (kc *knownChecks) check(c knownCheck, h engines.Hits, err error) (unsupport
 		kc.skipped.Add(1)
 	default:
 		kc.checks.Add(1)
-		if slices.Contains(h.IDs, dataset.DocID(c.id)) {
+		if slices.Contains(h.IDs, c.doc) {
 			kc.found.Add(1)
 		}
 		if len(h.IDs) == 0 {

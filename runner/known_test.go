@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/workload"
 )
@@ -158,5 +159,26 @@ func TestKnownItemsOff(t *testing.T) {
 	}
 	if err := (Calls{Timeout: time.Second, Mix: workload.DefaultMix, K: 10, Known: KnownConfig{Fraction: 1.5}}).Validate(); err == nil || !strings.HasPrefix(err.Error(), "known-items:") {
 		t.Fatalf("fraction 1.5: %v; want a known-items error", err)
+	}
+}
+
+// Checking an answer allocates nothing: the ID's string is made with the
+// query, before the clock.
+func TestKnownItemCheckDoesNotAllocate(t *testing.T) {
+	src := testCorpus(t, 500, 1)
+	vers := make(versions, src.IDs()+1)
+	kc := newKnownChecks(src, Calls{Seed: 1, K: 10, Known: KnownConfig{Fraction: 1}}, vers, 0)
+	r := kc.stream(3)
+	c := workload.Call{Op: workload.Search}
+	chk := kc.pick(&r, &c)
+	if !chk.on || c.Query.Text == "" {
+		t.Fatalf("check %+v, query %+v; want a known-item query", chk, c.Query)
+	}
+	hits := engines.Hits{IDs: []string{"1", "2", chk.doc}, Total: 3}
+	if n := testing.AllocsPerRun(100, func() { kc.check(chk, hits, nil) }); n != 0 {
+		t.Fatalf("check allocates %v times", n)
+	}
+	if k := kc.result(); k.Found != k.Checks || k.Checks < 100 {
+		t.Fatalf("known items %+v; want every check found", k)
 	}
 }
