@@ -39,7 +39,7 @@ func knownCalls(idle *result.Relevance) Calls {
 func knownClosed(t *testing.T, drop bool) result.Level {
 	t.Helper()
 	e, src, idle := knownSetup(t, drop)
-	cfg := Config{Users: []int{8}, SpawnRate: 1000, Settle: 20 * time.Millisecond, Measure: 500 * time.Millisecond, Calls: knownCalls(idle)}
+	cfg := Config{Users: []int{8}, SpawnRate: 1000, Settle: 20 * time.Millisecond, Measure: time.Second, Calls: knownCalls(idle)}
 	cfg.Freshness.Off = true
 	levels := ClosedLoop(context.Background(), e, src, cfg, Events{})
 	if len(levels) != 1 || levels[0].KnownItems == nil {
@@ -52,7 +52,7 @@ func knownOpen(t *testing.T, drop bool) result.Rep {
 	t.Helper()
 	e, src, idle := knownSetup(t, drop)
 	cfg := OpenConfig{Workers: 16, Arrival: "constant", Calls: knownCalls(idle)}
-	rep := OpenLoop(context.Background(), e, src, cfg, workload.Constant{PerSecond: 1500, Duration: 500 * time.Millisecond}, make(versions, src.IDs()+1))
+	rep := OpenLoop(context.Background(), e, src, cfg, workload.Constant{PerSecond: 1000, Duration: time.Second}, make(versions, src.IDs()+1))
 	if rep.KnownItems == nil {
 		t.Fatalf("rep %+v; want known-item checks", rep)
 	}
@@ -72,8 +72,8 @@ func knownWarning(ws []string) string {
 // a warning that states the interval.
 func checkDropped(t *testing.T, where string, k *result.KnownItems, warnings []string) {
 	t.Helper()
-	if k.Checks < 30 || k.Recall > 0.5 || k.Empty == 0 || k.IdleRecall < 0.95 || k.IdleChecks != 100 {
-		t.Fatalf("%s: known items %+v; want ≥ 30 checks, recall under load ≤ 0.5 with empty answers, idle recall ≥ 0.95 over 100", where, k)
+	if k.Checks < 10 || k.Recall > 0.5 || k.Empty == 0 || k.IdleRecall < 0.95 || k.IdleChecks != 100 {
+		t.Fatalf("%s: known items %+v; want ≥ 10 checks, recall under load ≤ 0.5 with empty answers, idle recall ≥ 0.95 over 100", where, k)
 	}
 	t.Logf("%s: %+v", where, *k)
 	w := knownWarning(warnings)
@@ -85,8 +85,8 @@ func checkDropped(t *testing.T, where string, k *result.KnownItems, warnings []s
 // checkCorrect: a correct engine keeps its recall under load, no warning.
 func checkCorrect(t *testing.T, where string, k *result.KnownItems, warnings []string) {
 	t.Helper()
-	if k.Checks < 30 || k.Recall < 0.95 || k.Empty != 0 || k.TotalBelowHits != 0 {
-		t.Fatalf("%s: known items %+v; want ≥ 30 checks at recall ≥ 0.95", where, k)
+	if k.Checks < 10 || k.Recall < 0.95 || k.Empty != 0 || k.TotalBelowHits != 0 {
+		t.Fatalf("%s: known items %+v; want ≥ 10 checks at recall ≥ 0.95", where, k)
 	}
 	t.Logf("%s: %+v", where, *k)
 	if w := knownWarning(warnings); w != "" {
@@ -102,7 +102,7 @@ func TestKnownItemsCatchHitsDroppedUnderLoadClosedLoop(t *testing.T) {
 func TestKnownItemsCatchHitsDroppedUnderLoadOpenLoop(t *testing.T) {
 	rep := knownOpen(t, true)
 	// The rung sums its reps and warns.
-	rung := result.Rung{Offered: 1500, Reps: []result.Rep{rep}}
+	rung := result.Rung{Offered: 1000, Reps: []result.Rep{rep}}
 	rung.Summarize()
 	checkDropped(t, "open loop", rung.KnownItems, rung.Warnings)
 }
@@ -117,22 +117,22 @@ func TestKnownItemsOfACorrectEngineClosedLoop(t *testing.T) {
 
 func TestKnownItemsOfACorrectEngineOpenLoop(t *testing.T) {
 	rep := knownOpen(t, false)
-	rung := result.Rung{Offered: 1500, Reps: []result.Rep{rep}}
+	rung := result.Rung{Offered: 1000, Reps: []result.Rep{rep}}
 	rung.Summarize()
 	checkCorrect(t, "open loop", rung.KnownItems, rung.Warnings)
 }
 
-// A check that takes 50 ms does not show in the latency of the searches it
+// A check that takes 200 ms does not show in the latency of the searches it
 // checks: it runs after the clock stops.
 func TestKnownItemCheckIsNotTimed(t *testing.T) {
-	afterKnownCheck = func() { time.Sleep(50 * time.Millisecond) }
+	afterKnownCheck = func() { time.Sleep(200 * time.Millisecond) }
 	defer func() { afterKnownCheck = nil }()
 	src := testCorpus(t, 500, 1)
 	e := newWordEngine()
 	if _, err := Prepopulate(context.Background(), e, src, nil); err != nil {
 		t.Fatal(err)
 	}
-	cfg := Config{Users: []int{2}, SpawnRate: 1000, Measure: 500 * time.Millisecond,
+	cfg := Config{Users: []int{2}, SpawnRate: 1000, Measure: time.Second,
 		Calls: Calls{Timeout: 5 * time.Second, Mix: workload.Presets["search"], Seed: 1, K: 10, Known: KnownConfig{Fraction: 1}}}
 	cfg.Freshness.Off = true
 	l := ClosedLoop(context.Background(), e, src, cfg, Events{})[0]
@@ -140,8 +140,8 @@ func TestKnownItemCheckIsNotTimed(t *testing.T) {
 	if l.KnownItems == nil || l.KnownItems.Checks < 4 || s.Count != l.KnownItems.Checks+l.KnownItems.Skipped {
 		t.Fatalf("known items %+v, searches %d; want every search a check", l.KnownItems, s.Count)
 	}
-	if s.Latency.P50 >= 25 {
-		t.Fatalf("search p50 %.2f ms; the 50 ms check must not be inside the timed call", s.Latency.P50)
+	if s.Latency.P50 >= 100 {
+		t.Fatalf("search p50 %.2f ms; the 200 ms check must not be inside the timed call", s.Latency.P50)
 	}
 }
 
