@@ -271,13 +271,7 @@ func (u *user) run(ctx context.Context, e engines.Engine, src Source, cfg Config
 			word, probed = probe.claim(&req.Doc)
 		}
 		start := time.Now()
-		var hits engines.Hits
-		var err error
-		if chk.on {
-			hits, err = searchKnown(callCtx, e, req.Query)
-		} else {
-			err = do(callCtx, e, &req)
-		}
+		hits, err := invoke(callCtx, e, &req, chk)
 		took := time.Since(start)
 		cancel()
 		if probed {

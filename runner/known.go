@@ -121,11 +121,15 @@ func (kc *knownChecks) pick(r *dataset.Rand, c *workload.Call) knownCheck {
 	return knownCheck{on: true, id: id, doc: dataset.DocID(id)}
 }
 
-// searchKnown makes a check's call; the caller times it. Its hits are kept for
-// check, which runs after the clock stops.
-func searchKnown(ctx context.Context, e engines.Engine, q engines.Query) (h engines.Hits, err error) {
+// invoke makes the call; the caller times it. A check's search keeps its
+// hits for check, which runs after the clock stops; any other call is made
+// as do makes it.
+func invoke(ctx context.Context, e engines.Engine, c *workload.Call, chk knownCheck) (h engines.Hits, err error) {
+	if !chk.on {
+		return h, do(ctx, e, c)
+	}
 	defer recoverCall(&err)
-	return e.Search(ctx, q)
+	return e.Search(ctx, c.Query)
 }
 
 // check counts an answer; unsupported says whether the call is to be left

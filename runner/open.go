@@ -253,13 +253,7 @@ func (r *openRun) serve(ctx context.Context, start time.Time, t ticket, lat, svc
 	chk := r.known.pick(&kr, &req)
 	callCtx, cancel := context.WithTimeout(ctx, r.cfg.Timeout)
 	sent := time.Now()
-	var hits engines.Hits
-	var err error
-	if chk.on {
-		hits, err = searchKnown(callCtx, r.e, req.Query)
-	} else {
-		err = do(callCtx, r.e, &req)
-	}
+	hits, err := invoke(callCtx, r.e, &req, chk)
 	done := time.Now()
 	cancel()
 	r.sent.Add(1)
