@@ -88,7 +88,7 @@ func newKnownChecks(src Source, c Calls, vers versions, key ...uint64) *knownChe
 			break
 		}
 		id := uint32(1 + r.Intn(src.IDs()))
-		if src.Prepopulated(id) && vers[id].Load() == 0 {
+		if src.Prepopulated(id) && vers.untouched(id) {
 			kc.ids = append(kc.ids, id)
 		}
 	}
@@ -144,7 +144,7 @@ func (kc *knownChecks) check(c knownCheck, h engines.Hits, err error) (unsupport
 		return true
 	case err != nil:
 		kc.failed.Add(1)
-	case kc.vers[c.id].Load() != 0:
+	case !kc.vers.untouched(c.id):
 		kc.skipped.Add(1)
 	default:
 		kc.checks.Add(1)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/runner/result"
+	"github.com/searchbench/searchbench/runner/shard"
 	"github.com/searchbench/searchbench/workload"
 )
 
@@ -52,7 +53,7 @@ func knownOpen(t *testing.T, drop bool) result.Rep {
 	t.Helper()
 	e, src, idle := knownSetup(t, drop)
 	cfg := OpenConfig{Workers: 16, Arrival: "constant", Calls: knownCalls(idle)}
-	rep := OpenLoop(context.Background(), e, src, cfg, workload.Constant{PerSecond: 1000, Duration: time.Second}, make(versions, src.IDs()+1))
+	rep := OpenLoop(context.Background(), e, src, cfg, workload.Constant{PerSecond: 1000, Duration: time.Second}, newVersions(src.IDs()+1, shard.Share{}))
 	if rep.KnownItems == nil {
 		t.Fatalf("rep %+v; want known-item checks", rep)
 	}
@@ -153,7 +154,7 @@ func TestKnownItemsOff(t *testing.T) {
 	cfg := Config{Users: []int{2}, SpawnRate: 1000, Measure: 200 * time.Millisecond, Calls: calls}
 	l := ClosedLoop(context.Background(), e, src, cfg, Events{})[0]
 	rep := OpenLoop(context.Background(), e, src, OpenConfig{Workers: 4, Arrival: "constant", Calls: calls},
-		workload.Constant{PerSecond: 500, Duration: 200 * time.Millisecond}, make(versions, src.IDs()+1))
+		workload.Constant{PerSecond: 500, Duration: 200 * time.Millisecond}, newVersions(src.IDs()+1, shard.Share{}))
 	if l.KnownItems != nil || rep.KnownItems != nil || knownWarning(l.Warnings) != "" {
 		t.Fatalf("known items %+v / %+v with the fraction 0", l.KnownItems, rep.KnownItems)
 	}
@@ -166,7 +167,7 @@ func TestKnownItemsOff(t *testing.T) {
 // query, before the clock.
 func TestKnownItemCheckDoesNotAllocate(t *testing.T) {
 	src := testCorpus(t, 500, 1)
-	vers := make(versions, src.IDs()+1)
+	vers := newVersions(src.IDs()+1, shard.Share{})
 	kc := newKnownChecks(src, Calls{Seed: 1, K: 10, Known: KnownConfig{Fraction: 1}}, vers, 0)
 	r := kc.stream(3)
 	c := workload.Call{Op: workload.Search}

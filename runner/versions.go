@@ -33,3 +33,8 @@ func (v versions) next(id uint32) uint32 { return v.last[id].Add(v.step) }
 // latest is the version of id last handed out (the pre-populated one's, or
 // this shard's index, before any).
 func (v versions) latest(id uint32) uint32 { return v.last[id].Load() }
+
+// untouched says whether this share has not written or deleted id: its
+// counter still holds its starting value (0, or the shard's index), which
+// is below one step.
+func (v versions) untouched(id uint32) bool { return v.last[id].Load() < v.step }
