@@ -225,21 +225,9 @@ type collectionConfig struct {
 
 // Create replaces the collection.
 func (e *Engine) Create(ctx context.Context, schema engines.Schema) error {
-	fields, err := e.textFields(schema)
+	fields, path, exists, err := e.lookup(ctx, schema, "create")
 	if err != nil {
 		return err
-	}
-	if err := e.checkName("collection name", schema.Name); err != nil {
-		return err
-	}
-	path := collectionPath(schema.Name)
-	data, err := e.call(ctx, http.MethodGet, path+"/exists", nil)
-	if err != nil {
-		return fmt.Errorf("%s: create %s: exists: %w", e.name, schema.Name, err)
-	}
-	exists, err := ParseExists(data)
-	if err != nil {
-		return fmt.Errorf("%s: create %s: %w", e.name, schema.Name, err)
 	}
 	if exists {
 		if _, err := e.call(ctx, http.MethodDelete, path, nil); err != nil {
@@ -268,26 +256,15 @@ func (e *Engine) Create(ctx context.Context, schema engines.Schema) error {
 // be Create's: full_text over the schema's text fields, storing content,
 // and the top_k option when it is set.
 func (e *Engine) Attach(ctx context.Context, schema engines.Schema) error {
-	fields, err := e.textFields(schema)
+	fields, path, exists, err := e.lookup(ctx, schema, "attach to")
 	if err != nil {
 		return err
-	}
-	if err := e.checkName("collection name", schema.Name); err != nil {
-		return err
-	}
-	path := collectionPath(schema.Name)
-	data, err := e.call(ctx, http.MethodGet, path+"/exists", nil)
-	if err != nil {
-		return fmt.Errorf("%s: attach to %s: exists: %w", e.name, schema.Name, err)
-	}
-	exists, err := ParseExists(data)
-	if err != nil {
-		return fmt.Errorf("%s: attach to %s: %w", e.name, schema.Name, err)
 	}
 	if !exists {
 		return fmt.Errorf("%s: attach: there is no collection %s (shard 0 creates it)", e.name, schema.Name)
 	}
-	if data, err = e.call(ctx, http.MethodGet, path, nil); err != nil {
+	data, err := e.call(ctx, http.MethodGet, path, nil)
+	if err != nil {
 		return fmt.Errorf("%s: attach to %s: %w", e.name, schema.Name, err)
 	}
 	if err := checkConfig(data, fields, e.opts.topK); err != nil {
@@ -297,6 +274,27 @@ func (e *Engine) Attach(ctx context.Context, schema engines.Schema) error {
 	defer e.mu.Unlock()
 	e.collection, e.fields = schema.Name, fields
 	return nil
+}
+
+// lookup checks the schema and its collection's name, and asks whether the
+// collection exists: the text fields Create indexes, the collection's path,
+// and the answer. doing names the call in errors ("create").
+func (e *Engine) lookup(ctx context.Context, schema engines.Schema, doing string) (fields []string, path string, exists bool, err error) {
+	if fields, err = e.textFields(schema); err != nil {
+		return nil, "", false, err
+	}
+	if err = e.checkName("collection name", schema.Name); err != nil {
+		return nil, "", false, err
+	}
+	path = collectionPath(schema.Name)
+	data, err := e.call(ctx, http.MethodGet, path+"/exists", nil)
+	if err != nil {
+		return nil, "", false, fmt.Errorf("%s: %s %s: exists: %w", e.name, doing, schema.Name, err)
+	}
+	if exists, err = ParseExists(data); err != nil {
+		return nil, "", false, fmt.Errorf("%s: %s %s: %w", e.name, doing, schema.Name, err)
+	}
+	return fields, path, exists, nil
 }
 
 // checkConfig reads a collection's configuration and checks that it is
