@@ -141,7 +141,8 @@ func OpenLoop(ctx context.Context, e engines.Engine, src Source, cfg OpenConfig,
 	}
 
 	lag := newHistogram()
-	spin := spinFor(runtime.GOMAXPROCS(0))
+	wait := newWaiter(ctx, runtime.GOMAXPROCS(0))
+	defer wait.close()
 	partial := false
 	for {
 		k, at, step, ok := arr.next()
@@ -149,7 +150,7 @@ func OpenLoop(ctx context.Context, e engines.Engine, src Source, cfg OpenConfig,
 			break
 		}
 		due := start.Add(at)
-		if !waitUntil(ctx, due, spin) {
+		if !wait.until(due) {
 			partial = true
 			break
 		}
