@@ -13,6 +13,7 @@ import (
 
 	"github.com/searchbench/searchbench/dataset"
 	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/runner/shard"
 	"github.com/searchbench/searchbench/workload"
 )
 
@@ -239,7 +240,7 @@ func Calibrate(ctx context.Context, d []Distribution, cfg CalibrationConfig) ([]
 			rate = (math.Floor(per) + 0.5) / dist.Period.Seconds()
 		}
 		sched := workload.Constant{PerSecond: rate, Duration: cfg.Measure}
-		rep := OpenLoop(ctx, e, src, OpenConfig{Workers: cfg.Workers, Arrival: "constant", Calls: calls}, sched, make(versions, src.IDs()+1))
+		rep := OpenLoop(ctx, e, src, OpenConfig{Workers: cfg.Workers, Arrival: "constant", Calls: calls}, sched, newVersions(src.IDs()+1, shard.Share{}))
 		if ctx.Err() != nil {
 			return rows, warnings, ctx.Err()
 		}

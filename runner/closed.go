@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/searchbench/searchbench/dataset"
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/runner/shard"
@@ -25,6 +26,7 @@ type Calls struct {
 	Mix     workload.Mix
 	Seed    uint64 // the workload's seed
 	K       int    // hits per search
+	Known   KnownConfig
 }
 
 // Validate reports the first bad field.
@@ -34,6 +36,9 @@ func (c Calls) Validate() error {
 		return fmt.Errorf("timeout: %v must be > 0", c.Timeout)
 	case c.K < 1:
 		return fmt.Errorf("k: %d must be ≥ 1", c.K)
+	}
+	if err := c.Known.Validate(); err != nil {
+		return err
 	}
 	return c.Mix.Validate()
 }
@@ -114,16 +119,10 @@ func (ev Events) barrier(ctx context.Context, phase, stop string) string {
 	return ev.Barrier(ctx, phase, stop)
 }
 
-// versions hands out the next version of each ID, so every upsert writes a
-// document that differs from what the engine holds.
-type versions []atomic.Uint32
-
-func (v versions) next(id uint32) uint32 { return v[id].Add(1) }
-
 // ClosedLoop runs every level of cfg against e, in order. It returns the
 // levels measured so far when ctx ends (the last one marked partial).
 func ClosedLoop(ctx context.Context, e engines.Engine, src Source, cfg Config, ev Events) []result.Level {
-	vers := make(versions, src.IDs()+1)
+	vers := newVersions(src.IDs()+1, cfg.Share)
 	var levels []result.Level
 	for i, users := range cfg.Users {
 		if ctx.Err() != nil || ev.barrier(ctx, fmt.Sprintf("level %d users=%d", i+1, users), "") != "" {
@@ -137,6 +136,7 @@ func ClosedLoop(ctx context.Context, e engines.Engine, src Source, cfg Config, e
 // user is one virtual user: one operation at a time, no think time.
 type user struct {
 	stream *workload.Stream
+	known  dataset.Rand // which searches are known-item checks
 	rec    *Recorder
 	ops    atomic.Int64 // calls finished in the window, for live progress
 	errs   atomic.Int64
@@ -162,9 +162,10 @@ func runLevel(ctx context.Context, e engines.Engine, src Source, cfg Config, ev 
 	sink := NewSink(4 * runtime.GOMAXPROCS(0))
 	first, streams := userStreams(cfg, src.IDs(), level, all)
 	n := len(streams)
+	known := newKnownChecks(src, cfg.Calls, vers, uint64(level))
 	users := make([]*user, n)
 	for i := range users {
-		users[i] = &user{stream: streams[i], rec: sink.NewRecorder(i)}
+		users[i] = &user{stream: streams[i], known: known.stream(uint64(first + i)), rec: sink.NewRecorder(i)}
 	}
 	// The ramp is the whole level's: global user g starts at g/spawn-rate,
 	// so the shards' users start as one machine's would and every shard
@@ -186,7 +187,7 @@ func runLevel(ctx context.Context, e engines.Engine, src Source, cfg Config, ev 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			u.run(runCtx, e, src, cfg, vers, probe, measureFrom, measureTo)
+			u.run(runCtx, e, src, cfg, vers, probe, known, measureFrom, measureTo)
 		}()
 	}
 	phase(ev, all, "settle", cfg.Settle)
@@ -216,12 +217,14 @@ func runLevel(ctx context.Context, e engines.Engine, src Source, cfg Config, ev 
 	total := sink.Total()
 	l := result.Level{Users: n, Window: result.Duration(window), Partial: partial}
 	l.ClientCPU, l.EngineStats, l.Freshness = cpu, engineStats, probe.result()
+	l.KnownItems = known.result()
 	l.SchedLatencyP99 = schedP99
 	for _, w := range []string{statsWarn, freshnessWarning(l.Freshness), clientBound(l.ClientCPU, l.SchedLatencyP99)} {
 		if w != "" {
 			l.Warnings = append(l.Warnings, w)
 		}
 	}
+	l.Warnings = append(l.Warnings, l.KnownItems.Warnings()...)
 	for _, op := range cfg.Mix.Ops() {
 		s, err := total.Stats(op, window)
 		if err != nil {
@@ -241,9 +244,10 @@ func runLevel(ctx context.Context, e engines.Engine, src Source, cfg Config, ev 
 }
 
 func (u *user) run(ctx context.Context, e engines.Engine, src Source, cfg Config, vers versions, probe *prober,
-	measureFrom, measureTo time.Time) {
+	known *knownChecks, measureFrom, measureTo time.Time) {
 	for {
 		req := prepare(src, cfg.K, vers, u.stream.Next())
+		chk := known.pick(&u.known, &req)
 		if ctx.Err() != nil {
 			return
 		}
@@ -261,7 +265,7 @@ func (u *user) run(ctx context.Context, e engines.Engine, src Source, cfg Config
 			word, probed = probe.claim(&req.Doc)
 		}
 		start := time.Now()
-		err := do(callCtx, e, &req)
+		hits, err := invoke(callCtx, e, &req, chk)
 		took := time.Since(start)
 		cancel()
 		if probed {
@@ -273,6 +277,10 @@ func (u *user) run(ctx context.Context, e engines.Engine, src Source, cfg Config
 		}
 		if start.Before(measureFrom) {
 			continue // ramp and settle are not measured
+		}
+		// The check of a known item's answer, after the clock stopped.
+		if chk.on && known.check(chk, hits, err) {
+			continue
 		}
 		u.rec.Record(req.Op, took, class)
 		u.ops.Add(1)

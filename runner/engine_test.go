@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -147,4 +148,61 @@ func (m *memEngine) seen(w, at time.Time) bool {
 		return at.Sub(m.t0)/m.refresh > w.Sub(m.t0)/m.refresh
 	}
 	return at.Sub(w) >= m.visible
+}
+
+// wordEngine is a memEngine that answers searches: the documents whose
+// name holds every word of the query, by ID, at most K. Writes take
+// writeDelay. With dropWhileWriting it answers empty (and says it matched
+// nothing) while a write is in flight: an engine that answers 200 with hits
+// missing under concurrent upserts.
+type wordEngine struct {
+	*memEngine
+	writeDelay       time.Duration
+	dropWhileWriting bool
+	writing          atomic.Int64
+}
+
+func newWordEngine() *wordEngine { return &wordEngine{memEngine: newMem()} }
+
+func (w *wordEngine) write(ctx context.Context) func() {
+	w.writing.Add(1)
+	if w.writeDelay > 0 {
+		sleepUntil(ctx, time.Now().Add(w.writeDelay))
+	}
+	return func() { w.writing.Add(-1) }
+}
+
+func (w *wordEngine) Upsert(ctx context.Context, d engines.Document) error {
+	defer w.write(ctx)()
+	return w.memEngine.Upsert(ctx, d)
+}
+
+func (w *wordEngine) Delete(ctx context.Context, id string) error {
+	defer w.write(ctx)()
+	return w.memEngine.Delete(ctx, id)
+}
+
+func (w *wordEngine) Search(ctx context.Context, q engines.Query) (engines.Hits, error) {
+	if err := w.call(ctx, "search"); err != nil {
+		return engines.Hits{}, err
+	}
+	words := strings.Fields(q.Text)
+	var ids []string
+	w.mu.Lock()
+	for id, d := range w.docs {
+		name := strings.ToLower(d.Text("name"))
+		all := len(words) > 0
+		for _, word := range words {
+			all = all && strings.Contains(name, word)
+		}
+		if all {
+			ids = append(ids, id)
+		}
+	}
+	w.mu.Unlock()
+	if w.dropWhileWriting && w.writing.Load() > 0 {
+		return engines.Hits{Total: 0}, nil
+	}
+	slices.Sort(ids)
+	return engines.Hits{IDs: ids[:min(len(ids), q.K)], Total: int64(len(ids))}, nil
 }

@@ -196,7 +196,7 @@ func (p *prober) probe(ctx context.Context, w probeWrite, timeout time.Duration)
 	q := p.m.MarkQuery(w.word)
 	q.K = p.k
 	for {
-		if p.vers[w.id].Load() != w.version {
+		if p.vers.latest(w.id) != w.version {
 			// Another user wrote the ID again before the probe saw this
 			// version: what the probe looks for may never be visible.
 			p.count(func(r *result.Freshness) { r.Superseded++ })

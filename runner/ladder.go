@@ -74,7 +74,7 @@ func RunLadder(ctx context.Context, e engines.Engine, src Source, cfg LadderConf
 		l.Reference = cfg.Rates.Start
 	}
 	l.Rule = fmt.Sprintf("sustainable = the highest rung whose median p99 (from the intended send time) is ≤ %g × the first rung's and whose achieved rate is ≥ %g%% of the offered rate", cfg.Factor, 100*cfg.MinAchieved)
-	vers := make(versions, src.IDs()+1)
+	vers := newVersions(src.IDs()+1, cfg.Open.Share)
 	// A shard's own decision to stop after a rung waits for the next
 	// start, where the coordinator makes every shard stop if any does, so
 	// the shards always climb the same rungs.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/runner/result"
+	"github.com/searchbench/searchbench/runner/shard"
 	"github.com/searchbench/searchbench/workload"
 )
 
@@ -75,7 +76,7 @@ func TestOpenLoopChargesStallsToEveryCall(t *testing.T) {
 	e := &stallEngine{memEngine: *newMem(), t0: time.Now(), period: period, freeze: freeze}
 	c := testCorpus(t, 100, 1)
 	sched := workload.Constant{PerSecond: 400, Duration: 3 * period}
-	rep := OpenLoop(context.Background(), e, c, openConfig(2), sched, make(versions, 101))
+	rep := OpenLoop(context.Background(), e, c, openConfig(2), sched, newVersions(101, shard.Share{}))
 	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 	lag := rep.GeneratorLagP99
 	t.Logf("open loop: p50 %.2f, p90 %.2f, p99 %.2f ms; service p99 %.2f ms; generator lag p99 %.2f, max %.2f ms",
@@ -218,7 +219,7 @@ func harnessLate(r result.Rung) bool {
 // p99 under 1 ms) and the process's CPU use.
 func BenchmarkOpenLoop20K(b *testing.B) {
 	c := testCorpus(b, 100_000, 0)
-	vers := make(versions, 100_001)
+	vers := newVersions(100_001, shard.Share{})
 	for b.Loop() {
 		rep := OpenLoop(context.Background(), newMem(), c, OpenConfig{Workers: DefaultWorkers, Arrival: "constant",
 			Calls: Calls{Timeout: time.Second, Mix: workload.DefaultMix, Seed: 1, K: 10}},
@@ -273,7 +274,7 @@ func TestOpenLoopKeepsErrorExamples(t *testing.T) {
 	}
 	c := testCorpus(t, 100, 1)
 	sched := workload.Constant{PerSecond: 400, Duration: 500 * time.Millisecond}
-	rep := OpenLoop(context.Background(), e, c, openConfig(4), sched, make(versions, 101))
+	rep := OpenLoop(context.Background(), e, c, openConfig(4), sched, newVersions(101, shard.Share{}))
 	var search result.OpenOp
 	for _, o := range rep.Ops {
 		if o.Op == "search" {

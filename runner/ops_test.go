@@ -11,6 +11,7 @@ import (
 
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/runner/result"
+	"github.com/searchbench/searchbench/runner/shard"
 	"github.com/searchbench/searchbench/workload"
 )
 
@@ -95,7 +96,7 @@ func TestEveryOpRunsOpenLoop(t *testing.T) {
 	calls := countCalls(e)
 	cfg := openConfig(4)
 	cfg.Mix = everyOp()
-	rep := OpenLoop(context.Background(), e, c, cfg, workload.Constant{PerSecond: 2000, Duration: 300 * time.Millisecond}, make(versions, 401))
+	rep := OpenLoop(context.Background(), e, c, cfg, workload.Constant{PerSecond: 2000, Duration: 300 * time.Millisecond}, newVersions(401, shard.Share{}))
 	var ops []result.OpStats
 	for _, o := range rep.Ops {
 		ops = append(ops, o.OpStats)
@@ -173,12 +174,12 @@ func TestGetWithoutGetter(t *testing.T) {
 func TestUnknownOpIsNotSent(t *testing.T) {
 	e := newMem()
 	c := testCorpus(t, 100, 1)
-	vers := make(versions, 101)
+	vers := newVersions(101, shard.Share{})
 	call := prepare(c, 10, vers, workload.Step{Op: workload.NumOps, ID: 5})
 	if err := do(context.Background(), e, &call); !errors.Is(err, engines.ErrUnsupported) || e.calls.Load() != 0 {
 		t.Fatalf("error %v, %d engine calls; want unsupported and none", err, e.calls.Load())
 	}
-	if vers[5].Load() != 0 {
+	if vers.latest(5) != 0 {
 		t.Error("a step of no operation took a version")
 	}
 }

@@ -417,6 +417,7 @@ func (r *run) setup(ctx context.Context, s Setup) (er result.EngineRun) {
 	if p.Closed != nil {
 		cfg := *p.Closed
 		cfg.Share = p.Shard.Share()
+		cfg.Known.Idle = er.Relevance
 		er.Levels = ClosedLoop(ctx, e, p.Source, cfg, ev)
 		if n := len(er.Levels); n < len(cfg.Users) && ctx.Err() == nil {
 			er.Error = "stopped with the other shards: " + r.stopped
@@ -424,6 +425,7 @@ func (r *run) setup(ctx context.Context, s Setup) (er result.EngineRun) {
 	} else {
 		cfg := *p.Ladder
 		cfg.Open.Share = p.Shard.Share()
+		cfg.Open.Known.Idle = er.Relevance
 		l := RunLadder(ctx, e, p.Source, cfg, ev)
 		er.Ladder = &l
 		if r.broken != "" {

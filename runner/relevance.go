@@ -17,52 +17,53 @@ import (
 // KnownItems is a Source that can make known-item queries: searches built
 // from one pre-populated document, which that document must answer within
 // the top K. A configuration that is fast because it returns the wrong
-// documents shows up as low recall.
+// documents shows up as low recall. The idle check after pre-population
+// and the checks under load (known.go) build their queries here.
 type KnownItems interface {
-	// KnownItem is check i: its kind, its query and the ID it must find.
-	KnownItem(i uint64) (kind string, q engines.Query, target uint32)
+	// KnownQuery is check i for document id (pre-populated, at its
+	// pre-populated version): its kind and its query.
+	KnownQuery(i uint64, id uint32) (kind string, q engines.Query)
+	// Config is the corpus's: its seed keys the checks' streams.
+	Config() dataset.Config
 }
 
 // tagKnownItem separates the checks' random streams from the corpus's.
 const tagKnownItem = 0x6b6e6f77 // "know"
 
-// knownID is a pre-populated ID drawn from check i's stream; the caller
-// makes sure there is one.
-func knownID(ids interface {
-	IDs() int
-	Prepopulated(uint32) bool
-}, r *dataset.Rand) uint32 {
+// knownItem is idle check i: a pre-populated ID drawn from the check's
+// stream (the caller makes sure there is one) and its query.
+func knownItem(src Source, ki KnownItems, i uint64) (kind string, q engines.Query, target uint32) {
+	r := dataset.NewRand(ki.Config().Seed, tagKnownItem, i)
 	for {
-		if id := uint32(1 + r.Intn(ids.IDs())); ids.Prepopulated(id) {
-			return id
+		if target = uint32(1 + r.Intn(src.IDs())); src.Prepopulated(target) {
+			break
 		}
 	}
+	kind, q = ki.KnownQuery(i, target)
+	return kind, q, target
 }
 
-// KnownItem takes five words of a pre-populated document's name, in a
-// random order: the document holds every one of them in its shortest field,
-// so any engine that ranks by the query's words puts it near the top.
-func (t Text) KnownItem(i uint64) (string, engines.Query, uint32) {
-	r := dataset.NewRand(t.Config().Seed, tagKnownItem, i)
-	id := knownID(t, &r)
+// KnownQuery takes five words of the document's name, in a random order:
+// the document holds every one of them in its shortest field, so any
+// engine that ranks by the query's words puts it near the top.
+func (t Text) KnownQuery(i uint64, id uint32) (string, engines.Query) {
+	r := dataset.NewRand(t.Config().Seed, tagKnownItem, i, uint64(id))
 	words := strings.Fields(strings.TrimSuffix(t.Corpus.Document(id, 0).Name, "."))
 	for j := len(words) - 1; j > 0; j-- {
 		k := r.Intn(j + 1)
 		words[j], words[k] = words[k], words[j]
 	}
-	return "name words", engines.Query{Text: strings.ToLower(strings.Join(words[:min(5, len(words))], " "))}, id
+	return "name words", engines.Query{Text: strings.ToLower(strings.Join(words[:min(5, len(words))], " "))}
 }
 
-// KnownItem alternates an exact SKU lookup and a KNN search with the
+// KnownQuery alternates an exact SKU lookup and a KNN search with the
 // product's own embedding, which must find the product itself.
-func (p Products) KnownItem(i uint64) (string, engines.Query, uint32) {
-	r := dataset.NewRand(p.Config().Seed, tagKnownItem, i)
-	id := knownID(p, &r)
+func (p Products) KnownQuery(i uint64, id uint32) (string, engines.Query) {
 	pr := p.Product(id, 0)
 	if i%2 == 0 {
-		return "sku", engines.Query{Text: pr.SKU, Field: FieldSKU}, id
+		return "sku", engines.Query{Text: pr.SKU, Field: FieldSKU}
 	}
-	return "knn self", engines.Query{Vector: pr.Embedding}, id
+	return "knn self", engines.Query{Vector: pr.Embedding}
 }
 
 // DefaultRelevanceQueries is how many known-item checks a run makes.
@@ -91,7 +92,7 @@ func CheckRelevance(ctx context.Context, e engines.Engine, src Source, n, k int,
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				kind, q, target := ki.KnownItem(i)
+				kind, q, target := knownItem(src, ki, i)
 				q.K = k
 				cctx, cancel := context.WithTimeout(ctx, timeout)
 				hits, err := guard(func() (engines.Hits, error) { return e.Search(cctx, q) })

@@ -38,8 +38,8 @@ func TestRelevanceOnARealEngine(t *testing.T) {
 		t.Fatalf("relevance %+v; want recall@10 ≥ 0.95 over 100 name-word checks", rel)
 	}
 	for i := range uint64(50) {
-		kind, q, id := src.KnownItem(i)
-		k2, q2, id2 := src.KnownItem(i)
+		kind, q, id := knownItem(src, src, i)
+		k2, q2, id2 := knownItem(src, src, i)
 		if kind != k2 || q.Text != q2.Text || id != id2 || !src.Prepopulated(id) || len(strings.Fields(q.Text)) < 3 {
 			t.Fatalf("check %d: %q %q %d; want a deterministic query of name words of a pre-populated document", i, kind, q.Text, id)
 		}

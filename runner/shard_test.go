@@ -127,6 +127,30 @@ var (
 type sharedEngine struct {
 	*memEngine
 	creates atomic.Int64
+
+	wmu     sync.Mutex
+	written map[string]int // times each document (ID and text: ID and version) was upserted
+}
+
+// Upsert counts the document written: a document is a function of its ID
+// and version, so the same document written twice is one version written
+// twice.
+func (e *sharedEngine) Upsert(ctx context.Context, d engines.Document) error {
+	e.wmu.Lock()
+	e.written[fmt.Sprintf("%s|%s|%s", d.ID, d.Text("name"), d.Text("content"))]++
+	e.wmu.Unlock()
+	return e.memEngine.Upsert(ctx, d)
+}
+
+// rewrites is how many upserts wrote a document that an earlier one wrote.
+func (e *sharedEngine) rewrites() (n, writes int) {
+	e.wmu.Lock()
+	defer e.wmu.Unlock()
+	for _, c := range e.written {
+		n += c - 1
+		writes += c
+	}
+	return n, writes
 }
 
 func (e *sharedEngine) Create(ctx context.Context, s engines.Schema) error {
@@ -153,7 +177,7 @@ func (sharedMem) Open(_ context.Context, cfg engines.Config) (engines.Engine, er
 	defer sharedMu.Unlock()
 	e := sharedEngines[cfg.URL]
 	if e == nil {
-		e = &sharedEngine{memEngine: newMem()}
+		e = &sharedEngine{memEngine: newMem(), written: map[string]int{}}
 		sharedEngines[cfg.URL] = e
 	}
 	return e, nil
@@ -227,6 +251,11 @@ func TestShardedRunSplitsTheUsersAndStartsTogether(t *testing.T) {
 	}
 	if n := sharedEngines[url].creates.Load(); n != 1 {
 		t.Errorf("the index was created %d times; only shard 0 creates it", n)
+	}
+	// Each shard counts versions on its own; a version still names one
+	// write of the whole run.
+	if n, writes := sharedEngines[url].rewrites(); n > 0 || writes == 0 {
+		t.Errorf("%d of %d upserts wrote a version of a document another upsert had written", n, writes)
 	}
 	wantUsers := [][]int{{1, 1, 0}, {4, 3, 3}}
 	for i, r := range res {

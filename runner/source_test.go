@@ -9,6 +9,7 @@ import (
 
 	"github.com/searchbench/searchbench/dataset"
 	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/runner/shard"
 	"github.com/searchbench/searchbench/workload"
 )
 
@@ -117,7 +118,7 @@ func TestEngineStatsAreSampledWhileMeasuring(t *testing.T) {
 	}
 	// The open loop samples the same way.
 	sched, _ := workload.NewSchedule("constant", 100, 1200*time.Millisecond, 1)
-	rep := OpenLoop(context.Background(), e, testCorpus(t, 200, 1), openConfig(2), sched, make(versions, 201))
+	rep := OpenLoop(context.Background(), e, testCorpus(t, 200, 1), openConfig(2), sched, newVersions(201, shard.Share{}))
 	if g := rep.EngineStats[QueueDepthStat]; g.Samples < 2 || g.Mean != 4 {
 		t.Errorf("open loop queue depth %+v; want sampled at least twice", g)
 	}

@@ -25,6 +25,9 @@
 //	GET    /tasks/{uid}                 200, the task, succeeded
 //	GET    /tasks?…                     200, no tasks
 //	GET    /indexes/{uid}/stats         200, no documents
+//	GET    /indexes/{uid}/settings/searchable-attributes
+//	                                    200, ["name","content"]: the text
+//	                                    corpus's fields, so a shard attaches
 //	GET    /loopback/stats              200, {"searches":N,"requests":N}
 //
 // With a key set, every route but /loopback/stats wants "Authorization:
@@ -333,6 +336,7 @@ var (
 	version    = []byte(`{"commitSha":"loopback","commitDate":"loopback","pkgVersion":"loopback"}`)
 	noTasks    = []byte(`{"results":[],"total":0,"limit":1,"from":null,"next":null}`)
 	noDocs     = []byte(`{"numberOfDocuments":0,"isIndexing":false,"fieldDistribution":{}}`)
+	searchable = []byte(`["name","content"]`)
 )
 
 // route answers one request (search: it is a search answered 200);
@@ -378,6 +382,8 @@ func (s *Server) route(req *request, scratch *[]byte) (status string, body []byt
 		return statusOK, *scratch, false
 	case method == "GET" && isIndex && string(sub) == "stats":
 		return statusOK, noDocs, false
+	case method == "GET" && isIndex && string(sub) == "settings/searchable-attributes":
+		return statusOK, searchable, false
 	case method == "DELETE" && isIndex && len(sub) == 0,
 		method == "PATCH" && isIndex && string(sub) == "settings",
 		method == "POST" && string(path) == "/indexes":

@@ -84,6 +84,9 @@ func TestMeilisearchDriverAttaches(t *testing.T) {
 	if _, err := e.(engines.StatsReporter).Stats(ctx); err != nil {
 		t.Fatal(err)
 	}
+	if err := e.(engines.Attacher).Attach(ctx, src.Schema()); err != nil {
+		t.Fatalf("a shard's attach: %v", err)
+	}
 	for i := range 3 {
 		h, err := e.Search(ctx, engines.Query{Text: src.Query(uint64(i)).Text, K: 10})
 		if err != nil {

@@ -57,6 +57,9 @@ func TestBadInputExitsTwoAndStartsNothing(t *testing.T) {
 		{"nosuchcommand"},
 		{},
 		{"dataset", "--queries", "0"},
+		{"run", "--known-items", "-0.1"},
+		{"run", "--known-items", "1.5"},
+		{"ladder", "--known-items", "2"},
 	}
 	for _, args := range cases {
 		dir := t.TempDir()

@@ -173,6 +173,7 @@ var (
 	_ engines.Counter       = (*Engine)(nil)
 	_ engines.Versioner     = (*Engine)(nil)
 	_ engines.StatsReporter = (*Engine)(nil)
+	_ engines.Attacher      = (*Engine)(nil)
 )
 
 // validName is Amgix's rule for collection names and document IDs; checking
@@ -224,21 +225,9 @@ type collectionConfig struct {
 
 // Create replaces the collection.
 func (e *Engine) Create(ctx context.Context, schema engines.Schema) error {
-	fields, err := e.textFields(schema)
+	fields, path, exists, err := e.lookup(ctx, schema, "create")
 	if err != nil {
 		return err
-	}
-	if err := e.checkName("collection name", schema.Name); err != nil {
-		return err
-	}
-	path := collectionPath(schema.Name)
-	data, err := e.call(ctx, http.MethodGet, path+"/exists", nil)
-	if err != nil {
-		return fmt.Errorf("%s: create %s: exists: %w", e.name, schema.Name, err)
-	}
-	exists, err := ParseExists(data)
-	if err != nil {
-		return fmt.Errorf("%s: create %s: %w", e.name, schema.Name, err)
 	}
 	if exists {
 		if _, err := e.call(ctx, http.MethodDelete, path, nil); err != nil {
@@ -257,6 +246,83 @@ func (e *Engine) Create(ctx context.Context, schema engines.Schema) error {
 	e.collection, e.fields = schema.Name, fields
 	e.skipped.Store(0)
 	e.superseded.Store(0)
+	return nil
+}
+
+// Attach uses the collection another process created. GET
+// /v1/collections/{name}/exists answers {"exists": false} for one that is
+// not there (collection_exists in src/main.rs); GET /v1/collections/{name}
+// answers its configuration (get_collection_config), whose one vector must
+// be Create's: full_text over the schema's text fields, storing content,
+// and the top_k option when it is set.
+func (e *Engine) Attach(ctx context.Context, schema engines.Schema) error {
+	fields, path, exists, err := e.lookup(ctx, schema, "attach to")
+	if err != nil {
+		return err
+	}
+	if !exists {
+		return fmt.Errorf("%s: attach: there is no collection %s (shard 0 creates it)", e.name, schema.Name)
+	}
+	data, err := e.call(ctx, http.MethodGet, path, nil)
+	if err != nil {
+		return fmt.Errorf("%s: attach to %s: %w", e.name, schema.Name, err)
+	}
+	if err := checkConfig(data, fields, e.opts.topK); err != nil {
+		return fmt.Errorf("%s: attach to %s: %w", e.name, schema.Name, err)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.collection, e.fields = schema.Name, fields
+	return nil
+}
+
+// lookup checks the schema and its collection's name, and asks whether the
+// collection exists: the text fields Create indexes, the collection's path,
+// and the answer. doing names the call in errors ("create").
+func (e *Engine) lookup(ctx context.Context, schema engines.Schema, doing string) (fields []string, path string, exists bool, err error) {
+	if fields, err = e.textFields(schema); err != nil {
+		return nil, "", false, err
+	}
+	if err = e.checkName("collection name", schema.Name); err != nil {
+		return nil, "", false, err
+	}
+	path = collectionPath(schema.Name)
+	data, err := e.call(ctx, http.MethodGet, path+"/exists", nil)
+	if err != nil {
+		return nil, "", false, fmt.Errorf("%s: %s %s: exists: %w", e.name, doing, schema.Name, err)
+	}
+	if exists, err = ParseExists(data); err != nil {
+		return nil, "", false, fmt.Errorf("%s: %s %s: %w", e.name, doing, schema.Name, err)
+	}
+	return fields, path, exists, nil
+}
+
+// checkConfig reads a collection's configuration and checks that it is
+// what Create makes (topK 0: the server's default, not checked).
+func checkConfig(body []byte, fields []string, topK int) error {
+	var c struct {
+		Vectors []struct {
+			Name        string   `json:"name"`
+			Type        string   `json:"type"`
+			IndexFields []string `json:"index_fields"`
+			TopK        int      `json:"top_k"`
+		} `json:"vectors"`
+		StoreContent bool `json:"store_content"`
+	}
+	if err := json.Unmarshal(body, &c); err != nil {
+		return fmt.Errorf("malformed collection configuration: %q", engines.Clip(string(body)))
+	}
+	want := fmt.Sprintf("one vector, %s full_text over %v", VectorName, fields)
+	if topK != 0 {
+		want += fmt.Sprintf(" (top_k %d)", topK)
+	}
+	if len(c.Vectors) != 1 || !c.StoreContent {
+		return fmt.Errorf("the collection has %d vectors (store_content %v); Create makes %s, storing content", len(c.Vectors), c.StoreContent, want)
+	}
+	v := c.Vectors[0]
+	if v.Name != VectorName || v.Type != "full_text" || !slices.Equal(v.IndexFields, fields) || (topK != 0 && v.TopK != topK) {
+		return fmt.Errorf("its vector is %s %s over %v (top_k %d); Create makes %s", v.Name, v.Type, v.IndexFields, v.TopK, want)
+	}
 	return nil
 }
 

@@ -111,6 +111,16 @@
 // "doc_count" and "queue_depth" (queue.total, the ingest queue at 38b16d6;
 // always 0 where there is no queue).
 //
+// # Attach
+//
+// Attach (engines.Attacher, for the shards of a sharded run other than
+// shard 0) asks GET /v1/collections/{name}/exists, then the configuration
+// (GET /v1/collections/{name}), which must be Create's one full_text vector
+// over the schema's fields, storing content (and the top_k option, when
+// set). Nothing is changed on the server. Each shard stamps its writes from
+// its own clock, so a write of a document another shard stamped later is
+// skipped and counted as stale (see Writes and timestamps).
+//
 // # HTTP
 //
 // One keep-alive connection per concurrent user, up to option pool (default

@@ -123,6 +123,14 @@
 // neither appears in an error. Config.URL is the server's base URL
 // (default http://127.0.0.1:9200), without credentials or a path.
 //
+// # Attach
+//
+// Attach (engines.Attacher, for the shards of a sharded run other than
+// shard 0) reads GET /{index}/_mapping: index_not_found_exception is a
+// missing index, and every schema field must be mapped as Create maps it
+// (text with the driver's analyzer, keyword, double). Nothing is changed on
+// the server; the refresh interval and write mode are the creating shard's.
+//
 // # Options (Config.Options)
 //
 //   - refresh_interval: the index's refresh_interval, an Elasticsearch time

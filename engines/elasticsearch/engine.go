@@ -38,6 +38,7 @@ var (
 	_ engines.Counter      = (*Engine)(nil)
 	_ engines.Versioner    = (*Engine)(nil)
 	_ engines.Getter       = (*Engine)(nil)
+	_ engines.Attacher     = (*Engine)(nil)
 )
 
 // maxResponse bounds how much of a response is read: far above any answer
@@ -89,6 +90,39 @@ func (e *Engine) Create(ctx context.Context, schema engines.Schema) error {
 		return err
 	}
 	if err := parseCreated(res); err != nil {
+		return e.fail(what, err)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.index, e.m = schema.Name, m
+	return nil
+}
+
+// Attach uses the index another process created: GET /{index}/_mapping
+// (Elasticsearch's get mapping API) answers 404 index_not_found_exception for
+// an index that is not there, and otherwise the mapping, which must map every
+// schema field as Create does.
+func (e *Engine) Attach(ctx context.Context, schema engines.Schema) error {
+	if err := checkIndexName(schema.Name); err != nil {
+		return fmt.Errorf("elasticsearch: attach: %w", err)
+	}
+	m, err := newMapping(schema)
+	if err != nil {
+		return fmt.Errorf("elasticsearch: attach to %s: %w", schema.Name, err)
+	}
+	what := "attach to index " + schema.Name
+	status, body, err := e.call(ctx, what, esapi.IndicesGetMappingRequest{Index: []string{schema.Name}}, http.StatusNotFound)
+	if err != nil {
+		return err
+	}
+	if status == http.StatusNotFound {
+		var he *HTTPError
+		if errors.As(responseError(status, body), &he) && he.Type == "index_not_found_exception" {
+			return fmt.Errorf("elasticsearch: attach: there is no index %s (shard 0 creates it)", schema.Name)
+		}
+		return e.fail(what, responseError(status, body))
+	}
+	if err := m.checkMapping(schema.Name, body); err != nil {
 		return e.fail(what, err)
 	}
 	e.mu.Lock()

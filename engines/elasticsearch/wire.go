@@ -87,6 +87,41 @@ func (m *mapping) createBody(refreshInterval string) ([]byte, error) {
 	})
 }
 
+// checkMapping reads GET /{index}/_mapping's answer and checks that every
+// schema field is mapped as createBody maps it (text with this driver's
+// analyzer, keyword, double): another schema's index is refused.
+func (m *mapping) checkMapping(index string, body []byte) error {
+	var res map[string]struct {
+		Mappings struct {
+			Properties map[string]struct {
+				Type     string `json:"type"`
+				Analyzer string `json:"analyzer"`
+			} `json:"properties"`
+		} `json:"mappings"`
+	}
+	if err := decode(body, &res); err != nil {
+		return err
+	}
+	ix, ok := res[index]
+	if !ok {
+		return fmt.Errorf("the answer has no mapping of index %s (an alias?)", index)
+	}
+	for _, name := range m.names {
+		want, analyzer := "text", AnalyzerName
+		switch m.types[name] {
+		case engines.Tag:
+			want, analyzer = "keyword", ""
+		case engines.Numeric:
+			want, analyzer = "double", ""
+		}
+		got, ok := ix.Mappings.Properties[name]
+		if !ok || got.Type != want || got.Analyzer != analyzer {
+			return fmt.Errorf("field %s is not mapped as Create maps it (type %s, analyzer %q)", name, want, analyzer)
+		}
+	}
+	return nil
+}
+
 // source is a document's _source: the fields the schema names, each as its
 // type says. A field the schema lacks is an error (the index is strict).
 func (m *mapping) source(doc engines.Document) ([]byte, error) {

@@ -91,6 +91,7 @@ func Run(t *testing.T, o Options) {
 	t.Run("CorpusDocuments", s.corpusDocuments)
 	t.Run("GetterDescribed", s.getterDescribed)
 	t.Run("Get", s.get)
+	t.Run("Attach", s.attach)
 	t.Run("Concurrent", s.concurrent)
 }
 
@@ -105,11 +106,16 @@ func (s suite) fresh(t *testing.T) (context.Context, engines.Engine) {
 			t.Errorf("Close: %v", err)
 		}
 	})
-	name := strings.ToLower(strings.NewReplacer("/", "-", "_", "-").Replace(t.Name()))
+	name := indexName(t)
 	if err := e.Create(ctx, Schema(name)); err != nil {
 		t.Fatalf("Create(%s): %v", name, err)
 	}
 	return ctx, e
+}
+
+// indexName is the index a test's fresh engine creates.
+func indexName(t *testing.T) string {
+	return strings.ToLower(strings.NewReplacer("/", "-", "_", "-").Replace(t.Name()))
 }
 
 func mustUpsert(ctx context.Context, t *testing.T, e engines.Engine, d engines.Document) {
@@ -511,4 +517,71 @@ func (s suite) eventuallyGets(ctx context.Context, t *testing.T, e engines.Engin
 		}
 		return true
 	})
+}
+
+// attach checks an engines.Attacher as a sharded run uses it: a second
+// engine (another shard) attaches to the index the first created. Attaching
+// to an index that is not there, or to one whose fields differ from the
+// schema, fails with one line naming the index. Attaching empties nothing,
+// and each engine then sees what the other writes and deletes.
+func (s suite) attach(t *testing.T) {
+	ctx, first := s.fresh(t)
+	second := s.Open(t)
+	t.Cleanup(func() {
+		if err := second.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	a, ok := second.(engines.Attacher)
+	if !ok {
+		t.Skipf("%T does not implement engines.Attacher", second)
+	}
+	name := indexName(t)
+	missing := name + "-missing"
+	refused := func(what string, schema engines.Schema) {
+		t.Helper()
+		err := a.Attach(ctx, schema)
+		switch {
+		case err == nil:
+			t.Fatalf("Attach to %s succeeded", what)
+		case !strings.Contains(err.Error(), schema.Name):
+			t.Fatalf("Attach to %s: %q does not name the index %s", what, err, schema.Name)
+		case strings.Contains(err.Error(), "\n"):
+			t.Fatalf("Attach to %s: the error is more than one line: %q", what, err)
+		}
+		t.Logf("Attach to %s: %v", what, err)
+	}
+	refused("an index that is not there", Schema(missing))
+	// "description" is a text field every driver can index (Amgix Now's
+	// documents have only name, description and content).
+	wider := Schema(name)
+	wider.Fields = append(wider.Fields, engines.FieldSpec{Name: "description", Type: engines.Text})
+	refused("an index without one of the schema's fields", wider)
+
+	mustUpsert(ctx, t, first, doc("1", "before "+tokenA, "written before the attach"))
+	if err := a.Attach(ctx, Schema(name)); err != nil {
+		t.Fatalf("Attach(%s) to the index another engine created: %v", name, err)
+	}
+	finds := func(e engines.Engine, token string, ids ...string) func() bool {
+		return func() bool { return slices.Equal(search(ctx, t, e, token, 10).IDs, ids) }
+	}
+	s.eventually(ctx, t, second, "the attached engine finds what was written before it attached", finds(second, tokenA, "1"))
+	mustUpsert(ctx, t, second, doc("2", "from the second "+tokenB, "x"))
+	s.eventually(ctx, t, first, "the creating engine finds the attached one's write", finds(first, tokenB, "2"))
+	mustUpsert(ctx, t, first, doc("3", "from the first "+tokenK, "y"))
+	s.eventually(ctx, t, second, "the attached engine finds the creating one's write", finds(second, tokenK, "3"))
+	if err := second.Delete(ctx, "1"); err != nil {
+		t.Fatalf("Delete(1) through the attached engine: %v", err)
+	}
+	s.eventually(ctx, t, first, "the creating engine no longer finds what the attached one deleted", finds(first, tokenA))
+	if g, ok := second.(engines.Getter); ok {
+		want := doc("3", "from the first "+tokenK, "y")
+		s.eventuallyGets(ctx, t, second, g, "3", &want)
+	}
+	if c, ok := second.(engines.Counter); ok {
+		s.eventually(ctx, t, second, "the attached engine counts the index's 2 documents", func() bool {
+			n, err := c.Count(ctx)
+			return err == nil && n == 2
+		})
+	}
 }

@@ -75,6 +75,15 @@
 // 404 index_not_found is class other: the index vanished, a broken setup. The API key is sent as "Authorization: Bearer" and
 // never appears in an error.
 //
+// # Attach
+//
+// Attach (engines.Attacher, for the shards of a sharded run other than
+// shard 0) reads GET /indexes/{uid}/settings/searchable-attributes:
+// index_not_found is a missing index, and the attributes must be the
+// schema's text fields in order, as Create sets them. Failed tasks of the
+// index from before the attach (shard 0's drop of an index not there) are
+// not reported by this engine's Refresh.
+//
 // # Options (Config.Options)
 //
 //   - timeout: per-request timeout of the HTTP client, a Go duration ("5s").

@@ -224,7 +224,10 @@ func (e *Engine) Create(ctx context.Context, schema engines.Schema) error {
 	return nil
 }
 
-// Attach uses the index another process created: its stats must answer.
+// Attach uses the index another process created: its searchable attributes
+// (GET /indexes/{uid}/settings/searchable-attributes, 404 index_not_found
+// when the index is not there) must be the schema's text fields, in order,
+// as Create sets them.
 func (e *Engine) Attach(ctx context.Context, schema engines.Schema) error {
 	fields, err := textFields(schema)
 	if err != nil {
@@ -235,8 +238,26 @@ func (e *Engine) Attach(ctx context.Context, schema engines.Schema) error {
 		return fmt.Errorf("meilisearch: attach: index name %w", err)
 	}
 	index := e.client.Index(uid)
-	if _, err := index.GetStats(ctx, nil); err != nil {
+	got, err := index.GetSearchableAttributes(ctx)
+	if err != nil {
 		return e.fail("attach to index "+uid, err)
+	}
+	var have []string
+	if got != nil {
+		have = *got
+	}
+	if !slices.Equal(have, fields) {
+		return fmt.Errorf("meilisearch: attach to index %s: its searchable attributes are %v, not the schema's text fields %v", uid, have, fields)
+	}
+	// Refresh reports the index's failed tasks since the last check: those
+	// before the attach (shard 0's drop of an index not there) are not this
+	// engine's.
+	newest, err := e.client.GetTasks(ctx, &meilisearch.TasksQuery{IndexUIDS: []string{uid}, Limit: 1})
+	if err != nil {
+		return e.fail("attach to index "+uid, err)
+	}
+	if len(newest.Results) > 0 {
+		advance(&e.checked, newest.Results[0].UID)
 	}
 	e.use(index, uid, fields)
 	return nil

@@ -16,6 +16,12 @@
 // Get (engines.Getter) selects the row's text fields by primary key; no row
 // is engines.ErrNotFound.
 //
+// # Attach
+//
+// Attach (engines.Attacher, for the shards of a sharded run other than
+// shard 0) checks with to_regclass and pg_attribute that the table is there
+// with id, tsv and the schema's columns; it runs no DDL.
+//
 // # Options (Config.Options)
 //
 //   - pool: the connection pool's size, 1 to 10000 (default 200).

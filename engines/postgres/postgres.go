@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -156,12 +157,22 @@ func (e *Engine) Attach(ctx context.Context, schema engines.Schema) error {
 	if err != nil {
 		return err
 	}
+	// to_regclass is NULL for a table that is not there (it does not
+	// raise); its columns are pg_attribute's live, user ones.
 	var exists bool
-	if err := e.pool.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL", table).Scan(&exists); err != nil {
+	var cols []string
+	if err := e.pool.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL,
+		array(SELECT attname::text FROM pg_attribute WHERE attrelid = to_regclass($1) AND attnum > 0 AND NOT attisdropped)`,
+		table).Scan(&exists, &cols); err != nil {
 		return fmt.Errorf("postgres: attach to %s: %w", schema.Name, classify(err))
 	}
 	if !exists {
 		return fmt.Errorf("postgres: attach: there is no table %s (shard 0 creates it)", schema.Name)
+	}
+	for _, f := range append([]string{"id", "tsv"}, fields...) {
+		if !slices.Contains(cols, f) {
+			return fmt.Errorf("postgres: attach: table %s has no column %s (its columns: %s)", schema.Name, f, strings.Join(cols, ", "))
+		}
 	}
 	e.use(table, fields, sql)
 	return nil

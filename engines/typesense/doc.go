@@ -91,6 +91,13 @@
 // and the server's own rolling figures follow under their names
 // (overloaded_requests_per_second, search_latency_ms, write_latency_ms, …).
 //
+// # Attach
+//
+// Attach (engines.Attacher, for the shards of a sharded run other than
+// shard 0) reads GET /collections/{name}: 404 is a missing collection, and
+// every schema field must be there with Create's type and facet. Nothing is
+// changed on the server.
+//
 // # Options (Config.Options)
 //
 //   - timeout: the HTTP client's per-request timeout, a Go duration

@@ -150,6 +150,7 @@ var (
 	_ engines.Counter       = (*Engine)(nil)
 	_ engines.Versioner     = (*Engine)(nil)
 	_ engines.StatsReporter = (*Engine)(nil)
+	_ engines.Attacher      = (*Engine)(nil)
 )
 
 // collectionFields maps the schema onto Typesense fields.
@@ -199,6 +200,39 @@ func (e *Engine) Create(ctx context.Context, schema engines.Schema) error {
 	e.coll, e.fields, e.text = schema.Name, slices.Clone(schema.Fields), text
 	return nil
 }
+
+// Attach uses the collection another process created. GET
+// /collections/{name} answers 404 for a collection that is not there
+// (get_collection_summary in Typesense's src/core_api.cpp); one that is must
+// have every schema field with the type and facet Create gives it.
+func (e *Engine) Attach(ctx context.Context, schema engines.Schema) error {
+	if schema.Name == "" {
+		return errors.New("typesense: schema has no name")
+	}
+	want, text, err := collectionFields(schema)
+	if err != nil {
+		return err
+	}
+	c, err := e.client.Collection(schema.Name).Retrieve(ctx)
+	if statusOf(err) == http.StatusNotFound {
+		return fmt.Errorf("typesense: attach: there is no collection %s (shard 0 creates it)", schema.Name)
+	}
+	if err != nil {
+		return e.fail("attach to "+schema.Name, err)
+	}
+	for _, w := range want {
+		i := slices.IndexFunc(c.Fields, func(f api.Field) bool { return f.Name == w.Name })
+		if i < 0 || c.Fields[i].Type != w.Type || isTrue(c.Fields[i].Facet) != isTrue(w.Facet) {
+			return fmt.Errorf("typesense: attach: collection %s has no field %s of type %s (facet %v)", schema.Name, w.Name, w.Type, isTrue(w.Facet))
+		}
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.coll, e.fields, e.text = schema.Name, slices.Clone(schema.Fields), text
+	return nil
+}
+
+func isTrue(b *bool) bool { return b != nil && *b }
 
 // state is the collection Create made.
 type state struct {

@@ -92,6 +92,14 @@
 // 2 vec <bytes>; Query.Filters are `@f:{tag}` and `@f:[min max]`. Every
 // search is NOCONTENT LIMIT 0 K DIALECT 2. K may be at most 10000.
 //
+// # Attach
+//
+// Attach (engines.Attacher, for the shards of a sharded run other than
+// shard 0) runs FT.INFO on every index the schema and options make: "not
+// found" is a missing index, and each must hold the schema's fields with
+// Create's types. It touches no key, so every shard must be given the same
+// options (prefix, matching_indexes, idle_indexes, hybrid, fields).
+//
 // # Options
 //
 //   - prefix: key prefix of the documents (default "<schema name>:").

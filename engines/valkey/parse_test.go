@@ -33,6 +33,31 @@ func TestParseFTInfo(t *testing.T) {
 	}
 }
 
+func TestParseFTAttributes(t *testing.T) {
+	good := l(s("index_name"), s("x"), s("attributes"), l(
+		l(s("identifier"), s("title"), s("attribute"), s("title"), s("type"), s("TEXT")),
+		l(s("identifier"), s("price"), s("attribute"), s("price"), s("type"), s("NUMERIC"))),
+		s("num_docs"), s("0"))
+	got, err := ParseFTAttributes(good)
+	if err != nil || len(got) != 2 || got["title"] != "TEXT" || got["price"] != "NUMERIC" {
+		t.Fatalf("ParseFTAttributes = %v, %v", got, err)
+	}
+	for name, bad := range map[string]value{
+		"scalar":            s("OK"),
+		"no attributes":     l(s("num_docs"), s("0")),
+		"attributes scalar": l(s("attributes"), s("none")),
+		"attribute scalar":  l(s("attributes"), l(s("title"))),
+		"attribute odd":     l(s("attributes"), l(l(s("identifier")))),
+		"no type":           l(s("attributes"), l(l(s("identifier"), s("title")))),
+		"no identifier":     l(s("attributes"), l(l(s("type"), s("TEXT")))),
+		"type list":         l(s("attributes"), l(l(s("identifier"), s("t"), s("type"), l()))),
+	} {
+		if _, err := ParseFTAttributes(bad); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
 func TestParseSearchKeys(t *testing.T) {
 	total, keys, err := ParseSearchKeys(l(s("7"), s("p:1"), s("p:2")))
 	if err != nil || total != 7 || strings.Join(keys, ",") != "p:1,p:2" {
@@ -147,6 +172,7 @@ func FuzzParseFTInfo(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		v, _ := decodeValue(b, 0)
 		ParseFTInfo(v)
+		ParseFTAttributes(v)
 		ParseSearchKeys(v)
 		pairs(v)
 	})

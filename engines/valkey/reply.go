@@ -134,6 +134,33 @@ func pairs(v value) (map[string]value, error) {
 	return out, nil
 }
 
+// ParseFTAttributes reads FT.INFO's attributes: each attribute's
+// identifier (the hash field) and its type (TEXT, TAG, NUMERIC, VECTOR), as
+// valkey-search's docs/commands/ft.info.md lists them.
+func ParseFTAttributes(v value) (map[string]string, error) {
+	kv, err := pairs(v)
+	if err != nil {
+		return nil, fmt.Errorf("FT.INFO: %w", err)
+	}
+	attrs, ok := kv["attributes"]
+	if !ok || !attrs.list {
+		return nil, fmt.Errorf("FT.INFO: no list of attributes in %s", engines.Clip(v.String()))
+	}
+	out := make(map[string]string, len(attrs.items))
+	for i, a := range attrs.items {
+		f, err := pairs(a)
+		if err != nil {
+			return nil, fmt.Errorf("FT.INFO: attribute %d: %w", i, err)
+		}
+		id, typ := f["identifier"], f["type"]
+		if id.list || typ.list || id.text == "" || typ.text == "" {
+			return nil, fmt.Errorf("FT.INFO: attribute %d has no identifier or type: %s", i, engines.Clip(a.String()))
+		}
+		out[id.text] = typ.text
+	}
+	return out, nil
+}
+
 // FTInfo is what the driver reads from FT.INFO.
 type FTInfo struct {
 	NumDocs           int64

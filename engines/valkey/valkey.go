@@ -316,6 +316,7 @@ var (
 	_ engines.Counter       = (*Engine)(nil)
 	_ engines.Versioner     = (*Engine)(nil)
 	_ engines.StatsReporter = (*Engine)(nil)
+	_ engines.Attacher      = (*Engine)(nil)
 	_ engines.ConfigChecker = driver{}
 )
 
@@ -503,6 +504,49 @@ func (e *Engine) Create(ctx context.Context, schema engines.Schema) error {
 	e.st = l
 	e.mu.Unlock()
 	return nil
+}
+
+// Attach uses the indexes another process created from the same schema and
+// options, touching no key. FT.INFO answers "Index with name '…' not found"
+// for an index that is not there (valkey-search's docs/commands/ft.info.md);
+// each index Create would make must be there and hold the schema's fields
+// with the types Create gives them.
+func (e *Engine) Attach(ctx context.Context, schema engines.Schema) error {
+	l, err := e.set.plan(schema)
+	if err != nil {
+		return err
+	}
+	for _, d := range l.indexes {
+		msg, err := e.client.Do(ctx, e.client.B().Arbitrary("FT.INFO").Args(d.name).Build()).ToMessage()
+		if isIndexNotFound(err) {
+			return fmt.Errorf("valkey: attach: there is no index %s (shard 0 creates it)", d.name)
+		}
+		if err != nil {
+			return fmt.Errorf("valkey: attach: FT.INFO %s: %w", d.name, classify(err))
+		}
+		v, err := fromMessage(msg)
+		var attrs map[string]string
+		if err == nil {
+			attrs, err = ParseFTAttributes(v)
+		}
+		if err != nil {
+			return fmt.Errorf("valkey: attach: FT.INFO %s: %w", d.name, err)
+		}
+		for _, f := range d.fields {
+			if want := ftType(f.Type); attrs[f.Name] != want {
+				return fmt.Errorf("valkey: attach: index %s does not hold field %s as %s, as Create makes it", d.name, f.Name, want)
+			}
+		}
+	}
+	e.mu.Lock()
+	e.st = l
+	e.mu.Unlock()
+	return nil
+}
+
+// ftType is the FT.CREATE (and FT.INFO) type of a schema field.
+func ftType(t engines.FieldType) string {
+	return [...]string{engines.Text: "TEXT", engines.Tag: "TAG", engines.Numeric: "NUMERIC", engines.Vector: "VECTOR"}[t]
 }
 
 // dropIndexes removes every index FT._LIST shows that this driver derives

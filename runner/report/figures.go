@@ -52,7 +52,19 @@ func levelValues(l result.Level) []value {
 			out = append(out, latencyValues("freshness.lag_", f.Lag)...)
 		}
 	}
+	out = append(out, knownValues(l.KnownItems)...)
 	return append(out, gaugeValues(l.EngineStats)...)
+}
+
+// knownValues is the known-item checks under load, beside the idle recall.
+func knownValues(k *result.KnownItems) []value {
+	if k == nil {
+		return nil
+	}
+	return []value{{"known_items.checks", float64(k.Checks)}, {"known_items.found", float64(k.Found)},
+		{"known_items.recall", k.Recall}, {"known_items.idle_recall", k.IdleRecall},
+		{"known_items.empty", float64(k.Empty)}, {"known_items.total_below_hits", float64(k.TotalBelowHits)},
+		{"known_items.skipped", float64(k.Skipped)}, {"known_items.failed", float64(k.Failed)}}
 }
 
 // relevanceValues is the known-item check's recall, overall and by kind.
@@ -81,7 +93,7 @@ func rungValues(r result.Rung) []value {
 	if r.QueueDepth >= 0 {
 		out = append(out, value{"queue_depth", r.QueueDepth})
 	}
-	return out
+	return append(out, knownValues(r.KnownItems)...)
 }
 
 // repValues is one repetition's figures across operations.
@@ -95,7 +107,7 @@ func repValues(r result.Rep) []value {
 	out = append(out, latencyValues("", r.Latency)...)
 	out = append(out, latencyValues("service_", r.Service)...)
 	out = append(out, gaugeValues(r.EngineStats)...)
-	return out
+	return append(out, knownValues(r.KnownItems)...)
 }
 
 func preloadValues(p result.Preload) []value {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"time"
 
@@ -39,6 +40,10 @@ func ladderSections(runs []result.EngineRun) []Section {
 		sec := Section{Title: fmt.Sprintf("%s: open-loop ladder (%s arrivals, %d workers, ×%g steps, %v × %d per rung)",
 			run.Label, l.Arrival, l.Workers, l.Step, time.Duration(l.Duration), l.Repeat)}
 		head := []string{"offered/s", "achieved/s", "p50 (ms)", "p99 (ms)", "p99 min–max", "p99 CV", "service p99 (ms)", "late starts", "gen lag p99 (ms)", "queue", "meets rule"}
+		known := slices.ContainsFunc(l.Rungs, func(r result.Rung) bool { return r.KnownItems != nil })
+		if known {
+			head = append(head, "recall under load (checks)")
+		}
 		var rows [][]string
 		for _, r := range l.Rungs {
 			var late int64
@@ -58,13 +63,20 @@ func ladderSections(runs []result.EngineRun) []Section {
 			if len(rungWarnings(r)) > 0 {
 				meets += " ⚠"
 			}
-			rows = append(rows, []string{
+			row := []string{
 				rate(r.Offered), rate(r.Achieved), num(r.P50), num(r.P99),
 				num(r.P99Min) + "–" + num(r.P99Max), strconv.FormatFloat(r.P99CV, 'f', 2, 64),
 				num(r.ServiceP99), strconv.FormatInt(late, 10), num(lag), queue, meets,
-			})
+			}
+			if known {
+				row = append(row, knownCell(r.KnownItems))
+			}
+			rows = append(rows, row)
 		}
 		sec.table(head, rows)
+		if rel := run.Relevance; known && rel != nil && rel.Queries > 0 {
+			sec.text("Recall@%d idle, after pre-population: %s (%d checks); under load, per rung: the last column.", rel.K, strconv.FormatFloat(rel.Recall, 'f', 3, 64), rel.Queries)
+		}
 		if l.Sustainable > 0 {
 			sec.text("Sustainable rate: %s/s. Rule: %s.", rate(l.Sustainable), l.Rule)
 		} else {

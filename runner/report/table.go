@@ -281,15 +281,40 @@ func trustRows(cols []column) [][]string {
 			}
 			return "—"
 		}),
-		row(fmt.Sprintf("recall@%d (known items)", k), func(c column) string {
+		row(fmt.Sprintf("recall@%d idle (known items)", k), func(c column) string {
 			if r := c.relevance; r != nil && r.Queries > 0 {
 				return strconv.FormatFloat(r.Recall, 'f', 3, 64)
 			}
 			return "—"
 		}),
+		row(fmt.Sprintf("recall@%d under load (checks)", k), func(c column) string { return knownCell(c.level.KnownItems) }),
+		row("checks empty, total < hits", func(c column) string { return knownFaults(c.level.KnownItems) }),
 		row("client CPU", func(c column) string { return strconv.FormatFloat(100*c.level.ClientCPU, 'f', 0, 64) + "%" }),
 		row("client scheduler p99 (ms)", func(c column) string { return num(c.level.SchedLatencyP99) }),
 	}
+}
+
+// knownCell is recall under load and the checks it is over: "—" without
+// checks; ⚠ when it is below the idle recall beyond sampling (the
+// warnings say by how much).
+func knownCell(k *result.KnownItems) string {
+	if k == nil || k.Checks == 0 {
+		return "—"
+	}
+	cell := fmt.Sprintf("%s (%d)", strconv.FormatFloat(k.Recall, 'f', 3, 64), k.Checks)
+	if len(k.Warnings()) > 0 {
+		cell += " ⚠"
+	}
+	return cell
+}
+
+// knownFaults is the checks' empty answers and answers whose total was
+// below their hits.
+func knownFaults(k *result.KnownItems) string {
+	if k == nil || k.Checks == 0 {
+		return "—"
+	}
+	return fmt.Sprintf("%d, %d", k.Empty, k.TotalBelowHits)
 }
 
 func errorCell(s result.OpStats) string {

@@ -48,9 +48,11 @@ type Rung struct {
 	// QueueDepth is the engine's own queue depth where the driver reports
 	// one (the median across repetitions of its mean while measuring);
 	// -1 otherwise.
-	QueueDepth  float64  `json:"queue_depth"`
-	Sustainable bool     `json:"meets_rule"`
-	Warnings    []string `json:"warnings,omitempty" redact:"message"`
+	QueueDepth float64 `json:"queue_depth"`
+	// KnownItems sums the reps' known-item checks.
+	KnownItems  *KnownItems `json:"known_items,omitempty"`
+	Sustainable bool        `json:"meets_rule"`
+	Warnings    []string    `json:"warnings,omitempty" redact:"message"`
 }
 
 // Rep is one open-loop run at one offered rate.
@@ -77,8 +79,10 @@ type Rep struct {
 	// the CPUs it may use.
 	ClientCPU   float64          `json:"client_cpu"`
 	EngineStats map[string]Gauge `json:"engine_stats,omitempty"`
-	Partial     bool             `json:"partial,omitempty"`
-	Warnings    []string         `json:"warnings,omitempty" redact:"message"`
+	// KnownItems is the known-item checks among the rep's searches.
+	KnownItems *KnownItems `json:"known_items,omitempty"`
+	Partial    bool        `json:"partial,omitempty"`
+	Warnings   []string    `json:"warnings,omitempty" redact:"message"`
 }
 
 // OpenOp is one operation within a rep: latency from the intended time (in
@@ -146,6 +150,13 @@ func (r *Rung) Summarize() {
 	if len(depths) > 0 {
 		r.QueueDepth = median(depths)
 	}
+	// The reps' checks are summed, so the rung's recall has the power of
+	// all of them; the warning is the rung's, not each rep's.
+	r.KnownItems = nil
+	for _, rep := range r.Reps {
+		r.KnownItems = SumKnownItems(r.KnownItems, rep.KnownItems)
+	}
+	r.Warnings = append(r.Warnings, r.KnownItems.Warnings()...)
 	for i, rep := range r.Reps {
 		if rep.GeneratorLagP99 > float64(GeneratorLate)/float64(time.Millisecond) {
 			r.Warnings = append(r.Warnings, fmt.Sprintf("rep %d: the generator was late (scheduler lag p99 %.2f ms): the harness, not the engine, may have set the pace", i+1, rep.GeneratorLagP99))

@@ -401,7 +401,8 @@ func mergeLevel(ls []shardLevel, where string) (Level, error) {
 		if l.EngineStats != nil {
 			stats = append(stats, l.EngineStats)
 		}
-		out.Warnings = shardWarnings(out.Warnings, s.p, l.Warnings)
+		out.KnownItems = SumKnownItems(out.KnownItems, l.KnownItems)
+		out.Warnings = shardWarnings(out.Warnings, s.p, withoutKnownItems(l.Warnings))
 		for _, o := range l.Ops {
 			if err := ops.add(s.p, o, ""); err != nil {
 				return out, err
@@ -417,6 +418,7 @@ func mergeLevel(ls []shardLevel, where string) (Level, error) {
 		out.TotalRPS += o.RPS
 	}
 	out.EngineStats = mergeGauges(stats)
+	out.Warnings = append(out.Warnings, out.KnownItems.Warnings()...)
 	if out.Freshness, err = mergeFreshness(fresh, where); err != nil {
 		return out, err
 	}
@@ -718,6 +720,12 @@ func mergeLadder(ls []shardLadder, where string) (*Ladder, error) {
 // near: within 1% (a Poisson schedule's share is not exact).
 func near(a, b float64) bool { return a >= 0.99*b && a <= 1.01*b }
 
+// withoutKnownItems drops a shard's known-item warnings: the merge warns
+// from the shards' summed checks instead.
+func withoutKnownItems(ws []string) []string {
+	return slices.DeleteFunc(slices.Clone(ws), func(w string) bool { return strings.HasPrefix(w, KnownItemsWarning) })
+}
+
 type shardRep struct {
 	p part
 	r Rep
@@ -744,6 +752,7 @@ func mergeRep(rs []shardRep, where string) (Rep, error) {
 		if r.EngineStats != nil {
 			stats = append(stats, r.EngineStats)
 		}
+		out.KnownItems = SumKnownItems(out.KnownItems, r.KnownItems)
 		out.Warnings = shardWarnings(out.Warnings, s.p, r.Warnings)
 		for _, o := range r.Ops {
 			if err := ops.add(s.p, o.OpStats, o.ServiceHistogram); err != nil {

@@ -210,6 +210,8 @@ type Level struct {
 	ClientCPU float64 `json:"client_cpu"`
 	// Freshness is the freshness probe's figures for the level, when it ran.
 	Freshness *Freshness `json:"freshness,omitempty"`
+	// KnownItems is the known-item checks among the level's searches.
+	KnownItems *KnownItems `json:"known_items,omitempty"`
 	// SchedLatencyP99 is the 99th percentile of the Go scheduler's latency
 	// (runnable → running) in the searchbench process over the window, in
 	// ms: when it is high the harness itself was late to send and time.

@@ -69,3 +69,29 @@ func TestDecodeBadInput(t *testing.T) {
 		}
 	}
 }
+
+// known-items is a setting of both commands: 1% unless given, a file's or
+// a flag's value in the plan's calls.
+func TestKnownItemsSetting(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		args []string
+		want float64
+	}{
+		{"embedded-smoke", nil, 0.01},
+		{"embedded-smoke", []string{"known-items=0.2"}, 0.2},
+		{"embedded-smoke", []string{"known-items=0"}, 0},
+		{"valkey-idle-indexes", []string{"known-items=0.05", "cpus=0"}, 0.05},
+	} {
+		p, err := scenario.Decode(c.name, c.args...)
+		if err != nil {
+			t.Fatalf("%s %q: %v", c.name, c.args, err)
+		}
+		if got := p.Calls().Known.Fraction; got != c.want {
+			t.Errorf("%s %q: known-items %v; want %v", c.name, c.args, got, c.want)
+		}
+	}
+	if _, err := scenario.Decode("embedded-smoke", "known-items=1.5"); err == nil || !strings.HasPrefix(err.Error(), "known-items:") {
+		t.Errorf("known-items=1.5: %v; want a known-items error", err)
+	}
+}

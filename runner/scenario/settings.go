@@ -63,6 +63,7 @@ type Settings struct {
 	Env         []string
 	RunName     string
 	Relevance   int
+	KnownItems  float64
 	DryRun      bool
 	Scenario    string
 
@@ -138,6 +139,7 @@ func (s *Settings) Register(fl *pflag.FlagSet, command string) {
 	fl.StringArrayVar(&s.Env, "container-env", nil, "KEY=VALUE set in each engine's container, over the launcher's settings (repeatable), e.g. ES_JAVA_OPTS=\"-Xms4g -Xmx4g\"")
 	fl.StringVar(&s.RunName, "run-name", "", "the run's name, the value of its containers' searchbench.run label (default: run-<UTC time>)")
 	fl.IntVar(&s.Relevance, "relevance-queries", runner.DefaultRelevanceQueries, "known-item checks after pre-population (recall@k); 0: none")
+	fl.Float64Var(&s.KnownItems, "known-items", runner.DefaultKnownItems, "share of each level's (each rep's) searches that are known-item checks under load: recall@k beside the idle recall; 0: none")
 	fl.BoolVar(&s.DryRun, "dry-run", false, "validate everything and print the plan; start nothing")
 	fl.StringVar(&s.Shard, "shard", "", "run share i of N of the load (0-based, e.g. 0/3) against one shared engine (--url); shard 0 pre-populates")
 	fl.IntVar(&s.Shards, "shards", 0, "run one of N shards, the index from $"+EnvJobIndex+" (0-based, a Kubernetes Indexed Job's) or $"+EnvSlot+" (1-based, Docker Swarm's {{.Task.Slot}})")
@@ -232,7 +234,7 @@ func (s *Settings) Plan() (runner.Plan, error) {
 		return runner.Plan{}, err
 	}
 	p := runner.Plan{Source: src, Setups: setups, Launch: launch, Relevance: s.Relevance, Scenario: s.Scenario, Shard: sp}
-	calls := runner.Calls{Timeout: s.Timeout, Mix: mix, Seed: s.Seed, K: s.K}
+	calls := runner.Calls{Timeout: s.Timeout, Mix: mix, Seed: s.Seed, K: s.K, Known: runner.KnownConfig{Fraction: s.KnownItems}}
 	switch s.Command {
 	case Run:
 		levels, err := ParseUsers(s.Users)

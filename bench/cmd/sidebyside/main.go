@@ -1,5 +1,5 @@
-// Command sidebyside runs searchbench, wrk and vegeta against the loopback
-// load target in turn, several rounds interleaved, and prints each tool's
+// Command sidebyside runs searchbench, wrk, vegeta and bombardier against
+// the loopback load target in turn, several rounds interleaved, and prints each tool's
 // figures and searchbench's ratios against the targets of bench/README.md.
 // bench/run.sh builds everything and calls it; its flags are listed by -h.
 //
@@ -47,16 +47,24 @@ const (
 	disturbedBy = 0.2
 )
 
-// Targets of issue 9.
+// Targets of issues 9 and 19.
 const (
-	targetVsVegeta = 1.0
-	targetVsWrk    = 0.5
-	targetMemMB    = 150
-	targetDocsPerS = 500_000
+	targetVsVegeta     = 1.5
+	targetVsBombardier = 1.0
+	targetVsWrk        = 0.5
+	targetP50VsWrk     = 1.1 // p50 at the fixed rate within 10% of wrk's
+	targetP50VsVegeta  = 1.0 // … and no higher than vegeta's
+	targetValkeyCPU    = 2.0 // CPU per write ≤ 2 × valkey-benchmark's
+	targetMemMB        = 150
+	targetDocsPerS     = 500_000
 )
 
 type config struct {
 	searchbench, loopbackBin, wrk, vegeta string
+	bombardier                            string // empty: not run
+	valkeyServer, valkeyBenchmark         string // empty: no Valkey leg
+	valkeyPort                            int
+	valkeyData                            int    // valkey-benchmark -d
 	baseline                              string // another searchbench build, run as a fourth tool
 	repo                                  string
 	port                                  int
@@ -80,6 +88,11 @@ func main() {
 	flag.StringVar(&c.loopbackBin, "loopback", "loopback", "loopback binary (bench/cmd/loopback)")
 	flag.StringVar(&c.wrk, "wrk", "wrk", "wrk binary")
 	flag.StringVar(&c.vegeta, "vegeta", "vegeta", "vegeta binary")
+	flag.StringVar(&c.bombardier, "bombardier", "", "bombardier binary; empty: not run")
+	flag.StringVar(&c.valkeyServer, "valkey-server", "", "valkey-server binary for the Valkey write leg; empty: no Valkey leg")
+	flag.StringVar(&c.valkeyBenchmark, "valkey-benchmark", "valkey-benchmark", "valkey-benchmark binary")
+	flag.IntVar(&c.valkeyPort, "valkey-port", 21379, "port of the Valkey server this run starts (below 32768)")
+	flag.IntVar(&c.valkeyData, "valkey-data", 4630, "valkey-benchmark -d: the value size that makes its HSET as many bytes on the wire as searchbench's product upsert (both are printed)")
 	flag.StringVar(&c.repo, "repo", ".", "the repository, for the go test benchmarks")
 	flag.IntVar(&c.port, "port", 7701, "loopback port (below 32768: the range above is handed to outgoing connections)")
 	flag.StringVar(&c.key, "key", "sidebyside-key", "API key the target checks")
@@ -97,8 +110,8 @@ func main() {
 	flag.Parse()
 	c.spawn = 100_000 // every user at once: the window opens on a steady state
 	whole := func(d time.Duration) bool { return d >= time.Second && d%time.Second == 0 }
-	if c.port < 1 || c.port >= 32768 || c.conns < 1 || c.rounds < 1 || c.rate <= 0 || !whole(c.window) || !whole(c.warm) || !whole(c.rateWindow) {
-		fmt.Fprintln(os.Stderr, "sidebyside: port 1–32767, conns ≥ 1, rounds ≥ 1, rate > 0, durations in whole seconds")
+	if c.port < 1 || c.port >= 32768 || c.valkeyPort < 1 || c.valkeyPort >= 32768 || c.valkeyData < 1 || c.conns < 1 || c.rounds < 1 || c.rate <= 0 || !whole(c.window) || !whole(c.warm) || !whole(c.rateWindow) {
+		fmt.Fprintln(os.Stderr, "sidebyside: ports 1–32767, valkey-data ≥ 1, conns ≥ 1, rounds ≥ 1, rate > 0, durations in whole seconds")
 		os.Exit(2)
 	}
 	if err := run(c); err != nil {
@@ -114,6 +127,7 @@ type sample struct {
 	cpuPer1K   float64 // CPU seconds of the tool per 1,000 requests
 	sysPer1K   float64 // … of which in the kernel
 	rssMB      float64 // VmHWM at the window's end
+	bytesPer   float64 // bytes the target received per request (Valkey), 0 where not counted
 	serverBusy float64 // the server's CPU time over the window (cores)
 	others     float64 // CPU used by everything else on the machine (cores)
 	err        error
@@ -124,12 +138,15 @@ type paced struct {
 	achieved float64
 	p50, p99 float64 // ms
 	service  float64 // searchbench: service time p50 (from the actual send), ms
+	lag      float64 // searchbench: its scheduler's lag p99, ms
+	cpu      float64 // searchbench: its CPU over the rep, as a fraction of the CPUs it may use
 	note     string
 	err      error
 }
 
 type tool struct {
 	name string
+	stop bool // ended by the window (SIGTERM), not by its own duration
 	max  func(c config, dir string, total time.Duration) (*exec.Cmd, func() (float64, error))
 	rate func(c config, dir string) paced
 }
@@ -161,18 +178,21 @@ func run(c config) error {
 
 	load0 := loadavg()
 	tools := []tool{
-		{"searchbench", searchbenchMax, searchbenchRate},
-		{"wrk", wrkMax, wrkRate},
-		{"vegeta", vegetaMax, vegetaRate},
+		{name: "searchbench", max: searchbenchMax, rate: searchbenchRate},
+		{name: "wrk", max: wrkMax, rate: wrkRate},
+		{name: "vegeta", max: vegetaMax, rate: vegetaRate},
+	}
+	if c.bombardier != "" {
+		tools = append(tools, tool{name: "bombardier", max: bombardierMax, rate: bombardierRate})
 	}
 	if c.baseline != "" {
 		bc := c
 		bc.searchbench = c.baseline
-		tools = append(tools, tool{"baseline",
-			func(_ config, dir string, total time.Duration) (*exec.Cmd, func() (float64, error)) {
+		tools = append(tools, tool{name: "baseline",
+			max: func(_ config, dir string, total time.Duration) (*exec.Cmd, func() (float64, error)) {
 				return searchbenchMax(bc, dir, total)
 			},
-			func(_ config, dir string) paced { return searchbenchRate(bc, dir) }})
+			rate: func(_ config, dir string) paced { return searchbenchRate(bc, dir) }})
 	}
 	maxes := map[string][]sample{}
 	rates := map[string][]paced{}
@@ -212,7 +232,19 @@ func run(c config) error {
 	if !c.skipGoBench {
 		gob = runGoBench(c)
 	}
+	var vk map[string][]sample
+	var vkTools []tool
+	if c.valkeyServer != "" {
+		var err error
+		if vk, vkTools, err = valkeyLeg(c); err != nil {
+			fmt.Fprintln(os.Stderr, "sidebyside: valkey leg:", err)
+		}
+	}
 	report(os.Stdout, c, tools, maxes, rates, mem, gob, load0, loadavg())
+	if vkTools != nil {
+		reportValkey(os.Stdout, c, vkTools, vk)
+		reportValkeyTarget(os.Stdout, vk)
+	}
 	return nil
 }
 
@@ -292,6 +324,20 @@ func startServer(c config) (*server, error) {
 	return nil, errors.New("the loopback server did not answer within 5s")
 }
 
+// target is what a tool loads: it counts what it served (and, where it
+// can, the bytes it received) and names its process, for its CPU time.
+type target interface {
+	count() (n, bytesIn int64, err error)
+	pid() int
+}
+
+func (s *server) count() (int64, int64, error) {
+	n, err := s.searches()
+	return n, 0, err
+}
+
+func (s *server) pid() int { return s.cmd.Process.Pid }
+
 func (s *server) searches() (int64, error) {
 	resp, err := http.Get(s.url + "/loopback/stats")
 	if err != nil {
@@ -310,7 +356,7 @@ func (s *server) stop() {
 
 // measureMax runs one tool at its maximum rate and reads the figures over
 // [start+warm, start+warm+window].
-func measureMax(c config, srv *server, t tool, dir string) sample {
+func measureMax(c config, srv target, t tool, dir string) sample {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return sample{err: err}
 	}
@@ -326,15 +372,23 @@ func measureMax(c config, srv *server, t tool, dir string) sample {
 	// The window opens half a second after warm, for every tool alike:
 	// searchbench opens and creates the index first.
 	time.Sleep(time.Until(start.Add(c.warm + 500*time.Millisecond)))
-	n0, e0 := srv.searches()
-	cpu0, sys0, srv0 := procTimes(pid), machineCPU(), procTimes(srv.cmd.Process.Pid)
+	n0, b0, e0 := srv.count()
+	cpu0, sys0, srv0 := procTimes(pid), machineCPU(), procTimes(srv.pid())
 	t0 := time.Now()
 	time.Sleep(c.window)
-	n1, e1 := srv.searches()
-	cpu1, sys1, srv1 := procTimes(pid), machineCPU(), procTimes(srv.cmd.Process.Pid)
+	n1, b1, e1 := srv.count()
+	cpu1, sys1, srv1 := procTimes(pid), machineCPU(), procTimes(srv.pid())
 	wall := time.Since(t0).Seconds()
 	hwm := procHWM(pid)
-	waitErr := cmd.Wait()
+	var waitErr error
+	if t.stop {
+		// A tool bounded by a request count, not a duration: the window
+		// is all that is measured.
+		cmd.Process.Signal(syscall.SIGTERM)
+		cmd.Wait()
+	} else {
+		waitErr = cmd.Wait()
+	}
 	os.WriteFile(filepath.Join(dir, "output.txt"), out.Bytes(), 0o644)
 	s := sample{rssMB: hwm}
 	if err := cmp.Or(e0, e1, waitErr); err != nil {
@@ -350,6 +404,7 @@ func measureMax(c config, srv *server, t tool, dir string) sample {
 	if reqs > 0 {
 		s.cpuPer1K = (cpu1.total() - cpu0.total()) / reqs * 1000
 		s.sysPer1K = (cpu1.sys - cpu0.sys) / reqs * 1000
+		s.bytesPer = float64(b1-b0) / reqs
 	}
 	s.serverBusy = (srv1.total() - srv0.total()) / wall
 	s.others = max((sys1-sys0)-(cpu1.total()-cpu0.total())-(srv1.total()-srv0.total()), 0) / wall
@@ -491,6 +546,10 @@ func searchbenchRate(c config, dir string) paced {
 					P50        float64 `json:"p50"`
 					P99        float64 `json:"p99"`
 					ServiceP50 float64 `json:"service_p50"`
+					Reps       []struct {
+						LagP99    float64 `json:"generator_lag_p99_ms"`
+						ClientCPU float64 `json:"client_cpu"` // of the CPUs it may use
+					}
 				}
 			}
 		}
@@ -502,8 +561,12 @@ func searchbenchRate(c config, dir string) paced {
 		return paced{err: errors.New("searchbench ladder: no rung in result.json")}
 	}
 	g := r.Engines[0].Ladder.Rungs[0]
-	return paced{achieved: g.Achieved, p50: g.P50, p99: g.P99, service: g.ServiceP50,
+	p := paced{achieved: g.Achieved, p50: g.P50, p99: g.P99, service: g.ServiceP50,
 		note: fmt.Sprintf("open loop, %d workers; latency from the intended send time", c.conns)}
+	if len(g.Reps) == 1 {
+		p.lag, p.cpu = g.Reps[0].LagP99, g.Reps[0].ClientCPU
+	}
+	return p
 }
 
 var wrkRPS = regexp.MustCompile(`Requests/sec:\s+([\d.]+)`)
@@ -609,6 +672,81 @@ func vegetaRate(c config, dir string) paced {
 	}
 	return paced{achieved: r.Throughput, p50: r.Latencies["50th"] / 1e6, p99: r.Latencies["99th"] / 1e6,
 		note: fmt.Sprintf("-rate %g/s, %d workers", c.rate, c.conns)}
+}
+
+// bombardierArgs are bombardier's flags for the search request wrk and
+// vegeta send. It uses its default client, fasthttp.
+func bombardierArgs(c config, d time.Duration) []string {
+	return []string{c.bombardier, "-c", strconv.Itoa(c.conns), "-d", secs(d), "-l", "-m", "POST",
+		"-H", "Content-Type: application/json", "-H", "Authorization: Bearer " + c.key,
+		"-f", filepath.Join(c.out, "body.json"), "-p", "r", "-o", "j"}
+}
+
+type bombardierJSON struct {
+	Result struct {
+		Seconds float64 `json:"timeTakenSeconds"`
+		OK      int64   `json:"req2xx"`
+		Req1xx  int64   `json:"req1xx"`
+		Req3xx  int64   `json:"req3xx"`
+		Req4xx  int64   `json:"req4xx"`
+		Req5xx  int64   `json:"req5xx"`
+		Others  int64   `json:"others"`
+		Latency struct {
+			Percentiles map[string]float64 `json:"percentiles"` // µs
+		} `json:"latency"`
+	} `json:"result"`
+}
+
+// bombardierReport reads bombardier's JSON result: requests answered 2xx
+// per second, and the latency percentiles; any other answer is an error.
+func bombardierReport(out []byte, where string) (bombardierJSON, float64, error) {
+	var r bombardierJSON
+	if i := bytes.IndexByte(out, '{'); i >= 0 {
+		out = out[i:]
+	}
+	if err := json.Unmarshal(out, &r); err != nil {
+		return r, 0, fmt.Errorf("bombardier: no JSON result in %s: %w", where, err)
+	}
+	x := r.Result
+	if bad := x.Req1xx + x.Req3xx + x.Req4xx + x.Req5xx + x.Others; bad > 0 || x.OK == 0 || x.Seconds <= 0 {
+		return r, 0, fmt.Errorf("bombardier: %d answers not 2xx, %d 2xx (%s)", bad, x.OK, where)
+	}
+	return r, float64(x.OK) / x.Seconds, nil
+}
+
+func bombardierMax(c config, dir string, total time.Duration) (*exec.Cmd, func() (float64, error)) {
+	cmd := pinned(c.clientCPU, append(bombardierArgs(c, total), c.searchURL())...)
+	return cmd, func() (float64, error) {
+		out := filepath.Join(dir, "output.txt") // measureMax wrote it
+		b, err := os.ReadFile(out)
+		if err != nil {
+			return 0, err
+		}
+		_, rps, err := bombardierReport(b, out)
+		return rps, err
+	}
+}
+
+// bombardierRate paces with bombardier's --rate, a token bucket: its
+// latency runs from the actual send, as vegeta's and wrk's do.
+func bombardierRate(c config, dir string) paced {
+	args := append(bombardierArgs(c, c.rateWindow), "--rate", strconv.Itoa(int(c.rate)), c.searchURL())
+	cmd := pinned(c.clientCPU, args...)
+	if err := runQuiet(cmd, dir); err != nil {
+		return paced{err: err}
+	}
+	out := filepath.Join(dir, "output.txt")
+	b, err := os.ReadFile(out)
+	if err != nil {
+		return paced{err: err}
+	}
+	r, rps, err := bombardierReport(b, out)
+	if err != nil {
+		return paced{err: err}
+	}
+	pc := r.Result.Latency.Percentiles
+	return paced{achieved: rps, p50: pc["50"] / 1000, p99: pc["99"] / 1000,
+		note: fmt.Sprintf("--rate %.0f, %d connections (fasthttp)", c.rate, c.conns)}
 }
 
 func runQuiet(cmd *exec.Cmd, dir string) error {
@@ -749,7 +887,7 @@ func report(w io.Writer, c config, tools []tool, maxes map[string][]sample, rate
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight|tabwriter.Debug)
 	fmt.Fprintln(tw, "tool\tachieved req/s\tp50 ms\tp99 ms\thow\t")
 	for _, t := range tools {
-		var ach, p50, p99, svc []float64
+		var ach, p50, p99, svc, lag, cpu []float64
 		note := ""
 		for _, p := range rates[t.name] {
 			if p.err != nil {
@@ -759,11 +897,13 @@ func report(w io.Writer, c config, tools []tool, maxes map[string][]sample, rate
 			ach, p50, p99 = append(ach, p.achieved), append(p50, p.p50), append(p99, p.p99)
 			if p.service > 0 {
 				svc = append(svc, p.service)
+				lag, cpu = append(lag, p.lag), append(cpu, p.cpu)
 			}
 			note = p.note
 		}
 		if len(svc) > 0 {
-			note += "; from the actual send (service time) p50 " + spread(svc, "%.3f") + " ms"
+			note += "; from the actual send (service time) p50 " + spread(svc, "%.3f") + " ms; scheduler lag p99 " +
+				spread(lag, "%.3f") + " ms; CPU " + spread(cpu, "%.2f") + " of its CPUs"
 		}
 		p99s := spread(p99, "%.3f")
 		if t.name == "wrk" {
@@ -779,7 +919,10 @@ func report(w io.Writer, c config, tools []tool, maxes map[string][]sample, rate
 	for _, vs := range []struct {
 		name   string
 		target float64
-	}{{"vegeta", targetVsVegeta}, {"wrk", targetVsWrk}} {
+	}{{"vegeta", targetVsVegeta}, {"bombardier", targetVsBombardier}, {"wrk", targetVsWrk}} {
+		if _, ok := maxes[vs.name]; !ok {
+			continue
+		}
 		ratios := pairRatios(maxes["searchbench"], maxes[vs.name], func(s sample) float64 { return s.rps })
 		met := "—"
 		if len(ratios) > 0 {
@@ -790,6 +933,17 @@ func report(w io.Writer, c config, tools []tool, maxes map[string][]sample, rate
 		// own, whatever else ran on the machine meanwhile.
 		eff := pairRatios(maxes[vs.name], maxes["searchbench"], func(s sample) float64 { return s.cpuPer1K })
 		fmt.Fprintf(tw, "  the same, per CPU second (%s's CPU per request / searchbench's)\t%s\t%s\t\n", vs.name, spread(eff, "%.2f×"), "")
+	}
+	for _, vs := range []struct {
+		name   string
+		target float64
+	}{{"wrk", targetP50VsWrk}, {"vegeta", targetP50VsVegeta}} {
+		a, b := ratesP50(rates["searchbench"]), ratesP50(rates[vs.name])
+		if len(a) == 0 || len(b) == 0 {
+			continue
+		}
+		ma, mb := median(slices.Sorted(slices.Values(a))), median(slices.Sorted(slices.Values(b)))
+		fmt.Fprintf(tw, "searchbench p50 at %.0f/s ≤ %.1f × %s's (medians)\t%.3f / %.3f ms = %.2f×\t%s\t\n", c.rate, vs.target, vs.name, ma, mb, ma/mb, yes(ma <= vs.target*mb))
 	}
 	if mem != nil {
 		if mem.err != nil {
@@ -806,6 +960,31 @@ func report(w io.Writer, c config, tools []tool, maxes map[string][]sample, rate
 		fmt.Fprintf(tw, "recording path 0 allocations (runner BenchmarkRecord)\t%.0f allocs/op\t%s\t\n", gob.recordAllocs, yes(gob.recordAllocs == 0))
 		fmt.Fprintf(tw, "corpus generation ≥ %.0fK documents/s per core (dataset BenchmarkDocument)\t%.0fK docs/s\t%s\t\n", targetDocsPerS/1000.0, gob.docsPerS/1000, yes(gob.docsPerS >= targetDocsPerS))
 	}
+	tw.Flush()
+}
+
+func ratesP50(ps []paced) []float64 {
+	var out []float64
+	for _, p := range ps {
+		if p.err == nil {
+			out = append(out, p.p50)
+		}
+	}
+	return out
+}
+
+// reportValkeyTarget: searchbench's CPU per write over valkey-benchmark's,
+// round by round.
+func reportValkeyTarget(w io.Writer, vk map[string][]sample) {
+	r := pairRatios(vk["searchbench"], vk["valkey-benchmark"], func(s sample) float64 { return s.cpuPer1K })
+	met := "—"
+	if len(r) > 0 {
+		met = yes(median(slices.Sorted(slices.Values(r))) <= targetValkeyCPU)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.Debug)
+	fmt.Fprintf(tw, "\nsearchbench CPU per write ≤ %.0f × valkey-benchmark's\t%s\t%s\t\n", targetValkeyCPU, spread(r, "%.2f×"), met)
+	rr := pairRatios(vk["searchbench"], vk["valkey-benchmark"], func(s sample) float64 { return s.rps })
+	fmt.Fprintf(tw, "  max writes/s, searchbench / valkey-benchmark (not a target)\t%s\t\t\n", spread(rr, "%.2f×"))
 	tw.Flush()
 }
 

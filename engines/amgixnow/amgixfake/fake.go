@@ -216,6 +216,7 @@ func (s *Server) handler() http.Handler {
 	mux.HandleFunc("GET /v1/collections", s.listCollections)
 	mux.HandleFunc("POST /v1/collections/{name}", s.createCollection)
 	mux.HandleFunc("DELETE /v1/collections/{name}", s.deleteCollection)
+	mux.HandleFunc("GET /v1/collections/{name}", s.collectionConfig)
 	mux.HandleFunc("GET /v1/collections/{name}/exists", s.exists)
 	mux.HandleFunc("GET /v1/collections/{name}/stats", s.stats)
 	mux.HandleFunc("POST /v1/collections/{name}/documents", func(w http.ResponseWriter, r *http.Request) { s.upsert(w, r, s.cfg.queued) })

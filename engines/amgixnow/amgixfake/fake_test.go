@@ -426,3 +426,34 @@ func TestGetDocument(t *testing.T) {
 		t.Fatalf("GET after delete: %d; want 404", code)
 	}
 }
+
+// GET /v1/collections/{name} answers the configuration as created, with
+// the defaults Amgix fills in (top_k 128, language "en"), and Amgix's 404
+// and 422 for a collection that is not there or a name it refuses.
+func TestCollectionConfig(t *testing.T) {
+	f := setup(t)
+	code, body := do(t, "GET", f.URL+"/v1/collections/c", "", "")
+	var got struct {
+		Vectors []struct {
+			Name        string   `json:"name"`
+			Type        string   `json:"type"`
+			IndexFields []string `json:"index_fields"`
+			TopK        int      `json:"top_k"`
+			Language    string   `json:"language_default_code"`
+		} `json:"vectors"`
+		StoreContent bool `json:"store_content"`
+	}
+	if err := json.Unmarshal([]byte(body), &got); code != 200 || err != nil || len(got.Vectors) != 1 || !got.StoreContent {
+		t.Fatalf("GET c: %d %s (%v)", code, body, err)
+	}
+	v := got.Vectors[0]
+	if v.Name != "ft" || v.Type != "full_text" || strings.Join(v.IndexFields, ",") != "name,content" || v.TopK != amgixfake.DefaultTopK || v.Language != "en" {
+		t.Fatalf("GET c: vector %+v", v)
+	}
+	if code, body := do(t, "GET", f.URL+"/v1/collections/nope", "", ""); code != 404 || strings.TrimSpace(body) != `{"detail":"Collection 'nope' not found"}` {
+		t.Fatalf("GET missing collection: %d %s", code, body)
+	}
+	if code, _ := do(t, "GET", f.URL+"/v1/collections/a.b", "", ""); code != 422 {
+		t.Fatalf("GET invalid name: %d, want 422", code)
+	}
+}

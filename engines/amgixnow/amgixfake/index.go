@@ -12,6 +12,7 @@ type vector struct {
 	name   string
 	topK   int
 	fields []string
+	lang   string
 }
 
 type doc struct {

@@ -97,7 +97,7 @@ func newCollection(cfg collectionConfig) (*collection, string, int) {
 			return nil, "amgixfake: only full_text vectors are modelled", http.StatusBadRequest
 		}
 		seen[v.Name] = true
-		vec := vector{name: v.Name, topK: DefaultTopK, fields: v.IndexFields}
+		vec := vector{name: v.Name, topK: DefaultTopK, fields: v.IndexFields, lang: "en"}
 		if v.IndexFields == nil {
 			vec.fields = []string{"content"}
 		}
@@ -115,8 +115,11 @@ func newCollection(cfg collectionConfig) (*collection, string, int) {
 			}
 			vec.topK = int(*v.TopK)
 		}
-		if v.LanguageCode != nil && !twoLetters(*v.LanguageCode) {
-			return nil, "Language code must be a valid ISO 639-1 code (2 letters)", bad
+		if v.LanguageCode != nil {
+			if !twoLetters(*v.LanguageCode) {
+				return nil, "Language code must be a valid ISO 639-1 code (2 letters)", bad
+			}
+			vec.lang = *v.LanguageCode
 		}
 		c.vectors = append(c.vectors, vec)
 	}
@@ -148,6 +151,30 @@ func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request) {
 	defer s.mu.Unlock()
 	delete(s.colls, name)
 	reply(w, http.StatusOK, okResponse{OK: true})
+}
+
+// collectionConfig is GET /v1/collections/{name}: the configuration as
+// get_collection_config answers it (CollectionConfig in src/models.rs), or
+// 404 {"detail": "Collection '…' not found"}. Of each vector it gives the
+// members the fake models and the defaults of those a full_text vector
+// leaves unset; the numeric defaults it does not know (wmtr_word_ratio,
+// language_confidence, dense_distance) are left out.
+func (s *Server) collectionConfig(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, ok := s.collectionFor(w, r)
+	if !ok {
+		return
+	}
+	vectors := make([]map[string]any, len(c.vectors))
+	for i, v := range c.vectors {
+		vectors[i] = map[string]any{
+			"name": v.name, "type": "full_text", "model": nil, "revision": nil, "query_model": nil, "query_revision": nil,
+			"dimensions": nil, "top_k": v.topK, "index_fields": v.fields, "language_default_code": v.lang,
+			"language_detect": false, "normalization": false, "keep_case": false,
+		}
+	}
+	reply(w, http.StatusOK, map[string]any{"vectors": vectors, "store_content": c.storeContent, "metadata_indexes": nil})
 }
 
 func (s *Server) exists(w http.ResponseWriter, r *http.Request) {

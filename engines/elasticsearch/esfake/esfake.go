@@ -333,6 +333,9 @@ func (s *Server) route(w http.ResponseWriter, r *request) {
 			return
 		}
 		allowed = []string{get, put, post, del, head}
+	case len(segs) == 2 && segs[1] == "_mapping" && m == get:
+		s.getMapping(w, r)
+		return
 	case strings.HasPrefix(segs[1], "_"):
 		notImplemented("API [%s]", r.URL.Path).write(w)
 		return

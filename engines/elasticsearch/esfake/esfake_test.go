@@ -9,6 +9,7 @@ import (
 	"math"
 	"net/http"
 	"net/url"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -231,6 +232,24 @@ func TestCreateIndexValidation(t *testing.T) {
 	if r := c.do("HEAD", "/flat", nil); r.status != 404 {
 		t.Fatalf("HEAD deleted index: %d", r.status)
 	}
+}
+
+// GET /{index}/_mapping echoes the mapping as created; a missing index is
+// index_not_found_exception, as Elasticsearch answers (its get mapping API
+// does not ignore unavailable indices unless asked to).
+func TestGetMapping(t *testing.T) {
+	_, c := newFake(t, esfake.Options{})
+	c.ok("PUT", "/m", studyIndex("1s"))
+	r := c.ok("GET", "/m/_mapping", nil)
+	want := map[string]any{"m": map[string]any{"mappings": map[string]any{"dynamic": "strict", "properties": map[string]any{
+		"name":    map[string]any{"type": "text", "analyzer": "en"},
+		"content": map[string]any{"type": "text", "analyzer": "en"},
+	}}}}
+	if !reflect.DeepEqual(r.body, want) {
+		t.Fatalf("GET /m/_mapping = %s; want %v", r.raw, want)
+	}
+	wantError(t, "mapping of a missing index", c.do("GET", "/missing/_mapping", nil), 404, "index_not_found_exception")
+	wantError(t, "unknown parameter", c.do("GET", "/m/_mapping?nope=1", nil), 400, "illegal_argument_exception")
 }
 
 func TestSettingsAreEchoed(t *testing.T) {

@@ -21,6 +21,9 @@ type field struct {
 	typ string // text, keyword or a numeric type
 	// analyzer indexes a text field, searchAnalyzer analyses its queries.
 	analyzer, searchAnalyzer *analyzer
+	// def is the field's definition as it was given, which GET _mapping
+	// echoes.
+	def map[string]any
 }
 
 // index is one index: its settings and mapping, and its documents in two
@@ -165,6 +168,34 @@ func (s *Server) deleteIndex(w http.ResponseWriter, r *request) {
 	}
 	ix.close()
 	writeJSON(w, http.StatusOK, map[string]any{"acknowledged": true})
+}
+
+// getMapping is GET /{index}/_mapping: {"<index>":{"mappings":{…}}}, each
+// field as its definition gave it, and dynamic when it was not the default.
+// An index that is not there is 404 index_not_found_exception (the request
+// does not ignore unavailable indices by default).
+func (s *Server) getMapping(w http.ResponseWriter, r *request) {
+	if e := cmp.Or(r.params("master_timeout"), r.noBody()); e != nil {
+		e.write(w)
+		return
+	}
+	if strings.ContainsAny(r.segs[0], "*,") || r.segs[0] == "_all" {
+		notImplemented("the mappings of several indices or a wildcard").write(w)
+		return
+	}
+	ix := s.lookup(w, r.segs[0])
+	if ix == nil {
+		return
+	}
+	props := map[string]any{}
+	for name, f := range ix.fields {
+		props[name] = f.def
+	}
+	m := map[string]any{"properties": props}
+	if ix.dynamic != "true" {
+		m["dynamic"] = ix.dynamic
+	}
+	writeJSON(w, http.StatusOK, map[string]any{ix.name: map[string]any{"mappings": m}})
 }
 
 // indexExists is HEAD /{index}: 200 or 404, no body.
@@ -461,7 +492,7 @@ func parseField(name string, raw any, analyzers map[string]*analyzer) (*field, *
 		return nil, mapperError("Failed to parse mapping: Expected map for property [fields] on field [%s] but got a class %T", name, raw)
 	}
 	typ, _ := def["type"].(string)
-	f := &field{typ: typ}
+	f := &field{typ: typ, def: def}
 	switch {
 	case def["type"] == nil:
 		return nil, notImplemented("object field [%s]", name)

@@ -174,6 +174,23 @@ func (s *Server) stats(w http.ResponseWriter, r *http.Request) {
 
 // ---- settings -----------------------------------------------------------
 
+// searchableAttributes is GET /indexes/{uid}/settings/searchable-attributes:
+// the list in ranking order, ["*"] when unset (every attribute), and, as
+// for every index route, 404 index_not_found for an index that is not there.
+func (s *Server) searchableAttributes(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ix := s.lookup(w, r.PathValue("uid"))
+	if ix == nil {
+		return
+	}
+	if ix.searchable == nil {
+		writeJSON(w, http.StatusOK, []string{"*"})
+		return
+	}
+	writeJSON(w, http.StatusOK, ix.searchable)
+}
+
 // settingsKnown are Meilisearch 1.37's index settings; only the first two
 // are modelled.
 var (

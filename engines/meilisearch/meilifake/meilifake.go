@@ -126,20 +126,21 @@ func (s *Server) Close() {
 
 func (s *Server) routes() {
 	for pattern, h := range map[string]http.HandlerFunc{
-		"GET /health":                          s.health,
-		"GET /version":                         s.version,
-		"POST /indexes":                        s.createIndex,
-		"GET /indexes/{uid}":                   s.getIndex,
-		"DELETE /indexes/{uid}":                s.deleteIndex,
-		"PATCH /indexes/{uid}/settings":        s.updateSettings,
-		"POST /indexes/{uid}/documents":        s.addDocuments,
-		"GET /indexes/{uid}/documents/{id}":    s.getDocument,
-		"DELETE /indexes/{uid}/documents/{id}": s.deleteDocument,
-		"POST /indexes/{uid}/search":           s.search,
-		"GET /indexes/{uid}/stats":             s.stats,
-		"GET /tasks":                           s.listTasks,
-		"GET /tasks/{uid}":                     s.getTask,
-		"/":                                    s.notModelled,
+		"GET /health":                   s.health,
+		"GET /version":                  s.version,
+		"POST /indexes":                 s.createIndex,
+		"GET /indexes/{uid}":            s.getIndex,
+		"DELETE /indexes/{uid}":         s.deleteIndex,
+		"PATCH /indexes/{uid}/settings": s.updateSettings,
+		"GET /indexes/{uid}/settings/searchable-attributes": s.searchableAttributes,
+		"POST /indexes/{uid}/documents":                     s.addDocuments,
+		"GET /indexes/{uid}/documents/{id}":                 s.getDocument,
+		"DELETE /indexes/{uid}/documents/{id}":              s.deleteDocument,
+		"POST /indexes/{uid}/search":                        s.search,
+		"GET /indexes/{uid}/stats":                          s.stats,
+		"GET /tasks":                                        s.listTasks,
+		"GET /tasks/{uid}":                                  s.getTask,
+		"/":                                                 s.notModelled,
 	} {
 		s.mux.HandleFunc(pattern, h)
 	}

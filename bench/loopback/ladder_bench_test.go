@@ -1,0 +1,41 @@
+package loopback_test
+
+import (
+	"fmt"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/searchbench/searchbench/runner"
+	"github.com/searchbench/searchbench/workload"
+)
+
+// BenchmarkLadderRates is an open-loop rung of searches at 1,000, 5,000
+// and 10,000 calls/s with one and two Ps (client and target in this
+// process): p50 and p99 from the intended time, the service time p50, the
+// scheduler's lag p99 and the process's CPU — what issue 19 asks of the
+// one-CPU scheduler, rate by rate.
+func BenchmarkLadderRates(b *testing.B) {
+	_, url := start(b)
+	for _, procs := range []int{1, 2} {
+		for _, rate := range []float64{1000, 5000, 10000} {
+			b.Run(fmt.Sprintf("procs=%d/rate=%.0f", procs, rate), func(b *testing.B) {
+				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+				for b.Loop() {
+					l := runPlan(b, url, runner.Plan{Ladder: &runner.LadderConfig{
+						Open:  runner.OpenConfig{Workers: 64, Arrival: "constant", Calls: searches()},
+						Rates: workload.Ladder{Start: rate, Step: 2, Stop: rate}, Duration: 2 * time.Second, Repeat: 1,
+						Factor: runner.DefaultFactor, MinAchieved: runner.DefaultMinAchieved, Explode: runner.DefaultExplode,
+					}}).Ladder
+					rep := l.Rungs[0].Reps[0]
+					b.ReportMetric(rep.Achieved, "achieved/s")
+					b.ReportMetric(rep.Latency.P50, "p50-ms")
+					b.ReportMetric(rep.Latency.P99, "p99-ms")
+					b.ReportMetric(rep.Service.P50, "service-p50-ms")
+					b.ReportMetric(rep.GeneratorLagP99, "lag-p99-ms")
+					b.ReportMetric(rep.ClientCPU*float64(procs), "cpu-cores")
+				}
+			})
+		}
+	}
+}

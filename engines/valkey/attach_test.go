@@ -1,0 +1,47 @@
+package valkey_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/searchbench/searchbench/engines"
+)
+
+// A shard attaches to Study B's layouts as shard 0 made them (several
+// matching indexes, idle ones, the hybrid pair), sees shard 0's documents
+// through its own searches, and refuses, naming the index, a layout that
+// differs: one more matching index than was created, or a field type
+// another index holds differently.
+func TestAttachLayouts(t *testing.T) {
+	ctx := context.Background()
+	for _, opts := range []map[string]string{
+		{"matching_indexes": "2", "idle_indexes": "1"},
+		{"hybrid": "on"},
+	} {
+		tg := fakeTarget(t)
+		first := tg.open(t, opts)
+		loadProducts(t, first)
+		second := tg.open(t, opts)
+		if err := second.(engines.Attacher).Attach(ctx, productSchema("products")); err != nil {
+			t.Fatalf("%v: Attach: %v", opts, err)
+		}
+		h, err := second.Search(ctx, engines.Query{Text: "GA-503", Field: "sku", K: 5})
+		if err != nil || len(h.IDs) != 1 {
+			t.Fatalf("%v: the attached engine's search of a SKU shard 0 wrote: %+v, %v", opts, h, err)
+		}
+	}
+
+	tg := fakeTarget(t)
+	loadProducts(t, tg.open(t, map[string]string{"matching_indexes": "2"}))
+	err := tg.open(t, map[string]string{"matching_indexes": "3"}).(engines.Attacher).Attach(ctx, productSchema("products"))
+	if err == nil || !strings.Contains(err.Error(), "no index products-3") {
+		t.Fatalf("attach with one more matching index than created: %v", err)
+	}
+	other := productSchema("products")
+	other.Fields[1].Type = engines.Tag // price is NUMERIC in the index
+	err = tg.open(t, map[string]string{"matching_indexes": "2"}).(engines.Attacher).Attach(ctx, other)
+	if err == nil || !strings.Contains(err.Error(), "field price as TAG") {
+		t.Fatalf("attach with price as a tag: %v", err)
+	}
+}

@@ -1,0 +1,188 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sync/atomic"
+
+	"github.com/searchbench/searchbench/dataset"
+	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/runner/result"
+	"github.com/searchbench/searchbench/workload"
+)
+
+// KnownConfig is the known-item checks made under load: a seeded share of
+// each level's (each rep's) searches look for a pre-populated document
+// that no write had touched when the level began, and the answers are
+// checked after the call (result.KnownItems).
+type KnownConfig struct {
+	// Fraction is the share of searches that are checks; 0: none.
+	Fraction float64
+	// Idle is the check after pre-population, to compare with (Run sets
+	// it; a shard that did not prepare has none).
+	Idle *result.Relevance `json:"-"`
+}
+
+// DefaultKnownItems is the share of searches made checks: enough for a
+// recall over thousands of answers in a minute's level, few enough that
+// the searches measured are the workload's.
+const DefaultKnownItems = 0.01
+
+// Validate reports a fraction out of range.
+func (c KnownConfig) Validate() error {
+	if !(c.Fraction >= 0 && c.Fraction <= 1) {
+		return fmt.Errorf("known-items: %v must be in [0, 1]", c.Fraction)
+	}
+	return nil
+}
+
+// tagKnownLoad keys the checks' streams under load.
+const tagKnownLoad = 0x6c6f6164 // "load"
+
+// knownCandidates is how many IDs a level samples for its checks.
+const knownCandidates = 1024
+
+// knownChecks are one level's (or one rep's) checks. The candidates are
+// drawn when the level begins from the IDs still at their pre-populated
+// version (0); a check whose ID has been written or deleted since, by the
+// time its answer is back, is skipped: its answer proves nothing.
+type knownChecks struct {
+	ki   KnownItems
+	frac float64
+	k    int
+	vers versions
+	ids  []uint32
+	base uint64 // keys the callers' streams (stream)
+	idle *result.Relevance
+	// after, when set (tests), runs inside each check of an answer.
+	after func()
+
+	checks, found, empty, below, skipped, failed, unsupported atomic.Int64
+}
+
+// afterKnownCheck is the tests' way to make every check slow.
+var afterKnownCheck func()
+
+// knownCheck is one check prepared before the clock starts.
+type knownCheck struct {
+	on  bool
+	id  uint32
+	doc string // the ID as the engine returns it, made before the clock
+}
+
+// newKnownChecks samples the level's candidates, keyed by key (the level,
+// the schedule); nil when the checks are off or cannot run.
+func newKnownChecks(src Source, c Calls, vers versions, key ...uint64) *knownChecks {
+	ki, ok := src.(KnownItems)
+	if !ok || c.Known.Fraction <= 0 || src.PrepopulatedCount() == 0 {
+		return nil
+	}
+	kc := &knownChecks{ki: ki, frac: c.Known.Fraction, k: c.K, vers: vers, idle: c.Known.Idle, after: afterKnownCheck}
+	r := dataset.NewRand(append([]uint64{c.Seed, tagKnownLoad}, key...)...)
+	// Bounded: after heavy writing few IDs may be untouched.
+	for range 64 * knownCandidates {
+		if len(kc.ids) == knownCandidates {
+			break
+		}
+		id := uint32(1 + r.Intn(src.IDs()))
+		if src.Prepopulated(id) && vers.untouched(id) {
+			kc.ids = append(kc.ids, id)
+		}
+	}
+	if len(kc.ids) == 0 {
+		return nil
+	}
+	kc.base = r.Uint64()
+	return kc
+}
+
+// stream is the choice stream of user or arrival n (by its global index,
+// so a shard's users and arrivals choose what a one-machine run's do).
+func (kc *knownChecks) stream(n uint64) dataset.Rand {
+	if kc == nil {
+		return dataset.Rand{}
+	}
+	return dataset.NewRand(kc.base, n)
+}
+
+// pick decides, from the caller's stream, whether search call c is a
+// check and, if so, replaces its query (before the clock starts).
+func (kc *knownChecks) pick(r *dataset.Rand, c *workload.Call) knownCheck {
+	if kc == nil || c.Op != workload.Search || r.Float64() >= kc.frac {
+		return knownCheck{}
+	}
+	id := kc.ids[r.Intn(len(kc.ids))]
+	_, q := kc.ki.KnownQuery(r.Uint64(), id)
+	q.K = kc.k
+	c.Query = q
+	return knownCheck{on: true, id: id, doc: dataset.DocID(id)}
+}
+
+// invoke makes the call; the caller times it. A check's search keeps its
+// hits for check, which runs after the clock stops; any other call is made
+// as do makes it.
+func invoke(ctx context.Context, e engines.Engine, c *workload.Call, chk knownCheck) (h engines.Hits, err error) {
+	if !chk.on {
+		return h, do(ctx, e, c)
+	}
+	defer recoverCall(&err)
+	return e.Search(ctx, c.Query)
+}
+
+// check counts an answer; unsupported says whether the call is to be left
+// out of the search figures (the configuration cannot run the check).
+func (kc *knownChecks) check(c knownCheck, h engines.Hits, err error) (unsupported bool) {
+	if kc.after != nil {
+		kc.after()
+	}
+	switch {
+	case errors.Is(err, engines.ErrUnsupported):
+		kc.unsupported.Add(1)
+		return true
+	case err != nil:
+		kc.failed.Add(1)
+	case !kc.vers.untouched(c.id):
+		kc.skipped.Add(1)
+	default:
+		kc.checks.Add(1)
+		if slices.Contains(h.IDs, c.doc) {
+			kc.found.Add(1)
+		}
+		if len(h.IDs) == 0 {
+			kc.empty.Add(1)
+		}
+		if h.Total >= 0 && h.Total < int64(len(h.IDs)) {
+			kc.below.Add(1)
+		}
+	}
+	return false
+}
+
+// result is the checks' figures; nil for nil checks.
+func (kc *knownChecks) result() *result.KnownItems {
+	if kc == nil {
+		return nil
+	}
+	k := &result.KnownItems{Fraction: kc.frac, K: kc.k,
+		Checks: kc.checks.Load(), Found: kc.found.Load(), Empty: kc.empty.Load(),
+		TotalBelowHits: kc.below.Load(), Skipped: kc.skipped.Load(), Failed: kc.failed.Load(),
+		Unsupported: kc.unsupported.Load()}
+	if k.Checks > 0 {
+		k.Recall = float64(k.Found) / float64(k.Checks)
+	}
+	if kc.idle != nil && kc.idle.Queries > 0 {
+		k.IdleRecall, k.IdleChecks, k.IdleFound = kc.idle.Recall, kc.idle.Queries, kc.idle.Found
+	}
+	return k
+}
+
+// scheduleKey keys an open-loop rep's checks by its schedule: the rate,
+// the length and the first arrival's time (which a Poisson schedule's seed
+// moves).
+func scheduleKey(s workload.Schedule) []uint64 {
+	at, _ := s.At(0)
+	return []uint64{math.Float64bits(s.Rate()), uint64(s.Length()), uint64(at)}
+}
