@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/meilisearch/meilisearch-go"
+	"github.com/valyala/fasthttp"
 
 	"github.com/searchbench/searchbench/engines"
 )
@@ -106,9 +107,9 @@ func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, err
 	base := strings.TrimRight(u.String(), "/")
 	e := &Engine{
 		client:   meilisearch.New(base, opts...),
-		http:     hc,
-		base:     base,
-		header:   searchHeader(key),
+		fast:     engines.NewFastClient(u, o.pool, o.timeout),
+		prefix:   strings.TrimRight(u.EscapedPath(), "/"),
+		auth:     authorization(key),
 		mode:     mode,
 		opts:     o,
 		key:      key,
@@ -116,7 +117,7 @@ func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, err
 	}
 	// GET /version needs the key, so a wrong key fails here, not mid-run.
 	if _, err := e.Version(ctx); err != nil {
-		e.client.Close()
+		e.Close()
 		return nil, fmt.Errorf("meilisearch: connect to %s: %w", e.endpoint, err)
 	}
 	return e, nil
@@ -134,25 +135,25 @@ func transport(pool int) *http.Transport {
 	return t
 }
 
-// searchHeader is the header the client sends with a search: the same
-// Content-Type, key and User-Agent.
-func searchHeader(key string) http.Header {
-	h := http.Header{
-		"Content-Type": {"application/json"},
-		"User-Agent":   {meilisearch.GetQualifiedVersion()},
+// authorization is the Authorization header the client sends: "Bearer
+// key", or none without a key (meilisearch-go v0.37.0 client.go,
+// sendRequest).
+func authorization(key string) string {
+	if key == "" {
+		return ""
 	}
-	if key != "" {
-		h["Authorization"] = []string{"Bearer " + key}
-	}
-	return h
+	return "Bearer " + key
 }
+
+// userAgent is the User-Agent the client sends.
+var userAgent = meilisearch.GetQualifiedVersion()
 
 // Engine is one Meilisearch index.
 type Engine struct {
 	client   meilisearch.ServiceManager
-	http     *http.Client // the client's, for searches (see Search)
-	base     string       // the server's URL
-	header   http.Header  // a search's; copied into each request
+	fast     *engines.FastClient // for searches (see Search)
+	prefix   string              // the URL's path, before the API's paths
+	auth     string              // the Authorization header, "" without a key
 	mode     engines.Visibility
 	opts     options
 	key      string // only to scrub it from messages, should a server echo it
@@ -161,7 +162,7 @@ type Engine struct {
 	mu     sync.RWMutex // guards the index state against Create
 	index  meilisearch.IndexManager
 	uid    string
-	search string   // the index's search URL
+	search string   // the index's search path
 	fields []string // text fields, in schema order
 
 	lastTask atomic.Int64 // highest task uid this Engine enqueued
@@ -268,7 +269,7 @@ func (e *Engine) use(index meilisearch.IndexManager, uid string, fields []string
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.index, e.uid, e.fields = index, uid, fields
-	e.search = e.base + "/indexes/" + uid + "/search"
+	e.search = e.prefix + "/indexes/" + uid + "/search"
 }
 
 func textFields(schema engines.Schema) ([]string, error) {
@@ -346,8 +347,8 @@ func (e *Engine) state() (meilisearch.IndexManager, []string, error) {
 	return e.index, e.fields, nil
 }
 
-// searchURL returns the index's search URL, or an error before Create.
-func (e *Engine) searchURL() (string, error) {
+// searchPath returns the index's search path, or an error before Create.
+func (e *Engine) searchPath() (string, error) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	if e.index == nil {
@@ -514,13 +515,14 @@ func searchBody(text string, k int, strategy meilisearch.MatchingStrategy) ([]by
 // Search runs a free-text query over the schema's text fields.
 //
 // It sends the request the client's SearchRaw would send — the same
-// SearchRequest encoded by the same encoder, with the same headers, through
-// the same http.Client — but through net/http directly: the client's own
-// work around each call (parsing the URL, building an error value for every
-// call, two copies of every answer) was a fifth of what a search cost the
-// load generator, beyond what a search costs vegeta (bench/README.md).
-// Searches are the measured call that runs most; everything else goes
-// through the client.
+// SearchRequest encoded by the same encoder, with the same headers — but
+// through engines.FastClient (fasthttp) instead of the client and net/http:
+// the client's own work around each call (parsing the URL, building an
+// error value for every call, two copies of every answer) was a fifth of
+// what a search cost the load generator, and net/http itself most of the
+// rest (bench/README.md). TestSearchWire compares the bytes on the wire
+// with SearchRaw's. Searches are the measured call that runs most;
+// everything else goes through the client.
 func (e *Engine) Search(ctx context.Context, q engines.Query) (engines.Hits, error) {
 	if err := q.TextOnly(); err != nil {
 		return engines.Hits{}, fmt.Errorf("meilisearch: %w", err)
@@ -528,7 +530,7 @@ func (e *Engine) Search(ctx context.Context, q engines.Query) (engines.Hits, err
 	if q.K < 1 {
 		return engines.Hits{}, fmt.Errorf("meilisearch: search: k=%d: at least 1 (a limit of 0 is dropped by the client and the server answers 20)", q.K)
 	}
-	target, err := e.searchURL()
+	path, err := e.searchPath()
 	if err != nil {
 		return engines.Hits{}, err
 	}
@@ -536,43 +538,29 @@ func (e *Engine) Search(ctx context.Context, q engines.Query) (engines.Hits, err
 	if err != nil {
 		return engines.Hits{}, fmt.Errorf("meilisearch: search: %w", err)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(body))
-	if err != nil {
-		return engines.Hits{}, fmt.Errorf("meilisearch: search: %w", err)
+	req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
+	defer fasthttp.ReleaseRequest(req)
+	defer fasthttp.ReleaseResponse(resp)
+	e.fast.Prepare(req, http.MethodPost, path)
+	req.Header.SetContentType("application/json")
+	req.Header.SetUserAgent(userAgent)
+	if e.auth != "" {
+		req.Header.Set("Authorization", e.auth)
 	}
-	req.Header = e.header.Clone()
-	resp, err := e.http.Do(req)
-	if err != nil {
+	req.SetBodyRaw(body)
+	if err := e.fast.Do(ctx, req, resp); err != nil {
 		return engines.Hits{}, e.fail("search", transportError(err))
 	}
-	buf := answers.Get().(*bytes.Buffer)
-	defer putAnswer(buf)
-	buf.Reset()
-	// Read to the end, so that the connection is reused.
-	_, err = buf.ReadFrom(resp.Body)
-	resp.Body.Close()
-	if err != nil {
-		return engines.Hits{}, e.fail("search", transportError(err))
-	}
-	if resp.StatusCode != http.StatusOK {
+	if status := resp.StatusCode(); status != http.StatusOK {
 		var a struct{ Code, Message string }
-		_ = json.Unmarshal(buf.Bytes(), &a) // no code: a plain HTTP error
-		return engines.Hits{}, e.fail("search", httpError(resp.StatusCode, meilisearch.APIErrCode(a.Code), a.Message))
+		_ = json.Unmarshal(resp.Body(), &a) // no code: a plain HTTP error
+		return engines.Hits{}, e.fail("search", httpError(status, meilisearch.APIErrCode(a.Code), a.Message))
 	}
-	h, err := ParseSearch(buf.Bytes(), q.K) // copies what it keeps
+	h, err := ParseSearch(resp.Body(), q.K) // copies what it keeps
 	if err != nil {
-		return engines.Hits{}, fmt.Errorf("meilisearch: search: %w", engines.Unreadable(buf.Bytes(), err))
+		return engines.Hits{}, fmt.Errorf("meilisearch: search: %w", engines.Unreadable(resp.Body(), err))
 	}
 	return h, nil
-}
-
-// answers holds buffers for search answers between calls.
-var answers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
-
-func putAnswer(b *bytes.Buffer) {
-	if b.Cap() <= 64<<10 { // a rare huge answer is not kept
-		answers.Put(b)
-	}
 }
 
 // ParseSearch reads a search response body: the hits' ids, best first, and
@@ -1016,9 +1004,11 @@ func (e *Engine) Version(ctx context.Context) (string, error) {
 	return "Meilisearch " + v.PkgVersion, nil
 }
 
-// Close closes idle connections; the index stays.
+// Close closes idle connections, the client's and the searches'; the
+// index stays.
 func (e *Engine) Close() error {
 	e.client.Close()
+	e.fast.Close()
 	return nil
 }
 
