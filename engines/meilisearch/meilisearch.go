@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"regexp"
 	"slices"
 	"strconv"
@@ -386,7 +387,7 @@ func (e *Engine) UpsertBatch(ctx context.Context, docs []engines.Document) error
 }
 
 func (e *Engine) write(ctx context.Context, what string, docs []engines.Document) error {
-	index, fields, err := e.state()
+	_, fields, err := e.state()
 	if err != nil {
 		return err
 	}
@@ -396,14 +397,77 @@ func (e *Engine) write(ctx context.Context, what string, docs []engines.Document
 			return fmt.Errorf("meilisearch: %s: %w", what, err)
 		}
 	}
-	// No DocumentOptions: the primary key is the index's, and passing one
-	// would make the client write to the shared index value (a data race).
-	info, err := index.AddDocuments(ctx, bodies, nil)
+	// What the client's AddDocuments(ctx, bodies, nil) sends: json.Marshal
+	// of the slice, POST /indexes/{uid}/documents, no query (no
+	// DocumentOptions: the primary key is the index's). TestWritesWire
+	// compares the two.
+	docsJSON, err := json.Marshal(bodies)
+	if err != nil {
+		return fmt.Errorf("meilisearch: %s: %w", what, err)
+	}
+	uid, err := e.task(ctx, http.MethodPost, "/documents", docsJSON)
 	if err != nil {
 		return e.fail(what, err)
 	}
-	_, err = e.finish(ctx, info.TaskUID)
+	_, err = e.finish(ctx, uid)
 	return e.fail(what, err)
+}
+
+// task makes a write through the fast client — method on the index's path
+// plus sub, the client's headers, body (nil: none) — and returns the uid of
+// the task it enqueued (202 Accepted with a TaskInfo, as the client expects).
+func (e *Engine) task(ctx context.Context, method, sub string, body []byte) (int64, error) {
+	var uid int64
+	err := e.hot(ctx, method, sub, "", body, http.StatusAccepted, func(b []byte) error {
+		var info meilisearch.TaskInfo
+		if err := json.Unmarshal(b, &info); err != nil {
+			return err
+		}
+		uid = info.TaskUID
+		return nil
+	})
+	return uid, err
+}
+
+// hot makes one of the calls a run repeats (Upsert, Delete, Get) through
+// engines.FastClient instead of the client: the request the client would
+// send — method, the index's path plus sub, the query (encoded, "" for
+// none), the client's Content-Type (with a body), Authorization and
+// User-Agent — and on the status the client would accept, read of the
+// answer. Another status is classified as the client's errors are
+// (httpError); an answer read cannot read is "malformed response", as the
+// client reports it. The wire tests compare the bytes with the client's.
+func (e *Engine) hot(ctx context.Context, method, sub, query string, body []byte, want int, read func([]byte) error) error {
+	e.mu.RLock()
+	path := e.prefix + "/indexes/" + e.uid + sub
+	e.mu.RUnlock()
+	if query != "" {
+		path += "?" + query
+	}
+	req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
+	defer fasthttp.ReleaseRequest(req)
+	defer fasthttp.ReleaseResponse(resp)
+	e.fast.Prepare(req, method, path)
+	if body != nil {
+		req.Header.SetContentType("application/json")
+		req.SetBodyRaw(body)
+	}
+	if e.auth != "" {
+		req.Header.Set("Authorization", e.auth)
+	}
+	req.Header.SetUserAgent(userAgent)
+	if err := e.fast.Do(ctx, req, resp); err != nil {
+		return transportError(err)
+	}
+	if status := resp.StatusCode(); status != want {
+		var a struct{ Code, Message string }
+		_ = json.Unmarshal(resp.Body(), &a) // no code: a plain HTTP error
+		return httpError(status, meilisearch.APIErrCode(a.Code), a.Message)
+	}
+	if err := read(resp.Body()); err != nil {
+		return fmt.Errorf("malformed response (HTTP %d): %v", resp.StatusCode(), err)
+	}
+	return nil
 }
 
 // finish records an enqueued task and, in searchable mode, waits for it and
@@ -426,19 +490,20 @@ func (e *Engine) finish(ctx context.Context, uid int64) (*meilisearch.Task, erro
 // Delete removes a document. In searchable mode a missing ID is
 // engines.ErrNotFound; acknowledged mode cannot know (see the package doc).
 func (e *Engine) Delete(ctx context.Context, id string) error {
-	index, _, err := e.state()
-	if err != nil {
+	if _, _, err := e.state(); err != nil {
 		return err
 	}
 	what := "delete " + id
 	if err := checkID(id, maxDocID); err != nil {
 		return fmt.Errorf("meilisearch: %s: document id %w", what, err)
 	}
-	info, err := index.DeleteDocument(ctx, id, nil)
+	// The client's DeleteDocument(ctx, id, nil): DELETE
+	// /indexes/{uid}/documents/{id}, no body.
+	uid, err := e.task(ctx, http.MethodDelete, "/documents/"+id, nil)
 	if err != nil {
 		return e.fail(what, err)
 	}
-	t, err := e.finish(ctx, info.TaskUID)
+	t, err := e.finish(ctx, uid)
 	if err != nil {
 		return e.fail(what, err)
 	}
@@ -451,16 +516,15 @@ func (e *Engine) Delete(ctx context.Context, id string) error {
 var _ engines.Getter = (*Engine)(nil)
 
 // Get reads one document: GET /indexes/{uid}/documents/{id}?fields=id,<the
-// schema's text fields> through the client (meilisearch-go's GetDocument),
-// as every call but Search does: Search alone skips the client's request
-// machinery, being the measured call that runs most (see Search). A write
+// schema's text fields>, the request meilisearch-go's GetDocument sends,
+// through the fast client as the other calls a run repeats (see hot). A write
 // shows once its task has been processed, so in acknowledged mode a Get right
 // after an Upsert may miss it, as a search may. Meilisearch answers a
 // missing document with 404 and code document_not_found, which wraps
 // engines.ErrNotFound (routes/indexes/documents.rs, get_document and
 // retrieve_document, in meilisearch/meilisearch).
 func (e *Engine) Get(ctx context.Context, id string) (engines.Document, error) {
-	index, fields, err := e.state()
+	_, fields, err := e.state()
 	if err != nil {
 		return engines.Document{}, err
 	}
@@ -470,9 +534,19 @@ func (e *Engine) Get(ctx context.Context, id string) (engines.Document, error) {
 	if err := checkID(id, maxDocID); err != nil {
 		return engines.Document{}, fmt.Errorf("meilisearch: %s: document id %w", what, err)
 	}
-	var body json.RawMessage
-	query := &meilisearch.DocumentQuery{Fields: append([]string{PrimaryKey}, fields...)}
-	if err := index.GetDocument(ctx, id, query, &body); err != nil {
+	// The client's GetDocument with DocumentQuery{Fields: id and the text
+	// fields}: the query as url.Values.Encode writes it (the commas
+	// escaped).
+	query := url.Values{"fields": {strings.Join(append([]string{PrimaryKey}, fields...), ",")}}.Encode()
+	var body []byte
+	err = e.hot(ctx, http.MethodGet, "/documents/"+id, query, nil, http.StatusOK, func(b []byte) error {
+		if !json.Valid(b) {
+			return errors.New("invalid JSON")
+		}
+		body = bytes.Clone(b)
+		return nil
+	})
+	if err != nil {
 		return engines.Document{}, e.fail(what, err)
 	}
 	specs := make([]engines.FieldSpec, len(fields))
