@@ -117,6 +117,36 @@ func (c *FastClient) Prepare(req *fasthttp.Request, method, pathAndQuery string)
 	req.Header.SetNoDefaultContentType(true)
 }
 
+// Send sends r — a request an official client built (its generated
+// request constructor, say), not sent — through the fast client, the answer
+// into resp: r's method, request-URI, Host, headers and body, and what Do
+// adds as net/http would. r's context is not used: ctx is the call's. It is
+// the way to keep a client's exact wire format (query encoding, header
+// names) and lose only its transport.
+func (c *FastClient) Send(ctx context.Context, r *http.Request, resp *fasthttp.Response) error {
+	req := fasthttp.AcquireRequest()
+	defer fasthttp.ReleaseRequest(req)
+	c.Prepare(req, r.Method, r.URL.RequestURI())
+	if r.Host != "" {
+		req.Header.SetHost(r.Host)
+	} else if r.URL.Host != "" {
+		req.Header.SetHost(r.URL.Host)
+	}
+	for k, vs := range r.Header {
+		for _, v := range vs {
+			req.Header.Add(k, v)
+		}
+	}
+	if r.Body != nil && r.Body != http.NoBody {
+		_, err := io.Copy(req.BodyWriter(), r.Body)
+		r.Body.Close()
+		if err != nil {
+			return fmt.Errorf("%s %s: reading the body: %w", r.Method, r.URL.Path, err)
+		}
+	}
+	return c.Do(ctx, req, resp)
+}
+
 // fastConn is one keep-alive connection and its buffers.
 type fastConn struct {
 	c     net.Conn
@@ -125,6 +155,13 @@ type fastConn struct {
 	used  time.Time
 	wake  func() // interrupts a call blocked on c: made once, so a call's AfterFunc allocates no closure
 	fresh bool   // dialed for this call: no request has been written on it yet
+
+	// For closedByPeer: the socket (nil when it has none), and the peek's
+	// callback, buffer and result, made once.
+	raw      syscall.RawConn
+	peekFn   func(fd uintptr) bool
+	peekBuf  [1]byte
+	peekDead bool
 }
 
 // errPast is a deadline long gone: setting it wakes a blocked read or write.
@@ -187,17 +224,17 @@ func pathOf(uri []byte) string {
 	return string(uri)
 }
 
-// maxStale bounds how many reused connections a call tries when each turns
-// out closed by the server before answering (a keep-alive timeout on the
-// server's side) before it dials a new one.
+// maxStale bounds how many reused connections a call tries, each failing
+// as below, before it dials a new one.
 const maxStale = 3
 
-// do makes the exchange. A connection that was idle in the pool may have
-// been closed by the server meanwhile; fasthttp learns that only when the
-// request fails before any byte of an answer (net/http's reader goroutine
-// learns it while the connection idles and drops it). Such a request was not
-// served, so it goes again on another connection, as net/http would have
-// sent it on another: up to maxStale reused ones, then a new one.
+// do makes the exchange. A request goes again on another connection when a
+// reused one failed as net/http would retry it (transport.go,
+// shouldRetryRequest): nothing of the request could be written, or the
+// server closed the connection before the first byte of an answer and the
+// request is one net/http replays (GET, HEAD, OPTIONS, TRACE without a
+// body). A POST, PUT or DELETE whose answer did not come is an error: the
+// server may have acted on it.
 func (c *FastClient) do(ctx context.Context, req *fasthttp.Request, resp *fasthttp.Response) error {
 	deadline, hasDeadline := ctx.Deadline()
 	ctxDeadline := hasDeadline
@@ -281,11 +318,21 @@ func (c *FastClient) exchange(ctx context.Context, fc *fastConn, req *fasthttp.R
 	if err == nil {
 		return false, nil
 	}
-	// Not served: the write failed, or the server closed the connection
-	// before the first byte of an answer (io.EOF from fasthttp's header
-	// reader, or a reset).
-	stale := !sent || errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
-	return reused && stale && !interrupted, err
+	// The server closed the connection before the first byte of an answer:
+	// io.EOF from fasthttp's header reader, or a reset.
+	closed := errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET)
+	return reused && !interrupted && (!sent || closed && replayable(req)), err
+}
+
+// replayable is net/http's Request.isReplayable: a method without side
+// effects and no body.
+func replayable(req *fasthttp.Request) bool {
+	m := req.Header.Method()
+	switch string(m) {
+	case http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodTrace:
+		return len(req.Body()) == 0
+	}
+	return false
 }
 
 // conn returns an idle connection (the most recently used) or dials one;
@@ -298,13 +345,13 @@ func (c *FastClient) conn(ctx context.Context, deadline time.Time, fresh bool) (
 			fc := c.idle[n-1]
 			c.idle[n-1] = nil
 			c.idle = c.idle[:n-1]
-			if now.Sub(fc.used) <= fastIdleTimeout {
-				c.mu.Unlock()
+			c.mu.Unlock()
+			// Too old: closing it is what net/http's idle timer would
+			// have done by now. Closed by the server: net/http would
+			// have dropped it.
+			if now.Sub(fc.used) <= fastIdleTimeout && !fc.closedByPeer() {
 				return fc, nil
 			}
-			// Too old: closing it is what net/http's idle timer would
-			// have done by now.
-			c.mu.Unlock()
 			fc.c.Close()
 			c.mu.Lock()
 		}
@@ -339,6 +386,15 @@ func (c *FastClient) dial(ctx context.Context, deadline time.Time) (*fastConn, e
 		fresh: true,
 	}
 	fc.wake = func() { _ = conn.SetDeadline(errPast) }
+	tcp := conn
+	if t, ok := conn.(*tls.Conn); ok {
+		tcp = t.NetConn()
+	}
+	if sc, ok := tcp.(syscall.Conn); ok {
+		if raw, err := sc.SyscallConn(); err == nil {
+			fc.raw, fc.peekFn = raw, fc.peek
+		}
+	}
 	return fc, nil
 }
 

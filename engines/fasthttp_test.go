@@ -92,6 +92,9 @@ func (s *rawServer) serve(c net.Conn) {
 			io.Copy(io.Discard, br)
 			return
 		}
+		if len(r) == 0 { // drop the connection unanswered
+			return
+		}
 		if _, err := c.Write(r); err != nil || !s.keep {
 			return
 		}
@@ -156,20 +159,66 @@ func TestFastClientGzip(t *testing.T) {
 	}
 }
 
-// A connection the server closed while it idled in the pool does not fail
-// the next call: the request, which the server never read, goes again on a
-// new connection (net/http's reader goroutine would have dropped the
-// connection before reuse).
+// A connection the server closed while it idled in the pool is not used:
+// a POST after it succeeds on a new connection (net/http's reader goroutine
+// drops such a connection; a POST written on it could not be sent again).
 func TestFastClientStaleConnection(t *testing.T) {
 	s := newRawServer(t, false, func(*http.Request) []byte { return ok("{}") }) // one answer a connection, no Connection: close
 	c := engines.NewFastClient(s.url(), 4, time.Second)
 	defer c.Close()
 	for i := range 3 {
-		if _, _, _, err := call(context.Background(), c, "/x"); err != nil {
+		req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
+		c.Prepare(req, http.MethodPost, "/x")
+		req.SetBodyString("{}")
+		err := c.Do(context.Background(), req, resp)
+		fasthttp.ReleaseRequest(req)
+		fasthttp.ReleaseResponse(resp)
+		if err != nil {
 			t.Fatalf("call %d: %v", i, err)
 		}
+		// Wait until the server has closed the connection.
 		for deadline := time.Now().Add(5 * time.Second); s.conns() > 0 && time.Now().Before(deadline); time.Sleep(time.Millisecond) {
 		}
+		if i == 0 && c.IdleConns() != 1 {
+			t.Fatalf("%d idle connections after a call; want the one kept", c.IdleConns())
+		}
+	}
+}
+
+// A POST whose connection the server drops after reading it is an error,
+// sent once: the server may have acted on it (net/http does not replay it
+// either).
+func TestFastClientNoReplayOfWrites(t *testing.T) {
+	var mu sync.Mutex
+	n := 0
+	s := newRawServer(t, true, func(*http.Request) []byte {
+		mu.Lock()
+		defer mu.Unlock()
+		if n++; n == 1 {
+			return ok("{}")
+		}
+		return []byte{} // nothing: the server closes the connection (keep is true, but an empty write ends serve below)
+	})
+	c := engines.NewFastClient(s.url(), 4, time.Second)
+	defer c.Close()
+	post := func() error {
+		req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
+		defer fasthttp.ReleaseRequest(req)
+		defer fasthttp.ReleaseResponse(resp)
+		c.Prepare(req, http.MethodPost, "/x")
+		req.SetBodyString("{}")
+		return c.Do(context.Background(), req, resp)
+	}
+	if err := post(); err != nil {
+		t.Fatal(err)
+	}
+	if err := post(); err == nil || engines.Classify(err) != engines.Other {
+		t.Fatalf("a dropped POST: %v; want an error of class other", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if n != 2 {
+		t.Fatalf("the server read %d requests; want 2 (the dropped one not sent again)", n)
 	}
 }
 
