@@ -2,6 +2,7 @@ package engines
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -124,6 +125,11 @@ func (c *FastClient) Prepare(req *fasthttp.Request, method, pathAndQuery string)
 // the way to keep a client's exact wire format (query encoding, header
 // names) and lose only its transport.
 func (c *FastClient) Send(ctx context.Context, r *http.Request, resp *fasthttp.Response) error {
+	_, err := c.sendDecoded(ctx, r, resp)
+	return err
+}
+
+func (c *FastClient) sendDecoded(ctx context.Context, r *http.Request, resp *fasthttp.Response) (bool, error) {
 	req := fasthttp.AcquireRequest()
 	defer fasthttp.ReleaseRequest(req)
 	c.Prepare(req, r.Method, r.URL.RequestURI())
@@ -141,11 +147,63 @@ func (c *FastClient) Send(ctx context.Context, r *http.Request, resp *fasthttp.R
 		_, err := io.Copy(req.BodyWriter(), r.Body)
 		r.Body.Close()
 		if err != nil {
-			return fmt.Errorf("%s %s: reading the body: %w", r.Method, r.URL.Path, err)
+			return false, fmt.Errorf("%s %s: reading the body: %w", r.Method, r.URL.Path, err)
 		}
 	}
-	return c.Do(ctx, req, resp)
+	return c.doDecoded(ctx, req, resp)
 }
+
+// RoundTripper is FastClient as an http.RoundTripper, for a client library
+// that builds and sends its requests itself and takes a transport
+// (elastic-transport-go): each request goes through Send, with its
+// context, and the answer comes back as net/http's transport returns it —
+// status, headers, the whole body, and a gzipped body it asked for
+// decompressed with Uncompressed set and its Content-Encoding and
+// Content-Length removed (net/http transport.go, gzipReader). Building the
+// *http.Response and its header map costs a few allocations a call that
+// Do does not.
+type RoundTripper struct{ Client *FastClient }
+
+// RoundTrip sends r; see RoundTripper.
+func (t RoundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp := fasthttp.AcquireResponse()
+	defer fasthttp.ReleaseResponse(resp)
+	uncompressed, err := t.Client.sendDecoded(r.Context(), r, resp)
+	if err != nil {
+		return nil, err
+	}
+	// fasthttp reports a default Content-Type for an answer without one;
+	// net/http reports none.
+	resp.Header.SetNoDefaultContentType(true)
+	h := make(http.Header, resp.Header.Len())
+	for k, v := range resp.Header.All() {
+		h.Add(string(k), string(v))
+	}
+	body := bytes.Clone(resp.Body())
+	length := int64(len(body))
+	if uncompressed {
+		h.Del("Content-Encoding")
+		h.Del("Content-Length")
+		length = -1
+	}
+	status := resp.StatusCode()
+	return &http.Response{
+		Status:        fmt.Sprintf("%d %s", status, http.StatusText(status)),
+		StatusCode:    status,
+		Proto:         "HTTP/1.1",
+		ProtoMajor:    1,
+		ProtoMinor:    1,
+		Header:        h,
+		Body:          io.NopCloser(bytes.NewReader(body)),
+		ContentLength: length,
+		Uncompressed:  uncompressed,
+		Request:       r,
+	}, nil
+}
+
+// CloseIdleConnections closes the client's idle connections (http.Client
+// and elastic-transport-go call it when they close).
+func (t RoundTripper) CloseIdleConnections() { t.Client.Close() }
 
 // fastConn is one keep-alive connection and its buffers.
 type fastConn struct {
@@ -180,6 +238,12 @@ var errPast = time.Unix(1, 0)
 // timeout (TransportError), a canceled context is context.Canceled,
 // anything else (refused, reset) as the network reports it.
 func (c *FastClient) Do(ctx context.Context, req *fasthttp.Request, resp *fasthttp.Response) error {
+	_, err := c.doDecoded(ctx, req, resp)
+	return err
+}
+
+// doDecoded is Do, and says whether it decompressed the answer.
+func (c *FastClient) doDecoded(ctx context.Context, req *fasthttp.Request, resp *fasthttp.Response) (uncompressed bool, err error) {
 	gzipped := false
 	if !req.Header.IsHead() && len(req.Header.Peek("Accept-Encoding")) == 0 && len(req.Header.Peek("Range")) == 0 {
 		req.Header.Set("Accept-Encoding", "gzip")
@@ -194,19 +258,20 @@ func (c *FastClient) Do(ctx context.Context, req *fasthttp.Request, resp *fastht
 	if req.Header.IsHead() {
 		resp.SkipBody = true
 	}
-	err := c.do(ctx, req, resp)
+	err = c.do(ctx, req, resp)
 	if err == nil && gzipped && string(resp.Header.ContentEncoding()) == "gzip" {
 		var b []byte
 		if b, err = resp.BodyGunzip(); err == nil {
 			resp.SetBodyRaw(b)
 			resp.Header.Del("Content-Encoding")
 			resp.Header.SetContentLength(len(b))
+			uncompressed = true
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("%s %s: %w", req.Header.Method(), pathOf(req.Header.RequestURI()), err)
+		return false, fmt.Errorf("%s %s: %w", req.Header.Method(), pathOf(req.Header.RequestURI()), err)
 	}
-	return nil
+	return uncompressed, nil
 }
 
 // goUserAgent is net/http's default User-Agent (net/http request.go,

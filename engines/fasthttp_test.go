@@ -157,6 +157,20 @@ func TestFastClientGzip(t *testing.T) {
 	if err != nil || body != "plain" {
 		t.Fatalf("the caller's own encoding: %q %v", body, err)
 	}
+	// As an http.RoundTripper: what net/http's transport returns for it.
+	req, err := http.NewRequest(http.MethodGet, s.url().String()+"/x", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := engines.RoundTripper{Client: c}.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	if string(b) != `{"hits":[]}` || !resp.Uncompressed || resp.ContentLength != -1 ||
+		resp.Header.Get("Content-Encoding") != "" || resp.Header.Get("Content-Length") != "" || resp.Header.Get("Content-Type") != "" {
+		t.Fatalf("RoundTrip: %q, uncompressed %v, length %d, header %v", b, resp.Uncompressed, resp.ContentLength, resp.Header)
+	}
 }
 
 // A connection the server closed while it idled in the pool is not used:

@@ -31,20 +31,27 @@ type Wire struct {
 
 	ln     net.Listener
 	answer func(r *Captured) (status int, body string)
+	extra  string // header lines every answer carries
 	mu     sync.Mutex
 	got    []Captured
 	wg     sync.WaitGroup
 	conns  map[net.Conn]bool
 }
 
-// NewWire starts a Wire; it stops at the test's end.
-func NewWire(t testing.TB, answer func(r *Captured) (status int, body string)) *Wire {
+// NewWire starts a Wire; it stops at the test's end. header is pairs of
+// a name and a value that every answer carries besides Content-Type and
+// Content-Length (an engine's product header, say).
+func NewWire(t testing.TB, answer func(r *Captured) (status int, body string), header ...string) *Wire {
 	t.Helper()
+	var extra strings.Builder
+	for i := 0; i+1 < len(header); i += 2 {
+		fmt.Fprintf(&extra, "%s: %s\r\n", header[i], header[i+1])
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &Wire{URL: "http://" + ln.Addr().String(), ln: ln, answer: answer, conns: map[net.Conn]bool{}}
+	w := &Wire{URL: "http://" + ln.Addr().String(), ln: ln, answer: answer, extra: extra.String(), conns: map[net.Conn]bool{}}
 	w.wg.Add(1)
 	go w.accept()
 	t.Cleanup(w.close)
@@ -84,8 +91,8 @@ func (w *Wire) serve(c net.Conn) {
 		w.got = append(w.got, r)
 		w.mu.Unlock()
 		status, answer := w.answer(&r)
-		fmt.Fprintf(c, "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s",
-			status, http.StatusText(status), len(answer), answer)
+		fmt.Fprintf(c, "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\n%sContent-Length: %d\r\n\r\n%s",
+			status, http.StatusText(status), w.extra, len(answer), answer)
 	}
 }
 
