@@ -29,7 +29,7 @@ import (
 // responses and connection buffers are reused.
 //
 // It is configured as HTTPTransport is: up to conns idle keep-alive
-// connections kept, idle ones closed after 90 s, a 10 s dial timeout with
+// connections kept, none reused after 90 s idle, a 10 s dial timeout with
 // 30 s TCP keep-alive, no proxy, TLS for https URLs; Accept-Encoding: gzip
 // asked for exactly when net/http asks for it, and a gzipped answer
 // decompressed as net/http does (transport.go in net/http, Go 1.26). Like
