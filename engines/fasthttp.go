@@ -53,6 +53,9 @@ type FastClient struct {
 	maxIdle int
 	readBuf int
 	basic   string // Authorization from the URL's user info, as net/http sends it; "" without
+	// checkAfter: an idle connection is checked (closedByPeer) before
+	// reuse once it has idled this long.
+	checkAfter time.Duration
 
 	mu     sync.Mutex
 	idle   []*fastConn // most recently used last
@@ -74,17 +77,29 @@ const (
 // fastIdleTimeout is HTTPTransport's IdleConnTimeout.
 const fastIdleTimeout = 90 * time.Second
 
+// fastCheckAfter is how long a connection idles before a call checks that
+// the server has not closed it (closedByPeer). The check is a system call,
+// a tenth of a call's CPU at the maximum rate (bench/README.md), where
+// connections are reused within milliseconds and no server closes them;
+// the engines close an idle connection after seconds if at all (a
+// keep-alive timeout), so a connection used in the last second is taken
+// as open. A server that closes one sooner makes the next POST on it fail
+// (class other), as one that closes it while the request is on its way
+// does with net/http.
+const fastCheckAfter = time.Second
+
 // NewFastClient returns a client for the server at u (an http or https URL,
 // as ServerURL returns), keeping up to conns idle connections, each call
 // bounded by timeout (0: only by its context).
 func NewFastClient(u *url.URL, conns int, timeout time.Duration) *FastClient {
 	c := &FastClient{
-		host:    u.Host,
-		addr:    u.Host,
-		timeout: timeout,
-		dialer:  net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second},
-		maxIdle: conns,
-		readBuf: fastReadBuf,
+		host:       u.Host,
+		addr:       u.Host,
+		timeout:    timeout,
+		dialer:     net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second},
+		maxIdle:    conns,
+		readBuf:    fastReadBuf,
+		checkAfter: fastCheckAfter,
 	}
 	if u.User != nil {
 		// net/http sends the URL's user info as Basic authorization when the
@@ -414,7 +429,8 @@ func (c *FastClient) conn(ctx context.Context, deadline time.Time, fresh bool) (
 			// Too old: closing it is what net/http's idle timer would
 			// have done by now. Closed by the server: net/http would
 			// have dropped it.
-			if now.Sub(fc.used) <= fastIdleTimeout && !fc.closedByPeer() {
+			idle := now.Sub(fc.used)
+			if idle <= fastIdleTimeout && (idle < c.checkAfter || !fc.closedByPeer()) {
 				return fc, nil
 			}
 			fc.c.Close()

@@ -179,6 +179,7 @@ func TestFastClientGzip(t *testing.T) {
 func TestFastClientStaleConnection(t *testing.T) {
 	s := newRawServer(t, false, func(*http.Request) []byte { return ok("{}") }) // one answer a connection, no Connection: close
 	c := engines.NewFastClient(s.url(), 4, time.Second)
+	c.SetCheckAfter(0)
 	defer c.Close()
 	for i := range 3 {
 		req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
