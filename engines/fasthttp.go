@@ -78,8 +78,8 @@ const (
 const fastIdleTimeout = 90 * time.Second
 
 // fastCheckAfter is how long a connection idles before a call checks that
-// the server has not closed it (closedByPeer). The check is a system call,
-// a tenth of a call's CPU at the maximum rate (bench/README.md), where
+// the server has not closed it (closedByPeer). The check is a system call
+// a reuse, worth saving at the maximum rate (bench/README.md), where
 // connections are reused within milliseconds and no server closes them;
 // the engines close an idle connection after seconds if at all (a
 // keep-alive timeout), so a connection used in the last second is taken
