@@ -130,8 +130,8 @@
 // engines.FastClient (fasthttp's framing on a pool of its own, configured
 // as net/http's transport, with the same timeout) instead of net/http:
 // the same bytes on the wire (TestHotCallsWire; a bodiless DELETE carries
-// Content-Length: 0, which net/http leaves out), at about half the load
-// generator's CPU a call (bench/README.md). HTTP 429 and 503 wrap engines.ErrOverloaded (Amgix
+// Content-Length: 0, which net/http leaves out), at about 40% less of the
+// load generator's CPU a call (BenchmarkTransports in bench/README.md). HTTP 429 and 503 wrap engines.ErrOverloaded (Amgix
 // answers 429 when its ingest or search queue is full, 503 when a worker
 // stopped); 408, 504 and client timeouts wrap engines.ErrTimeout, as for
 // every HTTP driver (engines.StatusClass); a 404 is class Other (a missing

@@ -30,7 +30,8 @@ func (e *Engine) call(ctx context.Context, method, path string, body any) ([]byt
 // hotCall is call for the calls a run repeats (search, upsert, delete,
 // get): the same request, sent through engines.FastClient instead of
 // net/http (TestHotCallsWire compares the bytes), which costs the load
-// generator about half as much a call (bench/README.md).
+// generator about 40% less CPU a call (BenchmarkTransports in
+// bench/README.md).
 func (e *Engine) hotCall(ctx context.Context, method, path string, body any) ([]byte, error) {
 	return e.send(ctx, true, method, path, body)
 }

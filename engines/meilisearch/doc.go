@@ -63,19 +63,23 @@
 // request per connection, as the study's Locust users did) and ignores proxy
 // environment variables, so nothing but the engine sits in the measured path.
 // Its connection buffers are 1 KB (net/http's default is 4 KB each way).
-// Searches skip the client and net/http but not the client's wire format:
-// they send, byte for byte, what SearchRaw sends (TestSearchWire compares
-// the two on a raw TCP listener), through engines.FastClient — fasthttp's
-// framing on a keep-alive pool of its own, configured as the transport is
-// (pool idle connections, 90 s idle timeout, 10 s dial timeout, no proxy,
-// Accept-Encoding: gzip as net/http sends it, the timeout option over the
-// whole exchange, the context's cancellation ending a call at once). A
-// search costs the load generator about half what it cost through net/http
-// (bench/README.md). The searches' pool is beside the client's, so a mixed
-// workload holds up to a connection per user in each. Get
-// (engines.Getter, GET /indexes/{uid}/documents/{id}?fields=id,…), writes
-// and everything else go through the client; in acknowledged mode Get sees
-// a write once its task is processed, as a search does.
+// The calls a run repeats — Search, Upsert, Delete, Get — skip the client
+// and net/http but not the client's wire format: they send, byte for byte,
+// what SearchRaw, AddDocuments, DeleteDocument and GetDocument send
+// (TestSearchWire and TestWritesWire compare them on a raw TCP listener; a
+// bodiless DELETE carries Content-Length: 0, which net/http leaves out),
+// through engines.FastClient — fasthttp's framing on a keep-alive pool of
+// its own, configured as the transport is (pool idle connections, 90 s
+// idle timeout, 10 s dial timeout, no proxy, Accept-Encoding: gzip as
+// net/http sends it, the timeout option over the whole exchange, the
+// context's cancellation ending a call at once). A search costs the load
+// generator about two thirds of what it cost through net/http
+// (bench/README.md). Batches, task polling, Create, Refresh, Count and
+// Stats go through the client; its pool is beside the fast one, so a
+// workload that polls tasks (searchable mode) holds up to a connection
+// per user in each. Get (engines.Getter, GET
+// /indexes/{uid}/documents/{id}?fields=id,…) sees a write in acknowledged
+// mode once its task is processed, as a search does.
 //
 // Errors: HTTP 429 and 503 wrap engines.ErrOverloaded, 408 and 504 and client
 // timeouts engines.ErrTimeout, 404 document_not_found engines.ErrNotFound;

@@ -85,8 +85,8 @@
 // framing on a pool of its own, configured as the transport, with the same
 // timeout) instead of net/http: the same bytes on the wire
 // (TestHotCallsWire, with one framing difference it names: a bodiless
-// DELETE carries Content-Length: 0), at about half the load generator's CPU
-// a call (bench/README.md). Everything else (collections, imports, stats)
+// DELETE carries Content-Length: 0), at about 40% less of the load
+// generator's CPU a call (BenchmarkTransports in bench/README.md). Everything else (collections, imports, stats)
 // goes through the client. The two pools each keep up to pool connections.
 //
 // Errors: HTTP 429 and 503 wrap engines.ErrOverloaded (Typesense answers 503
