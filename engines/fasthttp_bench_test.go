@@ -1,3 +1,5 @@
+//go:build unix
+
 package engines_test
 
 import (
