@@ -8,10 +8,13 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/valyala/fasthttp"
 
 	"github.com/searchbench/searchbench/bench/loopback"
 	"github.com/searchbench/searchbench/dataset"
@@ -287,7 +290,7 @@ func TestListenRefusesOtherAddresses(t *testing.T) {
 }
 
 // BenchmarkMeilisearchSearch is the Meilisearch driver's search path (the
-// meilisearch-go client, net/http, the response's parsing) against the
+// body's encoding, engines.FastClient, the response's parsing) against the
 // loopback target in this process: -cpuprofile shows what a search costs
 // the load generator.
 func BenchmarkMeilisearchSearch(b *testing.B) {
@@ -336,6 +339,39 @@ func BenchmarkNetHTTPFloor(b *testing.B) {
 			}
 			io.Copy(io.Discard, resp.Body)
 			resp.Body.Close()
+		}
+	})
+}
+
+// BenchmarkFastHTTPFloor is BenchmarkNetHTTPFloor's request made with
+// engines.FastClient alone, pooled request and response, the answer
+// dropped: the floor under a driver's fast path.
+func BenchmarkFastHTTPFloor(b *testing.B) {
+	_, raw := start(b)
+	u, err := url.Parse(raw)
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := engines.NewFastClient(u, 64, 0)
+	defer c.Close()
+	body := []byte(`{"limit":10,"attributesToRetrieve":["id"],"q":"Lot foot lot will.","hybrid":null}`)
+	b.ReportAllocs()
+	b.SetParallelism(8)
+	b.RunParallel(func(pb *testing.PB) {
+		ctx := context.Background()
+		for pb.Next() {
+			req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
+			c.Prepare(req, http.MethodPost, "/indexes/x/search")
+			req.Header.SetContentType("application/json")
+			req.Header.Set("Authorization", "Bearer "+key)
+			req.SetBodyRaw(body)
+			err := c.Do(ctx, req, resp)
+			fasthttp.ReleaseRequest(req)
+			fasthttp.ReleaseResponse(resp)
+			if err != nil {
+				b.Error(err)
+				return
+			}
 		}
 	})
 }

@@ -129,6 +129,7 @@ func (d driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, e
 		vis:      d.vis,
 		opts:     o,
 		http:     &http.Client{Transport: engines.HTTPTransport(o.pool), Timeout: o.timeout},
+		fast:     engines.NewFastClient(u, o.pool, o.timeout),
 		base:     strings.TrimRight(u.String(), "/"),
 		endpoint: u.Redacted(),
 		key:      cfg.APIKey.Reveal(),
@@ -154,6 +155,7 @@ type Engine struct {
 	vis      engines.Visibility
 	opts     options
 	http     *http.Client
+	fast     *engines.FastClient // the calls a run repeats (hotCall)
 	base     string
 	endpoint string // the URL without credentials, for messages
 	key      string
@@ -376,7 +378,7 @@ func (e *Engine) Upsert(ctx context.Context, doc engines.Document) error {
 	}
 	w := e.tracker.begin(e.clock, coll, doc.ID)
 	defer w.end()
-	data, err := e.call(ctx, http.MethodPost, collectionPath(coll)+"/documents"+e.route(), wireDocument(doc, fields, w.ts))
+	data, err := e.hotCall(ctx, http.MethodPost, collectionPath(coll)+"/documents"+e.route(), wireDocument(doc, fields, w.ts))
 	if err != nil {
 		return fmt.Errorf("%s: upsert %s: %w", e.name, doc.ID, err)
 	}
@@ -487,7 +489,7 @@ func (e *Engine) Delete(ctx context.Context, id string) error {
 	w := e.tracker.begin(e.clock, coll, id)
 	defer w.end()
 	path := collectionPath(coll) + "/documents/" + id + e.route() + "?request_timestamp=" + url.QueryEscape(formatTimestamp(w.ts))
-	data, err := e.call(ctx, http.MethodDelete, path, nil)
+	data, err := e.hotCall(ctx, http.MethodDelete, path, nil)
 	if err != nil {
 		return fmt.Errorf("%s: delete %s: %w", e.name, id, err)
 	}
@@ -514,7 +516,7 @@ func (e *Engine) Get(ctx context.Context, id string) (engines.Document, error) {
 	if err := e.checkName("document ID", id); err != nil {
 		return engines.Document{}, err
 	}
-	data, err := e.call(ctx, http.MethodGet, collectionPath(coll)+"/documents/"+id, nil)
+	data, err := e.hotCall(ctx, http.MethodGet, collectionPath(coll)+"/documents/"+id, nil)
 	if err != nil {
 		return engines.Document{}, fmt.Errorf("%s: get %s: %w", e.name, id, err)
 	}
@@ -549,7 +551,7 @@ func (e *Engine) Search(ctx context.Context, q engines.Query) (engines.Hits, err
 	if err != nil {
 		return engines.Hits{}, err
 	}
-	data, err := e.call(ctx, http.MethodPost, collectionPath(coll)+"/search", searchRequest{Query: q.Text, Limit: q.K})
+	data, err := e.hotCall(ctx, http.MethodPost, collectionPath(coll)+"/search", searchRequest{Query: q.Text, Limit: q.K})
 	if err != nil {
 		return engines.Hits{}, fmt.Errorf("%s: search %q: %w", e.name, q.Text, err)
 	}
@@ -651,5 +653,6 @@ func (e *Engine) Stats(ctx context.Context) (map[string]float64, error) {
 // Close releases idle connections.
 func (e *Engine) Close() error {
 	e.http.CloseIdleConnections()
+	e.fast.Close()
 	return nil
 }

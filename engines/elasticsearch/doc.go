@@ -105,6 +105,18 @@
 // proxies from the environment are ignored, so nothing but the engine sits
 // in the measured path.
 //
+// The calls a run repeats — search, upsert (index), delete, get — go
+// through a second elastictransport client configured the same way whose
+// http.RoundTripper is engines.RoundTripper: engines.FastClient
+// (fasthttp's framing on a pool of its own, configured as the
+// http.Transport; gzip asked for and decompressed as net/http does) in
+// place of net/http's transport. esapi builds the requests and the
+// transport adds its headers either way: TestHotCallsWire compares the
+// bytes on the wire (a bodiless DELETE carries Content-Length: 0, which
+// net/http leaves out). Everything else (index creation, bulk imports,
+// refresh, count) stays on net/http. The two pools each keep up to pool
+// connections.
+//
 // The client's product check is kept (client.go does what the root
 // package does): until a successful response has carried the header
 // X-Elastic-Product: Elasticsearch, a successful response without it is

@@ -146,9 +146,20 @@ func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, err
 	if err != nil {
 		return nil, fmt.Errorf("elasticsearch: client: %w", err)
 	}
+	// The hot calls' transport: the same configuration, on FastClient
+	// (hotCall). The driver has no timeout option: the caller's context
+	// bounds every call.
+	fast := engines.NewFastClient(u, o.pool, 0)
+	hot, err := newClient(u, user, password, key, engines.RoundTripper{Client: fast})
+	if err != nil {
+		_ = client.Close()
+		return nil, fmt.Errorf("elasticsearch: client: %w", err)
+	}
 	e := &Engine{
 		client:    client,
 		transport: tr,
+		hot:       hot,
+		fast:      fast,
 		refresh:   refresh,
 		opts:      o,
 		secrets:   secrets(user, password, key),

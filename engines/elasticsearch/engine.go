@@ -21,7 +21,9 @@ import (
 type Engine struct {
 	client    *client
 	transport *http.Transport
-	refresh   string // the refresh parameter of every write: "" or "wait_for"
+	hot       *client             // the hot calls' (hotCall), over fast
+	fast      *engines.FastClient // hot's connections
+	refresh   string              // the refresh parameter of every write: "" or "wait_for"
 	opts      options
 	secrets   []string // only to scrub them from messages, should a server echo one
 	endpoint  string   // the URL (it has no credentials), for messages
@@ -50,7 +52,19 @@ const maxResponse = 64 << 20
 // transport failure is a classified error. 2xx and the statuses in also
 // return without error; any other status is the server's error.
 func (e *Engine) call(ctx context.Context, what string, req esapi.Request, also ...int) (int, []byte, error) {
-	res, err := req.Do(ctx, e.client)
+	return e.perform(ctx, e.client, what, req, also...)
+}
+
+// hotCall is call for the calls a run repeats (search, upsert, delete,
+// get): the same request built by esapi and the same transport, whose
+// http.RoundTripper is engines.FastClient instead of net/http's
+// (TestHotCallsWire compares the bytes on the wire).
+func (e *Engine) hotCall(ctx context.Context, what string, req esapi.Request, also ...int) (int, []byte, error) {
+	return e.perform(ctx, e.hot, what, req, also...)
+}
+
+func (e *Engine) perform(ctx context.Context, c *client, what string, req esapi.Request, also ...int) (int, []byte, error) {
+	res, err := req.Do(ctx, c)
 	if err != nil {
 		return 0, nil, e.fail(what, engines.TransportError(err))
 	}
@@ -206,7 +220,7 @@ func (e *Engine) Upsert(ctx context.Context, doc engines.Document) error {
 	if err != nil {
 		return fmt.Errorf("elasticsearch: %s: %w", what, err)
 	}
-	_, res, err := e.call(ctx, what, esapi.IndexRequest{Index: index, DocumentID: id, Body: bytes.NewReader(src), Refresh: e.refresh})
+	_, res, err := e.hotCall(ctx, what, esapi.IndexRequest{Index: index, DocumentID: id, Body: bytes.NewReader(src), Refresh: e.refresh})
 	if err != nil {
 		return err
 	}
@@ -251,7 +265,7 @@ func (e *Engine) Delete(ctx context.Context, id string) error {
 	if err != nil {
 		return fmt.Errorf("elasticsearch: %s: %w", what, err)
 	}
-	status, res, err := e.call(ctx, what, esapi.DeleteRequest{Index: index, DocumentID: pid, Refresh: e.refresh}, http.StatusNotFound)
+	status, res, err := e.hotCall(ctx, what, esapi.DeleteRequest{Index: index, DocumentID: pid, Refresh: e.refresh}, http.StatusNotFound)
 	if err != nil {
 		return err
 	}
@@ -278,7 +292,7 @@ func (e *Engine) Get(ctx context.Context, id string) (engines.Document, error) {
 	if err != nil {
 		return engines.Document{}, fmt.Errorf("elasticsearch: %s: %w", what, err)
 	}
-	status, res, err := e.call(ctx, what, esapi.GetRequest{Index: index, DocumentID: pid}, http.StatusNotFound)
+	status, res, err := e.hotCall(ctx, what, esapi.GetRequest{Index: index, DocumentID: pid}, http.StatusNotFound)
 	if err != nil {
 		return engines.Document{}, err
 	}
@@ -305,7 +319,7 @@ func (e *Engine) Search(ctx context.Context, q engines.Query) (engines.Hits, err
 	if err != nil {
 		return engines.Hits{}, fmt.Errorf("elasticsearch: search: %w", err)
 	}
-	_, res, err := e.call(ctx, "search", esapi.SearchRequest{Index: []string{index}, Body: bytes.NewReader(body)})
+	_, res, err := e.hotCall(ctx, "search", esapi.SearchRequest{Index: []string{index}, Body: bytes.NewReader(body)})
 	if err != nil {
 		return engines.Hits{}, err
 	}
@@ -363,6 +377,10 @@ func (e *Engine) Version(ctx context.Context) (string, error) {
 func (e *Engine) Close() error {
 	err := e.client.Close()
 	e.transport.CloseIdleConnections()
+	if err2 := e.hot.Close(); err == nil {
+		err = err2
+	}
+	e.fast.Close()
 	return err
 }
 

@@ -63,12 +63,23 @@
 // request per connection, as the study's Locust users did) and ignores proxy
 // environment variables, so nothing but the engine sits in the measured path.
 // Its connection buffers are 1 KB (net/http's default is 4 KB each way).
-// Searches skip the client's request machinery but not its wire format: they
-// send what SearchRaw sends, through the same http.Client (see Search; the
-// load generator's cost per search is in bench/README.md). Get
-// (engines.Getter, GET /indexes/{uid}/documents/{id}?fields=id,…) goes
-// through the client like every other call; in acknowledged mode it sees a
-// write once its task is processed, as a search does.
+// The calls a run repeats — Search, Upsert, Delete, Get — skip the client
+// and net/http but not the client's wire format: they send, byte for byte,
+// what SearchRaw, AddDocuments, DeleteDocument and GetDocument send
+// (TestSearchWire and TestWritesWire compare them on a raw TCP listener; a
+// bodiless DELETE carries Content-Length: 0, which net/http leaves out),
+// through engines.FastClient — fasthttp's framing on a keep-alive pool of
+// its own, configured as the transport is (pool idle connections, 90 s
+// idle timeout, 10 s dial timeout, no proxy, Accept-Encoding: gzip as
+// net/http sends it, the timeout option over the whole exchange, the
+// context's cancellation ending a call at once). A search costs the load
+// generator about two thirds of what it cost through net/http
+// (bench/README.md). Batches, task polling, Create, Refresh, Count and
+// Stats go through the client; its pool is beside the fast one, so a
+// workload that polls tasks (searchable mode) holds up to a connection
+// per user in each. Get (engines.Getter, GET
+// /indexes/{uid}/documents/{id}?fields=id,…) sees a write in acknowledged
+// mode once its task is processed, as a search does.
 //
 // Errors: HTTP 429 and 503 wrap engines.ErrOverloaded, 408 and 504 and client
 // timeouts engines.ErrTimeout, 404 document_not_found engines.ErrNotFound;
@@ -86,10 +97,12 @@
 //
 // # Options (Config.Options)
 //
-//   - timeout: per-request timeout of the HTTP client, a Go duration ("5s").
+//   - timeout: per-request timeout of the HTTP clients (the client's and the
+//     searches'), a Go duration ("5s").
 //     Default none: the caller's context deadline is the limit (the runner
 //     sets one per call).
-//   - pool: idle connections kept per host, 1 to 1048576 (default 2048).
+//   - pool: idle connections kept per host, in each of the two pools, 1 to
+//     1048576 (default 2048).
 //   - task_poll_max: longest pause between two polls of a task (default 50ms).
 //   - matching_strategy: "last", "all" or "frequency"; default not sent
 //     (the server's "last").

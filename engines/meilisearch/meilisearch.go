@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"regexp"
 	"slices"
 	"strconv"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/meilisearch/meilisearch-go"
+	"github.com/valyala/fasthttp"
 
 	"github.com/searchbench/searchbench/engines"
 )
@@ -106,9 +108,9 @@ func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, err
 	base := strings.TrimRight(u.String(), "/")
 	e := &Engine{
 		client:   meilisearch.New(base, opts...),
-		http:     hc,
-		base:     base,
-		header:   searchHeader(key),
+		fast:     engines.NewFastClient(u, o.pool, o.timeout),
+		prefix:   strings.TrimRight(u.EscapedPath(), "/"),
+		auth:     authorization(key),
 		mode:     mode,
 		opts:     o,
 		key:      key,
@@ -116,7 +118,7 @@ func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, err
 	}
 	// GET /version needs the key, so a wrong key fails here, not mid-run.
 	if _, err := e.Version(ctx); err != nil {
-		e.client.Close()
+		e.Close()
 		return nil, fmt.Errorf("meilisearch: connect to %s: %w", e.endpoint, err)
 	}
 	return e, nil
@@ -134,25 +136,25 @@ func transport(pool int) *http.Transport {
 	return t
 }
 
-// searchHeader is the header the client sends with a search: the same
-// Content-Type, key and User-Agent.
-func searchHeader(key string) http.Header {
-	h := http.Header{
-		"Content-Type": {"application/json"},
-		"User-Agent":   {meilisearch.GetQualifiedVersion()},
+// authorization is the Authorization header the client sends: "Bearer
+// key", or none without a key (meilisearch-go v0.37.0 client.go,
+// sendRequest).
+func authorization(key string) string {
+	if key == "" {
+		return ""
 	}
-	if key != "" {
-		h["Authorization"] = []string{"Bearer " + key}
-	}
-	return h
+	return "Bearer " + key
 }
+
+// userAgent is the User-Agent the client sends.
+var userAgent = meilisearch.GetQualifiedVersion()
 
 // Engine is one Meilisearch index.
 type Engine struct {
 	client   meilisearch.ServiceManager
-	http     *http.Client // the client's, for searches (see Search)
-	base     string       // the server's URL
-	header   http.Header  // a search's; copied into each request
+	fast     *engines.FastClient // for searches (see Search)
+	prefix   string              // the URL's path, before the API's paths
+	auth     string              // the Authorization header, "" without a key
 	mode     engines.Visibility
 	opts     options
 	key      string // only to scrub it from messages, should a server echo it
@@ -161,7 +163,7 @@ type Engine struct {
 	mu     sync.RWMutex // guards the index state against Create
 	index  meilisearch.IndexManager
 	uid    string
-	search string   // the index's search URL
+	search string   // the index's search path
 	fields []string // text fields, in schema order
 
 	lastTask atomic.Int64 // highest task uid this Engine enqueued
@@ -268,7 +270,7 @@ func (e *Engine) use(index meilisearch.IndexManager, uid string, fields []string
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.index, e.uid, e.fields = index, uid, fields
-	e.search = e.base + "/indexes/" + uid + "/search"
+	e.search = e.prefix + "/indexes/" + uid + "/search"
 }
 
 func textFields(schema engines.Schema) ([]string, error) {
@@ -346,8 +348,8 @@ func (e *Engine) state() (meilisearch.IndexManager, []string, error) {
 	return e.index, e.fields, nil
 }
 
-// searchURL returns the index's search URL, or an error before Create.
-func (e *Engine) searchURL() (string, error) {
+// searchPath returns the index's search path, or an error before Create.
+func (e *Engine) searchPath() (string, error) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	if e.index == nil {
@@ -385,7 +387,7 @@ func (e *Engine) UpsertBatch(ctx context.Context, docs []engines.Document) error
 }
 
 func (e *Engine) write(ctx context.Context, what string, docs []engines.Document) error {
-	index, fields, err := e.state()
+	_, fields, err := e.state()
 	if err != nil {
 		return err
 	}
@@ -395,14 +397,77 @@ func (e *Engine) write(ctx context.Context, what string, docs []engines.Document
 			return fmt.Errorf("meilisearch: %s: %w", what, err)
 		}
 	}
-	// No DocumentOptions: the primary key is the index's, and passing one
-	// would make the client write to the shared index value (a data race).
-	info, err := index.AddDocuments(ctx, bodies, nil)
+	// What the client's AddDocuments(ctx, bodies, nil) sends: json.Marshal
+	// of the slice, POST /indexes/{uid}/documents, no query (no
+	// DocumentOptions: the primary key is the index's). TestWritesWire
+	// compares the two.
+	docsJSON, err := json.Marshal(bodies)
+	if err != nil {
+		return fmt.Errorf("meilisearch: %s: %w", what, err)
+	}
+	uid, err := e.task(ctx, http.MethodPost, "/documents", docsJSON)
 	if err != nil {
 		return e.fail(what, err)
 	}
-	_, err = e.finish(ctx, info.TaskUID)
+	_, err = e.finish(ctx, uid)
 	return e.fail(what, err)
+}
+
+// task makes a write through the fast client — method on the index's path
+// plus sub, the client's headers, body (nil: none) — and returns the uid of
+// the task it enqueued (202 Accepted with a TaskInfo, as the client expects).
+func (e *Engine) task(ctx context.Context, method, sub string, body []byte) (int64, error) {
+	var uid int64
+	err := e.hot(ctx, method, sub, "", body, http.StatusAccepted, func(b []byte) error {
+		var info meilisearch.TaskInfo
+		if err := json.Unmarshal(b, &info); err != nil {
+			return err
+		}
+		uid = info.TaskUID
+		return nil
+	})
+	return uid, err
+}
+
+// hot makes one of the calls a run repeats (Upsert, Delete, Get) through
+// engines.FastClient instead of the client: the request the client would
+// send — method, the index's path plus sub, the query (encoded, "" for
+// none), the client's Content-Type (with a body), Authorization and
+// User-Agent — and on the status the client would accept, read of the
+// answer. Another status is classified as the client's errors are
+// (httpError); an answer read cannot read is "malformed response", as the
+// client reports it. The wire tests compare the bytes with the client's.
+func (e *Engine) hot(ctx context.Context, method, sub, query string, body []byte, want int, read func([]byte) error) error {
+	e.mu.RLock()
+	path := e.prefix + "/indexes/" + e.uid + sub
+	e.mu.RUnlock()
+	if query != "" {
+		path += "?" + query
+	}
+	req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
+	defer fasthttp.ReleaseRequest(req)
+	defer fasthttp.ReleaseResponse(resp)
+	e.fast.Prepare(req, method, path)
+	if body != nil {
+		req.Header.SetContentType("application/json")
+		req.SetBodyRaw(body)
+	}
+	if e.auth != "" {
+		req.Header.Set("Authorization", e.auth)
+	}
+	req.Header.SetUserAgent(userAgent)
+	if err := e.fast.Do(ctx, req, resp); err != nil {
+		return transportError(err)
+	}
+	if status := resp.StatusCode(); status != want {
+		var a struct{ Code, Message string }
+		_ = json.Unmarshal(resp.Body(), &a) // no code: a plain HTTP error
+		return httpError(status, meilisearch.APIErrCode(a.Code), a.Message)
+	}
+	if err := read(resp.Body()); err != nil {
+		return fmt.Errorf("malformed response (HTTP %d): %v", resp.StatusCode(), err)
+	}
+	return nil
 }
 
 // finish records an enqueued task and, in searchable mode, waits for it and
@@ -425,19 +490,20 @@ func (e *Engine) finish(ctx context.Context, uid int64) (*meilisearch.Task, erro
 // Delete removes a document. In searchable mode a missing ID is
 // engines.ErrNotFound; acknowledged mode cannot know (see the package doc).
 func (e *Engine) Delete(ctx context.Context, id string) error {
-	index, _, err := e.state()
-	if err != nil {
+	if _, _, err := e.state(); err != nil {
 		return err
 	}
 	what := "delete " + id
 	if err := checkID(id, maxDocID); err != nil {
 		return fmt.Errorf("meilisearch: %s: document id %w", what, err)
 	}
-	info, err := index.DeleteDocument(ctx, id, nil)
+	// The client's DeleteDocument(ctx, id, nil): DELETE
+	// /indexes/{uid}/documents/{id}, no body.
+	uid, err := e.task(ctx, http.MethodDelete, "/documents/"+id, nil)
 	if err != nil {
 		return e.fail(what, err)
 	}
-	t, err := e.finish(ctx, info.TaskUID)
+	t, err := e.finish(ctx, uid)
 	if err != nil {
 		return e.fail(what, err)
 	}
@@ -450,16 +516,15 @@ func (e *Engine) Delete(ctx context.Context, id string) error {
 var _ engines.Getter = (*Engine)(nil)
 
 // Get reads one document: GET /indexes/{uid}/documents/{id}?fields=id,<the
-// schema's text fields> through the client (meilisearch-go's GetDocument),
-// as every call but Search does: Search alone skips the client's request
-// machinery, being the measured call that runs most (see Search). A write
+// schema's text fields>, the request meilisearch-go's GetDocument sends,
+// through the fast client as the other calls a run repeats (see hot). A write
 // shows once its task has been processed, so in acknowledged mode a Get right
 // after an Upsert may miss it, as a search may. Meilisearch answers a
 // missing document with 404 and code document_not_found, which wraps
 // engines.ErrNotFound (routes/indexes/documents.rs, get_document and
 // retrieve_document, in meilisearch/meilisearch).
 func (e *Engine) Get(ctx context.Context, id string) (engines.Document, error) {
-	index, fields, err := e.state()
+	_, fields, err := e.state()
 	if err != nil {
 		return engines.Document{}, err
 	}
@@ -469,9 +534,19 @@ func (e *Engine) Get(ctx context.Context, id string) (engines.Document, error) {
 	if err := checkID(id, maxDocID); err != nil {
 		return engines.Document{}, fmt.Errorf("meilisearch: %s: document id %w", what, err)
 	}
-	var body json.RawMessage
-	query := &meilisearch.DocumentQuery{Fields: append([]string{PrimaryKey}, fields...)}
-	if err := index.GetDocument(ctx, id, query, &body); err != nil {
+	// The client's GetDocument with DocumentQuery{Fields: id and the text
+	// fields}: the query as url.Values.Encode writes it (the commas
+	// escaped).
+	query := url.Values{"fields": {strings.Join(append([]string{PrimaryKey}, fields...), ",")}}.Encode()
+	var body []byte
+	err = e.hot(ctx, http.MethodGet, "/documents/"+id, query, nil, http.StatusOK, func(b []byte) error {
+		if !json.Valid(b) {
+			return errors.New("invalid JSON")
+		}
+		body = bytes.Clone(b)
+		return nil
+	})
+	if err != nil {
 		return engines.Document{}, e.fail(what, err)
 	}
 	specs := make([]engines.FieldSpec, len(fields))
@@ -514,13 +589,14 @@ func searchBody(text string, k int, strategy meilisearch.MatchingStrategy) ([]by
 // Search runs a free-text query over the schema's text fields.
 //
 // It sends the request the client's SearchRaw would send — the same
-// SearchRequest encoded by the same encoder, with the same headers, through
-// the same http.Client — but through net/http directly: the client's own
-// work around each call (parsing the URL, building an error value for every
-// call, two copies of every answer) was a fifth of what a search cost the
-// load generator, beyond what a search costs vegeta (bench/README.md).
-// Searches are the measured call that runs most; everything else goes
-// through the client.
+// SearchRequest encoded by the same encoder, with the same headers — but
+// through engines.FastClient (fasthttp) instead of the client and net/http:
+// the client's own work around each call (parsing the URL, building an
+// error value for every call, two copies of every answer) was a fifth of
+// what a search cost the load generator, and net/http itself most of the
+// rest (bench/README.md). TestSearchWire compares the bytes on the wire
+// with SearchRaw's. Searches are the measured call that runs most;
+// everything else goes through the client.
 func (e *Engine) Search(ctx context.Context, q engines.Query) (engines.Hits, error) {
 	if err := q.TextOnly(); err != nil {
 		return engines.Hits{}, fmt.Errorf("meilisearch: %w", err)
@@ -528,7 +604,7 @@ func (e *Engine) Search(ctx context.Context, q engines.Query) (engines.Hits, err
 	if q.K < 1 {
 		return engines.Hits{}, fmt.Errorf("meilisearch: search: k=%d: at least 1 (a limit of 0 is dropped by the client and the server answers 20)", q.K)
 	}
-	target, err := e.searchURL()
+	path, err := e.searchPath()
 	if err != nil {
 		return engines.Hits{}, err
 	}
@@ -536,43 +612,29 @@ func (e *Engine) Search(ctx context.Context, q engines.Query) (engines.Hits, err
 	if err != nil {
 		return engines.Hits{}, fmt.Errorf("meilisearch: search: %w", err)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(body))
-	if err != nil {
-		return engines.Hits{}, fmt.Errorf("meilisearch: search: %w", err)
+	req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
+	defer fasthttp.ReleaseRequest(req)
+	defer fasthttp.ReleaseResponse(resp)
+	e.fast.Prepare(req, http.MethodPost, path)
+	req.Header.SetContentType("application/json")
+	req.Header.SetUserAgent(userAgent)
+	if e.auth != "" {
+		req.Header.Set("Authorization", e.auth)
 	}
-	req.Header = e.header.Clone()
-	resp, err := e.http.Do(req)
-	if err != nil {
+	req.SetBodyRaw(body)
+	if err := e.fast.Do(ctx, req, resp); err != nil {
 		return engines.Hits{}, e.fail("search", transportError(err))
 	}
-	buf := answers.Get().(*bytes.Buffer)
-	defer putAnswer(buf)
-	buf.Reset()
-	// Read to the end, so that the connection is reused.
-	_, err = buf.ReadFrom(resp.Body)
-	resp.Body.Close()
-	if err != nil {
-		return engines.Hits{}, e.fail("search", transportError(err))
-	}
-	if resp.StatusCode != http.StatusOK {
+	if status := resp.StatusCode(); status != http.StatusOK {
 		var a struct{ Code, Message string }
-		_ = json.Unmarshal(buf.Bytes(), &a) // no code: a plain HTTP error
-		return engines.Hits{}, e.fail("search", httpError(resp.StatusCode, meilisearch.APIErrCode(a.Code), a.Message))
+		_ = json.Unmarshal(resp.Body(), &a) // no code: a plain HTTP error
+		return engines.Hits{}, e.fail("search", httpError(status, meilisearch.APIErrCode(a.Code), a.Message))
 	}
-	h, err := ParseSearch(buf.Bytes(), q.K) // copies what it keeps
+	h, err := ParseSearch(resp.Body(), q.K) // copies what it keeps
 	if err != nil {
-		return engines.Hits{}, fmt.Errorf("meilisearch: search: %w", engines.Unreadable(buf.Bytes(), err))
+		return engines.Hits{}, fmt.Errorf("meilisearch: search: %w", engines.Unreadable(resp.Body(), err))
 	}
 	return h, nil
-}
-
-// answers holds buffers for search answers between calls.
-var answers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
-
-func putAnswer(b *bytes.Buffer) {
-	if b.Cap() <= 64<<10 { // a rare huge answer is not kept
-		answers.Put(b)
-	}
 }
 
 // ParseSearch reads a search response body: the hits' ids, best first, and
@@ -1016,9 +1078,11 @@ func (e *Engine) Version(ctx context.Context) (string, error) {
 	return "Meilisearch " + v.PkgVersion, nil
 }
 
-// Close closes idle connections; the index stays.
+// Close closes idle connections, the client's and the searches'; the
+// index stays.
 func (e *Engine) Close() error {
 	e.client.Close()
+	e.fast.Close()
 	return nil
 }
 

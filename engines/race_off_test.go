@@ -1,0 +1,5 @@
+//go:build !race
+
+package engines_test
+
+const raceEnabled = false
