@@ -83,10 +83,11 @@ func (d Distribution) Truth(closed bool, q float64) time.Duration {
 }
 
 // knownEngine realises a Distribution. It keeps no documents: every call is
-// only its service time. It times itself too: how late each call returned
-// against the deadline the distribution set for it (its own histogram,
-// taken inside the engine), so that calibrate can tell the engine's error
-// from the harness's.
+// only its service time. It times itself too, inside the engine: each
+// call's service time as it realised it, from the moment the call reached
+// it to its return, and how late that return was against the deadline the
+// distribution set — so that calibrate can tell the engine's error from the
+// harness's.
 type knownEngine struct {
 	d     Distribution
 	t0    time.Time
@@ -96,26 +97,43 @@ type knownEngine struct {
 	// a controlled lateness for tests of the accounting.
 	overshoot time.Duration
 
-	mu   sync.Mutex
-	late *hdrhistogram.Histogram // µs past each call's deadline
+	// recording: calls that reach the engine now are timed. The harness
+	// times only the calls its window holds (not the closed loop's ramp
+	// and settle), so the engine times the same calls (a freeze in the
+	// settle would otherwise weigh in the engine's tail, not the harness's).
+	recording atomic.Bool
+
+	mu  sync.Mutex
+	own engineTimes
+}
+
+// engineTimes are a known engine's own timings of its calls, in µs.
+type engineTimes struct {
+	served *hdrhistogram.Histogram // each call's service time as the engine realised it
+	late   *hdrhistogram.Histogram // how far past its deadline each call returned
+}
+
+func newEngineTimes() engineTimes {
+	return engineTimes{served: newHistogram(), late: newHistogram()}
 }
 
 func newKnownEngine(d Distribution, seed uint64, overshoot time.Duration) *knownEngine {
-	return &knownEngine{d: d, t0: time.Now(), seed: seed, overshoot: overshoot, late: newHistogram()}
+	return &knownEngine{d: d, t0: time.Now(), seed: seed, overshoot: overshoot, own: newEngineTimes()}
 }
 
-// lateness is the engine's own lateness since the last call, and starts
-// a new count.
-func (k *knownEngine) lateness() *hdrhistogram.Histogram {
+// times are the engine's own timings since the last call, and start a new
+// count.
+func (k *knownEngine) times() engineTimes {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	h := k.late
-	k.late = newHistogram()
-	return h
+	t := k.own
+	k.own = newEngineTimes()
+	return t
 }
 
 func (k *knownEngine) serve(ctx context.Context) error {
 	start := time.Now()
+	timed := k.recording.Load()
 	n := k.calls.Add(1)
 	wait := k.d.Fast
 	if k.d.SlowShare > 0 {
@@ -150,9 +168,15 @@ func (k *knownEngine) serve(ctx context.Context) error {
 	if !ok {
 		return ctx.Err()
 	}
-	us, _ := micros(time.Since(deadline))
+	if !timed {
+		return nil
+	}
+	end := time.Now()
+	served, _ := micros(end.Sub(start))
+	late, _ := micros(end.Sub(deadline))
 	k.mu.Lock()
-	_ = k.late.RecordValue(us)
+	_ = k.own.served.RecordValue(served)
+	_ = k.own.late.RecordValue(late)
 	k.mu.Unlock()
 	return nil
 }
@@ -191,12 +215,19 @@ type CalibrationRow struct {
 	True         float64
 	Measured     float64 // ms
 	Error        float64 // (measured − true) / true
-	// EngineLate is the same percentile of how late the engine itself
-	// returned against its deadlines (ms): its error, not the harness's.
-	// HarnessError is the error net of it, (measured − true − engine) /
-	// true: what the harness added. The percentile of a sum is not the sum
-	// of percentiles, so the net figure is an estimate; EngineSpread (the
-	// engine's lateness p50–max over the loop, ms) says how far it could be.
+	// EngineLate is the engine's own error at this percentile (ms): the
+	// same percentile of the service times the engine realised, timed
+	// inside it, less the truth. HarnessError is what the harness added,
+	// (measured − the engine's own percentile) / true: both percentiles are
+	// of the same calls, one timed by the harness, one by the engine, so
+	// the difference is the harness's (its clock starting before the call
+	// reached the engine: in the open loop, from the intended send time).
+	// (It was once the measured error less the engine's lateness
+	// percentile, but the percentile of a sum is not the sum of
+	// percentiles: where a freeze held 0.4% of the calls, the closed loop's
+	// p99 sat at the non-held calls' 99.4th lateness percentile, and the
+	// harness seemed to add 2–4% that was the engine's tail.) EngineSpread
+	// is the engine's lateness against its deadlines, p50–max (ms).
 	EngineLate   float64
 	HarnessError float64
 	EngineSpread [2]float64
@@ -231,14 +262,24 @@ func Calibrate(ctx context.Context, d []Distribution, cfg CalibrationConfig) ([]
 	}
 	for i, dist := range d {
 		e := newKnownEngine(dist, uint64(i)+1, cfg.overshoot)
+		// The engine times the calls that start in the window, as the
+		// users record them (closed.go, user.run).
+		window := Events{Phase: func(_ int, phase string, _ time.Duration) {
+			switch phase {
+			case "measure":
+				e.recording.Store(true)
+			case "drain":
+				e.recording.Store(false)
+			}
+		}}
 		closed := ClosedLoop(ctx, e, src, Config{Users: []int{cfg.Users}, SpawnRate: 1000, Settle: time.Second,
-			Measure: cfg.Measure, Freshness: FreshnessConfig{Off: true}, Calls: calls}, Events{})
+			Measure: cfg.Measure, Freshness: FreshnessConfig{Off: true}, Calls: calls}, window)
 		if ctx.Err() != nil || len(closed) == 0 {
 			return rows, warnings, ctx.Err()
 		}
 		warn(dist, "closed", closed[0].Warnings...)
 		s, _ := closed[0].Op("search")
-		rows = append(rows, calibrationRows(dist, true, e.lateness(), closed[0].SchedLatencyP99, s.Latency.P50, s.Latency.P95, s.Latency.P99)...)
+		rows = append(rows, calibrationRows(dist, true, e.times(), closed[0].SchedLatencyP99, s.Latency.P50, s.Latency.P95, s.Latency.P99)...)
 
 		// The truth assumes calls due at uniform phases of a freeze. A
 		// rate whose calls per period are a whole number would hit the same
@@ -250,6 +291,7 @@ func Calibrate(ctx context.Context, d []Distribution, cfg CalibrationConfig) ([]
 			rate = (math.Floor(per) + 0.5) / dist.Period.Seconds()
 		}
 		sched := workload.Constant{PerSecond: rate, Duration: cfg.Measure}
+		e.recording.Store(true) // the open loop records every call it makes
 		rep := OpenLoop(ctx, e, src, OpenConfig{Workers: cfg.Workers, Arrival: "constant", Calls: calls}, sched, newVersions(src.IDs()+1, shard.Share{}))
 		if ctx.Err() != nil {
 			return rows, warnings, ctx.Err()
@@ -264,7 +306,7 @@ func Calibrate(ctx context.Context, d []Distribution, cfg CalibrationConfig) ([]
 		if rep.ClientCPU > clientBoundCPU {
 			warn(dist, "open", fmt.Sprintf("client-bound: %.0f%% CPU", 100*rep.ClientCPU))
 		}
-		rows = append(rows, calibrationRows(dist, false, e.lateness(), rep.GeneratorLagP99, rep.Latency.P50, rep.Latency.P95, rep.Latency.P99)...)
+		rows = append(rows, calibrationRows(dist, false, e.times(), rep.GeneratorLagP99, rep.Latency.P50, rep.Latency.P95, rep.Latency.P99)...)
 	}
 	return rows, warnings, nil
 }
@@ -278,14 +320,15 @@ func (d Distribution) Workers(rate float64) int {
 }
 
 // calibrationRows are one loop's rows: the percentiles it measured against
-// the truth, the engine's own lateness over that loop (late, in µs) and the
-// harness's (harnessLate, ms).
-func calibrationRows(d Distribution, closed bool, late *hdrhistogram.Histogram, harnessLate float64, measured ...float64) []CalibrationRow {
+// the truth, the engine's own timings over that loop (own) and the
+// harness's lateness (harnessLate, ms).
+func calibrationRows(d Distribution, closed bool, own engineTimes, harnessLate float64, measured ...float64) []CalibrationRow {
 	loop := "open"
 	if closed {
 		loop = "closed"
 	}
 	msOf := func(us int64) float64 { return float64(us) / 1000 }
+	late, served := own.late, own.served
 	spread := [2]float64{msOf(late.ValueAtQuantile(50)), msOf(late.Max())}
 	if late.TotalCount() == 0 {
 		spread = [2]float64{}
@@ -293,12 +336,12 @@ func calibrationRows(d Distribution, closed bool, late *hdrhistogram.Histogram, 
 	rows := make([]CalibrationRow, len(calibrationQuantiles))
 	for i, q := range calibrationQuantiles {
 		truth := float64(d.Truth(closed, q.q)) / float64(time.Millisecond)
-		engine := 0.0
-		if late.TotalCount() > 0 {
-			engine = msOf(late.ValueAtQuantile(100 * q.q))
+		own := truth // an engine that recorded nothing: the truth
+		if served.TotalCount() > 0 {
+			own = msOf(served.ValueAtQuantile(100 * q.q))
 		}
 		rows[i] = CalibrationRow{Distribution: d.Name, Loop: loop, Percentile: q.name, True: truth, Measured: measured[i],
-			Error: (measured[i] - truth) / truth, EngineLate: engine, HarnessError: (measured[i] - truth - engine) / truth,
+			Error: (measured[i] - truth) / truth, EngineLate: own - truth, HarnessError: (measured[i] - own) / truth,
 			EngineSpread: spread, HarnessLate: harnessLate}
 	}
 	return rows
@@ -315,6 +358,6 @@ func Worst(rows []CalibrationRow) float64 {
 }
 
 func (r CalibrationRow) String() string {
-	return fmt.Sprintf("%s %s %s: true %.2f ms, measured %.2f ms (%+.1f%%), engine late %.2f ms (p50–max %.2f–%.2f), harness %+.1f%% (its own lateness p99 %.2f ms)",
+	return fmt.Sprintf("%s %s %s: true %.2f ms, measured %.2f ms (%+.1f%%), the engine's own error %+.2f ms (late p50–max %.2f–%.2f), harness %+.1f%% (its own lateness p99 %.2f ms)",
 		r.Distribution, r.Loop, r.Percentile, r.True, r.Measured, 100*r.Error, r.EngineLate, r.EngineSpread[0], r.EngineSpread[1], 100*r.HarnessError, r.HarnessLate)
 }
