@@ -58,14 +58,14 @@ from its truth: the verdict is on the harness, with the engines' spread stated.`
 			log.printf("calibrating: %d distributions × closed and open loop, %v each", len(dists), cfg.Measure)
 			rows, warnings, err := runner.Calibrate(cmd.Context(), dists, cfg)
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', tabwriter.AlignRight)
-			fmt.Fprintln(w, "distribution\tloop\tpercentile\ttrue (ms)\tmeasured (ms)\terror\tengine's own error (ms)\tengine p50–max (ms)\tharness error\tharness late p99 (ms)\t")
+			fmt.Fprintln(w, "distribution\tloop\tpercentile\ttrue (ms)\tmeasured (ms)\terror\tengine's own error (ms)\tengine late p50–max (ms)\tharness error\tharness late p99 (ms)\t")
 			for _, r := range rows {
 				fmt.Fprintf(w, "%s\t%s\t%s\t%.2f\t%.2f\t%+.1f%%\t%.2f\t%.2f–%.2f\t%+.1f%%\t%.2f\t\n", r.Distribution, r.Loop, r.Percentile, r.True, r.Measured,
 					100*r.Error, r.EngineLate, r.EngineSpread[0], r.EngineSpread[1], 100*r.HarnessError, r.HarnessLate)
 			}
 			w.Flush()
 			fmt.Fprintln(cmd.OutOrStdout(), "\nengine's own error: the same percentile of the service times the in-process engine realised, timed inside it, less the truth;\n"+
-				"engine p50–max: how late it returned against its own deadlines; harness error: (measured − the engine's own percentile) / true,\n"+
+				"engine late p50–max: how late it returned against its own deadlines; harness error: (measured − the engine's own percentile) / true,\n"+
 				"what the harness added to the same calls, on which the verdict is; harness late: the harness's own lateness as it measured it\n"+
 				"(open loop: generator lag p99; closed loop: scheduler latency p99).")
 			for _, warn := range warnings {
@@ -79,9 +79,9 @@ from its truth: the verdict is on the harness, with the engines' spread stated.`
 				engine = max(engine, r.EngineSpread[1])
 			}
 			if worst := runner.Worst(rows); worst > tolerance {
-				return fmt.Errorf("a figure is %.1f%% from its truth net of the engines' own lateness (tolerance %.1f%%; the engines were up to %.2f ms late): the harness's figures are less precise than that on this machine", 100*worst, 100*tolerance, engine)
+				return fmt.Errorf("a figure is %.1f%% from the engine's own figure for the same calls (tolerance %.1f%%; the engines were up to %.2f ms late): the harness's figures are less precise than that on this machine", 100*worst, 100*tolerance, engine)
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "\nevery figure within %.1f%% of its truth net of the engines' own lateness (worst %.1f%%; the engines were up to %.2f ms late)\n", 100*tolerance, 100*runner.Worst(rows), engine)
+			fmt.Fprintf(cmd.OutOrStdout(), "\nevery figure within %.1f%% of the engine's own figure for the same calls (worst %.1f%%; the engines were up to %.2f ms late)\n", 100*tolerance, 100*runner.Worst(rows), engine)
 			return nil
 		},
 	}
