@@ -17,7 +17,6 @@ import (
 	dc "github.com/ory/dockertest/v3/docker"
 
 	"github.com/searchbench/searchbench/engines/container"
-	"github.com/searchbench/searchbench/engines/postgres"
 )
 
 // testRuns holds every run name the tests gave, for TestMain's last check.
@@ -64,18 +63,20 @@ func removeLeftovers() []string {
 	return left
 }
 
-// needPostgres skips with one line where no PostgreSQL container can run.
+// needPostgres skips with one line where no PostgreSQL container can run
+// (no Docker), and otherwise makes sure its image is here: pulled, or built
+// from the launcher's recipe as a run would (once per machine, a few
+// minutes), so that the runs the tests start find it.
 func needPostgres(t *testing.T) {
 	t.Helper()
-	pool, err := container.Pool()
-	if err != nil {
+	if _, err := container.Pool(); err != nil {
 		t.Skipf("postgres: %v", err)
 	}
-	if _, err := pool.Client.InspectImage(postgres.Image); err == nil {
-		return
-	}
-	if _, err := pool.Client.InspectImage(postgres.FallbackImage); err != nil {
-		t.Skipf("postgres: neither %s nor %s is present (bash compose/images/postgres/build.sh builds the second)", postgres.Image, postgres.FallbackImage)
+	spec, _ := container.Lookup("postgres")
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
+	if _, err := container.Image(ctx, spec, container.Options{Log: func(l string) { t.Log(l) }}); err != nil {
+		t.Fatalf("postgres image: %v", err)
 	}
 }
 

@@ -8,7 +8,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/ory/dockertest/v3"
@@ -45,20 +47,20 @@ func throwawayTag(t *testing.T, pool *dockertest.Pool) string {
 	return tag
 }
 
-// recipe writes a build script: it imports the directory's binary under
-// tag, then exits with status.
-func recipe(t *testing.T, dir, tag, status string) string {
-	script := filepath.Join(dir, "build-"+status+".sh")
-	body := "set -e\necho step one: packing the binary\n" +
-		"tar -C " + filepath.Join(dir, "bin") + " -c noop | docker import --change 'ENTRYPOINT [\"/noop\"]' - " + tag + " >/dev/null\n" +
-		"echo step two: imported " + tag + "\n"
+// recipe is a build recipe: build.sh imports the directory's binary
+// under the tag it is given, reading a file kept beside it in the recipe,
+// then exits with status.
+func recipe(dir, status string) *Recipe {
+	body := "set -e\necho step one: $(cat \"$(dirname \"$0\")/step.txt\")\n" +
+		"tar -C " + filepath.Join(dir, "bin") + " -c noop | docker import --change 'ENTRYPOINT [\"/noop\"]' - \"$1\" >/dev/null\n" +
+		"echo step two: imported \"$1\"\n"
 	if status != "0" {
 		body += "echo 'no space left on device' >&2\nexit " + status + "\n"
 	}
-	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return "sh " + script
+	return &Recipe{Path: "compose/images/test", Files: fstest.MapFS{
+		"build.sh": {Data: []byte(body)},
+		"step.txt": {Data: []byte("packing the binary\n")},
+	}}
 }
 
 // unpullable is an image that is neither present nor pullable: its registry
@@ -71,11 +73,13 @@ const unpullable = "127.0.0.1:1/searchbench-absent:never"
 func TestBuildWhenAbsent(t *testing.T) {
 	pool, dir := buildFixture(t)
 	tag := throwawayTag(t, pool)
-	s := Spec{Engine: "test", Image: unpullable, Fallback: tag, Build: recipe(t, dir, tag, "0")}
+	s := Spec{Engine: "test", Image: unpullable, Fallback: tag, Recipe: recipe(dir, "0")}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
+	// The recipe is the binary's own: it builds from any working directory.
+	t.Chdir(t.TempDir())
 
-	if _, err := resolveImage(ctx, pool, s, Options{NoBuild: true}); err == nil || !strings.Contains(err.Error(), "build it with: "+s.Build) {
+	if _, err := resolveImage(ctx, pool, s, Options{NoBuild: true}); err == nil || !strings.Contains(err.Error(), "bash compose/images/test/build.sh") {
 		t.Fatalf("NoBuild: %v; want the message naming the recipe", err)
 	}
 	if _, err := pool.Client.InspectImage(tag); err == nil {
@@ -90,7 +94,7 @@ func TestBuildWhenAbsent(t *testing.T) {
 	if _, err := pool.Client.InspectImage(tag); err != nil {
 		t.Fatalf("the built image is not there: %v", err)
 	}
-	if len(lines) != 3 || !strings.Contains(lines[0], "building "+tag+" with: "+s.Build) || lines[1] != "step one: packing the binary" {
+	if len(lines) != 3 || !strings.Contains(lines[0], "building "+tag+" from searchbench's recipe compose/images/test") || lines[1] != "step one: packing the binary" {
 		t.Fatalf("log %q; want one line saying it builds, then the recipe's output", lines)
 	}
 	// Present now: used as it is, nothing built again.
@@ -105,7 +109,7 @@ func TestBuildWhenAbsent(t *testing.T) {
 func TestBuildFailureLeavesNothing(t *testing.T) {
 	pool, dir := buildFixture(t)
 	tag := throwawayTag(t, pool)
-	s := Spec{Engine: "test", Image: unpullable, Fallback: tag, Build: recipe(t, dir, tag, "3")}
+	s := Spec{Engine: "test", Image: unpullable, Fallback: tag, Recipe: recipe(dir, "3")}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	_, err := resolveImage(ctx, pool, s, Options{})
@@ -113,10 +117,49 @@ func TestBuildFailureLeavesNothing(t *testing.T) {
 		t.Fatal("a failing recipe succeeded")
 	}
 	first, rest, _ := strings.Cut(err.Error(), "\n")
-	if first != "building "+tag+" with \""+s.Build+"\" failed: exit status 3; its log's last lines:" || !strings.Contains(rest, "no space left on device") {
+	if first != "building "+tag+" from the recipe compose/images/test failed: exit status 3; its log's last lines:" || !strings.Contains(rest, "no space left on device") {
 		t.Fatalf("error %q; want a one-line reason, then the log's last lines", err)
 	}
 	if _, err := pool.Client.InspectImage(tag); err == nil {
 		t.Fatalf("the failed build left %s behind", tag)
+	}
+}
+
+// Two launches that find the image absent at once build it once: the
+// second waits for the first's build and uses its image (two test packages,
+// or two runs, starting PostgreSQL on a new machine).
+func TestBuildOnceWhenConcurrent(t *testing.T) {
+	pool, dir := buildFixture(t)
+	tag := throwawayTag(t, pool)
+	s := Spec{Engine: "test", Image: unpullable, Fallback: tag, Recipe: recipe(dir, "0")}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var (
+		mu     sync.Mutex
+		builds int
+		wg     sync.WaitGroup
+		errs   = make([]error, 4)
+	)
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, errs[i] = resolveImage(ctx, pool, s, Options{Log: func(l string) {
+				if strings.HasPrefix(l, "step two") {
+					mu.Lock()
+					builds++
+					mu.Unlock()
+				}
+			}})
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("launch %d: %v", i, err)
+		}
+	}
+	if builds != 1 {
+		t.Fatalf("the recipe ran %d times for 4 launches at once; want 1", builds)
 	}
 }

@@ -15,13 +15,10 @@ import (
 	"maps"
 	"net"
 	"os"
-	"os/exec"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"time"
 
 	"github.com/ory/dockertest/v3"
@@ -36,10 +33,11 @@ const Label = "searchbench.run"
 type Spec struct {
 	Engine string // the driver it serves
 	Image  string // pinned official image, repository:tag
-	// Fallback is an image built on this machine by Build, used when Image
-	// is neither present nor pullable. It honours the same environment.
+	// Fallback is an image built on this machine by Recipe, used when
+	// Image is neither present nor pullable. It honours the same
+	// environment.
 	Fallback string
-	Build    string            // the command that builds Fallback
+	Recipe   *Recipe           // builds Fallback
 	Env      map[string]string // fixed settings
 	// SecretEnv names the variable that takes the engine's password or API
 	// key; the launcher makes a fresh random one for every container.
@@ -96,7 +94,7 @@ type Options struct {
 	// Env is set in the container after the spec's environment and its
 	// tuning, so it overrides both (a smaller Elasticsearch heap, say).
 	Env map[string]string
-	// NoBuild keeps Start from running a spec's Build when neither its
+	// NoBuild keeps Start from running a spec's Recipe when neither its
 	// image nor its Fallback is present (--no-build): the error then says
 	// how to build it.
 	NoBuild bool
@@ -341,131 +339,6 @@ func (c *Container) Close() error {
 		return fmt.Errorf("remove container %s: %w", c.ID[:12], err)
 	}
 	return nil
-}
-
-// resolveImage picks the image to run: an explicit one, the spec's official
-// image if present or pullable, else the locally built fallback — built
-// now by the spec's Build when it is absent too, unless o.NoBuild.
-func resolveImage(ctx context.Context, pool *dockertest.Pool, s Spec, o Options) (string, error) {
-	explicit := o.Image
-	try := func(image string) error {
-		if _, err := pool.Client.InspectImage(image); err == nil {
-			return nil
-		}
-		repo, tag, _ := strings.Cut(image, ":")
-		if err := pool.Client.PullImage(dc.PullImageOptions{Repository: repo, Tag: tag}, dc.AuthConfiguration{}); err != nil {
-			return fmt.Errorf("image %s is not present and cannot be pulled: %v", image, firstLine(err.Error()))
-		}
-		return nil
-	}
-	if explicit != "" {
-		return explicit, try(explicit)
-	}
-	err := try(s.Image)
-	if err == nil {
-		return s.Image, nil
-	}
-	if s.Fallback != "" {
-		if _, ferr := pool.Client.InspectImage(s.Fallback); ferr == nil {
-			return s.Fallback, nil
-		}
-		if o.NoBuild || s.Build == "" {
-			return "", fmt.Errorf("%w; nor is the local %s (build it with: %s)", err, s.Fallback, s.Build)
-		}
-		logf := o.Log
-		if logf == nil {
-			logf = func(string) {}
-		}
-		logf(fmt.Sprintf("%s; building %s with: %s (--no-build to stop this)", firstLine(err.Error()), s.Fallback, s.Build))
-		if berr := build(ctx, pool, s, logf); berr != nil {
-			return "", berr
-		}
-		return s.Fallback, nil
-	}
-	return "", err
-}
-
-// buildTail is how many of a failed build's last log lines its error shows.
-const buildTail = 10
-
-// build runs s.Build (with sh, from the working directory: the recipes'
-// paths are the repository's), its output to logf line by line, and checks
-// that it made s.Fallback. On failure — the command's, or no image — the
-// error is one line of reason followed by the log's last lines, and
-// whatever image the build tagged is removed: nothing is left behind (the
-// recipe cleans its own temporary files).
-func build(ctx context.Context, pool *dockertest.Pool, s Spec, logf func(string)) error {
-	cmd := exec.CommandContext(ctx, "sh", "-c", s.Build)
-	// Its own process group, so that a canceled run ends the whole recipe
-	// (debootstrap, docker import), not just the shell.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 5 * time.Second
-	out := &lineLog{log: logf}
-	cmd.Stdout, cmd.Stderr = out, out
-	err := cmd.Run()
-	out.flush()
-	if err == nil {
-		if _, ierr := pool.Client.InspectImage(s.Fallback); ierr == nil {
-			return nil
-		}
-		err = fmt.Errorf("it finished without making %s", s.Fallback)
-	}
-	_ = pool.Client.RemoveImageExtended(s.Fallback, dc.RemoveImageOptions{Force: true})
-	msg := fmt.Sprintf("building %s with %q failed: %v", s.Fallback, s.Build, firstLine(err.Error()))
-	if tail := out.tail(); tail != "" {
-		msg += "; its log's last lines:\n" + tail
-	}
-	return errors.New(msg)
-}
-
-// lineLog passes a command's output on line by line and keeps the last
-// buildTail lines.
-type lineLog struct {
-	mu      sync.Mutex
-	log     func(string)
-	partial []byte
-	last    []string
-}
-
-func (l *lineLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.partial = append(l.partial, p...)
-	for {
-		i := bytes.IndexByte(l.partial, '\n')
-		if i < 0 {
-			break
-		}
-		l.line(string(l.partial[:i]))
-		l.partial = l.partial[i+1:]
-	}
-	return len(p), nil
-}
-
-func (l *lineLog) line(s string) {
-	s = strings.TrimRight(s, "\r")
-	if s == "" {
-		return
-	}
-	l.log(s)
-	l.last = append(l.last, s)
-	if len(l.last) > buildTail {
-		l.last = l.last[1:]
-	}
-}
-
-func (l *lineLog) flush() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.line(string(l.partial))
-	l.partial = nil
-}
-
-func (l *lineLog) tail() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return strings.Join(l.last, "\n")
 }
 
 // Cleanup removes every container labelled by a searchbench run — by the

@@ -6,12 +6,14 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/searchbench/searchbench/compose/images"
 	"github.com/searchbench/searchbench/engines/container"
 )
 
-// Image is the pinned official image; FallbackImage is the one
-// compose/images/postgres/build.sh builds from Debian's packages for
-// machines that cannot pull it. Both take POSTGRES_PASSWORD.
+// Image is the pinned official image; FallbackImage is the one the
+// launcher builds from Debian's packages (the recipe compose/images/postgres,
+// embedded in the binary) on machines that cannot pull it. Both take
+// POSTGRES_PASSWORD.
 const (
 	Image         = "postgres:15.18-bookworm"
 	FallbackImage = "searchbench/postgres:15"
@@ -22,7 +24,7 @@ func init() {
 		Engine:    "postgres",
 		Image:     Image,
 		Fallback:  FallbackImage,
-		Build:     "bash compose/images/postgres/build.sh",
+		Recipe:    &container.Recipe{Files: images.Postgres, Path: "compose/images/postgres"},
 		SecretEnv: "POSTGRES_PASSWORD",
 		Env:       map[string]string{"POSTGRES_USER": "postgres", "POSTGRES_DB": "searchbench"},
 		// Enough connections for the pool; durability as shipped (fsync on).

@@ -1,0 +1,26 @@
+// Package images holds the recipes that build, on a machine that cannot
+// pull an engine's official image, a stand-in from Debian's packages. They
+// are embedded in the binary, so the launcher can build a missing image
+// from any working directory and from an installed searchbench, not only
+// from the repository's root.
+package images
+
+import (
+	"embed"
+	"io/fs"
+)
+
+//go:embed postgres
+var recipes embed.FS
+
+// Postgres is the recipe of searchbench/postgres:15: build.sh (its first
+// argument is the tag) and the entry point it installs.
+var Postgres = sub("postgres")
+
+func sub(dir string) fs.FS {
+	f, err := fs.Sub(recipes, dir)
+	if err != nil {
+		panic(err) // a directory embedded above: cannot fail
+	}
+	return f
+}
