@@ -219,7 +219,24 @@ type Level struct {
 	// EngineStats is the engine's own figures, sampled while measuring,
 	// where the driver reports them (queue depths, ingest counters).
 	EngineStats map[string]Gauge `json:"engine_stats,omitempty"`
-	Warnings    []string         `json:"warnings,omitempty" redact:"message"`
+	// Active is how many users were running while the window was open
+	// (older results lack it).
+	Active   *ActiveUsers `json:"active_users,omitempty"`
+	Warnings []string     `json:"warnings,omitempty" redact:"message"`
+}
+
+// ActiveUsers is the users of a level that were running (started and not
+// yet stopped) over its window. The window opens only once every user is
+// running, so both figures fall short of Users only when users stopped
+// early.
+type ActiveUsers struct {
+	Mean float64 `json:"mean"` // time-weighted over the window
+	Min  int     `json:"min"`
+	// Ramp is how long after the level began its last user was running;
+	// the planned ramp is (users − 1) / spawn rate, and when the load
+	// generator could not keep that pace the settle and the window began
+	// later (the level then warns).
+	Ramp Duration `json:"ramp"`
 }
 
 // Relevance is recall@K of known-item searches: queries built from one
