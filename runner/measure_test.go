@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -67,5 +68,33 @@ func TestActiveUsers(t *testing.T) {
 	}
 	if mean, least = activeUsers(spans, 4*s, 4*s); least != 1 || mean != 1 {
 		t.Errorf("empty window: mean %v, min %d; want the one running then", mean, least)
+	}
+}
+
+// While the engine is down every write fails: a write that failed is not
+// a write to probe, so no probe is counted, and the prober pauses after it
+// as after a probe instead of claiming the next failing write at once.
+func TestFreshnessSkipsFailedWrites(t *testing.T) {
+	e, cfg := freshnessConfig(4, 0)
+	cfg.Measure = 300 * time.Millisecond
+	// A mean gap this long puts the first gap's draw far beyond the window.
+	cfg.Freshness.Gap = 1000 * time.Hour
+	e.fail = func(op string, _ int64) error {
+		if op == "upsert" {
+			return errors.New("mem: connection refused")
+		}
+		return nil
+	}
+	l := ClosedLoop(context.Background(), e, testCorpus(t, 5000, 0.5), cfg, Events{})[0]
+	up, _ := l.Op("upsert")
+	f := l.Freshness
+	if f == nil || up.Errors["other"] < 2 {
+		t.Fatalf("freshness %+v, upsert errors %v; want the failing writes counted", f, up.Errors)
+	}
+	if f.Probes != 0 || f.WriteFailed != 1 || f.Searches != 0 {
+		t.Errorf("probes %d, write failed %d, searches %d of %d failed upserts; want no probe and one sampled write", f.Probes, f.WriteFailed, f.Searches, up.Errors["other"])
+	}
+	if !strings.Contains(strings.Join(l.Warnings, "\n"), "freshness: each of the 1 writes sampled for a probe failed") {
+		t.Errorf("warnings %q; want the failed samples named", l.Warnings)
 	}
 }

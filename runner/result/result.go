@@ -266,11 +266,14 @@ type RelevanceKind struct {
 // a sample of the level's own upserts, from the write's return until a
 // search first returned the new version.
 type Freshness struct {
-	Probes  int64 `json:"probes"`  // writes probed
+	// Probes is the writes probed: Visible + Superseded + Unresolved +
+	// SearchFailed. A sampled write that failed is not probed: it counts in
+	// WriteFailed only (results before this rule counted it here too).
+	Probes  int64 `json:"probes"`
 	Visible int64 `json:"visible"` // … seen by a search (their lags are in Lag)
 	// Superseded: the ID was written or deleted again before the probe
-	// saw it; Unresolved: the window closed first; WriteFailed: the probed
-	// write itself failed; SearchFailed: a probe's search failed.
+	// saw it; Unresolved: the window closed first; WriteFailed: the write
+	// sampled for a probe failed; SearchFailed: a probe's search failed.
 	Superseded   int64    `json:"superseded"`
 	Unresolved   int64    `json:"unresolved"`
 	WriteFailed  int64    `json:"write_failed"`
