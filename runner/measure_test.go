@@ -3,9 +3,13 @@ package runner
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/workload"
 )
 
 // A load generator that starts its users late must not measure before they
@@ -96,5 +100,37 @@ func TestFreshnessSkipsFailedWrites(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(l.Warnings, "\n"), "freshness: each of the 1 writes sampled for a probe failed") {
 		t.Errorf("warnings %q; want the failed samples named", l.Warnings)
+	}
+}
+
+// Pre-population against a target that does not answer (stopped with
+// SIGSTOP): each call ends at the request timeout and fails, class timeout,
+// and the setup fails saying so, instead of waiting for the target.
+func TestPrepopulateCallsEndAtTheTimeout(t *testing.T) {
+	url := uniqueURL(t)
+	frozen := &sharedEngine{memEngine: newMem(), written: map[string]int{}}
+	// Every call waits this long, or until its context ends: far beyond
+	// the run's timeout, so the run must not wait for it.
+	frozen.delay = 10 * time.Second
+	sharedMu.Lock()
+	sharedEngines[url] = frozen
+	sharedMu.Unlock()
+	const timeout = 50 * time.Millisecond
+	plan := Plan{
+		Source: testCorpus(t, 40, 0.5),
+		Setups: []Setup{{Driver: "sharedmem", Config: engines.Config{URL: url}}},
+		Closed: &Config{Users: []int{2}, SpawnRate: 100, Measure: 100 * time.Millisecond,
+			Calls: Calls{Timeout: timeout, Mix: workload.DefaultMix, Seed: 1, K: 10}},
+	}
+	res, err := Run(context.Background(), plan, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	er := res.Engines[0]
+	n := plan.Source.PrepopulatedCount()
+	want := fmt.Sprintf("pre-population: %d of %d documents failed (timeout %d; a call ends at the request timeout, %v); first: context deadline exceeded", n, n, n, timeout)
+	if er.Error != want || er.Preload.Errors != int64(n) || len(er.Levels) != 0 || !res.Partial {
+		t.Fatalf("setup error %q, %d documents failed, %d levels, partial %v; want %q, all %d failed, no level, partial",
+			er.Error, er.Preload.Errors, len(er.Levels), res.Partial, want, n)
 	}
 }
