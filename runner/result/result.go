@@ -221,8 +221,12 @@ type Level struct {
 	EngineStats map[string]Gauge `json:"engine_stats,omitempty"`
 	// Active is how many users were running while the window was open
 	// (older results lack it).
-	Active   *ActiveUsers `json:"active_users,omitempty"`
-	Warnings []string     `json:"warnings,omitempty" redact:"message"`
+	Active *ActiveUsers `json:"active_users,omitempty"`
+	// ShardWindows is set on a level merged from shards: each shard's own
+	// window, in index order. Each shard's rates are its calls over its own
+	// window; Window is the shortest of them.
+	ShardWindows []ShardWindow `json:"shard_windows,omitempty"`
+	Warnings     []string      `json:"warnings,omitempty" redact:"message"`
 }
 
 // ActiveUsers is the users of a level that were running (started and not
@@ -237,6 +241,13 @@ type ActiveUsers struct {
 	// generator could not keep that pace the settle and the window began
 	// later (the level then warns).
 	Ramp Duration `json:"ramp"`
+}
+
+// ShardWindow is one shard's window of a merged level.
+type ShardWindow struct {
+	Shard   int      `json:"shard"`
+	Window  Duration `json:"window"`
+	Partial bool     `json:"partial,omitempty"`
 }
 
 // Relevance is recall@K of known-item searches: queries built from one
