@@ -5,10 +5,13 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -140,7 +143,40 @@ type user struct {
 	rec    *Recorder
 	ops    atomic.Int64 // calls finished in the window, for live progress
 	errs   atomic.Int64
+	// span is when the user was running, as offsets from the level's
+	// start; written by the user's goroutine, read once it has ended.
+	span span
 }
+
+// span is a user's running time, [start, stop), on the monotonic clock as
+// offsets from the level's start.
+type span struct{ start, stop time.Duration }
+
+// window is a level's measured window as offsets from the level's start
+// (t0, monotonic). It is set once every user of the level is running;
+// until then no call is measured and no user stops.
+type window struct {
+	t0       time.Time
+	from, to atomic.Int64 // nanoseconds since t0
+}
+
+func newWindow(t0 time.Time) *window {
+	w := &window{t0: t0}
+	w.from.Store(math.MaxInt64)
+	w.to.Store(math.MaxInt64)
+	return w
+}
+
+func (w *window) set(from, to time.Duration) {
+	w.to.Store(int64(to))
+	w.from.Store(int64(from))
+}
+
+// measured says whether a call started at t is in the window.
+func (w *window) measured(t time.Time) bool { return int64(t.Sub(w.t0)) >= w.from.Load() }
+
+// over says whether the window has closed.
+func (w *window) over() bool { return int64(time.Since(w.t0)) >= w.to.Load() }
 
 // userStreams are the streams of this share's users at a level of total
 // users, and the global index of the first. Each level gets fresh streams,
@@ -156,6 +192,11 @@ func userStreams(cfg Config, ids, level, total int) (first int, streams []*workl
 	return first, streams
 }
 
+// rampSlack is how far behind its planned ramp a level may have all its
+// users running before it warns (or a tenth of the ramp, if longer): the
+// last user's goroutine always starts a little after its planned instant.
+const rampSlack = 100 * time.Millisecond
+
 // runLevel runs a level of all users (this share's part of them).
 func runLevel(ctx context.Context, e engines.Engine, src Source, cfg Config, ev Events,
 	vers versions, level, all int) result.Level {
@@ -169,29 +210,45 @@ func runLevel(ctx context.Context, e engines.Engine, src Source, cfg Config, ev 
 	}
 	// The ramp is the whole level's: global user g starts at g/spawn-rate,
 	// so the shards' users start as one machine's would and every shard
-	// measures the same window.
+	// measures the same window (unless its ramp overran: see below).
 	ramp := time.Duration(float64(time.Second) * float64(max(all-1, 0)) / cfg.SpawnRate)
 	t0 := time.Now()
-	measureFrom := t0.Add(ramp + cfg.Settle)
-	measureTo := measureFrom.Add(cfg.Measure)
+	win := newWindow(t0)
+	// The instant the run was interrupted, if it was: the window ends
+	// there (calls in flight then still finish and count).
+	var cut atomic.Int64
+	cut.Store(math.MaxInt64)
+	interrupted := func() { cut.CompareAndSwap(math.MaxInt64, int64(time.Since(t0))) }
+	defer context.AfterFunc(ctx, interrupted)()
 
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
 	probe := newProber(e, src, cfg.Freshness, cfg.Calls, vers)
-	var wg sync.WaitGroup
+	var wg, running sync.WaitGroup
 	phase(ev, all, "ramp", ramp)
 	for i, u := range users {
 		if !sleepUntil(runCtx, t0.Add(time.Duration(float64(time.Second)*float64(first+i)/cfg.SpawnRate))) {
 			break
 		}
 		wg.Add(1)
+		running.Add(1)
 		go func() {
 			defer wg.Done()
-			u.run(runCtx, e, src, cfg, vers, probe, known, measureFrom, measureTo)
+			u.span.start = time.Since(t0)
+			running.Done()
+			u.run(runCtx, e, src, cfg, vers, probe, known, win)
+			u.span.stop = time.Since(t0)
 		}()
 	}
+	// A load generator short of CPU starts users late: the window opens
+	// only once every user is running, the settle counted from then.
+	running.Wait()
+	rampTook := time.Since(t0)
+	measureFrom := max(ramp, rampTook) + cfg.Settle
+	measureTo := measureFrom + cfg.Measure
+	win.set(measureFrom, measureTo)
 	phase(ev, all, "settle", cfg.Settle)
-	sleepUntil(runCtx, measureFrom)
+	sleepUntil(runCtx, t0.Add(measureFrom))
 	phase(ev, all, "measure", cfg.Measure)
 	endSelf := measureSelf()
 	probeCtx, stopProbe := context.WithCancel(runCtx)
@@ -199,7 +256,7 @@ func runLevel(ctx context.Context, e engines.Engine, src Source, cfg Config, ev 
 		go probe.run(probeCtx, cfg.Timeout)
 	}
 	stats := sampleStats(runCtx, e, cfg.Timeout)
-	watchProgress(runCtx, ev, all, users, sink, measureTo)
+	watchProgress(runCtx, ev, all, users, sink, t0.Add(measureTo))
 	cpu, schedP99 := endSelf()
 	engineStats, statsWarn := stats.stop(e, cfg.Timeout)
 	// Users stop issuing at measureTo; calls in flight finish (bounded by the
@@ -208,9 +265,12 @@ func runLevel(ctx context.Context, e engines.Engine, src Source, cfg Config, ev 
 	wg.Wait()
 	stopProbe()
 
-	end := time.Now()
-	partial := ctx.Err() != nil && end.Before(measureTo)
-	window := max(measureTo.Sub(measureFrom)-max(measureTo.Sub(end), 0), 0)
+	if ctx.Err() != nil {
+		interrupted() // in case the AfterFunc has not run yet
+	}
+	end := min(measureTo, time.Duration(cut.Load()))
+	partial := end < measureTo
+	window := max(end-measureFrom, 0)
 	for _, u := range users {
 		u.rec.Flush()
 	}
@@ -219,7 +279,15 @@ func runLevel(ctx context.Context, e engines.Engine, src Source, cfg Config, ev 
 	l.ClientCPU, l.EngineStats, l.Freshness = cpu, engineStats, probe.result()
 	l.KnownItems = known.result()
 	l.SchedLatencyP99 = schedP99
-	for _, w := range []string{statsWarn, freshnessWarning(l.Freshness), clientBound(l.ClientCPU, l.SchedLatencyP99)} {
+	spans := make([]span, 0, n)
+	for _, u := range users {
+		if u.span.stop > 0 { // it was started (an interrupted ramp starts only some)
+			spans = append(spans, u.span)
+		}
+	}
+	mean, least := activeUsers(spans, measureFrom, measureFrom+window)
+	l.Active = &result.ActiveUsers{Mean: mean, Min: least, Ramp: result.Duration(rampTook)}
+	for _, w := range []string{rampWarning(n, all, ramp, rampTook, cfg.SpawnRate), statsWarn, freshnessWarning(l.Freshness), clientBound(l.ClientCPU, l.SchedLatencyP99)} {
 		if w != "" {
 			l.Warnings = append(l.Warnings, w)
 		}
@@ -238,13 +306,70 @@ func runLevel(ctx context.Context, e engines.Engine, src Source, cfg Config, ev 
 		l.Warnings = append(l.Warnings, fmt.Sprintf("%d calls took longer than %v and were recorded at that ceiling", k, time.Duration(highestUS)*time.Microsecond))
 	}
 	if partial {
-		l.Warnings = append(l.Warnings, "interrupted: the window is shorter than configured")
+		l.Warnings = append(l.Warnings, fmt.Sprintf("interrupted after %v of the %v window: the window is shorter than configured", window.Round(time.Millisecond), cfg.Measure))
 	}
 	return l
 }
 
+// rampWarning says when the users were all running materially later than
+// the ramp planned: the window then began late too, and the spawn rate was
+// more than the load generator could start.
+func rampWarning(n, all int, ramp, took time.Duration, rate float64) string {
+	late := took - ramp
+	if late <= max(rampSlack, ramp/10) {
+		return ""
+	}
+	users := fmt.Sprintf("all %d users", n)
+	if n != all {
+		users = fmt.Sprintf("all %d users of this shard (%d in all)", n, all)
+	}
+	return fmt.Sprintf("ramp overran: %s were running only %v after the level began, %v later than planned at %g users/s (the load generator could not start them that fast); the settle and the window began only then",
+		users, took.Round(time.Millisecond), late.Round(time.Millisecond), rate)
+}
+
+// activeUsers is how many of the spans cover [from, to): the time-weighted
+// mean and the minimum. An empty window has the users running at from.
+func activeUsers(spans []span, from, to time.Duration) (mean float64, least int) {
+	type edge struct {
+		at    time.Duration
+		delta int
+	}
+	at := 0 // running at from
+	var edges []edge
+	var sum time.Duration
+	for _, s := range spans {
+		if s.start <= from && s.stop > from {
+			at++
+		}
+		if lo, hi := max(s.start, from), min(s.stop, to); hi > lo {
+			sum += hi - lo
+		}
+		if s.start > from && s.start < to {
+			edges = append(edges, edge{s.start, 1})
+		}
+		if s.stop > from && s.stop < to {
+			edges = append(edges, edge{s.stop, -1})
+		}
+	}
+	if to <= from {
+		return float64(at), at
+	}
+	slices.SortFunc(edges, func(a, b edge) int { return cmp.Compare(a.at, b.at) })
+	least = at
+	for i, e := range edges {
+		at += e.delta
+		// Only the count that holds for a while counts: edges at one
+		// instant are applied together.
+		if i+1 < len(edges) && edges[i+1].at == e.at {
+			continue
+		}
+		least = min(least, at)
+	}
+	return float64(sum) / float64(to-from), least
+}
+
 func (u *user) run(ctx context.Context, e engines.Engine, src Source, cfg Config, vers versions, probe *prober,
-	known *knownChecks, measureFrom, measureTo time.Time) {
+	known *knownChecks, win *window) {
 	for {
 		req := prepare(src, cfg.K, vers, u.stream.Next())
 		chk := known.pick(&u.known, &req)
@@ -253,7 +378,7 @@ func (u *user) run(ctx context.Context, e engines.Engine, src Source, cfg Config
 		}
 		// The timeout's context is made before the clock starts, too.
 		callCtx, cancel := context.WithTimeout(ctx, cfg.Timeout)
-		if !time.Now().Before(measureTo) {
+		if win.over() {
 			cancel()
 			return
 		}
@@ -275,7 +400,7 @@ func (u *user) run(ctx context.Context, e engines.Engine, src Source, cfg Config
 		if class == engines.Canceled && ctx.Err() != nil {
 			return // the run was interrupted; the call did not fail on its own
 		}
-		if start.Before(measureFrom) {
+		if !win.measured(start) {
 			continue // ramp and settle are not measured
 		}
 		// The check of a known item's answer, after the clock stopped.

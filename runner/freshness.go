@@ -171,11 +171,14 @@ func (p *prober) run(ctx context.Context, timeout time.Duration) {
 			return
 		case w = <-p.writes:
 		}
+		// A write that failed is not a write to probe. The prober pauses
+		// after it as after a probe: claiming the next write at once
+		// would, while the engine is down, claim every failing write.
 		if w.err != nil {
 			p.count(func(r *result.Freshness) { r.WriteFailed++ })
-			continue
+		} else {
+			p.probe(ctx, w, timeout)
 		}
-		p.probe(ctx, w, timeout)
 		if !sleepUntil(ctx, time.Now().Add(p.gap())) {
 			return
 		}
@@ -251,7 +254,7 @@ func (p *prober) result() *result.Freshness {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	r := p.res
-	r.Probes = r.Visible + r.Superseded + r.SearchFailed + r.Unresolved + r.WriteFailed
+	r.Probes = r.Visible + r.Superseded + r.SearchFailed + r.Unresolved
 	r.Poll = result.Duration(p.cfg.Poll)
 	r.Lag = result.Summarize(p.lag)
 	if p.lag.TotalCount() > 0 {
@@ -272,6 +275,8 @@ func freshnessWarning(f *result.Freshness) string {
 	switch {
 	case f.SearchFailed > 0 && f.Visible == 0:
 		return fmt.Sprintf("freshness: the probe's searches failed (%s); no lag measured", f.LastError)
+	case f.Probes == 0 && f.WriteFailed > 0:
+		return fmt.Sprintf("freshness: each of the %d writes sampled for a probe failed; no lag measured", f.WriteFailed)
 	case f.Probes > 0 && f.Visible == 0:
 		return fmt.Sprintf("freshness: none of %d probed writes became visible within the window", f.Probes)
 	case lost > 0 && float64(lost) > 0.1*float64(f.Visible+lost):

@@ -20,7 +20,7 @@ func knownSetup(t *testing.T, drop bool) (*wordEngine, Text, *result.Relevance) 
 	t.Helper()
 	src := testCorpus(t, 3000, 1)
 	e := newWordEngine()
-	if _, err := Prepopulate(context.Background(), e, src, nil); err != nil {
+	if _, err := Prepopulate(context.Background(), e, src, DefaultTimeout, nil); err != nil {
 		t.Fatal(err)
 	}
 	idle := CheckRelevance(context.Background(), e, src, 100, 10, 5*time.Second)
@@ -151,7 +151,7 @@ func TestKnownItemCheckIsNotTimed(t *testing.T) {
 	defer func() { afterKnownCheck = nil }()
 	src := testCorpus(t, 500, 1)
 	e := newWordEngine()
-	if _, err := Prepopulate(context.Background(), e, src, nil); err != nil {
+	if _, err := Prepopulate(context.Background(), e, src, DefaultTimeout, nil); err != nil {
 		t.Fatal(err)
 	}
 	cfg := Config{Users: []int{2}, SpawnRate: 1000, Measure: time.Second,

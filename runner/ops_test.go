@@ -75,7 +75,7 @@ func checkOps(t *testing.T, where string, ops []result.OpStats, engine map[strin
 func TestEveryOpRunsClosedLoop(t *testing.T) {
 	e := newMem()
 	c := testCorpus(t, 400, 0.5)
-	if _, err := Prepopulate(context.Background(), e, c, nil); err != nil {
+	if _, err := Prepopulate(context.Background(), e, c, DefaultTimeout, nil); err != nil {
 		t.Fatal(err)
 	}
 	calls := countCalls(e)
@@ -90,7 +90,7 @@ func TestEveryOpRunsClosedLoop(t *testing.T) {
 func TestEveryOpRunsOpenLoop(t *testing.T) {
 	e := newMem()
 	c := testCorpus(t, 400, 0.5)
-	if _, err := Prepopulate(context.Background(), e, c, nil); err != nil {
+	if _, err := Prepopulate(context.Background(), e, c, DefaultTimeout, nil); err != nil {
 		t.Fatal(err)
 	}
 	calls := countCalls(e)

@@ -447,7 +447,7 @@ func (r *run) prepare(ctx context.Context, e engines.Engine, name string, er *re
 	}
 	r.logf(name, "pre-populating %d documents", p.Source.PrepopulatedCount())
 	var err error
-	er.Preload, err = Prepopulate(ctx, e, p.Source, func(done, total int) {
+	er.Preload, err = Prepopulate(ctx, e, p.Source, calls.Timeout, func(done, total int) {
 		r.obs.Observe(Event{Kind: EventPreload, Setup: name, Done: done, Total: total})
 	})
 	r.obs.Observe(Event{Kind: EventPreloadDone, Setup: name})

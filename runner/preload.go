@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -21,7 +22,16 @@ const (
 // Prepopulate loads version 0 of every pre-populated ID, waits until it is
 // searchable when the driver can say so, and checks the engine's document
 // count against the corpus.
-func Prepopulate(ctx context.Context, e engines.Engine, src Source, progress func(done, total int)) (result.Preload, error) {
+//
+// Each upsert, bulk batch and the count is one call bounded by timeout (the
+// request timeout), as every call of a run is: a call that does not return
+// in time fails, class timeout, so an engine that hangs fails the
+// pre-population instead of holding the run. A document whose call failed
+// is not retried: any failure fails the pre-population, its error counting
+// the failed documents by class. Waiting for the loaded documents to become
+// searchable is not one call and is bounded by ctx only: how long indexing
+// takes is the engine's.
+func Prepopulate(ctx context.Context, e engines.Engine, src Source, timeout time.Duration, progress func(done, total int)) (result.Preload, error) {
 	total := src.PrepopulatedCount()
 	bulk, isBulk := e.(engines.BulkUpserter)
 	p := result.Preload{Documents: total, Bulk: isBulk, Count: -1}
@@ -55,11 +65,18 @@ func Prepopulate(ctx context.Context, e engines.Engine, src Source, progress fun
 	}()
 
 	var done, failed atomic.Int64
+	var byClass [engines.NumClasses]atomic.Int64
 	var firstErr error
 	var once sync.Once
-	fail := func(err error, n int) {
-		failed.Add(int64(n))
-		once.Do(func() { firstErr = err })
+	call := func(f func(context.Context) error, n int) {
+		cctx, cancel := context.WithTimeout(ctx, timeout)
+		err := guardErr(func() error { return f(cctx) })
+		cancel()
+		if err != nil {
+			failed.Add(int64(n))
+			byClass[engines.Classify(err)].Add(int64(n))
+			once.Do(func() { firstErr = err })
+		}
 	}
 	workers := preloadWriters
 	if isBulk {
@@ -78,14 +95,10 @@ func Prepopulate(ctx context.Context, e engines.Engine, src Source, progress fun
 					docs = append(docs, src.Document(id, 0))
 				}
 				if isBulk {
-					if err := guardErr(func() error { return bulk.UpsertBatch(ctx, docs) }); err != nil {
-						fail(err, len(docs))
-					}
+					call(func(ctx context.Context) error { return bulk.UpsertBatch(ctx, docs) }, len(docs))
 				} else {
 					for _, d := range docs {
-						if err := guardErr(func() error { return e.Upsert(ctx, d) }); err != nil {
-							fail(err, 1)
-						}
+						call(func(ctx context.Context) error { return e.Upsert(ctx, d) }, 1)
 					}
 				}
 				n := done.Add(int64(len(ids)))
@@ -111,10 +124,24 @@ func Prepopulate(ctx context.Context, e engines.Engine, src Source, progress fun
 	p.DocsPerS = float64(total) / time.Since(start).Seconds()
 	p.Errors = failed.Load()
 	if firstErr != nil {
-		return p, fmt.Errorf("pre-population: %d of %d documents failed; first: %w", p.Errors, total, firstErr)
+		var classes []string
+		for c := range engines.NumClasses {
+			if k := byClass[c].Load(); k > 0 {
+				classes = append(classes, fmt.Sprintf("%v %d", c, k))
+			}
+		}
+		why := strings.Join(classes, ", ")
+		if byClass[engines.Timeout].Load() > 0 {
+			why += fmt.Sprintf("; a call ends at the request timeout, %v", timeout)
+		}
+		return p, fmt.Errorf("pre-population: %d of %d documents failed (%s); first: %w", p.Errors, total, why, firstErr)
 	}
 	if cnt, ok := e.(engines.Counter); ok {
-		n, err := guard(func() (int64, error) { return cnt.Count(ctx) })
+		n, err := guard(func() (int64, error) {
+			cctx, cancel := context.WithTimeout(ctx, timeout)
+			defer cancel()
+			return cnt.Count(cctx)
+		})
 		if err != nil {
 			return p, fmt.Errorf("pre-population: count: %w", err)
 		}

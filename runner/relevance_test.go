@@ -30,7 +30,7 @@ func openBleve(t *testing.T, src Source) engines.Engine {
 func TestRelevanceOnARealEngine(t *testing.T) {
 	src := testCorpus(t, 3000, 0.95)
 	e := openBleve(t, src)
-	if _, err := Prepopulate(context.Background(), e, src, nil); err != nil {
+	if _, err := Prepopulate(context.Background(), e, src, DefaultTimeout, nil); err != nil {
 		t.Fatal(err)
 	}
 	rel := CheckRelevance(context.Background(), e, src, 100, 10, 5*time.Second)

@@ -100,7 +100,7 @@ func TestClosedLoopMeasuresEveryOperation(t *testing.T) {
 	e := newMem()
 	e.delay = 200 * time.Microsecond
 	c := testCorpus(t, 500, 0.5)
-	if _, err := Prepopulate(context.Background(), e, c, nil); err != nil {
+	if _, err := Prepopulate(context.Background(), e, c, DefaultTimeout, nil); err != nil {
 		t.Fatal(err)
 	}
 	levels := ClosedLoop(context.Background(), e, c, quickConfig(4, 16), Events{})
@@ -281,13 +281,13 @@ func TestInterruptedLevelIsPartial(t *testing.T) {
 func TestPrepopulate(t *testing.T) {
 	c := testCorpus(t, 3000, 0.95)
 	single := newMem()
-	p, err := Prepopulate(context.Background(), single, c, nil)
+	p, err := Prepopulate(context.Background(), single, c, DefaultTimeout, nil)
 	if err != nil || p.Bulk || p.Count != int64(c.PrepopulatedCount()) || !p.CountOK {
 		t.Fatalf("single upserts: %+v, %v", p, err)
 	}
 	bulk := &bulkEngine{memEngine: newMem()}
 	var last int
-	p, err = Prepopulate(context.Background(), bulk, c, func(done, total int) { last = max(last, done) })
+	p, err = Prepopulate(context.Background(), bulk, c, DefaultTimeout, func(done, total int) { last = max(last, done) })
 	if err != nil || !p.Bulk || bulk.batches.Load() != int64((c.PrepopulatedCount()+preloadBatch-1)/preloadBatch) {
 		t.Fatalf("bulk: %+v, %v, %d batches", p, err, bulk.batches.Load())
 	}
@@ -302,7 +302,7 @@ func TestPrepopulate(t *testing.T) {
 	}
 	short := newMem()
 	short.drop = 3
-	if _, err := Prepopulate(context.Background(), short, c, nil); err == nil {
+	if _, err := Prepopulate(context.Background(), short, c, DefaultTimeout, nil); err == nil {
 		t.Fatal("a count 3 short of the corpus was accepted")
 	}
 }
@@ -459,7 +459,7 @@ func TestDriverPanicsAreFailedCalls(t *testing.T) {
 		}
 		return nil
 	}
-	_, err := Prepopulate(context.Background(), e, c, nil)
+	_, err := Prepopulate(context.Background(), e, c, DefaultTimeout, nil)
 	var pe *PanicError
 	if !errors.As(err, &pe) || pe.Value != "upsert exploded" {
 		t.Errorf("pre-population error %v; want the driver's panic", err)

@@ -80,7 +80,7 @@ func TestMeilisearchDriverAttaches(t *testing.T) {
 	if err := e.Create(ctx, src.Schema()); err != nil {
 		t.Fatal(err)
 	}
-	p, err := runner.Prepopulate(ctx, e, src, nil)
+	p, err := runner.Prepopulate(ctx, e, src, runner.DefaultTimeout, nil)
 	if err != nil || !p.CountOK {
 		t.Fatalf("pre-population of nothing: %+v, %v", p, err)
 	}

@@ -286,8 +286,10 @@ func runFigures(run result.EngineRun, emit func(figureKey, estimate)) error {
 				switch q, isLatency := quantiles[v.metric]; {
 				case isLatency && h != nil:
 					e.lo, e.hi = quantileInterval(h, q)
-				case v.metric == "rps" && window > 0:
-					e.lo, e.hi = poissonInterval(o.Count, window)
+				case v.metric == "rps":
+					if w := rateWindow(o.Count, o.RPS, window); w > 0 {
+						e.lo, e.hi = poissonInterval(o.Count, w)
+					}
 				}
 				emit(figureKey{run.Label, at, o.Op, v.metric}, e)
 			}
@@ -295,8 +297,8 @@ func runFigures(run result.EngineRun, emit func(figureKey, estimate)) error {
 		for _, v := range levelValues(l) {
 			if v.metric == "total_rps" {
 				e := estimate{v: v.v, lo: math.NaN(), hi: math.NaN()}
-				if window > 0 {
-					e.lo, e.hi = poissonInterval(total, window)
+				if w := rateWindow(total, v.v, window); w > 0 {
+					e.lo, e.hi = poissonInterval(total, w)
 				}
 				emit(figureKey{run.Label, at, "all", v.metric}, e)
 			}
@@ -391,6 +393,18 @@ func orderRanks(n int64, q float64) (l, u int64) {
 		}
 	}
 	return min(l, n), u
+}
+
+// rateWindow is the window, in seconds, over which count calls make the
+// given rate: count / rate. On one machine's level that is its window. On
+// a level merged from shards whose windows differ (one stopped early) the
+// rate is the sum of each shard's count over its own window, and the
+// level's window (the shortest) would put the interval far from it.
+func rateWindow(count int64, rate, window float64) float64 {
+	if count > 0 && rate > 0 {
+		return float64(count) / rate
+	}
+	return window
 }
 
 // poissonInterval is the 95% interval of a rate measured as count calls

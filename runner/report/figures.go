@@ -52,6 +52,10 @@ func levelValues(l result.Level) []value {
 			out = append(out, latencyValues("freshness.lag_", f.Lag)...)
 		}
 	}
+	if a := l.Active; a != nil {
+		out = append(out, value{"active_users.mean", a.Mean}, value{"active_users.min", float64(a.Min)},
+			value{"active_users.ramp_s", a.Ramp.Seconds()})
+	}
 	out = append(out, knownValues(l.KnownItems)...)
 	return append(out, gaugeValues(l.EngineStats)...)
 }

@@ -60,22 +60,23 @@ func (rep *Report) shardSections() []Section {
 		if len(rep.Inputs) > 1 {
 			sec.Title = "Shards of " + in.Name
 		}
-		sec.text("%s: each shard's own throughput (its users or offered rate in brackets); offset is its clock's estimated offset from the coordinator's (within ±RTT/2), late how long after the agreed instant its load began.", shardNote(r))
+		sec.text("%s: each shard's own throughput (its users or offered rate in brackets; ⚠ where it stopped before the window's end, over its own shorter window); offset is its clock's estimated offset from the coordinator's (within ±RTT/2), late how long after the agreed instant its load began.", shardNote(r))
 		type col struct {
-			engine string
-			level  int
+			engine  string
+			level   int
+			windows []result.ShardWindow // a closed-loop level's
 		}
 		head := []string{"shard", "host"}
 		var cols []col
 		for _, e := range r.Engines {
 			for j, l := range e.Levels {
 				head = append(head, fmt.Sprintf("%s %d users: RPS", e.Label, l.Users))
-				cols = append(cols, col{e.Label, j})
+				cols = append(cols, col{e.Label, j, l.ShardWindows})
 			}
 			if e.Ladder != nil {
 				for j, g := range e.Ladder.Rungs {
 					head = append(head, fmt.Sprintf("%s %s/s: achieved", e.Label, rate(g.Offered)))
-					cols = append(cols, col{e.Label, j})
+					cols = append(cols, col{e.Label, j, nil})
 				}
 			}
 		}
@@ -102,6 +103,11 @@ func (rep *Report) shardSections() []Section {
 						cell = fmt.Sprintf("%s (%s/s)", rps(l.TotalRPS), rate(l.Offered))
 					} else {
 						cell = fmt.Sprintf("%s (%d)", rps(l.TotalRPS), l.Users)
+					}
+				}
+				for _, w := range c.windows {
+					if w.Shard == s.Index && w.Partial {
+						cell += fmt.Sprintf(" ⚠ stopped after %v", time.Duration(w.Window).Round(time.Millisecond))
 					}
 				}
 				row = append(row, cell)

@@ -5,6 +5,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -151,12 +152,40 @@ func levelWarnings(l result.Level) []string {
 		out = append(out, fmt.Sprintf("%d failed calls (%s): failures are kept out of the latencies, and RPS counts successes only", failed, strings.Join(parts, "; ")))
 	}
 	if l.Partial {
-		out = append(out, fmt.Sprintf("partial level: measured for %v only", time.Duration(l.Window).Round(time.Millisecond)))
+		out = append(out, partialWarning(l))
+	}
+	if a := l.Active; a != nil && a.Min < l.Users {
+		out = append(out, fmt.Sprintf("only %d of the %d users were running at some point in the window (%s on average): the figures are of fewer users than the level's", a.Min, l.Users, meanUsers(a.Mean)))
 	}
 	if w, ok := saturationWarning(l.EngineStats); ok {
 		out = append(out, w)
 	}
 	return out
+}
+
+// partialWarning says how long a cut-short level measured; a level merged
+// from shards says which shard stopped when, and that each shard's rates
+// are over its own window.
+func partialWarning(l result.Level) string {
+	round := func(d result.Duration) string { return time.Duration(d).Round(time.Millisecond).String() }
+	var stopped, whole []string
+	var full result.Duration
+	for _, w := range l.ShardWindows {
+		if w.Partial {
+			stopped = append(stopped, fmt.Sprintf("shard %d stopped after %s", w.Shard, round(w.Window)))
+		} else {
+			whole = append(whole, strconv.Itoa(w.Shard))
+			full = max(full, w.Window)
+		}
+	}
+	if len(stopped) == 0 {
+		return fmt.Sprintf("partial level: measured for %s only", round(l.Window))
+	}
+	msg := "partial level: " + strings.Join(stopped, ", ")
+	if len(whole) > 0 {
+		msg += fmt.Sprintf("; shard(s) %s measured for %s", strings.Join(whole, ", "), round(full))
+	}
+	return msg + "; each shard's rates are its calls over its own window"
 }
 
 // The Valkey driver's names for searches whose total reached
@@ -289,10 +318,29 @@ func trustRows(cols []column) [][]string {
 		}),
 		row(fmt.Sprintf("recall@%d under load (checks)", k), func(c column) string { return knownCell(c.level.KnownItems) }),
 		row("checks empty, total < hits", func(c column) string { return knownFaults(c.level.KnownItems) }),
+		row("users running mean (min)", func(c column) string { return activeCell(c.level) }),
 		row("client CPU", func(c column) string { return strconv.FormatFloat(100*c.level.ClientCPU, 'f', 0, 64) + "%" }),
 		row("client scheduler p99 (ms)", func(c column) string { return num(c.level.SchedLatencyP99) }),
 	}
 }
+
+// activeCell is the users running over the window, time-weighted mean
+// and minimum: "—" where the result does not say (an older searchbench);
+// ⚠ when some of the level's users were not running for part of it.
+func activeCell(l result.Level) string {
+	a := l.Active
+	if a == nil {
+		return "—"
+	}
+	cell := fmt.Sprintf("%s (%d)", meanUsers(a.Mean), a.Min)
+	if a.Min < l.Users {
+		cell += " ⚠"
+	}
+	return cell
+}
+
+// meanUsers is a mean number of users to a tenth.
+func meanUsers(v float64) string { return strconv.FormatFloat(math.Round(10*v)/10, 'f', -1, 64) }
 
 // knownCell is recall under load and the checks it is over: "—" without
 // checks; ⚠ when it is below the idle recall beyond sampling (the

@@ -37,7 +37,12 @@ import (
 //     the sum of the shards' rates. Dividing the summed count by one
 //     "common" window instead would charge every shard with the shortest
 //     (or longest) shard's window. Level.Window is the shortest shard
-//     window: the time every shard was measuring.
+//     window: the time every shard was measuring; Level.ShardWindows is
+//     each shard's, so a shard that stopped early is named with its window.
+//   - Active users: the shards' means and minimums are summed (the sum of
+//     minimums is a lower bound: the shards' need not coincide), the ramp
+//     is the longest shard's; a shard without them (an older searchbench)
+//     leaves the merged level without them.
 //   - Closed-loop users are summed; a ladder rep's offered and achieved
 //     rates are summed, and the rungs' medians and the sustainable rate are
 //     recomputed from the merged reps by the runner's own rule
@@ -384,7 +389,7 @@ type shardLevel struct {
 
 // mergeLevel merges one closed-loop level of several shards.
 func mergeLevel(ls []shardLevel, where string) (Level, error) {
-	out := Level{Window: ls[0].l.Window}
+	out := Level{Window: ls[0].l.Window, Active: &ActiveUsers{}}
 	ops := newOpMerger(where, false)
 	var fresh []shardFreshness
 	var stats []map[string]Gauge
@@ -392,6 +397,14 @@ func mergeLevel(ls []shardLevel, where string) (Level, error) {
 		l := s.l
 		out.Users += l.Users
 		out.Window = min(out.Window, l.Window)
+		out.ShardWindows = append(out.ShardWindows, ShardWindow{Shard: s.p.idx, Window: l.Window, Partial: l.Partial})
+		if a := l.Active; a != nil && out.Active != nil {
+			out.Active.Mean += a.Mean
+			out.Active.Min += a.Min
+			out.Active.Ramp = max(out.Active.Ramp, a.Ramp)
+		} else {
+			out.Active = nil
+		}
 		out.Partial = out.Partial || l.Partial
 		out.ClientCPU = max(out.ClientCPU, l.ClientCPU)
 		out.SchedLatencyP99 = max(out.SchedLatencyP99, l.SchedLatencyP99)

@@ -219,7 +219,35 @@ type Level struct {
 	// EngineStats is the engine's own figures, sampled while measuring,
 	// where the driver reports them (queue depths, ingest counters).
 	EngineStats map[string]Gauge `json:"engine_stats,omitempty"`
-	Warnings    []string         `json:"warnings,omitempty" redact:"message"`
+	// Active is how many users were running while the window was open
+	// (older results lack it).
+	Active *ActiveUsers `json:"active_users,omitempty"`
+	// ShardWindows is set on a level merged from shards: each shard's own
+	// window, in index order. Each shard's rates are its calls over its own
+	// window; Window is the shortest of them.
+	ShardWindows []ShardWindow `json:"shard_windows,omitempty"`
+	Warnings     []string      `json:"warnings,omitempty" redact:"message"`
+}
+
+// ActiveUsers is the users of a level that were running (started and not
+// yet stopped) over its window. The window opens only once every user is
+// running, so both figures fall short of Users only when users stopped
+// early.
+type ActiveUsers struct {
+	Mean float64 `json:"mean"` // time-weighted over the window
+	Min  int     `json:"min"`
+	// Ramp is how long after the level began its last user was running;
+	// the planned ramp is (users − 1) / spawn rate, and when the load
+	// generator could not keep that pace the settle and the window began
+	// later (the level then warns).
+	Ramp Duration `json:"ramp"`
+}
+
+// ShardWindow is one shard's window of a merged level.
+type ShardWindow struct {
+	Shard   int      `json:"shard"`
+	Window  Duration `json:"window"`
+	Partial bool     `json:"partial,omitempty"`
 }
 
 // Relevance is recall@K of known-item searches: queries built from one
@@ -249,11 +277,14 @@ type RelevanceKind struct {
 // a sample of the level's own upserts, from the write's return until a
 // search first returned the new version.
 type Freshness struct {
-	Probes  int64 `json:"probes"`  // writes probed
+	// Probes is the writes probed: Visible + Superseded + Unresolved +
+	// SearchFailed. A sampled write that failed is not probed: it counts in
+	// WriteFailed only (results before this rule counted it here too).
+	Probes  int64 `json:"probes"`
 	Visible int64 `json:"visible"` // … seen by a search (their lags are in Lag)
 	// Superseded: the ID was written or deleted again before the probe
-	// saw it; Unresolved: the window closed first; WriteFailed: the probed
-	// write itself failed; SearchFailed: a probe's search failed.
+	// saw it; Unresolved: the window closed first; WriteFailed: the write
+	// sampled for a probe failed; SearchFailed: a probe's search failed.
 	Superseded   int64    `json:"superseded"`
 	Unresolved   int64    `json:"unresolved"`
 	WriteFailed  int64    `json:"write_failed"`
