@@ -420,13 +420,16 @@ func WriteFile(path string, r *Result) error {
 	return WriteAtomic(path, append(b, '\n'))
 }
 
-// WriteAtomic writes data to path by temporary file and rename.
+// WriteAtomic writes data to path by temporary file and rename. The file
+// is made 0666 less the umask, as any tool's output is: results and reports
+// are meant to be shared (their secrets are scrubbed before they get here),
+// and os.CreateTemp's 0600 would keep them from everyone else.
 func WriteAtomic(path string, data []byte) error {
 	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	f, err := createTemp(dir, "."+filepath.Base(path)+".tmp-")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
