@@ -55,6 +55,11 @@ func newDeployTargetCmd(target string) *cobra.Command {
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if out != "" {
+				if err := checkOutFile(out); err != nil {
+					return err
+				}
+			}
 			var err error
 			if spec.Command, spec.Secrets, err = shardCommand(args, spec.Shards); err != nil {
 				return err
