@@ -162,3 +162,34 @@ func copyFile(from, to string) error {
 	}
 	return o.Close()
 }
+
+// A result file cut short (a copy or a write that did not finish) is said
+// to be truncated, at its length, naming the file; other text that is not
+// JSON names the byte where it goes wrong. Neither is "not a searchbench
+// result", which would send the user looking for another file.
+func TestTruncatedResultIsSaidToBe(t *testing.T) {
+	whole, err := os.ReadFile("../../runner/report/testdata/v1-slash-mix.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	cut := filepath.Join(dir, "cut.json")
+	if err := os.WriteFile(cut, whole[:len(whole)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(bad, append([]byte(`{"schema_version": 1,, `), whole[1:]...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"report", cut, "--out", t.TempDir()}, fmt.Sprintf("%s: truncated JSON: it ends at byte %d", cut, len(whole)/2)},
+		{[]string{"merge", cut, "--out", t.TempDir()}, fmt.Sprintf("%s: truncated JSON: it ends at byte %d", cut, len(whole)/2)},
+		{[]string{"report", bad, "--out", t.TempDir()}, bad + ": invalid JSON at byte 22"},
+	} {
+		code, stdout, stderr := runCLI(t, context.Background(), c.args...)
+		oneLine(t, strings.Join(c.args, " "), code, stdout, stderr, c.want)
+	}
+}

@@ -459,7 +459,7 @@ func ReadFile(path string) (*Result, error) {
 	}
 	var r Result
 	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("read result %s: %w", path, err)
+		return nil, fmt.Errorf("read result: %w", DecodeError(path, b, err))
 	}
 	if r.SchemaVersion != SchemaVersion {
 		return nil, fmt.Errorf("read result %s: schema version %d, this searchbench reads %d", path, r.SchemaVersion, SchemaVersion)
