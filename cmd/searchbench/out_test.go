@@ -193,3 +193,31 @@ func TestTruncatedResultIsSaidToBe(t *testing.T) {
 		oneLine(t, strings.Join(c.args, " "), code, stdout, stderr, c.want)
 	}
 }
+
+// Results and reports are meant to be shared (their secrets are scrubbed):
+// every file a run writes, report.html and the charts included, is 0666
+// less the umask, not 0600.
+func TestOutputsAreWrittenForSharing(t *testing.T) {
+	dir := t.TempDir()
+	old := syscall.Umask(0o022)
+	code, _, stderr := runCLI(t, context.Background(), tiny(dir)...)
+	syscall.Umask(old)
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	files := 0
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		files++
+		fi, err := d.Info()
+		if err == nil && fi.Mode().Perm() != 0o644 {
+			t.Errorf("%s: mode %03o, want 644", path, fi.Mode().Perm())
+		}
+		return err
+	})
+	if err != nil || files < 5 {
+		t.Errorf("%d files (%v); want result.json, tables.md, figures.csv, report.html and charts", files, err)
+	}
+}
