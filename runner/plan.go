@@ -291,10 +291,14 @@ func (p Plan) validateSetups() error {
 	return nil
 }
 
-// CheckDir checks that a directory can be made or used at path: it is one,
-// or the nearest part of the path that exists is one. When it exists and
-// write is set, a file is made in it and removed.
+// CheckDir checks that a directory can be used at path. With write set it
+// must be one this process can make and write in (see checkWritableDir);
+// without, it is one, or the nearest part of the path that exists is one
+// (an engine's data directory, which the engine makes).
 func CheckDir(path string, write bool) error {
+	if write {
+		return checkWritableDir(path)
+	}
 	for p := filepath.Clean(path); ; p = filepath.Dir(p) {
 		fi, err := os.Stat(p)
 		switch {
@@ -304,13 +308,6 @@ func CheckDir(path string, write bool) error {
 			return err
 		case !fi.IsDir():
 			return fmt.Errorf("%s is not a directory", p)
-		case p == filepath.Clean(path) && write:
-			f, err := os.CreateTemp(p, ".searchbench-probe-*")
-			if err != nil {
-				return fmt.Errorf("%s is not writable: %w", p, err)
-			}
-			f.Close()
-			return os.Remove(f.Name())
 		}
 		return nil
 	}

@@ -37,3 +37,32 @@ func TestRedactMessagesRewritesOnlyMessages(t *testing.T) {
 		t.Errorf("error example %q", got)
 	}
 }
+
+// A server or proxy that quotes a part of a secret, or the secret in
+// another case, leaks that part unless every run of six or more of its
+// characters goes, in any case, wherever it stands; fewer than six, and
+// ordinary words, stay.
+func TestRedactMessagesRemovesEveryRunOfASecret(t *testing.T) {
+	const key = "Sb-s3cret-Zq7Kx9Tq4w"
+	const pw = "Pässwört-Ünïcode"
+	for _, c := range []struct{ in, want string }{
+		{"bad key " + key, "bad key [redacted]"},
+		{"bad key " + key[:10] + "…", "bad key [redacted]…"},        // truncated quote: a prefix
+		{"key ends " + key[13:] + ".", "key ends [redacted]."},      // a suffix (7)
+		{"middle (" + key[5:11] + ")", "middle ([redacted])"},       // 6 from the middle
+		{"lower " + strings.ToLower(key), "lower [redacted]"},       // another case
+		{"upper " + strings.ToUpper(key[2:12]), "upper [redacted]"}, // another case, in part
+		{"split " + key[:8] + " / " + key[8:] + "!", "split [redacted] / [redacted]!"},
+		{"unicode " + strings.ToUpper(pw[3:]), "unicode [redacted]"},
+		{"five " + key[:5] + " and " + key[15:], "five " + key[:5] + " and " + key[15:]}, // 5: too short to tell
+		{"the secret pieces stay apart from ordinary words: search, timeout, Zq7 ok", "the secret pieces stay apart from ordinary words: search, timeout, Zq7 ok"},
+		{"short PG and pg, not pgx", "short [redacted] and [redacted], not [redacted]x"},
+		{"clipped " + key[:4] + "… (clipped, 900 bytes)", "clipped [redacted]… (clipped, 900 bytes)"},
+	} {
+		run := result.EngineRun{Error: c.in, Warnings: []string{c.in}}
+		RedactMessages(&run, []string{"", key, pw, "pg"})
+		if run.Error != c.want || run.Warnings[0] != c.want {
+			t.Errorf("%q\n got %q\nwant %q", c.in, run.Error, c.want)
+		}
+	}
+}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/searchbench/searchbench/runner"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/runner/shard"
 )
@@ -36,19 +35,23 @@ func newCoordinateCmd() *cobra.Command {
 				return badInput("barrier-timeout: %v must be > 0", srv.BarrierTimeout)
 			case srv.Lead <= 0 || srv.Lead > time.Minute:
 				return badInput("lead: %v must be in (0, 1m]", srv.Lead)
-			case out == "":
-				return badInput("out: a directory is needed")
 			}
 			if _, _, err := net.SplitHostPort(listen); err != nil {
 				return badInput("listen: %q is not HOST:PORT", listen)
 			}
-			if err := runner.CheckDir(out, true); err != nil {
-				return badInput("out: %v", err)
+			if err := checkOut(out); err != nil {
+				return err
 			}
 			ln, err := net.Listen("tcp", listen)
 			if err != nil {
 				return badInput("listen: %v", err)
 			}
+			release, err := holdOut(out)
+			if err != nil {
+				ln.Close()
+				return err
+			}
+			defer release()
 			log := newLogger(cmd.ErrOrStderr())
 			srv.Logf = log.printf
 			log.printf("coordinating %d shards on %s; waiting up to %v for them to register", srv.Shards, ln.Addr(), srv.RegisterTimeout)

@@ -20,7 +20,17 @@ func newDeployCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "deploy",
 		Short: "Write the definition of a sharded run for an orchestrator: kubernetes (an Indexed Job) or swarm (a stack file)",
-		Args:  noArgs,
+		// An orchestrator deploy does not know is no subcommand, so cobra
+		// parses the rest of the line with deploy's own flags, which are
+		// none: without this, `deploy nomad --shards 3` would be told
+		// "unknown flag: --shards" instead of what is wrong.
+		FParseErrWhitelist: cobra.FParseErrWhitelist{UnknownFlags: true},
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return badInput("deploy: unknown orchestrator %q; kubernetes or swarm", args[0])
+			}
+			return nil
+		},
 		RunE: func(*cobra.Command, []string) error {
 			return badInput("deploy: kubernetes or swarm is needed, e.g. searchbench deploy kubernetes --shards 3 --image IMAGE -- run --engine postgres --url …")
 		},
@@ -45,6 +55,11 @@ func newDeployTargetCmd(target string) *cobra.Command {
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if out != "" {
+				if err := checkOutFile(out); err != nil {
+					return err
+				}
+			}
 			var err error
 			if spec.Command, spec.Secrets, err = shardCommand(args, spec.Shards); err != nil {
 				return err

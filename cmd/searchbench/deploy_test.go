@@ -20,7 +20,8 @@ func TestDeployBadInput(t *testing.T) {
 		want string // in the message
 	}{
 		{[]string{"deploy"}, "kubernetes or swarm"},
-		{[]string{"deploy", "nomad"}, "takes no arguments"},
+		{[]string{"deploy", "nomad"}, `unknown orchestrator "nomad"`},
+		{[]string{"deploy", "nomad", "--shards", "3"}, `unknown orchestrator "nomad"`}, // not "unknown flag: --shards"
 		{k8s(), "after --"},
 		{k8s(attached...), "unknown flag: --engine"}, // without --, the shards' flags are deploy's
 		{k8s("--", "calibrate"), "run or ladder"},

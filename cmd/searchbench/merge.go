@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/searchbench/searchbench/runner"
 	"github.com/searchbench/searchbench/runner/result"
 )
 
@@ -22,11 +21,8 @@ func newMergeCmd() *cobra.Command {
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if out == "" {
-				return badInput("out: a directory is needed")
-			}
-			if err := runner.CheckDir(out, true); err != nil {
-				return badInput("out: %v", err)
+			if err := checkOut(out); err != nil {
+				return err
 			}
 			inputs, err := loadResults(args)
 			if err != nil {
@@ -47,6 +43,11 @@ func newMergeCmd() *cobra.Command {
 				// files say which is which.
 				return badInput("%v [given: %s]", err, strings.Join(given, ", "))
 			}
+			release, err := holdOut(out)
+			if err != nil {
+				return err
+			}
+			defer release()
 			return finish(cmd.OutOrStdout(), newLogger(cmd.ErrOrStderr()), out, res)
 		},
 	}

@@ -22,13 +22,18 @@ func newReportCmd() *cobra.Command {
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if out == "" {
-				return badInput("out: a directory is needed")
+			if err := checkOut(out); err != nil {
+				return err
 			}
 			inputs, err := loadResults(args)
 			if err != nil {
 				return err
 			}
+			release, err := holdOut(out)
+			if err != nil {
+				return err
+			}
+			defer release()
 			return writeReport(cmd.OutOrStdout(), newLogger(cmd.ErrOrStderr()), out, report.New(inputs...))
 		},
 	}

@@ -31,12 +31,8 @@ func newBenchCmd(command, short string) *cobra.Command {
 			if err := applyScenario(&s); err != nil {
 				return err
 			}
-			if s.Out == "" {
-				return badInput("out: a directory is needed")
-			}
-			// A run that cannot write its results would find out only at its end.
-			if err := runner.CheckDir(s.Out, true); err != nil {
-				return badInput("out: %v", err)
+			if err := checkOut(s.Out); err != nil {
+				return err
 			}
 			p, err := s.Plan()
 			if err != nil {
@@ -45,6 +41,11 @@ func newBenchCmd(command, short string) *cobra.Command {
 			if s.DryRun {
 				return printPlan(cmd.OutOrStdout(), &p)
 			}
+			release, err := holdOut(s.Out)
+			if err != nil {
+				return err
+			}
+			defer release()
 			return execute(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), p, s.Out)
 		},
 	}

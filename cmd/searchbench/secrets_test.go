@@ -3,11 +3,17 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/searchbench/searchbench/engines"
@@ -255,4 +261,103 @@ func TestRunRedactsSecretsThatDriversQuote(t *testing.T) {
 		t.Errorf("the failures' message is not shown, redacted:\n%s", stdout)
 	}
 	noSecret(t, secret, stdout, stderr, dir)
+}
+
+// noSecretRun fails the test if any run of minRun characters of secret, in
+// any case, appears in the run's stdout, its stderr or any file it wrote.
+func noSecretRun(t *testing.T, secret, stdout, stderr, dir string) {
+	t.Helper()
+	const minRun = 6 // as runner's scrub
+	check := func(name string, text []byte) {
+		low := bytes.ToLower(text)
+		s := strings.ToLower(secret)
+		for i := 0; i+minRun <= len(s); i++ {
+			if bytes.Contains(low, []byte(s[i:i+minRun])) {
+				t.Errorf("%s holds %q, a part of the secret", name, s[i:i+minRun])
+				return
+			}
+		}
+	}
+	check("stdout", []byte(stdout))
+	check("stderr", []byte(stderr))
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err == nil {
+			check(path, b)
+		}
+		return err
+	})
+	if err != nil {
+		t.Error(err)
+	}
+}
+
+// quotingProxy forwards to backend, but answers every third search with a
+// 500 whose message quotes the key as a careless server or proxy might: a
+// part of it, in another case, split in two. It counts those answers. (A
+// short run makes few searches, the first five of them relevance checks:
+// every third one fails both kinds.)
+func quotingProxy(t *testing.T, backend, key string) (string, *atomic.Int64) {
+	t.Helper()
+	u, err := url.Parse(backend)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fwd := httputil.NewSingleHostReverseProxy(u)
+	var searches, quoted atomic.Int64
+	msg := fmt.Sprintf("upstream refused key %s…; as sent: %s; checked %s…%s; parts %s / %s",
+		key[:10], strings.ToLower(key), strings.ToUpper(key[3:15]), key[12:], key[:9], key[9:])
+	body, err := json.Marshal(map[string]string{"message": msg, "code": "internal"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/search") && searches.Add(1)%3 == 0 {
+			quoted.Add(1)
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusInternalServerError)
+			w.Write(body)
+			return
+		}
+		fwd.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL, &quoted
+}
+
+// A server error that quotes a part of the API key, or the key in another
+// case, reaches neither the printed tables and log nor any file: every run
+// of six characters of it is scrubbed. The failures are still recorded.
+func TestPartlyQuotedSecretsNeverReachOutputs(t *testing.T) {
+	const key = "Sb-p4rt1al-Kq8Zw3Xy6v"
+	for _, c := range []struct {
+		engine string
+		start  func(t *testing.T) string
+	}{
+		{"typesense", func(t *testing.T) string {
+			f := typesensefake.New(key)
+			t.Cleanup(f.Close)
+			return f.URL
+		}},
+		{"meilisearch", func(t *testing.T) string {
+			f := meilifake.New(meilifake.Options{MasterKey: key})
+			t.Cleanup(f.Close)
+			return f.URL
+		}},
+	} {
+		t.Run(c.engine, func(t *testing.T) {
+			proxy, quoted := quotingProxy(t, c.start(t), key)
+			code, stdout, stderr, dir := quickRun(t, c.engine, proxy, "--api-key", key)
+			if quoted.Load() == 0 || code != exitFailed {
+				t.Fatalf("exit %d after %d quoting answers; want failed calls (exit 1)\n%s", code, quoted.Load(), stderr)
+			}
+			if b, err := os.ReadFile(filepath.Join(dir, "result.json")); err != nil || !bytes.Contains(b, []byte("upstream refused key [redacted]")) {
+				t.Errorf("result.json does not record the failures, scrubbed (%v)", err)
+			}
+			noSecretRun(t, key, stdout, stderr, dir)
+		})
+	}
 }

@@ -24,8 +24,9 @@ type Input struct {
 // searchbench result, or one of another schema version.
 var ErrNotResult = errors.New("not a searchbench result")
 
-// Load reads one result file. A missing file, a file that is not a result
-// and a result of another schema version are errors; the caller treats all
+// Load reads one result file. A missing file, a file that is not JSON
+// (truncated, or invalid at some byte), JSON that is not a result and a
+// result of another schema version are errors; the caller treats all
 // three as bad input.
 func Load(path string) (Input, error) {
 	b, err := os.ReadFile(path)
@@ -40,7 +41,13 @@ func Load(path string) (Input, error) {
 			Name string `json:"name"`
 		} `json:"tool"`
 	}
-	if err := json.Unmarshal(b, &probe); err != nil || probe.SchemaVersion == nil || probe.Tool.Name != "searchbench" {
+	err = json.Unmarshal(b, &probe)
+	if se := (*json.SyntaxError)(nil); errors.As(err, &se) {
+		// Not JSON at all, most often a file cut short: saying "not a
+		// result" would send the user looking for the wrong file.
+		return Input{}, result.DecodeError(path, b, err)
+	}
+	if err != nil || probe.SchemaVersion == nil || probe.Tool.Name != "searchbench" {
 		return Input{}, fmt.Errorf("%s: %w (no schema_version and tool searchbench)", path, ErrNotResult)
 	}
 	if *probe.SchemaVersion != result.SchemaVersion {

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -136,5 +137,31 @@ func TestReadFileRejectsATruncatedResult(t *testing.T) {
 	}
 	if _, err := ReadFile(path); err == nil || !strings.Contains(err.Error(), path) {
 		t.Fatalf("err %v; want an error naming %s", err, path)
+	}
+}
+
+// Results and reports are meant to be shared: WriteAtomic makes a file
+// 0666 less the umask, as a shell's redirection would, not 0600 (the mode
+// of os.CreateTemp).
+func TestWriteAtomicHonoursTheUmask(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ umask, want os.FileMode }{{0o022, 0o644}, {0o027, 0o640}, {0o002, 0o664}} {
+		old := syscall.Umask(int(c.umask))
+		path := filepath.Join(dir, "charts", "x.svg")
+		err := WriteAtomic(path, []byte("x"))
+		syscall.Umask(old)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fi.Mode().Perm(); got != c.want {
+			t.Errorf("umask %03o: mode %03o, want %03o", c.umask, got, c.want)
+		}
+		if err := os.RemoveAll(filepath.Dir(path)); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -451,13 +451,16 @@ func WriteFile(path string, r *Result) error {
 	return WriteAtomic(path, append(b, '\n'))
 }
 
-// WriteAtomic writes data to path by temporary file and rename.
+// WriteAtomic writes data to path by temporary file and rename. The file
+// is made 0666 less the umask, as any tool's output is: results and reports
+// are meant to be shared (their secrets are scrubbed before they get here),
+// and os.CreateTemp's 0600 would keep them from everyone else.
 func WriteAtomic(path string, data []byte) error {
 	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	f, err := createTemp(dir, "."+filepath.Base(path)+".tmp-")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
@@ -487,7 +490,7 @@ func ReadFile(path string) (*Result, error) {
 	}
 	var r Result
 	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("read result %s: %w", path, err)
+		return nil, fmt.Errorf("read result: %w", DecodeError(path, b, err))
 	}
 	if r.SchemaVersion != SchemaVersion {
 		return nil, fmt.Errorf("read result %s: schema version %d, this searchbench reads %d", path, r.SchemaVersion, SchemaVersion)
