@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net"
 	"slices"
 	"sort"
 	"strconv"
@@ -181,6 +182,13 @@ func parseURL(raw string) (valkey.ClientOption, error) {
 	if err != nil {
 		// The parse error may quote the URL, password and all.
 		return opt, fmt.Errorf("valkey: the URL %s does not parse as redis://host:port", engines.SafeURL(raw))
+	}
+	for _, addr := range opt.InitAddress {
+		if _, port, err := net.SplitHostPort(addr); err == nil {
+			if err := engines.CheckPort(port); err != nil {
+				return opt, fmt.Errorf("valkey: the URL's %w", err)
+			}
+		}
 	}
 	return opt, nil
 }
