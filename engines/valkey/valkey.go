@@ -157,6 +157,18 @@ func (driver) CheckConfig(cfg engines.Config) error {
 	return nil
 }
 
+// CheckSchema refuses a schema Create would (engines.SchemaChecker): the
+// indexes the options make of it (the fields option may name types the
+// schema lacks).
+func (driver) CheckSchema(cfg engines.Config, schema engines.Schema) error {
+	set, err := checkConfig(cfg)
+	if err != nil {
+		return err
+	}
+	_, err = set.plan(schema)
+	return err
+}
+
 // checkTimeout bounds CheckConfig's question to an attached server.
 const checkTimeout = 3 * time.Second
 
