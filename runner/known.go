@@ -3,7 +3,6 @@ package runner
 import (
 	"context"
 	"errors"
-	"fmt"
 	"math"
 	"slices"
 	"sync/atomic"
@@ -31,10 +30,10 @@ type KnownConfig struct {
 // the searches measured are the workload's.
 const DefaultKnownItems = 0.01
 
-// Validate reports a fraction out of range.
+// Validate reports a fraction out of range (a *FieldError).
 func (c KnownConfig) Validate() error {
 	if !(c.Fraction >= 0 && c.Fraction <= 1) {
-		return fmt.Errorf("known-items: %v must be in [0, 1]", c.Fraction)
+		return fieldErr("Fraction", "known-items", "%v must be in [0, 1]", c.Fraction)
 	}
 	return nil
 }

@@ -179,8 +179,8 @@ func TestKnownItemsOff(t *testing.T) {
 	if l.KnownItems != nil || rep.KnownItems != nil || knownWarning(l.Warnings) != "" {
 		t.Fatalf("known items %+v / %+v with the fraction 0", l.KnownItems, rep.KnownItems)
 	}
-	if err := (Calls{Timeout: time.Second, Mix: workload.DefaultMix, K: 10, Known: KnownConfig{Fraction: 1.5}}).Validate(); err == nil || !strings.HasPrefix(err.Error(), "known-items:") {
-		t.Fatalf("fraction 1.5: %v; want a known-items error", err)
+	if err := (Calls{Timeout: time.Second, Mix: workload.DefaultMix, K: 10, Known: KnownConfig{Fraction: 1.5}}).Validate(); err == nil || !strings.HasPrefix(err.Error(), "Known.Fraction:") {
+		t.Fatalf("fraction 1.5: %v; want a Known.Fraction error", err)
 	}
 }
 

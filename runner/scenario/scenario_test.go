@@ -95,3 +95,23 @@ func TestKnownItemsSetting(t *testing.T) {
 		t.Errorf("known-items=1.5: %v; want a known-items error", err)
 	}
 }
+
+// The environment's credentials go to the servers only: an embedded
+// engine is refused a credential given to it, not one in the environment.
+func TestCredentialsAndTheEmbeddedEngine(t *testing.T) {
+	t.Setenv("SEARCHBENCH_PASSWORD", "from-env")
+	t.Setenv("SEARCHBENCH_API_KEY", "key-from-env")
+	if _, err := scenario.Decode("embedded-smoke"); err != nil {
+		t.Errorf("bleve with SEARCHBENCH_PASSWORD set: %v", err)
+	}
+	if _, err := scenario.Decode("embedded-smoke", "password=x"); err == nil || !strings.HasPrefix(err.Error(), "password: bleve is embedded") {
+		t.Errorf("bleve with --password: %v; want a password error", err)
+	}
+	p, err := scenario.Decode("valkey-idle-indexes", "cpus=0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := p.Setups[0].Config; c.Password.Reveal() != "from-env" || c.APIKey.Reveal() != "key-from-env" {
+		t.Errorf("valkey's credentials %q %q; want the environment's", c.Password.Reveal(), c.APIKey.Reveal())
+	}
+}

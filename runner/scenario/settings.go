@@ -177,9 +177,36 @@ func (s *Settings) Register(fl *pflag.FlagSet, command string) {
 func (s *Settings) Changed(name string) bool { return s.flags != nil && s.flags.Changed(name) }
 
 // Plan turns the settings into a validated plan: every error is one line
-// that starts with the setting at fault, and is bad input. Credentials not
-// given fall back to SEARCHBENCH_PASSWORD and SEARCHBENCH_API_KEY.
+// that starts with the setting at fault (the plan's own checks, which name
+// a Go program's fields, say it in the settings' words), and is bad input.
+// Credentials not
+// given fall back to SEARCHBENCH_PASSWORD and SEARCHBENCH_API_KEY for the
+// engines that have any.
 func (s *Settings) Plan() (runner.Plan, error) {
+	p, err := s.plan()
+	if err != nil {
+		return runner.Plan{}, s.inWords(err)
+	}
+	return p, nil
+}
+
+// inWords is err as the settings name things: a plan's FieldError by its
+// flag.
+func (s *Settings) inWords(err error) error {
+	var fe *runner.FieldError
+	if errors.As(err, &fe) {
+		return settingError{fe}
+	}
+	return err
+}
+
+// settingError is a plan's FieldError in the settings' words.
+type settingError struct{ fe *runner.FieldError }
+
+func (e settingError) Error() string { return e.fe.Setting() }
+func (e settingError) Unwrap() error { return e.fe }
+
+func (s *Settings) plan() (runner.Plan, error) {
 	mix, err := workload.ParseMix(s.Mix)
 	if err != nil {
 		return runner.Plan{}, err
@@ -219,15 +246,23 @@ func (s *Settings) Plan() (runner.Plan, error) {
 		launch.Env[k] = v
 	}
 	shared := engines.Config{
-		URL: s.URL, Username: s.Username,
-		Password:  engines.Secret(firstNonEmpty(s.Password, os.Getenv("SEARCHBENCH_PASSWORD"))),
-		APIKey:    engines.Secret(firstNonEmpty(s.APIKey, os.Getenv("SEARCHBENCH_API_KEY"))),
+		URL: s.URL, Username: s.Username, Password: engines.Secret(s.Password), APIKey: engines.Secret(s.APIKey),
 		DataDir:   s.DataDir,
 		WriteMode: engines.Visibility(s.WriteMode),
 	}
 	setups, err := BuildSetups(specs, shared, s.Options)
 	if err != nil {
 		return runner.Plan{}, err
+	}
+	// The environment's credentials are for the servers: an embedded
+	// engine, which the plan refuses credentials, does not get them.
+	for i, st := range setups {
+		if d, err := engines.Lookup(st.Driver); err == nil && d.Describe().Embedded {
+			continue
+		}
+		c := &setups[i].Config
+		c.Password = engines.Secret(firstNonEmpty(c.Password.Reveal(), os.Getenv("SEARCHBENCH_PASSWORD")))
+		c.APIKey = engines.Secret(firstNonEmpty(c.APIKey.Reveal(), os.Getenv("SEARCHBENCH_API_KEY")))
 	}
 	sp, err := s.shardPlan()
 	if err != nil {
