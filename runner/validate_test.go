@@ -9,6 +9,7 @@ import (
 
 	"github.com/searchbench/searchbench/dataset"
 	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/runner/shard"
 	"github.com/searchbench/searchbench/workload"
 )
 
@@ -65,6 +66,24 @@ func TestATypedNilSourceIsAnError(t *testing.T) {
 		if err == nil || res != nil || !strings.HasPrefix(err.Error(), "Plan.Source: ") || strings.Contains(err.Error(), "\n") {
 			t.Errorf("source %#v: result %v, error %v; want one line naming Plan.Source", src, res, err)
 		}
+	}
+}
+
+// The library's zero KnownConfig makes the CLI's default share of checks,
+// as its zero FreshnessConfig probes; Off turns them off.
+func TestKnownItemsDefaultIsTheCLIs(t *testing.T) {
+	src := testCorpus(t, 500, 1)
+	vers := newVersions(src.IDs()+1, shard.Share{})
+	calls := Calls{Timeout: time.Second, Mix: workload.DefaultMix, Seed: 1, K: 10}
+	if kc := newKnownChecks(src, calls, vers, 0); kc == nil || kc.frac != DefaultKnownItems {
+		t.Errorf("zero KnownConfig: checks %+v; want the CLI's default share %v", kc, DefaultKnownItems)
+	}
+	calls.Known.Off = true
+	if kc := newKnownChecks(src, calls, vers, 0); kc != nil {
+		t.Errorf("Known.Off: checks %+v; want none", kc)
+	}
+	if p := newProber(newMem(), src, FreshnessConfig{}, calls, vers); p == nil {
+		t.Error("zero FreshnessConfig: no probe; the CLI's default is on")
 	}
 }
 

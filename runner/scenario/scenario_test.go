@@ -90,6 +90,10 @@ func TestKnownItemsSetting(t *testing.T) {
 		if got := p.Calls().Known.Fraction; got != c.want {
 			t.Errorf("%s %q: known-items %v; want %v", c.name, c.args, got, c.want)
 		}
+		// The library's zero Fraction is the default share; 0 here is off.
+		if off := p.Calls().Known.Off; off != (c.want == 0) {
+			t.Errorf("%s %q: known items off %v; want %v", c.name, c.args, off, c.want == 0)
+		}
 	}
 	if _, err := scenario.Decode("embedded-smoke", "known-items=1.5"); err == nil || !strings.HasPrefix(err.Error(), "known-items:") {
 		t.Errorf("known-items=1.5: %v; want a known-items error", err)

@@ -269,7 +269,8 @@ func (s *Settings) plan() (runner.Plan, error) {
 		return runner.Plan{}, err
 	}
 	p := runner.Plan{Source: src, Setups: setups, Launch: launch, Relevance: s.Relevance, Scenario: s.Scenario, Shard: sp}
-	calls := runner.Calls{Timeout: s.Timeout, Mix: mix, Seed: s.Seed, K: s.K, Known: runner.KnownConfig{Fraction: s.KnownItems}}
+	// --known-items 0 is off; the library's zero Fraction is the default.
+	calls := runner.Calls{Timeout: s.Timeout, Mix: mix, Seed: s.Seed, K: s.K, Known: runner.KnownConfig{Fraction: s.KnownItems, Off: s.KnownItems == 0}}
 	switch s.Command {
 	case Run:
 		levels, err := ParseUsers(s.Users)
