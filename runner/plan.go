@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -10,6 +11,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -105,15 +107,67 @@ func (s *ShardPlan) validate() error {
 // the setups (not their addresses or credentials, which may be spelt
 // differently on each machine), the loop and its settings, the relevance
 // check and the shard count. The coordinator refuses a shard whose digest
-// differs from the others'.
+// differs from the others', naming the fields that differ (DigestFields).
 func (p Plan) Digest() string {
+	sum := sha256.Sum256(p.digestJSON())
+	return hex.EncodeToString(sum[:8])
+}
+
+// DigestFields are the digest by field: each value the digest covers, by
+// its path in it ("Closed.Measure", "Setups[1].Options.pool"), as a short
+// hash. A shard sends them with its digest, so that the coordinator can say
+// which settings another shard's plan differs in, as merge does, without
+// either plan's values crossing the network.
+func (p Plan) DigestFields() map[string]string {
+	dec := json.NewDecoder(bytes.NewReader(p.digestJSON()))
+	dec.UseNumber() // the numbers as written, not rounded through float64
+	var v any
+	_ = dec.Decode(&v) // digestJSON's own output: it decodes
+	out := map[string]string{}
+	flattenDigest("", v, out)
+	return out
+}
+
+// flattenDigest hashes each leaf of v (a value, or a list of values) under
+// its path; objects and lists of objects are walked.
+func flattenDigest(path string, v any, out map[string]string) {
+	join := func(k string) string {
+		if path == "" {
+			return k
+		}
+		return path + "." + k
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			flattenDigest(join(k), e, out)
+		}
+		return
+	case []any:
+		if slices.ContainsFunc(x, func(e any) bool { _, ok := e.(map[string]any); return ok }) {
+			for i, e := range x {
+				flattenDigest(fmt.Sprintf("%s[%d]", path, i), e, out)
+			}
+			return
+		}
+	}
+	b, _ := json.Marshal(v) // decoded JSON: it encodes
+	sum := sha256.Sum256(b)
+	out[path] = hex.EncodeToString(sum[:4])
+}
+
+// digestJSON is what Digest hashes.
+func (p Plan) digestJSON() []byte {
 	type setup struct {
 		Label, Driver, WriteMode string
 		Options                  map[string]string
 	}
-	d := struct {
+	type source struct {
 		Schema            engines.Schema
 		IDs, Prepopulated int
+	}
+	d := struct {
+		Source            *source
 		Setups            []setup
 		Closed            *Config
 		Ladder            *LadderConfig
@@ -121,7 +175,7 @@ func (p Plan) Digest() string {
 		Scenario          string
 	}{Relevance: p.Relevance, Scenario: p.Scenario, Shards: p.Shard.Share().Count}
 	if p.Source != nil {
-		d.Schema, d.IDs, d.Prepopulated = p.Source.Schema(), p.Source.IDs(), p.Source.PrepopulatedCount()
+		d.Source = &source{p.Source.Schema(), p.Source.IDs(), p.Source.PrepopulatedCount()}
 	}
 	for _, s := range p.Setups {
 		d.Setups = append(d.Setups, setup{s.Name(), s.Driver, string(s.Config.WriteMode), s.Config.Options})
@@ -138,8 +192,7 @@ func (p Plan) Digest() string {
 		d.Ladder = &l
 	}
 	b, _ := json.Marshal(d) // plain data: it cannot fail
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:8])
+	return b
 }
 
 // Setup is one column of the tables: a driver with its own configuration.

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -125,4 +126,48 @@ func TestAnEmbeddedEngineRefusesWhatItCannotUse(t *testing.T) {
 	if err := p.Validate(); !errors.As(err, &fe) || !strings.HasPrefix(fe.Setting(), `corpus: bleve cannot index the "product" schema: field category: type tag is not supported`) {
 		t.Errorf("the product corpus on bleve: %v", err)
 	}
+}
+
+// A shard of another plan is refused naming the fields that differ, as
+// merge names them, not with two digests alone.
+func TestAShardOfAnotherPlanIsToldWhatDiffers(t *testing.T) {
+	p := Plan{Source: testCorpus(t, 100, 0.5), Closed: ptr(quickConfig(2, 4)),
+		Setups: []Setup{{Driver: "sharedmem", Config: engines.Config{URL: "mem://x"}}}, Shard: &ShardPlan{Index: 0, Count: 2}}
+	q := p
+	qc := *p.Closed
+	qc.Measure = time.Second
+	q.Closed, q.Shard = &qc, &ShardPlan{Index: 1, Count: 2}
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	registered := make(chan struct{}, 2)
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		_, _ = (&shard.Server{Shards: 2, Logf: func(f string, a ...any) {
+			if strings.Contains(f, "registered from") {
+				registered <- struct{}{}
+			}
+		}}).Serve(ctx, ln)
+	}()
+	first := make(chan struct{})
+	go func() {
+		defer close(first)
+		if c, err := shard.Dial(ctx, ln.Addr().String(), shard.Hello{Index: 0, Count: 2, Digest: p.Digest(), Plan: p.DigestFields()}, time.Minute); err == nil {
+			c.Close()
+		}
+	}()
+	<-registered
+	_, err = shard.Dial(ctx, ln.Addr().String(), shard.Hello{Index: 1, Count: 2, Digest: q.Digest(), Plan: q.DigestFields()}, time.Minute)
+	var refused *shard.Refused
+	if !errors.As(err, &refused) || !strings.Contains(refused.Reason, "another plan than shard 0: Closed.Measure differs") {
+		t.Errorf("shard 1 of another plan: %v; want a refusal naming Closed.Measure", err)
+	}
+	cancel()
+	<-first
+	<-served
 }
