@@ -92,7 +92,8 @@ type Settings struct {
 	Stop    float64
 	Ladder  runner.LadderConfig
 
-	flags *pflag.FlagSet
+	flags    *pflag.FlagSet
+	fromFile map[string]bool // the settings the scenario file gave (Apply)
 }
 
 // SetupSpec is a setup as a scenario file gives it.
@@ -178,8 +179,8 @@ func (s *Settings) Changed(name string) bool { return s.flags != nil && s.flags.
 
 // Plan turns the settings into a validated plan: every error is one line
 // that starts with the setting at fault (the plan's own checks, which name
-// a Go program's fields, say it in the settings' words), and is bad input.
-// Credentials not
+// a Go program's fields, say it in the settings' words), and is bad input;
+// a setting a scenario file gave is named with the file. Credentials not
 // given fall back to SEARCHBENCH_PASSWORD and SEARCHBENCH_API_KEY for the
 // engines that have any.
 func (s *Settings) Plan() (runner.Plan, error) {
@@ -191,11 +192,17 @@ func (s *Settings) Plan() (runner.Plan, error) {
 }
 
 // inWords is err as the settings name things: a plan's FieldError by its
-// flag.
+// flag, and, when the setting at fault came from the scenario file, with
+// the file's name in front.
 func (s *Settings) inWords(err error) error {
 	var fe *runner.FieldError
 	if errors.As(err, &fe) {
-		return settingError{fe}
+		err = settingError{fe}
+	}
+	// Every error starts with the setting's name ("users: …", "mix "…": …").
+	name := strings.FieldsFunc(err.Error(), func(r rune) bool { return r == ':' || r == ' ' })
+	if len(name) > 0 && s.fromFile[name[0]] {
+		return fmt.Errorf("scenario %s: %w", s.Scenario, err)
 	}
 	return err
 }
@@ -307,8 +314,10 @@ func (s *Settings) shardPlan() (*runner.ShardPlan, error) {
 		if share, err = shard.ParseShare(s.Shard); err != nil {
 			return nil, err
 		}
-		if s.Shards != 0 && s.Shards != share.Count {
-			return nil, fmt.Errorf("shards: --shard %s and --shards %d disagree", s.Shard, s.Shards)
+		// Both say which shard this is: --shards from the environment,
+		// which --shard would silently overrule (every pod of a job shard 0).
+		if s.Shards != 0 {
+			return nil, fmt.Errorf("shards: --shard %s and --shards %d both say which shard this is; give one", s.Shard, s.Shards)
 		}
 	case s.Shards > 0:
 		i, err := shardIndex(s.Shards)
@@ -408,14 +417,20 @@ func ParseOptions(values []string) (byEngine map[string]map[string]string, all m
 	return byEngine, all, nil
 }
 
-// ParseUsers reads user levels: whole numbers, comma-separated.
+// ParseUsers reads user levels: whole numbers, comma-separated. An empty
+// item ("10,,20", "2,") is refused, as --mix refuses one: it is a level
+// left out by mistake, not a list with nothing there.
 func ParseUsers(s string) ([]int, error) {
-	parts := SplitList(s)
-	if len(parts) == 0 {
+	if strings.TrimSpace(s) == "" {
 		return nil, errors.New("users: at least one level is needed")
 	}
+	parts := strings.Split(s, ",")
 	users := make([]int, len(parts))
 	for i, p := range parts {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			return nil, fmt.Errorf("users: %q has an empty level (item %d)", s, i+1)
+		}
 		n, err := strconv.Atoi(p)
 		if err != nil {
 			return nil, fmt.Errorf("users: %q is not a whole number", p)
