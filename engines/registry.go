@@ -112,3 +112,25 @@ func CheckConfig(name string, cfg Config) error {
 	_, err = CheckWriteMode(name, cfg.WriteMode, d.Describe().Visibility)
 	return err
 }
+
+// SchemaChecker is a driver that can say, before anything starts, whether
+// its engines, configured by cfg, can create an index of schema: the check
+// their Create makes first, so that a corpus the engine cannot take (the product corpus's
+// tags, numbers and vector on a text-only engine) is bad input rather than
+// a failure after a container has started.
+type SchemaChecker interface {
+	CheckSchema(cfg Config, schema Schema) error
+}
+
+// CheckSchema checks schema against the named driver, through its
+// SchemaChecker; a driver without one is not asked (Create still checks).
+func CheckSchema(name string, cfg Config, schema Schema) error {
+	d, err := Lookup(name)
+	if err != nil {
+		return err
+	}
+	if c, ok := d.(SchemaChecker); ok {
+		return c.CheckSchema(cfg, schema)
+	}
+	return nil
+}

@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"time"
 )
 
@@ -24,7 +25,23 @@ func ServerURL(driver, raw, def string) (*url.URL, error) {
 		}
 		return nil, fmt.Errorf("%s: the URL must look like http://host:%s", driver, port)
 	}
+	if err := CheckPort(u.Port()); err != nil {
+		return nil, fmt.Errorf("%s: the URL's %w", driver, err)
+	}
 	return u, nil
+}
+
+// CheckPort refuses a port outside 1…65535 ("" is the scheme's default).
+// net/url takes any digits as a port, so http://host:99999 parses, and
+// fails only when the run dials it, after a container has started.
+func CheckPort(port string) error {
+	if port == "" {
+		return nil
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+		return fmt.Errorf("port %s is not 1 to 65535", port)
+	}
+	return nil
 }
 
 // HTTPTransport is the transport of every HTTP driver: up to conns

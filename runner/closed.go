@@ -7,7 +7,6 @@ package runner
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -32,18 +31,18 @@ type Calls struct {
 	Known   KnownConfig
 }
 
-// Validate reports the first bad field.
+// Validate reports the first bad field (a *FieldError).
 func (c Calls) Validate() error {
 	switch {
 	case c.Timeout <= 0:
-		return fmt.Errorf("timeout: %v must be > 0", c.Timeout)
+		return fieldErr("Timeout", "timeout", "%v must be > 0", c.Timeout)
 	case c.K < 1:
-		return fmt.Errorf("k: %d must be ≥ 1", c.K)
+		return fieldErr("K", "k", "%d must be ≥ 1", c.K)
 	}
 	if err := c.Known.Validate(); err != nil {
-		return err
+		return inField("Known", err)
 	}
-	return c.Mix.Validate()
+	return inField("Mix", c.Mix.Validate())
 }
 
 // Config is a closed-loop run.
@@ -69,32 +68,41 @@ const (
 	MaxUsers         = 100_000
 )
 
-// Validate reports the first bad field, naming it.
+// MinWindow is the shortest measured window (a closed-loop level's
+// measure, a ladder rung's repetition). The window opens and closes on
+// timers, and the users notice its end, milliseconds late on a busy load
+// generator: at 100ms that is a few percent of the window, and below it a
+// rate of calls per window would mostly measure the edges (at 1ns, no call
+// fits at all and the level reports nothing).
+const MinWindow = 100 * time.Millisecond
+
+// Validate reports the first bad field (a *FieldError).
 func (c Config) Validate() error {
 	if len(c.Users) == 0 {
-		return errors.New("users: at least one level is needed")
+		return fieldErr("Users", "users", "at least one level is needed")
 	}
 	for _, u := range c.Users {
 		if u < 1 || u > MaxUsers {
-			return fmt.Errorf("users: %d is out of range (1 to %d)", u, MaxUsers)
+			return fieldErr("Users", "users", "%d is out of range (1 to %d)", u, MaxUsers)
 		}
 	}
 	switch {
 	case !(c.SpawnRate > 0):
-		return fmt.Errorf("spawn-rate: %v must be > 0", c.SpawnRate)
+		return fieldErr("SpawnRate", "spawn-rate", "%v must be > 0", c.SpawnRate)
 	case c.Settle < 0:
-		return fmt.Errorf("settle: %v must be ≥ 0", c.Settle)
+		return fieldErr("Settle", "settle", "%v must be ≥ 0", c.Settle)
 	case c.Measure <= 0:
-		return fmt.Errorf("measure: %v must be > 0", c.Measure)
-	case !c.Freshness.Off && c.Freshness.Poll != 0 && c.Freshness.Poll < time.Millisecond:
-		return fmt.Errorf("freshness-poll: %v must be ≥ 1ms (0: the default)", c.Freshness.Poll)
-	case c.Freshness.Gap < 0:
-		return fmt.Errorf("freshness-gap: %v must be ≥ 0", c.Freshness.Gap)
+		return fieldErr("Measure", "measure", "%v must be > 0", c.Measure)
+	case c.Measure < MinWindow:
+		return fieldErr("Measure", "measure", "%v is shorter than %v, the shortest window measured", c.Measure, MinWindow)
+	}
+	if err := c.Freshness.Validate(); err != nil {
+		return inField("Freshness", err)
 	}
 	if err := c.Share.Validate(); err != nil {
-		return err
+		return inField("Share", err)
 	}
-	return c.Calls.Validate()
+	return inField("Calls", c.Calls.Validate())
 }
 
 // Events lets a caller watch a run; every field may be nil.

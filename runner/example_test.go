@@ -4,6 +4,11 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
 	"text/tabwriter"
 	"time"
 
@@ -52,4 +57,58 @@ func ExampleRun() {
 	// bleve   4      search  true      0
 	// bleve   4      upsert  true      0
 	// bleve   4      delete  true      0
+}
+
+// The README's "Use as a library" program is what a new user copies first:
+// it must be a whole program (package main, its imports, a context) and
+// compile against this module as it is, so it is type-checked here with
+// go vet. The README is edited by hand; this is what keeps it honest.
+func TestReadmeLibraryProgramCompiles(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles a program that imports every driver")
+	}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command to compile the README's program with")
+	}
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, err := readmeGoBlock(string(readme), "## Use as a library")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`(?m)^package main$`).MatchString(code) || !strings.Contains(code, "\nfunc main() {") {
+		t.Fatalf("the README's library example is not a whole program (package main, func main):\n%s", code)
+	}
+	file := filepath.Join(t.TempDir(), "main.go")
+	if err := os.WriteFile(file, []byte(code), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Run from here, so the program's imports resolve to this module.
+	out, err := exec.Command(goTool, "vet", file).CombinedOutput()
+	if err != nil {
+		t.Fatalf("the README's library example does not compile: %v\n%s\n%s", err, out, code)
+	}
+}
+
+// readmeGoBlock is the first ```go block of the README's section heading.
+func readmeGoBlock(readme, heading string) (string, error) {
+	_, section, ok := strings.Cut(readme, "\n"+heading+"\n")
+	if !ok {
+		return "", fmt.Errorf("README.md has no %q section", heading)
+	}
+	if end := strings.Index(section, "\n## "); end >= 0 {
+		section = section[:end]
+	}
+	_, block, ok := strings.Cut(section, "\n```go\n")
+	if !ok {
+		return "", fmt.Errorf("README.md's %q section has no ```go block", heading)
+	}
+	block, _, ok = strings.Cut(block, "\n```")
+	if !ok {
+		return "", fmt.Errorf("README.md's %q section: its ```go block does not end", heading)
+	}
+	return block + "\n", nil
 }

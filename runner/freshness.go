@@ -84,6 +84,18 @@ const (
 	DefaultFreshnessGap  = time.Second
 )
 
+// Validate reports the first bad field (a *FieldError). Zero Poll and Gap
+// are the defaults.
+func (c FreshnessConfig) Validate() error {
+	switch {
+	case !c.Off && c.Poll != 0 && c.Poll < time.Millisecond:
+		return fieldErr("Poll", "freshness-poll", "%v must be ≥ 1ms (0: the default)", c.Poll)
+	case c.Gap < 0:
+		return fieldErr("Gap", "freshness-gap", "%v must be ≥ 0", c.Gap)
+	}
+	return nil
+}
+
 // prober measures freshness lag: for a sample of the run's own upserts, the
 // time from the write's acknowledgement until a search first returns it.
 // A user that finds the prober wanting a sample marks its next upsert with

@@ -3,7 +3,6 @@ package runner
 import (
 	"context"
 	"errors"
-	"fmt"
 	"math"
 	"slices"
 	"sync/atomic"
@@ -17,9 +16,15 @@ import (
 // KnownConfig is the known-item checks made under load: a seeded share of
 // each level's (each rep's) searches look for a pre-populated document
 // that no write had touched when the level began, and the answers are
-// checked after the call (result.KnownItems).
+// checked after the call (result.KnownItems). The zero value makes the
+// checks at the CLI's default share, as the zero FreshnessConfig runs the
+// freshness probe: a Go program measures what `searchbench run` does
+// unless it turns something off.
 type KnownConfig struct {
-	// Fraction is the share of searches that are checks; 0: none.
+	// Off turns the checks off (the CLI's --known-items 0).
+	Off bool
+	// Fraction is the share of searches that are checks; 0:
+	// DefaultKnownItems.
 	Fraction float64
 	// Idle is the check after pre-population, to compare with (Run sets
 	// it; a shard that did not prepare has none).
@@ -31,12 +36,23 @@ type KnownConfig struct {
 // the searches measured are the workload's.
 const DefaultKnownItems = 0.01
 
-// Validate reports a fraction out of range.
+// Validate reports a fraction out of range (a *FieldError).
 func (c KnownConfig) Validate() error {
 	if !(c.Fraction >= 0 && c.Fraction <= 1) {
-		return fmt.Errorf("known-items: %v must be in [0, 1]", c.Fraction)
+		return fieldErr("Fraction", "known-items", "%v must be in [0, 1]", c.Fraction)
 	}
 	return nil
+}
+
+// share is the fraction of searches checked: 0 when the checks are off.
+func (c KnownConfig) share() float64 {
+	switch {
+	case c.Off:
+		return 0
+	case c.Fraction == 0:
+		return DefaultKnownItems
+	}
+	return c.Fraction
 }
 
 // tagKnownLoad keys the checks' streams under load.
@@ -77,10 +93,11 @@ type knownCheck struct {
 // the schedule); nil when the checks are off or cannot run.
 func newKnownChecks(src Source, c Calls, vers versions, key ...uint64) *knownChecks {
 	ki, ok := src.(KnownItems)
-	if !ok || c.Known.Fraction <= 0 || src.PrepopulatedCount() == 0 {
+	frac := c.Known.share()
+	if !ok || frac <= 0 || src.PrepopulatedCount() == 0 {
 		return nil
 	}
-	kc := &knownChecks{ki: ki, frac: c.Known.Fraction, k: c.K, vers: vers, idle: c.Known.Idle, after: afterKnownCheck}
+	kc := &knownChecks{ki: ki, frac: frac, k: c.K, vers: vers, idle: c.Known.Idle, after: afterKnownCheck}
 	r := dataset.NewRand(append([]uint64{c.Seed, tagKnownLoad}, key...)...)
 	// Bounded: after heavy writing few IDs may be untouched.
 	for range 64 * knownCandidates {

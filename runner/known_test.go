@@ -167,20 +167,20 @@ func TestKnownItemCheckIsNotTimed(t *testing.T) {
 	}
 }
 
-// 0 turns the checks off: no block, and the searches are the workload's.
+// Off turns the checks off: no block, and the searches are the workload's.
 func TestKnownItemsOff(t *testing.T) {
 	e, src, idle := knownSetup(t, true)
 	calls := knownCalls(idle)
-	calls.Known.Fraction = 0
+	calls.Known = KnownConfig{Off: true}
 	cfg := Config{Users: []int{2}, SpawnRate: 1000, Measure: 200 * time.Millisecond, Calls: calls}
 	l := ClosedLoop(context.Background(), e, src, cfg, Events{})[0]
 	rep := OpenLoop(context.Background(), e, src, OpenConfig{Workers: 4, Arrival: "constant", Calls: calls},
 		workload.Constant{PerSecond: 500, Duration: 200 * time.Millisecond}, newVersions(src.IDs()+1, shard.Share{}))
 	if l.KnownItems != nil || rep.KnownItems != nil || knownWarning(l.Warnings) != "" {
-		t.Fatalf("known items %+v / %+v with the fraction 0", l.KnownItems, rep.KnownItems)
+		t.Fatalf("known items %+v / %+v with the checks off", l.KnownItems, rep.KnownItems)
 	}
-	if err := (Calls{Timeout: time.Second, Mix: workload.DefaultMix, K: 10, Known: KnownConfig{Fraction: 1.5}}).Validate(); err == nil || !strings.HasPrefix(err.Error(), "known-items:") {
-		t.Fatalf("fraction 1.5: %v; want a known-items error", err)
+	if err := (Calls{Timeout: time.Second, Mix: workload.DefaultMix, K: 10, Known: KnownConfig{Fraction: 1.5}}).Validate(); err == nil || !strings.HasPrefix(err.Error(), "Known.Fraction:") {
+		t.Fatalf("fraction 1.5: %v; want a Known.Fraction error", err)
 	}
 }
 

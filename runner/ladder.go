@@ -36,27 +36,29 @@ const (
 	clientBoundCPU = result.ClientBoundCPU
 )
 
-// Validate reports the first bad field.
+// Validate reports the first bad field (a *FieldError).
 func (c LadderConfig) Validate() error {
 	if err := c.Open.Validate(); err != nil {
-		return err
+		return inField("Open", err)
 	}
 	if err := c.Rates.Validate(); err != nil {
-		return err
+		return inField("Rates", err)
 	}
 	switch {
 	case c.Duration <= 0:
-		return fmt.Errorf("duration: %v must be > 0", c.Duration)
+		return fieldErr("Duration", "duration", "%v must be > 0", c.Duration)
+	case c.Duration < MinWindow:
+		return fieldErr("Duration", "duration", "%v is shorter than %v, the shortest window measured", c.Duration, MinWindow)
 	case c.Repeat < 1:
-		return fmt.Errorf("repeat: %d must be ≥ 1", c.Repeat)
+		return fieldErr("Repeat", "repeat", "%d must be ≥ 1", c.Repeat)
 	case !(c.Factor > 1):
-		return fmt.Errorf("factor: %v must be > 1", c.Factor)
+		return fieldErr("Factor", "factor", "%v must be > 1", c.Factor)
 	case !(c.MinAchieved > 0 && c.MinAchieved <= 1):
-		return fmt.Errorf("min-achieved: %v must be in (0, 1]", c.MinAchieved)
+		return fieldErr("MinAchieved", "min-achieved", "%v must be in (0, 1]", c.MinAchieved)
 	case !(c.Explode >= c.Factor):
-		return fmt.Errorf("explode: %v must be ≥ factor (%v)", c.Explode, c.Factor)
+		return fieldErr("Explode", "explode", "%v must be ≥ factor (%v)", c.Explode, c.Factor)
 	case c.Reference < 0:
-		return fmt.Errorf("reference-rate: %v must be ≥ 0", c.Reference)
+		return fieldErr("Reference", "reference-rate", "%v must be ≥ 0", c.Reference)
 	}
 	return nil
 }

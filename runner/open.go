@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"fmt"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -37,18 +36,18 @@ const DefaultWorkers = 384
 // counts as a late start.
 const lateStart = time.Millisecond
 
-// Validate reports the first bad field.
+// Validate reports the first bad field (a *FieldError).
 func (c OpenConfig) Validate() error {
 	switch {
 	case c.Workers < 1 || c.Workers > MaxUsers:
-		return fmt.Errorf("workers: %d is out of range (1 to %d)", c.Workers, MaxUsers)
+		return fieldErr("Workers", "workers", "%d is out of range (1 to %d)", c.Workers, MaxUsers)
 	case c.Arrival != "constant" && c.Arrival != "poisson":
-		return fmt.Errorf("arrival: %q is neither constant nor poisson", c.Arrival)
+		return fieldErr("Arrival", "arrival", "%q is neither constant nor poisson", c.Arrival)
 	}
 	if err := c.Share.Validate(); err != nil {
-		return err
+		return inField("Share", err)
 	}
-	return c.Calls.Validate()
+	return inField("Calls", c.Calls.Validate())
 }
 
 // ticket is one scheduled call.

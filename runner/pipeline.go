@@ -190,7 +190,7 @@ func (r *run) register(ctx context.Context, host string) error {
 		return nil
 	}
 	r.logf("", "shard %s: registering with the coordinator at %s", sp.Share(), sp.Coordinator)
-	c, err := shard.Dial(ctx, sp.Coordinator, shard.Hello{Index: sp.Index, Count: sp.Count, Digest: r.plan.Digest(), Host: host}, sp.RegisterTimeout)
+	c, err := shard.Dial(ctx, sp.Coordinator, shard.Hello{Index: sp.Index, Count: sp.Count, Digest: r.plan.Digest(), Plan: r.plan.DigestFields(), Host: host}, sp.RegisterTimeout)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -10,7 +11,9 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/searchbench/searchbench/engines"
@@ -80,21 +83,21 @@ func (s *ShardPlan) validate() error {
 		return nil
 	}
 	if s.Count < 1 {
-		return fmt.Errorf("shard: %d shards; at least 1 is needed", s.Count)
+		return fieldErr("Count", "shard", "%d shards; at least 1 is needed", s.Count)
 	}
 	if err := s.Share().Validate(); err != nil {
 		return err
 	}
 	if s.RegisterTimeout < 0 {
-		return fmt.Errorf("register-timeout: %v must be ≥ 0", s.RegisterTimeout)
+		return fieldErr("RegisterTimeout", "register-timeout", "%v must be ≥ 0", s.RegisterTimeout)
 	}
 	if s.Coordinator != "" {
 		host, port, err := net.SplitHostPort(s.Coordinator)
 		if err != nil || host == "" {
-			return fmt.Errorf("coordinator: %q is not HOST:PORT", s.Coordinator)
+			return fieldErr("Coordinator", "coordinator", "%q is not HOST:PORT", s.Coordinator)
 		}
 		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
-			return fmt.Errorf("coordinator: %q: the port must be 1 to 65535", s.Coordinator)
+			return fieldErr("Coordinator", "coordinator", "%q: the port must be 1 to 65535", s.Coordinator)
 		}
 	}
 	return nil
@@ -104,15 +107,67 @@ func (s *ShardPlan) validate() error {
 // the setups (not their addresses or credentials, which may be spelt
 // differently on each machine), the loop and its settings, the relevance
 // check and the shard count. The coordinator refuses a shard whose digest
-// differs from the others'.
+// differs from the others', naming the fields that differ (DigestFields).
 func (p Plan) Digest() string {
+	sum := sha256.Sum256(p.digestJSON())
+	return hex.EncodeToString(sum[:8])
+}
+
+// DigestFields are the digest by field: each value the digest covers, by
+// its path in it ("Closed.Measure", "Setups[1].Options.pool"), as a short
+// hash. A shard sends them with its digest, so that the coordinator can say
+// which settings another shard's plan differs in, as merge does, without
+// either plan's values crossing the network.
+func (p Plan) DigestFields() map[string]string {
+	dec := json.NewDecoder(bytes.NewReader(p.digestJSON()))
+	dec.UseNumber() // the numbers as written, not rounded through float64
+	var v any
+	_ = dec.Decode(&v) // digestJSON's own output: it decodes
+	out := map[string]string{}
+	flattenDigest("", v, out)
+	return out
+}
+
+// flattenDigest hashes each leaf of v (a value, or a list of values) under
+// its path; objects and lists of objects are walked.
+func flattenDigest(path string, v any, out map[string]string) {
+	join := func(k string) string {
+		if path == "" {
+			return k
+		}
+		return path + "." + k
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			flattenDigest(join(k), e, out)
+		}
+		return
+	case []any:
+		if slices.ContainsFunc(x, func(e any) bool { _, ok := e.(map[string]any); return ok }) {
+			for i, e := range x {
+				flattenDigest(fmt.Sprintf("%s[%d]", path, i), e, out)
+			}
+			return
+		}
+	}
+	b, _ := json.Marshal(v) // decoded JSON: it encodes
+	sum := sha256.Sum256(b)
+	out[path] = hex.EncodeToString(sum[:4])
+}
+
+// digestJSON is what Digest hashes.
+func (p Plan) digestJSON() []byte {
 	type setup struct {
 		Label, Driver, WriteMode string
 		Options                  map[string]string
 	}
-	d := struct {
+	type source struct {
 		Schema            engines.Schema
 		IDs, Prepopulated int
+	}
+	d := struct {
+		Source            *source
 		Setups            []setup
 		Closed            *Config
 		Ladder            *LadderConfig
@@ -120,7 +175,7 @@ func (p Plan) Digest() string {
 		Scenario          string
 	}{Relevance: p.Relevance, Scenario: p.Scenario, Shards: p.Shard.Share().Count}
 	if p.Source != nil {
-		d.Schema, d.IDs, d.Prepopulated = p.Source.Schema(), p.Source.IDs(), p.Source.PrepopulatedCount()
+		d.Source = &source{p.Source.Schema(), p.Source.IDs(), p.Source.PrepopulatedCount()}
 	}
 	for _, s := range p.Setups {
 		d.Setups = append(d.Setups, setup{s.Name(), s.Driver, string(s.Config.WriteMode), s.Config.Options})
@@ -137,8 +192,7 @@ func (p Plan) Digest() string {
 		d.Ladder = &l
 	}
 	b, _ := json.Marshal(d) // plain data: it cannot fail
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:8])
+	return b
 }
 
 // Setup is one column of the tables: a driver with its own configuration.
@@ -194,98 +248,150 @@ func (p Plan) withDefaults(now time.Time) Plan {
 	return p
 }
 
-// Validate reports the first thing wrong with the plan, in one line that
-// starts with the field at fault (as the CLI's flags name it). Everything
-// that can be checked without starting an engine is checked here, so a
-// mistake is found before a container starts or an hour is measured.
+// Validate reports the first thing wrong with the plan, in one line: a
+// *FieldError naming the field at fault as a Go program sets it
+// ("Plan.Closed.SpawnRate: 0 must be > 0"; its Setting says it as the CLI's
+// flags name it). Everything that can be checked without starting an
+// engine is checked here, so a mistake is found before a container starts
+// or an hour is measured.
 func (p Plan) Validate() error {
-	p = p.withDefaults(time.Now())
+	return inField("Plan", p.withDefaults(time.Now()).validate())
+}
+
+func (p Plan) validate() error {
+	if err := checkSource(p.Source); err != nil {
+		return err
+	}
 	switch {
-	case p.Source == nil:
-		return errors.New("corpus: a source is needed (runner.NewSource)")
 	case p.Closed == nil && p.Ladder == nil:
-		return errors.New("plan: a closed loop (users) or a ladder is needed")
+		return fieldErr("Closed", "", "a closed loop (Closed: users) or a ladder (Ladder) is needed")
 	case p.Closed != nil && p.Ladder != nil:
-		return errors.New("plan: a closed loop and a ladder cannot both be set")
+		return fieldErr("Ladder", "", "a closed loop (Closed) and a ladder cannot both be set")
 	case p.Relevance < 0 || p.Relevance > 100_000:
-		return fmt.Errorf("relevance-queries: %d is out of range (0 to 100000)", p.Relevance)
+		return fieldErr("Relevance", "relevance-queries", "%d is out of range (0 to 100000)", p.Relevance)
 	}
 	if p.Closed != nil {
 		if err := p.Closed.Validate(); err != nil {
-			return err
+			return inField("Closed", err)
 		}
 	} else if err := p.Ladder.Validate(); err != nil {
-		return err
+		return inField("Ladder", err)
 	}
 	if err := p.Launch.Validate(); err != nil {
-		return err
+		return inField("Launch", err)
 	}
 	if err := p.Shard.validate(); err != nil {
-		return err
+		return inField("Shard", err)
 	}
 	return p.validateSetups()
 }
 
+// checkSource refuses a source that Run could not use: none, a typed nil
+// (a nil *T in the interface is not == nil, and its methods would panic
+// inside Run), or a value whose methods panic (a zero Text, with no corpus
+// in it).
+func checkSource(src Source) (err error) {
+	if src == nil {
+		return fieldErr("Source", "corpus", "a source is needed (runner.NewSource)")
+	}
+	if isNil(src) {
+		return fieldErr("Source", "corpus", "a nil %T; make one with runner.NewSource", src)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = fieldErr("Source", "corpus", "a %T that cannot be used (%v); make one with runner.NewSource", src, r)
+		}
+	}()
+	if src.IDs() < 1 {
+		return fieldErr("Source", "corpus", "%T has no IDs", src)
+	}
+	_ = src.Schema()
+	return nil
+}
+
 // validateSetups checks each setup against its driver and the launch
-// options: what the driver accepts (its options and write mode), what a
-// container can honour, and what an embedded engine cannot be given.
+// options: what the driver accepts (its options, write mode and the
+// corpus's schema), what a container can honour, and what an embedded
+// engine cannot be given.
 func (p Plan) validateSetups() error {
 	if len(p.Setups) == 0 {
-		return errors.New("engine: at least one engine is needed")
+		return fieldErr("Setups", "engine", "at least one engine is needed")
 	}
 	labels := map[string]bool{}
 	servedBy := map[string]string{} // attached URL → the driver it serves
-	for _, s := range p.Setups {
-		d, err := engines.Lookup(s.Driver)
-		if err != nil {
-			return fmt.Errorf("engine: %w", err)
+	for i, s := range p.Setups {
+		if err := p.validateSetup(s, labels, servedBy); err != nil {
+			return inField(fmt.Sprintf("Setups[%d]", i), err)
 		}
-		cfg := s.Config
-		// One attached engine serves several setups of its driver, each
-		// recreating its index there in turn (Study B's setups on one
-		// server); two drivers cannot share one address.
-		if other, ok := servedBy[cfg.URL]; ok && cfg.URL != "" && other != s.Driver {
-			return fmt.Errorf("url: one --url cannot serve both %s and %s; run them one at a time", other, s.Driver)
+	}
+	return nil
+}
+
+// validateSetup checks one setup; labels and servedBy are the earlier
+// setups' labels and attached URLs.
+func (p Plan) validateSetup(s Setup, labels map[string]bool, servedBy map[string]string) error {
+	d, err := engines.Lookup(s.Driver)
+	if err != nil {
+		return &FieldError{Field: "Driver", Flag: "engine", Err: err}
+	}
+	cfg := s.Config
+	// One attached engine serves several setups of its driver, each
+	// recreating its index there in turn (Study B's setups on one
+	// server); two drivers cannot share one address.
+	if other, ok := servedBy[cfg.URL]; ok && cfg.URL != "" && other != s.Driver {
+		return fieldErr("Config.URL", "url", "one --url cannot serve both %s and %s; run them one at a time", other, s.Driver)
+	}
+	servedBy[cfg.URL] = s.Driver
+	label := s.Name()
+	if labels[label] {
+		return fieldErr("Label", "engine", "%q is listed twice; give each setup its own label", label)
+	}
+	labels[label] = true
+	if err := engines.CheckConfig(s.Driver, cfg); err != nil {
+		if label != s.Driver { // the driver's errors name it already
+			err = fmt.Errorf("%s: %w", label, err)
 		}
-		servedBy[cfg.URL] = s.Driver
-		label := s.Name()
-		if labels[label] {
-			return fmt.Errorf("engine: %q is listed twice; give each setup its own label", label)
-		}
-		labels[label] = true
-		if err := engines.CheckConfig(s.Driver, cfg); err != nil {
-			if label == s.Driver { // the driver's errors name it already
-				return err
-			}
-			return fmt.Errorf("%s: %w", label, err)
-		}
-		if err := p.Calls().Mix.Check(s.Driver, d.Describe()); err != nil {
-			return err
-		}
-		spec, hasSpec := container.Lookup(s.Driver)
-		if _, ok := p.Launch.Env[spec.SecretEnv]; ok && hasSpec && spec.SecretEnv != "" {
-			return fmt.Errorf("container-env: %s holds the credential the launcher generates for %s; it cannot be set", spec.SecretEnv, s.Driver)
-		}
-		switch embedded, given := d.Describe().Embedded, p.Launch.Given(); {
-		case embedded && cfg.URL != "":
-			return fmt.Errorf("url: %s is embedded and runs in this process; there is nothing to attach to", s.Driver)
-		case !embedded && cfg.DataDir != "":
-			return fmt.Errorf("data-dir: %s is not embedded; its index lives in its server", s.Driver)
-		case embedded && given != "":
-			return fmt.Errorf("%s: %s is embedded and runs in this process, not in a container", given, s.Driver)
-		case !embedded && cfg.URL == "" && !hasSpec:
-			return fmt.Errorf("engine: %s has no container definition; give --url of a running one", s.Driver)
-		case cfg.URL != "" && given != "":
-			return fmt.Errorf("%s: --url attaches to a running engine; nothing is started to configure", given)
-		case p.Shard != nil && cfg.URL == "":
-			// Each shard would start its own engine and load it, and the
-			// merged result would describe no engine at all.
-			return fmt.Errorf("shard: the shards of a run share one engine, attached by --url; %s would run its own in every shard", label)
-		}
-		if cfg.DataDir != "" {
-			if err := CheckDir(cfg.DataDir, false); err != nil {
-				return fmt.Errorf("data-dir: %w", err)
-			}
+		return inField("Config", err)
+	}
+	// The corpus's fields, as Create will ask for them: Study B's product
+	// corpus needs tags, numbers and a vector that text-only engines refuse.
+	schema := p.Source.Schema()
+	if err := engines.CheckSchema(s.Driver, cfg, schema); err != nil {
+		return &FieldError{Field: "Driver", Flag: "corpus", Err: err,
+			Msg: fmt.Sprintf("%s cannot index the %q schema: %s", label, schema.Name, strings.TrimPrefix(err.Error(), s.Driver+": "))}
+	}
+	if err := p.Calls().Mix.Check(s.Driver, d.Describe()); err != nil {
+		return inField("Driver", err)
+	}
+	spec, hasSpec := container.Lookup(s.Driver)
+	if _, ok := p.Launch.Env[spec.SecretEnv]; ok && hasSpec && spec.SecretEnv != "" {
+		return fieldErr("Driver", "container-env", "%s holds the credential the launcher generates for %s; it cannot be set", spec.SecretEnv, s.Driver)
+	}
+	switch embedded, given := d.Describe().Embedded, p.Launch.Given(); {
+	case embedded && cfg.URL != "":
+		return fieldErr("Config.URL", "url", "%s is embedded and runs in this process; there is nothing to attach to", s.Driver)
+	case embedded && cfg.Username != "":
+		return fieldErr("Config.Username", "username", "%s is embedded and runs in this process; it has no users", s.Driver)
+	case embedded && cfg.Password != "":
+		return fieldErr("Config.Password", "password", "%s is embedded and runs in this process; it has no password", s.Driver)
+	case embedded && cfg.APIKey != "":
+		return fieldErr("Config.APIKey", "api-key", "%s is embedded and runs in this process; it has no API key", s.Driver)
+	case !embedded && cfg.DataDir != "":
+		return fieldErr("Config.DataDir", "data-dir", "%s is not embedded; its index lives in its server", s.Driver)
+	case embedded && given != "":
+		return fieldErr("Driver", given, "%s is embedded and runs in this process, not in a container", s.Driver)
+	case !embedded && cfg.URL == "" && !hasSpec:
+		return fieldErr("Config.URL", "engine", "%s has no container definition; give --url of a running one", s.Driver)
+	case cfg.URL != "" && given != "":
+		return fieldErr("Config.URL", given, "--url attaches to a running engine; nothing is started to configure")
+	case p.Shard != nil && cfg.URL == "":
+		// Each shard would start its own engine and load it, and the
+		// merged result would describe no engine at all.
+		return fieldErr("Config.URL", "shard", "the shards of a run share one engine, attached by --url; %s would run its own in every shard", label)
+	}
+	if cfg.DataDir != "" {
+		if err := CheckDir(cfg.DataDir, false); err != nil {
+			return &FieldError{Field: "Config.DataDir", Flag: "data-dir", Err: err}
 		}
 	}
 	return nil

@@ -354,7 +354,8 @@ func TestAShardedPlanAttachesByURL(t *testing.T) {
 	p := Plan{Source: testCorpus(t, 100, 0.5), Closed: ptr(quickConfig(2)),
 		Setups: []Setup{{Driver: "bleve"}}, Shard: &ShardPlan{Index: 0, Count: 3}}
 	err := p.Validate()
-	if err == nil || !strings.HasPrefix(err.Error(), "shard: ") || strings.Contains(err.Error(), "\n") {
+	var fe *FieldError
+	if !errors.As(err, &fe) || !strings.HasPrefix(fe.Setting(), "shard: ") || strings.Contains(err.Error(), "\n") {
 		t.Errorf("an embedded engine in a sharded plan: %v; want one line naming shard", err)
 	}
 	p.Setups = []Setup{{Driver: "sharedmem", Config: engines.Config{URL: "mem://x"}}}

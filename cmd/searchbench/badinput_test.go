@@ -10,8 +10,9 @@ import (
 
 // Input that used to pass validation and fail only once something had
 // started (a container, or hours of measuring before the results could not
-// be written): each is now exit 2 before anything starts, in one line that
-// begins with the field at fault.
+// be written), or was accepted and silently ignored: each is now exit 2
+// before anything starts, in one line that begins with the field at fault,
+// and --dry-run, which runs the same checks, refuses it too.
 func TestBadInputFoundBeforeAnythingStarts(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "a-file")
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
@@ -42,14 +43,38 @@ func TestBadInputFoundBeforeAnythingStarts(t *testing.T) {
 		{[]string{"--out", file}, "out: " + file + " is not a directory"},
 		{[]string{"--out", filepath.Join(file, "x", "y")}, "out: "},
 		{[]string{"--data-dir", file}, "data-dir: " + file + " is not a directory"},
+		// Ports out of range parse as URLs; they failed when dialled.
+		{[]string{"--engine", "meilisearch", "--url", "http://127.0.0.1:99999"}, "meilisearch: the URL's port 99999 is not 1 to 65535"},
+		{[]string{"--engine", "valkey", "--url", "redis://127.0.0.1:99999"}, "valkey: the URL's port 99999 is not 1 to 65535"},
+		// Create refused the product schema after the container started.
+		{[]string{"--engine", "meilisearch", "--corpus", "product"}, `corpus: meilisearch cannot index the "product" schema: field category: type tag`},
+		{[]string{"--engine", "meilisearch", "--image", "Not An Image!!"}, `image: "Not An Image!!" is not an image name`},
+		// Accepted, and the empty level dropped (--mix refuses its own).
+		{[]string{"--users", "10,,20"}, `users: "10,,20" has an empty level`},
+		{[]string{"--users", "2,"}, `users: "2," has an empty level`},
+		// --shard silently overruled the index --shards reads.
+		{[]string{"--engine", "meilisearch", "--url", "http://127.0.0.1:7700", "--shard", "0/3", "--shards", "3"}, "shards: --shard 0/3 and --shards 3 both say which shard this is"},
+		// Every level ran and measured no call, unwarned.
+		{[]string{"--measure", "1ns"}, "measure: 1ns is shorter than 100ms"},
+		// Ignored: the embedded engine has no users.
+		{[]string{"--password", "p"}, "password: bleve is embedded"},
+		{[]string{"--api-key", "k"}, "api-key: bleve is embedded"},
+		// The plan's checks name Go fields for a library caller; the CLI
+		// says its flags.
+		{[]string{"--spawn-rate", "0"}, "spawn-rate: 0 must be > 0"},
+		{[]string{"--timeout", "0s"}, "timeout: 0s must be > 0"},
 	} {
 		out := c.args
 		if !strings.HasPrefix(c.field, "out: ") {
 			out = append(out, "--out", t.TempDir())
 		}
-		code, stdout, stderr := runCLI(t, context.Background(), append([]string{"run"}, out...)...)
-		if code != exitBadInput || !strings.HasPrefix(stderr, "searchbench: "+c.field) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || stdout != "" {
-			t.Errorf("%q: exit %d, stderr %q, stdout %q; want exit 2 and one line starting %q", c.args, code, stderr, stdout, c.field)
+		// The dry run first: were it accepted, the real run would start.
+		for _, args := range [][]string{append([]string{"run", "--dry-run"}, out...), append([]string{"run"}, out...)} {
+			code, stdout, stderr := runCLI(t, context.Background(), args...)
+			if code != exitBadInput || !strings.HasPrefix(stderr, "searchbench: "+c.field) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || stdout != "" {
+				t.Errorf("%q: exit %d, stderr %q, stdout %q; want exit 2 and one line starting %q", args, code, stderr, stdout, c.field)
+				break
+			}
 		}
 	}
 	// Not there yet is fine: the run makes it.

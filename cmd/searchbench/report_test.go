@@ -247,8 +247,8 @@ func TestLibraryResultLoadsInReportAndCompare(t *testing.T) {
 	}
 }
 
-// An invalid plan is an error naming the field, and nothing starts: no
-// result, no engine opened.
+// An invalid plan is an error naming the field as a Go program sets it,
+// and nothing starts: no result, no engine opened.
 func TestLibraryRejectsAnInvalidPlan(t *testing.T) {
 	src, err := runner.NewSource(runner.CorpusText, dataset.Config{Seed: 1, IDs: 100, Prepopulate: 0}, 0)
 	if err != nil {
@@ -259,15 +259,15 @@ func TestLibraryRejectsAnInvalidPlan(t *testing.T) {
 		plan runner.Plan
 		want string
 	}{
-		{runner.Plan{Source: src, Setups: []runner.Setup{{Driver: "bleve"}}}, "plan: "},
-		{runner.Plan{Source: src, Setups: []runner.Setup{{Driver: "nosuch"}}, Closed: &runner.Config{Users: []int{1}, SpawnRate: 1, Measure: time.Second, Calls: calls}}, "engine: unknown engine"},
-		{runner.Plan{Source: src, Setups: []runner.Setup{{Driver: "bleve"}, {Driver: "bleve"}}, Closed: &runner.Config{Users: []int{1}, SpawnRate: 1, Measure: time.Second, Calls: calls}}, "engine: \"bleve\" is listed twice"},
-		{runner.Plan{Source: src, Setups: []runner.Setup{{Driver: "bleve"}}, Closed: &runner.Config{Users: []int{0}, SpawnRate: 1, Measure: time.Second, Calls: calls}}, "users: "},
-		{runner.Plan{Source: src, Setups: []runner.Setup{{Driver: "bleve", Config: engines.Config{URL: "http://127.0.0.1:1"}}}, Closed: &runner.Config{Users: []int{1}, SpawnRate: 1, Measure: time.Second, Calls: calls}}, "bleve is embedded"},
+		{runner.Plan{Source: src, Setups: []runner.Setup{{Driver: "bleve"}}}, "Plan.Closed: "},
+		{runner.Plan{Source: src, Setups: []runner.Setup{{Driver: "nosuch"}}, Closed: &runner.Config{Users: []int{1}, SpawnRate: 1, Measure: time.Second, Calls: calls}}, "Plan.Setups[0].Driver: unknown engine"},
+		{runner.Plan{Source: src, Setups: []runner.Setup{{Driver: "bleve"}, {Driver: "bleve"}}, Closed: &runner.Config{Users: []int{1}, SpawnRate: 1, Measure: time.Second, Calls: calls}}, "Plan.Setups[1].Label: \"bleve\" is listed twice"},
+		{runner.Plan{Source: src, Setups: []runner.Setup{{Driver: "bleve"}}, Closed: &runner.Config{Users: []int{0}, SpawnRate: 1, Measure: time.Second, Calls: calls}}, "Plan.Closed.Users: "},
+		{runner.Plan{Source: src, Setups: []runner.Setup{{Driver: "bleve", Config: engines.Config{URL: "http://127.0.0.1:1"}}}, Closed: &runner.Config{Users: []int{1}, SpawnRate: 1, Measure: time.Second, Calls: calls}}, "Plan.Setups[0].Config: bleve is embedded"},
 		// Two drivers on one server, whichever setups they are.
-		{runner.Plan{Source: src, Setups: []runner.Setup{{Driver: "meilisearch", Config: engines.Config{URL: "http://127.0.0.1:1"}}, {Driver: "typesense", Config: engines.Config{URL: "http://127.0.0.1:2", APIKey: "k"}}, {Label: "m2", Driver: "meilisearch", Config: engines.Config{URL: "http://127.0.0.1:2"}}}, Closed: &runner.Config{Users: []int{1}, SpawnRate: 1, Measure: time.Second, Calls: calls}}, "url: one --url cannot serve both typesense and meilisearch"},
-		{runner.Plan{Source: src, Setups: []runner.Setup{{Driver: "elasticsearch", Config: engines.Config{URL: "ftp://127.0.0.1:9200"}}}, Closed: &runner.Config{Users: []int{1}, SpawnRate: 1, Measure: time.Second, Calls: calls}}, "elasticsearch: "},
-		{runner.Plan{Source: src, Setups: []runner.Setup{{Driver: "postgres"}}, Launch: container.Options{CPUs: -1}, Closed: &runner.Config{Users: []int{1}, SpawnRate: 1, Measure: time.Second, Calls: calls}}, "cpus: "},
+		{runner.Plan{Source: src, Setups: []runner.Setup{{Driver: "meilisearch", Config: engines.Config{URL: "http://127.0.0.1:1"}}, {Driver: "typesense", Config: engines.Config{URL: "http://127.0.0.1:2", APIKey: "k"}}, {Label: "m2", Driver: "meilisearch", Config: engines.Config{URL: "http://127.0.0.1:2"}}}, Closed: &runner.Config{Users: []int{1}, SpawnRate: 1, Measure: time.Second, Calls: calls}}, "Plan.Setups[2].Config.URL: one --url cannot serve both typesense and meilisearch"},
+		{runner.Plan{Source: src, Setups: []runner.Setup{{Driver: "elasticsearch", Config: engines.Config{URL: "ftp://127.0.0.1:9200"}}}, Closed: &runner.Config{Users: []int{1}, SpawnRate: 1, Measure: time.Second, Calls: calls}}, "Plan.Setups[0].Config: elasticsearch: "},
+		{runner.Plan{Source: src, Setups: []runner.Setup{{Driver: "postgres"}}, Launch: container.Options{CPUs: -1}, Closed: &runner.Config{Users: []int{1}, SpawnRate: 1, Measure: time.Second, Calls: calls}}, "Plan.Launch: cpus: "},
 	} {
 		res, err := runner.Run(context.Background(), c.plan, nil)
 		if err == nil || res != nil || !strings.HasPrefix(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {

@@ -1,14 +1,18 @@
 package all_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/searchbench/searchbench/dataset"
 	"github.com/searchbench/searchbench/engines"
 	_ "github.com/searchbench/searchbench/engines/all"
 	"github.com/searchbench/searchbench/engines/container"
+	"github.com/searchbench/searchbench/runner"
 )
 
 // Every driver of a server can be started by the launcher and by the
@@ -46,5 +50,30 @@ func TestEveryServerHasALauncherAndAComposeFile(t *testing.T) {
 		if !slices.Contains(names, s.Engine) {
 			t.Errorf("launcher definition %s belongs to no registered driver", s.Engine)
 		}
+	}
+}
+
+// What each driver's Create would refuse of a corpus's schema is refused
+// before anything starts (engines.CheckSchema): every engine takes Study
+// A's text corpus; only Valkey, the one with vectors, Study B's products.
+func TestSchemasAreCheckedBeforeAnythingStarts(t *testing.T) {
+	products, err := runner.NewSource(runner.CorpusProduct, dataset.Config{Seed: 1, IDs: 10, Prepopulate: 0.5}, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range engines.Drivers() {
+		if err := engines.CheckSchema(name, engines.Config{}, runner.Text{}.Schema()); err != nil {
+			t.Errorf("%s refuses the text corpus: %v", name, err)
+		}
+		err := engines.CheckSchema(name, engines.Config{}, products.Schema())
+		if takes := name == "valkey"; (err == nil) != takes || strings.Contains(fmt.Sprint(err), "\n") {
+			t.Errorf("%s and the product corpus: %v; want it taken: %v", name, err, takes)
+		}
+	}
+	// The options decide what Valkey indexes: a text-only index of a
+	// schema with no text field is refused as Create would.
+	vec := engines.Schema{Name: "v", Fields: []engines.FieldSpec{{Name: "e", Type: engines.Vector, Dim: 4}}}
+	if err := engines.CheckSchema("valkey", engines.Config{Options: map[string]string{"fields": "text"}}, vec); err == nil || !strings.Contains(err.Error(), "no field of the types the fields option names") {
+		t.Errorf("valkey: a text index of a vector-only schema: %v; want it refused", err)
 	}
 }

@@ -87,6 +87,13 @@ func (d driver) CheckConfig(cfg engines.Config) error {
 	return err
 }
 
+// CheckSchema refuses a schema Create would (engines.SchemaChecker): the
+// text fields of an Amgix document only.
+func (d driver) CheckSchema(_ engines.Config, schema engines.Schema) error {
+	_, err := checkSchema(d.name, schema)
+	return err
+}
+
 func (d driver) check(cfg engines.Config) (options, error) {
 	if _, err := engines.CheckWriteMode(d.name, cfg.WriteMode, d.vis); err != nil {
 		other := SyncName
@@ -182,9 +189,11 @@ var (
 // it here gives a clear error and keeps an ID from changing the request path.
 var validName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,100}$`)
 
-func (e *Engine) checkName(what, s string) error {
+func (e *Engine) checkName(what, s string) error { return checkName(e.name, what, s) }
+
+func checkName(driver, what, s string) error {
 	if !validName.MatchString(s) {
-		return fmt.Errorf("%s: %s %q is not valid in Amgix (a-z A-Z 0-9 - _, 1 to 100 characters)", e.name, what, s)
+		return fmt.Errorf("%s: %s %q is not valid in Amgix (a-z A-Z 0-9 - _, 1 to 100 characters)", driver, what, s)
 	}
 	return nil
 }
@@ -192,23 +201,25 @@ func (e *Engine) checkName(what, s string) error {
 // documentFields are Amgix's text fields, the only ones a vector can index.
 var documentFields = []string{"name", "description", "content"}
 
-func (e *Engine) textFields(schema engines.Schema) ([]string, error) {
+// checkSchema is the text fields of schema, which must all be Amgix
+// document fields, and the collection's name checked.
+func checkSchema(driver string, schema engines.Schema) ([]string, error) {
 	var fields []string
 	for _, f := range schema.Fields {
 		switch {
 		case f.Type != engines.Text:
-			return nil, fmt.Errorf("%s: field %s: type %s: %w (text only)", e.name, f.Name, f.Type, engines.ErrUnsupported)
+			return nil, fmt.Errorf("%s: field %s: type %s: %w (text only)", driver, f.Name, f.Type, engines.ErrUnsupported)
 		case !slices.Contains(documentFields, f.Name):
-			return nil, fmt.Errorf("%s: field %q: %w (Amgix documents have the text fields %s)", e.name, f.Name, engines.ErrUnsupported, strings.Join(documentFields, ", "))
+			return nil, fmt.Errorf("%s: field %q: %w (Amgix documents have the text fields %s)", driver, f.Name, engines.ErrUnsupported, strings.Join(documentFields, ", "))
 		case slices.Contains(fields, f.Name):
-			return nil, fmt.Errorf("%s: field %q twice", e.name, f.Name)
+			return nil, fmt.Errorf("%s: field %q twice", driver, f.Name)
 		}
 		fields = append(fields, f.Name)
 	}
 	if len(fields) == 0 {
-		return nil, fmt.Errorf("%s: schema has no text field", e.name)
+		return nil, fmt.Errorf("%s: schema has no text field", driver)
 	}
-	return fields, nil
+	return fields, checkName(driver, "collection name", schema.Name)
 }
 
 func collectionPath(name string) string { return "/v1/collections/" + name }
@@ -282,10 +293,7 @@ func (e *Engine) Attach(ctx context.Context, schema engines.Schema) error {
 // collection exists: the text fields Create indexes, the collection's path,
 // and the answer. doing names the call in errors ("create").
 func (e *Engine) lookup(ctx context.Context, schema engines.Schema, doing string) (fields []string, path string, exists bool, err error) {
-	if fields, err = e.textFields(schema); err != nil {
-		return nil, "", false, err
-	}
-	if err = e.checkName("collection name", schema.Name); err != nil {
+	if fields, err = checkSchema(e.name, schema); err != nil {
 		return nil, "", false, err
 	}
 	path = collectionPath(schema.Name)

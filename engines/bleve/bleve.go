@@ -38,6 +38,13 @@ func (driver) Describe() engines.Description {
 // on return.
 func (driver) CheckConfig(cfg engines.Config) error { return check(cfg) }
 
+// CheckSchema refuses a schema Create would (engines.SchemaChecker): Bleve
+// indexes text fields only.
+func (driver) CheckSchema(_ engines.Config, schema engines.Schema) error {
+	_, _, err := indexMapping(schema)
+	return err
+}
+
 func check(cfg engines.Config) error {
 	if cfg.URL != "" {
 		return errors.New("bleve is embedded: it takes --data-dir, not --url")

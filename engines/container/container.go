@@ -21,6 +21,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/docker/distribution/reference"
 	"github.com/ory/dockertest/v3"
 	dc "github.com/ory/dockertest/v3/docker"
 )
@@ -137,7 +138,23 @@ func (o Options) Validate() error {
 			return fmt.Errorf("container-env: %q is not a variable name", k)
 		}
 	}
+	if err := checkImage(o.Image); err != nil {
+		return err
+	}
 	return checkCPUSet(o.CPUSet)
+}
+
+// checkImage refuses an image name Docker would not take, by the reference
+// grammar Docker itself parses names with (docker/distribution/reference):
+// a bad one would otherwise fail only at the pull, once the run has begun.
+func checkImage(image string) error {
+	if image == "" {
+		return nil
+	}
+	if _, err := reference.ParseNormalizedNamed(image); err != nil {
+		return fmt.Errorf("image: %q is not an image name such as repository:tag or registry/repository@sha256:… (%v)", image, err)
+	}
+	return nil
 }
 
 // MinMemory is the smallest memory limit Docker accepts.

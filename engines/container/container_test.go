@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	_ "github.com/searchbench/searchbench/engines/all"
@@ -66,9 +67,31 @@ func TestOptionsValidate(t *testing.T) {
 		{CPUSet: "0,,1", ReadyTimeout: 1},
 		{CPUSet: "100000", ReadyTimeout: 1},
 		{ReadyTimeout: 0},
+		{Image: "Not An Image!!", ReadyTimeout: 1},
+		{Image: "Valkey/valkey:9", ReadyTimeout: 1},
+		{Image: "valkey:", ReadyTimeout: 1},
+		{Image: "valkey@sha256:abc", ReadyTimeout: 1},
 	} {
 		if o.Validate() == nil {
 			t.Errorf("%+v accepted", o)
+		}
+	}
+	// An image name is refused before anything starts, in one line naming
+	// the setting; whatever Docker takes is taken, the pinned images too.
+	if err := (container.Options{Image: "Not An Image!!", ReadyTimeout: 1}).Validate(); err == nil || !strings.HasPrefix(err.Error(), `image: "Not An Image!!" is not an image name`) {
+		t.Errorf("a bad image: %v", err)
+	}
+	images := []string{"valkey", "valkey/valkey-bundle:9.1.0", "docker.elastic.co/elasticsearch/elasticsearch:8.19.7",
+		"localhost:5000/x/y:latest", "postgres@sha256:" + strings.Repeat("a", 64)}
+	for _, s := range container.Specs() {
+		images = append(images, s.Image)
+		if s.Fallback != "" {
+			images = append(images, s.Fallback)
+		}
+	}
+	for _, image := range images {
+		if err := (container.Options{Image: image, ReadyTimeout: 1}).Validate(); err != nil {
+			t.Errorf("%s: %v", image, err)
 		}
 	}
 }

@@ -108,6 +108,25 @@ func (driver) CheckConfig(cfg engines.Config) error {
 	return err
 }
 
+// CheckSchema refuses a schema Create would (engines.SchemaChecker):
+// text, tag and numeric fields, not vectors.
+func (driver) CheckSchema(_ engines.Config, schema engines.Schema) error {
+	_, err := checkSchema(schema)
+	return err
+}
+
+// checkSchema is Create's mapping of schema, under a valid index name.
+func checkSchema(schema engines.Schema) (*mapping, error) {
+	if err := checkIndexName(schema.Name); err != nil {
+		return nil, fmt.Errorf("elasticsearch: create: %w", err)
+	}
+	m, err := newMapping(schema)
+	if err != nil {
+		return nil, fmt.Errorf("elasticsearch: create %s: %w", schema.Name, err)
+	}
+	return m, nil
+}
+
 // check returns the server's URL, the refresh parameter of writes and the
 // options.
 func check(cfg engines.Config) (*url.URL, string, options, error) {

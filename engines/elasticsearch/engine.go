@@ -84,12 +84,9 @@ func (e *Engine) perform(ctx context.Context, c *client, what string, req esapi.
 
 // Create replaces the index (see the package doc for its settings).
 func (e *Engine) Create(ctx context.Context, schema engines.Schema) error {
-	if err := checkIndexName(schema.Name); err != nil {
-		return fmt.Errorf("elasticsearch: create: %w", err)
-	}
-	m, err := newMapping(schema)
+	m, err := checkSchema(schema)
 	if err != nil {
-		return fmt.Errorf("elasticsearch: create %s: %w", schema.Name, err)
+		return err
 	}
 	body, err := m.createBody(e.opts.refreshInterval)
 	if err != nil {

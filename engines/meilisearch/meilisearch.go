@@ -73,6 +73,23 @@ func (driver) CheckConfig(cfg engines.Config) error {
 	return err
 }
 
+// CheckSchema refuses a schema Create would (engines.SchemaChecker):
+// Meilisearch is given text fields only, under a valid index name.
+func (driver) CheckSchema(_ engines.Config, schema engines.Schema) error {
+	return checkSchema(schema)
+}
+
+// checkSchema is what Create checks of the schema before it calls the server.
+func checkSchema(schema engines.Schema) error {
+	if _, err := textFields(schema); err != nil {
+		return err
+	}
+	if err := checkID(schema.Name, maxIndexUID); err != nil {
+		return fmt.Errorf("meilisearch: create: index name %w", err)
+	}
+	return nil
+}
+
 // check returns the write mode (the default made explicit) and the options.
 func check(cfg engines.Config) (engines.Visibility, options, error) {
 	mode, err := engines.CheckWriteMode("meilisearch", cfg.WriteMode, engines.Acknowledged, engines.Searchable)
@@ -201,14 +218,11 @@ func checkID(id string, limit int) error {
 
 // Create replaces the index and applies the settings before any write.
 func (e *Engine) Create(ctx context.Context, schema engines.Schema) error {
-	fields, err := textFields(schema)
-	if err != nil {
+	if err := checkSchema(schema); err != nil {
 		return err
 	}
+	fields, _ := textFields(schema) // checked
 	uid := schema.Name
-	if err := checkID(uid, maxIndexUID); err != nil {
-		return fmt.Errorf("meilisearch: create: index name %w", err)
-	}
 	if err := e.dropIndex(ctx, uid); err != nil {
 		return err
 	}

@@ -42,6 +42,13 @@ func (driver) CheckConfig(cfg engines.Config) error {
 	return err
 }
 
+// CheckSchema refuses a schema Create would (engines.SchemaChecker): text
+// fields only.
+func (driver) CheckSchema(_ engines.Config, schema engines.Schema) error {
+	_, _, _, _, err := plan(schema)
+	return err
+}
+
 // checkConfig returns the pool size: the one option, "pool".
 func checkConfig(cfg engines.Config) (int32, error) {
 	// Writes are searchable on commit (see the package doc).

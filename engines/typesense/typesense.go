@@ -71,6 +71,21 @@ func (driver) CheckConfig(cfg engines.Config) error {
 	return err
 }
 
+// CheckSchema refuses a schema Create would (engines.SchemaChecker):
+// Typesense is given text, tag and numeric fields, not vectors.
+func (driver) CheckSchema(_ engines.Config, schema engines.Schema) error {
+	_, _, err := checkSchema(schema)
+	return err
+}
+
+// checkSchema is the collection's fields, and the text ones searched.
+func checkSchema(schema engines.Schema) ([]api.Field, []string, error) {
+	if schema.Name == "" {
+		return nil, nil, errors.New("typesense: schema has no name")
+	}
+	return collectionFields(schema)
+}
+
 func check(cfg engines.Config) (options, error) {
 	// A write returns once it is searchable (see the package doc).
 	if _, err := engines.CheckWriteMode("typesense", cfg.WriteMode, engines.Searchable); err != nil {
@@ -188,10 +203,7 @@ func collectionFields(schema engines.Schema) ([]api.Field, []string, error) {
 
 // Create replaces the collection.
 func (e *Engine) Create(ctx context.Context, schema engines.Schema) error {
-	if schema.Name == "" {
-		return errors.New("typesense: schema has no name")
-	}
-	fields, text, err := collectionFields(schema)
+	fields, text, err := checkSchema(schema)
 	if err != nil {
 		return err
 	}

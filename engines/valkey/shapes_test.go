@@ -122,6 +122,9 @@ func TestCheckConfig(t *testing.T) {
 		{Options: map[string]string{"hybrid": "maybe"}},
 		{Options: map[string]string{"prefix": ""}},
 		{WriteMode: engines.Acknowledged},
+		// A port out of range parses, and failed only when dialled.
+		{URL: "redis://127.0.0.1:99999"},
+		{URL: "redis://127.0.0.1:0"},
 	} {
 		err := engines.CheckConfig("valkey", cfg)
 		if err == nil || strings.Contains(err.Error(), "\n") {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net"
 	"slices"
 	"sort"
 	"strconv"
@@ -156,6 +157,18 @@ func (driver) CheckConfig(cfg engines.Config) error {
 	return nil
 }
 
+// CheckSchema refuses a schema Create would (engines.SchemaChecker): the
+// indexes the options make of it (the fields option may name types the
+// schema lacks).
+func (driver) CheckSchema(cfg engines.Config, schema engines.Schema) error {
+	set, err := checkConfig(cfg)
+	if err != nil {
+		return err
+	}
+	_, err = set.plan(schema)
+	return err
+}
+
 // checkTimeout bounds CheckConfig's question to an attached server.
 const checkTimeout = 3 * time.Second
 
@@ -181,6 +194,13 @@ func parseURL(raw string) (valkey.ClientOption, error) {
 	if err != nil {
 		// The parse error may quote the URL, password and all.
 		return opt, fmt.Errorf("valkey: the URL %s does not parse as redis://host:port", engines.SafeURL(raw))
+	}
+	for _, addr := range opt.InitAddress {
+		if _, port, err := net.SplitHostPort(addr); err == nil {
+			if err := engines.CheckPort(port); err != nil {
+				return opt, fmt.Errorf("valkey: the URL's %w", err)
+			}
+		}
 	}
 	return opt, nil
 }

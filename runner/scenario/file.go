@@ -1,7 +1,6 @@
 package scenario
 
 import (
-	"bytes"
 	"embed"
 	"errors"
 	"fmt"
@@ -185,28 +184,75 @@ func Parse(b []byte) (*File, error) {
 	return s, nil
 }
 
-// decodeSetups decodes the setups strictly: an unknown field is an error,
-// not a silently ignored typo.
+// decodeSetups reads the setups strictly (an unknown field is an error,
+// not a silently ignored typo), walking the file's own nodes so that an
+// error gives the line in the file and says what a setup looks like, not
+// which Go type the YAML decoder was filling.
 func decodeSetups(n *yaml.Node) ([]SetupSpec, error) {
 	if n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
 		return nil, fmt.Errorf("line %d: setups must be a non-empty list", n.Line)
 	}
-	b, err := yaml.Marshal(n)
-	if err != nil {
-		return nil, err
-	}
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	dec.KnownFields(true)
-	var out []SetupSpec
-	if err := dec.Decode(&out); err != nil {
-		return nil, fmt.Errorf("setups (from line %d): %s", n.Line, oneLine(err.Error()))
-	}
-	for i, sp := range out {
+	const shape = "{engine: NAME, label: TEXT, write_mode: MODE, options: {KEY: VALUE}}"
+	out := make([]SetupSpec, len(n.Content))
+	for i, item := range n.Content {
+		sp := &out[i]
+		if item.Kind != yaml.MappingNode {
+			return nil, fmt.Errorf("line %d: setups: item %d must be a mapping such as %s", item.Line, i+1, shape)
+		}
+		seen := map[string]bool{}
+		for j := 0; j+1 < len(item.Content); j += 2 {
+			k, v := item.Content[j], item.Content[j+1]
+			if seen[k.Value] {
+				return nil, fmt.Errorf("line %d: setups: item %d: %s is given twice", k.Line, i+1, k.Value)
+			}
+			seen[k.Value] = true
+			var dst *string
+			switch k.Value {
+			case "engine":
+				dst = &sp.Engine
+			case "label":
+				dst = &sp.Label
+			case "write_mode":
+				dst = &sp.WriteMode
+			case "options":
+				opts, err := decodeOptions(v, i+1)
+				if err != nil {
+					return nil, err
+				}
+				sp.Options = opts
+				continue
+			default:
+				return nil, fmt.Errorf("line %d: setups: item %d: field %s not found (a setup is %s)", k.Line, i+1, k.Value, shape)
+			}
+			if v.Kind != yaml.ScalarNode {
+				return nil, fmt.Errorf("line %d: setups: item %d: %s must be a value", v.Line, i+1, k.Value)
+			}
+			*dst = v.Value
+		}
 		if sp.Engine == "" {
 			return nil, fmt.Errorf("setups: item %d has no engine", i+1)
 		}
 	}
 	return out, nil
+}
+
+// decodeOptions reads a setup's options: a mapping of values.
+func decodeOptions(n *yaml.Node, item int) (map[string]string, error) {
+	if n.Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("line %d: setups: item %d: options must be a mapping such as {pool: 8}", n.Line, item)
+	}
+	opts := map[string]string{}
+	for j := 0; j+1 < len(n.Content); j += 2 {
+		k, v := n.Content[j], n.Content[j+1]
+		if _, dup := opts[k.Value]; dup {
+			return nil, fmt.Errorf("line %d: setups: item %d: option %s is given twice", k.Line, item, k.Value)
+		}
+		if v.Kind != yaml.ScalarNode {
+			return nil, fmt.Errorf("line %d: setups: item %d: option %s must be a value", v.Line, item, k.Value)
+		}
+		opts[k.Value] = v.Value
+	}
+	return opts, nil
 }
 
 // Apply gives every setting the file gives and s does not have already
@@ -227,6 +273,10 @@ func (f *File) Apply(s *Settings) error {
 			return fmt.Errorf("scenario %s: its setups name the engines; --engine cannot be given too", f.Name)
 		}
 		s.Setups = f.Setups
+		if s.fromFile == nil {
+			s.fromFile = map[string]bool{}
+		}
+		s.fromFile["engine"] = true // the setups are the file's engines
 	}
 	s.Scenario = f.Name
 	// Each scenario writes to a directory of its own unless told otherwise,
@@ -245,6 +295,10 @@ func (f *File) Apply(s *Settings) error {
 		if err := setFlag(p, v); err != nil {
 			return fmt.Errorf("scenario %s: %s: %v", f.Name, v.name, err)
 		}
+		if s.fromFile == nil {
+			s.fromFile = map[string]bool{}
+		}
+		s.fromFile[v.name] = true
 	}
 	return nil
 }

@@ -1,6 +1,9 @@
 package scenario_test
 
 import (
+	"os"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -48,7 +51,7 @@ func TestShippedScenariosDecodeIntoPlans(t *testing.T) {
 		if p.Launch.CPUs != 8 {
 			t.Errorf("study-a-8cpu: CPU limit %v, want the file's 8", p.Launch.CPUs)
 		}
-	} else if !strings.HasPrefix(err.Error(), "cpus: 8 is more than this host's") {
+	} else if !strings.HasPrefix(err.Error(), "scenario study-a-8cpu: cpus: 8 is more than this host's") {
 		t.Errorf("study-a-8cpu: %v", err)
 	}
 }
@@ -90,8 +93,86 @@ func TestKnownItemsSetting(t *testing.T) {
 		if got := p.Calls().Known.Fraction; got != c.want {
 			t.Errorf("%s %q: known-items %v; want %v", c.name, c.args, got, c.want)
 		}
+		// The library's zero Fraction is the default share; 0 here is off.
+		if off := p.Calls().Known.Off; off != (c.want == 0) {
+			t.Errorf("%s %q: known items off %v; want %v", c.name, c.args, off, c.want == 0)
+		}
 	}
 	if _, err := scenario.Decode("embedded-smoke", "known-items=1.5"); err == nil || !strings.HasPrefix(err.Error(), "known-items:") {
 		t.Errorf("known-items=1.5: %v; want a known-items error", err)
+	}
+}
+
+// A level left empty is a mistake, as an empty weight is in --mix: the
+// list used to drop it ("10,,20" ran 10 and 20, "2," ran 2).
+func TestUsersWithAnEmptyLevelAreRefused(t *testing.T) {
+	for _, bad := range []string{"10,,20", "2,", ",5", " , "} {
+		if u, err := scenario.ParseUsers(bad); err == nil || !strings.HasPrefix(err.Error(), "users: ") {
+			t.Errorf("%q: %v, %v; want a users error", bad, u, err)
+		}
+	}
+	if u, err := scenario.ParseUsers(" 10, 20 "); err != nil || len(u) != 2 || u[0] != 10 || u[1] != 20 {
+		t.Errorf("\" 10, 20 \": %v, %v", u, err)
+	}
+}
+
+// A setups error says where in the file and what a setup looks like, not
+// which Go type the YAML decoder was filling, at a line of a copy.
+func TestSetupsErrorsPointIntoTheFile(t *testing.T) {
+	for _, c := range []struct{ body, want string }{
+		{"command: run\nsetups:\n  - bleve\n", "line 3: setups: item 1 must be a mapping such as {engine: NAME"},
+		{"command: run\nusers: 2\nsetups:\n  - {engine: bleve}\n  - {engine: bleve, colour: red}\n", "line 5: setups: item 2: field colour not found"},
+		{"command: run\nsetups:\n  - engine: bleve\n    write_mode: [a]\n", "line 4: setups: item 1: write_mode must be a value"},
+		{"command: run\nsetups:\n  - {engine: valkey, options: [a]}\n", "line 3: setups: item 1: options must be a mapping"},
+		{"command: run\nsetups:\n  - {engine: valkey, engine: bleve}\n", "line 3: setups: item 1: engine is given twice"},
+	} {
+		_, err := scenario.Parse([]byte(c.body))
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) || strings.Contains(err.Error(), "scenario.") || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%q: %v; want one line starting %q", c.body, err, c.want)
+		}
+	}
+	f, err := scenario.Parse([]byte("command: run\nsetups:\n  - {engine: valkey, label: two, write_mode: searchable, options: {matching_indexes: 2}}\n"))
+	want := scenario.SetupSpec{Engine: "valkey", Label: "two", WriteMode: "searchable", Options: map[string]string{"matching_indexes": "2"}}
+	if err != nil || !reflect.DeepEqual(f.Setups, []scenario.SetupSpec{want}) {
+		t.Errorf("a whole setup: %+v, %v", f, err)
+	}
+}
+
+// A value the file gave and the plan refuses is named with the file, as a
+// value the flag parser refuses was; the same value given beside the file
+// is the command line's.
+func TestAValueFromTheFileNamesTheFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.yaml")
+	if err := os.WriteFile(path, []byte("command: run\nusers: \"10,,20\"\nspawn-rate: 0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := scenario.Decode(path, "spawn-rate=5"); err == nil || !strings.HasPrefix(err.Error(), "scenario "+path+": users: ") {
+		t.Errorf("users from the file: %v; want it named with the file", err)
+	}
+	if _, err := scenario.Decode(path, "users=10"); err == nil || err.Error() != "scenario "+path+": spawn-rate: 0 must be > 0" {
+		t.Errorf("spawn-rate from the file: %v; want it named with the file", err)
+	}
+	if _, err := scenario.Decode(path, "users=10", "spawn-rate=-1"); err == nil || err.Error() != "spawn-rate: -1 must be > 0" {
+		t.Errorf("spawn-rate given beside the file: %v", err)
+	}
+}
+
+// The environment's credentials go to the servers only: an embedded
+// engine is refused a credential given to it, not one in the environment.
+func TestCredentialsAndTheEmbeddedEngine(t *testing.T) {
+	t.Setenv("SEARCHBENCH_PASSWORD", "from-env")
+	t.Setenv("SEARCHBENCH_API_KEY", "key-from-env")
+	if _, err := scenario.Decode("embedded-smoke"); err != nil {
+		t.Errorf("bleve with SEARCHBENCH_PASSWORD set: %v", err)
+	}
+	if _, err := scenario.Decode("embedded-smoke", "password=x"); err == nil || !strings.HasPrefix(err.Error(), "password: bleve is embedded") {
+		t.Errorf("bleve with --password: %v; want a password error", err)
+	}
+	p, err := scenario.Decode("valkey-idle-indexes", "cpus=0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := p.Setups[0].Config; c.Password.Reveal() != "from-env" || c.APIKey.Reveal() != "key-from-env" {
+		t.Errorf("valkey's credentials %q %q; want the environment's", c.Password.Reveal(), c.APIKey.Reveal())
 	}
 }

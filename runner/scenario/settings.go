@@ -92,7 +92,8 @@ type Settings struct {
 	Stop    float64
 	Ladder  runner.LadderConfig
 
-	flags *pflag.FlagSet
+	flags    *pflag.FlagSet
+	fromFile map[string]bool // the settings the scenario file gave (Apply)
 }
 
 // SetupSpec is a setup as a scenario file gives it.
@@ -177,9 +178,42 @@ func (s *Settings) Register(fl *pflag.FlagSet, command string) {
 func (s *Settings) Changed(name string) bool { return s.flags != nil && s.flags.Changed(name) }
 
 // Plan turns the settings into a validated plan: every error is one line
-// that starts with the setting at fault, and is bad input. Credentials not
-// given fall back to SEARCHBENCH_PASSWORD and SEARCHBENCH_API_KEY.
+// that starts with the setting at fault (the plan's own checks, which name
+// a Go program's fields, say it in the settings' words), and is bad input;
+// a setting a scenario file gave is named with the file. Credentials not
+// given fall back to SEARCHBENCH_PASSWORD and SEARCHBENCH_API_KEY for the
+// engines that have any.
 func (s *Settings) Plan() (runner.Plan, error) {
+	p, err := s.plan()
+	if err != nil {
+		return runner.Plan{}, s.inWords(err)
+	}
+	return p, nil
+}
+
+// inWords is err as the settings name things: a plan's FieldError by its
+// flag, and, when the setting at fault came from the scenario file, with
+// the file's name in front.
+func (s *Settings) inWords(err error) error {
+	var fe *runner.FieldError
+	if errors.As(err, &fe) {
+		err = settingError{fe}
+	}
+	// Every error starts with the setting's name ("users: …", "mix "…": …").
+	name := strings.FieldsFunc(err.Error(), func(r rune) bool { return r == ':' || r == ' ' })
+	if len(name) > 0 && s.fromFile[name[0]] {
+		return fmt.Errorf("scenario %s: %w", s.Scenario, err)
+	}
+	return err
+}
+
+// settingError is a plan's FieldError in the settings' words.
+type settingError struct{ fe *runner.FieldError }
+
+func (e settingError) Error() string { return e.fe.Setting() }
+func (e settingError) Unwrap() error { return e.fe }
+
+func (s *Settings) plan() (runner.Plan, error) {
 	mix, err := workload.ParseMix(s.Mix)
 	if err != nil {
 		return runner.Plan{}, err
@@ -219,9 +253,7 @@ func (s *Settings) Plan() (runner.Plan, error) {
 		launch.Env[k] = v
 	}
 	shared := engines.Config{
-		URL: s.URL, Username: s.Username,
-		Password:  engines.Secret(firstNonEmpty(s.Password, os.Getenv("SEARCHBENCH_PASSWORD"))),
-		APIKey:    engines.Secret(firstNonEmpty(s.APIKey, os.Getenv("SEARCHBENCH_API_KEY"))),
+		URL: s.URL, Username: s.Username, Password: engines.Secret(s.Password), APIKey: engines.Secret(s.APIKey),
 		DataDir:   s.DataDir,
 		WriteMode: engines.Visibility(s.WriteMode),
 	}
@@ -229,12 +261,23 @@ func (s *Settings) Plan() (runner.Plan, error) {
 	if err != nil {
 		return runner.Plan{}, err
 	}
+	// The environment's credentials are for the servers: an embedded
+	// engine, which the plan refuses credentials, does not get them.
+	for i, st := range setups {
+		if d, err := engines.Lookup(st.Driver); err == nil && d.Describe().Embedded {
+			continue
+		}
+		c := &setups[i].Config
+		c.Password = engines.Secret(firstNonEmpty(c.Password.Reveal(), os.Getenv("SEARCHBENCH_PASSWORD")))
+		c.APIKey = engines.Secret(firstNonEmpty(c.APIKey.Reveal(), os.Getenv("SEARCHBENCH_API_KEY")))
+	}
 	sp, err := s.shardPlan()
 	if err != nil {
 		return runner.Plan{}, err
 	}
 	p := runner.Plan{Source: src, Setups: setups, Launch: launch, Relevance: s.Relevance, Scenario: s.Scenario, Shard: sp}
-	calls := runner.Calls{Timeout: s.Timeout, Mix: mix, Seed: s.Seed, K: s.K, Known: runner.KnownConfig{Fraction: s.KnownItems}}
+	// --known-items 0 is off; the library's zero Fraction is the default.
+	calls := runner.Calls{Timeout: s.Timeout, Mix: mix, Seed: s.Seed, K: s.K, Known: runner.KnownConfig{Fraction: s.KnownItems, Off: s.KnownItems == 0}}
 	switch s.Command {
 	case Run:
 		levels, err := ParseUsers(s.Users)
@@ -271,8 +314,10 @@ func (s *Settings) shardPlan() (*runner.ShardPlan, error) {
 		if share, err = shard.ParseShare(s.Shard); err != nil {
 			return nil, err
 		}
-		if s.Shards != 0 && s.Shards != share.Count {
-			return nil, fmt.Errorf("shards: --shard %s and --shards %d disagree", s.Shard, s.Shards)
+		// Both say which shard this is: --shards from the environment,
+		// which --shard would silently overrule (every pod of a job shard 0).
+		if s.Shards != 0 {
+			return nil, fmt.Errorf("shards: --shard %s and --shards %d both say which shard this is; give one", s.Shard, s.Shards)
 		}
 	case s.Shards > 0:
 		i, err := shardIndex(s.Shards)
@@ -372,14 +417,20 @@ func ParseOptions(values []string) (byEngine map[string]map[string]string, all m
 	return byEngine, all, nil
 }
 
-// ParseUsers reads user levels: whole numbers, comma-separated.
+// ParseUsers reads user levels: whole numbers, comma-separated. An empty
+// item ("10,,20", "2,") is refused, as --mix refuses one: it is a level
+// left out by mistake, not a list with nothing there.
 func ParseUsers(s string) ([]int, error) {
-	parts := SplitList(s)
-	if len(parts) == 0 {
+	if strings.TrimSpace(s) == "" {
 		return nil, errors.New("users: at least one level is needed")
 	}
+	parts := strings.Split(s, ",")
 	users := make([]int, len(parts))
 	for i, p := range parts {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			return nil, fmt.Errorf("users: %q has an empty level (item %d)", s, i+1)
+		}
 		n, err := strconv.Atoi(p)
 		if err != nil {
 			return nil, fmt.Errorf("users: %q is not a whole number", p)

@@ -35,7 +35,6 @@ func TestShardSettings(t *testing.T) {
 		err        string
 	}{
 		{args: []string{"--shard", "1/3", "--coordinator", "coord:21901"}, index: 1, n: 3, coordinate: "coord:21901"},
-		{args: []string{"--shard", "2/3", "--shards", "3"}, index: 2, n: 3},
 		{args: []string{"--shards", "4"}, env: map[string]string{scenario.EnvJobIndex: "3"}, index: 3, n: 4},
 		{args: []string{"--shards", "4"}, env: map[string]string{scenario.EnvSlot: "1"}, index: 0, n: 4},
 		// A Kubernetes index wins over a slot.
@@ -43,7 +42,10 @@ func TestShardSettings(t *testing.T) {
 		{args: []string{"--shards", "4"}, env: map[string]string{scenario.EnvSlot: "5"}, err: "shards: SEARCHBENCH_SHARD_SLOT=\"5\" is not a slot from 1 to 4"},
 		{args: []string{"--shards", "4"}, env: map[string]string{scenario.EnvJobIndex: "x"}, err: "shards: JOB_COMPLETION_INDEX=\"x\" is not an index"},
 		{args: []string{"--shards", "4"}, err: "shards: neither JOB_COMPLETION_INDEX nor SEARCHBENCH_SHARD_SLOT"},
-		{args: []string{"--shard", "1/3", "--shards", "4"}, err: "shards: --shard 1/3 and --shards 4 disagree"},
+		{args: []string{"--shard", "1/3", "--shards", "4"}, err: "shards: --shard 1/3 and --shards 4 both say which shard this is"},
+		// Agreeing counts too: --shards takes the index from the
+		// environment, which --shard would silently overrule.
+		{args: []string{"--shard", "0/3", "--shards", "3"}, env: map[string]string{scenario.EnvJobIndex: "2"}, err: "shards: --shard 0/3 and --shards 3 both say which shard this is"},
 		{args: []string{"--shard", "3/3"}, err: "shard: index 3 is out of range"},
 		{args: []string{"--shard", "x"}, err: "shard: \"x\" is not i/N"},
 		{args: []string{"--coordinator", "coord:21901"}, err: "coordinator: only a shard"},

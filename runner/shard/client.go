@@ -29,7 +29,10 @@ type Hello struct {
 	Index, Count int
 	// Digest identifies the plan: shards of different plans are refused.
 	Digest string
-	Host   string
+	// Plan is the digest by field (runner.Plan.DigestFields): the
+	// coordinator names the fields in which a refused shard's plan differs.
+	Plan map[string]string
+	Host string
 }
 
 // Start is the answer to a shard that is ready for a start.
@@ -88,7 +91,7 @@ func dial(ctx context.Context, addr string, h Hello, timeout time.Duration, cloc
 	c := &Client{conn: conn, dec: json.NewDecoder(conn), enc: json.NewEncoder(conn), epoch: clock}
 	// The coordinator answers within its registration timeout; the margin
 	// lets its answer, which names the missing shards, arrive first.
-	m, err := c.call(ctx, message{Type: msgHello, Index: h.Index, Count: h.Count, Digest: h.Digest, Host: h.Host}, time.Until(deadline)+10*time.Second)
+	m, err := c.call(ctx, message{Type: msgHello, Index: h.Index, Count: h.Count, Digest: h.Digest, Plan: h.Plan, Host: h.Host}, time.Until(deadline)+10*time.Second)
 	if err != nil {
 		conn.Close()
 		return nil, fmt.Errorf("coordinator %s: registration: %w", addr, err)

@@ -15,7 +15,8 @@ import (
 // two sides never write at once and no message needs an ID.
 //
 //	shard → coordinator         coordinator → shard
-//	hello{index,count,digest}   welcome{barrier}  once every shard has registered
+//	hello{index,count,digest,   welcome{barrier}  once every shard has registered
+//	      plan}
 //	                            refused{reason}   another plan, a taken index …
 //	                            failed{reason}    registration timed out
 //	ping                        pong{now}         the coordinator's clock
@@ -41,8 +42,11 @@ type message struct {
 	Index  int    `json:"index,omitempty"`
 	Count  int    `json:"count,omitempty"`
 	Digest string `json:"digest,omitempty"`
-	Host   string `json:"host,omitempty"`
-	Phase  string `json:"phase,omitempty"`
+	// Plan, in hello: the digest by field (a shard of an older version
+	// sends none, and its refusal names no field).
+	Plan  map[string]string `json:"plan,omitempty"`
+	Host  string            `json:"host,omitempty"`
+	Phase string            `json:"phase,omitempty"`
 	// Stop, in ready: this shard's reason to stop ("" to go on); in start:
 	// some shard's reason, and then every shard stops.
 	Stop    string          `json:"stop,omitempty"`

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -64,8 +66,9 @@ type peer struct {
 	index  int
 	host   string
 	digest string
-	ready  bool   // waiting at the current start
-	phase  string // the start it waits at
+	plan   map[string]string // the digest by field
+	ready  bool              // waiting at the current start
+	phase  string            // the start it waits at
 	stop   string
 	done   bool // its result came in
 	gone   bool // its connection closed or was dropped
@@ -293,7 +296,7 @@ func (l *loop) run(ctx context.Context) (*Outcome, error) {
 					p.conn.Close()
 					continue
 				}
-				p.index, p.host, p.digest = m.Index, m.Host, m.Digest
+				p.index, p.host, p.digest, p.plan = m.Index, m.Host, m.Digest, m.Plan
 				l.peers[m.Index] = p
 				l.out.Hosts[m.Index] = m.Host
 				registered++
@@ -351,11 +354,45 @@ func (l *loop) admit(p *peer, m message) string {
 	}
 	for _, q := range l.peers {
 		if q != nil && q.digest != m.Digest {
-			return fmt.Sprintf("shard %d runs another plan than shard %d (plan digest %s, not %s): give every shard the same settings", m.Index, q.index, m.Digest, q.digest)
+			return fmt.Sprintf("shard %d runs another plan than shard %d%s (plan digest %s, not %s): give every shard the same settings",
+				m.Index, q.index, differing(q.plan, m.Plan), m.Digest, q.digest)
 		}
 	}
 	return ""
 }
+
+// differing names the fields in which two plans' digests differ (each
+// plan's digest by field): ": Closed.Measure differs", or "" when either
+// shard sent none.
+func differing(a, b map[string]string) string {
+	if a == nil || b == nil {
+		return ""
+	}
+	var diff []string
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			diff = append(diff, k)
+		}
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			diff = append(diff, k)
+		}
+	}
+	switch slices.Sort(diff); {
+	case len(diff) == 0:
+		return ""
+	case len(diff) == 1:
+		return ": " + diff[0] + " differs"
+	case len(diff) > maxNamed:
+		return fmt.Sprintf(": %s and %d more differ", strings.Join(diff[:maxNamed], ", "), len(diff)-maxNamed)
+	}
+	return ": " + strings.Join(diff, ", ") + " differ"
+}
+
+// maxNamed bounds the fields a refusal names: a shard of another corpus
+// differs in every document count and field.
+const maxNamed = 5
 
 // live are the shards that take part in later starts.
 func (l *loop) live() []*peer {

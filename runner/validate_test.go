@@ -1,0 +1,173 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/searchbench/searchbench/dataset"
+	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/runner/shard"
+	"github.com/searchbench/searchbench/workload"
+)
+
+// A Go program is told the field it set, by its Go name; the CLI's flag is
+// on the error for runner/scenario to say it in the CLI's words.
+func TestValidateNamesTheGoField(t *testing.T) {
+	src := testCorpus(t, 100, 0.5)
+	closed := func(f func(*Config)) Plan {
+		c := quickConfig(2)
+		f(&c)
+		return Plan{Source: src, Setups: []Setup{{Driver: "bleve"}}, Closed: &c}
+	}
+	ladder := LadderConfig{Open: OpenConfig{Workers: 0, Arrival: "constant", Calls: quickConfig().Calls},
+		Rates: workload.Ladder{Start: 10, Step: 2, Stop: 20}, Duration: time.Second, Repeat: 1, Factor: 5, MinAchieved: 0.5, Explode: 50}
+	for _, c := range []struct {
+		plan           Plan
+		msg, flagWords string
+	}{
+		{closed(func(c *Config) { c.SpawnRate = 0 }), "Plan.Closed.SpawnRate: 0 must be > 0", "spawn-rate: 0 must be > 0"},
+		{closed(func(c *Config) { c.Timeout = 0 }), "Plan.Closed.Calls.Timeout: 0s must be > 0", "timeout: 0s must be > 0"},
+		{closed(func(c *Config) { c.Known.Fraction = 2 }), "Plan.Closed.Calls.Known.Fraction: 2 must be in [0, 1]", "known-items: 2 must be in [0, 1]"},
+		{closed(func(c *Config) { c.Freshness.Gap = -1 }), "Plan.Closed.Freshness.Gap: -1ns must be ≥ 0", "freshness-gap: -1ns must be ≥ 0"},
+		{Plan{Source: src, Setups: []Setup{{Driver: "bleve"}}, Ladder: &ladder}, "Plan.Ladder.Open.Workers: 0 is out of range (1 to 100000)", "workers: 0 is out of range (1 to 100000)"},
+		{Plan{Source: src, Setups: []Setup{{Driver: "bleve"}, {Driver: "bleve", Config: engines.Config{DataDir: "x"}}}, Closed: ptr(quickConfig(1))},
+			`Plan.Setups[1].Label: "bleve" is listed twice; give each setup its own label`, `engine: "bleve" is listed twice; give each setup its own label`},
+	} {
+		err := c.plan.Validate()
+		var fe *FieldError
+		if !errors.As(err, &fe) || err.Error() != c.msg || fe.Setting() != c.flagWords {
+			t.Errorf("error %v (setting %q); want %q (setting %q)", err, settingOf(fe), c.msg, c.flagWords)
+		}
+	}
+	// Another package's fault keeps its words, under the field.
+	p := closed(func(*Config) {})
+	p.Setups = []Setup{{Driver: "bleve", Config: engines.Config{Options: map[string]string{"pool": "3"}}}}
+	var fe *FieldError
+	if err := p.Validate(); !errors.As(err, &fe) || !strings.HasPrefix(err.Error(), "Plan.Setups[0].Config: bleve") || fe.Setting() != fe.Err.Error() {
+		t.Errorf("a driver's refusal: %v", err)
+	}
+}
+
+func settingOf(fe *FieldError) string {
+	if fe == nil {
+		return ""
+	}
+	return fe.Setting()
+}
+
+// A nil *T in the Source interface is not == nil; Run used to call its
+// methods and panic. So did a zero Text, with no corpus in it.
+func TestATypedNilSourceIsAnError(t *testing.T) {
+	for _, src := range []Source{(*Text)(nil), (*Products)(nil), Text{}} {
+		res, err := Run(context.Background(), Plan{Source: src, Setups: []Setup{{Driver: "bleve"}}, Closed: ptr(quickConfig(1))}, nil)
+		if err == nil || res != nil || !strings.HasPrefix(err.Error(), "Plan.Source: ") || strings.Contains(err.Error(), "\n") {
+			t.Errorf("source %#v: result %v, error %v; want one line naming Plan.Source", src, res, err)
+		}
+	}
+}
+
+// The library's zero KnownConfig makes the CLI's default share of checks,
+// as its zero FreshnessConfig probes; Off turns them off.
+func TestKnownItemsDefaultIsTheCLIs(t *testing.T) {
+	src := testCorpus(t, 500, 1)
+	vers := newVersions(src.IDs()+1, shard.Share{})
+	calls := Calls{Timeout: time.Second, Mix: workload.DefaultMix, Seed: 1, K: 10}
+	if kc := newKnownChecks(src, calls, vers, 0); kc == nil || kc.frac != DefaultKnownItems {
+		t.Errorf("zero KnownConfig: checks %+v; want the CLI's default share %v", kc, DefaultKnownItems)
+	}
+	calls.Known.Off = true
+	if kc := newKnownChecks(src, calls, vers, 0); kc != nil {
+		t.Errorf("Known.Off: checks %+v; want none", kc)
+	}
+	if p := newProber(newMem(), src, FreshnessConfig{}, calls, vers); p == nil {
+		t.Error("zero FreshnessConfig: no probe; the CLI's default is on")
+	}
+}
+
+// A window too short to hold a call is refused before anything starts:
+// --measure 1ns used to run every level and report no call, unwarned.
+func TestAWindowTooShortIsRefused(t *testing.T) {
+	c := quickConfig(1)
+	c.Measure = time.Nanosecond
+	if err := c.Validate(); err == nil || !strings.HasPrefix(err.Error(), "Measure: 1ns is shorter than 100ms") {
+		t.Errorf("measure 1ns: %v", err)
+	}
+	c.Measure = MinWindow
+	if err := c.Validate(); err != nil {
+		t.Errorf("measure %v: %v", MinWindow, err)
+	}
+	l := LadderConfig{Open: OpenConfig{Workers: 1, Arrival: "constant", Calls: c.Calls},
+		Rates: workload.Ladder{Start: 10, Step: 2, Stop: 20}, Duration: time.Millisecond, Repeat: 1, Factor: 5, MinAchieved: 0.5, Explode: 50}
+	if err := l.Validate(); err == nil || !strings.HasPrefix(err.Error(), "Duration: 1ms is shorter than 100ms") {
+		t.Errorf("rung duration 1ms: %v", err)
+	}
+}
+
+// What an embedded engine cannot use is refused, not ignored: credentials,
+// and a corpus its index cannot hold.
+func TestAnEmbeddedEngineRefusesWhatItCannotUse(t *testing.T) {
+	for _, cfg := range []engines.Config{{Password: "p"}, {APIKey: "k"}, {Username: "u"}} {
+		p := Plan{Source: testCorpus(t, 100, 0.5), Setups: []Setup{{Driver: "bleve", Config: cfg}}, Closed: ptr(quickConfig(1))}
+		var fe *FieldError
+		if err := p.Validate(); !errors.As(err, &fe) || !strings.Contains(err.Error(), "bleve is embedded") || !strings.HasPrefix(fe.Setting(), fe.Flag+": bleve is embedded") {
+			t.Errorf("%+v: %v; want the credential refused", cfg, err)
+		}
+	}
+	products, err := NewSource(CorpusProduct, dataset.Config{Seed: 1, IDs: 100, Prepopulate: 0.5}, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := Plan{Source: products, Setups: []Setup{{Driver: "bleve"}}, Closed: ptr(quickConfig(1))}
+	var fe *FieldError
+	if err := p.Validate(); !errors.As(err, &fe) || !strings.HasPrefix(fe.Setting(), `corpus: bleve cannot index the "product" schema: field category: type tag is not supported`) {
+		t.Errorf("the product corpus on bleve: %v", err)
+	}
+}
+
+// A shard of another plan is refused naming the fields that differ, as
+// merge names them, not with two digests alone.
+func TestAShardOfAnotherPlanIsToldWhatDiffers(t *testing.T) {
+	p := Plan{Source: testCorpus(t, 100, 0.5), Closed: ptr(quickConfig(2, 4)),
+		Setups: []Setup{{Driver: "sharedmem", Config: engines.Config{URL: "mem://x"}}}, Shard: &ShardPlan{Index: 0, Count: 2}}
+	q := p
+	qc := *p.Closed
+	qc.Measure = time.Second
+	q.Closed, q.Shard = &qc, &ShardPlan{Index: 1, Count: 2}
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	registered := make(chan struct{}, 2)
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		_, _ = (&shard.Server{Shards: 2, Logf: func(f string, a ...any) {
+			if strings.Contains(f, "registered from") {
+				registered <- struct{}{}
+			}
+		}}).Serve(ctx, ln)
+	}()
+	first := make(chan struct{})
+	go func() {
+		defer close(first)
+		if c, err := shard.Dial(ctx, ln.Addr().String(), shard.Hello{Index: 0, Count: 2, Digest: p.Digest(), Plan: p.DigestFields()}, time.Minute); err == nil {
+			c.Close()
+		}
+	}()
+	<-registered
+	_, err = shard.Dial(ctx, ln.Addr().String(), shard.Hello{Index: 1, Count: 2, Digest: q.Digest(), Plan: q.DigestFields()}, time.Minute)
+	var refused *shard.Refused
+	if !errors.As(err, &refused) || !strings.Contains(refused.Reason, "another plan than shard 0: Closed.Measure differs") {
+		t.Errorf("shard 1 of another plan: %v; want a refusal naming Closed.Measure", err)
+	}
+	cancel()
+	<-first
+	<-served
+}
