@@ -74,7 +74,8 @@ type FreshnessConfig struct {
 	// a time, and a new one is claimed after a pause drawn from an
 	// exponential distribution of this mean. A fixed pause would lock onto
 	// a periodic refresh (Elasticsearch's 1 s) and sample every write at
-	// the same point of its cycle; random times sample it evenly.
+	// the same point of its cycle; random times sample it evenly. Zero is
+	// the default, as for Poll; 1ns probes back to back.
 	Gap time.Duration
 }
 
@@ -91,7 +92,7 @@ func (c FreshnessConfig) Validate() error {
 	case !c.Off && c.Poll != 0 && c.Poll < time.Millisecond:
 		return fieldErr("Poll", "freshness-poll", "%v must be ≥ 1ms (0: the default)", c.Poll)
 	case c.Gap < 0:
-		return fieldErr("Gap", "freshness-gap", "%v must be ≥ 0", c.Gap)
+		return fieldErr("Gap", "freshness-gap", "%v must be ≥ 0 (0: the default)", c.Gap)
 	}
 	return nil
 }
@@ -136,8 +137,8 @@ func newProber(e engines.Engine, src Source, cfg FreshnessConfig, calls Calls, v
 	if cfg.Poll <= 0 {
 		cfg.Poll = DefaultFreshnessPoll
 	}
-	if cfg.Gap < 0 {
-		cfg.Gap = 0
+	if cfg.Gap == 0 {
+		cfg.Gap = DefaultFreshnessGap
 	}
 	return &prober{e: e, m: m, cfg: cfg, k: calls.K, seed: calls.Seed, vers: vers,
 		writes: make(chan probeWrite, 1), done: make(chan struct{}), lag: newHistogram()}

@@ -422,6 +422,10 @@ func DecodeHistogram(s string) (*hdrhistogram.Histogram, error) {
 // Duration marshals as a Go duration string ("25s") and unmarshals from one.
 type Duration time.Duration
 
+// String is the duration as Go writes it (2s, 1m30s), so that a Duration
+// printed in a table or a message never reads as raw nanoseconds.
+func (d Duration) String() string { return time.Duration(d).String() }
+
 func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
 
 func (d *Duration) UnmarshalJSON(b []byte) error {
