@@ -23,14 +23,14 @@ const (
 // searchable when the driver can say so, and checks the engine's document
 // count against the corpus.
 //
-// Each upsert, bulk batch and the count is one call bounded by timeout (the
+// Each upsert and bulk batch is one call bounded by timeout (the
 // request timeout), as every call of a run is: a call that does not return
 // in time fails, class timeout, so an engine that hangs fails the
 // pre-population instead of holding the run. A document whose call failed
 // is not retried: any failure fails the pre-population, its error counting
 // the failed documents by class. Waiting for the loaded documents to become
-// searchable is not one call and is bounded by ctx only: how long indexing
-// takes is the engine's.
+// searchable, and for the engine's count of them, is not one call and is
+// bounded by ctx only: how long indexing takes is the engine's.
 func Prepopulate(ctx context.Context, e engines.Engine, src Source, timeout time.Duration, progress func(done, total int)) (result.Preload, error) {
 	total := src.PrepopulatedCount()
 	bulk, isBulk := e.(engines.BulkUpserter)
@@ -137,11 +137,12 @@ func Prepopulate(ctx context.Context, e engines.Engine, src Source, timeout time
 		return p, fmt.Errorf("pre-population: %d of %d documents failed (%s); first: %w", p.Errors, total, why, firstErr)
 	}
 	if cnt, ok := e.(engines.Counter); ok {
-		n, err := guard(func() (int64, error) {
-			cctx, cancel := context.WithTimeout(ctx, timeout)
-			defer cancel()
-			return cnt.Count(cctx)
-		})
+		// Not bounded by the request timeout: a count may wait for the
+		// engine's own count to settle (Amgix Now's doc_count is flushed by
+		// a background batcher, so its Count reads until two reads agree,
+		// 300 ms apart), which is no one call; like the refresh before it,
+		// it is bounded by the run.
+		n, err := guard(func() (int64, error) { return cnt.Count(ctx) })
 		if err != nil {
 			return p, fmt.Errorf("pre-population: count: %w", err)
 		}

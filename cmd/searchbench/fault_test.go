@@ -464,7 +464,10 @@ func TestFaultEngineHangsMidRun(t *testing.T) {
 				time.Sleep(500 * time.Millisecond)
 				p.stall()
 			})
-			args := append([]string{"run", "--engine", c.engine, "--url", url, "--ids", "1000", "--users", "4", "--spawn-rate", "1000",
+			// 200 IDs: pre-population's bulk batches end at the 500 ms
+			// request timeout too, and a fake's bulk of 1,000 documents
+			// under the race detector on a busy machine can take longer.
+			args := append([]string{"run", "--engine", c.engine, "--url", url, "--ids", "200", "--users", "4", "--spawn-rate", "1000",
 				"--settle", "200ms", "--measure", "2s", "--timeout", "500ms", "--relevance-queries", "0", "--out", dir}, flags...)
 			code, stdout, stderr := runWatched(t, context.Background(), &w, args...)
 			r := checkFinished(t, dir, code, stdout, stderr, "failed calls")
