@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -27,8 +28,9 @@ const (
 // request timeout), as every call of a run is: a call that does not return
 // in time fails, class timeout, so an engine that hangs fails the
 // pre-population instead of holding the run. A document whose call failed
-// is not retried: any failure fails the pre-population, its error counting
-// the failed documents by class. Waiting for the loaded documents to become
+// is not retried: the first failure fails the pre-population and stops the
+// load (calls in flight finish), its error counting the failed documents
+// by class. Waiting for the loaded documents to become
 // searchable, and for the engine's count of them, is not one call and is
 // bounded by ctx only: how long indexing takes is the engine's.
 func Prepopulate(ctx context.Context, e engines.Engine, src Source, timeout time.Duration, progress func(done, total int)) (result.Preload, error) {
@@ -37,6 +39,11 @@ func Prepopulate(ctx context.Context, e engines.Engine, src Source, timeout time
 	p := result.Preload{Documents: total, Bulk: isBulk, Count: -1}
 	start := time.Now()
 
+	// The first failure stops the load: the pre-population has failed, and
+	// an engine that hangs would otherwise hold the run for a timeout per
+	// batch left.
+	pctx, stopLoad := context.WithCancel(ctx)
+	defer stopLoad()
 	// IDs are handed out in batches through a channel; each worker builds
 	// its own documents, since the corpus is a pure function of the ID.
 	batches := make(chan []uint32)
@@ -50,7 +57,7 @@ func Prepopulate(ctx context.Context, e engines.Engine, src Source, timeout time
 			if batch = append(batch, id); len(batch) == preloadBatch {
 				select {
 				case batches <- batch:
-				case <-ctx.Done():
+				case <-pctx.Done():
 					return
 				}
 				batch = make([]uint32, 0, preloadBatch)
@@ -59,23 +66,33 @@ func Prepopulate(ctx context.Context, e engines.Engine, src Source, timeout time
 		if len(batch) > 0 {
 			select {
 			case batches <- batch:
-			case <-ctx.Done():
+			case <-pctx.Done():
 			}
 		}
 	}()
 
-	var done, failed atomic.Int64
+	var done, failed, loaded atomic.Int64
 	var byClass [engines.NumClasses]atomic.Int64
 	var firstErr error
 	var once sync.Once
 	call := func(f func(context.Context) error, n int) {
-		cctx, cancel := context.WithTimeout(ctx, timeout)
+		if pctx.Err() != nil {
+			return // stopped: not tried
+		}
+		cctx, cancel := context.WithTimeout(pctx, timeout)
 		err := guardErr(func() error { return f(cctx) })
+		// Cut short by the stop, not failed by itself.
+		cut := ctx.Err() == nil && errors.Is(cctx.Err(), context.Canceled)
 		cancel()
-		if err != nil {
+		switch {
+		case err == nil:
+			loaded.Add(int64(n))
+		case cut:
+		default:
 			failed.Add(int64(n))
 			byClass[engines.Classify(err)].Add(int64(n))
 			once.Do(func() { firstErr = err })
+			stopLoad()
 		}
 	}
 	workers := preloadWriters
@@ -101,6 +118,9 @@ func Prepopulate(ctx context.Context, e engines.Engine, src Source, timeout time
 						call(func(ctx context.Context) error { return e.Upsert(ctx, d) }, 1)
 					}
 				}
+				if pctx.Err() != nil {
+					continue // stopped: the progress stays where the load ended
+				}
 				n := done.Add(int64(len(ids)))
 				if progress != nil {
 					// Calls are serialised so callers need no lock of their own.
@@ -114,11 +134,6 @@ func Prepopulate(ctx context.Context, e engines.Engine, src Source, timeout time
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
 		return p, fmt.Errorf("pre-population interrupted after %d of %d documents: %w", done.Load(), total, err)
-	}
-	if r, ok := e.(engines.Refresher); ok {
-		if err := guardErr(func() error { return r.Refresh(ctx) }); err != nil {
-			return p, fmt.Errorf("pre-population: refresh: %w", err)
-		}
 	}
 	p.Duration = result.Duration(time.Since(start))
 	p.DocsPerS = float64(total) / time.Since(start).Seconds()
@@ -134,7 +149,13 @@ func Prepopulate(ctx context.Context, e engines.Engine, src Source, timeout time
 		if byClass[engines.Timeout].Load() > 0 {
 			why += fmt.Sprintf("; a call ends at the request timeout, %v", timeout)
 		}
-		return p, fmt.Errorf("pre-population: %d of %d documents failed (%s); first: %w", p.Errors, total, why, firstErr)
+		return p, fmt.Errorf("pre-population: %d of %d documents failed (%s); stopped there, %d loaded, %d not tried; first: %w",
+			p.Errors, total, why, loaded.Load(), int64(total)-loaded.Load()-p.Errors, firstErr)
+	}
+	if r, ok := e.(engines.Refresher); ok {
+		if err := guardErr(func() error { return r.Refresh(ctx) }); err != nil {
+			return p, fmt.Errorf("pre-population: refresh: %w", err)
+		}
 	}
 	if cnt, ok := e.(engines.Counter); ok {
 		// Not bounded by the request timeout: a count may wait for the
