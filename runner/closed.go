@@ -36,6 +36,8 @@ func (c Calls) Validate() error {
 	switch {
 	case c.Timeout <= 0:
 		return fieldErr("Timeout", "timeout", "%v must be > 0", c.Timeout)
+	case c.Timeout < MinTimeout:
+		return fieldErr("Timeout", "timeout", "%v is shorter than %v: every call would fail", c.Timeout, MinTimeout)
 	case c.K < 1:
 		return fieldErr("K", "k", "%d must be ≥ 1", c.K)
 	}
@@ -68,6 +70,15 @@ const (
 	MaxUsers         = 100_000
 )
 
+// MinTimeout is the shortest request timeout: below it no call over a
+// network (nor most in-process ones) can finish.
+const MinTimeout = time.Millisecond
+
+// MaxRamp is the longest ramp a level may have: a day is far past any
+// benchmark's, and a spawn rate that makes it longer is a typo (at 1e-300
+// users/s the ramp's length overflowed and the users all started at once).
+const MaxRamp = 24 * time.Hour
+
 // MinWindow is the shortest measured window (a closed-loop level's
 // measure, a ladder rung's repetition). The window opens and closes on
 // timers, and the users notice its end, milliseconds late on a busy load
@@ -89,6 +100,8 @@ func (c Config) Validate() error {
 	switch {
 	case !(c.SpawnRate > 0):
 		return fieldErr("SpawnRate", "spawn-rate", "%v must be > 0", c.SpawnRate)
+	case float64(slices.Max(c.Users)-1)/c.SpawnRate > MaxRamp.Seconds():
+		return fieldErr("SpawnRate", "spawn-rate", "%v users/s would take longer than %v to start %d users", c.SpawnRate, MaxRamp, slices.Max(c.Users))
 	case c.Settle < 0:
 		return fieldErr("Settle", "settle", "%v must be ≥ 0", c.Settle)
 	case c.Measure <= 0:

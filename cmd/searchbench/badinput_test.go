@@ -24,6 +24,7 @@ func TestBadInputFoundBeforeAnythingStarts(t *testing.T) {
 		field string // the error's first words
 	}{
 		{[]string{"--engine", "postgres", "--url", "::bad"}, "postgres: the URL"},
+		{[]string{"--scenario", "/dev/zero"}, "scenario: /dev/zero: larger than 1 MiB"},
 		{[]string{"--engine", "postgres", "--url", "http://x:y"}, "postgres: the URL"},
 		{[]string{"--engine", "typesense", "--url", "ftp://x", "--api-key", "k"}, "typesense: the URL"},
 		{[]string{"--engine", "typesense", "--url", "http://127.0.0.1:1"}, "typesense: an API key is needed"},
@@ -50,8 +51,9 @@ func TestBadInputFoundBeforeAnythingStarts(t *testing.T) {
 		{[]string{"--engine", "meilisearch", "--corpus", "product"}, `corpus: meilisearch cannot index the "product" schema: field category: type tag`},
 		{[]string{"--engine", "meilisearch", "--image", "Not An Image!!"}, `image: "Not An Image!!" is not an image name`},
 		// Accepted, and the empty level dropped (--mix refuses its own).
-		{[]string{"--users", "10,,20"}, `users: "10,,20" has an empty level`},
-		{[]string{"--users", "2,"}, `users: "2," has an empty level`},
+		{[]string{"--users", "10,,20"}, `users: "10,,20" has an empty item (item 2)`},
+		{[]string{"--users", "2,"}, `users: "2," has an empty item (item 2)`},
+		{[]string{"--engine", "bleve,"}, `engine: "bleve," has an empty item (item 2)`},
 		// --shard silently overruled the index --shards reads.
 		{[]string{"--engine", "meilisearch", "--url", "http://127.0.0.1:7700", "--shard", "0/3", "--shards", "3"}, "shards: --shard 0/3 and --shards 3 both say which shard this is"},
 		// Every level ran and measured no call, unwarned.
@@ -63,6 +65,9 @@ func TestBadInputFoundBeforeAnythingStarts(t *testing.T) {
 		// says its flags.
 		{[]string{"--spawn-rate", "0"}, "spawn-rate: 0 must be > 0"},
 		{[]string{"--timeout", "0s"}, "timeout: 0s must be > 0"},
+		{[]string{"--timeout", "1ns"}, "timeout: 1ns is shorter than 1ms"},
+		{[]string{"--users", "3", "--spawn-rate", "1e-300"}, "spawn-rate: 1e-300 users/s would take longer than 24h0m0s"},
+		{[]string{"--users", "100000", "--spawn-rate", "1"}, "spawn-rate: 1 users/s would take longer than 24h0m0s to start 100000 users"},
 	} {
 		out := c.args
 		if !strings.HasPrefix(c.field, "out: ") {

@@ -22,12 +22,12 @@ func newCompareCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var sides [2][]report.Input
 			for i, arg := range args {
-				var err error
-				if sides[i], err = loadResults(scenario.SplitList(arg)); err != nil {
-					return err
+				paths, err := scenario.SplitList(arg)
+				if err != nil {
+					return badInput("compare: side %c: %v", 'A'+i, err)
 				}
-				if len(sides[i]) == 0 {
-					return badInput("compare: side %c names no file", 'A'+i)
+				if sides[i], err = loadResults(paths); err != nil {
+					return err
 				}
 			}
 			if err := report.Compare(cmd.OutOrStdout(), sides[0], sides[1]); err != nil {

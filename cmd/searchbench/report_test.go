@@ -175,6 +175,10 @@ func TestReportAndCompareBadInput(t *testing.T) {
 	otherSchema := filepath.Join(dir, "v99.json")
 	os.WriteFile(otherSchema, []byte(`{"schema_version": 99, "tool": {"name": "searchbench"}}`), 0o644)
 	missing := filepath.Join(dir, "missing.json")
+	valid := filepath.Join(dir, "valid.json")
+	if err := result.WriteFile(valid, &result.Result{SchemaVersion: result.SchemaVersion, Tool: result.Tool{Name: "searchbench"}}); err != nil {
+		t.Fatal(err)
+	}
 	for _, args := range [][]string{
 		{"report"},
 		{"report", missing},
@@ -188,6 +192,9 @@ func TestReportAndCompareBadInput(t *testing.T) {
 		{"compare", missing, missing},
 		{"compare", notResult, notJSON},
 		{"compare", ",", ","},
+		// An empty item in a side's list is a run left out, not nothing.
+		{"compare", valid + ",," + valid, valid},
+		{"compare", valid, valid + ","},
 		{"compare", "a", "b", "c"},
 	} {
 		out := filepath.Join(t.TempDir(), "out")

@@ -184,16 +184,14 @@ func sideName(side []Input) string {
 func configDifferences(a, b []Input) []string {
 	var out []string
 	check := func(what string, f func(*result.Result) string) {
-		seen := map[string]bool{}
+		// The values in the order first seen: A's before B's.
+		var vals []string
 		for _, in := range append(append([]Input(nil), a...), b...) {
-			seen[f(in.Result)] = true
-		}
-		if len(seen) > 1 {
-			vals := make([]string, 0, len(seen))
-			for v := range seen {
+			if v := f(in.Result); !slices.Contains(vals, v) {
 				vals = append(vals, v)
 			}
-			slices.Sort(vals)
+		}
+		if len(vals) > 1 {
 			out = append(out, fmt.Sprintf("%s (%s)", what, strings.Join(vals, " / ")))
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -29,7 +28,7 @@ var ErrNotResult = errors.New("not a searchbench result")
 // result of another schema version are errors; the caller treats all
 // three as bad input.
 func Load(path string) (Input, error) {
-	b, err := os.ReadFile(path)
+	b, err := result.ReadBounded(path, result.MaxFileSize)
 	if err != nil {
 		return Input{}, fmt.Errorf("read result: %w", err)
 	}

@@ -48,3 +48,27 @@ func DecodeError(path string, data []byte, err error) error {
 	}
 	return fmt.Errorf("%s: invalid JSON at byte %d: %w", path, se.Offset, err)
 }
+
+// MaxFileSize bounds what ReadFile and the report's Load read of a result:
+// far above any result (a level's histograms are kilobytes), far below
+// what would exhaust the machine when the path names /dev/zero or a
+// multi-gigabyte file by mistake.
+const MaxFileSize = 512 << 20
+
+// ReadBounded reads the file at path, failing without reading further
+// when it holds more than limit bytes.
+func ReadBounded(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("%s: larger than %d MiB, more than this file can hold", path, limit>>20)
+	}
+	return b, nil
+}

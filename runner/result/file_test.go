@@ -36,3 +36,23 @@ func TestReadFileSaysTruncated(t *testing.T) {
 		}
 	}
 }
+
+// A path that names an endless or huge file (/dev/zero, a disk image given
+// by mistake) is refused once the bound is passed, not read until the
+// machine runs out of memory.
+func TestReadBoundedStopsAtTheBound(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero on this system")
+	}
+	_, err := ReadBounded("/dev/zero", 1<<20)
+	if err == nil || !strings.Contains(err.Error(), "/dev/zero: larger than 1 MiB") {
+		t.Fatalf("ReadBounded(/dev/zero) = %v; want it refused at 1 MiB", err)
+	}
+	path := filepath.Join(t.TempDir(), "small")
+	if err := os.WriteFile(path, []byte("12345"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := ReadBounded(path, 5); err != nil || string(b) != "12345" {
+		t.Fatalf("ReadBounded of a file at the bound = %q, %v; want it whole", b, err)
+	}
+}

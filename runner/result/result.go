@@ -488,7 +488,7 @@ func WriteAtomic(path string, data []byte) error {
 
 // ReadFile reads a result written by WriteFile.
 func ReadFile(path string) (*Result, error) {
-	b, err := os.ReadFile(path)
+	b, err := ReadBounded(path, MaxFileSize)
 	if err != nil {
 		return nil, fmt.Errorf("read result: %w", err)
 	}

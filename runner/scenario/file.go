@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/runner"
+	"github.com/searchbench/searchbench/runner/result"
 )
 
 // A scenario file is a run written down: which command, the values of its
@@ -58,9 +58,13 @@ type field struct {
 // another.
 var notInScenarios = []string{"password", "api-key", "username", "scenario"}
 
+// maxScenarioSize bounds what Load reads: a scenario is a page of YAML, and
+// a path to /dev/zero must not exhaust the machine.
+const maxScenarioSize = 1 << 20
+
 // Load reads a scenario by path, or by the name of a shipped one.
 func Load(name string) (*File, error) {
-	b, err := os.ReadFile(name)
+	b, err := result.ReadBounded(name, maxScenarioSize)
 	if errors.Is(err, fs.ErrNotExist) && !strings.ContainsAny(name, `/\`) {
 		b, err = shipped.ReadFile("scenarios/" + strings.TrimSuffix(name, ".yaml") + ".yaml")
 		if errors.Is(err, fs.ErrNotExist) {

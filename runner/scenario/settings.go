@@ -222,7 +222,11 @@ func (s *Settings) plan() (runner.Plan, error) {
 	if len(specs) == 0 {
 		// A driver listed twice is refused by Plan.Validate (two setups
 		// with one label).
-		for _, n := range SplitList(s.Engines) {
+		names, err := SplitList(s.Engines)
+		if err != nil {
+			return runner.Plan{}, fmt.Errorf("engine: %w", err)
+		}
+		for _, n := range names {
 			specs = append(specs, SetupSpec{Engine: n})
 		}
 	}
@@ -424,13 +428,12 @@ func ParseUsers(s string) ([]int, error) {
 	if strings.TrimSpace(s) == "" {
 		return nil, errors.New("users: at least one level is needed")
 	}
-	parts := strings.Split(s, ",")
+	parts, err := SplitList(s)
+	if err != nil {
+		return nil, fmt.Errorf("users: %w", err)
+	}
 	users := make([]int, len(parts))
 	for i, p := range parts {
-		p = strings.TrimSpace(p)
-		if p == "" {
-			return nil, fmt.Errorf("users: %q has an empty level (item %d)", s, i+1)
-		}
 		n, err := strconv.Atoi(p)
 		if err != nil {
 			return nil, fmt.Errorf("users: %q is not a whole number", p)
@@ -440,15 +443,17 @@ func ParseUsers(s string) ([]int, error) {
 	return users, nil
 }
 
-// SplitList splits a comma-separated list, dropping empty items.
-func SplitList(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
+// SplitList splits a comma-separated list, each item trimmed. An empty
+// item ("a,,b", "a,") is an error: something left out by mistake, which
+// dropping would hide.
+func SplitList(s string) ([]string, error) {
+	parts := strings.Split(s, ",")
+	for i, p := range parts {
+		if parts[i] = strings.TrimSpace(p); parts[i] == "" {
+			return nil, fmt.Errorf("%q has an empty item (item %d)", s, i+1)
 		}
 	}
-	return out
+	return parts, nil
 }
 
 func firstNonEmpty(a, b string) string {
