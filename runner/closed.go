@@ -29,6 +29,10 @@ type Calls struct {
 	Seed    uint64 // the workload's seed
 	K       int    // hits per search
 	Known   KnownConfig
+	// Interval is the timeline's interval within each window (at least
+	// MinInterval, at most the window); zero: DefaultInterval, or the
+	// whole window when it is shorter.
+	Interval time.Duration
 }
 
 // Validate reports the first bad field (a *FieldError).
@@ -102,7 +106,10 @@ func (c Config) Validate() error {
 	if err := c.Share.Validate(); err != nil {
 		return inField("Share", err)
 	}
-	return inField("Calls", c.Calls.Validate())
+	if err := c.Calls.Validate(); err != nil {
+		return inField("Calls", err)
+	}
+	return inField("Calls", c.validateInterval(c.Measure, "measure"))
 }
 
 // Events lets a caller watch a run; every field may be nil.
@@ -166,6 +173,9 @@ type span struct{ start, stop time.Duration }
 type window struct {
 	t0       time.Time
 	from, to atomic.Int64 // nanoseconds since t0
+	// grid is the window's interval clock; set before from, so a call
+	// that measured() says is in the window sees it.
+	grid atomic.Pointer[grid]
 }
 
 func newWindow(t0 time.Time) *window {
@@ -175,10 +185,14 @@ func newWindow(t0 time.Time) *window {
 	return w
 }
 
-func (w *window) set(from, to time.Duration) {
+func (w *window) set(from, to time.Duration, g grid) {
+	w.grid.Store(&g)
 	w.to.Store(int64(to))
 	w.from.Store(int64(from))
 }
+
+// interval is the interval of the window's grid a call started at t is in.
+func (w *window) interval(t time.Time) int { return w.grid.Load().at(t) }
 
 // measured says whether a call started at t is in the window.
 func (w *window) measured(t time.Time) bool { return int64(t.Sub(w.t0)) >= w.from.Load() }
@@ -254,7 +268,16 @@ func runLevel(ctx context.Context, e engines.Engine, src Source, cfg Config, ev 
 	rampTook := time.Since(t0)
 	measureFrom := max(ramp, rampTook) + cfg.Settle
 	measureTo := measureFrom + cfg.Measure
-	win.set(measureFrom, measureTo)
+	// The intervals start with the window; in a sharded run, where the
+	// window starts (ramp + settle after the synchronised start) unless
+	// this shard's ramp overran, so every shard's intervals line up.
+	gridFrom := measureFrom
+	if cfg.Share.Sharded() {
+		gridFrom = ramp + cfg.Settle
+	}
+	g := newGrid(t0.Add(gridFrom), cfg.interval(cfg.Measure), measureTo-gridFrom)
+	ivs := sink.startIntervals(g)
+	win.set(measureFrom, measureTo, g)
 	phase(ev, all, "settle", cfg.Settle)
 	sleepUntil(runCtx, t0.Add(measureFrom))
 	phase(ev, all, "measure", cfg.Measure)
@@ -264,6 +287,7 @@ func runLevel(ctx context.Context, e engines.Engine, src Source, cfg Config, ev 
 		go probe.run(probeCtx, cfg.Timeout)
 	}
 	stats := sampleStats(runCtx, e, cfg.Timeout)
+	stopCollector := collector(runCtx, ivs)
 	watchProgress(runCtx, ev, all, users, sink, t0.Add(measureTo))
 	cpu, schedP99 := endSelf()
 	engineStats, statsWarn := stats.stop(e, cfg.Timeout)
@@ -272,6 +296,7 @@ func runLevel(ctx context.Context, e engines.Engine, src Source, cfg Config, ev 
 	phase(ev, all, "drain", 0)
 	wg.Wait()
 	stopProbe()
+	stopCollector()
 
 	if ctx.Err() != nil {
 		interrupted() // in case the AfterFunc has not run yet
@@ -282,6 +307,7 @@ func runLevel(ctx context.Context, e engines.Engine, src Source, cfg Config, ev 
 	for _, u := range users {
 		u.rec.Flush()
 	}
+	ivs.finish()
 	total := sink.Total()
 	l := result.Level{Users: n, Window: result.Duration(window), Partial: partial}
 	l.ClientCPU, l.EngineStats, l.Freshness = cpu, engineStats, probe.result()
@@ -295,6 +321,17 @@ func runLevel(ctx context.Context, e engines.Engine, src Source, cfg Config, ev 
 	}
 	mean, least := activeUsers(spans, measureFrom, measureFrom+window)
 	l.Active = &result.ActiveUsers{Mean: mean, Min: least, Ramp: result.Duration(rampTook)}
+	tl, err := ivs.timeline(cfg.Mix.Ops(), nil, gridFrom-measureFrom, measureFrom+window-gridFrom)
+	if err != nil {
+		l.Warnings = append(l.Warnings, "timeline: "+err.Error())
+	}
+	for k := range tl.Intervals {
+		iv := &tl.Intervals[k]
+		from := gridFrom + time.Duration(iv.Start)
+		m, _ := activeUsers(spans, from, from+time.Duration(iv.Length))
+		iv.ActiveUsers = &m
+	}
+	l.Timeline = tl
 	for _, w := range []string{rampWarning(n, all, ramp, rampTook, cfg.SpawnRate), statsWarn, freshnessWarning(l.Freshness), clientBound(l.ClientCPU, l.SchedLatencyP99)} {
 		if w != "" {
 			l.Warnings = append(l.Warnings, w)
@@ -415,7 +452,7 @@ func (u *user) run(ctx context.Context, e engines.Engine, src Source, cfg Config
 		if chk.on && known.check(chk, hits, err) {
 			continue
 		}
-		u.rec.Record(req.Op, took, class)
+		u.rec.RecordIn(win.interval(start), req.Op, took, class)
 		u.ops.Add(1)
 		if !succeeded(req.Op, class) {
 			u.rec.Failed(req.Op, class, err)

@@ -60,6 +60,9 @@ func (c LadderConfig) Validate() error {
 	case c.Reference < 0:
 		return fieldErr("Reference", "reference-rate", "%v must be ≥ 0", c.Reference)
 	}
+	if err := c.Open.validateInterval(c.Duration, "duration"); err != nil {
+		return inField("Open", inField("Calls", err))
+	}
 	return nil
 }
 

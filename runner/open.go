@@ -119,6 +119,13 @@ func OpenLoop(ctx context.Context, e engines.Engine, src Source, cfg OpenConfig,
 	cpu0 := cpuTime()
 	start := time.Now()
 	drainBy := start.Add(sched.Length() + cfg.Timeout)
+	// The intervals start with the schedule (in a sharded run, at the
+	// coordinator's synchronised start, so the shards' line up); a call is
+	// in the interval it was due in.
+	g := newGrid(start, cfg.interval(sched.Length()), sched.Length())
+	latIv, svcIv := r.lat.startIntervals(g), r.svc.startIntervals(g)
+	stopCollector := collector(ctx, latIv, svcIv)
+	scheduled, lagMax := make([]int64, g.n), make([]int64, g.n)
 
 	var unsent atomic.Int64
 	var wg sync.WaitGroup
@@ -134,7 +141,7 @@ func OpenLoop(ctx context.Context, e engines.Engine, src Source, cfg OpenConfig,
 					unsent.Add(1)
 					continue
 				}
-				r.serve(ctx, start, t, lat, svc)
+				r.serve(ctx, start, g.at(t.due), t, lat, svc)
 			}
 		}()
 	}
@@ -149,6 +156,8 @@ func OpenLoop(ctx context.Context, e engines.Engine, src Source, cfg OpenConfig,
 			break
 		}
 		due := start.Add(at)
+		ik := g.index(at)
+		scheduled[ik]++
 		if !wait.until(due) {
 			partial = true
 			break
@@ -160,6 +169,7 @@ func OpenLoop(ctx context.Context, e engines.Engine, src Source, cfg OpenConfig,
 			// a full line is the engine's backlog, not generator lag.
 			us, _ := micros(time.Since(due))
 			_ = lag.RecordValue(us)
+			lagMax[ik] = max(lagMax[ik], us)
 		default:
 			select {
 			case queue <- t:
@@ -175,6 +185,9 @@ func OpenLoop(ctx context.Context, e engines.Engine, src Source, cfg OpenConfig,
 	// Engine stats describe the schedule's window, not the drain after it.
 	engineStats, statsWarn := stats.stop(e, cfg.Timeout)
 	wg.Wait()
+	stopCollector()
+	latIv.finish()
+	svcIv.finish()
 	elapsed := time.Duration(r.last.Load())
 	cpu := cpuTime() - cpu0
 	wall := time.Since(start)
@@ -208,6 +221,15 @@ func OpenLoop(ctx context.Context, e engines.Engine, src Source, cfg OpenConfig,
 	rep.Warnings = append(rep.Warnings, errorWarnings(latOps)...)
 	rep.EngineStats = engineStats
 	rep.KnownItems = r.known.result()
+	tl, err := latIv.timeline(cfg.Mix.Ops(), svcIv, 0, sched.Length())
+	if err != nil {
+		rep.Warnings = append(rep.Warnings, "timeline: "+err.Error())
+	}
+	for k := range tl.Intervals {
+		tl.Intervals[k].Scheduled = scheduled[k]
+		tl.Intervals[k].SchedulerLagMax = float64(lagMax[k]) / 1000
+	}
+	rep.Timeline = tl
 	if statsWarn != "" {
 		rep.Warnings = append(rep.Warnings, statsWarn)
 	}
@@ -246,8 +268,9 @@ func waitUntil(ctx context.Context, t time.Time, spin time.Duration) bool {
 	return ctx.Err() == nil
 }
 
-// serve makes one scheduled call and records both latencies.
-func (r *openRun) serve(ctx context.Context, start time.Time, t ticket, lat, svc *Recorder) {
+// serve makes one scheduled call, due in interval k, and records both
+// latencies.
+func (r *openRun) serve(ctx context.Context, start time.Time, k int, t ticket, lat, svc *Recorder) {
 	req := prepare(r.src, r.cfg.K, r.vers, t.step)
 	kr := r.known.stream(t.k)
 	chk := r.known.pick(&kr, &req)
@@ -268,8 +291,8 @@ func (r *openRun) serve(ctx context.Context, start time.Time, t ticket, lat, svc
 	if sent.Sub(t.due) > lateStart {
 		r.late.Add(1)
 	}
-	lat.Record(req.Op, done.Sub(t.due), class)
-	svc.Record(req.Op, done.Sub(sent), class)
+	lat.RecordIn(k, req.Op, done.Sub(t.due), class)
+	svc.RecordIn(k, req.Op, done.Sub(sent), class)
 	if succeeded(req.Op, class) {
 		r.okDone.Add(1)
 	} else {

@@ -1,0 +1,314 @@
+package result
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Timeline is one measured window (a closed-loop level, an open-loop rep)
+// cut into intervals of one clock: what happened inside the window, second
+// by second, where the window's figures only give its sum. Intervals are
+// aligned to the window's start; in a sharded run, to the coordinator's
+// synchronised start (plus the planned ramp and settle in closed loop), so
+// the shards' intervals line up exactly and merge interval by interval.
+// A call is in the interval in which it started (closed loop) or was due
+// (open loop), as it is in the window. The intervals' histograms add up to
+// the window's, bucket by bucket.
+type Timeline struct {
+	Interval Duration `json:"interval"`
+	// Offset is where the first interval starts, from the window's start:
+	// zero, or negative when a shard's ramp overran the planned one and its
+	// window opened after the shared grid's origin.
+	Offset    Duration   `json:"offset,omitempty"`
+	Intervals []Interval `json:"intervals"`
+	// Merged says how a merged timeline was made (on merged results only).
+	Merged string `json:"merged,omitempty"`
+}
+
+// Interval is one interval of a timeline.
+type Interval struct {
+	Start  Duration     `json:"start"`  // from the timeline's origin
+	Length Duration     `json:"length"` // Interval, or less for the last
+	Ops    []IntervalOp `json:"ops"`
+	// ActiveUsers (closed loop) is how many users were running, the
+	// time-weighted mean over the interval.
+	ActiveUsers *float64 `json:"active_users,omitempty"`
+	// Scheduled (open loop) is the calls due in the interval; the
+	// scheduled rate is Scheduled/Length, the achieved rate the
+	// operations' counts over Length.
+	Scheduled int64 `json:"scheduled,omitempty"`
+	// SchedulerLagMax (open loop) is how late, at worst, the scheduler
+	// handed over a call due in the interval while the line had room (ms).
+	SchedulerLagMax float64 `json:"scheduler_lag_max_ms,omitempty"`
+}
+
+// IntervalOp is one operation in one interval: the calls that started (were
+// due) in it.
+type IntervalOp struct {
+	Op       string           `json:"op"`
+	Count    int64            `json:"count"` // successful calls, as OpStats.Count
+	NotFound int64            `json:"not_found,omitempty"`
+	Errors   map[string]int64 `json:"errors,omitempty"` // by class
+	// Percentiles of the successful calls' latency (open loop: from the
+	// intended send time), ms.
+	P50 float64 `json:"p50"`
+	P95 float64 `json:"p95"`
+	P99 float64 `json:"p99"`
+	Max float64 `json:"max"`
+	// Histogram is the interval's latency histogram, encoded as
+	// OpStats.Histogram.
+	Histogram string `json:"histogram,omitempty"`
+	// Service (open loop) is the service time from the actual send.
+	Service          *Percentiles `json:"service_ms,omitempty"`
+	ServiceHistogram string       `json:"service_histogram,omitempty"`
+}
+
+// Percentiles is an interval's short latency summary (ms).
+type Percentiles struct {
+	P50 float64 `json:"p50"`
+	P95 float64 `json:"p95"`
+	P99 float64 `json:"p99"`
+	Max float64 `json:"max"`
+}
+
+// IntervalPercentiles is h's short summary (ms).
+func IntervalPercentiles(h *hdrhistogram.Histogram) Percentiles {
+	if h == nil || h.TotalCount() == 0 {
+		return Percentiles{}
+	}
+	ms := func(us int64) float64 { return float64(us) / 1000 }
+	return Percentiles{P50: ms(h.ValueAtQuantile(50)), P95: ms(h.ValueAtQuantile(95)), P99: ms(h.ValueAtQuantile(99)), Max: ms(h.Max())}
+}
+
+// SetLatency sets o's percentiles and histogram from h (nil or empty: none).
+func (o *IntervalOp) SetLatency(h *hdrhistogram.Histogram) error {
+	p := IntervalPercentiles(h)
+	o.P50, o.P95, o.P99, o.Max = p.P50, p.P95, p.P99, p.Max
+	o.Histogram = ""
+	if h == nil || h.TotalCount() == 0 {
+		return nil
+	}
+	enc, err := EncodeHistogram(h)
+	o.Histogram = enc
+	return err
+}
+
+// SetService sets o's service-time summary and histogram from h.
+func (o *IntervalOp) SetService(h *hdrhistogram.Histogram) error {
+	p := IntervalPercentiles(h)
+	o.Service, o.ServiceHistogram = &p, ""
+	if h == nil || h.TotalCount() == 0 {
+		return nil
+	}
+	enc, err := EncodeHistogram(h)
+	o.ServiceHistogram = enc
+	return err
+}
+
+// Op returns the interval's figures for the named operation.
+func (iv Interval) Op(name string) (IntervalOp, bool) {
+	for _, o := range iv.Ops {
+		if o.Op == name {
+			return o, true
+		}
+	}
+	return IntervalOp{}, false
+}
+
+// TimelineMerged is what a merged timeline's Merged says.
+const TimelineMerged = "interval by interval: the shards' interval histograms added (never percentiles averaged), counts, errors, active users and scheduled calls summed, scheduler lag the worst shard's"
+
+// mergeTimelines merges the shards' timelines of one window interval by
+// interval: intervals are matched by their start on the shared grid. A
+// shard without a timeline (an older searchbench) leaves the merge without
+// one: a timeline of only some shards would read as the whole load's.
+func mergeTimelines(ts []*Timeline, where string) (*Timeline, error) {
+	if len(ts) == 0 {
+		return nil, nil
+	}
+	for _, t := range ts {
+		if t == nil || t.Interval != ts[0].Interval {
+			return nil, nil
+		}
+	}
+	out := &Timeline{Interval: ts[0].Interval, Merged: TimelineMerged}
+	type acc struct {
+		iv       Interval
+		names    []string
+		ops      map[string]*IntervalOp
+		lat, svc map[string]*hdrhistogram.Histogram
+	}
+	var accs []*acc
+	at := map[Duration]*acc{}
+	for _, t := range ts {
+		out.Offset = min(out.Offset, t.Offset)
+		for _, iv := range t.Intervals {
+			a := at[iv.Start]
+			if a == nil {
+				a = &acc{iv: Interval{Start: iv.Start, Length: iv.Length}, ops: map[string]*IntervalOp{},
+					lat: map[string]*hdrhistogram.Histogram{}, svc: map[string]*hdrhistogram.Histogram{}}
+				at[iv.Start] = a
+				accs = append(accs, a)
+			}
+			a.iv.Length = max(a.iv.Length, iv.Length)
+			if iv.ActiveUsers != nil {
+				n := *iv.ActiveUsers
+				if a.iv.ActiveUsers != nil {
+					n += *a.iv.ActiveUsers
+				}
+				a.iv.ActiveUsers = &n
+			}
+			a.iv.Scheduled += iv.Scheduled
+			a.iv.SchedulerLagMax = max(a.iv.SchedulerLagMax, iv.SchedulerLagMax)
+			for _, o := range iv.Ops {
+				m := a.ops[o.Op]
+				if m == nil {
+					m = &IntervalOp{Op: o.Op}
+					a.ops[o.Op] = m
+					a.names = append(a.names, o.Op)
+				}
+				m.Count += o.Count
+				m.NotFound += o.NotFound
+				for c, n := range o.Errors {
+					if m.Errors == nil {
+						m.Errors = map[string]int64{}
+					}
+					m.Errors[c] += n
+				}
+				w := fmt.Sprintf("%s, interval at %v, %s", where, iv.Start, o.Op)
+				if o.Histogram != "" {
+					h := a.lat[o.Op]
+					if err := addHistogram(&h, o.Histogram, w); err != nil {
+						return nil, err
+					}
+					a.lat[o.Op] = h
+				}
+				if o.Service != nil {
+					h := a.svc[o.Op]
+					if o.ServiceHistogram != "" {
+						if err := addHistogram(&h, o.ServiceHistogram, w+" service time"); err != nil {
+							return nil, err
+						}
+					}
+					if h == nil {
+						h = newEmptyLike()
+					}
+					a.svc[o.Op] = h
+				}
+			}
+		}
+	}
+	for _, a := range accs {
+		for _, name := range a.names {
+			o := a.ops[name]
+			if err := o.SetLatency(a.lat[name]); err != nil {
+				return nil, err
+			}
+			if h, ok := a.svc[name]; ok {
+				if err := o.SetService(h); err != nil {
+					return nil, err
+				}
+			}
+			a.iv.Ops = append(a.iv.Ops, *o)
+		}
+		out.Intervals = append(out.Intervals, a.iv)
+	}
+	return out, nil
+}
+
+// newEmptyLike is an empty histogram standing for a shard's interval with
+// no successful call (its summary is all zeros).
+func newEmptyLike() *hdrhistogram.Histogram { return hdrhistogram.New(1, 2, 1) }
+
+// HlogName is the file beside result.json holding every timeline's
+// interval histograms in HdrHistogram's interval-log format.
+const HlogName = "intervals.hlog"
+
+// WriteHlog writes every timeline of r, in HdrHistogram's interval-log
+// format (version 1.3): one histogram per interval and operation, tagged
+// "<setup>/<window>/<op>" (window: "users=50" or "level2-users=50" for a
+// closed-loop level, "rung3-rep1" for a ladder's), service times as
+// "<setup>/<window>/<op>-service". Times are seconds from each window's
+// origin, so every window starts at 0; values are microseconds, and the
+// maximum column is the writer's default (value / 10^6: seconds here). False
+// when r holds no timeline.
+func WriteHlog(path string, r *Result) (bool, error) {
+	var buf bytes.Buffer
+	lw := hdrhistogram.NewHistogramLogWriter(&buf)
+	if err := lw.OutputLogFormatVersion(); err != nil {
+		return false, err
+	}
+	if err := lw.OutputComment("searchbench interval histograms: tag <setup>/<window>/<op>, latency in microseconds (from the intended send time in open loop; <op>-service: from the actual send)"); err != nil {
+		return false, err
+	}
+	if err := lw.OutputStartTime(r.StartedAt.UnixMilli()); err != nil {
+		return false, err
+	}
+	if err := lw.OutputLegend(); err != nil {
+		return false, err
+	}
+	any := false
+	put := func(tag string, t *Timeline) error {
+		for _, iv := range t.Intervals {
+			for _, o := range iv.Ops {
+				for _, h := range []struct{ suffix, enc string }{{"", o.Histogram}, {"-service", o.ServiceHistogram}} {
+					if h.enc == "" {
+						continue
+					}
+					hist, err := DecodeHistogram(h.enc)
+					if err != nil {
+						return fmt.Errorf("%s: %w", tag, err)
+					}
+					hist.SetTag(hlogTag(tag + "/" + o.Op + h.suffix))
+					hist.SetStartTimeMs(int64(iv.Start.Seconds() * 1000))
+					hist.SetEndTimeMs(int64((iv.Start + iv.Length).Seconds() * 1000))
+					if err := lw.OutputIntervalHistogramWithLogOptions(hist, nil); err != nil {
+						return err
+					}
+					any = true
+				}
+			}
+		}
+		return nil
+	}
+	for _, e := range r.Engines {
+		for j, l := range e.Levels {
+			if l.Timeline != nil {
+				if err := put(fmt.Sprintf("%s/level%d-users=%d", e.Label, j+1, l.Users), l.Timeline); err != nil {
+					return false, err
+				}
+			}
+		}
+		if e.Ladder == nil {
+			continue
+		}
+		for j, rung := range e.Ladder.Rungs {
+			for k, rep := range rung.Reps {
+				if rep.Timeline != nil {
+					if err := put(fmt.Sprintf("%s/rung%d-rep%d", e.Label, j+1, k+1), rep.Timeline); err != nil {
+						return false, err
+					}
+				}
+			}
+		}
+	}
+	if !any {
+		return false, nil
+	}
+	return true, WriteAtomic(path, buf.Bytes())
+}
+
+// hlogTag makes s a valid interval-log tag: no commas, spaces or line
+// breaks.
+func hlogTag(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch r {
+		case ',', ' ', '\r', '\n', '\t':
+			return '_'
+		}
+		return r
+	}, s)
+}
