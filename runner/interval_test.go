@@ -1,0 +1,365 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/searchbench/searchbench/dataset"
+	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/runner/result"
+	"github.com/searchbench/searchbench/runner/shard"
+	"github.com/searchbench/searchbench/workload"
+)
+
+// freezeEngine answers every call after serve, except that from at after
+// its first call, and every period after that, it freezes for freeze: a call
+// that arrives during a freeze returns when the freeze ends (plus serve).
+type freezeEngine struct {
+	memEngine
+	once                      sync.Once
+	t0                        time.Time
+	serve, at, period, freeze time.Duration
+}
+
+func (f *freezeEngine) wait(ctx context.Context) error {
+	now := time.Now()
+	f.once.Do(func() { f.t0 = now })
+	d := f.serve
+	if phase := (now.Sub(f.t0) - f.at + f.period) % f.period; phase < f.freeze {
+		d += f.freeze - phase
+	}
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+func (f *freezeEngine) Search(ctx context.Context, q engines.Query) (engines.Hits, error) {
+	return engines.Hits{}, f.wait(ctx)
+}
+
+// The engine freezes for 300 ms from 1.35 s after the run's first call,
+// every 2 s: inside intervals 1 and 3 of 1 s intervals, 350 ms clear of
+// their edges (the first call is a few ms from the grid's origin). The
+// per-interval p99 must show each freeze in the interval it overlaps and
+// nowhere else, in closed and in open loop.
+//
+// Open loop (200 calls/s, answered at once outside a freeze): 30% of a
+// freeze interval's calls are due during the freeze and wait its rest,
+// so its p99 is ~290 ms. Closed loop (4 users, 20 ms a call): each user
+// is caught once per freeze for ≥ 280 ms, ~3% of the interval's ~140
+// calls, so its p99 is a frozen call. The other intervals' p99 is the
+// service time. Thresholds: ≥ 200 ms in the freeze intervals, < 150 ms in
+// the others (a busy 2-core machine delays timers by tens of ms, not 150).
+func TestTimelineShowsFreezesWhereTheyHappen(t *testing.T) {
+	const freezeP99, calmP99 = 200.0, 150.0
+	check := func(what string, tl *result.Timeline) {
+		t.Helper()
+		if tl == nil || len(tl.Intervals) != 4 {
+			t.Fatalf("%s: timeline %+v; want 4 intervals", what, tl)
+		}
+		for k, iv := range tl.Intervals {
+			o, _ := iv.Op("search")
+			t.Logf("%s interval %d (at %v): %d calls, p50 %.1f, p99 %.1f, max %.1f ms", what, k, iv.Start, o.Count, o.P50, o.P99, o.Max)
+			if frozen := k%2 == 1; frozen && o.P99 < freezeP99 {
+				t.Errorf("%s: interval %d overlaps a 300 ms freeze, its p99 is %.1f ms (< %v)", what, k, o.P99, freezeP99)
+			} else if !frozen && o.P99 >= calmP99 {
+				t.Errorf("%s: interval %d has no freeze, its p99 is %.1f ms (≥ %v)", what, k, o.P99, calmP99)
+			}
+			if o.Count == 0 {
+				t.Errorf("%s: interval %d has no call", what, k)
+			}
+		}
+	}
+	newEngine := func(serve time.Duration) *freezeEngine {
+		return &freezeEngine{memEngine: *newMem(), serve: serve, at: 1350 * time.Millisecond, period: 2 * time.Second, freeze: 300 * time.Millisecond}
+	}
+	c := testCorpus(t, 100, 1)
+	cfg := openConfig(2)
+	cfg.Interval = time.Second
+	rep := OpenLoop(context.Background(), newEngine(0), c, cfg, workload.Constant{PerSecond: 200, Duration: 4 * time.Second}, newVersions(101, shard.Share{}))
+	check("open loop", rep.Timeline)
+
+	closed := quickConfig(4)
+	closed.Mix, closed.Settle, closed.Measure, closed.Interval = workload.Presets["search"], 0, 4*time.Second, time.Second
+	l := ClosedLoop(context.Background(), newEngine(20*time.Millisecond), c, closed, Events{})[0]
+	check("closed loop", l.Timeline)
+	for k, iv := range l.Timeline.Intervals {
+		if iv.ActiveUsers == nil || *iv.ActiveUsers != 4 {
+			t.Errorf("closed loop: interval %d active users %v; want 4", k, iv.ActiveUsers)
+		}
+	}
+}
+
+// ivSample is one synthetic call: its interval, operation, latency, class.
+type ivSample struct {
+	k  int
+	op workload.Op
+	us int64
+	c  engines.Class
+}
+
+// record records samples into a fresh sink on a grid of n intervals over
+// recs recorders (each recorder's calls in interval order, as a worker's
+// are) and returns the sink's window histograms and timeline.
+func record(t *testing.T, samples []ivSample, n, recs int) (*Histograms, *result.Timeline) {
+	t.Helper()
+	sink := NewSink(3)
+	iv := sink.startIntervals(newGrid(time.Now(), time.Second, time.Duration(n)*time.Second))
+	rs := make([]*Recorder, recs)
+	for i := range rs {
+		rs[i] = sink.NewRecorder(i)
+	}
+	for i, s := range samples {
+		if i > 0 && samples[i-1].k != s.k {
+			// Close the previous interval as soon as the calls move on,
+			// while the other recorders still hold some of its calls:
+			// their late flushes reopen it.
+			iv.collect(time.Duration(s.k+1) * time.Second)
+		}
+		rs[i%recs].RecordIn(s.k, s.op, time.Duration(s.us)*time.Microsecond, s.c)
+	}
+	for _, r := range rs {
+		r.Flush()
+	}
+	iv.finish()
+	tl, err := iv.timeline(workload.Ops(), nil, 0, time.Duration(n)*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sink.Total(), tl
+}
+
+// synthetic draws samples over n intervals in order (k non-decreasing),
+// with failures.
+func synthetic(seed uint64, count, n int) []ivSample {
+	r := dataset.NewRand(seed)
+	out := make([]ivSample, count)
+	for i := range out {
+		c := engines.OK
+		switch r.Intn(50) {
+		case 0:
+			c = engines.Timeout
+		case 1:
+			c = engines.NotFound
+		}
+		out[i] = ivSample{k: i * n / count, op: workload.Op(r.Intn(int(workload.NumOps))), us: int64(1 + r.Intn(2_000_000)), c: c}
+	}
+	return out
+}
+
+// decode is an interval's histogram (empty when it has none).
+func decode(t *testing.T, enc string) *hdrhistogram.Histogram {
+	t.Helper()
+	if enc == "" {
+		return newHistogram()
+	}
+	h, err := result.DecodeHistogram(enc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// The intervals of a window add up to the window: for every operation the
+// sum of the interval histograms equals the window's histogram bucket by
+// bucket, and the counts and errors add up.
+func TestIntervalsSumToTheWindow(t *testing.T) {
+	const n = 7
+	total, tl := record(t, synthetic(3, 20_000, n), n, 5)
+	if len(tl.Intervals) != n {
+		t.Fatalf("%d intervals, want %d", len(tl.Intervals), n)
+	}
+	for _, op := range workload.Ops() {
+		sum := newHistogram()
+		var count int64
+		errs := map[string]int64{}
+		for _, iv := range tl.Intervals {
+			o, _ := iv.Op(op.String())
+			sum.Merge(decode(t, o.Histogram))
+			count += o.Count
+			for c, k := range o.Errors {
+				errs[c] += k
+			}
+		}
+		w, err := total.Stats(op, time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !sum.Equals(total.hist[op]) || count != w.Count {
+			t.Errorf("%v: intervals sum to %d calls (p99 %d µs), the window holds %d (p99 %d µs)", op, count, sum.ValueAtQuantile(99), w.Count, total.hist[op].ValueAtQuantile(99))
+		}
+		if fmt.Sprint(errs) != fmt.Sprint(w.Errors) && !(len(errs) == 0 && len(w.Errors) == 0) {
+			t.Errorf("%v: interval errors sum to %v, the window's are %v", op, errs, w.Errors)
+		}
+		if count == 0 {
+			t.Errorf("%v: no call recorded", op)
+		}
+	}
+}
+
+// The merged timeline of N shards equals, interval by interval, the
+// timeline of the union of their samples: same counts, same errors, same
+// histograms, and so the same percentiles.
+func TestMergedTimelineIsTheUnionsTimeline(t *testing.T) {
+	const n, shards = 5, 3
+	all := synthetic(4, 12_000, n)
+	_, want := record(t, all, n, 4)
+	var results []*result.Result
+	for i := range shards {
+		var mine []ivSample
+		for j, s := range all {
+			if j%shards == i {
+				mine = append(mine, s)
+			}
+		}
+		total, tl := record(t, mine, n, 2)
+		l := result.Level{Users: 1, Window: result.Duration(n * time.Second), Timeline: tl}
+		for _, op := range workload.Ops() {
+			s, err := total.Stats(op, time.Duration(n)*time.Second)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l.Ops = append(l.Ops, s)
+		}
+		results = append(results, &result.Result{SchemaVersion: result.SchemaVersion, Shard: &result.Shard{Index: i, Count: shards, Coordinator: "c:1"},
+			Engines: []result.EngineRun{{Name: "mem", Label: "mem", Levels: []result.Level{l}}}})
+	}
+	merged, err := result.Merge(results...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := merged.Engines[0].Levels[0].Timeline
+	if got == nil || len(got.Intervals) != n || got.Merged == "" {
+		t.Fatalf("merged timeline %+v; want %d intervals saying how they were merged", got, n)
+	}
+	for k := range n {
+		g, w := got.Intervals[k], want.Intervals[k]
+		if g.Start != w.Start || g.Length != w.Length {
+			t.Errorf("interval %d: at %v for %v, want at %v for %v", k, g.Start, g.Length, w.Start, w.Length)
+		}
+		for _, op := range workload.Ops() {
+			go_, _ := g.Op(op.String())
+			wo, _ := w.Op(op.String())
+			if !decode(t, go_.Histogram).Equals(decode(t, wo.Histogram)) {
+				t.Errorf("interval %d %v: merged histogram differs from the union's", k, op)
+			}
+			go_.Histogram, wo.Histogram = "", ""
+			if fmt.Sprintf("%+v", go_) != fmt.Sprintf("%+v", wo) {
+				t.Errorf("interval %d %v: merged %+v, union %+v", k, op, go_, wo)
+			}
+		}
+	}
+}
+
+// A shard without a timeline (an older searchbench) merges to a level
+// without one.
+func TestMergeWithoutTimelines(t *testing.T) {
+	total, tl := record(t, synthetic(5, 100, 2), 2, 1)
+	level := func(tl *result.Timeline) result.Level {
+		s, _ := total.Stats(workload.Search, time.Second)
+		return result.Level{Users: 1, Window: result.Duration(time.Second), Ops: []result.OpStats{s}, Timeline: tl}
+	}
+	var rs []*result.Result
+	for i, l := range []result.Level{level(tl), level(nil)} {
+		rs = append(rs, &result.Result{SchemaVersion: result.SchemaVersion, Shard: &result.Shard{Index: i, Count: 2, Coordinator: "c:1"},
+			Engines: []result.EngineRun{{Name: "mem", Label: "mem", Levels: []result.Level{l}}}})
+	}
+	m, err := result.Merge(rs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Engines[0].Levels[0].Timeline != nil {
+		t.Errorf("a merge of shards of which one has no timeline has one")
+	}
+}
+
+// Recording into intervals does not allocate: the flushes at each change
+// of interval add to the interval's dense histograms, which are allocated
+// once when it opens (here: three intervals, open throughout). Each run is
+// 100 calls ending in a change of interval, so a flush that allocated even
+// once would show as ≥ 1 allocation per run (AllocsPerRun rounds down).
+func TestRecordInDoesNotAllocate(t *testing.T) {
+	sink := NewSink(2)
+	sink.startIntervals(newGrid(time.Now(), time.Second, 3*time.Second))
+	r := sink.NewRecorder(0)
+	k := 0
+	run := func() {
+		k++
+		for i := range 100 {
+			r.RecordIn(k%3, workload.Op(i%int(workload.NumOps)), time.Duration(i)*time.Microsecond, engines.OK)
+		}
+	}
+	for range 10 {
+		run() // every interval opened
+	}
+	if allocs := testing.AllocsPerRun(1000, run); allocs != 0 {
+		t.Fatalf("100 RecordIn calls and a flush into an interval allocate %.2f times; want 0", allocs)
+	}
+}
+
+// BenchmarkRecordIn is the recording path with intervals: the interval of
+// the call computed from its start time, as the loops do, and a flush into
+// the interval's histograms at each change of interval (every 1,000 calls
+// here, far more often than a worker's calls cross 1 s intervals). Compare
+// with BenchmarkRecord: the difference is the cost of interval recording.
+func BenchmarkRecordIn(b *testing.B) {
+	sink := NewSink(4)
+	g := newGrid(time.Now(), time.Second, 4*time.Second)
+	sink.startIntervals(g)
+	r := sink.NewRecorder(0)
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		i++
+		at := g.origin.Add(time.Duration(i/1000%4) * time.Second)
+		r.RecordIn(g.at(at), workload.Search, time.Duration(i&0xffff)*time.Microsecond, engines.OK)
+	}
+}
+
+// What a closed interval keeps: its compressed histograms. A second of
+// 5,000 calls per operation spread over 1 ms–1 s (far more distinct
+// latencies than a real second holds) bounds the stored size of a one-hour
+// level at 1 s intervals with four operations.
+func TestIntervalMemory(t *testing.T) {
+	r := dataset.NewRand(6)
+	h := newHistogram()
+	for range 5000 {
+		_ = h.RecordValue(int64(1000 + r.Intn(999_000)))
+	}
+	enc, err := result.EncodeHistogram(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	perHour := 3600 * 4 * (len(enc) + 200)
+	t.Logf("one interval's operation: %d bytes compressed (base64); a one-hour level, 4 operations, 1 s intervals: %.1f MB", len(enc), float64(perHour)/(1<<20))
+	if perHour > 200<<20 {
+		t.Errorf("a one-hour level's timeline takes %d MB", perHour>>20)
+	}
+	// Dense histograms open at once: bounded whatever the window's length.
+	sink := NewSink(2)
+	iv := sink.startIntervals(newGrid(time.Now(), time.Second, 100*time.Second))
+	rec := sink.NewRecorder(0)
+	for k := range 100 {
+		for range 10 {
+			rec.RecordIn(k, workload.Search, time.Millisecond, engines.OK)
+		}
+		iv.collect(time.Duration(k) * time.Second)
+	}
+	rec.Flush()
+	if iv.peak > 3 {
+		t.Errorf("%d intervals were dense at once; want ≤ 3", iv.peak)
+	}
+}
