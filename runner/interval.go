@@ -243,7 +243,7 @@ func collector(ctx context.Context, ivs ...*intervals) (stop func()) {
 // the window's end from the origin (the last interval is cut there).
 func (iv *intervals) timeline(ops []workload.Op, svc *intervals, offset, end time.Duration) (*result.Timeline, error) {
 	every := iv.g.every
-	t := &result.Timeline{Interval: result.Duration(every), Offset: result.Duration(offset)}
+	t := &result.Timeline{Interval: result.Duration(every), Offset: result.Duration(offset), Origin: iv.g.origin.Round(0).UTC()}
 	n := 0
 	if end > 0 {
 		n = min(int((end+every-1)/every), len(iv.slots))

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
@@ -19,6 +20,9 @@ import (
 // the window's, bucket by bucket.
 type Timeline struct {
 	Interval Duration `json:"interval"`
+	// Origin is the wall-clock time of the first interval's start (the
+	// grid's origin; intervals are timed on the monotonic clock from it).
+	Origin time.Time `json:"origin,omitzero"`
 	// Offset is where the first interval starts, from the window's start:
 	// zero, or negative when a shard's ramp overran the planned one and its
 	// window opened after the shared grid's origin.
@@ -145,6 +149,9 @@ func mergeTimelines(ts []*Timeline, where string) (*Timeline, error) {
 	at := map[Duration]*acc{}
 	for _, t := range ts {
 		out.Offset = min(out.Offset, t.Offset)
+		if out.Origin.IsZero() || (!t.Origin.IsZero() && t.Origin.Before(out.Origin)) {
+			out.Origin = t.Origin // the shards' agree within their start skew
+		}
 		for _, iv := range t.Intervals {
 			a := at[iv.Start]
 			if a == nil {
@@ -232,9 +239,10 @@ const HlogName = "intervals.hlog"
 // "<setup>/<window>/<op>" (window: "users=50" or "level2-users=50" for a
 // closed-loop level, "rung3-rep1" for a ladder's), service times as
 // "<setup>/<window>/<op>-service". Times are seconds from each window's
-// origin, so every window starts at 0; values are microseconds, and the
-// maximum column is the writer's default (value / 10^6: seconds here). False
-// when r holds no timeline.
+// StartTime, the run's start: each window's intervals at their own time
+// (Timeline.Origin; a timeline without one starts at 0). Values are
+// microseconds, and the maximum column is the writer's default
+// (value / 10^6: seconds here). False when r holds no timeline.
 func WriteHlog(path string, r *Result) (bool, error) {
 	var buf bytes.Buffer
 	lw := hdrhistogram.NewHistogramLogWriter(&buf)
@@ -244,7 +252,9 @@ func WriteHlog(path string, r *Result) (bool, error) {
 	if err := lw.OutputComment("searchbench interval histograms: tag <setup>/<window>/<op>, latency in microseconds (from the intended send time in open loop; <op>-service: from the actual send)"); err != nil {
 		return false, err
 	}
-	if err := lw.OutputStartTime(r.StartedAt.UnixMilli()); err != nil {
+	base := r.StartedAt.UnixMilli()
+	lw.SetBaseTime(base)
+	if err := lw.OutputStartTime(base); err != nil {
 		return false, err
 	}
 	if err := lw.OutputLegend(); err != nil {
@@ -252,6 +262,10 @@ func WriteHlog(path string, r *Result) (bool, error) {
 	}
 	any := false
 	put := func(tag string, t *Timeline) error {
+		origin := base
+		if !t.Origin.IsZero() {
+			origin = t.Origin.UnixMilli()
+		}
 		for _, iv := range t.Intervals {
 			for _, o := range iv.Ops {
 				for _, h := range []struct{ suffix, enc string }{{"", o.Histogram}, {"-service", o.ServiceHistogram}} {
@@ -263,8 +277,8 @@ func WriteHlog(path string, r *Result) (bool, error) {
 						return fmt.Errorf("%s: %w", tag, err)
 					}
 					hist.SetTag(hlogTag(tag + "/" + o.Op + h.suffix))
-					hist.SetStartTimeMs(int64(iv.Start.Seconds() * 1000))
-					hist.SetEndTimeMs(int64((iv.Start + iv.Length).Seconds() * 1000))
+					hist.SetStartTimeMs(origin + time.Duration(iv.Start).Milliseconds())
+					hist.SetEndTimeMs(origin + time.Duration(iv.Start+iv.Length).Milliseconds())
 					if err := lw.OutputIntervalHistogramWithLogOptions(hist, nil); err != nil {
 						return err
 					}
