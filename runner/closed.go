@@ -331,6 +331,7 @@ func runLevel(ctx context.Context, e engines.Engine, src Source, cfg Config, ev 
 		m, _ := activeUsers(spans, from, from+time.Duration(iv.Length))
 		iv.ActiveUsers = &m
 	}
+	setEngineStats(tl, stats.perInterval(g, len(tl.Intervals)))
 	l.Timeline = tl
 	for _, w := range []string{rampWarning(n, all, ramp, rampTook, cfg.SpawnRate), statsWarn, freshnessWarning(l.Freshness), clientBound(l.ClientCPU, l.SchedLatencyP99)} {
 		if w != "" {

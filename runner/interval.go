@@ -273,3 +273,13 @@ func (iv *intervals) timeline(ops []workload.Op, svc *intervals, offset, end tim
 	}
 	return t, nil
 }
+
+// setEngineStats puts the engine's figures sampled in each interval on the
+// timeline.
+func setEngineStats(tl *result.Timeline, per []map[string]float64) {
+	for k, m := range per {
+		if len(m) > 0 {
+			tl.Intervals[k].EngineStats = m
+		}
+	}
+}

@@ -363,3 +363,31 @@ func TestIntervalMemory(t *testing.T) {
 		t.Errorf("%d intervals were dense at once; want ≤ 3", iv.peak)
 	}
 }
+
+// The engine's own figures are sampled on the timeline's clock: a window of
+// 2.5 s at 1 s intervals has a sample (taken about once a second from the
+// window's start) in each interval, the gauge at its value and the counter
+// (1000/s of the engine's clock) about 1000 higher from one to the next
+// (the sampler's ticks may be late on a busy machine: 500 to 1500).
+func TestEngineStatsOnTheTimeline(t *testing.T) {
+	e := &statsEngine{memEngine: *newMem(), t0: time.Now()}
+	cfg := quickConfig(2)
+	cfg.Measure, cfg.Interval = 2500*time.Millisecond, time.Second
+	l := ClosedLoop(context.Background(), e, testCorpus(t, 200, 1), cfg, Events{})[0]
+	if len(l.Timeline.Intervals) != 3 {
+		t.Fatalf("%d intervals; want 3", len(l.Timeline.Intervals))
+	}
+	prev := -1.0
+	for k, iv := range l.Timeline.Intervals {
+		s := iv.EngineStats
+		t.Logf("interval %d: %v", k, s)
+		if s[QueueDepthStat] != 4 {
+			t.Errorf("interval %d: queue depth %v; want 4", k, s[QueueDepthStat])
+		}
+		if in, ok := s["ingest"]; !ok || (prev >= 0 && (in-prev < 500 || in-prev > 1500)) {
+			t.Errorf("interval %d: ingest %v after %v; want about 1000 more (500 to 1500 on a busy machine)", k, in, prev)
+		} else {
+			prev = in
+		}
+	}
+}

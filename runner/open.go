@@ -229,6 +229,7 @@ func OpenLoop(ctx context.Context, e engines.Engine, src Source, cfg OpenConfig,
 		tl.Intervals[k].Scheduled = scheduled[k]
 		tl.Intervals[k].SchedulerLagMax = float64(lagMax[k]) / 1000
 	}
+	setEngineStats(tl, stats.perInterval(g, len(tl.Intervals)))
 	rep.Timeline = tl
 	if statsWarn != "" {
 		rep.Warnings = append(rep.Warnings, statsWarn)

@@ -23,8 +23,16 @@ type statsSampler struct {
 	done   chan struct{}
 	mu     sync.Mutex
 	acc    map[string]*gaugeAcc
+	// points are every sample, for the timeline (a window at 1 s
+	// sampling holds one per second).
+	points []statsPoint
 	errs   int
 	last   error
+}
+
+type statsPoint struct {
+	at time.Time
+	v  map[string]float64
 }
 
 type gaugeAcc struct {
@@ -77,6 +85,7 @@ func (s *statsSampler) sample(ctx context.Context, sr engines.StatsReporter, tim
 		}
 		return
 	}
+	s.points = append(s.points, statsPoint{at, st})
 	for k, v := range st {
 		a := s.acc[k]
 		if a == nil {
@@ -88,6 +97,39 @@ func (s *statsSampler) sample(ctx context.Context, sr engines.StatsReporter, tim
 		a.max = max(a.max, v)
 		a.last, a.lastAt = v, at
 	}
+}
+
+// perInterval is, for each of the first n intervals of g, the mean of
+// each figure over the samples taken in it (nil where none was): the
+// engine's figures on the timeline's clock. Call it after stop.
+func (s *statsSampler) perInterval(g grid, n int) []map[string]float64 {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sums := make([]map[string]float64, n)
+	counts := make([]map[string]int, n)
+	for _, p := range s.points {
+		d := p.at.Sub(g.origin)
+		if d < 0 || d >= time.Duration(n)*g.every {
+			continue
+		}
+		k := int(d / g.every)
+		if sums[k] == nil {
+			sums[k], counts[k] = map[string]float64{}, map[string]int{}
+		}
+		for name, v := range p.v {
+			sums[k][name] += v
+			counts[k][name]++
+		}
+	}
+	for k, m := range sums {
+		for name := range m {
+			m[name] /= float64(counts[k][name])
+		}
+	}
+	return sums
 }
 
 // stop takes a last sample, ends sampling and returns one gauge per figure,

@@ -47,6 +47,11 @@ type Interval struct {
 	// SchedulerLagMax (open loop) is how late, at worst, the scheduler
 	// handed over a call due in the interval while the line had room (ms).
 	SchedulerLagMax float64 `json:"scheduler_lag_max_ms,omitempty"`
+	// EngineStats is the engine's own figures (the driver's Stats: queue
+	// depth, counters) sampled in the interval, each the mean of its
+	// samples there (the sampler reads them about once a second, so an
+	// interval shorter than that may have none).
+	EngineStats map[string]float64 `json:"engine_stats,omitempty"`
 }
 
 // IntervalOp is one operation in one interval: the calls that started (were
@@ -123,7 +128,7 @@ func (iv Interval) Op(name string) (IntervalOp, bool) {
 }
 
 // TimelineMerged is what a merged timeline's Merged says.
-const TimelineMerged = "interval by interval: the shards' interval histograms added (never percentiles averaged), counts, errors, active users and scheduled calls summed, scheduler lag the worst shard's"
+const TimelineMerged = "interval by interval: the shards' interval histograms added (never percentiles averaged), counts, errors, active users and scheduled calls summed, scheduler lag the worst shard's, engine stats the mean of the shards' samples"
 
 // mergeTimelines merges the shards' timelines of one window interval by
 // interval: intervals are matched by their start on the shared grid. A
@@ -144,6 +149,8 @@ func mergeTimelines(ts []*Timeline, where string) (*Timeline, error) {
 		names    []string
 		ops      map[string]*IntervalOp
 		lat, svc map[string]*hdrhistogram.Histogram
+		stats    map[string]float64
+		statsN   map[string]int
 	}
 	var accs []*acc
 	at := map[Duration]*acc{}
@@ -167,6 +174,13 @@ func mergeTimelines(ts []*Timeline, where string) (*Timeline, error) {
 					n += *a.iv.ActiveUsers
 				}
 				a.iv.ActiveUsers = &n
+			}
+			for name, v := range iv.EngineStats {
+				if a.stats == nil {
+					a.stats, a.statsN = map[string]float64{}, map[string]int{}
+				}
+				a.stats[name] += v
+				a.statsN[name]++
 			}
 			a.iv.Scheduled += iv.Scheduled
 			a.iv.SchedulerLagMax = max(a.iv.SchedulerLagMax, iv.SchedulerLagMax)
@@ -209,6 +223,14 @@ func mergeTimelines(ts []*Timeline, where string) (*Timeline, error) {
 		}
 	}
 	for _, a := range accs {
+		// Every shard sampled the one engine: its figures are the mean
+		// over the shards that sampled in the interval.
+		for name, v := range a.stats {
+			if a.iv.EngineStats == nil {
+				a.iv.EngineStats = map[string]float64{}
+			}
+			a.iv.EngineStats[name] = v / float64(a.statsN[name])
+		}
 		for _, name := range a.names {
 			o := a.ops[name]
 			if err := o.SetLatency(a.lat[name]); err != nil {
