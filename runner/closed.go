@@ -277,6 +277,8 @@ func runLevel(ctx context.Context, e engines.Engine, src Source, cfg Config, ev 
 	}
 	g := newGrid(t0.Add(gridFrom), cfg.interval(cfg.Measure), measureTo-gridFrom)
 	ivs := sink.startIntervals(g)
+	known.startIntervals(g.n)
+	probe.startIntervals(g)
 	win.set(measureFrom, measureTo, g)
 	phase(ev, all, "settle", cfg.Settle)
 	sleepUntil(runCtx, t0.Add(measureFrom))
@@ -330,7 +332,9 @@ func runLevel(ctx context.Context, e engines.Engine, src Source, cfg Config, ev 
 		from := gridFrom + time.Duration(iv.Start)
 		m, _ := activeUsers(spans, from, from+time.Duration(iv.Length))
 		iv.ActiveUsers = &m
+		iv.KnownItems = known.interval(k)
 	}
+	probe.onTimeline(tl)
 	setEngineStats(tl, stats.perInterval(g, len(tl.Intervals)))
 	l.Timeline = tl
 	for _, w := range []string{rampWarning(n, all, ramp, rampTook, cfg.SpawnRate), statsWarn, freshnessWarning(l.Freshness), clientBound(l.ClientCPU, l.SchedLatencyP99)} {
@@ -450,10 +454,11 @@ func (u *user) run(ctx context.Context, e engines.Engine, src Source, cfg Config
 			continue // ramp and settle are not measured
 		}
 		// The check of a known item's answer, after the clock stopped.
-		if chk.on && known.check(chk, hits, err) {
+		k := win.interval(start)
+		if chk.iv = k; chk.on && known.check(chk, hits, err) {
 			continue
 		}
-		u.rec.RecordIn(win.interval(start), req.Op, took, class)
+		u.rec.RecordIn(k, req.Op, took, class)
 		u.ops.Add(1)
 		if !succeeded(req.Op, class) {
 			u.rec.Failed(req.Op, class, err)

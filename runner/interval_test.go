@@ -391,3 +391,45 @@ func TestEngineStatsOnTheTimeline(t *testing.T) {
 		}
 	}
 }
+
+// The known-item checks and the freshness probes of a window are on its
+// timeline: each interval's add up to the window's.
+func TestTimelineCountsChecksAndProbes(t *testing.T) {
+	cfg := quickConfig(4)
+	cfg.Measure, cfg.Interval = time.Second, 200*time.Millisecond
+	cfg.Known.Fraction = 0.2
+	cfg.Freshness.Gap = time.Millisecond
+	l := ClosedLoop(context.Background(), newMem(), testCorpus(t, 500, 1), cfg, Events{})[0]
+	var checks, found, visible int64
+	for _, iv := range l.Timeline.Intervals {
+		if k := iv.KnownItems; k != nil {
+			checks, found = checks+k.Checks, found+k.Found
+		}
+		if f := iv.Freshness; f != nil {
+			visible += f.Visible
+		}
+	}
+	if l.KnownItems == nil || checks != l.KnownItems.Checks || found != l.KnownItems.Found || checks == 0 {
+		t.Errorf("intervals hold %d checks (%d found); the window %+v", checks, found, l.KnownItems)
+	}
+	if l.Freshness == nil || visible != l.Freshness.Visible || visible == 0 {
+		t.Errorf("intervals hold %d visible probes; the window %+v", visible, l.Freshness)
+	}
+	rep := OpenLoop(context.Background(), newMem(), testCorpus(t, 500, 1), OpenConfig{Workers: 2, Arrival: "constant",
+		Calls: Calls{Timeout: time.Second, Mix: workload.Presets["search"], Seed: 1, K: 10, Known: KnownConfig{Fraction: 0.2}, Interval: 200 * time.Millisecond}},
+		workload.Constant{PerSecond: 500, Duration: time.Second}, newVersions(501, shard.Share{}))
+	checks = 0
+	var scheduled int64
+	for _, iv := range rep.Timeline.Intervals {
+		if k := iv.KnownItems; k != nil {
+			checks += k.Checks
+		}
+		scheduled += iv.Scheduled
+	}
+	if rep.KnownItems == nil || checks != rep.KnownItems.Checks || checks == 0 {
+		t.Errorf("open loop: intervals hold %d checks; the rep %+v", checks, rep.KnownItems)
+	}
+	if scheduled != 500 || len(rep.Timeline.Intervals) != 5 {
+		t.Errorf("open loop: %d calls scheduled over %d intervals; want 500 over 5", scheduled, len(rep.Timeline.Intervals))
+	}
+}

@@ -126,6 +126,7 @@ func OpenLoop(ctx context.Context, e engines.Engine, src Source, cfg OpenConfig,
 	latIv, svcIv := r.lat.startIntervals(g), r.svc.startIntervals(g)
 	stopCollector := collector(ctx, latIv, svcIv)
 	scheduled, lagMax := make([]int64, g.n), make([]int64, g.n)
+	r.known.startIntervals(g.n)
 
 	var unsent atomic.Int64
 	var wg sync.WaitGroup
@@ -228,6 +229,7 @@ func OpenLoop(ctx context.Context, e engines.Engine, src Source, cfg OpenConfig,
 	for k := range tl.Intervals {
 		tl.Intervals[k].Scheduled = scheduled[k]
 		tl.Intervals[k].SchedulerLagMax = float64(lagMax[k]) / 1000
+		tl.Intervals[k].KnownItems = r.known.interval(k)
 	}
 	setEngineStats(tl, stats.perInterval(g, len(tl.Intervals)))
 	rep.Timeline = tl
@@ -286,7 +288,7 @@ func (r *openRun) serve(ctx context.Context, start time.Time, k int, t ticket, l
 		return // interrupted by the run, not failed by the engine
 	}
 	// The check of a known item's answer, after the clock stopped.
-	if chk.on && r.known.check(chk, hits, err) {
+	if chk.iv = k; chk.on && r.known.check(chk, hits, err) {
 		return
 	}
 	if sent.Sub(t.due) > lateStart {

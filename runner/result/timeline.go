@@ -52,6 +52,25 @@ type Interval struct {
 	// samples there (the sampler reads them about once a second, so an
 	// interval shorter than that may have none).
 	EngineStats map[string]float64 `json:"engine_stats,omitempty"`
+	// KnownItems is the known-item checks among the interval's searches
+	// (those whose call is in it); nil when the window made none.
+	KnownItems *IntervalKnown `json:"known_items,omitempty"`
+	// Freshness is the freshness probes that completed in the interval
+	// (the search that saw the write returned in it).
+	Freshness *IntervalFreshness `json:"freshness,omitempty"`
+}
+
+// IntervalKnown is an interval's known-item checks: Found of Checks came
+// back in the top k (skipped and failed checks are the window's only).
+type IntervalKnown struct {
+	Checks int64 `json:"checks"`
+	Found  int64 `json:"found"`
+}
+
+// IntervalFreshness is an interval's completed freshness probes.
+type IntervalFreshness struct {
+	Visible int64   `json:"visible"`
+	LagMax  float64 `json:"lag_max_ms"`
 }
 
 // IntervalOp is one operation in one interval: the calls that started (were
@@ -128,7 +147,7 @@ func (iv Interval) Op(name string) (IntervalOp, bool) {
 }
 
 // TimelineMerged is what a merged timeline's Merged says.
-const TimelineMerged = "interval by interval: the shards' interval histograms added (never percentiles averaged), counts, errors, active users and scheduled calls summed, scheduler lag the worst shard's, engine stats the mean of the shards' samples"
+const TimelineMerged = "interval by interval: the shards' interval histograms added (never percentiles averaged), counts, errors, active users, scheduled calls, known-item checks and freshness probes summed, the longest freshness lag the longest shard's, scheduler lag the worst shard's, engine stats the mean of the shards' samples"
 
 // mergeTimelines merges the shards' timelines of one window interval by
 // interval: intervals are matched by their start on the shared grid. A
@@ -181,6 +200,20 @@ func mergeTimelines(ts []*Timeline, where string) (*Timeline, error) {
 				}
 				a.stats[name] += v
 				a.statsN[name]++
+			}
+			if k := iv.KnownItems; k != nil {
+				if a.iv.KnownItems == nil {
+					a.iv.KnownItems = &IntervalKnown{}
+				}
+				a.iv.KnownItems.Checks += k.Checks
+				a.iv.KnownItems.Found += k.Found
+			}
+			if f := iv.Freshness; f != nil {
+				if a.iv.Freshness == nil {
+					a.iv.Freshness = &IntervalFreshness{}
+				}
+				a.iv.Freshness.Visible += f.Visible
+				a.iv.Freshness.LagMax = max(a.iv.Freshness.LagMax, f.LagMax)
 			}
 			a.iv.Scheduled += iv.Scheduled
 			a.iv.SchedulerLagMax = max(a.iv.SchedulerLagMax, iv.SchedulerLagMax)
