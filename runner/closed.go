@@ -33,6 +33,10 @@ type Calls struct {
 	// MinInterval, at most the window); zero: DefaultInterval, or the
 	// whole window when it is shorter.
 	Interval time.Duration
+	// Sampled, when set, is read with the engine's own stats, on the same
+	// clock, into EngineStats and the timeline: Run sets it to a launched
+	// container's CPU and memory (container.Container.Stats).
+	Sampled func(context.Context) (map[string]float64, error) `json:"-"`
 }
 
 // Validate reports the first bad field (a *FieldError).
@@ -288,11 +292,11 @@ func runLevel(ctx context.Context, e engines.Engine, src Source, cfg Config, ev 
 	if probe != nil {
 		go probe.run(probeCtx, cfg.Timeout)
 	}
-	stats := sampleStats(runCtx, e, cfg.Timeout)
+	stats := sampleStats(runCtx, e, cfg.Sampled, cfg.Timeout)
 	stopCollector := collector(runCtx, ivs)
 	watchProgress(runCtx, ev, all, users, sink, t0.Add(measureTo))
 	cpu, schedP99 := endSelf()
-	engineStats, statsWarn := stats.stop(e, cfg.Timeout)
+	engineStats, statsWarn := stats.stop(cfg.Timeout)
 	// Users stop issuing at measureTo; calls in flight finish (bounded by the
 	// request timeout) so that the window's last calls are counted.
 	phase(ev, all, "drain", 0)

@@ -373,7 +373,14 @@ func TestEngineStatsOnTheTimeline(t *testing.T) {
 	e := &statsEngine{memEngine: *newMem(), t0: time.Now()}
 	cfg := quickConfig(2)
 	cfg.Measure, cfg.Interval = 2500*time.Millisecond, time.Second
+	// A launched container's figures are sampled with the engine's.
+	cfg.Sampled = func(context.Context) (map[string]float64, error) {
+		return map[string]float64{"container_cpu_cores": 1.5}, nil
+	}
 	l := ClosedLoop(context.Background(), e, testCorpus(t, 200, 1), cfg, Events{})[0]
+	if g := l.EngineStats["container_cpu_cores"]; g.Samples < 3 || g.Mean != 1.5 {
+		t.Errorf("the container's CPU over the window: %+v", g)
+	}
 	if len(l.Timeline.Intervals) != 3 {
 		t.Fatalf("%d intervals; want 3", len(l.Timeline.Intervals))
 	}
@@ -381,8 +388,8 @@ func TestEngineStatsOnTheTimeline(t *testing.T) {
 	for k, iv := range l.Timeline.Intervals {
 		s := iv.EngineStats
 		t.Logf("interval %d: %v", k, s)
-		if s[QueueDepthStat] != 4 {
-			t.Errorf("interval %d: queue depth %v; want 4", k, s[QueueDepthStat])
+		if s[QueueDepthStat] != 4 || s["container_cpu_cores"] != 1.5 {
+			t.Errorf("interval %d: queue depth %v, container CPU %v; want 4 and 1.5", k, s[QueueDepthStat], s["container_cpu_cores"])
 		}
 		if in, ok := s["ingest"]; !ok || (prev >= 0 && (in-prev < 500 || in-prev > 1500)) {
 			t.Errorf("interval %d: ingest %v after %v; want about 1000 more (500 to 1500 on a busy machine)", k, in, prev)

@@ -115,7 +115,7 @@ func OpenLoop(ctx context.Context, e engines.Engine, src Source, cfg OpenConfig,
 	// full the scheduler waits, and the wait is still charged to each call
 	// because latency runs from the intended time.
 	queue := make(chan ticket, 1<<16)
-	stats := sampleStats(ctx, e, cfg.Timeout)
+	stats := sampleStats(ctx, e, cfg.Sampled, cfg.Timeout)
 	cpu0 := cpuTime()
 	start := time.Now()
 	drainBy := start.Add(sched.Length() + cfg.Timeout)
@@ -184,7 +184,7 @@ func OpenLoop(ctx context.Context, e engines.Engine, src Source, cfg OpenConfig,
 	}
 	close(queue)
 	// Engine stats describe the schedule's window, not the drain after it.
-	engineStats, statsWarn := stats.stop(e, cfg.Timeout)
+	engineStats, statsWarn := stats.stop(cfg.Timeout)
 	wg.Wait()
 	stopCollector()
 	latIv.finish()

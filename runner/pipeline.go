@@ -322,6 +322,7 @@ func (r *run) setup(ctx context.Context, s Setup) (er result.EngineRun) {
 	if cfg.WriteMode != "" {
 		er.Visibility = string(cfg.WriteMode)
 	}
+	var sampled func(context.Context) (map[string]float64, error) // the container's CPU and memory
 	switch spec, hasSpec := container.Lookup(s.Driver); {
 	case desc.Embedded:
 		er.Mode = "embedded"
@@ -349,6 +350,7 @@ func (r *run) setup(ctx context.Context, s Setup) (er result.EngineRun) {
 		cfg.URL, cfg.Password, cfg.APIKey = c.URL, engines.Secret(c.Secret), engines.Secret(c.Secret)
 		er.Image, er.ImageDigest, er.CPULimit, er.CPUSet = c.Image, c.Digest, p.Launch.CPUs, p.Launch.CPUSet
 		er.ContainerEnv, er.DockerVersion = c.Env, c.Docker
+		sampled = c.Stats
 		r.logf(name, "%s ready at %s", c.Image, c.URL)
 	}
 	// Opening is a connection and a request or two, and asking the version
@@ -418,6 +420,7 @@ func (r *run) setup(ctx context.Context, s Setup) (er result.EngineRun) {
 		cfg := *p.Closed
 		cfg.Share = p.Shard.Share()
 		cfg.Known.Idle = er.Relevance
+		cfg.Sampled = sampled
 		er.Levels = ClosedLoop(ctx, e, p.Source, cfg, ev)
 		if n := len(er.Levels); n < len(cfg.Users) && ctx.Err() == nil {
 			er.Error = "stopped with the other shards: " + r.stopped
@@ -426,6 +429,7 @@ func (r *run) setup(ctx context.Context, s Setup) (er result.EngineRun) {
 		cfg := *p.Ladder
 		cfg.Open.Share = p.Shard.Share()
 		cfg.Open.Known.Idle = er.Relevance
+		cfg.Open.Sampled = sampled
 		l := RunLadder(ctx, e, p.Source, cfg, ev)
 		er.Ladder = &l
 		if r.broken != "" {
