@@ -125,12 +125,25 @@ type Events struct {
 	// any has).
 	Progress func(users int, ops, errs int64, p50 time.Duration)
 	Rung     func(rate float64, rep, reps int) // open loop: a repetition starts
+	// Interval, when set, receives each interval of a measured window as
+	// it closes (see liveFunc), with the window's name ("level 2
+	// users=50", "rung 3 rep 1").
+	Interval func(window string, iv result.Interval)
 	// Barrier, when set, is called before each synchronised start (each
 	// closed-loop level, each rung's repetition) with the phase ("level 2 users=50",
 	// "rung 3 rep 1") and this process's reason to stop ("" to go on). It
 	// returns at the instant the load starts, or with a reason to stop
 	// instead: a shard of a sharded run waits there for the others.
 	Barrier func(ctx context.Context, phase, stop string) string
+}
+
+// live is the collector's callback for the named window; nil when no one
+// listens.
+func (ev Events) live(window string) liveFunc {
+	if ev.Interval == nil {
+		return nil
+	}
+	return func(iv result.Interval) { ev.Interval(window, iv) }
 }
 
 // barrier waits at ev's barrier, if any; "" is go.
@@ -293,7 +306,7 @@ func runLevel(ctx context.Context, e engines.Engine, src Source, cfg Config, ev 
 		go probe.run(probeCtx, cfg.Timeout)
 	}
 	stats := sampleStats(runCtx, e, cfg.Sampled, cfg.Timeout)
-	stopCollector := collector(runCtx, ivs)
+	stopCollector := collector(runCtx, ev.live(fmt.Sprintf("level %d users=%d", level+1, all)), cfg.Mix.Ops(), ivs)
 	watchProgress(runCtx, ev, all, users, sink, t0.Add(measureTo))
 	cpu, schedP99 := endSelf()
 	engineStats, statsWarn := stats.stop(cfg.Timeout)

@@ -192,14 +192,35 @@ func (iv *intervals) close(k int) {
 
 // collect closes the open intervals that ended at least one interval
 // before now (offset from the origin).
-func (iv *intervals) collect(now time.Duration) {
+func (iv *intervals) collect(now time.Duration) (closed []int) {
 	iv.mu.Lock()
 	defer iv.mu.Unlock()
 	for k := range iv.slots {
-		if iv.slots[k].hist != nil && time.Duration(k+2)*iv.g.every <= now {
+		s := &iv.slots[k]
+		if time.Duration(k+2)*iv.g.every > now {
+			break
+		}
+		if s.hist != nil || !s.closed {
 			iv.close(k)
+			closed = append(closed, k)
 		}
 	}
+	return closed
+}
+
+// snapshotOf is interval k of ivs (latency, and service times when there
+// are two) for the live callback.
+func snapshotOf(ivs []*intervals, k int, ops []workload.Op) result.Interval {
+	iv := ivs[0]
+	iv.mu.Lock()
+	defer iv.mu.Unlock()
+	var svc *intervals
+	if len(ivs) > 1 {
+		svc = ivs[1]
+		svc.mu.Lock()
+		defer svc.mu.Unlock()
+	}
+	return iv.snapshot(k, ops, svc, iv.g.every)
 }
 
 // finish closes every interval; call it once every recorder has flushed.
@@ -214,7 +235,7 @@ func (iv *intervals) finish() {
 
 // collector closes iv's intervals (and those of the others) as they end,
 // until ctx ends. It returns when it has stopped.
-func collector(ctx context.Context, ivs ...*intervals) (stop func()) {
+func collector(ctx context.Context, live liveFunc, ops []workload.Op, ivs ...*intervals) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
@@ -228,8 +249,14 @@ func collector(ctx context.Context, ivs ...*intervals) (stop func()) {
 				return
 			case <-tick.C:
 				now := time.Since(g.origin)
+				var closed []int
 				for _, iv := range ivs {
-					iv.collect(now)
+					closed = iv.collect(now)
+				}
+				if live != nil {
+					for _, k := range closed {
+						live(snapshotOf(ivs, k, ops))
+					}
 				}
 			}
 		}
@@ -248,22 +275,14 @@ func (iv *intervals) timeline(ops []workload.Op, svc *intervals, offset, end tim
 	if end > 0 {
 		n = min(int((end+every-1)/every), len(iv.slots))
 	}
+	iv.mu.Lock()
+	defer iv.mu.Unlock()
+	if svc != nil {
+		svc.mu.Lock()
+		defer svc.mu.Unlock()
+	}
 	for k := range n {
-		start := time.Duration(k) * every
-		out := result.Interval{Start: result.Duration(start), Length: result.Duration(min(every, end-start))}
-		s := &iv.slots[k]
-		for _, op := range ops {
-			o := result.IntervalOp{Op: op.String(), Count: s.count[op], NotFound: s.classes[op][engines.NotFound],
-				Errors: errorCounts(op, &s.classes[op]), Histogram: s.packed[op]}
-			p := s.pct[op]
-			o.P50, o.P95, o.P99, o.Max = p.P50, p.P95, p.P99, p.Max
-			if svc != nil {
-				sv := &svc.slots[k]
-				o.Service, o.ServiceHistogram = &sv.pct[op], sv.packed[op]
-			}
-			out.Ops = append(out.Ops, o)
-		}
-		t.Intervals = append(t.Intervals, out)
+		t.Intervals = append(t.Intervals, iv.snapshot(k, ops, svc, min(every, end-time.Duration(k)*every)))
 	}
 	if iv.err != nil {
 		return t, iv.err
@@ -273,6 +292,34 @@ func (iv *intervals) timeline(ops []workload.Op, svc *intervals, offset, end tim
 	}
 	return t, nil
 }
+
+// snapshot is closed interval k as the result carries it, of the given
+// length. The caller holds mu (and svc's).
+func (iv *intervals) snapshot(k int, ops []workload.Op, svc *intervals, length time.Duration) result.Interval {
+	start := time.Duration(k) * iv.g.every
+	out := result.Interval{Start: result.Duration(start), Length: result.Duration(length)}
+	s := &iv.slots[k]
+	for _, op := range ops {
+		o := result.IntervalOp{Op: op.String(), Count: s.count[op], NotFound: s.classes[op][engines.NotFound],
+			Errors: errorCounts(op, &s.classes[op]), Histogram: s.packed[op]}
+		p := s.pct[op]
+		o.P50, o.P95, o.P99, o.Max = p.P50, p.P95, p.P99, p.Max
+		if svc != nil {
+			sv := &svc.slots[k]
+			pct := sv.pct[op]
+			o.Service, o.ServiceHistogram = &pct, sv.packed[op]
+		}
+		out.Ops = append(out.Ops, o)
+	}
+	return out
+}
+
+// liveFunc receives each interval as the collector closes it (one interval
+// after it ended): the calls' figures only (no active users, engine stats
+// or checks, which the window's timeline adds), and provisional: a call
+// that returns after its interval closed reopens it, and the interval is
+// sent again when it closes anew. nil: none are sent.
+type liveFunc func(result.Interval)
 
 // setEngineStats puts the engine's figures sampled in each interval on the
 // timeline.

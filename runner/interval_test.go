@@ -94,8 +94,28 @@ func TestTimelineShowsFreezesWhereTheyHappen(t *testing.T) {
 
 	closed := quickConfig(4)
 	closed.Mix, closed.Settle, closed.Measure, closed.Interval = workload.Presets["search"], 0, 4*time.Second, time.Second
-	l := ClosedLoop(context.Background(), newEngine(20*time.Millisecond), c, closed, Events{})[0]
+	// The intervals are also sent live, as they close.
+	var mu sync.Mutex
+	live := map[result.Duration]result.Interval{}
+	ev := Events{Interval: func(window string, iv result.Interval) {
+		mu.Lock()
+		defer mu.Unlock()
+		if window != "level 1 users=4" {
+			t.Errorf("live interval of window %q", window)
+		}
+		live[iv.Start] = iv
+	}}
+	l := ClosedLoop(context.Background(), newEngine(20*time.Millisecond), c, closed, ev)[0]
 	check("closed loop", l.Timeline)
+	mu.Lock()
+	defer mu.Unlock()
+	for k := range 2 { // closed 1 s after they ended: the first two surely before the window's end
+		iv, ok := live[result.Duration(time.Duration(k)*time.Second)]
+		o, _ := iv.Op("search")
+		if final, _ := l.Timeline.Intervals[k].Op("search"); !ok || o.Count == 0 || o.Count > final.Count || (k == 1 && o.P99 < freezeP99) {
+			t.Errorf("live interval %d: sent %v, %d calls, p99 %.1f ms; the timeline's: %d calls, p99 %.1f ms", k, ok, o.Count, o.P99, final.Count, final.P99)
+		}
+	}
 	for k, iv := range l.Timeline.Intervals {
 		if iv.ActiveUsers == nil || *iv.ActiveUsers != 4 {
 			t.Errorf("closed loop: interval %d active users %v; want 4", k, iv.ActiveUsers)

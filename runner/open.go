@@ -106,6 +106,11 @@ type openRun struct {
 // still waiting in line when the schedule's end plus one request timeout has
 // passed are counted as unsent.
 func OpenLoop(ctx context.Context, e engines.Engine, src Source, cfg OpenConfig, sched workload.Schedule, vers versions) result.Rep {
+	return openLoop(ctx, e, src, cfg, sched, vers, nil)
+}
+
+// openLoop is OpenLoop passing each interval to live as it closes.
+func openLoop(ctx context.Context, e engines.Engine, src Source, cfg OpenConfig, sched workload.Schedule, vers versions, live liveFunc) result.Rep {
 	shards := 4 * runtime.GOMAXPROCS(0)
 	r := &openRun{e: e, src: src, cfg: cfg, vers: vers, lat: NewSink(shards), svc: NewSink(shards),
 		known: newKnownChecks(src, cfg.Calls, vers, scheduleKey(sched)...)}
@@ -124,7 +129,7 @@ func OpenLoop(ctx context.Context, e engines.Engine, src Source, cfg OpenConfig,
 	// in the interval it was due in.
 	g := newGrid(start, cfg.interval(sched.Length()), sched.Length())
 	latIv, svcIv := r.lat.startIntervals(g), r.svc.startIntervals(g)
-	stopCollector := collector(ctx, latIv, svcIv)
+	stopCollector := collector(ctx, live, cfg.Mix.Ops(), latIv, svcIv)
 	scheduled, lagMax := make([]int64, g.n), make([]int64, g.n)
 	r.known.startIntervals(g.n)
 

@@ -55,6 +55,11 @@ const (
 	// as its containers and connections are being released; a setup that
 	// failed before its loops sends it once released.
 	EventSetupDone
+	// EventInterval: an interval of a measured window (Phase: "level 2
+	// users=50", "rung 3 rep 1") closed, one interval after it ended;
+	// Interval holds its calls' figures, provisional (see Events.Interval:
+	// the result's timeline is the final word).
+	EventInterval
 )
 
 // Event is one report to an Observer. Setup is the setup's label, empty
@@ -74,6 +79,7 @@ type Event struct {
 	Rate     float64
 	Rep      int
 	Reps     int
+	Interval *result.Interval
 }
 
 // Tool is the name every result of this package carries (report.Load
@@ -483,6 +489,9 @@ func (r *run) events(setup string) Events {
 		},
 		Rung: func(rate float64, rep, reps int) {
 			r.obs.Observe(Event{Kind: EventRung, Setup: setup, Rate: rate, Rep: rep, Reps: reps})
+		},
+		Interval: func(window string, iv result.Interval) {
+			r.obs.Observe(Event{Kind: EventInterval, Setup: setup, Phase: window, Interval: &iv})
 		},
 		Barrier: r.barrier(setup),
 	}
