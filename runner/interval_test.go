@@ -447,7 +447,10 @@ func TestTimelineCountsChecksAndProbes(t *testing.T) {
 		workload.Constant{PerSecond: 500, Duration: time.Second}, newVersions(501, shard.Share{}))
 	checks = 0
 	var scheduled int64
-	for _, iv := range rep.Timeline.Intervals {
+	for k, iv := range rep.Timeline.Intervals {
+		if iv.ScheduledRate != 500 || iv.AchievedRate <= 0 || iv.AchievedRate > 500 {
+			t.Errorf("open loop interval %d: scheduled %v/s, achieved %v/s; want 500 and up to 500", k, iv.ScheduledRate, iv.AchievedRate)
+		}
 		if k := iv.KnownItems; k != nil {
 			checks += k.Checks
 		}

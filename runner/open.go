@@ -232,7 +232,15 @@ func openLoop(ctx context.Context, e engines.Engine, src Source, cfg OpenConfig,
 		rep.Warnings = append(rep.Warnings, "timeline: "+err.Error())
 	}
 	for k := range tl.Intervals {
-		tl.Intervals[k].Scheduled = scheduled[k]
+		iv := &tl.Intervals[k]
+		iv.Scheduled = scheduled[k]
+		if secs := time.Duration(iv.Length).Seconds(); secs > 0 {
+			var ok int64
+			for _, o := range iv.Ops {
+				ok += o.Count
+			}
+			iv.ScheduledRate, iv.AchievedRate = float64(iv.Scheduled)/secs, float64(ok)/secs
+		}
 		tl.Intervals[k].SchedulerLagMax = float64(lagMax[k]) / 1000
 		tl.Intervals[k].KnownItems = r.known.interval(k)
 	}

@@ -40,10 +40,13 @@ type Interval struct {
 	// ActiveUsers (closed loop) is how many users were running, the
 	// time-weighted mean over the interval.
 	ActiveUsers *float64 `json:"active_users,omitempty"`
-	// Scheduled (open loop) is the calls due in the interval; the
-	// scheduled rate is Scheduled/Length, the achieved rate the
-	// operations' counts over Length.
-	Scheduled int64 `json:"scheduled,omitempty"`
+	// Scheduled (open loop) is the calls due in the interval, and
+	// ScheduledRate that over Length; AchievedRate is the calls due in it
+	// that succeeded, over Length (the rep's achieved rate, interval by
+	// interval). Per second.
+	Scheduled     int64   `json:"scheduled,omitempty"`
+	ScheduledRate float64 `json:"scheduled_rate,omitempty"`
+	AchievedRate  float64 `json:"achieved_rate,omitempty"`
 	// SchedulerLagMax (open loop) is how late, at worst, the scheduler
 	// handed over a call due in the interval while the line had room (ms).
 	SchedulerLagMax float64 `json:"scheduler_lag_max_ms,omitempty"`
@@ -147,7 +150,7 @@ func (iv Interval) Op(name string) (IntervalOp, bool) {
 }
 
 // TimelineMerged is what a merged timeline's Merged says.
-const TimelineMerged = "interval by interval: the shards' interval histograms added (never percentiles averaged), counts, errors, active users, scheduled calls, known-item checks and freshness probes summed, the longest freshness lag the longest shard's, scheduler lag the worst shard's, engine stats the mean of the shards' samples"
+const TimelineMerged = "interval by interval: the shards' interval histograms added (never percentiles averaged), counts, errors, active users, scheduled calls and rates, achieved rates, known-item checks and freshness probes summed, the longest freshness lag the longest shard's, scheduler lag the worst shard's, engine stats the mean of the shards' samples"
 
 // mergeTimelines merges the shards' timelines of one window interval by
 // interval: intervals are matched by their start on the shared grid. A
@@ -216,6 +219,8 @@ func mergeTimelines(ts []*Timeline, where string) (*Timeline, error) {
 				a.iv.Freshness.LagMax = max(a.iv.Freshness.LagMax, f.LagMax)
 			}
 			a.iv.Scheduled += iv.Scheduled
+			a.iv.ScheduledRate += iv.ScheduledRate
+			a.iv.AchievedRate += iv.AchievedRate
 			a.iv.SchedulerLagMax = max(a.iv.SchedulerLagMax, iv.SchedulerLagMax)
 			for _, o := range iv.Ops {
 				m := a.ops[o.Op]
