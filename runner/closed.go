@@ -340,19 +340,20 @@ func runLevel(ctx context.Context, e engines.Engine, src Source, cfg Config, ev 
 	}
 	mean, least := activeUsers(spans, measureFrom, measureFrom+window)
 	l.Active = &result.ActiveUsers{Mean: mean, Min: least, Ramp: result.Duration(rampTook)}
-	tl, err := ivs.timeline(cfg.Mix.Ops(), nil, gridFrom-measureFrom, measureFrom+window-gridFrom)
+	tl, err := ivs.timeline(cfg.Mix.Ops(), nil, measureFrom-gridFrom, measureFrom+window-gridFrom)
 	if err != nil {
 		l.Warnings = append(l.Warnings, "timeline: "+err.Error())
 	}
-	for k := range tl.Intervals {
-		iv := &tl.Intervals[k]
+	for i := range tl.Intervals {
+		iv := &tl.Intervals[i]
+		// The users running in the part of the interval inside the window.
 		from := gridFrom + time.Duration(iv.Start)
-		m, _ := activeUsers(spans, from, from+time.Duration(iv.Length))
+		m, _ := activeUsers(spans, max(from, measureFrom), from+time.Duration(iv.Length))
 		iv.ActiveUsers = &m
-		iv.KnownItems = known.interval(k)
+		iv.KnownItems = known.interval(tl.Index(iv.Start))
 	}
 	probe.onTimeline(tl)
-	setEngineStats(tl, stats.perInterval(g, len(tl.Intervals)))
+	setEngineStats(tl, stats.perInterval(g))
 	l.Timeline = tl
 	for _, w := range []string{rampWarning(n, all, ramp, rampTook, cfg.SpawnRate), statsWarn, freshnessWarning(l.Freshness), clientBound(l.ClientCPU, l.SchedLatencyP99)} {
 		if w != "" {

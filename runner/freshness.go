@@ -139,10 +139,11 @@ func (p *prober) onTimeline(tl *result.Timeline) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for k := range tl.Intervals {
-		if k < len(p.perIv) && p.perIv[k].Visible > 0 {
+	for i := range tl.Intervals {
+		iv := &tl.Intervals[i]
+		if k := tl.Index(iv.Start); k < len(p.perIv) && p.perIv[k].Visible > 0 {
 			f := p.perIv[k]
-			tl.Intervals[k].Freshness = &f
+			iv.Freshness = &f
 		}
 	}
 }

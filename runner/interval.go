@@ -264,15 +264,19 @@ func collector(ctx context.Context, live liveFunc, ops []workload.Op, ivs ...*in
 	return func() { cancel(); <-done }
 }
 
-// timeline is the first n intervals of iv (closed by finish) as the result
-// carries them, for ops; svc, when set, is the open loop's service times on
-// the same grid. offset is the grid's origin from the window's start; end
-// the window's end from the origin (the last interval is cut there).
-func (iv *intervals) timeline(ops []workload.Op, svc *intervals, offset, end time.Duration) (*result.Timeline, error) {
+// timeline is the intervals of iv (closed by finish) that overlap the
+// window [from, end) (offsets from the grid's origin) as the result carries
+// them, for ops; svc, when set, is the open loop's service times on the
+// same grid. The last interval is cut at end; the first may begin before
+// from (a sharded window that opened late on the shared grid), which
+// Timeline.Offset says.
+func (iv *intervals) timeline(ops []workload.Op, svc *intervals, from, end time.Duration) (*result.Timeline, error) {
 	every := iv.g.every
-	t := &result.Timeline{Interval: result.Duration(every), Offset: result.Duration(offset), Origin: iv.g.origin.Round(0).UTC()}
+	first := int(from / every)
+	t := &result.Timeline{Interval: result.Duration(every), Offset: result.Duration(time.Duration(first)*every - from),
+		Origin: iv.g.origin.Round(0).UTC()}
 	n := 0
-	if end > 0 {
+	if end > from {
 		n = min(int((end+every-1)/every), len(iv.slots))
 	}
 	iv.mu.Lock()
@@ -281,7 +285,7 @@ func (iv *intervals) timeline(ops []workload.Op, svc *intervals, offset, end tim
 		svc.mu.Lock()
 		defer svc.mu.Unlock()
 	}
-	for k := range n {
+	for k := first; k < n; k++ {
 		t.Intervals = append(t.Intervals, iv.snapshot(k, ops, svc, min(every, end-time.Duration(k)*every)))
 	}
 	if iv.err != nil {
@@ -324,9 +328,10 @@ type liveFunc func(result.Interval)
 // setEngineStats puts the engine's figures sampled in each interval on the
 // timeline.
 func setEngineStats(tl *result.Timeline, per []map[string]float64) {
-	for k, m := range per {
-		if len(m) > 0 {
-			tl.Intervals[k].EngineStats = m
+	for i := range tl.Intervals {
+		iv := &tl.Intervals[i]
+		if k := tl.Index(iv.Start); k < len(per) && len(per[k]) > 0 {
+			iv.EngineStats = per[k]
 		}
 	}
 }

@@ -466,3 +466,53 @@ func TestTimelineCountsChecksAndProbes(t *testing.T) {
 		t.Errorf("open loop: %d calls scheduled over %d intervals; want 500 over 5", scheduled, len(rep.Timeline.Intervals))
 	}
 }
+
+// A shard's intervals lie on the grid every shard shares (the synchronised
+// start plus the planned ramp and settle), even when its own ramp overran
+// and its window opened late: its first interval then begins before its
+// window (Timeline.Offset < 0) and all of them at multiples of the interval
+// from the shared origin. Unsharded, the intervals start with the window.
+func TestAShardsIntervalsLieOnTheSharedGrid(t *testing.T) {
+	const hold = 530 * time.Millisecond
+	run := func(share shard.Share) result.Level {
+		e := newMem()
+		e.delay = time.Millisecond
+		cfg := quickConfig(8)
+		cfg.Settle, cfg.Measure, cfg.Interval, cfg.Share = 50*time.Millisecond, 400*time.Millisecond, 100*time.Millisecond, share
+		ev := Events{Phase: func(_ int, phase string, _ time.Duration) {
+			if phase == "ramp" {
+				time.Sleep(hold) // the ramp overruns by ~hold
+			}
+		}}
+		return ClosedLoop(context.Background(), e, testCorpus(t, 500, 0.5), cfg, ev)[0]
+	}
+	for _, c := range []struct {
+		share   shard.Share
+		sharded bool
+	}{{shard.Share{}, false}, {shard.Share{Index: 0, Count: 2}, true}} {
+		l := run(c.share)
+		tl := l.Timeline
+		s, _ := l.Op("search")
+		var calls int64
+		for _, iv := range tl.Intervals {
+			o, _ := iv.Op("search")
+			calls += o.Count
+			if iv.Start%tl.Interval != 0 {
+				t.Errorf("sharded %v: an interval starts at %v, off the %v grid", c.sharded, iv.Start, tl.Interval)
+			}
+		}
+		t.Logf("sharded %v: offset %v, %d intervals from %v", c.sharded, tl.Offset, len(tl.Intervals), tl.Intervals[0].Start)
+		if calls != s.Count {
+			t.Errorf("sharded %v: intervals hold %d searches, the window %d", c.sharded, calls, s.Count)
+		}
+		if !c.sharded && (tl.Offset != 0 || len(tl.Intervals) != 4 || tl.Intervals[0].Start != 0) {
+			t.Errorf("unsharded: offset %v, %d intervals from %v; want the window's 4 from 0", tl.Offset, len(tl.Intervals), tl.Intervals[0].Start)
+		}
+		// The window opened ~hold late on a grid from the planned start:
+		// the first interval of the window is ~5 intervals in, and the
+		// window begins inside it (530 ms is not a whole number of 100 ms).
+		if c.sharded && (tl.Offset >= 0 || tl.Offset <= -result.Duration(100*time.Millisecond) || tl.Intervals[0].Start < result.Duration(400*time.Millisecond) || len(tl.Intervals) != 5) {
+			t.Errorf("sharded: offset %v, %d intervals from %v; want a negative offset, 5 intervals from ~500ms", tl.Offset, len(tl.Intervals), tl.Intervals[0].Start)
+		}
+	}
+}

@@ -231,8 +231,9 @@ func openLoop(ctx context.Context, e engines.Engine, src Source, cfg OpenConfig,
 	if err != nil {
 		rep.Warnings = append(rep.Warnings, "timeline: "+err.Error())
 	}
-	for k := range tl.Intervals {
-		iv := &tl.Intervals[k]
+	for i := range tl.Intervals {
+		iv := &tl.Intervals[i]
+		k := tl.Index(iv.Start)
 		iv.Scheduled = scheduled[k]
 		if secs := time.Duration(iv.Length).Seconds(); secs > 0 {
 			var ok int64
@@ -241,10 +242,10 @@ func openLoop(ctx context.Context, e engines.Engine, src Source, cfg OpenConfig,
 			}
 			iv.ScheduledRate, iv.AchievedRate = float64(iv.Scheduled)/secs, float64(ok)/secs
 		}
-		tl.Intervals[k].SchedulerLagMax = float64(lagMax[k]) / 1000
-		tl.Intervals[k].KnownItems = r.known.interval(k)
+		iv.SchedulerLagMax = float64(lagMax[k]) / 1000
+		iv.KnownItems = r.known.interval(k)
 	}
-	setEngineStats(tl, stats.perInterval(g, len(tl.Intervals)))
+	setEngineStats(tl, stats.perInterval(g))
 	rep.Timeline = tl
 	if statsWarn != "" {
 		rep.Warnings = append(rep.Warnings, statsWarn)

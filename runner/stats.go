@@ -133,15 +133,16 @@ func (s *statsSampler) sample(ctx context.Context, timeout time.Duration) {
 	}
 }
 
-// perInterval is, for each of the first n intervals of g, the mean of
-// each figure over the samples taken in it (nil where none was): the
-// engine's figures on the timeline's clock. Call it after stop.
-func (s *statsSampler) perInterval(g grid, n int) []map[string]float64 {
+// perInterval is, for each interval of g, the mean of each figure over
+// the samples taken in it (nil where none was): the engine's figures on
+// the timeline's clock. Call it after stop.
+func (s *statsSampler) perInterval(g grid) []map[string]float64 {
 	if s == nil {
 		return nil
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	n := g.n
 	sums := make([]map[string]float64, n)
 	counts := make([]map[string]int, n)
 	for _, p := range s.points {

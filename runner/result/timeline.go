@@ -32,6 +32,10 @@ type Timeline struct {
 	Merged string `json:"merged,omitempty"`
 }
 
+// Index is the place of an interval starting at start on the timeline's
+// grid (0 for the interval at the grid's origin).
+func (t *Timeline) Index(start Duration) int { return int(start / t.Interval) }
+
 // Interval is one interval of a timeline.
 type Interval struct {
 	Start  Duration     `json:"start"`  // from the timeline's origin
