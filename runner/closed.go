@@ -29,6 +29,14 @@ type Calls struct {
 	Seed    uint64 // the workload's seed
 	K       int    // hits per search
 	Known   KnownConfig
+	// Interval is the timeline's interval within each window (at least
+	// MinInterval, at most the window); zero: DefaultInterval, or the
+	// whole window when it is shorter.
+	Interval time.Duration
+	// Sampled, when set, is read with the engine's own stats, on the same
+	// clock, into EngineStats and the timeline: Run sets it to a launched
+	// container's CPU and memory (container.Container.Stats).
+	Sampled func(context.Context) (map[string]float64, error) `json:"-"`
 }
 
 // Validate reports the first bad field (a *FieldError).
@@ -115,7 +123,10 @@ func (c Config) Validate() error {
 	if err := c.Share.Validate(); err != nil {
 		return inField("Share", err)
 	}
-	return inField("Calls", c.Calls.Validate())
+	if err := c.Calls.Validate(); err != nil {
+		return inField("Calls", err)
+	}
+	return inField("Calls", c.validateInterval(c.Measure, "measure"))
 }
 
 // Events lets a caller watch a run; every field may be nil.
@@ -127,12 +138,25 @@ type Events struct {
 	// any has).
 	Progress func(users int, ops, errs int64, p50 time.Duration)
 	Rung     func(rate float64, rep, reps int) // open loop: a repetition starts
+	// Interval, when set, receives each interval of a measured window as
+	// it closes (see liveFunc), with the window's name ("level 2
+	// users=50", "rung 3 rep 1").
+	Interval func(window string, iv result.Interval)
 	// Barrier, when set, is called before each synchronised start (each
 	// closed-loop level, each rung's repetition) with the phase ("level 2 users=50",
 	// "rung 3 rep 1") and this process's reason to stop ("" to go on). It
 	// returns at the instant the load starts, or with a reason to stop
 	// instead: a shard of a sharded run waits there for the others.
 	Barrier func(ctx context.Context, phase, stop string) string
+}
+
+// live is the collector's callback for the named window; nil when no one
+// listens.
+func (ev Events) live(window string) liveFunc {
+	if ev.Interval == nil {
+		return nil
+	}
+	return func(iv result.Interval) { ev.Interval(window, iv) }
 }
 
 // barrier waits at ev's barrier, if any; "" is go.
@@ -179,6 +203,9 @@ type span struct{ start, stop time.Duration }
 type window struct {
 	t0       time.Time
 	from, to atomic.Int64 // nanoseconds since t0
+	// grid is the window's interval clock; set before from, so a call
+	// that measured() says is in the window sees it.
+	grid atomic.Pointer[grid]
 }
 
 func newWindow(t0 time.Time) *window {
@@ -188,10 +215,14 @@ func newWindow(t0 time.Time) *window {
 	return w
 }
 
-func (w *window) set(from, to time.Duration) {
+func (w *window) set(from, to time.Duration, g grid) {
+	w.grid.Store(&g)
 	w.to.Store(int64(to))
 	w.from.Store(int64(from))
 }
+
+// interval is the interval of the window's grid a call started at t is in.
+func (w *window) interval(t time.Time) int { return w.grid.Load().at(t) }
 
 // measured says whether a call started at t is in the window.
 func (w *window) measured(t time.Time) bool { return int64(t.Sub(w.t0)) >= w.from.Load() }
@@ -267,7 +298,18 @@ func runLevel(ctx context.Context, e engines.Engine, src Source, cfg Config, ev 
 	rampTook := time.Since(t0)
 	measureFrom := max(ramp, rampTook) + cfg.Settle
 	measureTo := measureFrom + cfg.Measure
-	win.set(measureFrom, measureTo)
+	// The intervals start with the window; in a sharded run, where the
+	// window starts (ramp + settle after the synchronised start) unless
+	// this shard's ramp overran, so every shard's intervals line up.
+	gridFrom := measureFrom
+	if cfg.Share.Sharded() {
+		gridFrom = ramp + cfg.Settle
+	}
+	g := newGrid(t0.Add(gridFrom), cfg.interval(cfg.Measure), measureTo-gridFrom)
+	ivs := sink.startIntervals(g)
+	known.startIntervals(g.n)
+	probe.startIntervals(g)
+	win.set(measureFrom, measureTo, g)
 	phase(ev, all, "settle", cfg.Settle)
 	sleepUntil(runCtx, t0.Add(measureFrom))
 	phase(ev, all, "measure", cfg.Measure)
@@ -276,15 +318,17 @@ func runLevel(ctx context.Context, e engines.Engine, src Source, cfg Config, ev 
 	if probe != nil {
 		go probe.run(probeCtx, cfg.Timeout)
 	}
-	stats := sampleStats(runCtx, e, cfg.Timeout)
+	stats := sampleStats(runCtx, e, cfg.Sampled, cfg.Timeout)
+	stopCollector := collector(runCtx, ev.live(fmt.Sprintf("level %d users=%d", level+1, all)), cfg.Mix.Ops(), ivs)
 	watchProgress(runCtx, ev, all, users, sink, t0.Add(measureTo))
 	cpu, schedP99 := endSelf()
-	engineStats, statsWarn := stats.stop(e, cfg.Timeout)
+	engineStats, statsWarn := stats.stop(cfg.Timeout)
 	// Users stop issuing at measureTo; calls in flight finish (bounded by the
 	// request timeout) so that the window's last calls are counted.
 	phase(ev, all, "drain", 0)
 	wg.Wait()
 	stopProbe()
+	stopCollector()
 
 	if ctx.Err() != nil {
 		interrupted() // in case the AfterFunc has not run yet
@@ -295,6 +339,7 @@ func runLevel(ctx context.Context, e engines.Engine, src Source, cfg Config, ev 
 	for _, u := range users {
 		u.rec.Flush()
 	}
+	ivs.finish()
 	total := sink.Total()
 	l := result.Level{Users: n, Window: result.Duration(window), Partial: partial}
 	l.ClientCPU, l.EngineStats, l.Freshness = cpu, engineStats, probe.result()
@@ -308,6 +353,21 @@ func runLevel(ctx context.Context, e engines.Engine, src Source, cfg Config, ev 
 	}
 	mean, least := activeUsers(spans, measureFrom, measureFrom+window)
 	l.Active = &result.ActiveUsers{Mean: mean, Min: least, Ramp: result.Duration(rampTook)}
+	tl, err := ivs.timeline(cfg.Mix.Ops(), nil, measureFrom-gridFrom, measureFrom+window-gridFrom)
+	if err != nil {
+		l.Warnings = append(l.Warnings, "timeline: "+err.Error())
+	}
+	for i := range tl.Intervals {
+		iv := &tl.Intervals[i]
+		// The users running in the part of the interval inside the window.
+		from := gridFrom + time.Duration(iv.Start)
+		m, _ := activeUsers(spans, max(from, measureFrom), from+time.Duration(iv.Length))
+		iv.ActiveUsers = &m
+		iv.KnownItems = known.interval(tl.Index(iv.Start))
+	}
+	probe.onTimeline(tl)
+	setEngineStats(tl, stats.perInterval(g))
+	l.Timeline = tl
 	for _, w := range []string{rampWarning(n, all, ramp, rampTook, cfg.SpawnRate), statsWarn, freshnessWarning(l.Freshness), clientBound(l.ClientCPU, l.SchedLatencyP99)} {
 		if w != "" {
 			l.Warnings = append(l.Warnings, w)
@@ -425,10 +485,11 @@ func (u *user) run(ctx context.Context, e engines.Engine, src Source, cfg Config
 			continue // ramp and settle are not measured
 		}
 		// The check of a known item's answer, after the clock stopped.
-		if chk.on && known.check(chk, hits, err) {
+		k := win.interval(start)
+		if chk.iv = k; chk.on && known.check(chk, hits, err) {
 			continue
 		}
-		u.rec.Record(req.Op, took, class)
+		u.rec.RecordIn(k, req.Op, took, class)
 		u.ops.Add(1)
 		if !succeeded(req.Op, class) {
 			u.rec.Failed(req.Op, class, err)

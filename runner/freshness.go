@@ -117,6 +117,35 @@ type prober struct {
 	mu  sync.Mutex
 	res result.Freshness
 	lag *hdrhistogram.Histogram
+	// g is the window's interval grid (startIntervals), perIv the probes
+	// that saw their write in each interval: count and longest lag.
+	g     grid
+	perIv []result.IntervalFreshness
+}
+
+// startIntervals gives the prober the window's grid, before it runs.
+func (p *prober) startIntervals(g grid) {
+	if p != nil {
+		p.g, p.perIv = g, make([]result.IntervalFreshness, g.n)
+	}
+}
+
+// onTimeline puts on each interval of tl the probes that completed in it
+// (their search that saw the write returned there). Call it once the
+// prober has stopped.
+func (p *prober) onTimeline(tl *result.Timeline) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for i := range tl.Intervals {
+		iv := &tl.Intervals[i]
+		if k := tl.Index(iv.Start); k < len(p.perIv) && p.perIv[k].Visible > 0 {
+			f := p.perIv[k]
+			iv.Freshness = &f
+		}
+	}
 }
 
 type probeWrite struct {
@@ -240,6 +269,11 @@ func (p *prober) probe(ctx context.Context, w probeWrite, timeout time.Duration)
 			us, _ := micros(lag)
 			_ = p.lag.RecordValue(us)
 			p.res.Visible++
+			if d := time.Since(p.g.origin); p.perIv != nil && d >= 0 {
+				f := &p.perIv[p.g.index(d)]
+				f.Visible++
+				f.LagMax = max(f.LagMax, float64(us)/1000)
+			}
 			p.mu.Unlock()
 			return
 		}

@@ -77,6 +77,31 @@ type knownChecks struct {
 	after func()
 
 	checks, found, empty, below, skipped, failed, unsupported atomic.Int64
+	// perIv counts the checks of each interval of the window's grid (set
+	// by startIntervals before the window opens).
+	perIv []ivKnown
+}
+
+// ivKnown is one interval's checks.
+type ivKnown struct{ checks, found atomic.Int64 }
+
+// startIntervals makes room for the counts of n intervals.
+func (kc *knownChecks) startIntervals(n int) {
+	if kc != nil {
+		kc.perIv = make([]ivKnown, n)
+	}
+}
+
+// interval is interval k's checks and finds (nil without checks).
+func (kc *knownChecks) interval(k int) *result.IntervalKnown {
+	if kc == nil || k >= len(kc.perIv) {
+		return nil
+	}
+	iv := &kc.perIv[k]
+	if iv.checks.Load() == 0 {
+		return nil
+	}
+	return &result.IntervalKnown{Checks: iv.checks.Load(), Found: iv.found.Load()}
 }
 
 // afterKnownCheck is the tests' way to make every check slow.
@@ -87,6 +112,7 @@ type knownCheck struct {
 	on  bool
 	id  uint32
 	doc string // the ID as the engine returns it, made before the clock
+	iv  int    // the call's interval, set once it is known to be measured
 }
 
 // newKnownChecks samples the level's candidates, keyed by key (the level,
@@ -165,8 +191,16 @@ func (kc *knownChecks) check(c knownCheck, h engines.Hits, err error) (unsupport
 		kc.skipped.Add(1)
 	default:
 		kc.checks.Add(1)
-		if slices.Contains(h.IDs, c.doc) {
+		found := slices.Contains(h.IDs, c.doc)
+		if found {
 			kc.found.Add(1)
+		}
+		if c.iv >= 0 && c.iv < len(kc.perIv) {
+			iv := &kc.perIv[c.iv]
+			iv.checks.Add(1)
+			if found {
+				iv.found.Add(1)
+			}
 		}
 		if len(h.IDs) == 0 {
 			kc.empty.Add(1)

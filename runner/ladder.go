@@ -60,6 +60,9 @@ func (c LadderConfig) Validate() error {
 	case c.Reference < 0:
 		return fieldErr("Reference", "reference-rate", "%v must be ≥ 0", c.Reference)
 	}
+	if err := c.Open.validateInterval(c.Duration, "duration"); err != nil {
+		return inField("Open", inField("Calls", err))
+	}
 	return nil
 }
 
@@ -104,7 +107,7 @@ rungs:
 				l.Warnings = append(l.Warnings, err.Error())
 				return l
 			}
-			rung.Reps = append(rung.Reps, OpenLoop(ctx, e, src, cfg.Open, sched, vers))
+			rung.Reps = append(rung.Reps, openLoop(ctx, e, src, cfg.Open, sched, vers, ev.live(fmt.Sprintf("rung %d rep %d", i+1, rep+1))))
 		}
 		if len(rung.Reps) == 0 {
 			break

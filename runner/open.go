@@ -106,6 +106,11 @@ type openRun struct {
 // still waiting in line when the schedule's end plus one request timeout has
 // passed are counted as unsent.
 func OpenLoop(ctx context.Context, e engines.Engine, src Source, cfg OpenConfig, sched workload.Schedule, vers versions) result.Rep {
+	return openLoop(ctx, e, src, cfg, sched, vers, nil)
+}
+
+// openLoop is OpenLoop passing each interval to live as it closes.
+func openLoop(ctx context.Context, e engines.Engine, src Source, cfg OpenConfig, sched workload.Schedule, vers versions, live liveFunc) result.Rep {
 	shards := 4 * runtime.GOMAXPROCS(0)
 	r := &openRun{e: e, src: src, cfg: cfg, vers: vers, lat: NewSink(shards), svc: NewSink(shards),
 		known: newKnownChecks(src, cfg.Calls, vers, scheduleKey(sched)...)}
@@ -115,10 +120,18 @@ func OpenLoop(ctx context.Context, e engines.Engine, src Source, cfg OpenConfig,
 	// full the scheduler waits, and the wait is still charged to each call
 	// because latency runs from the intended time.
 	queue := make(chan ticket, 1<<16)
-	stats := sampleStats(ctx, e, cfg.Timeout)
+	stats := sampleStats(ctx, e, cfg.Sampled, cfg.Timeout)
 	cpu0 := cpuTime()
 	start := time.Now()
 	drainBy := start.Add(sched.Length() + cfg.Timeout)
+	// The intervals start with the schedule (in a sharded run, at the
+	// coordinator's synchronised start, so the shards' line up); a call is
+	// in the interval it was due in.
+	g := newGrid(start, cfg.interval(sched.Length()), sched.Length())
+	latIv, svcIv := r.lat.startIntervals(g), r.svc.startIntervals(g)
+	stopCollector := collector(ctx, live, cfg.Mix.Ops(), latIv, svcIv)
+	scheduled, lagMax := make([]int64, g.n), make([]int64, g.n)
+	r.known.startIntervals(g.n)
 
 	var unsent atomic.Int64
 	var wg sync.WaitGroup
@@ -134,7 +147,7 @@ func OpenLoop(ctx context.Context, e engines.Engine, src Source, cfg OpenConfig,
 					unsent.Add(1)
 					continue
 				}
-				r.serve(ctx, start, t, lat, svc)
+				r.serve(ctx, start, g.at(t.due), t, lat, svc)
 			}
 		}()
 	}
@@ -149,6 +162,8 @@ func OpenLoop(ctx context.Context, e engines.Engine, src Source, cfg OpenConfig,
 			break
 		}
 		due := start.Add(at)
+		ik := g.index(at)
+		scheduled[ik]++
 		if !wait.until(due) {
 			partial = true
 			break
@@ -160,6 +175,7 @@ func OpenLoop(ctx context.Context, e engines.Engine, src Source, cfg OpenConfig,
 			// a full line is the engine's backlog, not generator lag.
 			us, _ := micros(time.Since(due))
 			_ = lag.RecordValue(us)
+			lagMax[ik] = max(lagMax[ik], us)
 		default:
 			select {
 			case queue <- t:
@@ -173,8 +189,11 @@ func OpenLoop(ctx context.Context, e engines.Engine, src Source, cfg OpenConfig,
 	}
 	close(queue)
 	// Engine stats describe the schedule's window, not the drain after it.
-	engineStats, statsWarn := stats.stop(e, cfg.Timeout)
+	engineStats, statsWarn := stats.stop(cfg.Timeout)
 	wg.Wait()
+	stopCollector()
+	latIv.finish()
+	svcIv.finish()
 	elapsed := time.Duration(r.last.Load())
 	cpu := cpuTime() - cpu0
 	wall := time.Since(start)
@@ -208,6 +227,26 @@ func OpenLoop(ctx context.Context, e engines.Engine, src Source, cfg OpenConfig,
 	rep.Warnings = append(rep.Warnings, errorWarnings(latOps)...)
 	rep.EngineStats = engineStats
 	rep.KnownItems = r.known.result()
+	tl, err := latIv.timeline(cfg.Mix.Ops(), svcIv, 0, sched.Length())
+	if err != nil {
+		rep.Warnings = append(rep.Warnings, "timeline: "+err.Error())
+	}
+	for i := range tl.Intervals {
+		iv := &tl.Intervals[i]
+		k := tl.Index(iv.Start)
+		iv.Scheduled = scheduled[k]
+		if secs := time.Duration(iv.Length).Seconds(); secs > 0 {
+			var ok int64
+			for _, o := range iv.Ops {
+				ok += o.Count
+			}
+			iv.ScheduledRate, iv.AchievedRate = float64(iv.Scheduled)/secs, float64(ok)/secs
+		}
+		iv.SchedulerLagMax = float64(lagMax[k]) / 1000
+		iv.KnownItems = r.known.interval(k)
+	}
+	setEngineStats(tl, stats.perInterval(g))
+	rep.Timeline = tl
 	if statsWarn != "" {
 		rep.Warnings = append(rep.Warnings, statsWarn)
 	}
@@ -246,8 +285,9 @@ func waitUntil(ctx context.Context, t time.Time, spin time.Duration) bool {
 	return ctx.Err() == nil
 }
 
-// serve makes one scheduled call and records both latencies.
-func (r *openRun) serve(ctx context.Context, start time.Time, t ticket, lat, svc *Recorder) {
+// serve makes one scheduled call, due in interval k, and records both
+// latencies.
+func (r *openRun) serve(ctx context.Context, start time.Time, k int, t ticket, lat, svc *Recorder) {
 	req := prepare(r.src, r.cfg.K, r.vers, t.step)
 	kr := r.known.stream(t.k)
 	chk := r.known.pick(&kr, &req)
@@ -262,14 +302,14 @@ func (r *openRun) serve(ctx context.Context, start time.Time, t ticket, lat, svc
 		return // interrupted by the run, not failed by the engine
 	}
 	// The check of a known item's answer, after the clock stopped.
-	if chk.on && r.known.check(chk, hits, err) {
+	if chk.iv = k; chk.on && r.known.check(chk, hits, err) {
 		return
 	}
 	if sent.Sub(t.due) > lateStart {
 		r.late.Add(1)
 	}
-	lat.Record(req.Op, done.Sub(t.due), class)
-	svc.Record(req.Op, done.Sub(sent), class)
+	lat.RecordIn(k, req.Op, done.Sub(t.due), class)
+	svc.RecordIn(k, req.Op, done.Sub(sent), class)
 	if succeeded(req.Op, class) {
 		r.okDone.Add(1)
 	} else {

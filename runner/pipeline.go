@@ -55,6 +55,11 @@ const (
 	// as its containers and connections are being released; a setup that
 	// failed before its loops sends it once released.
 	EventSetupDone
+	// EventInterval: an interval of a measured window (Phase: "level 2
+	// users=50", "rung 3 rep 1") closed, one interval after it ended;
+	// Interval holds its calls' figures, provisional (see Events.Interval:
+	// the result's timeline is the final word).
+	EventInterval
 )
 
 // Event is one report to an Observer. Setup is the setup's label, empty
@@ -74,6 +79,7 @@ type Event struct {
 	Rate     float64
 	Rep      int
 	Reps     int
+	Interval *result.Interval
 }
 
 // Tool is the name every result of this package carries (report.Load
@@ -322,6 +328,7 @@ func (r *run) setup(ctx context.Context, s Setup) (er result.EngineRun) {
 	if cfg.WriteMode != "" {
 		er.Visibility = string(cfg.WriteMode)
 	}
+	var sampled func(context.Context) (map[string]float64, error) // the container's CPU and memory
 	switch spec, hasSpec := container.Lookup(s.Driver); {
 	case desc.Embedded:
 		er.Mode = "embedded"
@@ -349,6 +356,7 @@ func (r *run) setup(ctx context.Context, s Setup) (er result.EngineRun) {
 		cfg.URL, cfg.Password, cfg.APIKey = c.URL, engines.Secret(c.Secret), engines.Secret(c.Secret)
 		er.Image, er.ImageDigest, er.CPULimit, er.CPUSet = c.Image, c.Digest, p.Launch.CPUs, p.Launch.CPUSet
 		er.ContainerEnv, er.DockerVersion = c.Env, c.Docker
+		sampled = c.Stats
 		r.logf(name, "%s ready at %s", c.Image, c.URL)
 	}
 	// Opening is a connection and a request or two, and asking the version
@@ -418,6 +426,7 @@ func (r *run) setup(ctx context.Context, s Setup) (er result.EngineRun) {
 		cfg := *p.Closed
 		cfg.Share = p.Shard.Share()
 		cfg.Known.Idle = er.Relevance
+		cfg.Sampled = sampled
 		er.Levels = ClosedLoop(ctx, e, p.Source, cfg, ev)
 		if n := len(er.Levels); n < len(cfg.Users) && ctx.Err() == nil {
 			er.Error = "stopped with the other shards: " + r.stopped
@@ -426,6 +435,7 @@ func (r *run) setup(ctx context.Context, s Setup) (er result.EngineRun) {
 		cfg := *p.Ladder
 		cfg.Open.Share = p.Shard.Share()
 		cfg.Open.Known.Idle = er.Relevance
+		cfg.Open.Sampled = sampled
 		l := RunLadder(ctx, e, p.Source, cfg, ev)
 		er.Ladder = &l
 		if r.broken != "" {
@@ -479,6 +489,9 @@ func (r *run) events(setup string) Events {
 		},
 		Rung: func(rate float64, rep, reps int) {
 			r.obs.Observe(Event{Kind: EventRung, Setup: setup, Rate: rate, Rep: rep, Reps: reps})
+		},
+		Interval: func(window string, iv result.Interval) {
+			r.obs.Observe(Event{Kind: EventInterval, Setup: setup, Phase: window, Interval: &iv})
 		},
 		Barrier: r.barrier(setup),
 	}

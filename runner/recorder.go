@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -112,21 +113,13 @@ func (h *Histograms) Stats(op workload.Op, window time.Duration) (result.OpStats
 	if window > 0 {
 		s.RPS = float64(s.Count) / window.Seconds()
 	}
+	s.Errors = errorCounts(op, &h.classes[op])
 	for c := engines.NotFound; c < engines.NumClasses; c++ {
-		if succeeded(op, c) {
-			continue // counted in Count, as the published method does
-		}
-		if n := h.classes[op][c]; n > 0 {
-			if s.Errors == nil {
-				s.Errors = map[string]int64{}
+		if ex := h.examples[op][c]; len(ex) > 0 && s.Errors[c.String()] > 0 {
+			if s.ErrorExamples == nil {
+				s.ErrorExamples = map[string][]string{}
 			}
-			s.Errors[c.String()] = n
-			if ex := h.examples[op][c]; len(ex) > 0 {
-				if s.ErrorExamples == nil {
-					s.ErrorExamples = map[string][]string{}
-				}
-				s.ErrorExamples[c.String()] = slices.Clone(ex)
-			}
+			s.ErrorExamples[c.String()] = slices.Clone(ex)
 		}
 	}
 	if s.Count > 0 {
@@ -137,6 +130,22 @@ func (h *Histograms) Stats(op workload.Op, window time.Duration) (result.OpStats
 		s.Histogram = enc
 	}
 	return s, nil
+}
+
+// errorCounts is op's failed calls by class name (nil when none failed):
+// the classes that count as done (see succeeded) are counted in Count, as
+// the published method does.
+func errorCounts(op workload.Op, classes *[engines.NumClasses]int64) map[string]int64 {
+	var out map[string]int64
+	for c := engines.NotFound; c < engines.NumClasses; c++ {
+		if n := classes[c]; n > 0 && !succeeded(op, c) {
+			if out == nil {
+				out = map[string]int64{}
+			}
+			out[c.String()] = n
+		}
+	}
+	return out
 }
 
 // errorWarnings says, for each operation with failed calls, how many failed
@@ -199,6 +208,17 @@ func succeeded(op workload.Op, c engines.Class) bool {
 // buffer and folds it into one of a few shards when it fills.
 type Sink struct {
 	shards []sinkPart
+	// iv is the window's interval histograms, once the window's grid is
+	// known (startIntervals); recorders' flushes add to them too.
+	iv atomic.Pointer[intervals]
+}
+
+// startIntervals gives the sink its window's interval grid. Call it before
+// any sample of the window is recorded.
+func (s *Sink) startIntervals(g grid) *intervals {
+	iv := newIntervals(g)
+	s.iv.Store(iv)
+	return iv
 }
 
 type sinkPart struct {
@@ -255,9 +275,13 @@ const opShift = 56
 // own buffer: no lock and no allocation; the buffer is folded into a shard
 // of the sink every bufferSize samples and by Flush.
 type Recorder struct {
-	sink     *Sink
-	shard    int
-	n        int
+	sink  *Sink
+	shard int
+	n     int
+	// k is the interval of the buffered samples and counts, calls how many
+	// calls they are.
+	k        int
+	calls    int
 	clamped  int64
 	classes  [workload.NumOps][engines.NumClasses]int64
 	examples [workload.NumOps][engines.NumClasses]string
@@ -272,6 +296,20 @@ func (s *Sink) NewRecorder(i int) *Recorder {
 // Record adds one call of op that took d and ended in class c. Calls that
 // succeeded go into the latency histogram; failures are only counted.
 func (r *Recorder) Record(op workload.Op, d time.Duration, c engines.Class) {
+	r.RecordIn(r.k, op, d, c)
+}
+
+// RecordIn is Record for a call of interval k of the window's grid: when
+// the worker's calls move on to another interval, the buffer is flushed
+// first, so that it only ever holds one interval's calls.
+func (r *Recorder) RecordIn(k int, op workload.Op, d time.Duration, c engines.Class) {
+	if k != r.k {
+		if r.calls > 0 {
+			r.Flush()
+		}
+		r.k = k
+	}
+	r.calls++
 	r.classes[op][c]++
 	if !succeeded(op, c) {
 		return
@@ -313,6 +351,9 @@ func (r *Recorder) Flush() {
 	}
 	sh.h.clamped += r.clamped
 	sh.mu.Unlock()
-	r.n, r.clamped, r.classes = 0, 0, [workload.NumOps][engines.NumClasses]int64{}
+	if iv := r.sink.iv.Load(); iv != nil {
+		iv.add(r.k, r.buf[:r.n], &r.classes)
+	}
+	r.n, r.calls, r.clamped, r.classes = 0, 0, 0, [workload.NumOps][engines.NumClasses]int64{}
 	r.examples = [workload.NumOps][engines.NumClasses]string{}
 }

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"maps"
 	"sync"
 	"time"
 
@@ -19,12 +20,21 @@ const statsEvery = time.Second
 // window until stop, once at the start, every statsEvery, and once at the
 // end, so that a counter's growth covers the whole window.
 type statsSampler struct {
+	src    statsFunc
 	cancel context.CancelFunc
 	done   chan struct{}
 	mu     sync.Mutex
 	acc    map[string]*gaugeAcc
+	// points are every sample, for the timeline (a window at 1 s
+	// sampling holds one per second).
+	points []statsPoint
 	errs   int
 	last   error
+}
+
+type statsPoint struct {
+	at time.Time
+	v  map[string]float64
 }
 
 type gaugeAcc struct {
@@ -34,19 +44,51 @@ type gaugeAcc struct {
 	firstAt, lastAt time.Time
 }
 
-// sampleStats starts sampling e when it reports stats; otherwise it returns
-// nil, whose stop returns nil.
-func sampleStats(ctx context.Context, e engines.Engine, timeout time.Duration) *statsSampler {
+// statsFunc reads a set of figures.
+type statsFunc func(context.Context) (map[string]float64, error)
+
+// statsSource is what a window samples: the engine's own stats, when its
+// driver reports them, and extra (a launched container's CPU and memory),
+// when set; nil when neither.
+func statsSource(e engines.Engine, extra statsFunc) statsFunc {
 	sr, ok := e.(engines.StatsReporter)
-	if !ok {
+	switch {
+	case !ok && extra == nil:
+		return nil
+	case !ok:
+		return extra
+	case extra == nil:
+		return sr.Stats
+	}
+	return func(ctx context.Context) (map[string]float64, error) {
+		m, err := sr.Stats(ctx)
+		if err != nil {
+			return nil, err
+		}
+		more, err := extra(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out := make(map[string]float64, len(m)+len(more))
+		maps.Copy(out, m)
+		maps.Copy(out, more)
+		return out, nil
+	}
+}
+
+// sampleStats starts sampling e's stats and extra's (see statsSource);
+// with neither it returns nil, whose stop returns nil.
+func sampleStats(ctx context.Context, e engines.Engine, extra statsFunc, timeout time.Duration) *statsSampler {
+	src := statsSource(e, extra)
+	if src == nil {
 		return nil
 	}
 	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	s := &statsSampler{cancel: cancel, done: make(chan struct{}), acc: map[string]*gaugeAcc{}}
+	s := &statsSampler{src: src, cancel: cancel, done: make(chan struct{}), acc: map[string]*gaugeAcc{}}
 	// The first sample is taken now, as the window opens, so a counter's
 	// growth spans the whole window; it is bounded by a second so that a
 	// slow engine does not hold the window's start.
-	s.sample(ctx, sr, min(timeout, time.Second))
+	s.sample(ctx, min(timeout, time.Second))
 	go func() {
 		defer close(s.done)
 		tick := time.NewTicker(statsEvery)
@@ -57,15 +99,15 @@ func sampleStats(ctx context.Context, e engines.Engine, timeout time.Duration) *
 				return
 			case <-tick.C:
 			}
-			s.sample(ctx, sr, timeout)
+			s.sample(ctx, timeout)
 		}
 	}()
 	return s
 }
 
-func (s *statsSampler) sample(ctx context.Context, sr engines.StatsReporter, timeout time.Duration) {
+func (s *statsSampler) sample(ctx context.Context, timeout time.Duration) {
 	cctx, cancel := context.WithTimeout(ctx, timeout)
-	st, err := guard(func() (map[string]float64, error) { return sr.Stats(cctx) })
+	st, err := guard(func() (map[string]float64, error) { return s.src(cctx) })
 	cancel()
 	at := time.Now()
 	s.mu.Lock()
@@ -77,6 +119,7 @@ func (s *statsSampler) sample(ctx context.Context, sr engines.StatsReporter, tim
 		}
 		return
 	}
+	s.points = append(s.points, statsPoint{at, st})
 	for k, v := range st {
 		a := s.acc[k]
 		if a == nil {
@@ -90,15 +133,49 @@ func (s *statsSampler) sample(ctx context.Context, sr engines.StatsReporter, tim
 	}
 }
 
+// perInterval is, for each interval of g, the mean of each figure over
+// the samples taken in it (nil where none was): the engine's figures on
+// the timeline's clock. Call it after stop.
+func (s *statsSampler) perInterval(g grid) []map[string]float64 {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := g.n
+	sums := make([]map[string]float64, n)
+	counts := make([]map[string]int, n)
+	for _, p := range s.points {
+		d := p.at.Sub(g.origin)
+		if d < 0 || d >= time.Duration(n)*g.every {
+			continue
+		}
+		k := int(d / g.every)
+		if sums[k] == nil {
+			sums[k], counts[k] = map[string]float64{}, map[string]int{}
+		}
+		for name, v := range p.v {
+			sums[k][name] += v
+			counts[k][name]++
+		}
+	}
+	for k, m := range sums {
+		for name := range m {
+			m[name] /= float64(counts[k][name])
+		}
+	}
+	return sums
+}
+
 // stop takes a last sample, ends sampling and returns one gauge per figure,
 // and a warning when samples failed.
-func (s *statsSampler) stop(e engines.Engine, timeout time.Duration) (map[string]result.Gauge, string) {
+func (s *statsSampler) stop(timeout time.Duration) (map[string]result.Gauge, string) {
 	if s == nil {
 		return nil, ""
 	}
 	s.cancel()
 	<-s.done
-	s.sample(context.Background(), e.(engines.StatsReporter), timeout)
+	s.sample(context.Background(), timeout)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := make(map[string]result.Gauge, len(s.acc))

@@ -58,6 +58,11 @@ func TestBadInputFoundBeforeAnythingStarts(t *testing.T) {
 		{[]string{"--engine", "meilisearch", "--url", "http://127.0.0.1:7700", "--shard", "0/3", "--shards", "3"}, "shards: --shard 0/3 and --shards 3 both say which shard this is"},
 		// Every level ran and measured no call, unwarned.
 		{[]string{"--measure", "1ns"}, "measure: 1ns is shorter than 100ms"},
+		// A timeline of intervals too short to time, or longer than the
+		// window they cut.
+		{[]string{"--interval", "50ms"}, "interval: 50ms is shorter than 100ms"},
+		{[]string{"--interval", "-1s"}, "interval: -1s is shorter than 100ms"},
+		{[]string{"--measure", "2s", "--interval", "3s"}, "interval: 3s is longer than the window it cuts (measure 2s)"},
 		// Ignored: the embedded engine has no users.
 		{[]string{"--password", "p"}, "password: bleve is embedded"},
 		{[]string{"--api-key", "k"}, "api-key: bleve is embedded"},

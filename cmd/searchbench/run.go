@@ -110,6 +110,13 @@ func finish(stdout io.Writer, log *logger, dir string, res *result.Result) error
 		}
 	}
 	log.printf("wrote %s", jsonPath)
+	// Every window's interval histograms, for HdrHistogram's own tools.
+	hlogPath := filepath.Join(dir, result.HlogName)
+	if wrote, err := result.WriteHlog(hlogPath, res); err != nil {
+		return err
+	} else if wrote {
+		log.printf("wrote %s", hlogPath)
+	}
 	if err := writeReport(stdout, log, dir, report.New(report.Input{Name: jsonPath, Result: res})); err != nil {
 		return err
 	}

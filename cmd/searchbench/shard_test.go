@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/searchbench/searchbench/bench/loopback"
+	"github.com/searchbench/searchbench/runner/result"
 )
 
 // freePort is a port of 127.0.0.1 below 32768 that nothing listens on now.
@@ -64,7 +65,7 @@ func shardProcess(ctx context.Context, args ...string) exited {
 func shardArgs(url, dir string, i, n int, coord string) []string {
 	return []string{"run", "--engine", "meilisearch", "--url", url, "--mix", "search", "--users", "5,8",
 		"--spawn-rate", "1000", "--settle", "200ms", "--measure", "1s", "--ids", "1000", "--prepopulate", "0",
-		"--relevance-queries", "0", "--no-freshness", "--shard", fmt.Sprintf("%d/%d", i, n), "--coordinator", coord,
+		"--relevance-queries", "0", "--no-freshness", "--interval", "250ms", "--shard", fmt.Sprintf("%d/%d", i, n), "--coordinator", coord,
 		"--register-timeout", "1m", "--out", filepath.Join(dir, fmt.Sprintf("shard-%d", i))}
 }
 
@@ -137,6 +138,24 @@ func TestShardsAndTheirCoordinatorMakeOneRun(t *testing.T) {
 			t.Errorf("level %d: %d searches merged, the shards made %d", l, s.Count, shardCalls)
 		}
 		searches += s.Count
+		// The shards' intervals lie on one grid: the merged timeline has
+		// the window's intervals (not one set per shard), and they add up
+		// to the merged level.
+		var inIntervals int64
+		tl := level.Timeline
+		if tl == nil || tl.Merged == "" {
+			t.Fatalf("level %d: merged timeline %+v", l, tl)
+		}
+		for _, iv := range tl.Intervals {
+			o, _ := iv.Op("search")
+			inIntervals += o.Count
+		}
+		if want := int((level.Window + tl.Interval - 1) / tl.Interval); len(tl.Intervals) > want+1 || inIntervals != s.Count {
+			t.Errorf("level %d: %d merged intervals of %v over a %v window holding %d searches; want about %d holding %d", l, len(tl.Intervals), tl.Interval, level.Window, inIntervals, want, s.Count)
+		}
+	}
+	if st, err := os.Stat(filepath.Join(dir, "merged", result.HlogName)); err != nil || st.Size() == 0 {
+		t.Errorf("the merged run's %s: %v", result.HlogName, err)
 	}
 	if got := srv.Searches(); got < searches {
 		t.Errorf("the target answered %d searches; the merged result counts %d measured", got, searches)

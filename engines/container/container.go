@@ -117,6 +117,7 @@ type Container struct {
 	ID     string
 	pool   *dockertest.Pool
 	res    *dockertest.Resource
+	stats  statsStream
 }
 
 // Validate checks options that need no Docker.
@@ -352,6 +353,7 @@ func (c *Container) Logs(n int) string {
 
 // Close removes the container and its volumes.
 func (c *Container) Close() error {
+	c.closeStats()
 	if err := c.pool.Purge(c.res); err != nil {
 		return fmt.Errorf("remove container %s: %w", c.ID[:12], err)
 	}

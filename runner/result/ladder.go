@@ -82,7 +82,9 @@ type Rep struct {
 	// KnownItems is the known-item checks among the rep's searches.
 	KnownItems *KnownItems `json:"known_items,omitempty"`
 	Partial    bool        `json:"partial,omitempty"`
-	Warnings   []string    `json:"warnings,omitempty" redact:"message"`
+	// Timeline is the rep cut into intervals (older results lack it).
+	Timeline *Timeline `json:"timeline,omitempty"`
+	Warnings []string  `json:"warnings,omitempty" redact:"message"`
 }
 
 // OpenOp is one operation within a rep: latency from the intended time (in

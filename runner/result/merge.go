@@ -53,6 +53,13 @@ import (
 //   - EngineStats describe the one engine every shard drove: samples
 //     summed, Mean weighted by samples, Max the highest, Last and
 //     PerSecond the mean over the shards.
+//   - Timelines are merged interval by interval (the shards' intervals
+//     lie on one grid from the synchronised start): the interval
+//     histograms are added and each interval's percentiles computed from
+//     the sum, never averaged; counts, errors, active users and scheduled
+//     calls are summed, the scheduler's lag is the worst shard's. When a
+//     shard has no timeline (an older searchbench) the merged window has
+//     none.
 //   - Warnings are the union, each prefixed "shard i: ".
 func Merge(shards ...*Result) (*Result, error) {
 	parts, count, err := order(shards)
@@ -393,8 +400,10 @@ func mergeLevel(ls []shardLevel, where string) (Level, error) {
 	ops := newOpMerger(where, false)
 	var fresh []shardFreshness
 	var stats []map[string]Gauge
+	var tls []*Timeline
 	for _, s := range ls {
 		l := s.l
+		tls = append(tls, l.Timeline)
 		out.Users += l.Users
 		out.Window = min(out.Window, l.Window)
 		out.ShardWindows = append(out.ShardWindows, ShardWindow{Shard: s.p.idx, Window: l.Window, Partial: l.Partial})
@@ -431,6 +440,9 @@ func mergeLevel(ls []shardLevel, where string) (Level, error) {
 		out.TotalRPS += o.RPS
 	}
 	out.EngineStats = mergeGauges(stats)
+	if out.Timeline, err = mergeTimelines(tls, where); err != nil {
+		return out, err
+	}
 	out.Warnings = append(out.Warnings, out.KnownItems.Warnings()...)
 	if out.Freshness, err = mergeFreshness(fresh, where); err != nil {
 		return out, err
@@ -749,8 +761,10 @@ func mergeRep(rs []shardRep, where string) (Rep, error) {
 	out := Rep{}
 	ops := newOpMerger(where, true)
 	var stats []map[string]Gauge
+	var tls []*Timeline
 	for _, s := range rs {
 		r := s.r
+		tls = append(tls, r.Timeline)
 		out.Offered += r.Offered
 		out.Duration = max(out.Duration, r.Duration)
 		out.Sent += r.Sent
@@ -785,5 +799,8 @@ func mergeRep(rs []shardRep, where string) (Rep, error) {
 		out.Service = Summarize(svc)
 	}
 	out.EngineStats = mergeGauges(stats)
+	if out.Timeline, err = mergeTimelines(tls, where); err != nil {
+		return out, err
+	}
 	return out, nil
 }

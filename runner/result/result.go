@@ -226,7 +226,9 @@ type Level struct {
 	// window, in index order. Each shard's rates are its calls over its own
 	// window; Window is the shortest of them.
 	ShardWindows []ShardWindow `json:"shard_windows,omitempty"`
-	Warnings     []string      `json:"warnings,omitempty" redact:"message"`
+	// Timeline is the window cut into intervals (older results lack it).
+	Timeline *Timeline `json:"timeline,omitempty"`
+	Warnings []string  `json:"warnings,omitempty" redact:"message"`
 }
 
 // ActiveUsers is the users of a level that were running (started and not

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	_ "github.com/searchbench/searchbench/engines/all"
 	"github.com/searchbench/searchbench/runner/scenario"
@@ -174,5 +175,33 @@ func TestCredentialsAndTheEmbeddedEngine(t *testing.T) {
 	}
 	if c := p.Setups[0].Config; c.Password.Reveal() != "from-env" || c.APIKey.Reveal() != "key-from-env" {
 		t.Errorf("valkey's credentials %q %q; want the environment's", c.Password.Reveal(), c.APIKey.Reveal())
+	}
+}
+
+// A scenario's interval is the timeline's: given, it reaches the plan; out
+// of range, it is refused naming the file.
+func TestIntervalSetting(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.yaml")
+	if err := os.WriteFile(path, []byte("command: run\nusers: 2\nmeasure: 2s\ninterval: 500ms\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := scenario.Decode(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Calls().Interval; got != 500*time.Millisecond {
+		t.Errorf("interval %v; want the file's 500ms", got)
+	}
+	if _, err := scenario.Decode(path, "interval=3s"); err == nil || err.Error() != "interval: 3s is longer than the window it cuts (measure 2s)" {
+		t.Errorf("interval=3s: %v", err)
+	}
+	if err := os.WriteFile(path, []byte("command: ladder\nduration: 1s\ninterval: 50ms\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := scenario.Decode(path); err == nil || err.Error() != "scenario "+path+": interval: 50ms is shorter than 100ms, the shortest interval recorded" {
+		t.Errorf("a ladder's interval 50ms: %v", err)
+	}
+	if _, err := scenario.Decode(path, "interval=2s"); err == nil || err.Error() != "interval: 2s is longer than the window it cuts (duration 1s)" {
+		t.Errorf("a ladder's interval 2s: %v", err)
 	}
 }

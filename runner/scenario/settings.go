@@ -46,6 +46,7 @@ type Settings struct {
 	Options     []string
 	Mix         string
 	Timeout     time.Duration
+	Interval    time.Duration
 	K           int
 	Out         string
 	URL         string
@@ -124,6 +125,7 @@ func (s *Settings) Register(fl *pflag.FlagSet, command string) {
 	fl.StringVar(&s.Mix, "mix", "mixed", "operation mix: mixed (search=80,upsert=19,delete=1), upsert, search, named weights such as search=70,get=10,upsert=19,delete=1, or search/upsert/delete weights 80/19/1")
 	fl.DurationVar(&s.Timeout, "timeout", runner.DefaultTimeout, "per-request timeout")
 	fl.IntVar(&s.K, "k", runner.DefaultK, "hits per search")
+	fl.DurationVar(&s.Interval, "interval", 0, "timeline interval within each measured window (at least 100ms, at most the window; default 1s, or the whole window when shorter)")
 	fl.StringVar(&s.Out, "out", "results", "directory for result.json and the reports")
 	fl.StringVar(&s.URL, "url", "", "attach to an engine that is already running at this URL")
 	fl.StringVar(&s.Username, "username", "", "engine user name")
@@ -281,7 +283,7 @@ func (s *Settings) plan() (runner.Plan, error) {
 	}
 	p := runner.Plan{Source: src, Setups: setups, Launch: launch, Relevance: s.Relevance, Scenario: s.Scenario, Shard: sp}
 	// --known-items 0 is off; the library's zero Fraction is the default.
-	calls := runner.Calls{Timeout: s.Timeout, Mix: mix, Seed: s.Seed, K: s.K, Known: runner.KnownConfig{Fraction: s.KnownItems, Off: s.KnownItems == 0}}
+	calls := runner.Calls{Timeout: s.Timeout, Interval: s.Interval, Mix: mix, Seed: s.Seed, K: s.K, Known: runner.KnownConfig{Fraction: s.KnownItems, Off: s.KnownItems == 0}}
 	switch s.Command {
 	case Run:
 		levels, err := ParseUsers(s.Users)

@@ -1,0 +1,337 @@
+package runner
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/runner/result"
+	"github.com/searchbench/searchbench/workload"
+)
+
+// Interval recording: every measured window (a closed-loop level, an
+// open-loop rep) is cut into intervals of one clock, and each call's latency
+// goes into its interval's histograms as well as the window's.
+//
+// The recording path is the window's: a worker's Recorder buffers samples
+// (no lock, no allocation) and flushes them; a flush also happens when the
+// worker's calls move to a new interval, so a buffer only ever holds one
+// interval's samples and counts, and the flush adds them to that
+// interval's histograms under the interval set's lock (about once per
+// interval per worker plus once per 512 calls). An interval's dense
+// histograms (4 operations × 160 KB) exist only while it is open: a
+// collector closes each interval one interval after it ended, keeping its
+// histograms V2-compressed (the encoding the result carries) and its
+// percentiles and counts, and gives the dense ones back to a pool. A call
+// that returns after its interval closed (one that took longer than an
+// interval) reopens it: rare, and exact.
+//
+// Memory: at most about three intervals are open at once (the current one,
+// the one just ended, and one being closed): 3 × 4 × 160 KB ≈ 2 MB per
+// window (twice that in open loop, which keeps service times too), whatever
+// the window's length. A closed interval costs ~200 bytes of counts and
+// percentiles plus its compressed histograms, which grow with the number of
+// distinct latencies in it (1 KB to a few KB per operation at thousands of
+// calls a second: see TestIntervalMemory), so a one-hour level at 1 s
+// intervals with four operations holds 14,400 compressed histograms —
+// ~15–60 MB, the size its timeline has in result.json.
+
+const (
+	// DefaultInterval is the timeline's interval when none is given.
+	DefaultInterval = time.Second
+	// MinInterval is the shortest interval: as the shortest window, the
+	// timers that open and close it are milliseconds late on a busy load
+	// generator.
+	MinInterval = 100 * time.Millisecond
+)
+
+// interval is c's interval in a window of the given length: the default
+// (DefaultInterval, or the whole window when it is shorter) when none is set.
+func (c Calls) interval(window time.Duration) time.Duration {
+	if c.Interval == 0 {
+		return min(DefaultInterval, window)
+	}
+	return c.Interval
+}
+
+// validateInterval checks the interval against the window it cuts.
+func (c Calls) validateInterval(window time.Duration, windowFlag string) error {
+	switch iv := c.Interval; {
+	case iv == 0:
+		return nil
+	case iv < MinInterval:
+		return fieldErr("Interval", "interval", "%v is shorter than %v, the shortest interval recorded", iv, MinInterval)
+	case iv > window:
+		return fieldErr("Interval", "interval", "%v is longer than the window it cuts (%s %v)", iv, windowFlag, window)
+	}
+	return nil
+}
+
+// grid is a window's interval clock: interval k is [origin + k·every,
+// origin + (k+1)·every), k in [0, n).
+type grid struct {
+	origin time.Time // monotonic
+	every  time.Duration
+	n      int
+}
+
+// newGrid is the grid from origin covering until (at least one interval).
+func newGrid(origin time.Time, every, until time.Duration) grid {
+	n := int((until + every - 1) / every)
+	return grid{origin: origin, every: every, n: max(n, 1)}
+}
+
+// at is the interval t falls in, clamped to the grid.
+func (g grid) at(t time.Time) int { return g.index(t.Sub(g.origin)) }
+
+// index is the interval of offset d from the origin, clamped to the grid.
+func (g grid) index(d time.Duration) int {
+	if d < 0 {
+		return 0
+	}
+	return min(int(d/g.every), g.n-1)
+}
+
+// intervals is one sink's interval histograms.
+type intervals struct {
+	g     grid
+	mu    sync.Mutex
+	slots []ivSlot
+	pool  []*[workload.NumOps]*hdrhistogram.Histogram
+	open  int // slots holding dense histograms now
+	peak  int // the most ever open at once
+	err   error
+}
+
+// ivSlot is one interval: dense histograms while open, compressed once
+// closed.
+type ivSlot struct {
+	hist    *[workload.NumOps]*hdrhistogram.Histogram
+	packed  [workload.NumOps]string
+	pct     [workload.NumOps]result.Percentiles
+	count   [workload.NumOps]int64
+	classes [workload.NumOps][engines.NumClasses]int64
+	closed  bool
+}
+
+func newIntervals(g grid) *intervals { return &intervals{g: g, slots: make([]ivSlot, g.n)} }
+
+// add records a flushed buffer of interval k.
+func (iv *intervals) add(k int, samples []sample, classes *[workload.NumOps][engines.NumClasses]int64) {
+	k = min(max(k, 0), len(iv.slots)-1)
+	iv.mu.Lock()
+	defer iv.mu.Unlock()
+	s := &iv.slots[k]
+	if s.hist == nil && len(samples) > 0 {
+		iv.reopen(s)
+	}
+	for _, x := range samples {
+		// In range by construction: RecordValue cannot fail.
+		_ = s.hist[x>>opShift].RecordValue(int64(x & (1<<opShift - 1)))
+	}
+	for op := range classes {
+		for c, n := range classes[op] {
+			s.classes[op][c] += n
+		}
+	}
+}
+
+// reopen gives s dense histograms, holding what it held when it closed.
+func (iv *intervals) reopen(s *ivSlot) {
+	if n := len(iv.pool); n > 0 {
+		s.hist, iv.pool = iv.pool[n-1], iv.pool[:n-1]
+	} else {
+		s.hist = new([workload.NumOps]*hdrhistogram.Histogram)
+		for op := range s.hist {
+			s.hist[op] = newHistogram()
+		}
+	}
+	iv.open++
+	iv.peak = max(iv.peak, iv.open)
+	for op, enc := range s.packed {
+		if enc == "" {
+			continue
+		}
+		h, err := result.DecodeHistogram(enc)
+		if err != nil {
+			iv.err = err
+			continue
+		}
+		s.hist[op].Merge(h)
+		s.packed[op] = ""
+	}
+	s.closed = false
+}
+
+// close compresses slot k's histograms and returns the dense ones to the
+// pool. The caller holds mu.
+func (iv *intervals) close(k int) {
+	s := &iv.slots[k]
+	s.closed = true
+	if s.hist == nil {
+		return
+	}
+	for op, h := range s.hist {
+		s.count[op], s.pct[op], s.packed[op] = h.TotalCount(), result.IntervalPercentiles(h), ""
+		if h.TotalCount() > 0 {
+			enc, err := result.EncodeHistogram(h)
+			if err != nil {
+				iv.err = err
+			}
+			s.packed[op] = enc
+		}
+		h.Reset()
+	}
+	iv.pool = append(iv.pool, s.hist)
+	s.hist = nil
+	iv.open--
+}
+
+// collect closes the open intervals that ended at least one interval
+// before now (offset from the origin).
+func (iv *intervals) collect(now time.Duration) (closed []int) {
+	iv.mu.Lock()
+	defer iv.mu.Unlock()
+	for k := range iv.slots {
+		s := &iv.slots[k]
+		if time.Duration(k+2)*iv.g.every > now {
+			break
+		}
+		if s.hist != nil || !s.closed {
+			iv.close(k)
+			closed = append(closed, k)
+		}
+	}
+	return closed
+}
+
+// snapshotOf is interval k of ivs (latency, and service times when there
+// are two) for the live callback.
+func snapshotOf(ivs []*intervals, k int, ops []workload.Op) result.Interval {
+	iv := ivs[0]
+	iv.mu.Lock()
+	defer iv.mu.Unlock()
+	var svc *intervals
+	if len(ivs) > 1 {
+		svc = ivs[1]
+		svc.mu.Lock()
+		defer svc.mu.Unlock()
+	}
+	return iv.snapshot(k, ops, svc, iv.g.every)
+}
+
+// finish closes every interval; call it once every recorder has flushed.
+func (iv *intervals) finish() {
+	iv.mu.Lock()
+	defer iv.mu.Unlock()
+	for k := range iv.slots {
+		iv.close(k)
+	}
+	iv.pool = nil // the dense histograms are not needed any more
+}
+
+// collector closes iv's intervals (and those of the others) as they end,
+// until ctx ends. It returns when it has stopped.
+func collector(ctx context.Context, live liveFunc, ops []workload.Op, ivs ...*intervals) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		g := ivs[0].g
+		tick := time.NewTicker(g.every)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+				now := time.Since(g.origin)
+				var closed []int
+				for _, iv := range ivs {
+					closed = iv.collect(now)
+				}
+				if live != nil {
+					for _, k := range closed {
+						live(snapshotOf(ivs, k, ops))
+					}
+				}
+			}
+		}
+	}()
+	return func() { cancel(); <-done }
+}
+
+// timeline is the intervals of iv (closed by finish) that overlap the
+// window [from, end) (offsets from the grid's origin) as the result carries
+// them, for ops; svc, when set, is the open loop's service times on the
+// same grid. The last interval is cut at end; the first may begin before
+// from (a sharded window that opened late on the shared grid), which
+// Timeline.Offset says.
+func (iv *intervals) timeline(ops []workload.Op, svc *intervals, from, end time.Duration) (*result.Timeline, error) {
+	every := iv.g.every
+	first := int(from / every)
+	t := &result.Timeline{Interval: result.Duration(every), Offset: result.Duration(time.Duration(first)*every - from),
+		Origin: iv.g.origin.Round(0).UTC()}
+	n := 0
+	if end > from {
+		n = min(int((end+every-1)/every), len(iv.slots))
+	}
+	iv.mu.Lock()
+	defer iv.mu.Unlock()
+	if svc != nil {
+		svc.mu.Lock()
+		defer svc.mu.Unlock()
+	}
+	for k := first; k < n; k++ {
+		t.Intervals = append(t.Intervals, iv.snapshot(k, ops, svc, min(every, end-time.Duration(k)*every)))
+	}
+	if iv.err != nil {
+		return t, iv.err
+	}
+	if svc != nil && svc.err != nil {
+		return t, svc.err
+	}
+	return t, nil
+}
+
+// snapshot is closed interval k as the result carries it, of the given
+// length. The caller holds mu (and svc's).
+func (iv *intervals) snapshot(k int, ops []workload.Op, svc *intervals, length time.Duration) result.Interval {
+	start := time.Duration(k) * iv.g.every
+	out := result.Interval{Start: result.Duration(start), Length: result.Duration(length)}
+	s := &iv.slots[k]
+	for _, op := range ops {
+		o := result.IntervalOp{Op: op.String(), Count: s.count[op], NotFound: s.classes[op][engines.NotFound],
+			Errors: errorCounts(op, &s.classes[op]), Histogram: s.packed[op]}
+		p := s.pct[op]
+		o.P50, o.P95, o.P99, o.Max = p.P50, p.P95, p.P99, p.Max
+		if svc != nil {
+			sv := &svc.slots[k]
+			pct := sv.pct[op]
+			o.Service, o.ServiceHistogram = &pct, sv.packed[op]
+		}
+		out.Ops = append(out.Ops, o)
+	}
+	return out
+}
+
+// liveFunc receives each interval as the collector closes it (one interval
+// after it ended): the calls' figures only (no active users, engine stats
+// or checks, which the window's timeline adds), and provisional: a call
+// that returns after its interval closed reopens it, and the interval is
+// sent again when it closes anew. nil: none are sent.
+type liveFunc func(result.Interval)
+
+// setEngineStats puts the engine's figures sampled in each interval on the
+// timeline.
+func setEngineStats(tl *result.Timeline, per []map[string]float64) {
+	for i := range tl.Intervals {
+		iv := &tl.Intervals[i]
+		if k := tl.Index(iv.Start); k < len(per) && len(per[k]) > 0 {
+			iv.EngineStats = per[k]
+		}
+	}
+}

@@ -1,0 +1,392 @@
+package result
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Timeline is one measured window (a closed-loop level, an open-loop rep)
+// cut into intervals of one clock: what happened inside the window, second
+// by second, where the window's figures only give its sum. Intervals are
+// aligned to the window's start; in a sharded run, to the coordinator's
+// synchronised start (plus the planned ramp and settle in closed loop), so
+// the shards' intervals line up exactly and merge interval by interval.
+// A call is in the interval in which it started (closed loop) or was due
+// (open loop), as it is in the window. The intervals' histograms add up to
+// the window's, bucket by bucket.
+type Timeline struct {
+	Interval Duration `json:"interval"`
+	// Origin is the wall-clock time of the first interval's start (the
+	// grid's origin; intervals are timed on the monotonic clock from it).
+	Origin time.Time `json:"origin,omitzero"`
+	// Offset is where the first interval starts, from the window's start:
+	// zero, or negative when a shard's ramp overran the planned one and its
+	// window opened after the shared grid's origin.
+	Offset    Duration   `json:"offset,omitempty"`
+	Intervals []Interval `json:"intervals"`
+	// Merged says how a merged timeline was made (on merged results only).
+	Merged string `json:"merged,omitempty"`
+}
+
+// Index is the place of an interval starting at start on the timeline's
+// grid (0 for the interval at the grid's origin).
+func (t *Timeline) Index(start Duration) int { return int(start / t.Interval) }
+
+// Interval is one interval of a timeline.
+type Interval struct {
+	Start  Duration     `json:"start"`  // from the timeline's origin
+	Length Duration     `json:"length"` // Interval, or less for the last
+	Ops    []IntervalOp `json:"ops"`
+	// ActiveUsers (closed loop) is how many users were running, the
+	// time-weighted mean over the interval.
+	ActiveUsers *float64 `json:"active_users,omitempty"`
+	// Scheduled (open loop) is the calls due in the interval, and
+	// ScheduledRate that over Length; AchievedRate is the calls due in it
+	// that succeeded, over Length (the rep's achieved rate, interval by
+	// interval). Per second.
+	Scheduled     int64   `json:"scheduled,omitempty"`
+	ScheduledRate float64 `json:"scheduled_rate,omitempty"`
+	AchievedRate  float64 `json:"achieved_rate,omitempty"`
+	// SchedulerLagMax (open loop) is how late, at worst, the scheduler
+	// handed over a call due in the interval while the line had room (ms).
+	SchedulerLagMax float64 `json:"scheduler_lag_max_ms,omitempty"`
+	// EngineStats is the engine's own figures (the driver's Stats: queue
+	// depth, counters) sampled in the interval, each the mean of its
+	// samples there (the sampler reads them about once a second, so an
+	// interval shorter than that may have none).
+	EngineStats map[string]float64 `json:"engine_stats,omitempty"`
+	// KnownItems is the known-item checks among the interval's searches
+	// (those whose call is in it); nil when the window made none.
+	KnownItems *IntervalKnown `json:"known_items,omitempty"`
+	// Freshness is the freshness probes that completed in the interval
+	// (the search that saw the write returned in it).
+	Freshness *IntervalFreshness `json:"freshness,omitempty"`
+}
+
+// IntervalKnown is an interval's known-item checks: Found of Checks came
+// back in the top k (skipped and failed checks are the window's only).
+type IntervalKnown struct {
+	Checks int64 `json:"checks"`
+	Found  int64 `json:"found"`
+}
+
+// IntervalFreshness is an interval's completed freshness probes.
+type IntervalFreshness struct {
+	Visible int64   `json:"visible"`
+	LagMax  float64 `json:"lag_max_ms"`
+}
+
+// IntervalOp is one operation in one interval: the calls that started (were
+// due) in it.
+type IntervalOp struct {
+	Op       string           `json:"op"`
+	Count    int64            `json:"count"` // successful calls, as OpStats.Count
+	NotFound int64            `json:"not_found,omitempty"`
+	Errors   map[string]int64 `json:"errors,omitempty"` // by class
+	// Percentiles of the successful calls' latency (open loop: from the
+	// intended send time), ms.
+	P50 float64 `json:"p50"`
+	P95 float64 `json:"p95"`
+	P99 float64 `json:"p99"`
+	Max float64 `json:"max"`
+	// Histogram is the interval's latency histogram, encoded as
+	// OpStats.Histogram.
+	Histogram string `json:"histogram,omitempty"`
+	// Service (open loop) is the service time from the actual send.
+	Service          *Percentiles `json:"service_ms,omitempty"`
+	ServiceHistogram string       `json:"service_histogram,omitempty"`
+}
+
+// Percentiles is an interval's short latency summary (ms).
+type Percentiles struct {
+	P50 float64 `json:"p50"`
+	P95 float64 `json:"p95"`
+	P99 float64 `json:"p99"`
+	Max float64 `json:"max"`
+}
+
+// IntervalPercentiles is h's short summary (ms).
+func IntervalPercentiles(h *hdrhistogram.Histogram) Percentiles {
+	if h == nil || h.TotalCount() == 0 {
+		return Percentiles{}
+	}
+	ms := func(us int64) float64 { return float64(us) / 1000 }
+	return Percentiles{P50: ms(h.ValueAtQuantile(50)), P95: ms(h.ValueAtQuantile(95)), P99: ms(h.ValueAtQuantile(99)), Max: ms(h.Max())}
+}
+
+// SetLatency sets o's percentiles and histogram from h (nil or empty: none).
+func (o *IntervalOp) SetLatency(h *hdrhistogram.Histogram) error {
+	p := IntervalPercentiles(h)
+	o.P50, o.P95, o.P99, o.Max = p.P50, p.P95, p.P99, p.Max
+	o.Histogram = ""
+	if h == nil || h.TotalCount() == 0 {
+		return nil
+	}
+	enc, err := EncodeHistogram(h)
+	o.Histogram = enc
+	return err
+}
+
+// SetService sets o's service-time summary and histogram from h.
+func (o *IntervalOp) SetService(h *hdrhistogram.Histogram) error {
+	p := IntervalPercentiles(h)
+	o.Service, o.ServiceHistogram = &p, ""
+	if h == nil || h.TotalCount() == 0 {
+		return nil
+	}
+	enc, err := EncodeHistogram(h)
+	o.ServiceHistogram = enc
+	return err
+}
+
+// Op returns the interval's figures for the named operation.
+func (iv Interval) Op(name string) (IntervalOp, bool) {
+	for _, o := range iv.Ops {
+		if o.Op == name {
+			return o, true
+		}
+	}
+	return IntervalOp{}, false
+}
+
+// TimelineMerged is what a merged timeline's Merged says.
+const TimelineMerged = "interval by interval: the shards' interval histograms added (never percentiles averaged), counts, errors, active users, scheduled calls and rates, achieved rates, known-item checks and freshness probes summed, the longest freshness lag the longest shard's, scheduler lag the worst shard's, engine stats the mean of the shards' samples"
+
+// mergeTimelines merges the shards' timelines of one window interval by
+// interval: intervals are matched by their start on the shared grid. A
+// shard without a timeline (an older searchbench) leaves the merge without
+// one: a timeline of only some shards would read as the whole load's.
+func mergeTimelines(ts []*Timeline, where string) (*Timeline, error) {
+	if len(ts) == 0 {
+		return nil, nil
+	}
+	for _, t := range ts {
+		if t == nil || t.Interval != ts[0].Interval {
+			return nil, nil
+		}
+	}
+	out := &Timeline{Interval: ts[0].Interval, Merged: TimelineMerged}
+	type acc struct {
+		iv       Interval
+		names    []string
+		ops      map[string]*IntervalOp
+		lat, svc map[string]*hdrhistogram.Histogram
+		stats    map[string]float64
+		statsN   map[string]int
+	}
+	var accs []*acc
+	at := map[Duration]*acc{}
+	for _, t := range ts {
+		out.Offset = min(out.Offset, t.Offset)
+		if out.Origin.IsZero() || (!t.Origin.IsZero() && t.Origin.Before(out.Origin)) {
+			out.Origin = t.Origin // the shards' agree within their start skew
+		}
+		for _, iv := range t.Intervals {
+			a := at[iv.Start]
+			if a == nil {
+				a = &acc{iv: Interval{Start: iv.Start, Length: iv.Length}, ops: map[string]*IntervalOp{},
+					lat: map[string]*hdrhistogram.Histogram{}, svc: map[string]*hdrhistogram.Histogram{}}
+				at[iv.Start] = a
+				accs = append(accs, a)
+			}
+			a.iv.Length = max(a.iv.Length, iv.Length)
+			if iv.ActiveUsers != nil {
+				n := *iv.ActiveUsers
+				if a.iv.ActiveUsers != nil {
+					n += *a.iv.ActiveUsers
+				}
+				a.iv.ActiveUsers = &n
+			}
+			for name, v := range iv.EngineStats {
+				if a.stats == nil {
+					a.stats, a.statsN = map[string]float64{}, map[string]int{}
+				}
+				a.stats[name] += v
+				a.statsN[name]++
+			}
+			if k := iv.KnownItems; k != nil {
+				if a.iv.KnownItems == nil {
+					a.iv.KnownItems = &IntervalKnown{}
+				}
+				a.iv.KnownItems.Checks += k.Checks
+				a.iv.KnownItems.Found += k.Found
+			}
+			if f := iv.Freshness; f != nil {
+				if a.iv.Freshness == nil {
+					a.iv.Freshness = &IntervalFreshness{}
+				}
+				a.iv.Freshness.Visible += f.Visible
+				a.iv.Freshness.LagMax = max(a.iv.Freshness.LagMax, f.LagMax)
+			}
+			a.iv.Scheduled += iv.Scheduled
+			a.iv.ScheduledRate += iv.ScheduledRate
+			a.iv.AchievedRate += iv.AchievedRate
+			a.iv.SchedulerLagMax = max(a.iv.SchedulerLagMax, iv.SchedulerLagMax)
+			for _, o := range iv.Ops {
+				m := a.ops[o.Op]
+				if m == nil {
+					m = &IntervalOp{Op: o.Op}
+					a.ops[o.Op] = m
+					a.names = append(a.names, o.Op)
+				}
+				m.Count += o.Count
+				m.NotFound += o.NotFound
+				for c, n := range o.Errors {
+					if m.Errors == nil {
+						m.Errors = map[string]int64{}
+					}
+					m.Errors[c] += n
+				}
+				w := fmt.Sprintf("%s, interval at %v, %s", where, iv.Start, o.Op)
+				if o.Histogram != "" {
+					h := a.lat[o.Op]
+					if err := addHistogram(&h, o.Histogram, w); err != nil {
+						return nil, err
+					}
+					a.lat[o.Op] = h
+				}
+				if o.Service != nil {
+					h := a.svc[o.Op]
+					if o.ServiceHistogram != "" {
+						if err := addHistogram(&h, o.ServiceHistogram, w+" service time"); err != nil {
+							return nil, err
+						}
+					}
+					if h == nil {
+						h = newEmptyLike()
+					}
+					a.svc[o.Op] = h
+				}
+			}
+		}
+	}
+	for _, a := range accs {
+		// Every shard sampled the one engine: its figures are the mean
+		// over the shards that sampled in the interval.
+		for name, v := range a.stats {
+			if a.iv.EngineStats == nil {
+				a.iv.EngineStats = map[string]float64{}
+			}
+			a.iv.EngineStats[name] = v / float64(a.statsN[name])
+		}
+		for _, name := range a.names {
+			o := a.ops[name]
+			if err := o.SetLatency(a.lat[name]); err != nil {
+				return nil, err
+			}
+			if h, ok := a.svc[name]; ok {
+				if err := o.SetService(h); err != nil {
+					return nil, err
+				}
+			}
+			a.iv.Ops = append(a.iv.Ops, *o)
+		}
+		out.Intervals = append(out.Intervals, a.iv)
+	}
+	return out, nil
+}
+
+// newEmptyLike is an empty histogram standing for a shard's interval with
+// no successful call (its summary is all zeros).
+func newEmptyLike() *hdrhistogram.Histogram { return hdrhistogram.New(1, 2, 1) }
+
+// HlogName is the file beside result.json holding every timeline's
+// interval histograms in HdrHistogram's interval-log format.
+const HlogName = "intervals.hlog"
+
+// WriteHlog writes every timeline of r, in HdrHistogram's interval-log
+// format (version 1.3): one histogram per interval and operation, tagged
+// "<setup>/<window>/<op>" (window: "users=50" or "level2-users=50" for a
+// closed-loop level, "rung3-rep1" for a ladder's), service times as
+// "<setup>/<window>/<op>-service". Times are seconds from each window's
+// StartTime, the run's start: each window's intervals at their own time
+// (Timeline.Origin; a timeline without one starts at 0). Values are
+// microseconds, and the maximum column is the writer's default
+// (value / 10^6: seconds here). False when r holds no timeline.
+func WriteHlog(path string, r *Result) (bool, error) {
+	var buf bytes.Buffer
+	lw := hdrhistogram.NewHistogramLogWriter(&buf)
+	if err := lw.OutputLogFormatVersion(); err != nil {
+		return false, err
+	}
+	if err := lw.OutputComment("searchbench interval histograms: tag <setup>/<window>/<op>, latency in microseconds (from the intended send time in open loop; <op>-service: from the actual send)"); err != nil {
+		return false, err
+	}
+	base := r.StartedAt.UnixMilli()
+	lw.SetBaseTime(base)
+	if err := lw.OutputStartTime(base); err != nil {
+		return false, err
+	}
+	if err := lw.OutputLegend(); err != nil {
+		return false, err
+	}
+	any := false
+	put := func(tag string, t *Timeline) error {
+		origin := base
+		if !t.Origin.IsZero() {
+			origin = t.Origin.UnixMilli()
+		}
+		for _, iv := range t.Intervals {
+			for _, o := range iv.Ops {
+				for _, h := range []struct{ suffix, enc string }{{"", o.Histogram}, {"-service", o.ServiceHistogram}} {
+					if h.enc == "" {
+						continue
+					}
+					hist, err := DecodeHistogram(h.enc)
+					if err != nil {
+						return fmt.Errorf("%s: %w", tag, err)
+					}
+					hist.SetTag(hlogTag(tag + "/" + o.Op + h.suffix))
+					hist.SetStartTimeMs(origin + time.Duration(iv.Start).Milliseconds())
+					hist.SetEndTimeMs(origin + time.Duration(iv.Start+iv.Length).Milliseconds())
+					if err := lw.OutputIntervalHistogramWithLogOptions(hist, nil); err != nil {
+						return err
+					}
+					any = true
+				}
+			}
+		}
+		return nil
+	}
+	for _, e := range r.Engines {
+		for j, l := range e.Levels {
+			if l.Timeline != nil {
+				if err := put(fmt.Sprintf("%s/level%d-users=%d", e.Label, j+1, l.Users), l.Timeline); err != nil {
+					return false, err
+				}
+			}
+		}
+		if e.Ladder == nil {
+			continue
+		}
+		for j, rung := range e.Ladder.Rungs {
+			for k, rep := range rung.Reps {
+				if rep.Timeline != nil {
+					if err := put(fmt.Sprintf("%s/rung%d-rep%d", e.Label, j+1, k+1), rep.Timeline); err != nil {
+						return false, err
+					}
+				}
+			}
+		}
+	}
+	if !any {
+		return false, nil
+	}
+	return true, WriteAtomic(path, buf.Bytes())
+}
+
+// hlogTag makes s a valid interval-log tag: no commas, spaces or line
+// breaks.
+func hlogTag(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch r {
+		case ',', ' ', '\r', '\n', '\t':
+			return '_'
+		}
+		return r
+	}, s)
+}

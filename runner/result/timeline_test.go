@@ -1,0 +1,118 @@
+package result
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// timelineOf is a timeline of len(hs) 1 s intervals, one operation.
+func timelineOf(t *testing.T, op string, hs ...*hdrhistogram.Histogram) *Timeline {
+	t.Helper()
+	tl := &Timeline{Interval: Duration(time.Second)}
+	for k, h := range hs {
+		o := IntervalOp{Op: op, Count: h.TotalCount()}
+		if err := o.SetLatency(h); err != nil {
+			t.Fatal(err)
+		}
+		tl.Intervals = append(tl.Intervals, Interval{Start: Duration(time.Duration(k) * time.Second), Length: Duration(time.Second), Ops: []IntervalOp{o}})
+	}
+	return tl
+}
+
+// The interval log holds every interval's histogram under its tag, at its
+// time, and HdrHistogram's own log reader reads it back exactly.
+func TestHlogIsReadByHdrHistogramsReader(t *testing.T) {
+	a, b := record(t, newTestHist(), samples(500, 2000, 1)), record(t, newTestHist(), samples(300, 90_000, 2))
+	r := shardOf(0, 1, 30, opOf(t, "search", record(t, newTestHist(), append(samples(500, 2000, 1), samples(300, 90_000, 2)...)), 2*time.Second))
+	r.Shard = nil
+	r.Engines[0].Levels[0].Timeline = timelineOf(t, "search", a, b)
+	origin := r.StartedAt.Add(12 * time.Second) // the level's window began 12 s into the run
+	r.Engines[0].Levels[0].Timeline.Origin = origin
+	path := filepath.Join(t.TempDir(), HlogName)
+	wrote, err := WriteHlog(path, r)
+	if err != nil || !wrote {
+		t.Fatalf("WriteHlog: %v, %v", wrote, err)
+	}
+	f, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lr := hdrhistogram.NewHistogramLogReader(bytes.NewReader(f))
+	var got []*hdrhistogram.Histogram
+	for {
+		h, err := lr.NextIntervalHistogram()
+		if errors.Is(err, io.EOF) || (err == nil && h == nil) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("reading %s: %v\n%s", path, err, f)
+		}
+		got = append(got, h)
+	}
+	if len(got) != 2 {
+		t.Fatalf("%d histograms read back, want 2:\n%s", len(got), f)
+	}
+	for k, want := range []*hdrhistogram.Histogram{a, b} {
+		h := got[k]
+		if h.Tag() != "bleve/level1-users=30/search" || h.StartTimeMs() != origin.UnixMilli()+int64(k)*1000 || h.EndTimeMs() != origin.UnixMilli()+int64(k+1)*1000 {
+			t.Errorf("interval %d: tag %q, %d–%d ms", k, h.Tag(), h.StartTimeMs(), h.EndTimeMs())
+		}
+		if h.TotalCount() != want.TotalCount() || h.ValueAtQuantile(99) != want.ValueAtQuantile(99) {
+			t.Errorf("interval %d: %d values, p99 %d; want %d, %d", k, h.TotalCount(), h.ValueAtQuantile(99), want.TotalCount(), want.ValueAtQuantile(99))
+		}
+	}
+	if !strings.Contains(string(f), "#[StartTime: ") {
+		t.Errorf("no start time in the log:\n%s", f)
+	}
+}
+
+// A result without timelines (an older searchbench's) still loads, merges,
+// and writes no interval log.
+func TestAResultWithoutATimeline(t *testing.T) {
+	h := record(t, newTestHist(), samples(100, 1000, 3))
+	a, b := shardOf(0, 2, 15, opOf(t, "search", h, 10*time.Second)), shardOf(1, 2, 15, opOf(t, "search", h, 10*time.Second))
+	js, err := json.Marshal(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(js, []byte("timeline")) {
+		t.Errorf("a level without a timeline writes one: %s", js)
+	}
+	path := filepath.Join(t.TempDir(), "result.json")
+	if err := WriteFile(path, a); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Merge(back, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Engines[0].Levels[0].Timeline != nil {
+		t.Errorf("merged level has a timeline")
+	}
+	if wrote, err := WriteHlog(filepath.Join(t.TempDir(), HlogName), m); wrote || err != nil {
+		t.Errorf("WriteHlog without timelines: %v, %v", wrote, err)
+	}
+	// With timelines, the merged level's is the interval-by-interval sum.
+	a.Engines[0].Levels[0].Timeline, b.Engines[0].Levels[0].Timeline = timelineOf(t, "search", h), timelineOf(t, "search", h)
+	m, err = Merge(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl := m.Engines[0].Levels[0].Timeline
+	if tl == nil || len(tl.Intervals) != 1 || tl.Intervals[0].Ops[0].Count != 2*h.TotalCount() || !strings.Contains(tl.Merged, "never percentiles averaged") {
+		t.Errorf("merged timeline %+v", tl)
+	}
+}
