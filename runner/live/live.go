@@ -1,0 +1,236 @@
+// Package live serves a page that shows a run as it goes: the current
+// setup and phase, each operation's throughput and latency percentiles
+// interval by interval, errors by class, warnings, known-item and
+// freshness figures, the engine's stats and its container's CPU and
+// memory. Events reach the browser as server-sent events; a browser that
+// connects late receives the history first. The page and its script are
+// embedded: it needs no network beyond this server.
+//
+// A Server is both the run's runner.Observer and an http.Handler:
+//
+//	lv := live.New()
+//	go http.Serve(ln, lv)
+//	res, err := runner.Run(ctx, plan, runner.Observers(logger, lv))
+//	lv.Close() // the page shows the run ended; its stream ends
+package live
+
+import (
+	"embed"
+	"encoding/json"
+	"io/fs"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/searchbench/searchbench/runner"
+	"github.com/searchbench/searchbench/runner/result"
+)
+
+//go:embed assets
+var assets embed.FS
+
+// clientBuffer is how many events a browser may fall behind by before it
+// is dropped: the run never waits for a browser. A dropped page's
+// EventSource reconnects and receives the history again.
+const clientBuffer = 1024
+
+// writeTimeout bounds one write to a browser, so that a client that
+// stopped reading frees its handler (the Observer never waited for it).
+const writeTimeout = 10 * time.Second
+
+// Server keeps the run's events and streams them to every page open.
+type Server struct {
+	start  time.Time
+	static http.Handler
+
+	mu      sync.Mutex
+	history [][]byte // every event sent, as its SSE message
+	clients map[*client]struct{}
+	closed  bool
+	dropped int
+}
+
+type client struct {
+	ch chan []byte // closed when the client is dropped or the run ends
+}
+
+// New returns a Server with no events yet.
+func New() *Server {
+	sub, err := fs.Sub(assets, "assets")
+	if err != nil {
+		panic(err) // the embedded tree is fixed at build time
+	}
+	return &Server{start: time.Now(), static: http.FileServerFS(sub), clients: map[*client]struct{}{}}
+}
+
+// Message is one event as the page receives it (the data of an SSE
+// message, JSON). T is when the server received it, in seconds from New:
+// the page's time axis.
+type Message struct {
+	Kind     string           `json:"kind"`
+	T        float64          `json:"t"`
+	Setup    string           `json:"setup,omitempty"`
+	Text     string           `json:"text,omitempty"`
+	Phase    string           `json:"phase,omitempty"`
+	Users    int              `json:"users,omitempty"`
+	Duration float64          `json:"duration,omitempty"` // seconds
+	Done     int              `json:"done,omitempty"`
+	Total    int              `json:"total,omitempty"`
+	Ops      int64            `json:"ops,omitempty"`
+	Errs     int64            `json:"errs,omitempty"`
+	P50      *float64         `json:"p50_ms,omitempty"`
+	Rate     float64          `json:"rate,omitempty"`
+	Rep      int              `json:"rep,omitempty"`
+	Reps     int              `json:"reps,omitempty"`
+	Interval *result.Interval `json:"interval,omitempty"`
+	// The interval's start (on its window's grid) and length in seconds,
+	// as the page's script reads them (the Interval has them as Go
+	// duration strings).
+	Start  float64 `json:"start,omitempty"`
+	Length float64 `json:"length,omitempty"`
+}
+
+var kinds = map[runner.EventKind]string{
+	runner.EventLog: "log", runner.EventPreload: "preload", runner.EventPreloadDone: "preload-done",
+	runner.EventPhase: "phase", runner.EventProgress: "progress", runner.EventRung: "rung",
+	runner.EventSetupDone: "setup-done", runner.EventInterval: "interval",
+}
+
+// Observe records e and sends it to every page open, without waiting for
+// any: a page that has fallen clientBuffer events behind is dropped.
+func (s *Server) Observe(e runner.Event) {
+	kind, ok := kinds[e.Kind]
+	if !ok {
+		return // a kind newer than this page
+	}
+	m := Message{Kind: kind, T: time.Since(s.start).Seconds(), Setup: e.Setup, Text: e.Text, Phase: e.Phase,
+		Users: e.Users, Duration: e.Duration.Seconds(), Done: e.Done, Total: e.Total, Ops: e.Ops, Errs: e.Errs,
+		Rate: e.Rate, Rep: e.Rep, Reps: e.Reps}
+	if e.Kind == runner.EventProgress && e.P50 >= 0 {
+		ms := float64(e.P50) / float64(time.Millisecond)
+		m.P50 = &ms
+	}
+	if e.Interval != nil {
+		iv := *e.Interval
+		// The page draws the percentiles the runner computed from each
+		// interval's histogram; the encoded histograms would only make
+		// the history a late page must read several times longer.
+		iv.Ops = append([]result.IntervalOp(nil), iv.Ops...)
+		for i := range iv.Ops {
+			iv.Ops[i].Histogram, iv.Ops[i].ServiceHistogram = "", ""
+		}
+		m.Interval, m.Start, m.Length = &iv, iv.Start.Seconds(), iv.Length.Seconds()
+	}
+	s.send(m)
+}
+
+// Close says the run is done: every page receives a last "end" message
+// and its stream ends; a page opened later receives the history and the
+// end. Events observed after Close are dropped.
+func (s *Server) Close() {
+	s.send(Message{Kind: "end", T: time.Since(s.start).Seconds()})
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	for c := range s.clients {
+		close(c.ch)
+		delete(s.clients, c)
+	}
+}
+
+// Dropped is how many pages were dropped for falling behind.
+func (s *Server) Dropped() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.dropped
+}
+
+func (s *Server) send(m Message) {
+	data, err := json.Marshal(m)
+	if err != nil {
+		return // only a NaN among the figures; the page misses one event
+	}
+	msg := append(append([]byte("data: "), data...), '\n', '\n')
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return
+	}
+	s.history = append(s.history, msg)
+	for c := range s.clients {
+		select {
+		case c.ch <- msg:
+		default:
+			close(c.ch)
+			delete(s.clients, c)
+			s.dropped++
+		}
+	}
+}
+
+// ServeHTTP serves the page and its assets, and the events at /events.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != "/events" {
+		s.static.ServeHTTP(w, r)
+		return
+	}
+	rc := http.NewResponseController(w)
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-store")
+	// Registered and given the history under one lock, so that no event
+	// falls between the two or comes twice.
+	s.mu.Lock()
+	history := s.history[:len(s.history):len(s.history)]
+	c := &client{ch: make(chan []byte, clientBuffer)}
+	if s.closed {
+		close(c.ch)
+	} else {
+		s.clients[c] = struct{}{}
+	}
+	s.mu.Unlock()
+	defer s.forget(c)
+
+	write := func(msg []byte) bool {
+		_ = rc.SetWriteDeadline(time.Now().Add(writeTimeout))
+		if _, err := w.Write(msg); err != nil {
+			return false
+		}
+		return true
+	}
+	// A page that reconnects (dropped, or the stream broke) starts again
+	// from this history: "reset" tells it to forget what it drew.
+	if !write([]byte("data: {\"kind\":\"reset\"}\n\n")) {
+		return
+	}
+	for _, msg := range history {
+		if !write(msg) {
+			return
+		}
+	}
+	if rc.Flush() != nil {
+		return
+	}
+	for {
+		select {
+		case msg, ok := <-c.ch:
+			if !ok {
+				return
+			}
+			if !write(msg) || rc.Flush() != nil {
+				return
+			}
+		case <-r.Context().Done():
+			return
+		}
+	}
+}
+
+// forget unregisters c when its page went away.
+func (s *Server) forget(c *client) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.clients[c]; ok {
+		delete(s.clients, c)
+		close(c.ch)
+	}
+}

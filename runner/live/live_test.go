@@ -1,0 +1,155 @@
+package live
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/searchbench/searchbench/runner"
+	"github.com/searchbench/searchbench/runner/result"
+)
+
+// messages reads an event stream to its end.
+func messages(t *testing.T, body io.Reader) []Message {
+	t.Helper()
+	var out []Message
+	sc := bufio.NewScanner(body)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		data, ok := strings.CutPrefix(sc.Text(), "data: ")
+		if !ok {
+			continue
+		}
+		var m Message
+		if err := json.Unmarshal([]byte(data), &m); err != nil {
+			t.Fatalf("message %q: %v", data, err)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func kindsOf(ms []Message) string {
+	var k []string
+	for _, m := range ms {
+		k = append(k, m.Kind)
+	}
+	return strings.Join(k, ",")
+}
+
+// A page open during the run and a page opened after it both receive every
+// event in order, a re-sent interval as sent, and the end; both streams end.
+func TestStreamsHistoryAndEnds(t *testing.T) {
+	s := New()
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	early, err := http.Get(srv.URL + "/events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer early.Body.Close()
+	iv := result.Interval{Start: result.Duration(time.Second), Length: result.Duration(time.Second),
+		Ops: []result.IntervalOp{{Op: "search", Count: 7, Histogram: "HISTFAKE"}}}
+	s.Observe(runner.Event{Kind: runner.EventPhase, Setup: "bleve", Users: 2, Phase: "measure", Duration: 2 * time.Second})
+	s.Observe(runner.Event{Kind: runner.EventInterval, Setup: "bleve", Phase: "level 1 users=2", Interval: &iv})
+	first := iv.Ops
+	iv.Ops = []result.IntervalOp{{Op: "search", Count: 8}}
+	s.Observe(runner.Event{Kind: runner.EventInterval, Setup: "bleve", Phase: "level 1 users=2", Interval: &iv})
+	s.Close()
+	s.Observe(runner.Event{Kind: runner.EventLog, Text: "after the end"})
+
+	late, err := http.Get(srv.URL + "/events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer late.Body.Close()
+	for name, body := range map[string]io.Reader{"early": early.Body, "late": late.Body} {
+		ms := messages(t, body)
+		if got, want := kindsOf(ms), "reset,phase,interval,interval,end"; got != want {
+			t.Fatalf("%s page: %s; want %s", name, got, want)
+		}
+		if ms[1].Setup != "bleve" || ms[1].Users != 2 || ms[1].Duration != 2 {
+			t.Errorf("%s page: phase %+v", name, ms[1])
+		}
+		a, b := ms[2], ms[3]
+		if a.Start != 1 || a.Length != 1 || a.Interval.Ops[0].Count != 7 || b.Interval.Ops[0].Count != 8 {
+			t.Errorf("%s page: intervals %+v, %+v", name, a, b)
+		}
+		if a.Interval.Ops[0].Histogram != "" {
+			t.Errorf("%s page: the histogram was sent", name)
+		}
+	}
+	if first[0].Histogram != "HISTFAKE" {
+		t.Error("Observe changed the runner's interval; it must send a copy")
+	}
+}
+
+// The Observer never waits for a page: a client that never reads is dropped
+// once its buffer and the socket's are full, and the run's events go on.
+func TestStuckClientIsDroppedNotWaitedFor(t *testing.T) {
+	s := New()
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	// Never read from: the server's writes fill the socket, then block.
+	fmt.Fprintf(conn, "GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
+	for registered := false; !registered; {
+		s.mu.Lock()
+		registered = len(s.clients) == 1
+		s.mu.Unlock()
+		time.Sleep(10 * time.Millisecond) // waiting for the handler, not timing it
+	}
+
+	// Far more than the client's buffer and any socket buffer hold.
+	text := strings.Repeat("x", 8<<10)
+	events := 4 * clientBuffer
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range events {
+			s.Observe(runner.Event{Kind: runner.EventLog, Text: text})
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Minute): // a deadlock guard, not a timing claim
+		t.Fatal("Observe blocked on a client that does not read")
+	}
+	if d := s.Dropped(); d != 1 {
+		t.Errorf("%d clients dropped; want the stuck one", d)
+	}
+	s.mu.Lock()
+	n := len(s.history)
+	s.mu.Unlock()
+	if n != events {
+		t.Errorf("history holds %d events; want %d", n, events)
+	}
+}
+
+// The page and its script come from the binary.
+func TestServesEmbeddedPage(t *testing.T) {
+	srv := httptest.NewServer(New())
+	defer srv.Close()
+	for path, want := range map[string]string{"/": "<title>searchbench", "/live.js": "new EventSource", "/live.css": ".chart"} {
+		resp, err := http.Get(srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || !strings.Contains(string(b), want) {
+			t.Errorf("%s: %d, lacks %q", path, resp.StatusCode, want)
+		}
+	}
+}
