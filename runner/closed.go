@@ -139,8 +139,9 @@ type Events struct {
 	Progress func(users int, ops, errs int64, p50 time.Duration)
 	Rung     func(rate float64, rep, reps int) // open loop: a repetition starts
 	// Interval, when set, receives each interval of a measured window as
-	// it closes (see liveFunc), with the window's name ("level 2
-	// users=50", "rung 3 rep 1").
+	// it closes, and each once more, final, as the window's timeline has
+	// it when the window ends (see liveFunc), with the window's name
+	// ("level 2 users=50", "rung 3 rep 1").
 	Interval func(window string, iv result.Interval)
 	// Barrier, when set, is called before each synchronised start (each
 	// closed-loop level, each rung's repetition) with the phase ("level 2 users=50",
@@ -319,7 +320,8 @@ func runLevel(ctx context.Context, e engines.Engine, src Source, cfg Config, ev 
 		go probe.run(probeCtx, cfg.Timeout)
 	}
 	stats := sampleStats(runCtx, e, cfg.Sampled, cfg.Timeout)
-	stopCollector := collector(runCtx, ev.live(fmt.Sprintf("level %d users=%d", level+1, all)), cfg.Mix.Ops(), ivs)
+	live := ev.live(fmt.Sprintf("level %d users=%d", level+1, all))
+	stopCollector := collector(runCtx, live, cfg.Mix.Ops(), ivs)
 	watchProgress(runCtx, ev, all, users, sink, t0.Add(measureTo))
 	cpu, schedP99 := endSelf()
 	engineStats, statsWarn := stats.stop(cfg.Timeout)
@@ -368,6 +370,7 @@ func runLevel(ctx context.Context, e engines.Engine, src Source, cfg Config, ev 
 	probe.onTimeline(tl)
 	setEngineStats(tl, stats.perInterval(g))
 	l.Timeline = tl
+	live.final(tl)
 	for _, w := range []string{rampWarning(n, all, ramp, rampTook, cfg.SpawnRate), statsWarn, freshnessWarning(l.Freshness), clientBound(l.ClientCPU, l.SchedLatencyP99)} {
 		if w != "" {
 			l.Warnings = append(l.Warnings, w)

@@ -322,8 +322,23 @@ func (iv *intervals) snapshot(k int, ops []workload.Op, svc *intervals, length t
 // after it ended): the calls' figures only (no active users, engine stats
 // or checks, which the window's timeline adds), and provisional: a call
 // that returns after its interval closed reopens it, and the interval is
-// sent again when it closes anew. nil: none are sent.
+// sent again when it closes anew. When the window's timeline is done,
+// final sends each of its intervals once more. nil: none are sent.
 type liveFunc func(result.Interval)
+
+// final sends the window's finished timeline, interval by interval: the
+// collector stops with the window, so its last intervals were never sent,
+// and those it sent lack the window's figures (active users, known-item
+// checks, freshness, engine stats). A watcher that keeps the latest of
+// each interval ends with the result's timeline.
+func (live liveFunc) final(tl *result.Timeline) {
+	if live == nil || tl == nil {
+		return
+	}
+	for _, iv := range tl.Intervals {
+		live(iv)
+	}
+}
 
 // setEngineStats puts the engine's figures sampled in each interval on the
 // timeline.

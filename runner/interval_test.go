@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"sync"
 	"testing"
 	"time"
@@ -114,6 +115,16 @@ func TestTimelineShowsFreezesWhereTheyHappen(t *testing.T) {
 		o, _ := iv.Op("search")
 		if final, _ := l.Timeline.Intervals[k].Op("search"); !ok || o.Count == 0 || o.Count > final.Count || (k == 1 && o.P99 < freezeP99) {
 			t.Errorf("live interval %d: sent %v, %d calls, p99 %.1f ms; the timeline's: %d calls, p99 %.1f ms", k, ok, o.Count, o.P99, final.Count, final.P99)
+		}
+	}
+	// The last sent of each interval is the timeline's, the window's last
+	// interval (closed after the collector stopped) among them.
+	if len(live) != len(l.Timeline.Intervals) {
+		t.Errorf("%d intervals sent live; the timeline has %d", len(live), len(l.Timeline.Intervals))
+	}
+	for _, iv := range l.Timeline.Intervals {
+		if sent := live[iv.Start]; !reflect.DeepEqual(sent, iv) {
+			t.Errorf("interval at %v: last sent %+v; the timeline's %+v", iv.Start, sent, iv)
 		}
 	}
 	for k, iv := range l.Timeline.Intervals {

@@ -247,6 +247,7 @@ func openLoop(ctx context.Context, e engines.Engine, src Source, cfg OpenConfig,
 	}
 	setEngineStats(tl, stats.perInterval(g))
 	rep.Timeline = tl
+	live.final(tl)
 	if statsWarn != "" {
 		rep.Warnings = append(rep.Warnings, statsWarn)
 	}

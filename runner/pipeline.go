@@ -58,7 +58,10 @@ const (
 	// EventInterval: an interval of a measured window (Phase: "level 2
 	// users=50", "rung 3 rep 1") closed, one interval after it ended;
 	// Interval holds its calls' figures, provisional (see Events.Interval:
-	// the result's timeline is the final word).
+	// the result's timeline is the final word). When the window ends, each
+	// of its intervals is sent once more as the result's timeline has it
+	// (with active users, checks and engine stats): a later Event for the
+	// same Setup, Phase and Interval.Start replaces an earlier one.
 	EventInterval
 )
 
