@@ -16,6 +16,7 @@
       status: 'waiting for the run…', ended: false,
       intervals: new Map(), // setup, window, start → {x, window, m}
       anchors: new Map(),   // setup, window → its first interval's place on the time axis
+      levels: new Map(),    // setup → the user counts of its levels so far
       log: [], warnings: [],
     };
   }
@@ -35,8 +36,15 @@
         break;
       }
       case 'preload': state.status = `${who}pre-populating ${fmtNum(m.done || 0)} of ${fmtNum(m.total || 0)} documents`; break;
-      case 'phase': state.status = `${who}${m.users} users — ${m.phase} (${fmtSecs(m.duration || 0)})`; break;
-      case 'rung': state.status = `${who}${fmtNum(m.rate || 0)} calls/s — repetition ${m.rep} of ${m.reps}`; break;
+      case 'phase': {
+        // Levels are numbered by the user counts a setup has run, in order.
+        const levels = state.levels.get(m.setup) || [];
+        if (levels[levels.length - 1] !== m.users) levels.push(m.users);
+        state.levels.set(m.setup, levels);
+        state.status = `${who}level ${levels.length}, ${m.users} users — ${m.phase}` + (m.duration ? ` (${fmtSecs(m.duration)})` : '');
+        break;
+      }
+      case 'rung': state.status = `${who}rung at ${fmtNum(m.rate || 0)} calls/s — repetition ${m.rep} of ${m.reps}`; break;
       case 'setup-done': state.status = `${who}done`; break;
       case 'interval': {
         const win = m.setup + '\u0000' + m.phase;

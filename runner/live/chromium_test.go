@@ -1,0 +1,232 @@
+package live_test
+
+import (
+	"bytes"
+	"context"
+	"image"
+	"image/png"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/searchbench/searchbench/dataset"
+	_ "github.com/searchbench/searchbench/engines/bleve" // the embedded engine registers itself
+	"github.com/searchbench/searchbench/runner"
+	"github.com/searchbench/searchbench/runner/live"
+	"github.com/searchbench/searchbench/workload"
+)
+
+// chromiumPath finds Debian's chromium. CI installs it, so there its
+// absence is a failure, not a skip.
+func chromiumPath(t *testing.T) string {
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatal("chromium is not installed; .ci/run installs it")
+	}
+	t.Skip("chromium is not installed (apt-get install chromium)")
+	return ""
+}
+
+// TestLivePageInChromium runs two short levels on the embedded engine with
+// the live view as an observer, a page open from the start and another
+// opened after the first level measured. Both pages load offline, draw
+// their charts, and end showing per-operation totals equal to the result's;
+// the late one shows the intervals from before it opened.
+// SEARCHBENCH_LIVE_SHOT=file.png keeps a screenshot of the page mid-run.
+func TestLivePageInChromium(t *testing.T) {
+	exe := chromiumPath(t)
+	lv := live.New()
+	srv := httptest.NewServer(lv)
+	defer srv.Close()
+
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.NoSandbox,
+		chromedp.WindowSize(1280, 1100), chromedp.Flag("disable-gpu", true),
+		// Offline: any request beyond this server fails (Chromium never
+		// sends loopback requests through a proxy).
+		chromedp.ProxyServer("127.0.0.1:9"))
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancelAlloc()
+	early, cancel := chromedp.NewContext(alloc)
+	defer cancel()
+	ctx, cancelAll := context.WithTimeout(early, 3*time.Minute)
+	defer cancelAll()
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL)); err != nil {
+		t.Fatalf("load the page: %v", err)
+	}
+
+	// The level the run is at, as its intervals arrive: the late page
+	// opens once the second level has begun.
+	var mu sync.Mutex
+	windows := map[string]bool{}
+	second := make(chan struct{})
+	watch := runner.ObserverFunc(func(e runner.Event) {
+		if e.Kind != runner.EventInterval {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if !windows[e.Phase] {
+			windows[e.Phase] = true
+			if len(windows) == 2 {
+				close(second)
+			}
+		}
+	})
+	src, err := runner.NewSource(runner.CorpusText, dataset.Config{Seed: 1, IDs: 2000, Prepopulate: 0.95}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mix, err := workload.ParseMix("search=70,upsert=20,delete=10")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type outcome struct {
+		totals map[string]int64
+		err    error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		res, err := runner.Run(ctx, runner.Plan{
+			Source: src,
+			Setups: []runner.Setup{{Driver: "bleve"}},
+			Closed: &runner.Config{
+				Users: []int{2, 4}, SpawnRate: 1000, Settle: 200 * time.Millisecond, Measure: 2 * time.Second,
+				Freshness: runner.FreshnessConfig{Off: true},
+				Calls:     runner.Calls{Timeout: 5 * time.Second, Mix: mix, Seed: 1, K: 10, Interval: 500 * time.Millisecond},
+			},
+		}, runner.Observers(watch, lv))
+		lv.Close()
+		o := outcome{totals: map[string]int64{}, err: err}
+		if err == nil {
+			for _, e := range res.Engines {
+				for _, l := range e.Levels {
+					for _, op := range l.Ops {
+						o.totals[op.Op] += op.Count
+					}
+				}
+			}
+		}
+		done <- o
+	}()
+
+	select {
+	case <-second:
+	case o := <-done:
+		t.Fatalf("the run ended before its second level measured (%v)", o.err)
+	}
+	late, cancelLate := chromedp.NewContext(early)
+	defer cancelLate()
+	if err := chromedp.Do(late, chromedp.Navigate(srv.URL)); err != nil {
+		t.Fatalf("load the page late: %v", err)
+	}
+	// Mid-run: the early page has drawn intervals of the first level.
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`+document.body.dataset.intervals > 2`)); err != nil {
+		t.Fatalf("the page drew no interval mid-run: %v", err)
+	}
+	if path := os.Getenv("SEARCHBENCH_LIVE_SHOT"); path != "" {
+		shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+		if err == nil {
+			err = os.WriteFile(path, shot, 0o644)
+		}
+		if err != nil {
+			t.Errorf("screenshot: %v", err)
+		}
+	}
+
+	o := <-done
+	if o.err != nil {
+		t.Fatal(o.err)
+	}
+	type seen struct {
+		Ended     bool
+		Intervals int
+		Totals    map[string]int64
+		Status    string
+	}
+	const read = `({ended: document.body.dataset.ended === 'true', intervals: +document.body.dataset.intervals,
+		totals: window.liveTotals, status: document.getElementById('status').textContent})`
+	var pages []seen
+	for name, tab := range map[string]context.Context{"early": ctx, "late": late} {
+		if _, err := chromedp.Run(tab, chromedp.Poll[bool](`document.body.dataset.ended === 'true'`)); err != nil {
+			t.Fatalf("%s page: the run's end never showed: %v", name, err)
+		}
+		p, err := chromedp.Run(tab, chromedp.Evaluate[seen](read))
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages = append(pages, p)
+		if len(o.totals) == 0 || len(p.Totals) != len(o.totals) {
+			t.Errorf("%s page: totals %v; result's %v", name, p.Totals, o.totals)
+		}
+		for op, n := range o.totals {
+			if p.Totals[op] != n {
+				t.Errorf("%s page: %s calls %d; result.json has %d", name, op, p.Totals[op], n)
+			}
+		}
+		if p.Status != "run finished" {
+			t.Errorf("%s page: status %q", name, p.Status)
+		}
+		checkCharts(t, name, tab)
+	}
+	// Both levels' intervals on both pages: the late one read the history.
+	if pages[0].Intervals != pages[1].Intervals || pages[0].Intervals < 2*4 {
+		t.Errorf("intervals shown: %d and %d; want the same, at least 8 (two levels of 2 s cut in 500 ms)", pages[0].Intervals, pages[1].Intervals)
+	}
+}
+
+// checkCharts: the page has the throughput chart and one latency chart per
+// operation, and each, as painted, has its lines in their colours.
+func checkCharts(t *testing.T, name string, tab context.Context) {
+	t.Helper()
+	titles, err := chromedp.Run(tab, chromedp.Evaluate[[]string](`[...document.querySelectorAll('.chart svg')].map(s => s.getAttribute('aria-label'))`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(titles, "|")
+	for _, want := range []string{"Throughput per operation", "search latency", "upsert latency", "delete latency"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("%s page: charts %q lack %q", name, got, want)
+		}
+	}
+	// The throughput chart's first line (blue) and a latency chart's p99
+	// line (red) are painted.
+	for i, want := range [][3]uint32{{0x25, 0x63, 0xeb}, {0xdc, 0x26, 0x26}} {
+		shot, err := chromedp.Run(tab, chromedp.Screenshot(chromedp.CSS(".chart:nth-child("+string(rune('1'+i))+") svg")))
+		if err != nil {
+			t.Fatalf("%s page: screenshot of chart %d: %v", name, i+1, err)
+		}
+		pic, err := png.Decode(bytes.NewReader(shot))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := share(pic, want); s < 0.002 {
+			t.Errorf("%s page: chart %d (%s) has %.3f%% of its pixels in its line's colour; not drawn", name, i+1, titles[i], 100*s)
+		}
+	}
+}
+
+// share is the fraction of the image's pixels near the colour rgb (8-bit).
+func share(img image.Image, rgb [3]uint32) float64 {
+	near := func(a, b uint32) bool { return max(a>>8, b)-min(a>>8, b) < 0x18 }
+	b := img.Bounds()
+	n := 0
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			if near(r, rgb[0]) && near(g, rgb[1]) && near(bl, rgb[2]) {
+				n++
+			}
+		}
+	}
+	return float64(n) / float64(b.Dx()*b.Dy())
+}
