@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,6 +20,12 @@ func TestBadInputFoundBeforeAnythingStarts(t *testing.T) {
 		t.Fatal(err)
 	}
 	pg := []string{"--engine", "postgres"}
+	// A port this test holds, for --live.
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
 	for _, c := range []struct {
 		args  []string
 		field string // the error's first words
@@ -73,6 +80,11 @@ func TestBadInputFoundBeforeAnythingStarts(t *testing.T) {
 		{[]string{"--timeout", "1ns"}, "timeout: 1ns is shorter than 1ms"},
 		{[]string{"--users", "3", "--spawn-rate", "1e-300"}, "spawn-rate: 1e-300 users/s would take longer than 24h0m0s"},
 		{[]string{"--users", "100000", "--spawn-rate", "1"}, "spawn-rate: 1 users/s would take longer than 24h0m0s to start 100000 users"},
+		// The live view's address is bound before the run starts: a run
+		// without the view it was asked for would go unnoticed for hours.
+		{[]string{"--live", taken.Addr().String()}, "live: listen tcp " + taken.Addr().String() + ": bind: address already in use"},
+		{[]string{"--live", "192.0.2.1:8089"}, "live: listen tcp 192.0.2.1:8089: bind: "},
+		{[]string{"--live", "8089"}, "live: listen tcp: address 8089: missing port in address"},
 	} {
 		out := c.args
 		if !strings.HasPrefix(c.field, "out: ") {

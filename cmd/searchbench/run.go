@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -23,6 +24,7 @@ import (
 // the plan run with the logger as its observer.
 func newBenchCmd(command, short string) *cobra.Command {
 	var s scenario.Settings
+	var liveAddr string // a CLI concern: a scenario file does not carry it
 	cmd := &cobra.Command{
 		Use:   command,
 		Short: short,
@@ -38,18 +40,29 @@ func newBenchCmd(command, short string) *cobra.Command {
 			if err != nil {
 				return usageError{err}
 			}
+			ln, err := listenLive(liveAddr)
+			if err != nil {
+				return err
+			}
 			if s.DryRun {
+				if ln != nil {
+					ln.Close() // the dry run checked the address can be bound
+				}
 				return printPlan(cmd.OutOrStdout(), &p)
 			}
 			release, err := holdOut(s.Out)
 			if err != nil {
+				if ln != nil {
+					ln.Close()
+				}
 				return err
 			}
 			defer release()
-			return execute(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), p, s.Out)
+			return execute(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), p, s.Out, ln)
 		},
 	}
 	s.Register(cmd.Flags(), command)
+	cmd.Flags().StringVar(&liveAddr, "live", "", liveUsage)
 	cmd.Flags().Lookup("out").Usage = "directory for result.json, " + outputsText
 	return cmd
 }
@@ -79,12 +92,22 @@ func newLadderCmd() *cobra.Command {
 }
 
 // execute runs the plan through the library with the logger as its
-// observer, then writes the results. Whatever happens after the first
-// engine starts, the result JSON and the tables are written with what was
-// measured.
-func execute(ctx context.Context, stdout, stderr io.Writer, p runner.Plan, out string) error {
+// observer, and the live view too when live (a bound listener) is set,
+// then writes the results. Whatever happens after the first engine starts,
+// the result JSON and the tables are written with what was measured.
+func execute(ctx context.Context, stdout, stderr io.Writer, p runner.Plan, out string, live net.Listener) error {
 	log := newLogger(stderr)
-	res, err := runner.Run(ctx, p, log)
+	var obs runner.Observer = log
+	stopLive := func() {}
+	if live != nil {
+		var lv runner.Observer
+		lv, stopLive = serveLive(live, log)
+		obs = runner.Observers(log, lv)
+	}
+	res, err := runner.Run(ctx, p, obs)
+	// The run is done: the pages get its last events and the end, and the
+	// server goes before the results are written.
+	stopLive()
 	if err != nil {
 		return usageError{err}
 	}
