@@ -143,12 +143,27 @@ type Events struct {
 	// it when the window ends (see liveFunc), with the window's name
 	// ("level 2 users=50", "rung 3 rep 1").
 	Interval func(window string, iv result.Interval)
+	// Warning, when set, receives each warning of a measured window
+	// ("level 2 users=50", "rung 3", "ladder") as soon as the window's
+	// figures are final: a watcher sees them while the run goes on rather
+	// than in the result at its end.
+	Warning func(window, text string)
 	// Barrier, when set, is called before each synchronised start (each
 	// closed-loop level, each rung's repetition) with the phase ("level 2 users=50",
 	// "rung 3 rep 1") and this process's reason to stop ("" to go on). It
 	// returns at the instant the load starts, or with a reason to stop
 	// instead: a shard of a sharded run waits there for the others.
 	Barrier func(ctx context.Context, phase, stop string) string
+}
+
+// warn sends the window's warnings to ev.Warning, if set.
+func (ev Events) warn(window string, warnings []string) {
+	if ev.Warning == nil {
+		return
+	}
+	for _, w := range warnings {
+		ev.Warning(window, w)
+	}
 }
 
 // live is the collector's callback for the named window; nil when no one
@@ -177,7 +192,9 @@ func ClosedLoop(ctx context.Context, e engines.Engine, src Source, cfg Config, e
 		if ctx.Err() != nil || ev.barrier(ctx, fmt.Sprintf("level %d users=%d", i+1, users), "") != "" {
 			break
 		}
-		levels = append(levels, runLevel(ctx, e, src, cfg, ev, vers, i, users))
+		l := runLevel(ctx, e, src, cfg, ev, vers, i, users)
+		ev.warn(fmt.Sprintf("level %d users=%d", i+1, users), l.Warnings)
+		levels = append(levels, l)
 	}
 	return levels
 }

@@ -105,6 +105,7 @@ rungs:
 			sched, err := workload.NewSchedule(cfg.Open.Arrival, rate, cfg.Duration, cfg.Open.Seed+uint64(i)<<16+uint64(rep))
 			if err != nil {
 				l.Warnings = append(l.Warnings, err.Error())
+				ev.warn("ladder", l.Warnings)
 				return l
 			}
 			rung.Reps = append(rung.Reps, openLoop(ctx, e, src, cfg.Open, sched, vers, ev.live(fmt.Sprintf("rung %d rep %d", i+1, rep+1))))
@@ -113,6 +114,7 @@ rungs:
 			break
 		}
 		rung.Summarize()
+		ev.warn(fmt.Sprintf("rung %d", i+1), rung.Warnings)
 		l.Rungs = append(l.Rungs, rung)
 		// An interrupt first: the calls it left in line are unsent, which
 		// would otherwise read as a line that never drained.
@@ -131,6 +133,7 @@ rungs:
 	// On a shard, each rep achieves only its share of the rung, so the
 	// shard's own verdict meets no rung: the merge judges again.
 	l.Judge()
+	ev.warn("ladder", l.Warnings)
 	return l
 }
 

@@ -63,6 +63,10 @@ const (
 	// (with active users, checks and engine stats): a later Event for the
 	// same Setup, Phase and Interval.Start replaces an earlier one.
 	EventInterval
+	// EventWarning: a warning (Text) of a measured window (Phase: "level 2
+	// users=50", "rung 3", "ladder"), sent as soon as the window's figures
+	// are final; the same warning is in the result.
+	EventWarning
 )
 
 // Event is one report to an Observer. Setup is the setup's label, empty
@@ -495,6 +499,9 @@ func (r *run) events(setup string) Events {
 		},
 		Interval: func(window string, iv result.Interval) {
 			r.obs.Observe(Event{Kind: EventInterval, Setup: setup, Phase: window, Interval: &iv})
+		},
+		Warning: func(window, text string) {
+			r.obs.Observe(Event{Kind: EventWarning, Setup: setup, Phase: window, Text: text})
 		},
 		Barrier: r.barrier(setup),
 	}

@@ -105,6 +105,9 @@ func TestLivePageInChromium(t *testing.T) {
 				Calls:     runner.Calls{Timeout: 5 * time.Second, Mix: mix, Seed: 1, K: 10, Interval: 500 * time.Millisecond},
 			},
 		}, runner.Observers(watch, lv))
+		// The run raised none (it is meant to be clean): one for the page
+		// to show among its warnings.
+		lv.Observe(runner.Event{Kind: runner.EventWarning, Setup: "bleve", Phase: "level 2 users=4", Text: "a test warning"})
 		lv.Close()
 		o := outcome{totals: map[string]int64{}, err: err}
 		if err == nil {
@@ -152,9 +155,11 @@ func TestLivePageInChromium(t *testing.T) {
 		Intervals int
 		Totals    map[string]int64
 		Status    string
+		Warnings  string
 	}
 	const read = `({ended: document.body.dataset.ended === 'true', intervals: +document.body.dataset.intervals,
-		totals: window.liveTotals, status: document.getElementById('status').textContent})`
+		totals: window.liveTotals, status: document.getElementById('status').textContent,
+		warnings: document.getElementById('warnings').textContent})`
 	var pages []seen
 	for name, tab := range map[string]context.Context{"early": ctx, "late": late} {
 		if _, err := chromedp.Run(tab, chromedp.Poll[bool](`document.body.dataset.ended === 'true'`)); err != nil {
@@ -172,6 +177,9 @@ func TestLivePageInChromium(t *testing.T) {
 			if p.Totals[op] != n {
 				t.Errorf("%s page: %s calls %d; result.json has %d", name, op, p.Totals[op], n)
 			}
+		}
+		if !strings.Contains(p.Warnings, "bleve: level 2 users=4: a test warning") {
+			t.Errorf("%s page: warnings %q", name, p.Warnings)
 		}
 		if p.Status != "run finished" {
 			t.Errorf("%s page: status %q", name, p.Status)

@@ -93,7 +93,7 @@ type Message struct {
 var kinds = map[runner.EventKind]string{
 	runner.EventLog: "log", runner.EventPreload: "preload", runner.EventPreloadDone: "preload-done",
 	runner.EventPhase: "phase", runner.EventProgress: "progress", runner.EventRung: "rung",
-	runner.EventSetupDone: "setup-done", runner.EventInterval: "interval",
+	runner.EventSetupDone: "setup-done", runner.EventInterval: "interval", runner.EventWarning: "warning",
 }
 
 // Observe records e and sends it to every page open, without waiting for

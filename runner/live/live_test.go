@@ -62,6 +62,7 @@ func TestStreamsHistoryAndEnds(t *testing.T) {
 	first := iv.Ops
 	iv.Ops = []result.IntervalOp{{Op: "search", Count: 8}}
 	s.Observe(runner.Event{Kind: runner.EventInterval, Setup: "bleve", Phase: "level 1 users=2", Interval: &iv})
+	s.Observe(runner.Event{Kind: runner.EventWarning, Setup: "bleve", Phase: "level 1 users=2", Text: "client-bound"})
 	s.Close()
 	s.Observe(runner.Event{Kind: runner.EventLog, Text: "after the end"})
 
@@ -72,7 +73,7 @@ func TestStreamsHistoryAndEnds(t *testing.T) {
 	defer late.Body.Close()
 	for name, body := range map[string]io.Reader{"early": early.Body, "late": late.Body} {
 		ms := messages(t, body)
-		if got, want := kindsOf(ms), "reset,phase,interval,interval,end"; got != want {
+		if got, want := kindsOf(ms), "reset,phase,interval,interval,warning,end"; got != want {
 			t.Fatalf("%s page: %s; want %s", name, got, want)
 		}
 		if ms[1].Setup != "bleve" || ms[1].Users != 2 || ms[1].Duration != 2 {
@@ -81,6 +82,9 @@ func TestStreamsHistoryAndEnds(t *testing.T) {
 		a, b := ms[2], ms[3]
 		if a.Start != 1 || a.Length != 1 || a.Interval.Ops[0].Count != 7 || b.Interval.Ops[0].Count != 8 {
 			t.Errorf("%s page: intervals %+v, %+v", name, a, b)
+		}
+		if w := ms[4]; w.Phase != "level 1 users=2" || w.Text != "client-bound" {
+			t.Errorf("%s page: warning %+v", name, w)
 		}
 		if a.Interval.Ops[0].Histogram != "" {
 			t.Errorf("%s page: the histogram was sent", name)

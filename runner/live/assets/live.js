@@ -32,7 +32,8 @@
       case 'log': {
         const line = `${fmtSecs(m.t)}  ${who}${m.text}`;
         state.log.push(line);
-        if (/warning|client-bound|stopped/i.test(m.text)) state.warnings.push(line);
+        // The run's own warnings outside a window come as log lines.
+        if (/^warning|stopped/i.test(m.text)) state.warnings.push(line);
         break;
       }
       case 'preload': state.status = `${who}pre-populating ${fmtNum(m.done || 0)} of ${fmtNum(m.total || 0)} documents`; break;
@@ -45,6 +46,7 @@
         break;
       }
       case 'rung': state.status = `${who}rung at ${fmtNum(m.rate || 0)} calls/s — repetition ${m.rep} of ${m.reps}`; break;
+      case 'warning': state.warnings.push(`${fmtSecs(m.t)}  ${who}${m.phase ? m.phase + ': ' : ''}${m.text}`); break;
       case 'setup-done': state.status = `${who}done`; break;
       case 'interval': {
         const win = m.setup + '\u0000' + m.phase;

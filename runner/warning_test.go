@@ -1,0 +1,45 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+)
+
+// A level's warnings reach Events.Warning, named by the level, as the
+// level ends: each warning of the result, once.
+func TestLevelWarningsAreSentAsRaised(t *testing.T) {
+	e := newMem()
+	e.delay = 200 * time.Microsecond
+	e.fail = func(op string, _ int64) error {
+		if op == "search" {
+			return errors.New("boom")
+		}
+		return nil
+	}
+	c := testCorpus(t, 300, 0.5)
+	if _, err := Prepopulate(context.Background(), e, c, DefaultTimeout, nil); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	sent := map[string][]string{}
+	ev := Events{Warning: func(window, text string) {
+		mu.Lock()
+		defer mu.Unlock()
+		sent[window] = append(sent[window], text)
+	}}
+	levels := ClosedLoop(context.Background(), e, c, quickConfig(2, 3), ev)
+	mu.Lock()
+	defer mu.Unlock()
+	for i, name := range []string{"level 1 users=2", "level 2 users=3"} {
+		if len(levels[i].Warnings) == 0 || !slices.Equal(sent[name], levels[i].Warnings) {
+			t.Errorf("%s: sent %q; the level's warnings %q", name, sent[name], levels[i].Warnings)
+		}
+	}
+	if len(sent) != 2 {
+		t.Errorf("warnings sent for %d windows; want the 2 levels", len(sent))
+	}
+}
