@@ -193,6 +193,17 @@
         }),
       })), xMax));
     }
+    // The load: active users (closed loop), or the rate offered and the
+    // rate achieved (open loop; an achieved rate of 0 is left out of the
+    // JSON, so it counts as 0 wherever a rate was offered).
+    const users = series(d.ivs, m => m.interval.active_users);
+    if (users.length) charts.push(lineChart('Active users', 'users', [{ name: 'active users', color: '#374151', segs: users }], xMax));
+    const offered = series(d.ivs, m => m.interval.scheduled_rate);
+    if (offered.length) {
+      const achieved = series(d.ivs, m => m.interval.scheduled_rate === undefined ? undefined : m.interval.achieved_rate || 0);
+      charts.push(lineChart('Offered and achieved rate', 'calls/s', [
+        { name: 'offered', color: '#6b7280', segs: offered }, { name: 'achieved', color: '#2563eb', segs: achieved }], xMax));
+    }
     const errSegs = series(d.ivs, m => (m.interval.ops || []).reduce((n, o) =>
       n + Object.values(o.errors || {}).reduce((a, b) => a + b, 0), 0));
     if (Object.keys(d.errors).length) charts.push(lineChart('Failed calls per interval', 'calls', [{ name: 'failed', color: '#dc2626', segs: errSegs }], xMax));
