@@ -322,7 +322,7 @@ func (r *run) setup(ctx context.Context, s Setup) (er result.EngineRun) {
 	defer setupDone() // a setup that failed before its loops
 	// A shard that fails before its first start still goes there, saying
 	// why, so that the others stop this setup with it instead of waiting.
-	ev := r.events(name)
+	ev := r.events(name, cfg.Secrets())
 	prepared := false
 	if ev.Barrier != nil {
 		defer func() {
@@ -485,8 +485,12 @@ func (r *run) prepare(ctx context.Context, e engines.Engine, name string, er *re
 	return true
 }
 
-// events turns the loops' callbacks into the Observer's events.
-func (r *run) events(setup string) Events {
+// events turns the loops' callbacks into the Observer's events. A
+// warning is scrubbed of the setup's secrets, as the result's messages are
+// when the setup ends: it may quote a failure's message, and an observer
+// may show it to anyone who can open a page.
+func (r *run) events(setup string, secrets []string) Events {
+	sc := newScrubber(secrets)
 	return Events{
 		Phase: func(users int, phase string, d time.Duration) {
 			r.obs.Observe(Event{Kind: EventPhase, Setup: setup, Users: users, Phase: phase, Duration: d})
@@ -501,6 +505,9 @@ func (r *run) events(setup string) Events {
 			r.obs.Observe(Event{Kind: EventInterval, Setup: setup, Phase: window, Interval: &iv})
 		},
 		Warning: func(window, text string) {
+			if sc != nil {
+				text = sc.scrub(text)
+			}
 			r.obs.Observe(Event{Kind: EventWarning, Setup: setup, Phase: window, Text: text})
 		},
 		Barrier: r.barrier(setup),

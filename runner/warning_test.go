@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -41,5 +42,20 @@ func TestLevelWarningsAreSentAsRaised(t *testing.T) {
 	}
 	if len(sent) != 2 {
 		t.Errorf("warnings sent for %d windows; want the 2 levels", len(sent))
+	}
+}
+
+// A warning quoting a failure's message is scrubbed of the setup's secrets
+// before any observer sees it, as the result's messages are.
+func TestWarningEventsAreScrubbed(t *testing.T) {
+	var got []Event
+	r := &run{obs: ObserverFunc(func(e Event) { got = append(got, e) })}
+	ev := r.events("typesense", []string{"s3cretKey-0123456789"})
+	ev.Warning("level 1 users=2", "search: 4 failed, e.g. 401 for key S3CRETKEY-0123456789 (s3cretKey-01…)")
+	if len(got) != 1 || got[0].Kind != EventWarning || got[0].Setup != "typesense" || got[0].Phase != "level 1 users=2" {
+		t.Fatalf("events %+v", got)
+	}
+	if w := got[0].Text; strings.Contains(strings.ToLower(w), "s3cret") || !strings.Contains(w, "[redacted]") {
+		t.Errorf("warning sent as %q", w)
 	}
 }
