@@ -141,11 +141,17 @@ func TestStuckClientIsDroppedNotWaitedFor(t *testing.T) {
 	}
 }
 
-// The page and its script come from the binary.
+// The page and its script come from the binary, and work mounted under a
+// prefix of a program's own mux (the page's URLs are relative).
 func TestServesEmbeddedPage(t *testing.T) {
-	srv := httptest.NewServer(New())
+	s := New()
+	s.Close()
+	mux := http.NewServeMux()
+	mux.Handle("/live/", http.StripPrefix("/live", s))
+	srv := httptest.NewServer(mux)
 	defer srv.Close()
-	for path, want := range map[string]string{"/": "<title>searchbench", "/live.js": "new EventSource", "/live.css": ".chart"} {
+	for path, want := range map[string]string{"/live/": "<title>searchbench", "/live/live.js": "new EventSource('events')",
+		"/live/live.css": ".chart", "/live/events": `{"kind":"end"`} {
 		resp, err := http.Get(srv.URL + path)
 		if err != nil {
 			t.Fatal(err)
