@@ -156,6 +156,9 @@ func shardColor(i int) color.Color {
 	return plotutil.DarkColors[n-1-i%n]
 }
 
+// maxWindowNames is how many window names fit under an over-time chart.
+const maxWindowNames = 12
+
 // panelHeight is the height of one panel of an over-time chart.
 const panelHeight = 2.1 * vg.Inch
 
@@ -283,12 +286,12 @@ func (ot otRun) chart(name string) Chart {
 	}
 
 	for _, name := range ot.Stats {
-		scale, unit := 1.0, ""
+		scale, axis := 1.0, strings.ReplaceAll(name, "_", " ")
 		switch name {
 		case statCPU:
-			unit = " (cores)"
+			axis = "container CPU (cores)"
 		case statMemory:
-			scale, unit = 1.0/(1<<20), " (MiB)"
+			scale, axis = 1.0/(1<<20), "container memory (MiB)"
 		}
 		var lo, hi = math.Inf(1), math.Inf(-1)
 		for _, p := range ot.Points {
@@ -301,7 +304,7 @@ func (ot otRun) chart(name string) Chart {
 		if lo == hi && name != statCPU && name != statMemory {
 			continue
 		}
-		pn := newPanel("", strings.ReplaceAll(name, "_", " ")+unit)
+		pn := newPanel("", axis)
 		line(pn, "", color.Gray{Y: 60}, false, 0, func(p otPoint) (float64, bool) {
 			v, ok := p.EngineStats[name]
 			return v * scale, ok
@@ -317,13 +320,20 @@ func (ot otRun) chart(name string) Chart {
 	}
 	// Each window's name is a tick label at its middle, so no label sits
 	// on the lines; its boundaries are unlabelled ticks.
+	// A long ladder (rungs × repetitions) has more windows than the axis
+	// has room for names: then every step-th is named, from the first.
 	var ticks plot.ConstantTicks
+	step := (len(ot.Windows) + maxWindowNames - 1) / maxWindowNames
 	for i, w := range ot.Windows {
 		next := end
 		if i+1 < len(ot.Windows) {
 			next = ot.Windows[i+1].At
 		}
-		ticks = append(ticks, plot.Tick{Value: w.At}, plot.Tick{Value: (w.At + next) / 2, Label: w.Label})
+		t := plot.Tick{Value: (w.At + next) / 2}
+		if i%step == 0 {
+			t.Label = w.Label
+		}
+		ticks = append(ticks, plot.Tick{Value: w.At}, t)
 	}
 	ticks = append(ticks, plot.Tick{Value: end})
 	for _, pn := range panels {
@@ -345,8 +355,8 @@ func (ot otRun) chart(name string) Chart {
 			if math.IsInf(lo, 1) || pn.top <= lo {
 				lo, pn.top = 0.1, 10
 			}
-			// The same share of the log axis as room gives a linear one.
-			hi = pn.top * math.Pow(pn.top/lo, room-1)
+			// Its legend (two entries) sits above the axis: a little room.
+			hi = pn.top * 2
 			pn.p.Y.Scale, pn.p.Y.Tick.Marker = plot.LogScale{}, decadeTicks{}
 		}
 		pn.p.Y.Min, pn.p.Y.Max = lo, hi

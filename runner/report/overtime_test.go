@@ -200,7 +200,7 @@ func TestOverTimePanels(t *testing.T) {
 		}
 	}
 	got := strings.Join(ys, "; ")
-	if want := "calls/s; latency (ms, log); errors/s; container cpu cores (cores); container memory bytes (MiB); queue depth"; got != want {
+	if want := "calls/s; latency (ms, log); errors/s; container CPU (cores); container memory (MiB); queue depth"; got != want {
 		t.Errorf("panels %q, want %q", got, want)
 	}
 	// 3 levels of 5 one-second intervals: the axis is 15 s long.
