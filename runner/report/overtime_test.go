@@ -119,60 +119,68 @@ func renderHTML(t *testing.T, rep *Report) string {
 	return b.String()
 }
 
+// plottedWindow is a window an over-time chart should show.
+type plottedWindow struct {
+	window string
+	tl     *result.Timeline
+}
+
+// checkPlotted checks that the values table of chart id holds the
+// windows' timelines, interval by interval, end to end: throughput is
+// count over the interval's own length, p50 and p99 the interval's,
+// errors per second all classes.
+func checkPlotted(t *testing.T, page, id string, windows []plottedWindow) {
+	t.Helper()
+	rows := plotted(t, page, id)
+	n := 0
+	at := 0.0
+	for _, w := range windows {
+		for _, iv := range w.tl.Intervals {
+			length := time.Duration(iv.Length).Seconds()
+			for _, o := range iv.Ops {
+				if n >= len(rows) {
+					t.Fatalf("%s: %d rows; the timelines have more", id, len(rows))
+				}
+				r := rows[n]
+				n++
+				var errs int64
+				for _, e := range o.Errors {
+					errs += e
+				}
+				start := at + time.Duration(iv.Start).Seconds()
+				if r.window != w.window || r.op != o.Op || math.Abs(r.start-start) > 1e-9 || r.rate != float64(o.Count)/length ||
+					r.p50 != o.P50 || r.p99 != o.P99 || r.errs != float64(errs)/length {
+					t.Errorf("%s row %d: %+v; want %s at %gs, %s: %g/s, p50 %g, p99 %g, %g errors/s",
+						id, n, r, w.window, start, o.Op, float64(o.Count)/length, o.P50, o.P99, float64(errs)/length)
+				}
+			}
+		}
+		last := w.tl.Intervals[len(w.tl.Intervals)-1]
+		at += time.Duration(last.Start + last.Length).Seconds()
+	}
+	if n != len(rows) {
+		t.Errorf("%s: %d rows; the timelines have %d", id, len(rows), n)
+	}
+}
+
 // The over-time values are the timeline's own, interval by interval and
 // window after window: throughput is count over the interval's length, p50
 // and p99 the interval's (never averaged), errors per second all classes.
 func TestOverTimePlotsTheTimelinesValues(t *testing.T) {
 	res := timelineResult(t)
 	page := renderHTML(t, New(Input{Name: "tl.json", Result: res}))
-	type want struct {
-		window string
-		tl     *result.Timeline
-	}
-	check := func(id string, windows []want) {
-		rows := plotted(t, page, id)
-		n := 0
-		at := 0.0
-		for _, w := range windows {
-			for _, iv := range w.tl.Intervals {
-				length := time.Duration(iv.Length).Seconds()
-				for _, o := range iv.Ops {
-					if n >= len(rows) {
-						t.Fatalf("%s: %d rows; the timelines have more", id, len(rows))
-					}
-					r := rows[n]
-					n++
-					var errs int64
-					for _, e := range o.Errors {
-						errs += e
-					}
-					start := at + time.Duration(iv.Start).Seconds()
-					if r.window != w.window || r.op != o.Op || math.Abs(r.start-start) > 1e-9 || r.rate != float64(o.Count)/length ||
-						r.p50 != o.P50 || r.p99 != o.P99 || r.errs != float64(errs)/length {
-						t.Errorf("%s row %d: %+v; want %s at %gs, %s: %g/s, p50 %g, p99 %g, %g errors/s",
-							id, n, r, w.window, start, o.Op, float64(o.Count)/length, o.P50, o.P99, float64(errs)/length)
-					}
-				}
-			}
-			last := w.tl.Intervals[len(w.tl.Intervals)-1]
-			at += time.Duration(last.Start + last.Length).Seconds()
-		}
-		if n != len(rows) {
-			t.Errorf("%s: %d rows; the timelines have %d", id, len(rows), n)
-		}
-	}
-	var alpha []want
+	var alpha []plottedWindow
 	for _, l := range res.Engines[0].Levels {
-		alpha = append(alpha, want{fmt.Sprintf("%d users", l.Users), l.Timeline})
+		alpha = append(alpha, plottedWindow{fmt.Sprintf("%d users", l.Users), l.Timeline})
 	}
-	check("chart-overtime-alpha", alpha)
-	var gamma []want
+	checkPlotted(t, page, "chart-overtime-alpha", alpha)
+	var gamma []plottedWindow
 	for _, rung := range res.Engines[2].Ladder.Rungs {
 		for k, rep := range rung.Reps {
-			gamma = append(gamma, want{fmt.Sprintf("%s/s #%d", rate(rung.Offered), k+1), rep.Timeline})
+			gamma = append(gamma, plottedWindow{fmt.Sprintf("%s/s #%d", rate(rung.Offered), k+1), rep.Timeline})
 		}
 	}
-	check("chart-overtime-gamma", gamma)
+	checkPlotted(t, page, "chart-overtime-gamma", gamma)
 	if strings.Contains(page, `id="chart-overtime-beta"`) {
 		t.Error("beta has no timeline, yet an over-time chart")
 	}
@@ -301,4 +309,20 @@ func TestMergedOverTimeShowsEachShard(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A real run's result.json (searchbench run --ids 2000 --users 4
+// --settle 1s --measure 3s, the embedded bleve) loads with its timeline
+// and its over-time values are the file's.
+func TestOverTimeOfARealRun(t *testing.T) {
+	in, err := Load("testdata/v1-timeline.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := in.Result.Engines[0].Levels[0]
+	if l.Timeline == nil || len(l.Timeline.Intervals) == 0 {
+		t.Fatal("the fixture has no timeline")
+	}
+	page := renderHTML(t, New(in))
+	checkPlotted(t, page, "chart-overtime-bleve", []plottedWindow{{"4 users", l.Timeline}})
 }
