@@ -372,7 +372,7 @@ func (ot otRun) chart(name string) Chart {
 	note := "One window after another on one axis (the time between them, ramp and settle, left out); a dashed line and the window's name mark each boundary. " +
 		"Throughput is each interval's successful calls over its length; p50 (solid) and p99 (dashed) are the interval's own, from its histogram."
 	if len(ot.Shards) > 0 {
-		note += " Dashed lines named shard 0, 1…: each shard's throughput, all operations (the merged lines are their sum)."
+		note += " Dashed lines named shard 0, 1…: each shard's throughput, all operations (together they add up to the operations' lines)."
 	}
 	var ps []*plot.Plot
 	for _, pn := range panels {
