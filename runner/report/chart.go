@@ -28,6 +28,36 @@ type Chart struct {
 	Title string
 	Note  string // how to read it (what the zoom clips, what a marker means)
 	plot  *plot.Plot
+	// panels, instead of plot, are plots stacked on one shared x axis
+	// (aligned by plot.Align, so a moment is at the same x in each).
+	panels []*plot.Plot
+	// ot is the figures of an over-time chart, which goes in the report's
+	// over-time section, full width, with a table of its values.
+	ot *otRun
+}
+
+// size is the chart's drawn size: a stacked chart grows by its panels.
+func (c Chart) size() (vg.Length, vg.Length) {
+	if len(c.panels) > 0 {
+		return chartWidth, vg.Length(len(c.panels)) * panelHeight
+	}
+	return chartWidth, chartHeight
+}
+
+// draw draws the chart, or its panels, on dc.
+func (c Chart) draw(dc draw.Canvas) {
+	if len(c.panels) == 0 {
+		c.plot.Draw(dc)
+		return
+	}
+	grid := make([][]*plot.Plot, len(c.panels))
+	for i, p := range c.panels {
+		grid[i] = []*plot.Plot{p}
+	}
+	tiles := draw.Tiles{Rows: len(c.panels), Cols: 1, PadY: vg.Points(4), PadTop: vg.Points(2), PadBottom: vg.Points(2), PadLeft: vg.Points(2), PadRight: vg.Points(6)}
+	for i, cv := range plot.Align(grid, tiles, dc) {
+		c.panels[i].Draw(cv[0])
+	}
 }
 
 const (
@@ -38,8 +68,9 @@ const (
 
 // PNG renders the chart as a PNG image.
 func (c Chart) PNG() ([]byte, error) {
-	canvas := vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(chartWidth, chartHeight), vgimg.UseDPI(chartDPI))}
-	c.plot.Draw(draw.New(canvas))
+	w, h := c.size()
+	canvas := vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(chartDPI))}
+	c.draw(draw.New(canvas))
 	var b bytes.Buffer
 	if _, err := canvas.WriteTo(&b); err != nil {
 		return nil, fmt.Errorf("chart %s: %w", c.Name, err)
@@ -49,8 +80,8 @@ func (c Chart) PNG() ([]byte, error) {
 
 // SVG renders the chart as an SVG document.
 func (c Chart) SVG() ([]byte, error) {
-	canvas := vgsvg.New(chartWidth, chartHeight)
-	c.plot.Draw(draw.New(canvas))
+	canvas := vgsvg.New(c.size())
+	c.draw(draw.New(canvas))
 	var b bytes.Buffer
 	if _, err := canvas.WriteTo(&b); err != nil {
 		return nil, fmt.Errorf("chart %s: %w", c.Name, err)
@@ -69,7 +100,8 @@ func (rep *Report) Charts() []Chart {
 	if c, ok := rep.rpsChart(); ok {
 		out = append(out, c)
 	}
-	return append(out, rep.ladderCharts()...)
+	out = append(out, rep.ladderCharts()...)
+	return append(out, rep.overTimeCharts()...)
 }
 
 // engineColor is the colour of the report's i-th column.
@@ -85,9 +117,17 @@ type series struct {
 }
 
 func (s series) add(p *plot.Plot) {
+	if line, points := s.addUnlabelled(p); line != nil {
+		p.Legend.Add(s.label, line, points)
+	}
+}
+
+// addUnlabelled draws the series without a legend entry (a further piece
+// of a series already in it); nil when it cannot be drawn.
+func (s series) addUnlabelled(p *plot.Plot) (*plotter.Line, *plotter.Scatter) {
 	line, points, err := plotter.NewLinePoints(s.xy)
 	if err != nil {
-		return // only for NaN or infinite values, which series never hold
+		return nil, nil // only for NaN or infinite values, which series never hold
 	}
 	line.Color, line.Width = s.color, vg.Points(1.5)
 	if s.dashed {
@@ -95,7 +135,7 @@ func (s series) add(p *plot.Plot) {
 	}
 	points.Color, points.Shape, points.Radius = s.color, plotutil.Shape(s.glyph), vg.Points(2.5)
 	p.Add(line, points)
-	p.Legend.Add(s.label, line, points)
+	return line, points
 }
 
 func newPlot(title, x, y string) *plot.Plot {
@@ -299,16 +339,24 @@ func (rep *Report) ladderCharts() []Chart {
 
 // addLine adds a line without point markers (references and markers).
 func (s series) addLine(p *plot.Plot) {
+	if line := s.addMarker(p); line != nil {
+		p.Legend.Add(s.label, line)
+	}
+}
+
+// addMarker draws the series as a thin line kept out of the legend (a
+// boundary); nil when it cannot be drawn.
+func (s series) addMarker(p *plot.Plot) *plotter.Line {
 	line, err := plotter.NewLine(s.xy)
 	if err != nil {
-		return
+		return nil
 	}
 	line.Color, line.Width = s.color, vg.Points(1)
 	if s.dashed {
 		line.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 	}
 	p.Add(line)
-	p.Legend.Add(s.label, line)
+	return line
 }
 
 // logPad is the room left above and below the data on a log axis.

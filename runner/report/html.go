@@ -61,7 +61,15 @@ type htmlPage struct {
 	Subtitle string
 	Warnings []Warning
 	Figures  []htmlFigure
+	OverTime []htmlOverTime
 	Groups   []htmlGroup
+}
+
+// htmlOverTime is a run's over-time chart and the values it plots.
+type htmlOverTime struct {
+	htmlFigure
+	Head []string
+	Rows []otRow
 }
 
 type htmlGroup struct {
@@ -78,9 +86,14 @@ func (rep *Report) html(w io.Writer, charts []rendered) error {
 	}
 	page.Subtitle = strings.Join(names, "; ")
 	for _, c := range charts {
-		page.Figures = append(page.Figures, htmlFigure{ID: "chart-" + c.Name, Title: c.Title, Note: c.Note,
+		f := htmlFigure{ID: "chart-" + c.Name, Title: c.Title, Note: c.Note,
 			// The URL is built here from PNG bytes, never from input text.
-			Src: template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(c.png))})
+			Src: template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(c.png))}
+		if c.ot != nil {
+			page.OverTime = append(page.OverTime, htmlOverTime{htmlFigure: f, Head: c.ot.tableHead(), Rows: c.ot.rows()})
+			continue
+		}
+		page.Figures = append(page.Figures, f)
 	}
 	ids := map[string]int{}
 	group := func(title string, secs []Section) {
@@ -161,7 +174,15 @@ figcaption { color: #555; }
 {{if .Figures}}<h2 id="charts">Charts</h2>
 <div class="charts">
 {{range .Figures}}<figure id="{{.ID}}"><img src="{{.Src}}" alt="{{.Title}}"><figcaption><strong>{{.Title}}.</strong> {{.Note}}</figcaption></figure>
-{{end}}</div>{{end}}
+{{end}}</div>{{end}}{{if .OverTime}}
+<h2 id="over-time">Over time</h2>
+<p>Each engine run's measured windows end to end, interval by interval: throughput, p50 and p99 per operation, errors, and the engine's sampled stats and its container's CPU and memory on one time axis.</p>
+{{range .OverTime}}<figure id="{{.ID}}"><img src="{{.Src}}" alt="{{.Title}}" style="max-width: 1100px"><figcaption><strong>{{.Title}}.</strong> {{.Note}}</figcaption></figure>
+<details style="margin-bottom: 1.5em"><summary>Values plotted in {{.Title}} ({{len .Rows}} rows)</summary>
+<table class="overtime-values"><thead><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr></thead>
+<tbody>{{range .Rows}}<tr data-window="{{.Window}}" data-op="{{.Op}}" data-start="{{.Start}}" data-rate="{{.Rate}}" data-p50="{{.P50}}" data-p99="{{.P99}}" data-errors="{{.Err}}" data-shards="{{.Shards}}">{{range .Cells}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</tbody></table></details>
+{{end}}{{end}}
 {{range .Groups}}<h2>{{.Title}}</h2>
 {{range .Sections}}<section id="{{.ID}}">{{if .Title}}<h3>{{.Title}}</h3>{{end}}
 {{range .Parts}}{{if .Table}}<table><thead><tr>{{range .Table.Head}}<th>{{.}}</th>{{end}}</tr></thead>

@@ -81,7 +81,7 @@ func removeStaleCharts(dir string, keep map[string]bool) error {
 	for _, e := range entries {
 		n := e.Name()
 		ext := filepath.Ext(n)
-		ours := strings.HasPrefix(n, "latency-") || strings.HasPrefix(n, "ladder-") || strings.TrimSuffix(n, ext) == "rps"
+		ours := strings.HasPrefix(n, "latency-") || strings.HasPrefix(n, "ladder-") || strings.HasPrefix(n, "overtime-") || strings.TrimSuffix(n, ext) == "rps"
 		if e.Type().IsRegular() && ours && (ext == ".png" || ext == ".svg") && !keep[n] {
 			if err := os.Remove(filepath.Join(dir, n)); err != nil {
 				return fmt.Errorf("remove stale chart: %w", err)

@@ -401,9 +401,10 @@ func mergeLevel(ls []shardLevel, where string) (Level, error) {
 	var fresh []shardFreshness
 	var stats []map[string]Gauge
 	var tls []*Timeline
+	var tlShards []int
 	for _, s := range ls {
 		l := s.l
-		tls = append(tls, l.Timeline)
+		tls, tlShards = append(tls, l.Timeline), append(tlShards, s.p.idx)
 		out.Users += l.Users
 		out.Window = min(out.Window, l.Window)
 		out.ShardWindows = append(out.ShardWindows, ShardWindow{Shard: s.p.idx, Window: l.Window, Partial: l.Partial})
@@ -440,7 +441,7 @@ func mergeLevel(ls []shardLevel, where string) (Level, error) {
 		out.TotalRPS += o.RPS
 	}
 	out.EngineStats = mergeGauges(stats)
-	if out.Timeline, err = mergeTimelines(tls, where); err != nil {
+	if out.Timeline, err = mergeTimelines(tls, tlShards, where); err != nil {
 		return out, err
 	}
 	out.Warnings = append(out.Warnings, out.KnownItems.Warnings()...)
@@ -762,9 +763,10 @@ func mergeRep(rs []shardRep, where string) (Rep, error) {
 	ops := newOpMerger(where, true)
 	var stats []map[string]Gauge
 	var tls []*Timeline
+	var tlShards []int
 	for _, s := range rs {
 		r := s.r
-		tls = append(tls, r.Timeline)
+		tls, tlShards = append(tls, r.Timeline), append(tlShards, s.p.idx)
 		out.Offered += r.Offered
 		out.Duration = max(out.Duration, r.Duration)
 		out.Sent += r.Sent
@@ -799,7 +801,7 @@ func mergeRep(rs []shardRep, where string) (Rep, error) {
 		out.Service = Summarize(svc)
 	}
 	out.EngineStats = mergeGauges(stats)
-	if out.Timeline, err = mergeTimelines(tls, where); err != nil {
+	if out.Timeline, err = mergeTimelines(tls, tlShards, where); err != nil {
 		return out, err
 	}
 	return out, nil

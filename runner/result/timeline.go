@@ -65,6 +65,17 @@ type Interval struct {
 	// Freshness is the freshness probes that completed in the interval
 	// (the search that saw the write returned in it).
 	Freshness *IntervalFreshness `json:"freshness,omitempty"`
+	// Shards (merged timelines only) is each shard's successful calls in
+	// the interval, the merged counts split by the load generator that
+	// made them: a sum hides a shard that fell behind while the others
+	// made up for it. A shard whose timeline lacks the interval is absent.
+	Shards []IntervalShard `json:"shards,omitempty"`
+}
+
+// IntervalShard is one shard's share of a merged interval.
+type IntervalShard struct {
+	Shard int   `json:"shard"` // Shard.Index
+	Count int64 `json:"count"` // successful calls, all operations
 }
 
 // IntervalKnown is an interval's known-item checks: Found of Checks came
@@ -154,13 +165,14 @@ func (iv Interval) Op(name string) (IntervalOp, bool) {
 }
 
 // TimelineMerged is what a merged timeline's Merged says.
-const TimelineMerged = "interval by interval: the shards' interval histograms added (never percentiles averaged), counts, errors, active users, scheduled calls and rates, achieved rates, known-item checks and freshness probes summed, the longest freshness lag the longest shard's, scheduler lag the worst shard's, engine stats the mean of the shards' samples"
+const TimelineMerged = "interval by interval: the shards' interval histograms added (never percentiles averaged), counts, errors, active users, scheduled calls and rates, achieved rates, known-item checks and freshness probes summed (each shard's successful calls also kept apart), the longest freshness lag the longest shard's, scheduler lag the worst shard's, engine stats the mean of the shards' samples"
 
 // mergeTimelines merges the shards' timelines of one window interval by
-// interval: intervals are matched by their start on the shared grid. A
+// interval: intervals are matched by their start on the shared grid;
+// shards[i] is the index of the shard ts[i] came from. A
 // shard without a timeline (an older searchbench) leaves the merge without
 // one: a timeline of only some shards would read as the whole load's.
-func mergeTimelines(ts []*Timeline, where string) (*Timeline, error) {
+func mergeTimelines(ts []*Timeline, shards []int, where string) (*Timeline, error) {
 	if len(ts) == 0 {
 		return nil, nil
 	}
@@ -180,7 +192,7 @@ func mergeTimelines(ts []*Timeline, where string) (*Timeline, error) {
 	}
 	var accs []*acc
 	at := map[Duration]*acc{}
-	for _, t := range ts {
+	for i, t := range ts {
 		out.Offset = min(out.Offset, t.Offset)
 		if out.Origin.IsZero() || (!t.Origin.IsZero() && t.Origin.Before(out.Origin)) {
 			out.Origin = t.Origin // the shards' agree within their start skew
@@ -226,6 +238,11 @@ func mergeTimelines(ts []*Timeline, where string) (*Timeline, error) {
 			a.iv.ScheduledRate += iv.ScheduledRate
 			a.iv.AchievedRate += iv.AchievedRate
 			a.iv.SchedulerLagMax = max(a.iv.SchedulerLagMax, iv.SchedulerLagMax)
+			share := IntervalShard{Shard: shards[i]}
+			for _, o := range iv.Ops {
+				share.Count += o.Count
+			}
+			a.iv.Shards = append(a.iv.Shards, share)
 			for _, o := range iv.Ops {
 				m := a.ops[o.Op]
 				if m == nil {

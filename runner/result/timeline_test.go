@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -114,5 +115,44 @@ func TestAResultWithoutATimeline(t *testing.T) {
 	tl := m.Engines[0].Levels[0].Timeline
 	if tl == nil || len(tl.Intervals) != 1 || tl.Intervals[0].Ops[0].Count != 2*h.TotalCount() || !strings.Contains(tl.Merged, "never percentiles averaged") {
 		t.Errorf("merged timeline %+v", tl)
+	}
+}
+
+// A merged timeline keeps each shard's successful calls per interval, by
+// shard index (not by the order the results were given in), and they add
+// up to the merged counts; a shard whose timeline lacks an interval is
+// absent from it.
+func TestMergedTimelineKeepsEachShardsCounts(t *testing.T) {
+	h := record(t, newTestHist(), samples(100, 1000, 3))
+	a, b := shardOf(0, 2, 15, opOf(t, "search", h, 10*time.Second)), shardOf(1, 2, 15, opOf(t, "search", h, 10*time.Second))
+	small, big := record(t, newTestHist(), samples(10, 1000, 4)), record(t, newTestHist(), samples(70, 1000, 5))
+	a.Engines[0].Levels[0].Timeline = timelineOf(t, "search", big, small)
+	b.Engines[0].Levels[0].Timeline = timelineOf(t, "search", small) // shard 1 has no second interval
+	m, err := Merge(b, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl := m.Engines[0].Levels[0].Timeline
+	if tl == nil || len(tl.Intervals) != 2 {
+		t.Fatalf("merged timeline %+v", tl)
+	}
+	want := [][]IntervalShard{{{0, 70}, {1, 10}}, {{0, 10}}}
+	for k, iv := range tl.Intervals {
+		got := append([]IntervalShard(nil), iv.Shards...)
+		slices.SortFunc(got, func(x, y IntervalShard) int { return x.Shard - y.Shard })
+		if !slices.Equal(got, want[k]) {
+			t.Errorf("interval %d: shards %v, want %v", k, got, want[k])
+		}
+		var sum int64
+		for _, s := range got {
+			sum += s.Count
+		}
+		if o, _ := iv.Op("search"); o.Count != sum {
+			t.Errorf("interval %d: merged count %d, shards' sum %d", k, o.Count, sum)
+		}
+	}
+	// A shard's own timeline says nothing of shards.
+	if js, _ := json.Marshal(a.Engines[0].Levels[0].Timeline); bytes.Contains(js, []byte(`"shards"`)) {
+		t.Errorf("an unmerged timeline lists shards: %s", js)
 	}
 }

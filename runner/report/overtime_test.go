@@ -1,0 +1,328 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"html"
+	"math"
+	"math/rand/v2"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/searchbench/searchbench/runner/result"
+)
+
+// sampleTimeline is a timeline of n intervals of the given length, each
+// operation's calls drawn as sampleOp draws them (so each interval's
+// percentiles are its histogram's), load rising interval by interval, a
+// timeout in the third interval, the engine's queue depth, a thread count
+// that never changes, and the container's CPU and memory.
+func sampleTimeline(t testing.TB, n int, length time.Duration, seed uint64) *result.Timeline {
+	t.Helper()
+	tl := &result.Timeline{Interval: result.Duration(length)}
+	rng := rand.New(rand.NewPCG(seed, 3))
+	for k := range n {
+		iv := result.Interval{Start: result.Duration(time.Duration(k) * length), Length: result.Duration(length),
+			EngineStats: map[string]float64{"queue_depth": float64(3 * k), "writer_threads": 4,
+				statCPU: 0.5 + 0.1*float64(k), statMemory: float64(200+10*k) * (1 << 20)}}
+		for j, op := range []string{"search", "upsert"} {
+			h := hdrhistogram.New(1, 300_000_000, 3)
+			calls := 50*(k+1) + 7*j
+			for range calls {
+				if err := h.RecordValue(int64(1000 * float64(j+1) * (1 + 0.5*rng.ExpFloat64()))); err != nil {
+					t.Fatal(err)
+				}
+			}
+			o := result.IntervalOp{Op: op, Count: h.TotalCount()}
+			if err := o.SetLatency(h); err != nil {
+				t.Fatal(err)
+			}
+			if k == 2 && op == "upsert" {
+				o.Errors = map[string]int64{"timeout": 4, "5xx": 1}
+			}
+			iv.Ops = append(iv.Ops, o)
+		}
+		tl.Intervals = append(tl.Intervals, iv)
+	}
+	return tl
+}
+
+// timelineResult is sampleResult with a timeline on each of alpha's levels
+// and each of gamma's ladder repetitions; beta has none (an engine run of
+// an older searchbench beside a newer one).
+func timelineResult(t testing.TB) *result.Result {
+	res := sampleResult(t)
+	for j := range res.Engines[0].Levels {
+		res.Engines[0].Levels[j].Timeline = sampleTimeline(t, 5, time.Second, uint64(j))
+	}
+	for j, rung := range res.Engines[2].Ladder.Rungs {
+		for k := range rung.Reps {
+			tl := sampleTimeline(t, 3, 500*time.Millisecond, uint64(100+10*j+k))
+			for i := range tl.Intervals {
+				tl.Intervals[i].ScheduledRate = rung.Offered
+			}
+			// A rep's last interval is cut short by its end: its rate is
+			// over its own length, not the timeline's interval.
+			tl.Intervals[2].Length = result.Duration(300 * time.Millisecond)
+			res.Engines[2].Ladder.Rungs[j].Reps[k].Timeline = tl
+		}
+	}
+	return res
+}
+
+// plottedRow is one row of an over-time values table, read back from the
+// page's data attributes.
+type plottedRow struct {
+	window, op                  string
+	start, rate, p50, p99, errs float64
+	shards                      string
+}
+
+var rowRE = regexp.MustCompile(`<tr data-window="([^"]*)" data-op="([^"]*)" data-start="([^"]*)" data-rate="([^"]*)" data-p50="([^"]*)" data-p99="([^"]*)" data-errors="([^"]*)" data-shards="([^"]*)">`)
+
+// plotted is every over-time values row of the chart with the given id.
+func plotted(t *testing.T, page, id string) []plottedRow {
+	t.Helper()
+	i := strings.Index(page, `id="`+id+`"`)
+	if i < 0 {
+		t.Fatalf("no %s on the page", id)
+	}
+	sec := page[i:]
+	if j := strings.Index(sec, "</details>"); j >= 0 {
+		sec = sec[:j]
+	}
+	var out []plottedRow
+	for _, m := range rowRE.FindAllStringSubmatch(sec, -1) {
+		f := func(s string) float64 {
+			v, err := strconv.ParseFloat(s, 64)
+			if err != nil {
+				t.Fatalf("%s: %q is not a number", id, s)
+			}
+			return v
+		}
+		out = append(out, plottedRow{window: html.UnescapeString(m[1]), op: m[2], start: f(m[3]), rate: f(m[4]), p50: f(m[5]), p99: f(m[6]), errs: f(m[7]), shards: m[8]})
+	}
+	return out
+}
+
+func renderHTML(t *testing.T, rep *Report) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := rep.HTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// plottedWindow is a window an over-time chart should show.
+type plottedWindow struct {
+	window string
+	tl     *result.Timeline
+}
+
+// checkPlotted checks that the values table of chart id holds the
+// windows' timelines, interval by interval, end to end: throughput is
+// count over the interval's own length, p50 and p99 the interval's,
+// errors per second all classes.
+func checkPlotted(t *testing.T, page, id string, windows []plottedWindow) {
+	t.Helper()
+	rows := plotted(t, page, id)
+	n := 0
+	at := 0.0
+	for _, w := range windows {
+		for _, iv := range w.tl.Intervals {
+			length := time.Duration(iv.Length).Seconds()
+			for _, o := range iv.Ops {
+				if n >= len(rows) {
+					t.Fatalf("%s: %d rows; the timelines have more", id, len(rows))
+				}
+				r := rows[n]
+				n++
+				var errs int64
+				for _, e := range o.Errors {
+					errs += e
+				}
+				start := at + time.Duration(iv.Start).Seconds()
+				if r.window != w.window || r.op != o.Op || math.Abs(r.start-start) > 1e-9 || r.rate != float64(o.Count)/length ||
+					r.p50 != o.P50 || r.p99 != o.P99 || r.errs != float64(errs)/length {
+					t.Errorf("%s row %d: %+v; want %s at %gs, %s: %g/s, p50 %g, p99 %g, %g errors/s",
+						id, n, r, w.window, start, o.Op, float64(o.Count)/length, o.P50, o.P99, float64(errs)/length)
+				}
+			}
+		}
+		last := w.tl.Intervals[len(w.tl.Intervals)-1]
+		at += time.Duration(last.Start + last.Length).Seconds()
+	}
+	if n != len(rows) {
+		t.Errorf("%s: %d rows; the timelines have %d", id, len(rows), n)
+	}
+}
+
+// The over-time values are the timeline's own, interval by interval and
+// window after window: throughput is count over the interval's length, p50
+// and p99 the interval's (never averaged), errors per second all classes.
+func TestOverTimePlotsTheTimelinesValues(t *testing.T) {
+	res := timelineResult(t)
+	page := renderHTML(t, New(Input{Name: "tl.json", Result: res}))
+	var alpha []plottedWindow
+	for _, l := range res.Engines[0].Levels {
+		alpha = append(alpha, plottedWindow{fmt.Sprintf("%d users", l.Users), l.Timeline})
+	}
+	checkPlotted(t, page, "chart-overtime-alpha", alpha)
+	var gamma []plottedWindow
+	for _, rung := range res.Engines[2].Ladder.Rungs {
+		for k, rep := range rung.Reps {
+			gamma = append(gamma, plottedWindow{fmt.Sprintf("%s/s #%d", rate(rung.Offered), k+1), rep.Timeline})
+		}
+	}
+	checkPlotted(t, page, "chart-overtime-gamma", gamma)
+	if strings.Contains(page, `id="chart-overtime-beta"`) {
+		t.Error("beta has no timeline, yet an over-time chart")
+	}
+}
+
+// Every panel the timeline supports is drawn, on one axis: throughput,
+// latency, errors (there are some), the queue depth, container CPU and
+// memory; a stat that never changes (a thread count) is not.
+func TestOverTimePanels(t *testing.T) {
+	rep := New(Input{Name: "tl.json", Result: timelineResult(t)})
+	var c *Chart
+	for _, ch := range rep.Charts() {
+		if ch.Name == "overtime-alpha" {
+			c = &ch
+		}
+	}
+	if c == nil {
+		t.Fatal("no over-time chart for alpha")
+	}
+	var ys []string
+	for _, p := range c.panels {
+		ys = append(ys, p.Y.Label.Text)
+		if p.X.Min != c.panels[0].X.Min || p.X.Max != c.panels[0].X.Max {
+			t.Errorf("panel %q spans %g–%g s, the first %g–%g: not one time axis", p.Y.Label.Text, p.X.Min, p.X.Max, c.panels[0].X.Min, c.panels[0].X.Max)
+		}
+	}
+	got := strings.Join(ys, "; ")
+	if want := "calls/s; latency (ms, log); errors/s; container CPU (cores); container memory (MiB); queue depth"; got != want {
+		t.Errorf("panels %q, want %q", got, want)
+	}
+	// 3 levels of 5 one-second intervals: the axis is 15 s long.
+	if c.panels[0].X.Max != 15 {
+		t.Errorf("axis ends at %g s, want 15", c.panels[0].X.Max)
+	}
+	// The SVG has the drawn lines: each operation's throughput is a path
+	// per window (broken at each boundary) with a point per interval.
+	svg, err := c.SVG()
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := 0
+	for _, d := range regexp.MustCompile(` d="([^"]*)"`).FindAllStringSubmatch(string(svg), -1) {
+		if strings.Count(d[1], "L") >= 4 { // M and 4 L: 5 intervals
+			long++
+		}
+	}
+	if long < 3*2*2 { // 3 windows × 2 operations × (throughput, p50, p99…)
+		t.Errorf("the SVG has %d paths of 5 points or more; the lines are not drawn", long)
+	}
+}
+
+// A result without a timeline renders exactly as before: the page of a
+// result with timelines, less its over-time section, is the page of the
+// same result without them, and that page has no over-time section.
+func TestAResultWithoutATimelineRendersAsBefore(t *testing.T) {
+	old := renderHTML(t, New(Input{Name: "r.json", Result: sampleResult(t)}))
+	if strings.Contains(old, "over-time") || strings.Contains(old, "overtime") {
+		t.Error("a result without timelines has an over-time section")
+	}
+	newer := renderHTML(t, New(Input{Name: "r.json", Result: timelineResult(t)}))
+	i, j := strings.Index(newer, `<h2 id="over-time">`), strings.Index(newer, "<h2>Summary</h2>")
+	if i < 0 || j < i {
+		t.Fatalf("over-time section at %d, next section at %d", i, j)
+	}
+	if cut := newer[:i] + newer[j:]; cut != old {
+		t.Error("the over-time section is not the only difference a timeline makes to the page")
+	}
+	for _, c := range New(Input{Name: "r.json", Result: sampleResult(t)}).Charts() {
+		if c.ot != nil || strings.HasPrefix(c.Name, "overtime-") {
+			t.Errorf("chart %s for a result without timelines", c.Name)
+		}
+	}
+}
+
+// A merged run's over-time chart shows each shard's throughput beside the
+// merged lines, and its values table each shard's calls per second.
+func TestMergedOverTimeShowsEachShard(t *testing.T) {
+	res := timelineResult(t)
+	for _, l := range res.Engines[0].Levels {
+		for k, iv := range l.Timeline.Intervals {
+			var all int64
+			for _, o := range iv.Ops {
+				all += o.Count
+			}
+			// Shard 1 falls behind in the last interval; shard 0 makes up.
+			behind := int64(0)
+			if k == len(l.Timeline.Intervals)-1 {
+				behind = all / 4
+			}
+			l.Timeline.Intervals[k].Shards = []result.IntervalShard{{Shard: 0, Count: all/2 + behind}, {Shard: 1, Count: all - all/2 - behind}}
+		}
+	}
+	rep := New(Input{Name: "merged.json", Result: res})
+	page := renderHTML(t, rep)
+	rows := plotted(t, page, "chart-overtime-alpha")
+	tl := res.Engines[0].Levels[0].Timeline
+	for k, iv := range tl.Intervals {
+		length := time.Duration(iv.Length).Seconds()
+		want := fmt.Sprintf("0:%v 1:%v", float64(iv.Shards[0].Count)/length, float64(iv.Shards[1].Count)/length)
+		if r := rows[2*k]; r.shards != want {
+			t.Errorf("interval %d: shards %q, want %q", k, r.shards, want)
+		}
+	}
+	for _, s := range []string{"shard 0 calls/s (all ops)", "shard 1 calls/s (all ops)", "each shard&#39;s throughput"} {
+		if !strings.Contains(page, s) {
+			t.Errorf("page lacks %q", s)
+		}
+	}
+	for _, c := range rep.Charts() {
+		if c.Name != "overtime-alpha" {
+			continue
+		}
+		svg, err := c.SVG()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range []string{"shard 0 (all ops)", "shard 1 (all ops)"} {
+			if !bytes.Contains(svg, []byte(s)) {
+				t.Errorf("the chart's legend lacks %q", s)
+			}
+		}
+		for i := range 2 {
+			r, g, b, _ := shardColor(i).RGBA()
+			if hex := fmt.Sprintf("#%02X%02X%02X", r>>8, g>>8, b>>8); !bytes.Contains(bytes.ToUpper(svg), []byte(hex)) {
+				t.Errorf("no line in shard %d's colour %s", i, hex)
+			}
+		}
+	}
+}
+
+// A real run's result.json (searchbench run --ids 2000 --users 4
+// --settle 1s --measure 3s, the embedded bleve) loads with its timeline
+// and its over-time values are the file's.
+func TestOverTimeOfARealRun(t *testing.T) {
+	in, err := Load("testdata/v1-timeline.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := in.Result.Engines[0].Levels[0]
+	if l.Timeline == nil || len(l.Timeline.Intervals) == 0 {
+		t.Fatal("the fixture has no timeline")
+	}
+	page := renderHTML(t, New(in))
+	checkPlotted(t, page, "chart-overtime-bleve", []plottedWindow{{"4 users", l.Timeline}})
+}
