@@ -288,7 +288,9 @@ func TestLibraryRejectsAnInvalidPlan(t *testing.T) {
 // Getter is bad input before anything starts.
 func TestGetEndToEnd(t *testing.T) {
 	dir := t.TempDir()
-	code, _, stderr := runCLI(t, context.Background(), quick(dir, "--mix", "search=70,get=10,upsert=19,delete=1")...)
+	// Two seconds a level: a tenth of the calls are gets, and a loaded
+	// machine makes few calls in quick's 700 ms (a level once had none).
+	code, _, stderr := runCLI(t, context.Background(), quick(dir, "--mix", "search=70,get=10,upsert=19,delete=1", "--measure", "2s")...)
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
