@@ -264,16 +264,19 @@ func Calibrate(ctx context.Context, d []Distribution, cfg CalibrationConfig) ([]
 		e := newKnownEngine(dist, uint64(i)+1, cfg.overshoot)
 		// The engine times the calls that start in the window, as the
 		// users record them (closed.go, user.run).
-		window := Events{Phase: func(_ int, phase string, _ time.Duration) {
-			switch phase {
+		window := Emitter{Observer: ObserverFunc(func(ev Event) {
+			if ev.Kind != EventPhase {
+				return
+			}
+			switch ev.Phase {
 			case "measure":
 				e.recording.Store(true)
 			case "drain":
 				e.recording.Store(false)
 			}
-		}}
+		})}
 		closed := ClosedLoop(ctx, e, src, Config{Users: []int{cfg.Users}, SpawnRate: 1000, Settle: time.Second,
-			Measure: cfg.Measure, Freshness: FreshnessConfig{Off: true}, Calls: calls}, window)
+			Measure: cfg.Measure, Freshness: FreshnessConfig{Off: true}, Calls: calls}, window, nil)
 		if ctx.Err() != nil || len(closed) == 0 {
 			return rows, warnings, ctx.Err()
 		}

@@ -129,71 +129,105 @@ func (c Config) Validate() error {
 	return inField("Calls", c.validateInterval(c.Measure, "measure"))
 }
 
-// Events lets a caller watch a run; every field may be nil.
-type Events struct {
-	Phase func(users int, phase string, d time.Duration) // ramp, settle, measure, drain
-	// Progress is called about once a second while measuring: calls and
-	// failures so far, and the median of the latencies recorded so far
-	// across operations (users fold theirs in every 512 calls; -1 before
-	// any has).
-	Progress func(users int, ops, errs int64, p50 time.Duration)
-	Rung     func(rate float64, rep, reps int) // open loop: a repetition starts
-	// Interval, when set, receives each interval of a measured window as
-	// it closes, and each once more, final, as the window's timeline has
-	// it when the window ends (see liveFunc), with the window's name
-	// ("level 2 users=50", "rung 3 rep 1").
-	Interval func(window string, iv result.Interval)
-	// Warning, when set, receives each warning of a measured window
-	// ("level 2 users=50", "rung 3", "ladder") as soon as the window's
-	// figures are final: a watcher sees them while the run goes on rather
-	// than in the result at its end.
-	Warning func(window, text string)
-	// Barrier, when set, is called before each synchronised start (each
-	// closed-loop level, each rung's repetition) with the phase ("level 2 users=50",
-	// "rung 3 rep 1") and this process's reason to stop ("" to go on). It
-	// returns at the instant the load starts, or with a reason to stop
-	// instead: a shard of a sharded run waits there for the others.
-	Barrier func(ctx context.Context, phase, stop string) string
+// Emitter is how the loops report what they do: each Event goes to
+// Observer, labelled with Setup, so a library caller watching a loop gets
+// the same stream Run's Observer (and so the CLI's log and the live view)
+// gets. The zero Emitter sends nothing.
+type Emitter struct {
+	Setup    string
+	Observer Observer // nil: no one watches
+	// scrub, when set, removes the setup's secrets from warnings before
+	// any observer sees them: a warning may quote a failure's message, and
+	// an observer may show it to anyone who can open a page.
+	scrub *scrubber
 }
 
-// warn sends the window's warnings to ev.Warning, if set.
-func (ev Events) warn(window string, warnings []string) {
-	if ev.Warning == nil {
+// emit sends e, labelled with the setup.
+func (em Emitter) emit(e Event) {
+	if em.Observer == nil {
 		return
 	}
+	e.Setup = em.Setup
+	if e.Kind == EventWarning && em.scrub != nil {
+		e.Text = em.scrub.scrub(e.Text)
+	}
+	em.Observer.Observe(e)
+}
+
+// phase says a closed-loop level of users enters phase for d.
+func (em Emitter) phase(users int, phase string, d time.Duration) {
+	em.emit(Event{Kind: EventPhase, Users: users, Phase: phase, Duration: d})
+}
+
+// warn sends each of the window's warnings ("level 2 users=50", "rung 3",
+// "ladder") as soon as the window's figures are final: a watcher sees
+// them while the run goes on rather than in the result at its end.
+func (em Emitter) warn(window string, warnings []string) {
 	for _, w := range warnings {
-		ev.Warning(window, w)
+		em.emit(Event{Kind: EventWarning, Phase: window, Text: w})
 	}
 }
 
-// live is the collector's callback for the named window; nil when no one
-// listens.
-func (ev Events) live(window string) liveFunc {
-	if ev.Interval == nil {
+// live is the collector's callback for the named window ("level 2
+// users=50", "rung 3 rep 1"): each interval as it closes, and each once
+// more, final, as the window's timeline has it (see liveFunc); nil when no
+// one listens, so the collector does not build snapshots for nobody.
+func (em Emitter) live(window string) liveFunc {
+	if em.Observer == nil {
 		return nil
 	}
-	return func(iv result.Interval) { ev.Interval(window, iv) }
+	return func(iv result.Interval) { em.emit(Event{Kind: EventInterval, Phase: window, Interval: &iv}) }
 }
 
-// barrier waits at ev's barrier, if any; "" is go.
-func (ev Events) barrier(ctx context.Context, phase, stop string) string {
-	if ev.Barrier == nil {
-		return stop
+// Barrier is where a sharded run's processes start together: before each
+// synchronised start (each closed-loop level, each rung's repetition) the
+// loop waits there. It is a control seam, not an observation: its answer
+// decides whether the loop goes on.
+type Barrier interface {
+	// Wait returns nil at the instant the load starts, or why this start
+	// is called off instead (this process's reason, at.Stop, or another
+	// shard's: any shard's stop stops all).
+	Wait(ctx context.Context, at Start) *StopReason
+}
+
+// BarrierFunc adapts a function to a Barrier.
+type BarrierFunc func(ctx context.Context, at Start) *StopReason
+
+// Wait calls f(ctx, at).
+func (f BarrierFunc) Wait(ctx context.Context, at Start) *StopReason { return f(ctx, at) }
+
+// Start is a synchronised start: its phase ("level 2 users=50", "rung 3
+// rep 1", "prepared") and this process's reason to stop there, nil when it
+// is ready to go on.
+type Start struct {
+	Phase string
+	Stop  *StopReason
+}
+
+// StopReason is why a start was called off ("interrupted", "failed: …",
+// "p99 … is more than 50 × the first rung's"); it is never empty.
+type StopReason struct{ Why string }
+
+// wait waits at b; with no barrier, only this process's own reason stops.
+func wait(ctx context.Context, b Barrier, at Start) *StopReason {
+	if b == nil {
+		return at.Stop
 	}
-	return ev.Barrier(ctx, phase, stop)
+	return b.Wait(ctx, at)
 }
 
 // ClosedLoop runs every level of cfg against e, in order. It returns the
 // levels measured so far when ctx ends (the last one marked partial).
-func ClosedLoop(ctx context.Context, e engines.Engine, src Source, cfg Config, ev Events) []result.Level {
+// Each level waits at b first (nil: none); em receives its events.
+func ClosedLoop(ctx context.Context, e engines.Engine, src Source, cfg Config, em Emitter, b Barrier) []result.Level {
 	vers := newVersions(src.IDs()+1, cfg.Share)
 	var levels []result.Level
 	for i, users := range cfg.Users {
-		if ctx.Err() != nil || ev.barrier(ctx, fmt.Sprintf("level %d users=%d", i+1, users), "") != "" {
+		if ctx.Err() != nil || wait(ctx, b, Start{Phase: fmt.Sprintf("level %d users=%d", i+1, users)}) != nil {
 			break
 		}
-		l := runLevel(ctx, e, src, cfg, ev, vers, i, users)
-		ev.warn(fmt.Sprintf("level %d users=%d", i+1, users), l.Warnings)
+		l := runLevel(ctx, e, src, cfg, em, vers, i, users)
+		em.warn(fmt.Sprintf("level %d users=%d", i+1, users), l.Warnings)
 		levels = append(levels, l)
 	}
 	return levels
@@ -268,7 +302,7 @@ func userStreams(cfg Config, ids, level, total int) (first int, streams []*workl
 const rampSlack = 100 * time.Millisecond
 
 // runLevel runs a level of all users (this share's part of them).
-func runLevel(ctx context.Context, e engines.Engine, src Source, cfg Config, ev Events,
+func runLevel(ctx context.Context, e engines.Engine, src Source, cfg Config, em Emitter,
 	vers versions, level, all int) result.Level {
 	sink := NewSink(4 * runtime.GOMAXPROCS(0))
 	first, streams := userStreams(cfg, src.IDs(), level, all)
@@ -295,7 +329,7 @@ func runLevel(ctx context.Context, e engines.Engine, src Source, cfg Config, ev 
 	defer stop()
 	probe := newProber(e, src, cfg.Freshness, cfg.Calls, vers)
 	var wg, running sync.WaitGroup
-	phase(ev, all, "ramp", ramp)
+	em.phase(all, "ramp", ramp)
 	for i, u := range users {
 		if !sleepUntil(runCtx, t0.Add(time.Duration(float64(time.Second)*float64(first+i)/cfg.SpawnRate))) {
 			break
@@ -328,23 +362,23 @@ func runLevel(ctx context.Context, e engines.Engine, src Source, cfg Config, ev 
 	known.startIntervals(g.n)
 	probe.startIntervals(g)
 	win.set(measureFrom, measureTo, g)
-	phase(ev, all, "settle", cfg.Settle)
+	em.phase(all, "settle", cfg.Settle)
 	sleepUntil(runCtx, t0.Add(measureFrom))
-	phase(ev, all, "measure", cfg.Measure)
+	em.phase(all, "measure", cfg.Measure)
 	endSelf := measureSelf()
 	probeCtx, stopProbe := context.WithCancel(runCtx)
 	if probe != nil {
 		go probe.run(probeCtx, cfg.Timeout)
 	}
 	stats := sampleStats(runCtx, e, cfg.Sampled, cfg.Timeout)
-	live := ev.live(fmt.Sprintf("level %d users=%d", level+1, all))
+	live := em.live(fmt.Sprintf("level %d users=%d", level+1, all))
 	stopCollector := collector(runCtx, live, cfg.Mix.Ops(), ivs)
-	watchProgress(runCtx, ev, all, users, sink, t0.Add(measureTo))
+	watchProgress(runCtx, em, all, users, sink, t0.Add(measureTo))
 	cpu, schedP99 := endSelf()
 	engineStats, statsWarn := stats.stop(cfg.Timeout)
 	// Users stop issuing at measureTo; calls in flight finish (bounded by the
 	// request timeout) so that the window's last calls are counted.
-	phase(ev, all, "drain", 0)
+	em.phase(all, "drain", 0)
 	wg.Wait()
 	stopProbe()
 	stopCollector()
@@ -537,15 +571,11 @@ func do(ctx context.Context, e engines.Engine, c *workload.Call) (err error) {
 	return c.Invoke(ctx, e)
 }
 
-func phase(ev Events, users int, name string, d time.Duration) {
-	if ev.Phase != nil {
-		ev.Phase(users, name, d)
-	}
-}
-
-// watchProgress reports live counts about once a second until the window
-// ends or ctx is done.
-func watchProgress(ctx context.Context, ev Events, n int, users []*user, sink *Sink, until time.Time) {
+// watchProgress reports live counts (EventProgress: calls and failures so
+// far, and the median of the latencies recorded so far across operations,
+// which users fold in every 512 calls; -1 before any has) about once a
+// second until the window ends or ctx is done.
+func watchProgress(ctx context.Context, em Emitter, n int, users []*user, sink *Sink, until time.Time) {
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	deadline := time.NewTimer(time.Until(until))
@@ -557,7 +587,7 @@ func watchProgress(ctx context.Context, ev Events, n int, users []*user, sink *S
 		case <-deadline.C:
 			return
 		case <-tick.C:
-			if ev.Progress == nil {
+			if em.Observer == nil {
 				continue
 			}
 			var ops, errs int64
@@ -565,7 +595,7 @@ func watchProgress(ctx context.Context, ev Events, n int, users []*user, sink *S
 				ops += u.ops.Load()
 				errs += u.errs.Load()
 			}
-			ev.Progress(n, ops, errs, sink.median())
+			em.emit(Event{Kind: EventProgress, Users: n, Ops: ops, Errs: errs, P50: sink.median()})
 		}
 	}
 }

@@ -25,7 +25,7 @@ func freshnessConfig(users int, visible time.Duration) (*memEngine, Config) {
 // after the write sees it: the lag is below one poll interval.
 func TestFreshnessOfSearchableWrites(t *testing.T) {
 	e, cfg := freshnessConfig(4, 0)
-	l := ClosedLoop(context.Background(), e, testCorpus(t, 5000, 0.5), cfg, Events{})[0]
+	l := ClosedLoop(context.Background(), e, testCorpus(t, 5000, 0.5), cfg, Emitter{}, nil)[0]
 	f := l.Freshness
 	if f == nil || f.Visible < 10 {
 		t.Fatalf("freshness %+v; want at least 10 probed writes seen", f)
@@ -44,7 +44,7 @@ func TestFreshnessOfSearchableWrites(t *testing.T) {
 func TestFreshnessOfAcknowledgedWrites(t *testing.T) {
 	const visible = 300 * time.Millisecond
 	e, cfg := freshnessConfig(4, visible)
-	l := ClosedLoop(context.Background(), e, testCorpus(t, 5000, 0.5), cfg, Events{})[0]
+	l := ClosedLoop(context.Background(), e, testCorpus(t, 5000, 0.5), cfg, Emitter{}, nil)[0]
 	f := l.Freshness
 	if f == nil || f.Visible < 3 {
 		t.Fatalf("freshness %+v; want several probed writes seen", f)
@@ -70,7 +70,7 @@ func TestFreshnessOfPeriodicRefresh(t *testing.T) {
 	e.refresh, e.t0 = period, time.Now()
 	cfg.Measure = 8 * time.Second
 	cfg.Freshness.Gap = period
-	l := ClosedLoop(context.Background(), e, testCorpus(t, 5000, 0.5), cfg, Events{})[0]
+	l := ClosedLoop(context.Background(), e, testCorpus(t, 5000, 0.5), cfg, Emitter{}, nil)[0]
 	f := l.Freshness
 	if f == nil || f.Visible < 10 {
 		t.Fatalf("freshness %+v; want at least 10 probed writes seen", f)
@@ -91,7 +91,7 @@ func TestFreshnessWhenWritesNeverShow(t *testing.T) {
 	// writes over more IDs make that rare; the accounting below holds
 	// either way.
 	e.delay = 10 * time.Millisecond
-	l := ClosedLoop(context.Background(), e, testCorpus(t, 50000, 0.5), cfg, Events{})[0]
+	l := ClosedLoop(context.Background(), e, testCorpus(t, 50000, 0.5), cfg, Emitter{}, nil)[0]
 	if f := l.Freshness; f == nil || f.Visible != 0 || f.Probes == 0 || f.Unresolved+f.Superseded != f.Probes {
 		t.Fatalf("freshness %+v; want the probes left unresolved (or superseded), none seen", f)
 	}
@@ -107,7 +107,7 @@ func TestFreshnessWhenWritesNeverShow(t *testing.T) {
 		}
 		return nil
 	}
-	l = ClosedLoop(context.Background(), e, testCorpus(t, 5000, 0.5), cfg, Events{})[0]
+	l = ClosedLoop(context.Background(), e, testCorpus(t, 5000, 0.5), cfg, Emitter{}, nil)[0]
 	if f := l.Freshness; f == nil || f.SearchFailed == 0 || !strings.Contains(f.LastError, "overloaded") {
 		t.Fatalf("freshness %+v; want the failed searches counted with their error", f)
 	}
@@ -119,7 +119,7 @@ func TestFreshnessOff(t *testing.T) {
 	e, cfg := freshnessConfig(2, 0)
 	cfg.Measure = 200 * time.Millisecond
 	cfg.Freshness.Off = true
-	if l := ClosedLoop(context.Background(), e, testCorpus(t, 500, 0.5), cfg, Events{})[0]; l.Freshness != nil {
+	if l := ClosedLoop(context.Background(), e, testCorpus(t, 500, 0.5), cfg, Emitter{}, nil)[0]; l.Freshness != nil {
 		t.Errorf("freshness %+v with the probe off", l.Freshness)
 	}
 }

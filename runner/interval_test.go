@@ -98,15 +98,15 @@ func TestTimelineShowsFreezesWhereTheyHappen(t *testing.T) {
 	// The intervals are also sent live, as they close.
 	var mu sync.Mutex
 	live := map[result.Duration]result.Interval{}
-	ev := Events{Interval: func(window string, iv result.Interval) {
+	ev := watch(EventInterval, func(e Event) {
 		mu.Lock()
 		defer mu.Unlock()
-		if window != "level 1 users=4" {
-			t.Errorf("live interval of window %q", window)
+		if e.Phase != "level 1 users=4" {
+			t.Errorf("live interval of window %q", e.Phase)
 		}
-		live[iv.Start] = iv
-	}}
-	l := ClosedLoop(context.Background(), newEngine(20*time.Millisecond), c, closed, ev)[0]
+		live[e.Interval.Start] = *e.Interval
+	})
+	l := ClosedLoop(context.Background(), newEngine(20*time.Millisecond), c, closed, ev, nil)[0]
 	check("closed loop", l.Timeline)
 	mu.Lock()
 	defer mu.Unlock()
@@ -411,7 +411,7 @@ func TestEngineStatsOnTheTimeline(t *testing.T) {
 	cfg.Sampled = func(context.Context) (map[string]float64, error) {
 		return map[string]float64{"container_cpu_cores": 1.5}, nil
 	}
-	l := ClosedLoop(context.Background(), e, testCorpus(t, 200, 1), cfg, Events{})[0]
+	l := ClosedLoop(context.Background(), e, testCorpus(t, 200, 1), cfg, Emitter{}, nil)[0]
 	if g := l.EngineStats["container_cpu_cores"]; g.Samples < 3 || g.Mean != 1.5 {
 		t.Errorf("the container's CPU over the window: %+v", g)
 	}
@@ -440,7 +440,7 @@ func TestTimelineCountsChecksAndProbes(t *testing.T) {
 	cfg.Measure, cfg.Interval = time.Second, 200*time.Millisecond
 	cfg.Known.Fraction = 0.2
 	cfg.Freshness.Gap = time.Millisecond
-	l := ClosedLoop(context.Background(), newMem(), testCorpus(t, 500, 1), cfg, Events{})[0]
+	l := ClosedLoop(context.Background(), newMem(), testCorpus(t, 500, 1), cfg, Emitter{}, nil)[0]
 	var checks, found, visible int64
 	for _, iv := range l.Timeline.Intervals {
 		if k := iv.KnownItems; k != nil {
@@ -490,12 +490,12 @@ func TestAShardsIntervalsLieOnTheSharedGrid(t *testing.T) {
 		e.delay = time.Millisecond
 		cfg := quickConfig(8)
 		cfg.Settle, cfg.Measure, cfg.Interval, cfg.Share = 50*time.Millisecond, 400*time.Millisecond, 100*time.Millisecond, share
-		ev := Events{Phase: func(_ int, phase string, _ time.Duration) {
-			if phase == "ramp" {
+		ev := watch(EventPhase, func(e Event) {
+			if e.Phase == "ramp" {
 				time.Sleep(hold) // the ramp overruns by ~hold
 			}
-		}}
-		return ClosedLoop(context.Background(), e, testCorpus(t, 500, 0.5), cfg, ev)[0]
+		})
+		return ClosedLoop(context.Background(), e, testCorpus(t, 500, 0.5), cfg, ev, nil)[0]
 	}
 	for _, c := range []struct {
 		share   shard.Share

@@ -43,7 +43,7 @@ func knownClosed(t *testing.T, drop bool) result.Level {
 	e, src, idle := knownSetup(t, drop)
 	cfg := Config{Users: []int{8}, SpawnRate: 1000, Settle: 20 * time.Millisecond, Measure: time.Second, Calls: knownCalls(idle)}
 	cfg.Freshness.Off = true
-	levels := ClosedLoop(context.Background(), e, src, cfg, Events{})
+	levels := ClosedLoop(context.Background(), e, src, cfg, Emitter{}, nil)
 	if len(levels) != 1 || levels[0].KnownItems == nil {
 		t.Fatalf("levels %+v; want one with known-item checks", levels)
 	}
@@ -157,7 +157,7 @@ func TestKnownItemCheckIsNotTimed(t *testing.T) {
 	cfg := Config{Users: []int{2}, SpawnRate: 1000, Measure: time.Second,
 		Calls: Calls{Timeout: 5 * time.Second, Mix: workload.Presets["search"], Seed: 1, K: 10, Known: KnownConfig{Fraction: 1}}}
 	cfg.Freshness.Off = true
-	l := ClosedLoop(context.Background(), e, src, cfg, Events{})[0]
+	l := ClosedLoop(context.Background(), e, src, cfg, Emitter{}, nil)[0]
 	s, _ := l.Op("search")
 	if l.KnownItems == nil || l.KnownItems.Checks < 4 || s.Count != l.KnownItems.Checks+l.KnownItems.Skipped {
 		t.Fatalf("known items %+v, searches %d; want every search a check", l.KnownItems, s.Count)
@@ -173,7 +173,7 @@ func TestKnownItemsOff(t *testing.T) {
 	calls := knownCalls(idle)
 	calls.Known = KnownConfig{Off: true}
 	cfg := Config{Users: []int{2}, SpawnRate: 1000, Measure: 200 * time.Millisecond, Calls: calls}
-	l := ClosedLoop(context.Background(), e, src, cfg, Events{})[0]
+	l := ClosedLoop(context.Background(), e, src, cfg, Emitter{}, nil)[0]
 	rep := OpenLoop(context.Background(), e, src, OpenConfig{Workers: 4, Arrival: "constant", Calls: calls},
 		workload.Constant{PerSecond: 500, Duration: 200 * time.Millisecond}, newVersions(src.IDs()+1, shard.Share{}))
 	if l.KnownItems != nil || rep.KnownItems != nil || knownWarning(l.Warnings) != "" {

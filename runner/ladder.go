@@ -66,8 +66,9 @@ func (c LadderConfig) Validate() error {
 	return nil
 }
 
-// RunLadder climbs the ladder on e and finds the sustainable rate.
-func RunLadder(ctx context.Context, e engines.Engine, src Source, cfg LadderConfig, ev Events) result.Ladder {
+// RunLadder climbs the ladder on e and finds the sustainable rate. Each
+// rung's repetition waits at b first (nil: none); em receives its events.
+func RunLadder(ctx context.Context, e engines.Engine, src Source, cfg LadderConfig, em Emitter, b Barrier) result.Ladder {
 	l := result.Ladder{
 		Arrival: cfg.Open.Arrival, Workers: cfg.Open.Workers,
 		Start: cfg.Rates.Start, Step: cfg.Rates.Step, Stop: cfg.Rates.Stop,
@@ -83,7 +84,7 @@ func RunLadder(ctx context.Context, e engines.Engine, src Source, cfg LadderConf
 	// A shard's own decision to stop after a rung waits for the next
 	// start, where the coordinator makes every shard stop if any does, so
 	// the shards always climb the same rungs.
-	stop := ""
+	var stop *StopReason
 rungs:
 	for i, rate := range cfg.Rates.Rates() {
 		// The rung is the whole run's rate on every shard (the rungs are
@@ -93,28 +94,26 @@ rungs:
 			if ctx.Err() != nil {
 				break
 			}
-			if why := ev.barrier(ctx, fmt.Sprintf("rung %d rep %d", i+1, rep+1), stop); why != "" {
-				l.StoppedEarly = why
+			if why := wait(ctx, b, Start{Phase: fmt.Sprintf("rung %d rep %d", i+1, rep+1), Stop: stop}); why != nil {
+				l.StoppedEarly = why.Why
 				break rungs
 			}
-			if ev.Rung != nil {
-				ev.Rung(rate, rep+1, cfg.Repeat)
-			}
+			em.emit(Event{Kind: EventRung, Rate: rate, Rep: rep + 1, Reps: cfg.Repeat})
 			// Each repetition has its own arrival seed, and a Poisson
 			// ladder differs from rung to rung.
 			sched, err := workload.NewSchedule(cfg.Open.Arrival, rate, cfg.Duration, cfg.Open.Seed+uint64(i)<<16+uint64(rep))
 			if err != nil {
 				l.Warnings = append(l.Warnings, err.Error())
-				ev.warn("ladder", l.Warnings)
+				em.warn("ladder", l.Warnings)
 				return l
 			}
-			rung.Reps = append(rung.Reps, openLoop(ctx, e, src, cfg.Open, sched, vers, ev.live(fmt.Sprintf("rung %d rep %d", i+1, rep+1))))
+			rung.Reps = append(rung.Reps, openLoop(ctx, e, src, cfg.Open, sched, vers, em.live(fmt.Sprintf("rung %d rep %d", i+1, rep+1))))
 		}
 		if len(rung.Reps) == 0 {
 			break
 		}
 		rung.Summarize()
-		ev.warn(fmt.Sprintf("rung %d", i+1), rung.Warnings)
+		em.warn(fmt.Sprintf("rung %d", i+1), rung.Warnings)
 		l.Rungs = append(l.Rungs, rung)
 		// An interrupt first: the calls it left in line are unsent, which
 		// would otherwise read as a line that never drained.
@@ -122,18 +121,22 @@ rungs:
 			l.StoppedEarly = "interrupted"
 			break
 		}
-		if stop = exploded(l.Rungs, cfg.Explode); stop != "" && ev.Barrier == nil {
-			l.StoppedEarly = stop
-			break
+		stop = nil
+		if why := exploded(l.Rungs, cfg.Explode); why != "" {
+			stop = &StopReason{why}
+			if b == nil {
+				l.StoppedEarly = why
+				break
+			}
 		}
 	}
-	if l.StoppedEarly == "" && stop != "" {
-		l.StoppedEarly = stop // the top rung: no later start to agree at
+	if l.StoppedEarly == "" && stop != nil {
+		l.StoppedEarly = stop.Why // the top rung: no later start to agree at
 	}
 	// On a shard, each rep achieves only its share of the rung, so the
 	// shard's own verdict meets no rung: the merge judges again.
 	l.Judge()
-	ev.warn("ladder", l.Warnings)
+	em.warn("ladder", l.Warnings)
 	return l
 }
 

@@ -23,12 +23,12 @@ func TestLateUsersDelayTheWindow(t *testing.T) {
 	cfg := quickConfig(8)
 	cfg.Settle, cfg.Measure = 50*time.Millisecond, 200*time.Millisecond
 	const hold = 500 * time.Millisecond
-	ev := Events{Phase: func(_ int, phase string, _ time.Duration) {
-		if phase == "ramp" {
+	ev := watch(EventPhase, func(e Event) {
+		if e.Phase == "ramp" {
 			time.Sleep(hold)
 		}
-	}}
-	l := ClosedLoop(context.Background(), e, testCorpus(t, 500, 0.5), cfg, ev)[0]
+	})
+	l := ClosedLoop(context.Background(), e, testCorpus(t, 500, 0.5), cfg, ev, nil)[0]
 	var calls int64
 	for _, o := range l.Ops {
 		calls += o.Count + o.ErrorCount()
@@ -46,7 +46,7 @@ func TestLateUsersDelayTheWindow(t *testing.T) {
 
 // A ramp on time does not warn, and its users are all active.
 func TestRampOnTimeDoesNotWarn(t *testing.T) {
-	l := ClosedLoop(context.Background(), newMem(), testCorpus(t, 500, 0.5), quickConfig(4), Events{})[0]
+	l := ClosedLoop(context.Background(), newMem(), testCorpus(t, 500, 0.5), quickConfig(4), Emitter{}, nil)[0]
 	if a := l.Active; a == nil || a.Min != 4 || a.Mean != 4 {
 		t.Fatalf("active users %+v; want 4 throughout", a)
 	}
@@ -89,7 +89,7 @@ func TestFreshnessSkipsFailedWrites(t *testing.T) {
 		}
 		return nil
 	}
-	l := ClosedLoop(context.Background(), e, testCorpus(t, 5000, 0.5), cfg, Events{})[0]
+	l := ClosedLoop(context.Background(), e, testCorpus(t, 5000, 0.5), cfg, Emitter{}, nil)[0]
 	up, _ := l.Op("upsert")
 	f := l.Freshness
 	if f == nil || up.Errors["other"] < 2 {

@@ -113,7 +113,7 @@ func TestOpenLoopChargesStallsToEveryCall(t *testing.T) {
 	e = &stallEngine{memEngine: *newMem(), t0: time.Now(), period: period, freeze: freeze, serve: 100 * time.Microsecond}
 	cfg := quickConfig(2)
 	cfg.Mix, cfg.Settle, cfg.Measure = workload.Presets["search"], 0, 3*period
-	closed := ClosedLoop(context.Background(), e, c, cfg, Events{})[0]
+	closed := ClosedLoop(context.Background(), e, c, cfg, Emitter{}, nil)[0]
 	s, _ := closed.Op("search")
 	t.Logf("closed loop: %d calls, p99 %.2f ms", s.Count, s.Latency.P99)
 	if s.Latency.P99 > ms(freeze)/4 || rep.Latency.P99 < 2*s.Latency.P99 {
@@ -166,7 +166,7 @@ func TestLadderFindsTheKnee(t *testing.T) {
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	l := RunLadder(context.Background(), e, c, cfg, Events{})
+	l := RunLadder(context.Background(), e, c, cfg, Emitter{}, nil)
 	for _, r := range l.Rungs {
 		t.Logf("offered %.0f achieved %.0f p99 %.2f meets %v warnings %d", r.Offered, r.Achieved, r.P99, r.Sustainable, len(r.Warnings))
 	}

@@ -81,7 +81,7 @@ func TestEveryOpRunsClosedLoop(t *testing.T) {
 	calls := countCalls(e)
 	cfg := quickConfig(4)
 	cfg.Mix = everyOp()
-	l := ClosedLoop(context.Background(), e, c, cfg, Events{})[0]
+	l := ClosedLoop(context.Background(), e, c, cfg, Emitter{}, nil)[0]
 	calls.mu.Lock()
 	defer calls.mu.Unlock()
 	checkOps(t, "closed loop", l.Ops, calls.n)
@@ -128,7 +128,7 @@ func TestLevelReportsTheMixOps(t *testing.T) {
 	c := testCorpus(t, 100, 1)
 	cfg := quickConfig(2)
 	cfg.Mix, cfg.Measure = workload.Mix{workload.Search: 3, workload.Get: 1}, 100*time.Millisecond
-	l := ClosedLoop(context.Background(), newMem(), c, cfg, Events{})[0]
+	l := ClosedLoop(context.Background(), newMem(), c, cfg, Emitter{}, nil)[0]
 	var names []string
 	for _, o := range l.Ops {
 		names = append(names, o.Op)
@@ -154,7 +154,7 @@ func TestGetWithoutGetter(t *testing.T) {
 	if err := cfg.Mix.CheckEngine("mem", e); err == nil || !strings.Contains(err.Error(), "mem cannot get by ID") {
 		t.Errorf("CheckEngine: %v; want mem cannot get by ID", err)
 	}
-	l := ClosedLoop(context.Background(), e, c, cfg, Events{})[0]
+	l := ClosedLoop(context.Background(), e, c, cfg, Emitter{}, nil)[0]
 	if len(l.Ops) != 1 {
 		t.Fatalf("ops %+v; want the get row only", l.Ops)
 	}

@@ -15,8 +15,10 @@ import (
 	"github.com/searchbench/searchbench/runner/shard"
 )
 
-// Observer receives what a run is doing, as it happens: the CLI draws its
-// log lines and progress bars from these events. Observe may be called
+// Observer receives what a run is doing, as it happens: the one stream of
+// a run's events. Run's own steps and the loops (through an Emitter) send
+// every event to it; the CLI draws its log lines and progress bars from
+// it, the live view serves it, and a library caller gets all of it too. Observe may be called
 // from several of the run's goroutines at once (a level's phases and its
 // live progress), so it must be safe for concurrent use, and it must return
 // quickly: it is never inside a timed call, but a slow one delays the loop
@@ -57,8 +59,8 @@ const (
 	EventSetupDone
 	// EventInterval: an interval of a measured window (Phase: "level 2
 	// users=50", "rung 3 rep 1") closed, one interval after it ended;
-	// Interval holds its calls' figures, provisional (see Events.Interval:
-	// the result's timeline is the final word). When the window ends, each
+	// Interval holds its calls' figures, provisional (see liveFunc: the
+	// result's timeline is the final word). When the window ends, each
 	// of its intervals is sent once more as the result's timeline has it
 	// (with active users, checks and engine stats): a later Event for the
 	// same Setup, Phase and Interval.Start replaces an earlier one.
@@ -230,41 +232,45 @@ func (r *run) submit(ctx context.Context, res *result.Result) {
 	r.logf("", "sent the result to the coordinator")
 }
 
-// barrier is the loops' Events.Barrier for one setup: nil when the run is
-// not synchronised.
-func (r *run) barrier(setup string) func(ctx context.Context, phase, stop string) string {
+// barrier is the loops' Barrier for one setup: nil when the run is not
+// synchronised.
+func (r *run) barrier(setup string) Barrier {
 	if r.coord == nil {
-		return nil
+		return nil // not a nil BarrierFunc: the loops test for no barrier
 	}
-	return func(ctx context.Context, phase, stop string) (why string) {
+	return BarrierFunc(func(ctx context.Context, at Start) (why *StopReason) {
 		defer func() {
-			if why != "" {
-				r.stopped = why
+			if why != nil {
+				r.stopped = why.Why
 			}
 		}()
-		name := setup + " " + phase
+		name := setup + " " + at.Phase
 		if r.broken != "" {
-			return r.broken
+			return &StopReason{r.broken}
 		}
-		s, err := r.coord.Start(ctx, name, stop)
+		own := "" // the coordinator's protocol: "" is ready
+		if at.Stop != nil {
+			own = at.Stop.Why
+		}
+		s, err := r.coord.Start(ctx, name, own)
 		switch {
 		case ctx.Err() != nil:
-			return "interrupted"
+			return &StopReason{"interrupted"}
 		case err != nil:
 			r.broken = "coordinator: " + firstLine(err.Error())
-			return r.broken
+			return &StopReason{r.broken}
 		case s.Stop != "":
-			return s.Stop
+			return &StopReason{s.Stop}
 		}
 		waitUntil(ctx, s.At, spinFor(runtime.GOMAXPROCS(0)))
 		late := time.Since(s.At)
 		if ctx.Err() != nil {
-			return "interrupted"
+			return &StopReason{"interrupted"}
 		}
 		r.starts = append(r.starts, result.ShardStart{Phase: name, Offset: result.Duration(s.Offset), RTT: result.Duration(s.RTT), Late: result.Duration(late)})
-		r.logf(setup, "%s: started with the other shards (clock offset %v ± %v, %v late)", phase, s.Offset, s.RTT/2, late.Round(time.Microsecond))
-		return ""
-	}
+		r.logf(setup, "%s: started with the other shards (clock offset %v ± %v, %v late)", at.Phase, s.Offset, s.RTT/2, late.Round(time.Microsecond))
+		return nil
+	})
 }
 
 // writeMode is the write mode every setup asks for, recorded in the result's
@@ -322,12 +328,12 @@ func (r *run) setup(ctx context.Context, s Setup) (er result.EngineRun) {
 	defer setupDone() // a setup that failed before its loops
 	// A shard that fails before its first start still goes there, saying
 	// why, so that the others stop this setup with it instead of waiting.
-	ev := r.events(name, cfg.Secrets())
+	em, b := r.emitter(name, cfg.Secrets()), r.barrier(name)
 	prepared := false
-	if ev.Barrier != nil {
+	if b != nil {
 		defer func() {
 			if !prepared {
-				ev.Barrier(ctx, "prepared", "failed: "+firstLine(cmp.Or(er.Error, "panicked")))
+				b.Wait(ctx, Start{Phase: "prepared", Stop: &StopReason{"failed: " + firstLine(cmp.Or(er.Error, "panicked"))}})
 			}
 		}()
 	}
@@ -411,9 +417,9 @@ func (r *run) setup(ctx context.Context, s Setup) (er result.EngineRun) {
 		r.logf(name, "shard %s: shard 0 creates, pre-populates and checks the index", p.Shard.Share())
 	}
 	prepared = true
-	if why := ev.barrier(ctx, "prepared", ""); why != "" {
+	if why := wait(ctx, b, Start{Phase: "prepared"}); why != nil {
 		if ctx.Err() == nil {
-			er.Error = "stopped with the other shards: " + why
+			er.Error = "stopped with the other shards: " + why.Why
 		}
 		return er
 	}
@@ -423,9 +429,13 @@ func (r *run) setup(ctx context.Context, s Setup) (er result.EngineRun) {
 			er.Error = fmt.Sprintf("attach to the index shard 0 created: %v", err)
 		}
 	}
-	if why := ev.barrier(ctx, "attached", firstLine(er.Error)); why != "" || er.Error != "" {
+	attached := Start{Phase: "attached"}
+	if er.Error != "" {
+		attached.Stop = &StopReason{firstLine(er.Error)}
+	}
+	if why := wait(ctx, b, attached); why != nil || er.Error != "" {
 		if ctx.Err() == nil && er.Error == "" {
-			er.Error = "stopped with the other shards: " + why
+			er.Error = "stopped with the other shards: " + why.Why
 		}
 		return er
 	}
@@ -434,7 +444,7 @@ func (r *run) setup(ctx context.Context, s Setup) (er result.EngineRun) {
 		cfg.Share = p.Shard.Share()
 		cfg.Known.Idle = er.Relevance
 		cfg.Sampled = sampled
-		er.Levels = ClosedLoop(ctx, e, p.Source, cfg, ev)
+		er.Levels = ClosedLoop(ctx, e, p.Source, cfg, em, b)
 		if n := len(er.Levels); n < len(cfg.Users) && ctx.Err() == nil {
 			er.Error = "stopped with the other shards: " + r.stopped
 		}
@@ -443,7 +453,7 @@ func (r *run) setup(ctx context.Context, s Setup) (er result.EngineRun) {
 		cfg.Open.Share = p.Shard.Share()
 		cfg.Open.Known.Idle = er.Relevance
 		cfg.Open.Sampled = sampled
-		l := RunLadder(ctx, e, p.Source, cfg, ev)
+		l := RunLadder(ctx, e, p.Source, cfg, em, b)
 		er.Ladder = &l
 		if r.broken != "" {
 			er.Error = r.broken
@@ -485,33 +495,11 @@ func (r *run) prepare(ctx context.Context, e engines.Engine, name string, er *re
 	return true
 }
 
-// events turns the loops' callbacks into the Observer's events. A
-// warning is scrubbed of the setup's secrets, as the result's messages are
-// when the setup ends: it may quote a failure's message, and an observer
-// may show it to anyone who can open a page.
-func (r *run) events(setup string, secrets []string) Events {
-	sc := newScrubber(secrets)
-	return Events{
-		Phase: func(users int, phase string, d time.Duration) {
-			r.obs.Observe(Event{Kind: EventPhase, Setup: setup, Users: users, Phase: phase, Duration: d})
-		},
-		Progress: func(users int, ops, errs int64, p50 time.Duration) {
-			r.obs.Observe(Event{Kind: EventProgress, Setup: setup, Users: users, Ops: ops, Errs: errs, P50: p50})
-		},
-		Rung: func(rate float64, rep, reps int) {
-			r.obs.Observe(Event{Kind: EventRung, Setup: setup, Rate: rate, Rep: rep, Reps: reps})
-		},
-		Interval: func(window string, iv result.Interval) {
-			r.obs.Observe(Event{Kind: EventInterval, Setup: setup, Phase: window, Interval: &iv})
-		},
-		Warning: func(window, text string) {
-			if sc != nil {
-				text = sc.scrub(text)
-			}
-			r.obs.Observe(Event{Kind: EventWarning, Setup: setup, Phase: window, Text: text})
-		},
-		Barrier: r.barrier(setup),
-	}
+// emitter is the loops' Emitter for one setup: its events go to the run's
+// Observer, warnings scrubbed of the setup's secrets as the result's
+// messages are when the setup ends.
+func (r *run) emitter(setup string, secrets []string) Emitter {
+	return Emitter{Setup: setup, Observer: r.obs, scrub: newScrubber(secrets)}
 }
 
 // warnLeftovers says when containers of earlier runs are still there: they

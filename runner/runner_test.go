@@ -103,7 +103,7 @@ func TestClosedLoopMeasuresEveryOperation(t *testing.T) {
 	if _, err := Prepopulate(context.Background(), e, c, DefaultTimeout, nil); err != nil {
 		t.Fatal(err)
 	}
-	levels := ClosedLoop(context.Background(), e, c, quickConfig(4, 16), Events{})
+	levels := ClosedLoop(context.Background(), e, c, quickConfig(4, 16), Emitter{}, nil)
 	if len(levels) != 2 || levels[0].Users != 4 || levels[1].Users != 16 {
 		t.Fatalf("levels %+v", levels)
 	}
@@ -151,7 +151,7 @@ func TestDeletesOfMissingIDsAreCountedApart(t *testing.T) {
 	c := testCorpus(t, 200, 0) // nothing pre-populated: most deletes miss
 	cfg := quickConfig(4)
 	cfg.Mix = workload.Mix{workload.Delete: 1, workload.Upsert: 1}
-	l := ClosedLoop(context.Background(), e, c, cfg, Events{})[0]
+	l := ClosedLoop(context.Background(), e, c, cfg, Emitter{}, nil)[0]
 	del, _ := l.Op("delete")
 	if del.NotFound == 0 || del.NotFound > del.Count || len(del.Errors) != 0 {
 		t.Fatalf("delete %+v: want not-found deletes counted as done and apart, not as errors", del)
@@ -177,7 +177,7 @@ func TestFailingEngineIsCountedByClass(t *testing.T) {
 		return nil
 	}
 	c := testCorpus(t, 300, 0.9)
-	l := ClosedLoop(context.Background(), e, c, quickConfig(4), Events{})[0]
+	l := ClosedLoop(context.Background(), e, c, quickConfig(4), Emitter{}, nil)[0]
 	up, _ := l.Op("upsert")
 	se, _ := l.Op("search")
 	if up.Errors["overloaded"] == 0 || se.Errors["other"] == 0 {
@@ -261,12 +261,12 @@ func TestInterruptedLevelIsPartial(t *testing.T) {
 	cfg := quickConfig(4, 4)
 	cfg.Measure = time.Hour // only an interrupt ends it
 	ctx, cancel := context.WithCancel(context.Background())
-	ev := Events{Phase: func(_ int, phase string, _ time.Duration) {
-		if phase == "measure" {
+	ev := watch(EventPhase, func(e Event) {
+		if e.Phase == "measure" {
 			time.AfterFunc(100*time.Millisecond, cancel)
 		}
-	}}
-	levels := ClosedLoop(ctx, e, c, cfg, ev)
+	})
+	levels := ClosedLoop(ctx, e, c, cfg, ev, nil)
 	if len(levels) != 1 || !levels[0].Partial {
 		t.Fatalf("levels %+v; want one partial level", levels)
 	}
@@ -354,12 +354,12 @@ func BenchmarkUsers1500(b *testing.B) {
 		cfg := quickConfig(1500)
 		cfg.SpawnRate, cfg.Settle, cfg.Measure = 10_000, 500*time.Millisecond, 2*time.Second
 		var peak uint64
-		ev := Events{Progress: func(int, int64, int64, time.Duration) {
+		ev := watch(EventProgress, func(Event) {
 			var ms runtime.MemStats
 			runtime.ReadMemStats(&ms)
 			peak = max(peak, ms.Sys)
-		}}
-		l := ClosedLoop(context.Background(), e, c, cfg, ev)[0]
+		})
+		l := ClosedLoop(context.Background(), e, c, cfg, ev, nil)[0]
 		b.ReportMetric(float64(peak)/(1<<20), "MB-sys")
 		b.ReportMetric(l.TotalRPS, "ops/s")
 	}
@@ -387,7 +387,7 @@ func TestClientBoundWarning(t *testing.T) {
 		measureSelf = func() func() (float64, float64) {
 			return func() (float64, float64) { return k.cpu, k.sched }
 		}
-		l := ClosedLoop(context.Background(), newMem(), c, quickConfig(2), Events{})[0]
+		l := ClosedLoop(context.Background(), newMem(), c, quickConfig(2), Emitter{}, nil)[0]
 		var got string
 		for _, w := range l.Warnings {
 			if strings.HasPrefix(w, "client-bound: ") {
@@ -441,7 +441,7 @@ func TestDriverPanicsAreFailedCalls(t *testing.T) {
 		return nil
 	}
 	c := testCorpus(t, 300, 0.9)
-	l := ClosedLoop(context.Background(), e, c, quickConfig(4), Events{})[0]
+	l := ClosedLoop(context.Background(), e, c, quickConfig(4), Emitter{}, nil)[0]
 	se, _ := l.Op("search")
 	if se.Errors["other"] == 0 || l.Partial || se.Count == 0 {
 		t.Fatalf("search: %d ok, errors %v, partial %v; want the panics counted and the level whole", se.Count, se.Errors, l.Partial)

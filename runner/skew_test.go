@@ -55,8 +55,8 @@ func BenchmarkShardStartSkew(b *testing.B) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				if why := r.barrier("bench")(ctx, fmt.Sprint("start ", n), ""); why != "" {
-					b.Error(why)
+				if why := r.barrier("bench").Wait(ctx, Start{Phase: fmt.Sprint("start ", n)}); why != nil {
+					b.Error(why.Why)
 				}
 				began[i] = time.Now()
 			}()

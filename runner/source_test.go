@@ -103,7 +103,7 @@ func TestEngineStatsAreSampledWhileMeasuring(t *testing.T) {
 	e := &statsEngine{memEngine: *newMem(), t0: time.Now()}
 	cfg := quickConfig(2)
 	cfg.Measure = 2500 * time.Millisecond
-	l := ClosedLoop(context.Background(), e, testCorpus(t, 200, 1), cfg, Events{})[0]
+	l := ClosedLoop(context.Background(), e, testCorpus(t, 200, 1), cfg, Emitter{}, nil)[0]
 	q, ok := l.EngineStats[QueueDepthStat]
 	if !ok || q.Mean != 4 || q.Max != 4 || q.Last != 4 {
 		t.Fatalf("queue depth gauge %+v; want 4 throughout", q)

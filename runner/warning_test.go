@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// A level's warnings reach Events.Warning, named by the level, as the
+// A level's warnings reach the Observer (EventWarning), named by the level, as the
 // level ends: each warning of the result, once.
 func TestLevelWarningsAreSentAsRaised(t *testing.T) {
 	e := newMem()
@@ -27,12 +27,12 @@ func TestLevelWarningsAreSentAsRaised(t *testing.T) {
 	}
 	var mu sync.Mutex
 	sent := map[string][]string{}
-	ev := Events{Warning: func(window, text string) {
+	ev := watch(EventWarning, func(e Event) {
 		mu.Lock()
 		defer mu.Unlock()
-		sent[window] = append(sent[window], text)
-	}}
-	levels := ClosedLoop(context.Background(), e, c, quickConfig(2, 3), ev)
+		sent[e.Phase] = append(sent[e.Phase], e.Text)
+	})
+	levels := ClosedLoop(context.Background(), e, c, quickConfig(2, 3), ev, nil)
 	mu.Lock()
 	defer mu.Unlock()
 	for i, name := range []string{"level 1 users=2", "level 2 users=3"} {
@@ -50,12 +50,22 @@ func TestLevelWarningsAreSentAsRaised(t *testing.T) {
 func TestWarningEventsAreScrubbed(t *testing.T) {
 	var got []Event
 	r := &run{obs: ObserverFunc(func(e Event) { got = append(got, e) })}
-	ev := r.events("typesense", []string{"s3cretKey-0123456789"})
-	ev.Warning("level 1 users=2", "search: 4 failed, e.g. 401 for key S3CRETKEY-0123456789 (s3cretKey-01…)")
+	em := r.emitter("typesense", []string{"s3cretKey-0123456789"})
+	em.warn("level 1 users=2", []string{"search: 4 failed, e.g. 401 for key S3CRETKEY-0123456789 (s3cretKey-01…)"})
 	if len(got) != 1 || got[0].Kind != EventWarning || got[0].Setup != "typesense" || got[0].Phase != "level 1 users=2" {
 		t.Fatalf("events %+v", got)
 	}
 	if w := got[0].Text; strings.Contains(strings.ToLower(w), "s3cret") || !strings.Contains(w, "[redacted]") {
 		t.Errorf("warning sent as %q", w)
 	}
+}
+
+// watch is an Emitter that calls f with each event of kind k (from any of
+// the loop's goroutines).
+func watch(k EventKind, f func(Event)) Emitter {
+	return Emitter{Observer: ObserverFunc(func(e Event) {
+		if e.Kind == k {
+			f(e)
+		}
+	})}
 }

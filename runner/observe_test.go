@@ -1,0 +1,107 @@
+package runner_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/searchbench/searchbench/dataset"
+	"github.com/searchbench/searchbench/runner"
+	"github.com/searchbench/searchbench/runner/result"
+	"github.com/searchbench/searchbench/workload"
+)
+
+// A library caller's Observer gets every kind of event the CLI's log and
+// the live view draw, from the same stream they read: runs of the embedded
+// engine (a plan is a closed loop or a ladder, so one of each) must send
+// each kind at least once, so a kind the loops stop emitting fails here.
+// The intervals sent, latest of each kept, are the result's timeline.
+func TestAnObserverGetsEveryKindOfEvent(t *testing.T) {
+	src, err := runner.NewSource(runner.CorpusText, dataset.Config{Seed: 1, IDs: 2000, Prepopulate: 0.95}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := runner.Calls{Timeout: 5 * time.Second, Mix: workload.Presets["search"], Seed: 1, K: 10, Interval: 250 * time.Millisecond}
+	closed := &runner.Config{
+		Users: []int{2}, SpawnRate: 100, Settle: 100 * time.Millisecond, Measure: 1500 * time.Millisecond,
+		Freshness: runner.FreshnessConfig{Off: true}, Calls: calls,
+	}
+	// One rung: its ladder always warns (it met the rule at its top rung,
+	// or no rung met it).
+	ladder := &runner.LadderConfig{
+		Open:     runner.OpenConfig{Workers: 4, Arrival: "constant", Calls: calls},
+		Rates:    workload.Ladder{Start: 50, Step: 2, Stop: 50},
+		Duration: 500 * time.Millisecond, Repeat: 1,
+		Factor: runner.DefaultFactor, MinAchieved: runner.DefaultMinAchieved, Explode: runner.DefaultExplode,
+	}
+	var mu sync.Mutex
+	seen := map[runner.EventKind]int{}
+	phases := map[string]bool{}
+	latest := map[string]map[result.Duration]result.Interval{} // window → start → interval
+	obs := runner.ObserverFunc(func(e runner.Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		seen[e.Kind]++
+		switch e.Kind {
+		case runner.EventLog:
+			return // some are about the whole run
+		case runner.EventPhase:
+			phases[e.Phase] = true
+		case runner.EventInterval:
+			if latest[e.Phase] == nil {
+				latest[e.Phase] = map[result.Duration]result.Interval{}
+			}
+			latest[e.Phase][e.Interval.Start] = *e.Interval
+		}
+		if e.Setup != "bleve" {
+			t.Errorf("%v event %+v not labelled with its setup", e.Kind, e)
+		}
+	})
+	var timelines = map[string]*result.Timeline{}
+	for _, plan := range []runner.Plan{
+		{Source: src, Setups: []runner.Setup{{Driver: "bleve"}}, Closed: closed},
+		{Source: src, Setups: []runner.Setup{{Driver: "bleve"}}, Ladder: ladder},
+	} {
+		res, err := runner.Run(context.Background(), plan, obs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Partial {
+			t.Fatalf("the run stopped: %s", res.Reason)
+		}
+		if er := res.Engines[0]; len(er.Levels) > 0 {
+			timelines["level 1 users=2"] = er.Levels[0].Timeline
+		} else {
+			timelines["rung 1 rep 1"] = er.Ladder.Rungs[0].Reps[0].Timeline
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	// Every kind there is: EventWarning is the last (a kind added after it
+	// must be added here).
+	for k := runner.EventLog; k <= runner.EventWarning; k++ {
+		if seen[k] == 0 {
+			t.Errorf("no event of kind %d (seen: %v)", k, seen)
+		}
+	}
+	for _, p := range []string{"ramp", "settle", "measure", "drain"} {
+		if !phases[p] {
+			t.Errorf("no %s phase", p)
+		}
+	}
+	for window, tl := range timelines {
+		if tl == nil || len(tl.Intervals) == 0 {
+			t.Fatalf("%s: no timeline in the result", window)
+		}
+		got := latest[window]
+		if len(got) != len(tl.Intervals) {
+			t.Errorf("%s: %d intervals sent; the result's timeline has %d", window, len(got), len(tl.Intervals))
+		}
+		for _, iv := range tl.Intervals {
+			if s, ok := got[iv.Start]; !ok || s.Length != iv.Length || len(s.Ops) != len(iv.Ops) {
+				t.Errorf("%s: interval at %v sent as %+v; the timeline has %+v", window, iv.Start, s, iv)
+			}
+		}
+	}
+}
