@@ -104,7 +104,9 @@ func dial(ctx context.Context, addr string, h Hello, timeout time.Duration, cloc
 	switch m.Type {
 	case msgWelcome:
 		c.wait = time.Duration(m.Barrier) + time.Minute
-		c.startStream()
+		if m.Stream {
+			c.startStream()
+		}
 		return c, nil
 	case msgRefused:
 		conn.Close()

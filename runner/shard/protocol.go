@@ -13,18 +13,18 @@ import (
 )
 
 // The protocol: one JSON object a line, each with a type. A shard speaks
-// first and waits for the answer before it says anything else, so the
-// two sides never write at once and no message needs an ID.
+// first and waits for the answer before it says anything else (events
+// aside, which have none), so no message needs an ID.
 //
 //	shard → coordinator         coordinator → shard
-//	hello{index,count,digest,   welcome{barrier}  once every shard has registered
-//	      plan}
+//	hello{index,count,digest,   welcome{barrier,  once every shard has registered
+//	      plan}                         stream}   (stream: it takes events)
 //	                            refused{reason}   another plan, a taken index …
 //	                            failed{reason}    registration timed out
 //	ping                        pong{now}         the coordinator's clock
 //	ready{phase,stop}           start{at,stop}    once every live shard is ready
 //	result{result}              ack
-//	event{event,dropped}        (no answer)
+//	event{event,dropped}        (no answer; only when welcome said stream)
 //
 // An event is one of the shard's run events (a phase, an interval, a
 // warning, a synchronised start's lateness) for the coordinator's live
@@ -60,13 +60,17 @@ type message struct {
 	Phase string            `json:"phase,omitempty"`
 	// Stop, in ready: this shard's reason to stop ("" to go on); in start:
 	// some shard's reason, and then every shard stops.
-	Stop    string          `json:"stop,omitempty"`
-	Reason  string          `json:"reason,omitempty"`
-	Now     int64           `json:"now,omitempty"`
-	At      int64           `json:"at,omitempty"`
-	Barrier int64           `json:"barrier,omitempty"` // welcome: the coordinator's barrier timeout
-	Result  json.RawMessage `json:"result,omitempty"`
-	Event   *Report         `json:"event,omitempty"`
+	Stop    string `json:"stop,omitempty"`
+	Reason  string `json:"reason,omitempty"`
+	Now     int64  `json:"now,omitempty"`
+	At      int64  `json:"at,omitempty"`
+	Barrier int64  `json:"barrier,omitempty"` // welcome: the coordinator's barrier timeout
+	// Stream, in welcome: the coordinator has a live view and takes
+	// events (an older coordinator, or one without a view, says nothing,
+	// and the shard sends none).
+	Stream bool            `json:"stream,omitempty"`
+	Result json.RawMessage `json:"result,omitempty"`
+	Event  *Report         `json:"event,omitempty"`
 	// Dropped, in event: how many events this shard dropped so far.
 	Dropped int64 `json:"dropped,omitempty"`
 }

@@ -322,7 +322,7 @@ func (l *loop) run(ctx context.Context) (*Outcome, error) {
 					regC = nil
 					l.logf("all %d shards registered", l.Shards)
 					for _, q := range l.peers {
-						if err := q.send(message{Type: msgWelcome, Barrier: int64(l.BarrierTimeout)}); err != nil {
+						if err := q.send(message{Type: msgWelcome, Barrier: int64(l.BarrierTimeout), Stream: l.Events != nil}); err != nil {
 							l.drop(q, "the welcome could not be sent: "+err.Error())
 						}
 					}

@@ -57,7 +57,9 @@ func (c *Client) stopStream() {
 }
 
 // Report queues an event for the coordinator's live view and returns at
-// once: when StreamQueue events wait already, the oldest is dropped.
+// once: when StreamQueue events wait already, the oldest is dropped. When
+// the coordinator has no live view (its welcome did not ask for events)
+// it does nothing.
 func (c *Client) Report(r Report) {
 	if c == nil || c.wake == nil {
 		return

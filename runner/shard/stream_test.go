@@ -30,7 +30,7 @@ func TestAStuckCoordinatorDoesNotHoldTheShard(t *testing.T) {
 		if _, err := r.ReadBytes('\n'); err != nil {
 			return
 		}
-		_ = json.NewEncoder(c).Encode(message{Type: msgWelcome, Barrier: int64(time.Minute)})
+		_ = json.NewEncoder(c).Encode(message{Type: msgWelcome, Barrier: int64(time.Minute), Stream: true})
 		stuck <- c // and never read again
 	}()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -69,14 +69,28 @@ func TestAStuckCoordinatorDoesNotHoldTheShard(t *testing.T) {
 // Events reach the coordinator's Events in the order sent, from the shard
 // that sent them, before its result.
 func TestEventsReachTheCoordinatorBeforeTheResult(t *testing.T) {
+	// Without a live view the coordinator asks for none, and a shard
+	// sends none (an unknown message would be a protocol error).
+	addr, done := coordinator(t, Server{Shards: 1})
+	errs := onShards(t, addr, 1, func(i int, c *Client) error {
+		c.Report(Report{Kind: ReportWarning, Text: "unseen"})
+		if c.wake != nil {
+			t.Error("the shard streams to a coordinator without a live view")
+		}
+		return c.Submit(context.Background(), shardResult(i))
+	})
+	if errs[0] != nil || wait(t, done).o.Partial() {
+		t.Fatalf("without a live view: %v", errs[0])
+	}
+
 	var mu sync.Mutex
 	got := map[int][]string{}
-	addr, done := coordinator(t, Server{Shards: 2, Events: func(i int, r Report, dropped int64) {
+	addr, done = coordinator(t, Server{Shards: 2, Events: func(i int, r Report, dropped int64) {
 		mu.Lock()
 		defer mu.Unlock()
 		got[i] = append(got[i], r.Text)
 	}})
-	errs := onShards(t, addr, 2, func(i int, c *Client) error {
+	errs = onShards(t, addr, 2, func(i int, c *Client) error {
 		for k := range 100 {
 			c.Report(Report{Kind: ReportWarning, Text: string(rune('a'+i)) + strings.Repeat(".", k)})
 		}
