@@ -69,6 +69,12 @@ func newCoordinateCmd() *cobra.Command {
 				lv, stop := serveLive(liveLn, log)
 				defer stop()
 				srv.Events = runner.NewShardView(lv).Event
+				// The coordinator's own lines (registrations, starts,
+				// losses) go to the page's log too.
+				srv.Logf = func(format string, args ...any) {
+					log.printf(format, args...)
+					lv.Observe(runner.Event{Kind: runner.EventLog, Text: fmt.Sprintf(format, args...)})
+				}
 			}
 			log.printf("coordinating %d shards on %s; waiting up to %v for them to register", srv.Shards, ln.Addr(), srv.RegisterTimeout)
 			o, err := srv.Serve(cmd.Context(), ln)
