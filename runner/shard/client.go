@@ -154,6 +154,12 @@ func (c *Client) call(ctx context.Context, m message, wait time.Duration) (messa
 // estimate.
 func (c *Client) Start(ctx context.Context, phase, stop string) (Start, error) {
 	var s Start
+	// The events queued (a window's final intervals) go first, for a
+	// while, so that the pings do not wait behind them on the link and
+	// overstate the round trip.
+	dctx, cancel := context.WithTimeout(ctx, startDrainTimeout)
+	c.drain(dctx)
+	cancel()
 	for i := range Pings {
 		sent := c.now()
 		m, err := c.call(ctx, message{Type: msgPing}, pingTimeout)

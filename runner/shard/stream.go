@@ -15,6 +15,9 @@ const StreamQueue = 1024
 // out before it sends the result.
 const drainTimeout = 10 * time.Second
 
+// startDrainTimeout bounds how long a start waits for them.
+const startDrainTimeout = 2 * time.Second
+
 // stream is a Client's event stream to the coordinator: Report queues, one
 // goroutine writes.
 type stream struct {
