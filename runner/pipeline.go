@@ -211,6 +211,7 @@ func (r *run) register(ctx context.Context, host string) error {
 	}
 	r.logf("", "shard %s: all %d shards registered", sp.Share(), sp.Count)
 	r.coord = c
+	r.obs = Observers(r.obs, coordinatorObserver(c)) // the coordinator's live view (shardlive.go)
 	return nil
 }
 
@@ -223,7 +224,11 @@ func (r *run) submit(ctx context.Context, res *result.Result) {
 	defer r.coord.Close()
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
-	if err := r.coord.Submit(sctx, res); err != nil {
+	err := r.coord.Submit(sctx, res)
+	if n := r.coord.Dropped(); n > 0 {
+		r.logf("", "the coordinator's live view missed %d of this shard's events (the link was slow; the result is whole)", n)
+	}
+	if err != nil {
 		w := "the coordinator did not receive this shard's result: " + err.Error()
 		res.Warnings = append(res.Warnings, w)
 		r.logf("", "%s", w)
@@ -268,6 +273,8 @@ func (r *run) barrier(setup string) Barrier {
 			return &StopReason{"interrupted"}
 		}
 		r.starts = append(r.starts, result.ShardStart{Phase: name, Offset: result.Duration(s.Offset), RTT: result.Duration(s.RTT), Late: result.Duration(late)})
+		st := r.starts[len(r.starts)-1]
+		r.coord.Report(shard.Report{Kind: shard.ReportStart, Setup: setup, Phase: at.Phase, Start: &st}) // shardlive.go
 		r.logf(setup, "%s: started with the other shards (clock offset %v ± %v, %v late)", at.Phase, s.Offset, s.RTT/2, late.Round(time.Microsecond))
 		return nil
 	})

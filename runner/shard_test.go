@@ -202,6 +202,13 @@ func shardPlans(t *testing.T, n int, url string, closed *Config, ladder *LadderC
 // runShards runs the plans at once, each registered with one coordinator.
 func runShards(t *testing.T, plans []Plan) ([]*result.Result, *shard.Outcome) {
 	t.Helper()
+	return runShardsWatched(t, plans, nil)
+}
+
+// runShardsWatched is runShards with the coordinator's events going to
+// view (nil: none).
+func runShardsWatched(t *testing.T, plans []Plan, view *ShardView) ([]*result.Result, *shard.Outcome) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -210,7 +217,11 @@ func runShards(t *testing.T, plans []Plan) ([]*result.Result, *shard.Outcome) {
 	defer cancel()
 	done := make(chan *shard.Outcome, 1)
 	go func() {
-		o, err := (&shard.Server{Shards: len(plans), Lead: 50 * time.Millisecond}).Serve(ctx, ln)
+		srv := &shard.Server{Shards: len(plans), Lead: 50 * time.Millisecond}
+		if view != nil {
+			srv.Events = view.Event
+		}
+		o, err := srv.Serve(ctx, ln)
 		if err != nil {
 			t.Error(err)
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/searchbench/searchbench/runner"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/runner/shard"
 )
@@ -18,8 +19,8 @@ import (
 // results, which it merges and writes as one run's.
 func newCoordinateCmd() *cobra.Command {
 	var (
-		listen, out string
-		srv         shard.Server
+		listen, out, liveAddr string
+		srv                   shard.Server
 	)
 	cmd := &cobra.Command{
 		Use:   "coordinate --listen HOST:PORT --shards N",
@@ -46,14 +47,35 @@ func newCoordinateCmd() *cobra.Command {
 			if err != nil {
 				return badInput("listen: %v", err)
 			}
+			liveLn, err := listenLive(liveAddr)
+			if err != nil {
+				ln.Close()
+				return err
+			}
 			release, err := holdOut(out)
 			if err != nil {
 				ln.Close()
+				if liveLn != nil {
+					liveLn.Close()
+				}
 				return err
 			}
 			defer release()
 			log := newLogger(cmd.ErrOrStderr())
 			srv.Logf = log.printf
+			if liveLn != nil {
+				// The shards stream their events; the page shows them
+				// merged, as the merged result will have them.
+				lv, stop := serveLive(liveLn, log)
+				defer stop()
+				srv.Events = runner.NewShardView(lv).Event
+				// The coordinator's own lines (registrations, starts,
+				// losses) go to the page's log too.
+				srv.Logf = func(format string, args ...any) {
+					log.printf(format, args...)
+					lv.Observe(runner.Event{Kind: runner.EventLog, Text: fmt.Sprintf(format, args...)})
+				}
+			}
 			log.printf("coordinating %d shards on %s; waiting up to %v for them to register", srv.Shards, ln.Addr(), srv.RegisterTimeout)
 			o, err := srv.Serve(cmd.Context(), ln)
 			if err != nil {
@@ -73,6 +95,7 @@ func newCoordinateCmd() *cobra.Command {
 	fl.DurationVar(&srv.RegisterTimeout, "register-timeout", shard.DefaultRegisterTimeout, "fail the run when a shard has not registered by then")
 	fl.DurationVar(&srv.BarrierTimeout, "barrier-timeout", shard.DefaultBarrierTimeout, "drop a shard that is not ready for a start this long after the first one (shard 0 pre-populates meanwhile)")
 	fl.DurationVar(&srv.Lead, "lead", shard.DefaultLead, "how far ahead the agreed start lies when the last shard is ready")
+	fl.StringVar(&liveAddr, "live", "", "serve a live view of the shards' run, merged, at this address (host:port, e.g. 127.0.0.1:8089); off by default")
 	fl.StringVar(&out, "out", "results", "directory for the merged result.json, "+outputsText)
 	return cmd
 }

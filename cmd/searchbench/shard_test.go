@@ -212,6 +212,27 @@ func TestShardBadInput(t *testing.T) {
 	}
 }
 
+// coordinate --live binds its address before any shard registers, as run
+// does: a taken or malformed address is one line, exit 2.
+func TestCoordinateBadLiveAddress(t *testing.T) {
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	for _, c := range []struct{ live, want string }{
+		{taken.Addr().String(), "live: listen tcp " + taken.Addr().String() + ": bind: address already in use"},
+		{"192.0.2.1:8089", "live: listen tcp 192.0.2.1:8089: bind: "},
+		{"8089", "live: listen tcp: address 8089: missing port in address"},
+	} {
+		args := []string{"coordinate", "--shards", "2", "--listen", "127.0.0.1:0", "--register-timeout", "1s", "--live", c.live, "--out", t.TempDir()}
+		code, stdout, stderr := runCLI(t, context.Background(), args...)
+		if code != exitBadInput || !strings.HasPrefix(stderr, "searchbench: "+c.want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || stdout != "" {
+			t.Errorf("%q: exit %d, stderr %q, stdout %q; want exit 2 and one line starting %q", args, code, stderr, stdout, c.want)
+		}
+	}
+}
+
 func TestAShardThatDiesLeavesAPartialRunNamingIt(t *testing.T) {
 	_, url := target(t)
 	coord := freePort(t)

@@ -407,3 +407,27 @@ func hlogTag(s string) string {
 		return r
 	}, s)
 }
+
+// MergeInterval merges the shards' intervals that start at the same point
+// of one window's shared grid, as Merge merges their timelines (the same
+// code: histograms added, never percentiles averaged); shards[i] is the
+// index of the shard ivs[i] came from, and ivs are best in shard order, as
+// Merge takes them. A coordinator's live view merges each interval as its
+// shards report it.
+func MergeInterval(ivs []Interval, shards []int, where string) (Interval, error) {
+	if len(ivs) == 0 || len(ivs) != len(shards) {
+		return Interval{}, fmt.Errorf("%s: %d intervals of %d shards", where, len(ivs), len(shards))
+	}
+	ts := make([]*Timeline, len(ivs))
+	for i, iv := range ivs {
+		if iv.Start != ivs[0].Start {
+			return Interval{}, fmt.Errorf("%s: intervals at %v and %v do not merge", where, ivs[0].Start, iv.Start)
+		}
+		ts[i] = &Timeline{Interval: 1, Intervals: []Interval{iv}}
+	}
+	t, err := mergeTimelines(ts, shards, where)
+	if err != nil {
+		return Interval{}, err
+	}
+	return t.Intervals[0], nil
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"sync"
 	"time"
 
 	"github.com/searchbench/searchbench/runner/result"
@@ -22,6 +23,10 @@ type Client struct {
 	epoch time.Time
 	wait  time.Duration // how long a start may take: the coordinator's barrier timeout and a margin
 	broke error         // the connection failed; every later call fails with it
+	// wmu serialises writes: the event stream writes from its own
+	// goroutine (stream.go).
+	wmu sync.Mutex
+	stream
 }
 
 // Hello is what a shard says when it registers.
@@ -99,6 +104,9 @@ func dial(ctx context.Context, addr string, h Hello, timeout time.Duration, cloc
 	switch m.Type {
 	case msgWelcome:
 		c.wait = time.Duration(m.Barrier) + time.Minute
+		if m.Stream {
+			c.startStream()
+		}
 		return c, nil
 	case msgRefused:
 		conn.Close()
@@ -121,9 +129,9 @@ func (c *Client) call(ctx context.Context, m message, wait time.Duration) (messa
 	}
 	stop := context.AfterFunc(ctx, func() { _ = c.conn.SetDeadline(time.Now()) })
 	defer stop()
-	_ = c.conn.SetDeadline(time.Now().Add(wait))
+	_ = c.conn.SetReadDeadline(time.Now().Add(wait))
 	var answer message
-	err := c.enc.Encode(m)
+	err := c.write(m, wait)
 	if err == nil {
 		err = c.dec.Decode(&answer)
 	}
@@ -146,6 +154,12 @@ func (c *Client) call(ctx context.Context, m message, wait time.Duration) (messa
 // estimate.
 func (c *Client) Start(ctx context.Context, phase, stop string) (Start, error) {
 	var s Start
+	// The events queued (a window's final intervals) go first, for a
+	// while, so that the pings do not wait behind them on the link and
+	// overstate the round trip.
+	dctx, cancel := context.WithTimeout(ctx, startDrainTimeout)
+	c.drain(dctx)
+	cancel()
 	for i := range Pings {
 		sent := c.now()
 		m, err := c.call(ctx, message{Type: msgPing}, pingTimeout)
@@ -184,6 +198,10 @@ func (c *Client) Submit(ctx context.Context, r *result.Result) error {
 	if err != nil {
 		return err
 	}
+	// The live view's last intervals go before the result, for a while.
+	dctx, cancel := context.WithTimeout(ctx, drainTimeout)
+	c.drain(dctx)
+	cancel()
 	m, err := c.call(ctx, message{Type: msgResult, Result: b}, pingTimeout)
 	if err != nil {
 		return err
@@ -197,6 +215,7 @@ func (c *Client) Submit(ctx context.Context, r *result.Result) error {
 // Close ends the connection.
 func (c *Client) Close() error {
 	err := c.conn.Close()
+	c.stopStream()
 	if errors.Is(err, net.ErrClosed) {
 		return nil
 	}

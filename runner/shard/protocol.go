@@ -8,20 +8,30 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/searchbench/searchbench/runner/result"
 )
 
 // The protocol: one JSON object a line, each with a type. A shard speaks
-// first and waits for the answer before it says anything else, so the
-// two sides never write at once and no message needs an ID.
+// first and waits for the answer before it says anything else (events
+// aside, which have none), so no message needs an ID.
 //
 //	shard → coordinator         coordinator → shard
-//	hello{index,count,digest,   welcome{barrier}  once every shard has registered
-//	      plan}
+//	hello{index,count,digest,   welcome{barrier,  once every shard has registered
+//	      plan}                         stream}   (stream: it takes events)
 //	                            refused{reason}   another plan, a taken index …
 //	                            failed{reason}    registration timed out
 //	ping                        pong{now}         the coordinator's clock
 //	ready{phase,stop}           start{at,stop}    once every live shard is ready
 //	result{result}              ack
+//	event{event,dropped}        (no answer; only when welcome said stream)
+//
+// An event is one of the shard's run events (a phase, an interval, a
+// warning, a synchronised start's lateness) for the coordinator's live
+// view. It is the one message a shard sends without waiting: its run never
+// waits for the coordinator, so events go through a bounded queue that
+// drops the oldest when the link is slow, and dropped counts them. The
+// coordinator handles events on the connection's reader, not its loop.
 const (
 	msgHello   = "hello"
 	msgWelcome = "welcome"
@@ -33,6 +43,7 @@ const (
 	msgStart   = "start"
 	msgResult  = "result"
 	msgAck     = "ack"
+	msgEvent   = "event"
 )
 
 // message is every message; each type uses some of the fields. Times are
@@ -49,13 +60,50 @@ type message struct {
 	Phase string            `json:"phase,omitempty"`
 	// Stop, in ready: this shard's reason to stop ("" to go on); in start:
 	// some shard's reason, and then every shard stops.
-	Stop    string          `json:"stop,omitempty"`
-	Reason  string          `json:"reason,omitempty"`
-	Now     int64           `json:"now,omitempty"`
-	At      int64           `json:"at,omitempty"`
-	Barrier int64           `json:"barrier,omitempty"` // welcome: the coordinator's barrier timeout
-	Result  json.RawMessage `json:"result,omitempty"`
+	Stop    string `json:"stop,omitempty"`
+	Reason  string `json:"reason,omitempty"`
+	Now     int64  `json:"now,omitempty"`
+	At      int64  `json:"at,omitempty"`
+	Barrier int64  `json:"barrier,omitempty"` // welcome: the coordinator's barrier timeout
+	// Stream, in welcome: the coordinator has a live view and takes
+	// events (an older coordinator, or one without a view, says nothing,
+	// and the shard sends none).
+	Stream bool            `json:"stream,omitempty"`
+	Result json.RawMessage `json:"result,omitempty"`
+	Event  *Report         `json:"event,omitempty"`
+	// Dropped, in event: how many events this shard dropped so far.
+	Dropped int64 `json:"dropped,omitempty"`
 }
+
+// Report is one of a shard's run events as it streams them to the
+// coordinator's live view (the runner's Event, which this package cannot
+// name, in the kinds the view merges).
+type Report struct {
+	Kind     string        `json:"kind"` // one of the Report* kinds
+	Setup    string        `json:"setup,omitempty"`
+	Phase    string        `json:"phase,omitempty"` // the phase, or an interval's or warning's window
+	Users    int           `json:"users,omitempty"`
+	Duration time.Duration `json:"duration,omitempty"`
+	Text     string        `json:"text,omitempty"`
+	Rate     float64       `json:"rate,omitempty"`
+	Rep      int           `json:"rep,omitempty"`
+	Reps     int           `json:"reps,omitempty"`
+	// Interval, in an interval report: provisional, as the runner's; a
+	// re-sent one replaces the earlier.
+	Interval *result.Interval `json:"interval,omitempty"`
+	// Start, in a start report: the shard's record of a synchronised
+	// start (its lateness, clock offset and round trip).
+	Start *result.ShardStart `json:"start,omitempty"`
+}
+
+// The kinds of Report.
+const (
+	ReportPhase    = "phase"
+	ReportRung     = "rung"
+	ReportInterval = "interval"
+	ReportWarning  = "warning"
+	ReportStart    = "start"
+)
 
 // epoch is this process's zero of the monotonic clock the protocol's times
 // are on: time.Since(epoch) reads the monotonic clock only.

@@ -41,6 +41,11 @@ type Server struct {
 	// Logf, when set, receives a line for each registration, start, result
 	// and loss.
 	Logf func(format string, args ...any)
+	// Events, when set, receives each event a registered shard streams
+	// (its index, the event, how many it dropped so far) for a live
+	// view. It is called on the shard's connection's reader, concurrently
+	// for different shards: it must be safe for that, and quick.
+	Events func(shard int, r Report, dropped int64)
 }
 
 // Outcome is what the coordinator collected. A shard whose result did not
@@ -204,9 +209,20 @@ func (l *loop) read(c net.Conn) {
 	// timeout; after that, a shard may be silent for a whole level.
 	_ = c.SetReadDeadline(time.Now().Add(l.RegisterTimeout))
 	first := true
+	index := -1 // the shard's index once it said hello
 	for {
 		var m message
 		err := dec.Decode(&m)
+		if err == nil && m.Type == msgEvent {
+			// Events bypass the loop: they must not queue behind a start.
+			if index >= 0 && m.Event != nil && l.Events != nil {
+				l.Events(index, *m.Event, m.Dropped)
+			}
+			continue
+		}
+		if err == nil && m.Type == msgHello && index < 0 {
+			index = m.Index
+		}
 		if err == nil && m.Type == msgPing {
 			if err = p.send(message{Type: msgPong, Now: int64(time.Since(epoch))}); err == nil {
 				continue
@@ -306,7 +322,7 @@ func (l *loop) run(ctx context.Context) (*Outcome, error) {
 					regC = nil
 					l.logf("all %d shards registered", l.Shards)
 					for _, q := range l.peers {
-						if err := q.send(message{Type: msgWelcome, Barrier: int64(l.BarrierTimeout)}); err != nil {
+						if err := q.send(message{Type: msgWelcome, Barrier: int64(l.BarrierTimeout), Stream: l.Events != nil}); err != nil {
 							l.drop(q, "the welcome could not be sent: "+err.Error())
 						}
 					}

@@ -193,6 +193,17 @@
         }),
       })), xMax));
     }
+    // A coordinator's merged view: each shard's successful calls per
+    // second, apart (a sum hides a shard that fell behind).
+    const shardIdx = [...new Set(d.ivs.flatMap(i => (i.m.interval.shards || []).map(s => s.shard)))].sort((a, b) => a - b);
+    if (shardIdx.length) {
+      charts.push(lineChart('Throughput by shard', 'successful calls/s', shardIdx.map((k, j) => ({
+        name: `shard ${k}`, color: OP_COLORS[j % OP_COLORS.length], segs: series(d.ivs, m => {
+          const s = (m.interval.shards || []).find(s => s.shard === k);
+          return s && m.length > 0 ? (s.count || 0) / m.length : undefined;
+        }),
+      })), xMax));
+    }
     // The load: active users (closed loop), or the rate offered and the
     // rate achieved (open loop; an achieved rate of 0 is left out of the
     // JSON, so it counts as 0 wherever a rate was offered).
