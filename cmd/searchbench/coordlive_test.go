@@ -1,15 +1,11 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"net"
-	"net/http"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -42,32 +38,8 @@ func TestCoordinateLiveShowsTheMergedRun(t *testing.T) {
 	}
 	got := make(chan stream, 1)
 	go func() {
-		var resp *http.Response
-		for {
-			var err error
-			if resp, err = http.Get("http://" + addr + "/events"); err == nil {
-				break
-			}
-			if ctx.Err() != nil {
-				got <- stream{err: err}
-				return
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-		defer resp.Body.Close()
 		s := stream{latest: map[string]result.Interval{}}
-		sc := bufio.NewScanner(resp.Body)
-		sc.Buffer(nil, 1<<20)
-		for sc.Scan() {
-			data, ok := strings.CutPrefix(sc.Text(), "data: ")
-			if !ok {
-				continue
-			}
-			var m live.Message
-			if s.err = json.Unmarshal([]byte(data), &m); s.err != nil {
-				break
-			}
-			s.last = m.Kind
+		s.last, s.err = followLive(ctx, addr, func(m live.Message) {
 			switch {
 			case m.Kind == "reset":
 				s.latest, s.logs = map[string]result.Interval{}, nil
@@ -76,31 +48,11 @@ func TestCoordinateLiveShowsTheMergedRun(t *testing.T) {
 			case m.Kind == "log":
 				s.logs = append(s.logs, m.Text)
 			}
-		}
+		})
 		got <- s
 	}()
 
-	coordinated := coordinate(t, ctx, "--listen", coord, "--shards", "2", "--register-timeout", "1m",
-		"--lead", "100ms", "--live", addr, "--out", filepath.Join(dir, "merged"))
-	var wg sync.WaitGroup
-	shards := make([]exited, 2)
-	for i := range shards {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			shards[i] = shardProcess(ctx, shardArgs(url, dir, i, 2, coord)...)
-		}()
-	}
-	wg.Wait()
-	code, log := coordinated()
-	for i, s := range shards {
-		if s.code != exitOK {
-			t.Errorf("shard %d: exit %d:\n%s", i, s.code, s.out)
-		}
-	}
-	if code != exitOK {
-		t.Fatalf("coordinate: exit %d:\n%s", code, log)
-	}
+	log := shardedRun(t, ctx, url, dir, coord, 2, "--live", addr)
 	if !strings.Contains(log, "live view at http://"+addr+"/") {
 		t.Errorf("the URL is not in the log:\n%s", log)
 	}

@@ -36,37 +36,13 @@ func TestLiveViewServesTheRun(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {
-		var resp *http.Response
-		for {
-			var err error
-			if resp, err = http.Get("http://" + addr + "/events"); err == nil {
-				break
-			}
-			if ctx.Err() != nil {
-				got <- stream{err: err}
-				return
-			}
-			time.Sleep(20 * time.Millisecond) // the CLI has not bound it yet
-		}
-		defer resp.Body.Close()
 		latest := map[string]result.Interval{} // by setup, window, start
 		s := stream{totals: map[string]int64{}}
-		sc := bufio.NewScanner(resp.Body)
-		sc.Buffer(nil, 1<<20)
-		for sc.Scan() {
-			data, ok := strings.CutPrefix(sc.Text(), "data: ")
-			if !ok {
-				continue
-			}
-			var m live.Message
-			if s.err = json.Unmarshal([]byte(data), &m); s.err != nil {
-				break
-			}
-			s.last = m.Kind
+		s.last, s.err = followLive(ctx, addr, func(m live.Message) {
 			if m.Interval != nil {
 				latest[m.Setup+"|"+m.Phase+"|"+m.Interval.Start.String()] = *m.Interval
 			}
-		}
+		})
 		for _, iv := range latest {
 			for _, o := range iv.Ops {
 				s.totals[o.Op] += o.Count
@@ -115,4 +91,37 @@ func TestLiveViewServesTheRun(t *testing.T) {
 		c.Close()
 		t.Error("the live view still serves after the run")
 	}
+}
+
+// followLive reads the live view's event stream at addr, connecting as
+// soon as the CLI has bound it (until ctx ends), and passes each message
+// to f until the stream closes. It returns the last message's kind and the
+// first error.
+func followLive(ctx context.Context, addr string, f func(live.Message)) (last string, err error) {
+	var resp *http.Response
+	for {
+		if resp, err = http.Get("http://" + addr + "/events"); err == nil {
+			break
+		}
+		if ctx.Err() != nil {
+			return "", err
+		}
+		time.Sleep(20 * time.Millisecond) // the CLI has not bound it yet
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		data, ok := strings.CutPrefix(sc.Text(), "data: ")
+		if !ok {
+			continue
+		}
+		var m live.Message
+		if err := json.Unmarshal([]byte(data), &m); err != nil {
+			return last, err
+		}
+		last = m.Kind
+		f(m)
+	}
+	return last, nil
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -71,6 +72,36 @@ func shardArgs(url, dir string, i, n int, coord string) []string {
 
 // coordinate runs `searchbench coordinate` in this process; wait returns
 // its exit code and log once it has ended.
+// shardedRun runs n shard processes against url with a coordinator on
+// coord (given extra flags) that writes the merged result to dir/merged,
+// fails the test unless every process exits 0, and returns the
+// coordinator's log.
+func shardedRun(t *testing.T, ctx context.Context, url, dir, coord string, n int, extra ...string) string {
+	t.Helper()
+	coordinated := coordinate(t, ctx, append([]string{"--listen", coord, "--shards", strconv.Itoa(n), "--register-timeout", "1m",
+		"--lead", "100ms", "--out", filepath.Join(dir, "merged")}, extra...)...)
+	var wg sync.WaitGroup
+	shards := make([]exited, n)
+	for i := range shards {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			shards[i] = shardProcess(ctx, shardArgs(url, dir, i, n, coord)...)
+		}()
+	}
+	wg.Wait()
+	code, log := coordinated()
+	for i, s := range shards {
+		if s.code != exitOK {
+			t.Errorf("shard %d: exit %d:\n%s", i, s.code, s.out)
+		}
+	}
+	if code != exitOK {
+		t.Fatalf("coordinate: exit %d:\n%s", code, log)
+	}
+	return log
+}
+
 func coordinate(t *testing.T, ctx context.Context, args ...string) (wait func() (int, string)) {
 	var code int
 	var stderr string
@@ -91,27 +122,7 @@ func TestShardsAndTheirCoordinatorMakeOneRun(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	coordinated := coordinate(t, ctx, "--listen", coord, "--shards", "3", "--register-timeout", "1m",
-		"--lead", "100ms", "--out", filepath.Join(dir, "merged"))
-	var wg sync.WaitGroup
-	shards := make([]exited, 3)
-	for i := range shards {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			shards[i] = shardProcess(ctx, shardArgs(url, dir, i, 3, coord)...)
-		}()
-	}
-	wg.Wait()
-	coordCode, coordErr := coordinated()
-	for i, s := range shards {
-		if s.code != exitOK {
-			t.Errorf("shard %d: exit %d:\n%s", i, s.code, s.out)
-		}
-	}
-	if coordCode != exitOK {
-		t.Fatalf("coordinate: exit %d:\n%s", coordCode, coordErr)
-	}
+	coordErr := shardedRun(t, ctx, url, dir, coord, 3)
 	if i := strings.Index(coordErr, "start skew over 4 starts"); i < 0 {
 		t.Errorf("the coordinator's log does not give the start skew:\n%s", coordErr)
 	} else {
