@@ -3,11 +3,9 @@ package live_test
 import (
 	"bytes"
 	"context"
-	"image"
 	"image/png"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -18,24 +16,10 @@ import (
 	"github.com/searchbench/searchbench/dataset"
 	_ "github.com/searchbench/searchbench/engines/bleve" // the embedded engine registers itself
 	"github.com/searchbench/searchbench/runner"
+	"github.com/searchbench/searchbench/runner/internal/chromiumtest"
 	"github.com/searchbench/searchbench/runner/live"
 	"github.com/searchbench/searchbench/workload"
 )
-
-// chromiumPath finds Debian's chromium. CI installs it, so there its
-// absence is a failure, not a skip.
-func chromiumPath(t *testing.T) string {
-	for _, name := range []string{"chromium", "chromium-browser"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatal("chromium is not installed; .ci/run installs it")
-	}
-	t.Skip("chromium is not installed (apt-get install chromium)")
-	return ""
-}
 
 // TestLivePageInChromium runs two short levels on the embedded engine with
 // the live view as an observer, a page open from the start and another
@@ -44,20 +28,12 @@ func chromiumPath(t *testing.T) string {
 // the late one shows the intervals from before it opened.
 // SEARCHBENCH_LIVE_SHOT=file.png keeps a screenshot of the page mid-run.
 func TestLivePageInChromium(t *testing.T) {
-	exe := chromiumPath(t)
+	exe := chromiumtest.Path(t)
 	lv := live.New()
 	srv := httptest.NewServer(lv)
 	defer srv.Close()
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.NoSandbox,
-		chromedp.WindowSize(1280, 1100), chromedp.Flag("disable-gpu", true),
-		// Offline: any request beyond this server fails (Chromium never
-		// sends loopback requests through a proxy).
-		chromedp.ProxyServer("127.0.0.1:9"))
-	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
-	early, cancel := chromedp.NewContext(alloc)
-	defer cancel()
+	early := chromiumtest.Browser(t, exe, 1280, 1100)
 	ctx, cancelAll := context.WithTimeout(early, 3*time.Minute)
 	defer cancelAll()
 	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL)); err != nil {
@@ -218,24 +194,9 @@ func checkCharts(t *testing.T, name string, tab context.Context) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s := share(pic, want); s < 0.002 {
+		near := func(a, b uint32) bool { return max(a>>8, b)-min(a>>8, b) < 0x18 }
+		if s := chromiumtest.Share(pic, func(r, g, b uint32) bool { return near(r, want[0]) && near(g, want[1]) && near(b, want[2]) }); s < 0.002 {
 			t.Errorf("%s page: chart %d (%s) has %.3f%% of its pixels in its line's colour; not drawn", name, i+1, titles[i], 100*s)
 		}
 	}
-}
-
-// share is the fraction of the image's pixels near the colour rgb (8-bit).
-func share(img image.Image, rgb [3]uint32) float64 {
-	near := func(a, b uint32) bool { return max(a>>8, b)-min(a>>8, b) < 0x18 }
-	b := img.Bounds()
-	n := 0
-	for y := b.Min.Y; y < b.Max.Y; y++ {
-		for x := b.Min.X; x < b.Max.X; x++ {
-			r, g, bl, _ := img.At(x, y).RGBA()
-			if near(r, rgb[0]) && near(g, rgb[1]) && near(bl, rgb[2]) {
-				n++
-			}
-		}
-	}
-	return float64(n) / float64(b.Dx()*b.Dy())
 }

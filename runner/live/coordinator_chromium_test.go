@@ -11,6 +11,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/searchbench/searchbench/runner"
+	"github.com/searchbench/searchbench/runner/internal/chromiumtest"
 	"github.com/searchbench/searchbench/runner/live"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/runner/shard"
@@ -22,7 +23,7 @@ import (
 // intervals' (the re-sent one counted once), the per-shard throughput chart
 // is there, and each shard's start lateness is in the log.
 func TestCoordinatorPageInChromium(t *testing.T) {
-	exe := chromiumPath(t)
+	exe := chromiumtest.Path(t)
 	lv := live.New()
 	srv := httptest.NewServer(lv)
 	defer srv.Close()
@@ -53,12 +54,7 @@ func TestCoordinatorPageInChromium(t *testing.T) {
 	}
 	lv.Close()
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.NoSandbox,
-		chromedp.WindowSize(1280, 1100), chromedp.Flag("disable-gpu", true), chromedp.ProxyServer("127.0.0.1:9"))
-	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
-	tab, cancel := chromedp.NewContext(alloc)
-	defer cancel()
+	tab := chromiumtest.Browser(t, exe, 1280, 1100)
 	ctx, cancelAll := context.WithTimeout(tab, time.Minute)
 	defer cancelAll()
 	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL)); err != nil {

@@ -7,7 +7,6 @@ import (
 	"image/color"
 	"image/png"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,30 +14,16 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/searchbench/searchbench/runner/internal/chromiumtest"
 	"github.com/searchbench/searchbench/runner/result"
 )
-
-// chromiumPath finds Debian's chromium. CI installs it (.ci/run), so there
-// its absence is a failure, not a skip.
-func chromiumPath(t *testing.T) string {
-	for _, name := range []string{"chromium", "chromium-browser"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatal("chromium is not installed; .ci/run installs it")
-	}
-	t.Skip("chromium is not installed (apt-get install chromium)")
-	return ""
-}
 
 // TestHTMLReportInChromium opens the written report.html in headless
 // Chromium from the file alone, as a reader would offline, and checks what
 // the reader sees: every chart decoded and drawn (the engines' colours in its
 // pixels, not a blank box), and the key figures and warnings in the text.
 func TestHTMLReportInChromium(t *testing.T) {
-	exe := chromiumPath(t)
+	exe := chromiumtest.Path(t)
 	res := sampleResult(t)
 	dir := t.TempDir()
 	rep := New(Input{Name: "sample.json", Result: res})
@@ -114,14 +99,7 @@ func TestHTMLReportInChromium(t *testing.T) {
 // context for the steps that read it (a minute for them all).
 func openInChromium(t *testing.T, exe, page string) context.Context {
 	t.Helper()
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.NoSandbox,
-		chromedp.WindowSize(1280, 1000), chromedp.Flag("disable-gpu", true),
-		// Offline: any request beyond the file itself fails.
-		chromedp.ProxyServer("127.0.0.1:9"))
-	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	t.Cleanup(cancelAlloc)
-	ctx, cancel := chromedp.NewContext(alloc)
-	t.Cleanup(cancel)
+	ctx := chromiumtest.Browser(t, exe, 1280, 1000)
 	if err := chromedp.Do(ctx, chromedp.Navigate("file://"+page)); err != nil {
 		t.Fatalf("load %s: %v", page, err)
 	}
@@ -152,14 +130,14 @@ func checkPainted(t *testing.T, step context.Context, id string, colors []color.
 		band := pic.(interface {
 			SubImage(image.Rectangle) image.Image
 		}).SubImage(image.Rect(bounds.Min.X, bounds.Min.Y+q*bounds.Dy()/4, bounds.Max.X, bounds.Min.Y+(q+1)*bounds.Dy()/4))
-		if ink := share(band, func(r, g, b uint32) bool { return r < 0xc000 || g < 0xc000 || b < 0xc000 }); ink < 0.005 {
+		if ink := chromiumtest.Share(band, func(r, g, b uint32) bool { return r < 0xc000 || g < 0xc000 || b < 0xc000 }); ink < 0.005 {
 			t.Errorf("%s: quarter %d of the chart is blank (%.2f%% ink)", id, q+1, 100*ink)
 		}
 	}
 	for i, c := range colors {
 		wr, wg, wb, _ := c.RGBA()
 		near := func(a, b uint32) bool { return max(a, b)-min(a, b) < 0x1800 }
-		if s := share(pic, func(r, g, b uint32) bool { return near(r, wr) && near(g, wg) && near(b, wb) }); s < minShare {
+		if s := chromiumtest.Share(pic, func(r, g, b uint32) bool { return near(r, wr) && near(g, wg) && near(b, wb) }); s < minShare {
 			t.Errorf("%s: colour %d (%v) covers %.3f%% of the chart; its line is not drawn", id, i, c, 100*s)
 		}
 	}
@@ -171,7 +149,7 @@ func checkPainted(t *testing.T, step context.Context, id string, colors []color.
 // throughput panel down to the container's memory) with its operations'
 // and its shards' lines in their colours, and the values table there.
 func TestOverTimeInChromium(t *testing.T) {
-	exe := chromiumPath(t)
+	exe := chromiumtest.Path(t)
 	res := timelineResult(t)
 	for _, l := range res.Engines[0].Levels {
 		for k, iv := range l.Timeline.Intervals {
@@ -219,19 +197,4 @@ func TestOverTimeInChromium(t *testing.T) {
 	if err != nil || rows != 3*5*2 {
 		t.Errorf("alpha's values table has %d rows (%v), want 30 (3 levels × 5 intervals × 2 operations)", rows, err)
 	}
-}
-
-// share is the fraction of the image's pixels that match.
-func share(img image.Image, match func(r, g, b uint32) bool) float64 {
-	b := img.Bounds()
-	n := 0
-	for y := b.Min.Y; y < b.Max.Y; y++ {
-		for x := b.Min.X; x < b.Max.X; x++ {
-			r, g, bl, _ := img.At(x, y).RGBA()
-			if match(r, g, bl) {
-				n++
-			}
-		}
-	}
-	return float64(n) / float64(b.Dx()*b.Dy())
 }
