@@ -2,7 +2,11 @@
 // interface, the optional capabilities a driver may add, the error classes the
 // runner counts, and the registry drivers add themselves to. It knows no
 // driver; drivers live in sub-packages and register from init(), as
-// database/sql drivers do.
+// database/sql drivers do. What drivers share beyond the contract lives
+// beside it: engines/httpwire (the HTTP client, transport and status
+// classes of the HTTP drivers), engines/config (reading a driver's options
+// and server URL) and engines/quote (what of a server's text or a
+// credential an error message may show).
 package engines
 
 import (
@@ -177,12 +181,6 @@ type Attacher interface {
 // Versioner reports the engine's version, for the result's provenance.
 type Versioner interface {
 	Version(ctx context.Context) (string, error)
-}
-
-// StatsReporter reports engine-side gauges and counters (queue depths and
-// the like), sampled by the runner during measurement.
-type StatsReporter interface {
-	Stats(ctx context.Context) (map[string]float64, error)
 }
 
 // TextOnly returns an ErrUnsupported error when q asks for more than a

@@ -104,62 +104,41 @@ func TestSecretNeverPrints(t *testing.T) {
 	}
 }
 
-// Redaction removes every secret from the message and keeps the class.
-func TestRedact(t *testing.T) {
-	base := fmt.Errorf("login as bob:hunter2 with key k-123 failed: %w", ErrOverloaded)
-	cfg := Config{URL: "postgres://bob:hunter2@db/x", APIKey: "k-123"}
-	err := Redact(base, cfg.Secrets()...)
-	if strings.Contains(err.Error(), "hunter2") || strings.Contains(err.Error(), "k-123") || !strings.Contains(err.Error(), "bob:[redacted]") {
-		t.Errorf("Redact = %q; want both secrets gone", err)
-	}
-	if !errors.Is(err, ErrOverloaded) || Classify(err) != Overloaded {
-		t.Errorf("Redact lost the error's class: %v", Classify(err))
-	}
-	kv := Config{URL: "host=db user=bob password='hunter2' dbname=x"}
-	if err := Redact(base, kv.Secrets()...); strings.Contains(err.Error(), "hunter2") {
-		t.Errorf("Redact(key=value connection string) = %q", err)
-	}
-	if got := SafeURL(kv.URL); got != "(connection string)" {
-		t.Errorf("SafeURL(key=value) = %q", got)
-	}
-	if got := SafeURL(cfg.URL); strings.Contains(got, "hunter2") || !strings.Contains(got, "db/x") {
-		t.Errorf("SafeURL(%q) = %q", cfg.URL, got)
-	}
-	if Redact(base) != base || Redact(nil, "x") != nil {
-		t.Error("Redact without secrets (or of nil) must return its argument")
+func TestCheckWriteMode(t *testing.T) {
+	both := []Visibility{Acknowledged, Searchable}
+	for _, c := range []struct {
+		asked   Visibility
+		offered []Visibility
+		want    Visibility
+		err     string
+	}{
+		{"", both, Acknowledged, ""},
+		{Searchable, both, Searchable, ""},
+		{"", []Visibility{Searchable}, Searchable, ""},
+		{Searchable, []Visibility{Searchable}, Searchable, ""},
+		{Acknowledged, []Visibility{Searchable}, "", `drv: write mode "acknowledged" is not offered (drv has one write mode, searchable)`},
+		{"eventual", both, "", `drv: write mode "eventual" is not offered (acknowledged or searchable)`},
+	} {
+		got, err := CheckWriteMode("drv", c.asked, c.offered...)
+		if got != c.want || (err == nil) != (c.err == "") || (err != nil && err.Error() != c.err) {
+			t.Errorf("CheckWriteMode(%q, %v) = %q, %v; want %q, %s", c.asked, c.offered, got, err, c.want, c.err)
+		}
 	}
 }
 
-// A key a server echoed where Clip cut its answer leaves its start before
-// the clip's mark; redaction after the clip removes that start too, and
-// leaves a clipped message that holds no secret alone.
-func TestRedactClippedSecret(t *testing.T) {
-	const key = "sk-live-0123456789abcdef"
-	for _, keep := range []int{3, 10, len(key) - 1} {
-		body := strings.Repeat("x", MaxQuoted-keep) + key + " and more"
-		msg := RedactString(Clip(body), key)
-		if strings.Contains(msg, key[:3]) || !strings.Contains(msg, redacted+clipMark) {
-			t.Errorf("keeping %d bytes of the key: %q; want its start redacted before the mark", keep, msg)
-		}
+// The registry's check of a driver without a ConfigChecker uses the same
+// reader and write-mode check as the drivers.
+func TestCheckConfigFallback(t *testing.T) {
+	Register("plain-test", stubDriver{"plain"})
+	if err := CheckConfig("plain-test", Config{}); err != nil {
+		t.Fatal(err)
 	}
-	plain := Clip(strings.Repeat("y", MaxQuoted+10))
-	if got := RedactString(plain, key); got != plain {
-		t.Errorf("a clipped message without the key changed: %q", got)
+	err := CheckConfig("plain-test", Config{Options: map[string]string{"pool": "3"}})
+	if err == nil || err.Error() != `plain-test: unknown option "pool" (plain-test takes no options)` {
+		t.Fatalf("option: %v", err)
 	}
-}
-
-// A port out of range parses as a URL, and used to fail only when the run
-// dialled it, after a container had started.
-func TestServerURLPort(t *testing.T) {
-	const def = "http://localhost:7700"
-	for _, raw := range []string{"http://h:99999", "http://h:0", "https://[::1]:65536"} {
-		if _, err := ServerURL("x", raw, def); err == nil || !strings.HasPrefix(err.Error(), "x: the URL's port ") {
-			t.Errorf("%s: %v; want the port refused", raw, err)
-		}
-	}
-	for _, raw := range []string{"http://h:65535", "http://h:1", "https://h", ""} {
-		if _, err := ServerURL("x", raw, def); err != nil {
-			t.Errorf("%s: %v", raw, err)
-		}
+	// stubDriver describes no visibility: every asked mode is refused.
+	if err := CheckConfig("plain-test", Config{WriteMode: Searchable}); err == nil || !strings.Contains(err.Error(), "is not offered") {
+		t.Fatalf("write mode: %v", err)
 	}
 }

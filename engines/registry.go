@@ -3,7 +3,9 @@ package engines
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -96,8 +98,8 @@ type ConfigChecker interface {
 
 // CheckConfig checks cfg against the named driver: through its
 // ConfigChecker where it has one; otherwise the driver takes no options and
-// only its own write mode, checked as a driver checks them (Options,
-// CheckWriteMode), with the same messages.
+// only its own write mode, with the messages a driver's own check gives
+// (UnknownOptions, CheckWriteMode).
 func CheckConfig(name string, cfg Config) error {
 	d, err := Lookup(name)
 	if err != nil {
@@ -106,8 +108,8 @@ func CheckConfig(name string, cfg Config) error {
 	if c, ok := d.(ConfigChecker); ok {
 		return c.CheckConfig(cfg)
 	}
-	if err := NewOptions(name, cfg.Options).Err(); err != nil {
-		return err
+	if len(cfg.Options) > 0 {
+		return UnknownOptions(name, slices.Collect(maps.Keys(cfg.Options)), nil)
 	}
 	_, err = CheckWriteMode(name, cfg.WriteMode, d.Describe().Visibility)
 	return err
@@ -133,4 +135,44 @@ func CheckSchema(name string, cfg Config, schema Schema) error {
 		return c.CheckSchema(cfg, schema)
 	}
 	return nil
+}
+
+// UnknownOptions is the error for options a driver does not take: each of
+// unknown quoted, sorted, beside the options the driver knows (known, in any
+// order; none: "takes no options"). Drivers reach it through
+// config.Options.Err; the registry, for a driver without a ConfigChecker.
+func UnknownOptions(driver string, unknown, known []string) error {
+	quoted := make([]string, len(unknown))
+	for i, k := range unknown {
+		quoted[i] = strconv.Quote(k)
+	}
+	slices.Sort(quoted)
+	what := "option"
+	if len(quoted) > 1 {
+		what = "options"
+	}
+	knows := fmt.Sprintf("%s takes no options", driver)
+	if len(known) > 0 {
+		knows = "known: " + strings.Join(slices.Sorted(slices.Values(known)), ", ")
+	}
+	return fmt.Errorf("%s: unknown %s %s (%s)", driver, what, strings.Join(quoted, ", "), knows)
+}
+
+// CheckWriteMode returns the write mode asked for, or the driver's default
+// (the first offered; a driver offers at least one) when none was; a mode
+// the driver does not offer is an error that names the ones it does.
+func CheckWriteMode(driver string, asked Visibility, offered ...Visibility) (Visibility, error) {
+	switch {
+	case asked == "":
+		return offered[0], nil
+	case slices.Contains(offered, asked):
+		return asked, nil
+	case len(offered) == 1:
+		return "", fmt.Errorf("%s: write mode %q is not offered (%s has one write mode, %s)", driver, asked, driver, offered[0])
+	}
+	names := make([]string, len(offered))
+	for i, v := range offered {
+		names[i] = string(v)
+	}
+	return "", fmt.Errorf("%s: write mode %q is not offered (%s)", driver, asked, strings.Join(names, " or "))
 }

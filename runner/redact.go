@@ -7,6 +7,7 @@ import (
 	"unicode"
 
 	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/engines/quote"
 )
 
 // RedactMessages removes every secret from the free-text messages of the
@@ -72,7 +73,7 @@ func newScrubber(secrets []string) *scrubber {
 func (sc *scrubber) scrub(msg string) string {
 	// The drivers' scrub first: it also removes the start of a secret
 	// that a clipped quote cut off (3 characters or more).
-	msg = engines.RedactString(msg, sc.secrets...)
+	msg = quote.RedactString(msg, sc.secrets...)
 	r := []rune(msg)
 	l := fold(slices.Clone(r))
 	var hit []bool // the characters to remove; nil while there are none

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/searchbench/searchbench/engines/httpwire"
 	"io"
 	"net"
 	"net/http"
@@ -290,7 +291,7 @@ func TestListenRefusesOtherAddresses(t *testing.T) {
 }
 
 // BenchmarkMeilisearchSearch is the Meilisearch driver's search path (the
-// body's encoding, engines.FastClient, the response's parsing) against the
+// body's encoding, httpwire.FastClient, the response's parsing) against the
 // loopback target in this process: -cpuprofile shows what a search costs
 // the load generator.
 func BenchmarkMeilisearchSearch(b *testing.B) {
@@ -323,7 +324,7 @@ func BenchmarkMeilisearchSearch(b *testing.B) {
 // The difference to BenchmarkMeilisearchSearch is the driver's own cost.
 func BenchmarkNetHTTPFloor(b *testing.B) {
 	_, url := start(b)
-	c := &http.Client{Transport: engines.HTTPTransport(64)}
+	c := &http.Client{Transport: httpwire.Transport(64)}
 	body := []byte(`{"limit":10,"attributesToRetrieve":["id"],"q":"Lot foot lot will.","hybrid":null}`)
 	b.ReportAllocs()
 	b.SetParallelism(8)
@@ -344,7 +345,7 @@ func BenchmarkNetHTTPFloor(b *testing.B) {
 }
 
 // BenchmarkFastHTTPFloor is BenchmarkNetHTTPFloor's request made with
-// engines.FastClient alone, pooled request and response, the answer
+// httpwire.FastClient alone, pooled request and response, the answer
 // dropped: the floor under a driver's fast path.
 func BenchmarkFastHTTPFloor(b *testing.B) {
 	_, raw := start(b)
@@ -352,7 +353,7 @@ func BenchmarkFastHTTPFloor(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	c := engines.NewFastClient(u, 64, 0)
+	c := httpwire.NewFastClient(u, 64, 0)
 	defer c.Close()
 	body := []byte(`{"limit":10,"attributesToRetrieve":["id"],"q":"Lot foot lot will.","hybrid":null}`)
 	b.ReportAllocs()

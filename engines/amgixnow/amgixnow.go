@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/searchbench/searchbench/engines/config"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -14,6 +15,8 @@ import (
 	"time"
 
 	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/engines/httpwire"
+	"github.com/searchbench/searchbench/engines/quote"
 )
 
 // Driver names.
@@ -70,7 +73,7 @@ type options struct {
 
 // parseOptions reads Config.Options (the package doc lists them).
 func parseOptions(driver string, raw map[string]string) (options, error) {
-	r := engines.NewOptions(driver, raw)
+	r := config.New(driver, raw)
 	o := options{
 		timeout: r.Duration("timeout", DefaultTimeout),
 		pool:    r.Int("pool", DefaultPool, 1, maxPool),
@@ -115,7 +118,7 @@ func (d driver) check(cfg engines.Config) (options, error) {
 	// An attached server's address is the user's: checked before anything
 	// starts.
 	if cfg.URL != "" {
-		if _, err := engines.ServerURL(d.name, cfg.URL, DefaultURL); err != nil {
+		if _, err := config.ServerURL(d.name, cfg.URL, DefaultURL); err != nil {
 			return o, err
 		}
 	}
@@ -127,7 +130,7 @@ func (d driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, e
 	if err != nil {
 		return nil, err
 	}
-	u, err := engines.ServerURL(d.name, cfg.URL, DefaultURL)
+	u, err := config.ServerURL(d.name, cfg.URL, DefaultURL)
 	if err != nil {
 		return nil, err
 	}
@@ -135,8 +138,8 @@ func (d driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, e
 		name:     d.name,
 		vis:      d.vis,
 		opts:     o,
-		http:     &http.Client{Transport: engines.HTTPTransport(o.pool), Timeout: o.timeout},
-		fast:     engines.NewFastClient(u, o.pool, o.timeout),
+		http:     &http.Client{Transport: httpwire.Transport(o.pool), Timeout: o.timeout},
+		fast:     httpwire.NewFastClient(u, o.pool, o.timeout),
 		base:     strings.TrimRight(u.String(), "/"),
 		endpoint: u.Redacted(),
 		key:      cfg.APIKey.Reveal(),
@@ -162,7 +165,7 @@ type Engine struct {
 	vis      engines.Visibility
 	opts     options
 	http     *http.Client
-	fast     *engines.FastClient // the calls a run repeats (hotCall)
+	fast     *httpwire.FastClient // the calls a run repeats (hotCall)
 	base     string
 	endpoint string // the URL without credentials, for messages
 	key      string
@@ -320,7 +323,7 @@ func checkConfig(body []byte, fields []string, topK int) error {
 		StoreContent bool `json:"store_content"`
 	}
 	if err := json.Unmarshal(body, &c); err != nil {
-		return fmt.Errorf("malformed collection configuration: %q", engines.Clip(string(body)))
+		return fmt.Errorf("malformed collection configuration: %q", quote.Clip(string(body)))
 	}
 	want := fmt.Sprintf("one vector, %s full_text over %v", VectorName, fields)
 	if topK != 0 {
@@ -342,7 +345,7 @@ func ParseExists(body []byte) (bool, error) {
 		Exists *bool `json:"exists"`
 	}
 	if err := json.Unmarshal(body, &v); err != nil || v.Exists == nil {
-		return false, fmt.Errorf("malformed exists response: %q", engines.Clip(string(body)))
+		return false, fmt.Errorf("malformed exists response: %q", quote.Clip(string(body)))
 	}
 	return *v.Exists, nil
 }
@@ -532,7 +535,7 @@ func (e *Engine) Get(ctx context.Context, id string) (engines.Document, error) {
 	for i, f := range fields {
 		specs[i] = engines.FieldSpec{Name: f, Type: engines.Text}
 	}
-	doc, err := engines.DecodeJSONDocument(data, "id", id, specs)
+	doc, err := httpwire.DecodeDocument(data, "id", id, specs)
 	if err != nil {
 		return engines.Document{}, fmt.Errorf("%s: get %s: malformed response: %w", e.name, id, err)
 	}
@@ -565,7 +568,7 @@ func (e *Engine) Search(ctx context.Context, q engines.Query) (engines.Hits, err
 	}
 	ids, err := ParseSearch(data, q.K)
 	if err != nil {
-		return engines.Hits{}, fmt.Errorf("%s: search %q: %w", e.name, q.Text, engines.Unreadable(data, err))
+		return engines.Hits{}, fmt.Errorf("%s: search %q: %w", e.name, q.Text, quote.Unreadable(data, err))
 	}
 	return engines.Hits{IDs: ids, Total: -1}, nil
 }
@@ -637,7 +640,7 @@ func ParseVersion(body []byte) (string, error) {
 		Version string `json:"version"`
 	}
 	if err := json.Unmarshal(body, &v); err != nil || strings.TrimSpace(v.Version) == "" {
-		return "", fmt.Errorf("malformed version response: %q", engines.Clip(string(body)))
+		return "", fmt.Errorf("malformed version response: %q", quote.Clip(string(body)))
 	}
 	return strings.TrimSpace(v.Version), nil
 }

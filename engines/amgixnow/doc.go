@@ -1,6 +1,6 @@
 // Package amgixnow drives Amgix Now 0.1.2 (amgixio/amgix-now, one Rust
 // binary with an embedded Qdrant) over its REST API with net/http and, for
-// the calls a run repeats, engines.FastClient: no Go client exists. It registers two drivers, the same code against two server
+// the calls a run repeats, httpwire.FastClient: no Go client exists. It registers two drivers, the same code against two server
 // configurations:
 //
 //   - "amgix-now": the server's default, AMGIX_NOW_SYNC_DB_WRITES=false.
@@ -127,14 +127,14 @@
 // 2048, above the 1,500 users of the largest published level); HTTP/1.1; no
 // proxy; no retries. The calls a run repeats (search, upsert, delete, get)
 // build the same requests as the others and send them through
-// engines.FastClient (fasthttp's framing on a pool of its own, configured
+// httpwire.FastClient (fasthttp's framing on a pool of its own, configured
 // as net/http's transport, with the same timeout) instead of net/http:
 // the same bytes on the wire (TestHotCallsWire; a bodiless DELETE carries
 // Content-Length: 0, which net/http leaves out), at about 40% less of the
 // load generator's CPU a call (BenchmarkTransports in bench/README.md). HTTP 429 and 503 wrap engines.ErrOverloaded (Amgix
 // answers 429 when its ingest or search queue is full, 503 when a worker
 // stopped); 408, 504 and client timeouts wrap engines.ErrTimeout, as for
-// every HTTP driver (engines.StatusClass); a 404 is class Other (a missing
+// every HTTP driver (httpwire.StatusClass); a 404 is class Other (a missing
 // collection, a route the server lacks) unless it is Amgix's word that a
 // document is missing, which only a get receives; everything else is class
 // Other too.

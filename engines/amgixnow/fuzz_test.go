@@ -1,11 +1,10 @@
 package amgixnow
 
 import (
+	"github.com/searchbench/searchbench/engines/quote"
 	"strings"
 	"testing"
 	"unicode/utf8"
-
-	"github.com/searchbench/searchbench/engines"
 )
 
 // FuzzParse feeds any body to every response parser: a malformed answer is
@@ -51,7 +50,7 @@ func FuzzParse(f *testing.F) {
 			t.Fatal("ParseVersion returned an empty version")
 		}
 		_, _ = ParseExists(body)
-		if d := errorDetail(body); len(d) > engines.MaxQuoted+len("… (clipped, 1234567890 bytes)") || !utf8.ValidString(d) {
+		if d := errorDetail(body); len(d) > quote.MaxLen+len("… (clipped, 1234567890 bytes)") || !utf8.ValidString(d) {
 			t.Fatalf("errorDetail returned %d bytes: %q", len(d), d)
 		}
 	})

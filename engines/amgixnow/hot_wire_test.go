@@ -9,7 +9,7 @@ import (
 	"github.com/searchbench/searchbench/engines/enginetest"
 )
 
-// The calls a run repeats send through engines.FastClient what they sent
+// The calls a run repeats send through httpwire.FastClient what they sent
 // through net/http (call, which the other calls still use): each of their
 // shapes — a POST with a JSON body, a GET, a DELETE with a query — made
 // both ways and compared on a raw TCP listener. One difference is the

@@ -11,9 +11,9 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/searchbench/searchbench/engines/httpwire"
+	"github.com/searchbench/searchbench/engines/quote"
 	"github.com/valyala/fasthttp"
-
-	"github.com/searchbench/searchbench/engines"
 )
 
 // maxBody bounds a response read: a search answer carries every hit's stored
@@ -28,7 +28,7 @@ func (e *Engine) call(ctx context.Context, method, path string, body any) ([]byt
 }
 
 // hotCall is call for the calls a run repeats (search, upsert, delete,
-// get): the same request, sent through engines.FastClient instead of
+// get): the same request, sent through httpwire.FastClient instead of
 // net/http (TestHotCallsWire compares the bytes), which costs the load
 // generator about 40% less CPU a call (BenchmarkTransports in
 // bench/README.md).
@@ -88,7 +88,7 @@ func (e *Engine) send(ctx context.Context, hot bool, method, path string, body a
 	return data, nil
 }
 
-// transportError classifies a failed round trip (engines.TransportError).
+// transportError classifies a failed round trip (httpwire.TransportError).
 // url.Error quotes the request URL; the message names the redacted endpoint
 // instead, and never shows the key.
 func (e *Engine) transportError(err error) error {
@@ -96,11 +96,11 @@ func (e *Engine) transportError(err error) error {
 	if errors.As(err, &ue) {
 		err = ue.Err
 	}
-	return fmt.Errorf("%s: %w", e.endpoint, engines.Redact(engines.TransportError(err), e.key))
+	return fmt.Errorf("%s: %w", e.endpoint, quote.Redact(httpwire.TransportError(err), e.key))
 }
 
 // statusError maps an HTTP failure to the runner's error classes
-// (engines.StatusError). A 404 is engines.ErrNotFound only when missing, the
+// (httpwire.StatusError). A 404 is engines.ErrNotFound only when missing, the
 // body being Amgix's word that a document is missing (documentMissing: a
 // get's answer); otherwise it is a missing collection or route, which the
 // runner must not count as a harmless missing ID.
@@ -108,13 +108,13 @@ func statusError(code int, missing bool, detail string) error {
 	if code == http.StatusUnauthorized || code == http.StatusForbidden {
 		return fmt.Errorf("HTTP %d: %s (the server wants an API key, Config.APIKey, or refused the one given)", code, detail)
 	}
-	return engines.StatusError(code, missing, fmt.Errorf("HTTP %d: %s", code, detail))
+	return httpwire.StatusError(code, missing, fmt.Errorf("HTTP %d: %s", code, detail))
 }
 
 // errorDetail extracts Amgix's FastAPI-style error: {"detail": "text"} or
 // {"detail": [{"loc": [...], "msg": "..."}]}; a plain-text body (axum's
 // query-string rejection) is quoted as it is. Whichever it is, it is
-// clipped (engines.Clip).
+// clipped (quote.Clip).
 func errorDetail(body []byte) string {
 	var v struct {
 		Detail json.RawMessage `json:"detail"`
@@ -144,9 +144,9 @@ func errorDetail(body []byte) string {
 	return clip(string(v.Detail))
 }
 
-// clip is engines.Clip, saying so when the server gave no message at all.
+// clip is quote.Clip, saying so when the server gave no message at all.
 func clip(s string) string {
-	if s = engines.Clip(s); s == "" {
+	if s = quote.Clip(s); s == "" {
 		return "(no message)"
 	}
 	return s
@@ -154,7 +154,7 @@ func clip(s string) string {
 
 // scrub removes the API key from a message, should a server or a proxy echo
 // it back.
-func (e *Engine) scrub(s string) string { return engines.RedactString(s, e.key) }
+func (e *Engine) scrub(s string) string { return quote.RedactString(s, e.key) }
 
 // okResponse is Amgix's OkResponse: {"ok": true, "skipped": [ids]}, skipped
 // present only when a write was not applied because its timestamp was not

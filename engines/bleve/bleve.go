@@ -16,6 +16,7 @@ import (
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/search/query"
 	index "github.com/blevesearch/bleve_index_api"
+	"github.com/searchbench/searchbench/engines/config"
 
 	"github.com/searchbench/searchbench/engines"
 )
@@ -52,7 +53,7 @@ func check(cfg engines.Config) error {
 	if _, err := engines.CheckWriteMode("bleve", cfg.WriteMode, engines.Searchable); err != nil {
 		return err
 	}
-	return engines.NewOptions("bleve", cfg.Options).Err()
+	return config.New("bleve", cfg.Options).Err()
 }
 
 func (driver) Open(_ context.Context, cfg engines.Config) (engines.Engine, error) {

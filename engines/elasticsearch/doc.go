@@ -98,7 +98,7 @@
 // overload from the benchmark and multiply the load it offers. The
 // http.Transport keeps up to pool (default 2048) idle keep-alive
 // connections to the server, enough for the 1,500 users of the largest
-// published level (engines.HTTPTransport, shared by every HTTP driver).
+// published level (httpwire.Transport, shared by every HTTP driver).
 // Request bodies are not gzipped (the client's default); responses may be,
 // as Elasticsearch's http.compression defaults to true and the transport
 // asks for gzip as the study's Locust clients (python-requests) did;
@@ -107,7 +107,7 @@
 //
 // The calls a run repeats — search, upsert (index), delete, get — go
 // through a second elastictransport client configured the same way whose
-// http.RoundTripper is engines.RoundTripper: engines.FastClient
+// http.RoundTripper is httpwire.RoundTripper: httpwire.FastClient
 // (fasthttp's framing on a pool of its own, configured as the
 // http.Transport; gzip asked for and decompressed as net/http does) in
 // place of net/http's transport. esapi builds the requests and the

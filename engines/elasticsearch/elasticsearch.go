@@ -5,12 +5,14 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"github.com/searchbench/searchbench/engines/config"
 	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/engines/httpwire"
 )
 
 func init() { engines.Register("elasticsearch", driver{}) }
@@ -60,12 +62,12 @@ var fuzzinessValue = regexp.MustCompile(`^([012]|AUTO|AUTO:[0-9]+,[0-9]+)$`)
 
 // parseOptions reads Config.Options (the package doc lists them).
 func parseOptions(raw map[string]string) (options, error) {
-	r := engines.NewOptions("elasticsearch", raw)
+	r := config.New("elasticsearch", raw)
 	o := options{
 		pool:            r.Int("pool", DefaultPool, 1, maxPool),
-		refreshInterval: engines.OptionValue(r, "refresh_interval", DefaultRefreshInterval, parseRefreshInterval),
-		trackTotalHits:  engines.OptionValue(r, "track_total_hits", any(DefaultTrackTotalHits), parseTrackTotalHits),
-		fuzziness:       engines.OptionValue(r, "fuzziness", DefaultFuzziness, parseFuzziness),
+		refreshInterval: config.Value(r, "refresh_interval", DefaultRefreshInterval, parseRefreshInterval),
+		trackTotalHits:  config.Value(r, "track_total_hits", any(DefaultTrackTotalHits), parseTrackTotalHits),
+		fuzziness:       config.Value(r, "fuzziness", DefaultFuzziness, parseFuzziness),
 	}
 	return o, r.Err()
 }
@@ -160,7 +162,7 @@ func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, err
 		// would be dropped without a word.
 		return nil, errors.New("elasticsearch: basic auth needs both a username and a password")
 	}
-	tr := engines.HTTPTransport(o.pool)
+	tr := httpwire.Transport(o.pool)
 	client, err := newClient(u, user, password, key, tr)
 	if err != nil {
 		return nil, fmt.Errorf("elasticsearch: client: %w", err)
@@ -168,8 +170,8 @@ func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, err
 	// The hot calls' transport: the same configuration, on FastClient
 	// (hotCall). The driver has no timeout option: the caller's context
 	// bounds every call.
-	fast := engines.NewFastClient(u, o.pool, 0)
-	hot, err := newClient(u, user, password, key, engines.RoundTripper{Client: fast})
+	fast := httpwire.NewFastClient(u, o.pool, 0)
+	hot, err := newClient(u, user, password, key, httpwire.RoundTripper{Client: fast})
 	if err != nil {
 		_ = client.Close()
 		return nil, fmt.Errorf("elasticsearch: client: %w", err)
@@ -212,7 +214,7 @@ func refreshParam(mode engines.Visibility) (string, error) {
 // joined path and an escaped "/" in a document ID becomes a path separator
 // (elastic-transport-go v8.9.0, setReqURL).
 func checkURL(raw string) (*url.URL, error) {
-	u, err := engines.ServerURL("elasticsearch", raw, DefaultURL)
+	u, err := config.ServerURL("elasticsearch", raw, DefaultURL)
 	switch {
 	case err != nil:
 		return nil, err

@@ -15,15 +15,17 @@ import (
 	"github.com/elastic/go-elasticsearch/v8/esapi"
 
 	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/engines/httpwire"
+	"github.com/searchbench/searchbench/engines/quote"
 )
 
 // Engine is one Elasticsearch index.
 type Engine struct {
 	client    *client
 	transport *http.Transport
-	hot       *client             // the hot calls' (hotCall), over fast
-	fast      *engines.FastClient // hot's connections
-	refresh   string              // the refresh parameter of every write: "" or "wait_for"
+	hot       *client              // the hot calls' (hotCall), over fast
+	fast      *httpwire.FastClient // hot's connections
+	refresh   string               // the refresh parameter of every write: "" or "wait_for"
 	opts      options
 	secrets   []string // only to scrub them from messages, should a server echo one
 	endpoint  string   // the URL (it has no credentials), for messages
@@ -57,7 +59,7 @@ func (e *Engine) call(ctx context.Context, what string, req esapi.Request, also 
 
 // hotCall is call for the calls a run repeats (search, upsert, delete,
 // get): the same request built by esapi and the same transport, whose
-// http.RoundTripper is engines.FastClient instead of net/http's
+// http.RoundTripper is httpwire.FastClient instead of net/http's
 // (TestHotCallsWire compares the bytes on the wire).
 func (e *Engine) hotCall(ctx context.Context, what string, req esapi.Request, also ...int) (int, []byte, error) {
 	return e.perform(ctx, e.hot, what, req, also...)
@@ -66,12 +68,12 @@ func (e *Engine) hotCall(ctx context.Context, what string, req esapi.Request, al
 func (e *Engine) perform(ctx context.Context, c *client, what string, req esapi.Request, also ...int) (int, []byte, error) {
 	res, err := req.Do(ctx, c)
 	if err != nil {
-		return 0, nil, e.fail(what, engines.TransportError(err))
+		return 0, nil, e.fail(what, httpwire.TransportError(err))
 	}
 	defer res.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(res.Body, maxResponse+1))
 	if err != nil {
-		return res.StatusCode, nil, e.fail(what, engines.TransportError(err))
+		return res.StatusCode, nil, e.fail(what, httpwire.TransportError(err))
 	}
 	if len(body) > maxResponse {
 		return res.StatusCode, nil, e.fail(what, fmt.Errorf("response larger than %d bytes", maxResponse))
@@ -270,7 +272,7 @@ func (e *Engine) Delete(ctx context.Context, id string) error {
 		// A missing document answers 404 with a write result; a missing
 		// index answers 404 with an error body.
 		if parseWrite(res, "not_found") == nil {
-			return fmt.Errorf("elasticsearch: %s: %w", what, engines.StatusError(status, true, errors.New("result not_found")))
+			return fmt.Errorf("elasticsearch: %s: %w", what, httpwire.StatusError(status, true, errors.New("result not_found")))
 		}
 		return e.fail(what, responseError(status, res))
 	}
@@ -322,7 +324,7 @@ func (e *Engine) Search(ctx context.Context, q engines.Query) (engines.Hits, err
 	}
 	h, err := parseSearch(res, q.K)
 	if err != nil {
-		return engines.Hits{}, e.fail("search", engines.Unreadable(res, err))
+		return engines.Hits{}, e.fail("search", quote.Unreadable(res, err))
 	}
 	return h, nil
 }
@@ -387,5 +389,5 @@ func (e *Engine) fail(what string, err error) error {
 	if err == nil {
 		return nil
 	}
-	return fmt.Errorf("elasticsearch: %s: %w", what, engines.Redact(err, e.secrets...))
+	return fmt.Errorf("elasticsearch: %s: %w", what, quote.Redact(err, e.secrets...))
 }

@@ -6,6 +6,8 @@ import (
 	"net/http"
 
 	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/engines/httpwire"
+	"github.com/searchbench/searchbench/engines/quote"
 )
 
 // HTTPError is a response with a status the call did not expect, with
@@ -27,7 +29,7 @@ func (h *HTTPError) Error() string {
 }
 
 // classified wraps h in the runner's class for it: its status's
-// (engines.StatusError), except where Elasticsearch's error type says more.
+// (httpwire.StatusError), except where Elasticsearch's error type says more.
 // A 404 is never a missing document here: index_not_found_exception is a
 // broken setup, and a delete's missing document is read from its body
 // (result "not_found").
@@ -37,12 +39,12 @@ func (h *HTTPError) classified() error {
 		// The disk flood-stage block: the index went read-only, which no
 		// amount of waiting fixes.
 		return h
-	case h.Type == "es_rejected_execution_exception" && engines.StatusClass(h.Status, false) != engines.ErrTimeout:
+	case h.Type == "es_rejected_execution_exception" && httpwire.StatusClass(h.Status, false) != engines.ErrTimeout:
 		// A full thread-pool queue, whatever status carried it; a gateway
 		// that gave up (408, 504) stays a timeout, as the status decides.
 		return fmt.Errorf("%w: %w", engines.ErrOverloaded, h)
 	}
-	return engines.StatusError(h.Status, false, h)
+	return httpwire.StatusError(h.Status, false, h)
 }
 
 // errorCause is Elasticsearch's error object ("error", a root_cause entry,
@@ -53,7 +55,7 @@ type errorCause struct {
 }
 
 func (c errorCause) String() string {
-	return engines.Clip(c.Type) + ": " + engines.Clip(c.Reason)
+	return quote.Clip(c.Type) + ": " + quote.Clip(c.Reason)
 }
 
 // responseError turns an error response into an HTTPError in its class.
@@ -70,9 +72,9 @@ func responseError(status int, body []byte) error {
 		var s string
 		switch {
 		case json.Unmarshal(r.Error, &c) == nil:
-			h.Type, h.Reason = engines.Clip(c.Type), engines.Clip(c.Reason)
+			h.Type, h.Reason = quote.Clip(c.Type), quote.Clip(c.Reason)
 		case json.Unmarshal(r.Error, &s) == nil:
-			h.Reason = engines.Clip(s)
+			h.Reason = quote.Clip(s)
 		}
 	}
 	return h.classified()

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/engines/httpwire"
 )
 
 // AnalyzerName is the custom analyzer every text field uses.
@@ -402,7 +403,7 @@ func (m *mapping) parseGet(status int, body []byte, id string) (engines.Document
 	var r getResponse
 	if status == http.StatusNotFound {
 		if json.Unmarshal(body, &r) == nil && r.Found != nil && !*r.Found && r.ID != nil && *r.ID == id {
-			return engines.Document{}, engines.StatusError(status, true, errors.New("found false"))
+			return engines.Document{}, httpwire.StatusError(status, true, errors.New("found false"))
 		}
 		return engines.Document{}, responseError(status, body)
 	}

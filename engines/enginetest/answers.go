@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/searchbench/searchbench/engines/quote"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -146,7 +147,7 @@ func FuzzServerAnswers(f *testing.F, a Answers) {
 
 // statusClasses is what every HTTP driver's call must make of an answer
 // with each status and no body the engine would recognise (a proxy's or a
-// gateway's answer): the classes of engines.StatusClass, written out here
+// gateway's answer): the classes of httpwire.StatusClass, written out here
 // so that a change there fails this table too.
 var statusClasses = []struct {
 	status int
@@ -185,10 +186,10 @@ func StatusClasses(t *testing.T, a Answers) {
 		}
 	}
 	// A long body with a two-byte character across every possible cut: a
-	// driver that quotes it must clip it (engines.Clip) whole characters.
-	long := "x" + strings.Repeat("é", 2*engines.MaxQuoted)
+	// driver that quotes it must clip it (quote.Clip) whole characters.
+	long := "x" + strings.Repeat("é", 2*quote.MaxLen)
 	srv.set(true, 500, []byte(long))
-	if _, err := e.Search(ctx, engines.Query{Text: "x", K: 10}); err == nil || !utf8.ValidString(err.Error()) || len(err.Error()) > 3*engines.MaxQuoted {
+	if _, err := e.Search(ctx, engines.Query{Text: "x", K: 10}); err == nil || !utf8.ValidString(err.Error()) || len(err.Error()) > 3*quote.MaxLen {
 		t.Errorf("%s: search answered 500 with %d bytes of text: %q; want an error of valid UTF-8 quoting at most a clipped part", a.Driver, len(long), err)
 	}
 	if a.Missing != nil {

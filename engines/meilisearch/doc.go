@@ -68,7 +68,7 @@
 // what SearchRaw, AddDocuments, DeleteDocument and GetDocument send
 // (TestSearchWire and TestWritesWire compare them on a raw TCP listener; a
 // bodiless DELETE carries Content-Length: 0, which net/http leaves out),
-// through engines.FastClient — fasthttp's framing on a keep-alive pool of
+// through httpwire.FastClient — fasthttp's framing on a keep-alive pool of
 // its own, configured as the transport is (pool idle connections, 90 s
 // idle timeout, 10 s dial timeout, no proxy, Accept-Encoding: gzip as
 // net/http sends it, the timeout option over the whole exchange, the

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/searchbench/searchbench/engines/config"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -21,6 +22,8 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/engines/httpwire"
+	"github.com/searchbench/searchbench/engines/quote"
 )
 
 func init() { engines.Register("meilisearch", driver{}) }
@@ -56,7 +59,7 @@ type options struct {
 
 // parseOptions reads Config.Options (the package doc lists them).
 func parseOptions(raw map[string]string) (options, error) {
-	r := engines.NewOptions("meilisearch", raw)
+	r := config.New("meilisearch", raw)
 	o := options{
 		timeout:     r.Duration("timeout", 0),
 		pool:        r.Int("pool", DefaultPool, 1, maxPool),
@@ -99,7 +102,7 @@ func check(cfg engines.Config) (engines.Visibility, options, error) {
 	// An attached server's address is the user's: checked before anything
 	// starts.
 	if cfg.URL != "" {
-		if _, err := engines.ServerURL("meilisearch", cfg.URL, DefaultURL); err != nil {
+		if _, err := config.ServerURL("meilisearch", cfg.URL, DefaultURL); err != nil {
 			return mode, options{}, err
 		}
 	}
@@ -112,7 +115,7 @@ func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, err
 	if err != nil {
 		return nil, err
 	}
-	u, err := engines.ServerURL("meilisearch", cfg.URL, DefaultURL)
+	u, err := config.ServerURL("meilisearch", cfg.URL, DefaultURL)
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +128,7 @@ func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, err
 	base := strings.TrimRight(u.String(), "/")
 	e := &Engine{
 		client:   meilisearch.New(base, opts...),
-		fast:     engines.NewFastClient(u, o.pool, o.timeout),
+		fast:     httpwire.NewFastClient(u, o.pool, o.timeout),
 		prefix:   strings.TrimRight(u.EscapedPath(), "/"),
 		auth:     authorization(key),
 		mode:     mode,
@@ -148,7 +151,7 @@ func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, err
 // races add) the 4 KB buffers were 19 MB of live heap, about twice that in
 // resident memory (bench/README.md).
 func transport(pool int) *http.Transport {
-	t := engines.HTTPTransport(pool)
+	t := httpwire.Transport(pool)
 	t.ReadBufferSize, t.WriteBufferSize = 1<<10, 1<<10
 	return t
 }
@@ -169,9 +172,9 @@ var userAgent = meilisearch.GetQualifiedVersion()
 // Engine is one Meilisearch index.
 type Engine struct {
 	client   meilisearch.ServiceManager
-	fast     *engines.FastClient // for searches (see Search)
-	prefix   string              // the URL's path, before the API's paths
-	auth     string              // the Authorization header, "" without a key
+	fast     *httpwire.FastClient // for searches (see Search)
+	prefix   string               // the URL's path, before the API's paths
+	auth     string               // the Authorization header, "" without a key
 	mode     engines.Visibility
 	opts     options
 	key      string // only to scrub it from messages, should a server echo it
@@ -444,7 +447,7 @@ func (e *Engine) task(ctx context.Context, method, sub string, body []byte) (int
 }
 
 // hot makes one of the calls a run repeats (Upsert, Delete, Get) through
-// engines.FastClient instead of the client: the request the client would
+// httpwire.FastClient instead of the client: the request the client would
 // send — method, the index's path plus sub, the query (encoded, "" for
 // none), the client's Content-Type (with a body), Authorization and
 // User-Agent — and on the status the client would accept, read of the
@@ -567,7 +570,7 @@ func (e *Engine) Get(ctx context.Context, id string) (engines.Document, error) {
 	for i, f := range fields {
 		specs[i] = engines.FieldSpec{Name: f, Type: engines.Text}
 	}
-	doc, err := engines.DecodeJSONDocument(body, PrimaryKey, id, specs)
+	doc, err := httpwire.DecodeDocument(body, PrimaryKey, id, specs)
 	if err != nil {
 		return engines.Document{}, fmt.Errorf("meilisearch: %s: malformed response: %w", what, err)
 	}
@@ -604,7 +607,7 @@ func searchBody(text string, k int, strategy meilisearch.MatchingStrategy) ([]by
 //
 // It sends the request the client's SearchRaw would send — the same
 // SearchRequest encoded by the same encoder, with the same headers — but
-// through engines.FastClient (fasthttp) instead of the client and net/http:
+// through httpwire.FastClient (fasthttp) instead of the client and net/http:
 // the client's own work around each call (parsing the URL, building an
 // error value for every call, two copies of every answer) was a fifth of
 // what a search cost the load generator, and net/http itself most of the
@@ -646,7 +649,7 @@ func (e *Engine) Search(ctx context.Context, q engines.Query) (engines.Hits, err
 	}
 	h, err := ParseSearch(resp.Body(), q.K) // copies what it keeps
 	if err != nil {
-		return engines.Hits{}, fmt.Errorf("meilisearch: search: %w", engines.Unreadable(resp.Body(), err))
+		return engines.Hits{}, fmt.Errorf("meilisearch: search: %w", quote.Unreadable(resp.Body(), err))
 	}
 	return h, nil
 }
@@ -1129,7 +1132,7 @@ func (e *Engine) wait(ctx context.Context, uid int64) (*meilisearch.Task, error)
 		select {
 		case <-ctx.Done():
 			timer.Stop()
-			return nil, fmt.Errorf("waiting for task %d (%s): %w", uid, t.Status, engines.TransportError(ctx.Err()))
+			return nil, fmt.Errorf("waiting for task %d (%s): %w", uid, t.Status, httpwire.TransportError(ctx.Err()))
 		case <-timer.C:
 		}
 		pause = min(2*pause, e.opts.taskPollMax)
@@ -1160,7 +1163,7 @@ func taskError(t *meilisearch.Task) error {
 	if status == "" {
 		status = "without a status"
 	}
-	return &TaskError{UID: uid, Status: status, Code: string(t.Error.Code), Message: engines.Clip(t.Error.Message)}
+	return &TaskError{UID: uid, Status: status, Code: string(t.Error.Code), Message: quote.Clip(t.Error.Message)}
 }
 
 // fail wraps err with the operation's context and the runner's error class;
@@ -1170,7 +1173,7 @@ func (e *Engine) fail(what string, err error) error {
 		return nil
 	}
 	err = classify(err)
-	return fmt.Errorf("meilisearch: %s: %w", what, engines.Redact(err, e.key))
+	return fmt.Errorf("meilisearch: %s: %w", what, quote.Redact(err, e.key))
 }
 
 // classify turns a client error into a short message wrapping the runner's
@@ -1214,30 +1217,30 @@ func apiError(me *meilisearch.Error) error {
 }
 
 // httpError classifies an answer with an unexpected status by its status
-// (engines.StatusError) and Meilisearch's error code: a 404 is a missing
+// (httpwire.StatusError) and Meilisearch's error code: a 404 is a missing
 // document only with one of notFoundCodes.
 func httpError(status int, code meilisearch.APIErrCode, message string) error {
-	h := &HTTPError{Status: status, Code: string(code), Message: engines.Clip(message)}
+	h := &HTTPError{Status: status, Code: string(code), Message: quote.Clip(message)}
 	if h.Code == "" {
 		h.Message = ""
 	}
-	return engines.StatusError(status, slices.Contains(notFoundCodes, code), h)
+	return httpwire.StatusError(status, slices.Contains(notFoundCodes, code), h)
 }
 
 // notFoundCodes are the 404 codes that mean a document is missing. A
-// missing index is not among them: it is a broken setup (engines.StatusError),
+// missing index is not among them: it is a broken setup (httpwire.StatusError),
 // and as a not-found a delete or a get of a vanished index would count as
 // done. Meilisearch's error codes:
 // https://www.meilisearch.com/docs/reference/errors/error_codes
 // (meilisearch-go v0.37.0 error.go names it APIErrCodeDocumentNotFound).
 var notFoundCodes = []meilisearch.APIErrCode{meilisearch.APIErrCodeDocumentNotFound}
 
-// transportError keeps the cause's class (engines.TransportError): the
+// transportError keeps the cause's class (httpwire.TransportError): the
 // client reports a canceled context as a timeout, and a client timeout as a
 // communication error, so the class is read from the cause it carries.
 func transportError(origin error) error {
 	if origin == nil {
 		return errors.New("no response")
 	}
-	return engines.TransportError(origin)
+	return httpwire.TransportError(origin)
 }

@@ -13,8 +13,10 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/searchbench/searchbench/engines/config"
 
 	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/engines/quote"
 )
 
 func init() { engines.Register("postgres", driver{}) }
@@ -61,7 +63,7 @@ func checkConfig(cfg engines.Config) (int32, error) {
 			return 0, errors.New("postgres: the URL does not parse as a PostgreSQL connection string")
 		}
 	}
-	opts := engines.NewOptions("postgres", cfg.Options)
+	opts := config.New("postgres", cfg.Options)
 	size := int32(opts.Int("pool", DefaultPoolSize, 1, 10_000))
 	if err := opts.Err(); err != nil {
 		return 0, err
@@ -112,11 +114,11 @@ func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, err
 	pc.ConnConfig.MaxProtocolMessageBodyLen = maxMessage
 	pool, err := pgxpool.NewWithConfig(ctx, pc)
 	if err != nil {
-		return nil, fmt.Errorf("postgres: connect: %w", engines.Redact(err, cfg.Secrets()...))
+		return nil, fmt.Errorf("postgres: connect: %w", quote.Redact(err, cfg.Secrets()...))
 	}
 	if err := pool.Ping(ctx); err != nil {
 		pool.Close()
-		return nil, fmt.Errorf("postgres: connect to %s: %w", engines.SafeURL(cfg.URL), engines.Redact(err, cfg.Secrets()...))
+		return nil, fmt.Errorf("postgres: connect to %s: %w", quote.SafeURL(cfg.URL), quote.Redact(err, cfg.Secrets()...))
 	}
 	return &Engine{pool: pool}, nil
 }

@@ -98,7 +98,7 @@ func TestBadURLDoesNotLeakThePassword(t *testing.T) {
 }
 
 // CheckConfig reads the one option and the one write mode before anything
-// starts, as every driver does (engines.Options, engines.CheckWriteMode).
+// starts, as every driver does (config.Options, engines.CheckWriteMode).
 func TestCheckConfig(t *testing.T) {
 	for _, c := range []struct {
 		cfg  engines.Config

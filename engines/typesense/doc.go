@@ -81,7 +81,7 @@
 // The calls a run repeats — search, upsert, delete, get — are built by the
 // generated API's request constructors (api.NewSearchCollectionRequest and
 // the like, the requests its methods send) with the key header its
-// WithAPIKey editor adds, and sent through engines.FastClient (fasthttp's
+// WithAPIKey editor adds, and sent through httpwire.FastClient (fasthttp's
 // framing on a pool of its own, configured as the transport, with the same
 // timeout) instead of net/http: the same bytes on the wire
 // (TestHotCallsWire, with one framing difference it names: a bodiless
@@ -93,7 +93,7 @@
 // "Not Ready or Lagging" when its write or read lag passes
 // --healthy-write-lag / --healthy-read-lag, 429 when a rate limit applies),
 // 408, 504 and client timeouts engines.ErrTimeout, as for every HTTP driver
-// (engines.StatusClass). The API key is sent as
+// (httpwire.StatusClass). The API key is sent as
 // X-TYPESENSE-API-KEY and never appears in an error (it is scrubbed from
 // every message, should a server echo it).
 //

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/searchbench/searchbench/engines/config"
 	"math"
 	"net/http"
 	"slices"
@@ -19,6 +20,8 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/engines/httpwire"
+	"github.com/searchbench/searchbench/engines/quote"
 )
 
 func init() { engines.Register("typesense", driver{}) }
@@ -56,7 +59,7 @@ type options struct {
 
 // parseOptions reads Config.Options (the package doc lists them).
 func parseOptions(raw map[string]string) (options, error) {
-	r := engines.NewOptions("typesense", raw)
+	r := config.New("typesense", raw)
 	o := options{
 		timeout:       r.Duration("timeout", DefaultTimeout),
 		importTimeout: r.Duration("import_timeout", DefaultImportTimeout),
@@ -94,7 +97,7 @@ func check(cfg engines.Config) (options, error) {
 	// An attached server's address and key are the user's: checked before
 	// anything starts. A launched container gets both from the launcher.
 	if cfg.URL != "" {
-		if _, err := engines.ServerURL("typesense", cfg.URL, DefaultURL); err != nil {
+		if _, err := config.ServerURL("typesense", cfg.URL, DefaultURL); err != nil {
 			return options{}, err
 		}
 		if cfg.APIKey == "" {
@@ -111,7 +114,7 @@ func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, err
 	if err != nil {
 		return nil, err
 	}
-	u, err := engines.ServerURL("typesense", cfg.URL, DefaultURL)
+	u, err := config.ServerURL("typesense", cfg.URL, DefaultURL)
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +123,7 @@ func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, err
 		return nil, errNoKey
 	}
 	// One transport, two timeouts: single calls and imports.
-	tr := engines.HTTPTransport(o.pool)
+	tr := httpwire.Transport(o.pool)
 	server := strings.TrimRight(u.String(), "/")
 	lowLevel, err := api.NewClientWithResponses(server, api.WithAPIKey(key), api.WithHTTPClient(&http.Client{Transport: tr, Timeout: o.timeout}))
 	if err != nil {
@@ -135,7 +138,7 @@ func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, err
 		importer: typesense.NewClient(typesense.WithAPIClient(bulk)),
 		api:      lowLevel,
 		tr:       tr,
-		fast:     engines.NewFastClient(u, o.pool, o.timeout),
+		fast:     httpwire.NewFastClient(u, o.pool, o.timeout),
 		server:   server,
 		key:      key,
 		endpoint: u.Redacted(),
@@ -154,10 +157,10 @@ type Engine struct {
 	importer *typesense.Client // imports, with their own timeout
 	api      *api.ClientWithResponses
 	tr       *http.Transport
-	fast     *engines.FastClient // the calls a run repeats (see hot)
-	server   string              // the URL the generated API builds requests on
-	key      string              // sent as X-TYPESENSE-API-KEY; scrubbed from messages
-	endpoint string              // the URL without credentials, for messages
+	fast     *httpwire.FastClient // the calls a run repeats (see hot)
+	server   string               // the URL the generated API builds requests on
+	key      string               // sent as X-TYPESENSE-API-KEY; scrubbed from messages
+	endpoint string               // the URL without credentials, for messages
 
 	mu     sync.RWMutex // guards the collection state against Create
 	coll   string
@@ -336,7 +339,7 @@ func (e *Engine) Get(ctx context.Context, id string) (engines.Document, error) {
 	var doc engines.Document
 	r, err := api.NewGetDocumentRequest(e.server, st.coll, id)
 	err = e.hot(ctx, r, err, http.StatusOK, func(body []byte) (err error) {
-		doc, err = engines.DecodeJSONDocument(body, "id", id, st.fields)
+		doc, err = httpwire.DecodeDocument(body, "id", id, st.fields)
 		return err
 	})
 	if err != nil {
@@ -441,7 +444,7 @@ func (e *Engine) Search(ctx context.Context, q engines.Query) (engines.Hits, err
 	r, err := api.NewSearchCollectionRequest(e.server, st.coll, params)
 	err = e.hot(ctx, r, err, http.StatusOK, func(body []byte) (err error) {
 		if h, err = ParseSearch(body, q.K); err != nil {
-			return engines.Unreadable(body, err)
+			return quote.Unreadable(body, err)
 		}
 		return nil
 	})
@@ -520,7 +523,7 @@ func (e *Engine) Close() error {
 // hot makes one of the calls a run repeats (search, upsert, delete, get):
 // r is the request the generated API's method builds (its New…Request
 // function), with the X-TYPESENSE-API-KEY header its WithAPIKey editor
-// adds, sent through engines.FastClient instead of net/http (the wire
+// adds, sent through httpwire.FastClient instead of net/http (the wire
 // tests compare the bytes with the client's). read gets the body of an
 // answer with status want, valid only during the call; another status is a
 // StatusError, as call makes it.
@@ -548,7 +551,7 @@ func (e *Engine) hot(ctx context.Context, r *http.Request, err error, want int, 
 // success they decode: that it is JSON.
 func validJSON(body []byte) error {
 	if !json.Valid(body) {
-		return engines.Unreadable(body, errors.New("invalid JSON"))
+		return quote.Unreadable(body, errors.New("invalid JSON"))
 	}
 	return nil
 }

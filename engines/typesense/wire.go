@@ -15,6 +15,8 @@ import (
 	"github.com/typesense/typesense-go/v3/typesense/api/pointer"
 
 	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/engines/httpwire"
+	"github.com/searchbench/searchbench/engines/quote"
 )
 
 // UpsertBatch writes docs through the import endpoint with action=upsert
@@ -78,13 +80,13 @@ func ParseImport(body []byte, ids []string) error {
 			Code    int    `json:"code"`
 		}
 		if err := json.Unmarshal(l, &r); err != nil || r.Success == nil {
-			return fmt.Errorf("import result for document %s is not {\"success\": …}: %q", ids[i], engines.Clip(string(l)))
+			return fmt.Errorf("import result for document %s is not {\"success\": …}: %q", ids[i], quote.Clip(string(l)))
 		}
 		if *r.Success {
 			continue
 		}
 		if failed++; first == nil {
-			first = fmt.Errorf("document %s: %w", ids[i], &StatusError{Status: r.Code, Message: engines.Clip(r.Error)})
+			first = fmt.Errorf("document %s: %w", ids[i], &StatusError{Status: r.Code, Message: quote.Clip(r.Error)})
 		}
 	}
 	if failed > 0 {
@@ -161,7 +163,7 @@ func (e *Engine) call(resp *http.Response, err error) ([]byte, error) {
 }
 
 // StatusError is an answer that is not a success, with Typesense's message.
-// It unwraps to the class of its status (engines.StatusClass): a 404 is
+// It unwraps to the class of its status (httpwire.StatusClass): a 404 is
 // engines.ErrNotFound only for a missing document (a missing collection's
 // 404, "Not Found", is a setup mistake, not a result).
 type StatusError struct {
@@ -177,7 +179,7 @@ func (e *StatusError) Error() string {
 }
 
 func (e *StatusError) Unwrap() error {
-	return engines.StatusClass(e.Status, strings.HasPrefix(e.Message, missingDocument))
+	return httpwire.StatusClass(e.Status, strings.HasPrefix(e.Message, missingDocument))
 }
 
 // missingDocument starts Typesense's message for a missing document: its
@@ -196,7 +198,7 @@ func statusError(status int, body []byte) *StatusError {
 	if json.Unmarshal(body, &m) == nil && m.Message != "" {
 		msg = m.Message
 	}
-	return &StatusError{Status: status, Message: engines.Clip(msg)}
+	return &StatusError{Status: status, Message: quote.Clip(msg)}
 }
 
 // statusOf is the HTTP status an error carries, or 0.
@@ -218,10 +220,10 @@ func classify(err error) error {
 	if errors.As(err, &he) {
 		return statusError(he.Status, he.Body)
 	}
-	return engines.TransportError(err)
+	return httpwire.TransportError(err)
 }
 
 // fail wraps err with what was done, classified, without the API key.
 func (e *Engine) fail(what string, err error) error {
-	return engines.Redact(fmt.Errorf("typesense: %s: %w", what, classify(err)), e.key)
+	return quote.Redact(fmt.Errorf("typesense: %s: %w", what, classify(err)), e.key)
 }

@@ -3,13 +3,12 @@ package valkey
 import (
 	"errors"
 	"fmt"
+	"github.com/searchbench/searchbench/engines/quote"
 	"math"
 	"strconv"
 	"strings"
 
 	"github.com/valkey-io/valkey-go"
-
-	"github.com/searchbench/searchbench/engines"
 )
 
 // value is a reply reduced to what this driver reads: a scalar as text, or
@@ -25,7 +24,7 @@ type value struct {
 
 // String renders v as an error message quotes a reply: scalars as they
 // are, lists in brackets, (nil) for a null; it stops after a few hundred
-// bytes, which is all a message shows (engines.Unreadable).
+// bytes, which is all a message shows (quote.Unreadable).
 func (v value) String() string {
 	var b strings.Builder
 	v.write(&b)
@@ -34,7 +33,7 @@ func (v value) String() string {
 
 func (v value) write(b *strings.Builder) {
 	switch {
-	case b.Len() > 2*engines.MaxQuoted:
+	case b.Len() > 2*quote.MaxLen:
 		b.WriteString("…")
 	case v.isNull:
 		b.WriteString("(nil)")
@@ -44,7 +43,7 @@ func (v value) write(b *strings.Builder) {
 			if i > 0 {
 				b.WriteByte(' ')
 			}
-			if b.Len() > 2*engines.MaxQuoted {
+			if b.Len() > 2*quote.MaxLen {
 				b.WriteString("…")
 				break
 			}
@@ -144,7 +143,7 @@ func ParseFTAttributes(v value) (map[string]string, error) {
 	}
 	attrs, ok := kv["attributes"]
 	if !ok || !attrs.list {
-		return nil, fmt.Errorf("FT.INFO: no list of attributes in %s", engines.Clip(v.String()))
+		return nil, fmt.Errorf("FT.INFO: no list of attributes in %s", quote.Clip(v.String()))
 	}
 	out := make(map[string]string, len(attrs.items))
 	for i, a := range attrs.items {
@@ -154,7 +153,7 @@ func ParseFTAttributes(v value) (map[string]string, error) {
 		}
 		id, typ := f["identifier"], f["type"]
 		if id.list || typ.list || id.text == "" || typ.text == "" {
-			return nil, fmt.Errorf("FT.INFO: attribute %d has no identifier or type: %s", i, engines.Clip(a.String()))
+			return nil, fmt.Errorf("FT.INFO: attribute %d has no identifier or type: %s", i, quote.Clip(a.String()))
 		}
 		out[id.text] = typ.text
 	}

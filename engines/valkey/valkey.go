@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/searchbench/searchbench/engines/config"
 	"math"
 	"net"
 	"slices"
@@ -17,6 +18,7 @@ import (
 	"github.com/valkey-io/valkey-go"
 
 	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/engines/quote"
 )
 
 func init() { engines.Register("valkey", driver{}) }
@@ -64,10 +66,10 @@ func parseOptions(opts map[string]string) (settings, error) {
 	for _, t := range fieldTypeNames {
 		all[t] = true
 	}
-	r := engines.NewOptions("valkey", opts)
+	r := config.New("valkey", opts)
 	s := settings{
-		prefix:        engines.OptionValue(r, "prefix", "", nonEmpty),
-		types:         engines.OptionValue(r, "fields", all, parseFieldTypes),
+		prefix:        config.Value(r, "prefix", "", nonEmpty),
+		types:         config.Value(r, "fields", all, parseFieldTypes),
 		matching:      r.Int("matching_indexes", 1, 0, 1000),
 		idle:          r.Int("idle_indexes", 0, 0, 1000),
 		hybrid:        r.Bool("hybrid", false),
@@ -151,7 +153,7 @@ func (driver) CheckConfig(cfg engines.Config) error {
 	if err != nil || lim.maxIndexes == 0 {
 		return nil
 	}
-	if err := checkIndexLimit(set.indexCount(), int(lim.maxIndexes), "the value of the server at "+engines.SafeURL(cfg.URL)); err != nil {
+	if err := checkIndexLimit(set.indexCount(), int(lim.maxIndexes), "the value of the server at "+quote.SafeURL(cfg.URL)); err != nil {
 		return fmt.Errorf("valkey: %w", err)
 	}
 	return nil
@@ -193,11 +195,11 @@ func parseURL(raw string) (valkey.ClientOption, error) {
 	opt, err := valkey.ParseURL(raw)
 	if err != nil {
 		// The parse error may quote the URL, password and all.
-		return opt, fmt.Errorf("valkey: the URL %s does not parse as redis://host:port", engines.SafeURL(raw))
+		return opt, fmt.Errorf("valkey: the URL %s does not parse as redis://host:port", quote.SafeURL(raw))
 	}
 	for _, addr := range opt.InitAddress {
 		if _, port, err := net.SplitHostPort(addr); err == nil {
-			if err := engines.CheckPort(port); err != nil {
+			if err := config.CheckPort(port); err != nil {
 				return opt, fmt.Errorf("valkey: the URL's %w", err)
 			}
 		}
@@ -216,7 +218,7 @@ func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, err
 	}
 	if err := e.configure(ctx); err != nil {
 		e.client.Close()
-		return nil, fmt.Errorf("valkey: %s: %w", engines.SafeURL(cfg.URL), engines.Redact(err, cfg.Secrets()...))
+		return nil, fmt.Errorf("valkey: %s: %w", quote.SafeURL(cfg.URL), quote.Redact(err, cfg.Secrets()...))
 	}
 	return e, nil
 }
@@ -247,7 +249,7 @@ func connect(ctx context.Context, cfg engines.Config, set settings) (*Engine, er
 	}
 	client, err := valkey.NewClient(opt)
 	if err != nil {
-		return nil, fmt.Errorf("valkey: connect to %s: %w", engines.SafeURL(cfg.URL), engines.Redact(err, append(cfg.Secrets(), opt.Password)...))
+		return nil, fmt.Errorf("valkey: connect to %s: %w", quote.SafeURL(cfg.URL), quote.Redact(err, append(cfg.Secrets(), opt.Password)...))
 	}
 	return &Engine{client: client, set: set}, nil
 }
@@ -997,7 +999,7 @@ func (e *Engine) Search(ctx context.Context, q engines.Query) (engines.Hits, err
 		}
 		total, keys, err := ParseSearchKeys(v)
 		if err != nil {
-			return engines.Hits{}, fmt.Errorf("valkey: search %s: %w", p.index, engines.Unreadable([]byte(v.String()), err))
+			return engines.Hits{}, fmt.Errorf("valkey: search %s: %w", p.index, quote.Unreadable([]byte(v.String()), err))
 		}
 		hits.Total = total // the last (widest) search's count
 		if p.vector == nil && e.lim.maxResults > 0 && total >= e.lim.maxResults {

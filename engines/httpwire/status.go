@@ -1,4 +1,4 @@
-package engines
+package httpwire
 
 import (
 	"context"
@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"strings"
-	"unicode/utf8"
+
+	"github.com/searchbench/searchbench/engines"
 )
 
 // What an HTTP driver does with an answer it did not expect, in one place so
@@ -32,12 +32,12 @@ import (
 func StatusClass(status int, missing bool) error {
 	switch status {
 	case http.StatusRequestTimeout, http.StatusGatewayTimeout:
-		return ErrTimeout
+		return engines.ErrTimeout
 	case http.StatusTooManyRequests, http.StatusServiceUnavailable:
-		return ErrOverloaded
+		return engines.ErrOverloaded
 	case http.StatusNotFound:
 		if missing {
-			return ErrNotFound
+			return engines.ErrNotFound
 		}
 	}
 	return nil
@@ -65,53 +65,10 @@ func TransportError(err error) error {
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, ErrTimeout), errors.Is(err, context.Canceled):
+	case errors.Is(err, engines.ErrTimeout), errors.Is(err, context.Canceled):
 		return err
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
-		return fmt.Errorf("%w: %w", ErrTimeout, err)
+		return fmt.Errorf("%w: %w", engines.ErrTimeout, err)
 	}
 	return err
-}
-
-// MaxQuoted is how many bytes of a server's text an error message quotes.
-const MaxQuoted = 300
-
-// Clip is a server's text (an error body, an engine's reason) fit for an
-// error message: trimmed, invalid UTF-8 replaced by U+FFFD, and at most
-// MaxQuoted bytes cut at a character boundary — never inside a multi-byte
-// character — followed by a note that says it was clipped and from how much.
-// A server's reason can quote a whole request body.
-func Clip(s string) string { return clip(s, MaxQuoted) }
-
-// clip is Clip to at most max bytes.
-func clip(s string, max int) string {
-	s = strings.ToValidUTF8(strings.TrimSpace(s), "\uFFFD")
-	if len(s) <= max {
-		return s
-	}
-	cut := max
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return fmt.Sprintf("%s%s, %d bytes)", s[:cut], clipMark, len(s))
-}
-
-// clipMark follows the text Clip kept (RedactString looks for it).
-const clipMark = "… (clipped"
-
-// maxAnswerQuoted is how much of an unreadable answer Unreadable quotes:
-// enough to tell an HTML error page, a cut-off JSON answer and a wrong
-// route apart in the run's error examples.
-const maxAnswerQuoted = 120
-
-// Unreadable is err — the driver could not read an answer that came with a
-// success status — with the body's first bytes beside it, so that the
-// error examples of a run show what came back. It classifies as Other: an
-// answer the driver cannot read is never a success with no hits.
-func Unreadable(body []byte, err error) error {
-	s := clip(string(body), maxAnswerQuoted)
-	if s == "" {
-		return fmt.Errorf("unreadable answer (an empty body): %w", err)
-	}
-	return fmt.Errorf("unreadable answer, beginning %s: %w", s, err)
 }

@@ -1,6 +1,6 @@
 //go:build unix
 
-package engines_test
+package httpwire_test
 
 import (
 	"bytes"
@@ -15,7 +15,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/engines/httpwire"
 )
 
 // cpuTime is the process's user and system CPU time so far.
@@ -89,12 +89,12 @@ func BenchmarkTransports(b *testing.B) {
 	}
 	b.Run("net-http", func(b *testing.B) {
 		u := minimalServer(b)
-		c := &http.Client{Transport: engines.HTTPTransport(64)}
+		c := &http.Client{Transport: httpwire.Transport(64)}
 		defer c.CloseIdleConnections()
 		run(b, post(u.String()+"/indexes/x/search", body, c.Do))
 	})
 	b.Run("fastclient", func(b *testing.B) {
-		c := engines.NewFastClient(minimalServer(b), 64, 0)
+		c := httpwire.NewFastClient(minimalServer(b), 64, 0)
 		defer c.Close()
 		run(b, func(ctx context.Context) error {
 			req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
@@ -108,7 +108,7 @@ func BenchmarkTransports(b *testing.B) {
 	})
 	b.Run("roundtripper", func(b *testing.B) {
 		u := minimalServer(b)
-		t := engines.RoundTripper{Client: engines.NewFastClient(u, 64, 0)}
+		t := httpwire.RoundTripper{Client: httpwire.NewFastClient(u, 64, 0)}
 		defer t.CloseIdleConnections()
 		run(b, post(u.String()+"/indexes/x/search", body, t.RoundTrip))
 	})

@@ -1,4 +1,4 @@
-package engines
+package httpwire
 
 import (
 	"encoding/json"
@@ -6,21 +6,23 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/searchbench/searchbench/engines"
 )
 
 func TestDecodeJSONDocument(t *testing.T) {
-	fields := []FieldSpec{
-		{Name: "title", Type: Text},
-		{Name: "category", Type: Tag},
-		{Name: "price", Type: Numeric},
-		{Name: "embedding", Type: Vector, Dim: 2},
+	fields := []engines.FieldSpec{
+		{Name: "title", Type: engines.Text},
+		{Name: "category", Type: engines.Tag},
+		{Name: "price", Type: engines.Numeric},
+		{Name: "embedding", Type: engines.Vector, Dim: 2},
 	}
-	got, err := DecodeJSONDocument([]byte(`{"price": 9.5, "id": "7", "title": "Caf\u00e9\n\nbar", "category": "tools",
+	got, err := DecodeDocument([]byte(`{"price": 9.5, "id": "7", "title": "Caf\u00e9\n\nbar", "category": "tools",
 		"embedding": [0.25, -1], "timestamp": "2026-01-01T00:00:00Z"}`), "id", "7", fields)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Document{ID: "7", Fields: []Field{
+	want := engines.Document{ID: "7", Fields: []engines.Field{
 		{Name: "title", Text: "Café\n\nbar"},
 		{Name: "category", Text: "tools"},
 		{Name: "price", Number: 9.5},
@@ -31,7 +33,7 @@ func TestDecodeJSONDocument(t *testing.T) {
 	}
 
 	// Absent and null members are left out; the ID may live outside.
-	got, err = DecodeJSONDocument([]byte(`{"title": null}`), "", "x", fields)
+	got, err = DecodeDocument([]byte(`{"title": null}`), "", "x", fields)
 	if err != nil || got.ID != "x" || len(got.Fields) != 0 {
 		t.Fatalf("got %+v, %v; want document x without fields", got, err)
 	}
@@ -48,7 +50,7 @@ func TestDecodeJSONDocument(t *testing.T) {
 		{"a vector of strings", `{"id": "7", "embedding": ["a"]}`, "embedding is not a vector value"},
 		{"a float32 overflow", `{"id": "7", "embedding": [1e100]}`, "embedding is not a vector value"},
 	} {
-		if _, err := DecodeJSONDocument([]byte(c.body), "id", "7", fields); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := DecodeDocument([]byte(c.body), "id", "7", fields); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v; want an error with %q", c.name, err, c.want)
 		}
 	}
@@ -58,12 +60,12 @@ func TestDecodeJSONDocument(t *testing.T) {
 // panic; a document holds only schema fields, in schema order, each as
 // encoding/json reads the body's member.
 func FuzzDecodeJSONDocument(f *testing.F) {
-	fields := []FieldSpec{{Name: "t", Type: Text}, {Name: "n", Type: Numeric}, {Name: "v", Type: Vector, Dim: 2}}
+	fields := []engines.FieldSpec{{Name: "t", Type: engines.Text}, {Name: "n", Type: engines.Numeric}, {Name: "v", Type: engines.Vector, Dim: 2}}
 	for _, s := range []string{`{"id":"1","t":"a","n":1.5,"v":[1,2]}`, `{"id":"1","t":null}`, `{"id":"2"}`, `[]`, `null`, `{"id":"1","n":"x"}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		d, err := DecodeJSONDocument(body, "id", "1", fields)
+		d, err := DecodeDocument(body, "id", "1", fields)
 		if err != nil {
 			return
 		}
@@ -73,22 +75,22 @@ func FuzzDecodeJSONDocument(f *testing.F) {
 		}
 		last := -1
 		for _, got := range d.Fields {
-			i := slices.IndexFunc(fields, func(s FieldSpec) bool { return s.Name == got.Name })
+			i := slices.IndexFunc(fields, func(s engines.FieldSpec) bool { return s.Name == got.Name })
 			if i <= last {
 				t.Fatalf("field %q out of schema order in %+v", got.Name, d)
 			}
 			last = i
 			switch v := m[got.Name].(type) {
 			case string:
-				if fields[i].Type != Text || got.Text != v {
+				if fields[i].Type != engines.Text || got.Text != v {
 					t.Fatalf("field %s = %+v from %q", got.Name, got, v)
 				}
 			case float64:
-				if fields[i].Type != Numeric || got.Number != v {
+				if fields[i].Type != engines.Numeric || got.Number != v {
 					t.Fatalf("field %s = %+v from %v", got.Name, got, v)
 				}
 			case []any:
-				if fields[i].Type != Vector || len(got.Vector) != len(v) {
+				if fields[i].Type != engines.Vector || len(got.Vector) != len(v) {
 					t.Fatalf("field %s = %+v from %v", got.Name, got, v)
 				}
 			default:

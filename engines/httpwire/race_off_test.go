@@ -1,5 +1,5 @@
 //go:build !race
 
-package engines_test
+package httpwire_test
 
 const raceEnabled = false

@@ -1,13 +1,15 @@
-package engines
+package httpwire
 
 import (
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/searchbench/searchbench/engines"
 )
 
-// DecodeJSONDocument reads the document a JSON engine returned for a get of
+// DecodeDocument reads the document a JSON engine returned for a get of
 // id: one JSON object holding the document's fields under their names, as
 // Meilisearch, Typesense and Amgix Now answer a document-by-ID call. Every
 // such driver reads its answer the same way, so the rules live here once:
@@ -21,44 +23,44 @@ import (
 //     for it); a value of another JSON type is an error.
 //   - Members outside the schema (an engine's own, such as Amgix's
 //     "timestamp") are ignored.
-func DecodeJSONDocument(body []byte, idKey, id string, fields []FieldSpec) (Document, error) {
+func DecodeDocument(body []byte, idKey, id string, fields []engines.FieldSpec) (engines.Document, error) {
 	var members map[string]json.RawMessage
 	if err := json.Unmarshal(body, &members); err != nil {
-		return Document{}, fmt.Errorf("document is not a JSON object: %w", err)
+		return engines.Document{}, fmt.Errorf("document is not a JSON object: %w", err)
 	}
 	if members == nil {
-		return Document{}, errors.New("document is null, not a JSON object")
+		return engines.Document{}, errors.New("document is null, not a JSON object")
 	}
 	if idKey != "" {
 		var got string
 		raw, ok := members[idKey]
 		if !ok || json.Unmarshal(raw, &got) != nil {
-			return Document{}, fmt.Errorf("document has no string %q", idKey)
+			return engines.Document{}, fmt.Errorf("document has no string %q", idKey)
 		}
 		if got != id {
-			return Document{}, fmt.Errorf("asked for document %q, the engine answered with %q", id, got)
+			return engines.Document{}, fmt.Errorf("asked for document %q, the engine answered with %q", id, got)
 		}
 	}
-	doc := Document{ID: id, Fields: make([]Field, 0, len(fields))}
+	doc := engines.Document{ID: id, Fields: make([]engines.Field, 0, len(fields))}
 	for _, spec := range fields {
 		raw, ok := members[spec.Name]
 		if !ok || bytes.Equal(raw, []byte("null")) {
 			continue
 		}
-		f := Field{Name: spec.Name}
+		f := engines.Field{Name: spec.Name}
 		var err error
 		switch spec.Type {
-		case Text, Tag:
+		case engines.Text, engines.Tag:
 			err = json.Unmarshal(raw, &f.Text)
-		case Numeric:
+		case engines.Numeric:
 			err = json.Unmarshal(raw, &f.Number)
-		case Vector:
+		case engines.Vector:
 			err = json.Unmarshal(raw, &f.Vector)
 		default:
 			err = fmt.Errorf("type %s is not known", spec.Type)
 		}
 		if err != nil {
-			return Document{}, fmt.Errorf("document field %s is not a %s value: %w", spec.Name, spec.Type, err)
+			return engines.Document{}, fmt.Errorf("document field %s is not a %s value: %w", spec.Name, spec.Type, err)
 		}
 		doc.Fields = append(doc.Fields, f)
 	}

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package engines
+package httpwire
 
 // closedByPeer cannot ask the socket here: an idle connection counts as
 // open, and a request on one the server closed fails (see the Linux file).

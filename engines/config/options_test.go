@@ -1,4 +1,4 @@
-package engines
+package config
 
 import (
 	"errors"
@@ -17,7 +17,7 @@ type read struct {
 }
 
 func readAll(raw map[string]string) (read, error) {
-	o := NewOptions("drv", raw)
+	o := New("drv", raw)
 	r := read{
 		timeout: o.Duration("timeout", 5*time.Second),
 		pool:    o.Int("pool", 2048, 1, 10000),
@@ -90,18 +90,18 @@ func TestOptionsUnknown(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "pool") || strings.Contains(err.Error(), "zz") {
 		t.Fatalf("bad and unknown: %v", err)
 	}
-	err = NewOptions("none", map[string]string{"pool": "3"}).Err()
+	err = New("none", map[string]string{"pool": "3"}).Err()
 	if err == nil || err.Error() != `none: unknown option "pool" (none takes no options)` {
 		t.Fatalf("driver without options: %v", err)
 	}
-	if err := NewOptions("none", nil).Err(); err != nil {
+	if err := New("none", nil).Err(); err != nil {
 		t.Fatal(err)
 	}
 }
 
 func TestOptionsCustomAndFail(t *testing.T) {
-	o := NewOptions("drv", map[string]string{"list": "a,b", "other": "x"})
-	list := OptionValue(o, "list", []string{"all"}, func(v string) ([]string, error) {
+	o := New("drv", map[string]string{"list": "a,b", "other": "x"})
+	list := Value(o, "list", []string{"all"}, func(v string) ([]string, error) {
 		if v == "" {
 			return nil, errors.New("must not be empty")
 		}
@@ -117,44 +117,5 @@ func TestOptionsCustomAndFail(t *testing.T) {
 	o.Fail("list=%s needs other=y", "a,b")
 	if err := o.Err(); err == nil || err.Error() != "drv: list=a,b needs other=y" {
 		t.Fatalf("Fail: %v", err)
-	}
-}
-
-func TestCheckWriteMode(t *testing.T) {
-	both := []Visibility{Acknowledged, Searchable}
-	for _, c := range []struct {
-		asked   Visibility
-		offered []Visibility
-		want    Visibility
-		err     string
-	}{
-		{"", both, Acknowledged, ""},
-		{Searchable, both, Searchable, ""},
-		{"", []Visibility{Searchable}, Searchable, ""},
-		{Searchable, []Visibility{Searchable}, Searchable, ""},
-		{Acknowledged, []Visibility{Searchable}, "", `drv: write mode "acknowledged" is not offered (drv has one write mode, searchable)`},
-		{"eventual", both, "", `drv: write mode "eventual" is not offered (acknowledged or searchable)`},
-	} {
-		got, err := CheckWriteMode("drv", c.asked, c.offered...)
-		if got != c.want || (err == nil) != (c.err == "") || (err != nil && err.Error() != c.err) {
-			t.Errorf("CheckWriteMode(%q, %v) = %q, %v; want %q, %s", c.asked, c.offered, got, err, c.want, c.err)
-		}
-	}
-}
-
-// The registry's check of a driver without a ConfigChecker uses the same
-// reader and write-mode check as the drivers.
-func TestCheckConfigFallback(t *testing.T) {
-	Register("plain-test", stubDriver{"plain"})
-	if err := CheckConfig("plain-test", Config{}); err != nil {
-		t.Fatal(err)
-	}
-	err := CheckConfig("plain-test", Config{Options: map[string]string{"pool": "3"}})
-	if err == nil || err.Error() != `plain-test: unknown option "pool" (plain-test takes no options)` {
-		t.Fatalf("option: %v", err)
-	}
-	// stubDriver describes no visibility: every asked mode is refused.
-	if err := CheckConfig("plain-test", Config{WriteMode: Searchable}); err == nil || !strings.Contains(err.Error(), "is not offered") {
-		t.Fatalf("write mode: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package engines
+package httpwire
 
 import (
 	"bufio"
@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/searchbench/searchbench/engines"
 	"github.com/valyala/fasthttp"
 )
 
@@ -28,7 +29,7 @@ import (
 // goroutine writes the request and reads the answer itself, and requests,
 // responses and connection buffers are reused.
 //
-// It is configured as HTTPTransport is: up to conns idle keep-alive
+// It is configured as Transport is: up to conns idle keep-alive
 // connections kept, none reused after 90 s idle, a 10 s dial timeout with
 // 30 s TCP keep-alive, no proxy, TLS for https URLs; Accept-Encoding: gzip
 // asked for exactly when net/http asks for it, and a gzipped answer
@@ -74,7 +75,7 @@ const (
 	fastWriteBuf = 1 << 10
 )
 
-// fastIdleTimeout is HTTPTransport's IdleConnTimeout.
+// fastIdleTimeout is Transport's IdleConnTimeout.
 const fastIdleTimeout = 90 * time.Second
 
 // fastCheckAfter is how long a connection idles before a call checks that
@@ -357,9 +358,9 @@ func (c *FastClient) timeoutCause(ctx context.Context, err error, ctxDeadline bo
 		return err
 	}
 	if ctxDeadline || c.timeout <= 0 {
-		return fmt.Errorf("%w: %w", ErrTimeout, context.DeadlineExceeded)
+		return fmt.Errorf("%w: %w", engines.ErrTimeout, context.DeadlineExceeded)
 	}
-	return fmt.Errorf("%w (the timeout, %v, ran out)", ErrTimeout, c.timeout)
+	return fmt.Errorf("%w (the timeout, %v, ran out)", engines.ErrTimeout, c.timeout)
 }
 
 // exchange writes req on fc and reads resp, then returns fc to the pool or

@@ -1,4 +1,4 @@
-package engines_test
+package httpwire_test
 
 import (
 	"bufio"
@@ -19,6 +19,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/engines/httpwire"
 )
 
 // rawServer answers each request read from a connection with reply (the
@@ -114,7 +115,7 @@ func ok(body string) []byte {
 }
 
 // call makes one GET of path and returns the status and body.
-func call(ctx context.Context, c *engines.FastClient, path string, header ...string) (int, string, http.Header, error) {
+func call(ctx context.Context, c *httpwire.FastClient, path string, header ...string) (int, string, http.Header, error) {
 	req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
 	defer fasthttp.ReleaseRequest(req)
 	defer fasthttp.ReleaseResponse(resp)
@@ -147,7 +148,7 @@ func TestFastClientGzip(t *testing.T) {
 		}
 		return append(fmt.Appendf(nil, "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: %d\r\n\r\n", zipped.Len()), zipped.Bytes()...)
 	})
-	c := engines.NewFastClient(s.url(), 4, 0)
+	c := httpwire.NewFastClient(s.url(), 4, 0)
 	defer c.Close()
 	status, body, h, err := call(context.Background(), c, "/x")
 	if err != nil || status != 200 || body != `{"hits":[]}` || h.Get("Content-Encoding") != "" {
@@ -162,7 +163,7 @@ func TestFastClientGzip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp, err := engines.RoundTripper{Client: c}.RoundTrip(req)
+	resp, err := httpwire.RoundTripper{Client: c}.RoundTrip(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +179,7 @@ func TestFastClientGzip(t *testing.T) {
 // drops such a connection; a POST written on it could not be sent again).
 func TestFastClientStaleConnection(t *testing.T) {
 	s := newRawServer(t, false, func(*http.Request) []byte { return ok("{}") }) // one answer a connection, no Connection: close
-	c := engines.NewFastClient(s.url(), 4, time.Second)
+	c := httpwire.NewFastClient(s.url(), 4, time.Second)
 	c.SetCheckAfter(0)
 	defer c.Close()
 	for i := range 3 {
@@ -214,7 +215,7 @@ func TestFastClientNoReplayOfWrites(t *testing.T) {
 		}
 		return []byte{} // nothing: the server closes the connection (keep is true, but an empty write ends serve below)
 	})
-	c := engines.NewFastClient(s.url(), 4, time.Second)
+	c := httpwire.NewFastClient(s.url(), 4, time.Second)
 	defer c.Close()
 	post := func() error {
 		req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
@@ -244,7 +245,7 @@ func TestFastClientErrorClasses(t *testing.T) {
 	s := newRawServer(t, true, func(*http.Request) []byte { return nil })
 	s.got = make(chan *http.Request, 8)
 
-	c := engines.NewFastClient(s.url(), 4, 50*time.Millisecond)
+	c := httpwire.NewFastClient(s.url(), 4, 50*time.Millisecond)
 	defer c.Close()
 	_, _, _, err := call(context.Background(), c, "/hang?id=secret-in-query")
 	if engines.Classify(err) != engines.Timeout || !errors.Is(err, engines.ErrTimeout) {
@@ -254,7 +255,7 @@ func TestFastClientErrorClasses(t *testing.T) {
 		t.Errorf("the error quotes the query: %v", err)
 	}
 
-	untimed := engines.NewFastClient(s.url(), 4, 0)
+	untimed := httpwire.NewFastClient(s.url(), 4, 0)
 	defer untimed.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
@@ -280,7 +281,7 @@ func TestFastClientErrorClasses(t *testing.T) {
 	}
 	refused := &url.URL{Scheme: "http", Host: ln.Addr().String()}
 	ln.Close()
-	r := engines.NewFastClient(refused, 4, time.Second)
+	r := httpwire.NewFastClient(refused, 4, time.Second)
 	if _, _, _, err := call(context.Background(), r, "/"); engines.Classify(err) != engines.Other || err == nil {
 		t.Errorf("refused: %v, class %s; want other", err, engines.Classify(err))
 	}
@@ -289,7 +290,7 @@ func TestFastClientErrorClasses(t *testing.T) {
 // Close closes the idle connections: none stays open to the server.
 func TestFastClientCloseClosesConnections(t *testing.T) {
 	s := newRawServer(t, true, func(*http.Request) []byte { return ok("{}") })
-	c := engines.NewFastClient(s.url(), 4, time.Second)
+	c := httpwire.NewFastClient(s.url(), 4, time.Second)
 	var wg sync.WaitGroup
 	for range 3 {
 		wg.Go(func() {
@@ -344,7 +345,7 @@ func TestFastClientAllocations(t *testing.T) {
 			}
 		}
 	}()
-	c := engines.NewFastClient(&url.URL{Scheme: "http", Host: ln.Addr().String()}, 4, 0)
+	c := httpwire.NewFastClient(&url.URL{Scheme: "http", Host: ln.Addr().String()}, 4, 0)
 	defer c.Close()
 	body := []byte(`{"q":"a"}`)
 	run := func(ctx context.Context) func() {

@@ -1,6 +1,6 @@
 //go:build race
 
-package engines_test
+package httpwire_test
 
 // raceEnabled: under the race detector sync.Pool drops a random share of
 // what is put in it (sync/pool.go), so pooled objects are allocated again

@@ -1,4 +1,4 @@
-package engines
+package config
 
 import (
 	"errors"
@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/searchbench/searchbench/engines"
 )
 
 // Options reads a driver's Config.Options: the driver asks for each option
@@ -28,16 +30,16 @@ type Options struct {
 	err    error // the first bad value
 }
 
-// NewOptions reads raw (Config.Options) for the named driver.
-func NewOptions(driver string, raw map[string]string) *Options {
+// New reads raw (Config.Options) for the named driver.
+func New(driver string, raw map[string]string) *Options {
 	return &Options{driver: driver, raw: raw}
 }
 
-// OptionValue is the generic form of the readers below: key's value parsed
+// Value is the generic form of the readers below: key's value parsed
 // by parse, or def when the key is absent or an earlier value was bad. A
 // parse error becomes Err's "option key=value: why". For an option of the
 // driver's own shape (Elasticsearch's time values, Valkey's field lists).
-func OptionValue[T any](o *Options, key string, def T, parse func(string) (T, error)) T {
+func Value[T any](o *Options, key string, def T, parse func(string) (T, error)) T {
 	if !slices.Contains(o.asked, key) {
 		o.asked = append(o.asked, key)
 	}
@@ -56,13 +58,13 @@ func OptionValue[T any](o *Options, key string, def T, parse func(string) (T, er
 // String is key's value as given (any string, the empty one included), or
 // def.
 func (o *Options) String(key, def string) string {
-	return OptionValue(o, key, def, func(v string) (string, error) { return v, nil })
+	return Value(o, key, def, func(v string) (string, error) { return v, nil })
 }
 
 // Enum is key's value, which must be one of allowed, or def (which need not
 // be: "" for "not sent").
 func (o *Options) Enum(key, def string, allowed ...string) string {
-	return OptionValue(o, key, def, func(v string) (string, error) {
+	return Value(o, key, def, func(v string) (string, error) {
 		if !slices.Contains(allowed, v) {
 			return "", fmt.Errorf("must be %s", oneOf(allowed))
 		}
@@ -74,7 +76,7 @@ func (o *Options) Enum(key, def string, allowed ...string) string {
 // true, TRUE, 0, f, false …) and on or off, as scenario files write switches
 // (hybrid: "on").
 func (o *Options) Bool(key string, def bool) bool {
-	return OptionValue(o, key, def, func(v string) (bool, error) {
+	return Value(o, key, def, func(v string) (bool, error) {
 		switch strings.ToLower(v) {
 		case "on":
 			return true, nil
@@ -92,7 +94,7 @@ func (o *Options) Bool(key string, def bool) bool {
 // Duration is key's value as a positive Go duration (time.ParseDuration:
 // "5s", "250ms"), or def.
 func (o *Options) Duration(key string, def time.Duration) time.Duration {
-	return OptionValue(o, key, def, func(v string) (time.Duration, error) {
+	return Value(o, key, def, func(v string) (time.Duration, error) {
 		d, err := time.ParseDuration(v)
 		if err != nil || d <= 0 {
 			return 0, errors.New(`must be a positive Go duration such as "5s" or "250ms"`)
@@ -104,7 +106,7 @@ func (o *Options) Duration(key string, def time.Duration) time.Duration {
 // Int is key's value as a whole number from lo to hi (a count: lo >= 0),
 // or def.
 func (o *Options) Int(key string, def, lo, hi int) int {
-	return OptionValue(o, key, def, func(v string) (int, error) {
+	return Value(o, key, def, func(v string) (int, error) {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < lo || n > hi {
 			return 0, fmt.Errorf("must be a whole number from %d to %d", lo, hi)
@@ -130,42 +132,13 @@ func (o *Options) Err() error {
 	var unknown []string
 	for k := range o.raw {
 		if !slices.Contains(o.asked, k) {
-			unknown = append(unknown, strconv.Quote(k))
+			unknown = append(unknown, k)
 		}
 	}
 	if len(unknown) == 0 {
 		return nil
 	}
-	slices.Sort(unknown)
-	what := "option"
-	if len(unknown) > 1 {
-		what = "options"
-	}
-	known := fmt.Sprintf("%s takes no options", o.driver)
-	if len(o.asked) > 0 {
-		asked := slices.Sorted(slices.Values(o.asked))
-		known = "known: " + strings.Join(asked, ", ")
-	}
-	return fmt.Errorf("%s: unknown %s %s (%s)", o.driver, what, strings.Join(unknown, ", "), known)
-}
-
-// CheckWriteMode returns the write mode asked for, or the driver's default
-// (the first offered; a driver offers at least one) when none was; a mode
-// the driver does not offer is an error that names the ones it does.
-func CheckWriteMode(driver string, asked Visibility, offered ...Visibility) (Visibility, error) {
-	switch {
-	case asked == "":
-		return offered[0], nil
-	case slices.Contains(offered, asked):
-		return asked, nil
-	case len(offered) == 1:
-		return "", fmt.Errorf("%s: write mode %q is not offered (%s has one write mode, %s)", driver, asked, driver, offered[0])
-	}
-	names := make([]string, len(offered))
-	for i, v := range offered {
-		names[i] = string(v)
-	}
-	return "", fmt.Errorf("%s: write mode %q is not offered (%s)", driver, asked, oneOf(names))
+	return engines.UnknownOptions(o.driver, unknown, o.asked)
 }
 
 // oneOf is "a", "a or b", "a, b or c".
