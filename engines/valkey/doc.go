@@ -166,4 +166,17 @@
 // "ingest_hash_blocked", "ingest_field_vector", "ingest_field_text",
 // "ingest_field_tag" and "ingest_field_numeric"; from CONFIG GET
 // "reader_threads" and "writer_threads", the pools the run really had.
+// The names shared with the report are the contract's constants
+// (engines.StatQueueDepth, StatMutationQueue, StatIndexingJobs, …).
+//
+// # Files
+//
+// driver.go registers the driver (Describe, CheckConfig, CheckSchema,
+// Open); options.go reads the options, the write mode and the URL;
+// layout.go plans the indexes of a schema and the options (the Study B
+// presets: matching, idle and hybrid indexes) and picks the index a query
+// goes to; engine.go holds the Engine and its calls; wire.go builds the
+// commands' arguments (FT.CREATE, HSET, FT.SEARCH query strings) and reads
+// the replies (FT.SEARCH, FT.INFO, INFO text); errors.go maps the server's
+// errors onto the contract's classes; launch.go is the container spec.
 package valkey

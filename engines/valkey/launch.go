@@ -10,10 +10,9 @@ import (
 // the first release with TEXT fields (valkey-io/valkey-bundle versions.json).
 const Image = "valkey/valkey-bundle:9.1.0"
 
-// The launcher's definition (sources: engines.md §4 in ../shared/reference
-// beside the repository). The bundle's entrypoint appends --loadmodule for
-// every module in /usr/lib/valkey and then $VALKEY_EXTRA_FLAGS to the
-// command (bundle-docker-entrypoint.sh).
+// The launcher's definition. The bundle's entrypoint appends --loadmodule
+// for every module in /usr/lib/valkey and then $VALKEY_EXTRA_FLAGS to the
+// command (valkey-bundle's bundle-docker-entrypoint.sh).
 func init() {
 	container.Register(container.Spec{
 		Engine: "valkey", Image: Image, Port: 6379,

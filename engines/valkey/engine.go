@@ -4,16 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/searchbench/searchbench/engines/config"
-	"math"
-	"net"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/valkey-io/valkey-go"
 
@@ -21,21 +16,8 @@ import (
 	"github.com/searchbench/searchbench/engines/quote"
 )
 
-func init() { engines.Register("valkey", driver{}) }
-
-type driver struct{}
-
-func (driver) Describe() engines.Description {
-	return engines.Description{
-		Summary:    "Valkey + valkey-search 1.2: hashes under a prefix, FT.CREATE TEXT/TAG/NUMERIC/HNSW, all-words-then-any-word text search, KNN, Study B index presets",
-		Visibility: engines.Searchable,
-		Getter:     true,
-	}
-}
-
 // Tunables documented in the package comment.
 const (
-	DefaultPoolSize  = 2048
 	connBuffer       = 64 << 10
 	batchWorkers     = 32
 	maxPipelineBytes = 16 << 10
@@ -43,216 +25,6 @@ const (
 	scanCount        = 1000
 	maxScanCalls     = 100_000 // bounds the key sweep at ~100M keys
 )
-
-// settings are the parsed Options.
-type settings struct {
-	prefix        string
-	types         map[engines.FieldType]bool // what the indexes hold
-	matching      int
-	idle          int
-	hybrid        bool
-	readerThreads int
-	writerThreads int
-	pool          int
-	tiered        bool
-}
-
-// fieldTypeNames are the values of the fields option.
-var fieldTypeNames = map[string]engines.FieldType{"text": engines.Text, "tag": engines.Tag, "numeric": engines.Numeric, "vector": engines.Vector}
-
-// parseOptions reads Config.Options (the package doc lists them).
-func parseOptions(opts map[string]string) (settings, error) {
-	all := map[engines.FieldType]bool{}
-	for _, t := range fieldTypeNames {
-		all[t] = true
-	}
-	r := config.New("valkey", opts)
-	s := settings{
-		prefix:        config.Value(r, "prefix", "", nonEmpty),
-		types:         config.Value(r, "fields", all, parseFieldTypes),
-		matching:      r.Int("matching_indexes", 1, 0, 1000),
-		idle:          r.Int("idle_indexes", 0, 0, 1000),
-		hybrid:        r.Bool("hybrid", false),
-		readerThreads: r.Int("reader_threads", 0, 1, 1024),
-		writerThreads: r.Int("writer_threads", 0, 1, 1024),
-		pool:          r.Int("pool", DefaultPoolSize, 1, 10000),
-		tiered:        r.Enum("text_query", "tiered", "tiered", "or") == "tiered",
-	}
-	if s.hybrid && s.matching != 1 {
-		r.Fail("option hybrid=on creates its own pair of indexes; it needs matching_indexes=1")
-	}
-	if err := checkIndexLimit(s.indexCount(), DefaultMaxIndexes, "valkey-search's default"); err != nil {
-		r.Fail("%v", err)
-	}
-	return s, r.Err()
-}
-
-// DefaultMaxIndexes is search.max-indexes' default: the most indexes one
-// server holds, all databases together (valkey-search 1.2.0,
-// src/schema_manager.cc: kMaxIndexesDefault, checked by CreateIndexSchema
-// against the number of index schemas + 1).
-const DefaultMaxIndexes = 1000
-
-// indexCount is how many indexes Create makes: hybrid's pair, or the
-// matching ones, and the idle ones.
-func (s settings) indexCount() int {
-	if s.hybrid {
-		return 2 + s.idle
-	}
-	return s.matching + s.idle
-}
-
-// checkIndexLimit is the bad-input error for a setup that needs more
-// indexes than search.max-indexes allows (whose value is named by source).
-func checkIndexLimit(need, limit int, source string) error {
-	if need <= limit {
-		return nil
-	}
-	return fmt.Errorf("matching_indexes + idle_indexes make %d indexes, more than search.max-indexes allows (%d, %s)", need, limit, source)
-}
-
-func nonEmpty(v string) (string, error) {
-	if v == "" {
-		return "", errors.New("must not be empty")
-	}
-	return v, nil
-}
-
-// parseFieldTypes reads the fields option: field types, comma-separated,
-// each once.
-func parseFieldTypes(v string) (map[engines.FieldType]bool, error) {
-	out := map[engines.FieldType]bool{}
-	for _, name := range strings.Split(v, ",") {
-		t, ok := fieldTypeNames[strings.TrimSpace(name)]
-		if !ok || out[t] {
-			return nil, errors.New("must list field types from text, tag, numeric and vector, each once, comma-separated")
-		}
-		out[t] = true
-	}
-	return out, nil
-}
-
-// CheckConfig checks the write mode and the options before anything starts
-// (engines.ConfigChecker); Open checks them again the same way.
-// An attached server's own search.max-indexes is asked for too, so that a
-// setup it cannot hold is bad input before anything runs; a server that
-// cannot be reached here is left to Open to report.
-func (driver) CheckConfig(cfg engines.Config) error {
-	set, err := checkConfig(cfg)
-	if err != nil || cfg.URL == "" {
-		return err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), checkTimeout)
-	defer cancel()
-	e, err := connect(ctx, cfg, set)
-	if err != nil {
-		return nil
-	}
-	defer e.Close()
-	lim, err := e.limits(ctx)
-	if err != nil || lim.maxIndexes == 0 {
-		return nil
-	}
-	if err := checkIndexLimit(set.indexCount(), int(lim.maxIndexes), "the value of the server at "+quote.SafeURL(cfg.URL)); err != nil {
-		return fmt.Errorf("valkey: %w", err)
-	}
-	return nil
-}
-
-// CheckSchema refuses a schema Create would (engines.SchemaChecker): the
-// indexes the options make of it (the fields option may name types the
-// schema lacks).
-func (driver) CheckSchema(cfg engines.Config, schema engines.Schema) error {
-	set, err := checkConfig(cfg)
-	if err != nil {
-		return err
-	}
-	_, err = set.plan(schema)
-	return err
-}
-
-// checkTimeout bounds CheckConfig's question to an attached server.
-const checkTimeout = 3 * time.Second
-
-func checkConfig(cfg engines.Config) (settings, error) {
-	// Writes are searchable when they return: valkey-search blocks the
-	// writer until indexed (see the package doc).
-	if _, err := engines.CheckWriteMode("valkey", cfg.WriteMode, engines.Searchable); err != nil {
-		return settings{}, err
-	}
-	// An attached server's address is the user's: checked before anything
-	// starts.
-	if cfg.URL != "" {
-		if _, err := parseURL(cfg.URL); err != nil {
-			return settings{}, err
-		}
-	}
-	return parseOptions(cfg.Options)
-}
-
-// parseURL reads a redis:// URL into the client's options.
-func parseURL(raw string) (valkey.ClientOption, error) {
-	opt, err := valkey.ParseURL(raw)
-	if err != nil {
-		// The parse error may quote the URL, password and all.
-		return opt, fmt.Errorf("valkey: the URL %s does not parse as redis://host:port", quote.SafeURL(raw))
-	}
-	for _, addr := range opt.InitAddress {
-		if _, port, err := net.SplitHostPort(addr); err == nil {
-			if err := config.CheckPort(port); err != nil {
-				return opt, fmt.Errorf("valkey: the URL's %w", err)
-			}
-		}
-	}
-	return opt, nil
-}
-
-func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, error) {
-	set, err := checkConfig(cfg)
-	if err != nil {
-		return nil, err
-	}
-	e, err := connect(ctx, cfg, set)
-	if err != nil {
-		return nil, err
-	}
-	if err := e.configure(ctx); err != nil {
-		e.client.Close()
-		return nil, fmt.Errorf("valkey: %s: %w", quote.SafeURL(cfg.URL), quote.Redact(err, cfg.Secrets()...))
-	}
-	return e, nil
-}
-
-// connect makes the client for cfg: nothing is sent but the handshake.
-func connect(ctx context.Context, cfg engines.Config, set settings) (*Engine, error) {
-	if cfg.URL == "" {
-		return nil, errors.New("valkey: a URL is needed (redis://host:port)")
-	}
-	opt, err := parseURL(cfg.URL)
-	if err != nil {
-		return nil, err
-	}
-	if cfg.Username != "" {
-		opt.Username = cfg.Username
-	}
-	if p := cfg.Password.Reveal(); p != "" {
-		opt.Password = p
-	}
-	opt.ForceSingleClient = true
-	opt.DisableAutoPipelining = true
-	opt.DisableCache = true
-	opt.DisableRetry = true
-	opt.BlockingPoolSize = set.pool
-	opt.ReadBufferEachConn, opt.WriteBufferEachConn = connBuffer, connBuffer
-	if d, ok := ctx.Deadline(); ok {
-		opt.Dialer.Timeout = time.Until(d)
-	}
-	client, err := valkey.NewClient(opt)
-	if err != nil {
-		return nil, fmt.Errorf("valkey: connect to %s: %w", quote.SafeURL(cfg.URL), quote.Redact(err, append(cfg.Secrets(), opt.Password)...))
-	}
-	return &Engine{client: client, set: set}, nil
-}
 
 // serverLimits are the module's settings that bound what a setup may do
 // and what a search's total means; 0 where the server does not say (no
@@ -342,154 +114,6 @@ var (
 	_ engines.ConfigChecker = driver{}
 )
 
-// indexDef is one index this driver creates.
-type indexDef struct {
-	name      string
-	prefix    string
-	fields    []engines.FieldSpec
-	types     fieldTypes
-	noStop    bool
-	vector    string // the Vector field it indexes, or ""
-	hasText   bool
-	writeSide bool // on the written prefix (not idle)
-}
-
-// layout is what Create decided: the prefix, the schema and the indexes.
-type layout struct {
-	prefix  string
-	schema  engines.Schema
-	types   fieldTypes
-	indexes []indexDef // write-side first, in search preference order, then idle
-}
-
-func (l *layout) writeSide() []indexDef {
-	var out []indexDef
-	for _, d := range l.indexes {
-		if d.writeSide {
-			out = append(out, d)
-		}
-	}
-	return out
-}
-
-// plan derives the indexes from the schema and the options.
-func (s settings) plan(schema engines.Schema) (*layout, error) {
-	if schema.Name == "" {
-		return nil, errors.New("valkey: schema has no name")
-	}
-	l := &layout{prefix: s.prefix, schema: schema, types: fieldTypes{}}
-	if l.prefix == "" {
-		l.prefix = schema.Name + ":"
-	}
-	var indexed, semantic, exact []engines.FieldSpec
-	for _, f := range schema.Fields {
-		if _, dup := l.types[f.Name]; dup || f.Name == "" {
-			return nil, fmt.Errorf("valkey: schema field %q is empty or repeated", f.Name)
-		}
-		l.types[f.Name] = f
-		switch f.Type {
-		case engines.Text, engines.Tag, engines.Numeric:
-		case engines.Vector:
-			if f.Dim < 1 || f.Dim > 32768 {
-				return nil, fmt.Errorf("valkey: vector field %s: dimension %d is outside 1..32768", f.Name, f.Dim)
-			}
-		default:
-			return nil, fmt.Errorf("valkey: field %s: type %s: %w", f.Name, f.Type, engines.ErrUnsupported)
-		}
-		if !s.types[f.Type] {
-			continue // in the hash, not in the indexes
-		}
-		indexed = append(indexed, f)
-		if f.Type == engines.Text {
-			exact = append(exact, f)
-		} else {
-			semantic = append(semantic, f)
-		}
-	}
-	if len(indexed) == 0 && s.matching+s.idle > 0 {
-		return nil, fmt.Errorf("valkey: schema %s has no field of the types the fields option names", schema.Name)
-	}
-	def := func(name, prefix string, fields []engines.FieldSpec, noStop, writeSide bool) indexDef {
-		d := indexDef{name: name, prefix: prefix, fields: fields, types: fieldTypes{}, noStop: noStop, writeSide: writeSide}
-		for _, f := range fields {
-			d.types[f.Name] = f
-			switch f.Type {
-			case engines.Vector:
-				if d.vector == "" {
-					d.vector = f.Name
-				}
-			case engines.Text:
-				d.hasText = true
-			}
-		}
-		return d
-	}
-	switch {
-	case s.hybrid:
-		if len(exact) == 0 || len(semantic) == 0 {
-			return nil, errors.New("valkey: hybrid=on needs Text fields for the exact index and Tag, Numeric or Vector fields for the semantic one (see the fields option)")
-		}
-		l.indexes = append(l.indexes, def(schema.Name+"-exact", l.prefix, exact, true, true), def(schema.Name, l.prefix, semantic, false, true))
-	default:
-		for i := 1; i <= s.matching; i++ {
-			name := schema.Name
-			if i > 1 {
-				name = fmt.Sprintf("%s-%d", schema.Name, i)
-			}
-			l.indexes = append(l.indexes, def(name, l.prefix, indexed, false, true))
-		}
-	}
-	for i := 1; i <= s.idle; i++ {
-		l.indexes = append(l.indexes, def(fmt.Sprintf("%s-idle-%d", schema.Name, i), fmt.Sprintf("idle-%d:%s", i, l.prefix), indexed, false, false))
-	}
-	return l, nil
-}
-
-// createArgs is FT.CREATE's arguments for d.
-func (d indexDef) createArgs() []string {
-	args := []string{d.name, "ON", "HASH", "PREFIX", "1", d.prefix}
-	if d.noStop {
-		args = append(args, "NOSTOPWORDS")
-	}
-	args = append(args, "SCHEMA")
-	for _, f := range d.fields {
-		switch f.Type {
-		case engines.Text:
-			args = append(args, f.Name, "TEXT")
-		case engines.Tag:
-			// Stated, not left to the defaults: a tag is the whole value,
-			// compared byte for byte, as an Elasticsearch keyword or a
-			// Typesense exact filter (the package comment says why).
-			args = append(args, f.Name, "TAG", "SEPARATOR", TagSeparator, "CASESENSITIVE")
-		case engines.Numeric:
-			args = append(args, f.Name, "NUMERIC")
-		case engines.Vector:
-			args = append(args, f.Name, "VECTOR", "HNSW", "6", "TYPE", "FLOAT32", "DIM", strconv.Itoa(f.Dim), "DISTANCE_METRIC", "COSINE")
-		}
-	}
-	return args
-}
-
-// TagSeparator is the TAG fields' SEPARATOR: valkey-search's default, which
-// no tag value of the corpora contains, so each value is one tag.
-const TagSeparator = ","
-
-// ownsIndex says whether an index name is one this driver derives from the
-// schema name, so that Create can remove what an earlier run with other
-// options left (50 idle indexes, say).
-func ownsIndex(schemaName, index string) bool {
-	if index == schemaName || index == schemaName+"-exact" {
-		return true
-	}
-	rest, ok := strings.CutPrefix(index, schemaName+"-")
-	if !ok {
-		return false
-	}
-	rest = strings.TrimPrefix(rest, "idle-")
-	_, err := strconv.Atoi(rest)
-	return err == nil
-}
-
 // Create drops the schema's indexes, deletes the documents and creates the
 // indexes afresh.
 func (e *Engine) Create(ctx context.Context, schema engines.Schema) error {
@@ -566,11 +190,6 @@ func (e *Engine) Attach(ctx context.Context, schema engines.Schema) error {
 	return nil
 }
 
-// ftType is the FT.CREATE (and FT.INFO) type of a schema field.
-func ftType(t engines.FieldType) string {
-	return [...]string{engines.Text: "TEXT", engines.Tag: "TAG", engines.Numeric: "NUMERIC", engines.Vector: "VECTOR"}[t]
-}
-
 // dropIndexes removes every index FT._LIST shows that this driver derives
 // from the schema name, and returns how many other indexes remain. A server
 // without the module has no FT._LIST; that is fine only when no index is
@@ -593,30 +212,6 @@ func (e *Engine) dropIndexes(ctx context.Context, schemaName string, l *layout) 
 		}
 	}
 	return others, nil
-}
-
-func isUnknownCommand(err error) bool {
-	ve, ok := valkey.IsValkeyErr(err)
-	return ok && strings.Contains(strings.ToLower(ve.Error()), "unknown command")
-}
-
-// isIndexNotFound: valkey-search's "Index with name '…' not found in
-// database N" (a concurrent Create may have dropped it first).
-func isIndexNotFound(err error) bool {
-	ve, ok := valkey.IsValkeyErr(err)
-	return ok && strings.Contains(ve.Error(), "not found")
-}
-
-// globEscape quotes SCAN MATCH's special characters.
-func globEscape(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if strings.ContainsRune(`*?[]\`, r) {
-			b.WriteByte('\\')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }
 
 // deleteKeys UNLINKs every key under prefix, one SCAN page at a time.
@@ -657,44 +252,6 @@ func (e *Engine) layout() (*layout, error) {
 	return e.st, nil
 }
 
-// hsetArgs is the field/value list of doc in schema order, and its size in
-// bytes.
-func (l *layout) hsetArgs(doc engines.Document) ([]string, int, error) {
-	if doc.ID == "" {
-		return nil, 0, errors.New("valkey: document has no ID")
-	}
-	byName := make(map[string]engines.Field, len(doc.Fields))
-	for _, f := range doc.Fields {
-		if _, ok := l.types[f.Name]; !ok {
-			return nil, 0, fmt.Errorf("valkey: document %s: field %q is not in the schema", doc.ID, f.Name)
-		}
-		byName[f.Name] = f
-	}
-	args := make([]string, 0, 2*len(l.schema.Fields))
-	size := 0
-	for _, spec := range l.schema.Fields {
-		f, ok := byName[spec.Name]
-		var v string
-		switch spec.Type {
-		case engines.Text, engines.Tag:
-			v = f.Text
-		case engines.Numeric:
-			if !ok || math.IsNaN(f.Number) || math.IsInf(f.Number, 0) {
-				return nil, 0, fmt.Errorf("valkey: document %s: numeric field %s is missing or not finite (every write carries the whole field set)", doc.ID, spec.Name)
-			}
-			v = strconv.FormatFloat(f.Number, 'f', -1, 64)
-		case engines.Vector:
-			if len(f.Vector) != spec.Dim {
-				return nil, 0, fmt.Errorf("valkey: document %s: vector field %s has %d dimensions, the schema %d", doc.ID, spec.Name, len(f.Vector), spec.Dim)
-			}
-			v = valkey.VectorString32(f.Vector)
-		}
-		args = append(args, spec.Name, v)
-		size += len(spec.Name) + len(v)
-	}
-	return args, size, nil
-}
-
 func (e *Engine) hset(l *layout, doc engines.Document) (valkey.Completed, int, error) {
 	args, size, err := l.hsetArgs(doc)
 	if err != nil {
@@ -721,24 +278,6 @@ func (e *Engine) Upsert(ctx context.Context, doc engines.Document) error {
 		return fmt.Errorf("valkey: upsert %s: %w", doc.ID, classify(err))
 	}
 	return nil
-}
-
-// Batches splits commands of the given sizes into consecutive groups of at
-// most limit bytes (a command larger than limit is a group alone).
-func Batches(sizes []int, limit int) [][2]int {
-	var out [][2]int
-	start, total := 0, 0
-	for i, s := range sizes {
-		if i > start && total+s > limit {
-			out = append(out, [2]int{start, i})
-			start, total = i, 0
-		}
-		total += s
-	}
-	if start < len(sizes) {
-		out = append(out, [2]int{start, len(sizes)})
-	}
-	return out
 }
 
 // UpsertBatch writes docs from batchWorkers connections: one HSET at a time
@@ -844,120 +383,6 @@ func (e *Engine) Get(ctx context.Context, id string) (engines.Document, error) {
 		return engines.Document{}, fmt.Errorf("valkey: get %s: %w", id, err)
 	}
 	return doc, nil
-}
-
-// document decodes a hash Upsert wrote (hsetArgs' encoding, reversed).
-func (l *layout) document(id string, hash map[string]string) (engines.Document, error) {
-	doc := engines.Document{ID: id, Fields: make([]engines.Field, 0, len(l.schema.Fields))}
-	for _, spec := range l.schema.Fields {
-		v, ok := hash[spec.Name]
-		if !ok {
-			continue
-		}
-		f := engines.Field{Name: spec.Name}
-		switch spec.Type {
-		case engines.Text, engines.Tag:
-			f.Text = v
-		case engines.Numeric:
-			n, err := strconv.ParseFloat(v, 64)
-			if err != nil {
-				return engines.Document{}, fmt.Errorf("numeric field %s holds %.40q, not a number", spec.Name, v)
-			}
-			f.Number = n
-		case engines.Vector:
-			if len(v) != 4*spec.Dim {
-				return engines.Document{}, fmt.Errorf("vector field %s holds %d bytes, not %d float32s", spec.Name, len(v), spec.Dim)
-			}
-			f.Vector = valkey.ToVector32(v)
-		}
-		doc.Fields = append(doc.Fields, f)
-	}
-	return doc, nil
-}
-
-// chooseIndex picks the first write-side index that has every field the
-// query touches.
-func (l *layout) chooseIndex(q engines.Query) (indexDef, error) {
-	need := map[string]bool{}
-	for _, f := range q.Filters {
-		need[f.Field] = true
-	}
-	if q.Field != "" {
-		need[q.Field] = true
-	}
-	for _, d := range l.writeSide() {
-		ok := (q.Vector == nil || d.vector != "") && (q.Text == "" || q.Field != "" || d.hasText)
-		for f := range need {
-			if _, has := d.types[f]; !has {
-				ok = false
-			}
-		}
-		if ok {
-			return d, nil
-		}
-	}
-	if len(l.writeSide()) == 0 {
-		return indexDef{}, fmt.Errorf("valkey: search without an index (matching_indexes=0): %w", engines.ErrUnsupported)
-	}
-	return indexDef{}, fmt.Errorf("valkey: no index of this layout has every field the query uses: %w", engines.ErrUnsupported)
-}
-
-// searchPlan is what Search sends: one or two query strings.
-type searchPlan struct {
-	index   string
-	queries []string // all-words then any-word, or one
-	vector  []float32
-	empty   bool // nothing can match
-}
-
-// searchPlan builds the FT.SEARCH query strings for q on layout l.
-func (l *layout) searchPlan(q engines.Query, tiered bool) (searchPlan, error) {
-	d, err := l.chooseIndex(q)
-	if err != nil {
-		return searchPlan{}, err
-	}
-	p := searchPlan{index: d.name, vector: q.Vector}
-	clauses, err := FilterClauses(d.types, q.Filters)
-	if err != nil {
-		return p, err
-	}
-	var words []string
-	switch {
-	case q.Field != "":
-		c, ok, err := FieldClause(d.types, q.Field, q.Text)
-		if err != nil {
-			return p, err
-		}
-		if !ok {
-			p.empty = true
-			return p, nil
-		}
-		clauses = append(clauses, c)
-	case q.Text != "":
-		if words = Words(q.Text, d.noStop); len(words) == 0 {
-			p.empty = true
-			return p, nil
-		}
-	}
-	if q.Vector != nil {
-		spec := d.types[d.vector]
-		if len(q.Vector) != spec.Dim {
-			return p, fmt.Errorf("valkey: query vector has %d dimensions, field %s %d", len(q.Vector), d.vector, spec.Dim)
-		}
-		if len(words) > 0 {
-			clauses = append(clauses, group(OrQuery(words), len(words)))
-		}
-		p.queries = []string{joinFilter(clauses) + KNNClause(d.vector, q.K)}
-		return p, nil
-	}
-	if len(words) > 1 && tiered {
-		p.queries = append(p.queries, joinFilter(append(slices.Clone(clauses), AndQuery(words))))
-	}
-	if len(words) > 0 {
-		clauses = append(clauses, group(OrQuery(words), len(words)))
-	}
-	p.queries = append(p.queries, joinFilter(clauses))
-	return p, nil
 }
 
 func (e *Engine) searchCmd(index, query string, k int, vec []float32) valkey.Completed {
@@ -1136,10 +561,10 @@ func (e *Engine) Stats(ctx context.Context) (map[string]float64, error) {
 			sum += q
 			most = max(most, q)
 		}
-		out["mutation_queue_size"] = float64(sum)
-		out["mutation_queue_size_max"] = float64(most)
+		out[engines.StatMutationQueue] = float64(sum)
+		out[engines.StatMutationQueueMax] = float64(most)
 		if e.set.idle > 0 {
-			out["mutation_queue_size_idle"] = float64(idle)
+			out[engines.StatMutationQueueIdle] = float64(idle)
 		}
 	}
 	info, err := e.info(ctx, "search")
@@ -1164,7 +589,7 @@ func (e *Engine) Stats(ctx context.Context) (map[string]float64, error) {
 	if err != nil {
 		return nil, fmt.Errorf("valkey: CONFIG GET search.*-threads: %w", classify(err))
 	}
-	for name, stat := range map[string]string{"search.reader-threads": "reader_threads", "search.writer-threads": "writer_threads"} {
+	for name, stat := range map[string]string{"search.reader-threads": engines.StatReaderThreads, "search.writer-threads": engines.StatWriterThreads} {
 		if raw, ok := threads[name]; ok {
 			n, err := strconv.Atoi(raw)
 			if err != nil {
@@ -1203,22 +628,4 @@ func (e *Engine) IndexNames() []string {
 	}
 	sort.Strings(names)
 	return names
-}
-
-// classify maps server replies onto the runner's classes.
-func classify(err error) error {
-	ve, ok := valkey.IsValkeyErr(err)
-	if !ok {
-		return err
-	}
-	msg := ve.Error()
-	upper := strings.ToUpper(msg)
-	switch {
-	case strings.HasPrefix(upper, "OOM"), strings.HasPrefix(upper, "BUSY"), strings.HasPrefix(upper, "LOADING"),
-		strings.Contains(upper, "MAX NUMBER OF CLIENTS"), strings.Contains(msg, "queue depth exceeded"):
-		return fmt.Errorf("%w: %s", engines.ErrOverloaded, msg)
-	case strings.Contains(strings.ToLower(msg), "timeout"), strings.Contains(strings.ToLower(msg), "timed out"):
-		return fmt.Errorf("%w: %s", engines.ErrTimeout, msg)
-	}
-	return err
 }
