@@ -168,7 +168,7 @@ func TestUnreadableSearchReply(t *testing.T) {
 		{"not RESP", "HTTP/1.1 200 OK\r\n\r\n", "", true},
 		{"cut off", "*3\r\n:2\r\n$5\r\nbad:1\r\n", "", true},
 	} {
-		s.Inject(valkeyfake.Fault{Command: "FT.SEARCH", Raw: c.raw, Close: c.close, Times: 2})
+		s.Inject(valkeyfake.Fault{Command: "FT.SEARCH", Raw: c.raw, Drop: c.close, Times: 2})
 		h, err := e.Search(ctx, engines.Query{Text: "word", K: 10})
 		switch {
 		case err == nil:

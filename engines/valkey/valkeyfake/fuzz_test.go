@@ -33,7 +33,7 @@ func FuzzParseQuery(f *testing.F) {
 		f.Add(q)
 	}
 	f.Fuzz(func(t *testing.T, q string) {
-		if p, err := parseFilter(ix, q, false); err == nil {
+		if p, err := parseFilter(ix, q); err == nil {
 			p.eval(d)
 		}
 		parseKNN(ix, q)

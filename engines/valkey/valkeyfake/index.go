@@ -178,34 +178,8 @@ func parseCreate(args []string) (*index, error) {
 	for _, w := range defaultStopWords {
 		ix.text.stopWords[w] = true
 	}
-	if it.match("ON") {
-		v, err := it.value("ON")
-		if err != nil {
-			return nil, err
-		}
-		switch strings.ToUpper(v) {
-		case "HASH":
-		case "JSON":
-			return nil, cerr("JSON module is not loaded.")
-		default:
-			return nil, cerr("Unknown argument `%s`", v)
-		}
-	}
-	if it.match("PREFIX") {
-		n, err := it.uint("PREFIX")
-		if err != nil {
-			return nil, err
-		}
-		if n > len(it.args)-it.pos {
-			return nil, cerr("Bad arguments for PREFIX: `%d` is outside acceptable bounds", n)
-		}
-		if n > maxPrefixes {
-			return nil, cerr("Number of prefixes (%d) exceeds the maximum allowed (%d)", n, maxPrefixes)
-		}
-		for range n {
-			p, _ := it.next()
-			ix.prefixes = append(ix.prefixes, p)
-		}
+	if err := parseSource(it, ix); err != nil {
+		return nil, err
 	}
 	if it.match("FILTER") {
 		return nil, cerr("The parameter `FILTER` is not supported")
@@ -247,6 +221,40 @@ func parseCreate(args []string) (*index, error) {
 		ix.byAlias[a.alias] = a
 	}
 	return ix, nil
+}
+
+// parseSource reads FT.CREATE's ON HASH|JSON and PREFIX n p1 … pn.
+func parseSource(it *argIter, ix *index) error {
+	if it.match("ON") {
+		v, err := it.value("ON")
+		if err != nil {
+			return err
+		}
+		switch strings.ToUpper(v) {
+		case "HASH":
+		case "JSON":
+			return cerr("JSON module is not loaded.")
+		default:
+			return cerr("Unknown argument `%s`", v)
+		}
+	}
+	if it.match("PREFIX") {
+		n, err := it.uint("PREFIX")
+		if err != nil {
+			return err
+		}
+		if n > len(it.args)-it.pos {
+			return cerr("Bad arguments for PREFIX: `%d` is outside acceptable bounds", n)
+		}
+		if n > maxPrefixes {
+			return cerr("Number of prefixes (%d) exceeds the maximum allowed (%d)", n, maxPrefixes)
+		}
+		for range n {
+			p, _ := it.next()
+			ix.prefixes = append(ix.prefixes, p)
+		}
+	}
+	return nil
 }
 
 // parseTextOptions consumes SCORE, LANGUAGE, SKIPINITIALSCAN and the index

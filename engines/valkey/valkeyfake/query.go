@@ -39,34 +39,23 @@ func (n notPred) eval(d *indexedDoc) bool { return !n.p.eval(d) }
 func (allPred) eval(*indexedDoc) bool     { return true }
 
 // termPred matches a word in the named TEXT fields (all of them when
-// fields is nil): stemmed unless exact, or as a prefix.
+// fields is nil), whole or as a prefix. Words are compared as the
+// tokenizer left them (lowercased), not stemmed.
 type termPred struct {
-	ix     *index
 	fields []*attribute
 	word   string
-	exact  bool
 	prefix bool
 }
 
 func (t termPred) eval(d *indexedDoc) bool {
 	for _, a := range t.fields {
 		for _, tok := range d.text[a.alias] {
-			if t.matchWord(a, tok) {
+			if tok == t.word || t.prefix && strings.HasPrefix(tok, t.word) {
 				return true
 			}
 		}
 	}
 	return false
-}
-
-func (t termPred) matchWord(a *attribute, tok string) bool {
-	switch {
-	case t.prefix:
-		return strings.HasPrefix(tok, t.word)
-	case t.exact || a.noStem:
-		return tok == t.word
-	}
-	return stem(tok, t.ix.text.minStemSize) == stem(t.word, t.ix.text.minStemSize)
 }
 
 // phrasePred matches words at consecutive positions of one field (an exact
@@ -130,12 +119,11 @@ func (n numPred) eval(d *indexedDoc) bool {
 // group, '-' negates, '@field:' takes {tags}, [range], (expression),
 // "phrase" or a term.
 type queryParser struct {
-	ix       *index
-	s        string
-	pos      int
-	verbatim bool
-	sawText  bool
-	sawOp    bool // a predicate was parsed (query_operations_ is not kNone)
+	ix      *index
+	s       string
+	pos     int
+	sawText bool
+	sawOp   bool // a predicate was parsed (query_operations_ is not kNone)
 }
 
 type syntaxError string
@@ -166,12 +154,12 @@ func (p *queryParser) unexpected() error {
 
 // parseFilter parses a whole pre-filter; "*" (optionally bracketed) is
 // match-all.
-func parseFilter(ix *index, s string, verbatim bool) (predicate, error) {
+func parseFilter(ix *index, s string) (predicate, error) {
 	s = strings.TrimSpace(s)
 	if t := strings.Trim(s, "() "); t == "*" {
 		return allPred{}, nil
 	}
-	p := &queryParser{ix: ix, s: s, verbatim: verbatim}
+	p := &queryParser{ix: ix, s: s}
 	pred, err := p.orExpr(nil)
 	if err != nil {
 		return nil, err
@@ -520,7 +508,7 @@ func (p *queryParser) term(field *attribute) (predicate, error) {
 		return nil, nil
 	}
 	p.sawText = true
-	return termPred{ix: p.ix, fields: fields, word: w, exact: p.verbatim, prefix: prefix}, nil
+	return termPred{fields: fields, word: w, prefix: prefix}, nil
 }
 
 func (p *queryParser) phrase(field *attribute) (predicate, error) {
@@ -558,7 +546,7 @@ func (p *queryParser) phrase(field *attribute) (predicate, error) {
 	}
 	p.sawText = true
 	if len(words) == 1 {
-		return termPred{ix: p.ix, fields: fields, word: words[0], exact: true}, nil
+		return termPred{fields: fields, word: words[0]}, nil
 	}
 	return phrasePred{fields: fields, words: words}, nil
 }

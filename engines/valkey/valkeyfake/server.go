@@ -10,9 +10,10 @@
 // HSET, HGETALL, DEL, UNLINK, EXISTS, SCAN, PING, ECHO, SELECT 0, INFO,
 // CONFIG GET|SET, CLIENT …, FT.CREATE, FT.DROPINDEX, FT.SEARCH, FT.INFO and
 // FT._LIST. Indexes are real: each sees only the keys under its prefixes,
-// TEXT is tokenised at the index's punctuation, lowercased, stripped of the
-// 33 Lucene stop words unless NOSTOPWORDS and matched through a small
-// stemmer; TAG is exact with a separator; NUMERIC takes ranges; HNSW is
+// TEXT is tokenised at the index's punctuation, lowercased and stripped of
+// the 33 Lucene stop words unless NOSTOPWORDS, and a query word matches an
+// indexed word equal to it (no stemming: the driver's tests and the
+// conformance suite search for words as written); TAG is exact with a separator; NUMERIC takes ranges; HNSW is
 // approximated by exact KNN. Non-vector results come back in no particular
 // order (a hash of the key), as valkey-search does not rank them.
 //
@@ -37,6 +38,7 @@ package valkeyfake
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -49,6 +51,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/searchbench/searchbench/engines/enginetest/fakekit"
 )
 
 // Version is what the fake reports as its Valkey and valkey-search
@@ -91,8 +95,7 @@ type Server struct {
 	clients      atomic.Int64
 	nextID       atomic.Int64
 
-	faultMu sync.Mutex
-	faults  []Fault
+	faults fakekit.Faults
 
 	wg     sync.WaitGroup
 	connMu sync.Mutex
@@ -166,6 +169,7 @@ func (s *Server) Close() error {
 		return nil
 	}
 	err := s.ln.Close()
+	s.faults.Close() // releases held commands
 	s.connMu.Lock()
 	for c := range s.conns {
 		c.Close()
@@ -226,12 +230,8 @@ func (s *Server) handle(nc net.Conn) {
 		if len(args) == 0 {
 			continue
 		}
-		if f, ok := s.fault(args[0]); ok {
-			// A reply the real server never sends: for the driver's tests
-			// of answers it cannot read.
-			c.w.w.WriteString(f.Raw)
-			c.w.w.Flush()
-			if f.Close {
+		if drop, ok := s.fault(c, args[0]); ok {
+			if drop {
 				return
 			}
 			continue
@@ -860,7 +860,6 @@ type searchArgs struct {
 	params      map[string]string
 	used        map[string]bool
 	dialect     int
-	verbatim    bool
 	returns     []string
 	returnSet   bool
 }
@@ -946,74 +945,26 @@ func parseSearchArgs(args []string) (searchArgs, error) {
 	it := &argIter{args: args, pos: 3}
 	for it.more() {
 		start := it.pos
+		var err error
 		switch {
 		case it.match("NOCONTENT"):
 			sa.noContent = true
 		case it.match("LIMIT"):
-			for _, dst := range []*int{&sa.offset, &sa.num} {
-				v, ok := it.next()
-				n, err := strconv.ParseUint(v, 10, 63)
-				if !ok || err != nil {
-					return sa, fmt.Errorf("Bad arguments for LIMIT: `%s` is outside acceptable bounds", v)
-				}
-				*dst = int(min(n, 1<<40))
-			}
-			if sa.num > maxLimit || sa.offset > maxLimit {
-				// UNCONFIRMED bound; the message form is the parser's.
-				return sa, fmt.Errorf("Bad arguments for LIMIT: `%d` is outside acceptable bounds", max(sa.num, sa.offset))
-			}
+			err = sa.parseLimit(it)
 		case it.match("PARAMS"):
-			v, ok := it.next()
-			n, err := strconv.ParseUint(v, 10, 31)
-			if !ok || err != nil {
-				return sa, fmt.Errorf("Error parsing value for the parameter `PARAMS` - `%s` is not a valid numeric value", v)
-			}
-			if n&1 == 1 {
-				return sa, errors.New("Parameter count must be an even number.")
-			}
-			if int(n) > len(args)-it.pos {
-				return sa, errors.New("Error parsing value for the parameter `PARAMS` - Missing argument")
-			}
-			for range n / 2 {
-				k, _ := it.next()
-				val, _ := it.next()
-				if _, dup := sa.params[k]; dup {
-					return sa, fmt.Errorf("Parameter %s is already defined.", k)
-				}
-				sa.params[k] = val
-			}
+			err = sa.parseParams(it)
 		case it.match("DIALECT"):
 			v, ok := it.next()
-			n, err := strconv.Atoi(v)
-			if !ok || err != nil {
+			n, perr := strconv.Atoi(v)
+			if !ok || perr != nil {
 				return sa, fmt.Errorf("Error parsing value for the parameter `DIALECT` - `%s` is not a valid numeric value", v)
 			}
 			sa.dialect = n
 		case it.match("RETURN"):
-			v, ok := it.next()
-			n, err := strconv.ParseUint(v, 10, 31)
-			if !ok || err != nil || int(n) > len(args)-it.pos {
-				return sa, fmt.Errorf("Error parsing value for the parameter `RETURN` - `%s` is not a valid numeric value", v)
-			}
-			if n == 0 {
-				sa.noContent = true
-			}
-			sa.returnSet = true
-			for range n {
-				f, _ := it.next()
-				sa.returns = append(sa.returns, f)
-			}
+			err = sa.parseReturn(it)
 		case it.match("TIMEOUT"):
-			v, ok := it.next()
-			n, err := strconv.Atoi(v)
-			if !ok || err != nil || n < 0 {
-				return sa, fmt.Errorf("Error parsing value for the parameter `TIMEOUT` - `%s` is not a valid numeric value", v)
-			}
-			if n > 60000 {
-				return sa, errors.New("TIMEOUT must be a positive integer greater than 0 and cannot exceed 60000.")
-			}
-		case it.match("VERBATIM"):
-			sa.verbatim = true
+			err = parseTimeout(it)
+		case it.match("VERBATIM"): // no stemming to turn off
 		case it.match("SLOP"):
 			it.next()
 		case it.match("SORTBY"):
@@ -1024,11 +975,86 @@ func parseSearchArgs(args []string) (searchArgs, error) {
 		case it.match("INORDER"), it.match("LOCALONLY"), it.match("ALLSHARDS"), it.match("SOMESHARDS"),
 			it.match("CONSISTENT"), it.match("INCONSISTENT"), it.match("WITHSORTKEYS"):
 		}
+		if err != nil {
+			return sa, err
+		}
 		if it.pos == start {
 			return sa, fmt.Errorf("Unexpected parameter at position %d:%s", it.pos, it.peek())
 		}
 	}
 	return sa, nil
+}
+
+// parseLimit reads LIMIT's offset and count.
+func (sa *searchArgs) parseLimit(it *argIter) error {
+	for _, dst := range []*int{&sa.offset, &sa.num} {
+		v, ok := it.next()
+		n, err := strconv.ParseUint(v, 10, 63)
+		if !ok || err != nil {
+			return fmt.Errorf("Bad arguments for LIMIT: `%s` is outside acceptable bounds", v)
+		}
+		*dst = int(min(n, 1<<40))
+	}
+	if sa.num > maxLimit || sa.offset > maxLimit {
+		// UNCONFIRMED bound; the message form is the parser's.
+		return fmt.Errorf("Bad arguments for LIMIT: `%d` is outside acceptable bounds", max(sa.num, sa.offset))
+	}
+	return nil
+}
+
+// parseParams reads PARAMS' count and its name/value pairs.
+func (sa *searchArgs) parseParams(it *argIter) error {
+	v, ok := it.next()
+	n, err := strconv.ParseUint(v, 10, 31)
+	if !ok || err != nil {
+		return fmt.Errorf("Error parsing value for the parameter `PARAMS` - `%s` is not a valid numeric value", v)
+	}
+	if n&1 == 1 {
+		return errors.New("Parameter count must be an even number.")
+	}
+	if int(n) > len(it.args)-it.pos {
+		return errors.New("Error parsing value for the parameter `PARAMS` - Missing argument")
+	}
+	for range n / 2 {
+		k, _ := it.next()
+		val, _ := it.next()
+		if _, dup := sa.params[k]; dup {
+			return fmt.Errorf("Parameter %s is already defined.", k)
+		}
+		sa.params[k] = val
+	}
+	return nil
+}
+
+// parseReturn reads RETURN's count and field names; RETURN 0 is NOCONTENT.
+func (sa *searchArgs) parseReturn(it *argIter) error {
+	v, ok := it.next()
+	n, err := strconv.ParseUint(v, 10, 31)
+	if !ok || err != nil || int(n) > len(it.args)-it.pos {
+		return fmt.Errorf("Error parsing value for the parameter `RETURN` - `%s` is not a valid numeric value", v)
+	}
+	if n == 0 {
+		sa.noContent = true
+	}
+	sa.returnSet = true
+	for range n {
+		f, _ := it.next()
+		sa.returns = append(sa.returns, f)
+	}
+	return nil
+}
+
+// parseTimeout checks TIMEOUT's milliseconds (the fake does not time out).
+func parseTimeout(it *argIter) error {
+	v, ok := it.next()
+	n, err := strconv.Atoi(v)
+	if !ok || err != nil || n < 0 {
+		return fmt.Errorf("Error parsing value for the parameter `TIMEOUT` - `%s` is not a valid numeric value", v)
+	}
+	if n > 60000 {
+		return errors.New("TIMEOUT must be a positive integer greater than 0 and cannot exceed 60000.")
+	}
+	return nil
 }
 
 func (sa *searchArgs) param(ref string) (string, error) {
@@ -1053,7 +1079,7 @@ func (s *Server) searchLocked(ix *index, args []string) (searchResult, error) {
 		return searchResult{}, fmt.Errorf("Query string is too long, max length is %d bytes.", maxQueryBytes)
 	}
 	filter, vector, isKNN := strings.Cut(q, "=>")
-	pred, err := parseFilter(ix, filter, sa.verbatim)
+	pred, err := parseFilter(ix, filter)
 	if err != nil {
 		return searchResult{}, fmt.Errorf("Invalid filter expression: `%s`. %w", strings.TrimSpace(filter), err)
 	}
@@ -1175,39 +1201,36 @@ func int64Cmp(a, b int64) int {
 	return 0
 }
 
-// Fault is a reply the fake sends in place of its answer to a command: raw
-// bytes on the wire (a reply of the wrong shape, a protocol violation, a
-// reply cut off), and then, with Close, the connection dropped. It lasts
-// Times commands (0: one).
-type Fault struct {
-	Command string // matched without regard to case
-	Raw     string
-	Close   bool
-	Times   int
-}
+// Fault is what the fake does in place of its answer to a command
+// (fakekit.Fault's Command, Raw, Drop, Hang, Delay and Times): raw bytes on
+// the wire (a reply of the wrong shape, a protocol violation, a reply cut
+// off), the connection dropped, the command held until ClearFaults or
+// delayed. Times 0 lasts until ClearFaults.
+type Fault = fakekit.Fault
 
 // Inject queues f.
-func (s *Server) Inject(f Fault) {
-	if f.Times <= 0 {
-		f.Times = 1
-	}
-	s.faultMu.Lock()
-	s.faults = append(s.faults, f)
-	s.faultMu.Unlock()
-}
+func (s *Server) Inject(f Fault) { s.faults.Inject(f) }
 
-// fault takes one use of the first queued fault for command.
-func (s *Server) fault(command string) (Fault, bool) {
-	s.faultMu.Lock()
-	defer s.faultMu.Unlock()
-	for i := range s.faults {
-		if strings.EqualFold(s.faults[i].Command, command) {
-			f := s.faults[i]
-			if s.faults[i].Times--; s.faults[i].Times == 0 {
-				s.faults = append(s.faults[:i], s.faults[i+1:]...)
-			}
-			return f, true
-		}
+// ClearFaults removes every queued fault and releases held commands.
+func (s *Server) ClearFaults() { s.faults.Clear() }
+
+// fault applies the first queued fault for command, if any: ok says one
+// was taken and the command is not to be answered, drop that the
+// connection is to be closed. A fault that only holds or delays the
+// command leaves it to be answered as usual.
+func (s *Server) fault(c *conn, command string) (drop, ok bool) {
+	t, ok := s.faults.TakeCommand(command)
+	if !ok {
+		return false, false
 	}
-	return Fault{}, false
+	if !t.Wait(context.Background()) {
+		return true, true
+	}
+	if t.Raw != "" {
+		// A reply the real server never sends: for the driver's tests of
+		// answers it cannot read.
+		c.w.w.WriteString(t.Raw)
+		c.w.w.Flush()
+	}
+	return t.Drop, t.Raw != "" || t.Drop
 }

@@ -23,7 +23,9 @@ var defaultStopWords = []string{
 // need to know which words an index without NOSTOPWORDS drops.
 func DefaultStopWords() []string { return append([]string(nil), defaultStopWords...) }
 
-// defaultMinStemSize: words shorter than this are not stemmed (MINSTEMSIZE).
+// defaultMinStemSize is MINSTEMSIZE's default, which FT.INFO reports. The
+// fake does not stem: a query word matches an indexed word that is the same
+// after lowercasing, which is all the driver's tests rely on.
 const defaultMinStemSize = 4
 
 // textOptions are an index's per-index text settings.
@@ -41,32 +43,4 @@ func (o textOptions) isPunct(r rune) bool {
 // tokenize lowercases text and cuts it at punctuation and whitespace.
 func (o textOptions) tokenize(text string) []string {
 	return strings.FieldsFunc(strings.ToLower(text), o.isPunct)
-}
-
-// stem is a small suffix stripper standing in for valkey-search's Snowball
-// English stemmer. It is applied identically to indexed words and query
-// terms, so it decides which inflections match each other; that is what the
-// driver's contract depends on, not the exact Snowball stems.
-func stem(word string, minSize int) string {
-	if utf8.RuneCountInString(word) < minSize {
-		return word
-	}
-	for _, s := range []struct{ suffix, repl string }{
-		{"ational", "ate"}, {"ization", "ize"}, {"iveness", "ive"}, {"fulness", "ful"},
-		{"ousness", "ous"}, {"ements", "e"}, {"ement", "e"}, {"ingly", ""}, {"edly", ""},
-		{"ies", "y"}, {"ied", "y"}, {"ing", ""}, {"ed", ""}, {"ly", ""}, {"es", ""}, {"s", ""},
-	} {
-		if strings.HasSuffix(word, s.suffix) && len(word)-len(s.suffix)+len(s.repl) >= 3 {
-			if s.suffix == "s" && strings.HasSuffix(word, "ss") {
-				return word
-			}
-			base := word[:len(word)-len(s.suffix)] + s.repl
-			if n := len(base); s.repl == "" && (s.suffix == "ing" || s.suffix == "ed") && n >= 2 &&
-				base[n-1] == base[n-2] && !strings.ContainsRune("aeioulsz", rune(base[n-1])) {
-				base = base[:n-1] // running → run, as Snowball undoubles
-			}
-			return base
-		}
-	}
-	return word
 }
