@@ -170,7 +170,7 @@ func (e *Engine) Attach(ctx context.Context, schema engines.Schema) error {
 		if err != nil {
 			return fmt.Errorf("valkey: attach: FT.INFO %s: %w", d.name, classify(err))
 		}
-		v, err := fromMessage(msg)
+		v, err := msg.ToAny()
 		var attrs map[string]string
 		if err == nil {
 			attrs, err = ParseFTAttributes(v)
@@ -418,13 +418,13 @@ func (e *Engine) Search(ctx context.Context, q engines.Query) (engines.Hits, err
 		if err != nil {
 			return engines.Hits{}, fmt.Errorf("valkey: search %s: %w", p.index, classify(err))
 		}
-		v, err := fromMessage(msg)
+		v, err := msg.ToAny()
 		if err != nil {
 			return engines.Hits{}, fmt.Errorf("valkey: search %s: %w", p.index, err)
 		}
 		total, keys, err := ParseSearchKeys(v)
 		if err != nil {
-			return engines.Hits{}, fmt.Errorf("valkey: search %s: %w", p.index, quote.Unreadable([]byte(v.String()), err))
+			return engines.Hits{}, fmt.Errorf("valkey: search %s: %w", p.index, quote.Unreadable([]byte(render(v)), err))
 		}
 		hits.Total = total // the last (widest) search's count
 		if p.vector == nil && e.lim.maxResults > 0 && total >= e.lim.maxResults {
@@ -458,7 +458,7 @@ func (e *Engine) ftInfo(ctx context.Context, names []string) ([]FTInfo, error) {
 		if err != nil {
 			return nil, fmt.Errorf("valkey: FT.INFO %s: %w", names[i], classify(err))
 		}
-		v, err := fromMessage(msg)
+		v, err := msg.ToAny()
 		if err == nil {
 			out[i], err = ParseFTInfo(v)
 		}

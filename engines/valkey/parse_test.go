@@ -5,8 +5,8 @@ import (
 	"testing"
 )
 
-func s(t string) value       { return value{text: t} }
-func l(items ...value) value { return value{list: true, items: items} }
+func s(t string) any     { return t }
+func l(items ...any) any { return items }
 
 func TestParseFTInfo(t *testing.T) {
 	good := l(s("index_name"), s("x"), s("attributes"), l(l(s("identifier"), s("t"))),
@@ -15,7 +15,7 @@ func TestParseFTInfo(t *testing.T) {
 	if err != nil || info != (FTInfo{NumDocs: 42, MutationQueueSize: 3, IndexingFailures: 1}) {
 		t.Fatalf("ParseFTInfo = %+v, %v", info, err)
 	}
-	for name, bad := range map[string]value{
+	for name, bad := range map[string]any{
 		"scalar":         s("OK"),
 		"odd":            l(s("num_docs")),
 		"list as name":   l(l(), s("1")),
@@ -24,7 +24,7 @@ func TestParseFTInfo(t *testing.T) {
 		"not a number":   l(s("num_docs"), s("many"), s("mutation_queue_size"), s("0")),
 		"fraction":       l(s("num_docs"), s("1.5"), s("mutation_queue_size"), s("0")),
 		"list as number": l(s("num_docs"), l(), s("mutation_queue_size"), s("0")),
-		"null as number": l(s("num_docs"), value{isNull: true}, s("mutation_queue_size"), s("0")),
+		"null as number": l(s("num_docs"), nil, s("mutation_queue_size"), s("0")),
 		"huge":           l(s("num_docs"), s("1e300"), s("mutation_queue_size"), s("0")),
 	} {
 		if _, err := ParseFTInfo(bad); err == nil {
@@ -42,7 +42,7 @@ func TestParseFTAttributes(t *testing.T) {
 	if err != nil || len(got) != 2 || got["title"] != "TEXT" || got["price"] != "NUMERIC" {
 		t.Fatalf("ParseFTAttributes = %v, %v", got, err)
 	}
-	for name, bad := range map[string]value{
+	for name, bad := range map[string]any{
 		"scalar":            s("OK"),
 		"no attributes":     l(s("num_docs"), s("0")),
 		"attributes scalar": l(s("attributes"), s("none")),
@@ -63,7 +63,7 @@ func TestParseSearchKeys(t *testing.T) {
 	if err != nil || total != 7 || strings.Join(keys, ",") != "p:1,p:2" {
 		t.Fatalf("= %d %v %v", total, keys, err)
 	}
-	for name, bad := range map[string]value{
+	for name, bad := range map[string]any{
 		"empty":        l(),
 		"scalar":       s("1"),
 		"bad total":    l(s("x")),
@@ -136,11 +136,12 @@ func TestWordsAndClauses(t *testing.T) {
 	}
 }
 
-// decodeValue builds a value from fuzz bytes: each byte either opens a list
-// (of the next byte's count, mod 6) or is a scalar of the next bytes.
-func decodeValue(b []byte, depth int) (value, []byte) {
+// decodeValue builds a reply value (as ToAny gives it) from fuzz bytes:
+// each byte either opens a list (of the next byte's count, mod 6), is a
+// null, an integer, or a string of the next bytes.
+func decodeValue(b []byte, depth int) (any, []byte) {
 	if len(b) == 0 || depth > 20 {
-		return value{}, nil
+		return nil, nil
 	}
 	switch c := b[0]; {
 	case c%4 == 0:
@@ -151,18 +152,20 @@ func decodeValue(b []byte, depth int) (value, []byte) {
 		} else {
 			b = nil
 		}
-		v := value{list: true}
+		v := []any{}
 		for range n {
-			var item value
+			var item any
 			item, b = decodeValue(b, depth+1)
-			v.items = append(v.items, item)
+			v = append(v, item)
 		}
 		return v, b
 	case c%4 == 1:
-		return value{isNull: true}, b[1:]
+		return nil, b[1:]
+	case c%8 == 3:
+		return int64(c) - 128, b[1:]
 	default:
 		n := min(int(c%8), len(b)-1)
-		return value{text: string(b[1 : 1+n])}, b[1+n:]
+		return string(b[1 : 1+n]), b[1+n:]
 	}
 }
 
