@@ -860,8 +860,6 @@ type searchArgs struct {
 	params      map[string]string
 	used        map[string]bool
 	dialect     int
-	returns     []string
-	returnSet   bool
 }
 
 func cmdFtSearch(s *Server, c *conn, args []string) {
@@ -881,61 +879,24 @@ func cmdFtSearch(s *Server, c *conn, args []string) {
 		c.w.err(err.Error())
 		return
 	}
-	w := c.w
 	page := res.keys[min(res.sa.offset, len(res.keys)):min(res.sa.offset+res.sa.num, len(res.keys))]
-	if res.sa.noContent {
-		w.array(1 + len(page))
-	} else {
-		w.array(1 + 2*len(page))
-	}
-	w.int(int64(res.total))
+	c.w.array(1 + len(page))
+	c.w.int(int64(res.total))
 	for _, k := range page {
-		w.bulk(k)
-		if res.sa.noContent {
-			continue
-		}
-		s.writeContentLocked(w, k, res)
+		c.w.bulk(k)
 	}
 	s.mu.Unlock()
 }
 
 type searchResult struct {
-	sa        searchArgs
-	keys      []string
-	total     int
-	scores    map[string]float64
-	scoreName string
+	sa    searchArgs
+	keys  []string
+	total int
 }
 
-func (s *Server) writeContentLocked(w *writer, key string, res searchResult) {
-	h := s.hashes[key]
-	var fields []string
-	if res.sa.returnSet {
-		for _, f := range res.sa.returns {
-			if _, ok := h[f]; ok {
-				fields = append(fields, f)
-			}
-		}
-	} else {
-		for f := range h {
-			fields = append(fields, f)
-		}
-		sort.Strings(fields)
-	}
-	n := len(fields)
-	if res.scores != nil {
-		n++
-	}
-	w.array(2 * n)
-	if res.scores != nil {
-		w.bulk(res.scoreName)
-		w.bulk(strconv.FormatFloat(res.scores[key], 'g', -1, 32))
-	}
-	for _, f := range fields {
-		w.bulk(f)
-		w.bulk(h[f])
-	}
-}
+// errContent answers a search that asks for the documents' fields: the
+// driver reads keys only (NOCONTENT), and the fake models no other reply.
+var errContent = errors.New("valkeyfake: only FT.SEARCH … NOCONTENT (or RETURN 0) is modelled; the driver sends nothing else")
 
 // parseSearchArgs parses the options after the query string, as
 // SearchParser (a KeyValueParser) does: it stops at the first word it does
@@ -1027,6 +988,7 @@ func (sa *searchArgs) parseParams(it *argIter) error {
 }
 
 // parseReturn reads RETURN's count and field names; RETURN 0 is NOCONTENT.
+// The fake answers no other RETURN (errContent).
 func (sa *searchArgs) parseReturn(it *argIter) error {
 	v, ok := it.next()
 	n, err := strconv.ParseUint(v, 10, 31)
@@ -1036,11 +998,7 @@ func (sa *searchArgs) parseReturn(it *argIter) error {
 	if n == 0 {
 		sa.noContent = true
 	}
-	sa.returnSet = true
-	for range n {
-		f, _ := it.next()
-		sa.returns = append(sa.returns, f)
-	}
+	it.pos += int(n)
 	return nil
 }
 
@@ -1104,6 +1062,9 @@ func (s *Server) searchLocked(ix *index, args []string) (searchResult, error) {
 		if !sa.used[name] {
 			return searchResult{}, fmt.Errorf("Parameter `%s` not used.", name)
 		}
+	}
+	if !sa.noContent {
+		return searchResult{}, errContent
 	}
 	var keys []string
 	for key, d := range ix.docs {
@@ -1178,11 +1139,7 @@ func knnResult(sa searchArgs, ix *index, k *knn, kVal int, blob []byte, keys []s
 		return cands[i] < cands[j]
 	})
 	cands = cands[:min(kVal, len(cands))]
-	name := k.as
-	if name == "" {
-		name = "__" + k.field.alias + "_score"
-	}
-	return searchResult{sa: sa, keys: cands, total: len(cands), scores: scores, scoreName: name}
+	return searchResult{sa: sa, keys: cands, total: len(cands)}
 }
 
 func keyHash(k string) int64 {
