@@ -1,0 +1,317 @@
+package valkeyfake
+
+import (
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// searchArgs are FT.SEARCH's options.
+type searchArgs struct {
+	noContent   bool
+	offset, num int
+	params      map[string]string
+	used        map[string]bool
+	dialect     int
+}
+
+func cmdFtSearch(s *Server, c *conn, args []string) {
+	if !arity(c, args, 3) {
+		return
+	}
+	s.mu.Lock()
+	ix, ok := s.indexes[args[1]]
+	if !ok {
+		s.mu.Unlock()
+		c.w.err(notFound(args[1]))
+		return
+	}
+	res, err := s.searchLocked(ix, args)
+	if err != nil {
+		s.mu.Unlock()
+		c.w.err(err.Error())
+		return
+	}
+	page := res.keys[min(res.sa.offset, len(res.keys)):min(res.sa.offset+res.sa.num, len(res.keys))]
+	c.w.array(1 + len(page))
+	c.w.int(int64(res.total))
+	for _, k := range page {
+		c.w.bulk(k)
+	}
+	s.mu.Unlock()
+}
+
+type searchResult struct {
+	sa    searchArgs
+	keys  []string
+	total int
+}
+
+// errContent answers a search that asks for the documents' fields: the
+// driver reads keys only (NOCONTENT), and the fake models no other reply.
+var errContent = errors.New("valkeyfake: only FT.SEARCH … NOCONTENT (or RETURN 0) is modelled; the driver sends nothing else")
+
+// parseSearchArgs parses the options after the query string, as
+// SearchParser (a KeyValueParser) does: it stops at the first word it does
+// not know, which is then an unexpected parameter.
+func parseSearchArgs(args []string) (searchArgs, error) {
+	sa := searchArgs{num: 10, dialect: 2, params: map[string]string{}, used: map[string]bool{}}
+	it := &argIter{args: args, pos: 3}
+	for it.more() {
+		start := it.pos
+		var err error
+		switch {
+		case it.match("NOCONTENT"):
+			sa.noContent = true
+		case it.match("LIMIT"):
+			err = sa.parseLimit(it)
+		case it.match("PARAMS"):
+			err = sa.parseParams(it)
+		case it.match("DIALECT"):
+			v, ok := it.next()
+			n, perr := strconv.Atoi(v)
+			if !ok || perr != nil {
+				return sa, fmt.Errorf("Error parsing value for the parameter `DIALECT` - `%s` is not a valid numeric value", v)
+			}
+			sa.dialect = n
+		case it.match("RETURN"):
+			err = sa.parseReturn(it)
+		case it.match("TIMEOUT"):
+			err = parseTimeout(it)
+		case it.match("VERBATIM"): // no stemming to turn off
+		case it.match("SLOP"):
+			it.next()
+		case it.match("SORTBY"):
+			it.next()
+			if !it.match("ASC") {
+				it.match("DESC")
+			}
+		case it.match("INORDER"), it.match("LOCALONLY"), it.match("ALLSHARDS"), it.match("SOMESHARDS"),
+			it.match("CONSISTENT"), it.match("INCONSISTENT"), it.match("WITHSORTKEYS"):
+		}
+		if err != nil {
+			return sa, err
+		}
+		if it.pos == start {
+			return sa, fmt.Errorf("Unexpected parameter at position %d:%s", it.pos, it.peek())
+		}
+	}
+	return sa, nil
+}
+
+// parseLimit reads LIMIT's offset and count.
+func (sa *searchArgs) parseLimit(it *argIter) error {
+	for _, dst := range []*int{&sa.offset, &sa.num} {
+		v, ok := it.next()
+		n, err := strconv.ParseUint(v, 10, 63)
+		if !ok || err != nil {
+			return fmt.Errorf("Bad arguments for LIMIT: `%s` is outside acceptable bounds", v)
+		}
+		*dst = int(min(n, 1<<40))
+	}
+	if sa.num > maxLimit || sa.offset > maxLimit {
+		// UNCONFIRMED bound; the message form is the parser's.
+		return fmt.Errorf("Bad arguments for LIMIT: `%d` is outside acceptable bounds", max(sa.num, sa.offset))
+	}
+	return nil
+}
+
+// parseParams reads PARAMS' count and its name/value pairs.
+func (sa *searchArgs) parseParams(it *argIter) error {
+	v, ok := it.next()
+	n, err := strconv.ParseUint(v, 10, 31)
+	if !ok || err != nil {
+		return fmt.Errorf("Error parsing value for the parameter `PARAMS` - `%s` is not a valid numeric value", v)
+	}
+	if n&1 == 1 {
+		return errors.New("Parameter count must be an even number.")
+	}
+	if int(n) > len(it.args)-it.pos {
+		return errors.New("Error parsing value for the parameter `PARAMS` - Missing argument")
+	}
+	for range n / 2 {
+		k, _ := it.next()
+		val, _ := it.next()
+		if _, dup := sa.params[k]; dup {
+			return fmt.Errorf("Parameter %s is already defined.", k)
+		}
+		sa.params[k] = val
+	}
+	return nil
+}
+
+// parseReturn reads RETURN's count and field names; RETURN 0 is NOCONTENT.
+// The fake answers no other RETURN (errContent).
+func (sa *searchArgs) parseReturn(it *argIter) error {
+	v, ok := it.next()
+	n, err := strconv.ParseUint(v, 10, 31)
+	if !ok || err != nil || int(n) > len(it.args)-it.pos {
+		return fmt.Errorf("Error parsing value for the parameter `RETURN` - `%s` is not a valid numeric value", v)
+	}
+	if n == 0 {
+		sa.noContent = true
+	}
+	it.pos += int(n)
+	return nil
+}
+
+// parseTimeout checks TIMEOUT's milliseconds (the fake does not time out).
+func parseTimeout(it *argIter) error {
+	v, ok := it.next()
+	n, err := strconv.Atoi(v)
+	if !ok || err != nil || n < 0 {
+		return fmt.Errorf("Error parsing value for the parameter `TIMEOUT` - `%s` is not a valid numeric value", v)
+	}
+	if n > 60000 {
+		return errors.New("TIMEOUT must be a positive integer greater than 0 and cannot exceed 60000.")
+	}
+	return nil
+}
+
+func (sa *searchArgs) param(ref string) (string, error) {
+	if !strings.HasPrefix(ref, "$") {
+		return ref, nil
+	}
+	v, ok := sa.params[ref[1:]]
+	if !ok {
+		return "", fmt.Errorf("Parameter %s not found.", ref[1:])
+	}
+	sa.used[ref[1:]] = true
+	return v, nil
+}
+
+func (s *Server) searchLocked(ix *index, args []string) (searchResult, error) {
+	sa, err := parseSearchArgs(args)
+	if err != nil {
+		return searchResult{}, err
+	}
+	q := args[2]
+	if len(q) > maxQueryBytes {
+		return searchResult{}, fmt.Errorf("Query string is too long, max length is %d bytes.", maxQueryBytes)
+	}
+	filter, vector, isKNN := strings.Cut(q, "=>")
+	pred, err := parseFilter(ix, filter)
+	if err != nil {
+		return searchResult{}, fmt.Errorf("Invalid filter expression: `%s`. %w", strings.TrimSpace(filter), err)
+	}
+	var k *knn
+	var blob []byte
+	var kVal int
+	if isKNN {
+		if k, err = parseKNN(ix, vector); err != nil {
+			return searchResult{}, fmt.Errorf("Error parsing vector similarity parameters: `%s`. %w", strings.TrimSpace(vector), err)
+		}
+		if kVal, blob, err = s.knnValues(&sa, k); err != nil {
+			return searchResult{}, fmt.Errorf("Error parsing vector similarity parameters: %w", err)
+		}
+		if kVal < 1 || kVal > maxKNN {
+			return searchResult{}, fmt.Errorf("KNN parameter must be a positive integer greater than 0 and cannot exceed %d.", maxKNN)
+		}
+	}
+	if sa.dialect < 2 || sa.dialect > 4 {
+		return searchResult{}, errors.New("DIALECT requires a non negative integer >=2 and <= 4")
+	}
+	for name := range sa.params {
+		if !sa.used[name] {
+			return searchResult{}, fmt.Errorf("Parameter `%s` not used.", name)
+		}
+	}
+	if !sa.noContent {
+		return searchResult{}, errContent
+	}
+	var keys []string
+	for key, d := range ix.docs {
+		if pred.eval(d) {
+			keys = append(keys, key)
+		}
+	}
+	if !isKNN {
+		// No relevance ranking: an order unrelated to the query or to
+		// insertion, so that nothing can lean on it.
+		slices.SortFunc(keys, func(a, b string) int { return int64Cmp(keyHash(a), keyHash(b)) })
+		// src/query/search.cc DoSearchNonVector: the results appender
+		// stops once max-nonvector-search-results-fetched keys are
+		// collected, before LIMIT is applied, and the reply's total is the
+		// number collected: a capped count, not the number of matches.
+		if limit, err := strconv.Atoi(s.config["search.max-nonvector-search-results-fetched"]); err == nil && len(keys) > limit {
+			keys = keys[:limit]
+		}
+		return searchResult{sa: sa, keys: keys, total: len(keys)}, nil
+	}
+	return knnResult(sa, ix, k, kVal, blob, keys), nil
+}
+
+func (s *Server) knnValues(sa *searchArgs, k *knn) (int, []byte, error) {
+	kStr, err := sa.param(k.kStr)
+	if err != nil {
+		return 0, nil, err
+	}
+	kVal, err := strconv.ParseUint(kStr, 10, 31)
+	if err != nil {
+		return 0, nil, fmt.Errorf("`%s` is not a valid numeric value", kStr)
+	}
+	blob, err := sa.param(k.blobStr)
+	if err != nil {
+		return 0, nil, err
+	}
+	if k.efStr != "" {
+		if _, err := sa.param(k.efStr); err != nil {
+			return 0, nil, err
+		}
+	}
+	if k.as != "" {
+		if _, err := sa.param(k.as); err != nil {
+			return 0, nil, err
+		}
+	}
+	if len(blob) != 4*k.field.dim {
+		return 0, nil, fmt.Errorf("query vector blob size (%d) does not match index's expected size (%d).", len(blob), 4*k.field.dim)
+	}
+	return int(kVal), []byte(blob), nil
+}
+
+func knnResult(sa searchArgs, ix *index, k *knn, kVal int, blob []byte, keys []string) searchResult {
+	q := make([]float32, k.field.dim)
+	for i := range q {
+		q[i] = float32frombytes(blob[4*i:])
+	}
+	scores := map[string]float64{}
+	var cands []string
+	for _, key := range keys {
+		v, ok := ix.docs[key].vecs[k.field.alias]
+		if !ok {
+			continue
+		}
+		scores[key] = distance(k.field.metric, q, v)
+		cands = append(cands, key)
+	}
+	sort.Slice(cands, func(i, j int) bool {
+		if scores[cands[i]] != scores[cands[j]] {
+			return scores[cands[i]] < scores[cands[j]]
+		}
+		return cands[i] < cands[j]
+	})
+	cands = cands[:min(kVal, len(cands))]
+	return searchResult{sa: sa, keys: cands, total: len(cands)}
+}
+
+func keyHash(k string) int64 {
+	h := fnv.New64a()
+	io.WriteString(h, k)
+	return int64(h.Sum64() >> 1)
+}
+
+func int64Cmp(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
