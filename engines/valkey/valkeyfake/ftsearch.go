@@ -1,6 +1,7 @@
 package valkeyfake
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -233,7 +234,7 @@ func (s *Server) searchLocked(ix *index, args []string) (searchResult, error) {
 	if !isKNN {
 		// No relevance ranking: an order unrelated to the query or to
 		// insertion, so that nothing can lean on it.
-		slices.SortFunc(keys, func(a, b string) int { return int64Cmp(keyHash(a), keyHash(b)) })
+		slices.SortFunc(keys, func(a, b string) int { return cmp.Compare(keyHash(a), keyHash(b)) })
 		// src/query/search.cc DoSearchNonVector: the results appender
 		// stops once max-nonvector-search-results-fetched keys are
 		// collected, before LIMIT is applied, and the reply's total is the
@@ -300,18 +301,10 @@ func knnResult(sa searchArgs, ix *index, k *knn, kVal int, blob []byte, keys []s
 	return searchResult{sa: sa, keys: cands, total: len(cands)}
 }
 
-func keyHash(k string) int64 {
+// keyHash orders unranked results: an order unrelated to the query or to
+// insertion.
+func keyHash(k string) uint64 {
 	h := fnv.New64a()
 	io.WriteString(h, k)
-	return int64(h.Sum64() >> 1)
-}
-
-func int64Cmp(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
+	return h.Sum64()
 }
