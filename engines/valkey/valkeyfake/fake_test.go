@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	vk "github.com/valkey-io/valkey-go"
 
@@ -253,5 +254,38 @@ func TestHgetall(t *testing.T) {
 		if m, err := run(c, "HGETALL", "p:1").AsStrMap(); err != nil || len(m) != 0 {
 			t.Fatalf("RESP2 %v: HGETALL after DEL = %q, %v", resp2, m, err)
 		}
+	}
+}
+
+// Faults come from the shared kit: a held command is answered once the
+// faults are cleared, a dropped one closes the connection, and a fault of
+// Times 1 is used once.
+func TestFaults(t *testing.T) {
+	s, c := client(t, valkeyfake.Options{}, false)
+	s.Inject(valkeyfake.Fault{Command: "PING", Hang: true})
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if err := c.Do(ctx, c.B().Ping().Build()).Error(); err == nil {
+		t.Fatal("a held PING was answered")
+	}
+	s.ClearFaults()
+	c2, err := vk.NewClient(vk.ClientOption{InitAddress: []string{s.Addr()}, DisableCache: true, ForceSingleClient: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Close()
+	if err := run(c2, "PING").Error(); err != nil {
+		t.Fatalf("PING after ClearFaults: %v", err)
+	}
+	s.Inject(valkeyfake.Fault{Command: "ECHO", Raw: "+raw\r\n", Times: 1})
+	if got, err := run(c, "ECHO", "x").ToString(); err != nil || got != "raw" {
+		t.Fatalf("raw fault: %q %v", got, err)
+	}
+	if got, err := run(c, "ECHO", "x").ToString(); err != nil || got != "x" {
+		t.Fatalf("after a fault of one time: %q %v", got, err)
+	}
+	s.Inject(valkeyfake.Fault{Command: "ECHO", Drop: true, Times: 1})
+	if err := run(c, "ECHO", "x").Error(); err == nil {
+		t.Fatal("a dropped ECHO was answered")
 	}
 }
