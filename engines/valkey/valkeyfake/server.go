@@ -152,8 +152,8 @@ func New(opts Options) (*Server, error) {
 }
 
 // Listen listens on 127.0.0.1 at a free port from 20000 to 32767: servers
-// started on the development machines stay below 32768, out of the
-// kernel's ephemeral range. The search starts at a point that differs from
+// the tests start stay below 32768, out of the kernel's ephemeral range,
+// where the clients' own ports are. The search starts at a point that differs from
 // one process to the next, so concurrent test processes rarely collide.
 func Listen() (net.Listener, error) {
 	const lo, n = 20000, 32768 - 20000

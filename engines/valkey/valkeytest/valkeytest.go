@@ -1,8 +1,8 @@
 // Package valkeytest starts a real Valkey for tests: Debian's
 // valkey-server (bookworm-backports, 8.0, without the search module), on a
 // free port below 32768 (found as the fake finds its own), stopped when the
-// test ends. The Valkey driver's
-// tests and the command's end-to-end tests share it.
+// test ends. The Valkey driver's tests and the command's end-to-end tests
+// share it.
 package valkeytest
 
 import (
