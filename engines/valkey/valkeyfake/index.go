@@ -62,15 +62,6 @@ type index struct {
 	queue    int64 // mutations accepted but not yet applied (mutation_queue_size)
 }
 
-func (ix *index) hasText() bool {
-	for _, a := range ix.attrs {
-		if a.typ == typeText {
-			return true
-		}
-	}
-	return false
-}
-
 // tracks says whether a hash has one of the index's attributes.
 func (ix *index) tracks(hash map[string]string) bool {
 	for _, a := range ix.attrs {

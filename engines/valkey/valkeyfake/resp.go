@@ -103,14 +103,6 @@ func (w *writer) bulk(s string) {
 	w.w.WriteString("\r\n")
 }
 
-func (w *writer) null() {
-	if w.proto == 3 {
-		w.w.WriteString("_\r\n")
-		return
-	}
-	w.w.WriteString("$-1\r\n")
-}
-
 func (w *writer) array(n int) { w.w.WriteString("*" + strconv.Itoa(n) + "\r\n") }
 
 // mapHeader starts a map of n pairs: a RESP3 map, or a flat array of 2n in
