@@ -119,11 +119,10 @@ func (n numPred) eval(d *indexedDoc) bool {
 // group, '-' negates, '@field:' takes {tags}, [range], (expression),
 // "phrase" or a term.
 type queryParser struct {
-	ix      *index
-	s       string
-	pos     int
-	sawText bool
-	sawOp   bool // a predicate was parsed (query_operations_ is not kNone)
+	ix    *index
+	s     string
+	pos   int
+	sawOp bool // a predicate was parsed (query_operations_ is not kNone)
 }
 
 type syntaxError string
@@ -507,7 +506,6 @@ func (p *queryParser) term(field *attribute) (predicate, error) {
 	if w == "" || !prefix && p.ix.text.stopWords[w] {
 		return nil, nil
 	}
-	p.sawText = true
 	return termPred{fields: fields, word: w, prefix: prefix}, nil
 }
 
@@ -544,7 +542,6 @@ func (p *queryParser) phrase(field *attribute) (predicate, error) {
 	if len(words) > 1 && !p.ix.text.offsets {
 		return nil, p.errorf("Index does not support offsets")
 	}
-	p.sawText = true
 	if len(words) == 1 {
 		return termPred{fields: fields, word: words[0]}, nil
 	}
