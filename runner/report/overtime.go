@@ -191,6 +191,9 @@ type panel struct {
 	entries int // in the legend
 }
 
+// chart is the run's over-time chart, named name: its panels stacked on
+// one time axis (throughput, latency, errors when any, the engine's and
+// the container's figures), each window's boundary marked.
 func (ot otRun) chart(name string) Chart {
 	panels := []*panel{ot.throughputPanel(), ot.latencyPanel()}
 	if errs, ok := ot.errorsPanel(); ok {
