@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Swarm path of a sharded run, end to end on this machine (issue 17):
+# The Swarm path of a sharded run, end to end on this machine:
 # images built here from static binaries (nothing pulled), a single-node
 # swarm on 127.0.0.1, the loopback load target (-delay: a known service
 # time) as a service on an overlay network, then the stack that
@@ -19,8 +19,8 @@
 # The merge checks and Little's law fail the script; the scaling figures
 # are printed as met or not, and fail it only with -strict (shards sharing
 # a small machine's cores lengthen each other's tail). Bounded: each stack
-# must finish within -deadline (180 s); about 80 s in all on the 2-core
-# development machine (55 s with -measure 5s, as .ci/run runs it).
+# must finish within -deadline (180 s); bench/README.md ("Sharded runs on
+# Swarm") says how long the whole script takes.
 set -euo pipefail
 
 measure=15s delay=50ms users=100 shards=3 deadline=180 strict=""

@@ -46,23 +46,54 @@ func (c *Corpus) Stats(docs, queries int) Stats {
 	if docs <= 0 || docs > c.prepop {
 		docs = c.prepop
 	}
-	index := make(map[string]int, len(vocabulary)) // lower-cased word → row in sets
+	ws := newWordSets(docs)
+	n := c.sampleDocuments(&s, ws, docs)
+	c.sampleQueries(&s, ws, n, queries)
+	return s
+}
+
+// wordSets records which sampled documents hold each vocabulary word, as
+// a bitset per word, so a query's matches are the union or intersection
+// of its words' sets.
+type wordSets struct {
+	index map[string]int // lower-cased word → row in sets
+	seen  []bool         // row → the word occurs in some sampled document
+	sets  [][]uint64     // row → bitset over sampled documents
+	width int            // uint64 words in a bitset
+}
+
+// newWordSets is the empty sets for up to docs sampled documents.
+func newWordSets(docs int) *wordSets {
+	ws := &wordSets{index: make(map[string]int, len(vocabulary)), width: (docs + 63) / 64}
 	for _, w := range vocabulary {
-		index[strings.ToLower(w)] = len(index)
+		ws.index[strings.ToLower(w)] = len(ws.index)
 	}
-	words := int(0)
-	seen := make([]bool, len(index))
-	sets := make([][]uint64, len(index)) // word → bitset over sampled documents
-	words64 := (docs + 63) / 64
-	for i := range sets {
-		sets[i] = make([]uint64, words64)
+	ws.seen = make([]bool, len(ws.index))
+	ws.sets = make([][]uint64, len(ws.index))
+	for i := range ws.sets {
+		ws.sets[i] = make([]uint64, ws.width)
 	}
+	return ws
+}
+
+// row is a word's row, as written in a document or query: case and a
+// trailing full stop aside.
+func (ws *wordSets) row(w string) int {
+	return ws.index[strings.ToLower(strings.TrimSuffix(w, "."))]
+}
+
+// mark records that document doc holds the word w.
+func (ws *wordSets) mark(doc int, w string) {
+	row := ws.row(w)
+	ws.seen[row] = true
+	ws.sets[row][doc/64] |= 1 << (doc % 64)
+}
+
+// sampleDocuments measures up to docs pre-populated documents into s:
+// their sizes, their names' and sentences' lengths and the vocabulary
+// seen; it marks their words in ws and returns how many it sampled.
+func (c *Corpus) sampleDocuments(s *Stats, ws *wordSets, docs int) int {
 	var bytes, nameWords, contentWords int
-	mark := func(doc int, w string) {
-		row := index[strings.ToLower(strings.TrimSuffix(w, "."))]
-		seen[row] = true
-		sets[row][doc/64] |= 1 << (doc % 64)
-	}
 	n := 0
 	for id := uint32(1); id <= uint32(c.cfg.IDs) && n < docs; id++ {
 		if !c.Prepopulated(id) {
@@ -74,7 +105,7 @@ func (c *Corpus) Stats(docs, queries int) Stats {
 		s.NameWords[len(nw)]++
 		nameWords += len(nw)
 		for _, w := range nw {
-			mark(n, w)
+			ws.mark(n, w)
 		}
 		for _, p := range strings.Split(d.Content, "\n\n") {
 			sentences := strings.SplitAfter(p, ". ")
@@ -84,13 +115,14 @@ func (c *Corpus) Stats(docs, queries int) Stats {
 				s.ContentSentence[len(sw)]++
 				contentWords += len(sw)
 				for _, w := range sw {
-					mark(n, w)
+					ws.mark(n, w)
 				}
 			}
 		}
 		n++
 	}
-	for _, ok := range seen {
+	words := 0
+	for _, ok := range ws.seen {
 		if ok {
 			words++
 		}
@@ -101,9 +133,15 @@ func (c *Corpus) Stats(docs, queries int) Stats {
 		s.MeanNameWords = float64(nameWords) / float64(n)
 		s.MeanContentWords = float64(contentWords) / float64(n)
 	}
+	return n
+}
 
-	union := make([]uint64, words64)
-	inter := make([]uint64, words64)
+// sampleQueries measures the first queries queries into s: their lengths,
+// and the fraction of the n sampled documents that match any (OR) or
+// every (AND) word of each.
+func (c *Corpus) sampleQueries(s *Stats, ws *wordSets, n, queries int) {
+	union := make([]uint64, ws.width)
+	inter := make([]uint64, ws.width)
 	var orSum, andSum float64
 	var queryWords int
 	for q := range uint64(queries) {
@@ -115,7 +153,7 @@ func (c *Corpus) Stats(docs, queries int) Stats {
 			inter[i] = ^uint64(0)
 		}
 		for _, w := range qw {
-			set := sets[index[strings.ToLower(strings.TrimSuffix(w, "."))]]
+			set := ws.sets[ws.row(w)]
 			for i := range union {
 				union[i] |= set[i]
 				inter[i] &= set[i]
@@ -130,7 +168,6 @@ func (c *Corpus) Stats(docs, queries int) Stats {
 		s.MeanMatchFraction = orSum / float64(queries)
 		s.MeanAllFraction = andSum / float64(queries)
 	}
-	return s
 }
 
 // popcount counts the set bits among the first n.

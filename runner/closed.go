@@ -1,7 +1,3 @@
-// Package runner drives engines: pre-population, then closed-loop virtual
-// users through the phases ramp → settle → measure → stop at each user level.
-// It times every call around the driver, records into per-user HDR
-// histograms, merges them when a level ends and produces the result types.
 package runner
 
 import (

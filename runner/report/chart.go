@@ -249,15 +249,21 @@ func (rep *Report) rpsChart() (Chart, bool) {
 	return Chart{Name: "rps", Title: "Total RPS by users", Note: "Successful calls per second across operations.", plot: p}, any
 }
 
+// ladderRun is an engine run with a ladder, and its index among the
+// report's runs (its colour).
+type ladderRun struct {
+	i   int
+	run Run
+}
+
+// ladderCharts is two charts across every run with a ladder: p99 by
+// offered rate, and achieved by offered rate, each with the ladders'
+// sustainable rates marked.
 func (rep *Report) ladderCharts() []Chart {
-	type ladder struct {
-		i   int
-		run Run
-	}
-	var ls []ladder
+	var ls []ladderRun
 	for i, r := range rep.Runs {
 		if r.Ladder != nil && len(r.Ladder.Rungs) > 0 {
-			ls = append(ls, ladder{i, r})
+			ls = append(ls, ladderRun{i, r})
 		}
 	}
 	if len(ls) == 0 {
@@ -265,54 +271,11 @@ func (rep *Report) ladderCharts() []Chart {
 	}
 	p99 := newPlot("p99 by offered rate", "offered rate (calls/s)", "p99 from the intended send time (ms)")
 	achieved := newPlot("achieved by offered rate", "offered rate (calls/s)", "achieved rate (calls/s)")
-	var p99Range, rateRange [2]float64
-	p99Range[0], rateRange[0] = math.Inf(1), math.Inf(1)
-	widen := func(r *[2]float64, v float64) {
-		if v > 0 {
-			r[0], r[1] = math.Min(r[0], v), math.Max(r[1], v)
-		}
-	}
+	p99Range, rateRange := emptyRange(), emptyRange()
 	for _, l := range ls {
-		var p, a plotter.XYs
-		var bars plotter.YErrors
-		for _, r := range l.run.Ladder.Rungs {
-			widen(&rateRange, r.Offered)
-			if r.P99 > 0 {
-				p = append(p, plotter.XY{X: r.Offered, Y: r.P99})
-				lo, hi := math.Min(r.P99Min, r.P99), math.Max(r.P99Max, r.P99)
-				if lo <= 0 {
-					lo = r.P99
-				}
-				bars = append(bars, struct{ Low, High float64 }{r.P99 - lo, hi - r.P99})
-				widen(&p99Range, lo)
-				widen(&p99Range, hi)
-			}
-			if r.Achieved > 0 {
-				a = append(a, plotter.XY{X: r.Offered, Y: r.Achieved})
-				widen(&rateRange, r.Achieved)
-			}
-		}
-		c := engineColor(l.i)
-		if len(p) > 0 {
-			series{label: l.run.Label + " p99 (bars: min–max of repetitions)", color: c, xy: p}.add(p99)
-			if eb, err := plotter.NewYErrorBars(struct {
-				plotter.XYs
-				plotter.YErrors
-			}{p, bars}); err == nil {
-				eb.Color = c
-				p99.Add(eb)
-			}
-		}
-		if len(a) > 0 {
-			series{label: l.run.Label, color: c, xy: a}.add(achieved)
-		}
+		l.plot(p99, achieved, &p99Range, &rateRange)
 	}
-	if math.IsInf(p99Range[0], 1) {
-		p99Range = [2]float64{1, 10}
-	}
-	if math.IsInf(rateRange[0], 1) {
-		rateRange = [2]float64{1, 10}
-	}
+	p99Range, rateRange = p99Range.orDefault(), rateRange.orDefault()
 	// Offered = achieved, the line a ladder follows while it keeps up.
 	diag := plotter.XYs{{X: rateRange[0], Y: rateRange[0]}, {X: rateRange[1], Y: rateRange[1]}}
 	series{label: "achieved = offered", color: color.Gray{Y: 150}, dashed: true, glyph: -1, xy: diag}.addLine(achieved)
@@ -334,6 +297,66 @@ func (rep *Report) ladderCharts() []Chart {
 	return []Chart{
 		{Name: "ladder-p99", Title: "Open loop: p99 by offered rate", Note: note, plot: p99},
 		{Name: "ladder-achieved", Title: "Open loop: achieved by offered rate", Note: note, plot: achieved},
+	}
+}
+
+// valueRange is the lowest and highest positive value drawn on an axis.
+type valueRange [2]float64
+
+// emptyRange is a range no value has widened yet.
+func emptyRange() valueRange { return valueRange{math.Inf(1), 0} }
+
+// widen takes a positive value into the range; others are not drawn on a
+// log axis.
+func (r *valueRange) widen(v float64) {
+	if v > 0 {
+		r[0], r[1] = math.Min(r[0], v), math.Max(r[1], v)
+	}
+}
+
+// orDefault is the range, or 1 to 10 when nothing widened it.
+func (r valueRange) orDefault() valueRange {
+	if math.IsInf(r[0], 1) {
+		return valueRange{1, 10}
+	}
+	return r
+}
+
+// plot draws one ladder: its p99 per rung with the repetitions' min–max as
+// error bars, and its achieved rate per rung, widening the axes' ranges.
+func (l ladderRun) plot(p99, achieved *plot.Plot, p99Range, rateRange *valueRange) {
+	var p, a plotter.XYs
+	var bars plotter.YErrors
+	for _, r := range l.run.Ladder.Rungs {
+		rateRange.widen(r.Offered)
+		if r.P99 > 0 {
+			p = append(p, plotter.XY{X: r.Offered, Y: r.P99})
+			lo, hi := math.Min(r.P99Min, r.P99), math.Max(r.P99Max, r.P99)
+			if lo <= 0 {
+				lo = r.P99
+			}
+			bars = append(bars, struct{ Low, High float64 }{r.P99 - lo, hi - r.P99})
+			p99Range.widen(lo)
+			p99Range.widen(hi)
+		}
+		if r.Achieved > 0 {
+			a = append(a, plotter.XY{X: r.Offered, Y: r.Achieved})
+			rateRange.widen(r.Achieved)
+		}
+	}
+	c := engineColor(l.i)
+	if len(p) > 0 {
+		series{label: l.run.Label + " p99 (bars: min–max of repetitions)", color: c, xy: p}.add(p99)
+		if eb, err := plotter.NewYErrorBars(struct {
+			plotter.XYs
+			plotter.YErrors
+		}{p, bars}); err == nil {
+			eb.Color = c
+			p99.Add(eb)
+		}
+	}
+	if len(a) > 0 {
+		series{label: l.run.Label, color: c, xy: a}.add(achieved)
 	}
 }
 

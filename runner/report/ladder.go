@@ -36,72 +36,89 @@ func ladderSections(runs []result.EngineRun) []Section {
 	}
 	var out []Section
 	for _, run := range ladders {
-		l := run.Ladder
-		sec := Section{Title: fmt.Sprintf("%s: open-loop ladder (%s arrivals, %d workers, ×%g steps, %v × %d per rung)",
-			run.Label, l.Arrival, l.Workers, l.Step, time.Duration(l.Duration), l.Repeat)}
-		head := []string{"offered/s", "achieved/s", "p50 (ms)", "p99 (ms)", "p99 min–max", "p99 CV", "service p99 (ms)", "late starts", "gen lag p99 (ms)", "queue", "meets rule"}
-		known := slices.ContainsFunc(l.Rungs, func(r result.Rung) bool { return r.KnownItems != nil })
-		if known {
-			head = append(head, "recall under load (checks)")
-		}
-		var rows [][]string
-		for _, r := range l.Rungs {
-			var late int64
-			var lag float64
-			for _, rep := range r.Reps {
-				late += rep.LateStarts
-				lag = math.Max(lag, rep.GeneratorLagP99)
-			}
-			queue := "—"
-			if r.QueueDepth >= 0 {
-				queue = strconv.FormatFloat(r.QueueDepth, 'f', 0, 64)
-			}
-			meets := "no"
-			if r.Sustainable {
-				meets = "yes"
-			}
-			if len(rungWarnings(r)) > 0 {
-				meets += " ⚠"
-			}
-			row := []string{
-				rate(r.Offered), rate(r.Achieved), num(r.P50), num(r.P99),
-				num(r.P99Min) + "–" + num(r.P99Max), strconv.FormatFloat(r.P99CV, 'f', 2, 64),
-				num(r.ServiceP99), strconv.FormatInt(late, 10), num(lag), queue, meets,
-			}
-			if known {
-				row = append(row, knownCell(r.KnownItems))
-			}
-			rows = append(rows, row)
-		}
-		sec.table(head, rows)
-		if rel := run.Relevance; known && rel != nil && rel.Queries > 0 {
-			sec.text("Recall@%d idle, after pre-population: %s (%d checks); under load, per rung: the last column.", rel.K, strconv.FormatFloat(rel.Recall, 'f', 3, 64), rel.Queries)
-		}
-		if l.Sustainable > 0 {
-			sec.text("Sustainable rate: %s/s. Rule: %s.", rate(l.Sustainable), l.Rule)
-		} else {
-			sec.text("Sustainable rate: none. Rule: %s.", l.Rule)
-		}
-		if l.StoppedEarly != "" {
-			sec.text("Stopped early: %s.", l.StoppedEarly)
-		}
-		for _, r := range l.Rungs {
-			for _, warn := range rungWarnings(r) {
-				sec.warn(fmt.Sprintf("%s, %s/s", run.Label, rate(r.Offered)), warn)
-			}
-		}
-		for _, warn := range l.Warnings {
-			sec.warn(run.Label, warn)
-		}
-		if l.Step > coarseStep {
-			sec.warn(run.Label, fmt.Sprintf("coarse ladder step ×%g: the sustainable rate is resolved only to within ×%g; the published method steps by ×1.19 because ×1.4 hid differences between configurations", l.Step, l.Step))
-		}
-		if run.Error != "" {
-			sec.warn(run.Label, "the engine stopped early: "+run.Error)
-		}
-		out = append(out, sec)
+		out = append(out, ladderSection(run))
 	}
-	// Study B's summary layout: setup | sustained rate | p99 at the reference.
+	return append(append(out, sustainedSection(ladders)), studyBSections(ladders)...)
+}
+
+// ladderSection is one engine run's ladder: a row per rung, then the
+// sustainable rate, and warnings about rungs, the ladder and the run.
+func ladderSection(run result.EngineRun) Section {
+	l := run.Ladder
+	sec := Section{Title: fmt.Sprintf("%s: open-loop ladder (%s arrivals, %d workers, ×%g steps, %v × %d per rung)",
+		run.Label, l.Arrival, l.Workers, l.Step, time.Duration(l.Duration), l.Repeat)}
+	head := []string{"offered/s", "achieved/s", "p50 (ms)", "p99 (ms)", "p99 min–max", "p99 CV", "service p99 (ms)", "late starts", "gen lag p99 (ms)", "queue", "meets rule"}
+	known := slices.ContainsFunc(l.Rungs, func(r result.Rung) bool { return r.KnownItems != nil })
+	if known {
+		head = append(head, "recall under load (checks)")
+	}
+	var rows [][]string
+	for _, r := range l.Rungs {
+		rows = append(rows, rungRow(r, known))
+	}
+	sec.table(head, rows)
+	if rel := run.Relevance; known && rel != nil && rel.Queries > 0 {
+		sec.text("Recall@%d idle, after pre-population: %s (%d checks); under load, per rung: the last column.", rel.K, strconv.FormatFloat(rel.Recall, 'f', 3, 64), rel.Queries)
+	}
+	if l.Sustainable > 0 {
+		sec.text("Sustainable rate: %s/s. Rule: %s.", rate(l.Sustainable), l.Rule)
+	} else {
+		sec.text("Sustainable rate: none. Rule: %s.", l.Rule)
+	}
+	if l.StoppedEarly != "" {
+		sec.text("Stopped early: %s.", l.StoppedEarly)
+	}
+	for _, r := range l.Rungs {
+		for _, warn := range rungWarnings(r) {
+			sec.warn(fmt.Sprintf("%s, %s/s", run.Label, rate(r.Offered)), warn)
+		}
+	}
+	for _, warn := range l.Warnings {
+		sec.warn(run.Label, warn)
+	}
+	if l.Step > coarseStep {
+		sec.warn(run.Label, fmt.Sprintf("coarse ladder step ×%g: the sustainable rate is resolved only to within ×%g; the published method steps by ×1.19 because ×1.4 hid differences between configurations", l.Step, l.Step))
+	}
+	if run.Error != "" {
+		sec.warn(run.Label, "the engine stopped early: "+run.Error)
+	}
+	return sec
+}
+
+// rungRow is one rung's row of its ladder's table; known adds the
+// known-item recall column.
+func rungRow(r result.Rung, known bool) []string {
+	var late int64
+	var lag float64
+	for _, rep := range r.Reps {
+		late += rep.LateStarts
+		lag = math.Max(lag, rep.GeneratorLagP99)
+	}
+	queue := "—"
+	if r.QueueDepth >= 0 {
+		queue = strconv.FormatFloat(r.QueueDepth, 'f', 0, 64)
+	}
+	meets := "no"
+	if r.Sustainable {
+		meets = "yes"
+	}
+	if len(rungWarnings(r)) > 0 {
+		meets += " ⚠"
+	}
+	row := []string{
+		rate(r.Offered), rate(r.Achieved), num(r.P50), num(r.P99),
+		num(r.P99Min) + "–" + num(r.P99Max), strconv.FormatFloat(r.P99CV, 'f', 2, 64),
+		num(r.ServiceP99), strconv.FormatInt(late, 10), num(lag), queue, meets,
+	}
+	if known {
+		row = append(row, knownCell(r.KnownItems))
+	}
+	return row
+}
+
+// sustainedSection is Study B's summary layout across configurations:
+// setup | sustained rate | p99 at the reference.
+func sustainedSection(ladders []result.EngineRun) Section {
 	sec := Section{Title: "Sustained rates"}
 	var rows [][]string
 	for _, run := range ladders {
@@ -116,7 +133,7 @@ func ladderSections(runs []result.EngineRun) []Section {
 	for _, warn := range stepWarnings(ladders) {
 		sec.warn("", warn)
 	}
-	return append(append(out, sec), studyBSections(ladders)...)
+	return sec
 }
 
 // rungWarnings is the runner's warnings about a rung and a derived one for

@@ -191,57 +191,90 @@ type panel struct {
 	entries int // in the legend
 }
 
+// chart is the run's over-time chart, named name: its panels stacked on
+// one time axis (throughput, latency, errors when any, the engine's and
+// the container's figures), each window's boundary marked.
 func (ot otRun) chart(name string) Chart {
-	newPanel := func(title, y string) *panel { return &panel{p: newPlot(title, "", y)} }
-	// line adds one series, broken at window boundaries: the time between
-	// two windows was not measured, so no line crosses it.
-	line := func(pn *panel, label string, c color.Color, dashed bool, glyph int, value func(otPoint) (float64, bool)) bool {
-		var parts []plotter.XYs
-		last := -1
-		for _, p := range ot.Points {
-			v, ok := value(p)
-			if !ok || (pn.log && v <= 0) {
-				continue
-			}
-			if p.Window != last || len(parts) == 0 {
-				parts = append(parts, nil)
-				last = p.Window
-			}
-			parts[len(parts)-1] = append(parts[len(parts)-1], plotter.XY{X: p.Mid, Y: v})
-			pn.top = max(pn.top, v)
-		}
-		if len(parts) == 0 {
-			return false
-		}
-		for i, xy := range parts {
-			s := series{label: label, color: c, dashed: dashed, glyph: glyph, xy: xy}
-			if i == 0 && label != "" {
-				s.add(pn.p)
-				pn.entries++
-			} else {
-				s.addUnlabelled(pn.p)
-			}
-		}
-		return true
+	panels := []*panel{ot.throughputPanel(), ot.latencyPanel()}
+	if errs, ok := ot.errorsPanel(); ok {
+		panels = append(panels, errs)
 	}
-	opValue := func(op string, f func(otOp) (float64, bool)) func(otPoint) (float64, bool) {
-		return func(p otPoint) (float64, bool) {
-			for _, o := range p.Ops {
-				if o.Op == op {
-					return f(o)
-				}
-			}
-			return 0, false
-		}
-	}
+	panels = append(panels, ot.statPanels()...)
+	ot.frame(panels)
+	last := panels[len(panels)-1]
+	last.p.X.Label.Text = "measured windows end to end (a point per interval; ramp and settle left out)"
 
-	var panels []*panel
+	note := "One window after another on one axis (the time between them, ramp and settle, left out); a dashed line and the window's name mark each boundary. " +
+		"Throughput is each interval's successful calls over its length; p50 (solid) and p99 (dashed) are the interval's own, from its histogram."
+	if len(ot.Shards) > 0 {
+		note += " Dashed lines named shard 0, 1…: each shard's throughput, all operations (together they add up to the operations' lines)."
+	}
+	var ps []*plot.Plot
+	for _, pn := range panels {
+		ps = append(ps, pn.p)
+	}
+	return Chart{Name: name, Title: ot.Label + " over time", Note: note, panels: ps, ot: &ot}
+}
+
+// newPanel is an empty panel with a title (the top panel's only) and a
+// y axis label.
+func newPanel(title, y string) *panel { return &panel{p: newPlot(title, "", y)} }
+
+// line adds one series to a panel, broken at window boundaries: the time
+// between two windows was not measured, so no line crosses it. It reports
+// whether the series had any point to draw.
+func (ot otRun) line(pn *panel, label string, c color.Color, dashed bool, glyph int, value func(otPoint) (float64, bool)) bool {
+	var parts []plotter.XYs
+	last := -1
+	for _, p := range ot.Points {
+		v, ok := value(p)
+		if !ok || (pn.log && v <= 0) {
+			continue
+		}
+		if p.Window != last || len(parts) == 0 {
+			parts = append(parts, nil)
+			last = p.Window
+		}
+		parts[len(parts)-1] = append(parts[len(parts)-1], plotter.XY{X: p.Mid, Y: v})
+		pn.top = max(pn.top, v)
+	}
+	if len(parts) == 0 {
+		return false
+	}
+	for i, xy := range parts {
+		s := series{label: label, color: c, dashed: dashed, glyph: glyph, xy: xy}
+		if i == 0 && label != "" {
+			s.add(pn.p)
+			pn.entries++
+		} else {
+			s.addUnlabelled(pn.p)
+		}
+	}
+	return true
+}
+
+// opValue reads one operation's value from a point, through f; a point
+// without the operation has no value.
+func opValue(op string, f func(otOp) (float64, bool)) func(otPoint) (float64, bool) {
+	return func(p otPoint) (float64, bool) {
+		for _, o := range p.Ops {
+			if o.Op == op {
+				return f(o)
+			}
+		}
+		return 0, false
+	}
+}
+
+// throughputPanel is the top panel: each operation's calls/s, each
+// shard's (all operations), and the scheduled rate.
+func (ot otRun) throughputPanel() *panel {
 	thr := newPanel(ot.Label+": over time", "calls/s")
 	for i, op := range ot.Ops {
-		line(thr, op, opColor(i), false, 0, opValue(op, func(o otOp) (float64, bool) { return o.Rate, true }))
+		ot.line(thr, op, opColor(i), false, 0, opValue(op, func(o otOp) (float64, bool) { return o.Rate, true }))
 	}
 	for i, s := range ot.Shards {
-		line(thr, fmt.Sprintf("shard %d (all ops)", s), shardColor(i), true, -1, func(p otPoint) (float64, bool) {
+		ot.line(thr, fmt.Sprintf("shard %d (all ops)", s), shardColor(i), true, -1, func(p otPoint) (float64, bool) {
 			for _, sh := range p.Shards {
 				if sh.Shard == s {
 					return float64(sh.Count) / p.Length, true
@@ -250,16 +283,20 @@ func (ot otRun) chart(name string) Chart {
 			return 0, false
 		})
 	}
-	line(thr, "scheduled (all ops)", color.Gray{Y: 90}, true, -1, func(p otPoint) (float64, bool) { return p.Scheduled, p.Scheduled > 0 })
-	panels = append(panels, thr)
+	ot.line(thr, "scheduled (all ops)", color.Gray{Y: 90}, true, -1, func(p otPoint) (float64, bool) { return p.Scheduled, p.Scheduled > 0 })
+	return thr
+}
 
+// latencyPanel is each operation's p50 (solid) and p99 (dashed), on a log
+// axis.
+func (ot otRun) latencyPanel() *panel {
 	lat := newPanel("", "latency (ms, log)")
 	lat.log = true
 	for i, op := range ot.Ops {
 		// The operations' colours are in the throughput panel's legend;
 		// this one says only which line is which percentile.
-		line(lat, "", opColor(i), false, 0, opValue(op, func(o otOp) (float64, bool) { return o.P50, o.Count > 0 }))
-		line(lat, "", opColor(i), true, 2, opValue(op, func(o otOp) (float64, bool) { return o.P99, o.Count > 0 }))
+		ot.line(lat, "", opColor(i), false, 0, opValue(op, func(o otOp) (float64, bool) { return o.P50, o.Count > 0 }))
+		ot.line(lat, "", opColor(i), true, 2, opValue(op, func(o otOp) (float64, bool) { return o.P99, o.Count > 0 }))
 	}
 	for _, k := range []struct {
 		label  string
@@ -272,19 +309,26 @@ func (ot otRun) chart(name string) Chart {
 		lat.p.Legend.Add(k.label, key)
 		lat.entries++
 	}
-	panels = append(panels, lat)
+	return lat
+}
 
-	errs := newPanel("", "errors/s")
+// errorsPanel is each operation's errors/s; ok is false when no
+// operation had an error, and the chart leaves the panel out.
+func (ot otRun) errorsPanel() (errs *panel, ok bool) {
+	errs = newPanel("", "errors/s")
 	anyErr := false
 	for i, op := range ot.Ops {
-		if line(errs, op+" errors", opColor(i), false, 0, opValue(op, func(o otOp) (float64, bool) { return o.Errors, true })) && errs.top > 0 {
+		if ot.line(errs, op+" errors", opColor(i), false, 0, opValue(op, func(o otOp) (float64, bool) { return o.Errors, true })) && errs.top > 0 {
 			anyErr = true
 		}
 	}
-	if anyErr {
-		panels = append(panels, errs)
-	}
+	return errs, anyErr
+}
 
+// statPanels is a panel for each engine stat that varies over the run,
+// and for the container's CPU and memory, when sampled, even when flat.
+func (ot otRun) statPanels() []*panel {
+	var panels []*panel
 	for _, name := range ot.Stats {
 		scale, axis := 1.0, strings.ReplaceAll(name, "_", " ")
 		switch name {
@@ -305,23 +349,30 @@ func (ot otRun) chart(name string) Chart {
 			continue
 		}
 		pn := newPanel("", axis)
-		line(pn, "", color.Gray{Y: 60}, false, 0, func(p otPoint) (float64, bool) {
+		ot.line(pn, "", color.Gray{Y: 60}, false, 0, func(p otPoint) (float64, bool) {
 			v, ok := p.EngineStats[name]
 			return v * scale, ok
 		})
 		panels = append(panels, pn)
 	}
+	return panels
+}
 
-	// Boundaries: a dashed line at each window's start in every panel, and
-	// the window's name atop the first.
+// end is where the last measured window ends on the chart's time axis.
+func (ot otRun) end() float64 {
 	end := 0.0
 	for _, p := range ot.Points {
 		end = max(end, p.Start+p.Length)
 	}
-	// Each window's name is a tick label at its middle, so no label sits
-	// on the lines; its boundaries are unlabelled ticks.
-	// A long ladder (rungs × repetitions) has more windows than the axis
-	// has room for names: then every step-th is named, from the first.
+	return end
+}
+
+// windowTicks are the time axis's ticks. Each window's name is a tick
+// label at its middle, so no label sits on the lines; its boundaries are
+// unlabelled ticks. A long ladder (rungs × repetitions) has more windows
+// than the axis has room for names: then every step-th is named, from the
+// first.
+func (ot otRun) windowTicks(end float64) plot.ConstantTicks {
 	var ticks plot.ConstantTicks
 	step := (len(ot.Windows) + maxWindowNames - 1) / maxWindowNames
 	for i, w := range ot.Windows {
@@ -335,30 +386,17 @@ func (ot otRun) chart(name string) Chart {
 		}
 		ticks = append(ticks, plot.Tick{Value: w.At}, t)
 	}
-	ticks = append(ticks, plot.Tick{Value: end})
+	return append(ticks, plot.Tick{Value: end})
+}
+
+// frame sets every panel's axes: the y range (with room for the legend),
+// one time axis with the windows' ticks, and a dashed line at each
+// window's start.
+func (ot otRun) frame(panels []*panel) {
+	end := ot.end()
+	ticks := ot.windowTicks(end)
 	for _, pn := range panels {
-		// Room above the lines for the legend, in the top left corner.
-		room := 1.15 + 0.14*float64(pn.entries)
-		lo, hi := 0.0, pn.top*room
-		if hi <= 0 {
-			hi = 1
-		}
-		if pn.log {
-			lo = math.Inf(1)
-			for _, p := range ot.Points {
-				for _, o := range p.Ops {
-					if o.Count > 0 && o.P50 > 0 {
-						lo = min(lo, o.P50/logPad)
-					}
-				}
-			}
-			if math.IsInf(lo, 1) || pn.top <= lo {
-				lo, pn.top = 0.1, 10
-			}
-			// Its legend (two entries) sits above the axis: a little room.
-			hi = pn.top * 2
-			pn.p.Y.Scale, pn.p.Y.Tick.Marker = plot.LogScale{}, decadeTicks{}
-		}
+		lo, hi := ot.yRange(pn)
 		pn.p.Y.Min, pn.p.Y.Max = lo, hi
 		pn.p.X.Min, pn.p.X.Max = 0, end
 		pn.p.X.Tick.Marker = ticks
@@ -366,19 +404,35 @@ func (ot otRun) chart(name string) Chart {
 			series{color: color.Gray{Y: 140}, dashed: true, xy: plotter.XYs{{X: w.At, Y: lo}, {X: w.At, Y: hi}}}.addMarker(pn.p)
 		}
 	}
-	last := panels[len(panels)-1]
-	last.p.X.Label.Text = "measured windows end to end (a point per interval; ramp and settle left out)"
+}
 
-	note := "One window after another on one axis (the time between them, ramp and settle, left out); a dashed line and the window's name mark each boundary. " +
-		"Throughput is each interval's successful calls over its length; p50 (solid) and p99 (dashed) are the interval's own, from its histogram."
-	if len(ot.Shards) > 0 {
-		note += " Dashed lines named shard 0, 1…: each shard's throughput, all operations (together they add up to the operations' lines)."
+// yRange is a panel's y axis range: from zero to above its highest value,
+// with room for the legend in the top left corner; a log panel starts
+// below the lowest p50 and gets a log scale.
+func (ot otRun) yRange(pn *panel) (lo, hi float64) {
+	room := 1.15 + 0.14*float64(pn.entries)
+	lo, hi = 0.0, pn.top*room
+	if hi <= 0 {
+		hi = 1
 	}
-	var ps []*plot.Plot
-	for _, pn := range panels {
-		ps = append(ps, pn.p)
+	if !pn.log {
+		return lo, hi
 	}
-	return Chart{Name: name, Title: ot.Label + " over time", Note: note, panels: ps, ot: &ot}
+	lo = math.Inf(1)
+	for _, p := range ot.Points {
+		for _, o := range p.Ops {
+			if o.Count > 0 && o.P50 > 0 {
+				lo = min(lo, o.P50/logPad)
+			}
+		}
+	}
+	if math.IsInf(lo, 1) || pn.top <= lo {
+		lo, pn.top = 0.1, 10
+	}
+	// Its legend (two entries) sits above the axis: a little room.
+	hi = pn.top * 2
+	pn.p.Y.Scale, pn.p.Y.Tick.Marker = plot.LogScale{}, decadeTicks{}
+	return lo, hi
 }
 
 // otRow is one row of the values an over-time chart plots: the cells as

@@ -56,86 +56,113 @@ func (rep *Report) shardSections() []Section {
 		if len(r.Shards) == 0 {
 			continue
 		}
-		sec := Section{Title: "Shards"}
+		title := "Shards"
 		if len(rep.Inputs) > 1 {
-			sec.Title = "Shards of " + in.Name
+			title = "Shards of " + in.Name
 		}
-		sec.text("%s: each shard's own throughput (its users or offered rate in brackets; ⚠ where it stopped before the window's end, over its own shorter window); offset is its clock's estimated offset from the coordinator's (within ±RTT/2), late how long after the agreed instant its load began.", shardNote(r))
-		type col struct {
-			engine  string
-			level   int
-			windows []result.ShardWindow // a closed-loop level's
-		}
-		head := []string{"shard", "host"}
-		var cols []col
-		for _, e := range r.Engines {
-			for j, l := range e.Levels {
-				head = append(head, fmt.Sprintf("%s %d users: RPS", e.Label, l.Users))
-				cols = append(cols, col{e.Label, j, l.ShardWindows})
-			}
-			if e.Ladder != nil {
-				for j, g := range e.Ladder.Rungs {
-					head = append(head, fmt.Sprintf("%s %s/s: achieved", e.Label, rate(g.Offered)))
-					cols = append(cols, col{e.Label, j, nil})
-				}
-			}
-		}
-		head = append(head, "max abs(offset) (ms)", "max RTT (ms)", "max late (ms)", "status")
-		var rows [][]string
-		var warns []Warning
-		for _, s := range r.Shards {
-			row := []string{strconv.Itoa(s.Index), dash(s.Hostname)}
-			if s.Missing {
-				for range len(head) - 3 {
-					row = append(row, "—")
-				}
-				rows = append(rows, append(row, "missing"))
-				warns = append(warns, Warning{fmt.Sprintf("shard %d", s.Index), "missing: no result from this shard reached the merge; the figures are the other shards'"})
-				continue
-			}
-			for _, c := range cols {
-				cell := "—"
-				for _, l := range s.Levels {
-					if l.Engine != c.engine || l.Level != c.level {
-						continue
-					}
-					if l.Offered > 0 {
-						cell = fmt.Sprintf("%s (%s/s)", rps(l.TotalRPS), rate(l.Offered))
-					} else {
-						cell = fmt.Sprintf("%s (%d)", rps(l.TotalRPS), l.Users)
-					}
-				}
-				for _, w := range c.windows {
-					if w.Shard == s.Index && w.Partial {
-						cell += fmt.Sprintf(" ⚠ stopped after %v", time.Duration(w.Window).Round(time.Millisecond))
-					}
-				}
-				row = append(row, cell)
-			}
-			var offset, rtt, late time.Duration
-			for _, st := range s.Starts {
-				offset = max(offset, time.Duration(st.Offset).Abs())
-				rtt, late = max(rtt, time.Duration(st.RTT)), max(late, time.Duration(st.Late))
-			}
-			status := "complete"
-			if s.Partial {
-				status = "partial: " + s.Reason
-				warns = append(warns, Warning{fmt.Sprintf("shard %d", s.Index), "partial: " + s.Reason})
-			}
-			if len(s.Starts) == 0 {
-				row = append(row, "—", "—", "—", status)
-			} else {
-				row = append(row, durMS(offset), durMS(rtt), durMS(late), status)
-			}
-			rows = append(rows, row)
-		}
-		sec.table(head, rows)
-		for _, w := range warns {
-			sec.warn(w.Where, w.Text)
-		}
-		out = append(out, sec)
+		out = append(out, shardSection(title, r))
 	}
 	return out
+}
+
+// shardSection is one merged result's shards table: a row per shard, a
+// column per closed-loop level and per rung, then its start's timing and
+// status.
+func shardSection(title string, r *result.Result) Section {
+	sec := Section{Title: title}
+	sec.text("%s: each shard's own throughput (its users or offered rate in brackets; ⚠ where it stopped before the window's end, over its own shorter window); offset is its clock's estimated offset from the coordinator's (within ±RTT/2), late how long after the agreed instant its load began.", shardNote(r))
+	head, cols := shardColumns(r)
+	var rows [][]string
+	var warns []Warning
+	for _, s := range r.Shards {
+		row := []string{strconv.Itoa(s.Index), dash(s.Hostname)}
+		if s.Missing {
+			for range len(head) - 3 {
+				row = append(row, "—")
+			}
+			rows = append(rows, append(row, "missing"))
+			warns = append(warns, Warning{fmt.Sprintf("shard %d", s.Index), "missing: no result from this shard reached the merge; the figures are the other shards'"})
+			continue
+		}
+		for _, c := range cols {
+			row = append(row, c.cell(s))
+		}
+		status := "complete"
+		if s.Partial {
+			status = "partial: " + s.Reason
+			warns = append(warns, Warning{fmt.Sprintf("shard %d", s.Index), "partial: " + s.Reason})
+		}
+		rows = append(rows, append(row, startCells(s.Starts, status)...))
+	}
+	sec.table(head, rows)
+	for _, w := range warns {
+		sec.warn(w.Where, w.Text)
+	}
+	return sec
+}
+
+// shardCol is one column of the shards table: an engine's closed-loop
+// level or ladder rung.
+type shardCol struct {
+	engine  string
+	level   int
+	windows []result.ShardWindow // a closed-loop level's
+}
+
+// shardColumns is the shards table's head and its level and rung columns.
+func shardColumns(r *result.Result) ([]string, []shardCol) {
+	head := []string{"shard", "host"}
+	var cols []shardCol
+	for _, e := range r.Engines {
+		for j, l := range e.Levels {
+			head = append(head, fmt.Sprintf("%s %d users: RPS", e.Label, l.Users))
+			cols = append(cols, shardCol{e.Label, j, l.ShardWindows})
+		}
+		if e.Ladder != nil {
+			for j, g := range e.Ladder.Rungs {
+				head = append(head, fmt.Sprintf("%s %s/s: achieved", e.Label, rate(g.Offered)))
+				cols = append(cols, shardCol{e.Label, j, nil})
+			}
+		}
+	}
+	head = append(head, "max abs(offset) (ms)", "max RTT (ms)", "max late (ms)", "status")
+	return head, cols
+}
+
+// cell is a shard's throughput in the column, with its users or offered
+// rate, and a mark where it stopped before the window's end.
+func (c shardCol) cell(s result.ShardSummary) string {
+	cell := "—"
+	for _, l := range s.Levels {
+		if l.Engine != c.engine || l.Level != c.level {
+			continue
+		}
+		if l.Offered > 0 {
+			cell = fmt.Sprintf("%s (%s/s)", rps(l.TotalRPS), rate(l.Offered))
+		} else {
+			cell = fmt.Sprintf("%s (%d)", rps(l.TotalRPS), l.Users)
+		}
+	}
+	for _, w := range c.windows {
+		if w.Shard == s.Index && w.Partial {
+			cell += fmt.Sprintf(" ⚠ stopped after %v", time.Duration(w.Window).Round(time.Millisecond))
+		}
+	}
+	return cell
+}
+
+// startCells are a shard's last four cells: the largest clock offset,
+// round trip and late start over its starts, and its status.
+func startCells(starts []result.ShardStart, status string) []string {
+	if len(starts) == 0 {
+		return []string{"—", "—", "—", status}
+	}
+	var offset, rtt, late time.Duration
+	for _, st := range starts {
+		offset = max(offset, time.Duration(st.Offset).Abs())
+		rtt, late = max(rtt, time.Duration(st.RTT)), max(late, time.Duration(st.Late))
+	}
+	return []string{durMS(offset), durMS(rtt), durMS(late), status}
 }
 
 func durMS(d time.Duration) string { return num(float64(d) / float64(time.Millisecond)) }

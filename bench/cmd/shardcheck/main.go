@@ -1,6 +1,6 @@
 // Command shardcheck checks a merged result of a sharded closed-loop run
 // and, given the result of the same run in one shard, the scaling claim of
-// issue 17: against a target of known service time, N shards of U users
+// sharded runs: against a target of known service time, N shards of U users
 // each give the latency percentiles of one shard of U users (within a
 // tolerance) and N times its throughput, and Little's law (users = rate ×
 // mean latency) holds for the merged result. bench/swarm.sh runs it on the

@@ -176,7 +176,47 @@ func run(c config) error {
 	}
 	defer srv.stop()
 
-	load0 := loadavg()
+	m := measured{load0: loadavg(), tools: sideTools(c)}
+	m.maxes, m.rates = rounds(c, srv, m.tools)
+	if c.memUsers > 0 {
+		m.mem = measureMemory(c, srv)
+	}
+	if !c.skipGoBench {
+		m.gob = runGoBench(c)
+	}
+	var vk map[string][]sample
+	var vkTools []tool
+	if c.valkeyServer != "" {
+		var err error
+		if vk, vkTools, err = valkeyLeg(c); err != nil {
+			fmt.Fprintln(os.Stderr, "sidebyside: valkey leg:", err)
+		}
+	}
+	m.load1 = loadavg()
+	report(os.Stdout, c, m)
+	if vkTools != nil {
+		reportValkey(os.Stdout, c, vkTools, vk)
+		reportValkeyTarget(os.Stdout, vk)
+	}
+	return nil
+}
+
+// measured is what the Meilisearch leg found: each tool's samples at its
+// maximum rate and at the fixed rate, the memory at many users, the Go
+// benchmarks, and the machine's load average before and after.
+type measured struct {
+	tools        []tool
+	maxes        map[string][]sample
+	rates        map[string][]paced
+	mem          *sample // nil unless -mem-users
+	gob          goBench
+	load0, load1 string
+}
+
+// sideTools are the load generators compared against the loopback server:
+// searchbench, wrk and vegeta; bombardier and a baseline searchbench
+// binary when given.
+func sideTools(c config) []tool {
 	tools := []tool{
 		{name: "searchbench", max: searchbenchMax, rate: searchbenchRate},
 		{name: "wrk", max: wrkMax, rate: wrkRate},
@@ -194,6 +234,13 @@ func run(c config) error {
 			},
 			rate: func(_ config, dir string) paced { return searchbenchRate(bc, dir) }})
 	}
+	return tools
+}
+
+// rounds runs every tool at its maximum rate, then every tool at the fixed
+// rate, c.rounds times; each round starts with the next tool, so no tool
+// always runs first.
+func rounds(c config, srv target, tools []tool) (map[string][]sample, map[string][]paced) {
 	maxes := map[string][]sample{}
 	rates := map[string][]paced{}
 	for r := range c.rounds {
@@ -215,37 +262,22 @@ func run(c config) error {
 			}
 		}
 	}
-	var mem *sample
-	if c.memUsers > 0 {
-		// The published ramp (100 users/s): each new user's first call races
-		// a dial against the connections the others free, and the losing
-		// dials stay open as idle connections — a ramp costs more memory
-		// than starting every user at once.
-		mc := c
-		mc.conns, mc.spawn = c.memUsers, runner.DefaultSpawnRate
-		mc.warm += time.Duration(math.Ceil(float64(c.memUsers-1)/mc.spawn)) * time.Second
-		s := measureMax(mc, srv, tool{name: "searchbench", max: searchbenchMax}, filepath.Join(c.out, "searchbench-mem"))
-		mem = &s
-		fmt.Fprintf(os.Stderr, "%d users: %s\n", c.memUsers, describe(s))
-	}
-	var gob goBench
-	if !c.skipGoBench {
-		gob = runGoBench(c)
-	}
-	var vk map[string][]sample
-	var vkTools []tool
-	if c.valkeyServer != "" {
-		var err error
-		if vk, vkTools, err = valkeyLeg(c); err != nil {
-			fmt.Fprintln(os.Stderr, "sidebyside: valkey leg:", err)
-		}
-	}
-	report(os.Stdout, c, tools, maxes, rates, mem, gob, load0, loadavg())
-	if vkTools != nil {
-		reportValkey(os.Stdout, c, vkTools, vk)
-		reportValkeyTarget(os.Stdout, vk)
-	}
-	return nil
+	return maxes, rates
+}
+
+// measureMemory runs searchbench at its maximum rate with c.memUsers
+// users, ramped in as a run ramps them.
+func measureMemory(c config, srv target) *sample {
+	// The published ramp (100 users/s): each new user's first call races
+	// a dial against the connections the others free, and the losing
+	// dials stay open as idle connections — a ramp costs more memory
+	// than starting every user at once.
+	mc := c
+	mc.conns, mc.spawn = c.memUsers, runner.DefaultSpawnRate
+	mc.warm += time.Duration(math.Ceil(float64(c.memUsers-1)/mc.spawn)) * time.Second
+	s := measureMax(mc, srv, tool{name: "searchbench", max: searchbenchMax}, filepath.Join(c.out, "searchbench-mem"))
+	fmt.Fprintf(os.Stderr, "%d users: %s\n", c.memUsers, describe(s))
+	return &s
 }
 
 func describe(s sample) string {
@@ -837,20 +869,31 @@ func field(ss []sample, f func(sample) float64) []float64 {
 	return out
 }
 
-func report(w io.Writer, c config, tools []tool, maxes map[string][]sample, rates map[string][]paced, mem *sample, gob goBench, load0, load1 string) {
+// report writes the Meilisearch leg's tables: each tool at its maximum
+// rate, each at the fixed rate, and the targets met or not.
+func report(w io.Writer, c config, m measured) {
 	host, _ := os.Hostname()
 	fmt.Fprintf(w, "\n## Load generators side by side (%d rounds, interleaved)\n\n", c.rounds)
-	fmt.Fprintf(w, "machine: %s, %d CPUs, %s; load average %s before, %s after\n", host, numCPU(), cpuModel(), load0, load1)
+	fmt.Fprintf(w, "machine: %s, %d CPUs, %s; load average %s before, %s after\n", host, numCPU(), cpuModel(), m.load0, m.load1)
 	fmt.Fprintf(w, "clients on CPU %s, the loopback server on CPU %s; %d connections; windows of %s after %s of warm-up\n",
 		cmp.Or(c.clientCPU, "any"), cmp.Or(c.serverCPU, "any"), c.conns, c.window, c.warm)
 	if c.baseline != "" {
 		fmt.Fprintf(w, "baseline: %s, run as searchbench is\n", c.baseline)
 	}
 	fmt.Fprintf(w, "figures: median (min–max) over the rounds\n\n")
+	reportMax(w, m)
+	reportRates(w, c, m)
+	reportTargets(w, c, m)
+}
+
+// reportMax is the table of each tool at its maximum rate, and a note for
+// each tool where the target or other processes, not the tool, may have
+// set the rate.
+func reportMax(w io.Writer, m measured) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight|tabwriter.Debug)
 	fmt.Fprintln(tw, "tool\tmax req/s (server count)\tmax req/s (own report)\tCPU s / 1K req\tof which kernel\tpeak RSS MB\tserver busy (cores)\tothers busy (cores)\t")
-	for _, t := range tools {
-		ss := maxes[t.name]
+	for _, t := range m.tools {
+		ss := m.maxes[t.name]
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", t.name,
 			spread(field(ss, func(s sample) float64 { return s.rps }), "%.0f"),
 			spread(field(ss, func(s sample) float64 { return s.own }), "%.0f"),
@@ -861,9 +904,9 @@ func report(w io.Writer, c config, tools []tool, maxes map[string][]sample, rate
 			spread(field(ss, func(s sample) float64 { return s.others }), "%.2f"))
 	}
 	tw.Flush()
-	for _, t := range tools {
+	for _, t := range m.tools {
 		bound, disturbed, n := 0, 0, 0
-		for _, s := range maxes[t.name] {
+		for _, s := range m.maxes[t.name] {
 			if s.err != nil {
 				continue
 			}
@@ -882,14 +925,17 @@ func report(w io.Writer, c config, tools []tool, maxes map[string][]sample, rate
 			fmt.Fprintf(w, "%s: other processes used ≥ %.2f cores in %d of %d rounds\n", t.name, disturbedBy, disturbed, n)
 		}
 	}
+}
 
+// reportRates is the table of each tool at the fixed rate.
+func reportRates(w io.Writer, c config, m measured) {
 	fmt.Fprintf(w, "\nAt a fixed rate of %.0f requests/s:\n\n", c.rate)
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight|tabwriter.Debug)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight|tabwriter.Debug)
 	fmt.Fprintln(tw, "tool\tachieved req/s\tp50 ms\tp99 ms\thow\t")
-	for _, t := range tools {
+	for _, t := range m.tools {
 		var ach, p50, p99, svc, lag, cpu []float64
 		note := ""
-		for _, p := range rates[t.name] {
+		for _, p := range m.rates[t.name] {
 			if p.err != nil {
 				note = p.err.Error()
 				continue
@@ -912,18 +958,22 @@ func report(w io.Writer, c config, tools []tool, maxes map[string][]sample, rate
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t\n", t.name, spread(ach, "%.0f"), spread(p50, "%.3f"), p99s, note)
 	}
 	tw.Flush()
+}
 
+// reportTargets is the table of searchbench's targets against the other
+// tools, its memory at many users and the Go benchmarks.
+func reportTargets(w io.Writer, c config, m measured) {
 	fmt.Fprintf(w, "\nTargets:\n\n")
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.Debug)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.Debug)
 	fmt.Fprintln(tw, "target\tmeasured\tmet\t")
 	for _, vs := range []struct {
 		name   string
 		target float64
 	}{{"vegeta", targetVsVegeta}, {"bombardier", targetVsBombardier}, {"wrk", targetVsWrk}} {
-		if _, ok := maxes[vs.name]; !ok {
+		if _, ok := m.maxes[vs.name]; !ok {
 			continue
 		}
-		ratios := pairRatios(maxes["searchbench"], maxes[vs.name], func(s sample) float64 { return s.rps })
+		ratios := pairRatios(m.maxes["searchbench"], m.maxes[vs.name], func(s sample) float64 { return s.rps })
 		met := "—"
 		if len(ratios) > 0 {
 			met = yes(median(slices.Sorted(slices.Values(ratios))) >= vs.target)
@@ -931,34 +981,34 @@ func report(w io.Writer, c config, tools []tool, maxes map[string][]sample, rate
 		fmt.Fprintf(tw, "searchbench req/s ≥ %.1f × %s's (same %d connections)\t%s\t%s\t\n", vs.target, vs.name, c.conns, spread(ratios, "%.2f×"), met)
 		// Requests per CPU second: what the rate would be on a core of its
 		// own, whatever else ran on the machine meanwhile.
-		eff := pairRatios(maxes[vs.name], maxes["searchbench"], func(s sample) float64 { return s.cpuPer1K })
+		eff := pairRatios(m.maxes[vs.name], m.maxes["searchbench"], func(s sample) float64 { return s.cpuPer1K })
 		fmt.Fprintf(tw, "  the same, per CPU second (%s's CPU per request / searchbench's)\t%s\t%s\t\n", vs.name, spread(eff, "%.2f×"), "")
 	}
 	for _, vs := range []struct {
 		name   string
 		target float64
 	}{{"wrk", targetP50VsWrk}, {"vegeta", targetP50VsVegeta}} {
-		a, b := ratesP50(rates["searchbench"]), ratesP50(rates[vs.name])
+		a, b := ratesP50(m.rates["searchbench"]), ratesP50(m.rates[vs.name])
 		if len(a) == 0 || len(b) == 0 {
 			continue
 		}
 		ma, mb := median(slices.Sorted(slices.Values(a))), median(slices.Sorted(slices.Values(b)))
 		fmt.Fprintf(tw, "searchbench p50 at %.0f/s ≤ %.1f × %s's (medians)\t%.3f / %.3f ms = %.2f×\t%s\t\n", c.rate, vs.target, vs.name, ma, mb, ma/mb, yes(ma <= vs.target*mb))
 	}
-	if mem != nil {
-		if mem.err != nil {
-			fmt.Fprintf(tw, "%d users in ≤ %d MB RSS\terror: %v\t—\t\n", c.memUsers, targetMemMB, mem.err)
+	if m.mem != nil {
+		if m.mem.err != nil {
+			fmt.Fprintf(tw, "%d users in ≤ %d MB RSS\terror: %v\t—\t\n", c.memUsers, targetMemMB, m.mem.err)
 		} else {
-			fmt.Fprintf(tw, "%d users in ≤ %d MB RSS\t%.0f MB (%.0f req/s)\t%s\t\n", c.memUsers, targetMemMB, mem.rssMB, mem.rps, yes(mem.rssMB <= targetMemMB))
+			fmt.Fprintf(tw, "%d users in ≤ %d MB RSS\t%.0f MB (%.0f req/s)\t%s\t\n", c.memUsers, targetMemMB, m.mem.rssMB, m.mem.rps, yes(m.mem.rssMB <= targetMemMB))
 		}
 	}
 	switch {
 	case c.skipGoBench:
-	case gob.err != nil:
-		fmt.Fprintf(tw, "recording path, corpus generation\terror: %v\t—\t\n", gob.err)
+	case m.gob.err != nil:
+		fmt.Fprintf(tw, "recording path, corpus generation\terror: %v\t—\t\n", m.gob.err)
 	default:
-		fmt.Fprintf(tw, "recording path 0 allocations (runner BenchmarkRecord)\t%.0f allocs/op\t%s\t\n", gob.recordAllocs, yes(gob.recordAllocs == 0))
-		fmt.Fprintf(tw, "corpus generation ≥ %.0fK documents/s per core (dataset BenchmarkDocument)\t%.0fK docs/s\t%s\t\n", targetDocsPerS/1000.0, gob.docsPerS/1000, yes(gob.docsPerS >= targetDocsPerS))
+		fmt.Fprintf(tw, "recording path 0 allocations (runner BenchmarkRecord)\t%.0f allocs/op\t%s\t\n", m.gob.recordAllocs, yes(m.gob.recordAllocs == 0))
+		fmt.Fprintf(tw, "corpus generation ≥ %.0fK documents/s per core (dataset BenchmarkDocument)\t%.0fK docs/s\t%s\t\n", targetDocsPerS/1000.0, m.gob.docsPerS/1000, yes(m.gob.docsPerS >= targetDocsPerS))
 	}
 	tw.Flush()
 }
