@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/searchbench/searchbench/engines/enginetest/fakekit"
 )
 
 // Task statuses, as Meilisearch names them.
@@ -72,7 +74,7 @@ func (s *Server) enqueue(w http.ResponseWriter, indexUID, typ string, details ma
 	s.tasks = append(s.tasks, t)
 	s.wake.Broadcast()
 	s.mu.Unlock()
-	writeJSON(w, http.StatusAccepted, map[string]any{
+	fakekit.WriteJSON(w, http.StatusAccepted, map[string]any{
 		"taskUid": t.UID, "indexUid": indexUID, "status": statusEnqueued, "type": typ, "enqueuedAt": timeOrNil(t.EnqueuedAt),
 	})
 }
@@ -148,7 +150,7 @@ func (s *Server) getTask(w http.ResponseWriter, r *http.Request) {
 		writeError(w, newError("task_not_found", fmt.Sprintf("Task `%d` not found.", uid)))
 		return
 	}
-	writeJSON(w, http.StatusOK, s.tasks[uid].view())
+	fakekit.WriteJSON(w, http.StatusOK, s.tasks[uid].view())
 }
 
 // taskParams are GET /tasks's query parameters; modelled ones are handled,
@@ -274,5 +276,5 @@ func (s *Server) listTasks(w http.ResponseWriter, r *http.Request) {
 			from = t.UID
 		}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"results": results, "total": total, "limit": f.limit, "from": from, "next": next})
+	fakekit.WriteJSON(w, http.StatusOK, map[string]any{"results": results, "total": total, "limit": f.limit, "from": from, "next": next})
 }
