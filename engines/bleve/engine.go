@@ -13,6 +13,7 @@ import (
 
 	blevesearch "github.com/blevesearch/bleve/v2"
 	index "github.com/blevesearch/bleve_index_api"
+
 	"github.com/searchbench/searchbench/engines"
 )
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/meilisearch/meilisearch-go"
+
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/engines/config"
 	"github.com/searchbench/searchbench/engines/httpwire"

@@ -15,10 +15,11 @@ import (
 	"time"
 
 	"github.com/meilisearch/meilisearch-go"
+	"github.com/valyala/fasthttp"
+
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/engines/httpwire"
 	"github.com/searchbench/searchbench/engines/quote"
-	"github.com/valyala/fasthttp"
 )
 
 // Engine is one Meilisearch index.

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/meilisearch/meilisearch-go"
+
 	"github.com/searchbench/searchbench/engines/httpwire"
 	"github.com/searchbench/searchbench/engines/quote"
 )

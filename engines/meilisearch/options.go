@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/meilisearch/meilisearch-go"
+
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/engines/config"
 )

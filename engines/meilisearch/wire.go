@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/meilisearch/meilisearch-go"
+
 	"github.com/searchbench/searchbench/engines"
 )
 

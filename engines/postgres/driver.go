@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/engines/quote"
 )

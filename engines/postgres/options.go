@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/engines/config"
 )

@@ -8,6 +8,7 @@ import (
 	"unicode"
 
 	"github.com/jackc/pgx/v5"
+
 	"github.com/searchbench/searchbench/engines"
 )
 

@@ -153,21 +153,19 @@ func (s *Server) getTask(w http.ResponseWriter, r *http.Request) {
 	fakekit.WriteJSON(w, http.StatusOK, s.tasks[uid].view())
 }
 
-// taskParams are GET /tasks's query parameters; modelled ones are handled,
-// the others answered as not modelled.
+// taskParams are GET /tasks's query parameters; modelled ones (those the
+// driver's client sends) are handled, the others answered as not modelled.
 var (
-	taskParamsModelled = []string{"uids", "statuses", "types", "indexUids", "limit", "from", "reverse"}
-	taskParamsKnown    = append(slices.Clone(taskParamsModelled), "batchUids", "canceledBy",
+	taskParamsModelled = []string{"statuses", "indexUids", "limit", "from"}
+	taskParamsKnown    = append(slices.Clone(taskParamsModelled), "uids", "types", "reverse", "batchUids", "canceledBy",
 		"beforeEnqueuedAt", "afterEnqueuedAt", "beforeStartedAt", "afterStartedAt", "beforeFinishedAt", "afterFinishedAt")
 )
 
 // taskFilter is a parsed GET /tasks query.
 type taskFilter struct {
-	uids                       []int64
-	statuses, types, indexUIDs []string
-	limit                      int
-	from                       int64 // -1: none
-	reverse                    bool
+	statuses, indexUIDs []string
+	limit               int
+	from                int64 // -1: none
 }
 
 func parseTaskFilter(r *http.Request) (taskFilter, *apiError) {
@@ -189,20 +187,12 @@ func parseTaskFilter(r *http.Request) (taskFilter, *apiError) {
 		}
 		return nil
 	}
-	f.statuses, f.types, f.indexUIDs = list("statuses"), list("types"), list("indexUids")
+	f.statuses, f.indexUIDs = list("statuses"), list("indexUids")
 	for _, st := range f.statuses {
 		if !contains(taskStatuses, st) {
 			e := newError("invalid_task_statuses", fmt.Sprintf("Invalid value in parameter `statuses`: `%s` is not a valid task status. Available statuses are %s.", st, quoteList(taskStatuses)))
 			return f, &e
 		}
-	}
-	for _, v := range list("uids") {
-		n, err := strconv.ParseUint(v, 10, 32)
-		if err != nil {
-			e := newError("invalid_task_uids", fmt.Sprintf("Invalid value in parameter `uids`: could not parse `%s` as a positive integer", v))
-			return f, &e
-		}
-		f.uids = append(f.uids, int64(n))
 	}
 	for _, p := range []struct {
 		name, code string
@@ -220,26 +210,16 @@ func parseTaskFilter(r *http.Request) (taskFilter, *apiError) {
 			p.dst(n)
 		}
 	}
-	if v := q.Get("reverse"); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			e := newError("invalid_task_reverse", fmt.Sprintf("Invalid value in parameter `reverse`: could not parse `%s` as a boolean", v))
-			return f, &e
-		}
-		f.reverse = b
-	}
 	return f, nil
 }
 
 func (f taskFilter) match(t *task) bool {
-	return (f.uids == nil || slices.Contains(f.uids, t.UID)) &&
-		(f.statuses == nil || slices.Contains(f.statuses, t.Status)) &&
-		(f.types == nil || slices.Contains(f.types, t.Type)) &&
+	return (f.statuses == nil || slices.Contains(f.statuses, t.Status)) &&
 		(f.indexUIDs == nil || slices.Contains(f.indexUIDs, t.IndexUID))
 }
 
-// listTasks answers GET /tasks: newest first (oldest first with reverse),
-// starting at uid from; total counts every match, ignoring from and limit.
+// listTasks answers GET /tasks: newest first, starting at uid from; total
+// counts every match, ignoring from and limit.
 func (s *Server) listTasks(w http.ResponseWriter, r *http.Request) {
 	f, e := parseTaskFilter(r)
 	if e != nil {
@@ -254,14 +234,10 @@ func (s *Server) listTasks(w http.ResponseWriter, r *http.Request) {
 			matched = append(matched, t)
 		}
 	}
-	if !f.reverse {
-		slices.Reverse(matched)
-	}
+	slices.Reverse(matched)
 	total := len(matched)
 	if f.from >= 0 {
-		matched = slices.DeleteFunc(matched, func(t *task) bool {
-			return f.reverse && t.UID < f.from || !f.reverse && t.UID > f.from
-		})
+		matched = slices.DeleteFunc(matched, func(t *task) bool { return t.UID > f.from })
 	}
 	var next any
 	if len(matched) > f.limit {
