@@ -12,6 +12,23 @@
 // searches see before Index returns; persistence to disk is asynchronous.
 //
 // Get (engines.Getter) is Bleve's stored-fields lookup by ID, so the
-// mapping stores every text field: on the corpus that about doubles the
-// index on disk (BenchmarkLoadCorpus; see Get).
+// mapping stores every text field, which makes the index larger on disk
+// (BenchmarkLoadCorpus measures it; see Get).
+//
+// Written against github.com/blevesearch/bleve/v2 (the version go.mod
+// names; Version reports the one compiled in). Options: none (Config.Options
+// must be empty). Stats: none. Errors: a missing document on Delete or Get
+// is engines.ErrNotFound; everything else is class other.
+//
+// # Files
+//
+//   - driver.go: registration, Describe, CheckConfig, CheckSchema, Open.
+//   - options.go: the configuration check (no URL, no options, searchable
+//     writes), for CheckConfig and Open.
+//   - engine.go: Engine and its contract methods on the index.
+//   - wire.go: what the driver gives Bleve: the index mapping of a schema,
+//     a document's body, a search request.
+//   - errors.go: the not-found class and the no-index error.
+//
+// There is no launch.go: the engine is embedded, with no container.
 package bleve

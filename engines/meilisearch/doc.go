@@ -15,10 +15,10 @@
 // default ranking rules, no stop words, no stemming.
 //
 // Matching strategy: not sent, so the server default "last" applies. For
-// Meilisearch the study names only typo tolerance off (engines.md in
-// ../shared/reference beside the repository: "The published mixed-workload
-// comparison…"), so its Meilisearch ran with "last": documents with every query word first, then those missing words
-// from the end of the query, down to documents with just the first word.
+// Meilisearch the study names only typo tolerance off, so its Meilisearch
+// ran with "last": documents with every query word first, then those
+// missing words from the end of the query, down to documents with just the
+// first word.
 // Option matching_strategy chooses "all" or "frequency" instead.
 //
 // A search always sends limit = Query.K (the server default is 20, and the
@@ -72,9 +72,8 @@
 // its own, configured as the transport is (pool idle connections, 90 s
 // idle timeout, 10 s dial timeout, no proxy, Accept-Encoding: gzip as
 // net/http sends it, the timeout option over the whole exchange, the
-// context's cancellation ending a call at once). A search costs the load
-// generator about two thirds of what it cost through net/http
-// (bench/README.md). Batches, task polling, Create, Refresh, Count and
+// context's cancellation ending a call at once; bench/README.md has what
+// that saves the load generator). Batches, task polling, Create, Refresh, Count and
 // Stats go through the client; its pool is beside the fast one, so a
 // workload that polls tasks (searchable mode) holds up to a connection
 // per user in each. Get (engines.Getter, GET
@@ -83,8 +82,9 @@
 //
 // Errors: HTTP 429 and 503 wrap engines.ErrOverloaded, 408 and 504 and client
 // timeouts engines.ErrTimeout, 404 document_not_found engines.ErrNotFound;
-// 404 index_not_found is class other: the index vanished, a broken setup. The API key is sent as "Authorization: Bearer" and
-// never appears in an error.
+// 404 index_not_found is class other: the index vanished, a broken setup.
+// The API key is sent as "Authorization: Bearer" and never appears in an
+// error.
 //
 // # Attach
 //
@@ -106,4 +106,23 @@
 //   - task_poll_max: longest pause between two polls of a task (default 50ms).
 //   - matching_strategy: "last", "all" or "frequency"; default not sent
 //     (the server's "last").
+//
+// # Files
+//
+//   - driver.go: registration, Describe, CheckConfig, CheckSchema, Open,
+//     the schema and identifier rules.
+//   - options.go: the options and the write mode, read once for
+//     CheckConfig and Open.
+//   - engine.go: Engine, its contract methods, task waiting, and call, the
+//     one function that sends a request through the fast client.
+//   - wire.go: request bodies (settings, documents, searches) and the
+//     search answer's parser (ParseSearch and its scanner).
+//   - errors.go: TaskError, HTTPError, and how the client's and the
+//     server's errors map onto the contract's classes.
+//   - launch.go: the container the launcher starts.
+//
+// # Stats
+//
+// Stats reports tasks_enqueued, tasks_processing and their sum as
+// queue_depth (engines.StatQueueDepth).
 package meilisearch

@@ -5,8 +5,7 @@ import "github.com/searchbench/searchbench/engines/container"
 // Image is the pinned official image.
 const Image = "getmeili/meilisearch:v1.37.0"
 
-// The launcher's definition (sources: engines.md §1 in ../shared/reference
-// beside the repository). Production mode makes the master key mandatory;
+// The launcher's definition. Production mode makes the master key mandatory;
 // the launcher generates one (36 characters, above the 16-byte minimum).
 func init() {
 	container.Register(container.Spec{

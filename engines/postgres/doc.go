@@ -25,4 +25,30 @@
 // # Options (Config.Options)
 //
 //   - pool: the connection pool's size, 1 to 10000 (default 200).
+//
+// # Errors
+//
+// SQLSTATE 53300 (too many connections), 53200 (out of memory), 53100
+// (disk full) and 55P03 (lock not available) wrap engines.ErrOverloaded,
+// 57014 (query canceled: a statement timeout) engines.ErrTimeout; a
+// missing row on Delete or Get is engines.ErrNotFound.
+//
+// # Stats
+//
+// None: the driver reports no engines.StatsReporter stats.
+//
+// # Files
+//
+//   - driver.go: registration, Describe, CheckConfig, CheckSchema, Open.
+//   - options.go: the pool option, the write mode and the URL, read once
+//     for CheckConfig and Open.
+//   - engine.go: Engine and its contract methods, through pgx's pool.
+//   - wire.go: the SQL of a schema (table, generated tsvector, GIN index,
+//     statements), a document's arguments and the OR query text.
+//   - errors.go: SQLSTATEs onto the contract's classes.
+//   - launch.go: the container the launcher starts, and the fallback image
+//     built from Debian's packages.
+//
+// Written against PostgreSQL 15 (the image postgres:15.18-bookworm) and
+// github.com/jackc/pgx/v5.
 package postgres

@@ -3,30 +3,21 @@ package meilifake
 import (
 	"net/http"
 	"slices"
-	"strings"
+
+	"github.com/searchbench/searchbench/engines/enginetest/fakekit"
 )
 
-// Fault makes requests fail the way an overloaded or stuck server does.
-type Fault struct {
-	// Path limits the fault to request paths with this prefix ("/indexes",
-	// "/tasks"); empty means every route but /health.
-	Path string
-	// Status is the HTTP status to answer (503, 429, ...), with a
-	// Meilisearch error body. Meilisearch itself sends 503
-	// too_many_search_requests when its search queue is full; a 429 comes
-	// from a proxy or a rate limiter in front of it.
-	Status int
-	// Code and Message fill the body; empty means a default for Status.
-	Code, Message string
-	// Hang holds each request without answering until the client gives up,
-	// ClearFaults is called or the Server closes (Status is then unused).
-	Hang bool
-	// Times is how many requests the fault answers; 0 means until
-	// ClearFaults.
-	Times int
-}
+// Fault is a failure the fake shows in place of its answer
+// (fakekit.Fault): a status with Meilisearch's error body (Meilisearch
+// itself sends 503 too_many_search_requests when its search queue is full;
+// a 429 comes from a proxy or a rate limiter in front of it), a hang, a
+// dropped connection, a delay, a raw answer. A fault without a Path spares
+// /health.
+type Fault = fakekit.Fault
 
-func (f *Fault) apiError() apiError {
+// errorBody is Meilisearch's error answer for an injected fault's Status,
+// Code and Message, empty ones meaning the usual code of the status.
+func errorBody(w http.ResponseWriter, _ *http.Request, f Fault) {
 	code, msg := f.Code, f.Message
 	switch {
 	case code != "":
@@ -38,44 +29,15 @@ func (f *Fault) apiError() apiError {
 		code, msg = "internal", "meilifake: injected fault"
 	}
 	e := newError(code, msg)
-	if f.Status != 0 {
-		e.status = f.Status
-	}
-	return e
+	e.status = f.Status
+	writeError(w, e)
 }
 
 // Inject adds a fault; faults are tried in the order they were added.
-func (s *Server) Inject(f Fault) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.faults = append(s.faults, &f)
-}
+func (s *Server) Inject(f Fault) { s.faults.Inject(f) }
 
-// ClearFaults removes every fault and frees the requests held by Hang.
-func (s *Server) ClearFaults() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.faults = nil
-	close(s.release)
-	s.release = make(chan struct{})
-}
-
-// takeFault returns the fault for a request path and uses one of its Times.
-// Called with s.mu held.
-func (s *Server) takeFault(path string) *Fault {
-	for i, f := range s.faults {
-		if f.Path == "" && path == "/health" || !strings.HasPrefix(path, f.Path) {
-			continue
-		}
-		if f.Times > 0 {
-			if f.Times--; f.Times == 0 {
-				s.faults = slices.Delete(s.faults, i, i+1)
-			}
-		}
-		return f
-	}
-	return nil
-}
+// ClearFaults removes every fault and lets the requests held by Hang go on.
+func (s *Server) ClearFaults() { s.faults.Clear() }
 
 // TaskFailure is how FailTasks makes a task fail.
 type TaskFailure struct {
@@ -111,11 +73,7 @@ func (s *Server) Resume() {
 // Calls returns how many requests reached a route, by its pattern as
 // registered ("POST /indexes/{uid}/search", "GET /tasks/{uid}"); requests
 // to routes the fake does not model count under "/".
-func (s *Server) Calls(pattern string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.calls[pattern]
-}
+func (s *Server) Calls(pattern string) int { return s.requests.Count(pattern) }
 
 // Settings is what an index is configured with, for tests to inspect.
 type Settings struct {

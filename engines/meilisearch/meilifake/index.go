@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/searchbench/searchbench/engines/enginetest/fakekit"
 )
 
 // index is one Meilisearch index.
@@ -22,12 +24,12 @@ type index struct {
 	nextInternal         uint64
 }
 
-// typoSettings are the modelled part of typoTolerance.
+// typoSettings are the part of typoTolerance Settings reports: the fake
+// checks a typoTolerance update as Meilisearch does but matches words
+// exactly, whatever the setting (see the package doc).
 type typoSettings struct {
-	enabled             bool
-	oneTypo, twoTypos   int
-	disableOnWords      []string
-	disableOnAttributes []string
+	enabled           bool
+	oneTypo, twoTypos int
 }
 
 var defaultTypo = typoSettings{enabled: true, oneTypo: 5, twoTypos: 9}
@@ -129,7 +131,7 @@ func (s *Server) getIndex(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if ix := s.lookup(w, r.PathValue("uid")); ix != nil {
-		writeJSON(w, http.StatusOK, ix.view())
+		fakekit.WriteJSON(w, http.StatusOK, ix.view())
 	}
 }
 
@@ -166,7 +168,7 @@ func (s *Server) stats(w http.ResponseWriter, r *http.Request) {
 	for _, t := range s.tasks {
 		indexing = indexing || t.IndexUID == ix.uid && t.Status == statusProcessing
 	}
-	writeJSON(w, http.StatusOK, map[string]any{
+	fakekit.WriteJSON(w, http.StatusOK, map[string]any{
 		"numberOfDocuments": len(ix.docs), "rawDocumentDbSize": 0, "avgDocumentSize": 0,
 		"isIndexing": indexing, "numberOfEmbeddings": 0, "numberOfEmbeddedDocuments": 0, "fieldDistribution": dist,
 	})
@@ -185,10 +187,10 @@ func (s *Server) searchableAttributes(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if ix.searchable == nil {
-		writeJSON(w, http.StatusOK, []string{"*"})
+		fakekit.WriteJSON(w, http.StatusOK, []string{"*"})
 		return
 	}
-	writeJSON(w, http.StatusOK, ix.searchable)
+	fakekit.WriteJSON(w, http.StatusOK, ix.searchable)
 }
 
 // settingsKnown are Meilisearch 1.37's index settings; only the first two
@@ -334,24 +336,18 @@ func (u settingsUpdate) applyTo(ix *index) (index, *apiError) {
 	}
 	for k, v := range u.typo {
 		if isNull(v) {
-			switch k {
-			case "enabled":
+			if k == "enabled" {
 				next.typo.enabled = true
-			case "disableOnWords":
-				next.typo.disableOnWords = nil
-			case "disableOnAttributes":
-				next.typo.disableOnAttributes = nil
 			}
 			continue
 		}
 		var err error
+		var list []string
 		switch k {
 		case "enabled":
 			err = json.Unmarshal(v, &next.typo.enabled)
-		case "disableOnWords":
-			err = json.Unmarshal(v, &next.typo.disableOnWords)
-		case "disableOnAttributes":
-			err = json.Unmarshal(v, &next.typo.disableOnAttributes)
+		case "disableOnWords", "disableOnAttributes":
+			err = json.Unmarshal(v, &list)
 		case "disableOnNumbers":
 			var b bool
 			err = json.Unmarshal(v, &b)

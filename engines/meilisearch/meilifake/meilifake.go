@@ -2,8 +2,9 @@
 // not a search engine. It speaks the routes the searchbench driver uses, with
 // Meilisearch's status codes and error bodies ({message, code, type, link}),
 // so the driver's requests and its handling of answers can be tested without
-// a server. It is written from Meilisearch's documentation and source (see
-// ../shared/reference/engines.md beside the repository) and rejects what
+// a server. It is written from Meilisearch's documentation and source
+// (meilisearch/meilisearch v1.37: meilisearch-types error.rs for the codes,
+// routes/ for the routes and their parameters) and rejects what
 // Meilisearch rejects: a missing or wrong API key when a master key is set (401
 // missing_authorization_header, 403 invalid_api_key), unknown fields in a
 // search, index or settings body (400 bad_request, or the field's
@@ -20,18 +21,18 @@
 // acknowledged write does not see it; Pause holds the queue so tests can
 // rely on that without timing.
 //
-// Search: the first 10 query words, lowercased, split on anything that is
-// not a letter or digit; the last word matches as a prefix unless the query
-// ends with a separator; typos as Meilisearch counts them when typo tolerance
-// is enabled (1 from oneTypo letters, 2 from twoTypos; a wrong first letter
-// costs one more), none when disabled. The matching strategies are
-// Meilisearch's: "last" (the default) ranks documents by the longest run of
-// query words matched from the start of the query and drops those that miss
-// the first word, "all" keeps only documents with every word, "frequency"
-// drops the most frequent words first. Within a bucket the default ranking
-// rules follow: fewer typos, then proximity (consecutive query words close
-// together in one attribute, at most 8 apart), then the earliest searchable
-// attribute, then more exact (non-prefix) words, then insertion order.
+// Search finds documents by their words, which is what the driver's wire
+// needs; ranking belongs to the live tests. The first 10 query words,
+// lowercased, split on anything that is not a letter or digit, match whole
+// words of the searchable attributes; the last word also matches as a
+// prefix unless the query ends with a separator. Typos are not modelled: a
+// search matches as Meilisearch does with typo tolerance disabled (the
+// driver's setting), whatever the index's typoTolerance says. The matching
+// strategies keep Meilisearch's rules for which documents match: "last"
+// (the default) keeps the longest run of query words from the start of the
+// query and drops documents that miss the first word, "all" keeps only
+// documents with every word, "frequency" drops the most frequent words
+// first. Hits come with more words kept first, then in insertion order.
 // Phrase search, negative words, stop words, synonyms, accents and nested
 // objects are not modelled.
 //
@@ -40,7 +41,9 @@
 // "meilifake_not_modelled", never silently ignored.
 //
 // Test hooks (Pause/Resume, FailTasks, Inject/ClearFaults, Calls, Settings)
-// let fault tests drive overload, hangs and failed tasks. A Server is safe
+// let fault tests drive overload, hangs and failed tasks; injected faults
+// and the request record are the shared kit's (engines/enginetest/fakekit),
+// with Meilisearch's error body. A Server is safe
 // for concurrent use and listens on 127.0.0.1 only.
 package meilifake
 
@@ -54,6 +57,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/searchbench/searchbench/engines/enginetest/fakekit"
 )
 
 // Version is the pkgVersion the fake reports.
@@ -85,10 +90,10 @@ type Server struct {
 	paused    bool
 	closed    bool
 	failNext  []TaskFailure
-	faults    []*Fault
-	release   chan struct{} // closed by ClearFaults to free hung requests
-	calls     map[string]int
 	scheduler sync.WaitGroup
+
+	faults   fakekit.Faults
+	requests fakekit.Requests
 }
 
 // New starts a fake on 127.0.0.1. Close it when done.
@@ -100,9 +105,8 @@ func New(o Options) *Server {
 		opts:    o,
 		start:   time.Now(),
 		indexes: map[string]*index{},
-		release: make(chan struct{}),
-		calls:   map[string]int{},
 		mux:     http.NewServeMux(),
+		faults:  fakekit.Faults{Spare: []string{"/health"}},
 	}
 	s.wake = sync.NewCond(&s.mu)
 	s.routes()
@@ -119,7 +123,7 @@ func (s *Server) Close() {
 	s.closed = true
 	s.wake.Broadcast()
 	s.mu.Unlock()
-	s.ClearFaults()
+	s.faults.Close()
 	s.scheduler.Wait()
 	s.hs.Close()
 }
@@ -146,22 +150,12 @@ func (s *Server) routes() {
 	}
 }
 
-// serve counts the call, applies injected faults, checks the key, routes.
+// serve records the request under its route's pattern, applies injected
+// faults, checks the key, routes.
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	_, pattern := s.mux.Handler(r)
-	s.mu.Lock()
-	s.calls[pattern]++
-	fault, release := s.takeFault(r.URL.Path), s.release
-	s.mu.Unlock()
-	if fault != nil {
-		if fault.Hang {
-			select {
-			case <-r.Context().Done():
-			case <-release:
-			}
-			return
-		}
-		writeError(w, fault.apiError())
+	s.requests.Add(pattern, r, nil)
+	if s.faults.Serve(w, r, errorBody) {
 		return
 	}
 	if r.URL.Path != "/health" {
@@ -198,11 +192,11 @@ func (s *Server) authenticate(r *http.Request) *apiError {
 }
 
 func (s *Server) health(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]string{"status": "available"})
+	fakekit.WriteJSON(w, http.StatusOK, map[string]string{"status": "available"})
 }
 
 func (s *Server) version(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]string{
+	fakekit.WriteJSON(w, http.StatusOK, map[string]string{
 		"commitSha": "meilifake", "commitDate": s.start.UTC().Format(time.RFC3339), "pkgVersion": Version,
 	})
 }
@@ -258,17 +252,7 @@ func writeError(w http.ResponseWriter, e apiError) {
 	if e.status == http.StatusServiceUnavailable {
 		w.Header().Set("Retry-After", "10") // as Meilisearch sets on every 503
 	}
-	writeJSON(w, e.status, e)
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		status, b = http.StatusInternalServerError, []byte(`{"message":"meilifake: encoding failed","code":"internal","type":"internal","link":"https://docs.meilisearch.com/errors#internal"}`)
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_, _ = w.Write(b)
+	fakekit.WriteJSON(w, e.status, e)
 }
 
 // ---- request bodies -----------------------------------------------------

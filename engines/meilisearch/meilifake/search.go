@@ -2,6 +2,7 @@ package meilifake
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -9,6 +10,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/searchbench/searchbench/engines/enginetest/fakekit"
 )
 
 const (
@@ -125,7 +128,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 	for i := req.offset; i < end; i++ {
 		hits = append(hits, ranked[i].hit(req.retrieve))
 	}
-	writeJSON(w, http.StatusOK, map[string]any{
+	fakekit.WriteJSON(w, http.StatusOK, map[string]any{
 		"hits": hits, "query": req.q, "processingTimeMs": 0,
 		"limit": req.limit, "offset": req.offset, "estimatedTotalHits": total,
 	})
@@ -232,141 +235,30 @@ func queryTerms(q string) []term {
 	return terms
 }
 
-// termMatch is how a document matched one term.
-type termMatch struct {
-	ok    bool
-	typos int
-	attr  int // index of the best attribute in ranking order
-	exact bool
-	pos   map[int][]int // attribute index → word positions of every acceptable match
-}
-
-// allowedTypos is Meilisearch's typo budget for a word.
-func (t typoSettings) allowedTypos(word string) int {
-	n := utf8.RuneCountInString(word)
-	switch {
-	case !t.enabled || slices.Contains(t.disableOnWords, word) || n < t.oneTypo:
-		return 0
-	case n < t.twoTypos:
-		return 1
-	}
-	return 2
-}
-
-// matchTerm finds the best occurrence of t in a document's attributes.
-func (ix *index) matchTerm(d *document, t term, attrs []string) termMatch {
-	best := termMatch{}
-	pos := map[int][]int{}
-	budget := ix.typo.allowedTypos(t.word)
-	for ai, a := range attrs {
-		attrBudget := budget
-		if slices.Contains(ix.typo.disableOnAttributes, a) {
-			attrBudget = 0
-		}
-		for p, w := range d.words[a] {
-			m := termMatch{ok: true, attr: ai}
-			switch {
-			case w == t.word:
-				m.exact = true
-			case t.prefix && strings.HasPrefix(w, t.word):
-			default:
-				m.typos = typoCost(t.word, w, attrBudget)
-				m.ok = m.typos <= attrBudget
-			}
-			if m.ok {
-				pos[ai] = append(pos[ai], p)
-			}
-			if m.ok && better(m, best) {
-				best = m
+// found says whether a document has t in one of attrs: the word itself, or
+// a word it begins when t is a prefix.
+func (d *document) found(t term, attrs []string) bool {
+	for _, a := range attrs {
+		for _, w := range d.words[a] {
+			if w == t.word || t.prefix && strings.HasPrefix(w, t.word) {
+				return true
 			}
 		}
 	}
-	best.pos = pos
-	return best
+	return false
 }
 
-// maxProximity is Meilisearch's cost of two words that are not near each
-// other (or not in the same attribute).
-const maxProximity = 8
-
-// proximity is the distance between two query words in a document: the
-// closest pair in one attribute, one more when they appear in reverse order,
-// capped at maxProximity.
-func proximity(a, b termMatch) int {
-	best := maxProximity
-	for attr, pa := range a.pos {
-		for _, i := range pa {
-			for _, j := range b.pos[attr] {
-				d := j - i
-				if d <= 0 {
-					d = i - j + 1
-				}
-				best = min(best, d)
-			}
-		}
-	}
-	return best
-}
-
-func better(a, b termMatch) bool {
-	switch {
-	case !b.ok:
-		return true
-	case a.typos != b.typos:
-		return a.typos < b.typos
-	case a.attr != b.attr:
-		return a.attr < b.attr
-	}
-	return a.exact && !b.exact
-}
-
-// typoCost is the edit distance between query word q and word w, with a
-// wrong first letter counting one more, as Meilisearch counts it; anything
-// above budget is returned as budget+1 without computing further.
-func typoCost(q, w string, budget int) int {
-	if budget == 0 {
-		return 1
-	}
-	a, b := []rune(q), []rune(w)
-	if d := len(a) - len(b); d > budget || -d > budget {
-		return budget + 1
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	d := prev[len(b)]
-	if len(a) > 0 && len(b) > 0 && a[0] != b[0] {
-		d++
-	}
-	return min(d, budget+1)
-}
-
-// ranked is a matching document and its ranking key.
+// ranked is a matching document and the number of query words it kept, in
+// the strategy's order.
 type ranked struct {
-	doc       *document
-	words     int // terms matched, in the strategy's order
-	typos     int
-	proximity int
-	attr      int
-	exact     int
+	doc   *document
+	words int
 }
 
 func (r ranked) hit(retrieve []string) json.RawMessage { return r.doc.hit(retrieve) }
 
-// match returns the documents the query matches, best first.
+// match returns the documents the query matches, best first: more query
+// words kept first, then insertion order.
 func (ix *index) match(req searchRequest, attrs []string) []ranked {
 	terms := queryTerms(req.q)
 	var out []ranked
@@ -374,59 +266,50 @@ func (ix *index) match(req searchRequest, attrs []string) []ranked {
 		for _, d := range ix.docs {
 			out = append(out, ranked{doc: d})
 		}
-		slices.SortFunc(out, func(a, b ranked) int { return compareUint(a.doc.internal, b.doc.internal) })
+		slices.SortFunc(out, func(a, b ranked) int { return cmp.Compare(a.doc.internal, b.doc.internal) })
 		return out
 	}
-	matches := map[*document][]termMatch{}
+	found := map[*document][]bool{}
 	for _, d := range ix.docs {
-		ms := make([]termMatch, len(terms))
+		f := make([]bool, len(terms))
 		for i, t := range terms {
-			ms[i] = ix.matchTerm(d, t, attrs)
+			f[i] = d.found(t, attrs)
 		}
-		matches[d] = ms
+		found[d] = f
 	}
-	order := ix.termOrder(req.strategy, terms, matches)
-	for d, ms := range matches {
-		r := ranked{doc: d, attr: len(attrs)}
-		var kept []int
+	order := termOrder(req.strategy, found, len(terms))
+	for d, f := range found {
+		r := ranked{doc: d}
 		for _, i := range order {
-			if !ms[i].ok {
+			if !f[i] {
 				break
 			}
-			kept = append(kept, i)
 			r.words++
-			r.typos += ms[i].typos
-			r.attr = min(r.attr, ms[i].attr)
-			if ms[i].exact {
-				r.exact++
-			}
 		}
 		if r.words == 0 || req.strategy == "all" && r.words < len(terms) {
 			continue
 		}
-		slices.Sort(kept) // proximity follows the query's word order
-		for k := 1; k < len(kept); k++ {
-			r.proximity += proximity(ms[kept[k-1]], ms[kept[k]])
-		}
 		out = append(out, r)
 	}
-	slices.SortFunc(out, compareRanked)
+	slices.SortFunc(out, func(a, b ranked) int {
+		return cmp.Or(b.words-a.words, cmp.Compare(a.doc.internal, b.doc.internal))
+	})
 	return out
 }
 
 // termOrder is the order in which the strategy keeps terms: "last" drops
 // words from the end of the query, "frequency" drops the most frequent
 // words first; "all" needs every word, in any order.
-func (ix *index) termOrder(strategy string, terms []term, matches map[*document][]termMatch) []int {
-	order := make([]int, len(terms))
+func termOrder(strategy string, found map[*document][]bool, n int) []int {
+	order := make([]int, n)
 	for i := range order {
 		order[i] = i
 	}
 	if strategy == "frequency" {
-		freq := make([]int, len(terms))
-		for _, ms := range matches {
-			for i, m := range ms {
-				if m.ok {
+		freq := make([]int, n)
+		for _, f := range found {
+			for i, ok := range f {
+				if ok {
 					freq[i]++
 				}
 			}
@@ -434,30 +317,4 @@ func (ix *index) termOrder(strategy string, terms []term, matches map[*document]
 		slices.SortStableFunc(order, func(a, b int) int { return freq[a] - freq[b] })
 	}
 	return order
-}
-
-func compareRanked(a, b ranked) int {
-	switch {
-	case a.words != b.words:
-		return b.words - a.words
-	case a.typos != b.typos:
-		return a.typos - b.typos
-	case a.proximity != b.proximity:
-		return a.proximity - b.proximity
-	case a.attr != b.attr:
-		return a.attr - b.attr
-	case a.exact != b.exact:
-		return b.exact - a.exact
-	}
-	return compareUint(a.doc.internal, b.doc.internal)
-}
-
-func compareUint(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/searchbench/searchbench/engines/enginetest/fakekit"
 )
 
 // Task statuses, as Meilisearch names them.
@@ -72,7 +74,7 @@ func (s *Server) enqueue(w http.ResponseWriter, indexUID, typ string, details ma
 	s.tasks = append(s.tasks, t)
 	s.wake.Broadcast()
 	s.mu.Unlock()
-	writeJSON(w, http.StatusAccepted, map[string]any{
+	fakekit.WriteJSON(w, http.StatusAccepted, map[string]any{
 		"taskUid": t.UID, "indexUid": indexUID, "status": statusEnqueued, "type": typ, "enqueuedAt": timeOrNil(t.EnqueuedAt),
 	})
 }
@@ -148,24 +150,22 @@ func (s *Server) getTask(w http.ResponseWriter, r *http.Request) {
 		writeError(w, newError("task_not_found", fmt.Sprintf("Task `%d` not found.", uid)))
 		return
 	}
-	writeJSON(w, http.StatusOK, s.tasks[uid].view())
+	fakekit.WriteJSON(w, http.StatusOK, s.tasks[uid].view())
 }
 
-// taskParams are GET /tasks's query parameters; modelled ones are handled,
-// the others answered as not modelled.
+// taskParams are GET /tasks's query parameters; modelled ones (those the
+// driver's client sends) are handled, the others answered as not modelled.
 var (
-	taskParamsModelled = []string{"uids", "statuses", "types", "indexUids", "limit", "from", "reverse"}
-	taskParamsKnown    = append(slices.Clone(taskParamsModelled), "batchUids", "canceledBy",
+	taskParamsModelled = []string{"statuses", "indexUids", "limit", "from"}
+	taskParamsKnown    = append(slices.Clone(taskParamsModelled), "uids", "types", "reverse", "batchUids", "canceledBy",
 		"beforeEnqueuedAt", "afterEnqueuedAt", "beforeStartedAt", "afterStartedAt", "beforeFinishedAt", "afterFinishedAt")
 )
 
 // taskFilter is a parsed GET /tasks query.
 type taskFilter struct {
-	uids                       []int64
-	statuses, types, indexUIDs []string
-	limit                      int
-	from                       int64 // -1: none
-	reverse                    bool
+	statuses, indexUIDs []string
+	limit               int
+	from                int64 // -1: none
 }
 
 func parseTaskFilter(r *http.Request) (taskFilter, *apiError) {
@@ -187,20 +187,12 @@ func parseTaskFilter(r *http.Request) (taskFilter, *apiError) {
 		}
 		return nil
 	}
-	f.statuses, f.types, f.indexUIDs = list("statuses"), list("types"), list("indexUids")
+	f.statuses, f.indexUIDs = list("statuses"), list("indexUids")
 	for _, st := range f.statuses {
 		if !contains(taskStatuses, st) {
 			e := newError("invalid_task_statuses", fmt.Sprintf("Invalid value in parameter `statuses`: `%s` is not a valid task status. Available statuses are %s.", st, quoteList(taskStatuses)))
 			return f, &e
 		}
-	}
-	for _, v := range list("uids") {
-		n, err := strconv.ParseUint(v, 10, 32)
-		if err != nil {
-			e := newError("invalid_task_uids", fmt.Sprintf("Invalid value in parameter `uids`: could not parse `%s` as a positive integer", v))
-			return f, &e
-		}
-		f.uids = append(f.uids, int64(n))
 	}
 	for _, p := range []struct {
 		name, code string
@@ -218,26 +210,16 @@ func parseTaskFilter(r *http.Request) (taskFilter, *apiError) {
 			p.dst(n)
 		}
 	}
-	if v := q.Get("reverse"); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			e := newError("invalid_task_reverse", fmt.Sprintf("Invalid value in parameter `reverse`: could not parse `%s` as a boolean", v))
-			return f, &e
-		}
-		f.reverse = b
-	}
 	return f, nil
 }
 
 func (f taskFilter) match(t *task) bool {
-	return (f.uids == nil || slices.Contains(f.uids, t.UID)) &&
-		(f.statuses == nil || slices.Contains(f.statuses, t.Status)) &&
-		(f.types == nil || slices.Contains(f.types, t.Type)) &&
+	return (f.statuses == nil || slices.Contains(f.statuses, t.Status)) &&
 		(f.indexUIDs == nil || slices.Contains(f.indexUIDs, t.IndexUID))
 }
 
-// listTasks answers GET /tasks: newest first (oldest first with reverse),
-// starting at uid from; total counts every match, ignoring from and limit.
+// listTasks answers GET /tasks: newest first, starting at uid from; total
+// counts every match, ignoring from and limit.
 func (s *Server) listTasks(w http.ResponseWriter, r *http.Request) {
 	f, e := parseTaskFilter(r)
 	if e != nil {
@@ -252,14 +234,10 @@ func (s *Server) listTasks(w http.ResponseWriter, r *http.Request) {
 			matched = append(matched, t)
 		}
 	}
-	if !f.reverse {
-		slices.Reverse(matched)
-	}
+	slices.Reverse(matched)
 	total := len(matched)
 	if f.from >= 0 {
-		matched = slices.DeleteFunc(matched, func(t *task) bool {
-			return f.reverse && t.UID < f.from || !f.reverse && t.UID > f.from
-		})
+		matched = slices.DeleteFunc(matched, func(t *task) bool { return t.UID > f.from })
 	}
 	var next any
 	if len(matched) > f.limit {
@@ -274,5 +252,5 @@ func (s *Server) listTasks(w http.ResponseWriter, r *http.Request) {
 			from = t.UID
 		}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"results": results, "total": total, "limit": f.limit, "from": from, "next": next})
+	fakekit.WriteJSON(w, http.StatusOK, map[string]any{"results": results, "total": total, "limit": f.limit, "from": from, "next": next})
 }

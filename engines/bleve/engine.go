@@ -12,64 +12,10 @@ import (
 	"sync"
 
 	blevesearch "github.com/blevesearch/bleve/v2"
-	"github.com/blevesearch/bleve/v2/analysis/lang/en"
-	"github.com/blevesearch/bleve/v2/mapping"
-	"github.com/blevesearch/bleve/v2/search/query"
 	index "github.com/blevesearch/bleve_index_api"
-	"github.com/searchbench/searchbench/engines/config"
 
 	"github.com/searchbench/searchbench/engines"
 )
-
-func init() { engines.Register("bleve", driver{}) }
-
-type driver struct{}
-
-func (driver) Describe() engines.Description {
-	return engines.Description{
-		Summary:    "embedded Bleve index on local disk, English analyzer (the default; needs no server)",
-		Visibility: engines.Searchable,
-		Embedded:   true,
-		Getter:     true,
-	}
-}
-
-// CheckConfig checks the configuration before anything starts: Bleve is
-// embedded (no URL), takes no options, and its writes are always searchable
-// on return.
-func (driver) CheckConfig(cfg engines.Config) error { return check(cfg) }
-
-// CheckSchema refuses a schema Create would (engines.SchemaChecker): Bleve
-// indexes text fields only.
-func (driver) CheckSchema(_ engines.Config, schema engines.Schema) error {
-	_, _, err := indexMapping(schema)
-	return err
-}
-
-func check(cfg engines.Config) error {
-	if cfg.URL != "" {
-		return errors.New("bleve is embedded: it takes --data-dir, not --url")
-	}
-	if _, err := engines.CheckWriteMode("bleve", cfg.WriteMode, engines.Searchable); err != nil {
-		return err
-	}
-	return config.New("bleve", cfg.Options).Err()
-}
-
-func (driver) Open(_ context.Context, cfg engines.Config) (engines.Engine, error) {
-	if err := check(cfg); err != nil {
-		return nil, err
-	}
-	e := &Engine{dir: cfg.DataDir}
-	if e.dir == "" {
-		dir, err := os.MkdirTemp("", "searchbench-bleve-")
-		if err != nil {
-			return nil, fmt.Errorf("bleve: temporary directory: %w", err)
-		}
-		e.dir, e.temporary = dir, true
-	}
-	return e, nil
-}
 
 // stripes serialise writes to one ID, so that "delete reports a missing ID"
 // stays exact when two users touch the same document at once.
@@ -94,6 +40,8 @@ var (
 	_ engines.Counter      = (*Engine)(nil)
 	_ engines.Versioner    = (*Engine)(nil)
 )
+
+var _ engines.Getter = (*Engine)(nil)
 
 // Create builds a fresh index for schema in the engine's directory.
 func (e *Engine) Create(_ context.Context, schema engines.Schema) error {
@@ -121,39 +69,12 @@ func (e *Engine) Create(_ context.Context, schema engines.Schema) error {
 	return nil
 }
 
-func indexMapping(schema engines.Schema) (*mapping.IndexMappingImpl, []string, error) {
-	if schema.Name == "" {
-		return nil, nil, errors.New("bleve: schema has no name")
-	}
-	doc := blevesearch.NewDocumentStaticMapping()
-	var fields []string
-	for _, f := range schema.Fields {
-		if f.Type != engines.Text {
-			return nil, nil, fmt.Errorf("bleve: field %s: type %s is not supported (text only)", f.Name, f.Type)
-		}
-		fm := blevesearch.NewTextFieldMapping()
-		fm.Analyzer = en.AnalyzerName
-		fm.Store = true               // Get reads the stored text back (see Get for the cost)
-		fm.IncludeInAll = false       // searches name their fields
-		fm.IncludeTermVectors = false // no highlighting
-		doc.AddFieldMappingsAt(f.Name, fm)
-		fields = append(fields, f.Name)
-	}
-	if len(fields) == 0 {
-		return nil, nil, errors.New("bleve: schema has no text field")
-	}
-	im := blevesearch.NewIndexMapping()
-	im.DefaultMapping = doc
-	im.DefaultAnalyzer = en.AnalyzerName
-	return im, fields, nil
-}
-
 // open returns the index under a read lock, or an error before Create.
 func (e *Engine) open() (blevesearch.Index, []string, func(), error) {
 	e.mu.RLock()
 	if e.index == nil {
 		e.mu.RUnlock()
-		return nil, nil, nil, errors.New("bleve: no index: Create was not called, or the engine is closed")
+		return nil, nil, nil, errNoIndex
 	}
 	return e.index, e.fields, e.mu.RUnlock, nil
 }
@@ -162,14 +83,6 @@ func (e *Engine) lockID(id string) *sync.Mutex {
 	m := &e.ids[maphash.String(e.seed, id)%stripes]
 	m.Lock()
 	return m
-}
-
-func body(doc engines.Document) map[string]any {
-	b := make(map[string]any, len(doc.Fields))
-	for _, f := range doc.Fields {
-		b[f.Name] = f.Text
-	}
-	return b
 }
 
 // Upsert indexes doc, replacing any document with its ID.
@@ -232,7 +145,7 @@ func (e *Engine) Delete(ctx context.Context, id string) error {
 		return fmt.Errorf("bleve: delete %s: look up: %w", id, err)
 	}
 	if d == nil {
-		return fmt.Errorf("bleve: delete %s: %w", id, engines.ErrNotFound)
+		return notFound("delete", id)
 	}
 	if err := idx.Delete(id); err != nil {
 		return fmt.Errorf("bleve: delete %s: %w", id, err)
@@ -240,14 +153,11 @@ func (e *Engine) Delete(ctx context.Context, id string) error {
 	return nil
 }
 
-var _ engines.Getter = (*Engine)(nil)
-
 // Get reads the document's stored fields with Bleve's own lookup by ID
 // (Index.Document: the _id term, then the segment's stored fields), or
 // reports engines.ErrNotFound. The mapping stores every text field for it,
-// which BenchmarkLoadCorpus measures: on 2,000 corpus documents (527 bytes
-// of text each on average) the index grew from 605 to 1,138 bytes a
-// document on disk, and loading took about 15% longer.
+// which makes the index larger on disk and loading slower:
+// BenchmarkLoadCorpus measures both (bench/README.md).
 func (e *Engine) Get(ctx context.Context, id string) (engines.Document, error) {
 	if err := ctx.Err(); err != nil {
 		return engines.Document{}, err
@@ -262,7 +172,7 @@ func (e *Engine) Get(ctx context.Context, id string) (engines.Document, error) {
 		return engines.Document{}, fmt.Errorf("bleve: get %s: %w", id, err)
 	}
 	if d == nil {
-		return engines.Document{}, fmt.Errorf("bleve: get %s: %w", id, engines.ErrNotFound)
+		return engines.Document{}, notFound("get", id)
 	}
 	doc := engines.Document{ID: id, Fields: make([]engines.Field, 0, len(fields))}
 	d.VisitFields(func(f index.Field) {
@@ -283,14 +193,7 @@ func (e *Engine) Search(ctx context.Context, q engines.Query) (engines.Hits, err
 		return engines.Hits{}, err
 	}
 	defer done()
-	parts := make([]query.Query, len(fields))
-	for i, f := range fields {
-		m := blevesearch.NewMatchQuery(q.Text)
-		m.SetField(f)
-		parts[i] = m
-	}
-	req := blevesearch.NewSearchRequestOptions(blevesearch.NewDisjunctionQuery(parts...), q.K, 0, false)
-	res, err := idx.SearchInContext(ctx, req)
+	res, err := idx.SearchInContext(ctx, searchRequest(q.Text, q.K, fields))
 	if err != nil {
 		return engines.Hits{}, fmt.Errorf("bleve: search: %w", err)
 	}
