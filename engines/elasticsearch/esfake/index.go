@@ -54,10 +54,9 @@ type index struct {
 	pending  []change          // writes since the last refresh, in order
 	dirty    bool              // an operation since the last refresh
 	visible  map[string]*doc
-	stats    map[string]*fieldStats // per text/keyword field, of the visible documents
-	nextOrd  int64                  // the next visible document's place in index order
-	released chan struct{}          // closed (and replaced) at every refresh
-	waiting  int                    // refresh=wait_for requests waiting for the next refresh
+	nextOrd  int64         // the next visible document's place in index order
+	released chan struct{} // closed (and replaced) at every refresh
+	waiting  int           // refresh=wait_for requests waiting for the next refresh
 }
 
 // entry is an ID's real-time state.
@@ -79,14 +78,6 @@ type doc struct {
 	source json.RawMessage
 	terms  map[string][]string // field → its terms, in order
 	ord    int64               // place in index order: ties in score go to the lower
-}
-
-// fieldStats are BM25's collection statistics of one field, over the
-// visible documents: how many have the field, their total length, and the
-// postings (term → document → term frequency).
-type fieldStats struct {
-	docs, length int
-	postings     map[string]map[*doc]int
 }
 
 // Defaults Elasticsearch gives an index.
@@ -252,16 +243,13 @@ var unmodelledSettings = []string{
 func (s *Server) newIndex(name string, rawSettings, rawMappings any) (*index, *esError) {
 	ix := &index{
 		name: name, uuid: newUUID(),
-		refreshEvery: defaultRefresh, idleAfter: s.opts.SearchIdleAfter,
+		refreshEvery: defaultRefresh, idleAfter: cmp.Or(s.opts.SearchIdleAfter, defaultIdleAfter),
 		maxResultWindow: defaultMaxResultWindow, maxListeners: defaultMaxListeners,
 		dynamic: "true", fields: map[string]*field{},
 		settings: map[string]string{},
 		stop:     make(chan struct{}),
-		live:     map[string]*entry{}, visible: map[string]*doc{}, stats: map[string]*fieldStats{},
+		live:     map[string]*entry{}, visible: map[string]*doc{},
 		released: make(chan struct{}),
-	}
-	if ix.idleAfter == 0 {
-		ix.idleAfter = defaultIdleAfter
 	}
 	flat := map[string]any{}
 	if rawSettings != nil {
@@ -273,58 +261,11 @@ func (s *Server) newIndex(name string, rawSettings, rawMappings any) (*index, *e
 	}
 	def := analysisDef{analyzers: map[string]map[string]any{}, filters: map[string]map[string]any{}}
 	for _, k := range sortedKeys(flat) {
-		v := flat[k]
 		key := k
 		if !strings.HasPrefix(key, "index.") {
 			key = "index." + key
 		}
-		str, isScalar := scalar(v)
-		if isScalar {
-			ix.settings[key] = str
-		}
-		var err *esError
-		switch {
-		case key == "index.number_of_shards":
-			var n int
-			if n, err = intSetting(key, str, 1); err == nil && n != 1 {
-				err = notImplemented("more than one shard")
-			}
-		case key == "index.number_of_replicas":
-			ix.replicas, err = intSetting(key, str, 0)
-		case key == "index.refresh_interval":
-			ix.refreshEvery, err = timeSetting(key, str, true)
-			ix.explicitRefresh = true
-		case key == "index.search.idle.after":
-			ix.idleAfter, err = timeSetting(key, str, false)
-		case key == "index.max_result_window":
-			ix.maxResultWindow, err = intSetting(key, str, 1)
-		case key == "index.max_refresh_listeners":
-			ix.maxListeners, err = intSetting(key, str, 0)
-		case strings.HasPrefix(key, "index.analysis.analyzer."), strings.HasPrefix(key, "index.analysis.filter."):
-			rest := strings.TrimPrefix(strings.TrimPrefix(key, "index.analysis.analyzer."), "index.analysis.filter.")
-			i := strings.LastIndexByte(rest, '.')
-			if i <= 0 {
-				err = badRequest("illegal_argument_exception", "unknown setting [%s]", key)
-				break
-			}
-			group := def.analyzers
-			if strings.HasPrefix(key, "index.analysis.filter.") {
-				group = def.filters
-			}
-			if group[rest[:i]] == nil {
-				group[rest[:i]] = map[string]any{}
-			}
-			group[rest[:i]][rest[i+1:]] = v
-		case slices.ContainsFunc(unmodelledSettings, func(p string) bool { return strings.HasPrefix(key, p) }):
-			err = notImplemented("index setting [%s]", key)
-		default:
-			err = badRequest("illegal_argument_exception", "unknown setting [%s] please check that any required plugins are installed, "+
-				"or check the breaking changes documentation for removed settings", key)
-		}
-		if err == nil && !isScalar && !strings.HasPrefix(key, "index.analysis.") {
-			err = badRequest("illegal_argument_exception", "Failed to parse value [%v] for setting [%s]", v, key)
-		}
-		if err != nil {
+		if err := ix.setting(def, key, flat[k]); err != nil {
 			return nil, err
 		}
 	}
@@ -338,6 +279,60 @@ func (s *Server) newIndex(name string, rawSettings, rawMappings any) (*index, *e
 		}
 	}
 	return ix, nil
+}
+
+// setting applies one index setting (key "index."-prefixed), keeping the
+// analysis ones in def for buildAnalyzers.
+func (ix *index) setting(def analysisDef, key string, v any) *esError {
+	str, isScalar := scalar(v)
+	if isScalar {
+		ix.settings[key] = str
+	}
+	var err *esError
+	switch {
+	case key == "index.number_of_shards":
+		var n int
+		if n, err = intSetting(key, str, 1); err == nil && n != 1 {
+			err = notImplemented("more than one shard")
+		}
+	case key == "index.number_of_replicas":
+		ix.replicas, err = intSetting(key, str, 0)
+	case key == "index.refresh_interval":
+		ix.refreshEvery, err = timeSetting(key, str, true)
+		ix.explicitRefresh = true
+	case key == "index.search.idle.after":
+		ix.idleAfter, err = timeSetting(key, str, false)
+	case key == "index.max_result_window":
+		ix.maxResultWindow, err = intSetting(key, str, 1)
+	case key == "index.max_refresh_listeners":
+		ix.maxListeners, err = intSetting(key, str, 0)
+	case strings.HasPrefix(key, "index.analysis.analyzer."):
+		return def.add(def.analyzers, key, strings.TrimPrefix(key, "index.analysis.analyzer."), v)
+	case strings.HasPrefix(key, "index.analysis.filter."):
+		return def.add(def.filters, key, strings.TrimPrefix(key, "index.analysis.filter."), v)
+	case slices.ContainsFunc(unmodelledSettings, func(p string) bool { return strings.HasPrefix(key, p) }):
+		err = notImplemented("index setting [%s]", key)
+	default:
+		err = badRequest("illegal_argument_exception", "unknown setting [%s] please check that any required plugins are installed, "+
+			"or check the breaking changes documentation for removed settings", key)
+	}
+	if err == nil && !isScalar {
+		err = badRequest("illegal_argument_exception", "Failed to parse value [%v] for setting [%s]", v, key)
+	}
+	return err
+}
+
+// add keeps one setting ("name.key") of an analyzer or filter in group.
+func (analysisDef) add(group map[string]map[string]any, key, rest string, v any) *esError {
+	i := strings.LastIndexByte(rest, '.')
+	if i <= 0 {
+		return badRequest("illegal_argument_exception", "unknown setting [%s]", key)
+	}
+	if group[rest[:i]] == nil {
+		group[rest[:i]] = map[string]any{}
+	}
+	group[rest[:i]][rest[i+1:]] = v
+	return nil
 }
 
 func newUUID() string {
@@ -623,56 +618,16 @@ func (ix *index) refresh() {
 
 func (ix *index) refreshLocked() {
 	for _, c := range ix.pending {
-		if old := ix.visible[c.id]; old != nil {
-			ix.unindex(old)
-			delete(ix.visible, c.id)
-		}
+		delete(ix.visible, c.id)
 		if c.doc != nil {
 			c.doc.ord = ix.nextOrd
 			ix.nextOrd++
 			ix.visible[c.id] = c.doc
-			ix.reindex(c.doc)
 		}
 	}
 	ix.pending, ix.dirty, ix.waiting = nil, false, 0
 	close(ix.released)
 	ix.released = make(chan struct{})
-}
-
-func (ix *index) reindex(d *doc) {
-	for name, terms := range d.terms {
-		st := ix.stats[name]
-		if st == nil {
-			st = &fieldStats{postings: map[string]map[*doc]int{}}
-			ix.stats[name] = st
-		}
-		st.docs++
-		st.length += len(terms)
-		for _, t := range terms {
-			p := st.postings[t]
-			if p == nil {
-				p = map[*doc]int{}
-				st.postings[t] = p
-			}
-			p[d]++
-		}
-	}
-}
-
-func (ix *index) unindex(d *doc) {
-	for name, terms := range d.terms {
-		st := ix.stats[name]
-		st.docs--
-		st.length -= len(terms)
-		for _, t := range terms {
-			if p := st.postings[t]; p != nil {
-				delete(p, d)
-				if len(p) == 0 {
-					delete(st.postings, t)
-				}
-			}
-		}
-	}
 }
 
 // refreshMode is a write's refresh parameter.
