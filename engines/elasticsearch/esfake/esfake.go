@@ -17,14 +17,17 @@
 // Elasticsearch unless Options.NoProductHeader: without it the official Go
 // client refuses the server.
 //
-// It matches honestly: text is analysed the way the index's analyzer says
-// (standard tokenizer by Unicode word boundaries, lowercase, stop with the
-// _english_ list or a given one, the Porter stemmer that Elasticsearch's
-// "english" stemmer is); match and multi_match (best_fields, most_fields)
-// combine terms with OR (or AND with operator "and"), scored by Lucene's
-// BM25 (k1 1.2, b 0.75, statistics of the visible documents) per field,
-// most_fields summing the fields, ties in index order; size defaults to
-// 10, track_total_hits to 10,000 ("gte" beyond).
+// It finds documents by their words, not by Lucene's ranking: text is
+// split into words (runs of letters and digits) and passed through the
+// token filters the index's analyzer names, of those the driver's analyzer
+// uses (lowercase; stop with the _english_ list or a given one; the
+// english stemmer, Lucene's Porter stemmer, from
+// github.com/blevesearch/go-porterstemmer). match and multi_match
+// (best_fields, most_fields) combine terms with OR (or AND with operator
+// "and"); a document's score is how often the query's terms occur in a
+// field, most_fields summing the fields, ties in index order. That is an
+// order a test can predict, not BM25: ranking belongs to the live tests.
+// size defaults to 10, track_total_hits to 10,000 ("gte" beyond).
 //
 // It is near-real-time as Elasticsearch is: a write without refresh is
 // invisible to search and _count until the next refresh (POST _refresh, or
@@ -43,8 +46,7 @@
 // endpoint that reads none, unknown keys in a search body or query
 // (parsing_exception), unknown URL parameters, unknown index settings,
 // invalid index names (capitals, leading _ - +, forbidden characters),
-// analyzers or filters a field or analyzer refers to that are not defined,
-// strict mappings given a new field (strict_dynamic_mapping_exception),
+// an analyzer a field refers to that is not defined, strict mappings given a new field (strict_dynamic_mapping_exception),
 // values a field cannot take (document_parsing_exception), a _bulk body
 // without its final newline, a Content-Type it does not take (406), size
 // beyond index.max_result_window, a missing index (404
@@ -53,15 +55,18 @@
 // without its "[line:col]" positions.
 //
 // Where Elasticsearch would do something this fake does not implement
-// (other analyzers, tokenizers and filters, other queries and field types,
-// source filtering, dynamic mapping of new fields, fuzziness above 0, more
-// than one shard, index auto-creation on a write, other APIs), it answers
-// 400 with a reason that starts "esfake:", rather than a wrong answer.
+// (other analyzers, tokenizers, filters and their settings, other queries
+// and field types, source filtering, dynamic mapping of new fields,
+// fuzziness above 0, more than one shard, index auto-creation on a write,
+// other APIs), it answers 400 with a reason that starts "esfake:", rather
+// than a wrong answer.
 //
-// Hooks for tests (hooks.go): Inject faults (429
-// es_rejected_execution_exception, 503, any type; Hang), RejectBulkItems,
-// Requests and LastRequest to see what a client sent, Waiting, Visible and
-// Settings to see an index's state.
+// Hooks for tests (hooks.go): Inject faults (fakekit.Fault: 429
+// es_rejected_execution_exception, 503 unavailable_shards_exception, any
+// status with Code as the error's type and Message as its reason; Hang,
+// Drop, Delay, Raw), RejectBulkItems (per-item 429s inside a 200 _bulk
+// answer), Requests and LastRequest to see what a client sent (kept by
+// fakekit.Requests), Waiting, Visible and Settings to see an index's state.
 package esfake
 
 import (
