@@ -6,6 +6,17 @@
 // too (see client.go). Responses are parsed here, so that a malformed one
 // is an error and the fuzz targets can reach every parser.
 //
+// # Files
+//
+// driver.go registers the driver (Describe, CheckConfig, CheckSchema,
+// Open); options.go reads the options, the write mode and the URL;
+// engine.go holds Engine, its calls, and call and api, the two ways a
+// request is sent; wire.go builds request bodies and parses answers (pure
+// functions); errors.go maps Elasticsearch's errors onto the runner's
+// classes; launch.go is the container the launcher starts. client.go is
+// this driver's own concern: the official client's transport with the
+// product check the root package would add.
+//
 // # Index configuration
 //
 // Create deletes an index of the same name (a missing one is fine) and
@@ -106,16 +117,18 @@
 // in the measured path.
 //
 // The calls a run repeats — search, upsert (index), delete, get — go
-// through a second elastictransport client configured the same way whose
+// through Engine.call: the request esapi would build for them (method,
+// escaped path and query, a JSON body with Content-Type application/json),
+// sent by a second elastictransport client configured the same way whose
 // http.RoundTripper is httpwire.RoundTripper: httpwire.FastClient
 // (fasthttp's framing on a pool of its own, configured as the
 // http.Transport; gzip asked for and decompressed as net/http does) in
-// place of net/http's transport. esapi builds the requests and the
-// transport adds its headers either way: TestHotCallsWire compares the
-// bytes on the wire (a bodiless DELETE carries Content-Length: 0, which
-// net/http leaves out). Everything else (index creation, bulk imports,
-// refresh, count) stays on net/http. The two pools each keep up to pool
-// connections.
+// place of net/http's transport. The transport adds its headers either
+// way: TestHotCallsWire compares the bytes on the wire with esapi's request
+// on net/http (a bodiless DELETE carries Content-Length: 0, which net/http
+// leaves out). Everything else (index creation, bulk imports, refresh,
+// count) goes through Engine.api, esapi's requests on net/http. The two
+// pools each keep up to pool connections.
 //
 // The client's product check is kept (client.go does what the root
 // package does): until a successful response has carried the header

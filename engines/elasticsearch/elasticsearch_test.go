@@ -447,16 +447,16 @@ func TestErrorClasses(t *testing.T) {
 		want  engines.Class
 	}{
 		{esfake.Fault{Status: 429}, engines.Overloaded},
-		{esfake.Fault{Status: 429, Type: "circuit_breaking_exception", Reason: "[parent] Data too large"}, engines.Overloaded},
+		{esfake.Fault{Status: 429, Code: "circuit_breaking_exception", Message: "[parent] Data too large"}, engines.Overloaded},
 		{esfake.Fault{Status: 503}, engines.Overloaded},
-		{esfake.Fault{Status: 500, Type: "es_rejected_execution_exception"}, engines.Overloaded},
+		{esfake.Fault{Status: 500, Code: "es_rejected_execution_exception"}, engines.Overloaded},
 		// The flood-stage disk block answers 429 too, but is not load.
-		{esfake.Fault{Status: 429, Type: "cluster_block_exception",
-			Reason: "index [classes] blocked by: [TOO_MANY_REQUESTS/12/disk usage exceeded flood-stage watermark, index has read-only-allow-delete block]"}, engines.Other},
-		{esfake.Fault{Status: 504, Type: "timeout_exception"}, engines.Timeout},
-		{esfake.Fault{Status: 408, Type: "timeout_exception"}, engines.Timeout},
+		{esfake.Fault{Status: 429, Code: "cluster_block_exception",
+			Message: "index [classes] blocked by: [TOO_MANY_REQUESTS/12/disk usage exceeded flood-stage watermark, index has read-only-allow-delete block]"}, engines.Other},
+		{esfake.Fault{Status: 504, Code: "timeout_exception"}, engines.Timeout},
+		{esfake.Fault{Status: 408, Code: "timeout_exception"}, engines.Timeout},
 		{esfake.Fault{Status: 500}, engines.Other},
-		{esfake.Fault{Status: 400, Type: "parsing_exception"}, engines.Other},
+		{esfake.Fault{Status: 400, Code: "parsing_exception"}, engines.Other},
 	} {
 		for _, op := range []struct {
 			name, method, path string
@@ -474,7 +474,7 @@ func TestErrorClasses(t *testing.T) {
 			err := op.call()
 			f.ClearFaults()
 			if got := engines.Classify(err); got != c.want {
-				t.Errorf("%s, fault %d %s: %v, class %s; want %s", op.name, c.fault.Status, c.fault.Type, err, got, c.want)
+				t.Errorf("%s, fault %d %s: %v, class %s; want %s", op.name, c.fault.Status, c.fault.Code, err, got, c.want)
 			}
 			// Retries are off: one request, whatever the status (the
 			// transport would retry 502, 503 and 504 three times).

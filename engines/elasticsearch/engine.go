@@ -7,9 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/elastic/go-elasticsearch/v8/esapi"
@@ -23,9 +21,10 @@ import (
 type Engine struct {
 	client    *client
 	transport *http.Transport
-	hot       *client              // the hot calls' (hotCall), over fast
+	hot       *client              // the hot calls' (call), over fast
 	fast      *httpwire.FastClient // hot's connections
 	refresh   string               // the refresh parameter of every write: "" or "wait_for"
+	writeArgs string               // the hot writes' query: "" or "?refresh=wait_for"
 	opts      options
 	secrets   []string // only to scrub them from messages, should a server echo one
 	endpoint  string   // the URL (it has no credentials), for messages
@@ -50,38 +49,84 @@ var (
 // only a broken server reaches it.
 const maxResponse = 64 << 20
 
-// call performs one request and returns the status and the whole body; a
-// transport failure is a classified error. 2xx and the statuses in also
-// return without error; any other status is the server's error.
-func (e *Engine) call(ctx context.Context, what string, req esapi.Request, also ...int) (int, []byte, error) {
-	return e.perform(ctx, e.client, what, req, also...)
+// call sends one request of the calls a run repeats (search, upsert,
+// delete, get) and hands its status and answer to read. It goes through
+// hot, an elastictransport client whose http.RoundTripper is
+// httpwire.FastClient, so it carries what the official client sends (its
+// User-Agent, credentials and product check; TestHotCallsWire compares it
+// with esapi's request on net/http's transport). path is the escaped path
+// and query; a body goes as application/json. A transport failure comes
+// back classified; every status goes to read.
+func (e *Engine) call(ctx context.Context, method, path string, body []byte, read func(status int, answer []byte) error) error {
+	var r io.Reader // nil, not a nil *bytes.Reader: a request without a body
+	if body != nil {
+		r = bytes.NewReader(body)
+	}
+	// The URL has no host, as esapi's requests have none: the transport
+	// sets the server's.
+	req, err := http.NewRequestWithContext(ctx, method, "http://"+path, r)
+	if err != nil {
+		return err
+	}
+	if body != nil {
+		req.Header["Content-Type"] = jsonContentType
+	}
+	res, err := e.hot.Perform(req)
+	if err != nil {
+		return httpwire.TransportError(err)
+	}
+	status, answer, err := readAnswer(res.StatusCode, res.Body)
+	if err != nil {
+		return err
+	}
+	return read(status, answer)
 }
 
-// hotCall is call for the calls a run repeats (search, upsert, delete,
-// get): the same request built by esapi and the same transport, whose
-// http.RoundTripper is httpwire.FastClient instead of net/http's
-// (TestHotCallsWire compares the bytes on the wire).
-func (e *Engine) hotCall(ctx context.Context, what string, req esapi.Request, also ...int) (int, []byte, error) {
-	return e.perform(ctx, e.hot, what, req, also...)
-}
+// jsonContentType is the Content-Type esapi gives a request with a body.
+var jsonContentType = []string{"application/json"}
 
-func (e *Engine) perform(ctx context.Context, c *client, what string, req esapi.Request, also ...int) (int, []byte, error) {
-	res, err := req.Do(ctx, c)
+// api performs one request through the official client on net/http's
+// transport (index management, bulk imports, refresh, count, version) and
+// returns the status and the whole answer; a transport failure is a
+// classified error. 2xx and the statuses in also return without error; any
+// other status is the server's error. Every error is wrapped with what.
+func (e *Engine) api(ctx context.Context, what string, req esapi.Request, also ...int) (int, []byte, error) {
+	res, err := req.Do(ctx, e.client)
 	if err != nil {
 		return 0, nil, e.fail(what, httpwire.TransportError(err))
 	}
-	defer res.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(res.Body, maxResponse+1))
+	status, body, err := readAnswer(res.StatusCode, res.Body)
 	if err != nil {
-		return res.StatusCode, nil, e.fail(what, httpwire.TransportError(err))
+		return status, nil, e.fail(what, err)
+	}
+	if status/100 == 2 || slices.Contains(also, status) {
+		return status, body, nil
+	}
+	return status, body, e.fail(what, responseError(status, body))
+}
+
+// readAnswer reads and closes an answer's body, up to maxResponse.
+func readAnswer(status int, r io.ReadCloser) (int, []byte, error) {
+	defer r.Close()
+	body, err := io.ReadAll(io.LimitReader(r, maxResponse+1))
+	if err != nil {
+		return status, nil, httpwire.TransportError(err)
 	}
 	if len(body) > maxResponse {
-		return res.StatusCode, nil, e.fail(what, fmt.Errorf("response larger than %d bytes", maxResponse))
+		return status, nil, fmt.Errorf("response larger than %d bytes", maxResponse)
 	}
-	if res.StatusCode/100 == 2 || slices.Contains(also, res.StatusCode) {
-		return res.StatusCode, body, nil
+	return status, body, nil
+}
+
+// only2xx reads an answer whose only good status is 2xx with parse; any
+// other status is the server's error.
+func only2xx(parse func(answer []byte) error) func(int, []byte) error {
+	return func(status int, answer []byte) error {
+		if status/100 != 2 {
+			return responseError(status, answer)
+		}
+		return parse(answer)
 	}
-	return res.StatusCode, body, e.fail(what, responseError(res.StatusCode, body))
 }
 
 // Create replaces the index (see the package doc for its settings).
@@ -98,7 +143,7 @@ func (e *Engine) Create(ctx context.Context, schema engines.Schema) error {
 		return err
 	}
 	what := "create index " + schema.Name
-	_, res, err := e.call(ctx, what, esapi.IndicesCreateRequest{Index: schema.Name, Body: bytes.NewReader(body)})
+	_, res, err := e.api(ctx, what, esapi.IndicesCreateRequest{Index: schema.Name, Body: bytes.NewReader(body)})
 	if err != nil {
 		return err
 	}
@@ -124,7 +169,7 @@ func (e *Engine) Attach(ctx context.Context, schema engines.Schema) error {
 		return fmt.Errorf("elasticsearch: attach to %s: %w", schema.Name, err)
 	}
 	what := "attach to index " + schema.Name
-	status, body, err := e.call(ctx, what, esapi.IndicesGetMappingRequest{Index: []string{schema.Name}}, http.StatusNotFound)
+	status, body, err := e.api(ctx, what, esapi.IndicesGetMappingRequest{Index: []string{schema.Name}}, http.StatusNotFound)
 	if err != nil {
 		return err
 	}
@@ -147,7 +192,7 @@ func (e *Engine) Attach(ctx context.Context, schema engines.Schema) error {
 // dropIndex deletes the index; a missing one is fine.
 func (e *Engine) dropIndex(ctx context.Context, name string) error {
 	what := "delete index " + name
-	status, body, err := e.call(ctx, what, esapi.IndicesDeleteRequest{Index: []string{name}}, http.StatusNotFound)
+	status, body, err := e.api(ctx, what, esapi.IndicesDeleteRequest{Index: []string{name}}, http.StatusNotFound)
 	if err != nil {
 		return err
 	}
@@ -161,27 +206,6 @@ func (e *Engine) dropIndex(ctx context.Context, name string) error {
 	return nil
 }
 
-// forbiddenInName are the characters Elasticsearch refuses in an index name
-// (MetadataCreateIndexService.validateIndexOrAliasName); refusing them here
-// also keeps a name from changing the request path.
-const forbiddenInName = `\/*?"<>| ,#:`
-
-func checkIndexName(name string) error {
-	switch {
-	case name == "" || name == "." || name == "..":
-		return fmt.Errorf("index name %q is not allowed", name)
-	case len(name) > 255:
-		return fmt.Errorf("index name of %d bytes: at most 255", len(name))
-	case strings.ToLower(name) != name:
-		return fmt.Errorf("index name %q must be lowercase", name)
-	case strings.ContainsAny(name, forbiddenInName):
-		return fmt.Errorf("index name %q must not contain any of %s", name, forbiddenInName)
-	case strings.ContainsAny(name[:1], "_-+"):
-		return fmt.Errorf("index name %q must not start with _, - or +", name)
-	}
-	return nil
-}
-
 // state returns the index under a read lock, or an error before Create.
 func (e *Engine) state() (string, *mapping, error) {
 	e.mu.RLock()
@@ -190,18 +214,6 @@ func (e *Engine) state() (string, *mapping, error) {
 		return "", nil, errors.New("elasticsearch: no index: Create was not called")
 	}
 	return e.index, e.m, nil
-}
-
-// docID escapes an ID for the request path (the client writes it verbatim);
-// Elasticsearch decodes it, so "a/b" stays one ID.
-func docID(id string) (string, error) {
-	if id == "" {
-		return "", errors.New("empty document id")
-	}
-	if len(id) > 512 {
-		return "", fmt.Errorf("document id of %d bytes: Elasticsearch allows at most 512", len(id))
-	}
-	return url.PathEscape(id), nil
 }
 
 // Upsert indexes or replaces one document: PUT /{index}/_doc/{id}.
@@ -219,14 +231,10 @@ func (e *Engine) Upsert(ctx context.Context, doc engines.Document) error {
 	if err != nil {
 		return fmt.Errorf("elasticsearch: %s: %w", what, err)
 	}
-	_, res, err := e.hotCall(ctx, what, esapi.IndexRequest{Index: index, DocumentID: id, Body: bytes.NewReader(src), Refresh: e.refresh})
-	if err != nil {
-		return err
-	}
-	if err := parseWrite(res, "created", "updated"); err != nil {
-		return e.fail(what, err)
-	}
-	return nil
+	err = e.call(ctx, http.MethodPut, "/"+index+"/_doc/"+id+e.writeArgs, src, only2xx(func(answer []byte) error {
+		return parseWrite(answer, "created", "updated")
+	}))
+	return e.fail(what, err)
 }
 
 // UpsertBatch indexes or replaces many documents with one _bulk request.
@@ -246,7 +254,7 @@ func (e *Engine) UpsertBatch(ctx context.Context, docs []engines.Document) error
 	// A header of its own per request: esapi hands it to the transport,
 	// which adds to it, so a shared one would be written concurrently.
 	h := http.Header{"Content-Type": {"application/x-ndjson"}}
-	_, res, err := e.call(ctx, what, esapi.BulkRequest{Index: index, Body: bytes.NewReader(body), Refresh: e.refresh, Header: h})
+	_, res, err := e.api(ctx, what, esapi.BulkRequest{Index: index, Body: bytes.NewReader(body), Refresh: e.refresh, Header: h})
 	if err != nil {
 		return err
 	}
@@ -264,19 +272,20 @@ func (e *Engine) Delete(ctx context.Context, id string) error {
 	if err != nil {
 		return fmt.Errorf("elasticsearch: %s: %w", what, err)
 	}
-	status, res, err := e.hotCall(ctx, what, esapi.DeleteRequest{Index: index, DocumentID: pid, Refresh: e.refresh}, http.StatusNotFound)
-	if err != nil {
-		return err
+	err = e.call(ctx, http.MethodDelete, "/"+index+"/_doc/"+pid+e.writeArgs, nil, readDelete)
+	return e.fail(what, err)
+}
+
+// readDelete reads a delete's answer. A missing document answers 404 with
+// a write result; a missing index answers 404 with an error body.
+func readDelete(status int, answer []byte) error {
+	switch {
+	case status == http.StatusNotFound && parseWrite(answer, "not_found") == nil:
+		return httpwire.StatusError(status, true, errors.New("result not_found"))
+	case status/100 != 2:
+		return responseError(status, answer)
 	}
-	if status == http.StatusNotFound {
-		// A missing document answers 404 with a write result; a missing
-		// index answers 404 with an error body.
-		if parseWrite(res, "not_found") == nil {
-			return fmt.Errorf("elasticsearch: %s: %w", what, httpwire.StatusError(status, true, errors.New("result not_found")))
-		}
-		return e.fail(what, responseError(status, res))
-	}
-	return e.fail(what, parseWrite(res, "deleted"))
+	return parseWrite(answer, "deleted")
 }
 
 // Get fetches one document by ID: GET /{index}/_doc/{id}, real-time (see
@@ -291,11 +300,15 @@ func (e *Engine) Get(ctx context.Context, id string) (engines.Document, error) {
 	if err != nil {
 		return engines.Document{}, fmt.Errorf("elasticsearch: %s: %w", what, err)
 	}
-	status, res, err := e.hotCall(ctx, what, esapi.GetRequest{Index: index, DocumentID: pid}, http.StatusNotFound)
-	if err != nil {
-		return engines.Document{}, err
-	}
-	d, err := m.parseGet(status, res, id)
+	var d engines.Document
+	err = e.call(ctx, http.MethodGet, "/"+index+"/_doc/"+pid, nil, func(status int, answer []byte) error {
+		if status/100 != 2 && status != http.StatusNotFound {
+			return responseError(status, answer)
+		}
+		var perr error
+		d, perr = m.parseGet(status, answer, id)
+		return perr
+	})
 	if err != nil {
 		return engines.Document{}, e.fail(what, err)
 	}
@@ -318,13 +331,16 @@ func (e *Engine) Search(ctx context.Context, q engines.Query) (engines.Hits, err
 	if err != nil {
 		return engines.Hits{}, fmt.Errorf("elasticsearch: search: %w", err)
 	}
-	_, res, err := e.hotCall(ctx, "search", esapi.SearchRequest{Index: []string{index}, Body: bytes.NewReader(body)})
+	var h engines.Hits
+	err = e.call(ctx, http.MethodPost, "/"+index+"/_search", body, only2xx(func(answer []byte) error {
+		var perr error
+		if h, perr = parseSearch(answer, q.K); perr != nil {
+			return quote.Unreadable(answer, perr)
+		}
+		return nil
+	}))
 	if err != nil {
-		return engines.Hits{}, err
-	}
-	h, err := parseSearch(res, q.K)
-	if err != nil {
-		return engines.Hits{}, e.fail("search", quote.Unreadable(res, err))
+		return engines.Hits{}, e.fail("search", err)
 	}
 	return h, nil
 }
@@ -335,7 +351,7 @@ func (e *Engine) Refresh(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	_, res, err := e.call(ctx, "refresh", esapi.IndicesRefreshRequest{Index: []string{index}})
+	_, res, err := e.api(ctx, "refresh", esapi.IndicesRefreshRequest{Index: []string{index}})
 	if err != nil {
 		return err
 	}
@@ -348,7 +364,7 @@ func (e *Engine) Count(ctx context.Context) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	_, res, err := e.call(ctx, "count", esapi.CountRequest{Index: []string{index}})
+	_, res, err := e.api(ctx, "count", esapi.CountRequest{Index: []string{index}})
 	if err != nil {
 		return 0, err
 	}
@@ -361,7 +377,7 @@ func (e *Engine) Count(ctx context.Context) (int64, error) {
 
 // Version returns "Elasticsearch " + version.number from GET /.
 func (e *Engine) Version(ctx context.Context) (string, error) {
-	_, res, err := e.call(ctx, "version", esapi.InfoRequest{})
+	_, res, err := e.api(ctx, "version", esapi.InfoRequest{})
 	if err != nil {
 		return "", err
 	}

@@ -2,6 +2,7 @@ package elasticsearch
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 
@@ -9,6 +10,11 @@ import (
 	"github.com/searchbench/searchbench/engines/httpwire"
 	"github.com/searchbench/searchbench/engines/quote"
 )
+
+// ErrNotElasticsearch: the server's answer lacked the header
+// X-Elastic-Product: Elasticsearch, so the client refused it.
+var ErrNotElasticsearch = errors.New("the server did not identify itself as Elasticsearch (no X-Elastic-Product: Elasticsearch header on its response): " +
+	"not Elasticsearch 8, or a proxy in between drops the header")
 
 // HTTPError is a response with a status the call did not expect, with
 // Elasticsearch's error type and reason when the body had them.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -171,6 +172,39 @@ func (m *mapping) bulkBody(docs []engines.Document) ([]byte, []string, error) {
 		ids[i] = d.ID
 	}
 	return b.Bytes(), ids, nil
+}
+
+// forbiddenInName are the characters Elasticsearch refuses in an index name
+// (MetadataCreateIndexService.validateIndexOrAliasName); refusing them here
+// also keeps a name from changing the request path.
+const forbiddenInName = `\/*?"<>| ,#:`
+
+func checkIndexName(name string) error {
+	switch {
+	case name == "" || name == "." || name == "..":
+		return fmt.Errorf("index name %q is not allowed", name)
+	case len(name) > 255:
+		return fmt.Errorf("index name of %d bytes: at most 255", len(name))
+	case strings.ToLower(name) != name:
+		return fmt.Errorf("index name %q must be lowercase", name)
+	case strings.ContainsAny(name, forbiddenInName):
+		return fmt.Errorf("index name %q must not contain any of %s", name, forbiddenInName)
+	case strings.ContainsAny(name[:1], "_-+"):
+		return fmt.Errorf("index name %q must not start with _, - or +", name)
+	}
+	return nil
+}
+
+// docID escapes an ID for the request path (the client writes it verbatim);
+// Elasticsearch decodes it, so "a/b" stays one ID.
+func docID(id string) (string, error) {
+	if id == "" {
+		return "", errors.New("empty document id")
+	}
+	if len(id) > 512 {
+		return "", fmt.Errorf("document id of %d bytes: Elasticsearch allows at most 512", len(id))
+	}
+	return url.PathEscape(id), nil
 }
 
 // multiMatch is the query of every search.

@@ -4,37 +4,28 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"unicode/utf8"
+	"unicode"
 
 	porter "github.com/blevesearch/go-porterstemmer"
-	"github.com/blevesearch/segment"
 )
 
-// analyzer turns text into terms: the standard tokenizer, then token
-// filters in order.
+// analyzer turns text into terms: words (runs of letters and digits), then
+// token filters in order. It is what the driver's analyzer needs for a
+// document to be found by its words — lowercase, the _english_ stop list,
+// the english stemmer — not Lucene's standard tokenizer: ranking and the
+// finer points of tokenizing belong to the live tests.
 type analyzer struct {
-	name    string
 	filters []tokenFilter
 }
 
 // tokenFilter changes a token, or drops it (ok false).
 type tokenFilter func(tok string) (out string, ok bool)
 
-// maxTokenLength is the standard tokenizer's max_token_length default:
-// longer tokens are split at this many characters.
-const maxTokenLength = 255
-
 func (a *analyzer) analyze(text string) []string {
 	var out []string
-	seg := segment.NewWordSegmenterDirect([]byte(text))
-	for seg.Segment() {
-		if seg.Type() == segment.None {
-			continue // whitespace and punctuation: not a token
-		}
-		for _, tok := range splitLong(seg.Text()) {
-			if tok, ok := a.filter(tok); ok {
-				out = append(out, tok)
-			}
+	for _, tok := range strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		if tok, ok := a.filter(tok); ok {
+			out = append(out, tok)
 		}
 	}
 	return out
@@ -50,19 +41,6 @@ func (a *analyzer) filter(tok string) (string, bool) {
 	return tok, true
 }
 
-func splitLong(tok string) []string {
-	if utf8.RuneCountInString(tok) <= maxTokenLength {
-		return []string{tok}
-	}
-	r := []rune(tok)
-	var out []string
-	for len(r) > maxTokenLength {
-		out = append(out, string(r[:maxTokenLength]))
-		r = r[maxTokenLength:]
-	}
-	return append(out, string(r))
-}
-
 // englishStopWords is Lucene's EnglishAnalyzer.ENGLISH_STOP_WORDS_SET, the
 // stop filter's _english_ list.
 var englishStopWords = []string{
@@ -73,46 +51,25 @@ var englishStopWords = []string{
 
 func lowercase(tok string) (string, bool) { return strings.ToLower(tok), true }
 
-func stop(words []string, ignoreCase bool) tokenFilter {
-	set := map[string]bool{}
-	for _, w := range words {
-		if ignoreCase {
-			w = strings.ToLower(w)
-		}
-		set[w] = true
-	}
-	return func(tok string) (string, bool) {
-		key := tok
-		if ignoreCase {
-			key = strings.ToLower(tok)
-		}
-		return tok, !set[key]
-	}
+func stop(words []string) tokenFilter {
+	return func(tok string) (string, bool) { return tok, !slices.Contains(words, tok) }
 }
 
-// porterStem is Lucene's PorterStemFilter (Elasticsearch's "porter_stem",
-// and the stemmer filter's "english" language); it does not lowercase.
+// porterStem is Lucene's PorterStemFilter (the stemmer filter's "english"
+// language), from a library; it does not lowercase.
 func porterStem(tok string) (string, bool) {
 	return string(porter.StemWithoutLowerCasing([]rune(tok))), true
 }
 
-// standardAnalyzer is Elasticsearch's built-in "standard": the standard
-// tokenizer and lowercase, no stop words.
-var standardAnalyzer = &analyzer{name: "standard", filters: []tokenFilter{lowercase}}
+// standardAnalyzer is Elasticsearch's built-in "standard": lowercase, no
+// stop words.
+var standardAnalyzer = &analyzer{filters: []tokenFilter{lowercase}}
 
-// Built-in names Elasticsearch knows that this fake does not implement:
-// an analyzer, tokenizer or filter named here is refused as not
-// implemented, any other unknown name as Elasticsearch refuses it.
-var (
-	knownAnalyzers = []string{"simple", "whitespace", "stop", "keyword", "pattern", "fingerprint", "english",
-		"french", "german", "spanish", "italian", "portuguese", "russian", "cjk", "arabic", "snowball", "classic"}
-	knownTokenizers = []string{"letter", "lowercase", "whitespace", "uax_url_email", "classic", "thai", "ngram",
-		"edge_ngram", "keyword", "pattern", "simple_pattern", "char_group", "simple_pattern_split", "path_hierarchy"}
-	knownFilters = []string{"asciifolding", "uppercase", "trim", "unique", "kstem", "snowball", "shingle", "ngram",
-		"edge_ngram", "synonym", "synonym_graph", "word_delimiter", "word_delimiter_graph", "length", "truncate",
-		"reverse", "elision", "apostrophe", "classic", "decimal_digit", "keyword_marker", "cjk_width",
-		"cjk_bigram", "common_grams", "multiplexer", "pattern_replace", "pattern_capture", "limit", "fingerprint"}
-)
+// knownAnalyzers are built-in analyzers this fake does not implement: a
+// field naming one is refused as not implemented, any other undefined name
+// as Elasticsearch refuses it.
+var knownAnalyzers = []string{"simple", "whitespace", "stop", "keyword", "pattern", "fingerprint", "english",
+	"french", "german", "spanish", "italian", "portuguese", "russian", "cjk", "arabic", "snowball", "classic"}
 
 // analysisDef is the index.analysis.* settings of an index.
 type analysisDef struct {
@@ -121,7 +78,9 @@ type analysisDef struct {
 }
 
 // buildAnalyzers checks the analysis settings and builds every analyzer
-// they define, as Elasticsearch does when it creates the index.
+// they define, as Elasticsearch does when it creates the index. What the
+// fake does not model (other tokenizers, filters and analyzer types) is
+// refused as not implemented.
 func (d analysisDef) buildAnalyzers() (map[string]*analyzer, *esError) {
 	out := map[string]*analyzer{}
 	for _, name := range sortedKeys(d.analyzers) {
@@ -143,58 +102,38 @@ func (d analysisDef) buildAnalyzers() (map[string]*analyzer, *esError) {
 func (d analysisDef) buildAnalyzer(name string, s map[string]any) (*analyzer, *esError) {
 	typ, _ := s["type"].(string)
 	tokenizer, hasTokenizer := s["tokenizer"]
+	allowed := []string{"type", "tokenizer", "filter", "position_increment_gap"}
 	switch {
 	case typ == "" && !hasTokenizer:
 		return nil, badRequest("illegal_argument_exception", "analyzer [%s] must specify either an analyzer type, or a tokenizer", name)
 	case typ == "standard":
-		for k := range s {
-			if k != "type" && k != "stopwords" && k != "max_token_length" {
-				return nil, badRequest("illegal_argument_exception", "unknown setting [index.analysis.analyzer.%s.%s]", name, k)
-			}
-		}
-		if _, ok := s["max_token_length"]; ok {
-			return nil, notImplemented("max_token_length on analyzer [%s]", name)
-		}
-		a := &analyzer{name: name, filters: []tokenFilter{lowercase}}
+		allowed = []string{"type", "stopwords"}
+	case typ != "" && typ != "custom":
+		return nil, notImplemented("analyzer type [%s]", typ)
+	case tokenizer != "standard":
+		return nil, notImplemented("tokenizer [%v]", tokenizer)
+	}
+	if err := checkKeys(s, allowed, []string{"char_filter", "max_token_length"}, "analyzer", name); err != nil {
+		return nil, err
+	}
+	if typ == "standard" {
+		a := &analyzer{filters: []tokenFilter{lowercase}}
 		if sw, ok := s["stopwords"]; ok {
 			words, err := stopWords(name, sw)
 			if err != nil {
 				return nil, err
 			}
-			a.filters = append(a.filters, stop(words, false))
+			a.filters = append(a.filters, stop(words))
 		}
 		return a, nil
-	case typ != "" && typ != "custom":
-		if slices.Contains(knownAnalyzers, typ) {
-			return nil, notImplemented("analyzer type [%s]", typ)
-		}
-		return nil, badRequest("illegal_argument_exception", "Unknown analyzer type [%s] for [%s]", typ, name)
-	}
-	// custom
-	for k := range s {
-		switch k {
-		case "type", "tokenizer", "filter", "position_increment_gap":
-		case "char_filter":
-			return nil, notImplemented("char_filter on analyzer [%s]", name)
-		default:
-			return nil, badRequest("illegal_argument_exception", "unknown setting [index.analysis.analyzer.%s.%s]", name, k)
-		}
-	}
-	tok, _ := tokenizer.(string)
-	switch {
-	case tok == "standard":
-	case slices.Contains(knownTokenizers, tok):
-		return nil, notImplemented("tokenizer [%s]", tok)
-	default:
-		return nil, badRequest("illegal_argument_exception", "Custom Analyzer [%s] failed to find tokenizer under name [%v]", name, tokenizer)
 	}
 	names, err := stringList(s["filter"])
 	if err != nil {
 		return nil, badRequest("illegal_argument_exception", "analyzer [%s]: filter must be a name or a list of names", name)
 	}
-	a := &analyzer{name: name}
+	a := &analyzer{}
 	for _, fn := range names {
-		f, err := d.filterByName(name, fn)
+		f, err := d.filterByName(fn)
 		if err != nil {
 			return nil, err
 		}
@@ -205,7 +144,7 @@ func (d analysisDef) buildAnalyzer(name string, s map[string]any) (*analyzer, *e
 
 // filterByName resolves a filter an analyzer names: one the index defines,
 // or a built-in.
-func (d analysisDef) filterByName(analyzerName, fn string) (tokenFilter, *esError) {
+func (d analysisDef) filterByName(fn string) (tokenFilter, *esError) {
 	if _, ok := d.filters[fn]; ok {
 		return d.buildFilter(fn)
 	}
@@ -213,43 +152,34 @@ func (d analysisDef) filterByName(analyzerName, fn string) (tokenFilter, *esErro
 	case "lowercase":
 		return lowercase, nil
 	case "stop":
-		return stop(englishStopWords, false), nil
+		return stop(englishStopWords), nil
 	case "porter_stem", "stemmer":
 		return porterStem, nil // the stemmer filter's default language is english
 	}
-	if slices.Contains(knownFilters, fn) {
-		return nil, notImplemented("token filter [%s]", fn)
-	}
-	return nil, badRequest("illegal_argument_exception", "Custom Analyzer [%s] failed to find filter under name [%s]", analyzerName, fn)
+	return nil, notImplemented("token filter [%s]", fn)
 }
 
-// buildFilter builds a filter the index defines.
+// buildFilter builds a filter the index defines: lowercase, stop (a list,
+// case-sensitive), stemmer (english) or porter_stem.
 func (d analysisDef) buildFilter(name string) (tokenFilter, *esError) {
 	s := d.filters[name]
 	typ, _ := s["type"].(string)
-	allow := func(keys ...string) *esError {
-		for k := range s {
-			if k != "type" && !slices.Contains(keys, k) {
-				return badRequest("illegal_argument_exception", "unknown setting [index.analysis.filter.%s.%s]", name, k)
-			}
-		}
-		return nil
+	allowed, modelled := map[string][]string{
+		"lowercase": {"type"}, "stop": {"type", "stopwords"}, "stemmer": {"type", "language", "name"}, "porter_stem": {"type"},
+	}[typ]
+	switch {
+	case typ == "":
+		return nil, badRequest("illegal_argument_exception", "token_filter [%s] must specify either an analyzer type, or a tokenizer", name)
+	case !modelled:
+		return nil, notImplemented("token filter type [%s]", typ)
+	}
+	if err := checkKeys(s, allowed, []string{"ignore_case", "remove_trailing", "language"}, "filter", name); err != nil {
+		return nil, err
 	}
 	switch typ {
-	case "":
-		return nil, badRequest("illegal_argument_exception", "token_filter [%s] must specify either an analyzer type, or a tokenizer", name)
 	case "lowercase":
-		if _, ok := s["language"]; ok {
-			return nil, notImplemented("lowercase filter language")
-		}
-		return lowercase, allow()
+		return lowercase, nil
 	case "stop":
-		if err := allow("stopwords", "ignore_case", "remove_trailing"); err != nil {
-			return nil, err
-		}
-		if v, ok := s["remove_trailing"]; ok && fmt.Sprint(v) != "true" {
-			return nil, notImplemented("remove_trailing false")
-		}
 		words := englishStopWords
 		if sw, ok := s["stopwords"]; ok {
 			var err *esError
@@ -257,30 +187,32 @@ func (d analysisDef) buildFilter(name string) (tokenFilter, *esError) {
 				return nil, err
 			}
 		}
-		ignoreCase := fmt.Sprint(s["ignore_case"]) == "true"
-		return stop(words, ignoreCase), nil
-	case "stemmer":
-		if err := allow("language", "name"); err != nil {
-			return nil, err
-		}
-		lang, _ := s["language"].(string)
-		if lang == "" {
-			lang, _ = s["name"].(string)
-		}
-		switch lang {
-		case "", "english", "porter":
-			return porterStem, nil
-		case "light_english", "minimal_english", "porter2", "lovins", "possessive_english", "kstem":
-			return nil, notImplemented("stemmer language [%s]", lang)
-		}
-		return nil, badRequest("illegal_argument_exception", "esfake: unknown stemmer language [%s] (this fake knows only the English ones)", lang)
-	case "porter_stem":
-		return porterStem, allow()
+		return stop(words), nil
 	}
-	if slices.Contains(knownFilters, typ) {
-		return nil, notImplemented("token filter type [%s]", typ)
+	lang, _ := s["language"].(string)
+	if lang == "" {
+		lang, _ = s["name"].(string)
 	}
-	return nil, badRequest("illegal_argument_exception", "Unknown filter type [%s] for [%s]", typ, name)
+	if typ == "porter_stem" || lang == "" || lang == "english" || lang == "porter" {
+		return porterStem, nil
+	}
+	return nil, notImplemented("stemmer language [%s]", lang)
+}
+
+// checkKeys refuses a setting of an analyzer or filter that is not in
+// allowed: as not implemented when Elasticsearch has it (unmodelled), as
+// Elasticsearch refuses an unknown setting otherwise.
+func checkKeys(s map[string]any, allowed, unmodelled []string, kind, name string) *esError {
+	for _, k := range sortedKeys(s) {
+		switch {
+		case slices.Contains(allowed, k):
+		case slices.Contains(unmodelled, k):
+			return notImplemented("setting [index.analysis.%s.%s.%s]", kind, name, k)
+		default:
+			return badRequest("illegal_argument_exception", "unknown setting [index.analysis.%s.%s.%s]", kind, name, k)
+		}
+	}
+	return nil
 }
 
 // stopWords reads a stopwords setting: "_english_", "_none_" or a list.

@@ -3,7 +3,6 @@ package esfake
 import (
 	"fmt"
 	"net/http"
-	"net/url"
 )
 
 // esError is an error answer in Elasticsearch's shape:
@@ -81,5 +80,3 @@ func indexNotFound(name string) *esError {
 func malformed(err error) *esError {
 	return badRequest("x_content_parse_exception", "[1:1] Unexpected character or end of input: %v", err)
 }
-
-func pathUnescape(s string) (string, error) { return url.PathUnescape(s) }

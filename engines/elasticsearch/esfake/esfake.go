@@ -17,14 +17,17 @@
 // Elasticsearch unless Options.NoProductHeader: without it the official Go
 // client refuses the server.
 //
-// It matches honestly: text is analysed the way the index's analyzer says
-// (standard tokenizer by Unicode word boundaries, lowercase, stop with the
-// _english_ list or a given one, the Porter stemmer that Elasticsearch's
-// "english" stemmer is); match and multi_match (best_fields, most_fields)
-// combine terms with OR (or AND with operator "and"), scored by Lucene's
-// BM25 (k1 1.2, b 0.75, statistics of the visible documents) per field,
-// most_fields summing the fields, ties in index order; size defaults to
-// 10, track_total_hits to 10,000 ("gte" beyond).
+// It finds documents by their words, not by Lucene's ranking: text is
+// split into words (runs of letters and digits) and passed through the
+// token filters the index's analyzer names, of those the driver's analyzer
+// uses (lowercase; stop with the _english_ list or a given one; the
+// english stemmer, Lucene's Porter stemmer, from
+// github.com/blevesearch/go-porterstemmer). match and multi_match
+// (best_fields, most_fields) combine terms with OR (or AND with operator
+// "and"); a document's score is how often the query's terms occur in a
+// field, most_fields summing the fields, ties in index order. That is an
+// order a test can predict, not BM25: ranking belongs to the live tests.
+// size defaults to 10, track_total_hits to 10,000 ("gte" beyond).
 //
 // It is near-real-time as Elasticsearch is: a write without refresh is
 // invisible to search and _count until the next refresh (POST _refresh, or
@@ -43,8 +46,7 @@
 // endpoint that reads none, unknown keys in a search body or query
 // (parsing_exception), unknown URL parameters, unknown index settings,
 // invalid index names (capitals, leading _ - +, forbidden characters),
-// analyzers or filters a field or analyzer refers to that are not defined,
-// strict mappings given a new field (strict_dynamic_mapping_exception),
+// an analyzer a field refers to that is not defined, strict mappings given a new field (strict_dynamic_mapping_exception),
 // values a field cannot take (document_parsing_exception), a _bulk body
 // without its final newline, a Content-Type it does not take (406), size
 // beyond index.max_result_window, a missing index (404
@@ -53,31 +55,36 @@
 // without its "[line:col]" positions.
 //
 // Where Elasticsearch would do something this fake does not implement
-// (other analyzers, tokenizers and filters, other queries and field types,
-// source filtering, dynamic mapping of new fields, fuzziness above 0, more
-// than one shard, index auto-creation on a write, other APIs), it answers
-// 400 with a reason that starts "esfake:", rather than a wrong answer.
+// (other analyzers, tokenizers, filters and their settings, other queries
+// and field types, source filtering, dynamic mapping of new fields,
+// fuzziness above 0, more than one shard, index auto-creation on a write,
+// other APIs), it answers 400 with a reason that starts "esfake:", rather
+// than a wrong answer.
 //
-// Hooks for tests (hooks.go): Inject faults (429
-// es_rejected_execution_exception, 503, any type; Hang), RejectBulkItems,
-// Requests and LastRequest to see what a client sent, Waiting, Visible and
-// Settings to see an index's state.
+// Hooks for tests (hooks.go): Inject faults (fakekit.Fault: 429
+// es_rejected_execution_exception, 503 unavailable_shards_exception, any
+// status with Code as the error's type and Message as its reason; Hang,
+// Drop, Delay, Raw), RejectBulkItems (per-item 429s inside a 200 _bulk
+// answer), Requests and LastRequest to see what a client sent (kept by
+// fakekit.Requests), Waiting, Visible and Settings to see an index's state.
 package esfake
 
 import (
 	"cmp"
 	"crypto/subtle"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"io"
 	"mime"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/searchbench/searchbench/engines/enginetest/fakekit"
 )
 
 // Version is the Elasticsearch version the fake answers as.
@@ -105,25 +112,18 @@ type Server struct {
 	opts Options
 	http *httptest.Server
 
+	faults fakekit.Faults
+	reqs   fakekit.Requests // under "METHOD /path"
+
 	mu      sync.Mutex
 	indices map[string]*index
-	faults  []*Fault
-	release chan struct{} // closed to free requests held by a Hang fault
-	bulkRej int           // bulk items still to reject with 429
-	counts  map[string]int
-	last    map[string]Recorded
+	bulkRej int // bulk items still to reject with 429
 	closed  bool
 }
 
 // New starts a Server on 127.0.0.1.
 func New(opts Options) *Server {
-	s := &Server{
-		opts:    opts,
-		indices: map[string]*index{},
-		release: make(chan struct{}),
-		counts:  map[string]int{},
-		last:    map[string]Recorded{},
-	}
+	s := &Server{opts: opts, indices: map[string]*index{}}
 	s.http = httptest.NewServer(s)
 	return s
 }
@@ -140,7 +140,7 @@ func (s *Server) Close() {
 		return
 	}
 	s.closed = true
-	close(s.release)
+	s.faults.Close()
 	for _, ix := range s.indices {
 		ix.close()
 	}
@@ -163,32 +163,30 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !s.opts.NoProductHeader {
 		w.Header().Set("X-Elastic-Product", "Elasticsearch")
 	}
-	s.count(r.Method, r.URL.Path)
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxContentLength+1))
+	if err != nil {
+		return // the client went away
+	}
+	s.reqs.Add(r.Method+" "+r.URL.Path, r, body)
+	if len(body) > maxContentLength {
+		w.WriteHeader(http.StatusRequestEntityTooLarge)
+		return
+	}
 	if err := s.authenticate(r); err != nil {
 		w.Header().Set("WWW-Authenticate", `Basic realm="security", charset="UTF-8"`)
 		w.Header().Add("WWW-Authenticate", "ApiKey")
 		err.write(w)
 		return
 	}
-	req := &request{Request: r, start: time.Now()}
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxContentLength+1))
-	if err != nil {
-		return // the client went away
-	}
-	if len(body) > maxContentLength {
-		w.WriteHeader(http.StatusRequestEntityTooLarge)
+	if s.faults.Serve(w, r, faultError) {
 		return
 	}
-	req.body = body
-	s.record(r, body)
-	if s.fault(w, r) {
-		return
-	}
+	req := &request{Request: r, body: body, start: time.Now()}
 	for _, seg := range strings.Split(strings.Trim(r.URL.EscapedPath(), "/"), "/") {
 		if seg == "" {
 			continue
 		}
-		u, err := pathUnescape(seg)
+		u, err := url.PathUnescape(seg)
 		if err != nil {
 			badRequest("illegal_argument_exception", "unable to decode path segment [%s]", seg).write(w)
 			return
@@ -217,12 +215,6 @@ func checkContentType(ct string) *esError {
 		return &esError{status: http.StatusNotAcceptable, plain: fmt.Sprintf("Content-Type header [%s] is not supported", ct)}
 	}
 	return nil
-}
-
-func (s *Server) count(method, path string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.counts[method+" "+path]++
 }
 
 // authenticate checks the request's credentials when Options has some.
@@ -258,94 +250,85 @@ func equal(a, b string) bool { return subtle.ConstantTimeCompare([]byte(a), []by
 // unknown path is Elasticsearch's 400 "no handler found"; a known path
 // with another method is its 405.
 func (s *Server) route(w http.ResponseWriter, r *request) {
-	segs, m := r.segs, r.Method
+	segs := r.segs
+	var h handler
 	var allowed []string
-	handle := func(methods []string, h func(http.ResponseWriter, *request)) bool {
-		if slices.Contains(methods, m) {
-			h(w, r)
-			return true
-		}
-		allowed = methods
-		return false
-	}
-	get, put, post, del, head := "GET", "PUT", "POST", "DELETE", "HEAD"
 	switch {
 	case len(segs) == 0:
-		if handle([]string{get, head}, s.info) {
-			return
-		}
+		h, allowed = pick(r.Method, s.info, get, head)
 	case len(segs) == 1 && segs[0] == "_bulk":
-		if handle([]string{post, put}, s.bulk) {
-			return
-		}
+		h, allowed = pick(r.Method, s.bulk, post, put)
 	case len(segs) == 2 && segs[0] == "_cluster" && segs[1] == "health":
-		if handle([]string{get}, s.health) {
-			return
-		}
+		h, allowed = pick(r.Method, s.health, get)
 	case strings.HasPrefix(segs[0], "_"):
-		notImplemented("API [%s]", r.URL.Path).write(w)
-		return
-	case len(segs) == 1:
-		switch m {
-		case put:
-			s.createIndex(w, r)
-			return
-		case del:
-			s.deleteIndex(w, r)
-			return
-		case head:
-			s.indexExists(w, r)
-			return
-		case get:
-			notImplemented("GET index").write(w)
-			return
-		}
-		allowed = []string{get, put, del, head}
-	case len(segs) == 2 && segs[1] == "_bulk":
-		if handle([]string{post, put}, s.bulk) {
-			return
-		}
-	case len(segs) == 2 && segs[1] == "_refresh":
-		if handle([]string{post, get}, s.refresh) {
-			return
-		}
-	case len(segs) == 2 && segs[1] == "_count":
-		if handle([]string{get, post}, s.countDocs) {
-			return
-		}
-	case len(segs) == 2 && segs[1] == "_search":
-		if handle([]string{get, post}, s.search) {
-			return
-		}
-	case len(segs) == 2 && segs[1] == "_doc" && m == post:
-		notImplemented("auto-generated document ids").write(w)
-		return
-	case len(segs) == 3 && segs[1] == "_doc":
-		switch m {
-		case put, post:
-			s.indexDoc(w, r)
-			return
-		case del:
-			s.deleteDoc(w, r)
-			return
-		case get, head:
-			s.getDoc(w, r)
-			return
-		}
-		allowed = []string{get, put, post, del, head}
-	case len(segs) == 2 && segs[1] == "_mapping" && m == get:
-		s.getMapping(w, r)
-		return
-	case strings.HasPrefix(segs[1], "_"):
-		notImplemented("API [%s]", r.URL.Path).write(w)
-		return
+		h = notImplementedAPI
+	default:
+		h, allowed = s.routeIndex(r)
 	}
-	if allowed != nil {
+	switch {
+	case h != nil:
+		h(w, r)
+	case allowed != nil:
 		(&esError{status: http.StatusMethodNotAllowed, plain: fmt.Sprintf(
-			"Incorrect HTTP method for uri [%s] and method [%s], allowed: [%s]", r.URL.RequestURI(), m, strings.Join(allowed, ", "))}).write(w)
-		return
+			"Incorrect HTTP method for uri [%s] and method [%s], allowed: [%s]", r.URL.RequestURI(), r.Method, strings.Join(allowed, ", "))}).write(w)
+	default:
+		badRequest("", "no handler found for uri [%s] and method [%s]", r.URL.RequestURI(), r.Method).write(w)
 	}
-	badRequest("", "no handler found for uri [%s] and method [%s]", r.URL.RequestURI(), m).write(w)
+}
+
+// handler answers one route.
+type handler func(http.ResponseWriter, *request)
+
+const get, put, post, del, head = "GET", "PUT", "POST", "DELETE", "HEAD"
+
+// pick is h when the route takes method, or else the methods it takes.
+func pick(method string, h handler, methods ...string) (handler, []string) {
+	if slices.Contains(methods, method) {
+		return h, nil
+	}
+	return nil, methods
+}
+
+// byMethod is the handler of method among a route's, or else the methods
+// the route takes.
+func byMethod(method string, hs map[string]handler, methods ...string) (handler, []string) {
+	if h := hs[method]; h != nil {
+		return h, nil
+	}
+	return nil, methods
+}
+
+func notImplementedAPI(w http.ResponseWriter, r *request) {
+	notImplemented("API [%s]", r.URL.Path).write(w)
+}
+
+// routeIndex dispatches the paths under /{index}.
+func (s *Server) routeIndex(r *request) (handler, []string) {
+	segs, m := r.segs, r.Method
+	switch {
+	case len(segs) == 1:
+		getIndex := func(w http.ResponseWriter, _ *request) { notImplemented("GET index").write(w) }
+		return byMethod(m, map[string]handler{put: s.createIndex, del: s.deleteIndex, head: s.indexExists, get: getIndex},
+			get, put, del, head)
+	case len(segs) == 2 && segs[1] == "_bulk":
+		return pick(m, s.bulk, post, put)
+	case len(segs) == 2 && segs[1] == "_refresh":
+		return pick(m, s.refresh, post, get)
+	case len(segs) == 2 && segs[1] == "_count":
+		return pick(m, s.countDocs, get, post)
+	case len(segs) == 2 && segs[1] == "_search":
+		return pick(m, s.search, get, post)
+	case len(segs) == 2 && segs[1] == "_doc" && m == post:
+		return func(w http.ResponseWriter, _ *request) { notImplemented("auto-generated document ids").write(w) }, nil
+	case len(segs) == 3 && segs[1] == "_doc":
+		return byMethod(m, map[string]handler{put: s.indexDoc, post: s.indexDoc, del: s.deleteDoc, get: s.getDoc, head: s.getDoc},
+			get, put, post, del, head)
+	case len(segs) == 2 && segs[1] == "_mapping" && m == get:
+		return s.getMapping, nil
+	case strings.HasPrefix(segs[1], "_"):
+		return notImplementedAPI, nil
+	}
+	return nil, nil
 }
 
 // info is GET /.
@@ -438,12 +421,4 @@ func (r *request) noBody() *esError {
 // took is the request's elapsed milliseconds, as responses report it.
 func (r *request) took() int64 { return time.Since(r.start).Milliseconds() }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		status, b = http.StatusInternalServerError, []byte(`{"error":"esfake: cannot encode the response","status":500}`)
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_, _ = w.Write(b)
-}
+func writeJSON(w http.ResponseWriter, status int, v any) { fakekit.WriteJSON(w, status, v) }

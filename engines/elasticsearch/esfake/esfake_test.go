@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"net/http"
 	"net/url"
 	"reflect"
@@ -505,29 +504,25 @@ func TestBulk(t *testing.T) {
 	wantError(t, "malformed action", c.do("POST", "/b/_bulk", "{\"index\":\n{}\n"), 400, "x_content_parse_exception")
 }
 
-// Scores are Lucene's BM25 summed over the fields (most_fields), so top-k
-// means something: hand-computed for a small index.
-func TestScoring(t *testing.T) {
+// Matching: every query term an OR clause (AND with operator and), a
+// field's score how often the query's terms occur in it, most_fields
+// summing the fields and best_fields taking the best one; equal scores keep
+// index order. Not BM25: ranking belongs to the live tests.
+func TestMatching(t *testing.T) {
 	_, c := newFake(t, esfake.Options{})
 	c.ok("PUT", "/s", studyIndex("1s"))
 	put(c, "s", "1", "alpha", "gamma delta", "")
 	put(c, "s", "2", "beta gamma", "alpha alpha alpha", "")
 	put(c, "s", "3", "alpha", "alpha", "?refresh=true")
 	r := c.ok("POST", "/s/_search", map[string]any{"query": map[string]any{"match": map[string]any{"name": "alpha"}}})
-	// name: N=3 documents, n=2 have alpha; lengths 1, 2, 1 (avg 4/3).
-	idf := math.Log(1 + (3-2+0.5)/(2+0.5))
-	want := idf * 1 / (1 + 1.2*(1-0.75+0.75*1/(4.0/3)))
-	hits := r.body["hits"].(map[string]any)["hits"].([]any)
-	if len(hits) != 2 || math.Abs(hits[0].(map[string]any)["_score"].(float64)-want) > 1e-9 {
-		t.Fatalf("match alpha on name: %s; want two hits scoring %.6f", r.raw, want)
-	}
 	// Equal scores keep index order.
 	if ids := hitIDs(t, r); !slices.Equal(ids, []string{"1", "3"}) {
 		t.Fatalf("tie order %v", ids)
 	}
 	// most_fields adds the fields' scores: 3 matches in both fields and
-	// beats 2, whose content has alpha three times, and 1.
-	if ids, total := search(c, "s", "alpha", 10); !slices.Equal(ids, []string{"3", "2", "1"}) || total.(map[string]any)["value"] != 3.0 {
+	// beats 1, which matches in one.
+	ids, total := search(c, "s", "alpha", 10)
+	if len(ids) != 3 || slices.Index(ids, "3") > slices.Index(ids, "1") || total.(map[string]any)["value"] != 3.0 {
 		t.Fatalf("most_fields ranking %v (total %v)", ids, total)
 	}
 	if ids, _ := search(c, "s", "alpha", 2); len(ids) != 2 {
@@ -635,7 +630,7 @@ func TestFaults(t *testing.T) {
 	f.Inject(esfake.Fault{Status: 503})
 	wantError(t, "injected 503", c.do("GET", "/", nil), 503, "unavailable_shards_exception")
 	f.ClearFaults()
-	f.Inject(esfake.Fault{Status: 429, Type: "circuit_breaking_exception", Reason: "[parent] Data too large"})
+	f.Inject(esfake.Fault{Status: 429, Code: "circuit_breaking_exception", Message: "[parent] Data too large"})
 	wantError(t, "injected breaker", c.do("GET", "/", nil), 429, "circuit_breaking_exception")
 	f.ClearFaults()
 

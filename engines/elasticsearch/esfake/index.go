@@ -1,15 +1,9 @@
 package esfake
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/json"
-	"fmt"
-	"math/rand/v2"
 	"net/http"
-	"regexp"
-	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -54,10 +48,9 @@ type index struct {
 	pending  []change          // writes since the last refresh, in order
 	dirty    bool              // an operation since the last refresh
 	visible  map[string]*doc
-	stats    map[string]*fieldStats // per text/keyword field, of the visible documents
-	nextOrd  int64                  // the next visible document's place in index order
-	released chan struct{}          // closed (and replaced) at every refresh
-	waiting  int                    // refresh=wait_for requests waiting for the next refresh
+	nextOrd  int64         // the next visible document's place in index order
+	released chan struct{} // closed (and replaced) at every refresh
+	waiting  int           // refresh=wait_for requests waiting for the next refresh
 }
 
 // entry is an ID's real-time state.
@@ -79,14 +72,6 @@ type doc struct {
 	source json.RawMessage
 	terms  map[string][]string // field → its terms, in order
 	ord    int64               // place in index order: ties in score go to the lower
-}
-
-// fieldStats are BM25's collection statistics of one field, over the
-// visible documents: how many have the field, their total length, and the
-// postings (term → document → term frequency).
-type fieldStats struct {
-	docs, length int
-	postings     map[string]map[*doc]int
 }
 
 // Defaults Elasticsearch gives an index.
@@ -210,364 +195,6 @@ func (s *Server) indexExists(w http.ResponseWriter, r *request) {
 	w.WriteHeader(http.StatusOK)
 }
 
-// forbiddenInName are the characters Elasticsearch refuses in an index name
-// (MetadataCreateIndexService.validateIndexOrAliasName, Strings.INVALID_FILENAME_CHARS, and ':').
-const forbiddenInName = `\/*?"<>| ,#:`
-
-func checkIndexName(name string) *esError {
-	invalid := func(why string) *esError {
-		e := newError(http.StatusBadRequest, "invalid_index_name_exception", "Invalid index name [%s], %s", name, why)
-		e.extra = map[string]any{"index_uuid": "_na_", "index": name}
-		return e
-	}
-	switch {
-	case strings.ToLower(name) != name:
-		return invalid("must be lowercase")
-	case strings.ContainsAny(name, forbiddenInName):
-		return invalid(`must not contain the following characters [ , ", *, \, <, |, ,, >, /, ?, #, :]`)
-	case strings.HasPrefix(name, "_") || strings.HasPrefix(name, "-") || strings.HasPrefix(name, "+"):
-		return invalid("must not start with '_', '-', or '+'")
-	case name == "." || name == "..":
-		return invalid("must not be '.' or '..'")
-	case len(name) > 255:
-		return invalid("index name is too long, (" + strconv.Itoa(len(name)) + " > 255)")
-	}
-	return nil
-}
-
-// Index settings this fake knows Elasticsearch has but does not model:
-// they are refused as not implemented, any other unknown one as
-// Elasticsearch refuses it.
-var unmodelledSettings = []string{
-	"index.codec", "index.translog.", "index.mapping.", "index.similarity.", "index.merge.", "index.routing",
-	"index.sort.", "index.blocks.", "index.max_", "index.number_of_routing_shards", "index.hidden",
-	"index.auto_expand_replicas", "index.default_pipeline", "index.final_pipeline", "index.lifecycle.",
-	"index.query.", "index.store.", "index.unassigned.", "index.write.", "index.search.slowlog.",
-	"index.indexing.slowlog.", "index.priority", "index.shard.", "index.soft_deletes.", "index.gc_deletes",
-	"index.analysis.tokenizer.", "index.analysis.char_filter.", "index.analysis.normalizer.", "index.mode",
-}
-
-// newIndex builds an index from the create request's settings and
-// mappings, refusing what Elasticsearch refuses.
-func (s *Server) newIndex(name string, rawSettings, rawMappings any) (*index, *esError) {
-	ix := &index{
-		name: name, uuid: newUUID(),
-		refreshEvery: defaultRefresh, idleAfter: s.opts.SearchIdleAfter,
-		maxResultWindow: defaultMaxResultWindow, maxListeners: defaultMaxListeners,
-		dynamic: "true", fields: map[string]*field{},
-		settings: map[string]string{},
-		stop:     make(chan struct{}),
-		live:     map[string]*entry{}, visible: map[string]*doc{}, stats: map[string]*fieldStats{},
-		released: make(chan struct{}),
-	}
-	if ix.idleAfter == 0 {
-		ix.idleAfter = defaultIdleAfter
-	}
-	flat := map[string]any{}
-	if rawSettings != nil {
-		m, ok := rawSettings.(map[string]any)
-		if !ok {
-			return nil, newError(http.StatusBadRequest, "parse_exception", "key [settings] must be an object")
-		}
-		flatten("", m, flat)
-	}
-	def := analysisDef{analyzers: map[string]map[string]any{}, filters: map[string]map[string]any{}}
-	for _, k := range sortedKeys(flat) {
-		v := flat[k]
-		key := k
-		if !strings.HasPrefix(key, "index.") {
-			key = "index." + key
-		}
-		str, isScalar := scalar(v)
-		if isScalar {
-			ix.settings[key] = str
-		}
-		var err *esError
-		switch {
-		case key == "index.number_of_shards":
-			var n int
-			if n, err = intSetting(key, str, 1); err == nil && n != 1 {
-				err = notImplemented("more than one shard")
-			}
-		case key == "index.number_of_replicas":
-			ix.replicas, err = intSetting(key, str, 0)
-		case key == "index.refresh_interval":
-			ix.refreshEvery, err = timeSetting(key, str, true)
-			ix.explicitRefresh = true
-		case key == "index.search.idle.after":
-			ix.idleAfter, err = timeSetting(key, str, false)
-		case key == "index.max_result_window":
-			ix.maxResultWindow, err = intSetting(key, str, 1)
-		case key == "index.max_refresh_listeners":
-			ix.maxListeners, err = intSetting(key, str, 0)
-		case strings.HasPrefix(key, "index.analysis.analyzer."), strings.HasPrefix(key, "index.analysis.filter."):
-			rest := strings.TrimPrefix(strings.TrimPrefix(key, "index.analysis.analyzer."), "index.analysis.filter.")
-			i := strings.LastIndexByte(rest, '.')
-			if i <= 0 {
-				err = badRequest("illegal_argument_exception", "unknown setting [%s]", key)
-				break
-			}
-			group := def.analyzers
-			if strings.HasPrefix(key, "index.analysis.filter.") {
-				group = def.filters
-			}
-			if group[rest[:i]] == nil {
-				group[rest[:i]] = map[string]any{}
-			}
-			group[rest[:i]][rest[i+1:]] = v
-		case slices.ContainsFunc(unmodelledSettings, func(p string) bool { return strings.HasPrefix(key, p) }):
-			err = notImplemented("index setting [%s]", key)
-		default:
-			err = badRequest("illegal_argument_exception", "unknown setting [%s] please check that any required plugins are installed, "+
-				"or check the breaking changes documentation for removed settings", key)
-		}
-		if err == nil && !isScalar && !strings.HasPrefix(key, "index.analysis.") {
-			err = badRequest("illegal_argument_exception", "Failed to parse value [%v] for setting [%s]", v, key)
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
-	analyzers, err := def.buildAnalyzers()
-	if err != nil {
-		return nil, err
-	}
-	if rawMappings != nil {
-		if err := ix.parseMappings(rawMappings, analyzers); err != nil {
-			return nil, err
-		}
-	}
-	return ix, nil
-}
-
-func newUUID() string {
-	const chars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
-	b := make([]byte, 22)
-	for i := range b {
-		b[i] = chars[rand.IntN(len(chars))]
-	}
-	return string(b)
-}
-
-// flatten turns nested settings into dotted keys, as Elasticsearch reads
-// them ({"index":{"refresh_interval":"1s"}} is index.refresh_interval);
-// arrays stay values.
-func flatten(prefix string, m map[string]any, out map[string]any) {
-	for k, v := range m {
-		if sub, ok := v.(map[string]any); ok {
-			flatten(prefix+k+".", sub, out)
-			continue
-		}
-		out[prefix+k] = v
-	}
-}
-
-// scalar is a setting's (or a query text's) string form; Elasticsearch
-// keeps every setting as a string, so 1 and "1" are the same.
-func scalar(v any) (string, bool) {
-	switch v := v.(type) {
-	case string:
-		return v, true
-	case json.Number:
-		return v.String(), true
-	case bool:
-		return strconv.FormatBool(v), true
-	}
-	return "", false
-}
-
-func intSetting(key, v string, min int) (int, *esError) {
-	n, err := strconv.Atoi(v)
-	if err != nil {
-		return 0, badRequest("illegal_argument_exception", "Failed to parse value [%s] for setting [%s]", v, key)
-	}
-	if n < min {
-		return 0, badRequest("illegal_argument_exception", "Failed to parse value [%s] for setting [%s] must be >= %d", v, key, min)
-	}
-	return n, nil
-}
-
-// timeValueRE is Elasticsearch's time value: a whole number and a unit
-// (TimeValue.parseTimeValue; fractions are refused since 7.0).
-var timeValueRE = regexp.MustCompile(`^([0-9]+)(nanos|micros|ms|s|m|h|d)$`)
-
-var timeUnits = map[string]time.Duration{
-	"nanos": time.Nanosecond, "micros": time.Microsecond, "ms": time.Millisecond,
-	"s": time.Second, "m": time.Minute, "h": time.Hour, "d": 24 * time.Hour,
-}
-
-// timeSetting parses a time value; "-1" (when minusOne) and "0" need no
-// unit. -1 comes back as -1 ns: every caller reads ≤ 0 as "never".
-func timeSetting(key, v string, minusOne bool) (time.Duration, *esError) {
-	switch {
-	case v == "0":
-		return 0, nil
-	case v == "-1" && minusOne:
-		return -1, nil
-	}
-	m := timeValueRE.FindStringSubmatch(strings.ToLower(strings.TrimSpace(v)))
-	if m == nil {
-		if strings.HasPrefix(v, "-") {
-			return 0, badRequest("illegal_argument_exception", "failed to parse value [%s] for setting [%s], must be >= [-1]", v, key)
-		}
-		return 0, badRequest("illegal_argument_exception",
-			"failed to parse setting [%s] with value [%s] as a time value: unit is missing or unrecognized", key, v)
-	}
-	n, err := strconv.ParseInt(m[1], 10, 64)
-	if err != nil || time.Duration(n) > time.Duration(1<<62)/timeUnits[m[2]] {
-		return 0, badRequest("illegal_argument_exception", "failed to parse value [%s] for setting [%s]", v, key)
-	}
-	return time.Duration(n) * timeUnits[m[2]], nil
-}
-
-// Mapping types this fake knows Elasticsearch has but does not model.
-var unmodelledTypes = []string{"date", "date_nanos", "boolean", "object", "nested", "flattened", "dense_vector",
-	"sparse_vector", "semantic_text", "geo_point", "geo_shape", "ip", "binary", "match_only_text",
-	"search_as_you_type", "completion", "wildcard", "constant_keyword", "alias", "rank_feature",
-	"rank_features", "token_count", "version", "histogram", "percolator", "join", "integer_range",
-	"long_range", "float_range", "double_range", "date_range", "ip_range", "point", "shape", "annotated_text"}
-
-var numericTypes = []string{"long", "integer", "short", "byte", "double", "float", "half_float", "unsigned_long"}
-
-// Field parameters Elasticsearch has that this fake does not model.
-var unmodelledParams = []string{"index", "norms", "similarity", "fields", "store", "term_vector",
-	"position_increment_gap", "index_options", "fielddata", "copy_to", "boost", "eager_global_ordinals",
-	"index_phrases", "index_prefixes", "search_quote_analyzer", "meta", "ignore_above", "normalizer",
-	"doc_values", "null_value", "split_queries_on_whitespace", "coerce", "ignore_malformed", "script",
-	"on_script_error", "time_series_dimension", "time_series_metric", "fielddata_frequency_filter"}
-
-func mapperError(format string, args ...any) *esError {
-	return badRequest("mapper_parsing_exception", format, args...)
-}
-
-// parseMappings reads the mappings object: dynamic and properties.
-func (ix *index) parseMappings(raw any, analyzers map[string]*analyzer) *esError {
-	m, ok := raw.(map[string]any)
-	if !ok {
-		return mapperError("Failed to parse mapping: mappings must be an object")
-	}
-	for _, k := range sortedKeys(m) {
-		v := m[k]
-		switch k {
-		case "dynamic":
-			d, _ := scalar(v)
-			if d != "true" && d != "false" && d != "strict" {
-				if d == "runtime" {
-					return notImplemented("dynamic runtime")
-				}
-				return mapperError("Failed to parse mapping: Could not convert [dynamic] to boolean")
-			}
-			ix.dynamic = d
-		case "properties":
-			props, ok := v.(map[string]any)
-			if !ok {
-				return mapperError("Failed to parse mapping: Expected map for property [fields] on field [properties] but got a class %T", v)
-			}
-			for _, name := range sortedKeys(props) {
-				f, err := parseField(name, props[name], analyzers)
-				if err != nil {
-					return err
-				}
-				ix.fields[name] = f
-			}
-		case "_source", "_routing", "dynamic_templates", "runtime", "_meta", "date_detection", "numeric_detection",
-			"dynamic_date_formats", "_field_names", "enabled", "subobjects", "_data_stream_timestamp":
-			return notImplemented("mapping parameter [%s]", k)
-		default:
-			return mapperError("Root mapping definition has unsupported parameters:  [%s : %v]", k, v)
-		}
-	}
-	return nil
-}
-
-func parseField(name string, raw any, analyzers map[string]*analyzer) (*field, *esError) {
-	switch {
-	case name == "":
-		return nil, mapperError("Failed to parse mapping: field name cannot be an empty string")
-	case strings.Contains(name, "."):
-		return nil, notImplemented("dotted field name [%s] (an object path)", name)
-	}
-	def, ok := raw.(map[string]any)
-	if !ok {
-		return nil, mapperError("Failed to parse mapping: Expected map for property [fields] on field [%s] but got a class %T", name, raw)
-	}
-	typ, _ := def["type"].(string)
-	f := &field{typ: typ, def: def}
-	switch {
-	case def["type"] == nil:
-		return nil, notImplemented("object field [%s]", name)
-	case typ == "text", typ == "keyword", slices.Contains(numericTypes, typ):
-	case slices.Contains(unmodelledTypes, typ):
-		return nil, notImplemented("field type [%s]", typ)
-	default:
-		return nil, mapperError("Failed to parse mapping: No handler for type [%v] declared on field [%s]", def["type"], name)
-	}
-	for _, k := range sortedKeys(def) {
-		switch {
-		case k == "type":
-		case typ == "text" && (k == "analyzer" || k == "search_analyzer"):
-		case slices.Contains(unmodelledParams, k):
-			return nil, notImplemented("mapping parameter [%s] on field [%s]", k, name)
-		default:
-			return nil, mapperError("unknown parameter [%s] on mapper [%s] of type [%s]", k, name, typ)
-		}
-	}
-	if typ != "text" {
-		return f, nil
-	}
-	lookup := func(param string, dflt *analyzer) (*analyzer, *esError) {
-		v, set := def[param]
-		if !set {
-			return dflt, nil
-		}
-		n, _ := v.(string)
-		if a := analyzers[n]; a != nil {
-			return a, nil
-		}
-		if n == "standard" {
-			return standardAnalyzer, nil
-		}
-		if slices.Contains(knownAnalyzers, n) {
-			return nil, notImplemented("analyzer [%s]", n)
-		}
-		return nil, mapperError("Failed to parse mapping: analyzer [%v] has not been configured in mappings", v)
-	}
-	dflt := standardAnalyzer
-	if a := analyzers["default"]; a != nil {
-		dflt = a
-	}
-	var err *esError
-	if f.analyzer, err = lookup("analyzer", dflt); err != nil {
-		return nil, err
-	}
-	if f.searchAnalyzer, err = lookup("search_analyzer", f.analyzer); err != nil {
-		return nil, err
-	}
-	return f, nil
-}
-
-// decodeObject decodes a JSON object, numbers as json.Number, rejecting
-// trailing content and duplicate keys (Elasticsearch 8's parser refuses
-// "Duplicate field" where Go would keep the last value).
-func decodeObject(b []byte) (map[string]any, error) {
-	if err := checkDuplicates(b); err != nil {
-		return nil, err
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var m map[string]any
-	if err := dec.Decode(&m); err != nil {
-		return nil, err
-	}
-	if m == nil {
-		return nil, fmt.Errorf("expected an object")
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("unexpected content after the object")
-	}
-	return m, nil
-}
-
 // start begins the periodic refresh, as the index's refresh_interval says.
 func (ix *index) start() {
 	ix.lastSearch.Store(time.Now().UnixNano())
@@ -623,56 +250,16 @@ func (ix *index) refresh() {
 
 func (ix *index) refreshLocked() {
 	for _, c := range ix.pending {
-		if old := ix.visible[c.id]; old != nil {
-			ix.unindex(old)
-			delete(ix.visible, c.id)
-		}
+		delete(ix.visible, c.id)
 		if c.doc != nil {
 			c.doc.ord = ix.nextOrd
 			ix.nextOrd++
 			ix.visible[c.id] = c.doc
-			ix.reindex(c.doc)
 		}
 	}
 	ix.pending, ix.dirty, ix.waiting = nil, false, 0
 	close(ix.released)
 	ix.released = make(chan struct{})
-}
-
-func (ix *index) reindex(d *doc) {
-	for name, terms := range d.terms {
-		st := ix.stats[name]
-		if st == nil {
-			st = &fieldStats{postings: map[string]map[*doc]int{}}
-			ix.stats[name] = st
-		}
-		st.docs++
-		st.length += len(terms)
-		for _, t := range terms {
-			p := st.postings[t]
-			if p == nil {
-				p = map[*doc]int{}
-				st.postings[t] = p
-			}
-			p[d]++
-		}
-	}
-}
-
-func (ix *index) unindex(d *doc) {
-	for name, terms := range d.terms {
-		st := ix.stats[name]
-		st.docs--
-		st.length -= len(terms)
-		for _, t := range terms {
-			if p := st.postings[t]; p != nil {
-				delete(p, d)
-				if len(p) == 0 {
-					delete(st.postings, t)
-				}
-			}
-		}
-	}
 }
 
 // refreshMode is a write's refresh parameter.
@@ -842,51 +429,4 @@ func (s *Server) health(w http.ResponseWriter, r *request) {
 		"number_of_in_flight_fetch": 0, "task_max_waiting_in_queue_millis": 0,
 		"active_shards_percent_as_number": percent,
 	})
-}
-
-// checkDuplicates walks b's tokens and fails on an object key seen twice.
-// Malformed JSON is left for the decoder to report.
-func checkDuplicates(b []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	type level struct {
-		keys     map[string]bool
-		isObject bool
-		wantKey  bool
-	}
-	var stack []*level
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil
-		}
-		var top *level
-		if len(stack) > 0 {
-			top = stack[len(stack)-1]
-		}
-		if d, ok := tok.(json.Delim); ok {
-			switch d {
-			case '{', '[':
-				if top != nil && top.isObject {
-					top.wantKey = true // this value ends the member
-				}
-				stack = append(stack, &level{keys: map[string]bool{}, isObject: d == '{', wantKey: d == '{'})
-			default:
-				stack = stack[:len(stack)-1]
-			}
-			continue
-		}
-		if top == nil || !top.isObject {
-			continue
-		}
-		if top.wantKey {
-			k, _ := tok.(string)
-			if top.keys[k] {
-				return fmt.Errorf("Duplicate field '%s'", k)
-			}
-			top.keys[k] = true
-			top.wantKey = false
-			continue
-		}
-		top.wantKey = true // a scalar value ends the member
-	}
 }
