@@ -37,8 +37,8 @@
 //
 // Visibility: Searchable. Typesense applies a write before it answers, so a
 // search that starts after the call returned sees it. That is believed, not
-// documented (engines.md marks it UNCONFIRMED: a maintainer says the on-disk
-// and in-memory updates happen together, typesense/typesense issue #479);
+// documented (a maintainer says the on-disk and in-memory updates happen
+// together, typesense/typesense issue #479);
 // the conformance suite checks it against the live server, where one is
 // available, with a single search right after each write. Write mode
 // "acknowledged" is refused: Typesense offers no write that returns earlier.

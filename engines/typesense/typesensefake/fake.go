@@ -3,8 +3,7 @@
 // Typesense's status codes and its error body ({"message": "..."}), so the
 // driver's requests and its handling of answers can be tested without a
 // server. It is written from Typesense's documentation and server source
-// (core_api.cpp, collection_manager.cpp, collection.cpp, http_data.h; see
-// ../shared/reference/engines.md beside the repository).
+// (core_api.cpp, collection_manager.cpp, collection.cpp, http_data.h).
 //
 // Routes: GET /health (no key needed), GET /debug, GET /stats.json,
 // POST /collections,
@@ -58,7 +57,7 @@
 // "f:[a..b]", "f:>=a", "f:<=b" joined by "&&".
 //
 // Writes are applied before the response, so a search after a write
-// returned sees it (what the driver claims for Typesense; see engines.md).
+// returned sees it (what the driver claims for Typesense; see its package doc).
 //
 // Test hooks (Inject/ClearFaults, Calls, LastQuery, Document) let fault
 // tests drive overload, hangs and dropped connections and check what
@@ -71,8 +70,9 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"sync"
+
+	"github.com/searchbench/searchbench/engines/enginetest/fakekit"
 )
 
 // Version is what GET /debug reports.
@@ -88,31 +88,27 @@ type Server struct {
 	hs  *httptest.Server
 	key string
 
+	faults   fakekit.Faults
+	requests fakekit.Requests // by route pattern
+
 	mu          sync.RWMutex
 	collections map[string]*collection
-	faults      []*Fault
-	release     chan struct{} // closed to free hung requests
-	calls       map[string]int
-	lastQuery   map[string]url.Values
 }
 
 // New starts a fake that requires apiKey on every route but /health.
 func New(apiKey string) *Server {
-	s := &Server{
-		key:         apiKey,
-		collections: map[string]*collection{},
-		release:     make(chan struct{}),
-		calls:       map[string]int{},
-		lastQuery:   map[string]url.Values{},
-	}
+	s := &Server{key: apiKey, collections: map[string]*collection{}}
+	// A fault without a path spares /health, which a client polls before
+	// it starts.
+	s.faults.Spare = []string{"/health"}
 	s.hs = httptest.NewServer(s.routes())
 	s.URL = s.hs.URL
 	return s
 }
 
-// Close frees hung requests and stops the server.
+// Close lets hung requests go on and stops the server.
 func (s *Server) Close() {
-	s.ClearFaults()
+	s.faults.Close()
 	s.hs.Close()
 }
 
@@ -145,12 +141,12 @@ func (s *Server) routes() http.Handler {
 	return mux
 }
 
-// serve counts the request, applies faults and the key check, then the
+// serve records the request, applies faults and the key check, then the
 // handler.
 func (s *Server) serve(rt route) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		f, release := s.arrive(rt.pattern, r)
-		if f != nil && s.applyFault(f, release, w, r) {
+		s.requests.Add(rt.pattern, r, nil)
+		if s.faults.Serve(w, r, faultBody) {
 			return
 		}
 		if !rt.public && !s.authorized(r) {
@@ -159,15 +155,6 @@ func (s *Server) serve(rt route) http.HandlerFunc {
 		}
 		writeReply(w, rt.handle(w, r))
 	}
-}
-
-func (s *Server) arrive(pattern string, r *http.Request) (*Fault, chan struct{}) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.calls[pattern]++
-	s.calls[""]++
-	s.lastQuery[pattern] = r.URL.Query()
-	return s.takeFault(r.URL.Path), s.release
 }
 
 func (s *Server) authorized(r *http.Request) bool {
