@@ -2,9 +2,11 @@
 // amgixnow driver's tests: not a search engine. It serves the routes the
 // driver uses, with the JSON shapes, validation and status codes read in
 // amgix/amgix-now's source (src/main.rs, src/models.rs, src/validation.rs,
-// src/encoder.rs, src/auth.rs), and does honest matching: full_text-style
-// tokens scored BM25 per (vector, field), the per-field rankings fused by
-// reciprocal rank as Amgix's default fusion_mode "rrf" does.
+// src/encoder.rs, src/auth.rs). It finds documents by their words
+// (lowercased tokens of the indexed fields; the query's words OR-ed) and
+// answers them in a deterministic order, those holding more of the words
+// first, ties by ID: ranking (Amgix's BM25-like sparse vectors fused by
+// reciprocal rank) belongs to the live tests.
 //
 // What it models:
 //
@@ -39,9 +41,10 @@
 //     creating an existing one 409, limit outside 1..100 422, more than 100
 //     documents in a bulk call 422, a missing or wrong API key 401.
 //
-// Not modelled: stemming and stop-word lists beyond a short English one, the
-// other vector types (refused with 400 by the fake, not by Amgix), metadata,
-// tags, filters, and the routes the driver does not call.
+// Not modelled: stemming, stop words, a vector's top_k term limit, scores
+// beyond the count of words held, the other vector types (refused with 400
+// by the fake, not by Amgix), metadata, tags, filters, and the routes the
+// driver does not call.
 //
 // Test hooks for fault tests: Inject answers requests with a status (429
 // or 503, as Amgix's full queues and stopped workers do), holds them or
