@@ -36,23 +36,22 @@
 //     per_page over 250 (422 "Only upto 250 hits can be fetched per page.");
 //   - a missing document on delete: 404 "Could not find a document with id: X".
 //
-// Matching follows Typesense's defaults and documented parameters. Text is
-// split on whitespace; other characters that are not letters or digits are
-// removed (Typesense's default tokenizer without token_separators or
-// symbols_to_index), and tokens are lowercased. Every query token must match
-// a token of some query_by field (tokens may be spread across fields, as
-// since Typesense 0.24); the last one also as a prefix when prefix is true
-// (the default) for that field; with typos up to num_typos (default 2) for
-// tokens of at least min_len_1typo (4) / min_len_2typo (7) characters, tried
-// only while fewer than typo_tokens_threshold (default 1) documents matched.
-// When fewer than drop_tokens_threshold (default 1) documents match every
-// token, tokens are dropped from the right (drop_tokens_mode right_to_left,
-// the default) one at a time, down to one, and the extra matches are ranked
-// after the earlier ones. Within a round: fewer typos first, then documents
-// whose earliest query_by field holds every token, then the newest document
-// first. Not modelled: Typesense's exact text_match score (proximity, token
-// frequency), split_join_tokens' fallback, dropping from the left once the
-// right is exhausted, typo-tolerant prefixes, stemming, stop words, synonyms.
+// Matching: text is split on whitespace; other characters that are not
+// letters or digits are removed (Typesense's default tokenizer without
+// token_separators or symbols_to_index), and tokens are lowercased. Every
+// query token must be a token of some query_by field (tokens may be spread
+// across fields, as since Typesense 0.24), exactly: typo tolerance and
+// prefix matching are not modelled, so num_typos and prefix are checked as
+// Typesense checks them (one value, or one per query_by field) but words
+// match as with num_typos=0 and prefix=false, which the driver sends. When
+// fewer than drop_tokens_threshold (default 1) documents match every token,
+// tokens are dropped from the right (drop_tokens_mode right_to_left, the
+// default) one at a time, down to one, and the extra matches are ranked
+// after the earlier ones — the driver leaves that default on. Within a
+// round: documents whose earliest query_by field holds every token first,
+// then the newest document first. Not modelled: Typesense's text_match
+// score, split_join_tokens, dropping from the left once the right is
+// exhausted, stemming, stop words, synonyms.
 // Filters (filter_by) are modelled for "f:=value", "f:=`value`",
 // "f:[a..b]", "f:>=a", "f:<=b" joined by "&&".
 //
