@@ -362,12 +362,22 @@ func checkCollectionName(name string) string {
 	return ""
 }
 
-// collectionFor validates the path's collection name and finds the
-// collection, answering 422 or 404 itself. The caller holds s.mu.
-func (s *Server) collectionFor(w http.ResponseWriter, r *http.Request) (*collection, bool) {
+// collectionName is the path's collection name, validated: false when it
+// is not valid, and answered 422 as Amgix answers it.
+func collectionName(w http.ResponseWriter, r *http.Request) (string, bool) {
 	name := r.PathValue("name")
 	if msg := checkCollectionName(name); msg != "" {
 		validation(w, http.StatusUnprocessableEntity, "body", msg)
+		return "", false
+	}
+	return name, true
+}
+
+// collectionFor validates the path's collection name and finds the
+// collection, answering 422 or 404 itself. The caller holds s.mu.
+func (s *Server) collectionFor(w http.ResponseWriter, r *http.Request) (*collection, bool) {
+	name, ok := collectionName(w, r)
+	if !ok {
 		return nil, false
 	}
 	c := s.colls[name]
