@@ -133,6 +133,36 @@ func (e *Engine) Upsert(ctx context.Context, doc engines.Document) error {
 	return nil
 }
 
+// UpsertBatch writes docs through the import endpoint with action=upsert
+// and checks the result line of every document.
+func (e *Engine) UpsertBatch(ctx context.Context, docs []engines.Document) error {
+	if len(docs) == 0 {
+		return nil
+	}
+	st, err := e.state()
+	if err != nil {
+		return err
+	}
+	buf, ids, err := st.importBody(docs)
+	if err != nil {
+		return err
+	}
+	what := fmt.Sprintf("upsert batch of %d", len(docs))
+	rc, err := e.importer.Collection(st.coll).Documents().ImportJsonl(ctx, buf, &api.ImportDocumentsParams{Action: pointer.Any(api.Upsert)})
+	if err != nil {
+		return e.fail(what, err)
+	}
+	defer rc.Close()
+	body, err := readBody(rc)
+	if err != nil {
+		return e.fail(what, err)
+	}
+	if err := ParseImport(body, ids); err != nil {
+		return e.fail(what, err)
+	}
+	return nil
+}
+
 // Delete removes a document; a missing one is engines.ErrNotFound.
 func (e *Engine) Delete(ctx context.Context, id string) error {
 	st, err := e.state()
@@ -266,36 +296,6 @@ func (e *Engine) Stats(ctx context.Context) (map[string]float64, error) {
 func (e *Engine) Close() error {
 	e.tr.CloseIdleConnections()
 	e.fast.Close()
-	return nil
-}
-
-// UpsertBatch writes docs through the import endpoint with action=upsert
-// and checks the result line of every document.
-func (e *Engine) UpsertBatch(ctx context.Context, docs []engines.Document) error {
-	if len(docs) == 0 {
-		return nil
-	}
-	st, err := e.state()
-	if err != nil {
-		return err
-	}
-	buf, ids, err := st.importBody(docs)
-	if err != nil {
-		return err
-	}
-	what := fmt.Sprintf("upsert batch of %d", len(docs))
-	rc, err := e.importer.Collection(st.coll).Documents().ImportJsonl(ctx, buf, &api.ImportDocumentsParams{Action: pointer.Any(api.Upsert)})
-	if err != nil {
-		return e.fail(what, err)
-	}
-	defer rc.Close()
-	body, err := readBody(rc)
-	if err != nil {
-		return e.fail(what, err)
-	}
-	if err := ParseImport(body, ids); err != nil {
-		return e.fail(what, err)
-	}
 	return nil
 }
 
