@@ -58,9 +58,10 @@ func TestFaultErrorStorms(t *testing.T) {
 			f := amgixfake.New(amgixfake.APIKey(key))
 			t.Cleanup(f.Close)
 			return f.URL, func() {
-				// One storm at a time: Reject replaces the one before.
+				// One storm at a time: each replaces the one before.
 				for _, st := range []int{503, 429, 500} {
-					f.Reject(st, n)
+					f.ClearFaults()
+					f.Inject(amgixfake.Fault{Status: st, Times: n})
 					time.Sleep(150 * time.Millisecond)
 				}
 			}

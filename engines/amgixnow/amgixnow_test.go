@@ -322,7 +322,7 @@ func TestOverloadAndTimeouts(t *testing.T) {
 	e := created(t, amgixnow.SyncName, engines.Config{URL: f.URL, Options: map[string]string{"timeout": "200ms"}}, "faults")
 	ctx := context.Background()
 	for _, status := range []int{http.StatusServiceUnavailable, http.StatusTooManyRequests} {
-		f.Reject(status, 2)
+		f.Inject(amgixfake.Fault{Status: status, Times: 2})
 		if err := e.Upsert(ctx, doc("1", "a")); engines.Classify(err) != engines.Overloaded {
 			t.Errorf("upsert under HTTP %d: %v, class %s; want overloaded", status, err, engines.Classify(err))
 		}
@@ -330,11 +330,11 @@ func TestOverloadAndTimeouts(t *testing.T) {
 			t.Errorf("search under HTTP %d: %v, class %s; want overloaded", status, err, engines.Classify(err))
 		}
 	}
-	f.Reject(http.StatusGatewayTimeout, 1)
+	f.Inject(amgixfake.Fault{Status: http.StatusGatewayTimeout, Times: 1})
 	if err := e.Delete(ctx, "1"); engines.Classify(err) != engines.Timeout {
 		t.Errorf("delete under HTTP 504: %v; want timeout", err)
 	}
-	f.Hang()
+	f.Inject(amgixfake.Fault{Hang: true})
 	_, err := e.Search(ctx, engines.Query{Text: "a", K: 10})
 	if engines.Classify(err) != engines.Timeout {
 		t.Errorf("search against a hung server with timeout=200ms: %v, class %s; want timeout", err, engines.Classify(err))
@@ -344,7 +344,7 @@ func TestOverloadAndTimeouts(t *testing.T) {
 	if err := e.Upsert(short, doc("2", "b")); engines.Classify(err) != engines.Timeout {
 		t.Errorf("upsert past its context deadline: %v, class %s; want timeout", err, engines.Classify(err))
 	}
-	f.Release()
+	f.ClearFaults()
 	if _, err := e.Search(ctx, engines.Query{Text: "a", K: 10}); err != nil {
 		t.Errorf("search after release: %v", err)
 	}
@@ -392,7 +392,7 @@ func TestAPIKey(t *testing.T) {
 	if err := e.Upsert(ctx, doc("1", "a")); err != nil {
 		t.Fatal(err)
 	}
-	f.Reject(http.StatusServiceUnavailable, 1)
+	f.Inject(amgixfake.Fault{Status: http.StatusServiceUnavailable, Times: 1})
 	if err := e.Upsert(ctx, doc("1", "b")); err == nil || strings.Contains(err.Error(), key) {
 		t.Errorf("error with a key configured: %v", err)
 	}
@@ -534,7 +534,7 @@ func TestGetClasses(t *testing.T) {
 	if _, err := g.Get(ctx, "a/b"); err == nil || engines.Classify(err) == engines.NotFound {
 		t.Fatalf("Get(a/b): %v; want a refusal before any request", err)
 	}
-	f.Reject(http.StatusNotFound, 1)
+	f.Inject(amgixfake.Fault{Status: http.StatusNotFound, Times: 1})
 	if _, err := g.Get(ctx, "1"); err == nil || engines.Classify(err) != engines.Other {
 		t.Fatalf("Get answered a 404 without Amgix's mark: %v, class %s; want other", err, engines.Classify(err))
 	}

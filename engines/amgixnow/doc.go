@@ -108,7 +108,8 @@
 // …/documents/bulk". Open calls it, so an unreachable server fails at Open.
 // Stats reports "skipped_writes" and "superseded_writes" (this Engine's,
 // since Create) and, when the stats call succeeds, the collection's
-// "doc_count" and "queue_depth" (queue.total, the ingest queue at 38b16d6;
+// "doc_count" and "queue_depth" (engines.StatDocCount and StatQueueDepth;
+// queue.total, the ingest queue at 38b16d6;
 // always 0 where there is no queue).
 //
 // # Attach
@@ -126,9 +127,10 @@
 // One keep-alive connection per concurrent user, up to option pool (default
 // 2048, above the 1,500 users of the largest published level); HTTP/1.1; no
 // proxy; no retries. The calls a run repeats (search, upsert, delete, get)
-// build the same requests as the others and send them through
-// httpwire.FastClient (fasthttp's framing on a pool of its own, configured
-// as net/http's transport, with the same timeout) instead of net/http:
+// go through Engine.call, which sends the requests the other calls send
+// through net/http (Engine.api) on httpwire.FastClient (fasthttp's framing
+// on a pool of its own, configured as net/http's transport, with the same
+// timeout) instead:
 // the same bytes on the wire (TestHotCallsWire; a bodiless DELETE carries
 // Content-Length: 0, which net/http leaves out), at about 40% less of the
 // load generator's CPU a call (BenchmarkTransports in bench/README.md). HTTP 429 and 503 wrap engines.ErrOverloaded (Amgix
@@ -145,6 +147,16 @@
 // middleware, so a server may ignore the key. Open also lists the
 // collections, which needs a key where keys are checked, so a missing or
 // wrong key fails at Open. The key never appears in an error. Username and Password are refused.
+//
+// # Files
+//
+// driver.go registers the two drivers and opens them; options.go reads the
+// options; engine.go holds the Engine and its request path (call for the
+// calls a run repeats, api for the others); wire.go builds request bodies
+// and parses answers; errors.go maps Amgix's errors onto the runner's
+// classes; launch.go is the container the launcher starts; clock.go, the
+// concern only this driver has, issues the write timestamps and tells a
+// superseded write from a stale one.
 //
 // # Options (Config.Options)
 //

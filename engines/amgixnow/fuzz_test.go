@@ -1,10 +1,11 @@
 package amgixnow
 
 import (
-	"github.com/searchbench/searchbench/engines/quote"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/searchbench/searchbench/engines/quote"
 )
 
 // FuzzParse feeds any body to every response parser: a malformed answer is

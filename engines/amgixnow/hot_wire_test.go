@@ -2,6 +2,7 @@ package amgixnow
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"testing"
 
@@ -10,7 +11,7 @@ import (
 )
 
 // The calls a run repeats send through httpwire.FastClient what they sent
-// through net/http (call, which the other calls still use): each of their
+// through net/http (api, which the other calls use): each of their
 // shapes — a POST with a JSON body, a GET, a DELETE with a query — made
 // both ways and compared on a raw TCP listener. One difference is the
 // framing's: a DELETE without a body carries "Content-Length: 0"
@@ -34,12 +35,19 @@ func TestHotCallsWire(t *testing.T) {
 			{http.MethodGet, "/v1/collections/wire/documents/d1", nil},
 			{http.MethodDelete, "/v1/collections/wire/documents/d1?request_timestamp=2026-01-01T00%3A00%3A00Z", nil},
 		} {
+			var body []byte
+			if c.body != nil {
+				var err error
+				if body, err = json.Marshal(c.body); err != nil {
+					t.Fatal(err)
+				}
+			}
 			w.Take()
-			if _, err := e.hotCall(context.Background(), c.method, c.path, c.body); err != nil {
+			if err := e.call(context.Background(), c.method, c.path, body, e.answer(nil)); err != nil {
 				t.Fatal(err)
 			}
 			got := w.TakeOne(t, c.method, c.path)
-			if _, err := e.call(context.Background(), c.method, c.path, c.body); err != nil {
+			if err := e.api(context.Background(), c.method, c.path, body, e.answer(nil)); err != nil {
 				t.Fatal(err)
 			}
 			want := w.TakeOne(t, c.method, c.path)

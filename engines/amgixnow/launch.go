@@ -8,9 +8,9 @@ import "github.com/searchbench/searchbench/engines/container"
 const Image = "amgixio/amgix-now:v0.1.2"
 
 // The launcher's definitions, one per driver: the same image with
-// AMGIX_NOW_SYNC_DB_WRITES false (the default) or true (sources: engines.md
-// §5 in ../shared/reference beside the repository; build/Dockerfile.cpu,
-// build/entrypoint.sh and src/main.rs in amgix/amgix-now).
+// AMGIX_NOW_SYNC_DB_WRITES false (the default) or true (sources:
+// build/Dockerfile.cpu, build/entrypoint.sh and src/main.rs in
+// amgix/amgix-now).
 func init() {
 	container.Register(spec(Name, "false"))
 	container.Register(spec(SyncName, "true"))

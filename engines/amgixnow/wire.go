@@ -2,159 +2,96 @@ package amgixnow
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
-	"net/url"
+	"slices"
 	"strings"
 
-	"github.com/searchbench/searchbench/engines/httpwire"
+	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/engines/quote"
-	"github.com/valyala/fasthttp"
 )
 
-// maxBody bounds a response read: a search answer carries every hit's stored
-// fields (up to 100 hits of up to 1,000,000 characters of content each in
-// the worst case; the corpus's documents are a few kilobytes).
-const maxBody = 128 << 20
+func collectionPath(name string) string { return "/v1/collections/" + name }
 
-// call sends one request and returns a 2xx answer's body. It never retries:
-// a retry would hide overload and add to the measured time.
-func (e *Engine) call(ctx context.Context, method, path string, body any) ([]byte, error) {
-	return e.send(ctx, false, method, path, body)
+type vectorConfig struct {
+	Name        string   `json:"name"`
+	Type        string   `json:"type"`
+	IndexFields []string `json:"index_fields"`
+	TopK        int      `json:"top_k,omitempty"`
 }
 
-// hotCall is call for the calls a run repeats (search, upsert, delete,
-// get): the same request, sent through httpwire.FastClient instead of
-// net/http (TestHotCallsWire compares the bytes), which costs the load
-// generator about 40% less CPU a call (BenchmarkTransports in
-// bench/README.md).
-func (e *Engine) hotCall(ctx context.Context, method, path string, body any) ([]byte, error) {
-	return e.send(ctx, true, method, path, body)
+type collectionConfig struct {
+	Vectors      []vectorConfig `json:"vectors"`
+	StoreContent bool           `json:"store_content"`
 }
 
-func (e *Engine) send(ctx context.Context, hot bool, method, path string, body any) ([]byte, error) {
-	var rd io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			return nil, fmt.Errorf("encode request: %w", err)
-		}
-		rd = bytes.NewReader(b)
+// wireDocument is the body of one document; text fields outside the schema
+// are not sent.
+func wireDocument(doc engines.Document, fields []string, ts int64) map[string]string {
+	m := make(map[string]string, len(fields)+2)
+	m["id"], m["timestamp"] = doc.ID, formatTimestamp(ts)
+	for _, f := range fields {
+		m[f] = doc.Text(f)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, e.base+path, rd)
-	if err != nil {
-		return nil, fmt.Errorf("build request: %w", err)
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	if e.key != "" {
-		// src/auth.rs accepts the key as "api-key" or "Authorization: Bearer".
-		req.Header.Set("Authorization", "Bearer "+e.key)
-	}
-	var status int
-	var data []byte
-	if hot {
-		resp := fasthttp.AcquireResponse()
-		defer fasthttp.ReleaseResponse(resp)
-		if err := e.fast.Send(ctx, req, resp); err != nil {
-			return nil, e.transportError(err)
-		}
-		// The answer outlives the pooled response.
-		status, data = resp.StatusCode(), bytes.Clone(resp.Body())
-	} else {
-		resp, err := e.http.Do(req)
-		if err != nil {
-			return nil, e.transportError(err)
-		}
-		defer resp.Body.Close()
-		data, err = io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
-		if err != nil {
-			return nil, e.transportError(err)
-		}
-		status = resp.StatusCode
-	}
-	if len(data) > maxBody {
-		return nil, fmt.Errorf("response larger than %d bytes", maxBody)
-	}
-	if status < 200 || status > 299 {
-		return nil, statusError(status, documentMissing(data), e.scrub(errorDetail(data)))
-	}
-	return data, nil
+	return m
 }
 
-// transportError classifies a failed round trip (httpwire.TransportError).
-// url.Error quotes the request URL; the message names the redacted endpoint
-// instead, and never shows the key.
-func (e *Engine) transportError(err error) error {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		err = ue.Err
-	}
-	return fmt.Errorf("%s: %w", e.endpoint, quote.Redact(httpwire.TransportError(err), e.key))
+type searchRequest struct {
+	Query string `json:"query"`
+	Limit int    `json:"limit"`
 }
 
-// statusError maps an HTTP failure to the runner's error classes
-// (httpwire.StatusError). A 404 is engines.ErrNotFound only when missing, the
-// body being Amgix's word that a document is missing (documentMissing: a
-// get's answer); otherwise it is a missing collection or route, which the
-// runner must not count as a harmless missing ID.
-func statusError(code int, missing bool, detail string) error {
-	if code == http.StatusUnauthorized || code == http.StatusForbidden {
-		return fmt.Errorf("HTTP %d: %s (the server wants an API key, Config.APIKey, or refused the one given)", code, detail)
+// checkConfig reads a collection's configuration and checks that it is
+// what Create makes (topK 0: the server's default, not checked).
+func checkConfig(body []byte, fields []string, topK int) error {
+	var c struct {
+		Vectors []struct {
+			Name        string   `json:"name"`
+			Type        string   `json:"type"`
+			IndexFields []string `json:"index_fields"`
+			TopK        int      `json:"top_k"`
+		} `json:"vectors"`
+		StoreContent bool `json:"store_content"`
 	}
-	return httpwire.StatusError(code, missing, fmt.Errorf("HTTP %d: %s", code, detail))
+	if err := json.Unmarshal(body, &c); err != nil {
+		return fmt.Errorf("malformed collection configuration: %q", quote.Clip(string(body)))
+	}
+	want := fmt.Sprintf("one vector, %s full_text over %v", VectorName, fields)
+	if topK != 0 {
+		want += fmt.Sprintf(" (top_k %d)", topK)
+	}
+	if len(c.Vectors) != 1 || !c.StoreContent {
+		return fmt.Errorf("the collection has %d vectors (store_content %v); Create makes %s, storing content", len(c.Vectors), c.StoreContent, want)
+	}
+	v := c.Vectors[0]
+	if v.Name != VectorName || v.Type != "full_text" || !slices.Equal(v.IndexFields, fields) || (topK != 0 && v.TopK != topK) {
+		return fmt.Errorf("its vector is %s %s over %v (top_k %d); Create makes %s", v.Name, v.Type, v.IndexFields, v.TopK, want)
+	}
+	return nil
 }
 
-// errorDetail extracts Amgix's FastAPI-style error: {"detail": "text"} or
-// {"detail": [{"loc": [...], "msg": "..."}]}; a plain-text body (axum's
-// query-string rejection) is quoted as it is. Whichever it is, it is
-// clipped (quote.Clip).
-func errorDetail(body []byte) string {
+// ParseExists decodes {"exists": bool}.
+func ParseExists(body []byte) (bool, error) {
 	var v struct {
-		Detail json.RawMessage `json:"detail"`
+		Exists *bool `json:"exists"`
 	}
-	if err := json.Unmarshal(body, &v); err != nil || len(v.Detail) == 0 {
-		return clip(string(body))
+	if err := json.Unmarshal(body, &v); err != nil || v.Exists == nil {
+		return false, fmt.Errorf("malformed exists response: %q", quote.Clip(string(body)))
 	}
-	var s string
-	if json.Unmarshal(v.Detail, &s) == nil {
-		return clip(s)
-	}
-	var items []struct {
-		Loc []any  `json:"loc"`
-		Msg string `json:"msg"`
-	}
-	if json.Unmarshal(v.Detail, &items) == nil && len(items) > 0 {
-		parts := make([]string, len(items))
-		for i, it := range items {
-			loc := make([]string, len(it.Loc))
-			for j, l := range it.Loc {
-				loc[j] = fmt.Sprint(l)
-			}
-			parts[i] = strings.Join(loc, ".") + ": " + it.Msg
-		}
-		return clip(strings.Join(parts, "; "))
-	}
-	return clip(string(v.Detail))
+	return *v.Exists, nil
 }
 
-// clip is quote.Clip, saying so when the server gave no message at all.
-func clip(s string) string {
-	if s = quote.Clip(s); s == "" {
-		return "(no message)"
+// ParseVersion decodes {"version": "..."}.
+func ParseVersion(body []byte) (string, error) {
+	var v struct {
+		Version string `json:"version"`
 	}
-	return s
+	if err := json.Unmarshal(body, &v); err != nil || strings.TrimSpace(v.Version) == "" {
+		return "", fmt.Errorf("malformed version response: %q", quote.Clip(string(body)))
+	}
+	return strings.TrimSpace(v.Version), nil
 }
-
-// scrub removes the API key from a message, should a server or a proxy echo
-// it back.
-func (e *Engine) scrub(s string) string { return quote.RedactString(s, e.key) }
 
 // okResponse is Amgix's OkResponse: {"ok": true, "skipped": [ids]}, skipped
 // present only when a write was not applied because its timestamp was not
@@ -239,19 +176,16 @@ func ParseStats(body []byte) (docs, queued int64, err error) {
 	return *s.DocCount, s.Queue.Total, nil
 }
 
-// documentMissing says whether a 404's body is Amgix's word that a document
-// is missing — {"detail": "Documents not found for document_ids: …"} from
-// get_documents (src/qdrant.rs), or "Document '…' not found", the handler's
-// own wording (src/main.rs get_document) — as opposed to a missing
-// collection or a route the server lacks (axum's bare 404). Only a document
-// read answers it: Amgix deletes a missing document with 200.
-func documentMissing(body []byte) bool {
-	var v struct {
-		Detail string `json:"detail"`
+// bulkRequest is the body of POST …/documents/bulk.
+type bulkRequest struct {
+	Documents []map[string]string `json:"documents"`
+}
+
+// encode is a request's JSON body.
+func encode(v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("encode request: %w", err)
 	}
-	if json.Unmarshal(body, &v) != nil {
-		return false
-	}
-	return strings.HasPrefix(v.Detail, "Documents not found for document_ids: ") ||
-		strings.HasPrefix(v.Detail, "Document '") && strings.HasSuffix(v.Detail, "' not found")
+	return b, nil
 }

@@ -37,8 +37,8 @@
 //
 // Visibility: Searchable. Typesense applies a write before it answers, so a
 // search that starts after the call returned sees it. That is believed, not
-// documented (engines.md marks it UNCONFIRMED: a maintainer says the on-disk
-// and in-memory updates happen together, typesense/typesense issue #479);
+// documented (a maintainer says the on-disk and in-memory updates happen
+// together, typesense/typesense issue #479);
 // the conformance suite checks it against the live server, where one is
 // available, with a single search right after each write. Write mode
 // "acknowledged" is refused: Typesense offers no write that returns earlier.
@@ -78,15 +78,16 @@
 // HTTP/1.1 and ignores proxy environment variables, so nothing but the
 // engine sits in the measured path.
 //
-// The calls a run repeats — search, upsert, delete, get — are built by the
-// generated API's request constructors (api.NewSearchCollectionRequest and
-// the like, the requests its methods send) with the key header its
-// WithAPIKey editor adds, and sent through httpwire.FastClient (fasthttp's
-// framing on a pool of its own, configured as the transport, with the same
-// timeout) instead of net/http: the same bytes on the wire
-// (TestHotCallsWire, with one framing difference it names: a bodiless
-// DELETE carries Content-Length: 0), at about 40% less of the load
-// generator's CPU a call (BenchmarkTransports in bench/README.md). Everything else (collections, imports, stats)
+// The calls a run repeats — search, upsert, delete, get — go through
+// Engine.call, on httpwire.FastClient (fasthttp's framing on a pool of its
+// own, configured as the transport, with the same timeout) instead of
+// net/http: their paths and queries are the ones the generated API's
+// request constructors build (api.NewSearchCollectionRequest and the like),
+// with the key header its WithAPIKey editor adds and the body its methods
+// encode — the same bytes on the wire (TestHotCallsWire, with one framing
+// difference it names: a bodiless DELETE carries Content-Length: 0), at
+// about 40% less of the load generator's CPU a call (BenchmarkTransports
+// in bench/README.md). Everything else (collections, imports, stats)
 // goes through the client. The two pools each keep up to pool connections.
 //
 // Errors: HTTP 429 and 503 wrap engines.ErrOverloaded (Typesense answers 503
@@ -97,7 +98,8 @@
 // X-TYPESENSE-API-KEY and never appears in an error (it is scrubbed from
 // every message, should a server echo it).
 //
-// Stats (engines.StatsReporter) reads GET /stats.json: "queue_depth" is
+// Stats (engines.StatsReporter) reads GET /stats.json: "queue_depth"
+// (engines.StatQueueDepth) is
 // Typesense's pending_write_batches (writes received and not yet applied),
 // and the server's own rolling figures follow under their names
 // (overloaded_requests_per_second, search_latency_ms, write_latency_ms, …).
@@ -108,6 +110,14 @@
 // shard 0) reads GET /collections/{name}: 404 is a missing collection, and
 // every schema field must be there with Create's type and facet. Nothing is
 // changed on the server.
+//
+// # Files
+//
+// driver.go registers the driver and opens it; options.go reads the
+// options; engine.go holds the Engine and its one request path (call);
+// wire.go builds request bodies and paths and parses answers; errors.go
+// maps Typesense's errors onto the runner's classes; launch.go is the
+// container the launcher starts.
 //
 // # Options (Config.Options)
 //

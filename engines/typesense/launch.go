@@ -5,9 +5,9 @@ import "github.com/searchbench/searchbench/engines/container"
 // Image is the pinned official image.
 const Image = "typesense/typesense:29.0"
 
-// The launcher's definition (sources: engines.md §2 in ../shared/reference
-// beside the repository). Every server flag is also an environment
-// variable, TYPESENSE_ and the flag's name.
+// The launcher's definition. Every server flag is also an environment
+// variable, TYPESENSE_ and the flag's name (Typesense's server
+// configuration documentation).
 //
 // The image's entrypoint is the server itself (ENTRYPOINT
 // ["/opt/typesense-server"], docker/deployment.Dockerfile), so a command

@@ -2,58 +2,163 @@ package typesense
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
+	"math"
 	"net/http"
+	"slices"
+	"strconv"
 	"strings"
 
-	"github.com/typesense/typesense-go/v3/typesense"
+	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/engines/quote"
 	"github.com/typesense/typesense-go/v3/typesense/api"
 	"github.com/typesense/typesense-go/v3/typesense/api/pointer"
-
-	"github.com/searchbench/searchbench/engines"
-	"github.com/searchbench/searchbench/engines/httpwire"
-	"github.com/searchbench/searchbench/engines/quote"
 )
 
-// UpsertBatch writes docs through the import endpoint with action=upsert
-// and checks the result line of every document.
-func (e *Engine) UpsertBatch(ctx context.Context, docs []engines.Document) error {
-	if len(docs) == 0 {
-		return nil
+// Request bodies and paths, and answer parsing: pure functions, no
+// network. The paths of the calls a run repeats are the ones the generated
+// API's request constructors build (its path escaping and query encoding),
+// so that the fast path sends what the client would.
+
+// MaxK is the most hits Typesense returns for one search (per_page's limit).
+const MaxK = 250
+
+// collectionFields maps the schema onto Typesense fields.
+func collectionFields(schema engines.Schema) ([]api.Field, []string, error) {
+	var fields []api.Field
+	var text []string
+	for _, f := range schema.Fields {
+		tf := api.Field{Name: f.Name}
+		switch {
+		case f.Name == "id":
+			return nil, nil, errors.New(`typesense: field "id" is the document ID, not a schema field`)
+		case f.Type == engines.Text:
+			tf.Type = "string"
+			text = append(text, f.Name)
+		case f.Type == engines.Tag:
+			tf.Type, tf.Facet = "string", pointer.True()
+		case f.Type == engines.Numeric:
+			tf.Type = "float"
+		default:
+			return nil, nil, fmt.Errorf("typesense: field %s: type %s: %w", f.Name, f.Type, engines.ErrUnsupported)
+		}
+		fields = append(fields, tf)
 	}
-	st, err := e.state()
-	if err != nil {
-		return err
+	if len(text) == 0 {
+		return nil, nil, errors.New("typesense: schema has no text field to search")
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf) // one document a line: JSONL
-	ids := make([]string, len(docs))
-	for i, d := range docs {
-		m, err := st.document(d)
+	return fields, text, nil
+}
+
+// every schema field.
+// document is the JSON object Typesense stores: the ID as a string and
+// every schema field.
+func (st state) document(doc engines.Document) (map[string]any, error) {
+	m := make(map[string]any, len(st.fields)+1)
+	m["id"] = doc.ID
+	for _, f := range st.fields {
+		i := slices.IndexFunc(doc.Fields, func(df engines.Field) bool { return df.Name == f.Name })
+		switch {
+		case f.Type == engines.Numeric && i < 0:
+			return nil, fmt.Errorf("typesense: document %s has no value for numeric field %s", doc.ID, f.Name)
+		case f.Type == engines.Numeric:
+			m[f.Name] = doc.Fields[i].Number
+		default:
+			m[f.Name] = doc.Text(f.Name)
+		}
+	}
+	return m, nil
+}
+
+// searchParams builds the published configuration's search for q.
+func (st state) searchParams(q engines.Query) (*api.SearchCollectionParams, error) {
+	switch {
+	case q.Vector != nil:
+		return nil, fmt.Errorf("typesense: vector search: %w", engines.ErrUnsupported)
+	case q.K < 0 || q.K > MaxK:
+		return nil, fmt.Errorf("typesense: k=%d: Typesense returns 0 to %d hits a search", q.K, MaxK)
+	}
+	queryBy := strings.Join(st.text, ",")
+	if q.Field != "" {
+		if !slices.Contains(st.text, q.Field) {
+			return nil, fmt.Errorf("typesense: search restricted to %q, which is not a text field of the schema", q.Field)
+		}
+		queryBy = q.Field
+	}
+	p := &api.SearchCollectionParams{
+		Q:                   pointer.String(q.Text),
+		QueryBy:             pointer.String(queryBy),
+		PerPage:             pointer.Int(q.K),
+		NumTypos:            pointer.String("0"),
+		TypoTokensThreshold: pointer.Int(0),
+		Prefix:              pointer.String("false"),
+		IncludeFields:       pointer.String("id"),
+	}
+	if len(q.Filters) > 0 {
+		f, err := st.filterBy(q.Filters)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		if err := enc.Encode(m); err != nil {
-			return fmt.Errorf("typesense: encode document %s: %w", d.ID, err)
+		p.FilterBy = pointer.String(f)
+	}
+	return p, nil
+}
+
+// filterBy renders filters in Typesense's filter_by syntax.
+func (st state) filterBy(filters []engines.Filter) (string, error) {
+	var clauses []string
+	for _, f := range filters {
+		i := slices.IndexFunc(st.fields, func(s engines.FieldSpec) bool { return s.Name == f.Field })
+		if i < 0 {
+			return "", fmt.Errorf("typesense: filter on %q, which is not in the schema", f.Field)
 		}
-		ids[i] = d.ID
+		switch st.fields[i].Type {
+		case engines.Tag:
+			if strings.Contains(f.Tag, "`") {
+				return "", fmt.Errorf("typesense: tag %q: a backtick cannot be quoted in filter_by", f.Tag)
+			}
+			clauses = append(clauses, fmt.Sprintf("%s:=`%s`", f.Field, f.Tag))
+		case engines.Numeric:
+			c, err := rangeClause(f)
+			if err != nil {
+				return "", err
+			}
+			if c != "" {
+				clauses = append(clauses, c)
+			}
+		default:
+			return "", fmt.Errorf("typesense: filter on %s field %s: %w", st.fields[i].Type, f.Field, engines.ErrUnsupported)
+		}
 	}
-	what := fmt.Sprintf("upsert batch of %d", len(docs))
-	rc, err := e.importer.Collection(st.coll).Documents().ImportJsonl(ctx, &buf, &api.ImportDocumentsParams{Action: pointer.Any(api.Upsert)})
-	if err != nil {
-		return e.fail(what, err)
+	return strings.Join(clauses, " && "), nil
+}
+
+// rangeClause is Min <= field <= Max; an infinite bound is left open, and
+// two infinite bounds filter nothing ("").
+func rangeClause(f engines.Filter) (string, error) {
+	lo, hi := math.IsInf(f.Min, -1), math.IsInf(f.Max, 1)
+	switch {
+	case math.IsNaN(f.Min) || math.IsNaN(f.Max) || math.IsInf(f.Min, 1) || math.IsInf(f.Max, -1):
+		return "", fmt.Errorf("typesense: filter on %s: range [%v, %v] is not a range", f.Field, f.Min, f.Max)
+	case lo && hi:
+		return "", nil
+	case lo:
+		return f.Field + ":<=" + num(f.Max), nil
+	case hi:
+		return f.Field + ":>=" + num(f.Min), nil
 	}
-	defer rc.Close()
-	body, err := readBody(rc)
-	if err != nil {
-		return e.fail(what, err)
-	}
-	if err := ParseImport(body, ids); err != nil {
-		return e.fail(what, err)
+	return fmt.Sprintf("%s:[%s..%s]", f.Field, num(f.Min), num(f.Max)), nil
+}
+
+func num(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+// validJSON is what the generated API's …WithResponse methods check of a
+// success they decode: that it is JSON.
+func validJSON(body []byte) error {
+	if !json.Valid(body) {
+		return quote.Unreadable(body, errors.New("invalid JSON"))
 	}
 	return nil
 }
@@ -130,100 +235,50 @@ func ParseSearch(body []byte, k int) (engines.Hits, error) {
 	return engines.Hits{IDs: ids, Total: *r.Found}, nil
 }
 
-// maxBody bounds what the driver reads of one answer: a search with
-// include_fields=id or an import result is far smaller.
-const maxBody = 64 << 20
-
-func readBody(r io.Reader) ([]byte, error) {
-	body, err := io.ReadAll(io.LimitReader(r, maxBody+1))
+// documentJSON is the body of a single upsert: the document as the
+// generated API's NewIndexDocumentRequest encodes it (json.Marshal).
+func (st state) documentJSON(doc engines.Document) ([]byte, error) {
+	m, err := st.document(doc)
 	if err != nil {
 		return nil, err
 	}
-	if len(body) > maxBody {
-		return nil, fmt.Errorf("answer larger than %d bytes", maxBody)
-	}
-	return body, nil
-}
-
-// call takes a raw client call's answer: the body of a 200, or a
-// StatusError.
-func (e *Engine) call(resp *http.Response, err error) ([]byte, error) {
+	b, err := json.Marshal(m)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("typesense: encode document %s: %w", doc.ID, err)
 	}
-	defer resp.Body.Close()
-	body, err := readBody(resp.Body)
+	return b, nil
+}
+
+// importBody is an import's body, one JSON document a line (JSONL), and
+// the documents' IDs in order, for ParseImport.
+func (st state) importBody(docs []engines.Document) (*bytes.Buffer, []string, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	ids := make([]string, len(docs))
+	for i, d := range docs {
+		m, err := st.document(d)
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := enc.Encode(m); err != nil {
+			return nil, nil, fmt.Errorf("typesense: encode document %s: %w", d.ID, err)
+		}
+		ids[i] = d.ID
+	}
+	return &buf, ids, nil
+}
+
+// upsertURI is the path and query of a single upsert (action=upsert), as
+// the generated API's NewIndexDocumentRequest builds them.
+func upsertURI(server, coll string) (string, error) {
+	return requestURI(api.NewIndexDocumentRequestWithBody(server, coll, &api.IndexDocumentParams{Action: pointer.Any(api.Upsert)}, "application/json", nil))
+}
+
+// requestURI is the path and query of a request one of the generated
+// API's New…Request constructors built (it is not sent).
+func requestURI(r *http.Request, err error) (string, error) {
 	if err != nil {
-		return nil, err
+		return "", err
 	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, statusError(resp.StatusCode, body)
-	}
-	return body, nil
-}
-
-// StatusError is an answer that is not a success, with Typesense's message.
-// It unwraps to the class of its status (httpwire.StatusClass): a 404 is
-// engines.ErrNotFound only for a missing document (a missing collection's
-// 404, "Not Found", is a setup mistake, not a result).
-type StatusError struct {
-	Status  int // 0 in an import line without a code
-	Message string
-}
-
-func (e *StatusError) Error() string {
-	if e.Status == 0 {
-		return e.Message
-	}
-	return fmt.Sprintf("HTTP %d: %s", e.Status, e.Message)
-}
-
-func (e *StatusError) Unwrap() error {
-	return httpwire.StatusClass(e.Status, strings.HasPrefix(e.Message, missingDocument))
-}
-
-// missingDocument starts Typesense's message for a missing document: its
-// src/collection.cpp answers 404 "Could not find a document with id: " + id
-// (Collection::get, which a delete looks the document up with), while a
-// missing collection's 404 says "Not Found".
-const missingDocument = "Could not find a document with id"
-
-// statusError reads Typesense's {"message": …} body, or keeps the start of
-// a body that is not one.
-func statusError(status int, body []byte) *StatusError {
-	var m struct {
-		Message string `json:"message"`
-	}
-	msg := string(body)
-	if json.Unmarshal(body, &m) == nil && m.Message != "" {
-		msg = m.Message
-	}
-	return &StatusError{Status: status, Message: quote.Clip(msg)}
-}
-
-// statusOf is the HTTP status an error carries, or 0.
-func statusOf(err error) int {
-	var he *typesense.HTTPError
-	var se *StatusError
-	switch {
-	case errors.As(err, &he):
-		return he.Status
-	case errors.As(err, &se):
-		return se.Status
-	}
-	return 0
-}
-
-// classify puts err in the runner's classes.
-func classify(err error) error {
-	var he *typesense.HTTPError
-	if errors.As(err, &he) {
-		return statusError(he.Status, he.Body)
-	}
-	return httpwire.TransportError(err)
-}
-
-// fail wraps err with what was done, classified, without the API key.
-func (e *Engine) fail(what string, err error) error {
-	return quote.Redact(fmt.Errorf("typesense: %s: %w", what, classify(err)), e.key)
+	return r.URL.RequestURI(), nil
 }

@@ -2,9 +2,11 @@
 // amgixnow driver's tests: not a search engine. It serves the routes the
 // driver uses, with the JSON shapes, validation and status codes read in
 // amgix/amgix-now's source (src/main.rs, src/models.rs, src/validation.rs,
-// src/encoder.rs, src/auth.rs), and does honest matching: full_text-style
-// tokens scored BM25 per (vector, field), the per-field rankings fused by
-// reciprocal rank as Amgix's default fusion_mode "rrf" does.
+// src/encoder.rs, src/auth.rs). It finds documents by their words
+// (lowercased tokens of the indexed fields; the query's words OR-ed) and
+// answers them in a deterministic order, those holding more of the words
+// first, ties by ID: ranking (Amgix's BM25-like sparse vectors fused by
+// reciprocal rank) belongs to the live tests.
 //
 // What it models:
 //
@@ -39,13 +41,15 @@
 //     creating an existing one 409, limit outside 1..100 422, more than 100
 //     documents in a bulk call 422, a missing or wrong API key 401.
 //
-// Not modelled: stemming and stop-word lists beyond a short English one, the
-// other vector types (refused with 400 by the fake, not by Amgix), metadata,
-// tags, filters, and the routes the driver does not call.
+// Not modelled: stemming, stop words, a vector's top_k term limit, scores
+// beyond the count of words held, the other vector types (refused with 400
+// by the fake, not by Amgix), metadata, tags, filters, and the routes the
+// driver does not call.
 //
-// Test hooks for fault tests: Reject answers the next requests with a status
-// (429 or 503, as Amgix's full queues and stopped workers do), Hang holds
-// requests until released, Writes lists every write applied or skipped.
+// Test hooks for fault tests: Inject answers requests with a status (429
+// or 503, as Amgix's full queues and stopped workers do), holds them or
+// drops them (Fault, from the fakes' shared kit), ClearFaults lets them go
+// on; Writes lists every write applied or skipped.
 // The Server is safe for concurrent use and binds 127.0.0.1.
 package amgixfake
 
@@ -59,6 +63,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/searchbench/searchbench/engines/enginetest/fakekit"
 )
 
 // Version is what GET /v1/version answers.
@@ -128,12 +134,11 @@ type Server struct {
 	ts  *httptest.Server
 	cfg config
 
+	faults fakekit.Faults
+
 	mu     sync.Mutex
 	colls  map[string]*collection
 	writes []Write
-
-	rejectStatus, rejectLeft int
-	hang                     chan struct{}
 }
 
 // New starts a fake on 127.0.0.1.
@@ -147,38 +152,26 @@ func New(opts ...Option) *Server {
 	return s
 }
 
-// Close stops the server.
+// Close lets held requests go on and stops the server.
 func (s *Server) Close() {
-	s.Release()
+	s.faults.Close()
 	s.ts.Close()
 }
 
-// Reject answers the next n requests (health checks and version included)
-// with status and an Amgix error body.
-func (s *Server) Reject(status, n int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.rejectStatus, s.rejectLeft = status, n
-}
+// Fault is a failure the fake shows in place of its answer (fakekit.Fault):
+// Status answers with an Amgix error body ({"detail": …}: Message, or
+// Amgix's own words for 429 and 503), Hang holds requests until the client
+// gives up or ClearFaults lets them go on, Drop closes the connection,
+// Delay answers later, Times limits it to that many requests (0: until
+// ClearFaults). A fault without a Path applies to every route, the health
+// checks and the version included.
+type Fault = fakekit.Fault
 
-// Hang holds every request until Release (or the client gives up).
-func (s *Server) Hang() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.hang == nil {
-		s.hang = make(chan struct{})
-	}
-}
+// Inject adds a fault after the ones injected before.
+func (s *Server) Inject(f Fault) { s.faults.Inject(f) }
 
-// Release lets held requests go on and stops holding new ones.
-func (s *Server) Release() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.hang != nil {
-		close(s.hang)
-		s.hang = nil
-	}
-}
+// ClearFaults removes every fault and lets held requests go on.
+func (s *Server) ClearFaults() { s.faults.Clear() }
 
 // Writes returns every write applied or skipped so far, in order.
 func (s *Server) Writes() []Write {
@@ -227,42 +220,26 @@ func (s *Server) handler() http.Handler {
 	mux.HandleFunc("DELETE /v1/collections/{name}/documents/{id}/sync", func(w http.ResponseWriter, r *http.Request) { s.delete(w, r, false) })
 	mux.HandleFunc("POST /v1/collections/{name}/search", s.search)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if s.fault(w, r) || !s.authorized(w, r) {
+		if s.faults.Serve(w, r, faultBody) || !s.authorized(w, r) {
 			return
 		}
 		mux.ServeHTTP(w, r)
 	})
 }
 
-// fault applies Hang and Reject; true when it answered.
-func (s *Server) fault(w http.ResponseWriter, r *http.Request) bool {
-	s.mu.Lock()
-	hang := s.hang
-	status := 0
-	if s.rejectLeft > 0 {
-		s.rejectLeft--
-		status = s.rejectStatus
-	}
-	s.mu.Unlock()
-	if hang != nil {
-		select {
-		case <-hang:
-		case <-r.Context().Done():
-			return true
-		}
-	}
-	if status == 0 {
-		return false
-	}
+// faultBody is Amgix's answer to an injected status: 429 when an ingress
+// queue is full, 503 when its worker stopped.
+func faultBody(w http.ResponseWriter, _ *http.Request, f Fault) {
 	msg := "amgixfake: injected failure"
-	switch status {
-	case http.StatusTooManyRequests:
+	switch {
+	case f.Message != "":
+		msg = f.Message
+	case f.Status == http.StatusTooManyRequests:
 		msg = "Single-document ingress queue full (capacity 4096); retry later."
-	case http.StatusServiceUnavailable:
+	case f.Status == http.StatusServiceUnavailable:
 		msg = "Single-document ingress worker stopped."
 	}
-	detail(w, status, msg)
-	return true
+	detail(w, f.Status, msg)
 }
 
 var publicPaths = []string{"/v1/version", "/v1/health/check", "/v1/health/ready"}
@@ -385,12 +362,22 @@ func checkCollectionName(name string) string {
 	return ""
 }
 
-// collectionFor validates the path's collection name and finds the
-// collection, answering 422 or 404 itself. The caller holds s.mu.
-func (s *Server) collectionFor(w http.ResponseWriter, r *http.Request) (*collection, bool) {
+// collectionName is the path's collection name, validated: false when it
+// is not valid, and answered 422 as Amgix answers it.
+func collectionName(w http.ResponseWriter, r *http.Request) (string, bool) {
 	name := r.PathValue("name")
 	if msg := checkCollectionName(name); msg != "" {
 		validation(w, http.StatusUnprocessableEntity, "body", msg)
+		return "", false
+	}
+	return name, true
+}
+
+// collectionFor validates the path's collection name and finds the
+// collection, answering 422 or 404 itself. The caller holds s.mu.
+func (s *Server) collectionFor(w http.ResponseWriter, r *http.Request) (*collection, bool) {
+	name, ok := collectionName(w, r)
+	if !ok {
 		return nil, false
 	}
 	c := s.colls[name]

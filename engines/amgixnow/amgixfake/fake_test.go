@@ -276,7 +276,7 @@ func TestBareArraySearch(t *testing.T) {
 
 func TestHooks(t *testing.T) {
 	f := setup(t, amgixfake.Sync())
-	f.Reject(http.StatusTooManyRequests, 2)
+	f.Inject(amgixfake.Fault{Status: http.StatusTooManyRequests, Times: 2})
 	for range 2 {
 		if code, body := do(t, "GET", f.URL+"/v1/version", "", ""); code != 429 || !strings.Contains(body, `"detail"`) {
 			t.Fatalf("rejected request: %d %s", code, body)
@@ -285,7 +285,7 @@ func TestHooks(t *testing.T) {
 	if code, _ := do(t, "GET", f.URL+"/v1/version", "", ""); code != 200 {
 		t.Fatalf("after the rejections: %d", code)
 	}
-	f.Hang()
+	f.Inject(amgixfake.Fault{Hang: true})
 	done := make(chan int)
 	go func() {
 		code, _ := do(t, "GET", f.URL+"/v1/health/check", "", "")
@@ -296,7 +296,7 @@ func TestHooks(t *testing.T) {
 		t.Fatalf("a request passed a hung server: %d", code)
 	case <-time.After(100 * time.Millisecond):
 	}
-	f.Release()
+	f.ClearFaults()
 	if code := <-done; code != 200 {
 		t.Fatalf("released request: %d", code)
 	}

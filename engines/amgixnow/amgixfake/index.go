@@ -1,8 +1,8 @@
 package amgixfake
 
 import (
-	"math"
-	"sort"
+	"cmp"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -20,11 +20,8 @@ type doc struct {
 	ts      time.Time
 	text    map[string]string
 	deleted bool
-	// terms[field] is the field's kept terms with their counts (the top_k
-	// most frequent, as Amgix keeps a sparse vector's top_k terms), and
-	// length its token count.
-	terms  map[string]map[string]int
-	length map[string]int
+	// terms[field] is the set of the field's words (tokens).
+	terms map[string]map[string]bool
 }
 
 type collection struct {
@@ -57,116 +54,51 @@ func (c *collection) publish(ids []string) {
 	}
 }
 
-// stopWords is a short English list standing in for the stopwords crate the
-// full_text tokenizer uses.
-var stopWords = map[string]bool{
-	"a": true, "an": true, "and": true, "are": true, "as": true, "at": true, "be": true, "by": true,
-	"for": true, "from": true, "in": true, "is": true, "it": true, "of": true, "on": true, "or": true,
-	"that": true, "the": true, "this": true, "to": true, "was": true, "with": true,
-}
-
-// tokens lowercases (keep_case false) and splits on anything but letters and
-// digits, dropping stop words. Unlike Amgix it does not stem.
+// tokens lowercases (keep_case false) and splits on anything but letters
+// and digits. Amgix's full_text vector also stems, drops stop words and
+// keeps a document's top_k most frequent terms; the fake finds documents by
+// their words only, since ranking is the live tests' business.
 func tokens(s string) []string {
-	var out []string
-	for _, t := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	}) {
-		if !stopWords[t] {
-			out = append(out, t)
-		}
-	}
-	return out
+	})
 }
 
-// index computes d's kept terms per field.
+// index computes d's terms per indexed field.
 func (c *collection) index(d *doc) {
-	d.terms, d.length = map[string]map[string]int{}, map[string]int{}
-	topK := 0
-	for _, v := range c.vectors {
-		topK = max(topK, v.topK)
-	}
+	d.terms = map[string]map[string]bool{}
 	for _, v := range c.vectors {
 		for _, f := range v.fields {
 			if _, done := d.terms[f]; done {
 				continue
 			}
-			toks := tokens(d.text[f])
-			counts := map[string]int{}
-			for _, t := range toks {
-				counts[t]++
+			d.terms[f] = map[string]bool{}
+			for _, t := range tokens(d.text[f]) {
+				d.terms[f][t] = true
 			}
-			d.terms[f], d.length[f] = keepTop(counts, topK), len(toks)
 		}
 	}
 }
-
-// keepTop keeps the k most frequent terms (ties: alphabetical).
-func keepTop(counts map[string]int, k int) map[string]int {
-	if len(counts) <= k {
-		return counts
-	}
-	terms := make([]string, 0, len(counts))
-	for t := range counts {
-		terms = append(terms, t)
-	}
-	sort.Slice(terms, func(i, j int) bool {
-		if counts[terms[i]] != counts[terms[j]] {
-			return counts[terms[i]] > counts[terms[j]]
-		}
-		return terms[i] < terms[j]
-	})
-	kept := make(map[string]int, k)
-	for _, t := range terms[:k] {
-		kept[t] = counts[t]
-	}
-	return kept
-}
-
-// BM25 parameters and the reciprocal-rank constant.
-const (
-	k1   = 1.2
-	b    = 0.75
-	rrfK = 60
-)
 
 type ranked struct {
 	id    string
 	score float64
 }
 
-// fieldRanking scores every visible document on one field (BM25 with
-// Qdrant's IDF), best first; documents sharing no term are left out: the
+// fieldRanking is every visible document holding a query word in field,
+// scored by how many of the words it holds, best first (ties by ID): the
 // query's words are OR-ed, as a sparse dot product does.
 func (c *collection) fieldRanking(field string, query []string) []ranked {
-	n := float64(len(c.visible))
-	var total float64
-	df := map[string]int{}
-	for _, d := range c.visible {
-		total += float64(d.length[field])
-		for _, q := range query {
-			if d.terms[field][q] > 0 {
-				df[q]++
-			}
-		}
-	}
-	if n == 0 {
-		return nil
-	}
-	avgdl := max(total/n, 1)
 	var out []ranked
 	for id, d := range c.visible {
-		var score float64
+		n := 0
 		for _, q := range query {
-			tf := float64(d.terms[field][q])
-			if tf == 0 {
-				continue
+			if d.terms[field][q] {
+				n++
 			}
-			idf := math.Log(1 + (n-float64(df[q])+0.5)/(float64(df[q])+0.5))
-			score += idf * tf * (k1 + 1) / (tf + k1*(1-b+b*float64(d.length[field])/avgdl))
 		}
-		if score > 0 {
-			out = append(out, ranked{id, score})
+		if n > 0 {
+			out = append(out, ranked{id, float64(n)})
 		}
 	}
 	sortRanked(out)
@@ -174,30 +106,30 @@ func (c *collection) fieldRanking(field string, query []string) []ranked {
 }
 
 func sortRanked(r []ranked) {
-	sort.Slice(r, func(i, j int) bool {
-		if r[i].score != r[j].score {
-			return r[i].score > r[j].score
+	slices.SortFunc(r, func(a, b ranked) int {
+		if a.score != b.score {
+			return cmp.Compare(b.score, a.score)
 		}
-		return r[i].id < r[j].id
+		return strings.Compare(a.id, b.id)
 	})
 }
 
-// search fuses the per-(vector, field) rankings by reciprocal rank.
+// search ranks the documents holding any query word in an indexed field by
+// how many of the words they hold in any of them, best first (ties by ID),
+// with each field's own ranking as vector_scores.
 func (c *collection) search(q string, limit int) []searchResult {
 	query := unique(tokens(q))
-	fused := map[string]float64{}
 	scores := map[string][]vectorScore{}
 	for _, v := range c.vectors {
 		for _, f := range v.fields {
 			for i, r := range c.fieldRanking(f, query) {
-				fused[r.id] += 1 / float64(rrfK+i+1)
 				scores[r.id] = append(scores[r.id], vectorScore{Field: f, Vector: v.name, Score: r.score, Rank: i + 1})
 			}
 		}
 	}
-	order := make([]ranked, 0, len(fused))
-	for id, s := range fused {
-		order = append(order, ranked{id, s})
+	order := make([]ranked, 0, len(scores))
+	for id := range scores {
+		order = append(order, ranked{id, float64(holds(c.visible[id], query))})
 	}
 	sortRanked(order)
 	out := []searchResult{}
@@ -211,6 +143,20 @@ func (c *collection) search(q string, limit int) []searchResult {
 		out = append(out, res)
 	}
 	return out
+}
+
+// holds is how many of the words d holds in any indexed field.
+func holds(d *doc, words []string) int {
+	n := 0
+	for _, w := range words {
+		for _, terms := range d.terms {
+			if terms[w] {
+				n++
+				break
+			}
+		}
+	}
+	return n
 }
 
 func text(d *doc, field string) *string {

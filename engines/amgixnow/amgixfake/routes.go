@@ -45,9 +45,8 @@ func (s *Server) createCollection(w http.ResponseWriter, r *http.Request) {
 	if decodeBody(w, r, &cfg) != nil {
 		return
 	}
-	name := r.PathValue("name")
-	if msg := checkCollectionName(name); msg != "" {
-		validation(w, http.StatusUnprocessableEntity, "body", msg)
+	name, ok := collectionName(w, r)
+	if !ok {
 		return
 	}
 	c, msg, status := newCollection(cfg)
@@ -142,9 +141,8 @@ func twoLetters(s string) bool {
 // existed. What the real server answers for a missing one depends on the
 // Qdrant client's delete_collection and was not confirmed.
 func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request) {
-	name := r.PathValue("name")
-	if msg := checkCollectionName(name); msg != "" {
-		validation(w, http.StatusUnprocessableEntity, "body", msg)
+	name, ok := collectionName(w, r)
+	if !ok {
 		return
 	}
 	s.mu.Lock()
@@ -178,9 +176,8 @@ func (s *Server) collectionConfig(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) exists(w http.ResponseWriter, r *http.Request) {
-	name := r.PathValue("name")
-	if msg := checkCollectionName(name); msg != "" {
-		validation(w, http.StatusUnprocessableEntity, "body", msg)
+	name, ok := collectionName(w, r)
+	if !ok {
 		return
 	}
 	s.mu.Lock()
@@ -268,8 +265,7 @@ func (s *Server) upsert(w http.ResponseWriter, r *http.Request, queued bool) {
 	if decodeBody(w, r, &wd) != nil {
 		return
 	}
-	if msg := checkCollectionName(r.PathValue("name")); msg != "" {
-		validation(w, http.StatusUnprocessableEntity, "body", msg)
+	if _, ok := collectionName(w, r); !ok {
 		return
 	}
 	d, msg, data := parseDoc(wd)
@@ -299,8 +295,7 @@ func (s *Server) bulk(w http.ResponseWriter, r *http.Request) {
 	if decodeBody(w, r, &req) != nil {
 		return
 	}
-	if msg := checkCollectionName(r.PathValue("name")); msg != "" {
-		validation(w, http.StatusUnprocessableEntity, "body", msg)
+	if _, ok := collectionName(w, r); !ok {
 		return
 	}
 	if req.Documents == nil {
@@ -335,9 +330,8 @@ func (s *Server) bulk(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) delete(w http.ResponseWriter, r *http.Request, queued bool) {
-	name := r.PathValue("name")
-	if msg := checkCollectionName(name); msg != "" {
-		validation(w, http.StatusUnprocessableEntity, "body", msg)
+	name, ok := collectionName(w, r)
+	if !ok {
 		return
 	}
 	raw, ok := r.URL.Query()["request_timestamp"]
@@ -390,9 +384,9 @@ func (s *Server) getDocument(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	name, id := r.PathValue("name"), r.PathValue("id")
-	if msg := checkCollectionName(name); msg != "" {
-		validation(w, http.StatusUnprocessableEntity, "body", msg)
+	id := r.PathValue("id")
+	name, ok := collectionName(w, r)
+	if !ok {
 		return
 	}
 	s.mu.Lock()
@@ -530,8 +524,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 	if decodeBody(w, r, &req) != nil {
 		return
 	}
-	if msg := checkCollectionName(r.PathValue("name")); msg != "" {
-		validation(w, http.StatusUnprocessableEntity, "body", msg)
+	if _, ok := collectionName(w, r); !ok {
 		return
 	}
 	limit := uint32(DefaultLimit)

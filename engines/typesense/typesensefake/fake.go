@@ -3,8 +3,7 @@
 // Typesense's status codes and its error body ({"message": "..."}), so the
 // driver's requests and its handling of answers can be tested without a
 // server. It is written from Typesense's documentation and server source
-// (core_api.cpp, collection_manager.cpp, collection.cpp, http_data.h; see
-// ../shared/reference/engines.md beside the repository).
+// (core_api.cpp, collection_manager.cpp, collection.cpp, http_data.h).
 //
 // Routes: GET /health (no key needed), GET /debug, GET /stats.json,
 // POST /collections,
@@ -37,28 +36,27 @@
 //     per_page over 250 (422 "Only upto 250 hits can be fetched per page.");
 //   - a missing document on delete: 404 "Could not find a document with id: X".
 //
-// Matching follows Typesense's defaults and documented parameters. Text is
-// split on whitespace; other characters that are not letters or digits are
-// removed (Typesense's default tokenizer without token_separators or
-// symbols_to_index), and tokens are lowercased. Every query token must match
-// a token of some query_by field (tokens may be spread across fields, as
-// since Typesense 0.24); the last one also as a prefix when prefix is true
-// (the default) for that field; with typos up to num_typos (default 2) for
-// tokens of at least min_len_1typo (4) / min_len_2typo (7) characters, tried
-// only while fewer than typo_tokens_threshold (default 1) documents matched.
-// When fewer than drop_tokens_threshold (default 1) documents match every
-// token, tokens are dropped from the right (drop_tokens_mode right_to_left,
-// the default) one at a time, down to one, and the extra matches are ranked
-// after the earlier ones. Within a round: fewer typos first, then documents
-// whose earliest query_by field holds every token, then the newest document
-// first. Not modelled: Typesense's exact text_match score (proximity, token
-// frequency), split_join_tokens' fallback, dropping from the left once the
-// right is exhausted, typo-tolerant prefixes, stemming, stop words, synonyms.
+// Matching: text is split on whitespace; other characters that are not
+// letters or digits are removed (Typesense's default tokenizer without
+// token_separators or symbols_to_index), and tokens are lowercased. Every
+// query token must be a token of some query_by field (tokens may be spread
+// across fields, as since Typesense 0.24), exactly: typo tolerance and
+// prefix matching are not modelled, so num_typos and prefix are checked as
+// Typesense checks them (one value, or one per query_by field) but words
+// match as with num_typos=0 and prefix=false, which the driver sends. When
+// fewer than drop_tokens_threshold (default 1) documents match every token,
+// tokens are dropped from the right (drop_tokens_mode right_to_left, the
+// default) one at a time, down to one, and the extra matches are ranked
+// after the earlier ones — the driver leaves that default on. Within a
+// round: documents whose earliest query_by field holds every token first,
+// then the newest document first. Not modelled: Typesense's text_match
+// score, split_join_tokens, dropping from the left once the right is
+// exhausted, stemming, stop words, synonyms.
 // Filters (filter_by) are modelled for "f:=value", "f:=`value`",
 // "f:[a..b]", "f:>=a", "f:<=b" joined by "&&".
 //
 // Writes are applied before the response, so a search after a write
-// returned sees it (what the driver claims for Typesense; see engines.md).
+// returned sees it (what the driver claims for Typesense; see its package doc).
 //
 // Test hooks (Inject/ClearFaults, Calls, LastQuery, Document) let fault
 // tests drive overload, hangs and dropped connections and check what
@@ -71,8 +69,9 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"sync"
+
+	"github.com/searchbench/searchbench/engines/enginetest/fakekit"
 )
 
 // Version is what GET /debug reports.
@@ -88,31 +87,27 @@ type Server struct {
 	hs  *httptest.Server
 	key string
 
+	faults   fakekit.Faults
+	requests fakekit.Requests // by route pattern
+
 	mu          sync.RWMutex
 	collections map[string]*collection
-	faults      []*Fault
-	release     chan struct{} // closed to free hung requests
-	calls       map[string]int
-	lastQuery   map[string]url.Values
 }
 
 // New starts a fake that requires apiKey on every route but /health.
 func New(apiKey string) *Server {
-	s := &Server{
-		key:         apiKey,
-		collections: map[string]*collection{},
-		release:     make(chan struct{}),
-		calls:       map[string]int{},
-		lastQuery:   map[string]url.Values{},
-	}
+	s := &Server{key: apiKey, collections: map[string]*collection{}}
+	// A fault without a path spares /health, which a client polls before
+	// it starts.
+	s.faults.Spare = []string{"/health"}
 	s.hs = httptest.NewServer(s.routes())
 	s.URL = s.hs.URL
 	return s
 }
 
-// Close frees hung requests and stops the server.
+// Close lets hung requests go on and stops the server.
 func (s *Server) Close() {
-	s.ClearFaults()
+	s.faults.Close()
 	s.hs.Close()
 }
 
@@ -145,12 +140,12 @@ func (s *Server) routes() http.Handler {
 	return mux
 }
 
-// serve counts the request, applies faults and the key check, then the
+// serve records the request, applies faults and the key check, then the
 // handler.
 func (s *Server) serve(rt route) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		f, release := s.arrive(rt.pattern, r)
-		if f != nil && s.applyFault(f, release, w, r) {
+		s.requests.Add(rt.pattern, r, nil)
+		if s.faults.Serve(w, r, faultBody) {
 			return
 		}
 		if !rt.public && !s.authorized(r) {
@@ -159,15 +154,6 @@ func (s *Server) serve(rt route) http.HandlerFunc {
 		}
 		writeReply(w, rt.handle(w, r))
 	}
-}
-
-func (s *Server) arrive(pattern string, r *http.Request) (*Fault, chan struct{}) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.calls[pattern]++
-	s.calls[""]++
-	s.lastQuery[pattern] = r.URL.Query()
-	return s.takeFault(r.URL.Path), s.release
 }
 
 func (s *Server) authorized(r *http.Request) bool {

@@ -4,134 +4,55 @@ import (
 	"maps"
 	"net/http"
 	"net/url"
-	"slices"
-	"strings"
-	"time"
+
+	"github.com/searchbench/searchbench/engines/enginetest/fakekit"
 )
 
-// Fault makes requests fail the way an overloaded or stuck server does.
-type Fault struct {
-	// Path limits the fault to request paths with this prefix
-	// ("/collections/docs/documents/search"); empty means every route but
-	// /health.
-	Path string
-	// Status is the HTTP status to answer (503, 429, ...) with a Typesense
-	// error body. Typesense answers 503 "Not Ready or Lagging" when its raft
-	// apply lags beyond --healthy-read-lag / --healthy-write-lag, and 429
-	// "Rate limit exceeded or blocked" when a rate limit rule applies.
-	Status int
-	// Message fills the body; empty means Typesense's message for Status.
-	Message string
-	// Hang holds each request without answering until the client gives up,
-	// ClearFaults is called or the Server closes.
-	Hang bool
-	// Drop closes the connection without answering: the client sees a
-	// transport error, as when a server crashes or a proxy resets.
-	Drop bool
-	// Delay answers normally, this much later: a busy server.
-	Delay time.Duration
-	// Times is how many requests the fault answers; 0 means until
-	// ClearFaults.
-	Times int
-}
+// Fault makes requests fail the way an overloaded or stuck server does
+// (fakekit.Fault): Path limits it to request paths with this prefix
+// ("/collections/docs/documents/search"), empty meaning every route but
+// /health; Status answers with a Typesense error body, whose message is
+// Message or Typesense's for the status; Hang holds each request until the
+// client gives up, or ClearFaults or Close lets it go on; Drop closes the
+// connection; Delay answers normally, later; Times is how many requests it
+// answers, 0 meaning until ClearFaults.
+type Fault = fakekit.Fault
 
-func (f *Fault) message() string {
+// faultBody is Typesense's error body for an injected status. Typesense
+// answers 503 "Not Ready or Lagging" when its raft apply lags beyond
+// --healthy-read-lag / --healthy-write-lag, and 429 "Rate limit exceeded or
+// blocked" when a rate limit rule applies.
+func faultBody(w http.ResponseWriter, _ *http.Request, f Fault) {
+	msg := "typesensefake: injected fault"
 	switch {
 	case f.Message != "":
-		return f.Message
+		msg = f.Message
 	case f.Status == http.StatusServiceUnavailable:
-		return "Not Ready or Lagging"
+		msg = "Not Ready or Lagging"
 	case f.Status == http.StatusTooManyRequests:
-		return "Rate limit exceeded or blocked"
+		msg = "Rate limit exceeded or blocked"
 	}
-	return "typesensefake: injected fault"
+	writeReply(w, errorf(f.Status, "%s", msg))
 }
 
 // Inject adds a fault; faults are tried in the order they were added.
-func (s *Server) Inject(f Fault) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.faults = append(s.faults, &f)
-}
+func (s *Server) Inject(f Fault) { s.faults.Inject(f) }
 
-// ClearFaults removes every fault and frees the requests held by Hang.
-func (s *Server) ClearFaults() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.faults = nil
-	close(s.release)
-	s.release = make(chan struct{})
-}
-
-// takeFault returns the fault for a request path and uses one of its Times.
-// Called with s.mu held.
-func (s *Server) takeFault(path string) *Fault {
-	for i, f := range s.faults {
-		if f.Path == "" && path == "/health" || !strings.HasPrefix(path, f.Path) {
-			continue
-		}
-		if f.Times > 0 {
-			if f.Times--; f.Times == 0 {
-				s.faults = slices.Delete(s.faults, i, i+1)
-			}
-		}
-		c := *f
-		return &c
-	}
-	return nil
-}
-
-// applyFault answers r as f says; false means the request proceeds.
-func (s *Server) applyFault(f *Fault, release chan struct{}, w http.ResponseWriter, r *http.Request) bool {
-	switch {
-	case f.Hang:
-		select {
-		case <-r.Context().Done():
-		case <-release:
-		}
-		return true
-	case f.Drop:
-		if hj, ok := w.(http.Hijacker); ok {
-			if conn, _, err := hj.Hijack(); err == nil {
-				_ = conn.Close()
-				return true
-			}
-		}
-		panic(http.ErrAbortHandler) // closes the connection too
-	case f.Status != 0:
-		writeReply(w, errorf(f.Status, "%s", f.message()))
-		return true
-	case f.Delay > 0:
-		t := time.NewTimer(f.Delay)
-		defer t.Stop()
-		select {
-		case <-r.Context().Done():
-			return true
-		case <-release:
-		case <-t.C:
-		}
-	}
-	return false
-}
+// ClearFaults removes every fault and lets the requests held by Hang go on.
+func (s *Server) ClearFaults() { s.faults.Clear() }
 
 // Calls returns how many requests reached a route, by its pattern as
 // registered ("GET /collections/{c}/documents/search", "POST
 // /collections/{c}/documents"; "/" for routes the fake does not model), or
 // every request when pattern is "". Requests answered by a fault count:
 // they reached the server.
-func (s *Server) Calls(pattern string) int {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return s.calls[pattern]
-}
+func (s *Server) Calls(pattern string) int { return s.requests.Count(pattern) }
 
 // LastQuery returns the query parameters of the last request to a route
 // pattern, or nil.
 func (s *Server) LastQuery(pattern string) url.Values {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	if q, ok := s.lastQuery[pattern]; ok {
-		return maps.Clone(q)
+	if rec, ok := s.requests.Last(pattern); ok {
+		return maps.Clone(rec.Query)
 	}
 	return nil
 }

@@ -27,16 +27,11 @@ var notModelledParams = []string{
 type searchParams struct {
 	q                string
 	queryBy          []fieldDef
-	numTypos         []int  // per query_by field
-	prefix           []bool // per query_by field
-	minLen1, minLen2 int
-	typoThreshold    int
 	dropThreshold    int
 	perPage, page    int
 	include, exclude []string
 	filters          []filter
 	wildcard         bool
-	maxTypos         int // the largest of numTypos
 	tokens           []string
 }
 
@@ -100,7 +95,32 @@ func parseSearch(c *collection, q url.Values) (*searchParams, reply, bool) {
 	if strings.Contains(p.q, `"`) || slices.ContainsFunc(strings.Fields(p.q), func(w string) bool { return strings.HasPrefix(w, "-") }) {
 		return nil, errorf(http.StatusNotImplemented, "typesensefake: phrase and exclusion queries are not modelled"), false
 	}
-	for _, name := range strings.Split(q.Get("query_by"), ",") {
+	var rep reply
+	var ok bool
+	if p.queryBy, rep, ok = parseQueryBy(c, q.Get("query_by")); !ok {
+		return nil, rep, false
+	}
+	if !p.wildcard && len(p.queryBy) == 0 {
+		return nil, errorf(http.StatusBadRequest, "No search fields specified for the query."), false
+	}
+	if rep, ok = p.parseNumbers(q); !ok {
+		return nil, rep, false
+	}
+	if rep, ok = checkTypos(q, len(p.queryBy)); !ok {
+		return nil, rep, false
+	}
+	p.include, p.exclude = fieldList(q.Get("include_fields")), fieldList(q.Get("exclude_fields"))
+	if p.filters, rep, ok = parseFilter(c, q.Get("filter_by")); !ok {
+		return nil, rep, false
+	}
+	p.tokens = tokenize(p.q)
+	return p, reply{}, true
+}
+
+// parseQueryBy reads query_by: text fields of the schema.
+func parseQueryBy(c *collection, v string) ([]fieldDef, reply, bool) {
+	var out []fieldDef
+	for _, name := range strings.Split(v, ",") {
 		if name = strings.TrimSpace(name); name == "" {
 			continue
 		}
@@ -111,62 +131,60 @@ func parseSearch(c *collection, q url.Values) (*searchParams, reply, bool) {
 		if !f.text() {
 			return nil, errorf(http.StatusBadRequest, "Field `%s` should be a string or a string array.", name), false
 		}
-		p.queryBy = append(p.queryBy, f)
+		out = append(out, f)
 	}
-	if !p.wildcard && len(p.queryBy) == 0 {
-		return nil, errorf(http.StatusBadRequest, "No search fields specified for the query."), false
-	}
-	var rep reply
-	ok := true
+	return out, reply{}, true
+}
+
+// parseNumbers reads the unsigned parameters: the page, and the thresholds
+// Typesense checks whether or not the fake models them.
+func (p *searchParams) parseNumbers(q url.Values) (reply, bool) {
+	var unused int
 	for _, u := range []struct {
 		name string
 		def  int
 		dst  *int
 	}{
-		{"per_page", 10, &p.perPage}, {"page", 1, &p.page}, {"typo_tokens_threshold", 1, &p.typoThreshold},
-		{"drop_tokens_threshold", 1, &p.dropThreshold}, {"min_len_1typo", 4, &p.minLen1}, {"min_len_2typo", 7, &p.minLen2},
+		{"per_page", 10, &p.perPage}, {"page", 1, &p.page}, {"typo_tokens_threshold", 1, &unused},
+		{"drop_tokens_threshold", 1, &p.dropThreshold}, {"min_len_1typo", 4, &unused}, {"min_len_2typo", 7, &unused},
 	} {
-		if *u.dst, rep, ok = uintParam(q, u.name, u.def); !ok {
-			return nil, rep, false
+		n, rep, ok := uintParam(q, u.name, u.def)
+		if !ok {
+			return rep, false
 		}
+		*u.dst = n
 	}
 	if q.Has("limit") { // limit is per_page's other name
-		if p.perPage, rep, ok = uintParam(q, "limit", 10); !ok {
-			return nil, rep, false
+		n, rep, ok := uintParam(q, "limit", 10)
+		if !ok {
+			return rep, false
 		}
+		p.perPage = n
 	}
 	if p.perPage > MaxPerPage {
-		return nil, errorf(http.StatusUnprocessableEntity, "Only upto %d hits can be fetched per page.", MaxPerPage), false
+		return errorf(http.StatusUnprocessableEntity, "Only upto %d hits can be fetched per page.", MaxPerPage), false
 	}
-	if p.page < 1 {
-		p.page = 1 // page 0 means the first page
-	}
-	typos, rep, ok := perField(q, "num_typos", "2", len(p.queryBy))
+	p.page = max(p.page, 1) // page 0 means the first page
+	return reply{}, true
+}
+
+// checkTypos checks num_typos and prefix as Typesense does: one value for
+// every query_by field or one each, num_typos unsigned. Their effect (typo
+// tolerance, prefix matching of the last word) is not modelled: words
+// match exactly, as with num_typos=0 and prefix=false, what the driver
+// sends.
+func checkTypos(q url.Values, fields int) (reply, bool) {
+	typos, rep, ok := perField(q, "num_typos", "2", fields)
 	if !ok {
-		return nil, rep, false
+		return rep, false
 	}
 	for _, t := range typos {
-		n, err := strconv.ParseUint(t, 10, 8)
-		if err != nil {
-			return nil, errorf(http.StatusBadRequest, "Parameter `num_typos` must be an unsigned integer."), false
+		if _, err := strconv.ParseUint(t, 10, 8); err != nil {
+			return errorf(http.StatusBadRequest, "Parameter `num_typos` must be an unsigned integer."), false
 		}
-		n = min(n, 2) // Typesense corrects at most 2 typos
-		p.numTypos = append(p.numTypos, int(n))
-		p.maxTypos = max(p.maxTypos, int(n))
 	}
-	prefixes, rep, ok := perField(q, "prefix", "true", len(p.queryBy))
-	if !ok {
-		return nil, rep, false
-	}
-	for _, v := range prefixes {
-		p.prefix = append(p.prefix, v == "true")
-	}
-	p.include, p.exclude = fieldList(q.Get("include_fields")), fieldList(q.Get("exclude_fields"))
-	if p.filters, rep, ok = parseFilter(c, q.Get("filter_by")); !ok {
-		return nil, rep, false
-	}
-	p.tokens = tokenize(p.q)
-	return p, reply{}, true
+	_, rep, ok = perField(q, "prefix", "true", fields)
+	return rep, ok
 }
 
 func fieldList(v string) []string {
@@ -220,7 +238,6 @@ func tokenSet(v any) map[string]struct{} {
 type candidate struct {
 	d       *document
 	round   int // tokens dropped
-	cost    int // typos
 	inField int // index of the earliest query_by field holding every token
 	matched int // query_by fields holding at least one token
 }
@@ -229,24 +246,18 @@ func (c *collection) answer(p *searchParams) reply {
 	var ranked []candidate
 	switch {
 	case p.wildcard:
-		ranked = c.collect(p, nil, 0, 0, nil)
+		ranked = c.collect(p, nil, 0, nil)
 	case len(p.tokens) > 0:
 		seen := map[string]bool{}
 		for round := 0; round < len(p.tokens); round++ {
 			if round > 0 && len(ranked) >= p.dropThreshold {
 				break
 			}
-			ts := p.tokens[:len(p.tokens)-round]
-			for typos := 0; ; typos++ {
-				cands := c.collect(p, ts, typos, round, seen)
-				if len(ranked)+len(cands) >= p.typoThreshold || typos >= p.maxTypos {
-					for _, cd := range cands {
-						seen[cd.d.fields["id"].(string)] = true
-					}
-					ranked = append(ranked, cands...)
-					break
-				}
+			cands := c.collect(p, p.tokens[:len(p.tokens)-round], round, seen)
+			for _, cd := range cands {
+				seen[cd.d.fields["id"].(string)] = true
 			}
+			ranked = append(ranked, cands...)
 		}
 	}
 	start := min((p.page-1)*p.perPage, len(ranked))
@@ -262,25 +273,22 @@ func (c *collection) answer(p *searchParams) reply {
 	})
 }
 
-// collect returns the documents that pass the filters and match every
-// token of ts with at most typos typos, skipping seen, ranked. A nil ts
-// (wildcard) matches every document.
-func (c *collection) collect(p *searchParams, ts []string, typos, round int, seen map[string]bool) []candidate {
+// collect returns the documents that pass the filters and hold every token
+// of ts, skipping seen, ranked. A nil ts (wildcard) matches every document.
+func (c *collection) collect(p *searchParams, ts []string, round int, seen map[string]bool) []candidate {
 	var out []candidate
 	for id, d := range c.docs {
 		if seen[id] || !passes(d, p.filters) {
 			continue
 		}
 		cd := candidate{d: d, round: round, inField: len(p.queryBy)}
-		if ts != nil && !matchDoc(d, ts, p, typos, &cd) {
+		if ts != nil && !matchDoc(d, ts, p, &cd) {
 			continue
 		}
 		out = append(out, cd)
 	}
 	slices.SortFunc(out, func(a, b candidate) int {
 		switch {
-		case a.cost != b.cost:
-			return a.cost - b.cost
 		case a.inField != b.inField:
 			return a.inField - b.inField
 		case a.d.seq > b.d.seq: // newest first
@@ -293,32 +301,26 @@ func (c *collection) collect(p *searchParams, ts []string, typos, round int, see
 	return out
 }
 
-// matchDoc reports whether every token matches some query_by field of d,
-// filling cd's ranking members.
-func matchDoc(d *document, ts []string, p *searchParams, typos int, cd *candidate) bool {
+// matchDoc reports whether every token is held by some query_by field of
+// d, filling cd's ranking members.
+func matchDoc(d *document, ts []string, p *searchParams, cd *candidate) bool {
 	inField := make([]bool, len(p.queryBy))
 	hasAny := make([]bool, len(p.queryBy))
 	for i := range inField {
 		inField[i] = true
 	}
-	for ti, t := range ts {
-		best := -1
+	for _, t := range ts {
+		found := false
 		for fi, f := range p.queryBy {
-			last := ti == len(ts)-1
-			cost := tokenCost(d.tokens[f.Name], t, last && p.prefix[fi], min(typos, p.numTypos[fi]), p)
-			if cost < 0 {
+			if _, ok := d.tokens[f.Name][t]; !ok {
 				inField[fi] = false
 				continue
 			}
-			hasAny[fi] = true
-			if best < 0 || cost < best {
-				best = cost
-			}
+			hasAny[fi], found = true, true
 		}
-		if best < 0 {
+		if !found {
 			return false
 		}
-		cd.cost += best
 	}
 	if i := slices.Index(inField, true); i >= 0 {
 		cd.inField = i
@@ -331,61 +333,6 @@ func matchDoc(d *document, ts []string, p *searchParams, typos int, cd *candidat
 	return true
 }
 
-// tokenCost is the fewest typos with which t matches a token of set, or -1.
-func tokenCost(set map[string]struct{}, t string, prefix bool, typos int, p *searchParams) int {
-	if _, ok := set[t]; ok {
-		return 0
-	}
-	if prefix {
-		for w := range set {
-			if strings.HasPrefix(w, t) {
-				return 0
-			}
-		}
-	}
-	n := len([]rune(t))
-	allowed := 0
-	if n >= p.minLen1 {
-		allowed = 1
-	}
-	if n >= p.minLen2 {
-		allowed = 2
-	}
-	allowed = min(allowed, typos)
-	best := -1
-	for w := range set {
-		if d := distance(t, w); d <= allowed && (best < 0 || d < best) {
-			best = d
-		}
-	}
-	return best
-}
-
-// distance is the optimal-string-alignment edit distance (insertions,
-// deletions, substitutions and adjacent transpositions cost 1).
-func distance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev2, prev, cur := make([]int, len(rb)+1), make([]int, len(rb)+1), make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1)
-			}
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(rb)]
-}
-
 func hit(cd candidate, p *searchParams) map[string]any {
 	doc := map[string]any{}
 	for k, v := range cd.d.fields {
@@ -394,13 +341,13 @@ func hit(cd candidate, p *searchParams) map[string]any {
 		}
 	}
 	tokens := len(p.tokens) - cd.round
-	score := uint64(tokens)<<48 | uint64(255-min(cd.cost, 255))<<40 | uint64(255-min(cd.inField, 255))<<32
+	score := uint64(tokens)<<48 | uint64(255)<<40 | uint64(255-min(cd.inField, 255))<<32
 	return map[string]any{
 		"document": doc, "highlight": map[string]any{}, "highlights": []any{}, "text_match": score,
 		"text_match_info": map[string]any{
 			"best_field_score": strconv.FormatUint(score>>32, 10), "best_field_weight": 15,
 			"fields_matched": cd.matched, "num_tokens_dropped": cd.round, "score": strconv.FormatUint(score, 10),
-			"tokens_matched": tokens, "typo_prefix_score": cd.cost,
+			"tokens_matched": tokens, "typo_prefix_score": 0,
 		},
 	}
 }

@@ -1,13 +1,12 @@
 package amgixnow
 
 import (
+	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"github.com/searchbench/searchbench/engines/config"
+	"io"
 	"net/http"
 	"net/url"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -17,147 +16,8 @@ import (
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/engines/httpwire"
 	"github.com/searchbench/searchbench/engines/quote"
+	"github.com/valyala/fasthttp"
 )
-
-// Driver names.
-const (
-	Name     = "amgix-now"
-	SyncName = "amgix-now-sync"
-)
-
-func init() {
-	engines.Register(Name, driver{name: Name, vis: engines.Acknowledged})
-	engines.Register(SyncName, driver{name: SyncName, vis: engines.Searchable})
-}
-
-type driver struct {
-	name string
-	vis  engines.Visibility
-}
-
-func (d driver) Describe() engines.Description {
-	s := "Amgix Now 0.1.2 (REST): full_text vector over the text fields, limit = k; writes with strictly increasing timestamps, skipped writes detected"
-	if d.vis == engines.Searchable {
-		s += "; server with AMGIX_NOW_SYNC_DB_WRITES=true, a write returns once searchable"
-	} else {
-		s += "; a write returns before Qdrant applies it (AMGIX_NOW_SYNC_DB_WRITES=false)"
-	}
-	return engines.Description{Summary: s, Visibility: d.vis, Getter: true}
-}
-
-// DefaultURL is where Amgix Now listens unless told otherwise.
-const DefaultURL = "http://127.0.0.1:8235"
-
-// Defaults and limits.
-const (
-	DefaultTimeout = 30 * time.Second
-	DefaultPool    = 2048
-	MaxLimit       = 100 // Amgix's MAX_SEARCH_LIMIT
-	MaxBulk        = 100 // Amgix's MAX_BULK_UPLOAD
-	maxTopK        = 10000
-	singleWriters  = 16 // concurrent single writes of UpsertBatch with bulk=false
-	// VectorName is the collection's one vector.
-	VectorName = "ft"
-)
-
-// maxPool bounds the pool option: far above any level a run reaches.
-const maxPool = 1 << 20
-
-type options struct {
-	timeout time.Duration
-	pool    int
-	queued  bool
-	bulk    bool
-	topK    int
-}
-
-// parseOptions reads Config.Options (the package doc lists them).
-func parseOptions(driver string, raw map[string]string) (options, error) {
-	r := config.New(driver, raw)
-	o := options{
-		timeout: r.Duration("timeout", DefaultTimeout),
-		pool:    r.Int("pool", DefaultPool, 1, maxPool),
-		queued:  r.Enum("route", "sync", "sync", "queued") == "queued",
-		bulk:    r.Bool("bulk", true),
-		topK:    r.Int("top_k", 0, 1, maxTopK),
-	}
-	return o, r.Err()
-}
-
-// CheckConfig checks the write mode and the options before anything starts.
-func (d driver) CheckConfig(cfg engines.Config) error {
-	_, err := d.check(cfg)
-	return err
-}
-
-// CheckSchema refuses a schema Create would (engines.SchemaChecker): the
-// text fields of an Amgix document only.
-func (d driver) CheckSchema(_ engines.Config, schema engines.Schema) error {
-	_, err := checkSchema(d.name, schema)
-	return err
-}
-
-func (d driver) check(cfg engines.Config) (options, error) {
-	if _, err := engines.CheckWriteMode(d.name, cfg.WriteMode, d.vis); err != nil {
-		other := SyncName
-		if d.vis == engines.Searchable {
-			other = Name
-		}
-		return options{}, fmt.Errorf("%w: the server's AMGIX_NOW_SYNC_DB_WRITES decides; use %s", err, other)
-	}
-	o, err := parseOptions(d.name, cfg.Options)
-	if err != nil {
-		return o, err
-	}
-	if o.queued && d.vis == engines.Searchable {
-		return o, fmt.Errorf("%s: route=queued writes may be queued, so they cannot be searchable on return; use %s", d.name, Name)
-	}
-	if cfg.Username != "" || cfg.Password != "" {
-		return o, fmt.Errorf("%s: Amgix Now has no user or password, only an API key", d.name)
-	}
-	// An attached server's address is the user's: checked before anything
-	// starts.
-	if cfg.URL != "" {
-		if _, err := config.ServerURL(d.name, cfg.URL, DefaultURL); err != nil {
-			return o, err
-		}
-	}
-	return o, nil
-}
-
-func (d driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, error) {
-	o, err := d.check(cfg)
-	if err != nil {
-		return nil, err
-	}
-	u, err := config.ServerURL(d.name, cfg.URL, DefaultURL)
-	if err != nil {
-		return nil, err
-	}
-	e := &Engine{
-		name:     d.name,
-		vis:      d.vis,
-		opts:     o,
-		http:     &http.Client{Transport: httpwire.Transport(o.pool), Timeout: o.timeout},
-		fast:     httpwire.NewFastClient(u, o.pool, o.timeout),
-		base:     strings.TrimRight(u.String(), "/"),
-		endpoint: u.Redacted(),
-		key:      cfg.APIKey.Reveal(),
-		clock:    &processClock,
-		tracker:  processTracker,
-	}
-	if _, err := e.Version(ctx); err != nil {
-		e.Close()
-		return nil, fmt.Errorf("%s: connect: %w", d.name, err)
-	}
-	// GET /v1/version is public; listing the collections is not, so a
-	// missing or wrong key fails here rather than mid-run.
-	if _, err := e.call(ctx, http.MethodGet, "/v1/collections", nil); err != nil {
-		e.Close()
-		return nil, fmt.Errorf("%s: list collections (API key check): %w", d.name, err)
-	}
-	return e, nil
-}
 
 // Engine is one Amgix Now collection.
 type Engine struct {
@@ -165,7 +25,7 @@ type Engine struct {
 	vis      engines.Visibility
 	opts     options
 	http     *http.Client
-	fast     *httpwire.FastClient // the calls a run repeats (hotCall)
+	fast     *httpwire.FastClient // the calls a run repeats (call)
 	base     string
 	endpoint string // the URL without credentials, for messages
 	key      string
@@ -188,56 +48,7 @@ var (
 	_ engines.Attacher      = (*Engine)(nil)
 )
 
-// validName is Amgix's rule for collection names and document IDs; checking
-// it here gives a clear error and keeps an ID from changing the request path.
-var validName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,100}$`)
-
 func (e *Engine) checkName(what, s string) error { return checkName(e.name, what, s) }
-
-func checkName(driver, what, s string) error {
-	if !validName.MatchString(s) {
-		return fmt.Errorf("%s: %s %q is not valid in Amgix (a-z A-Z 0-9 - _, 1 to 100 characters)", driver, what, s)
-	}
-	return nil
-}
-
-// documentFields are Amgix's text fields, the only ones a vector can index.
-var documentFields = []string{"name", "description", "content"}
-
-// checkSchema is the text fields of schema, which must all be Amgix
-// document fields, and the collection's name checked.
-func checkSchema(driver string, schema engines.Schema) ([]string, error) {
-	var fields []string
-	for _, f := range schema.Fields {
-		switch {
-		case f.Type != engines.Text:
-			return nil, fmt.Errorf("%s: field %s: type %s: %w (text only)", driver, f.Name, f.Type, engines.ErrUnsupported)
-		case !slices.Contains(documentFields, f.Name):
-			return nil, fmt.Errorf("%s: field %q: %w (Amgix documents have the text fields %s)", driver, f.Name, engines.ErrUnsupported, strings.Join(documentFields, ", "))
-		case slices.Contains(fields, f.Name):
-			return nil, fmt.Errorf("%s: field %q twice", driver, f.Name)
-		}
-		fields = append(fields, f.Name)
-	}
-	if len(fields) == 0 {
-		return nil, fmt.Errorf("%s: schema has no text field", driver)
-	}
-	return fields, checkName(driver, "collection name", schema.Name)
-}
-
-func collectionPath(name string) string { return "/v1/collections/" + name }
-
-type vectorConfig struct {
-	Name        string   `json:"name"`
-	Type        string   `json:"type"`
-	IndexFields []string `json:"index_fields"`
-	TopK        int      `json:"top_k,omitempty"`
-}
-
-type collectionConfig struct {
-	Vectors      []vectorConfig `json:"vectors"`
-	StoreContent bool           `json:"store_content"`
-}
 
 // Create replaces the collection.
 func (e *Engine) Create(ctx context.Context, schema engines.Schema) error {
@@ -246,15 +57,18 @@ func (e *Engine) Create(ctx context.Context, schema engines.Schema) error {
 		return err
 	}
 	if exists {
-		if _, err := e.call(ctx, http.MethodDelete, path, nil); err != nil {
+		if err := e.api(ctx, http.MethodDelete, path, nil, e.answer(nil)); err != nil {
 			return fmt.Errorf("%s: create %s: delete the old one: %w", e.name, schema.Name, err)
 		}
 	}
-	cfg := collectionConfig{
+	body, err := encode(collectionConfig{
 		Vectors:      []vectorConfig{{Name: VectorName, Type: "full_text", IndexFields: fields, TopK: e.opts.topK}},
 		StoreContent: true,
+	})
+	if err == nil {
+		err = e.api(ctx, http.MethodPost, path, body, e.answer(nil))
 	}
-	if _, err := e.call(ctx, http.MethodPost, path, cfg); err != nil {
+	if err != nil {
 		return fmt.Errorf("%s: create %s: %w", e.name, schema.Name, err)
 	}
 	e.mu.Lock()
@@ -279,8 +93,8 @@ func (e *Engine) Attach(ctx context.Context, schema engines.Schema) error {
 	if !exists {
 		return fmt.Errorf("%s: attach: there is no collection %s (shard 0 creates it)", e.name, schema.Name)
 	}
-	data, err := e.call(ctx, http.MethodGet, path, nil)
-	if err != nil {
+	var data []byte
+	if err := e.api(ctx, http.MethodGet, path, nil, e.keep(&data)); err != nil {
 		return fmt.Errorf("%s: attach to %s: %w", e.name, schema.Name, err)
 	}
 	if err := checkConfig(data, fields, e.opts.topK); err != nil {
@@ -300,54 +114,14 @@ func (e *Engine) lookup(ctx context.Context, schema engines.Schema, doing string
 		return nil, "", false, err
 	}
 	path = collectionPath(schema.Name)
-	data, err := e.call(ctx, http.MethodGet, path+"/exists", nil)
-	if err != nil {
+	var data []byte
+	if err := e.api(ctx, http.MethodGet, path+"/exists", nil, e.keep(&data)); err != nil {
 		return nil, "", false, fmt.Errorf("%s: %s %s: exists: %w", e.name, doing, schema.Name, err)
 	}
 	if exists, err = ParseExists(data); err != nil {
 		return nil, "", false, fmt.Errorf("%s: %s %s: %w", e.name, doing, schema.Name, err)
 	}
 	return fields, path, exists, nil
-}
-
-// checkConfig reads a collection's configuration and checks that it is
-// what Create makes (topK 0: the server's default, not checked).
-func checkConfig(body []byte, fields []string, topK int) error {
-	var c struct {
-		Vectors []struct {
-			Name        string   `json:"name"`
-			Type        string   `json:"type"`
-			IndexFields []string `json:"index_fields"`
-			TopK        int      `json:"top_k"`
-		} `json:"vectors"`
-		StoreContent bool `json:"store_content"`
-	}
-	if err := json.Unmarshal(body, &c); err != nil {
-		return fmt.Errorf("malformed collection configuration: %q", quote.Clip(string(body)))
-	}
-	want := fmt.Sprintf("one vector, %s full_text over %v", VectorName, fields)
-	if topK != 0 {
-		want += fmt.Sprintf(" (top_k %d)", topK)
-	}
-	if len(c.Vectors) != 1 || !c.StoreContent {
-		return fmt.Errorf("the collection has %d vectors (store_content %v); Create makes %s, storing content", len(c.Vectors), c.StoreContent, want)
-	}
-	v := c.Vectors[0]
-	if v.Name != VectorName || v.Type != "full_text" || !slices.Equal(v.IndexFields, fields) || (topK != 0 && v.TopK != topK) {
-		return fmt.Errorf("its vector is %s %s over %v (top_k %d); Create makes %s", v.Name, v.Type, v.IndexFields, v.TopK, want)
-	}
-	return nil
-}
-
-// ParseExists decodes {"exists": bool}.
-func ParseExists(body []byte) (bool, error) {
-	var v struct {
-		Exists *bool `json:"exists"`
-	}
-	if err := json.Unmarshal(body, &v); err != nil || v.Exists == nil {
-		return false, fmt.Errorf("malformed exists response: %q", quote.Clip(string(body)))
-	}
-	return *v.Exists, nil
 }
 
 func (e *Engine) state() (string, []string, error) {
@@ -357,17 +131,6 @@ func (e *Engine) state() (string, []string, error) {
 		return "", nil, fmt.Errorf("%s: no collection: Create was not called", e.name)
 	}
 	return e.collection, e.fields, nil
-}
-
-// wireDocument is the body of one document; text fields outside the schema
-// are not sent.
-func wireDocument(doc engines.Document, fields []string, ts int64) map[string]string {
-	m := make(map[string]string, len(fields)+2)
-	m["id"], m["timestamp"] = doc.ID, formatTimestamp(ts)
-	for _, f := range fields {
-		m[f] = doc.Text(f)
-	}
-	return m
 }
 
 // route returns the write route's suffix.
@@ -389,20 +152,29 @@ func (e *Engine) Upsert(ctx context.Context, doc engines.Document) error {
 	}
 	w := e.tracker.begin(e.clock, coll, doc.ID)
 	defer w.end()
-	data, err := e.hotCall(ctx, http.MethodPost, collectionPath(coll)+"/documents"+e.route(), wireDocument(doc, fields, w.ts))
+	var skipped []string
+	body, err := encode(wireDocument(doc, fields, w.ts))
+	if err == nil {
+		err = e.call(ctx, http.MethodPost, collectionPath(coll)+"/documents"+e.route(), body, e.written(&skipped))
+	}
 	if err != nil {
 		return fmt.Errorf("%s: upsert %s: %w", e.name, doc.ID, err)
 	}
-	return e.settle("upsert "+doc.ID, data, []write{w})
+	return e.settle("upsert "+doc.ID, skipped, []write{w})
 }
 
-// settle reads a write's answer and sorts its skipped IDs into superseded
+// written is a call's read for a write: the IDs a 2xx answer says Amgix
+// skipped (ParseWrite) go to *skipped.
+func (e *Engine) written(skipped *[]string) func(status int, answer []byte) error {
+	return e.answer(func(answer []byte) (err error) {
+		*skipped, err = ParseWrite(answer)
+		return err
+	})
+}
+
+// settle sorts the IDs a write's answer says Amgix skipped into superseded
 // (fine) and stale (lost, an error).
-func (e *Engine) settle(what string, data []byte, ws []write) error {
-	skipped, err := ParseWrite(data)
-	if err != nil {
-		return fmt.Errorf("%s: %s: %w", e.name, what, err)
-	}
+func (e *Engine) settle(what string, skipped []string, ws []write) error {
 	var lost []string
 	for _, id := range skipped {
 		i := slices.IndexFunc(ws, func(w write) bool { return w.id == id })
@@ -446,20 +218,22 @@ func (e *Engine) bulk(ctx context.Context, docs []engines.Document) error {
 		}
 	}
 	ws := make([]write, len(docs))
-	body := struct {
-		Documents []map[string]string `json:"documents"`
-	}{make([]map[string]string, len(docs))}
+	batch := bulkRequest{make([]map[string]string, len(docs))}
 	for i, d := range docs {
 		ws[i] = e.tracker.begin(e.clock, coll, d.ID)
 		defer ws[i].end()
-		body.Documents[i] = wireDocument(d, fields, ws[i].ts)
+		batch.Documents[i] = wireDocument(d, fields, ws[i].ts)
 	}
 	what := fmt.Sprintf("bulk upsert of %d from %s", len(docs), docs[0].ID)
-	data, err := e.call(ctx, http.MethodPost, collectionPath(coll)+"/documents/bulk", body)
+	var skipped []string
+	body, err := encode(batch)
+	if err == nil {
+		err = e.api(ctx, http.MethodPost, collectionPath(coll)+"/documents/bulk", body, e.written(&skipped))
+	}
 	if err != nil {
 		return fmt.Errorf("%s: %s: %w", e.name, what, err)
 	}
-	return e.settle(what, data, ws)
+	return e.settle(what, skipped, ws)
 }
 
 // upsertSingles writes docs as single writes, singleWriters at a time, and
@@ -500,11 +274,11 @@ func (e *Engine) Delete(ctx context.Context, id string) error {
 	w := e.tracker.begin(e.clock, coll, id)
 	defer w.end()
 	path := collectionPath(coll) + "/documents/" + id + e.route() + "?request_timestamp=" + url.QueryEscape(formatTimestamp(w.ts))
-	data, err := e.hotCall(ctx, http.MethodDelete, path, nil)
-	if err != nil {
+	var skipped []string
+	if err := e.call(ctx, http.MethodDelete, path, nil, e.written(&skipped)); err != nil {
 		return fmt.Errorf("%s: delete %s: %w", e.name, id, err)
 	}
-	return e.settle("delete "+id, data, []write{w})
+	return e.settle("delete "+id, skipped, []write{w})
 }
 
 var _ engines.Getter = (*Engine)(nil)
@@ -527,24 +301,21 @@ func (e *Engine) Get(ctx context.Context, id string) (engines.Document, error) {
 	if err := e.checkName("document ID", id); err != nil {
 		return engines.Document{}, err
 	}
-	data, err := e.hotCall(ctx, http.MethodGet, collectionPath(coll)+"/documents/"+id, nil)
-	if err != nil {
-		return engines.Document{}, fmt.Errorf("%s: get %s: %w", e.name, id, err)
-	}
 	specs := make([]engines.FieldSpec, len(fields))
 	for i, f := range fields {
 		specs[i] = engines.FieldSpec{Name: f, Type: engines.Text}
 	}
-	doc, err := httpwire.DecodeDocument(data, "id", id, specs)
+	var doc engines.Document
+	err = e.call(ctx, http.MethodGet, collectionPath(coll)+"/documents/"+id, nil, e.answer(func(answer []byte) (err error) {
+		if doc, err = httpwire.DecodeDocument(answer, "id", id, specs); err != nil {
+			return fmt.Errorf("malformed response: %w", err)
+		}
+		return nil
+	}))
 	if err != nil {
-		return engines.Document{}, fmt.Errorf("%s: get %s: malformed response: %w", e.name, id, err)
+		return engines.Document{}, fmt.Errorf("%s: get %s: %w", e.name, id, err)
 	}
 	return doc, nil
-}
-
-type searchRequest struct {
-	Query string `json:"query"`
-	Limit int    `json:"limit"`
 }
 
 // Search runs q with limit = q.K.
@@ -562,13 +333,18 @@ func (e *Engine) Search(ctx context.Context, q engines.Query) (engines.Hits, err
 	if err != nil {
 		return engines.Hits{}, err
 	}
-	data, err := e.hotCall(ctx, http.MethodPost, collectionPath(coll)+"/search", searchRequest{Query: q.Text, Limit: q.K})
+	var ids []string
+	body, err := encode(searchRequest{Query: q.Text, Limit: q.K})
+	if err == nil {
+		err = e.call(ctx, http.MethodPost, collectionPath(coll)+"/search", body, e.answer(func(answer []byte) (err error) {
+			if ids, err = ParseSearch(answer, q.K); err != nil {
+				return quote.Unreadable(answer, err)
+			}
+			return nil
+		}))
+	}
 	if err != nil {
 		return engines.Hits{}, fmt.Errorf("%s: search %q: %w", e.name, q.Text, err)
-	}
-	ids, err := ParseSearch(data, q.K)
-	if err != nil {
-		return engines.Hits{}, fmt.Errorf("%s: search %q: %w", e.name, q.Text, quote.Unreadable(data, err))
 	}
 	return engines.Hits{IDs: ids, Total: -1}, nil
 }
@@ -579,10 +355,10 @@ func (e *Engine) stats(ctx context.Context) (docs, queued int64, err error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	data, err := e.call(ctx, http.MethodGet, collectionPath(coll)+"/stats", nil)
-	if err == nil {
-		docs, queued, err = ParseStats(data)
-	}
+	err = e.api(ctx, http.MethodGet, collectionPath(coll)+"/stats", nil, e.answer(func(answer []byte) (err error) {
+		docs, queued, err = ParseStats(answer)
+		return err
+	}))
 	if err != nil {
 		return 0, 0, fmt.Errorf("%s: stats of %s: %w", e.name, coll, err)
 	}
@@ -619,11 +395,11 @@ func (e *Engine) Count(ctx context.Context) (int64, error) {
 
 // Version returns GET /v1/version's "version" and the write routes used.
 func (e *Engine) Version(ctx context.Context) (string, error) {
-	data, err := e.call(ctx, http.MethodGet, "/v1/version", nil)
-	if err != nil {
-		return "", err
-	}
-	v, err := ParseVersion(data)
+	var v string
+	err := e.api(ctx, http.MethodGet, "/v1/version", nil, e.answer(func(answer []byte) (err error) {
+		v, err = ParseVersion(answer)
+		return err
+	}))
 	if err != nil {
 		return "", err
 	}
@@ -632,17 +408,6 @@ func (e *Engine) Version(ctx context.Context) (string, error) {
 		bulk = "single writes"
 	}
 	return fmt.Sprintf("%s; writes via …/documents%s, bulk via %s", v, e.route(), bulk), nil
-}
-
-// ParseVersion decodes {"version": "..."}.
-func ParseVersion(body []byte) (string, error) {
-	var v struct {
-		Version string `json:"version"`
-	}
-	if err := json.Unmarshal(body, &v); err != nil || strings.TrimSpace(v.Version) == "" {
-		return "", fmt.Errorf("malformed version response: %q", quote.Clip(string(body)))
-	}
-	return strings.TrimSpace(v.Version), nil
 }
 
 // Stats reports the driver's skipped and superseded writes (not on the
@@ -656,7 +421,7 @@ func (e *Engine) Stats(ctx context.Context) (map[string]float64, error) {
 		m["superseded_writes"] = float64(e.superseded.Load())
 	}
 	if docs, queued, err := e.stats(ctx); err == nil {
-		m["doc_count"], m["queue_depth"] = float64(docs), float64(queued)
+		m[engines.StatDocCount], m[engines.StatQueueDepth] = float64(docs), float64(queued)
 	}
 	return m, nil
 }
@@ -666,4 +431,105 @@ func (e *Engine) Close() error {
 	e.http.CloseIdleConnections()
 	e.fast.Close()
 	return nil
+}
+
+// maxBody bounds a response read: a search answer carries every hit's stored
+// fields (up to 100 hits of up to 1,000,000 characters of content each in
+// the worst case; the corpus's documents are a few kilobytes).
+const maxBody = 128 << 20
+
+// call sends one of the requests a run repeats (search, upsert, delete,
+// get) through httpwire.FastClient: what api sends through net/http
+// (TestHotCallsWire compares the bytes), at about 40% less of the load
+// generator's CPU a call (BenchmarkTransports in bench/README.md). path is
+// the route and query under the server's URL; body, when not nil, is JSON.
+// read sees the status and the answer, valid only during the call (answer
+// is the usual read); a transport failure is returned classified
+// (transportError). It never retries: a retry would hide overload and add
+// to the measured time.
+func (e *Engine) call(ctx context.Context, method, path string, body []byte, read func(status int, answer []byte) error) error {
+	// The request-URI net/http would send for the same URL.
+	u, err := url.Parse(e.base + path)
+	if err != nil {
+		return fmt.Errorf("build request: %w", err)
+	}
+	req := fasthttp.AcquireRequest()
+	defer fasthttp.ReleaseRequest(req)
+	e.fast.Prepare(req, method, u.RequestURI())
+	header(req.Header.Set, body != nil, e.key)
+	if body != nil {
+		req.SetBodyRaw(body)
+	}
+	resp := fasthttp.AcquireResponse()
+	defer fasthttp.ReleaseResponse(resp)
+	if err := e.fast.Do(ctx, req, resp); err != nil {
+		return e.transportError(err)
+	}
+	if len(resp.Body()) > maxBody {
+		return fmt.Errorf("response larger than %d bytes", maxBody)
+	}
+	return read(resp.StatusCode(), resp.Body())
+}
+
+// api is call through net/http, for the calls a run does not repeat
+// (collections, bulk writes, stats, version), on a pool of its own.
+func (e *Engine) api(ctx context.Context, method, path string, body []byte, read func(status int, answer []byte) error) error {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, e.base+path, rd)
+	if err != nil {
+		return fmt.Errorf("build request: %w", err)
+	}
+	header(req.Header.Set, body != nil, e.key)
+	resp, err := e.http.Do(req)
+	if err != nil {
+		return e.transportError(err)
+	}
+	defer resp.Body.Close()
+	answer, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
+	if err != nil {
+		return e.transportError(err)
+	}
+	if len(answer) > maxBody {
+		return fmt.Errorf("response larger than %d bytes", maxBody)
+	}
+	return read(resp.StatusCode, answer)
+}
+
+// header sets what every request carries: Content-Type when it has a
+// body, Accept, and the API key, if any, as src/auth.rs accepts it ("api-key"
+// or "Authorization: Bearer").
+func header(set func(key, value string), hasBody bool, key string) {
+	if hasBody {
+		set("Content-Type", "application/json")
+	}
+	set("Accept", "application/json")
+	if key != "" {
+		set("Authorization", "Bearer "+key)
+	}
+}
+
+// answer is a call's read: a 2xx answer goes to parse (nil: not read), any
+// other status is an error of its class (statusError).
+func (e *Engine) answer(parse func(answer []byte) error) func(status int, answer []byte) error {
+	return func(status int, answer []byte) error {
+		if status < 200 || status > 299 {
+			return statusError(status, documentMissing(answer), e.scrub(errorDetail(answer)))
+		}
+		if parse == nil {
+			return nil
+		}
+		return parse(answer)
+	}
+}
+
+// keep is answer for a caller that parses the answer after the call: a
+// copy of it goes to *data.
+func (e *Engine) keep(data *[]byte) func(status int, answer []byte) error {
+	return e.answer(func(answer []byte) error {
+		*data = bytes.Clone(answer)
+		return nil
+	})
 }
