@@ -55,7 +55,7 @@ func TestComposeFilesAreValid(t *testing.T) {
 	}
 }
 
-func TestOptionsValidate(t *testing.T) {
+func TestCheck(t *testing.T) {
 	for _, o := range []container.Options{
 		{CPUs: -1, ReadyTimeout: 1},
 		{CPUs: 1e6, ReadyTimeout: 1},
@@ -72,13 +72,13 @@ func TestOptionsValidate(t *testing.T) {
 		{Image: "valkey:", ReadyTimeout: 1},
 		{Image: "valkey@sha256:abc", ReadyTimeout: 1},
 	} {
-		if o.Validate() == nil {
+		if container.Check(o) == nil {
 			t.Errorf("%+v accepted", o)
 		}
 	}
 	// An image name is refused before anything starts, in one line naming
 	// the setting; whatever Docker takes is taken, the pinned images too.
-	if err := (container.Options{Image: "Not An Image!!", ReadyTimeout: 1}).Validate(); err == nil || !strings.HasPrefix(err.Error(), `image: "Not An Image!!" is not an image name`) {
+	if err := container.Check(container.Options{Image: "Not An Image!!", ReadyTimeout: 1}); err == nil || !strings.HasPrefix(err.Error(), `image: "Not An Image!!" is not an image name`) {
 		t.Errorf("a bad image: %v", err)
 	}
 	images := []string{"valkey", "valkey/valkey-bundle:9.1.0", "docker.elastic.co/elasticsearch/elasticsearch:8.19.7",
@@ -90,7 +90,7 @@ func TestOptionsValidate(t *testing.T) {
 		}
 	}
 	for _, image := range images {
-		if err := (container.Options{Image: image, ReadyTimeout: 1}).Validate(); err != nil {
+		if err := container.Check(container.Options{Image: image, ReadyTimeout: 1}); err != nil {
 			t.Errorf("%s: %v", image, err)
 		}
 	}
