@@ -22,9 +22,9 @@ import (
 
 	"github.com/docker/distribution/reference"
 	"github.com/ory/dockertest/v3"
+	dc "github.com/ory/dockertest/v3/docker"
 
 	"github.com/searchbench/searchbench/engines/launch"
-	dc "github.com/ory/dockertest/v3/docker"
 )
 
 // Label marks every container searchbench starts; its value names the run.

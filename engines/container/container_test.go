@@ -10,6 +10,7 @@ import (
 
 	_ "github.com/searchbench/searchbench/engines/all"
 	"github.com/searchbench/searchbench/engines/container"
+	"github.com/searchbench/searchbench/runner"
 )
 
 // The compose files are the launcher's definitions rendered: one source of
@@ -93,5 +94,23 @@ func TestCheck(t *testing.T) {
 		if err := container.Check(container.Options{Image: image, ReadyTimeout: 1}); err != nil {
 			t.Errorf("%s: %v", image, err)
 		}
+	}
+}
+
+// Launcher is runner's launcher for every engine with a Spec, and only
+// those: the embedded engine, which has none, is not one it launches.
+var _ runner.Launcher = container.Launcher{}
+
+func TestLauncherLaunchesTheSpecs(t *testing.T) {
+	for _, s := range container.Specs() {
+		if env, ok := (container.Launcher{}).Launches(s.Engine); !ok || env != s.SecretEnv {
+			t.Errorf("%s: Launches = %q, %v; want its spec's %q", s.Engine, env, ok, s.SecretEnv)
+		}
+	}
+	if _, ok := (container.Launcher{}).Launches("bleve"); ok {
+		t.Error("the embedded engine has no spec to launch")
+	}
+	if err := (container.Launcher{}).Check(container.Options{Image: "Not An Image!!", ReadyTimeout: 1}); err == nil {
+		t.Error("Check took an image name Docker refuses")
 	}
 }
