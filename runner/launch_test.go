@@ -42,7 +42,9 @@ func (l *fakeLauncher) Launch(_ context.Context, driver string, o launch.Options
 	return &launch.Engine{
 		URL: uniqueURL(l.t), Secret: "launched-Secret-4242", Image: "fake/" + driver + ":1", Digest: "sha256:feed",
 		Env: map[string]string{"THREADS": "1"}, Docker: "28.2.2", ID: "0123456789abcdef0123",
-		Stats: func(context.Context) (map[string]float64, error) { return map[string]float64{"container_cpu_cores": 0.5}, nil },
+		Stats: func(context.Context) (map[string]float64, error) {
+			return map[string]float64{"container_cpu_cores": 0.5}, nil
+		},
 		Close: func() error {
 			l.mu.Lock()
 			defer l.mu.Unlock()
