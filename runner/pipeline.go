@@ -92,10 +92,10 @@ type Event struct {
 // accepts results by it).
 const Tool = "searchbench"
 
-// Run runs the plan: for each setup in turn, it starts the engine's
-// container (or attaches, or opens the embedded engine), creates the index,
-// pre-populates it, checks relevance, runs the closed loop or the ladder and
-// releases everything it started. obs may be nil.
+// Run runs the plan: for each setup in turn, it starts the engine with the
+// plan's Launcher (or attaches, or opens the embedded engine), creates the
+// index, pre-populates it, checks relevance, runs the closed loop or the
+// ladder and releases everything it started. obs may be nil.
 //
 // A plan with a Shard runs this process's share of the load; with a
 // coordinator, Run registers with it first, waits at each synchronised
