@@ -92,20 +92,14 @@ type Options = launch.Options
 // MinMemory is the smallest memory limit Docker accepts.
 const MinMemory = launch.MinMemory
 
-// Container is a running engine.
+// Container is a running engine: the launch.Engine that Start made, its
+// Stats and Close those of the container, and the Docker handles behind
+// them.
 type Container struct {
-	URL    string
-	Secret string // the generated credential, for the driver only
-	Image  string // what ran, repository:tag
-	Digest string // the image's ID or repo digest
-	// Env is the environment it ran with, the secret left out: settings
-	// such as thread counts are part of what was measured.
-	Env    map[string]string
-	Docker string // the Docker server's version
-	ID     string
-	pool   *dockertest.Pool
-	res    *dockertest.Resource
-	stats  statsStream
+	launch.Engine
+	pool  *dockertest.Pool
+	res   *dockertest.Resource
+	stats statsStream
 }
 
 // Check checks o as Start reads it: Options.Validate, and the image's name
@@ -170,7 +164,8 @@ func Start(ctx context.Context, s Spec, o Options) (*Container, error) {
 	}
 	shown := maps.Clone(env)
 	delete(shown, s.SecretEnv)
-	c := &Container{URL: s.URL(port), Secret: secret, Image: image, Env: shown, ID: res.Container.ID, pool: pool, res: res}
+	c := &Container{Engine: launch.Engine{URL: s.URL(port), Secret: secret, Image: image, Env: shown, ID: res.Container.ID}, pool: pool, res: res}
+	c.Engine.Stats, c.Engine.Close = c.Stats, c.Close
 	c.describe(image)
 	if err := c.waitReady(ctx, s, o.ReadyTimeout); err != nil {
 		logs := c.Logs(20)

@@ -32,8 +32,7 @@ func (Launcher) Launch(ctx context.Context, driver string, o launch.Options) (*l
 	if err != nil {
 		return nil, err
 	}
-	return &launch.Engine{URL: c.URL, Secret: c.Secret, Image: c.Image, Digest: c.Digest, Env: c.Env,
-		Docker: c.Docker, ID: c.ID, Stats: c.Stats, Close: c.Close}, nil
+	return &c.Engine, nil
 }
 
 // Leftovers counts the containers of earlier searchbench runs that are
