@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -35,7 +36,7 @@ func (r *run) setup(ctx context.Context, s Setup) result.EngineRun {
 	d, _ := engines.Lookup(s.Driver) // validated in Plan.Validate
 	desc := d.Describe()
 	st := &setupRun{run: r, s: s, name: s.Name(), embedded: desc.Embedded, cfg: s.Config,
-		em: r.emitter(s.Name(), s.Config.Secrets()), shards: r.shardSteps(s)}
+		em: r.emitter(s.Name(), s.Config.Secrets()), shards: r.shardStepsFor(s)}
 	st.er = result.EngineRun{Name: s.Driver, Label: st.name, Visibility: string(desc.Visibility), Options: s.Config.Options}
 	if s.Config.WriteMode != "" {
 		st.er.Visibility = string(s.Config.WriteMode)
@@ -54,7 +55,7 @@ func (r *run) setup(ctx context.Context, s Setup) result.EngineRun {
 func (st *setupRun) guarded(ctx context.Context) {
 	defer st.end()
 	defer st.setupDone() // a setup that failed before its loops
-	defer func() { st.shards.abandon(ctx, st.er.Error) }()
+	defer func() { st.shards.abandon(ctx, &StopReason{"failed: " + firstLine(cmp.Or(st.er.Error, "panicked"))}) }()
 	defer st.release()
 	if err := st.steps(ctx); err != nil && !errors.Is(err, errInterrupted) {
 		st.er.Error = err.Error()

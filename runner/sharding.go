@@ -25,10 +25,10 @@ type shardSteps interface {
 	// waits for the others once its index is ready ("prepared") and once
 	// every shard can use it ("attached").
 	ready(ctx context.Context, e engines.Engine, prepare func() error) error
-	// abandon tells the other shards that this one's setup failed (why;
-	// "" when it panicked) before ready's first start, so that they stop
-	// it too instead of waiting for this shard there.
-	abandon(ctx context.Context, why string)
+	// abandon tells the other shards why this one's setup failed before
+	// ready's first start, so that they stop it too instead of waiting
+	// for this shard there.
+	abandon(ctx context.Context, why *StopReason)
 	// stopped is the error of a closed loop that ended before its last
 	// level: the shards stopped it, or the run was interrupted.
 	stopped(ctx context.Context) error
@@ -63,14 +63,14 @@ func (alone) barrier() Barrier { return nil }
 
 func (alone) ready(_ context.Context, _ engines.Engine, prepare func() error) error { return prepare() }
 
-func (alone) abandon(context.Context, string) {}
+func (alone) abandon(context.Context, *StopReason) {}
 
 func (alone) stopped(context.Context) error { return nil }
 
 func (alone) lost() error { return nil }
 
-// shardSteps are setup s's steps for the plan's sharding.
-func (r *run) shardSteps(s Setup) shardSteps {
+// shardStepsFor are setup s's steps for the plan's sharding.
+func (r *run) shardStepsFor(s Setup) shardSteps {
 	if r.plan.Shard == nil {
 		return alone{}
 	}
@@ -140,14 +140,10 @@ func (sh *shardSetup) ready(ctx context.Context, e engines.Engine, prepare func(
 	return nil
 }
 
-func (sh *shardSetup) abandon(ctx context.Context, why string) {
-	if sh.b == nil || sh.prepared {
-		return
+func (sh *shardSetup) abandon(ctx context.Context, why *StopReason) {
+	if sh.b != nil && !sh.prepared {
+		sh.b.Wait(ctx, Start{Phase: "prepared", Stop: why})
 	}
-	if why == "" {
-		why = "panicked"
-	}
-	sh.b.Wait(ctx, Start{Phase: "prepared", Stop: &StopReason{"failed: " + firstLine(why)}})
 }
 
 func (sh *shardSetup) stopped(ctx context.Context) error {
