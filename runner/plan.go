@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/searchbench/searchbench/engines"
-	"github.com/searchbench/searchbench/engines/container"
+	"github.com/searchbench/searchbench/engines/launch"
 	"github.com/searchbench/searchbench/runner/shard"
 )
 
@@ -36,9 +36,14 @@ type Plan struct {
 	// seed, k) are the one's Calls.
 	Closed *Config
 	Ladder *LadderConfig
-	// Launch configures the containers of engines that run in Docker (CPU
-	// limit, cpuset, memory, image, environment, the run's name).
-	Launch container.Options
+	// Launcher starts the engines of setups that neither attach
+	// (Config.URL) nor are embedded: container.Launcher{} (package
+	// engines/container) runs them in Docker. nil: every setup must attach
+	// or be embedded.
+	Launcher Launcher
+	// Launch configures the engines the Launcher starts (CPU limit,
+	// cpuset, memory, image, environment, the run's name).
+	Launch launch.Options
 	// Relevance is how many known-item searches check recall@k after
 	// pre-population (DefaultRelevanceQueries is the CLI's default); 0: none.
 	Relevance int
@@ -277,13 +282,26 @@ func (p Plan) validate() error {
 	} else if err := p.Ladder.Validate(); err != nil {
 		return inField("Ladder", err)
 	}
-	if err := p.Launch.Validate(); err != nil {
+	if err := p.checkLaunch(); err != nil {
 		return inField("Launch", err)
 	}
 	if err := p.Shard.validate(); err != nil {
 		return inField("Shard", err)
 	}
 	return p.validateSetups()
+}
+
+// checkLaunch checks the launch options: the launcher's own checks when
+// the plan has one. Without one nothing is launched, and a setup that
+// would need it is refused (validateSetup).
+func (p Plan) checkLaunch() error {
+	if err := p.Launch.Validate(); err != nil {
+		return err
+	}
+	if p.Launcher == nil {
+		return nil
+	}
+	return p.Launcher.Check(p.Launch)
 }
 
 // checkSource refuses a source that Run could not use: none, a typed nil
@@ -363,11 +381,24 @@ func (p Plan) validateSetup(s Setup, labels map[string]bool, servedBy map[string
 	if err := p.Calls().Mix.Check(s.Driver, d.Describe()); err != nil {
 		return inField("Driver", err)
 	}
-	spec, hasSpec := container.Lookup(s.Driver)
-	if _, ok := p.Launch.Env[spec.SecretEnv]; ok && hasSpec && spec.SecretEnv != "" {
-		return fieldErr("Driver", "container-env", "%s holds the credential the launcher generates for %s; it cannot be set", spec.SecretEnv, s.Driver)
+	var secretEnv string
+	launchable := false
+	if p.Launcher != nil {
+		secretEnv, launchable = p.Launcher.Launches(s.Driver)
 	}
-	switch embedded, given := d.Describe().Embedded, p.Launch.Given(); {
+	if _, ok := p.Launch.Env[secretEnv]; ok && launchable && secretEnv != "" {
+		return fieldErr("Driver", "container-env", "%s holds the credential the launcher generates for %s; it cannot be set", secretEnv, s.Driver)
+	}
+	return p.validatePlace(s, d.Describe().Embedded, launchable)
+}
+
+// validatePlace checks where setup s's engine runs against what it is
+// given: an embedded engine runs in this process, an attached one where
+// Config.URL says, any other where the Launcher starts it (launchable:
+// the Launcher can).
+func (p Plan) validatePlace(s Setup, embedded, launchable bool) error {
+	cfg, label := s.Config, s.Name()
+	switch given := p.Launch.Given(); {
 	case embedded && cfg.URL != "":
 		return fieldErr("Config.URL", "url", "%s is embedded and runs in this process; there is nothing to attach to", s.Driver)
 	case embedded && cfg.Username != "":
@@ -380,7 +411,7 @@ func (p Plan) validateSetup(s Setup, labels map[string]bool, servedBy map[string
 		return fieldErr("Config.DataDir", "data-dir", "%s is not embedded; its index lives in its server", s.Driver)
 	case embedded && given != "":
 		return fieldErr("Driver", given, "%s is embedded and runs in this process, not in a container", s.Driver)
-	case !embedded && cfg.URL == "" && !hasSpec:
+	case !embedded && cfg.URL == "" && p.Launcher != nil && !launchable:
 		return fieldErr("Config.URL", "engine", "%s has no container definition; give --url of a running one", s.Driver)
 	case cfg.URL != "" && given != "":
 		return fieldErr("Config.URL", given, "--url attaches to a running engine; nothing is started to configure")
@@ -388,6 +419,8 @@ func (p Plan) validateSetup(s Setup, labels map[string]bool, servedBy map[string
 		// Each shard would start its own engine and load it, and the
 		// merged result would describe no engine at all.
 		return fieldErr("Config.URL", "shard", "the shards of a run share one engine, attached by --url; %s would run its own in every shard", label)
+	case !embedded && cfg.URL == "" && p.Launcher == nil:
+		return fieldErr("Config.URL", "url", "%s runs in a container and the plan has no Launcher to start it: set Plan.Launcher (container.Launcher{} of engines/container runs it in Docker), or Config.URL to attach to a running one", s.Driver)
 	}
 	if cfg.DataDir != "" {
 		if err := CheckDir(cfg.DataDir, false); err != nil {

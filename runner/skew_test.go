@@ -40,7 +40,7 @@ func BenchmarkShardStartSkew(b *testing.B) {
 				b.Error(err)
 				return
 			}
-			runs[i] = &run{obs: ObserverFunc(func(Event) {}), sharding: sharding{coord: c}}
+			runs[i] = &run{obs: ObserverFunc(func(Event) {}), coord: coordination{client: c}}
 		}()
 	}
 	wg.Wait()
@@ -55,7 +55,7 @@ func BenchmarkShardStartSkew(b *testing.B) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				if why := r.barrier("bench").Wait(ctx, Start{Phase: fmt.Sprint("start ", n)}); why != nil {
+				if why := r.startTogether(ctx, "bench", Start{Phase: fmt.Sprint("start ", n)}); why != nil {
 					b.Error(why.Why)
 				}
 				began[i] = time.Now()
@@ -70,6 +70,6 @@ func BenchmarkShardStartSkew(b *testing.B) {
 	b.ReportMetric(float64(skews[len(skews)*95/100])/1e6, "skew-p95-ms")
 	b.ReportMetric(float64(skews[len(skews)-1])/1e6, "skew-max-ms")
 	for _, r := range runs {
-		r.coord.Close()
+		r.coord.client.Close()
 	}
 }

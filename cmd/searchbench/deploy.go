@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/engines/container"
 	"github.com/searchbench/searchbench/runner/deploy"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/runner/scenario"
@@ -152,7 +153,7 @@ func shardCommand(args []string, shards int) ([]string, []string, error) {
 	if err := applyScenario(&s); err != nil {
 		return nil, nil, err
 	}
-	if _, err := s.Plan(); err != nil {
+	if _, err := s.Plan(container.Launcher{}); err != nil {
 		return nil, nil, usageError{err}
 	}
 	return cmdline, secrets, nil

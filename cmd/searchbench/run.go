@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/searchbench/searchbench/engines/container"
 	"github.com/searchbench/searchbench/runner"
 	"github.com/searchbench/searchbench/runner/report"
 	"github.com/searchbench/searchbench/runner/result"
@@ -36,7 +37,7 @@ func newBenchCmd(command, short string) *cobra.Command {
 			if err := checkOut(s.Out); err != nil {
 				return err
 			}
-			p, err := s.Plan()
+			p, err := s.Plan(container.Launcher{}) // engines that run in Docker
 			if err != nil {
 				return usageError{err}
 			}

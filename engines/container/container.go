@@ -2,7 +2,8 @@
 // to a CPU budget, waits until they are ready, and removes them on every
 // path out: normal exit, error and interrupt. Every container carries the
 // label searchbench.run, so `searchbench cleanup` finds what a crashed run
-// left behind.
+// left behind. Launcher is runner's launcher: a plan that starts engines
+// takes it as its Launcher, and runner itself never imports Docker.
 package container
 
 import (
@@ -14,8 +15,6 @@ import (
 	"fmt"
 	"maps"
 	"net"
-	"os"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -24,6 +23,8 @@ import (
 	"github.com/docker/distribution/reference"
 	"github.com/ory/dockertest/v3"
 	dc "github.com/ory/dockertest/v3/docker"
+
+	"github.com/searchbench/searchbench/engines/launch"
 )
 
 // Label marks every container searchbench starts; its value names the run.
@@ -84,65 +85,30 @@ func Specs() []Spec {
 	return out
 }
 
-// Options are the per-run choices.
-type Options struct {
-	CPUs         float64 // CPU limit (--cpus); 0: none
-	CPUSet       string  // optional cpuset, e.g. "2-5"
-	MemoryBytes  int64   // optional memory limit
-	Run          string  // the run's name, the label's value
-	ReadyTimeout time.Duration
-	Image        string // overrides the spec's image
-	// Env is set in the container after the spec's environment and its
-	// tuning, so it overrides both (a smaller Elasticsearch heap, say).
-	Env map[string]string
-	// NoBuild keeps Start from running a spec's Recipe when neither its
-	// image nor its Fallback is present (--no-build): the error then says
-	// how to build it.
-	NoBuild bool
-	// Log receives a line saying a build started and the build's output,
-	// line by line; nil discards them.
-	Log func(line string) `json:"-"`
-}
+// Options are a run's choices for the engines it starts, defined in
+// engines/launch so that runner can take them without Docker.
+type Options = launch.Options
 
-// Container is a running engine.
+// MinMemory is the smallest memory limit Docker accepts.
+const MinMemory = launch.MinMemory
+
+// Container is a running engine: the launch.Engine that Start made, its
+// Stats and Close those of the container, and the Docker handles behind
+// them.
 type Container struct {
-	URL    string
-	Secret string // the generated credential, for the driver only
-	Image  string // what ran, repository:tag
-	Digest string // the image's ID or repo digest
-	// Env is the environment it ran with, the secret left out: settings
-	// such as thread counts are part of what was measured.
-	Env    map[string]string
-	Docker string // the Docker server's version
-	ID     string
-	pool   *dockertest.Pool
-	res    *dockertest.Resource
-	stats  statsStream
+	launch.Engine
+	pool  *dockertest.Pool
+	res   *dockertest.Resource
+	stats statsStream
 }
 
-// Validate checks options that need no Docker.
-func (o Options) Validate() error {
-	switch {
-	case o.CPUs < 0:
-		return fmt.Errorf("cpus: %v must be ≥ 0", o.CPUs)
-	case o.CPUs > float64(hostCPUs()):
-		return fmt.Errorf("cpus: %v is more than this host's %d CPUs", o.CPUs, hostCPUs())
-	case o.MemoryBytes < 0:
-		return fmt.Errorf("memory: %d must be ≥ 0", o.MemoryBytes)
-	case o.MemoryBytes > 0 && o.MemoryBytes < MinMemory:
-		return fmt.Errorf("memory: %d bytes is below Docker's minimum of %d (6 MiB)", o.MemoryBytes, MinMemory)
-	case o.ReadyTimeout <= 0:
-		return fmt.Errorf("ready-timeout: %v must be > 0", o.ReadyTimeout)
-	}
-	for k := range o.Env {
-		if k == "" || strings.ContainsAny(k, "= \t\n") {
-			return fmt.Errorf("container-env: %q is not a variable name", k)
-		}
-	}
-	if err := checkImage(o.Image); err != nil {
+// Check checks o as Start reads it: Options.Validate, and the image's name
+// by Docker's grammar.
+func Check(o Options) error {
+	if err := o.Validate(); err != nil {
 		return err
 	}
-	return checkCPUSet(o.CPUSet)
+	return checkImage(o.Image)
 }
 
 // checkImage refuses an image name Docker would not take, by the reference
@@ -156,70 +122,6 @@ func checkImage(image string) error {
 		return fmt.Errorf("image: %q is not an image name such as repository:tag or registry/repository@sha256:… (%v)", image, err)
 	}
 	return nil
-}
-
-// MinMemory is the smallest memory limit Docker accepts.
-const MinMemory = 6 << 20
-
-// checkCPUSet checks a cpuset as Docker reads it ("0-3,6"): CPUs this host
-// has, each range ascending.
-func checkCPUSet(set string) error {
-	if set == "" {
-		return nil
-	}
-	last, err := lastCPU(set)
-	if err != nil {
-		return fmt.Errorf("cpuset: %q is not a list of CPUs and ranges such as 0-3,6", set)
-	}
-	if n := hostCPUs(); last >= n {
-		return fmt.Errorf("cpuset: %q names CPU %d; this host has CPUs 0-%d", set, last, n-1)
-	}
-	return nil
-}
-
-// lastCPU returns the highest CPU of a Linux CPU list ("0-3,6").
-func lastCPU(list string) (int, error) {
-	last := -1
-	for _, part := range strings.Split(list, ",") {
-		lo, hi, isRange := strings.Cut(part, "-")
-		if !isRange {
-			hi = lo
-		}
-		a, err1 := strconv.Atoi(lo)
-		b, err2 := strconv.Atoi(hi)
-		if err1 != nil || err2 != nil || strings.ContainsAny(part, "+ ") || a < 0 || b < a {
-			return 0, fmt.Errorf("%q is not a CPU list", list)
-		}
-		last = max(last, b)
-	}
-	return last, nil
-}
-
-// hostCPUs is how many CPUs the host has online. runtime.NumCPU counts only
-// those this process may run on, and a load generator pinned with taskset
-// still starts engines on the others.
-func hostCPUs() int {
-	if b, err := os.ReadFile("/sys/devices/system/cpu/online"); err == nil {
-		if last, err := lastCPU(strings.TrimSpace(string(b))); err == nil {
-			return last + 1
-		}
-	}
-	return runtime.NumCPU()
-}
-
-// Given names the options that only a launched container can honour, as
-// their flags are named ("cpus, memory"); empty when none was given.
-func (o Options) Given() string {
-	var names []string
-	for _, f := range []struct {
-		name  string
-		given bool
-	}{{"cpus", o.CPUs > 0}, {"cpuset", o.CPUSet != ""}, {"memory", o.MemoryBytes > 0}, {"image", o.Image != ""}, {"container-env", len(o.Env) > 0}} {
-		if f.given {
-			names = append(names, f.name)
-		}
-	}
-	return strings.Join(names, ", ")
 }
 
 // Pool connects to Docker, with a clear error when it is not reachable.
@@ -237,7 +139,7 @@ func Pool() (*dockertest.Pool, error) {
 // Start runs s with o and waits until it is ready. On any failure nothing
 // is left running, and the error carries the container log's last lines.
 func Start(ctx context.Context, s Spec, o Options) (*Container, error) {
-	if err := o.Validate(); err != nil {
+	if err := Check(o); err != nil {
 		return nil, err
 	}
 	pool, err := Pool()
@@ -252,60 +154,19 @@ func Start(ctx context.Context, s Spec, o Options) (*Container, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Engine, err)
 	}
-	env := map[string]string{}
-	for k, v := range s.Env {
-		env[k] = v
+	env, secret, err := environment(s, o)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.Engine, err)
 	}
-	secret := ""
-	if s.SecretEnv != "" {
-		secret = randomSecret()
-		env[s.SecretEnv] = secret
-	}
-	if s.Tune != nil && o.CPUs > 0 {
-		for k, v := range s.Tune(o.CPUs) {
-			env[k] = v
-		}
-	}
-	for k, v := range o.Env {
-		if k == s.SecretEnv {
-			return nil, fmt.Errorf("%s: container-env: %s holds the generated secret and cannot be set", s.Engine, k)
-		}
-		env[k] = v
-	}
-	repo, tag, _ := strings.Cut(image, ":")
-	cport := dc.Port(strconv.Itoa(s.Port) + "/tcp")
-	res, err := pool.RunWithOptions(&dockertest.RunOptions{
-		Repository: repo, Tag: tag, Env: envList(env), Cmd: s.Cmd,
-		Labels:       map[string]string{Label: o.Run, "searchbench.engine": s.Engine},
-		ExposedPorts: []string{string(cport)},
-		PortBindings: map[dc.Port][]dc.PortBinding{cport: {{HostIP: "127.0.0.1", HostPort: strconv.Itoa(port)}}},
-	}, func(hc *dc.HostConfig) {
-		hc.AutoRemove = false // keep it to read its log if it fails; removed below
-		hc.RestartPolicy = dc.RestartPolicy{Name: "no"}
-		if o.CPUs > 0 {
-			// The same CFS limit as docker run --cpus (NanoCPUs): quota
-			// over a 100 ms period.
-			hc.CPUPeriod = 100_000
-			hc.CPUQuota = int64(o.CPUs * 100_000)
-		}
-		hc.CPUSetCPUs = o.CPUSet
-		hc.Memory = o.MemoryBytes
-	})
+	res, err := run(pool, s, o, image, port, env)
 	if err != nil {
 		return nil, fmt.Errorf("%s: start %s: %w", s.Engine, image, err)
 	}
 	shown := maps.Clone(env)
 	delete(shown, s.SecretEnv)
-	c := &Container{URL: s.URL(port), Secret: secret, Image: image, Env: shown, ID: res.Container.ID, pool: pool, res: res}
-	if v, err := pool.Client.Version(); err == nil {
-		c.Docker = v.Get("Version")
-	}
-	if img, err := pool.Client.InspectImage(image); err == nil {
-		c.Digest = img.ID
-		if len(img.RepoDigests) > 0 {
-			c.Digest = img.RepoDigests[0]
-		}
-	}
+	c := &Container{Engine: launch.Engine{URL: s.URL(port), Secret: secret, Image: image, Env: shown, ID: res.Container.ID}, pool: pool, res: res}
+	c.Engine.Stats, c.Engine.Close = c.Stats, c.Close
+	c.describe(image)
 	if err := c.waitReady(ctx, s, o.ReadyTimeout); err != nil {
 		logs := c.Logs(20)
 		_ = c.Close()
@@ -316,6 +177,70 @@ func Start(ctx context.Context, s Spec, o Options) (*Container, error) {
 		return nil, fmt.Errorf("%s: %w\nlast lines of its log:\n%s", s.Engine, err, logs)
 	}
 	return c, nil
+}
+
+// environment is the container's environment: the spec's settings, a fresh
+// secret in its SecretEnv, the settings tuned for the CPU limit, then the
+// run's own, which may not set the secret.
+func environment(s Spec, o Options) (env map[string]string, secret string, err error) {
+	env = maps.Clone(s.Env)
+	if env == nil {
+		env = map[string]string{}
+	}
+	if s.SecretEnv != "" {
+		secret = randomSecret()
+		env[s.SecretEnv] = secret
+	}
+	if s.Tune != nil && o.CPUs > 0 {
+		maps.Copy(env, s.Tune(o.CPUs))
+	}
+	for k, v := range o.Env {
+		if k == s.SecretEnv {
+			return nil, "", fmt.Errorf("container-env: %s holds the generated secret and cannot be set", k)
+		}
+		env[k] = v
+	}
+	return env, secret, nil
+}
+
+// run creates and starts the container of s from image, its port published
+// on the loopback interface's port, labelled with the run's name and
+// confined to o's CPU, cpuset and memory limits.
+func run(pool *dockertest.Pool, s Spec, o Options, image string, port int, env map[string]string) (*dockertest.Resource, error) {
+	repo, tag, _ := strings.Cut(image, ":")
+	cport := dc.Port(strconv.Itoa(s.Port) + "/tcp")
+	return pool.RunWithOptions(&dockertest.RunOptions{
+		Repository: repo, Tag: tag, Env: envList(env), Cmd: s.Cmd,
+		Labels:       map[string]string{Label: o.Run, "searchbench.engine": s.Engine},
+		ExposedPorts: []string{string(cport)},
+		PortBindings: map[dc.Port][]dc.PortBinding{cport: {{HostIP: "127.0.0.1", HostPort: strconv.Itoa(port)}}},
+	}, func(hc *dc.HostConfig) {
+		hc.AutoRemove = false // keep it to read its log if it fails; Start removes it
+		hc.RestartPolicy = dc.RestartPolicy{Name: "no"}
+		if o.CPUs > 0 {
+			// The same CFS limit as docker run --cpus (NanoCPUs): quota
+			// over a 100 ms period.
+			hc.CPUPeriod = 100_000
+			hc.CPUQuota = int64(o.CPUs * 100_000)
+		}
+		hc.CPUSetCPUs = o.CPUSet
+		hc.Memory = o.MemoryBytes
+	})
+}
+
+// describe records what ran: the Docker server's version and the image's
+// digest (its repo digest when it has one), each left empty when Docker
+// does not say.
+func (c *Container) describe(image string) {
+	if v, err := c.pool.Client.Version(); err == nil {
+		c.Docker = v.Get("Version")
+	}
+	if img, err := c.pool.Client.InspectImage(image); err == nil {
+		c.Digest = img.ID
+		if len(img.RepoDigests) > 0 {
+			c.Digest = img.RepoDigests[0]
+		}
+	}
 }
 
 func (c *Container) waitReady(ctx context.Context, s Spec, timeout time.Duration) error {

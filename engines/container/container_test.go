@@ -10,6 +10,7 @@ import (
 
 	_ "github.com/searchbench/searchbench/engines/all"
 	"github.com/searchbench/searchbench/engines/container"
+	"github.com/searchbench/searchbench/runner"
 )
 
 // The compose files are the launcher's definitions rendered: one source of
@@ -55,7 +56,7 @@ func TestComposeFilesAreValid(t *testing.T) {
 	}
 }
 
-func TestOptionsValidate(t *testing.T) {
+func TestCheck(t *testing.T) {
 	for _, o := range []container.Options{
 		{CPUs: -1, ReadyTimeout: 1},
 		{CPUs: 1e6, ReadyTimeout: 1},
@@ -72,13 +73,13 @@ func TestOptionsValidate(t *testing.T) {
 		{Image: "valkey:", ReadyTimeout: 1},
 		{Image: "valkey@sha256:abc", ReadyTimeout: 1},
 	} {
-		if o.Validate() == nil {
+		if container.Check(o) == nil {
 			t.Errorf("%+v accepted", o)
 		}
 	}
 	// An image name is refused before anything starts, in one line naming
 	// the setting; whatever Docker takes is taken, the pinned images too.
-	if err := (container.Options{Image: "Not An Image!!", ReadyTimeout: 1}).Validate(); err == nil || !strings.HasPrefix(err.Error(), `image: "Not An Image!!" is not an image name`) {
+	if err := container.Check(container.Options{Image: "Not An Image!!", ReadyTimeout: 1}); err == nil || !strings.HasPrefix(err.Error(), `image: "Not An Image!!" is not an image name`) {
 		t.Errorf("a bad image: %v", err)
 	}
 	images := []string{"valkey", "valkey/valkey-bundle:9.1.0", "docker.elastic.co/elasticsearch/elasticsearch:8.19.7",
@@ -90,8 +91,26 @@ func TestOptionsValidate(t *testing.T) {
 		}
 	}
 	for _, image := range images {
-		if err := (container.Options{Image: image, ReadyTimeout: 1}).Validate(); err != nil {
+		if err := container.Check(container.Options{Image: image, ReadyTimeout: 1}); err != nil {
 			t.Errorf("%s: %v", image, err)
 		}
+	}
+}
+
+// Launcher is runner's launcher for every engine with a Spec, and only
+// those: the embedded engine, which has none, is not one it launches.
+var _ runner.Launcher = container.Launcher{}
+
+func TestLauncherLaunchesTheSpecs(t *testing.T) {
+	for _, s := range container.Specs() {
+		if env, ok := (container.Launcher{}).Launches(s.Engine); !ok || env != s.SecretEnv {
+			t.Errorf("%s: Launches = %q, %v; want its spec's %q", s.Engine, env, ok, s.SecretEnv)
+		}
+	}
+	if _, ok := (container.Launcher{}).Launches("bleve"); ok {
+		t.Error("the embedded engine has no spec to launch")
+	}
+	if err := (container.Launcher{}).Check(container.Options{Image: "Not An Image!!", ReadyTimeout: 1}); err == nil {
+		t.Error("Check took an image name Docker refuses")
 	}
 }

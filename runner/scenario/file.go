@@ -98,8 +98,10 @@ func Shipped() ([]string, error) {
 // Decode reads a scenario (a path or a shipped name) into a validated plan.
 // Each of set ("cpus=0", "measure=5s") gives a setting as the command line
 // would: it wins over the file's. Settings neither gives keep their
-// defaults.
-func Decode(name string, set ...string) (runner.Plan, error) {
+// defaults. l starts the engines that are neither attached nor embedded
+// (container.Launcher{} of engines/container runs them in Docker, as the
+// CLI does); nil when there are none.
+func Decode(name string, l runner.Launcher, set ...string) (runner.Plan, error) {
 	f, err := Load(name)
 	if err != nil {
 		return runner.Plan{}, err
@@ -119,7 +121,7 @@ func Decode(name string, set ...string) (runner.Plan, error) {
 	if err := f.Apply(&s); err != nil {
 		return runner.Plan{}, err
 	}
-	return s.Plan()
+	return s.Plan(l)
 }
 
 // Parse reads a scenario's YAML. It checks the shape; the values are checked

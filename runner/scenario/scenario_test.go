@@ -9,8 +9,12 @@ import (
 	"time"
 
 	_ "github.com/searchbench/searchbench/engines/all"
+	"github.com/searchbench/searchbench/engines/container"
 	"github.com/searchbench/searchbench/runner/scenario"
 )
+
+// docker is the CLI's launcher: the scenarios' servers run in Docker.
+var docker = container.Launcher{}
 
 // Every shipped scenario decodes into a plan a Go program can run: its
 // setups as the file lists them, the loop of its command, the file's
@@ -26,7 +30,7 @@ func TestShippedScenariosDecodeIntoPlans(t *testing.T) {
 			t.Fatal(err)
 		}
 		// This host may have fewer CPUs than the study's limit.
-		p, err := scenario.Decode(name, "cpus=0", "seed=7")
+		p, err := scenario.Decode(name, docker, "cpus=0", "seed=7")
 		if err != nil {
 			t.Errorf("%s: %v", name, err)
 			continue
@@ -47,7 +51,7 @@ func TestShippedScenariosDecodeIntoPlans(t *testing.T) {
 		}
 	}
 	// Without the override the file's own value is read: the study's limit.
-	p, err := scenario.Decode("study-a-8cpu", "measure=5s")
+	p, err := scenario.Decode("study-a-8cpu", docker, "measure=5s")
 	if err == nil {
 		if p.Launch.CPUs != 8 {
 			t.Errorf("study-a-8cpu: CPU limit %v, want the file's 8", p.Launch.CPUs)
@@ -68,7 +72,7 @@ func TestDecodeBadInput(t *testing.T) {
 		{"embedded-smoke", []string{"users=x"}, `users: "x" is not a whole number`},
 		{"embedded-smoke", []string{"nosuch=1"}, "nosuch: "},
 	} {
-		if _, err := scenario.Decode(c.name, c.set...); err == nil || !strings.HasPrefix(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+		if _, err := scenario.Decode(c.name, docker, c.set...); err == nil || !strings.HasPrefix(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s %v: %v; want one line starting %q", c.name, c.set, err, c.want)
 		}
 	}
@@ -87,7 +91,7 @@ func TestKnownItemsSetting(t *testing.T) {
 		{"embedded-smoke", []string{"known-items=0"}, 0},
 		{"valkey-idle-indexes", []string{"known-items=0.05", "cpus=0"}, 0.05},
 	} {
-		p, err := scenario.Decode(c.name, c.args...)
+		p, err := scenario.Decode(c.name, docker, c.args...)
 		if err != nil {
 			t.Fatalf("%s %q: %v", c.name, c.args, err)
 		}
@@ -99,7 +103,7 @@ func TestKnownItemsSetting(t *testing.T) {
 			t.Errorf("%s %q: known items off %v; want %v", c.name, c.args, off, c.want == 0)
 		}
 	}
-	if _, err := scenario.Decode("embedded-smoke", "known-items=1.5"); err == nil || !strings.HasPrefix(err.Error(), "known-items:") {
+	if _, err := scenario.Decode("embedded-smoke", docker, "known-items=1.5"); err == nil || !strings.HasPrefix(err.Error(), "known-items:") {
 		t.Errorf("known-items=1.5: %v; want a known-items error", err)
 	}
 }
@@ -147,13 +151,13 @@ func TestAValueFromTheFileNamesTheFile(t *testing.T) {
 	if err := os.WriteFile(path, []byte("command: run\nusers: \"10,,20\"\nspawn-rate: 0\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := scenario.Decode(path, "spawn-rate=5"); err == nil || !strings.HasPrefix(err.Error(), "scenario "+path+": users: ") {
+	if _, err := scenario.Decode(path, docker, "spawn-rate=5"); err == nil || !strings.HasPrefix(err.Error(), "scenario "+path+": users: ") {
 		t.Errorf("users from the file: %v; want it named with the file", err)
 	}
-	if _, err := scenario.Decode(path, "users=10"); err == nil || err.Error() != "scenario "+path+": spawn-rate: 0 must be > 0" {
+	if _, err := scenario.Decode(path, docker, "users=10"); err == nil || err.Error() != "scenario "+path+": spawn-rate: 0 must be > 0" {
 		t.Errorf("spawn-rate from the file: %v; want it named with the file", err)
 	}
-	if _, err := scenario.Decode(path, "users=10", "spawn-rate=-1"); err == nil || err.Error() != "spawn-rate: -1 must be > 0" {
+	if _, err := scenario.Decode(path, docker, "users=10", "spawn-rate=-1"); err == nil || err.Error() != "spawn-rate: -1 must be > 0" {
 		t.Errorf("spawn-rate given beside the file: %v", err)
 	}
 }
@@ -163,13 +167,13 @@ func TestAValueFromTheFileNamesTheFile(t *testing.T) {
 func TestCredentialsAndTheEmbeddedEngine(t *testing.T) {
 	t.Setenv("SEARCHBENCH_PASSWORD", "from-env")
 	t.Setenv("SEARCHBENCH_API_KEY", "key-from-env")
-	if _, err := scenario.Decode("embedded-smoke"); err != nil {
+	if _, err := scenario.Decode("embedded-smoke", docker); err != nil {
 		t.Errorf("bleve with SEARCHBENCH_PASSWORD set: %v", err)
 	}
-	if _, err := scenario.Decode("embedded-smoke", "password=x"); err == nil || !strings.HasPrefix(err.Error(), "password: bleve is embedded") {
+	if _, err := scenario.Decode("embedded-smoke", docker, "password=x"); err == nil || !strings.HasPrefix(err.Error(), "password: bleve is embedded") {
 		t.Errorf("bleve with --password: %v; want a password error", err)
 	}
-	p, err := scenario.Decode("valkey-idle-indexes", "cpus=0")
+	p, err := scenario.Decode("valkey-idle-indexes", docker, "cpus=0")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,23 +189,23 @@ func TestIntervalSetting(t *testing.T) {
 	if err := os.WriteFile(path, []byte("command: run\nusers: 2\nmeasure: 2s\ninterval: 500ms\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p, err := scenario.Decode(path)
+	p, err := scenario.Decode(path, docker)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := p.Calls().Interval; got != 500*time.Millisecond {
 		t.Errorf("interval %v; want the file's 500ms", got)
 	}
-	if _, err := scenario.Decode(path, "interval=3s"); err == nil || err.Error() != "interval: 3s is longer than the window it cuts (measure 2s)" {
+	if _, err := scenario.Decode(path, docker, "interval=3s"); err == nil || err.Error() != "interval: 3s is longer than the window it cuts (measure 2s)" {
 		t.Errorf("interval=3s: %v", err)
 	}
 	if err := os.WriteFile(path, []byte("command: ladder\nduration: 1s\ninterval: 50ms\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := scenario.Decode(path); err == nil || err.Error() != "scenario "+path+": interval: 50ms is shorter than 100ms, the shortest interval recorded" {
+	if _, err := scenario.Decode(path, docker); err == nil || err.Error() != "scenario "+path+": interval: 50ms is shorter than 100ms, the shortest interval recorded" {
 		t.Errorf("a ladder's interval 50ms: %v", err)
 	}
-	if _, err := scenario.Decode(path, "interval=2s"); err == nil || err.Error() != "interval: 2s is longer than the window it cuts (duration 1s)" {
+	if _, err := scenario.Decode(path, docker, "interval=2s"); err == nil || err.Error() != "interval: 2s is longer than the window it cuts (duration 1s)" {
 		t.Errorf("a ladder's interval 2s: %v", err)
 	}
 }

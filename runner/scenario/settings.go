@@ -19,7 +19,7 @@ import (
 
 	"github.com/searchbench/searchbench/dataset"
 	"github.com/searchbench/searchbench/engines"
-	"github.com/searchbench/searchbench/engines/container"
+	"github.com/searchbench/searchbench/engines/launch"
 	"github.com/searchbench/searchbench/runner"
 	"github.com/searchbench/searchbench/runner/shard"
 	"github.com/searchbench/searchbench/workload"
@@ -184,9 +184,11 @@ func (s *Settings) Changed(name string) bool { return s.flags != nil && s.flags.
 // a Go program's fields, say it in the settings' words), and is bad input;
 // a setting a scenario file gave is named with the file. Credentials not
 // given fall back to SEARCHBENCH_PASSWORD and SEARCHBENCH_API_KEY for the
-// engines that have any.
-func (s *Settings) Plan() (runner.Plan, error) {
-	p, err := s.plan()
+// engines that have any. l starts the engines that are neither attached
+// nor embedded (the CLI's is engines/container's Launcher); nil when there
+// are none.
+func (s *Settings) Plan(l runner.Launcher) (runner.Plan, error) {
+	p, err := s.plan(l)
 	if err != nil {
 		return runner.Plan{}, s.inWords(err)
 	}
@@ -215,22 +217,15 @@ type settingError struct{ fe *runner.FieldError }
 func (e settingError) Error() string { return e.fe.Setting() }
 func (e settingError) Unwrap() error { return e.fe }
 
-func (s *Settings) plan() (runner.Plan, error) {
+// plan builds the plan from the settings and validates it.
+func (s *Settings) plan(l runner.Launcher) (runner.Plan, error) {
 	mix, err := workload.ParseMix(s.Mix)
 	if err != nil {
 		return runner.Plan{}, err
 	}
-	specs := s.Setups
-	if len(specs) == 0 {
-		// A driver listed twice is refused by Plan.Validate (two setups
-		// with one label).
-		names, err := SplitList(s.Engines)
-		if err != nil {
-			return runner.Plan{}, fmt.Errorf("engine: %w", err)
-		}
-		for _, n := range names {
-			specs = append(specs, SetupSpec{Engine: n})
-		}
+	specs, err := s.setupSpecs()
+	if err != nil {
+		return runner.Plan{}, err
 	}
 	if s.Corpus != runner.CorpusProduct && s.Changed("dim") {
 		return runner.Plan{}, errors.New("dim: only the product corpus has embeddings")
@@ -243,21 +238,81 @@ func (s *Settings) plan() (runner.Plan, error) {
 	if err != nil {
 		return runner.Plan{}, err
 	}
+	lo, err := s.launchOptions()
+	if err != nil {
+		return runner.Plan{}, err
+	}
+	setups, err := s.setups(specs)
+	if err != nil {
+		return runner.Plan{}, err
+	}
+	sp, err := s.shardPlan()
+	if err != nil {
+		return runner.Plan{}, err
+	}
+	p := runner.Plan{Source: src, Setups: setups, Launcher: l, Launch: lo, Relevance: s.Relevance, Scenario: s.Scenario, Shard: sp}
+	// --known-items 0 is off; the library's zero Fraction is the default.
+	calls := runner.Calls{Timeout: s.Timeout, Interval: s.Interval, Mix: mix, Seed: s.Seed, K: s.K, Known: runner.KnownConfig{Fraction: s.KnownItems, Off: s.KnownItems == 0}}
+	switch s.Command {
+	case Run:
+		levels, err := ParseUsers(s.Users)
+		if err != nil {
+			return runner.Plan{}, err
+		}
+		p.Closed = &runner.Config{Users: levels, SpawnRate: s.SpawnRate, Settle: s.Settle, Measure: s.Measure, Freshness: s.Freshness, Calls: calls}
+	case Ladder:
+		lc := s.Ladder
+		lc.Open = runner.OpenConfig{Workers: s.Workers, Arrival: s.Arrival, Calls: calls}
+		lc.Rates = workload.Ladder{Start: s.Start, Step: s.Step, Stop: s.Stop}
+		p.Ladder = &lc
+	default:
+		return runner.Plan{}, fmt.Errorf("command: %q is neither run nor ladder", s.Command)
+	}
+	return p, p.Validate()
+}
+
+// launchOptions are the launcher's settings.
+func (s *Settings) launchOptions() (launch.Options, error) {
 	// The library reads a zero as "the default"; a setting of 0 is a mistake.
 	if s.Ready <= 0 {
-		return runner.Plan{}, fmt.Errorf("ready-timeout: %v must be > 0", s.Ready)
+		return launch.Options{}, fmt.Errorf("ready-timeout: %v must be > 0", s.Ready)
 	}
-	launch := container.Options{CPUs: s.CPUs, CPUSet: s.CPUSet, MemoryBytes: s.Memory, ReadyTimeout: s.Ready, Image: s.Image, Run: s.RunName, NoBuild: s.NoBuild}
+	o := launch.Options{CPUs: s.CPUs, CPUSet: s.CPUSet, MemoryBytes: s.Memory, ReadyTimeout: s.Ready, Image: s.Image, Run: s.RunName, NoBuild: s.NoBuild}
 	for _, kv := range s.Env {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok {
-			return runner.Plan{}, fmt.Errorf("container-env: %q is not KEY=VALUE", kv)
+			return launch.Options{}, fmt.Errorf("container-env: %q is not KEY=VALUE", kv)
 		}
-		if launch.Env == nil {
-			launch.Env = map[string]string{}
+		if o.Env == nil {
+			o.Env = map[string]string{}
 		}
-		launch.Env[k] = v
+		o.Env[k] = v
 	}
+	return o, nil
+}
+
+// setupSpecs are the setups the settings list: a scenario file's, or one
+// per engine of --engine.
+func (s *Settings) setupSpecs() ([]SetupSpec, error) {
+	if len(s.Setups) > 0 {
+		return s.Setups, nil
+	}
+	// A driver listed twice is refused by Plan.Validate (two setups with
+	// one label).
+	names, err := SplitList(s.Engines)
+	if err != nil {
+		return nil, fmt.Errorf("engine: %w", err)
+	}
+	specs := make([]SetupSpec, 0, len(names))
+	for _, n := range names {
+		specs = append(specs, SetupSpec{Engine: n})
+	}
+	return specs, nil
+}
+
+// setups are specs with the shared address, credentials, data directory
+// and write mode, and their options.
+func (s *Settings) setups(specs []SetupSpec) ([]runner.Setup, error) {
 	shared := engines.Config{
 		URL: s.URL, Username: s.Username, Password: engines.Secret(s.Password), APIKey: engines.Secret(s.APIKey),
 		DataDir:   s.DataDir,
@@ -265,7 +320,7 @@ func (s *Settings) plan() (runner.Plan, error) {
 	}
 	setups, err := BuildSetups(specs, shared, s.Options)
 	if err != nil {
-		return runner.Plan{}, err
+		return nil, err
 	}
 	// The environment's credentials are for the servers: an embedded
 	// engine, which the plan refuses credentials, does not get them.
@@ -277,29 +332,7 @@ func (s *Settings) plan() (runner.Plan, error) {
 		c.Password = engines.Secret(firstNonEmpty(c.Password.Reveal(), os.Getenv("SEARCHBENCH_PASSWORD")))
 		c.APIKey = engines.Secret(firstNonEmpty(c.APIKey.Reveal(), os.Getenv("SEARCHBENCH_API_KEY")))
 	}
-	sp, err := s.shardPlan()
-	if err != nil {
-		return runner.Plan{}, err
-	}
-	p := runner.Plan{Source: src, Setups: setups, Launch: launch, Relevance: s.Relevance, Scenario: s.Scenario, Shard: sp}
-	// --known-items 0 is off; the library's zero Fraction is the default.
-	calls := runner.Calls{Timeout: s.Timeout, Interval: s.Interval, Mix: mix, Seed: s.Seed, K: s.K, Known: runner.KnownConfig{Fraction: s.KnownItems, Off: s.KnownItems == 0}}
-	switch s.Command {
-	case Run:
-		levels, err := ParseUsers(s.Users)
-		if err != nil {
-			return runner.Plan{}, err
-		}
-		p.Closed = &runner.Config{Users: levels, SpawnRate: s.SpawnRate, Settle: s.Settle, Measure: s.Measure, Freshness: s.Freshness, Calls: calls}
-	case Ladder:
-		l := s.Ladder
-		l.Open = runner.OpenConfig{Workers: s.Workers, Arrival: s.Arrival, Calls: calls}
-		l.Rates = workload.Ladder{Start: s.Start, Step: s.Step, Stop: s.Stop}
-		p.Ladder = &l
-	default:
-		return runner.Plan{}, fmt.Errorf("command: %q is neither run nor ladder", s.Command)
-	}
-	return p, p.Validate()
+	return setups, nil
 }
 
 // The environment variables --shards reads the shard's index from.

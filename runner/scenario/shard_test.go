@@ -20,7 +20,7 @@ func plan(t *testing.T, args ...string) (runner.Plan, error) {
 	if err := fl.Parse(args); err != nil {
 		t.Fatal(err)
 	}
-	return s.Plan()
+	return s.Plan(docker)
 }
 
 func TestShardSettings(t *testing.T) {

@@ -1,0 +1,204 @@
+package runner
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/runner/result"
+)
+
+// setupRun is one setup's run in progress: its result so far, the
+// configuration its engine is opened with (a launched engine's address and
+// secret in it), and what is to be released when it ends.
+type setupRun struct {
+	*run
+	s        Setup
+	name     string
+	embedded bool
+	cfg      engines.Config
+	er       result.EngineRun
+	em       Emitter
+	shards   shardSteps
+	sampled  func(context.Context) (map[string]float64, error) // the launched engine's CPU and memory
+	releases []func()                                          // in the order acquired
+	done     bool                                              // EventSetupDone was sent
+}
+
+// setup runs one setup: it launches the engine (or attaches to it, or
+// opens the embedded one), opens it, makes its index ready (prepares it,
+// or attaches to another shard's) and drives the loops, always releasing
+// what it started. Errors are recorded in the returned run, not returned,
+// so the other setups still run and everything measured is kept.
+func (r *run) setup(ctx context.Context, s Setup) result.EngineRun {
+	d, _ := engines.Lookup(s.Driver) // validated in Plan.Validate
+	desc := d.Describe()
+	st := &setupRun{run: r, s: s, name: s.Name(), embedded: desc.Embedded, cfg: s.Config,
+		em: r.emitter(s.Name(), s.Config.Secrets()), shards: r.shardStepsFor(s)}
+	st.er = result.EngineRun{Name: s.Driver, Label: st.name, Visibility: string(desc.Visibility), Options: s.Config.Options}
+	if s.Config.WriteMode != "" {
+		st.er.Visibility = string(s.Config.WriteMode)
+	}
+	st.guarded(ctx)
+	return st.er
+}
+
+// guarded runs the steps. However they end (an error, an interrupt, a
+// driver that panics while opening, creating or closing: the loops guard
+// the calls they make), what was started is released, a shard that failed
+// before its index was ready tells the others, EventSetupDone is sent, and
+// the result's messages are scrubbed of the setup's secrets (the
+// launcher's among them), in that order. A panic fails the setup; the
+// other setups still run and the results are written.
+func (st *setupRun) guarded(ctx context.Context) {
+	defer st.end()
+	defer st.setupDone() // a setup that failed before its loops
+	defer func() { st.shards.abandon(ctx, &StopReason{"failed: " + firstLine(cmp.Or(st.er.Error, "panicked"))}) }()
+	defer st.release()
+	if err := st.steps(ctx); err != nil && !errors.Is(err, errInterrupted) {
+		st.er.Error = err.Error()
+	}
+}
+
+// steps are the setup's steps, in order: launch, open, ready, drive.
+func (st *setupRun) steps(ctx context.Context) error {
+	if err := st.launch(ctx); err != nil {
+		return err
+	}
+	e, err := st.open(ctx)
+	if err != nil {
+		return err
+	}
+	if err := st.shards.ready(ctx, e, func() error { return st.prepare(ctx, e) }); err != nil {
+		return err
+	}
+	err = st.drive(ctx, e)
+	st.setupDone() // the loops are over; the releases follow
+	return err
+}
+
+// open opens the engine and checks that it has the operations the mix
+// asks for, before anything is loaded or measured, and asks its version.
+// Opening is a connection and a request or two, and asking the version one
+// request: each is bounded by the request timeout, so an engine that
+// accepts connections and never answers fails the setup instead of holding
+// the run.
+func (st *setupRun) open(ctx context.Context) (engines.Engine, error) {
+	calls := st.plan.Calls()
+	octx, cancel := context.WithTimeout(ctx, calls.Timeout)
+	e, err := engines.Open(octx, st.s.Driver, st.cfg)
+	cancel()
+	if err != nil {
+		return nil, err
+	}
+	st.onRelease(func() {
+		if err := e.Close(); err != nil {
+			st.er.Warnings = append(st.er.Warnings, "close: "+err.Error())
+		}
+	})
+	// The plan checked the driver's Description; this checks the engine
+	// itself, so a driver that claims an operation it lacks fails here.
+	if err := calls.Mix.CheckEngine(st.s.Driver, e); err != nil {
+		return nil, err
+	}
+	if v, ok := e.(engines.Versioner); ok {
+		vctx, cancel := context.WithTimeout(ctx, calls.Timeout)
+		version, err := v.Version(vctx)
+		cancel()
+		if err == nil {
+			st.er.Version = version
+		} else {
+			st.er.Warnings = append(st.er.Warnings, "the engine did not say its version: "+err.Error())
+		}
+	}
+	return e, nil
+}
+
+// prepare creates the index, pre-populates it and checks relevance.
+func (st *setupRun) prepare(ctx context.Context, e engines.Engine) error {
+	p, name := st.plan, st.name
+	calls := p.Calls()
+	if err := e.Create(ctx, p.Source.Schema()); err != nil {
+		return fmt.Errorf("create index: %v", err)
+	}
+	st.logf(name, "pre-populating %d documents", p.Source.PrepopulatedCount())
+	preload, err := Prepopulate(ctx, e, p.Source, calls.Timeout, func(done, total int) {
+		st.obs.Observe(Event{Kind: EventPreload, Setup: name, Done: done, Total: total})
+	})
+	st.er.Preload = preload
+	st.obs.Observe(Event{Kind: EventPreloadDone, Setup: name})
+	if err != nil {
+		return err
+	}
+	st.logf(name, "loaded %d documents in %.1fs (%.0f docs/s), engine count %d",
+		preload.Documents, preload.Duration.Seconds(), preload.DocsPerS, preload.Count)
+	if rel := CheckRelevance(ctx, e, p.Source, p.Relevance, calls.K, calls.Timeout); rel != nil {
+		st.er.Relevance = rel
+		if rel.Queries > 0 {
+			st.logf(name, "recall@%d %.3f over %d known-item searches", rel.K, rel.Recall, rel.Queries)
+		} else {
+			st.logf(name, "no known-item search could run (the configuration cannot answer them; see relevance in result.json)")
+		}
+	}
+	return nil
+}
+
+// drive runs the plan's loop, the closed loop's levels or the ladder's
+// rungs, starting each with the other shards when the run is sharded.
+func (st *setupRun) drive(ctx context.Context, e engines.Engine) error {
+	p := st.plan
+	if p.Closed != nil {
+		cfg := *p.Closed
+		cfg.Share = p.Shard.Share()
+		cfg.Known.Idle = st.er.Relevance
+		cfg.Sampled = st.sampled
+		st.er.Levels = ClosedLoop(ctx, e, p.Source, cfg, st.em, st.shards.barrier())
+		if len(st.er.Levels) < len(cfg.Users) {
+			return st.shards.stopped(ctx)
+		}
+		return nil
+	}
+	cfg := *p.Ladder
+	cfg.Open.Share = p.Shard.Share()
+	cfg.Open.Known.Idle = st.er.Relevance
+	cfg.Open.Sampled = st.sampled
+	l := RunLadder(ctx, e, p.Source, cfg, st.em, st.shards.barrier())
+	st.er.Ladder = &l
+	return st.shards.lost()
+}
+
+// onRelease adds f to what the setup releases when it ends, before what
+// it acquired earlier.
+func (st *setupRun) onRelease(f func()) { st.releases = append(st.releases, f) }
+
+// release calls the releases, the latest first. Each runs even when a later
+// one panicked, as deferred calls do; the panic goes on to end.
+func (st *setupRun) release() {
+	n := len(st.releases)
+	if n == 0 {
+		return
+	}
+	f := st.releases[n-1]
+	st.releases = st.releases[:n-1]
+	defer st.release()
+	f()
+}
+
+// setupDone sends the setup's EventSetupDone, once.
+func (st *setupRun) setupDone() {
+	if !st.done {
+		st.done = true
+		st.obs.Observe(Event{Kind: EventSetupDone, Setup: st.name})
+	}
+}
+
+// end turns a panic into the setup's error and scrubs the setup's secrets
+// from the result's messages. guarded defers it first, so it runs last.
+func (st *setupRun) end() {
+	if v := recover(); v != nil {
+		st.er.Error = Recovered(v).Error()
+	}
+	RedactMessages(&st.er, st.cfg.Secrets())
+}
