@@ -13,6 +13,7 @@ import (
 
 	"github.com/searchbench/searchbench/dataset"
 	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/runner/internal/pace"
 	"github.com/searchbench/searchbench/runner/shard"
 	"github.com/searchbench/searchbench/workload"
 )
@@ -162,9 +163,9 @@ func (k *knownEngine) serve(ctx context.Context) error {
 	// the median and up to a millisecond at p99: the engine's own lateness,
 	// which calibrate measures and nets out.
 	deadline := start.Add(wait)
-	w := newWaiter(ctx, runtime.GOMAXPROCS(0))
-	ok := w.until(deadline.Add(k.overshoot))
-	w.close()
+	w := pace.New(ctx, runtime.GOMAXPROCS(0))
+	ok := w.Until(deadline.Add(k.overshoot))
+	w.Close()
 	if !ok {
 		return ctx.Err()
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/searchbench/searchbench/dataset"
 	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/runner/internal/pace"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/runner/shard"
 	"github.com/searchbench/searchbench/workload"
@@ -331,7 +332,7 @@ func runLevel(ctx context.Context, e engines.Engine, src Source, cfg Config, em 
 	var wg, running sync.WaitGroup
 	em.phase(all, "ramp", ramp)
 	for i, u := range users {
-		if !sleepUntil(runCtx, t0.Add(time.Duration(float64(time.Second)*float64(first+i)/cfg.SpawnRate))) {
+		if !pace.Sleep(runCtx, t0.Add(time.Duration(float64(time.Second)*float64(first+i)/cfg.SpawnRate))) {
 			break
 		}
 		wg.Add(1)
@@ -363,7 +364,7 @@ func runLevel(ctx context.Context, e engines.Engine, src Source, cfg Config, em 
 	probe.startIntervals(g)
 	win.set(measureFrom, measureTo, g)
 	em.phase(all, "settle", cfg.Settle)
-	sleepUntil(runCtx, t0.Add(measureFrom))
+	pace.Sleep(runCtx, t0.Add(measureFrom))
 	em.phase(all, "measure", cfg.Measure)
 	endSelf := measureSelf()
 	probeCtx, stopProbe := context.WithCancel(runCtx)
@@ -597,21 +598,5 @@ func watchProgress(ctx context.Context, em Emitter, n int, users []*user, sink *
 			}
 			em.emit(Event{Kind: EventProgress, Users: n, Ops: ops, Errs: errs, P50: sink.median()})
 		}
-	}
-}
-
-// sleepUntil waits for t; false when ctx ended first.
-func sleepUntil(ctx context.Context, t time.Time) bool {
-	d := time.Until(t)
-	if d <= 0 {
-		return ctx.Err() == nil
-	}
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-timer.C:
-		return true
 	}
 }

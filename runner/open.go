@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/runner/internal/pace"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/runner/shard"
 	"github.com/searchbench/searchbench/workload"
@@ -153,8 +154,8 @@ func openLoop(ctx context.Context, e engines.Engine, src Source, cfg OpenConfig,
 	}
 
 	lag := newHistogram()
-	wait := newWaiter(ctx, runtime.GOMAXPROCS(0))
-	defer wait.close()
+	wait := pace.New(ctx, runtime.GOMAXPROCS(0))
+	defer wait.Close()
 	partial := false
 	for {
 		k, at, step, ok := arr.next()
@@ -164,7 +165,7 @@ func openLoop(ctx context.Context, e engines.Engine, src Source, cfg OpenConfig,
 		due := start.Add(at)
 		ik := g.index(at)
 		scheduled[ik]++
-		if !wait.until(due) {
+		if !wait.Until(due) {
 			partial = true
 			break
 		}
@@ -252,38 +253,6 @@ func openLoop(ctx context.Context, e engines.Engine, src Source, cfg OpenConfig,
 		rep.Warnings = append(rep.Warnings, statsWarn)
 	}
 	return rep
-}
-
-// spinBelow: waits shorter than this are spun (yielding to other
-// goroutines) instead of slept, because a timer wakes up to a millisecond
-// late and the schedule's gaps at tens of thousands of calls per second are
-// tens of microseconds.
-const spinBelow = 2 * time.Millisecond
-
-// spinFor is how much of each wait the scheduler spins with procs Ps. With
-// one P it spins none of it: the runtime polls the network only when a P has
-// nothing to run (or when sysmon does, every 10 ms), so a spinning scheduler
-// on the only P keeps the workers' answers from being seen — at 5,000 calls/s
-// under `taskset -c 0` the service time p50 was 20 ms instead of 0.2 ms
-// (bench/loopback BenchmarkLadderOneCPU). Sleeping costs up to a millisecond
-// of lag, which the lag histogram shows.
-func spinFor(procs int) time.Duration {
-	if procs < 2 {
-		return 0
-	}
-	return spinBelow
-}
-
-// waitUntil waits for t, spinning through the last spin of the wait;
-// false when ctx ended first.
-func waitUntil(ctx context.Context, t time.Time, spin time.Duration) bool {
-	if d := time.Until(t) - spin; d > 0 && !sleepUntil(ctx, t.Add(-spin)) {
-		return false
-	}
-	for time.Now().Before(t) {
-		runtime.Gosched()
-	}
-	return ctx.Err() == nil
 }
 
 // serve makes one scheduled call, due in interval k, and records both

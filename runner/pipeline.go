@@ -11,6 +11,7 @@ import (
 
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/engines/container"
+	"github.com/searchbench/searchbench/runner/internal/pace"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/runner/shard"
 )
@@ -267,7 +268,7 @@ func (r *run) barrier(setup string) Barrier {
 		case s.Stop != "":
 			return &StopReason{s.Stop}
 		}
-		waitUntil(ctx, s.At, spinFor(runtime.GOMAXPROCS(0)))
+		pace.Until(ctx, s.At)
 		late := time.Since(s.At)
 		if ctx.Err() != nil {
 			return &StopReason{"interrupted"}
