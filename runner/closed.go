@@ -85,7 +85,7 @@ const MinTimeout = time.Millisecond
 
 // MaxRamp is the longest ramp a level may have: a day is far past any
 // benchmark's, and a spawn rate that makes it longer is a typo (at 1e-300
-// users/s the ramp's length overflowed and the users all started at once).
+// users/s the ramp's length would overflow and every user start at once).
 const MaxRamp = 24 * time.Hour
 
 // MinWindow is the shortest measured window (a closed-loop level's

@@ -44,6 +44,34 @@ func TestWaiterNotEarlyAndCancels(t *testing.T) {
 	}
 }
 
+// Sleep and Until never return true before the time, return false once
+// the context has ended, and an ended context ends a wait in progress.
+func TestSleepAndUntil(t *testing.T) {
+	for name, wait := range map[string]func(context.Context, time.Time) bool{"Sleep": Sleep, "Until": Until} {
+		ctx, cancel := context.WithCancel(context.Background())
+		for _, d := range []time.Duration{-time.Millisecond, 0, 300 * time.Microsecond, 3 * time.Millisecond} {
+			due := time.Now().Add(d)
+			if !wait(ctx, due) {
+				t.Fatalf("%s: a wait of %v failed with the context alive", name, d)
+			}
+			if now := time.Now(); now.Before(due) {
+				t.Fatalf("%s: woke %v before the time", name, due.Sub(now))
+			}
+		}
+		time.AfterFunc(10*time.Millisecond, cancel)
+		begun := time.Now()
+		if wait(ctx, begun.Add(time.Hour)) {
+			t.Fatalf("%s: a cancelled wait reported success", name)
+		}
+		if took := time.Since(begun); took > 10*time.Second {
+			t.Fatalf("%s: cancelling took %v to end the wait", name, took)
+		}
+		if wait(ctx, time.Now()) {
+			t.Fatalf("%s: a wait after cancelling reported success", name)
+		}
+	}
+}
+
 // BenchmarkWaiterLateness: how late a Waiter wakes for due times 200 µs
 // apart (the open loop's scheduler at 5,000 calls/s) with one P, on its
 // precise clock and on Go's timers alone: p50 and p99 lateness in µs, and
