@@ -148,7 +148,7 @@ func (k *knownEngine) serve(ctx context.Context) error {
 			wait += k.d.Freeze - phase
 		}
 	}
-	// The engine waits as the open loop's scheduler does (waiter): on a
+	// The engine waits as the open loop's scheduler does (pace.Waiter): on a
 	// kernel timer the runtime's network poller watches, so its answer
 	// wakes the process as a real engine's answer does, within
 	// microseconds. Go's timers would fire up to a millisecond late on an
