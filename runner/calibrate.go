@@ -13,6 +13,7 @@ import (
 
 	"github.com/searchbench/searchbench/dataset"
 	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/runner/internal/pace"
 	"github.com/searchbench/searchbench/runner/shard"
 	"github.com/searchbench/searchbench/workload"
 )
@@ -147,7 +148,7 @@ func (k *knownEngine) serve(ctx context.Context) error {
 			wait += k.d.Freeze - phase
 		}
 	}
-	// The engine waits as the open loop's scheduler does (waiter): on a
+	// The engine waits as the open loop's scheduler does (pace.Waiter): on a
 	// kernel timer the runtime's network poller watches, so its answer
 	// wakes the process as a real engine's answer does, within
 	// microseconds. Go's timers would fire up to a millisecond late on an
@@ -162,9 +163,9 @@ func (k *knownEngine) serve(ctx context.Context) error {
 	// the median and up to a millisecond at p99: the engine's own lateness,
 	// which calibrate measures and nets out.
 	deadline := start.Add(wait)
-	w := newWaiter(ctx, runtime.GOMAXPROCS(0))
-	ok := w.until(deadline.Add(k.overshoot))
-	w.close()
+	w := pace.New(ctx, runtime.GOMAXPROCS(0))
+	ok := w.Until(deadline.Add(k.overshoot))
+	w.Close()
 	if !ok {
 		return ctx.Err()
 	}

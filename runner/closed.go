@@ -13,6 +13,7 @@ import (
 
 	"github.com/searchbench/searchbench/dataset"
 	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/runner/internal/pace"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/runner/shard"
 	"github.com/searchbench/searchbench/workload"
@@ -80,7 +81,7 @@ const MinTimeout = time.Millisecond
 
 // MaxRamp is the longest ramp a level may have: a day is far past any
 // benchmark's, and a spawn rate that makes it longer is a typo (at 1e-300
-// users/s the ramp's length overflowed and the users all started at once).
+// users/s the ramp's length would overflow and every user start at once).
 const MaxRamp = 24 * time.Hour
 
 // MinWindow is the shortest measured window (a closed-loop level's
@@ -297,128 +298,184 @@ func userStreams(cfg Config, ids, level, total int) (first int, streams []*workl
 // last user's goroutine always starts a little after its planned instant.
 const rampSlack = 100 * time.Millisecond
 
+// levelRun is one closed-loop level in progress: this share's users, what
+// they record into, and the level's clock (t0, monotonic).
+type levelRun struct {
+	cfg   Config
+	all   int           // the level's users in all shards
+	first int           // the global index of this share's first user
+	ramp  time.Duration // the planned ramp, the whole level's
+	sink  *Sink
+	known *knownChecks
+	users []*user
+	probe *prober
+	t0    time.Time
+	win   *window
+}
+
+// levelClock is where a level's window lies, as offsets from its t0.
+type levelClock struct {
+	rampTook time.Duration // when every user was running
+	from, to time.Duration // the measured window as planned
+	gridFrom time.Duration // where the intervals start
+	g        grid
+}
+
+// levelSelf is what a level's measured phase learnt besides its calls:
+// the load generator's own health and the engine's stats.
+type levelSelf struct {
+	cpu, schedP99 float64
+	engineStats   map[string]result.Gauge
+	statsWarn     string
+	stats         *statsSampler
+	live          liveFunc
+	stop          func() // ends the probes and the live intervals
+}
+
 // runLevel runs a level of all users (this share's part of them).
 func runLevel(ctx context.Context, e engines.Engine, src Source, cfg Config, em Emitter,
 	vers versions, level, all int) result.Level {
-	sink := NewSink(4 * runtime.GOMAXPROCS(0))
-	first, streams := userStreams(cfg, src.IDs(), level, all)
-	n := len(streams)
-	known := newKnownChecks(src, cfg.Calls, vers, uint64(level))
-	users := make([]*user, n)
-	for i := range users {
-		users[i] = &user{stream: streams[i], known: known.stream(uint64(first + i)), rec: sink.NewRecorder(i)}
-	}
-	// The ramp is the whole level's: global user g starts at g/spawn-rate,
-	// so the shards' users start as one machine's would and every shard
-	// measures the same window (unless its ramp overran: see below).
-	ramp := time.Duration(float64(time.Second) * float64(max(all-1, 0)) / cfg.SpawnRate)
-	t0 := time.Now()
-	win := newWindow(t0)
+	lv := newLevelRun(e, src, cfg, vers, level, all)
 	// The instant the run was interrupted, if it was: the window ends
 	// there (calls in flight then still finish and count).
 	var cut atomic.Int64
 	cut.Store(math.MaxInt64)
-	interrupted := func() { cut.CompareAndSwap(math.MaxInt64, int64(time.Since(t0))) }
+	interrupted := func() { cut.CompareAndSwap(math.MaxInt64, int64(time.Since(lv.t0))) }
 	defer context.AfterFunc(ctx, interrupted)()
 
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
-	probe := newProber(e, src, cfg.Freshness, cfg.Calls, vers)
-	var wg, running sync.WaitGroup
-	em.phase(all, "ramp", ramp)
-	for i, u := range users {
-		if !sleepUntil(runCtx, t0.Add(time.Duration(float64(time.Second)*float64(first+i)/cfg.SpawnRate))) {
+	lv.probe = newProber(e, src, cfg.Freshness, cfg.Calls, vers)
+	var wg sync.WaitGroup
+	em.phase(all, "ramp", lv.ramp)
+	lc := lv.start(runCtx, e, src, vers, &wg)
+	ivs := lv.sink.startIntervals(lc.g)
+	lv.known.startIntervals(lc.g.n)
+	lv.probe.startIntervals(lc.g)
+	lv.win.set(lc.from, lc.to, lc.g)
+	em.phase(all, "settle", cfg.Settle)
+	pace.Sleep(runCtx, lv.t0.Add(lc.from))
+	em.phase(all, "measure", cfg.Measure)
+	self := lv.measure(runCtx, e, em, level, lc, ivs)
+	// Users stop issuing at lc.to; calls in flight finish (bounded by the
+	// request timeout) so that the window's last calls are counted.
+	em.phase(all, "drain", 0)
+	wg.Wait()
+	self.stop()
+
+	if ctx.Err() != nil {
+		interrupted() // in case the AfterFunc has not run yet
+	}
+	end := min(lc.to, time.Duration(cut.Load()))
+	for _, u := range lv.users {
+		u.rec.Flush()
+	}
+	ivs.finish()
+	return lv.result(lc, end, ivs, self)
+}
+
+// newLevelRun makes this share's users of a level of all users, each with
+// its stream, its known-item checks and its recorder, and starts the
+// level's clock.
+func newLevelRun(e engines.Engine, src Source, cfg Config, vers versions, level, all int) *levelRun {
+	lv := &levelRun{cfg: cfg, all: all, sink: NewSink(4 * runtime.GOMAXPROCS(0))}
+	first, streams := userStreams(cfg, src.IDs(), level, all)
+	lv.first = first
+	lv.known = newKnownChecks(src, cfg.Calls, vers, uint64(level))
+	lv.users = make([]*user, len(streams))
+	for i := range lv.users {
+		lv.users[i] = &user{stream: streams[i], known: lv.known.stream(uint64(first + i)), rec: lv.sink.NewRecorder(i)}
+	}
+	// The ramp is the whole level's: global user g starts at g/spawn-rate,
+	// so the shards' users start as one machine's would and every shard
+	// measures the same window (unless its ramp overran: see start).
+	lv.ramp = time.Duration(float64(time.Second) * float64(max(all-1, 0)) / cfg.SpawnRate)
+	lv.t0 = time.Now()
+	lv.win = newWindow(lv.t0)
+	return lv
+}
+
+// start ramps the users up, each in a goroutine wg waits for, and says
+// where the level's window lies once they are all running.
+func (lv *levelRun) start(ctx context.Context, e engines.Engine, src Source, vers versions, wg *sync.WaitGroup) levelClock {
+	cfg := lv.cfg
+	var running sync.WaitGroup
+	for i, u := range lv.users {
+		if !pace.Sleep(ctx, lv.t0.Add(time.Duration(float64(time.Second)*float64(lv.first+i)/cfg.SpawnRate))) {
 			break
 		}
 		wg.Add(1)
 		running.Add(1)
 		go func() {
 			defer wg.Done()
-			u.span.start = time.Since(t0)
+			u.span.start = time.Since(lv.t0)
 			running.Done()
-			u.run(runCtx, e, src, cfg, vers, probe, known, win)
-			u.span.stop = time.Since(t0)
+			u.run(ctx, e, src, cfg, vers, lv.probe, lv.known, lv.win)
+			u.span.stop = time.Since(lv.t0)
 		}()
 	}
 	// A load generator short of CPU starts users late: the window opens
 	// only once every user is running, the settle counted from then.
 	running.Wait()
-	rampTook := time.Since(t0)
-	measureFrom := max(ramp, rampTook) + cfg.Settle
-	measureTo := measureFrom + cfg.Measure
+	lc := levelClock{rampTook: time.Since(lv.t0)}
+	lc.from = max(lv.ramp, lc.rampTook) + cfg.Settle
+	lc.to = lc.from + cfg.Measure
 	// The intervals start with the window; in a sharded run, where the
 	// window starts (ramp + settle after the synchronised start) unless
 	// this shard's ramp overran, so every shard's intervals line up.
-	gridFrom := measureFrom
+	lc.gridFrom = lc.from
 	if cfg.Share.Sharded() {
-		gridFrom = ramp + cfg.Settle
+		lc.gridFrom = lv.ramp + cfg.Settle
 	}
-	g := newGrid(t0.Add(gridFrom), cfg.interval(cfg.Measure), measureTo-gridFrom)
-	ivs := sink.startIntervals(g)
-	known.startIntervals(g.n)
-	probe.startIntervals(g)
-	win.set(measureFrom, measureTo, g)
-	em.phase(all, "settle", cfg.Settle)
-	sleepUntil(runCtx, t0.Add(measureFrom))
-	em.phase(all, "measure", cfg.Measure)
-	endSelf := measureSelf()
-	probeCtx, stopProbe := context.WithCancel(runCtx)
-	if probe != nil {
-		go probe.run(probeCtx, cfg.Timeout)
-	}
-	stats := sampleStats(runCtx, e, cfg.Sampled, cfg.Timeout)
-	live := em.live(fmt.Sprintf("level %d users=%d", level+1, all))
-	stopCollector := collector(runCtx, live, cfg.Mix.Ops(), ivs)
-	watchProgress(runCtx, em, all, users, sink, t0.Add(measureTo))
-	cpu, schedP99 := endSelf()
-	engineStats, statsWarn := stats.stop(cfg.Timeout)
-	// Users stop issuing at measureTo; calls in flight finish (bounded by the
-	// request timeout) so that the window's last calls are counted.
-	em.phase(all, "drain", 0)
-	wg.Wait()
-	stopProbe()
-	stopCollector()
+	lc.g = newGrid(lv.t0.Add(lc.gridFrom), cfg.interval(cfg.Measure), lc.to-lc.gridFrom)
+	return lc
+}
 
-	if ctx.Err() != nil {
-		interrupted() // in case the AfterFunc has not run yet
+// measure runs the measured phase's watchers (freshness probes, engine
+// stats, the live intervals, progress) until the window's end; stop ends
+// the ones still running once the users have drained.
+func (lv *levelRun) measure(ctx context.Context, e engines.Engine, em Emitter, level int, lc levelClock, ivs *intervals) *levelSelf {
+	cfg := lv.cfg
+	endSelf := measureSelf()
+	probeCtx, stopProbe := context.WithCancel(ctx)
+	if lv.probe != nil {
+		go lv.probe.run(probeCtx, cfg.Timeout)
 	}
-	end := min(measureTo, time.Duration(cut.Load()))
-	partial := end < measureTo
-	window := max(end-measureFrom, 0)
-	for _, u := range users {
-		u.rec.Flush()
+	s := &levelSelf{stats: sampleStats(ctx, e, cfg.Sampled, cfg.Timeout)}
+	s.live = em.live(fmt.Sprintf("level %d users=%d", level+1, lv.all))
+	stopCollector := collector(ctx, s.live, cfg.Mix.Ops(), ivs)
+	watchProgress(ctx, em, lv.all, lv.users, lv.sink, lv.t0.Add(lc.to))
+	s.cpu, s.schedP99 = endSelf()
+	s.engineStats, s.statsWarn = s.stats.stop(cfg.Timeout)
+	s.stop = func() {
+		stopProbe()
+		stopCollector()
 	}
-	ivs.finish()
-	total := sink.Total()
+	return s
+}
+
+// result is the level's result for a window cut short at end (lc.to when
+// it was not interrupted).
+func (lv *levelRun) result(lc levelClock, end time.Duration, ivs *intervals, self *levelSelf) result.Level {
+	cfg := lv.cfg
+	n := len(lv.users)
+	partial := end < lc.to
+	window := max(end-lc.from, 0)
+	total := lv.sink.Total()
 	l := result.Level{Users: n, Window: result.Duration(window), Partial: partial}
-	l.ClientCPU, l.EngineStats, l.Freshness = cpu, engineStats, probe.result()
-	l.KnownItems = known.result()
-	l.SchedLatencyP99 = schedP99
+	l.ClientCPU, l.EngineStats, l.Freshness = self.cpu, self.engineStats, lv.probe.result()
+	l.KnownItems = lv.known.result()
+	l.SchedLatencyP99 = self.schedP99
 	spans := make([]span, 0, n)
-	for _, u := range users {
+	for _, u := range lv.users {
 		if u.span.stop > 0 { // it was started (an interrupted ramp starts only some)
 			spans = append(spans, u.span)
 		}
 	}
-	mean, least := activeUsers(spans, measureFrom, measureFrom+window)
-	l.Active = &result.ActiveUsers{Mean: mean, Min: least, Ramp: result.Duration(rampTook)}
-	tl, err := ivs.timeline(cfg.Mix.Ops(), nil, measureFrom-gridFrom, measureFrom+window-gridFrom)
-	if err != nil {
-		l.Warnings = append(l.Warnings, "timeline: "+err.Error())
-	}
-	for i := range tl.Intervals {
-		iv := &tl.Intervals[i]
-		// The users running in the part of the interval inside the window.
-		from := gridFrom + time.Duration(iv.Start)
-		m, _ := activeUsers(spans, max(from, measureFrom), from+time.Duration(iv.Length))
-		iv.ActiveUsers = &m
-		iv.KnownItems = known.interval(tl.Index(iv.Start))
-	}
-	probe.onTimeline(tl)
-	setEngineStats(tl, stats.perInterval(g))
-	l.Timeline = tl
-	live.final(tl)
-	for _, w := range []string{rampWarning(n, all, ramp, rampTook, cfg.SpawnRate), statsWarn, freshnessWarning(l.Freshness), clientBound(l.ClientCPU, l.SchedLatencyP99)} {
+	mean, least := activeUsers(spans, lc.from, lc.from+window)
+	l.Active = &result.ActiveUsers{Mean: mean, Min: least, Ramp: result.Duration(lc.rampTook)}
+	l.Timeline = lv.timeline(lc, window, ivs, spans, self, &l.Warnings)
+	for _, w := range []string{rampWarning(n, lv.all, lv.ramp, lc.rampTook, cfg.SpawnRate), self.statsWarn, freshnessWarning(l.Freshness), clientBound(l.ClientCPU, l.SchedLatencyP99)} {
 		if w != "" {
 			l.Warnings = append(l.Warnings, w)
 		}
@@ -440,6 +497,28 @@ func runLevel(ctx context.Context, e engines.Engine, src Source, cfg Config, em 
 		l.Warnings = append(l.Warnings, fmt.Sprintf("interrupted after %v of the %v window: the window is shorter than configured", window.Round(time.Millisecond), cfg.Measure))
 	}
 	return l
+}
+
+// timeline is the level's timeline over the window's first length, each
+// interval with its active users, known-item checks, freshness probes and
+// engine stats; a problem building it is added to warnings.
+func (lv *levelRun) timeline(lc levelClock, length time.Duration, ivs *intervals, spans []span, self *levelSelf, warnings *[]string) *result.Timeline {
+	tl, err := ivs.timeline(lv.cfg.Mix.Ops(), nil, lc.from-lc.gridFrom, lc.from+length-lc.gridFrom)
+	if err != nil {
+		*warnings = append(*warnings, "timeline: "+err.Error())
+	}
+	for i := range tl.Intervals {
+		iv := &tl.Intervals[i]
+		// The users running in the part of the interval inside the window.
+		from := lc.gridFrom + time.Duration(iv.Start)
+		m, _ := activeUsers(spans, max(from, lc.from), from+time.Duration(iv.Length))
+		iv.ActiveUsers = &m
+		iv.KnownItems = lv.known.interval(tl.Index(iv.Start))
+	}
+	lv.probe.onTimeline(tl)
+	setEngineStats(tl, self.stats.perInterval(lc.g))
+	self.live.final(tl)
+	return tl
 }
 
 // rampWarning says when the users were all running materially later than
@@ -593,21 +672,5 @@ func watchProgress(ctx context.Context, em Emitter, n int, users []*user, sink *
 			}
 			em.emit(Event{Kind: EventProgress, Users: n, Ops: ops, Errs: errs, P50: sink.median()})
 		}
-	}
-}
-
-// sleepUntil waits for t; false when ctx ended first.
-func sleepUntil(ctx context.Context, t time.Time) bool {
-	d := time.Until(t)
-	if d <= 0 {
-		return ctx.Err() == nil
-	}
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-timer.C:
-		return true
 	}
 }

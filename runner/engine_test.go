@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/runner/internal/pace"
 )
 
 // memEngine is a small in-memory engine for the runner's tests: a map with a
@@ -167,7 +168,7 @@ func newWordEngine() *wordEngine { return &wordEngine{memEngine: newMem()} }
 func (w *wordEngine) write(ctx context.Context) func() {
 	w.writing.Add(1)
 	if w.writeDelay > 0 {
-		sleepUntil(ctx, time.Now().Add(w.writeDelay))
+		pace.Sleep(ctx, time.Now().Add(w.writeDelay))
 	}
 	return func() { w.writing.Add(-1) }
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/searchbench/searchbench/dataset"
 	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/runner/internal/pace"
 	"github.com/searchbench/searchbench/runner/result"
 )
 
@@ -221,7 +222,7 @@ func (p *prober) run(ctx context.Context, timeout time.Duration) {
 		} else {
 			p.probe(ctx, w, timeout)
 		}
-		if !sleepUntil(ctx, time.Now().Add(p.gap())) {
+		if !pace.Sleep(ctx, time.Now().Add(p.gap())) {
 			return
 		}
 	}
@@ -278,7 +279,7 @@ func (p *prober) probe(ctx context.Context, w probeWrite, timeout time.Duration)
 			return
 		}
 		next := max(p.cfg.Poll, time.Since(w.acked)/10)
-		if !sleepUntil(ctx, start.Add(next)) {
+		if !pace.Sleep(ctx, start.Add(next)) {
 			p.count(func(r *result.Freshness) { r.Unresolved++ })
 			return
 		}

@@ -8,7 +8,9 @@ import (
 	"syscall"
 	"time"
 
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/runner/internal/pace"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/runner/shard"
 	"github.com/searchbench/searchbench/workload"
@@ -100,6 +102,7 @@ type openRun struct {
 	sent   atomic.Int64
 	okDone atomic.Int64
 	last   atomic.Int64 // latest completion, ns since start
+	unsent atomic.Int64 // taken from the line too late to send
 }
 
 // OpenLoop runs one schedule against e and returns what it measured. Calls
@@ -130,63 +133,12 @@ func openLoop(ctx context.Context, e engines.Engine, src Source, cfg OpenConfig,
 	g := newGrid(start, cfg.interval(sched.Length()), sched.Length())
 	latIv, svcIv := r.lat.startIntervals(g), r.svc.startIntervals(g)
 	stopCollector := collector(ctx, live, cfg.Mix.Ops(), latIv, svcIv)
-	scheduled, lagMax := make([]int64, g.n), make([]int64, g.n)
+	sl := newSchedLog(g.n)
 	r.known.startIntervals(g.n)
 
-	var unsent atomic.Int64
 	var wg sync.WaitGroup
-	for w := range cfg.Workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			lat, svc := r.lat.NewRecorder(w), r.svc.NewRecorder(w)
-			defer lat.Flush()
-			defer svc.Flush()
-			for t := range queue {
-				if ctx.Err() != nil || time.Now().After(drainBy) {
-					unsent.Add(1)
-					continue
-				}
-				r.serve(ctx, start, g.at(t.due), t, lat, svc)
-			}
-		}()
-	}
-
-	lag := newHistogram()
-	wait := newWaiter(ctx, runtime.GOMAXPROCS(0))
-	defer wait.close()
-	partial := false
-	for {
-		k, at, step, ok := arr.next()
-		if !ok {
-			break
-		}
-		due := start.Add(at)
-		ik := g.index(at)
-		scheduled[ik]++
-		if !wait.until(due) {
-			partial = true
-			break
-		}
-		t := ticket{due: due, k: k, step: step}
-		select {
-		case queue <- t:
-			// Only hand-overs with room in the line measure the scheduler;
-			// a full line is the engine's backlog, not generator lag.
-			us, _ := micros(time.Since(due))
-			_ = lag.RecordValue(us)
-			lagMax[ik] = max(lagMax[ik], us)
-		default:
-			select {
-			case queue <- t:
-			case <-ctx.Done():
-				partial = true
-			}
-		}
-		if partial {
-			break
-		}
-	}
+	r.startWorkers(ctx, queue, start, drainBy, g, &wg)
+	partial := r.schedule(ctx, arr, queue, start, g, sl)
 	close(queue)
 	// Engine stats describe the schedule's window, not the drain after it.
 	engineStats, statsWarn := stats.stop(cfg.Timeout)
@@ -199,21 +151,103 @@ func openLoop(ctx context.Context, e engines.Engine, src Source, cfg OpenConfig,
 	wall := time.Since(start)
 
 	rep := result.Rep{
-		Offered: cfg.Share.Rate(sched.Rate()), Sent: r.sent.Load(), Unsent: unsent.Load(), Partial: partial,
+		Offered: cfg.Share.Rate(sched.Rate()), Sent: r.sent.Load(), Unsent: r.unsent.Load(), Partial: partial,
 		LateStarts: r.late.Load(),
 		ClientCPU:  cpuShare(cpu, wall),
 	}
 	if elapsed > 0 {
 		rep.Achieved = float64(r.okDone.Load()) / elapsed.Seconds()
 	}
-	rep.GeneratorLagP99 = float64(lag.ValueAtQuantile(99)) / 1000
-	rep.GeneratorLagMax = float64(lag.Max()) / 1000
-	latT, svcT := r.lat.Total(), r.svc.Total()
+	rep.GeneratorLagP99 = float64(sl.lag.ValueAtQuantile(99)) / 1000
+	rep.GeneratorLagMax = float64(sl.lag.Max()) / 1000
 	rep.Duration = result.Duration(sched.Length())
+	r.summarize(&rep)
+	rep.EngineStats = engineStats
+	rep.KnownItems = r.known.result()
+	rep.Timeline = r.timeline(&rep, latIv, svcIv, sl, sched.Length())
+	setEngineStats(rep.Timeline, stats.perInterval(g))
+	live.final(rep.Timeline)
+	if statsWarn != "" {
+		rep.Warnings = append(rep.Warnings, statsWarn)
+	}
+	return rep
+}
+
+// schedLog is the scheduler's own record of a rep: the calls due in each
+// interval, its worst lag in each, and its lag over the rep.
+type schedLog struct {
+	scheduled, lagMax []int64
+	lag               *hdrhistogram.Histogram
+}
+
+func newSchedLog(intervals int) *schedLog {
+	return &schedLog{scheduled: make([]int64, intervals), lagMax: make([]int64, intervals), lag: newHistogram()}
+}
+
+// startWorkers starts the workers serving the line, each in a goroutine wg
+// waits for. A call taken from the line after drainBy, or once ctx has
+// ended, is counted as unsent.
+func (r *openRun) startWorkers(ctx context.Context, queue <-chan ticket, start, drainBy time.Time, g grid, wg *sync.WaitGroup) {
+	for w := range r.cfg.Workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			lat, svc := r.lat.NewRecorder(w), r.svc.NewRecorder(w)
+			defer lat.Flush()
+			defer svc.Flush()
+			for t := range queue {
+				if ctx.Err() != nil || time.Now().After(drainBy) {
+					r.unsent.Add(1)
+					continue
+				}
+				r.serve(ctx, start, g.at(t.due), t, lat, svc)
+			}
+		}()
+	}
+}
+
+// schedule hands each of this share's arrivals to the line at its due
+// time, logging its own lag in sl; true (partial) when ctx ended first.
+func (r *openRun) schedule(ctx context.Context, arr *arrivals, queue chan<- ticket, start time.Time, g grid, sl *schedLog) (partial bool) {
+	wait := pace.New(ctx, runtime.GOMAXPROCS(0))
+	defer wait.Close()
+	for {
+		k, at, step, ok := arr.next()
+		if !ok {
+			return false
+		}
+		due := start.Add(at)
+		ik := g.index(at)
+		sl.scheduled[ik]++
+		if !wait.Until(due) {
+			return true
+		}
+		t := ticket{due: due, k: k, step: step}
+		select {
+		case queue <- t:
+			// Only hand-overs with room in the line measure the scheduler;
+			// a full line is the engine's backlog, not generator lag.
+			us, _ := micros(time.Since(due))
+			_ = sl.lag.RecordValue(us)
+			sl.lagMax[ik] = max(sl.lagMax[ik], us)
+		default:
+			select {
+			case queue <- t:
+			case <-ctx.Done():
+				return true
+			}
+		}
+	}
+}
+
+// summarize sets the rep's per-operation figures, its overall latency and
+// service time and its error warnings over the rep's Duration.
+func (r *openRun) summarize(rep *result.Rep) {
+	latT, svcT := r.lat.Total(), r.svc.Total()
 	window := time.Duration(rep.Duration)
 	allLat, allSvc := newHistogram(), newHistogram()
 	var latOps []result.OpStats // for the error warnings
-	for _, op := range cfg.Mix.Ops() {
+	for _, op := range r.cfg.Mix.Ops() {
 		s, _ := latT.Stats(op, window)
 		sv, _ := svcT.Stats(op, window)
 		latOps = append(latOps, s)
@@ -225,16 +259,20 @@ func openLoop(ctx context.Context, e engines.Engine, src Source, cfg OpenConfig,
 	}
 	rep.Latency, rep.Service = result.Summarize(allLat), result.Summarize(allSvc)
 	rep.Warnings = append(rep.Warnings, errorWarnings(latOps)...)
-	rep.EngineStats = engineStats
-	rep.KnownItems = r.known.result()
-	tl, err := latIv.timeline(cfg.Mix.Ops(), svcIv, 0, sched.Length())
+}
+
+// timeline is the rep's timeline over the schedule's length, each interval
+// with its scheduled and achieved rates, the scheduler's worst lag and the
+// known-item checks; a problem building it is added to the rep's warnings.
+func (r *openRun) timeline(rep *result.Rep, latIv, svcIv *intervals, sl *schedLog, length time.Duration) *result.Timeline {
+	tl, err := latIv.timeline(r.cfg.Mix.Ops(), svcIv, 0, length)
 	if err != nil {
 		rep.Warnings = append(rep.Warnings, "timeline: "+err.Error())
 	}
 	for i := range tl.Intervals {
 		iv := &tl.Intervals[i]
 		k := tl.Index(iv.Start)
-		iv.Scheduled = scheduled[k]
+		iv.Scheduled = sl.scheduled[k]
 		if secs := time.Duration(iv.Length).Seconds(); secs > 0 {
 			var ok int64
 			for _, o := range iv.Ops {
@@ -242,48 +280,10 @@ func openLoop(ctx context.Context, e engines.Engine, src Source, cfg OpenConfig,
 			}
 			iv.ScheduledRate, iv.AchievedRate = float64(iv.Scheduled)/secs, float64(ok)/secs
 		}
-		iv.SchedulerLagMax = float64(lagMax[k]) / 1000
+		iv.SchedulerLagMax = float64(sl.lagMax[k]) / 1000
 		iv.KnownItems = r.known.interval(k)
 	}
-	setEngineStats(tl, stats.perInterval(g))
-	rep.Timeline = tl
-	live.final(tl)
-	if statsWarn != "" {
-		rep.Warnings = append(rep.Warnings, statsWarn)
-	}
-	return rep
-}
-
-// spinBelow: waits shorter than this are spun (yielding to other
-// goroutines) instead of slept, because a timer wakes up to a millisecond
-// late and the schedule's gaps at tens of thousands of calls per second are
-// tens of microseconds.
-const spinBelow = 2 * time.Millisecond
-
-// spinFor is how much of each wait the scheduler spins with procs Ps. With
-// one P it spins none of it: the runtime polls the network only when a P has
-// nothing to run (or when sysmon does, every 10 ms), so a spinning scheduler
-// on the only P keeps the workers' answers from being seen — at 5,000 calls/s
-// under `taskset -c 0` the service time p50 was 20 ms instead of 0.2 ms
-// (bench/loopback BenchmarkLadderOneCPU). Sleeping costs up to a millisecond
-// of lag, which the lag histogram shows.
-func spinFor(procs int) time.Duration {
-	if procs < 2 {
-		return 0
-	}
-	return spinBelow
-}
-
-// waitUntil waits for t, spinning through the last spin of the wait;
-// false when ctx ended first.
-func waitUntil(ctx context.Context, t time.Time, spin time.Duration) bool {
-	if d := time.Until(t) - spin; d > 0 && !sleepUntil(ctx, t.Add(-spin)) {
-		return false
-	}
-	for time.Now().Before(t) {
-		runtime.Gosched()
-	}
-	return ctx.Err() == nil
+	return tl
 }
 
 // serve makes one scheduled call, due in interval k, and records both

@@ -68,7 +68,7 @@ func openConfig(workers int) OpenConfig {
 //
 // Outside a freeze the engine answers at once, without a timer: the calls
 // queued behind a freeze then drain in microseconds of CPU, where 80 timer
-// waits on a loaded machine took up to 100 ms more. What a busy machine
+// waits could take up to 100 ms more on a loaded machine. What a busy machine
 // still adds (a late scheduler) the harness measures itself, as generator
 // lag, and the upper bounds allow exactly that.
 func TestOpenLoopChargesStallsToEveryCall(t *testing.T) {

@@ -35,7 +35,7 @@ const (
 // bounded by ctx only: how long indexing takes is the engine's.
 func Prepopulate(ctx context.Context, e engines.Engine, src Source, timeout time.Duration, progress func(done, total int)) (result.Preload, error) {
 	total := src.PrepopulatedCount()
-	bulk, isBulk := e.(engines.BulkUpserter)
+	_, isBulk := e.(engines.BulkUpserter)
 	p := result.Preload{Documents: total, Bulk: isBulk, Count: -1}
 	start := time.Now()
 
@@ -44,8 +44,23 @@ func Prepopulate(ctx context.Context, e engines.Engine, src Source, timeout time
 	// batch left.
 	pctx, stopLoad := context.WithCancel(ctx)
 	defer stopLoad()
-	// IDs are handed out in batches through a channel; each worker builds
-	// its own documents, since the corpus is a pure function of the ID.
+	l := &preload{ctx: ctx, pctx: pctx, stop: stopLoad, timeout: timeout}
+	l.load(e, src, preloadIDs(pctx, src), progress)
+	if err := ctx.Err(); err != nil {
+		return p, fmt.Errorf("pre-population interrupted after %d of %d documents: %w", l.done.Load(), total, err)
+	}
+	p.Duration = result.Duration(time.Since(start))
+	p.DocsPerS = float64(total) / time.Since(start).Seconds()
+	p.Errors = l.failed.Load()
+	if l.firstErr != nil {
+		return p, l.failure(total)
+	}
+	return p, checkLoaded(ctx, e, total, &p)
+}
+
+// preloadIDs hands out the pre-populated IDs in batches until they are
+// all out or ctx ends; the channel is closed then.
+func preloadIDs(ctx context.Context, src Source) <-chan []uint32 {
 	batches := make(chan []uint32)
 	go func() {
 		defer close(batches)
@@ -57,7 +72,7 @@ func Prepopulate(ctx context.Context, e engines.Engine, src Source, timeout time
 			if batch = append(batch, id); len(batch) == preloadBatch {
 				select {
 				case batches <- batch:
-				case <-pctx.Done():
+				case <-ctx.Done():
 					return
 				}
 				batch = make([]uint32, 0, preloadBatch)
@@ -66,35 +81,33 @@ func Prepopulate(ctx context.Context, e engines.Engine, src Source, timeout time
 		if len(batch) > 0 {
 			select {
 			case batches <- batch:
-			case <-pctx.Done():
+			case <-ctx.Done():
 			}
 		}
 	}()
+	return batches
+}
 
-	var done, failed, loaded atomic.Int64
-	var byClass [engines.NumClasses]atomic.Int64
-	var firstErr error
-	var once sync.Once
-	call := func(f func(context.Context) error, n int) {
-		if pctx.Err() != nil {
-			return // stopped: not tried
-		}
-		cctx, cancel := context.WithTimeout(pctx, timeout)
-		err := guardErr(func() error { return f(cctx) })
-		// Cut short by the stop, not failed by itself.
-		cut := ctx.Err() == nil && errors.Is(cctx.Err(), context.Canceled)
-		cancel()
-		switch {
-		case err == nil:
-			loaded.Add(int64(n))
-		case cut:
-		default:
-			failed.Add(int64(n))
-			byClass[engines.Classify(err)].Add(int64(n))
-			once.Do(func() { firstErr = err })
-			stopLoad()
-		}
-	}
+// preload is the state of one pre-population's load: its counts, and the
+// first failure, which stops it.
+type preload struct {
+	ctx     context.Context // the run's
+	pctx    context.Context // the load's, ended by stop
+	stop    context.CancelFunc
+	timeout time.Duration // each call's
+
+	done, failed, loaded atomic.Int64
+	byClass              [engines.NumClasses]atomic.Int64
+	firstErr             error
+	once                 sync.Once
+}
+
+// load writes every batch of IDs, each worker building its own documents
+// (the corpus is a pure function of the ID): in bulk calls where the driver
+// has them, else one upsert a document.
+func (l *preload) load(e engines.Engine, src Source, batches <-chan []uint32, progress func(done, total int)) {
+	total := src.PrepopulatedCount()
+	bulk, isBulk := e.(engines.BulkUpserter)
 	workers := preloadWriters
 	if isBulk {
 		workers = 2 // bulk calls are large; a couple in flight keeps the engine busy
@@ -112,16 +125,16 @@ func Prepopulate(ctx context.Context, e engines.Engine, src Source, timeout time
 					docs = append(docs, src.Document(id, 0))
 				}
 				if isBulk {
-					call(func(ctx context.Context) error { return bulk.UpsertBatch(ctx, docs) }, len(docs))
+					l.call(func(ctx context.Context) error { return bulk.UpsertBatch(ctx, docs) }, len(docs))
 				} else {
 					for _, d := range docs {
-						call(func(ctx context.Context) error { return e.Upsert(ctx, d) }, 1)
+						l.call(func(ctx context.Context) error { return e.Upsert(ctx, d) }, 1)
 					}
 				}
-				if pctx.Err() != nil {
+				if l.pctx.Err() != nil {
 					continue // stopped: the progress stays where the load ended
 				}
-				n := done.Add(int64(len(ids)))
+				n := l.done.Add(int64(len(ids)))
 				if progress != nil {
 					// Calls are serialised so callers need no lock of their own.
 					progressMu.Lock()
@@ -132,29 +145,55 @@ func Prepopulate(ctx context.Context, e engines.Engine, src Source, timeout time
 		}()
 	}
 	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return p, fmt.Errorf("pre-population interrupted after %d of %d documents: %w", done.Load(), total, err)
+}
+
+// call makes one write of n documents, bounded by the request timeout,
+// and counts it; its failure stops the load.
+func (l *preload) call(f func(context.Context) error, n int) {
+	if l.pctx.Err() != nil {
+		return // stopped: not tried
 	}
-	p.Duration = result.Duration(time.Since(start))
-	p.DocsPerS = float64(total) / time.Since(start).Seconds()
-	p.Errors = failed.Load()
-	if firstErr != nil {
-		var classes []string
-		for c := range engines.NumClasses {
-			if k := byClass[c].Load(); k > 0 {
-				classes = append(classes, fmt.Sprintf("%v %d", c, k))
-			}
-		}
-		why := strings.Join(classes, ", ")
-		if byClass[engines.Timeout].Load() > 0 {
-			why += fmt.Sprintf("; a call ends at the request timeout, %v", timeout)
-		}
-		return p, fmt.Errorf("pre-population: %d of %d documents failed (%s); stopped there, %d loaded, %d not tried; first: %w",
-			p.Errors, total, why, loaded.Load(), int64(total)-loaded.Load()-p.Errors, firstErr)
+	cctx, cancel := context.WithTimeout(l.pctx, l.timeout)
+	err := guardErr(func() error { return f(cctx) })
+	// Cut short by the stop, not failed by itself.
+	cut := l.ctx.Err() == nil && errors.Is(cctx.Err(), context.Canceled)
+	cancel()
+	switch {
+	case err == nil:
+		l.loaded.Add(int64(n))
+	case cut:
+	default:
+		l.failed.Add(int64(n))
+		l.byClass[engines.Classify(err)].Add(int64(n))
+		l.once.Do(func() { l.firstErr = err })
+		l.stop()
 	}
+}
+
+// failure is the error of a load that failed: the failed documents by
+// class, how many were loaded and not tried, and the first failure.
+func (l *preload) failure(total int) error {
+	var classes []string
+	for c := range engines.NumClasses {
+		if k := l.byClass[c].Load(); k > 0 {
+			classes = append(classes, fmt.Sprintf("%v %d", c, k))
+		}
+	}
+	why := strings.Join(classes, ", ")
+	if l.byClass[engines.Timeout].Load() > 0 {
+		why += fmt.Sprintf("; a call ends at the request timeout, %v", l.timeout)
+	}
+	failed, loaded := l.failed.Load(), l.loaded.Load()
+	return fmt.Errorf("pre-population: %d of %d documents failed (%s); stopped there, %d loaded, %d not tried; first: %w",
+		failed, total, why, loaded, int64(total)-loaded-failed, l.firstErr)
+}
+
+// checkLoaded waits for the loaded documents to be searchable, where the
+// driver can say so, and checks the engine's count of them (p.Count).
+func checkLoaded(ctx context.Context, e engines.Engine, total int, p *result.Preload) error {
 	if r, ok := e.(engines.Refresher); ok {
 		if err := guardErr(func() error { return r.Refresh(ctx) }); err != nil {
-			return p, fmt.Errorf("pre-population: refresh: %w", err)
+			return fmt.Errorf("pre-population: refresh: %w", err)
 		}
 	}
 	if cnt, ok := e.(engines.Counter); ok {
@@ -165,12 +204,12 @@ func Prepopulate(ctx context.Context, e engines.Engine, src Source, timeout time
 		// it is bounded by the run.
 		n, err := guard(func() (int64, error) { return cnt.Count(ctx) })
 		if err != nil {
-			return p, fmt.Errorf("pre-population: count: %w", err)
+			return fmt.Errorf("pre-population: count: %w", err)
 		}
 		p.Count, p.CountOK = n, n == int64(total)
 		if !p.CountOK {
-			return p, fmt.Errorf("pre-population: engine holds %d documents, the corpus has %d", n, total)
+			return fmt.Errorf("pre-population: engine holds %d documents, the corpus has %d", n, total)
 		}
 	}
-	return p, nil
+	return nil
 }

@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"time"
 
 	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/runner/internal/pace"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/runner/shard"
 )
@@ -188,7 +188,7 @@ func (r *run) startTogether(ctx context.Context, setup string, at Start) *StopRe
 	case s.Stop != "":
 		return &StopReason{s.Stop}
 	}
-	waitUntil(ctx, s.At, spinFor(runtime.GOMAXPROCS(0)))
+	pace.Until(ctx, s.At)
 	late := time.Since(s.At)
 	if ctx.Err() != nil {
 		return &StopReason{"interrupted"}

@@ -1,9 +1,14 @@
-// Package workload decides what a virtual user does next: the operation mix,
-// the ID and the query, and, in the operation table (OpSpec), how each
-// operation's call is built and made. It is pure: no clocks, no I/O of its
-// own, no shared state (Call.Invoke calls the engine it is handed; the
-// runner times it), so a user's whole sequence of steps follows from
-// (seed, user) and is testable without an engine.
+// Package workload decides what an open- or closed-loop run does and when:
+// the operation mix (Mix), each virtual user's sequence of steps (Stream:
+// the operation, and the ID or the query it acts on), the operation table
+// (OpSpec: how each operation's call is built and made) and the open loop's
+// arrival schedules (Schedule: Constant, Poisson; Ladder, the rates a
+// ladder climbs). It reads no clock and does no I/O of its own
+// (Call.Invoke calls the engine it is handed; the runner times it): a
+// user's steps follow from (seed, user) and a schedule's due times from
+// the send's index alone, so both are tested without an engine or a sleep.
+// A Stream belongs to one user; a Poisson schedule keeps its running sum
+// behind a mutex, so one schedule may be read from several goroutines.
 package workload
 
 import (

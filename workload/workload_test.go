@@ -90,9 +90,9 @@ func TestStreamFollowsTheMix(t *testing.T) {
 	}
 }
 
-// Every mix without get draws, step for step, what it drew before get was
-// added: the digests are of 3 users × 10,000 steps, taken from the streams
-// as they were then (commit 9997d7b).
+// A mix's steps are fixed by its seed: for every mix without get, the
+// digest of 3 users × 10,000 steps is pinned, so an operation added to the
+// table leaves what the mixes without it draw unchanged.
 func TestStreamGolden(t *testing.T) {
 	for _, c := range []struct {
 		mix  Mix

@@ -1,4 +1,4 @@
-package runner
+package pace
 
 import (
 	"context"
@@ -40,10 +40,10 @@ func newClock(ctx context.Context) (clock, error) {
 func (t *timerfd) wait(d time.Duration) bool {
 	spec := unix.ItimerSpec{Value: unix.NsecToTimespec(int64(d))}
 	if err := unix.TimerfdSettime(t.fd, 0, &spec, nil); err != nil {
-		return sleepUntil(t.ctx, time.Now().Add(d)) // not expected; Go's timer will do
+		return Sleep(t.ctx, time.Now().Add(d)) // not expected; Go's timer will do
 	}
 	if _, err := t.f.Read(t.buf[:]); err != nil {
-		return t.ctx.Err() == nil && sleepUntil(t.ctx, time.Now().Add(d))
+		return t.ctx.Err() == nil && Sleep(t.ctx, time.Now().Add(d))
 	}
 	return true
 }
