@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/searchbench/searchbench/engines/container"
+	"github.com/searchbench/searchbench/engines/launch"
 	"github.com/searchbench/searchbench/runner/result"
 )
 
@@ -21,7 +22,7 @@ func newComposeCmd() *cobra.Command {
 			if !(cpus >= 0) {
 				return badInput("cpus: %v must be ≥ 0", cpus)
 			}
-			for _, s := range container.Specs() {
+			for _, s := range launch.Specs() {
 				path := filepath.Join(dir, s.Engine+".yml")
 				if err := result.WriteAtomic(path, container.Compose(s, cpus)); err != nil {
 					return err

@@ -17,6 +17,7 @@ import (
 	dc "github.com/ory/dockertest/v3/docker"
 
 	"github.com/searchbench/searchbench/engines/container"
+	"github.com/searchbench/searchbench/engines/launch"
 )
 
 // testRuns holds every run name the tests gave, for TestMain's last check.
@@ -72,7 +73,7 @@ func needPostgres(t *testing.T) {
 	if _, err := container.Pool(); err != nil {
 		t.Skipf("postgres: %v", err)
 	}
-	spec, _ := container.Lookup("postgres")
+	spec, _ := launch.Lookup("postgres")
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	if _, err := container.Image(ctx, spec, container.Options{Log: func(l string) { t.Log(l) }}); err != nil {
@@ -85,7 +86,7 @@ func needPostgres(t *testing.T) {
 func startPostgres(t *testing.T) *container.Container {
 	t.Helper()
 	needPostgres(t)
-	spec, _ := container.Lookup("postgres")
+	spec, _ := launch.Lookup("postgres")
 	c, err := container.Start(context.Background(), spec, container.Options{ReadyTimeout: 90 * time.Second, Run: runName(t.TempDir())})
 	if err != nil {
 		t.Fatal(err)

@@ -11,7 +11,7 @@ import (
 	"github.com/searchbench/searchbench/dataset"
 	"github.com/searchbench/searchbench/engines"
 	_ "github.com/searchbench/searchbench/engines/all"
-	"github.com/searchbench/searchbench/engines/container"
+	"github.com/searchbench/searchbench/engines/launch"
 	"github.com/searchbench/searchbench/runner"
 )
 
@@ -30,14 +30,14 @@ func TestEveryServerHasALauncherAndAComposeFile(t *testing.T) {
 			t.Fatal(err)
 		}
 		if d.Describe().Embedded {
-			if _, ok := container.Lookup(name); ok {
+			if _, ok := launch.Lookup(name); ok {
 				t.Errorf("%s is embedded but has a container definition", name)
 			}
 			continue
 		}
 		servers++
-		if _, ok := container.Lookup(name); !ok {
-			t.Errorf("%s runs as a server but has no launcher definition (container.Register in its launch.go)", name)
+		if _, ok := launch.Lookup(name); !ok {
+			t.Errorf("%s runs as a server but has no launcher definition (launch.Register in its launch.go)", name)
 		}
 		if _, err := os.Stat(filepath.Join("..", "..", "compose", name+".yml")); err != nil {
 			t.Errorf("%s has no compose file: %v (run `searchbench compose`)", name, err)
@@ -46,7 +46,7 @@ func TestEveryServerHasALauncherAndAComposeFile(t *testing.T) {
 	if servers == 0 {
 		t.Error("no server engine registered")
 	}
-	for _, s := range container.Specs() {
+	for _, s := range launch.Specs() {
 		if !slices.Contains(names, s.Engine) {
 			t.Errorf("launcher definition %s belongs to no registered driver", s.Engine)
 		}

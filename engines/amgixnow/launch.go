@@ -1,6 +1,6 @@
 package amgixnow
 
-import "github.com/searchbench/searchbench/engines/container"
+import "github.com/searchbench/searchbench/engines/launch"
 
 // Image is the pinned official image: the published study's Amgix Now
 // 0.1.2. Tags are the git tag itself (v0.1.2), v-less major.minor and major
@@ -12,12 +12,12 @@ const Image = "amgixio/amgix-now:v0.1.2"
 // build/Dockerfile.cpu, build/entrypoint.sh and src/main.rs in
 // amgix/amgix-now).
 func init() {
-	container.Register(spec(Name, "false"))
-	container.Register(spec(SyncName, "true"))
+	launch.Register(spec(Name, "false"))
+	launch.Register(spec(SyncName, "true"))
 }
 
-func spec(engine, syncWrites string) container.Spec {
-	return container.Spec{
+func spec(engine, syncWrites string) launch.Spec {
+	return launch.Spec{
 		Engine: engine, Image: Image, Port: 8235,
 		Env: map[string]string{
 			// Which address the server binds depends on its version: some
@@ -36,12 +36,12 @@ func spec(engine, syncWrites string) container.Spec {
 		// image's fixed 2, as the study ran them.
 		Tune: func(cpus float64) map[string]string {
 			return map[string]string{
-				"AMGIX_NOW_INDEX_THREADS":  container.Threads(cpus/2, 1),
-				"AMGIX_NOW_SEARCH_THREADS": container.Threads(cpus, 2),
+				"AMGIX_NOW_INDEX_THREADS":  launch.Threads(cpus/2, 1),
+				"AMGIX_NOW_SEARCH_THREADS": launch.Threads(cpus, 2),
 			}
 		},
 		// The image's own HEALTHCHECK route: 200 once Qdrant is connected.
-		Ready: container.HTTPReady("/v1/health/ready", ""),
-		URL:   container.LocalHTTP,
+		Ready: launch.HTTPReady("/v1/health/ready", ""),
+		URL:   launch.LocalHTTP,
 	}
 }

@@ -5,10 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
-	"path"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -17,29 +15,13 @@ import (
 
 	"github.com/ory/dockertest/v3"
 	dc "github.com/ory/dockertest/v3/docker"
+	"github.com/searchbench/searchbench/engines/launch"
 	"golang.org/x/sys/unix"
 )
 
-// Recipe builds a spec's Fallback image on this machine. Its files are
-// embedded in the binary (compose/images), so the launcher builds from any
-// working directory and from an installed searchbench: they are written to
-// a temporary directory and build.sh runs there with the tag as its
-// argument.
-type Recipe struct {
-	// Files holds build.sh and whatever it reads beside it.
-	Files fs.FS
-	// Path is where the recipe is kept in searchbench's repository
-	// (compose/images/postgres), for the messages and compose files that
-	// tell a person how to build the image by hand.
-	Path string
-}
-
-// Command is how a person builds the image by hand from the repository.
-func (r *Recipe) Command() string { return "bash " + path.Join(r.Path, "build.sh") }
-
 // Image returns the image Start would run for s with o — present, pulled,
 // or built now from its recipe — without starting it.
-func Image(ctx context.Context, s Spec, o Options) (string, error) {
+func Image(ctx context.Context, s launch.Spec, o Options) (string, error) {
 	pool, err := Pool()
 	if err != nil {
 		return "", err
@@ -50,7 +32,7 @@ func Image(ctx context.Context, s Spec, o Options) (string, error) {
 // resolveImage picks the image to run: an explicit one, the spec's official
 // image if present or pullable, else the locally built fallback — built
 // now by the spec's Recipe when it is absent too, unless o.NoBuild.
-func resolveImage(ctx context.Context, pool *dockertest.Pool, s Spec, o Options) (string, error) {
+func resolveImage(ctx context.Context, pool *dockertest.Pool, s launch.Spec, o Options) (string, error) {
 	explicit := o.Image
 	try := func(image string) error {
 		if _, err := pool.Client.InspectImage(image); err == nil {
@@ -104,7 +86,7 @@ const buildTail = 10
 // the error is one line of reason followed by the log's last lines, and
 // whatever image the build tagged is removed: nothing is left behind (the
 // recipe cleans its own temporary files).
-func build(ctx context.Context, pool *dockertest.Pool, s Spec, starting func(), logf func(string)) error {
+func build(ctx context.Context, pool *dockertest.Pool, s launch.Spec, starting func(), logf func(string)) error {
 	unlock, err := lockBuild(ctx, s.Fallback)
 	if err != nil {
 		return fmt.Errorf("building %s: %w", s.Fallback, err)

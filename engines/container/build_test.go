@@ -15,6 +15,7 @@ import (
 
 	"github.com/ory/dockertest/v3"
 	dc "github.com/ory/dockertest/v3/docker"
+	"github.com/searchbench/searchbench/engines/launch"
 )
 
 // buildFixture is a Docker pool and a directory holding a static binary
@@ -50,14 +51,14 @@ func throwawayTag(t *testing.T, pool *dockertest.Pool) string {
 // recipe is a build recipe: build.sh imports the directory's binary
 // under the tag it is given, reading a file kept beside it in the recipe,
 // then exits with status.
-func recipe(dir, status string) *Recipe {
+func recipe(dir, status string) *launch.Recipe {
 	body := "set -e\necho step one: $(cat \"$(dirname \"$0\")/step.txt\")\n" +
 		"tar -C " + filepath.Join(dir, "bin") + " -c noop | docker import --change 'ENTRYPOINT [\"/noop\"]' - \"$1\" >/dev/null\n" +
 		"echo step two: imported \"$1\"\n"
 	if status != "0" {
 		body += "echo 'no space left on device' >&2\nexit " + status + "\n"
 	}
-	return &Recipe{Path: "compose/images/test", Files: fstest.MapFS{
+	return &launch.Recipe{Path: "compose/images/test", Files: fstest.MapFS{
 		"build.sh": {Data: []byte(body)},
 		"step.txt": {Data: []byte("packing the binary\n")},
 	}}
@@ -73,7 +74,7 @@ const unpullable = "127.0.0.1:1/searchbench-absent:never"
 func TestBuildWhenAbsent(t *testing.T) {
 	pool, dir := buildFixture(t)
 	tag := throwawayTag(t, pool)
-	s := Spec{Engine: "test", Image: unpullable, Fallback: tag, Recipe: recipe(dir, "0")}
+	s := launch.Spec{Engine: "test", Image: unpullable, Fallback: tag, Recipe: recipe(dir, "0")}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	// The recipe is the binary's own: it builds from any working directory.
@@ -109,7 +110,7 @@ func TestBuildWhenAbsent(t *testing.T) {
 func TestBuildFailureLeavesNothing(t *testing.T) {
 	pool, dir := buildFixture(t)
 	tag := throwawayTag(t, pool)
-	s := Spec{Engine: "test", Image: unpullable, Fallback: tag, Recipe: recipe(dir, "3")}
+	s := launch.Spec{Engine: "test", Image: unpullable, Fallback: tag, Recipe: recipe(dir, "3")}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	_, err := resolveImage(ctx, pool, s, Options{})
@@ -131,7 +132,7 @@ func TestBuildFailureLeavesNothing(t *testing.T) {
 func TestBuildOnceWhenConcurrent(t *testing.T) {
 	pool, dir := buildFixture(t)
 	tag := throwawayTag(t, pool)
-	s := Spec{Engine: "test", Image: unpullable, Fallback: tag, Recipe: recipe(dir, "0")}
+	s := launch.Spec{Engine: "test", Image: unpullable, Fallback: tag, Recipe: recipe(dir, "0")}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	var (

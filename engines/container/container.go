@@ -30,61 +30,6 @@ import (
 // Label marks every container searchbench starts; its value names the run.
 const Label = "searchbench.run"
 
-// Spec is how one engine runs in a container: the single source of truth
-// for the launcher and for the compose files generated from it.
-type Spec struct {
-	Engine string // the driver it serves
-	Image  string // pinned official image, repository:tag
-	// Fallback is an image built on this machine by Recipe, used when
-	// Image is neither present nor pullable. It honours the same
-	// environment.
-	Fallback string
-	Recipe   *Recipe           // builds Fallback
-	Env      map[string]string // fixed settings
-	// SecretEnv names the variable that takes the engine's password or API
-	// key; the launcher makes a fresh random one for every container.
-	SecretEnv string
-	Cmd       []string
-	Port      int // the engine's port inside the container
-	// Tune returns the settings that follow the CPU limit (thread pools an
-	// engine would otherwise size from the host's cores).
-	Tune func(cpus float64) map[string]string
-	// Ready is polled from the host (some images have no curl) until it
-	// returns nil.
-	Ready func(ctx context.Context, url, secret string) error
-	// URL is what the driver is given for a host port.
-	URL func(hostPort int) string
-}
-
-var specs = map[string]Spec{}
-
-// Register adds a spec; drivers call it from init() beside their Register.
-func Register(s Spec) {
-	if s.Engine == "" || s.Image == "" || s.Port == 0 || s.Ready == nil || s.URL == nil {
-		panic("container: incomplete spec for " + s.Engine)
-	}
-	if _, dup := specs[s.Engine]; dup {
-		panic("container: Register called twice for " + s.Engine)
-	}
-	specs[s.Engine] = s
-}
-
-// Lookup returns the spec for engine.
-func Lookup(engine string) (Spec, bool) {
-	s, ok := specs[engine]
-	return s, ok
-}
-
-// Specs returns every spec, in engine-name order.
-func Specs() []Spec {
-	out := make([]Spec, 0, len(specs))
-	for _, s := range specs {
-		out = append(out, s)
-	}
-	slices.SortFunc(out, func(a, b Spec) int { return strings.Compare(a.Engine, b.Engine) })
-	return out
-}
-
 // Options are a run's choices for the engines it starts, defined in
 // engines/launch so that runner can take them without Docker.
 type Options = launch.Options
@@ -138,7 +83,7 @@ func Pool() (*dockertest.Pool, error) {
 
 // Start runs s with o and waits until it is ready. On any failure nothing
 // is left running, and the error carries the container log's last lines.
-func Start(ctx context.Context, s Spec, o Options) (*Container, error) {
+func Start(ctx context.Context, s launch.Spec, o Options) (*Container, error) {
 	if err := Check(o); err != nil {
 		return nil, err
 	}
@@ -182,7 +127,7 @@ func Start(ctx context.Context, s Spec, o Options) (*Container, error) {
 // environment is the container's environment: the spec's settings, a fresh
 // secret in its SecretEnv, the settings tuned for the CPU limit, then the
 // run's own, which may not set the secret.
-func environment(s Spec, o Options) (env map[string]string, secret string, err error) {
+func environment(s launch.Spec, o Options) (env map[string]string, secret string, err error) {
 	env = maps.Clone(s.Env)
 	if env == nil {
 		env = map[string]string{}
@@ -206,7 +151,7 @@ func environment(s Spec, o Options) (env map[string]string, secret string, err e
 // run creates and starts the container of s from image, its port published
 // on the loopback interface's port, labelled with the run's name and
 // confined to o's CPU, cpuset and memory limits.
-func run(pool *dockertest.Pool, s Spec, o Options, image string, port int, env map[string]string) (*dockertest.Resource, error) {
+func run(pool *dockertest.Pool, s launch.Spec, o Options, image string, port int, env map[string]string) (*dockertest.Resource, error) {
 	repo, tag, _ := strings.Cut(image, ":")
 	cport := dc.Port(strconv.Itoa(s.Port) + "/tcp")
 	return pool.RunWithOptions(&dockertest.RunOptions{
@@ -243,7 +188,7 @@ func (c *Container) describe(image string) {
 	}
 }
 
-func (c *Container) waitReady(ctx context.Context, s Spec, timeout time.Duration) error {
+func (c *Container) waitReady(ctx context.Context, s launch.Spec, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var last error

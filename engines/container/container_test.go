@@ -10,6 +10,7 @@ import (
 
 	_ "github.com/searchbench/searchbench/engines/all"
 	"github.com/searchbench/searchbench/engines/container"
+	"github.com/searchbench/searchbench/engines/launch"
 	"github.com/searchbench/searchbench/runner"
 )
 
@@ -17,7 +18,7 @@ import (
 // truth. Regenerate them with `searchbench compose`. The drivers' packages
 // register their definitions (launch.go), so this test imports them all.
 func TestComposeFilesMatchTheLauncher(t *testing.T) {
-	specs := container.Specs()
+	specs := launch.Specs()
 	want := []string{"amgix-now", "amgix-now-sync", "elasticsearch", "meilisearch", "postgres", "typesense", "valkey"}
 	if len(specs) != len(want) {
 		t.Fatalf("%d specs, want %v", len(specs), want)
@@ -84,7 +85,7 @@ func TestCheck(t *testing.T) {
 	}
 	images := []string{"valkey", "valkey/valkey-bundle:9.1.0", "docker.elastic.co/elasticsearch/elasticsearch:8.19.7",
 		"localhost:5000/x/y:latest", "postgres@sha256:" + strings.Repeat("a", 64)}
-	for _, s := range container.Specs() {
+	for _, s := range launch.Specs() {
 		images = append(images, s.Image)
 		if s.Fallback != "" {
 			images = append(images, s.Fallback)
@@ -102,7 +103,7 @@ func TestCheck(t *testing.T) {
 var _ runner.Launcher = container.Launcher{}
 
 func TestLauncherLaunchesTheSpecs(t *testing.T) {
-	for _, s := range container.Specs() {
+	for _, s := range launch.Specs() {
 		if env, ok := (container.Launcher{}).Launches(s.Engine); !ok || env != s.SecretEnv {
 			t.Errorf("%s: Launches = %q, %v; want its spec's %q", s.Engine, env, ok, s.SecretEnv)
 		}

@@ -15,7 +15,7 @@ type Launcher struct{}
 // Launches says whether driver has a Spec, and the variable that takes the
 // credential Start generates for it ("" when none).
 func (Launcher) Launches(driver string) (secretEnv string, ok bool) {
-	s, ok := Lookup(driver)
+	s, ok := launch.Lookup(driver)
 	return s.SecretEnv, ok
 }
 
@@ -24,7 +24,7 @@ func (Launcher) Check(o launch.Options) error { return Check(o) }
 
 // Launch starts driver's engine with o (see Start).
 func (Launcher) Launch(ctx context.Context, driver string, o launch.Options) (*launch.Engine, error) {
-	s, ok := Lookup(driver)
+	s, ok := launch.Lookup(driver)
 	if !ok {
 		return nil, fmt.Errorf("%s has no container definition", driver)
 	}

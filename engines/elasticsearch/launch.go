@@ -1,6 +1,6 @@
 package elasticsearch
 
-import "github.com/searchbench/searchbench/engines/container"
+import "github.com/searchbench/searchbench/engines/launch"
 
 // Image is the pinned official image.
 const Image = "docker.elastic.co/elasticsearch/elasticsearch:8.19.6"
@@ -17,7 +17,7 @@ const DefaultHeap = "-Xms16g -Xmx16g"
 // JVM's own count of a fractional quota is not relied on, and the thread
 // pools (write, search) are sized from it.
 func init() {
-	container.Register(container.Spec{
+	launch.Register(launch.Spec{
 		Engine: "elasticsearch", Image: Image, Port: 9200,
 		Env: map[string]string{
 			"discovery.type":         "single-node",
@@ -25,10 +25,10 @@ func init() {
 			"ES_JAVA_OPTS":           DefaultHeap,
 		},
 		Tune: func(cpus float64) map[string]string {
-			return map[string]string{"node.processors": container.Threads(cpus, 1)}
+			return map[string]string{"node.processors": launch.Threads(cpus, 1)}
 		},
 		// A health wait that times out answers 408: not ready yet.
-		Ready: container.HTTPReady("/_cluster/health?wait_for_status=yellow&timeout=1s", `"status"`),
-		URL:   container.LocalHTTP,
+		Ready: launch.HTTPReady("/_cluster/health?wait_for_status=yellow&timeout=1s", `"status"`),
+		URL:   launch.LocalHTTP,
 	})
 }

@@ -1,9 +1,13 @@
 // Package launch is the vocabulary of starting engines for a run, with no
-// container runtime in it: the choices a run gives its launcher (Options)
-// and what a launcher returns of an engine it started (Engine). runner takes
-// its launcher through this vocabulary, so a program that only attaches to
-// running engines, or runs an embedded one, does not compile Docker's
-// client; engines/container is the launcher that runs engines in Docker.
+// container runtime in it: how each engine runs in a container (Spec, which
+// drivers Register from their launch.go, with the Ready and URL helpers
+// they share and the Recipe that builds a stand-in image), the choices a
+// run gives its launcher (Options), and what a launcher returns of an
+// engine it started (Engine). runner takes its launcher through this
+// vocabulary, and drivers describe their containers in it, so a program
+// that only attaches to running engines, or runs an embedded one, does not
+// compile Docker's client; engines/container is the launcher that runs the
+// specs in Docker.
 package launch
 
 import (

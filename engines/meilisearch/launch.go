@@ -1,6 +1,6 @@
 package meilisearch
 
-import "github.com/searchbench/searchbench/engines/container"
+import "github.com/searchbench/searchbench/engines/launch"
 
 // Image is the pinned official image.
 const Image = "getmeili/meilisearch:v1.37.0"
@@ -8,7 +8,7 @@ const Image = "getmeili/meilisearch:v1.37.0"
 // The launcher's definition. Production mode makes the master key mandatory;
 // the launcher generates one (36 characters, above the 16-byte minimum).
 func init() {
-	container.Register(container.Spec{
+	launch.Register(launch.Spec{
 		Engine: "meilisearch", Image: Image, Port: 7700,
 		SecretEnv: "MEILI_MASTER_KEY",
 		Env:       map[string]string{"MEILI_ENV": "production", "MEILI_NO_ANALYTICS": "true"},
@@ -18,10 +18,10 @@ func init() {
 		// RAM and multithreading page of its docs). Set from the CPU limit
 		// so the default holds whatever the host has.
 		Tune: func(cpus float64) map[string]string {
-			return map[string]string{"MEILI_MAX_INDEXING_THREADS": container.Threads(cpus/2, 1)}
+			return map[string]string{"MEILI_MAX_INDEXING_THREADS": launch.Threads(cpus/2, 1)}
 		},
 		// /health needs no key.
-		Ready: container.HTTPReady("/health", `"available"`),
-		URL:   container.LocalHTTP,
+		Ready: launch.HTTPReady("/health", `"available"`),
+		URL:   launch.LocalHTTP,
 	})
 }

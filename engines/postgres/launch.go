@@ -7,7 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/searchbench/searchbench/compose/images"
-	"github.com/searchbench/searchbench/engines/container"
+	"github.com/searchbench/searchbench/engines/launch"
 )
 
 // Image is the pinned official image; FallbackImage is the one the
@@ -20,11 +20,11 @@ const (
 )
 
 func init() {
-	container.Register(container.Spec{
+	launch.Register(launch.Spec{
 		Engine:    "postgres",
 		Image:     Image,
 		Fallback:  FallbackImage,
-		Recipe:    &container.Recipe{Files: images.Postgres, Path: "compose/images/postgres"},
+		Recipe:    &launch.Recipe{Files: images.Postgres, Path: "compose/images/postgres"},
 		SecretEnv: "POSTGRES_PASSWORD",
 		Env:       map[string]string{"POSTGRES_USER": "postgres", "POSTGRES_DB": "searchbench"},
 		// Enough connections for the pool; durability as shipped (fsync on).

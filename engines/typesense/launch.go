@@ -1,6 +1,6 @@
 package typesense
 
-import "github.com/searchbench/searchbench/engines/container"
+import "github.com/searchbench/searchbench/engines/launch"
 
 // Image is the pinned official image.
 const Image = "typesense/typesense:29.0"
@@ -16,18 +16,18 @@ const Image = "typesense/typesense:29.0"
 // src/typesense_server_utils.cpp). The image declares no volume, so the
 // data directory is one the base image already has.
 func init() {
-	container.Register(container.Spec{
+	launch.Register(launch.Spec{
 		Engine: "typesense", Image: Image, Port: 8108,
 		SecretEnv: "TYPESENSE_API_KEY",
 		Env:       map[string]string{"TYPESENSE_DATA_DIR": "/tmp", "TYPESENSE_ENABLE_CORS": "false"},
 		// --thread-pool-size defaults to 8 × std::thread::hardware_concurrency(),
 		// the host's processors, not the container's CPU limit.
 		Tune: func(cpus float64) map[string]string {
-			return map[string]string{"TYPESENSE_THREAD_POOL_SIZE": container.Threads(cpus*8, 8)}
+			return map[string]string{"TYPESENSE_THREAD_POOL_SIZE": launch.Threads(cpus*8, 8)}
 		},
 		// /health needs no key; the image has no curl, so it is polled from
 		// the host.
-		Ready: container.HTTPReady("/health", `"ok":true`),
-		URL:   container.LocalHTTP,
+		Ready: launch.HTTPReady("/health", `"ok":true`),
+		URL:   launch.LocalHTTP,
 	})
 }

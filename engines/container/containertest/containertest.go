@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/searchbench/searchbench/engines/container"
+	"github.com/searchbench/searchbench/engines/launch"
 )
 
 // Start starts the registered launcher definition of engine and removes the
@@ -21,7 +22,7 @@ func Start(t *testing.T, engine string, opts container.Options) *container.Conta
 	if _, err := container.Pool(); err != nil {
 		t.Skipf("%s: %v", engine, err)
 	}
-	spec, ok := container.Lookup(engine)
+	spec, ok := launch.Lookup(engine)
 	if !ok {
 		t.Fatalf("no launcher definition for %q", engine)
 	}
