@@ -4,19 +4,15 @@
 package result
 
 import (
-	"cmp"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-
-	"github.com/searchbench/searchbench/workload"
 )
 
 // SchemaVersion changes when a field changes meaning.
@@ -321,21 +317,6 @@ func (l Level) Op(name string) (OpStats, bool) {
 	return OpStats{}, false
 }
 
-// SortOps sorts operation names into the runner's table order (search,
-// upsert, delete, get: workload.Ops); names it does not know (a newer
-// searchbench's) follow in name order.
-func SortOps(names []string) {
-	rank := func(name string) int {
-		if op, err := workload.ParseOp(name); err == nil {
-			return int(op)
-		}
-		return int(workload.NumOps)
-	}
-	slices.SortFunc(names, func(a, b string) int {
-		return cmp.Or(cmp.Compare(rank(a), rank(b)), strings.Compare(a, b))
-	})
-}
-
 // OpStats is one operation within a level. Latency figures are of calls that
 // succeeded (where NotFoundDone, a call of a missing ID counts as a success —
 // a delete, as in the published method, or a get — and is also counted in
@@ -369,6 +350,28 @@ func (o OpStats) ErrorCount() int64 {
 	var n int64
 	for _, v := range o.Errors {
 		n += v
+	}
+	return n
+}
+
+// FailedCalls is how many calls of the run failed: every engine's levels'
+// operations and ladder reps.
+func (r *Result) FailedCalls() int64 {
+	var n int64
+	for _, e := range r.Engines {
+		for _, l := range e.Levels {
+			for _, o := range l.Ops {
+				n += o.ErrorCount()
+			}
+		}
+		if e.Ladder == nil {
+			continue
+		}
+		for _, rung := range e.Ladder.Rungs {
+			for _, rep := range rung.Reps {
+				n += rep.Errors
+			}
+		}
 	}
 	return n
 }
@@ -515,14 +518,14 @@ func ReadFile(path string) (*Result, error) {
 func (r *Result) Normalize() {
 	// Only an older file's mix is rewritten: a current one's weights are as
 	// given (1,1,1 stays 1,1,1), and its named form is already canonical.
-	if len(r.Config.MixWeights) < int(workload.NumOps) || !strings.Contains(r.Config.Mix, "=") {
-		if m, err := workload.ParseMix(r.Config.Mix); err == nil {
-			r.Config.Mix, r.Config.MixWeights = m.String(), m[:]
+	if len(r.Config.MixWeights) < len(tableOps) || !strings.Contains(r.Config.Mix, "=") {
+		if m, ok := parseMix(r.Config.Mix); ok {
+			r.Config.Mix, r.Config.MixWeights = mixString(m), m
 		}
 	}
 	facts := func(o *OpStats) {
-		if op, err := workload.ParseOp(o.Op); err == nil {
-			o.Writes, o.NotFoundDone = op.Writes(), op.NotFoundDone()
+		if i := opIndex(o.Op); i >= 0 {
+			o.Writes, o.NotFoundDone = tableOps[i].writes, tableOps[i].notFoundDone
 		}
 	}
 	for i := range r.Engines {
