@@ -197,6 +197,8 @@ type CalibrationConfig struct {
 	Users   int           // closed loop
 	Rate    float64       // open loop, calls/s
 	Workers int           // open loop
+	// Tolerance is the largest relative error (Worst) the verdict accepts.
+	Tolerance float64
 
 	overshoot time.Duration // tests: every engine call returns this late
 }
@@ -205,7 +207,41 @@ type CalibrationConfig struct {
 // its limits on two cores, so the figures are the harness's precision; 256
 // workers hold every call due during a 1 s freeze (100) with room; 20 s
 // windows hold two whole freeze periods.
-var DefaultCalibration = CalibrationConfig{Measure: 20 * time.Second, Users: 8, Rate: 100, Workers: 256}
+var DefaultCalibration = CalibrationConfig{Measure: 20 * time.Second, Users: 8, Rate: 100, Workers: 256, Tolerance: 0.05}
+
+// Validate reports the first field out of range for the distributions
+// calibrate checks (Calibrations), as a *FieldError whose Flag is the
+// calibrate command's: the window must hold whole periods of the freezing
+// engine (the truth assumes them), and the workers every call due during a
+// freeze.
+func (c CalibrationConfig) Validate() error {
+	var period time.Duration
+	for _, d := range Calibrations() {
+		period = max(period, d.Period)
+	}
+	need := func() int {
+		n := 0
+		for _, d := range Calibrations() {
+			n = max(n, d.Workers(c.Rate))
+		}
+		return n
+	}
+	switch {
+	case c.Measure < period || c.Measure%period != 0:
+		return fieldErr("Measure", "measure", "%v is not a whole number of the freezing engine's %v periods (the truth assumes whole periods)", c.Measure, period)
+	case c.Users < 1 || c.Users > 1000:
+		return fieldErr("Users", "users", "%d is out of range (1 to 1000)", c.Users)
+	case !(c.Rate >= 1 && c.Rate <= 10_000):
+		return fieldErr("Rate", "rate", "%v is out of range (1 to 10000 calls/s)", c.Rate)
+	case c.Workers < 1 || c.Workers > 10_000:
+		return fieldErr("Workers", "workers", "%d is out of range (1 to 10000)", c.Workers)
+	case c.Workers < need():
+		return fieldErr("Workers", "workers", "%d cannot hold every call due during a freeze at %v calls/s; give at least %d", c.Workers, c.Rate, need())
+	case !(c.Tolerance > 0):
+		return fieldErr("Tolerance", "tolerance", "%v must be > 0", c.Tolerance)
+	}
+	return nil
+}
 
 // CalibrationRow is one percentile of one distribution in one loop.
 type CalibrationRow struct {
