@@ -13,6 +13,7 @@ import (
 
 	"github.com/searchbench/searchbench/dataset"
 	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/runner/shard"
 	"github.com/searchbench/searchbench/workload"
 )
@@ -151,16 +152,15 @@ func (k *knownEngine) serve(ctx context.Context) error {
 	// kernel timer the runtime's network poller watches, so its answer
 	// wakes the process as a real engine's answer does, within
 	// microseconds. Go's timers would fire up to a millisecond late on an
-	// idle process (the poller's epoll_wait has millisecond resolution),
-	// and spinning through the last 2 ms instead, as this engine once did,
-	// kept both Ps yielding to the global run queue, which the runtime's
-	// findRunnable serves before it polls the network (proc.go, Go 1.26):
-	// while two calls spun at once, the harness's own timer went unseen
-	// until sysmon's 10 ms poll, and the open loop's p99 for a fixed 50 ms
-	// engine read up to 2.5 ms high — the calibration engine's doing, not
-	// the harness's. A kernel timer's wake-up costs this VM about 50 µs at
-	// the median and up to a millisecond at p99: the engine's own lateness,
-	// which calibrate measures and nets out.
+	// idle process (the poller's epoll_wait has millisecond resolution).
+	// Spinning through the last milliseconds would not do either: spinning
+	// Ps yield to the global run queue, which the runtime's findRunnable
+	// serves before it polls the network (proc.go, Go 1.26), so while two
+	// calls spun at once the harness's own timer would go unseen until
+	// sysmon's 10 ms poll, and the open loop's tail would read high by the
+	// calibration engine's doing, not the harness's. What a kernel timer's
+	// wake-up costs is the engine's own lateness, which calibrate measures
+	// and nets out.
 	deadline := start.Add(wait)
 	w := newWaiter(ctx, runtime.GOMAXPROCS(0))
 	ok := w.until(deadline.Add(k.overshoot))
@@ -258,11 +258,11 @@ type CalibrationRow struct {
 	// of the same calls, one timed by the harness, one by the engine, so
 	// the difference is the harness's (its clock starting before the call
 	// reached the engine: in the open loop, from the intended send time).
-	// (It was once the measured error less the engine's lateness
-	// percentile, but the percentile of a sum is not the sum of
-	// percentiles: where a freeze held 0.4% of the calls, the closed loop's
-	// p99 sat at the non-held calls' 99.4th lateness percentile, and the
-	// harness seemed to add 2–4% that was the engine's tail.) EngineSpread
+	// The measured error less a percentile of the engine's lateness would
+	// not do: the percentile of a sum is not the sum of percentiles (where
+	// a freeze holds 0.4% of the calls, the closed loop's p99 sits at the
+	// non-held calls' 99.4th lateness percentile, and the engine's tail
+	// would be charged to the harness). EngineSpread
 	// is the engine's lateness against its deadlines, p50–max (ms).
 	EngineLate   float64
 	HarnessError float64
@@ -343,7 +343,7 @@ func Calibrate(ctx context.Context, d []Distribution, cfg CalibrationConfig) ([]
 			warn(dist, "open", fmt.Sprintf("the scheduler was late (lag p99 %.2f ms)", rep.GeneratorLagP99))
 		}
 		if rep.ClientCPU > clientBoundCPU {
-			warn(dist, "open", fmt.Sprintf("client-bound: %.0f%% CPU", 100*rep.ClientCPU))
+			warn(dist, "open", fmt.Sprintf(result.ClientBoundWarning+"%.0f%% CPU", 100*rep.ClientCPU))
 		}
 		rows = append(rows, calibrationRows(dist, false, e.times(), rep.GeneratorLagP99, rep.Latency.P50, rep.Latency.P95, rep.Latency.P99)...)
 	}

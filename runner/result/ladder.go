@@ -163,7 +163,7 @@ func (r *Rung) Summarize() {
 			r.Warnings = append(r.Warnings, fmt.Sprintf("rep %d: the generator was late (scheduler lag p99 %.2f ms): the harness, not the engine, may have set the pace", i+1, rep.GeneratorLagP99))
 		}
 		if rep.ClientCPU > ClientBoundCPU {
-			r.Warnings = append(r.Warnings, fmt.Sprintf("rep %d: client-bound: the searchbench process used %.0f%% of its CPUs", i+1, 100*rep.ClientCPU))
+			r.Warnings = append(r.Warnings, fmt.Sprintf("rep %d: "+ClientBoundWarning+"the searchbench process used %.0f%% of its CPUs", i+1, 100*rep.ClientCPU))
 		}
 		if rep.Unsent > 0 {
 			r.Warnings = append(r.Warnings, fmt.Sprintf("rep %d: %d due calls were still in line at the drain limit and were not sent", i+1, rep.Unsent))

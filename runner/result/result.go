@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -304,6 +305,17 @@ type Gauge struct {
 	// PerSecond is (last − first) over the time between the two samples:
 	// the rate of a counter (for a gauge it only says whether it grew).
 	PerSecond float64 `json:"per_second"`
+}
+
+// ClientBoundWarning starts the warning of a window whose figures the load
+// generator may have set rather than the engine (it was short of CPU or
+// slow to schedule its goroutines): the runner writes it, the reports mark
+// the window by it (Level.ClientBound).
+const ClientBoundWarning = "client-bound: "
+
+// ClientBound says whether the level carries the client-bound warning.
+func (l Level) ClientBound() bool {
+	return slices.ContainsFunc(l.Warnings, func(w string) bool { return strings.HasPrefix(w, ClientBoundWarning) })
 }
 
 // Op returns the stats of the named operation. A level holds the
