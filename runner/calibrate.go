@@ -14,6 +14,7 @@ import (
 	"github.com/searchbench/searchbench/dataset"
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/runner/internal/pace"
+	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/runner/shard"
 	"github.com/searchbench/searchbench/workload"
 )
@@ -152,16 +153,15 @@ func (k *knownEngine) serve(ctx context.Context) error {
 	// kernel timer the runtime's network poller watches, so its answer
 	// wakes the process as a real engine's answer does, within
 	// microseconds. Go's timers would fire up to a millisecond late on an
-	// idle process (the poller's epoll_wait has millisecond resolution),
-	// and spinning through the last 2 ms instead, as this engine once did,
-	// kept both Ps yielding to the global run queue, which the runtime's
-	// findRunnable serves before it polls the network (proc.go, Go 1.26):
-	// while two calls spun at once, the harness's own timer went unseen
-	// until sysmon's 10 ms poll, and the open loop's p99 for a fixed 50 ms
-	// engine read up to 2.5 ms high — the calibration engine's doing, not
-	// the harness's. A kernel timer's wake-up costs this VM about 50 µs at
-	// the median and up to a millisecond at p99: the engine's own lateness,
-	// which calibrate measures and nets out.
+	// idle process (the poller's epoll_wait has millisecond resolution).
+	// Spinning through the last milliseconds would not do either: spinning
+	// Ps yield to the global run queue, which the runtime's findRunnable
+	// serves before it polls the network (proc.go, Go 1.26), so while two
+	// calls spun at once the harness's own timer would go unseen until
+	// sysmon's 10 ms poll, and the open loop's tail would read high by the
+	// calibration engine's doing, not the harness's. What a kernel timer's
+	// wake-up costs is the engine's own lateness, which calibrate measures
+	// and nets out.
 	deadline := start.Add(wait)
 	w := pace.New(ctx, runtime.GOMAXPROCS(0))
 	ok := w.Until(deadline.Add(k.overshoot))
@@ -198,6 +198,8 @@ type CalibrationConfig struct {
 	Users   int           // closed loop
 	Rate    float64       // open loop, calls/s
 	Workers int           // open loop
+	// Tolerance is the largest relative error (Worst) the verdict accepts.
+	Tolerance float64
 
 	overshoot time.Duration // tests: every engine call returns this late
 }
@@ -206,7 +208,41 @@ type CalibrationConfig struct {
 // its limits on two cores, so the figures are the harness's precision; 256
 // workers hold every call due during a 1 s freeze (100) with room; 20 s
 // windows hold two whole freeze periods.
-var DefaultCalibration = CalibrationConfig{Measure: 20 * time.Second, Users: 8, Rate: 100, Workers: 256}
+var DefaultCalibration = CalibrationConfig{Measure: 20 * time.Second, Users: 8, Rate: 100, Workers: 256, Tolerance: 0.05}
+
+// Validate reports the first field out of range for the distributions
+// calibrate checks (Calibrations), as a *FieldError whose Flag is the
+// calibrate command's: the window must hold whole periods of the freezing
+// engine (the truth assumes them), and the workers every call due during a
+// freeze.
+func (c CalibrationConfig) Validate() error {
+	var period time.Duration
+	for _, d := range Calibrations() {
+		period = max(period, d.Period)
+	}
+	need := func() int {
+		n := 0
+		for _, d := range Calibrations() {
+			n = max(n, d.Workers(c.Rate))
+		}
+		return n
+	}
+	switch {
+	case c.Measure < period || c.Measure%period != 0:
+		return fieldErr("Measure", "measure", "%v is not a whole number of the freezing engine's %v periods (the truth assumes whole periods)", c.Measure, period)
+	case c.Users < 1 || c.Users > 1000:
+		return fieldErr("Users", "users", "%d is out of range (1 to 1000)", c.Users)
+	case !(c.Rate >= 1 && c.Rate <= 10_000):
+		return fieldErr("Rate", "rate", "%v is out of range (1 to 10000 calls/s)", c.Rate)
+	case c.Workers < 1 || c.Workers > 10_000:
+		return fieldErr("Workers", "workers", "%d is out of range (1 to 10000)", c.Workers)
+	case c.Workers < need():
+		return fieldErr("Workers", "workers", "%d cannot hold every call due during a freeze at %v calls/s; give at least %d", c.Workers, c.Rate, need())
+	case !(c.Tolerance > 0):
+		return fieldErr("Tolerance", "tolerance", "%v must be > 0", c.Tolerance)
+	}
+	return nil
+}
 
 // CalibrationRow is one percentile of one distribution in one loop.
 type CalibrationRow struct {
@@ -223,11 +259,11 @@ type CalibrationRow struct {
 	// of the same calls, one timed by the harness, one by the engine, so
 	// the difference is the harness's (its clock starting before the call
 	// reached the engine: in the open loop, from the intended send time).
-	// (It was once the measured error less the engine's lateness
-	// percentile, but the percentile of a sum is not the sum of
-	// percentiles: where a freeze held 0.4% of the calls, the closed loop's
-	// p99 sat at the non-held calls' 99.4th lateness percentile, and the
-	// harness seemed to add 2–4% that was the engine's tail.) EngineSpread
+	// The measured error less a percentile of the engine's lateness would
+	// not do: the percentile of a sum is not the sum of percentiles (where
+	// a freeze holds 0.4% of the calls, the closed loop's p99 sits at the
+	// non-held calls' 99.4th lateness percentile, and the engine's tail
+	// would be charged to the harness). EngineSpread
 	// is the engine's lateness against its deadlines, p50–max (ms).
 	EngineLate   float64
 	HarnessError float64
@@ -308,7 +344,7 @@ func Calibrate(ctx context.Context, d []Distribution, cfg CalibrationConfig) ([]
 			warn(dist, "open", fmt.Sprintf("the scheduler was late (lag p99 %.2f ms)", rep.GeneratorLagP99))
 		}
 		if rep.ClientCPU > clientBoundCPU {
-			warn(dist, "open", fmt.Sprintf("client-bound: %.0f%% CPU", 100*rep.ClientCPU))
+			warn(dist, "open", fmt.Sprintf(result.ClientBoundWarning+"%.0f%% CPU", 100*rep.ClientCPU))
 		}
 		rows = append(rows, calibrationRows(dist, false, e.times(), rep.GeneratorLagP99, rep.Latency.P50, rep.Latency.P95, rep.Latency.P99)...)
 	}

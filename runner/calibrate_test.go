@@ -2,7 +2,9 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"math"
+	"strings"
 	"testing"
 	"time"
 )
@@ -198,5 +200,34 @@ func TestCalibrationRowsNetThePercentileNotTheSum(t *testing.T) {
 	r := calibrationRows(d, true, own, 0, 40, 40, p99)[2]
 	if r.HarnessError != 0 || math.Abs(r.EngineLate-(p99-40)) > 1e-9 || p99 < 44.5 {
 		t.Errorf("%v; want the harness's p99 (the engine's own, %.3f ms) judged as adding nothing", r, p99)
+	}
+}
+
+// A calibration's settings are checked before anything runs: each fault is
+// one line naming the calibrate command's flag.
+func TestCalibrationConfigValidate(t *testing.T) {
+	if err := DefaultCalibration.Validate(); err != nil {
+		t.Fatalf("the default: %v", err)
+	}
+	for _, c := range []struct {
+		set  func(*CalibrationConfig)
+		want string
+	}{
+		{func(c *CalibrationConfig) { c.Measure = 15 * time.Second }, "measure: 15s is not a whole number of the freezing engine's 10s periods (the truth assumes whole periods)"},
+		{func(c *CalibrationConfig) { c.Measure = 5 * time.Second }, "measure: 5s is not a whole number"},
+		{func(c *CalibrationConfig) { c.Users = 0 }, "users: 0 is out of range (1 to 1000)"},
+		{func(c *CalibrationConfig) { c.Rate = 20_000 }, "rate: 20000 is out of range (1 to 10000 calls/s)"},
+		{func(c *CalibrationConfig) { c.Rate = math.NaN() }, "rate: NaN is out of range"},
+		{func(c *CalibrationConfig) { c.Workers = 0 }, "workers: 0 is out of range (1 to 10000)"},
+		{func(c *CalibrationConfig) { c.Workers = 100 }, "workers: 100 cannot hold every call due during a freeze at 100 calls/s; give at least 156"},
+		{func(c *CalibrationConfig) { c.Tolerance = 0 }, "tolerance: 0 must be > 0"},
+	} {
+		cfg := DefaultCalibration
+		c.set(&cfg)
+		err := cfg.Validate()
+		var fe *FieldError
+		if !errors.As(err, &fe) || !strings.HasPrefix(fe.Setting(), c.want) {
+			t.Errorf("%+v: %v; want a FieldError saying %q", cfg, err, c.want)
+		}
 	}
 }

@@ -422,8 +422,8 @@ func TestEngineStatsOnTheTimeline(t *testing.T) {
 	for k, iv := range l.Timeline.Intervals {
 		s := iv.EngineStats
 		t.Logf("interval %d: %v", k, s)
-		if s[QueueDepthStat] != 4 || s["container_cpu_cores"] != 1.5 {
-			t.Errorf("interval %d: queue depth %v, container CPU %v; want 4 and 1.5", k, s[QueueDepthStat], s["container_cpu_cores"])
+		if s[engines.StatQueueDepth] != 4 || s["container_cpu_cores"] != 1.5 {
+			t.Errorf("interval %d: queue depth %v, container CPU %v; want 4 and 1.5", k, s[engines.StatQueueDepth], s["container_cpu_cores"])
 		}
 		if in, ok := s["ingest"]; !ok || (prev >= 0 && (in-prev < 500 || in-prev > 1500)) {
 			t.Errorf("interval %d: ingest %v after %v; want about 1000 more (500 to 1500 on a busy machine)", k, in, prev)

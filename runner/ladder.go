@@ -140,10 +140,6 @@ rungs:
 	return l
 }
 
-// QueueDepthStat is the StatsReporter key of an engine's write queue depth,
-// shown beside latency in the ladder tables.
-const QueueDepthStat = result.QueueDepthStat
-
 // exploded says why the ladder should stop after its latest rung, or "".
 func exploded(rungs []result.Rung, factor float64) string {
 	first, last := rungs[0], rungs[len(rungs)-1]

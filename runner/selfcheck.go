@@ -5,6 +5,8 @@ import (
 	"math"
 	"runtime/metrics"
 	"time"
+
+	"github.com/searchbench/searchbench/runner/result"
 )
 
 // The harness checks itself while it measures: its CPU share (cpuShare) and
@@ -97,7 +99,7 @@ func clientBound(cpu, schedP99 float64) string {
 	default:
 		return ""
 	}
-	return "client-bound: " + why + " while measuring; the figures may describe the load generator (or an embedded engine sharing it), not only the engine"
+	return result.ClientBoundWarning + why + " while measuring; the figures may describe the load generator (or an embedded engine sharing it), not only the engine"
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

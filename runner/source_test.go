@@ -94,7 +94,7 @@ type statsEngine struct {
 
 func (s *statsEngine) Stats(context.Context) (map[string]float64, error) {
 	s.calls.Add(1)
-	return map[string]float64{QueueDepthStat: 4, "ingest": 1000 * time.Since(s.t0).Seconds()}, nil
+	return map[string]float64{engines.StatQueueDepth: 4, "ingest": 1000 * time.Since(s.t0).Seconds()}, nil
 }
 
 // Engine stats are sampled through the measured window: a constant gauge
@@ -104,7 +104,7 @@ func TestEngineStatsAreSampledWhileMeasuring(t *testing.T) {
 	cfg := quickConfig(2)
 	cfg.Measure = 2500 * time.Millisecond
 	l := ClosedLoop(context.Background(), e, testCorpus(t, 200, 1), cfg, Emitter{}, nil)[0]
-	q, ok := l.EngineStats[QueueDepthStat]
+	q, ok := l.EngineStats[engines.StatQueueDepth]
 	if !ok || q.Mean != 4 || q.Max != 4 || q.Last != 4 {
 		t.Fatalf("queue depth gauge %+v; want 4 throughout", q)
 	}
@@ -119,7 +119,7 @@ func TestEngineStatsAreSampledWhileMeasuring(t *testing.T) {
 	// The open loop samples the same way.
 	sched, _ := workload.NewSchedule("constant", 100, 1200*time.Millisecond, 1)
 	rep := OpenLoop(context.Background(), e, testCorpus(t, 200, 1), openConfig(2), sched, newVersions(201, shard.Share{}))
-	if g := rep.EngineStats[QueueDepthStat]; g.Samples < 2 || g.Mean != 4 {
+	if g := rep.EngineStats[engines.StatQueueDepth]; g.Samples < 2 || g.Mean != 4 {
 		t.Errorf("open loop queue depth %+v; want sampled at least twice", g)
 	}
 }

@@ -1,9 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -12,14 +13,6 @@ import (
 
 func newCalibrateCmd() *cobra.Command {
 	cfg := runner.DefaultCalibration
-	var tolerance float64
-	need := func(rate float64) int {
-		n := 0
-		for _, d := range runner.Calibrations() {
-			n = max(n, d.Workers(rate))
-		}
-		return n
-	}
 	cmd := &cobra.Command{
 		Use:   "calibrate",
 		Short: "Check the harness: measure in-process engines of known latency in closed and open loop, and print measured against true percentiles",
@@ -35,54 +28,14 @@ times its own lateness against its deadlines), is further than --tolerance
 from its truth: the verdict is on the harness, with the engines' spread stated.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var period time.Duration
-			for _, d := range runner.Calibrations() {
-				period = max(period, d.Period)
+			if err := cfg.Validate(); err != nil {
+				var fe *runner.FieldError
+				if errors.As(err, &fe) {
+					return badInput("%s", fe.Setting())
+				}
+				return usageError{err}
 			}
-			switch {
-			case cfg.Measure < period || cfg.Measure%period != 0:
-				return badInput("measure: %v is not a whole number of the freezing engine's %v periods (the truth assumes whole periods)", cfg.Measure, period)
-			case cfg.Users < 1 || cfg.Users > 1000:
-				return badInput("users: %d is out of range (1 to 1000)", cfg.Users)
-			case !(cfg.Rate >= 1 && cfg.Rate <= 10_000):
-				return badInput("rate: %v is out of range (1 to 10000 calls/s)", cfg.Rate)
-			case cfg.Workers < 1 || cfg.Workers > 10_000:
-				return badInput("workers: %d is out of range (1 to 10000)", cfg.Workers)
-			case cfg.Workers < need(cfg.Rate):
-				return badInput("workers: %d cannot hold every call due during a freeze at %v calls/s; give at least %d", cfg.Workers, cfg.Rate, need(cfg.Rate))
-			case !(tolerance > 0):
-				return badInput("tolerance: %v must be > 0", tolerance)
-			}
-			log := newLogger(cmd.ErrOrStderr())
-			dists := runner.Calibrations()
-			log.printf("calibrating: %d distributions × closed and open loop, %v each", len(dists), cfg.Measure)
-			rows, warnings, err := runner.Calibrate(cmd.Context(), dists, cfg)
-			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', tabwriter.AlignRight)
-			fmt.Fprintln(w, "distribution\tloop\tpercentile\ttrue (ms)\tmeasured (ms)\terror\tengine's own error (ms)\tengine late p50–max (ms)\tharness error\tharness late p99 (ms)\t")
-			for _, r := range rows {
-				fmt.Fprintf(w, "%s\t%s\t%s\t%.2f\t%.2f\t%+.1f%%\t%.2f\t%.2f–%.2f\t%+.1f%%\t%.2f\t\n", r.Distribution, r.Loop, r.Percentile, r.True, r.Measured,
-					100*r.Error, r.EngineLate, r.EngineSpread[0], r.EngineSpread[1], 100*r.HarnessError, r.HarnessLate)
-			}
-			w.Flush()
-			fmt.Fprintln(cmd.OutOrStdout(), "\nengine's own error: the same percentile of the service times the in-process engine realised, timed inside it, less the truth;\n"+
-				"engine late p50–max: how late it returned against its own deadlines; harness error: (measured − the engine's own percentile) / true,\n"+
-				"what the harness added to the same calls, on which the verdict is; harness late: the harness's own lateness as it measured it\n"+
-				"(open loop: generator lag p99; closed loop: scheduler latency p99).")
-			for _, warn := range warnings {
-				fmt.Fprintf(cmd.OutOrStdout(), "> warning: %s\n", warn)
-			}
-			if err != nil {
-				return fmt.Errorf("calibration interrupted: %w", err)
-			}
-			var engine float64
-			for _, r := range rows {
-				engine = max(engine, r.EngineSpread[1])
-			}
-			if worst := runner.Worst(rows); worst > tolerance {
-				return fmt.Errorf("a figure is %.1f%% from the engine's own figure for the same calls (tolerance %.1f%%; the engines were up to %.2f ms late): the harness's figures are less precise than that on this machine", 100*worst, 100*tolerance, engine)
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "\nevery figure within %.1f%% of the engine's own figure for the same calls (worst %.1f%%; the engines were up to %.2f ms late)\n", 100*tolerance, 100*runner.Worst(rows), engine)
-			return nil
+			return calibrate(cmd, cfg)
 		},
 	}
 	fl := cmd.Flags()
@@ -90,6 +43,47 @@ from its truth: the verdict is on the harness, with the engines' spread stated.`
 	fl.IntVar(&cfg.Users, "users", cfg.Users, "closed-loop users")
 	fl.Float64Var(&cfg.Rate, "rate", cfg.Rate, "open-loop rate (calls/s)")
 	fl.IntVar(&cfg.Workers, "workers", cfg.Workers, "open-loop workers")
-	fl.Float64Var(&tolerance, "tolerance", 0.05, "largest relative error accepted")
+	fl.Float64Var(&cfg.Tolerance, "tolerance", cfg.Tolerance, "largest relative error accepted")
 	return cmd
+}
+
+// calibrate runs the calibration, prints its table and warnings, and says
+// whether every figure is within the tolerance.
+func calibrate(cmd *cobra.Command, cfg runner.CalibrationConfig) error {
+	log := newLogger(cmd.ErrOrStderr())
+	dists := runner.Calibrations()
+	log.printf("calibrating: %d distributions × closed and open loop, %v each", len(dists), cfg.Measure)
+	rows, warnings, err := runner.Calibrate(cmd.Context(), dists, cfg)
+	printCalibration(cmd.OutOrStdout(), rows, warnings)
+	if err != nil {
+		return fmt.Errorf("calibration interrupted: %w", err)
+	}
+	var engine float64
+	for _, r := range rows {
+		engine = max(engine, r.EngineSpread[1])
+	}
+	if worst := runner.Worst(rows); worst > cfg.Tolerance {
+		return fmt.Errorf("a figure is %.1f%% from the engine's own figure for the same calls (tolerance %.1f%%; the engines were up to %.2f ms late): the harness's figures are less precise than that on this machine", 100*worst, 100*cfg.Tolerance, engine)
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "\nevery figure within %.1f%% of the engine's own figure for the same calls (worst %.1f%%; the engines were up to %.2f ms late)\n", 100*cfg.Tolerance, 100*runner.Worst(rows), engine)
+	return nil
+}
+
+// printCalibration prints the rows as a table, what its columns mean, and
+// the warnings.
+func printCalibration(out io.Writer, rows []runner.CalibrationRow, warnings []string) {
+	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(w, "distribution\tloop\tpercentile\ttrue (ms)\tmeasured (ms)\terror\tengine's own error (ms)\tengine late p50–max (ms)\tharness error\tharness late p99 (ms)\t")
+	for _, r := range rows {
+		fmt.Fprintf(w, "%s\t%s\t%s\t%.2f\t%.2f\t%+.1f%%\t%.2f\t%.2f–%.2f\t%+.1f%%\t%.2f\t\n", r.Distribution, r.Loop, r.Percentile, r.True, r.Measured,
+			100*r.Error, r.EngineLate, r.EngineSpread[0], r.EngineSpread[1], 100*r.HarnessError, r.HarnessLate)
+	}
+	w.Flush()
+	fmt.Fprintln(out, "\nengine's own error: the same percentile of the service times the in-process engine realised, timed inside it, less the truth;\n"+
+		"engine late p50–max: how late it returned against its own deadlines; harness error: (measured − the engine's own percentile) / true,\n"+
+		"what the harness added to the same calls, on which the verdict is; harness late: the harness's own lateness as it measured it\n"+
+		"(open loop: generator lag p99; closed loop: scheduler latency p99).")
+	for _, warn := range warnings {
+		fmt.Fprintf(out, "> warning: %s\n", warn)
+	}
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -27,15 +26,8 @@ func newCoordinateCmd() *cobra.Command {
 		Short: "Coordinate the shards of a run split over several load generators: synchronised starts, then one merged result",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			switch {
-			case srv.Shards < 1 || srv.Shards > shard.MaxShards:
-				return badInput("shards: %d is out of range (1 to %d)", srv.Shards, shard.MaxShards)
-			case srv.RegisterTimeout <= 0:
-				return badInput("register-timeout: %v must be > 0", srv.RegisterTimeout)
-			case srv.BarrierTimeout <= 0:
-				return badInput("barrier-timeout: %v must be > 0", srv.BarrierTimeout)
-			case srv.Lead <= 0 || srv.Lead > time.Minute:
-				return badInput("lead: %v must be in (0, 1m]", srv.Lead)
+			if err := srv.Validate(); err != nil {
+				return usageError{err}
 			}
 			if _, _, err := net.SplitHostPort(listen); err != nil {
 				return badInput("listen: %q is not HOST:PORT", listen)
@@ -43,50 +35,7 @@ func newCoordinateCmd() *cobra.Command {
 			if err := checkOut(out); err != nil {
 				return err
 			}
-			ln, err := net.Listen("tcp", listen)
-			if err != nil {
-				return badInput("listen: %v", err)
-			}
-			liveLn, err := listenLive(liveAddr)
-			if err != nil {
-				ln.Close()
-				return err
-			}
-			release, err := holdOut(out)
-			if err != nil {
-				ln.Close()
-				if liveLn != nil {
-					liveLn.Close()
-				}
-				return err
-			}
-			defer release()
-			log := newLogger(cmd.ErrOrStderr())
-			srv.Logf = log.printf
-			if liveLn != nil {
-				// The shards stream their events; the page shows them
-				// merged, as the merged result will have them.
-				lv, stop := serveLive(liveLn, log)
-				defer stop()
-				srv.Events = runner.NewShardView(lv).Event
-				// The coordinator's own lines (registrations, starts,
-				// losses) go to the page's log too.
-				srv.Logf = func(format string, args ...any) {
-					log.printf(format, args...)
-					lv.Observe(runner.Event{Kind: runner.EventLog, Text: fmt.Sprintf(format, args...)})
-				}
-			}
-			log.printf("coordinating %d shards on %s; waiting up to %v for them to register", srv.Shards, ln.Addr(), srv.RegisterTimeout)
-			o, err := srv.Serve(cmd.Context(), ln)
-			if err != nil {
-				return err
-			}
-			res, err := mergeOutcome(o)
-			if err != nil {
-				return err
-			}
-			logSkew(log, o.Results)
-			return finish(cmd.OutOrStdout(), log, out, res)
+			return serveShards(cmd, &srv, listen, liveAddr, out)
 		},
 	}
 	fl := cmd.Flags()
@@ -100,51 +49,53 @@ func newCoordinateCmd() *cobra.Command {
 	return cmd
 }
 
-// mergeOutcome merges the results that came in, naming each missing shard
-// with the reason the coordinator saw.
-func mergeOutcome(o *shard.Outcome) (*result.Result, error) {
-	var got []*result.Result
-	for _, r := range o.Results {
-		if r != nil {
-			got = append(got, r)
-		}
-	}
-	var missing []string
-	for i := range o.Results {
-		if why, ok := o.Missing[i]; ok {
-			missing = append(missing, fmt.Sprintf("shard %d: %s", i, why))
-		}
-	}
-	if len(got) == 0 {
-		return nil, fmt.Errorf("no shard's result came in (%s)", strings.Join(append(missing, o.Reason), "; "))
-	}
-	res, err := result.Merge(got...)
+// serveShards binds the shards' address and the live view's, holds the
+// output directory, serves the shards and writes the merged result.
+func serveShards(cmd *cobra.Command, srv *shard.Server, listen, liveAddr, out string) error {
+	ln, err := net.Listen("tcp", listen)
 	if err != nil {
-		return nil, fmt.Errorf("merge: %w", err)
+		return badInput("listen: %v", err)
 	}
-	for i := range res.Shards {
-		s := &res.Shards[i]
-		if why, ok := o.Missing[s.Index]; ok {
-			s.Missing, s.Reason = true, why
+	liveLn, err := listenLive(liveAddr)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	release, err := holdOut(out)
+	if err != nil {
+		ln.Close()
+		if liveLn != nil {
+			liveLn.Close()
 		}
-		if s.Hostname == "" && s.Index < len(o.Hosts) {
-			s.Hostname = o.Hosts[s.Index]
+		return err
+	}
+	defer release()
+	log := newLogger(cmd.ErrOrStderr())
+	srv.Logf = log.printf
+	if liveLn != nil {
+		// The shards stream their events; the page shows them merged, as
+		// the merged result will have them.
+		lv, stop := serveLive(liveLn, log)
+		defer stop()
+		srv.Events = runner.NewShardView(lv).Event
+		// The coordinator's own lines (registrations, starts, losses) go
+		// to the page's log too.
+		srv.Logf = func(format string, args ...any) {
+			log.printf(format, args...)
+			lv.Observe(runner.Event{Kind: runner.EventLog, Text: fmt.Sprintf(format, args...)})
 		}
 	}
-	// Merge says a shard is missing; the coordinator knows why.
-	reasons := missing
-	if o.Reason != "" {
-		reasons = append([]string{o.Reason}, reasons...)
+	log.printf("coordinating %d shards on %s; waiting up to %v for them to register", srv.Shards, ln.Addr(), srv.RegisterTimeout)
+	o, err := srv.Serve(cmd.Context(), ln)
+	if err != nil {
+		return err
 	}
-	for _, r := range strings.Split(res.Reason, "; ") {
-		if r != "" && !strings.HasPrefix(r, "missing shard") {
-			reasons = append(reasons, r)
-		}
+	res, err := o.Merge()
+	if err != nil {
+		return err
 	}
-	if len(reasons) > 0 {
-		res.Partial, res.Reason = true, strings.Join(reasons, "; ")
-	}
-	return res, nil
+	logSkew(log, o.Results)
+	return finish(cmd.OutOrStdout(), log, out, res)
 }
 
 // logSkew says how far apart the shards began their starts: the spread of

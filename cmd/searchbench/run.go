@@ -145,22 +145,7 @@ func finish(stdout io.Writer, log *logger, dir string, res *result.Result) error
 		return err
 	}
 
-	var errs int64
-	for _, e := range res.Engines {
-		for _, l := range e.Levels {
-			for _, o := range l.Ops {
-				errs += o.ErrorCount()
-			}
-		}
-		if e.Ladder != nil {
-			for _, r := range e.Ladder.Rungs {
-				for _, rep := range r.Reps {
-					errs += rep.Errors
-				}
-			}
-		}
-	}
-	switch {
+	switch errs := res.FailedCalls(); {
 	case res.Partial:
 		return fmt.Errorf("run incomplete (%s); partial results written", res.Reason)
 	case errs > 0:

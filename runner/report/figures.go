@@ -3,6 +3,7 @@ package report
 import (
 	"sort"
 
+	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/runner/result"
 )
 
@@ -95,7 +96,7 @@ func rungValues(r result.Rung) []value {
 		{"meets_rule", b2f(r.Sustainable)},
 	}
 	if r.QueueDepth >= 0 {
-		out = append(out, value{"queue_depth", r.QueueDepth})
+		out = append(out, value{engines.StatQueueDepth, r.QueueDepth}) // the rung's median of the stat, under its name
 	}
 	return append(out, knownValues(r.KnownItems)...)
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/runner/result"
 )
 
@@ -12,26 +13,21 @@ import (
 // rung's latency, the valkey-search queues and ingest counters the driver
 // sampled through the rung's measured windows; and, across setups, the
 // indexing work at the sustained rate. They are read from the ladders'
-// engine statistics alone, under the names the Valkey driver reports
-// (engines/valkey, Stats); a run that reports none of them gets no table.
-const (
-	// IndexingJobsStat counts indexing jobs: search_ingest_hash_keys, one
-	// per index a written key is routed to.
-	IndexingJobsStat = "ingest_hash_keys"
-	// writerQueueStat is search_writer_queue_size under the runner's
-	// queue-depth name (runner.QueueDepthStat).
-	writerQueueStat   = "queue_depth"
-	mutationQueueStat = "mutation_queue_size_max"  // the fullest index on the written prefix
-	idleQueueStat     = "mutation_queue_size_idle" // the indexes on other prefixes, summed
-	writerThreadsStat = "writer_threads"           // search.writer-threads as the run had it
-)
+// engine statistics alone, under the names the contract gives them
+// (engines.Stat…, which the Valkey driver reports); a run that reports
+// none of them gets no table. The writer queue is
+// search_writer_queue_size under the common queue-depth name
+// (engines.StatQueueDepth); the mutation queues are the fullest index's on
+// the written prefix and the other prefixes' indexes' summed; the writer
+// threads are search.writer-threads as the run had it.
 
 // fieldIngestTypes are the per-field-type ingest counters
-// (ingest_field_<type>), in table order.
+// (engines.StatIngestField + type), in table order.
 var fieldIngestTypes = []string{"vector", "text", "tag", "numeric"}
 
 // valkeyDriver is the driver whose statistics studyBSections reads by
-// name: other drivers report a "queue_depth" too, of their own queues.
+// name: other drivers report an engines.StatQueueDepth too, of their own
+// queues.
 const valkeyDriver = "valkey"
 
 // studyBSections is the server-metrics table of every Valkey ladder that
@@ -43,7 +39,7 @@ func studyBSections(runs []result.EngineRun) []Section {
 	var jobs [][]string
 	for _, run := range runs {
 		l := run.Ladder
-		if l == nil || !hasStat(*l, IndexingJobsStat, mutationQueueStat, writerQueueStat) {
+		if l == nil || !hasStat(*l, engines.StatIndexingJobs, engines.StatMutationQueueMax, engines.StatQueueDepth) {
 			continue
 		}
 		if run.Name != valkeyDriver {
@@ -51,7 +47,7 @@ func studyBSections(runs []result.EngineRun) []Section {
 			continue
 		}
 		out = append(out, serverMetricsSection(run))
-		if !hasStat(*l, IndexingJobsStat) {
+		if !hasStat(*l, engines.StatIndexingJobs) {
 			continue
 		}
 		row := []string{run.Label, "—", "—", "—"}
@@ -60,7 +56,7 @@ func studyBSections(runs []result.EngineRun) []Section {
 				continue
 			}
 			row[1] = rate(l.Sustainable)
-			if per, ok := perWrite(r, IndexingJobsStat); ok {
+			if per, ok := perWrite(r, engines.StatIndexingJobs); ok {
 				row[2], row[3] = rate(per*l.Sustainable), strconv.FormatFloat(per, 'f', 2, 64)
 			}
 		}
@@ -91,11 +87,11 @@ func serverMetricsSection(run result.EngineRun) Section {
 	}
 	var rows [][]string
 	for _, r := range l.Rungs {
-		row := []string{rate(r.Offered), num(r.P99), "—", maxCell(r, writerQueueStat), maxCell(r, mutationQueueStat), maxCell(r, idleQueueStat)}
+		row := []string{rate(r.Offered), num(r.P99), "—", maxCell(r, engines.StatQueueDepth), maxCell(r, engines.StatMutationQueueMax), maxCell(r, engines.StatMutationQueueIdle)}
 		if r.QueueDepth >= 0 {
 			row[2] = queue(r.QueueDepth)
 		}
-		for _, key := range append([]string{IndexingJobsStat}, fieldStats()...) {
+		for _, key := range append([]string{engines.StatIndexingJobs}, fieldStats()...) {
 			cell := "—"
 			if per, ok := perWrite(r, key); ok {
 				cell = strconv.FormatFloat(per, 'f', 2, 64)
@@ -106,18 +102,18 @@ func serverMetricsSection(run result.EngineRun) Section {
 	}
 	sec.table(head, rows)
 	sec.text("Writer queue depth: search_writer_queue_size, the median over repetitions of its mean while measuring (max: the largest sample). Mutation queue: FT.INFO mutation_queue_size of the fullest index on the written prefix; idle indexes: the sum over the indexes on other prefixes. Per write: the counter's growth per completed write.")
-	if !hasStat(*l, IndexingJobsStat) {
+	if !hasStat(*l, engines.StatIndexingJobs) {
 		sec.warn(run.Label, "no ingest counters: the server did not accept CONFIG SET search.info-developer-visible yes, so indexing jobs cannot be counted")
 	}
-	if w, ok := lastGauge(*l, writerThreadsStat); ok && run.CPULimit > 0 && w != math.Floor(run.CPULimit) {
+	if w, ok := lastGauge(*l, engines.StatWriterThreads); ok && run.CPULimit > 0 && w != math.Floor(run.CPULimit) {
 		sec.warn(run.Label, fmt.Sprintf("valkey-search ran %g writer threads under a CPU limit of %g: its pools follow the host's cores unless set (options reader_threads, writer_threads)", w, run.CPULimit))
 	}
 	return sec
 }
 
 // queueSection is one run's rungs with the engine's own write-queue
-// depth beside the latency: what any driver reports as "queue_depth"
-// (runner.QueueDepthStat), under a title that names no engine's internals.
+// depth beside the latency: what any driver reports as
+// engines.StatQueueDepth, under a title that names no engine's internals.
 func queueSection(run result.EngineRun) Section {
 	l := run.Ladder
 	sec := Section{Title: run.Label + ": engine queue metrics"}
@@ -127,7 +123,7 @@ func queueSection(run result.EngineRun) Section {
 	}
 	var rows [][]string
 	for _, r := range l.Rungs {
-		row := []string{rate(r.Offered), num(r.P99), "—", maxCell(r, writerQueueStat)}
+		row := []string{rate(r.Offered), num(r.P99), "—", maxCell(r, engines.StatQueueDepth)}
 		if r.QueueDepth >= 0 {
 			row[2] = queue(r.QueueDepth)
 		}
@@ -141,7 +137,7 @@ func queueSection(run result.EngineRun) Section {
 func fieldStats() []string {
 	out := make([]string, len(fieldIngestTypes))
 	for i, t := range fieldIngestTypes {
-		out[i] = "ingest_field_" + t
+		out[i] = engines.StatIngestField + t
 	}
 	return out
 }

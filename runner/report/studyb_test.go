@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/runner/result"
 )
 
@@ -14,7 +15,7 @@ func studyBRep(rate, jobs, queueMean, queueMax float64, extra map[string]result.
 	stats := map[string]result.Gauge{
 		"queue_depth":             {Samples: 27, Mean: queueMean, Max: queueMax},
 		"mutation_queue_size_max": {Samples: 27, Mean: queueMean / 2, Max: queueMax / 2},
-		IndexingJobsStat:          {Samples: 27, PerSecond: jobs * rate},
+		engines.StatIndexingJobs:  {Samples: 27, PerSecond: jobs * rate},
 		"ingest_field_tag":        {Samples: 27, PerSecond: jobs * rate},
 		"ingest_field_numeric":    {Samples: 27, PerSecond: jobs * rate},
 		"ingest_field_vector":     {Samples: 27},
@@ -126,7 +127,7 @@ func TestStudyBCaveats(t *testing.T) {
 	noDev := studyBLadder("no dev fields", 2000, 1, 2, 0)
 	for _, r := range noDev.Ladder.Rungs {
 		for _, rep := range r.Reps {
-			delete(rep.EngineStats, IndexingJobsStat)
+			delete(rep.EngineStats, engines.StatIndexingJobs)
 		}
 	}
 	plain := studyBLadder("bleve", 2000, 0, 2, 0)

@@ -259,21 +259,12 @@ func header(cols []column) []string {
 	h := []string{""}
 	for _, c := range cols {
 		label := c.label
-		if clientBound(c.level) {
+		if c.level.ClientBound() {
 			label += " ⚠"
 		}
 		h = append(h, label)
 	}
 	return h
-}
-
-func clientBound(l result.Level) bool {
-	for _, w := range l.Warnings {
-		if strings.HasPrefix(w, "client-bound") {
-			return true
-		}
-	}
-	return false
 }
 
 // trustRows are the figures that say whether the others can be trusted:

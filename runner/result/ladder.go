@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"time"
+
+	"github.com/searchbench/searchbench/engines"
 )
 
 // Ladder is an open-loop rate ladder on one engine (Study B's method).
@@ -120,9 +122,6 @@ const (
 	// ClientBoundCPU: a process using more than this share of its CPUs
 	// may be measuring itself.
 	ClientBoundCPU = 0.9
-	// QueueDepthStat is the EngineStats key of an engine's write queue
-	// depth, shown beside latency in the ladder tables.
-	QueueDepthStat = "queue_depth"
 )
 
 // Summarize computes the rung's medians and spread across its reps (which
@@ -145,7 +144,7 @@ func (r *Rung) Summarize() {
 	r.ServiceP99 = median(pick(func(x Rep) float64 { return x.Service.P99 }))
 	var depths []float64
 	for _, rep := range r.Reps {
-		if g, ok := rep.EngineStats[QueueDepthStat]; ok {
+		if g, ok := rep.EngineStats[engines.StatQueueDepth]; ok {
 			depths = append(depths, g.Mean)
 		}
 	}
@@ -164,7 +163,7 @@ func (r *Rung) Summarize() {
 			r.Warnings = append(r.Warnings, fmt.Sprintf("rep %d: the generator was late (scheduler lag p99 %.2f ms): the harness, not the engine, may have set the pace", i+1, rep.GeneratorLagP99))
 		}
 		if rep.ClientCPU > ClientBoundCPU {
-			r.Warnings = append(r.Warnings, fmt.Sprintf("rep %d: client-bound: the searchbench process used %.0f%% of its CPUs", i+1, 100*rep.ClientCPU))
+			r.Warnings = append(r.Warnings, fmt.Sprintf("rep %d: "+ClientBoundWarning+"the searchbench process used %.0f%% of its CPUs", i+1, 100*rep.ClientCPU))
 		}
 		if rep.Unsent > 0 {
 			r.Warnings = append(r.Warnings, fmt.Sprintf("rep %d: %d due calls were still in line at the drain limit and were not sent", i+1, rep.Unsent))

@@ -74,7 +74,6 @@ func Merge(shards ...*Result) (*Result, error) {
 		SchemaVersion: SchemaVersion, Tool: base.Tool, Config: base.Config, Corpus: base.Corpus, Host: base.Host,
 		StartedAt: base.StartedAt, FinishedAt: base.FinishedAt,
 	}
-	var reasons []string
 	present := map[int]bool{}
 	for _, p := range parts {
 		present[p.idx] = true
@@ -84,9 +83,6 @@ func Merge(shards ...*Result) (*Result, error) {
 		}
 		if r.FinishedAt.After(out.FinishedAt) {
 			out.FinishedAt = r.FinishedAt
-		}
-		if r.Partial {
-			reasons = append(reasons, p.name()+": "+r.Reason)
 		}
 		if r.Shard.Coordinator == "" {
 			out.Warnings = append(out.Warnings, p.name()+": ran without a coordinator: its starts were not synchronised with the other shards', so their windows may not overlap")
@@ -101,33 +97,58 @@ func Merge(shards ...*Result) (*Result, error) {
 			out.Warnings = append(out.Warnings, p.name()+": "+w)
 		}
 	}
-	var missing []string
+	missing := 0
 	for i := range count {
 		if !present[i] {
-			missing = append(missing, strconv.Itoa(i))
+			missing++
 			out.Shards = append(out.Shards, ShardSummary{Index: i, Missing: true})
 			continue
 		}
 		out.Shards = append(out.Shards, summary(parts[slices.IndexFunc(parts, func(p part) bool { return p.idx == i })]))
 	}
-	if len(missing) > 0 {
-		reasons = append([]string{fmt.Sprintf("missing shard(s) %s of %d: no result", strings.Join(missing, ", "), count)}, reasons...)
-	}
-	if len(reasons) > 0 {
-		out.Partial, out.Reason = true, strings.Join(reasons, "; ")
+	if reason := ShardsReason(out.Shards); reason != "" {
+		out.Partial, out.Reason = true, reason
 	}
 	engines := 0
 	for _, p := range parts {
 		engines = max(engines, len(p.r.Engines))
 	}
 	for e := range engines {
-		er, err := mergeEngine(parts, e, len(missing) == 0)
+		er, err := mergeEngine(parts, e, missing == 0)
 		if err != nil {
 			return nil, err
 		}
 		out.Engines = append(out.Engines, er)
 	}
 	return out, nil
+}
+
+// ShardsReason is why a merged run with the shards ss (Result.Shards) is
+// partial, or "" when it is not: first the shards whose result is missing,
+// those without a Reason together ("missing shard(s) 1, 3 of 4: no
+// result"), those with one each with it (the coordinator knows why: "shard
+// 2: its connection closed, …"); then each present shard that is partial,
+// with its own reason ("shard 0: interrupted"). Merge sets the merged
+// Reason to it; a caller that learns why a shard is missing sets that
+// shard's Reason and asks again.
+func ShardsReason(ss []ShardSummary) string {
+	var unknown, missing, partial []string
+	for _, s := range ss {
+		name := "shard " + strconv.Itoa(s.Index)
+		switch {
+		case s.Missing && s.Reason == "":
+			unknown = append(unknown, strconv.Itoa(s.Index))
+		case s.Missing:
+			missing = append(missing, name+": "+s.Reason)
+		case s.Partial:
+			partial = append(partial, name+": "+s.Reason)
+		}
+	}
+	var reasons []string
+	if len(unknown) > 0 {
+		reasons = append(reasons, fmt.Sprintf("missing shard(s) %s of %d: no result", strings.Join(unknown, ", "), len(ss)))
+	}
+	return strings.Join(slices.Concat(reasons, missing, partial), "; ")
 }
 
 // part is one shard's result.

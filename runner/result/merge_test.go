@@ -450,3 +450,17 @@ func TestMergeLadderRecomputesTheSustainableRate(t *testing.T) {
 		t.Errorf("shard 1's rungs %+v; want its share offered at each", sh)
 	}
 }
+
+// A merged run's reason: the missing shards without a known reason
+// together, those with one each with it, then the partial shards' own.
+func TestShardsReason(t *testing.T) {
+	ss := []ShardSummary{{Index: 0}, {Index: 1, Missing: true}, {Index: 2, Partial: true, Reason: "interrupted"},
+		{Index: 3, Missing: true, Reason: "its connection closed"}, {Index: 4, Missing: true}, {Index: 5, Reason: "not partial"}}
+	want := "missing shard(s) 1, 4 of 6: no result; shard 3: its connection closed; shard 2: interrupted"
+	if got := ShardsReason(ss); got != want {
+		t.Errorf("ShardsReason = %q; want %q", got, want)
+	}
+	if got := ShardsReason([]ShardSummary{{Index: 0}, {Index: 1}}); got != "" {
+		t.Errorf("a whole run: %q", got)
+	}
+}

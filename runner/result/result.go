@@ -4,7 +4,6 @@
 package result
 
 import (
-	"cmp"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -15,8 +14,6 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-
-	"github.com/searchbench/searchbench/workload"
 )
 
 // SchemaVersion changes when a field changes meaning.
@@ -310,6 +307,17 @@ type Gauge struct {
 	PerSecond float64 `json:"per_second"`
 }
 
+// ClientBoundWarning starts the warning of a window whose figures the load
+// generator may have set rather than the engine (it was short of CPU or
+// slow to schedule its goroutines): the runner writes it, the reports mark
+// the window by it (Level.ClientBound).
+const ClientBoundWarning = "client-bound: "
+
+// ClientBound says whether the level carries the client-bound warning.
+func (l Level) ClientBound() bool {
+	return slices.ContainsFunc(l.Warnings, func(w string) bool { return strings.HasPrefix(w, ClientBoundWarning) })
+}
+
 // Op returns the stats of the named operation. A level holds the
 // operations its mix ran (older files: always search, upsert and delete).
 func (l Level) Op(name string) (OpStats, bool) {
@@ -319,21 +327,6 @@ func (l Level) Op(name string) (OpStats, bool) {
 		}
 	}
 	return OpStats{}, false
-}
-
-// SortOps sorts operation names into the runner's table order (search,
-// upsert, delete, get: workload.Ops); names it does not know (a newer
-// searchbench's) follow in name order.
-func SortOps(names []string) {
-	rank := func(name string) int {
-		if op, err := workload.ParseOp(name); err == nil {
-			return int(op)
-		}
-		return int(workload.NumOps)
-	}
-	slices.SortFunc(names, func(a, b string) int {
-		return cmp.Or(cmp.Compare(rank(a), rank(b)), strings.Compare(a, b))
-	})
 }
 
 // OpStats is one operation within a level. Latency figures are of calls that
@@ -369,6 +362,28 @@ func (o OpStats) ErrorCount() int64 {
 	var n int64
 	for _, v := range o.Errors {
 		n += v
+	}
+	return n
+}
+
+// FailedCalls is how many calls of the run failed: every engine's levels'
+// operations and ladder reps.
+func (r *Result) FailedCalls() int64 {
+	var n int64
+	for _, e := range r.Engines {
+		for _, l := range e.Levels {
+			for _, o := range l.Ops {
+				n += o.ErrorCount()
+			}
+		}
+		if e.Ladder == nil {
+			continue
+		}
+		for _, rung := range e.Ladder.Rungs {
+			for _, rep := range rung.Reps {
+				n += rep.Errors
+			}
+		}
 	}
 	return n
 }
@@ -515,14 +530,14 @@ func ReadFile(path string) (*Result, error) {
 func (r *Result) Normalize() {
 	// Only an older file's mix is rewritten: a current one's weights are as
 	// given (1,1,1 stays 1,1,1), and its named form is already canonical.
-	if len(r.Config.MixWeights) < int(workload.NumOps) || !strings.Contains(r.Config.Mix, "=") {
-		if m, err := workload.ParseMix(r.Config.Mix); err == nil {
-			r.Config.Mix, r.Config.MixWeights = m.String(), m[:]
+	if len(r.Config.MixWeights) < len(tableOps) || !strings.Contains(r.Config.Mix, "=") {
+		if m, ok := parseMix(r.Config.Mix); ok {
+			r.Config.Mix, r.Config.MixWeights = mixString(m), m
 		}
 	}
 	facts := func(o *OpStats) {
-		if op, err := workload.ParseOp(o.Op); err == nil {
-			o.Writes, o.NotFoundDone = op.Writes(), op.NotFoundDone()
+		if i := opIndex(o.Op); i >= 0 {
+			o.Writes, o.NotFoundDone = tableOps[i].writes, tableOps[i].notFoundDone
 		}
 	}
 	for i := range r.Engines {

@@ -182,16 +182,8 @@ func mergeTimelines(ts []*Timeline, shards []int, where string) (*Timeline, erro
 		}
 	}
 	out := &Timeline{Interval: ts[0].Interval, Merged: TimelineMerged}
-	type acc struct {
-		iv       Interval
-		names    []string
-		ops      map[string]*IntervalOp
-		lat, svc map[string]*hdrhistogram.Histogram
-		stats    map[string]float64
-		statsN   map[string]int
-	}
-	var accs []*acc
-	at := map[Duration]*acc{}
+	var accs []*intervalAcc
+	at := map[Duration]*intervalAcc{}
 	for i, t := range ts {
 		out.Offset = min(out.Offset, t.Offset)
 		if out.Origin.IsZero() || (!t.Origin.IsZero() && t.Origin.Before(out.Origin)) {
@@ -200,111 +192,149 @@ func mergeTimelines(ts []*Timeline, shards []int, where string) (*Timeline, erro
 		for _, iv := range t.Intervals {
 			a := at[iv.Start]
 			if a == nil {
-				a = &acc{iv: Interval{Start: iv.Start, Length: iv.Length}, ops: map[string]*IntervalOp{},
-					lat: map[string]*hdrhistogram.Histogram{}, svc: map[string]*hdrhistogram.Histogram{}}
+				a = newIntervalAcc(iv)
 				at[iv.Start] = a
 				accs = append(accs, a)
 			}
-			a.iv.Length = max(a.iv.Length, iv.Length)
-			if iv.ActiveUsers != nil {
-				n := *iv.ActiveUsers
-				if a.iv.ActiveUsers != nil {
-					n += *a.iv.ActiveUsers
-				}
-				a.iv.ActiveUsers = &n
-			}
-			for name, v := range iv.EngineStats {
-				if a.stats == nil {
-					a.stats, a.statsN = map[string]float64{}, map[string]int{}
-				}
-				a.stats[name] += v
-				a.statsN[name]++
-			}
-			if k := iv.KnownItems; k != nil {
-				if a.iv.KnownItems == nil {
-					a.iv.KnownItems = &IntervalKnown{}
-				}
-				a.iv.KnownItems.Checks += k.Checks
-				a.iv.KnownItems.Found += k.Found
-			}
-			if f := iv.Freshness; f != nil {
-				if a.iv.Freshness == nil {
-					a.iv.Freshness = &IntervalFreshness{}
-				}
-				a.iv.Freshness.Visible += f.Visible
-				a.iv.Freshness.LagMax = max(a.iv.Freshness.LagMax, f.LagMax)
-			}
-			a.iv.Scheduled += iv.Scheduled
-			a.iv.ScheduledRate += iv.ScheduledRate
-			a.iv.AchievedRate += iv.AchievedRate
-			a.iv.SchedulerLagMax = max(a.iv.SchedulerLagMax, iv.SchedulerLagMax)
-			share := IntervalShard{Shard: shards[i]}
-			for _, o := range iv.Ops {
-				share.Count += o.Count
-			}
-			a.iv.Shards = append(a.iv.Shards, share)
-			for _, o := range iv.Ops {
-				m := a.ops[o.Op]
-				if m == nil {
-					m = &IntervalOp{Op: o.Op}
-					a.ops[o.Op] = m
-					a.names = append(a.names, o.Op)
-				}
-				m.Count += o.Count
-				m.NotFound += o.NotFound
-				for c, n := range o.Errors {
-					if m.Errors == nil {
-						m.Errors = map[string]int64{}
-					}
-					m.Errors[c] += n
-				}
-				w := fmt.Sprintf("%s, interval at %v, %s", where, iv.Start, o.Op)
-				if o.Histogram != "" {
-					h := a.lat[o.Op]
-					if err := addHistogram(&h, o.Histogram, w); err != nil {
-						return nil, err
-					}
-					a.lat[o.Op] = h
-				}
-				if o.Service != nil {
-					h := a.svc[o.Op]
-					if o.ServiceHistogram != "" {
-						if err := addHistogram(&h, o.ServiceHistogram, w+" service time"); err != nil {
-							return nil, err
-						}
-					}
-					if h == nil {
-						h = newEmptyLike()
-					}
-					a.svc[o.Op] = h
-				}
+			if err := a.add(iv, shards[i], where); err != nil {
+				return nil, err
 			}
 		}
 	}
 	for _, a := range accs {
-		// Every shard sampled the one engine: its figures are the mean
-		// over the shards that sampled in the interval.
-		for name, v := range a.stats {
-			if a.iv.EngineStats == nil {
-				a.iv.EngineStats = map[string]float64{}
-			}
-			a.iv.EngineStats[name] = v / float64(a.statsN[name])
+		iv, err := a.interval()
+		if err != nil {
+			return nil, err
 		}
-		for _, name := range a.names {
-			o := a.ops[name]
-			if err := o.SetLatency(a.lat[name]); err != nil {
-				return nil, err
-			}
-			if h, ok := a.svc[name]; ok {
-				if err := o.SetService(h); err != nil {
-					return nil, err
-				}
-			}
-			a.iv.Ops = append(a.iv.Ops, *o)
-		}
-		out.Intervals = append(out.Intervals, a.iv)
+		out.Intervals = append(out.Intervals, iv)
 	}
 	return out, nil
+}
+
+// intervalAcc sums the shards' intervals that start at one time.
+type intervalAcc struct {
+	iv       Interval
+	names    []string // the operations in the order first met
+	ops      map[string]*IntervalOp
+	lat, svc map[string]*hdrhistogram.Histogram
+	stats    map[string]float64
+	statsN   map[string]int
+}
+
+func newIntervalAcc(iv Interval) *intervalAcc {
+	return &intervalAcc{iv: Interval{Start: iv.Start, Length: iv.Length}, ops: map[string]*IntervalOp{},
+		lat: map[string]*hdrhistogram.Histogram{}, svc: map[string]*hdrhistogram.Histogram{}}
+}
+
+// add adds shard's interval iv.
+func (a *intervalAcc) add(iv Interval, shard int, where string) error {
+	a.iv.Length = max(a.iv.Length, iv.Length)
+	if iv.ActiveUsers != nil {
+		n := *iv.ActiveUsers
+		if a.iv.ActiveUsers != nil {
+			n += *a.iv.ActiveUsers
+		}
+		a.iv.ActiveUsers = &n
+	}
+	for name, v := range iv.EngineStats {
+		if a.stats == nil {
+			a.stats, a.statsN = map[string]float64{}, map[string]int{}
+		}
+		a.stats[name] += v
+		a.statsN[name]++
+	}
+	if k := iv.KnownItems; k != nil {
+		if a.iv.KnownItems == nil {
+			a.iv.KnownItems = &IntervalKnown{}
+		}
+		a.iv.KnownItems.Checks += k.Checks
+		a.iv.KnownItems.Found += k.Found
+	}
+	if f := iv.Freshness; f != nil {
+		if a.iv.Freshness == nil {
+			a.iv.Freshness = &IntervalFreshness{}
+		}
+		a.iv.Freshness.Visible += f.Visible
+		a.iv.Freshness.LagMax = max(a.iv.Freshness.LagMax, f.LagMax)
+	}
+	a.iv.Scheduled += iv.Scheduled
+	a.iv.ScheduledRate += iv.ScheduledRate
+	a.iv.AchievedRate += iv.AchievedRate
+	a.iv.SchedulerLagMax = max(a.iv.SchedulerLagMax, iv.SchedulerLagMax)
+	share := IntervalShard{Shard: shard}
+	for _, o := range iv.Ops {
+		share.Count += o.Count
+	}
+	a.iv.Shards = append(a.iv.Shards, share)
+	for _, o := range iv.Ops {
+		if err := a.addOp(o, fmt.Sprintf("%s, interval at %v, %s", where, iv.Start, o.Op)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addOp adds one shard's figures of one operation in the interval.
+func (a *intervalAcc) addOp(o IntervalOp, where string) error {
+	m := a.ops[o.Op]
+	if m == nil {
+		m = &IntervalOp{Op: o.Op}
+		a.ops[o.Op] = m
+		a.names = append(a.names, o.Op)
+	}
+	m.Count += o.Count
+	m.NotFound += o.NotFound
+	for c, n := range o.Errors {
+		if m.Errors == nil {
+			m.Errors = map[string]int64{}
+		}
+		m.Errors[c] += n
+	}
+	if o.Histogram != "" {
+		h := a.lat[o.Op]
+		if err := addHistogram(&h, o.Histogram, where); err != nil {
+			return err
+		}
+		a.lat[o.Op] = h
+	}
+	if o.Service != nil {
+		h := a.svc[o.Op]
+		if o.ServiceHistogram != "" {
+			if err := addHistogram(&h, o.ServiceHistogram, where+" service time"); err != nil {
+				return err
+			}
+		}
+		if h == nil {
+			h = newEmptyLike()
+		}
+		a.svc[o.Op] = h
+	}
+	return nil
+}
+
+// interval is the merged interval: percentiles from the summed histograms.
+func (a *intervalAcc) interval() (Interval, error) {
+	// Every shard sampled the one engine: its figures are the mean over the
+	// shards that sampled in the interval.
+	for name, v := range a.stats {
+		if a.iv.EngineStats == nil {
+			a.iv.EngineStats = map[string]float64{}
+		}
+		a.iv.EngineStats[name] = v / float64(a.statsN[name])
+	}
+	for _, name := range a.names {
+		o := a.ops[name]
+		if err := o.SetLatency(a.lat[name]); err != nil {
+			return Interval{}, err
+		}
+		if h, ok := a.svc[name]; ok {
+			if err := o.SetService(h); err != nil {
+				return Interval{}, err
+			}
+		}
+		a.iv.Ops = append(a.iv.Ops, *o)
+	}
+	return a.iv, nil
 }
 
 // newEmptyLike is an empty histogram standing for a shard's interval with

@@ -48,21 +48,6 @@ type Server struct {
 	Events func(shard int, r Report, dropped int64)
 }
 
-// Outcome is what the coordinator collected. A shard whose result did not
-// come in is in Missing with the reason, its Results entry nil.
-type Outcome struct {
-	Results []*result.Result // by shard index
-	Hosts   []string         // by shard index, as each said at registration
-	Missing map[int]string
-	// Reason is set when the run as a whole ended early: "interrupted".
-	Reason string
-	// Starts is how many synchronised starts ran (not those called off).
-	Starts int
-}
-
-// Partial says whether some shard's result is missing.
-func (o *Outcome) Partial() bool { return len(o.Missing) > 0 || o.Reason != "" }
-
 // peer is one shard's connection.
 type peer struct {
 	conn   net.Conn
@@ -113,6 +98,33 @@ func (s *Server) withDefaults() Server {
 	return c
 }
 
+// Validate reports the first setting out of range, in one line naming it
+// as the coordinate command does ("register-timeout: 0s must be > 0").
+// Settings are checked as given: Serve fills zero durations with the
+// defaults, but a caller that takes them from a user validates first, so
+// that a 0 the user wrote is refused rather than read as the default.
+func (s *Server) Validate() error {
+	if err := s.checkShards(); err != nil {
+		return err
+	}
+	switch {
+	case s.RegisterTimeout <= 0:
+		return fmt.Errorf("register-timeout: %v must be > 0", s.RegisterTimeout)
+	case s.BarrierTimeout <= 0:
+		return fmt.Errorf("barrier-timeout: %v must be > 0", s.BarrierTimeout)
+	case s.Lead <= 0 || s.Lead > time.Minute:
+		return fmt.Errorf("lead: %v must be in (0, 1m]", s.Lead)
+	}
+	return nil
+}
+
+func (s *Server) checkShards() error {
+	if s.Shards < 1 || s.Shards > MaxShards {
+		return fmt.Errorf("shards: %d is out of range (1 to %d)", s.Shards, MaxShards)
+	}
+	return nil
+}
+
 // Serve coordinates the shards that connect to ln until every registered
 // shard has sent its result or is lost, or ctx ends; it closes ln. The
 // error is non-nil when the run could not start: a shard did not register
@@ -122,9 +134,9 @@ func (s *Server) withDefaults() Server {
 // starts and named in Missing, and the others carry on.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) (*Outcome, error) {
 	cfg := s.withDefaults()
-	if cfg.Shards < 1 || cfg.Shards > MaxShards {
+	if err := cfg.checkShards(); err != nil {
 		ln.Close()
-		return nil, fmt.Errorf("shards: %d is out of range (1 to %d)", cfg.Shards, MaxShards)
+		return nil, err
 	}
 	l := &loop{
 		Server: cfg, events: make(chan event), quit: make(chan struct{}),
@@ -182,7 +194,9 @@ type loop struct {
 	quit   chan struct{}
 	peers  []*peer // registered, by index
 	out    *Outcome
-	phase  string // the latest start released
+	// registered is how many shards are registered.
+	registered int
+	phase      string // the latest start released
 	// barrier bounds the wait of the shards ready for a start; barrierC
 	// is its channel while a start is pending, else nil.
 	barrier  *time.Timer
@@ -245,6 +259,9 @@ func (l *loop) read(c net.Conn) {
 	}
 }
 
+// run is the coordinator's loop: registrations, starts, results and
+// losses, until every registered shard is done or lost, the registration
+// timeout passes (the error) or ctx ends.
 func (l *loop) run(ctx context.Context) (*Outcome, error) {
 	regTimer := time.NewTimer(l.RegisterTimeout)
 	defer regTimer.Stop()
@@ -254,104 +271,143 @@ func (l *loop) run(ctx context.Context) (*Outcome, error) {
 			l.barrier.Stop()
 		}
 	}()
-	registered := 0
 	for {
-		if registered == l.Shards && l.finished() {
+		if l.registered == l.Shards && l.finished() {
 			return l.out, nil
 		}
 		select {
 		case <-ctx.Done():
-			l.out.Reason = "interrupted"
-			for _, p := range l.peers {
-				if p != nil && !p.done {
-					l.out.Missing[p.index] = "the coordinator was interrupted before its result came in"
-				}
-			}
-			l.fillUnregistered("the coordinator was interrupted before it registered")
+			l.interrupted()
 			return l.out, nil
 		case <-regC:
-			var missing []int
-			for i, p := range l.peers {
-				if p == nil {
-					missing = append(missing, i)
-				}
-			}
-			reason := missingText(missing, l.RegisterTimeout)
-			for _, p := range l.peers {
-				if p != nil {
-					_ = p.send(message{Type: msgFailed, Reason: reason})
-				}
-			}
-			return nil, fmt.Errorf("%w: %s", ErrNotRegistered, reason)
+			return nil, l.notRegistered()
 		case <-l.barrierC:
-			l.barrierC = nil
-			var late []int
-			for _, p := range l.live() {
-				if !p.ready {
-					late = append(late, p.index)
-				}
-			}
-			for _, i := range late {
-				l.drop(l.peers[i], fmt.Sprintf("not ready for %q within %v of the first shard", l.waiting(), l.BarrierTimeout))
-			}
-			l.release()
+			l.barrierExpired()
 		case ev := <-l.events:
-			p, m := ev.p, ev.m
-			switch {
-			case ev.err != nil && registered < l.Shards && p.index >= 0 && l.peers[p.index] == p:
-				// Before the run starts a shard may come back.
-				l.logf("shard %d left before every shard registered; it may register again", p.index)
-				l.peers[p.index] = nil
-				registered--
-			case ev.err != nil:
-				l.lost(p, ev.err)
-			case m.Type == msgHello:
-				if reason := l.admit(p, m); reason != "" {
-					l.logf("refused a shard from %s: %s", p.conn.RemoteAddr(), reason)
-					_ = p.send(message{Type: msgRefused, Reason: reason})
-					p.conn.Close()
-					continue
-				}
-				p.index, p.host, p.digest, p.plan = m.Index, m.Host, m.Digest, m.Plan
-				l.peers[m.Index] = p
-				l.out.Hosts[m.Index] = m.Host
-				registered++
-				l.logf("shard %d/%d registered from %s (%s)", m.Index, l.Shards, p.conn.RemoteAddr(), m.Host)
-				if registered == l.Shards {
-					regTimer.Stop()
-					regC = nil
-					l.logf("all %d shards registered", l.Shards)
-					for _, q := range l.peers {
-						if err := q.send(message{Type: msgWelcome, Barrier: int64(l.BarrierTimeout), Stream: l.Events != nil}); err != nil {
-							l.drop(q, "the welcome could not be sent: "+err.Error())
-						}
-					}
-				}
-			case p.index < 0 || l.peers[p.index] != p:
-				p.conn.Close() // spoke before registering
-			case m.Type == msgReady:
-				if !l.anyReady() {
-					l.arm()
-				}
-				p.ready, p.phase, p.stop = true, m.Phase, m.Stop
-				l.release()
-			case m.Type == msgResult:
-				var r result.Result
-				if err := json.Unmarshal(m.Result, &r); err != nil {
-					l.drop(p, "its result could not be read: "+err.Error())
-				} else {
-					l.out.Results[p.index] = &r
-					p.done = true
-					delete(l.out.Missing, p.index)
-					_ = p.send(message{Type: msgAck})
-					l.logf("shard %d: result received", p.index)
-				}
-				l.release()
-			default:
-				l.drop(p, fmt.Sprintf("it sent an unknown message %q", m.Type))
+			if l.handle(ev) {
+				regTimer.Stop()
+				regC = nil
 			}
 		}
 	}
+}
+
+// interrupted names every shard whose result had not come in when ctx
+// ended.
+func (l *loop) interrupted() {
+	l.out.Reason = "interrupted"
+	for _, p := range l.peers {
+		if p != nil && !p.done {
+			l.out.Missing[p.index] = "the coordinator was interrupted before its result came in"
+		}
+	}
+	l.fillUnregistered("the coordinator was interrupted before it registered")
+}
+
+// notRegistered tells the registered shards that the others did not
+// register in time, and is the error naming those.
+func (l *loop) notRegistered() error {
+	var missing []int
+	for i, p := range l.peers {
+		if p == nil {
+			missing = append(missing, i)
+		}
+	}
+	reason := missingText(missing, l.RegisterTimeout)
+	for _, p := range l.peers {
+		if p != nil {
+			_ = p.send(message{Type: msgFailed, Reason: reason})
+		}
+	}
+	return fmt.Errorf("%w: %s", ErrNotRegistered, reason)
+}
+
+// barrierExpired drops the shards not ready for the pending start and
+// starts the others.
+func (l *loop) barrierExpired() {
+	l.barrierC = nil
+	var late []int
+	for _, p := range l.live() {
+		if !p.ready {
+			late = append(late, p.index)
+		}
+	}
+	for _, i := range late {
+		l.drop(l.peers[i], fmt.Sprintf("not ready for %q within %v of the first shard", l.waiting(), l.BarrierTimeout))
+	}
+	l.release()
+}
+
+// handle acts on one event of a connection, and says whether it was the
+// registration that completed the run's shards.
+func (l *loop) handle(ev event) (allRegistered bool) {
+	p, m := ev.p, ev.m
+	switch {
+	case ev.err != nil && l.registered < l.Shards && p.index >= 0 && l.peers[p.index] == p:
+		// Before the run starts a shard may come back.
+		l.logf("shard %d left before every shard registered; it may register again", p.index)
+		l.peers[p.index] = nil
+		l.registered--
+	case ev.err != nil:
+		l.lost(p, ev.err)
+	case m.Type == msgHello:
+		return l.hello(p, m)
+	case p.index < 0 || l.peers[p.index] != p:
+		p.conn.Close() // spoke before registering
+	case m.Type == msgReady:
+		if !l.anyReady() {
+			l.arm()
+		}
+		p.ready, p.phase, p.stop = true, m.Phase, m.Stop
+		l.release()
+	case m.Type == msgResult:
+		l.received(p, m)
+		l.release()
+	default:
+		l.drop(p, fmt.Sprintf("it sent an unknown message %q", m.Type))
+	}
+	return false
+}
+
+// hello registers a shard, or refuses it; when it is the last to register,
+// every shard is welcomed and hello says so.
+func (l *loop) hello(p *peer, m message) bool {
+	if reason := l.admit(p, m); reason != "" {
+		l.logf("refused a shard from %s: %s", p.conn.RemoteAddr(), reason)
+		_ = p.send(message{Type: msgRefused, Reason: reason})
+		p.conn.Close()
+		return false
+	}
+	p.index, p.host, p.digest, p.plan = m.Index, m.Host, m.Digest, m.Plan
+	l.peers[m.Index] = p
+	l.out.Hosts[m.Index] = m.Host
+	l.registered++
+	l.logf("shard %d/%d registered from %s (%s)", m.Index, l.Shards, p.conn.RemoteAddr(), m.Host)
+	if l.registered < l.Shards {
+		return false
+	}
+	l.logf("all %d shards registered", l.Shards)
+	for _, q := range l.peers {
+		if err := q.send(message{Type: msgWelcome, Barrier: int64(l.BarrierTimeout), Stream: l.Events != nil}); err != nil {
+			l.drop(q, "the welcome could not be sent: "+err.Error())
+		}
+	}
+	return true
+}
+
+// received keeps a shard's result, or drops the shard when it cannot be
+// read.
+func (l *loop) received(p *peer, m message) {
+	var r result.Result
+	if err := json.Unmarshal(m.Result, &r); err != nil {
+		l.drop(p, "its result could not be read: "+err.Error())
+		return
+	}
+	l.out.Results[p.index] = &r
+	p.done = true
+	delete(l.out.Missing, p.index)
+	_ = p.send(message{Type: msgAck})
+	l.logf("shard %d: result received", p.index)
 }
 
 // admit checks a hello; "" admits it.

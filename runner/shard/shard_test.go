@@ -371,3 +371,29 @@ func TestSkewsSpreadTheLates(t *testing.T) {
 		t.Errorf("skews %+v; want %+v", got, want)
 	}
 }
+
+// A coordinator's settings are checked as given, each fault one line
+// naming the coordinate command's flag.
+func TestServerValidate(t *testing.T) {
+	ok := Server{Shards: 3, RegisterTimeout: DefaultRegisterTimeout, BarrierTimeout: DefaultBarrierTimeout, Lead: DefaultLead}
+	if err := ok.Validate(); err != nil {
+		t.Fatalf("the defaults: %v", err)
+	}
+	for _, c := range []struct {
+		set  func(*Server)
+		want string
+	}{
+		{func(s *Server) { s.Shards = 0 }, "shards: 0 is out of range (1 to "},
+		{func(s *Server) { s.Shards = MaxShards + 1 }, "shards: "},
+		{func(s *Server) { s.RegisterTimeout = 0 }, "register-timeout: 0s must be > 0"},
+		{func(s *Server) { s.BarrierTimeout = -time.Second }, "barrier-timeout: -1s must be > 0"},
+		{func(s *Server) { s.Lead = 2 * time.Minute }, "lead: 2m0s must be in (0, 1m]"},
+		{func(s *Server) { s.Shards, s.Lead = 0, 0 }, "shards: "},
+	} {
+		s := ok
+		c.set(&s)
+		if err := s.Validate(); err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%+v: %v; want %q", s, err, c.want)
+		}
+	}
+}

@@ -13,7 +13,10 @@
 // start every live shard says it is ready; when all are, the coordinator
 // answers each with the same instant, a short lead ahead on its own
 // monotonic clock, and each shard converts that instant to its own clock
-// with an offset it estimated by a ping exchange (no NTP assumed).
+// with an offset it estimated by a ping exchange (no NTP assumed). The
+// shards then send the coordinator their results, which it collects
+// (Outcome) and merges into the run's (Outcome.Merge), each missing shard
+// named with the reason it saw.
 package shard
 
 import (
