@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -20,7 +21,7 @@ import (
 func newDeployCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "deploy",
-		Short: "Write the definition of a sharded run for an orchestrator: kubernetes (an Indexed Job) or swarm (a stack file)",
+		Short: "Write the definition of a sharded run for an orchestrator: " + orchestratorHelp(),
 		// An orchestrator deploy does not know is no subcommand, so cobra
 		// parses the rest of the line with deploy's own flags, which are
 		// none: without this, `deploy nomad --shards 3` would be told
@@ -28,22 +29,34 @@ func newDeployCmd() *cobra.Command {
 		FParseErrWhitelist: cobra.FParseErrWhitelist{UnknownFlags: true},
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return badInput("deploy: unknown orchestrator %q; kubernetes or swarm", args[0])
+				return badInput("deploy: unknown orchestrator %q; %s", args[0], deploy.Names())
 			}
 			return nil
 		},
 		RunE: func(*cobra.Command, []string) error {
-			return badInput("deploy: kubernetes or swarm is needed, e.g. searchbench deploy kubernetes --shards 3 --image IMAGE -- run --engine postgres --url …")
+			return badInput("deploy: %s is needed, e.g. searchbench deploy %s --shards 3 --image IMAGE -- run --engine postgres --url …", deploy.Names(), deploy.Orchestrators[0].Name)
 		},
 	}
-	cmd.AddCommand(newDeployTargetCmd("kubernetes"), newDeployTargetCmd("swarm"))
+	for _, o := range deploy.Orchestrators {
+		cmd.AddCommand(newDeployTargetCmd(o))
+	}
 	return cmd
 }
 
-// newDeployTargetCmd is `deploy kubernetes` or `deploy swarm`: the shards'
-// command line after `--`, checked as `run` or `ladder` would check it,
-// written into the orchestrator's definition without its credentials.
-func newDeployTargetCmd(target string) *cobra.Command {
+// orchestratorHelp is "kubernetes (an Indexed Job) or swarm (a stack file)".
+func orchestratorHelp() string {
+	var parts []string
+	for _, o := range deploy.Orchestrators {
+		parts = append(parts, o.Name+" ("+o.What+")")
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " or " + parts[len(parts)-1]
+}
+
+// newDeployTargetCmd is `deploy <orchestrator>`: the shards' command line
+// after `--`, checked as `run` or `ladder` would check it, written into the
+// orchestrator's definition without its credentials.
+func newDeployTargetCmd(o deploy.Orchestrator) *cobra.Command {
+	target := o.Name
 	spec := deploy.Spec{Port: deploy.DefaultPort}
 	var out string
 	cmd := &cobra.Command{
@@ -65,18 +78,12 @@ func newDeployTargetCmd(target string) *cobra.Command {
 			if spec.Command, spec.Secrets, err = shardCommand(args, spec.Shards); err != nil {
 				return err
 			}
-			var def []byte
-			if target == "kubernetes" {
-				def, err = spec.Kubernetes()
-			} else {
-				def, err = spec.Swarm()
-			}
+			def, err := o.Render(&spec)
 			if err != nil {
 				return usageError{err}
 			}
-			if target == "kubernetes" && len(spec.Secrets) > 0 {
-				fmt.Fprintf(cmd.ErrOrStderr(), "the shards read %v from the Secret %s, which the manifest names but does not hold; with the value in that variable, make it before applying:\n  %s\n",
-					spec.Secrets, spec.SecretName(), spec.SecretCommand())
+			if before := o.Before(&spec); before != "" {
+				fmt.Fprintln(cmd.ErrOrStderr(), before)
 			}
 			if out == "" {
 				_, err = cmd.OutOrStdout().Write(def)
@@ -96,11 +103,7 @@ func newDeployTargetCmd(target string) *cobra.Command {
 	fl.IntVar(&spec.Port, "port", deploy.DefaultPort, "the coordinator's TCP port")
 	fl.DurationVar(&spec.Register, "register-timeout", 5*time.Minute, "how long the coordinator waits for every shard to register, and a shard tries to reach it (pods may wait for an image or a node)")
 	fl.StringVar(&out, "out", "", "file to write; default: standard output")
-	if target == "kubernetes" {
-		fl.StringVar(&spec.Namespace, "namespace", "", "namespace of every object; default: the kubectl context's")
-	} else {
-		fl.StringVar(&spec.Network, "network", "", "an existing attachable overlay network to join (the engine's); default: the stack makes its own")
-	}
+	o.Flags(fl, &spec)
 	return cmd
 }
 
