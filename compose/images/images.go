@@ -14,8 +14,17 @@ import (
 var recipes embed.FS
 
 // Postgres is the recipe of searchbench/postgres:15: build.sh (its first
-// argument is the tag) and the entry point it installs.
+// argument is the tag) and the entry point it installs. Given a
+// searchbench/pgvector tag (PgvectorTag), the same recipe builds that image
+// on top of it, with pgvector compiled from the release source kept in
+// postgres/pgvector.
 var Postgres = sub("postgres")
+
+// PostgresTag and PgvectorTag are the images the Postgres recipe builds.
+const (
+	PostgresTag = "searchbench/postgres:15"
+	PgvectorTag = "searchbench/pgvector:0.8.6-pg15"
+)
 
 func sub(dir string) fs.FS {
 	f, err := fs.Sub(recipes, dir)

@@ -4,9 +4,14 @@
 # postgres image. It uses only Debian's package archive: debootstrap makes a
 # minimal root filesystem with postgresql-15, `docker import` brings it in.
 #   bash compose/images/postgres/build.sh [tag]
+# A searchbench/pgvector tag is the same image with pgvector added: its
+# recipe is pgvector/build.sh, which builds this one first.
 set -euo pipefail
 tag=${1:-searchbench/postgres:15}
 here=$(cd "$(dirname "$0")" && pwd)
+case "$tag" in
+searchbench/pgvector:*) exec bash "$here/pgvector/build.sh" "$tag" ;;
+esac
 # The recipe's version, kept as a label: an image an older recipe built is
 # built again (2: stops on SIGINT).
 recipe=2

@@ -1,0 +1,202 @@
+// Package neighbours computes exact nearest neighbours by brute force: the
+// ground truth that a vector engine's approximate answers (HNSW, IVF) are
+// scored against. Distance is cosine distance, 1 − a·b / (|a| |b|), as the
+// engines' cosine metrics define it; a query may restrict its candidates
+// with a filter, as a filtered kNN does, so that its truth is the exact
+// top k among the documents that pass.
+package neighbours
+
+import (
+	"cmp"
+	"container/heap"
+	"math"
+	"runtime"
+	"slices"
+	"sync"
+)
+
+// Doc is one candidate: its ID and its vector.
+type Doc struct {
+	ID     uint32
+	Vector []float32
+}
+
+// Query is one query vector and, when Keep is set, the filter a candidate
+// must pass; Keep is called from several goroutines at once.
+type Query struct {
+	Vector []float32
+	Keep   func(id uint32) bool
+}
+
+// Neighbour is one document of a query's exact answer.
+type Neighbour struct {
+	ID       uint32
+	Distance float64
+}
+
+// Exact returns, for each query, its k nearest documents in increasing
+// distance (ties by ID), read from docs, which yields every candidate once;
+// a query with fewer than k candidates that pass its filter gets them all.
+// The documents are read once and scored against every query, split over
+// GOMAXPROCS workers, so memory is a heap of k per query and worker, never
+// the documents.
+func Exact(queries []Query, k int, docs func(yield func(Doc) bool)) [][]Neighbour {
+	workers := runtime.GOMAXPROCS(0)
+	norms := make([]float64, len(queries))
+	for i, q := range queries {
+		norms[i] = norm(q.Vector)
+	}
+	batches := make(chan []Doc, workers)
+	found := make([][]top, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		found[w] = make([]top, len(queries))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for batch := range batches {
+				score(queries, norms, k, batch, found[w])
+			}
+		}()
+	}
+	const batchSize = 256
+	batch := make([]Doc, 0, batchSize)
+	docs(func(d Doc) bool {
+		if batch = append(batch, d); len(batch) == batchSize {
+			batches <- batch
+			batch = make([]Doc, 0, batchSize)
+		}
+		return true
+	})
+	batches <- batch
+	close(batches)
+	wg.Wait()
+	out := make([][]Neighbour, len(queries))
+	for i := range queries {
+		var all []Neighbour
+		for w := range workers {
+			all = append(all, found[w][i]...)
+		}
+		slices.SortFunc(all, less)
+		out[i] = all[:min(k, len(all))]
+	}
+	return out
+}
+
+// score adds batch's documents to each query's heap of its k nearest.
+func score(queries []Query, norms []float64, k int, batch []Doc, tops []top) {
+	for _, d := range batch {
+		dn := norm(d.Vector)
+		for i, q := range queries {
+			if q.Keep != nil && !q.Keep(d.ID) {
+				continue
+			}
+			n := Neighbour{ID: d.ID, Distance: distance(q.Vector, d.Vector, norms[i], dn)}
+			t := &tops[i]
+			switch {
+			case len(*t) < k:
+				heap.Push(t, n)
+			case less(n, (*t)[0]) < 0:
+				(*t)[0] = n
+				heap.Fix(t, 0)
+			}
+		}
+	}
+}
+
+// distance is cosine distance; a zero vector is at distance 1 from all.
+func distance(a, b []float32, an, bn float64) float64 {
+	if an == 0 || bn == 0 {
+		return 1
+	}
+	return 1 - dot(a, b)/(an*bn)
+}
+
+// dot is a·b in float64, over four sums at a time so that the additions
+// do not wait on each other.
+func dot(a, b []float32) float64 {
+	n := min(len(a), len(b))
+	a, b = a[:n], b[:n]
+	var s0, s1, s2, s3 float64
+	i := 0
+	for ; i+4 <= n; i += 4 {
+		s0 += float64(a[i]) * float64(b[i])
+		s1 += float64(a[i+1]) * float64(b[i+1])
+		s2 += float64(a[i+2]) * float64(b[i+2])
+		s3 += float64(a[i+3]) * float64(b[i+3])
+	}
+	for ; i < n; i++ {
+		s0 += float64(a[i]) * float64(b[i])
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
+func norm(v []float32) float64 {
+	var s float64
+	for _, x := range v {
+		s += float64(x) * float64(x)
+	}
+	return math.Sqrt(s)
+}
+
+// less orders neighbours by distance, then ID, so that the answer does not
+// depend on how the documents were split among workers.
+func less(a, b Neighbour) int {
+	if c := cmp.Compare(a.Distance, b.Distance); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.ID, b.ID)
+}
+
+// top is a max-heap of the k nearest so far: its root is the farthest kept.
+type top []Neighbour
+
+func (t top) Len() int           { return len(t) }
+func (t top) Less(i, j int) bool { return less(t[i], t[j]) > 0 }
+func (t top) Swap(i, j int)      { t[i], t[j] = t[j], t[i] }
+func (t *top) Push(x any)        { *t = append(*t, x.(Neighbour)) }
+func (t *top) Pop() any {
+	old := *t
+	n := old[len(old)-1]
+	*t = old[:len(old)-1]
+	return n
+}
+
+// Tolerance is how much farther than the k-th exact neighbour a returned
+// document may be and still count as a true neighbour: float32 vectors
+// scored in float64 here and in float32 by an engine disagree in the last
+// bits, and a tie at the k-th place can be broken either way.
+const Tolerance = 1e-6
+
+// Recall is the share of want's documents that got holds, recall@k with
+// k = len(want): a document of got counts when it is in want, or when it
+// is no farther than want's last (by its distance in dist, which reports
+// false for a document it does not know) within Tolerance. It is 1 when
+// want is empty and got is too, 0 when only want is.
+func Recall(got []uint32, want []Neighbour, dist func(id uint32) (float64, bool)) float64 {
+	if len(want) == 0 {
+		if len(got) == 0 {
+			return 1
+		}
+		return 0
+	}
+	limit := want[len(want)-1].Distance + Tolerance
+	exact := make(map[uint32]bool, len(want))
+	for _, n := range want {
+		exact[n.ID] = true
+	}
+	hits := 0
+	seen := make(map[uint32]bool, len(got))
+	for _, id := range got {
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		if exact[id] {
+			hits++
+		} else if d, ok := dist(id); ok && d <= limit {
+			hits++
+		}
+	}
+	return float64(min(hits, len(want))) / float64(len(want))
+}
