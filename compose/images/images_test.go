@@ -14,6 +14,7 @@ import (
 
 	"github.com/searchbench/searchbench/compose/images"
 	"github.com/searchbench/searchbench/engines/container"
+	"github.com/searchbench/searchbench/engines/launch"
 )
 
 // The recipe embedded in the binary holds the pgvector release source, its
@@ -47,11 +48,11 @@ func TestPgvectorImage(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
-	spec := container.Spec{
+	spec := launch.Spec{
 		Engine:   "pgvector-recipe-test",
 		Image:    "pgvector/pgvector:0.8.6-pg15-bookworm",
 		Fallback: images.PgvectorTag,
-		Recipe:   &container.Recipe{Files: images.Postgres, Path: "compose/images/postgres"},
+		Recipe:   &launch.Recipe{Files: images.Postgres, Path: "compose/images/postgres"},
 	}
 	image, err := container.Image(ctx, spec, container.Options{Log: func(s string) { t.Log(s) }})
 	if err != nil {
