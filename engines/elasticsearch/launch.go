@@ -10,9 +10,9 @@ const Image = "docker.elastic.co/elasticsearch/elasticsearch:8.19.6"
 // overrides it: --container-env ES_JAVA_OPTS="-Xms4g -Xmx4g".
 const DefaultHeap = "-Xms16g -Xmx16g"
 
-// The launcher's definition (sources: engines.md §3 in ../shared/reference
-// beside the repository): one node (single-node discovery skips the
-// production bootstrap checks), security off so the driver speaks plain
+// The launcher's definition (sources: Elasticsearch 8.19's "Install
+// Elasticsearch with Docker" and "Bootstrap checks" pages): one node
+// (single-node discovery skips the production bootstrap checks), security off so the driver speaks plain
 // HTTP with no credential, and node.processors from the CPU limit — the
 // JVM's own count of a fractional quota is not relied on, and the thread
 // pools (write, search) are sized from it.
