@@ -397,6 +397,35 @@ func Worst(rows []CalibrationRow) float64 {
 	return w
 }
 
+// CalibrationVerdict is what a calibration's rows say of the harness.
+type CalibrationVerdict struct {
+	Worst     float64 // Worst(rows)
+	Tolerance float64 // the largest relative error accepted
+	// EngineLate is the latest any in-process engine returned against its
+	// own deadlines, in milliseconds: the engines' spread, stated beside
+	// the verdict.
+	EngineLate float64
+}
+
+// Verdict judges rows against cfg's tolerance.
+func (cfg CalibrationConfig) Verdict(rows []CalibrationRow) CalibrationVerdict {
+	v := CalibrationVerdict{Worst: Worst(rows), Tolerance: cfg.Tolerance}
+	for _, r := range rows {
+		v.EngineLate = max(v.EngineLate, r.EngineSpread[1])
+	}
+	return v
+}
+
+// Within reports whether every figure is within the tolerance.
+func (v CalibrationVerdict) Within() bool { return v.Worst <= v.Tolerance }
+
+func (v CalibrationVerdict) String() string {
+	if !v.Within() {
+		return fmt.Sprintf("a figure is %.1f%% from the engine's own figure for the same calls (tolerance %.1f%%; the engines were up to %.2f ms late): the harness's figures are less precise than that on this machine", 100*v.Worst, 100*v.Tolerance, v.EngineLate)
+	}
+	return fmt.Sprintf("every figure within %.1f%% of the engine's own figure for the same calls (worst %.1f%%; the engines were up to %.2f ms late)", 100*v.Tolerance, 100*v.Worst, v.EngineLate)
+}
+
 func (r CalibrationRow) String() string {
 	return fmt.Sprintf("%s %s %s: true %.2f ms, measured %.2f ms (%+.1f%%), the engine's own error %+.2f ms (late p50–max %.2f–%.2f), harness %+.1f%% (its own lateness p99 %.2f ms)",
 		r.Distribution, r.Loop, r.Percentile, r.True, r.Measured, 100*r.Error, r.EngineLate, r.EngineSpread[0], r.EngineSpread[1], 100*r.HarnessError, r.HarnessLate)

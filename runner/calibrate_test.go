@@ -175,6 +175,21 @@ func TestCalibrationRowsNetTheEngine(t *testing.T) {
 	if w := Worst(rows); math.Abs(w-0.025) > 0.001 {
 		t.Errorf("worst %.4f; want the harness's 0.025", w)
 	}
+	for _, c := range []struct {
+		tol    float64
+		within bool
+		says   string
+	}{
+		{0.05, true, "every figure within 5.0% of the engine's own figure for the same calls (worst 3.0%; the engines were up to 9.00 ms late)"},
+		{0.03, true, "every figure within 3.0% of the engine's own figure for the same calls (worst 3.0%; the engines were up to 9.00 ms late)"},
+		{0.02, false, "a figure is 3.0% from the engine's own figure for the same calls (tolerance 2.0%; the engines were up to 9.00 ms late): the harness's figures are less precise than that on this machine"},
+	} {
+		judged := []CalibrationRow{{HarnessError: 0.01, EngineSpread: [2]float64{1, 9}}, {HarnessError: -0.03, EngineSpread: [2]float64{0.5, 4}}}
+		v := CalibrationConfig{Tolerance: c.tol}.Verdict(judged)
+		if v.Within() != c.within || v.String() != c.says {
+			t.Errorf("tolerance %v: within %v, %q; want %v, %q", c.tol, v.Within(), v, c.within, c.says)
+		}
+	}
 	if r := calibrationRows(d, false, newEngineTimes(), 0, 21, 21, 21)[0]; r.EngineLate != 0 || r.HarnessError != r.Error {
 		t.Errorf("%v; an engine that recorded nothing leaves the raw error", r)
 	}

@@ -58,14 +58,11 @@ func calibrate(cmd *cobra.Command, cfg runner.CalibrationConfig) error {
 	if err != nil {
 		return fmt.Errorf("calibration interrupted: %w", err)
 	}
-	var engine float64
-	for _, r := range rows {
-		engine = max(engine, r.EngineSpread[1])
+	v := cfg.Verdict(rows)
+	if !v.Within() {
+		return errors.New(v.String())
 	}
-	if worst := runner.Worst(rows); worst > cfg.Tolerance {
-		return fmt.Errorf("a figure is %.1f%% from the engine's own figure for the same calls (tolerance %.1f%%; the engines were up to %.2f ms late): the harness's figures are less precise than that on this machine", 100*worst, 100*cfg.Tolerance, engine)
-	}
-	fmt.Fprintf(cmd.OutOrStdout(), "\nevery figure within %.1f%% of the engine's own figure for the same calls (worst %.1f%%; the engines were up to %.2f ms late)\n", 100*cfg.Tolerance, 100*runner.Worst(rows), engine)
+	fmt.Fprintf(cmd.OutOrStdout(), "\n%s\n", v)
 	return nil
 }
 
