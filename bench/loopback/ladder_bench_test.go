@@ -13,8 +13,8 @@ import (
 // BenchmarkLadderRates is an open-loop rung of searches at 1,000, 5,000
 // and 10,000 calls/s with one and two Ps (client and target in this
 // process): p50 and p99 from the intended time, the service time p50, the
-// scheduler's lag p99 and the process's CPU — what issue 19 asks of the
-// one-CPU scheduler, rate by rate.
+// scheduler's lag p99 and the process's CPU — the one-CPU scheduler's
+// figures, rate by rate.
 func BenchmarkLadderRates(b *testing.B) {
 	_, url := start(b)
 	for _, procs := range []int{1, 2} {

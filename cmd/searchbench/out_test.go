@@ -107,8 +107,8 @@ func TestOutThatCannotBeMadeIsBadInput(t *testing.T) {
 }
 
 // /etc/x/out, for a user who may not write in /etc: its nearest existing
-// parent is a directory, which used to be the whole check, and the run
-// measured, then wrote its results to a temporary directory and exited 0.
+// parent is a directory, and a check of that alone would let the run
+// measure, then write its results to a temporary directory and exit 0.
 // As root, the test runs its own binary as nobody.
 func TestOutAnUnprivilegedUserCannotMakeIsBadInput(t *testing.T) {
 	const out = "/etc/searchbench-x/out"
