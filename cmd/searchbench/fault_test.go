@@ -117,6 +117,16 @@ func checkFinished(t *testing.T, dir string, code int, stdout, stderr, why strin
 	return r
 }
 
+// firstLevel is the first level of the result's first engine; a run that
+// measured none fails the test with its reason.
+func firstLevel(t *testing.T, r *result.Result, stderr string) result.Level {
+	t.Helper()
+	if len(r.Engines) == 0 || len(r.Engines[0].Levels) == 0 {
+		t.Fatalf("the run measured no level (%s); stderr:\n%s", r.Reason, stderr)
+	}
+	return r.Engines[0].Levels[0]
+}
+
 // checkTables checks that every line of a Markdown table is a whole row: an
 // error message with a line break in a cell would cut the table.
 func checkTables(t *testing.T, md string) {
@@ -220,7 +230,7 @@ func TestFaultEngineDiesMidRun(t *testing.T) {
 			if r.Partial || len(r.Engines) != 1 || len(r.Engines[0].Levels) != 1 {
 				t.Fatalf("partial %v (%s), engines %d; want the whole level measured", r.Partial, r.Reason, len(r.Engines))
 			}
-			l := r.Engines[0].Levels[0]
+			l := firstLevel(t, r, stderr)
 			errs := levelErrors(l)
 			t.Logf("errors by class after the %s: %v", what, errs)
 			if s, _ := l.Op("search"); s.Count == 0 || sum(errs) == 0 {
@@ -471,7 +481,7 @@ func TestFaultEngineHangsMidRun(t *testing.T) {
 				"--settle", "200ms", "--measure", "2s", "--timeout", "500ms", "--relevance-queries", "0", "--out", dir}, flags...)
 			code, stdout, stderr := runWatched(t, context.Background(), &w, args...)
 			r := checkFinished(t, dir, code, stdout, stderr, "failed calls")
-			l := r.Engines[0].Levels[0]
+			l := firstLevel(t, r, stderr)
 			errs := levelErrors(l)
 			t.Logf("errors by class after the hang: %v", errs)
 			var ok int64

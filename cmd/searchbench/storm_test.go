@@ -80,7 +80,7 @@ func TestFaultErrorStorms(t *testing.T) {
 				"--ids", "200", "--users", "4", "--spawn-rate", "1000", "--settle", "100ms", "--measure", "1500ms", "--relevance-queries", "0",
 				"--timeout", "5s", "--out", dir)
 			r := checkFinished(t, dir, code, stdout, stderr, "failed calls")
-			l := r.Engines[0].Levels[0]
+			l := firstLevel(t, r, stderr)
 			errs := levelErrors(l)
 			t.Logf("errors by class: %v", errs)
 			// The storms' requests go to measured calls, to the freshness
