@@ -31,7 +31,10 @@ install -m 0755 "$here/entrypoint.sh" "$root/usr/local/bin/searchbench-postgres"
 # docker import takes no STOPSIGNAL change (only CMD, ENTRYPOINT, ENV,
 # EXPOSE, LABEL, ONBUILD, USER, VOLUME, WORKDIR), so a one-line build on top
 # of the imported filesystem sets it; the build uses the local image only.
-base="$tag-rootfs"
+# The imported filesystem's tag is this build's own ($$): two builds of the
+# same image at once (the launcher's, and the pgvector recipe's build of its
+# base) must not remove each other's.
+base="$tag-rootfs-$$"
 tar -C "$root" -c . | docker import \
 	--change 'ENTRYPOINT ["/usr/local/bin/searchbench-postgres"]' \
 	--change 'ENV LANG=C.UTF-8' \
