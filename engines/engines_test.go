@@ -142,3 +142,16 @@ func TestCheckConfigFallback(t *testing.T) {
 		t.Fatalf("write mode: %v", err)
 	}
 }
+
+// A schema refusal reads as the driver's other errors do, and gives its
+// reason alone to a caller that names the driver itself.
+func TestSchemaError(t *testing.T) {
+	err := fmt.Errorf("check: %w", RefuseSchema("drv", "field %s: %w", "x", ErrUnsupported))
+	var se *SchemaError
+	if !errors.As(err, &se) || se.Driver != "drv" || se.Err.Error() != "field x: not supported by this engine" {
+		t.Fatalf("%v: %#v", err, se)
+	}
+	if err.Error() != "check: drv: field x: not supported by this engine" || !errors.Is(err, ErrUnsupported) {
+		t.Errorf("%v: want the driver named first and the class kept", err)
+	}
+}

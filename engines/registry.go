@@ -120,6 +120,8 @@ func CheckConfig(name string, cfg Config) error {
 // their Create makes first, so that a corpus the engine cannot take (the product corpus's
 // tags, numbers and vector on a text-only engine) is bad input rather than
 // a failure after a container has started.
+// It refuses with a SchemaError (RefuseSchema), so that a caller that
+// names the driver itself can quote the reason alone.
 type SchemaChecker interface {
 	CheckSchema(cfg Config, schema Schema) error
 }
@@ -135,6 +137,24 @@ func CheckSchema(name string, cfg Config, schema Schema) error {
 		return c.CheckSchema(cfg, schema)
 	}
 	return nil
+}
+
+// SchemaError is a driver's refusal of a schema, from its CheckSchema (and
+// its Create, which checks the same): Err says why, and Error puts the
+// driver's name first, as every driver's errors do. A caller that names the
+// driver itself reads Err.
+type SchemaError struct {
+	Driver string
+	Err    error
+}
+
+func (e *SchemaError) Error() string { return e.Driver + ": " + e.Err.Error() }
+func (e *SchemaError) Unwrap() error { return e.Err }
+
+// RefuseSchema is a SchemaError of driver: format and args as fmt.Errorf
+// takes them (%w included).
+func RefuseSchema(driver, format string, args ...any) error {
+	return &SchemaError{Driver: driver, Err: fmt.Errorf(format, args...)}
 }
 
 // UnknownOptions is the error for options a driver does not take: each of

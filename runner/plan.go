@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/searchbench/searchbench/engines"
@@ -375,8 +374,12 @@ func (p Plan) validateSetup(s Setup, labels map[string]bool, servedBy map[string
 	// corpus needs tags, numbers and a vector that text-only engines refuse.
 	schema := p.Source.Schema()
 	if err := engines.CheckSchema(s.Driver, cfg, schema); err != nil {
+		why := err
+		if se := (*engines.SchemaError)(nil); errors.As(err, &se) {
+			why = se.Err // the message names the setup already
+		}
 		return &FieldError{Field: "Driver", Flag: "corpus", Err: err,
-			Msg: fmt.Sprintf("%s cannot index the %q schema: %s", label, schema.Name, strings.TrimPrefix(err.Error(), s.Driver+": "))}
+			Msg: fmt.Sprintf("%s cannot index the %q schema: %v", label, schema.Name, why)}
 	}
 	if err := p.Calls().Mix.Check(s.Driver, d.Describe()); err != nil {
 		return inField("Driver", err)

@@ -90,9 +90,18 @@ func (d driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, e
 // it here gives a clear error and keeps an ID from changing the request path.
 var validName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,100}$`)
 
+// checkName is invalidName under the driver's name.
 func checkName(driver, what, s string) error {
+	if err := invalidName(what, s); err != nil {
+		return fmt.Errorf("%s: %w", driver, err)
+	}
+	return nil
+}
+
+// invalidName says why s is not a valid what, or nil.
+func invalidName(what, s string) error {
 	if !validName.MatchString(s) {
-		return fmt.Errorf("%s: %s %q is not valid in Amgix (a-z A-Z 0-9 - _, 1 to 100 characters)", driver, what, s)
+		return fmt.Errorf("%s %q is not valid in Amgix (a-z A-Z 0-9 - _, 1 to 100 characters)", what, s)
 	}
 	return nil
 }
@@ -107,16 +116,19 @@ func checkSchema(driver string, schema engines.Schema) ([]string, error) {
 	for _, f := range schema.Fields {
 		switch {
 		case f.Type != engines.Text:
-			return nil, fmt.Errorf("%s: field %s: type %s: %w (text only)", driver, f.Name, f.Type, engines.ErrUnsupported)
+			return nil, engines.RefuseSchema(driver, "field %s: type %s: %w (text only)", f.Name, f.Type, engines.ErrUnsupported)
 		case !slices.Contains(documentFields, f.Name):
-			return nil, fmt.Errorf("%s: field %q: %w (Amgix documents have the text fields %s)", driver, f.Name, engines.ErrUnsupported, strings.Join(documentFields, ", "))
+			return nil, engines.RefuseSchema(driver, "field %q: %w (Amgix documents have the text fields %s)", f.Name, engines.ErrUnsupported, strings.Join(documentFields, ", "))
 		case slices.Contains(fields, f.Name):
-			return nil, fmt.Errorf("%s: field %q twice", driver, f.Name)
+			return nil, engines.RefuseSchema(driver, "field %q twice", f.Name)
 		}
 		fields = append(fields, f.Name)
 	}
 	if len(fields) == 0 {
-		return nil, fmt.Errorf("%s: schema has no text field", driver)
+		return nil, engines.RefuseSchema(driver, "schema has no text field")
 	}
-	return fields, checkName(driver, "collection name", schema.Name)
+	if err := invalidName("collection name", schema.Name); err != nil {
+		return nil, engines.RefuseSchema(driver, "%w", err)
+	}
+	return fields, nil
 }

@@ -2,7 +2,6 @@ package bleve
 
 import (
 	"errors"
-	"fmt"
 
 	blevesearch "github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
@@ -17,13 +16,13 @@ import (
 // in order.
 func indexMapping(schema engines.Schema) (*mapping.IndexMappingImpl, []string, error) {
 	if schema.Name == "" {
-		return nil, nil, errors.New("bleve: schema has no name")
+		return nil, nil, engines.RefuseSchema("bleve", "schema has no name")
 	}
 	doc := blevesearch.NewDocumentStaticMapping()
 	var fields []string
 	for _, f := range schema.Fields {
 		if f.Type != engines.Text {
-			return nil, nil, fmt.Errorf("bleve: field %s: type %s is not supported (text only)", f.Name, f.Type)
+			return nil, nil, engines.RefuseSchema("bleve", "field %s: type %s is not supported (text only)", f.Name, f.Type)
 		}
 		fm := blevesearch.NewTextFieldMapping()
 		fm.Analyzer = en.AnalyzerName

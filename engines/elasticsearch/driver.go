@@ -39,11 +39,11 @@ func (driver) CheckSchema(_ engines.Config, schema engines.Schema) error {
 // checkSchema is Create's mapping of schema, under a valid index name.
 func checkSchema(schema engines.Schema) (*mapping, error) {
 	if err := checkIndexName(schema.Name); err != nil {
-		return nil, fmt.Errorf("elasticsearch: create: %w", err)
+		return nil, engines.RefuseSchema("elasticsearch", "create: %w", err)
 	}
 	m, err := newMapping(schema)
 	if err != nil {
-		return nil, fmt.Errorf("elasticsearch: create %s: %w", schema.Name, err)
+		return nil, engines.RefuseSchema("elasticsearch", "create %s: %w", schema.Name, err)
 	}
 	return m, nil
 }

@@ -133,9 +133,9 @@ func textFields(schema engines.Schema) ([]string, error) {
 	for _, f := range schema.Fields {
 		switch {
 		case f.Type != engines.Text:
-			return nil, fmt.Errorf("meilisearch: field %s: type %s: %w (text only)", f.Name, f.Type, engines.ErrUnsupported)
+			return nil, engines.RefuseSchema("meilisearch", "field %s: type %s: %w (text only)", f.Name, f.Type, engines.ErrUnsupported)
 		case f.Name == PrimaryKey:
-			return nil, fmt.Errorf("meilisearch: field %q is the primary key's name", f.Name)
+			return nil, engines.RefuseSchema("meilisearch", "field %q is the primary key's name", f.Name)
 		}
 		fields = append(fields, f.Name)
 	}

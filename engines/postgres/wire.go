@@ -15,11 +15,11 @@ import (
 // plan is the table of a schema: its name, fields, statements and DDL.
 func plan(schema engines.Schema) (table string, fields []string, sql statements, ddl []string, err error) {
 	if schema.Name == "" {
-		return "", nil, statements{}, nil, errors.New("postgres: schema has no name")
+		return "", nil, statements{}, nil, engines.RefuseSchema("postgres", "schema has no name")
 	}
 	for _, f := range schema.Fields {
 		if f.Type != engines.Text {
-			return "", nil, statements{}, nil, fmt.Errorf("postgres: field %s: type %s is not supported (text only)", f.Name, f.Type)
+			return "", nil, statements{}, nil, engines.RefuseSchema("postgres", "field %s: type %s is not supported (text only)", f.Name, f.Type)
 		}
 		fields = append(fields, f.Name)
 	}

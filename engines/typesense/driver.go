@@ -42,7 +42,7 @@ func (driver) CheckSchema(_ engines.Config, schema engines.Schema) error {
 // checkSchema is the collection's fields, and the text ones searched.
 func checkSchema(schema engines.Schema) ([]api.Field, []string, error) {
 	if schema.Name == "" {
-		return nil, nil, errors.New("typesense: schema has no name")
+		return nil, nil, engines.RefuseSchema("typesense", "schema has no name")
 	}
 	return collectionFields(schema)
 }

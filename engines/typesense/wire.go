@@ -42,7 +42,7 @@ func collectionFields(schema engines.Schema) ([]api.Field, []string, error) {
 		case f.Type == engines.Numeric:
 			tf.Type = "float"
 		default:
-			return nil, nil, fmt.Errorf("typesense: field %s: type %s: %w", f.Name, f.Type, engines.ErrUnsupported)
+			return nil, nil, engines.RefuseSchema("typesense", "field %s: type %s: %w", f.Name, f.Type, engines.ErrUnsupported)
 		}
 		fields = append(fields, tf)
 	}

@@ -75,17 +75,17 @@ func (s settings) plan(schema engines.Schema) (*layout, error) {
 	var indexed, semantic, exact []engines.FieldSpec
 	for _, f := range schema.Fields {
 		if _, dup := l.types[f.Name]; dup || f.Name == "" {
-			return nil, fmt.Errorf("valkey: schema field %q is empty or repeated", f.Name)
+			return nil, engines.RefuseSchema("valkey", "schema field %q is empty or repeated", f.Name)
 		}
 		l.types[f.Name] = f
 		switch f.Type {
 		case engines.Text, engines.Tag, engines.Numeric:
 		case engines.Vector:
 			if f.Dim < 1 || f.Dim > 32768 {
-				return nil, fmt.Errorf("valkey: vector field %s: dimension %d is outside 1..32768", f.Name, f.Dim)
+				return nil, engines.RefuseSchema("valkey", "vector field %s: dimension %d is outside 1..32768", f.Name, f.Dim)
 			}
 		default:
-			return nil, fmt.Errorf("valkey: field %s: type %s: %w", f.Name, f.Type, engines.ErrUnsupported)
+			return nil, engines.RefuseSchema("valkey", "field %s: type %s: %w", f.Name, f.Type, engines.ErrUnsupported)
 		}
 		if !s.types[f.Type] {
 			continue // in the hash, not in the indexes
@@ -98,7 +98,7 @@ func (s settings) plan(schema engines.Schema) (*layout, error) {
 		}
 	}
 	if len(indexed) == 0 && s.matching+s.idle > 0 {
-		return nil, fmt.Errorf("valkey: schema %s has no field of the types the fields option names", schema.Name)
+		return nil, engines.RefuseSchema("valkey", "schema %s has no field of the types the fields option names", schema.Name)
 	}
 	def := func(name, prefix string, fields []engines.FieldSpec, noStop, writeSide bool) indexDef {
 		d := indexDef{name: name, prefix: prefix, fields: fields, types: fieldTypes{}, noStop: noStop, writeSide: writeSide}
