@@ -55,7 +55,8 @@ func TestEveryServerHasALauncherAndAComposeFile(t *testing.T) {
 
 // What each driver's Create would refuse of a corpus's schema is refused
 // before anything starts (engines.CheckSchema): every engine takes Study
-// A's text corpus; only Valkey, the one with vectors, Study B's products.
+// A's text corpus; only Valkey and PostgreSQL (pgvector), the ones with
+// vectors, Study B's products.
 func TestSchemasAreCheckedBeforeAnythingStarts(t *testing.T) {
 	products, err := runner.NewSource(runner.CorpusProduct, dataset.Config{Seed: 1, IDs: 10, Prepopulate: 0.5}, 8)
 	if err != nil {
@@ -66,7 +67,7 @@ func TestSchemasAreCheckedBeforeAnythingStarts(t *testing.T) {
 			t.Errorf("%s refuses the text corpus: %v", name, err)
 		}
 		err := engines.CheckSchema(name, engines.Config{}, products.Schema())
-		if takes := name == "valkey"; (err == nil) != takes || strings.Contains(fmt.Sprint(err), "\n") {
+		if takes := name == "valkey" || name == "postgres"; (err == nil) != takes || strings.Contains(fmt.Sprint(err), "\n") {
 			t.Errorf("%s and the product corpus: %v; want it taken: %v", name, err, takes)
 		}
 	}

@@ -19,9 +19,7 @@ type Engine struct {
 	pool *pgxpool.Pool
 
 	mu     sync.RWMutex
-	table  string   // quoted identifier
-	fields []string // text fields, in schema order
-	sql    statements
+	layout *layout // nil until Create or Attach
 }
 
 // statements are built once per Create.
@@ -29,13 +27,13 @@ type statements struct {
 	upsert, delete, search, count, get string
 }
 
-func (e *Engine) statements() (statements, []string, error) {
+func (e *Engine) current() (*layout, error) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	if e.table == "" {
-		return statements{}, nil, errors.New("postgres: no table: Create was not called")
+	if e.layout == nil {
+		return nil, errors.New("postgres: no table: Create was not called")
 	}
-	return e.sql, e.fields, nil
+	return e.layout, nil
 }
 
 var (
@@ -47,9 +45,9 @@ var (
 
 var _ engines.Getter = (*Engine)(nil)
 
-// Create (re)creates the table, its generated tsvector and GIN index.
+// Create (re)creates the table, its generated tsvector and its indexes.
 func (e *Engine) Create(ctx context.Context, schema engines.Schema) error {
-	table, fields, sql, ddl, err := plan(schema)
+	l, ddl, err := plan(schema)
 	if err != nil {
 		return err
 	}
@@ -58,13 +56,13 @@ func (e *Engine) Create(ctx context.Context, schema engines.Schema) error {
 			return fmt.Errorf("postgres: create %s: %w", schema.Name, classify(err))
 		}
 	}
-	e.use(table, fields, sql)
+	e.use(l)
 	return nil
 }
 
 // Attach uses the table another process created: it must exist.
 func (e *Engine) Attach(ctx context.Context, schema engines.Schema) error {
-	table, fields, sql, _, err := plan(schema)
+	l, _, err := plan(schema)
 	if err != nil {
 		return err
 	}
@@ -74,34 +72,42 @@ func (e *Engine) Attach(ctx context.Context, schema engines.Schema) error {
 	var cols []string
 	if err := e.pool.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL,
 		array(SELECT attname::text FROM pg_attribute WHERE attrelid = to_regclass($1) AND attnum > 0 AND NOT attisdropped)`,
-		table).Scan(&exists, &cols); err != nil {
+		l.table).Scan(&exists, &cols); err != nil {
 		return fmt.Errorf("postgres: attach to %s: %w", schema.Name, classify(err))
 	}
 	if !exists {
 		return fmt.Errorf("postgres: attach: there is no table %s (shard 0 creates it)", schema.Name)
 	}
-	for _, f := range append([]string{"id", "tsv"}, fields...) {
+	want := []string{"id", "tsv"}
+	for _, c := range l.cols {
+		want = append(want, c.Name)
+	}
+	for _, f := range want {
 		if !slices.Contains(cols, f) {
 			return fmt.Errorf("postgres: attach: table %s has no column %s (its columns: %s)", schema.Name, f, strings.Join(cols, ", "))
 		}
 	}
-	e.use(table, fields, sql)
+	e.use(l)
 	return nil
 }
 
-func (e *Engine) use(table string, fields []string, sql statements) {
+func (e *Engine) use(l *layout) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.table, e.fields, e.sql = table, fields, sql
+	e.layout = l
 }
 
 // Upsert inserts or replaces a row.
 func (e *Engine) Upsert(ctx context.Context, doc engines.Document) error {
-	st, fields, err := e.statements()
+	l, err := e.current()
 	if err != nil {
 		return err
 	}
-	if _, err := e.pool.Exec(ctx, st.upsert, args(doc, fields)...); err != nil {
+	a, err := l.args(doc)
+	if err != nil {
+		return err
+	}
+	if _, err := e.pool.Exec(ctx, l.sql.upsert, a...); err != nil {
 		return fmt.Errorf("postgres: upsert %s: %w", doc.ID, classify(err))
 	}
 	return nil
@@ -109,13 +115,17 @@ func (e *Engine) Upsert(ctx context.Context, doc engines.Document) error {
 
 // UpsertBatch sends every upsert in one pipelined batch and one transaction.
 func (e *Engine) UpsertBatch(ctx context.Context, docs []engines.Document) error {
-	st, fields, err := e.statements()
+	l, err := e.current()
 	if err != nil {
 		return err
 	}
 	var b pgx.Batch
 	for _, d := range docs {
-		b.Queue(st.upsert, args(d, fields)...)
+		a, err := l.args(d)
+		if err != nil {
+			return err
+		}
+		b.Queue(l.sql.upsert, a...)
 	}
 	tx, err := e.pool.Begin(ctx)
 	if err != nil {
@@ -133,11 +143,11 @@ func (e *Engine) UpsertBatch(ctx context.Context, docs []engines.Document) error
 
 // Delete removes a row; no row is engines.ErrNotFound.
 func (e *Engine) Delete(ctx context.Context, id string) error {
-	st, _, err := e.statements()
+	l, err := e.current()
 	if err != nil {
 		return err
 	}
-	tag, err := e.pool.Exec(ctx, st.delete, id)
+	tag, err := e.pool.Exec(ctx, l.sql.delete, id)
 	if err != nil {
 		return fmt.Errorf("postgres: delete %s: %w", id, classify(err))
 	}
@@ -148,40 +158,65 @@ func (e *Engine) Delete(ctx context.Context, id string) error {
 }
 
 // Get reads the row by its primary key (an index scan of the table's
-// primary key index): the text fields, in schema order. No row is
-// engines.ErrNotFound.
+// primary key index): every field, in schema order — text and tag as
+// Text, numeric as Number, vector as Vector (a NULL one left unset). No row
+// is engines.ErrNotFound.
 func (e *Engine) Get(ctx context.Context, id string) (engines.Document, error) {
-	st, fields, err := e.statements()
+	l, err := e.current()
 	if err != nil {
 		return engines.Document{}, err
 	}
-	doc := engines.Document{ID: id, Fields: make([]engines.Field, len(fields))}
-	dest := make([]any, len(fields))
-	for i, f := range fields {
-		doc.Fields[i].Name = f
-		dest[i] = &doc.Fields[i].Text
+	doc := engines.Document{ID: id, Fields: make([]engines.Field, len(l.cols))}
+	dest := make([]any, len(l.cols))
+	numbers := make([]*float64, len(l.cols))
+	vectors := make([]*string, len(l.cols))
+	for i, c := range l.cols {
+		doc.Fields[i].Name = c.Name
+		switch c.Type {
+		case engines.Numeric:
+			dest[i] = &numbers[i]
+		case engines.Vector:
+			dest[i] = &vectors[i]
+		default:
+			dest[i] = &doc.Fields[i].Text
+		}
 	}
-	err = e.pool.QueryRow(ctx, st.get, id).Scan(dest...)
+	err = e.pool.QueryRow(ctx, l.sql.get, id).Scan(dest...)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		return engines.Document{}, fmt.Errorf("postgres: get %s: %w", id, engines.ErrNotFound)
 	case err != nil:
 		return engines.Document{}, fmt.Errorf("postgres: get %s: %w", id, classify(err))
 	}
+	for i := range l.cols {
+		if numbers[i] != nil {
+			doc.Fields[i].Number = *numbers[i]
+		}
+		if vectors[i] != nil {
+			if doc.Fields[i].Vector, err = ParseVector(*vectors[i]); err != nil {
+				return engines.Document{}, fmt.Errorf("postgres: get %s: field %s: %w", id, l.cols[i].Name, err)
+			}
+		}
+	}
 	return doc, nil
 }
 
-// Search returns the top k rows by ts_rank. Total is not counted (-1): a
-// count over every match would cost more than the search.
+// Search returns the top k rows of the query's kind (searchSQL; the
+// package doc has each kind's SQL). Total is not counted (-1): a count over
+// every match would cost more than the search.
 func (e *Engine) Search(ctx context.Context, q engines.Query) (engines.Hits, error) {
-	if err := q.TextOnly(); err != nil {
-		return engines.Hits{}, fmt.Errorf("postgres: %w", err)
-	}
-	st, _, err := e.statements()
+	l, err := e.current()
 	if err != nil {
 		return engines.Hits{}, err
 	}
-	rows, err := e.pool.Query(ctx, st.search, OrQuery(q.Text), q.K)
+	s, err := l.searchSQL(q)
+	if err != nil {
+		if errors.Is(err, engines.ErrUnsupported) {
+			return engines.Hits{}, fmt.Errorf("postgres: %w", err)
+		}
+		return engines.Hits{}, err
+	}
+	rows, err := e.pool.Query(ctx, s.sql, s.args...)
 	if err != nil {
 		return engines.Hits{}, fmt.Errorf("postgres: search: %w", classify(err))
 	}
@@ -194,12 +229,12 @@ func (e *Engine) Search(ctx context.Context, q engines.Query) (engines.Hits, err
 
 // Count returns the number of rows.
 func (e *Engine) Count(ctx context.Context) (int64, error) {
-	st, _, err := e.statements()
+	l, err := e.current()
 	if err != nil {
 		return 0, err
 	}
 	var n int64
-	if err := e.pool.QueryRow(ctx, st.count).Scan(&n); err != nil {
+	if err := e.pool.QueryRow(ctx, l.sql.count).Scan(&n); err != nil {
 		return 0, fmt.Errorf("postgres: count: %w", classify(err))
 	}
 	return n, nil

@@ -10,13 +10,16 @@ import (
 	"github.com/searchbench/searchbench/engines/launch"
 )
 
-// Image is the pinned official image; FallbackImage is the one the
-// launcher builds from Debian's packages (the recipe compose/images/postgres,
-// embedded in the binary) on machines that cannot pull it. Both take
+// Image is the pinned official pgvector image (the official postgres image
+// with the extension added: the same environment and entry point; its tags
+// read VERSION-pgMAJOR-DEBIAN); FallbackImage is the one the launcher
+// builds on machines that cannot pull it — PostgreSQL 15 from Debian's
+// packages plus pgvector 0.8.6 compiled from its release source, by the
+// recipe compose/images/postgres embedded in the binary. Both take
 // POSTGRES_PASSWORD.
 const (
-	Image         = "postgres:15.18-bookworm"
-	FallbackImage = "searchbench/postgres:15"
+	Image         = "pgvector/pgvector:0.8.6-pg15-bookworm"
+	FallbackImage = images.PgvectorTag
 )
 
 func init() {
