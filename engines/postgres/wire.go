@@ -141,7 +141,7 @@ func (l *layout) statements() statements {
 }
 
 // args are the upsert's arguments: the ID, then a value per column. A
-// field the document lacks is '' (text, tag) or NULL (numeric, vector).
+// field the document lacks is ” (text, tag) or NULL (numeric, vector).
 func (l *layout) args(doc engines.Document) ([]any, error) {
 	a := make([]any, 1+len(l.cols))
 	a[0] = doc.ID
