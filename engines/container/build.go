@@ -61,7 +61,7 @@ func resolveImage(ctx context.Context, pool *dockertest.Pool, s launch.Spec, o O
 		return "", fmt.Errorf("%w; nor is the local %s", err, s.Fallback)
 	}
 	if o.NoBuild {
-		return "", fmt.Errorf("%w; nor is the local %s (build it without --no-build, or with %s in searchbench's repository)", err, s.Fallback, s.Recipe.Command())
+		return "", fmt.Errorf("%w; nor is the local %s (build it without --no-build, or with %s in searchbench's repository)", err, s.Fallback, s.Recipe.Command(s.Fallback))
 	}
 	logf := o.Log
 	if logf == nil {

@@ -23,7 +23,7 @@ func Compose(s launch.Spec, cpus float64) []byte {
 	fmt.Fprintf(&b, "# engines/container (or the driver's launch.go), not this file. CPU limit %g; the\n", cpus)
 	b.WriteString("# settings that follow it are tuned for that limit.\n")
 	if s.Fallback != "" && s.Recipe != nil {
-		fmt.Fprintf(&b, "# Where %s cannot be pulled: %s builds %s.\n", image, s.Recipe.Command(), s.Fallback)
+		fmt.Fprintf(&b, "# Where %s cannot be pulled: %s builds %s.\n", image, s.Recipe.Command(s.Fallback), s.Fallback)
 	}
 	b.WriteString("services:\n")
 	fmt.Fprintf(&b, "  %s:\n", s.Engine)

@@ -78,5 +78,8 @@ type Recipe struct {
 	Path string
 }
 
-// Command is how a person builds the image by hand from the repository.
-func (r *Recipe) Command() string { return "bash " + path.Join(r.Path, "build.sh") }
+// Command is how a person builds the image tagged tag (the Spec's
+// Fallback; a recipe may build more than one) by hand from the repository.
+func (r *Recipe) Command(tag string) string {
+	return "bash " + path.Join(r.Path, "build.sh") + " " + tag
+}

@@ -1,20 +1,97 @@
-// Package postgres drives PostgreSQL full-text search — a real option users
-// weigh against dedicated engines, and the real server this project can run
-// on a machine that cannot pull images.
+// Package postgres drives PostgreSQL full-text search and, with the
+// pgvector extension, vector search — real options users weigh against
+// dedicated engines, and the real server this project can run on a
+// machine that cannot pull images.
 //
-// Each text field feeds a generated tsvector column (english configuration:
-// stemming and stop words, the nearest match to the other engines' English
-// analyzers) with a GIN index. A search is websearch_to_tsquery over the
-// query's words joined by "or" — the OR semantics of Elasticsearch's
-// multi_match, which the published study used; websearch_to_tsquery alone
-// would AND the words and match almost nothing — ranked by ts_rank, top k.
+// # Schema
+//
+// One table per schema, a column per field:
+//
+//   - text: text NOT NULL; every text field feeds a generated tsvector
+//     column (english configuration: stemming and stop words, the nearest
+//     match to the other engines' English analyzers) with a GIN index;
+//   - tag: text NOT NULL with a btree index;
+//   - numeric: double precision (NULL when a document lacks it) with a
+//     btree index;
+//   - vector: vector(dim) (NULL when a document lacks it) with an HNSW
+//     index on cosine distance, USING hnsw (col vector_cosine_ops); the
+//     schema may have one, of 1 to 2,000 dimensions (an HNSW index's
+//     limit); CREATE EXTENSION IF NOT EXISTS vector runs first.
+//
+// A schema needs a text field. A text-only schema's table, indexes and
+// statements are what they were before the other types were added.
+//
+// Vectors travel in pgvector's text form, '[x,y,…]' (VectorText,
+// ParseVector): a parameter cast ::vector, and a column read ::text by
+// Get. github.com/pgvector/pgvector-go is not used: the module proxy here
+// serves it only from an unapproved copy, and the text form needs no
+// codec (shortest float32 digits, so a vector reads back bit for bit).
+//
+// # Search
+//
+// Each kind of engines.Query is one SQL statement (wire.go, searchSQL):
+//
+//   - Text alone (no Filters): SELECT id FROM t,
+//     websearch_to_tsquery('english', $1) q WHERE tsv @@ q ORDER BY
+//     ts_rank(tsv, q) DESC LIMIT $2 — the query's words joined by "or",
+//     the OR semantics of Elasticsearch's multi_match, which the published
+//     study used (websearch_to_tsquery alone would AND the words and match
+//     almost nothing). Filters add WHERE clauses.
+//   - Field (the SKU lookup, and the freshness probe's marker word in
+//     the title): Valkey's semantics — a tag column's value equals the
+//     text; a text column holds the text's words as a phrase, whole words
+//     in order, case aside: WHERE strpos(lower(' ' ||
+//     regexp_replace(field, '[^[:alnum:]]+', ' ', 'g') || ' '), lower($1))
+//     > 0 with $1 the words between spaces, so "IT-500" finds the sku
+//     IT-500 and not IT-5000. ORDER BY id LIMIT k. Both sides are cut
+//     into words alike rather than by the text-search parser, which reads
+//     "ON-1" as "on" and "-1". No index serves a phrase inside one
+//     column, so the lookup scans the table: cheap at a few thousand
+//     products, a cost that grows with the table.
+//   - Vector: WITH nearest AS MATERIALIZED (SELECT id, v <=> $1::vector
+//     AS distance FROM t WHERE filters ORDER BY distance LIMIT k) SELECT
+//     id FROM nearest ORDER BY distance, id. A filter on a tag is
+//     equality, on a number BETWEEN Min AND Max (inclusive, as Valkey's
+//     [min max]); a Field lookup with a Vector is one more filter.
+//   - Text and Vector (hybrid): reciprocal rank fusion in one statement —
+//     a CTE ranks the top k full-text matches (ts_rank), another the top
+//     k nearest (both under the same Filters), FULL JOIN on id, and a row
+//     scores the sum of 1/(60 + rank) over the rankings it is in (k = 60,
+//     Cormack, Clarke and Büttcher's constant), top k by score, ties by id.
+//     Valkey instead restricts the kNN to the text's matches; RRF keeps
+//     both signals, the usual hybrid on PostgreSQL.
+//
+// A member the table cannot honour (a filter or lookup on a field it does
+// not have or of the wrong type, a vector without a vector field) is
+// engines.ErrUnsupported; a vector of the wrong dimension or an empty
+// range is the query's own error.
+//
+// # Index parameters
+//
+// pgvector's defaults throughout: m = 16 and ef_construction = 64 for the
+// HNSW build, hnsw.ef_search = 40 at query time — the settings a user gets
+// without tuning, and k (10) is well under ef_search. HNSW filters after it
+// scans, so a filter that keeps one row in ten leaves about 4 of the 40
+// candidates: every connection sets hnsw.iterative_scan = relaxed_order
+// (a startup parameter, so no round trip per query), which scans on until
+// k rows pass or hnsw.max_scan_tuples (20,000) is reached; relaxed order
+// may return rows slightly out of order, which the materialized CTE sorts
+// again. On a server without pgvector the setting is an unused placeholder.
+// The planner may still prefer a tag's btree index and an exact sort when a
+// filter is selective; that answer is exact.
+//
+// Sources: pgvector 0.8.6's README (the release source kept in
+// compose/images/postgres/pgvector): "HNSW" (index options and their
+// defaults, the 2,000-dimension limit, "Query Options"), "Filtering" and
+// "Iterative Index Scans" (iterative_scan, the materialized CTE).
 //
 // Visibility: Searchable. A write returns when its transaction commits, and
 // a committed row is visible to every later query (a GIN index's pending
-// list is searched too).
+// list is searched too, and an HNSW index is updated in the transaction).
 //
-// Get (engines.Getter) selects the row's text fields by primary key; no row
-// is engines.ErrNotFound.
+// Get (engines.Getter) selects the row's fields by primary key — text and
+// tag as Text, numeric as Number, vector as Vector; no row is
+// engines.ErrNotFound.
 //
 // # Attach
 //
@@ -43,12 +120,14 @@
 //   - options.go: the pool option, the write mode and the URL, read once
 //     for CheckConfig and Open.
 //   - engine.go: Engine and its contract methods, through pgx's pool.
-//   - wire.go: the SQL of a schema (table, generated tsvector, GIN index,
-//     statements), a document's arguments and the OR query text.
+//   - wire.go: the SQL of a schema (table, generated tsvector, indexes,
+//     statements), a document's arguments, each query kind's SQL, the OR
+//     query text and the vector text form.
 //   - errors.go: SQLSTATEs onto the contract's classes.
 //   - launch.go: the container the launcher starts, and the fallback image
-//     built from Debian's packages.
+//     built from Debian's packages and pgvector's release source.
 //
-// Written against PostgreSQL 15 (the image postgres:15.18-bookworm) and
-// github.com/jackc/pgx/v5.
+// Written against PostgreSQL 15 with pgvector 0.8.6 (the image
+// pgvector/pgvector:0.8.6-pg15-bookworm, or searchbench/pgvector:0.8.6-pg15
+// built by compose/images/postgres) and github.com/jackc/pgx/v5.
 package postgres

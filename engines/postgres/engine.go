@@ -210,6 +210,9 @@ func (e *Engine) Search(ctx context.Context, q engines.Query) (engines.Hits, err
 		return engines.Hits{}, err
 	}
 	s, err := l.searchSQL(q)
+	if errors.Is(err, errNoWords) {
+		return engines.Hits{Total: 0}, nil
+	}
 	if err != nil {
 		if errors.Is(err, engines.ErrUnsupported) {
 			return engines.Hits{}, fmt.Errorf("postgres: %w", err)

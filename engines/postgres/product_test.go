@@ -113,8 +113,32 @@ func TestProductSKU(t *testing.T) {
 			t.Fatalf("SKU %s: %v, want [%d]", sku, got, id)
 		}
 	}
-	if got := search(t, e, engines.Query{Text: "IT-999999", Field: runner.FieldSKU, K: productK}); len(got) != 0 {
-		t.Fatalf("a SKU no product has: %v", got)
+	for _, sku := range []string{"IT-999999", "-", ""} {
+		if got := search(t, e, engines.Query{Text: sku, Field: runner.FieldSKU, K: productK}); len(got) != 0 {
+			t.Fatalf("SKU %q, which no product has: %v", sku, got)
+		}
+	}
+	// The words as a phrase: a prefix of a SKU's number is another SKU.
+	sku := src.Product(123, 0).SKU
+	if got := search(t, e, engines.Query{Text: sku[:len(sku)-1], Field: runner.FieldSKU, K: productK}); slices.Contains(got, 123) {
+		t.Fatalf("SKU %s found product 123 (%s)", sku[:len(sku)-1], sku)
+	}
+}
+
+// The runner's freshness probe appends a marker word to a product's title
+// and looks the word up in the title field (runner.Products.MarkQuery):
+// the lookup finds the word among the title's other words, at once.
+func TestProductMarkerLookup(t *testing.T) {
+	e, src := products(t)
+	doc := src.Document(42, 1)
+	src.Mark(&doc, "zqxmarkerword")
+	if err := e.Upsert(context.Background(), doc); err != nil {
+		t.Fatal(err)
+	}
+	q := src.MarkQuery("zqxmarkerword")
+	q.K = productK
+	if got := search(t, e, q); !slices.Equal(got, []uint32{42}) {
+		t.Fatalf("marker lookup: %v, want [42]", got)
 	}
 }
 

@@ -233,7 +233,8 @@ func (q *query) param(v any) string {
 // searchSQL is the SQL of a search:
 //   - Text alone: the full-text search, ts_rank top k (with Filters as
 //     WHERE clauses);
-//   - Field: an exact match on that column (Filters too), by id, or by
+//   - Field: an exact match in that column — the value of a tag, the
+//     words as a phrase in a text field — (Filters too), by id, or by
 //     distance when Vector is set;
 //   - Vector: the k nearest by cosine distance among the rows that match
 //     Filters;
@@ -316,9 +317,35 @@ func (l *layout) where(s *query, q engines.Query) ([]string, error) {
 		case c.Type != engines.Text && c.Type != engines.Tag:
 			return nil, fmt.Errorf("search in %s field %q: %w", c.Type, q.Field, engines.ErrUnsupported)
 		}
-		out = append(out, c.ident+" = "+s.param(q.Text))
+		if c.Type == engines.Tag {
+			out = append(out, c.ident+" = "+s.param(q.Text))
+			return out, nil
+		}
+		words := lookupWords(q.Text)
+		if words == "" {
+			return nil, errNoWords
+		}
+		// The words as a phrase in that column, as Valkey's @f:"w1 w2":
+		// "IT-500" finds the product whose sku reads IT-500 and not one
+		// whose sku is IT-5000, and a title's marker word finds its
+		// product. Both sides are cut into words of letters and digits
+		// the same way and compared as lowercased strings, padded with a
+		// space: PostgreSQL's text-search parser reads "ON-1" as "on" and
+		// "-1", so a tsquery of the words would miss it. No index serves
+		// this: the table is scanned (see the package doc).
+		out = append(out, fmt.Sprintf("strpos(lower(' ' || regexp_replace(%s, '[^[:alnum:]]+', ' ', 'g') || ' '), lower(%s)) > 0",
+			c.ident, s.param(" "+words+" ")))
 	}
 	return out, nil
+}
+
+// errNoWords is a lookup of text without a letter or digit: nothing
+// matches it.
+var errNoWords = errors.New("postgres: the lookup has no word")
+
+// lookupWords is text's words of letters and digits, space-separated.
+func lookupWords(text string) string {
+	return strings.Join(strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }), " ")
 }
 
 func whereClause(conds []string) string {
