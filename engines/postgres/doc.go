@@ -18,8 +18,8 @@
 //     schema may have one, of 1 to 2,000 dimensions (an HNSW index's
 //     limit); CREATE EXTENSION IF NOT EXISTS vector runs first.
 //
-// A schema needs a text field. A text-only schema's table, indexes and
-// statements are what they were before the other types were added.
+// A schema needs a text field. A text-only schema makes the text columns,
+// tsv and its GIN index alone, and needs no extension.
 //
 // Vectors travel in pgvector's text form, '[x,y,…]' (VectorText,
 // ParseVector): a parameter cast ::vector, and a column read ::text by

@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"context"
 	"errors"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -279,15 +280,7 @@ func cosine(a, b []float32) float64 {
 	if aa == 0 || bb == 0 {
 		return 1
 	}
-	return 1 - ab/sqrt(aa*bb)
-}
-
-func sqrt(x float64) float64 {
-	z := x
-	for range 60 {
-		z = (z + x/z) / 2
-	}
-	return z
+	return 1 - ab/math.Sqrt(aa*bb)
 }
 
 // Hybrid search fuses the full-text and vector rankings: a product's own
