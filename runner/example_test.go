@@ -65,7 +65,7 @@ func ExampleRun() {
 // go vet. The README is edited by hand; this is what keeps it honest.
 func TestReadmeLibraryProgramCompiles(t *testing.T) {
 	if testing.Short() {
-		t.Skip("compiles a program that imports every driver")
+		t.Skip("-short: compiles a program that imports every driver")
 	}
 	goTool, err := exec.LookPath("go")
 	if err != nil {

@@ -40,7 +40,7 @@ func TestPgvectorRecipeEmbedded(t *testing.T) {
 // query through the index, in distance order.
 func TestPgvectorImage(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds an image")
+		t.Skip("-short: builds the pgvector image, minutes on a machine without it")
 	}
 	pool, err := container.Pool()
 	if err != nil {
