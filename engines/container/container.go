@@ -34,9 +34,6 @@ const Label = "searchbench.run"
 // engines/launch so that runner can take them without Docker.
 type Options = launch.Options
 
-// MinMemory is the smallest memory limit Docker accepts.
-const MinMemory = launch.MinMemory
-
 // Container is a running engine: the launch.Engine that Start made, its
 // Stats and Close those of the container, and the Docker handles behind
 // them.

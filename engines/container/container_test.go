@@ -62,7 +62,7 @@ func TestCheck(t *testing.T) {
 		{CPUs: -1, ReadyTimeout: 1},
 		{CPUs: 1e6, ReadyTimeout: 1},
 		{MemoryBytes: -1, ReadyTimeout: 1},
-		{MemoryBytes: container.MinMemory - 1, ReadyTimeout: 1},
+		{MemoryBytes: launch.MinMemory - 1, ReadyTimeout: 1},
 		{CPUSet: "x", ReadyTimeout: 1},
 		{CPUSet: "0-", ReadyTimeout: 1},
 		{CPUSet: "1-0", ReadyTimeout: 1},
