@@ -2,9 +2,11 @@ package dataset
 
 import (
 	"encoding/binary"
+	"fmt"
 	"io"
 	"math"
 	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -54,6 +56,7 @@ const (
 type Products struct {
 	idSet
 	dim       int
+	mix       QueryMix
 	centroids [][]float32
 
 	hashOnce sync.Once
@@ -73,8 +76,9 @@ type Product struct {
 }
 
 // NewProducts returns the product corpus for cfg with dim-dimensional
-// embeddings (ProductDim in Study B).
-func NewProducts(cfg Config, dim int) (*Products, error) {
+// embeddings (ProductDim in Study B), its queries drawn by mix (the zero
+// mix: DefaultQueryMix).
+func NewProducts(cfg Config, dim int, mix QueryMix) (*Products, error) {
 	ids, err := newIDSet(cfg)
 	if err != nil {
 		return nil, err
@@ -82,7 +86,12 @@ func NewProducts(cfg Config, dim int) (*Products, error) {
 	if dim < 1 || dim > 1<<16 {
 		return nil, errDim(dim)
 	}
-	p := &Products{idSet: ids, dim: dim, centroids: make([][]float32, len(Categories))}
+	for _, w := range mix {
+		if w < 0 || w > maxMixWeight {
+			return nil, fmt.Errorf("queries: a weight of %d is out of range (0 to %d)", w, maxMixWeight)
+		}
+	}
+	p := &Products{idSet: ids, dim: dim, mix: mix.orDefault(), centroids: make([][]float32, len(Categories))}
 	for i := range Categories {
 		r := NewRand(cfg.Seed, tagCentroid, uint64(i))
 		p.centroids[i] = unitVector(&r, nil, dim, 0)
@@ -108,8 +117,7 @@ func (p *Products) Product(id, version uint32) Product {
 	r := NewRand(p.cfg.Seed, tagProduct, uint64(id), uint64(version))
 	// The category and SKU follow the ID alone: an upsert changes a
 	// product's price, text and embedding, never which product it is.
-	cr := NewRand(p.cfg.Seed, tagProduct, uint64(id))
-	ci := cr.Intn(len(Categories))
+	ci := categoryOf(p.cfg.Seed, id)
 	c := Categories[ci]
 	pr := Product{
 		ID: id, Version: version, Category: c.Name,
@@ -177,51 +185,195 @@ const (
 	KNNCategory                         // … within one category (TAG filter)
 	KNNPrice                            // … within a price range (NUMERIC filter)
 	SKULookup                           // the product with an exact SKU (lexical)
+	Hybrid                              // a product's title words and a vector near its category
+	NumProductQueryKinds
 )
 
+var kindNames = [NumProductQueryKinds]string{"knn", "knn-category", "knn-price", "sku", "hybrid"}
+
 func (k ProductQueryKind) String() string {
-	return [...]string{"knn", "knn+category", "knn+price", "sku"}[k]
+	if k < NumProductQueryKinds {
+		return kindNames[k]
+	}
+	return "kind(" + strconv.Itoa(int(k)) + ")"
 }
 
-// ProductQuery is one product query. Vector is set for the KNN kinds,
-// Category for KNNCategory, MinPrice/MaxPrice for KNNPrice, SKU for
-// SKULookup.
+// ParseProductQueryKind is the inverse of String.
+func ParseProductQueryKind(s string) (ProductQueryKind, error) {
+	for k, n := range kindNames {
+		if n == s {
+			return ProductQueryKind(k), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown query kind %q (want one of %s)", s, strings.Join(kindNames[:], ", "))
+}
+
+// IsKNN says whether k asks for nearest neighbours alone (with or without
+// a filter): the kinds whose answers are scored against exact neighbours.
+func (k ProductQueryKind) IsKNN() bool { return k == KNN || k == KNNCategory || k == KNNPrice }
+
+// QueryMix is the share of each query kind, as weights: kind k is drawn
+// with probability QueryMix[k] / the sum. The zero mix is
+// DefaultQueryMix.
+type QueryMix [NumProductQueryKinds]int
+
+// DefaultQueryMix is Study B's hybrid search: 40% category-filtered kNN,
+// 20% price-filtered kNN, 20% plain kNN, 20% SKU lookups — semantic
+// queries with filters beside exact lookups.
+var DefaultQueryMix = QueryMix{KNN: 2, KNNCategory: 4, KNNPrice: 2, SKULookup: 2}
+
+// drawOrder is the order in which a draw walks the kinds: the order of
+// the first version's fixed proportions, so that the default mix draws,
+// from the same stream, the queries it always drew (the corpus hash of
+// every earlier result holds).
+var drawOrder = [NumProductQueryKinds]ProductQueryKind{KNNCategory, KNNPrice, KNN, SKULookup, Hybrid}
+
+// maxMixWeight bounds a weight, so that the sum stays far from overflow.
+const maxMixWeight = 1_000_000
+
+// ParseQueryMix reads "kind=weight,…" (weights are whole numbers, as in
+// knn=40,knn-category=20,knn-price=20,sku=10,hybrid=10); kinds it does not
+// name weigh 0, and "" is the default mix.
+func ParseQueryMix(s string) (QueryMix, error) {
+	var m QueryMix
+	if s == "" {
+		return DefaultQueryMix, nil
+	}
+	seen := [NumProductQueryKinds]bool{}
+	for part := range strings.SplitSeq(s, ",") {
+		name, w, ok := strings.Cut(strings.TrimSpace(part), "=")
+		if !ok {
+			return m, fmt.Errorf("%q is not kind=weight", part)
+		}
+		k, err := ParseProductQueryKind(strings.TrimSpace(name))
+		if err != nil {
+			return m, err
+		}
+		if seen[k] {
+			return m, fmt.Errorf("%s is named twice", k)
+		}
+		seen[k] = true
+		n, err := strconv.Atoi(strings.TrimSpace(w))
+		if err != nil || n < 0 || n > maxMixWeight {
+			return m, fmt.Errorf("%s=%s: the weight must be a whole number from 0 to %d", k, w, maxMixWeight)
+		}
+		m[k] = n
+	}
+	if m.sum() == 0 {
+		return m, fmt.Errorf("%q gives every kind weight 0", s)
+	}
+	return m, nil
+}
+
+func (m QueryMix) sum() int {
+	t := 0
+	for _, w := range m {
+		t += w
+	}
+	return t
+}
+
+// orDefault is m, or the default mix for the zero mix.
+func (m QueryMix) orDefault() QueryMix {
+	if m.sum() == 0 {
+		return DefaultQueryMix
+	}
+	return m
+}
+
+// String is the mix as ParseQueryMix reads it, kinds in String order,
+// weight-0 kinds left out.
+func (m QueryMix) String() string {
+	m = m.orDefault()
+	var parts []string
+	for k, w := range m {
+		if w > 0 {
+			parts = append(parts, kindNames[k]+"="+strconv.Itoa(w))
+		}
+	}
+	return strings.Join(parts, ",")
+}
+
+// Kinds is the kinds of weight above 0, in String order.
+func (m QueryMix) Kinds() []ProductQueryKind {
+	m = m.orDefault()
+	var ks []ProductQueryKind
+	for k, w := range m {
+		if w > 0 {
+			ks = append(ks, ProductQueryKind(k))
+		}
+	}
+	return ks
+}
+
+// draw picks a kind from r.
+func (m QueryMix) draw(r *Rand) ProductQueryKind {
+	u := r.Intn(m.sum())
+	for _, k := range drawOrder {
+		if u < m[k] {
+			return k
+		}
+		u -= m[k]
+	}
+	panic("unreachable: a draw below the sum falls in a kind")
+}
+
+// ProductQuery is one product query. Vector is set for the KNN kinds and
+// Hybrid, Category for KNNCategory, MinPrice/MaxPrice for KNNPrice, SKU
+// for SKULookup, Text for Hybrid.
 type ProductQuery struct {
 	Kind               ProductQueryKind
 	Vector             []float32
 	Category           string
 	MinPrice, MaxPrice float64
 	SKU                string
+	Text               string
 }
 
-// ProductQuery returns query i. The kinds come in fixed proportions — 40%
-// category-filtered KNN, 20% price-filtered KNN, 20% plain KNN, 20% SKU
-// lookups — the hybrid search of Study B: semantic queries with filters
-// beside exact lookups. A query vector lies near a random category's
-// centroid; a SKU names a random ID of the space (missing IDs included, as
-// users look up products that were deleted).
+// hybridWords is how many of a product's title words a hybrid query
+// takes: what a shopper types.
+const hybridWords = 3
+
+// ProductQuery returns query i, its kind drawn from the corpus's query mix.
+// A query vector lies near a random category's centroid; a SKU names a
+// random ID of the space (missing IDs included, as users look up products
+// that were deleted); a hybrid query takes three words of a random
+// product's pre-populated title and a vector near that product's
+// category.
 func (p *Products) ProductQuery(i uint64) ProductQuery {
 	r := NewRand(p.cfg.Seed, tagProductQuery, i)
-	var q ProductQuery
-	switch u := r.Intn(10); {
-	case u < 4:
-		q.Kind = KNNCategory
-	case u < 6:
-		q.Kind = KNNPrice
-	case u < 8:
-		q.Kind = KNN
-	default:
-		q.Kind = SKULookup
-	}
-	if q.Kind == SKULookup {
+	return p.queryOfKind(&r, p.mix.draw(&r))
+}
+
+// ProductQueryOfKind is a query of kind k, drawn from stream i of the
+// kind's own (a sample of the kind whatever the mix, for checks).
+func (p *Products) ProductQueryOfKind(i uint64, k ProductQueryKind) ProductQuery {
+	r := NewRand(p.cfg.Seed, tagProductQuery, uint64(k)+1<<56, i)
+	return p.queryOfKind(&r, k)
+}
+
+func (p *Products) queryOfKind(r *Rand, kind ProductQueryKind) ProductQuery {
+	q := ProductQuery{Kind: kind}
+	switch kind {
+	case SKULookup:
 		id := uint32(1 + r.Intn(p.cfg.IDs))
-		cr := NewRand(p.cfg.Seed, tagProduct, uint64(id))
-		q.SKU = Categories[cr.Intn(len(Categories))].Code + "-" + strconv.FormatUint(uint64(id), 10)
+		q.SKU = Categories[categoryOf(p.cfg.Seed, id)].Code + "-" + strconv.FormatUint(uint64(id), 10)
+		return q
+	case Hybrid:
+		id := uint32(1 + r.Intn(p.cfg.IDs))
+		ci := categoryOf(p.cfg.Seed, id)
+		words := strings.Fields(strings.TrimSuffix(p.Product(id, 0).Title, "."))
+		for j := range min(hybridWords, len(words)) {
+			k := j + r.Intn(len(words)-j)
+			words[j], words[k] = words[k], words[j]
+		}
+		q.Text = strings.ToLower(strings.Join(words[:min(hybridWords, len(words))], " "))
+		q.Vector = unitVector(r, p.centroids[ci], p.dim, spread)
 		return q
 	}
 	ci := r.Intn(len(Categories))
-	q.Vector = unitVector(&r, p.centroids[ci], p.dim, spread)
-	switch q.Kind {
+	q.Vector = unitVector(r, p.centroids[ci], p.dim, spread)
+	switch kind {
 	case KNNCategory:
 		q.Category = Categories[ci].Name
 	case KNNPrice:
@@ -231,6 +383,19 @@ func (p *Products) ProductQuery(i uint64) ProductQuery {
 	return q
 }
 
+// categoryOf is product id's category index: it follows the ID alone.
+func categoryOf(seed uint64, id uint32) int {
+	cr := NewRand(seed, tagProduct, uint64(id))
+	return cr.Intn(len(Categories))
+}
+
+// Mix is the corpus's query mix.
+func (p *Products) Mix() QueryMix { return p.mix }
+
+// hashKindNames are the names the hash writes: the first version's for
+// its kinds, so that a default mix's hash is every earlier result's.
+var hashKindNames = [NumProductQueryKinds]string{"knn", "knn+category", "knn+price", "sku", "hybrid"}
+
 // Hash is the product corpus's hash, as Corpus.Hash is the text corpus's.
 func (p *Products) Hash() string {
 	p.hashOnce.Do(func() {
@@ -238,7 +403,10 @@ func (p *Products) Hash() string {
 			func(h io.Writer, id uint32) { p.Product(id, 0).write(h) },
 			func(h io.Writer, i uint64) {
 				q := p.ProductQuery(i)
-				io.WriteString(h, q.Kind.String()+"\x00"+q.Category+"\x00"+q.SKU+"\x00")
+				io.WriteString(h, hashKindNames[q.Kind]+"\x00"+q.Category+"\x00"+q.SKU+"\x00")
+				if q.Kind == Hybrid {
+					io.WriteString(h, q.Text+"\x00")
+				}
 				io.WriteString(h, strconv.FormatFloat(q.MinPrice, 'g', -1, 64)+"\x00"+strconv.FormatFloat(q.MaxPrice, 'g', -1, 64)+"\x00")
 				h.Write(VectorBytes(q.Vector))
 			})

@@ -10,7 +10,7 @@ import (
 
 func productCorpus(t testing.TB, seed uint64, ids, dim int) *Products {
 	t.Helper()
-	p, err := NewProducts(Config{Seed: seed, IDs: ids, Prepopulate: DefaultPrepopulate}, dim)
+	p, err := NewProducts(Config{Seed: seed, IDs: ids, Prepopulate: DefaultPrepopulate}, dim, QueryMix{})
 	if err != nil {
 		t.Fatal(err)
 	}

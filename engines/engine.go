@@ -96,20 +96,59 @@ func (d Document) Text(name string) string {
 }
 
 // Query is one search. The mixed workload sets only Text and K; the product
-// workload (Study B) adds a vector, filters or a single field. A driver that
-// cannot honour a member that is set returns an error wrapping
-// ErrUnsupported rather than silently answering a different question.
+// workload (Study B) adds a vector, filters or a single field. The shapes a
+// driver is asked for, and what each means:
+//
+//   - Text: a free-text search over every text field, ranked by relevance.
+//   - Text and Field: an exact lookup of Text's words in one field (a SKU).
+//   - Vector: the K nearest neighbours on the schema's vector field (kNN),
+//     by the engine's own index (approximate where it is HNSW).
+//   - Vector and Filters: the K nearest among the documents that pass every
+//     filter — a filtered kNN, never a kNN whose answer is filtered after.
+//   - Text and Vector: a hybrid search, the text match and the kNN fused
+//     into one ranking by the engine's own fusion where it has one (RRF, a
+//     semantic ratio); a driver whose engine has none says in its package
+//     documentation what it sends instead (valkey-search: the kNN among the
+//     text matches).
+//   - Filters apply to any of these.
+//
+// A driver that cannot honour a member that is set returns an error wrapping
+// ErrUnsupported rather than silently answering a different question, and
+// says so before anything starts through QueryChecker.
 type Query struct {
 	Text string
 	K    int // at most this many hits
 	// Field restricts Text to one field (an exact lookup such as a SKU);
 	// empty searches every text field of the schema.
 	Field string
-	// Vector asks for the K nearest neighbours on the schema's vector field,
-	// among the documents that match Filters (and Text, when set).
+	// Vector asks for the K nearest neighbours on the schema's vector field
+	// (with Text: a hybrid search).
 	Vector []float32
 	// Filters all must hold.
 	Filters []Filter
+}
+
+// Shape names what q asks, for messages and the README's engine table:
+// "text", "field", "knn", "knn+filter", "hybrid", "filter" (filters over a
+// text search), with "+filter" where filters narrow a hybrid or a lookup.
+func (q Query) Shape() string {
+	var s string
+	switch {
+	case q.Vector != nil && q.Text != "":
+		s = "hybrid"
+	case q.Vector != nil:
+		s = "knn"
+	case q.Field != "":
+		s = "field"
+	case q.Text != "":
+		s = "text"
+	default:
+		return "filter"
+	}
+	if len(q.Filters) > 0 {
+		s += "+filter"
+	}
+	return s
 }
 
 // Filter is one condition on a Tag field (Tag equals) or a Numeric field

@@ -139,6 +139,30 @@ func CheckSchema(name string, cfg Config, schema Schema) error {
 	return nil
 }
 
+// QueryChecker is a driver that can say, before anything starts, whether
+// its engines, configured by cfg, with an index of schema, can answer a
+// query shaped like q (its members set or not, its filters' fields; the
+// values are a sample): the check their Search makes first, so that a
+// query kind an engine lacks is bad input rather than an error at the
+// first call. It returns nil or an error wrapping ErrUnsupported that says
+// why, without the driver's name.
+type QueryChecker interface {
+	CheckQuery(cfg Config, schema Schema, q Query) error
+}
+
+// CheckQuery checks q against the named driver, through its QueryChecker;
+// a driver without one is not asked (its Search still refuses).
+func CheckQuery(name string, cfg Config, schema Schema, q Query) error {
+	d, err := Lookup(name)
+	if err != nil {
+		return err
+	}
+	if c, ok := d.(QueryChecker); ok {
+		return c.CheckQuery(cfg, schema, q)
+	}
+	return nil
+}
+
 // SchemaError is a driver's refusal of a schema, from its CheckSchema (and
 // its Create, which checks the same): Err says why, and Error puts the
 // driver's name first, as every driver's errors do. A caller that names the

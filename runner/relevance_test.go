@@ -60,7 +60,7 @@ func TestRelevanceCatchesWrongAnswers(t *testing.T) {
 	if rel.Recall != 0 || rel.Queries != 20 || len(rel.Misses) != maxMisses || !strings.Contains(rel.Misses[0], "not in the top 10") {
 		t.Fatalf("relevance %+v; want recall 0 and the misses named", rel)
 	}
-	p, err := dataset.NewProducts(dataset.Config{Seed: 1, IDs: 300, Prepopulate: 1}, 8)
+	p, err := dataset.NewProducts(dataset.Config{Seed: 1, IDs: 300, Prepopulate: 1}, 8, dataset.QueryMix{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -142,7 +142,7 @@ func NewSource(kind string, cfg dataset.Config, dim int) (Source, error) {
 		}
 		return Text{c}, nil
 	case CorpusProduct:
-		p, err := dataset.NewProducts(cfg, dim)
+		p, err := dataset.NewProducts(cfg, dim, dataset.QueryMix{})
 		if err != nil {
 			return nil, err
 		}

@@ -70,7 +70,7 @@ func TestExactEqualsSorting(t *testing.T) {
 // centroid, a category-filtered query's truth lies in that category and
 // plain kNN's truth is mostly in the query's category.
 func TestExactProductCorpus(t *testing.T) {
-	p, err := dataset.NewProducts(dataset.Config{Seed: 7, IDs: 2000, Prepopulate: 1}, 64)
+	p, err := dataset.NewProducts(dataset.Config{Seed: 7, IDs: 2000, Prepopulate: 1}, 64, dataset.QueryMix{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +137,7 @@ func TestRecall(t *testing.T) {
 // documents a second scored against all 100 queries.
 func BenchmarkExactProduct(b *testing.B) {
 	const n, queries = 95_000, 100
-	p, err := dataset.NewProducts(dataset.Config{Seed: 1, IDs: n, Prepopulate: 1}, dataset.ProductDim)
+	p, err := dataset.NewProducts(dataset.Config{Seed: 1, IDs: n, Prepopulate: 1}, dataset.ProductDim, dataset.QueryMix{})
 	if err != nil {
 		b.Fatal(err)
 	}

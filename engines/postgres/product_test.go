@@ -40,7 +40,7 @@ func products(t *testing.T) (engines.Engine, runner.Products) {
 func productServer(t *testing.T) (e engines.Engine, src runner.Products, url, secret string) {
 	t.Helper()
 	url, secret, _ = server(t, container.Options{CPUs: 2})
-	p, err := dataset.NewProducts(dataset.Config{Seed: 7, IDs: productIDs, Prepopulate: 1}, productDim)
+	p, err := dataset.NewProducts(dataset.Config{Seed: 7, IDs: productIDs, Prepopulate: 1}, productDim, dataset.QueryMix{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,7 +22,7 @@ import (
 func realProducts(t *testing.T, seed uint64, ids, dim int) (addr string, e engines.Engine, src runner.Products) {
 	t.Helper()
 	addr = realServer(t)
-	p, err := dataset.NewProducts(dataset.Config{Seed: seed, IDs: ids, Prepopulate: 1}, dim)
+	p, err := dataset.NewProducts(dataset.Config{Seed: seed, IDs: ids, Prepopulate: 1}, dim, dataset.QueryMix{})
 	if err != nil {
 		t.Fatal(err)
 	}
