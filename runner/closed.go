@@ -378,7 +378,7 @@ func runLevel(ctx context.Context, e engines.Engine, src Source, cfg Config, em 
 // its stream, its known-item checks and its recorder, and starts the
 // level's clock.
 func newLevelRun(e engines.Engine, src Source, cfg Config, vers versions, level, all int) *levelRun {
-	lv := &levelRun{cfg: cfg, all: all, sink: NewSink(4 * runtime.GOMAXPROCS(0))}
+	lv := &levelRun{cfg: cfg, all: all, sink: NewSink(4*runtime.GOMAXPROCS(0), src.QueryKinds())}
 	first, streams := userStreams(cfg, src.IDs(), level, all)
 	lv.first = first
 	lv.known = newKnownChecks(src, cfg.Calls, vers, uint64(level))
@@ -618,7 +618,7 @@ func (u *user) run(ctx context.Context, e engines.Engine, src Source, cfg Config
 		if chk.iv = k; chk.on && known.check(chk, hits, err) {
 			continue
 		}
-		u.rec.RecordIn(k, req.Op, took, class)
+		u.rec.RecordIn(k, req.Op, req.Kind, took, class)
 		u.ops.Add(1)
 		if !succeeded(req.Op, class) {
 			u.rec.Failed(req.Op, class, err)

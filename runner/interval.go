@@ -130,7 +130,7 @@ func (iv *intervals) add(k int, samples []sample, classes *[workload.NumOps][eng
 	}
 	for _, x := range samples {
 		// In range by construction: RecordValue cannot fail.
-		_ = s.hist[x>>opShift].RecordValue(int64(x & (1<<opShift - 1)))
+		_ = s.hist[x.op()].RecordValue(x.micros())
 	}
 	for op := range classes {
 		for c, n := range classes[op] {

@@ -147,7 +147,7 @@ type ivSample struct {
 // are) and returns the sink's window histograms and timeline.
 func record(t *testing.T, samples []ivSample, n, recs int) (*Histograms, *result.Timeline) {
 	t.Helper()
-	sink := NewSink(3)
+	sink := NewSink(3, nil)
 	iv := sink.startIntervals(newGrid(time.Now(), time.Second, time.Duration(n)*time.Second))
 	rs := make([]*Recorder, recs)
 	for i := range rs {
@@ -160,7 +160,7 @@ func record(t *testing.T, samples []ivSample, n, recs int) (*Histograms, *result
 			// their late flushes reopen it.
 			iv.collect(time.Duration(s.k+1) * time.Second)
 		}
-		rs[i%recs].RecordIn(s.k, s.op, time.Duration(s.us)*time.Microsecond, s.c)
+		rs[i%recs].RecordIn(s.k, s.op, -1, time.Duration(s.us)*time.Microsecond, s.c)
 	}
 	for _, r := range rs {
 		r.Flush()
@@ -323,14 +323,14 @@ func TestMergeWithoutTimelines(t *testing.T) {
 // 100 calls ending in a change of interval, so a flush that allocated even
 // once would show as ≥ 1 allocation per run (AllocsPerRun rounds down).
 func TestRecordInDoesNotAllocate(t *testing.T) {
-	sink := NewSink(2)
+	sink := NewSink(2, nil)
 	sink.startIntervals(newGrid(time.Now(), time.Second, 3*time.Second))
 	r := sink.NewRecorder(0)
 	k := 0
 	run := func() {
 		k++
 		for i := range 100 {
-			r.RecordIn(k%3, workload.Op(i%int(workload.NumOps)), time.Duration(i)*time.Microsecond, engines.OK)
+			r.RecordIn(k%3, workload.Op(i%int(workload.NumOps)), -1, time.Duration(i)*time.Microsecond, engines.OK)
 		}
 	}
 	for range 10 {
@@ -347,7 +347,7 @@ func TestRecordInDoesNotAllocate(t *testing.T) {
 // here, far more often than a worker's calls cross 1 s intervals). Compare
 // with BenchmarkRecord: the difference is the cost of interval recording.
 func BenchmarkRecordIn(b *testing.B) {
-	sink := NewSink(4)
+	sink := NewSink(4, nil)
 	g := newGrid(time.Now(), time.Second, 4*time.Second)
 	sink.startIntervals(g)
 	r := sink.NewRecorder(0)
@@ -359,7 +359,7 @@ func BenchmarkRecordIn(b *testing.B) {
 	i := 0
 	for b.Loop() {
 		i++
-		r.RecordIn(g.at(starts[i>>10&3]), workload.Search, time.Duration(i&0xffff)*time.Microsecond, engines.OK)
+		r.RecordIn(g.at(starts[i>>10&3]), workload.Search, -1, time.Duration(i&0xffff)*time.Microsecond, engines.OK)
 	}
 }
 
@@ -383,12 +383,12 @@ func TestIntervalMemory(t *testing.T) {
 		t.Errorf("a one-hour level's timeline takes %d MB", perHour>>20)
 	}
 	// Dense histograms open at once: bounded whatever the window's length.
-	sink := NewSink(2)
+	sink := NewSink(2, nil)
 	iv := sink.startIntervals(newGrid(time.Now(), time.Second, 100*time.Second))
 	rec := sink.NewRecorder(0)
 	for k := range 100 {
 		for range 10 {
-			rec.RecordIn(k, workload.Search, time.Millisecond, engines.OK)
+			rec.RecordIn(k, workload.Search, -1, time.Millisecond, engines.OK)
 		}
 		iv.collect(time.Duration(k) * time.Second)
 	}

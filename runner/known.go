@@ -29,6 +29,24 @@ type KnownConfig struct {
 	// Idle is the check after pre-population, to compare with (Run sets
 	// it; a shard that did not prepare has none).
 	Idle *result.Relevance `json:"-"`
+	// Exact is the size of the sample of queries with exact answers
+	// (exact.go) checked idle and, as half of the checks, under load; 0:
+	// DefaultExactQueries; below 0: none (the CLI's --exact-queries 0).
+	Exact int
+	// truth is the sample's exact answers (Run computes them once).
+	truth *exactTruth
+}
+
+// exactQueries is the size of the sample of exact answers: 0 when the
+// checks are off.
+func (c KnownConfig) exactQueries() int {
+	switch {
+	case c.Off || c.Exact < 0:
+		return 0
+	case c.Exact == 0:
+		return DefaultExactQueries
+	}
+	return c.Exact
 }
 
 // DefaultKnownItems is the share of searches made checks: enough for a
@@ -40,6 +58,9 @@ const DefaultKnownItems = 0.01
 func (c KnownConfig) Validate() error {
 	if !(c.Fraction >= 0 && c.Fraction <= 1) {
 		return fieldErr("Fraction", "known-items", "%v must be in [0, 1]", c.Fraction)
+	}
+	if c.Exact > maxExactQueries {
+		return fieldErr("Exact", "exact-queries", "%d is more than %d", c.Exact, maxExactQueries)
 	}
 	return nil
 }
@@ -54,6 +75,10 @@ func (c KnownConfig) share() float64 {
 	}
 	return c.Fraction
 }
+
+// maxExactQueries bounds the sample: its brute force costs a pass over
+// every pre-populated document per hundred queries or so.
+const maxExactQueries = 10_000
 
 // tagKnownLoad keys the checks' streams under load.
 const tagKnownLoad = 0x6c6f6164 // "load"
@@ -77,6 +102,11 @@ type knownChecks struct {
 	after func()
 
 	checks, found, empty, below, skipped, failed, unsupported atomic.Int64
+	// exact is the sample of exact answers, when there is one: half the
+	// checks ask one of its queries; exactCounts counts them by kind.
+	exact        *exactTruth
+	exactCounts  tally
+	prepopulated func(uint32) bool // the source's
 	// perIv counts the checks of each interval of the window's grid (set
 	// by startIntervals before the window opens).
 	perIv []ivKnown
@@ -113,6 +143,8 @@ type knownCheck struct {
 	id  uint32
 	doc string // the ID as the engine returns it, made before the clock
 	iv  int    // the call's interval, set once it is known to be measured
+	// exact is the exact-answer query asked (nil: a known-item check).
+	exact *exactQuery
 }
 
 // newKnownChecks samples the level's candidates, keyed by key (the level,
@@ -123,7 +155,11 @@ func newKnownChecks(src Source, c Calls, vers versions, key ...uint64) *knownChe
 	if !ok || frac <= 0 || src.PrepopulatedCount() == 0 {
 		return nil
 	}
-	kc := &knownChecks{ki: ki, frac: frac, k: c.K, vers: vers, idle: c.Known.Idle, after: afterKnownCheck}
+	kc := &knownChecks{ki: ki, frac: frac, k: c.K, vers: vers, idle: c.Known.Idle, after: afterKnownCheck,
+		exact: c.Known.truth, prepopulated: src.Prepopulated}
+	if kc.exact != nil {
+		kc.exactCounts = make(tally, len(kc.exact.kinds))
+	}
 	r := dataset.NewRand(append([]uint64{c.Seed, tagKnownLoad}, key...)...)
 	// Bounded: after heavy writing few IDs may be untouched.
 	for range 64 * knownCandidates {
@@ -157,10 +193,16 @@ func (kc *knownChecks) pick(r *dataset.Rand, c *workload.Call) knownCheck {
 	if kc == nil || c.Op != workload.Search || r.Float64() >= kc.frac {
 		return knownCheck{}
 	}
+	if kc.exact != nil && r.Intn(2) == 0 {
+		q := &kc.exact.queries[r.Intn(len(kc.exact.queries))]
+		c.Query, c.Kind = q.q, q.kind
+		c.Query.K = kc.k
+		return knownCheck{on: true, exact: q}
+	}
 	id := kc.ids[r.Intn(len(kc.ids))]
 	_, q := kc.ki.KnownQuery(r.Uint64(), id)
 	q.K = kc.k
-	c.Query = q
+	c.Query, c.Kind = q, -1 // a known item is of none of the mix's kinds
 	return knownCheck{on: true, id: id, doc: dataset.DocID(id)}
 }
 
@@ -180,6 +222,10 @@ func invoke(ctx context.Context, e engines.Engine, c *workload.Call, chk knownCh
 func (kc *knownChecks) check(c knownCheck, h engines.Hits, err error) (unsupported bool) {
 	if kc.after != nil {
 		kc.after()
+	}
+	if c.exact != nil {
+		kc.exactCounts.add(c.exact, h.IDs, err, kc.k, kc.touched)
+		return errors.Is(err, engines.ErrUnsupported)
 	}
 	switch {
 	case errors.Is(err, engines.ErrUnsupported):
@@ -227,7 +273,19 @@ func (kc *knownChecks) result() *result.KnownItems {
 	if kc.idle != nil && kc.idle.Queries > 0 {
 		k.IdleRecall, k.IdleChecks, k.IdleFound = kc.idle.Recall, kc.idle.Queries, kc.idle.Found
 	}
+	if kc.exact != nil {
+		k.Exact = kc.exactCounts.recall(kc.exact.kinds)
+		if kc.idle != nil {
+			k.Exact = result.SetIdle(k.Exact, kc.idle.Exact)
+		}
+	}
 	return k
+}
+
+// touched says whether id was written or deleted since pre-population,
+// or was not pre-populated: its place in an answer says nothing.
+func (kc *knownChecks) touched(id uint32) bool {
+	return int(id) >= len(kc.vers.last) || !kc.prepopulated(id) || !kc.vers.untouched(id)
 }
 
 // scheduleKey keys an open-loop rep's checks by its schedule: the rate,

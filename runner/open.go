@@ -115,7 +115,7 @@ func OpenLoop(ctx context.Context, e engines.Engine, src Source, cfg OpenConfig,
 // openLoop is OpenLoop passing each interval to live as it closes.
 func openLoop(ctx context.Context, e engines.Engine, src Source, cfg OpenConfig, sched workload.Schedule, vers versions, live liveFunc) result.Rep {
 	shards := 4 * runtime.GOMAXPROCS(0)
-	r := &openRun{e: e, src: src, cfg: cfg, vers: vers, lat: NewSink(shards), svc: NewSink(shards),
+	r := &openRun{e: e, src: src, cfg: cfg, vers: vers, lat: NewSink(shards, src.QueryKinds()), svc: NewSink(shards, src.QueryKinds()),
 		known: newKnownChecks(src, cfg.Calls, vers, scheduleKey(sched)...)}
 	arr := newArrivals(cfg, src.IDs(), sched)
 	// The line holds what the workers cannot take yet. It is large (a few
@@ -309,8 +309,8 @@ func (r *openRun) serve(ctx context.Context, start time.Time, k int, t ticket, l
 	if sent.Sub(t.due) > lateStart {
 		r.late.Add(1)
 	}
-	lat.RecordIn(k, req.Op, done.Sub(t.due), class)
-	svc.RecordIn(k, req.Op, done.Sub(sent), class)
+	lat.RecordIn(k, req.Op, req.Kind, done.Sub(t.due), class)
+	svc.RecordIn(k, req.Op, req.Kind, done.Sub(sent), class)
 	if succeeded(req.Op, class) {
 		r.okDone.Add(1)
 	} else {

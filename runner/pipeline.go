@@ -141,6 +141,14 @@ func Run(ctx context.Context, plan Plan, obs Observer) (*result.Result, error) {
 	}
 	r.logf("", "corpus: %s, %d IDs, %d pre-populated, seed %d; hashing…", p.Source.Schema().Name, p.Source.IDs(), p.Source.PrepopulatedCount(), calls.Seed)
 	res.Corpus = p.Source.Provenance()
+	if n := calls.Known.exactQueries(); n > 0 {
+		if r.truth = newExactTruth(p.Source, n, calls.K); r.truth != nil {
+			c := r.truth.cost
+			res.GroundTruth = &c
+			r.logf("", "exact answers of %d sample queries over %d documents (%d dimensions): %.1fs, %.0f MB allocated",
+				c.Queries, c.Documents, c.Dim, c.Seconds, float64(c.Bytes)/1e6)
+		}
+	}
 
 	r.warnLeftovers()
 	if p.Shard != nil {
@@ -200,6 +208,7 @@ type run struct {
 	plan  Plan
 	obs   Observer
 	coord coordination
+	truth *exactTruth // the exact-answer checks' sample, nil without
 }
 
 func (r *run) logf(setup, format string, args ...any) {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"net"
 	"os"
 	"path/filepath"
@@ -18,6 +19,7 @@ import (
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/engines/launch"
 	"github.com/searchbench/searchbench/runner/shard"
+	"github.com/searchbench/searchbench/workload"
 )
 
 // Plan is a whole benchmark: the corpus, the engines (setups), and either
@@ -384,6 +386,9 @@ func (p Plan) validateSetup(s Setup, labels map[string]bool, servedBy map[string
 	if err := p.Calls().Mix.Check(s.Driver, d.Describe()); err != nil {
 		return inField("Driver", err)
 	}
+	if err := p.checkQueries(s, label, schema); err != nil {
+		return err
+	}
 	var secretEnv string
 	launchable := false
 	if p.Launcher != nil {
@@ -393,6 +398,33 @@ func (p Plan) validateSetup(s Setup, labels map[string]bool, servedBy map[string
 		return fieldErr("Driver", "container-env", "%s holds the credential the launcher generates for %s; it cannot be set", secretEnv, s.Driver)
 	}
 	return p.validatePlace(s, d.Describe().Embedded, launchable)
+}
+
+// kindSampler is a source of several query kinds, with a sample of each
+// the mix draws (Products).
+type kindSampler interface {
+	KindSamples() map[string]engines.Query
+}
+
+// checkQueries asks setup s's driver whether it can answer each kind of
+// query the mix draws (engines.CheckQuery), when the mix searches: a kind
+// an engine lacks is refused before anything starts, never at the first
+// call.
+func (p Plan) checkQueries(s Setup, label string, schema engines.Schema) error {
+	ks, ok := p.Source.(kindSampler)
+	if !ok || p.Calls().Mix.Fraction(workload.Search) == 0 {
+		return nil
+	}
+	samples := ks.KindSamples()
+	for _, kind := range slices.Sorted(maps.Keys(samples)) {
+		q := samples[kind]
+		q.K = p.Calls().K
+		if err := engines.CheckQuery(s.Driver, s.Config, schema, q); err != nil {
+			return &FieldError{Field: "Source", Flag: "queries", Err: err,
+				Msg: fmt.Sprintf("%s cannot run %s queries (%s): %v", label, kind, q.Shape(), err)}
+		}
+	}
+	return nil
 }
 
 // validatePlace checks where setup s's engine runs against what it is

@@ -52,13 +52,24 @@ func cpuShare(cpu, wall time.Duration) float64 {
 }
 
 // Histograms is one set of per-operation latency histograms and failure
-// counts.
+// counts, and the search operation's split by query kind.
 type Histograms struct {
 	hist     [workload.NumOps]*hdrhistogram.Histogram
 	classes  [workload.NumOps][engines.NumClasses]int64
 	examples [workload.NumOps][engines.NumClasses][]string
 	clamped  int64
+	// kinds names the source's query kinds when searches are split by
+	// kind (nil: they are not); kindHist holds a kind's latencies once it
+	// has one, kindClasses its calls by class.
+	kinds       []string
+	kindHist    [maxKinds]*hdrhistogram.Histogram
+	kindClasses [maxKinds][engines.NumClasses]int64
 }
+
+// maxKinds bounds the query kinds a source may split its searches into
+// (the sample's kind field could hold 255): each recorder counts every
+// kind's calls by class.
+const maxKinds = 15
 
 // maxExamples is how many distinct error messages are kept per operation and
 // class: enough to tell one failure from two, few enough that a storm of
@@ -95,6 +106,57 @@ func (h *Histograms) Merge(other *Histograms) {
 		}
 	}
 	h.clamped += other.clamped
+	if h.kinds == nil {
+		h.kinds = other.kinds
+	}
+	for k, o := range other.kindHist {
+		if o != nil {
+			h.kindHistogram(k).Merge(o)
+		}
+		for c, n := range other.kindClasses[k] {
+			h.kindClasses[k][c] += n
+		}
+	}
+}
+
+// kindHistogram is kind k's histogram, made on first use: a source's kinds
+// a mix never draws cost nothing.
+func (h *Histograms) kindHistogram(k int) *hdrhistogram.Histogram {
+	if h.kindHist[k] == nil {
+		h.kindHist[k] = newHistogram()
+	}
+	return h.kindHist[k]
+}
+
+// kindStats is the search operation's split by kind: the kinds that were
+// called, in the source's order.
+func (h *Histograms) kindStats(window time.Duration) ([]result.KindStats, error) {
+	var out []result.KindStats
+	for k, name := range h.kinds {
+		hist := h.kindHist[k]
+		var calls int64
+		for _, n := range h.kindClasses[k] {
+			calls += n
+		}
+		if calls == 0 {
+			continue
+		}
+		ks := result.KindStats{Kind: name, Errors: errorCounts(workload.Search, &h.kindClasses[k])}
+		if hist != nil && hist.TotalCount() > 0 {
+			ks.Count = hist.TotalCount()
+			ks.Latency = result.Summarize(hist)
+			enc, err := result.EncodeHistogram(hist)
+			if err != nil {
+				return nil, err
+			}
+			ks.Histogram = enc
+		}
+		if window > 0 {
+			ks.RPS = float64(ks.Count) / window.Seconds()
+		}
+		out = append(out, ks)
+	}
+	return out, nil
 }
 
 // Clamped is how many calls took longer than the histogram's ceiling.
@@ -128,6 +190,12 @@ func (h *Histograms) Stats(op workload.Op, window time.Duration) (result.OpStats
 			return s, err
 		}
 		s.Histogram = enc
+	}
+	if op == workload.Search {
+		var err error
+		if s.Kinds, err = h.kindStats(window); err != nil {
+			return s, err
+		}
 	}
 	return s, nil
 }
@@ -208,6 +276,8 @@ func succeeded(op workload.Op, c engines.Class) bool {
 // buffer and folds it into one of a few shards when it fills.
 type Sink struct {
 	shards []sinkPart
+	// kinds names the query kinds searches are split into (nil: none).
+	kinds []string
 	// iv is the window's interval histograms, once the window's grid is
 	// known (startIntervals); recorders' flushes add to them too.
 	iv atomic.Pointer[intervals]
@@ -227,9 +297,13 @@ type sinkPart struct {
 	_  [40]byte // keep neighbouring shards' locks off one cache line
 }
 
-// NewSink returns a sink with n shards (at least 1).
-func NewSink(n int) *Sink {
+// NewSink returns a sink with n shards (at least 1) that splits searches
+// by the query kinds named (none for fewer than two; at most maxKinds).
+func NewSink(n int, kinds []string) *Sink {
 	s := &Sink{shards: make([]sinkPart, max(n, 1))}
+	if len(kinds) > 1 {
+		s.kinds = kinds[:min(len(kinds), maxKinds)]
+	}
 	for i := range s.shards {
 		s.shards[i].h = NewHistograms()
 	}
@@ -239,6 +313,7 @@ func NewSink(n int) *Sink {
 // Total merges every shard. Call it once every recorder has been flushed.
 func (s *Sink) Total() *Histograms {
 	t := NewHistograms()
+	t.kinds = s.kinds
 	for i := range s.shards {
 		sh := &s.shards[i]
 		sh.mu.Lock()
@@ -266,10 +341,18 @@ func (s *Sink) median() time.Duration {
 // that 1,500 users cost 6 MB.
 const bufferSize = 512
 
-// sample packs an operation and a latency in microseconds.
+// sample packs an operation, one more than its query kind (0: no kind)
+// and a latency in microseconds (at most highestUS, below 2^29).
 type sample uint64
 
-const opShift = 56
+const (
+	opShift   = 56
+	kindShift = 48
+)
+
+func (s sample) op() workload.Op { return workload.Op(s >> opShift) }
+func (s sample) kind() int       { return int(s>>kindShift&(1<<(opShift-kindShift)-1)) - 1 }
+func (s sample) micros() int64   { return int64(s & (1<<kindShift - 1)) }
 
 // Recorder is one worker's recording path. Record writes into the worker's
 // own buffer: no lock and no allocation; the buffer is folded into a shard
@@ -285,24 +368,29 @@ type Recorder struct {
 	clamped  int64
 	classes  [workload.NumOps][engines.NumClasses]int64
 	examples [workload.NumOps][engines.NumClasses]string
-	buf      [bufferSize]sample
+	// kinds is how many query kinds searches are split into (0: none);
+	// kindClasses counts their calls by class.
+	kinds       int
+	kindClasses [maxKinds][engines.NumClasses]int64
+	buf         [bufferSize]sample
 }
 
 // NewRecorder returns worker i's recorder.
 func (s *Sink) NewRecorder(i int) *Recorder {
-	return &Recorder{sink: s, shard: i % len(s.shards)}
+	return &Recorder{sink: s, shard: i % len(s.shards), kinds: len(s.kinds)}
 }
 
 // Record adds one call of op that took d and ended in class c. Calls that
 // succeeded go into the latency histogram; failures are only counted.
 func (r *Recorder) Record(op workload.Op, d time.Duration, c engines.Class) {
-	r.RecordIn(r.k, op, d, c)
+	r.RecordIn(r.k, op, -1, d, c)
 }
 
-// RecordIn is Record for a call of interval k of the window's grid: when
-// the worker's calls move on to another interval, the buffer is flushed
-// first, so that it only ever holds one interval's calls.
-func (r *Recorder) RecordIn(k int, op workload.Op, d time.Duration, c engines.Class) {
+// RecordIn is Record for a call of interval k of the window's grid, of
+// query kind kind when op is a search (-1: of no kind; a known-item
+// check): when the worker's calls move on to another interval, the buffer
+// is flushed first, so that it only ever holds one interval's calls.
+func (r *Recorder) RecordIn(k int, op workload.Op, kind int, d time.Duration, c engines.Class) {
 	if k != r.k {
 		if r.calls > 0 {
 			r.Flush()
@@ -311,6 +399,11 @@ func (r *Recorder) RecordIn(k int, op workload.Op, d time.Duration, c engines.Cl
 	}
 	r.calls++
 	r.classes[op][c]++
+	if op != workload.Search || kind < 0 || kind >= r.kinds {
+		kind = -1
+	} else {
+		r.kindClasses[kind][c]++
+	}
 	if !succeeded(op, c) {
 		return
 	}
@@ -318,7 +411,7 @@ func (r *Recorder) RecordIn(k int, op workload.Op, d time.Duration, c engines.Cl
 	if clamped {
 		r.clamped++
 	}
-	r.buf[r.n] = sample(op)<<opShift | sample(us)
+	r.buf[r.n] = sample(op)<<opShift | sample(kind+1)<<kindShift | sample(us)
 	r.n++
 	if r.n == bufferSize {
 		r.Flush()
@@ -341,7 +434,15 @@ func (r *Recorder) Flush() {
 	for _, s := range r.buf[:r.n] {
 		// In range by construction, so RecordValue cannot fail (nor
 		// allocate its error).
-		_ = sh.h.hist[s>>opShift].RecordValue(int64(s & (1<<opShift - 1)))
+		_ = sh.h.hist[s.op()].RecordValue(s.micros())
+		if k := s.kind(); k >= 0 {
+			_ = sh.h.kindHistogram(k).RecordValue(s.micros())
+		}
+	}
+	for k := range r.kinds {
+		for c, n := range r.kindClasses[k] {
+			sh.h.kindClasses[k][c] += n
+		}
 	}
 	for op := range r.classes {
 		for c, n := range r.classes[op] {
@@ -355,5 +456,6 @@ func (r *Recorder) Flush() {
 		iv.add(r.k, r.buf[:r.n], &r.classes)
 	}
 	r.n, r.calls, r.clamped, r.classes = 0, 0, 0, [workload.NumOps][engines.NumClasses]int64{}
+	r.kindClasses = [maxKinds][engines.NumClasses]int64{}
 	r.examples = [workload.NumOps][engines.NumClasses]string{}
 }

@@ -20,7 +20,7 @@ import (
 )
 
 func TestRecordDoesNotAllocate(t *testing.T) {
-	r := NewSink(2).NewRecorder(0)
+	r := NewSink(2, nil).NewRecorder(0)
 	i := 0
 	allocs := testing.AllocsPerRun(10*bufferSize, func() {
 		i++
@@ -34,7 +34,7 @@ func TestRecordDoesNotAllocate(t *testing.T) {
 // Samples spread over recorders and shards must merge to exactly what one
 // histogram of all of them holds.
 func TestRecordersMergeExactly(t *testing.T) {
-	sink := NewSink(3)
+	sink := NewSink(3, nil)
 	recs := []*Recorder{sink.NewRecorder(0), sink.NewRecorder(1), sink.NewRecorder(2), sink.NewRecorder(3)}
 	want := hdrhistogram.New(lowestUS, highestUS, sigFigs)
 	r := dataset.NewRand(9)
@@ -206,7 +206,7 @@ func TestFailingEngineIsCountedByClass(t *testing.T) {
 // and class, merged across recorders, and a recorder's slot empties at each
 // flush so a failure that changes mid-run is seen.
 func TestErrorExamples(t *testing.T) {
-	sink := NewSink(2)
+	sink := NewSink(2, nil)
 	a, b := sink.NewRecorder(0), sink.NewRecorder(1)
 	fail := func(r *Recorder, msg string) {
 		r.Record(workload.Search, time.Millisecond, engines.Timeout)
@@ -242,7 +242,7 @@ func TestErrorExamples(t *testing.T) {
 // A failing call's message is read once per slot per flush, so recording
 // a storm of failures does not allocate per call either.
 func TestFailedDoesNotAllocatePerCall(t *testing.T) {
-	r := NewSink(1).NewRecorder(0)
+	r := NewSink(1, nil).NewRecorder(0)
 	err := fmt.Errorf("mem: %w", engines.ErrOverloaded)
 	r.Failed(workload.Upsert, engines.Overloaded, err)
 	allocs := testing.AllocsPerRun(1000, func() {
@@ -335,7 +335,7 @@ func TestConfigValidate(t *testing.T) {
 // BenchmarkRecord is the recording path: the target is well under 100 ns and
 // 0 allocations.
 func BenchmarkRecord(b *testing.B) {
-	r := NewSink(4).NewRecorder(0)
+	r := NewSink(4, nil).NewRecorder(0)
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {

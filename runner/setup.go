@@ -134,8 +134,19 @@ func (st *setupRun) prepare(ctx context.Context, e engines.Engine) error {
 	}
 	st.logf(name, "loaded %d documents in %.1fs (%.0f docs/s), engine count %d",
 		preload.Documents, preload.Duration.Seconds(), preload.DocsPerS, preload.Count)
-	if rel := CheckRelevance(ctx, e, p.Source, p.Relevance, calls.K, calls.Timeout); rel != nil {
-		st.er.Relevance = rel
+	known := CheckRelevance(ctx, e, p.Source, p.Relevance, calls.K, calls.Timeout)
+	rel := known
+	if st.truth != nil {
+		if rel == nil {
+			rel = &result.Relevance{K: calls.K, ByKind: map[string]*result.RelevanceKind{}}
+		}
+		rel.Exact = checkExact(ctx, e, p.Source, st.truth, calls.K, calls.Timeout)
+		for _, x := range rel.Exact {
+			st.logf(name, "%s: recall@%d %.3f against exact answers (%d of %d, %d queries)", x.Kind, calls.K, x.Recall, x.Found, x.Expected, x.Checks)
+		}
+	}
+	st.er.Relevance = rel
+	if known != nil {
 		if rel.Queries > 0 {
 			st.logf(name, "recall@%d %.3f over %d known-item searches", rel.K, rel.Recall, rel.Queries)
 		} else {
@@ -152,7 +163,7 @@ func (st *setupRun) drive(ctx context.Context, e engines.Engine) error {
 	if p.Closed != nil {
 		cfg := *p.Closed
 		cfg.Share = p.Shard.Share()
-		cfg.Known.Idle = st.er.Relevance
+		cfg.Known.Idle, cfg.Known.truth = st.er.Relevance, st.truth
 		cfg.Sampled = st.sampled
 		st.er.Levels = ClosedLoop(ctx, e, p.Source, cfg, st.em, st.shards.barrier())
 		if len(st.er.Levels) < len(cfg.Users) {
@@ -162,7 +173,7 @@ func (st *setupRun) drive(ctx context.Context, e engines.Engine) error {
 	}
 	cfg := *p.Ladder
 	cfg.Open.Share = p.Shard.Share()
-	cfg.Open.Known.Idle = st.er.Relevance
+	cfg.Open.Known.Idle, cfg.Open.Known.truth = st.er.Relevance, st.truth
 	cfg.Open.Sampled = st.sampled
 	l := RunLadder(ctx, e, p.Source, cfg, st.em, st.shards.barrier())
 	st.er.Ladder = &l

@@ -24,8 +24,13 @@ type Source interface {
 	PrepopulatedCount() int
 	// Document is version v of id (0 is the pre-populated version).
 	Document(id, version uint32) engines.Document
-	// Query is search i, without K (the runner sets it).
-	Query(i uint64) engines.Query
+	// Query is search i, without K (the runner sets it), and its kind, an
+	// index into QueryKinds.
+	Query(i uint64) (q engines.Query, kind int)
+	// QueryKinds names the kinds of query the source can make (every kind,
+	// whether its mix draws it or not): the search figures are split by
+	// kind when there is more than one.
+	QueryKinds() []string
 	// Provenance identifies the exact bytes: generator, seed, hash.
 	Provenance() result.Corpus
 }
@@ -52,7 +57,10 @@ func (t Text) Document(id, version uint32) engines.Document {
 }
 
 // Query is a free-text search over every text field.
-func (t Text) Query(i uint64) engines.Query { return engines.Query{Text: t.Corpus.Query(i)} }
+func (t Text) Query(i uint64) (engines.Query, int) { return engines.Query{Text: t.Corpus.Query(i)}, 0 }
+
+// QueryKinds is the text corpus's one kind.
+func (Text) QueryKinds() []string { return []string{"text"} }
 
 // Provenance names the generator, seed and hash.
 func (t Text) Provenance() result.Corpus {
@@ -100,10 +108,16 @@ func (p Products) Document(id, version uint32) engines.Document {
 	}}
 }
 
-// Query maps a product query: KNN kinds carry the vector and their filter,
-// a SKU lookup is an exact search on the sku field.
-func (p Products) Query(i uint64) engines.Query {
+// Query is product query i and its kind.
+func (p Products) Query(i uint64) (engines.Query, int) {
 	pq := p.ProductQuery(i)
+	return productQuery(pq), int(pq.Kind)
+}
+
+// productQuery maps a product query: kNN kinds carry the vector and their
+// filter, a SKU lookup is an exact search on the sku field, a hybrid
+// search carries the words and the vector.
+func productQuery(pq dataset.ProductQuery) engines.Query {
 	switch pq.Kind {
 	case dataset.SKULookup:
 		return engines.Query{Text: pq.SKU, Field: FieldSKU}
@@ -111,13 +125,37 @@ func (p Products) Query(i uint64) engines.Query {
 		return engines.Query{Vector: pq.Vector, Filters: []engines.Filter{{Field: FieldCategory, Tag: pq.Category}}}
 	case dataset.KNNPrice:
 		return engines.Query{Vector: pq.Vector, Filters: []engines.Filter{{Field: FieldPrice, Min: pq.MinPrice, Max: pq.MaxPrice}}}
+	case dataset.Hybrid:
+		return engines.Query{Text: pq.Text, Vector: pq.Vector}
 	}
 	return engines.Query{Vector: pq.Vector}
 }
 
+// QueryKinds is every product query kind, in dataset.ProductQueryKind
+// order.
+func (Products) QueryKinds() []string {
+	names := make([]string, dataset.NumProductQueryKinds)
+	for k := range names {
+		names[k] = dataset.ProductQueryKind(k).String()
+	}
+	return names
+}
+
+// KindSamples is one query of each kind the mix draws, for the check that
+// every setup's engine can answer them (engines.CheckQuery).
+func (p Products) KindSamples() map[string]engines.Query {
+	out := map[string]engines.Query{}
+	for _, k := range p.Mix().Kinds() {
+		out[k.String()] = productQuery(p.ProductQueryOfKind(0, k))
+	}
+	return out
+}
+
 // Provenance names the generator (with the dimension), seed and hash.
 func (p Products) Provenance() result.Corpus {
-	return provenance(dataset.ProductGenerator+"/dim="+strconv.Itoa(p.Dim()), p.Config(), p.PrepopulatedCount(), p.Hash())
+	c := provenance(dataset.ProductGenerator+"/dim="+strconv.Itoa(p.Dim()), p.Config(), p.PrepopulatedCount(), p.Hash())
+	c.Queries = p.Mix().String()
+	return c
 }
 
 func provenance(generator string, cfg dataset.Config, prepopulated int, hash string) result.Corpus {
@@ -132,17 +170,22 @@ const (
 )
 
 // NewSource builds the named corpus: text (Study A) or product (Study B,
-// with dim-dimensional embeddings; dim is ignored for text).
-func NewSource(kind string, cfg dataset.Config, dim int) (Source, error) {
+// with dim-dimensional embeddings, its queries drawn by queries, the zero
+// mix being dataset.DefaultQueryMix; dim and queries must be zero for
+// text).
+func NewSource(kind string, cfg dataset.Config, dim int, queries dataset.QueryMix) (Source, error) {
 	switch kind {
 	case CorpusText:
+		if queries != (dataset.QueryMix{}) {
+			return nil, fmt.Errorf("queries: a mix of query kinds is for the %s corpus; the %s corpus has one kind", CorpusProduct, CorpusText)
+		}
 		c, err := dataset.New(cfg)
 		if err != nil {
 			return nil, err
 		}
 		return Text{c}, nil
 	case CorpusProduct:
-		p, err := dataset.NewProducts(cfg, dim, dataset.QueryMix{})
+		p, err := dataset.NewProducts(cfg, dim, queries)
 		if err != nil {
 			return nil, err
 		}

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"math"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -18,7 +19,7 @@ import (
 func TestSourcesWriteTheirSchema(t *testing.T) {
 	cfg := dataset.Config{Seed: 3, IDs: 500, Prepopulate: 0.9}
 	for _, kind := range []string{CorpusText, CorpusProduct} {
-		src, err := NewSource(kind, cfg, 16)
+		src, err := NewSource(kind, cfg, 16, dataset.QueryMix{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -49,7 +50,7 @@ func TestSourcesWriteTheirSchema(t *testing.T) {
 			t.Errorf("%s: provenance %+v", kind, p)
 		}
 	}
-	if _, err := NewSource("images", cfg, 0); err == nil {
+	if _, err := NewSource("images", cfg, 0, dataset.QueryMix{}); err == nil {
 		t.Error("an unknown corpus kind was accepted")
 	}
 }
@@ -57,13 +58,16 @@ func TestSourcesWriteTheirSchema(t *testing.T) {
 // Product queries map every kind: KNN with and without a filter on the
 // schema's Tag and Numeric fields, and exact SKU lookups on the sku field.
 func TestProductQueries(t *testing.T) {
-	src, err := NewSource(CorpusProduct, dataset.Config{Seed: 1, IDs: 1000, Prepopulate: 1}, 8)
+	src, err := NewSource(CorpusProduct, dataset.Config{Seed: 1, IDs: 1000, Prepopulate: 1}, 8, dataset.QueryMix{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	kinds := map[string]int{}
 	for i := range uint64(400) {
-		q := src.Query(i)
+		q, kind := src.Query(i)
+		if name := src.QueryKinds()[kind]; !strings.HasPrefix(name, map[bool]string{true: "knn", false: "sku"}[q.Vector != nil]) {
+			t.Errorf("query %d = %+v is of kind %s", i, q, name)
+		}
 		switch {
 		case q.Field == FieldSKU && q.Text != "" && q.Vector == nil:
 			kinds["sku"]++

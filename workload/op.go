@@ -72,7 +72,7 @@ var specs = [NumOps]OpSpec{
 	Search: {
 		Name: "search",
 		prepare: func(c Call, m Maker, st Step, k int) Call {
-			c.Query = m.Query(st.Query)
+			c.Query, c.Kind = m.Query(st.Query)
 			c.Query.K = k
 			return c
 		},
@@ -163,8 +163,9 @@ func ParseOp(s string) (Op, error) {
 // Maker makes what calls send: runner.Source is one. Each is a pure
 // function of its arguments.
 type Maker interface {
-	// Query is search i, without K.
-	Query(i uint64) engines.Query
+	// Query is search i, without K, and its kind: an index into the
+	// maker's list of query kinds (0 where it has one kind).
+	Query(i uint64) (q engines.Query, kind int)
 	// Document is version v of id.
 	Document(id, version uint32) engines.Document
 }
@@ -173,6 +174,7 @@ type Maker interface {
 type Call struct {
 	Op      Op
 	Query   engines.Query    // search
+	Kind    int              // search: the query's kind (Maker.Query)
 	Doc     engines.Document // upsert: the document written
 	ID      string           // delete, get: the document's ID
 	Num     uint32           // operations by ID: the ID as a number

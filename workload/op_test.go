@@ -42,7 +42,9 @@ func (l *getLog) Get(_ context.Context, id string) (engines.Document, error) {
 // maker makes documents whose field v is the version, and queries q<i>.
 type maker struct{}
 
-func (maker) Query(i uint64) engines.Query { return engines.Query{Text: "q" + string(rune('0'+i))} }
+func (maker) Query(i uint64) (engines.Query, int) {
+	return engines.Query{Text: "q" + string(rune('0'+i))}, int(i % 2)
+}
 func (maker) Document(id, v uint32) engines.Document {
 	return engines.Document{ID: dataset.DocID(id), Fields: []engines.Field{{Name: "v", Text: string(rune('0' + v))}}}
 }
@@ -65,6 +67,9 @@ func TestCallsReachTheirOwnMethod(t *testing.T) {
 		spec, _ := op.Spec()
 		if spec.Writes != (c.Version == 2) || spec.ByID != (c.Num == 3) {
 			t.Errorf("%s: version %d, num %d; want the version for writes only, the ID for operations by ID only", op, c.Version, c.Num)
+		}
+		if wantKind := map[bool]int{true: 1}[op == Search]; c.Kind != wantKind {
+			t.Errorf("%s: kind %d; want %d (the maker's kind of query 5, for searches only)", op, c.Kind, wantKind)
 		}
 		e := &getLog{}
 		if err := c.Invoke(context.Background(), e); err != nil {

@@ -92,7 +92,8 @@ func TestMeilisearchDriverAttaches(t *testing.T) {
 		t.Fatalf("a shard's attach: %v", err)
 	}
 	for i := range 3 {
-		h, err := e.Search(ctx, engines.Query{Text: src.Query(uint64(i)).Text, K: 10})
+		q, _ := src.Query(uint64(i))
+		h, err := e.Search(ctx, engines.Query{Text: q.Text, K: 10})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -304,7 +305,8 @@ func BenchmarkMeilisearchSearch(b *testing.B) {
 	if err := e.Create(context.Background(), src.Schema()); err != nil {
 		b.Fatal(err)
 	}
-	q := engines.Query{Text: src.Query(1).Text, K: 10}
+	q, _ := src.Query(1)
+	q.K = 10
 	b.ReportAllocs()
 	b.SetParallelism(8)
 	b.RunParallel(func(pb *testing.PB) {

@@ -58,7 +58,7 @@ func TestEveryServerHasALauncherAndAComposeFile(t *testing.T) {
 // A's text corpus; only Valkey and PostgreSQL (pgvector), the ones with
 // vectors, Study B's products.
 func TestSchemasAreCheckedBeforeAnythingStarts(t *testing.T) {
-	products, err := runner.NewSource(runner.CorpusProduct, dataset.Config{Seed: 1, IDs: 10, Prepopulate: 0.5}, 8)
+	products, err := runner.NewSource(runner.CorpusProduct, dataset.Config{Seed: 1, IDs: 10, Prepopulate: 0.5}, 8, dataset.QueryMix{})
 	if err != nil {
 		t.Fatal(err)
 	}

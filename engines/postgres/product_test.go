@@ -198,7 +198,7 @@ func checkKNN(t *testing.T, e engines.Engine, src runner.Products) {
 	t.Helper()
 	var qs []engines.Query
 	for i := uint64(0); len(qs) < 60; i++ {
-		if q := src.Query(i); q.Vector != nil {
+		if q, _ := src.Query(i); q.Vector != nil && q.Text == "" {
 			q.K = productK
 			qs = append(qs, q)
 		}

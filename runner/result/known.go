@@ -3,6 +3,7 @@ package result
 import (
 	"fmt"
 	"math"
+	"slices"
 )
 
 // KnownItems is the known-item checks made among a level's (or a rep's)
@@ -35,6 +36,78 @@ type KnownItems struct {
 	IdleRecall float64 `json:"idle_recall"`
 	IdleChecks int     `json:"idle_checks"`
 	IdleFound  int     `json:"idle_found"`
+	// Exact is recall@K against exact answers, per query kind, of the
+	// exact-answer checks made among the searches (KindRecall), with the
+	// idle figures beside.
+	Exact []KindRecall `json:"exact,omitempty"`
+}
+
+// KindRecall is recall@K of one query kind against its exact answers: for
+// the kNN kinds the exact nearest neighbours (brute force, with the
+// kind's filter) of a seeded sample of queries, for SKU lookups the one
+// product the SKU names. Under load, a document written or deleted since
+// pre-population is neither expected nor held against the answer: an
+// answer holding t such documents is expected to hold the K−t nearest of
+// the untouched ones. Recall is Found / Expected over the checks; its 95%
+// Wilson interval counts each expected document as a trial.
+type KindRecall struct {
+	Kind     string  `json:"kind"`
+	Checks   int64   `json:"checks"`   // answers scored
+	Expected int64   `json:"expected"` // exact answers' documents expected in them
+	Found    int64   `json:"found"`    // … and held
+	Recall   float64 `json:"recall"`
+	// Skipped: too many of the exact answer's documents were written since
+	// for the rest to say what the answer should hold; Failed: the search
+	// failed; Unsupported: the configuration cannot run the kind.
+	Skipped     int64 `json:"skipped,omitempty"`
+	Failed      int64 `json:"failed,omitempty"`
+	Unsupported int64 `json:"unsupported,omitempty"`
+	// The idle check's figures (after pre-population), when there was one.
+	IdleChecks   int64   `json:"idle_checks,omitempty"`
+	IdleExpected int64   `json:"idle_expected,omitempty"`
+	IdleFound    int64   `json:"idle_found,omitempty"`
+	IdleRecall   float64 `json:"idle_recall,omitempty"`
+}
+
+// addRecall sums o into rs by kind (kinds in first-seen order); the idle
+// figures are the first that has them.
+func addRecall(rs []KindRecall, o []KindRecall) []KindRecall {
+	for _, x := range o {
+		i := slices.IndexFunc(rs, func(r KindRecall) bool { return r.Kind == x.Kind })
+		if i < 0 {
+			rs = append(rs, KindRecall{Kind: x.Kind})
+			i = len(rs) - 1
+		}
+		r := &rs[i]
+		r.Checks += x.Checks
+		r.Expected += x.Expected
+		r.Found += x.Found
+		r.Skipped += x.Skipped
+		r.Failed += x.Failed
+		r.Unsupported += x.Unsupported
+		if r.IdleExpected == 0 {
+			r.IdleChecks, r.IdleExpected, r.IdleFound, r.IdleRecall = x.IdleChecks, x.IdleExpected, x.IdleFound, x.IdleRecall
+		}
+		r.Recall = 0
+		if r.Expected > 0 {
+			r.Recall = float64(r.Found) / float64(r.Expected)
+		}
+	}
+	return rs
+}
+
+// SetIdle copies the idle figures of idle's kinds into rs, adding kinds
+// rs lacks.
+func SetIdle(rs []KindRecall, idle []KindRecall) []KindRecall {
+	for _, x := range idle {
+		i := slices.IndexFunc(rs, func(r KindRecall) bool { return r.Kind == x.Kind })
+		if i < 0 {
+			rs = append(rs, KindRecall{Kind: x.Kind})
+			i = len(rs) - 1
+		}
+		rs[i].IdleChecks, rs[i].IdleExpected, rs[i].IdleFound, rs[i].IdleRecall = x.Checks, x.Expected, x.Found, x.Recall
+	}
+	return rs
 }
 
 // Add sums o's counts into k (the shards of a level, the reps of a rung);
@@ -54,6 +127,7 @@ func (k *KnownItems) Add(o *KnownItems) {
 	if k.IdleChecks == 0 {
 		k.IdleRecall, k.IdleChecks, k.IdleFound = o.IdleRecall, o.IdleChecks, o.IdleFound
 	}
+	k.Exact = addRecall(k.Exact, o.Exact)
 	k.Recall = 0
 	if k.Checks > 0 {
 		k.Recall = float64(k.Found) / float64(k.Checks)
@@ -113,6 +187,17 @@ func (k *KnownItems) Warnings() []string {
 		if hi < idleLo {
 			out = append(out, fmt.Sprintf(KnownItemsWarning+"recall@%d under load %.3f (%d of %d; 95%% Wilson interval %.3f–%.3f) is below the idle recall %.3f (%d of %d; %.3f–%.3f): answers lost documents while the load ran (%d empty answers)",
 				k.K, k.Recall, k.Found, k.Checks, lo, hi, k.IdleRecall, k.IdleFound, k.IdleChecks, idleLo, idleHi, k.Empty))
+		}
+	}
+	for _, r := range k.Exact {
+		if r.Expected == 0 || r.IdleExpected == 0 {
+			continue
+		}
+		lo, hi := Wilson(r.Found, r.Expected)
+		idleLo, idleHi := Wilson(r.IdleFound, r.IdleExpected)
+		if hi < idleLo {
+			out = append(out, fmt.Sprintf(KnownItemsWarning+"%s recall@%d against exact answers under load %.3f (%d of %d; 95%% Wilson interval %.3f–%.3f) is below the idle recall %.3f (%d of %d; %.3f–%.3f)",
+				r.Kind, k.K, r.Recall, r.Found, r.Expected, lo, hi, r.IdleRecall, r.IdleFound, r.IdleExpected, idleLo, idleHi))
 		}
 	}
 	if k.TotalBelowHits > 0 {

@@ -484,6 +484,12 @@ type opMerger struct {
 type opAcc struct {
 	OpenOp
 	lat, svc *hdrhistogram.Histogram
+	kinds    []kindAcc // in the order they first appear
+}
+
+type kindAcc struct {
+	KindStats
+	lat *hdrhistogram.Histogram
 }
 
 func newOpMerger(where string, open bool) *opMerger {
@@ -510,6 +516,9 @@ func (m *opMerger) add(p part, o OpStats, svc string) error {
 			}
 		}
 	}
+	if err := acc.addKinds(o.Kinds, where); err != nil {
+		return err
+	}
 	a := &acc.OpStats
 	a.Count += o.Count
 	a.RPS += o.RPS // count_i / window_i: the shards' rates add
@@ -535,6 +544,32 @@ func (m *opMerger) add(p part, o OpStats, svc string) error {
 	return nil
 }
 
+// addKinds adds one shard's split of the operation by query kind.
+func (acc *opAcc) addKinds(kinds []KindStats, where string) error {
+	for _, k := range kinds {
+		i := slices.IndexFunc(acc.kinds, func(a kindAcc) bool { return a.Kind == k.Kind })
+		if i < 0 {
+			acc.kinds = append(acc.kinds, kindAcc{KindStats: KindStats{Kind: k.Kind}})
+			i = len(acc.kinds) - 1
+		}
+		a := &acc.kinds[i]
+		if k.Count > 0 {
+			if err := addHistogram(&a.lat, k.Histogram, where+", "+k.Kind); err != nil {
+				return err
+			}
+		}
+		a.Count += k.Count
+		a.RPS += k.RPS
+		for class, n := range k.Errors {
+			if a.Errors == nil {
+				a.Errors = map[string]int64{}
+			}
+			a.Errors[class] += n
+		}
+	}
+	return nil
+}
+
 // maxExamples is how many error messages an operation keeps per class (the
 // runner keeps as many).
 const maxExamples = 3
@@ -554,6 +589,14 @@ func (m *opMerger) result() ([]OpenOp, *hdrhistogram.Histogram, *hdrhistogram.Hi
 		}
 		if o.Service, o.ServiceHistogram, err = summarize(acc.svc, &allSvc, m.where+", all operations' service time"); err != nil {
 			return nil, nil, nil, err
+		}
+		o.Kinds = nil
+		for _, k := range acc.kinds {
+			ks := k.KindStats
+			if ks.Latency, ks.Histogram, err = summarize(k.lat, nil, m.where); err != nil {
+				return nil, nil, nil, err
+			}
+			o.Kinds = append(o.Kinds, ks)
 		}
 		out = append(out, o)
 	}

@@ -42,6 +42,25 @@ type Result struct {
 	// coordinator): one entry per shard of the plan, in index order,
 	// including those whose result is missing.
 	Shards []ShardSummary `json:"shards,omitempty"`
+	// GroundTruth is what the exact answers of the checks' sample queries
+	// cost to compute, once per run, before any engine started.
+	GroundTruth *GroundTruth `json:"ground_truth,omitempty"`
+}
+
+// GroundTruth is the brute-force computation of the exact answers the
+// exact-answer checks score the engines against (KindRecall): the
+// sample's size, the documents scanned, and its cost on this machine.
+type GroundTruth struct {
+	Queries   int `json:"queries"`   // sample queries with an exact answer
+	Documents int `json:"documents"` // documents scanned: the pre-populated ones
+	Dim       int `json:"dim"`
+	// Depth is how many of each query's nearest are kept: more than K, so
+	// that the answer is still known once some of them were written.
+	Depth int `json:"depth"`
+	// Seconds of wall time; Bytes allocated on the heap meanwhile (the
+	// documents are generated one batch at a time, not held).
+	Seconds float64 `json:"seconds"`
+	Bytes   uint64  `json:"bytes_allocated"`
 }
 
 // Shard is one load generator's share of a sharded run.
@@ -152,6 +171,9 @@ type Corpus struct {
 	Prepopulate  float64 `json:"prepopulate_fraction"`
 	Prepopulated int     `json:"prepopulated"`
 	Hash         string  `json:"hash"`
+	// Queries is the product corpus's mix of query kinds (kind=weight,…);
+	// empty for the text corpus's one kind.
+	Queries string `json:"queries,omitempty"`
 }
 
 // EngineRun is one engine (or configuration: one column of the tables).
@@ -261,6 +283,9 @@ type Relevance struct {
 	ByKind    map[string]*RelevanceKind `json:"by_kind"`
 	Misses    []string                  `json:"misses,omitempty" redact:"message"` // the first few missed checks
 	LastError string                    `json:"last_error,omitempty" redact:"message"`
+	// Exact is recall@K against exact answers per query kind, on the idle
+	// engine (KindRecall); the same sample is checked under load.
+	Exact []KindRecall `json:"exact,omitempty"`
 }
 
 // RelevanceKind is one kind of known-item check.
@@ -355,6 +380,24 @@ type OpStats struct {
 	// NotFoundDone: a call that found no document counts in Count (and in
 	// NotFound), not among the errors.
 	NotFoundDone bool `json:"not_found_done,omitempty"`
+	// Kinds splits a search's figures by kind of query (the product
+	// corpus's knn, knn-category, knn-price, sku, hybrid), for the kinds
+	// that were called; empty for a source of one kind. Known-item checks
+	// (KnownItems) are searches of the operation but of no kind: the kinds'
+	// counts add up to Count less those.
+	Kinds []KindStats `json:"kinds,omitempty"`
+}
+
+// KindStats is one kind of query's share of the search operation's calls.
+type KindStats struct {
+	Kind    string           `json:"kind"`
+	Count   int64            `json:"count"` // successful calls
+	RPS     float64          `json:"rps"`
+	Errors  map[string]int64 `json:"errors,omitempty"` // by class
+	Latency Latency          `json:"latency_ms"`
+	// Histogram, as OpStats.Histogram: per-kind percentiles of a merged
+	// run are recomputed from it.
+	Histogram string `json:"histogram,omitempty"`
 }
 
 // ErrorCount is the number of failed calls.

@@ -42,6 +42,7 @@ type Settings struct {
 	Prepopulate float64
 	Corpus      string
 	Dim         int
+	Queries     string
 	Engines     string
 	Options     []string
 	Mix         string
@@ -65,6 +66,7 @@ type Settings struct {
 	RunName     string
 	Relevance   int
 	KnownItems  float64
+	Exact       int
 	DryRun      bool
 	Scenario    string
 
@@ -120,6 +122,7 @@ func (s *Settings) Register(fl *pflag.FlagSet, command string) {
 	RegisterCorpus(fl, &s.Seed, &s.IDs, &s.Prepopulate)
 	fl.StringVar(&s.Corpus, "corpus", runner.CorpusText, "corpus: text (Study A: name and content, 5-word queries) or product (Study B: ~4.6 KB product hashes with an embedding; KNN and SKU queries)")
 	fl.IntVar(&s.Dim, "dim", dataset.ProductDim, "product corpus: the embedding's dimension")
+	fl.StringVar(&s.Queries, "queries", "", "product corpus: the mix of query kinds as weights, e.g. knn=40,knn-category=20,knn-price=20,sku=10,hybrid=10 (kinds: knn, knn-category, knn-price, sku, hybrid; default "+dataset.DefaultQueryMix.String()+")")
 	fl.StringVar(&s.Engines, "engine", "bleve", "engines to run, comma-separated (see `searchbench engines`)")
 	fl.StringArrayVar(&s.Options, "option", nil, "driver option key=value for every engine, or engine:key=value for one (repeatable; see each driver's documentation)")
 	fl.StringVar(&s.Mix, "mix", "mixed", "operation mix: mixed (search=80,upsert=19,delete=1), upsert, search, named weights such as search=70,get=10,upsert=19,delete=1, or search/upsert/delete weights 80/19/1")
@@ -142,6 +145,7 @@ func (s *Settings) Register(fl *pflag.FlagSet, command string) {
 	fl.StringArrayVar(&s.Env, "container-env", nil, "KEY=VALUE set in each engine's container, over the launcher's settings (repeatable), e.g. ES_JAVA_OPTS=\"-Xms4g -Xmx4g\"")
 	fl.StringVar(&s.RunName, "run-name", "", "the run's name, the value of its containers' searchbench.run label (default: run-<UTC time>)")
 	fl.IntVar(&s.Relevance, "relevance-queries", runner.DefaultRelevanceQueries, "known-item checks after pre-population (recall@k); 0: none")
+	fl.IntVar(&s.Exact, "exact-queries", runner.DefaultExactQueries, "product corpus: sample of kNN and SKU queries whose exact answers (brute force, before the run) score recall@k idle and, as half the known-item checks, under load; 0: none")
 	fl.Float64Var(&s.KnownItems, "known-items", runner.DefaultKnownItems, "share of each level's (each rep's) searches that are known-item checks under load: recall@k beside the idle recall; 0: none")
 	fl.BoolVar(&s.DryRun, "dry-run", false, "validate everything and print the plan; start nothing")
 	fl.StringVar(&s.Shard, "shard", "", "run share i of N of the load (0-based, e.g. 0/3) against one shared engine (--url); shard 0 pre-populates")
@@ -234,7 +238,16 @@ func (s *Settings) plan(l runner.Launcher) (runner.Plan, error) {
 	if err := cc.Validate(); err != nil {
 		return runner.Plan{}, err
 	}
-	src, err := runner.NewSource(s.Corpus, cc, s.Dim)
+	var queries dataset.QueryMix
+	if s.Changed("queries") {
+		if s.Corpus != runner.CorpusProduct {
+			return runner.Plan{}, errors.New("queries: only the product corpus has kinds of query")
+		}
+		if queries, err = dataset.ParseQueryMix(s.Queries); err != nil {
+			return runner.Plan{}, fmt.Errorf("queries: %w", err)
+		}
+	}
+	src, err := runner.NewSource(s.Corpus, cc, s.Dim, queries)
 	if err != nil {
 		return runner.Plan{}, err
 	}
@@ -252,7 +265,7 @@ func (s *Settings) plan(l runner.Launcher) (runner.Plan, error) {
 	}
 	p := runner.Plan{Source: src, Setups: setups, Launcher: l, Launch: lo, Relevance: s.Relevance, Scenario: s.Scenario, Shard: sp}
 	// --known-items 0 is off; the library's zero Fraction is the default.
-	calls := runner.Calls{Timeout: s.Timeout, Interval: s.Interval, Mix: mix, Seed: s.Seed, K: s.K, Known: runner.KnownConfig{Fraction: s.KnownItems, Off: s.KnownItems == 0}}
+	calls := runner.Calls{Timeout: s.Timeout, Interval: s.Interval, Mix: mix, Seed: s.Seed, K: s.K, Known: runner.KnownConfig{Fraction: s.KnownItems, Off: s.KnownItems == 0, Exact: exactQueries(s.Exact)}}
 	switch s.Command {
 	case Run:
 		levels, err := ParseUsers(s.Users)
@@ -496,4 +509,12 @@ func firstNonEmpty(a, b string) string {
 		return a
 	}
 	return b
+}
+
+// exactQueries is --exact-queries for the library: 0 is none there too.
+func exactQueries(n int) int {
+	if n == 0 {
+		return -1
+	}
+	return n
 }

@@ -1,0 +1,333 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/searchbench/searchbench/dataset"
+	"github.com/searchbench/searchbench/dataset/neighbours"
+	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/runner/result"
+)
+
+// Exact-answer checks: a seeded sample of the mix's kNN and SKU queries
+// whose exact answers the harness knows — the nearest neighbours by brute
+// force over the pre-populated documents, with the query's filter; the one
+// product a SKU names — checked on the idle engine after pre-population
+// and, as a share of the searches, under load (known.go), where the
+// documents written since are left out of what an answer must hold
+// (result.KindRecall). Hybrid queries have no exact answer: their fusion
+// is each engine's own.
+
+// DefaultExactQueries is the sample's size: 100 queries, the sample the
+// issue's cost is stated for, enough for recall@10 over a thousand
+// expected documents.
+const DefaultExactQueries = 100
+
+// tagExact keys the sample's stream.
+const tagExact = 0x65786163 // "exac"
+
+// exactDepth is how many of a query's nearest are kept: more than k, so
+// that the answer is still known when some of them have been written.
+func exactDepth(k int) int { return 4*k + 20 }
+
+// exactQuery is one sample query and its exact answer.
+type exactQuery struct {
+	kind int // index into the source's QueryKinds
+	q    engines.Query
+	// truth is the exact answer, best first: the depth nearest for kNN,
+	// the product for a SKU. whole: it holds every document that passes
+	// (fewer than depth did, or a SKU's one).
+	truth []uint32
+	whole bool
+}
+
+// exactTruth is a run's sample of exact answers, shared by its setups.
+type exactTruth struct {
+	kinds   []string
+	queries []exactQuery
+	cost    result.GroundTruth
+}
+
+// exactSampler is a source whose queries can have exact answers.
+type exactSampler interface {
+	exactTruth(n, k int) *exactTruth
+}
+
+// newExactTruth computes the sample of n queries for k hits, or nil when
+// the source has no exact answers (the text corpus; a mix of hybrid
+// queries alone), n is 0 or nothing is pre-populated.
+func newExactTruth(src Source, n, k int) *exactTruth {
+	s, ok := src.(exactSampler)
+	if !ok || n <= 0 || src.PrepopulatedCount() == 0 {
+		return nil
+	}
+	return s.exactTruth(n, k)
+}
+
+// exactTruth draws n queries of the mix's kNN and SKU kinds, in the mix's
+// proportions among them, and computes their exact answers.
+func (p Products) exactTruth(n, k int) *exactTruth {
+	mix := p.Mix()
+	var kinds []dataset.ProductQueryKind
+	weight := 0
+	for _, kd := range mix.Kinds() {
+		if kd.IsKNN() || kd == dataset.SKULookup {
+			kinds = append(kinds, kd)
+			weight += mix[kd]
+		}
+	}
+	if weight == 0 {
+		return nil
+	}
+	start := time.Now()
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	t := &exactTruth{kinds: p.QueryKinds()}
+	var knn []neighbours.Query
+	var knnAt []int // the sample index of each kNN query
+	cat, price := make([]uint8, p.IDs()+1), make([]float64, p.IDs()+1)
+	for i := range uint64(n) {
+		r := dataset.NewRand(p.Config().Seed, tagExact, i)
+		u := r.Intn(weight)
+		kd := kinds[0]
+		for _, c := range kinds {
+			if u < mix[c] {
+				kd = c
+				break
+			}
+			u -= mix[c]
+		}
+		var pq dataset.ProductQuery
+		if kd == dataset.SKULookup {
+			pq = p.storedSKU(i)
+		} else {
+			pq = p.ProductQueryOfKind(i, kd)
+		}
+		eq := exactQuery{kind: int(kd), q: productQuery(pq)}
+		if kd == dataset.SKULookup {
+			id, _ := dataset.ParseDocID(pq.SKU[strings.LastIndexByte(pq.SKU, '-')+1:])
+			eq.truth, eq.whole = []uint32{id}, true
+		} else {
+			knn = append(knn, neighbours.Query{Vector: pq.Vector, Keep: keep(pq, cat, price)})
+			knnAt = append(knnAt, len(t.queries))
+		}
+		t.queries = append(t.queries, eq)
+	}
+	depth := exactDepth(k)
+	if len(knn) > 0 {
+		found := neighbours.Exact(knn, depth, p.prepopulated(cat, price))
+		for j, ns := range found {
+			q := &t.queries[knnAt[j]]
+			q.whole = len(ns) < depth
+			for _, nb := range ns {
+				q.truth = append(q.truth, nb.ID)
+			}
+		}
+	}
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	t.cost = result.GroundTruth{Queries: len(t.queries), Documents: p.PrepopulatedCount(), Dim: p.Dim(), Depth: depth,
+		Seconds: time.Since(start).Seconds(), Bytes: after.TotalAlloc - before.TotalAlloc}
+	return t
+}
+
+// storedSKU is a SKU lookup of a pre-populated product: the sample's SKU
+// queries have an answer to find (the mix's own also name missing IDs).
+func (p Products) storedSKU(i uint64) dataset.ProductQuery {
+	for j := uint64(0); ; j++ {
+		pq := p.ProductQueryOfKind(i<<20|j, dataset.SKULookup)
+		id, err := dataset.ParseDocID(pq.SKU[strings.LastIndexByte(pq.SKU, '-')+1:])
+		if (err == nil && p.Prepopulated(id)) || j == 1<<20-1 {
+			return pq
+		}
+	}
+}
+
+// keep is pq's filter over the pre-populated documents' categories and
+// prices, which prepopulated fills in before it yields each document.
+func keep(pq dataset.ProductQuery, cat []uint8, price []float64) func(uint32) bool {
+	switch pq.Kind {
+	case dataset.KNNCategory:
+		ci := uint8(categoryIndex(pq.Category))
+		return func(id uint32) bool { return cat[id] == ci }
+	case dataset.KNNPrice:
+		lo, hi := pq.MinPrice, pq.MaxPrice
+		return func(id uint32) bool { return price[id] >= lo && price[id] <= hi }
+	}
+	return nil
+}
+
+func categoryIndex(name string) int {
+	for i, c := range dataset.Categories {
+		if c.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// prepopulated yields every pre-populated product's embedding at version
+// 0, generated by GOMAXPROCS workers a block of IDs at a time; it records
+// each one's category and price first, for the filters.
+func (p Products) prepopulated(cat []uint8, price []float64) func(yield func(neighbours.Doc) bool) {
+	return func(yield func(neighbours.Doc) bool) {
+		const block = 256
+		ids := p.IDs()
+		blocks := make(chan int)
+		out := make(chan []neighbours.Doc, runtime.GOMAXPROCS(0))
+		var wg sync.WaitGroup
+		for range runtime.GOMAXPROCS(0) {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for first := range blocks {
+					var docs []neighbours.Doc
+					for id := uint32(first); id < uint32(min(first+block, ids+1)); id++ {
+						if !p.Prepopulated(id) {
+							continue
+						}
+						pr := p.Product(id, 0)
+						cat[id], price[id] = uint8(categoryIndex(pr.Category)), pr.Price
+						docs = append(docs, neighbours.Doc{ID: id, Vector: pr.Embedding})
+					}
+					out <- docs
+				}
+			}()
+		}
+		go func() {
+			for first := 1; first <= ids; first += block {
+				blocks <- first
+			}
+			close(blocks)
+			wg.Wait()
+			close(out)
+		}()
+		stop := false
+		for docs := range out {
+			for _, d := range docs {
+				if !stop && !yield(d) {
+					stop = true // drain, so the workers end
+				}
+			}
+		}
+	}
+}
+
+// score is an answer's expected and found documents of q's exact answer,
+// for k hits, where touched says which documents were written or deleted
+// since pre-population (or were not pre-populated): they are neither
+// expected nor held against the answer, so an answer holding t of them is
+// expected to hold the k−t nearest untouched ones. ok is false when too
+// many of the answer's nearest were touched for the rest to say.
+func (q *exactQuery) score(ids []string, k int, touched func(uint32) bool) (expected, found int64, ok bool) {
+	held := make(map[uint32]bool, len(ids))
+	need := int64(k)
+	for _, s := range ids {
+		id, err := dataset.ParseDocID(s)
+		if err != nil || touched(id) {
+			need--
+			continue
+		}
+		held[id] = true
+	}
+	for _, id := range q.truth {
+		if expected == need {
+			break
+		}
+		if touched(id) {
+			continue
+		}
+		expected++
+		if held[id] {
+			found++
+		}
+	}
+	return expected, found, expected == need || q.whole
+}
+
+// exactCounts are one kind's checks.
+type exactCounts struct {
+	checks, expected, found, skipped, failed, unsupported atomic.Int64
+}
+
+// tally counts answers to the sample's queries, by kind.
+type tally []exactCounts
+
+func (t tally) add(q *exactQuery, ids []string, err error, k int, touched func(uint32) bool) {
+	c := &t[q.kind]
+	switch {
+	case errors.Is(err, engines.ErrUnsupported):
+		c.unsupported.Add(1)
+	case err != nil:
+		c.failed.Add(1)
+	default:
+		expected, found, ok := q.score(ids, k, touched)
+		if !ok {
+			c.skipped.Add(1)
+			return
+		}
+		c.checks.Add(1)
+		c.expected.Add(expected)
+		c.found.Add(found)
+	}
+}
+
+// recall is the tally's figures for the kinds that were checked.
+func (t tally) recall(kinds []string) []result.KindRecall {
+	var out []result.KindRecall
+	for i := range t {
+		c := &t[i]
+		r := result.KindRecall{Kind: kinds[i], Checks: c.checks.Load(), Expected: c.expected.Load(), Found: c.found.Load(),
+			Skipped: c.skipped.Load(), Failed: c.failed.Load(), Unsupported: c.unsupported.Load()}
+		if r.Checks+r.Skipped+r.Failed+r.Unsupported == 0 {
+			continue
+		}
+		if r.Expected > 0 {
+			r.Recall = float64(r.Found) / float64(r.Expected)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// checkExact asks the idle engine every sample query, k hits each, as
+// CheckRelevance asks its known items.
+func checkExact(ctx context.Context, e engines.Engine, src Source, t *exactTruth, k int, timeout time.Duration) []result.KindRecall {
+	counts := make(tally, len(t.kinds))
+	touched := func(id uint32) bool { return !src.Prepopulated(id) }
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range relevanceWorkers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				q := &t.queries[i]
+				sq := q.q
+				sq.K = k
+				cctx, cancel := context.WithTimeout(ctx, timeout)
+				hits, err := guard(func() (engines.Hits, error) { return e.Search(cctx, sq) })
+				cancel()
+				counts.add(q, hits.IDs, err, k, touched)
+			}
+		}()
+	}
+	for i := range t.queries {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	close(next)
+	wg.Wait()
+	return counts.recall(t.kinds)
+}
