@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -226,7 +227,8 @@ func (p Products) prepopulated(cat []uint8, price []float64) func(yield func(nei
 // expected to hold the k−t nearest untouched ones. ok is false when too
 // many of the answer's nearest were touched for the rest to say.
 func (q *exactQuery) score(ids []string, k int, touched func(uint32) bool) (expected, found int64, ok bool) {
-	held := make(map[uint32]bool, len(ids))
+	var buf [64]uint32 // an answer's IDs, on the stack for k up to 64
+	held := buf[:0]
 	need := int64(k)
 	for _, s := range ids {
 		id, err := dataset.ParseDocID(s)
@@ -234,7 +236,7 @@ func (q *exactQuery) score(ids []string, k int, touched func(uint32) bool) (expe
 			need--
 			continue
 		}
-		held[id] = true
+		held = append(held, id)
 	}
 	for _, id := range q.truth {
 		if expected == need {
@@ -244,7 +246,7 @@ func (q *exactQuery) score(ids []string, k int, touched func(uint32) bool) (expe
 			continue
 		}
 		expected++
-		if held[id] {
+		if slices.Contains(held, id) {
 			found++
 		}
 	}

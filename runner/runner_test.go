@@ -29,6 +29,20 @@ func TestRecordDoesNotAllocate(t *testing.T) {
 	if allocs != 0 {
 		t.Fatalf("Record allocates %.2f times per call (flushes included); want 0", allocs)
 	}
+	// Searches split by kind: once each kind's histogram is made (at its
+	// first flush), recording allocates nothing either.
+	k := NewSink(2, []string{"knn", "sku", "hybrid"}).NewRecorder(0)
+	for kind := range 3 {
+		k.RecordIn(0, workload.Search, kind, time.Millisecond, engines.OK)
+	}
+	k.Flush()
+	allocs = testing.AllocsPerRun(10*bufferSize, func() {
+		i++
+		k.RecordIn(0, workload.Op(i%int(workload.NumOps)), i%4-1, time.Duration(i)*time.Microsecond, engines.Class(i%2))
+	})
+	if allocs != 0 {
+		t.Fatalf("RecordIn with kinds allocates %.2f times per call (flushes included); want 0", allocs)
+	}
 }
 
 // Samples spread over recorders and shards must merge to exactly what one

@@ -464,3 +464,52 @@ func TestShardsReason(t *testing.T) {
 		t.Errorf("a whole run: %q", got)
 	}
 }
+
+// The search's split by query kind merges as the operation does: counts
+// and errors add, each kind's percentiles come from the union of the
+// shards' samples; recall against exact answers adds by kind.
+func TestMergeKindsAndExactRecall(t *testing.T) {
+	knnUnion, skuUnion := newTestHist(), newTestHist()
+	var shards []*Result
+	for i, med := range []float64{2000, 9000} {
+		knn := record(t, newTestHist(), samples(3000, med, uint64(20+i)))
+		sku := record(t, newTestHist(), samples(500, med/4, uint64(30+i)))
+		knnUnion.Merge(knn)
+		skuUnion.Merge(sku)
+		all := newTestHist()
+		all.Merge(knn)
+		all.Merge(sku)
+		o := opOf(t, "search", all, 10*time.Second)
+		for _, k := range []struct {
+			name string
+			h    *hdrhistogram.Histogram
+		}{{"knn", knn}, {"sku", sku}} {
+			ko := opOf(t, k.name, k.h, 10*time.Second)
+			o.Kinds = append(o.Kinds, KindStats{Kind: k.name, Count: ko.Count, RPS: ko.RPS, Latency: ko.Latency, Histogram: ko.Histogram,
+				Errors: map[string]int64{"timeout": int64(i + 1)}})
+		}
+		s := shardOf(i, 2, 5, o)
+		s.Engines[0].Levels[0].KnownItems = &KnownItems{K: 10, Checks: 10, Found: 10, Recall: 1,
+			Exact: []KindRecall{{Kind: "knn", Checks: 5, Expected: 50, Found: 40 + int64(i)*5, IdleExpected: 100, IdleFound: 99, IdleChecks: 10}}}
+		shards = append(shards, s)
+	}
+	m, err := Merge(shards...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := m.Engines[0].Levels[0]
+	kinds := l.Ops[0].Kinds
+	if len(kinds) != 2 || kinds[0].Kind != "knn" || kinds[1].Kind != "sku" {
+		t.Fatalf("kinds %+v; want knn then sku", kinds)
+	}
+	for i, union := range []*hdrhistogram.Histogram{knnUnion, skuUnion} {
+		k := kinds[i]
+		if k.Count != union.TotalCount() || k.Latency != Summarize(union) || k.Errors["timeout"] != 3 {
+			t.Errorf("%s: %+v; want count %d, the union's percentiles %+v and 3 timeouts", k.Kind, k, union.TotalCount(), Summarize(union))
+		}
+	}
+	ex := l.KnownItems.Exact
+	if len(ex) != 1 || ex[0].Checks != 10 || ex[0].Expected != 100 || ex[0].Found != 85 || ex[0].Recall != 0.85 || ex[0].IdleFound != 99 {
+		t.Fatalf("exact recall %+v; want 85 of 100 over 10 checks, idle 99 of 100", ex)
+	}
+}

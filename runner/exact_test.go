@@ -1,0 +1,355 @@
+package runner
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/searchbench/searchbench/dataset"
+	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/runner/result"
+	"github.com/searchbench/searchbench/workload"
+)
+
+// vectorEngine is a memEngine that answers the product corpus's queries
+// exactly, by brute force over what it holds now: kNN (cosine) among the
+// documents that pass the filters, and SKU lookups. skip leaves the
+// nearest documents out of every kNN answer (an engine whose index loses
+// neighbours); kinds counts the shapes it was asked.
+type vectorEngine struct {
+	*memEngine
+	skip  int
+	asked [8]atomic.Int64
+}
+
+func newVectorEngine() *vectorEngine { return &vectorEngine{memEngine: newMem()} }
+
+func (v *vectorEngine) Search(ctx context.Context, q engines.Query) (engines.Hits, error) {
+	if err := v.call(ctx, "search"); err != nil {
+		return engines.Hits{}, err
+	}
+	switch {
+	case q.Vector != nil && q.Text != "":
+		v.asked[4].Add(1)
+	case q.Field != "":
+		v.asked[3].Add(1)
+	default:
+		v.asked[len(q.Filters)].Add(1)
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	type scored struct {
+		id string
+		d  float64
+	}
+	var all []scored
+	for id, d := range v.docs {
+		if !passes(d, q.Filters) {
+			continue
+		}
+		switch {
+		case q.Field != "":
+			if d.Text(q.Field) == q.Text {
+				all = append(all, scored{id, 0})
+			}
+		case q.Vector != nil:
+			all = append(all, scored{id, cosineDistance(q.Vector, vectorOf(d))})
+		}
+	}
+	slices.SortFunc(all, func(a, b scored) int {
+		if c := cmp.Compare(a.d, b.d); c != 0 {
+			return c
+		}
+		ai, _ := dataset.ParseDocID(a.id)
+		bi, _ := dataset.ParseDocID(b.id)
+		return cmp.Compare(ai, bi)
+	})
+	if q.Vector != nil {
+		all = all[min(v.skip, len(all)):]
+	}
+	h := engines.Hits{Total: int64(len(all))}
+	for _, s := range all[:min(q.K, len(all))] {
+		h.IDs = append(h.IDs, s.id)
+	}
+	return h, nil
+}
+
+func passes(d engines.Document, fs []engines.Filter) bool {
+	for _, f := range fs {
+		for _, x := range d.Fields {
+			if x.Name != f.Field {
+				continue
+			}
+			if f.Tag != "" && x.Text != f.Tag || f.Tag == "" && (x.Number < f.Min || x.Number > f.Max) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func vectorOf(d engines.Document) []float32 {
+	for _, f := range d.Fields {
+		if f.Vector != nil {
+			return f.Vector
+		}
+	}
+	return nil
+}
+
+func cosineDistance(a, b []float32) float64 {
+	var ab, aa, bb float64
+	for i := range a {
+		ab += float64(a[i]) * float64(b[i])
+		aa += float64(a[i]) * float64(a[i])
+		bb += float64(b[i]) * float64(b[i])
+	}
+	return 1 - ab/(math.Sqrt(aa)*math.Sqrt(bb))
+}
+
+func testProducts(t testing.TB, ids int, mix string) Products {
+	t.Helper()
+	m, err := dataset.ParseQueryMix(mix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := NewSource(CorpusProduct, dataset.Config{Seed: 3, IDs: ids, Prepopulate: 0.9}, 8, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return src.(Products)
+}
+
+// The sample's exact answers are the brute-force nearest of the
+// pre-populated documents that pass the query's filter, in order; a SKU's
+// is its pre-populated product; the sample and its answers follow from the
+// seed; hybrid queries have none.
+func TestExactTruth(t *testing.T) {
+	src := testProducts(t, 800, "knn=1,knn-category=1,knn-price=1,sku=1,hybrid=1")
+	tr := newExactTruth(src, 60, 10)
+	if tr == nil || len(tr.queries) != 60 || tr.cost.Queries != 60 || tr.cost.Documents != src.PrepopulatedCount() ||
+		tr.cost.Depth != exactDepth(10) || tr.cost.Dim != 8 || tr.cost.Seconds <= 0 || tr.cost.Bytes == 0 {
+		t.Fatalf("truth %+v; want 60 queries over the pre-populated documents, with their cost", tr)
+	}
+	e := newVectorEngine()
+	if _, err := Prepopulate(context.Background(), e, src, DefaultTimeout, nil); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]int{}
+	for i, q := range tr.queries {
+		kind := tr.kinds[q.kind]
+		seen[kind]++
+		sq := q.q
+		sq.K = len(q.truth)
+		h, _ := e.Search(context.Background(), sq)
+		want := make([]string, len(q.truth))
+		for j, id := range q.truth {
+			want[j] = dataset.DocID(id)
+		}
+		if !slices.Equal(h.IDs, want) || len(want) == 0 {
+			t.Fatalf("query %d (%s): exact answer %v; brute force over the stored documents says %v", i, kind, want, h.IDs)
+		}
+		if kind != "sku" && !q.whole && len(q.truth) != exactDepth(10) {
+			t.Fatalf("query %d (%s): %d documents kept; want the depth %d", i, kind, len(q.truth), exactDepth(10))
+		}
+	}
+	if len(seen) != 4 || seen["hybrid"] != 0 {
+		t.Fatalf("kinds sampled %v; want knn, knn-category, knn-price and sku, never hybrid", seen)
+	}
+	again := newExactTruth(src, 60, 10)
+	for i := range tr.queries {
+		if !slices.Equal(tr.queries[i].truth, again.queries[i].truth) {
+			t.Fatalf("query %d: a second computation gave %v, the first %v", i, again.queries[i].truth, tr.queries[i].truth)
+		}
+	}
+	if newExactTruth(testProducts(t, 200, "hybrid=1"), 10, 10) != nil || newExactTruth(testCorpus(t, 200, 1), 10, 10) != nil {
+		t.Fatal("a sample of hybrid queries alone, or of the text corpus; want none")
+	}
+}
+
+// score: documents written since pre-population are neither expected nor
+// held against the answer; an answer's nearest untouched ones are.
+func TestExactScore(t *testing.T) {
+	q := &exactQuery{truth: []uint32{1, 2, 3, 4, 5, 6}}
+	ids := func(ns ...uint32) []string {
+		var out []string
+		for _, n := range ns {
+			out = append(out, dataset.DocID(n))
+		}
+		return out
+	}
+	none := func(uint32) bool { return false }
+	touched := func(ts ...uint32) func(uint32) bool {
+		return func(id uint32) bool { return slices.Contains(ts, id) }
+	}
+	for _, c := range []struct {
+		name            string
+		answer          []string
+		touched         func(uint32) bool
+		expected, found int64
+		ok              bool
+	}{
+		{"exact", ids(1, 2, 3), none, 3, 3, true},
+		{"one lost", ids(1, 2, 9), none, 3, 2, true},
+		{"a rewritten document in the answer takes a place", ids(7, 1, 2), touched(7), 2, 2, true},
+		{"a rewritten neighbour is not expected", ids(1, 3, 4), touched(2), 3, 3, true},
+		{"an unreadable ID takes a place", append(ids(1), "x"), none, 2, 1, true},
+		{"an answer of rewritten documents alone expects nothing", ids(1, 2, 3), touched(1, 2, 3), 0, 0, true},
+		{"too many rewritten to say", ids(1, 9, 10), touched(2, 3, 4, 5, 6), 1, 1, false},
+	} {
+		e, f, ok := q.score(c.answer, 3, c.touched)
+		if e != c.expected || f != c.found || ok != c.ok {
+			t.Errorf("%s: expected %d found %d ok %v; want %d %d %v", c.name, e, f, ok, c.expected, c.found, c.ok)
+		}
+	}
+	// An answer whose filter passed fewer documents than the depth holds
+	// all there is: what is left is still the answer.
+	whole := &exactQuery{truth: []uint32{1, 2}, whole: true}
+	if e, f, ok := whole.score(ids(2), 3, touched(1)); e != 1 || f != 1 || !ok {
+		t.Errorf("whole truth: %d %d %v; want 1 1 true", e, f, ok)
+	}
+}
+
+// Idle: an exact engine scores 1 on every kind; one that loses each
+// answer's nearest neighbour scores 0.9 on the kNN kinds, 1 on SKUs.
+func TestCheckExactIdle(t *testing.T) {
+	src := testProducts(t, 800, "")
+	tr := newExactTruth(src, 40, 10)
+	for _, skip := range []int{0, 1} {
+		e := newVectorEngine()
+		e.skip = skip
+		if _, err := Prepopulate(context.Background(), e, src, DefaultTimeout, nil); err != nil {
+			t.Fatal(err)
+		}
+		rs := checkExact(context.Background(), e, src, tr, 10, 5*time.Second)
+		if len(rs) != 4 {
+			t.Fatalf("skip %d: %+v; want the four kinds", skip, rs)
+		}
+		for _, r := range rs {
+			want := 1.0
+			if skip == 1 && r.Kind != "sku" {
+				want = 0.9
+			}
+			if r.Checks == 0 || math.Abs(r.Recall-want) > 1e-9 || r.Skipped+r.Failed+r.Unsupported != 0 {
+				t.Errorf("skip %d: %s %+v; want recall %.1f", skip, r.Kind, r, want)
+			}
+		}
+	}
+}
+
+// Under load, half the checks ask the sample's queries: an exact engine
+// keeps recall 1 while documents are rewritten (they are left out of
+// what is expected), a lossy one is below its idle recall and warned of;
+// the searches' figures are split by kind, and the kinds add up to the
+// searches less the known-item checks.
+func TestExactUnderLoad(t *testing.T) {
+	src := testProducts(t, 800, "knn=1,knn-category=1,sku=1,hybrid=1")
+	tr := newExactTruth(src, 40, 10)
+	for _, skip := range []int{0, 3} {
+		e := newVectorEngine()
+		if _, err := Prepopulate(context.Background(), e, src, DefaultTimeout, nil); err != nil {
+			t.Fatal(err)
+		}
+		idle := &result.Relevance{K: 10, Exact: checkExact(context.Background(), e, src, tr, 10, 5*time.Second)}
+		e.skip = skip
+		cfg := Config{Users: []int{4}, SpawnRate: 1000, Settle: 20 * time.Millisecond, Measure: 1500 * time.Millisecond,
+			Calls: Calls{Timeout: 5 * time.Second, Mix: workload.Mix{workload.Search: 4, workload.Upsert: 1}, Seed: 1, K: 10,
+				Known: KnownConfig{Fraction: 0.5, Idle: idle, truth: tr}}}
+		cfg.Freshness.Off = true
+		levels := ClosedLoop(context.Background(), e, src, cfg, Emitter{}, nil)
+		if len(levels) != 1 || levels[0].KnownItems == nil {
+			t.Fatalf("skip %d: levels %+v", skip, levels)
+		}
+		l := levels[0]
+		k := l.KnownItems
+		if len(k.Exact) != 3 {
+			t.Fatalf("skip %d: exact %+v; want knn, knn-category and sku", skip, k.Exact)
+		}
+		for _, r := range k.Exact {
+			if r.Checks < 5 || r.IdleExpected == 0 {
+				t.Fatalf("skip %d: %s %+v; want checks under load beside the idle figures", skip, r.Kind, r)
+			}
+			switch {
+			case skip == 0 && r.Recall != 1, skip == 3 && r.Kind != "sku" && r.Recall > 0.75, skip == 3 && r.Kind == "sku" && r.Recall != 1:
+				t.Errorf("skip %d: %s recall %.3f (%d of %d)", skip, r.Kind, r.Recall, r.Found, r.Expected)
+			}
+		}
+		w := strings.Join(l.Warnings, "\n")
+		if (skip == 3) != strings.Contains(w, "against exact answers under load") {
+			t.Errorf("skip %d: warnings %q", skip, l.Warnings)
+		}
+		search, _ := opByName(l.Ops, "search")
+		var sum int64
+		names := map[string]bool{}
+		for _, ks := range search.Kinds {
+			sum += ks.Count
+			names[ks.Kind] = true
+			if ks.Count > 0 && (ks.Histogram == "" || ks.Latency.P50 <= 0) {
+				t.Errorf("kind %s: %+v; want its latencies", ks.Kind, ks)
+			}
+		}
+		if !names["hybrid"] || !names["knn"] || !names["sku"] || names["knn-price"] {
+			t.Errorf("kinds %v; want those of the mix", names)
+		}
+		if checks := k.Checks + k.Skipped + k.Failed; sum != search.Count-checks || sum == 0 {
+			t.Errorf("kinds add up to %d; want the %d searches less the %d known-item checks", sum, search.Count, checks)
+		}
+		if e.asked[4].Load() == 0 {
+			t.Error("no hybrid search reached the engine")
+		}
+	}
+}
+
+func opByName(ops []result.OpStats, name string) (result.OpStats, bool) {
+	for _, o := range ops {
+		if o.Op == name {
+			return o, true
+		}
+	}
+	return result.OpStats{}, false
+}
+
+// hybridless is a driver whose engines cannot answer hybrid queries: the
+// plan refuses a mix that draws them before anything starts.
+type hybridless struct{}
+
+func (hybridless) Describe() engines.Description {
+	return engines.Description{Summary: "test: no hybrid", Embedded: true, Visibility: engines.Searchable}
+}
+func (hybridless) Open(context.Context, engines.Config) (engines.Engine, error) {
+	return newVectorEngine(), nil
+}
+func (hybridless) CheckQuery(_ engines.Config, _ engines.Schema, q engines.Query) error {
+	if q.Vector != nil && q.Text != "" {
+		return fmt.Errorf("no fusion of text and vector: %w", engines.ErrUnsupported)
+	}
+	return nil
+}
+
+func init() { engines.Register("hybridless", hybridless{}) }
+
+func TestPlanRefusesAQueryKindTheEngineLacks(t *testing.T) {
+	plan := func(mix string, ops workload.Mix) Plan {
+		return Plan{Source: testProducts(t, 100, mix), Setups: []Setup{{Driver: "hybridless"}},
+			Closed: &Config{Users: []int{1}, SpawnRate: 1, Measure: time.Second, Calls: Calls{Timeout: time.Second, K: 10, Mix: ops}}}
+	}
+	err := plan("knn=1,hybrid=1", workload.Mix{workload.Search: 1}).Validate()
+	var fe *FieldError
+	if !errors.As(err, &fe) || fe.Flag != "queries" || !strings.Contains(err.Error(), "hybridless cannot run hybrid queries (hybrid): no fusion") {
+		t.Fatalf("error %v; want the --queries refusal naming the kind", err)
+	}
+	if err := plan("knn=1,sku=1", workload.Mix{workload.Search: 1}).Validate(); err != nil {
+		t.Fatalf("kinds it answers: %v", err)
+	}
+	// A mix that never searches asks no query.
+	if err := plan("hybrid=1", workload.Mix{workload.Upsert: 1}).Validate(); err != nil {
+		t.Fatalf("an upsert-only mix: %v", err)
+	}
+}
