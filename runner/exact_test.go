@@ -353,3 +353,21 @@ func TestPlanRefusesAQueryKindTheEngineLacks(t *testing.T) {
 		t.Fatalf("an upsert-only mix: %v", err)
 	}
 }
+
+// BenchmarkExactTruth is what a run computes before its first engine: the
+// exact answers of DefaultExactQueries sample queries (the default mix's
+// kNN and SKU kinds) at Study B's scale, 95,000 pre-populated products of
+// 1,024 dimensions generated as they are read, k=10 (depth 60). Run with
+// -benchtime 1x; the run's own figure is in result.json's ground_truth.
+func BenchmarkExactTruth(b *testing.B) {
+	src, err := NewSource(CorpusProduct, dataset.Config{Seed: 1, IDs: 100_000, Prepopulate: 0.95}, dataset.ProductDim, dataset.QueryMix{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var tr *exactTruth
+	for b.Loop() {
+		tr = newExactTruth(src, DefaultExactQueries, 10)
+	}
+	b.ReportMetric(float64(tr.cost.Bytes)/1e6, "MB-allocated")
+	b.ReportMetric(float64(tr.cost.Documents), "docs")
+}

@@ -37,9 +37,9 @@ type KnownConfig struct {
 	truth *exactTruth
 }
 
-// exactQueries is the size of the sample of exact answers: 0 when the
+// ExactQueries is the size of the sample of exact answers: 0 when the
 // checks are off.
-func (c KnownConfig) exactQueries() int {
+func (c KnownConfig) ExactQueries() int {
 	switch {
 	case c.Off || c.Exact < 0:
 		return 0
@@ -59,8 +59,8 @@ func (c KnownConfig) Validate() error {
 	if !(c.Fraction >= 0 && c.Fraction <= 1) {
 		return fieldErr("Fraction", "known-items", "%v must be in [0, 1]", c.Fraction)
 	}
-	if c.Exact > maxExactQueries {
-		return fieldErr("Exact", "exact-queries", "%d is more than %d", c.Exact, maxExactQueries)
+	if c.Exact > MaxExactQueries {
+		return fieldErr("Exact", "exact-queries", "%d is out of range (0 to %d)", c.Exact, MaxExactQueries)
 	}
 	return nil
 }
@@ -76,9 +76,9 @@ func (c KnownConfig) share() float64 {
 	return c.Fraction
 }
 
-// maxExactQueries bounds the sample: its brute force costs a pass over
-// every pre-populated document per hundred queries or so.
-const maxExactQueries = 10_000
+// MaxExactQueries bounds the sample: its brute force scores every
+// pre-populated document against every query.
+const MaxExactQueries = 10_000
 
 // tagKnownLoad keys the checks' streams under load.
 const tagKnownLoad = 0x6c6f6164 // "load"

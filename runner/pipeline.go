@@ -141,7 +141,7 @@ func Run(ctx context.Context, plan Plan, obs Observer) (*result.Result, error) {
 	}
 	r.logf("", "corpus: %s, %d IDs, %d pre-populated, seed %d; hashing…", p.Source.Schema().Name, p.Source.IDs(), p.Source.PrepopulatedCount(), calls.Seed)
 	res.Corpus = p.Source.Provenance()
-	if n := calls.Known.exactQueries(); n > 0 {
+	if n := calls.Known.ExactQueries(); n > 0 {
 		if r.truth = newExactTruth(p.Source, n, calls.K); r.truth != nil {
 			c := r.truth.cost
 			res.GroundTruth = &c

@@ -55,7 +55,13 @@ func TestBadInputFoundBeforeAnythingStarts(t *testing.T) {
 		{[]string{"--engine", "meilisearch", "--url", "http://127.0.0.1:99999"}, "meilisearch: the URL's port 99999 is not 1 to 65535"},
 		{[]string{"--engine", "valkey", "--url", "redis://127.0.0.1:99999"}, "valkey: the URL's port 99999 is not 1 to 65535"},
 		// Create refused the product schema after the container started.
-		{[]string{"--engine", "meilisearch", "--corpus", "product"}, `corpus: meilisearch cannot index the "product" schema: field category: type tag`},
+		{[]string{"--engine", "bleve", "--corpus", "product"}, `corpus: bleve cannot index the "product" schema: field category: type tag`},
+		// A mix of query kinds: its grammar, its corpus, its sample.
+		{[]string{"--corpus", "product", "--engine", "postgres", "--queries", "knn=1,hybrid=x"}, "queries: hybrid=x: the weight must be a whole number"},
+		{[]string{"--corpus", "product", "--engine", "postgres", "--queries", "knn=0"}, `queries: "knn=0" gives every kind weight 0`},
+		{[]string{"--corpus", "product", "--engine", "postgres", "--queries", "vector=1"}, `queries: unknown query kind "vector"`},
+		{[]string{"--queries", "knn=1"}, "queries: only the product corpus has kinds of query"},
+		{[]string{"--corpus", "product", "--engine", "postgres", "--exact-queries", "-1"}, "exact-queries: -1 is out of range (0 to 10000)"},
 		{[]string{"--engine", "meilisearch", "--image", "Not An Image!!"}, `image: "Not An Image!!" is not an image name`},
 		// Accepted, and the empty level dropped (--mix refuses its own).
 		{[]string{"--users", "10,,20"}, `users: "10,,20" has an empty item (item 2)`},

@@ -165,6 +165,10 @@ func printPlan(w io.Writer, p *runner.Plan) error {
 	// product corpus), and a dry run starts nothing.
 	fmt.Fprintf(&b, "corpus: %s, %d IDs, %d pre-populated, seed %d\n", p.Source.Schema().Name, p.Source.IDs(), p.Source.PrepopulatedCount(), calls.Seed)
 	fmt.Fprintf(&b, "mix: %s; k %d; request timeout %v\n", calls.Mix, calls.K, calls.Timeout)
+	if ps, ok := p.Source.(runner.Products); ok {
+		// Plan.Validate asked every setup's driver for each kind already.
+		fmt.Fprintf(&b, "queries: %s (every engine answers each kind); exact-answer checks: %d sample queries\n", ps.Mix(), calls.Known.ExactQueries())
+	}
 	if c := p.Closed; c != nil {
 		fmt.Fprintf(&b, "closed loop: users %v, spawn rate %g/s, settle %v, measure %v\n", c.Users, c.SpawnRate, c.Settle, c.Measure)
 	}

@@ -238,6 +238,9 @@ func (s *Settings) plan(l runner.Launcher) (runner.Plan, error) {
 	if err := cc.Validate(); err != nil {
 		return runner.Plan{}, err
 	}
+	if s.Exact < 0 {
+		return runner.Plan{}, fmt.Errorf("exact-queries: %d is out of range (0 to %d)", s.Exact, runner.MaxExactQueries)
+	}
 	var queries dataset.QueryMix
 	if s.Changed("queries") {
 		if s.Corpus != runner.CorpusProduct {
