@@ -114,15 +114,14 @@ const spread = 0.8
 
 // Product returns version v of product id.
 func (p *Products) Product(id, version uint32) Product {
-	r := NewRand(p.cfg.Seed, tagProduct, uint64(id), uint64(version))
+	r, price := p.start(id, version)
 	// The category and SKU follow the ID alone: an upsert changes a
 	// product's price, text and embedding, never which product it is.
 	ci := categoryOf(p.cfg.Seed, id)
 	c := Categories[ci]
 	pr := Product{
-		ID: id, Version: version, Category: c.Name,
-		Price: float64(r.IntRange(100, 99_999)) / 100,
-		SKU:   c.Code + "-" + strconv.FormatUint(uint64(id), 10),
+		ID: id, Version: version, Category: c.Name, Price: price,
+		SKU: c.Code + "-" + strconv.FormatUint(uint64(id), 10),
 	}
 	b := appendSentence(make([]byte, 0, 512), &r, 8)
 	pr.Title = string(b)
@@ -136,6 +135,19 @@ func (p *Products) Product(id, version uint32) Product {
 	pr.Description = string(b)
 	pr.Embedding = unitVector(&r, p.centroids[ci], p.dim, spread)
 	return pr
+}
+
+// start is version v of product id's stream, past its price, which it
+// returns: the title comes next.
+func (p *Products) start(id, version uint32) (Rand, float64) {
+	r := NewRand(p.cfg.Seed, tagProduct, uint64(id), uint64(version))
+	return r, float64(r.IntRange(100, 99_999)) / 100
+}
+
+// Title is version v of product id's title, without the rest of it.
+func (p *Products) Title(id, version uint32) string {
+	r, _ := p.start(id, version)
+	return string(appendSentence(make([]byte, 0, 128), &r, 8))
 }
 
 // unitVector returns a unit-length vector: centre plus noise of the given
@@ -362,7 +374,7 @@ func (p *Products) queryOfKind(r *Rand, kind ProductQueryKind) ProductQuery {
 	case Hybrid:
 		id := uint32(1 + r.Intn(p.cfg.IDs))
 		ci := categoryOf(p.cfg.Seed, id)
-		words := strings.Fields(strings.TrimSuffix(p.Product(id, 0).Title, "."))
+		words := strings.Fields(strings.TrimSuffix(p.Title(id, 0), "."))
 		for j := range min(hybridWords, len(words)) {
 			k := j + r.Intn(len(words)-j)
 			words[j], words[k] = words[k], words[j]

@@ -198,3 +198,68 @@ func BenchmarkProduct(b *testing.B) {
 	}
 	b.ReportMetric(float64(size)/float64(b.N), "bytes/hash")
 }
+
+// Title is the product's title, made without the rest of the product; a
+// hybrid query's words are three of a pre-populated product's title.
+func TestTitleAndHybridQueries(t *testing.T) {
+	p := productCorpus(t, 4, 500, 16)
+	for id := uint32(1); id <= 50; id++ {
+		for v := range uint32(3) {
+			if got, want := p.Title(id, v), p.Product(id, v).Title; got != want {
+				t.Fatalf("product %d v%d: title %q, want %q", id, v, got, want)
+			}
+		}
+	}
+	titles := map[string]bool{}
+	for id := uint32(1); id <= 500; id++ {
+		titles[strings.ToLower(p.Title(id, 0))] = true
+	}
+	for i := range uint64(100) {
+		q := p.ProductQueryOfKind(i, Hybrid)
+		words := strings.Fields(q.Text)
+		if q.Kind != Hybrid || len(words) != 3 || len(q.Vector) != 16 {
+			t.Fatalf("hybrid query %d: %+v; want three words and a vector", i, q)
+		}
+		found := false
+		for title := range titles {
+			all := true
+			for _, w := range words {
+				all = all && strings.Contains(title, w)
+			}
+			found = found || all
+		}
+		if !found {
+			t.Fatalf("hybrid query %d: %q is in no product's title", i, q.Text)
+		}
+	}
+}
+
+// A mix's proportions are those asked, and its grammar refuses what it
+// cannot read.
+func TestQueryMix(t *testing.T) {
+	m, err := ParseQueryMix("knn=40, knn-category=20,knn-price=20,sku=10,hybrid=10")
+	if err != nil || m.String() != "knn=40,knn-category=20,knn-price=20,sku=10,hybrid=10" || len(m.Kinds()) != 5 {
+		t.Fatalf("%v %v", m, err)
+	}
+	p, err := NewProducts(Config{Seed: 2, IDs: 1000, Prepopulate: 1}, 8, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := map[ProductQueryKind]int{}
+	for i := range uint64(20_000) {
+		n[p.ProductQuery(i).Kind]++
+	}
+	for k, w := range m {
+		if got := float64(n[ProductQueryKind(k)]) / 20_000; math.Abs(got-float64(w)/100) > 0.015 {
+			t.Errorf("%s: %.3f of the queries; want %.2f", ProductQueryKind(k), got, float64(w)/100)
+		}
+	}
+	if d, _ := ParseQueryMix(""); d != DefaultQueryMix || (QueryMix{}).String() != DefaultQueryMix.String() {
+		t.Error("the empty mix is not the default")
+	}
+	for _, bad := range []string{"knn", "knn=1,knn=2", "knn=-1", "knn=1.5", "vector=1", "knn=0", "sku=2000000"} {
+		if _, err := ParseQueryMix(bad); err == nil {
+			t.Errorf("%q: accepted", bad)
+		}
+	}
+}
