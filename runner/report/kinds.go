@@ -205,7 +205,11 @@ func exactRows(run result.EngineRun) (kinds []string, rows map[string][]recallAt
 				add(r.Kind, recallAt{at: "idle", idle: true, r: result.KindRecall{Kind: r.Kind, Checks: r.IdleChecks,
 					Expected: r.IdleExpected, Found: r.IdleFound, Recall: r.IdleRecall}})
 			}
-			add(r.Kind, recallAt{at: at, r: r})
+			// A kind the idle check had and this load did not check
+			// (result.SetIdle adds it) has nothing to show here.
+			if r.Checks+r.Expected+r.Skipped+r.Failed+r.Unsupported > 0 {
+				add(r.Kind, recallAt{at: at, r: r})
+			}
 		}
 	}
 	for _, l := range sortedLevels(run) {
