@@ -40,7 +40,9 @@ func kindResult(t testing.TB) *result.Result {
 			sampleKind(t, "knn", 1000*(i+1), 3+float64(i), uint64(100+i), window),
 			sampleKind(t, "sku", 500*(i+1), 1, uint64(200+i), window),
 		}
-		l.Ops[0].Kinds[1].Errors = map[string]int64{"timeout": int64(i)}
+		if i > 0 {
+			l.Ops[0].Kinds[1].Errors = map[string]int64{"timeout": int64(i)}
+		}
 		load := []result.KindRecall{
 			{Kind: "knn", Checks: 40, Expected: 400, Found: 392 - int64(100*i), Skipped: 3, Failed: int64(i)},
 			{Kind: "sku", Checks: 50, Expected: 50, Found: 50, Recall: 1},
