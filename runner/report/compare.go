@@ -292,6 +292,9 @@ func runFigures(run result.EngineRun, emit func(figureKey, estimate)) error {
 				emit(figureKey{run.Label, at, o.Op, v.metric}, e)
 			}
 		}
+		if err := levelKindFigures(run.Label, at, l.Ops, emit); err != nil {
+			return err
+		}
 		for _, v := range levelValues(l) {
 			if v.metric == "total_rps" {
 				e := estimate{v: v.v, lo: math.NaN(), hi: math.NaN()}
@@ -329,9 +332,80 @@ func runFigures(run result.EngineRun, emit func(figureKey, estimate)) error {
 				}
 				emit(figureKey{run.Label, at, "all", v.metric}, e)
 			}
+			rungKindFigures(run.Label, at, r, emit)
 		}
 	}
 	return nil
+}
+
+// kindMetrics is the figures compared per query kind.
+var kindMetrics = []string{"p50_ms", "p99_ms"}
+
+// kindOp names a kind's figures in the op column: search:knn.
+func kindOp(op, kind string) string { return op + ":" + kind }
+
+// levelKindFigures emits a level's p50 and p99 per query kind, with the
+// order-statistic intervals of the kind's own histogram.
+func levelKindFigures(label, at string, ops []result.OpStats, emit func(figureKey, estimate)) error {
+	for _, o := range ops {
+		for _, k := range o.Kinds {
+			if k.Count == 0 {
+				continue
+			}
+			var h *hdrhistogram.Histogram
+			if k.Histogram != "" {
+				var err error
+				if h, err = result.DecodeHistogram(k.Histogram); err != nil {
+					return fmt.Errorf("%s, %s: %w", at, kindOp(o.Op, k.Kind), err)
+				}
+			}
+			for _, m := range kindMetrics {
+				e := estimate{v: k.Latency.P50, lo: math.NaN(), hi: math.NaN()}
+				if m == "p99_ms" {
+					e.v = k.Latency.P99
+				}
+				if h != nil {
+					e.lo, e.hi = quantileInterval(h, quantiles[m])
+				}
+				emit(figureKey{label, at, kindOp(o.Op, k.Kind), m}, e)
+			}
+		}
+	}
+	return nil
+}
+
+// rungKindFigures emits a rung's p50 and p99 per query kind: the median
+// across its reps, spread from the lowest to the highest rep, as the
+// rung's own figures.
+func rungKindFigures(label, at string, r result.Rung, emit func(figureKey, estimate)) {
+	type key struct{ op, kind string }
+	var keys []key
+	vals := map[key][2][]float64{}
+	for _, rep := range r.Reps {
+		for _, o := range rep.Ops {
+			for _, k := range o.Kinds {
+				if k.Count == 0 {
+					continue
+				}
+				kk := key{o.Op, k.Kind}
+				if _, ok := vals[kk]; !ok {
+					keys = append(keys, kk)
+				}
+				v := vals[kk]
+				vals[kk] = [2][]float64{append(v[0], k.Latency.P50), append(v[1], k.Latency.P99)}
+			}
+		}
+	}
+	for _, kk := range keys {
+		for i, m := range kindMetrics {
+			v := vals[kk][i]
+			e := estimate{v: median(v), lo: math.NaN(), hi: math.NaN()}
+			if len(v) > 1 {
+				e.lo, e.hi = slices.Min(v), slices.Max(v)
+			}
+			emit(figureKey{label, at, kindOp(kk.op, kk.kind), m}, e)
+		}
+	}
 }
 
 var quantiles = map[string]float64{"p50_ms": 0.50, "p95_ms": 0.95, "p99_ms": 0.99}

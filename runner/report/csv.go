@@ -16,7 +16,16 @@ import (
 //     (calls/s), or empty
 //   - rep: empty for a level or a rung's medians, 1… for one repetition
 //   - op: search, upsert, delete, …; "all" for figures across operations;
-//     "preload" for the pre-population phase
+//     "preload" for the pre-population phase; "relevance" for the checks
+//     on the idle engine; "corpus" (the query mix's weights, queries.<kind>)
+//     and "ground_truth" (the exact answers' cost) for the run, on rows
+//     with no engine
+//   - figures by query kind (the product workload) are metrics named
+//     kind.<kind>.<figure> (an operation's: count, rps, errors, p50_ms …)
+//     and exact.<kind>.<figure> (recall against exact answers: checks,
+//     expected, found, recall, recall_lo and recall_hi (the 95% Wilson
+//     interval), skipped, failed, unsupported, and under load the idle_…
+//     figures beside)
 //   - metric, value: e.g. p50_ms 3.2, rps 31.9, errors.timeout 2
 var CSVHeader = []string{"run", "started_at", "engine", "label", "users", "offered_rate", "rep", "op", "metric", "value"}
 
@@ -25,6 +34,17 @@ func (rep *Report) CSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(CSVHeader); err != nil {
 		return err
+	}
+	for _, in := range rep.Inputs {
+		base := []string{in.Name, in.Result.StartedAt.UTC().Format(time.RFC3339), "", "", "", "", ""}
+		for _, f := range []struct {
+			op   string
+			vals []value
+		}{{"corpus", queryMixValues(in.Result.Corpus.Queries)}, {"ground_truth", groundTruthValues(in.Result.GroundTruth)}} {
+			for _, v := range f.vals {
+				cw.Write(append(base[:7:7], f.op, v.metric, strconv.FormatFloat(v.v, 'g', -1, 64)))
+			}
+		}
 	}
 	for _, run := range rep.Runs {
 		in := rep.Inputs[run.Input]

@@ -38,7 +38,7 @@ func opValues(o result.OpStats) []value {
 	if o.Count > 0 {
 		out = append(out, latencyValues("", o.Latency)...)
 	}
-	return out
+	return append(out, kindValues(o)...)
 }
 
 // levelValues is a closed-loop level's figures across operations.
@@ -66,10 +66,11 @@ func knownValues(k *result.KnownItems) []value {
 	if k == nil {
 		return nil
 	}
-	return []value{{"known_items.checks", float64(k.Checks)}, {"known_items.found", float64(k.Found)},
+	out := []value{{"known_items.checks", float64(k.Checks)}, {"known_items.found", float64(k.Found)},
 		{"known_items.recall", k.Recall}, {"known_items.idle_recall", k.IdleRecall},
 		{"known_items.empty", float64(k.Empty)}, {"known_items.total_below_hits", float64(k.TotalBelowHits)},
 		{"known_items.skipped", float64(k.Skipped)}, {"known_items.failed", float64(k.Failed)}}
+	return append(out, exactValues(k.Exact, true)...)
 }
 
 // relevanceValues is the known-item check's recall, overall and by kind.
@@ -83,7 +84,7 @@ func relevanceValues(r *result.Relevance) []value {
 		out = append(out, value{"recall." + kind, c.Recall}, value{"queries." + kind, float64(c.Queries)},
 			value{"errors." + kind, float64(c.Errors)}, value{"unsupported." + kind, float64(c.Unsupported)})
 	}
-	return out
+	return append(out, exactValues(r.Exact, false)...)
 }
 
 // rungValues is a rung's medians and spread across repetitions.

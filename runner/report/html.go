@@ -112,6 +112,7 @@ func (rep *Report) html(w io.Writer, charts []rendered) error {
 	group("Shards", d.shards)
 	group("Closed loop: mixed workload by users (Study A layout)", d.closed)
 	group("Open loop: rate ladders (Study B layout)", d.ladders)
+	group(kindsTitle, d.kinds)
 	group("Runs, engines and configuration", []Section{d.runs, d.engines, d.config})
 	return pageTemplate.Execute(w, page)
 }

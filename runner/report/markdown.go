@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -18,11 +19,12 @@ type document struct {
 	closed        []Section
 	summary       *Section
 	ladders       []Section
+	kinds         []Section // the product workload's figures by query kind
 }
 
 func (rep *Report) document() document {
 	runs := rep.EngineRuns()
-	d := document{runs: rep.runsSection(), engines: rep.enginesSection(), config: rep.configSection(), shards: rep.shardSections(), closed: closedSections(runs), ladders: ladderSections(runs)}
+	d := document{runs: rep.runsSection(), engines: rep.enginesSection(), config: rep.configSection(), shards: rep.shardSections(), closed: closedSections(runs), ladders: ladderSections(runs), kinds: kindSections(runs)}
 	if s, ok := summarySection(runs); ok {
 		d.summary = &s
 	}
@@ -37,7 +39,8 @@ func (d document) all() []Section {
 	if d.summary != nil {
 		out = append(out, *d.summary)
 	}
-	return append(out, d.ladders...)
+	out = append(out, d.ladders...)
+	return append(out, d.kinds...)
 }
 
 // Warnings is every warning in the report: the runner's and the ones the
@@ -45,8 +48,9 @@ func (d document) all() []Section {
 func (rep *Report) Warnings() []Warning { return Warnings(rep.document().all()) }
 
 // Markdown writes the whole report: runs, engines, Study A's per-level and
-// summary tables, Study B's ladder and sustained-rate tables, each with the
-// warnings about its figures right after it.
+// summary tables, Study B's ladder and sustained-rate tables, and, for the
+// product workload, latency and recall against exact answers by query kind,
+// each with the warnings about its figures right after it.
 func (rep *Report) Markdown(w io.Writer) error {
 	d := rep.document()
 	var b strings.Builder
@@ -68,6 +72,12 @@ func (rep *Report) Markdown(w io.Writer) error {
 	if len(d.ladders) > 0 {
 		b.WriteString("\n## Open loop: rate ladders (Study B layout)\n\n")
 		if err := writeSections(&b, 3, d.ladders); err != nil {
+			return err
+		}
+	}
+	if len(d.kinds) > 0 {
+		b.WriteString("\n## " + kindsTitle + "\n\n")
+		if err := writeSections(&b, 3, d.kinds); err != nil {
 			return err
 		}
 	}
@@ -177,6 +187,13 @@ func (rep *Report) configSection() Section {
 		return fmt.Sprintf("%s, seed %d, %d IDs, %d pre-populated (%g)", c.Generator, c.Seed, c.IDs, c.Prepopulated, c.Prepopulate)
 	})
 	row("corpus hash", func(r *result.Result) string { return r.Corpus.Hash })
+	// The product corpus's: a text corpus's report has neither row.
+	if slices.ContainsFunc(rep.Inputs, func(in Input) bool { return in.Result.Corpus.Queries != "" }) {
+		row("query mix (weights)", func(r *result.Result) string { return r.Corpus.Queries })
+	}
+	if slices.ContainsFunc(rep.Inputs, func(in Input) bool { return in.Result.GroundTruth != nil }) {
+		row("exact answers (ground truth)", func(r *result.Result) string { return groundTruthCell(r.GroundTruth) })
+	}
 	row("searchbench", func(r *result.Result) string { return r.Tool.Version + " (" + r.Tool.GoVersion + ")" })
 	row("load generator", func(r *result.Result) string {
 		h := r.Host
