@@ -62,5 +62,9 @@ func TestProductWorkloadOnPostgres(t *testing.T) {
 	if !strings.Contains(stderr, "exact answers of 100 sample queries") {
 		t.Errorf("the log does not state the ground truth's cost:\n%s", stderr)
 	}
-	_ = stdout
+	for _, want := range []string{"latency by query kind", "Recall against exact answers", "query mix (weights)", "exact answers (ground truth)"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("the tables lack %q:\n%s", want, stdout)
+		}
+	}
 }
