@@ -13,6 +13,20 @@ import (
 	"github.com/searchbench/searchbench/engines/enginetest"
 )
 
+// testLayout is the layout of an index of fields under options raw.
+func testLayout(t *testing.T, raw map[string]string, fields ...engines.FieldSpec) layout {
+	t.Helper()
+	o, err := parseOptions(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := layoutOf(engines.Schema{Name: "wire", Fields: fields}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
 // wireAnswer answers the few routes the wire tests call.
 func wireAnswer(r *enginetest.Captured) (int, string) {
 	switch {
@@ -54,7 +68,7 @@ func TestSearchWire(t *testing.T) {
 			t.Fatal(err)
 		}
 		e := eng.(*Engine)
-		e.use(e.client.Index("wire"), "wire", []string{"title"})
+		e.use(e.client.Index("wire"), "wire", testLayout(t, nil, engines.FieldSpec{Name: "title"}))
 		w.Take()
 		if _, err := e.Search(context.Background(), engines.Query{Text: c.text, K: c.k}); err != nil {
 			t.Fatal(err)
@@ -100,7 +114,8 @@ func TestWritesWire(t *testing.T) {
 	defer eng.Close()
 	e := eng.(*Engine)
 	fields := []string{"title", "body"}
-	e.use(e.client.Index("wire"), "wire", fields)
+	lay := testLayout(t, nil, engines.FieldSpec{Name: "title"}, engines.FieldSpec{Name: "body"})
+	e.use(e.client.Index("wire"), "wire", lay)
 	client := meilisearch.New(w.URL, meilisearch.WithCustomClient(&http.Client{Transport: transport(DefaultPool)}),
 		meilisearch.DisableRetries(), meilisearch.WithAPIKey(key))
 	defer client.Close()
@@ -113,11 +128,11 @@ func TestWritesWire(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := w.TakeOne(t, http.MethodPost, "/indexes/wire/documents")
-	m, err := body(doc, fields)
+	m, err := lay.body(doc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := index.AddDocuments(ctx, []map[string]string{m}, nil); err != nil {
+	if _, err := index.AddDocuments(ctx, []map[string]any{m}, nil); err != nil {
 		t.Fatal(err)
 	}
 	enginetest.SameRequest(t, w.TakeOne(t, http.MethodPost, "/indexes/wire/documents"), got)
