@@ -20,8 +20,8 @@ type index struct {
 	createdAt, updatedAt time.Time
 	searchable           []string // nil: every attribute ("*")
 	typo                 typoSettings
-	filterable           []string       // filterableAttributes
-	embedders            map[string]int // userProvided embedders: name → dimensions
+	filterable           []string             // filterableAttributes
+	embedders            map[string]int       // userProvided embedders: name → dimensions
 	docs                 map[string]*document // by external id
 	fields               []string             // every field seen, first-seen order (the "*" order)
 	nextInternal         uint64

@@ -26,10 +26,9 @@ const (
 var (
 	searchModelled = []string{"q", "offset", "limit", "attributesToRetrieve", "attributesToSearchOn", "matchingStrategy",
 		"filter", "vector", "hybrid"}
-	searchKnown    = append(slices.Clone(searchModelled), "page", "hitsPerPage", "attributesToCrop", "cropLength",
+	searchKnown = append(slices.Clone(searchModelled), "page", "hitsPerPage", "attributesToCrop", "cropLength",
 		"cropMarker", "attributesToHighlight", "highlightPreTag", "highlightPostTag", "showMatchesPosition",
-		"filter", "sort", "distinct", "facets", "rankingScoreThreshold", "locales", "hybrid", "vector",
-		"retrieveVectors", "media", "personalize", "useNetwork", "showRankingScore", "showRankingScoreDetails",
+		"sort", "distinct", "facets", "rankingScoreThreshold", "locales", "retrieveVectors", "media", "personalize", "useNetwork", "showRankingScore", "showRankingScoreDetails",
 		"showPerformanceDetails")
 	strategies = []string{"last", "all", "frequency"}
 )
