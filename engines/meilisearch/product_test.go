@@ -111,35 +111,45 @@ func TestCreateProductSettings(t *testing.T) {
 func TestProductQueries(t *testing.T) {
 	for _, opts := range []map[string]string{nil, {"exact_fields": "sku"}} {
 		t.Run(fmt.Sprint(opts), func(t *testing.T) {
-			e := productEngine(t, opts)
-			if got := search(t, e, engines.Query{Vector: near, K: 3}); !slices.Equal(got, []string{"p1", "p4", "p2"}) {
-				t.Errorf("kNN: %v; want p1 p4 p2", got)
-			}
-			cat := []engines.Filter{{Field: "category", Tag: "TO"}}
-			if got := search(t, e, engines.Query{Vector: near, K: 3, Filters: cat}); !slices.Equal(got, []string{"p4", "p3"}) {
-				t.Errorf("kNN in category TO: %v; want p4 p3", got)
-			}
-			price := []engines.Filter{{Field: "price", Min: 12, Max: 20}}
-			if got := search(t, e, engines.Query{Vector: near, K: 5, Filters: price}); !slices.Equal(got, []string{"p5", "p3", "p6"}) {
-				t.Errorf("kNN with price in [12, 20] (both ends in): %v; want p5 p3 p6", got)
-			}
-			for sku, want := range map[string]string{"IT-500": "p1", "TO-500": "p4", "IT-5000": "p2"} {
-				if got := search(t, e, engines.Query{Text: sku, Field: "sku", K: 10}); !slices.Equal(got, []string{want}) {
-					t.Errorf("lookup of %s: %v; want %s alone", sku, got, want)
-				}
-			}
-			got := search(t, e, engines.Query{Text: "green", Vector: near, K: 2})
-			if !slices.Contains(got, "p1") || !slices.ContainsFunc(got, func(id string) bool { return id == "p3" || id == "p6" }) {
-				t.Errorf("hybrid green near (1,0,0,0): %v; want the nearest p1 and a green product", got)
-			}
-			got = search(t, e, engines.Query{Text: "green", Vector: near, K: 10, Filters: []engines.Filter{{Field: "category", Tag: "BE"}}})
-			if len(got) == 0 || slices.ContainsFunc(got, func(id string) bool { return id != "p5" && id != "p6" }) {
-				t.Errorf("hybrid in category BE: %v; want only p5 and p6", got)
-			}
-			if got := search(t, e, engines.Query{Text: "lamp", K: 10, Filters: []engines.Filter{{Field: "price", Min: 20, Max: 100}}}); !slices.Equal(got, []string{"p2"}) {
-				t.Errorf("text with a price filter: %v; want p2", got)
-			}
+			checkProductQueries(t, productEngine(t, opts))
 		})
+	}
+}
+
+// checkProductQueries checks each query kind on an engine loaded with
+// products (loadProducts). The hybrid search asks for 3 hits, among which
+// the nearest product and a product with the word: true of the fake at
+// the default ratio and of Meilisearch at a ratio that lets the words
+// count (the live test's 0.2).
+func checkProductQueries(t *testing.T, e engines.Engine) {
+	t.Helper()
+	if got := search(t, e, engines.Query{Vector: near, K: 3}); !slices.Equal(got, []string{"p1", "p4", "p2"}) {
+		t.Errorf("kNN: %v; want p1 p4 p2", got)
+	}
+	cat := []engines.Filter{{Field: "category", Tag: "TO"}}
+	if got := search(t, e, engines.Query{Vector: near, K: 3, Filters: cat}); !slices.Equal(got, []string{"p4", "p3"}) {
+		t.Errorf("kNN in category TO: %v; want p4 p3", got)
+	}
+	price := []engines.Filter{{Field: "price", Min: 12, Max: 20}}
+	// p3 and p6 are equally far: either order.
+	if got := search(t, e, engines.Query{Vector: near, K: 5, Filters: price}); len(got) != 3 || got[0] != "p5" || !slices.Equal(slices.Sorted(slices.Values(got[1:])), []string{"p3", "p6"}) {
+		t.Errorf("kNN with price in [12, 20] (both ends in): %v; want p5, then p3 and p6", got)
+	}
+	for sku, want := range map[string]string{"IT-500": "p1", "TO-500": "p4", "IT-5000": "p2"} {
+		if got := search(t, e, engines.Query{Text: sku, Field: "sku", K: 10}); !slices.Equal(got, []string{want}) {
+			t.Errorf("lookup of %s: %v; want %s alone", sku, got, want)
+		}
+	}
+	got := search(t, e, engines.Query{Text: "green", Vector: near, K: 3})
+	if !slices.Contains(got, "p1") || !slices.ContainsFunc(got, func(id string) bool { return id == "p3" || id == "p6" }) {
+		t.Errorf("hybrid green near (1,0,0,0): %v; want the nearest p1 and a green product", got)
+	}
+	got = search(t, e, engines.Query{Text: "green", Vector: near, K: 10, Filters: []engines.Filter{{Field: "category", Tag: "BE"}}})
+	if len(got) == 0 || slices.ContainsFunc(got, func(id string) bool { return id != "p5" && id != "p6" }) {
+		t.Errorf("hybrid in category BE: %v; want only p5 and p6", got)
+	}
+	if got := search(t, e, engines.Query{Text: "lamp", K: 10, Filters: []engines.Filter{{Field: "price", Min: 20, Max: 100}}}); !slices.Equal(got, []string{"p2"}) {
+		t.Errorf("text with a price filter: %v; want p2", got)
 	}
 }
 
