@@ -20,7 +20,7 @@ type driver struct{}
 
 func (driver) Describe() engines.Description {
 	return engines.Description{
-		Summary:    "Meilisearch 1.37 (meilisearch-go): typo tolerance off, searchable = the text fields, matching strategy last; writes are tasks (acknowledged | searchable)",
+		Summary:    "Meilisearch 1.37 (meilisearch-go): typo tolerance off, searchable = the text fields, matching strategy last; tags and numbers filterable, vectors a userProvided embedder (kNN = semantic hybrid, ratio 1); writes are tasks (acknowledged | searchable)",
 		Visibility: engines.Acknowledged,
 		Getter:     true,
 	}
