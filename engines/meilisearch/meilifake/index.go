@@ -255,6 +255,14 @@ func (s *Server) updateSettings(w http.ResponseWriter, r *http.Request) {
 		}
 		ix.searchable, ix.typo, ix.updatedAt = next.searchable, next.typo, time.Now()
 		ix.filterable, ix.embedders = next.filterable, next.embedders
+		// A removed embedder's embeddings go with it.
+		for _, d := range ix.docs {
+			for name := range d.vectors {
+				if _, ok := ix.embedders[name]; !ok {
+					delete(d.vectors, name)
+				}
+			}
+		}
 		s.indexes[uid] = ix
 		return nil, nil
 	})
@@ -377,14 +385,6 @@ func (u settingsUpdate) applyTo(ix *index) (index, *apiError) {
 				}
 			}
 			next.embedders[name] = dim
-		}
-		// A removed embedder's embeddings go with it.
-		for _, d := range ix.docs {
-			for name := range d.vectors {
-				if _, ok := next.embedders[name]; !ok {
-					delete(d.vectors, name)
-				}
-			}
 		}
 	}
 	if u.typoReset {
