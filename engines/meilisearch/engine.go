@@ -400,7 +400,7 @@ func (e *Engine) Search(ctx context.Context, q engines.Query) (engines.Hits, err
 		return engines.Hits{}, err
 	}
 	var body []byte
-	if fast(q) {
+	if plainText(q) {
 		body, err = searchBody(q.Text, q.K, e.opts.strategy)
 	} else {
 		// What SearchRaw sends: json.Marshal of the request (the client's

@@ -151,9 +151,9 @@ func (l layout) checkFilterable(name string) error {
 	return nil
 }
 
-// fast says whether q is the mixed workload's free-text search, which
+// plainText says whether q is the mixed workload's free-text search, which
 // searchBody writes without the client's struct.
-func fast(q engines.Query) bool {
+func plainText(q engines.Query) bool {
 	return q.Vector == nil && q.Field == "" && len(q.Filters) == 0
 }
 
