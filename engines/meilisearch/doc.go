@@ -14,6 +14,88 @@
 // prefix search on the last query word (prefixSearch "indexingTime"), the
 // default ranking rules, no stop words, no stemming.
 //
+// A schema with more than text (Study B's product corpus: category Tag,
+// price Numeric, sku/title/description Text, embedding Vector of Dim N)
+// adds to that one settings update (layout.settings, query.go):
+//
+//   - filterableAttributes: the Tag and Numeric fields (as the fields
+//     option allows), then the exact_fields option's text fields. A tag
+//     is stored as a string, a number as a JSON number; Meilisearch builds
+//     its facet databases for them (string equality, number ranges).
+//   - embedders: {<vector field>: {source: "userProvided", dimensions:
+//     N}}. A document carries its own embedding as _vectors.<field>
+//     (https://www.meilisearch.com/docs/reference/api/settings, embedders;
+//     the client's Embedder, meilisearch-go v0.37.0 models_settings.go).
+//     The vector store is Meilisearch's default for a new index since
+//     v1.29, hannoy, an HNSW graph on LMDB (meilisearch/meilisearch PR
+//     #6004 "Make Hannoy the default vector store"), comparing embeddings
+//     by cosine distance; its graph parameters are the server's (ef
+//     construction 48, M 16, M0 32 when hannoy was introduced, PR #5767)
+//     and no setting of 1.37 changes them. With the fields option
+//     without vector, the embedding is a plain array field: stored, not
+//     indexed, so that the documents weigh the same with and without the
+//     embedder.
+//
+// The settings update is an asynchronous task: Create waits for it (as for
+// every task of Create) before it returns, so no document reaches the
+// index before its embedder and filterable attributes exist. A text-only
+// schema sends the update it always sent (the new members are empty and
+// omitted).
+//
+// # Product queries
+//
+// Each engines.Query shape is one POST /indexes/{uid}/search, the
+// SearchRequest that layout.request builds, sent as json.Marshal of it —
+// what the client's SearchRaw sends (TestProductSearchWire). Parameters:
+// https://www.meilisearch.com/docs/reference/api/search (v1.37).
+//
+//   - kNN (Vector): q "", vector, hybrid {embedder: the vector field,
+//     semanticRatio: 1.0}: a semantic search only (routes/indexes/search.rs
+//     search_kind: a ratio of 1.0 is SearchKind::semantic), the K nearest
+//     by the vector store.
+//   - filtered kNN (Vector and Filters): the same with filter, an array of
+//     conditions (ANDed): `category = "IT"` for a Tag, `price 10 TO 20`
+//     for a Numeric (TO is inclusive, >= and <=:
+//     https://www.meilisearch.com/docs/capabilities/filtering_sorting_faceting/advanced/filter_expression_syntax).
+//     Meilisearch computes the filter's candidates first and searches the
+//     vector store among them — a pre-filter: K hits whenever K documents
+//     pass (milli's VectorSort hands the candidates to the vector store's
+//     search, crates/milli/src/search/new/vector_sort.rs; not re-read at
+//     1.37 for this driver — TestProductLive's filtered kNN, which asks
+//     for more hits than pass, checks it).
+//   - SKU lookup (Field and Text, Field a text field): the words of Text
+//     as one phrase, q "\"IT 500\"", with attributesToSearchOn [sku]: the
+//     words in a row, whole (no prefix, no typo), in that attribute only.
+//     Meilisearch's tokenizer cuts "IT-500" at the hyphen into it, 500, as
+//     the phrase's space does, so the phrase finds IT-500 and not
+//     IT-5000 or TO-500; and Meilisearch has no stop words unless the
+//     index sets some (stopWords defaults to []), so "it" is kept. The
+//     same lookup in the title is the freshness probe's marker.
+//     With option exact_fields=sku, sku is also filterable and the lookup
+//     is q "" with the filter `sku = "IT-500"`: an equality on the whole
+//     value (case-insensitive, as Meilisearch normalizes facet strings),
+//     served by the facet database instead of the word index. A lookup in
+//     a Tag field is that equality too.
+//   - hybrid (Text and Vector): q, vector, hybrid {embedder, semanticRatio:
+//     the semantic_ratio option, 0.5 by default}: Meilisearch's own
+//     fusion — it runs the keyword and the semantic search and merges the
+//     hits by ranking score, the semantic ones weighted by the ratio
+//     (https://www.meilisearch.com/docs/capabilities/hybrid_search/overview).
+//     Filters apply to both.
+//   - Text with Filters: the free-text search with filter; Filters alone:
+//     q "" (a placeholder search) with filter.
+//
+// Refused with engines.ErrUnsupported, by CheckQuery before anything
+// starts and by Search (both call layout.checkShape): a vector query on a
+// schema without a vector field or with fields lacking vector; a filter
+// on a field that is not a filterable Tag or Numeric (Meilisearch would
+// answer 400 invalid_search_filter); a lookup in a Numeric or Vector
+// field, or in a Tag field that is not filterable; a lookup combined with
+// a vector. A query vector of the wrong length is an error before it is
+// sent (Meilisearch: 400 invalid_vector_dimensions), as is a document's.
+// The answers are read by ParseSearch as before: a hybrid answer's
+// semanticHitCount is skipped.
+//
 // Matching strategy: not sent, so the server default "last" applies. For
 // Meilisearch the study names only typo tolerance off, so its Meilisearch
 // ran with "last": documents with every query word first, then those
@@ -106,17 +188,31 @@
 //   - task_poll_max: longest pause between two polls of a task (default 50ms).
 //   - matching_strategy: "last", "all" or "frequency"; default not sent
 //     (the server's "last").
+//   - fields: the field types the index is given, comma-separated, from
+//     text, tag, numeric and vector; text must be among them (the client
+//     cannot send an empty searchableAttributes). Default all four. Study
+//     B's vector-cost experiment compares "text,tag,numeric" with
+//     "text,tag,numeric,vector" (scenario meilisearch-vector-cost).
+//   - exact_fields: text fields also made filterable, comma-separated, so
+//     that a lookup in one is a filter on its value (the SKU's second,
+//     exact structure: scenario meilisearch-exact-index). Each must be a
+//     text field of the schema (CheckSchema). Default none.
+//   - semantic_ratio: a hybrid search's semanticRatio, above 0 and at most
+//     1 (the client omits a zero ratio). Default 0.5.
 //
 // # Files
 //
-//   - driver.go: registration, Describe, CheckConfig, CheckSchema, Open,
-//     the schema and identifier rules.
+//   - driver.go: registration, Describe, CheckConfig, CheckSchema,
+//     CheckQuery, Open, the identifier rules.
 //   - options.go: the options and the write mode, read once for
 //     CheckConfig and Open.
 //   - engine.go: Engine, its contract methods, task waiting, and call, the
 //     one function that sends a request through the fast client.
-//   - wire.go: request bodies (settings, documents, searches) and the
-//     search answer's parser (ParseSearch and its scanner).
+//   - query.go: the layout a schema and the options make (settings,
+//     filterable fields, the embedder), checkShape (CheckQuery's and
+//     Search's refusals) and the SearchRequest of each query shape.
+//   - wire.go: request bodies (settings, documents, the free-text search)
+//     and the search answer's parser (ParseSearch and its scanner).
 //   - errors.go: TaskError, HTTPError, and how the client's and the
 //     server's errors map onto the contract's classes.
 //   - launch.go: the container the launcher starts.

@@ -2,7 +2,6 @@ package meilisearch
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"regexp"
@@ -21,7 +20,7 @@ type driver struct{}
 
 func (driver) Describe() engines.Description {
 	return engines.Description{
-		Summary:    "Meilisearch 1.37 (meilisearch-go): typo tolerance off, searchable = the text fields, matching strategy last; writes are tasks (acknowledged | searchable)",
+		Summary:    "Meilisearch 1.37 (meilisearch-go): typo tolerance off, searchable = the text fields, matching strategy last; tags and numbers filterable, vectors a userProvided embedder (kNN = semantic hybrid, ratio 1); writes are tasks (acknowledged | searchable)",
 		Visibility: engines.Acknowledged,
 		Getter:     true,
 	}
@@ -33,21 +32,43 @@ func (driver) CheckConfig(cfg engines.Config) error {
 	return err
 }
 
-// CheckSchema refuses a schema Create would (engines.SchemaChecker):
-// Meilisearch is given text fields only, under a valid index name.
-func (driver) CheckSchema(_ engines.Config, schema engines.Schema) error {
-	return checkSchema(schema)
-}
-
-// checkSchema is what Create checks of the schema before it calls the server.
-func checkSchema(schema engines.Schema) error {
-	if _, err := textFields(schema); err != nil {
+// CheckSchema refuses a schema Create would (engines.SchemaChecker): the
+// field types Meilisearch is given (layoutOf), under a valid index name.
+func (driver) CheckSchema(cfg engines.Config, schema engines.Schema) error {
+	_, o, err := check(cfg)
+	if err != nil {
 		return err
 	}
-	if err := checkID(schema.Name, maxIndexUID); err != nil {
-		return fmt.Errorf("meilisearch: create: index name %w", err)
+	_, err = checkSchema(schema, o)
+	return err
+}
+
+// checkSchema is what Create checks of the schema before it calls the
+// server: the layout the options make of it, and the index name.
+func checkSchema(schema engines.Schema, o options) (layout, error) {
+	l, err := layoutOf(schema, o)
+	if err != nil {
+		return l, err
 	}
-	return nil
+	if err := checkID(schema.Name, maxIndexUID); err != nil {
+		return l, fmt.Errorf("meilisearch: create: index name %w", err)
+	}
+	return l, nil
+}
+
+// CheckQuery says whether an index of schema, configured by cfg, can
+// answer a query shaped like q (engines.QueryChecker): the check Search
+// makes first (checkShape).
+func (driver) CheckQuery(cfg engines.Config, schema engines.Schema, q engines.Query) error {
+	_, o, err := check(cfg)
+	if err != nil {
+		return err
+	}
+	l, err := layoutOf(schema, o)
+	if err != nil {
+		return err
+	}
+	return l.checkShape(q)
 }
 
 func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, error) {
@@ -126,21 +147,4 @@ func checkID(id string, limit int) error {
 		return fmt.Errorf("%q is not a valid Meilisearch identifier (a-z A-Z 0-9 - _, 1 to %d bytes)", id, limit)
 	}
 	return nil
-}
-
-func textFields(schema engines.Schema) ([]string, error) {
-	var fields []string
-	for _, f := range schema.Fields {
-		switch {
-		case f.Type != engines.Text:
-			return nil, engines.RefuseSchema("meilisearch", "field %s: type %s: %w (text only)", f.Name, f.Type, engines.ErrUnsupported)
-		case f.Name == PrimaryKey:
-			return nil, engines.RefuseSchema("meilisearch", "field %q is the primary key's name", f.Name)
-		}
-		fields = append(fields, f.Name)
-	}
-	if len(fields) == 0 {
-		return nil, errors.New("meilisearch: schema has no text field")
-	}
-	return fields, nil
 }

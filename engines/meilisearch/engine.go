@@ -36,8 +36,8 @@ type Engine struct {
 	mu     sync.RWMutex // guards the index state against Create
 	index  meilisearch.IndexManager
 	uid    string
-	search string   // the index's search path
-	fields []string // text fields, in schema order
+	search string // the index's search path
+	lay    layout // what the index holds
 
 	lastTask atomic.Int64 // highest task uid this Engine enqueued
 	checked  atomic.Int64 // tasks up to this uid were checked for failures
@@ -54,10 +54,10 @@ var (
 
 // Create replaces the index and applies the settings before any write.
 func (e *Engine) Create(ctx context.Context, schema engines.Schema) error {
-	if err := checkSchema(schema); err != nil {
+	lay, err := checkSchema(schema, e.opts)
+	if err != nil {
 		return err
 	}
-	fields, _ := textFields(schema) // checked
 	uid := schema.Name
 	if err := e.dropIndex(ctx, uid); err != nil {
 		return err
@@ -67,11 +67,13 @@ func (e *Engine) Create(ctx context.Context, schema engines.Schema) error {
 		return err
 	}
 	index := e.client.Index(uid)
-	info, err = index.UpdateSettings(ctx, settings(fields))
+	// The settings — the embedder included — are applied, and waited
+	// for, before any write: a document's _vectors need its embedder.
+	info, err = index.UpdateSettings(ctx, lay.settings())
 	if err := e.settle(ctx, "settings of "+uid, info, err); err != nil {
 		return err
 	}
-	e.use(index, uid, fields)
+	e.use(index, uid, lay)
 	e.checked.Store(info.TaskUID) // earlier failures (a missing index to drop) are Create's business
 	return nil
 }
@@ -81,10 +83,11 @@ func (e *Engine) Create(ctx context.Context, schema engines.Schema) error {
 // when the index is not there) must be the schema's text fields, in order,
 // as Create sets them.
 func (e *Engine) Attach(ctx context.Context, schema engines.Schema) error {
-	fields, err := textFields(schema)
+	lay, err := layoutOf(schema, e.opts)
 	if err != nil {
 		return err
 	}
+	fields := lay.text
 	uid := schema.Name
 	if err := checkID(uid, maxIndexUID); err != nil {
 		return fmt.Errorf("meilisearch: attach: index name %w", err)
@@ -111,15 +114,15 @@ func (e *Engine) Attach(ctx context.Context, schema engines.Schema) error {
 	if len(newest.Results) > 0 {
 		advance(&e.checked, newest.Results[0].UID)
 	}
-	e.use(index, uid, fields)
+	e.use(index, uid, lay)
 	return nil
 }
 
 // use makes index the one this Engine's calls go to.
-func (e *Engine) use(index meilisearch.IndexManager, uid string, fields []string) {
+func (e *Engine) use(index meilisearch.IndexManager, uid string, lay layout) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.index, e.uid, e.fields = index, uid, fields
+	e.index, e.uid, e.lay = index, uid, lay
 	e.search = e.prefix + "/indexes/" + uid + "/search"
 }
 
@@ -159,23 +162,24 @@ func (e *Engine) settle(ctx context.Context, what string, info *meilisearch.Task
 var errNoIndex = errors.New("meilisearch: no index: Create was not called")
 
 // state returns the index under a read lock, or an error before Create.
-func (e *Engine) state() (meilisearch.IndexManager, []string, error) {
+func (e *Engine) state() (meilisearch.IndexManager, layout, error) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	if e.index == nil {
-		return nil, nil, errNoIndex
+		return nil, layout{}, errNoIndex
 	}
-	return e.index, e.fields, nil
+	return e.index, e.lay, nil
 }
 
-// searchPath returns the index's search path, or an error before Create.
-func (e *Engine) searchPath() (string, error) {
+// searchPath returns the index's search path and layout, or an error
+// before Create.
+func (e *Engine) searchPath() (string, layout, error) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	if e.index == nil {
-		return "", errNoIndex
+		return "", layout{}, errNoIndex
 	}
-	return e.search, nil
+	return e.search, e.lay, nil
 }
 
 // Upsert adds or replaces one document (POST /indexes/{uid}/documents).
@@ -192,13 +196,13 @@ func (e *Engine) UpsertBatch(ctx context.Context, docs []engines.Document) error
 }
 
 func (e *Engine) write(ctx context.Context, what string, docs []engines.Document) error {
-	_, fields, err := e.state()
+	_, lay, err := e.state()
 	if err != nil {
 		return err
 	}
-	bodies := make([]map[string]string, len(docs))
+	bodies := make([]map[string]any, len(docs))
 	for i, d := range docs {
-		if bodies[i], err = body(d, fields); err != nil {
+		if bodies[i], err = lay.body(d); err != nil {
 			return fmt.Errorf("meilisearch: %s: %w", what, err)
 		}
 	}
@@ -337,7 +341,7 @@ var _ engines.Getter = (*Engine)(nil)
 // engines.ErrNotFound (routes/indexes/documents.rs, get_document and
 // retrieve_document, in meilisearch/meilisearch).
 func (e *Engine) Get(ctx context.Context, id string) (engines.Document, error) {
-	_, fields, err := e.state()
+	_, lay, err := e.state()
 	if err != nil {
 		return engines.Document{}, err
 	}
@@ -347,10 +351,14 @@ func (e *Engine) Get(ctx context.Context, id string) (engines.Document, error) {
 	if err := checkID(id, maxDocID); err != nil {
 		return engines.Document{}, fmt.Errorf("meilisearch: %s: document id %w", what, err)
 	}
-	// The client's GetDocument with DocumentQuery{Fields: id and the text
-	// fields}: the query as url.Values.Encode writes it (the commas
-	// escaped).
-	query := url.Values{"fields": {strings.Join(append([]string{PrimaryKey}, fields...), ",")}}.Encode()
+	// The client's GetDocument with DocumentQuery{Fields: id and the
+	// text, tag and numeric fields}: the query as url.Values.Encode writes
+	// it (the commas escaped).
+	names := []string{PrimaryKey}
+	for _, f := range lay.stored {
+		names = append(names, f.Name)
+	}
+	query := url.Values{"fields": {strings.Join(names, ",")}}.Encode()
 	var body []byte
 	err = e.hot(ctx, http.MethodGet, "/documents/"+id, query, nil, http.StatusOK, func(b []byte) error {
 		if !json.Valid(b) {
@@ -362,18 +370,17 @@ func (e *Engine) Get(ctx context.Context, id string) (engines.Document, error) {
 	if err != nil {
 		return engines.Document{}, e.fail(what, err)
 	}
-	specs := make([]engines.FieldSpec, len(fields))
-	for i, f := range fields {
-		specs[i] = engines.FieldSpec{Name: f, Type: engines.Text}
-	}
-	doc, err := httpwire.DecodeDocument(body, PrimaryKey, id, specs)
+	doc, err := httpwire.DecodeDocument(body, PrimaryKey, id, lay.stored)
 	if err != nil {
 		return engines.Document{}, fmt.Errorf("meilisearch: %s: malformed response: %w", what, err)
 	}
 	return doc, nil
 }
 
-// Search runs a free-text query over the schema's text fields.
+// Search runs a query of any shape the index can answer (layout.request
+// says how each is sent; checkShape refuses the others with
+// engines.ErrUnsupported). The free-text search over every text field,
+// the mixed workload's, is written by searchBody.
 //
 // It sends the request the client's SearchRaw would send — the same
 // SearchRequest encoded by the same encoder, with the same headers — but
@@ -385,17 +392,24 @@ func (e *Engine) Get(ctx context.Context, id string) (engines.Document, error) {
 // with SearchRaw's. Searches are the measured call that runs most;
 // everything else goes through the client.
 func (e *Engine) Search(ctx context.Context, q engines.Query) (engines.Hits, error) {
-	if err := q.TextOnly(); err != nil {
-		return engines.Hits{}, fmt.Errorf("meilisearch: %w", err)
-	}
 	if q.K < 1 {
 		return engines.Hits{}, fmt.Errorf("meilisearch: search: k=%d: at least 1 (a limit of 0 is dropped by the client and the server answers 20)", q.K)
 	}
-	path, err := e.searchPath()
+	path, lay, err := e.searchPath()
 	if err != nil {
 		return engines.Hits{}, err
 	}
-	body, err := searchBody(q.Text, q.K, e.opts.strategy)
+	var body []byte
+	if plainText(q) {
+		body, err = searchBody(q.Text, q.K, e.opts.strategy)
+	} else {
+		// What SearchRaw sends: json.Marshal of the request (the client's
+		// default marshaller). TestProductSearchWire compares the two.
+		var req *meilisearch.SearchRequest
+		if req, err = lay.request(q, e.opts); err == nil {
+			body, err = json.Marshal(req)
+		}
+	}
 	if err != nil {
 		return engines.Hits{}, fmt.Errorf("meilisearch: search: %w", err)
 	}

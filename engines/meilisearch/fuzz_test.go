@@ -24,6 +24,7 @@ func FuzzParseSearch(f *testing.F) {
 	for _, seed := range []string{
 		`{"hits":[{"id":"1"},{"id":2}],"estimatedTotalHits":2,"limit":10,"offset":0,"processingTimeMs":0,"query":"x"}`,
 		`{"hits":[],"totalHits":0}`,
+		`{"hits":[{"id":"p1","_vectors":{"e":[0.1,-2e-3]}}],"estimatedTotalHits":41,"semanticHitCount":1}`,
 		`{"hits":[{"id":1.5}]}`,
 		`{"hits":[{"name":"no id"}]}`,
 		`{"hits":null}`,
@@ -168,6 +169,10 @@ func TestParseSearchShapes(t *testing.T) {
 	}{
 		{`{"hits":[{"id":"1"},{"id":2}],"estimatedTotalHits":2,"limit":10,"offset":0,"processingTimeMs":0,"query":"x"}`, "1,2", 2},
 		{`{"hits":[{"id":"a-b_C","name":"x"}],"totalHits":7}`, "a-b_C", 7},
+		// A hybrid or semantic answer (Meilisearch 1.37): the extra
+		// semanticHitCount, and hits that may carry _rankingScore or
+		// _vectors when asked, are skipped.
+		{`{"hits":[{"id":"p1","_rankingScore":0.93,"_vectors":{"embedding":[0.1,-2e-3]}},{"id":"p3"}],"query":"","processingTimeMs":1,"limit":2,"offset":0,"estimatedTotalHits":41,"semanticHitCount":2}`, "p1,p3", 41},
 		{`{"hits":[{"id":"\u0031\""}]}`, "1\"", -1},
 		{`{"hits":[{"id":-12}],"estimatedTotalHits":1,"totalHits":9}`, "-12", 1},
 		{`{"hits":[]}`, "", -1},

@@ -336,7 +336,7 @@ func TestOpenRejects(t *testing.T) {
 		if err == nil {
 			t.Errorf("%s: accepted", name)
 		}
-		if name == "unknown option" && (err == nil || !strings.Contains(err.Error(), "matching_strategy, pool, task_poll_max, timeout")) {
+		if name == "unknown option" && (err == nil || !strings.Contains(err.Error(), "exact_fields, fields, matching_strategy, pool, semantic_ratio, task_poll_max, timeout")) {
 			t.Errorf("unknown option error %v does not list the valid ones", err)
 		}
 	}
@@ -348,13 +348,14 @@ func TestUnsupportedSchemaAndQueries(t *testing.T) {
 	ctx := context.Background()
 	err := e.Create(ctx, engines.Schema{Name: "vec", Fields: []engines.FieldSpec{{Name: "v", Type: engines.Vector, Dim: 3}}})
 	if !errors.Is(err, engines.ErrUnsupported) {
-		t.Fatalf("vector field: %v", err)
+		t.Fatalf("a schema without text: %v", err)
 	}
 	create(t, e, "unsupported")
 	for _, q := range []engines.Query{
-		{Text: "x", K: 10, Field: "name"},
+		{Text: "x", K: 10, Field: "nope"},
 		{Text: "x", K: 10, Vector: []float32{1}},
 		{Text: "x", K: 10, Filters: []engines.Filter{{Field: "c", Tag: "a"}}},
+		{Text: "x", K: 10, Filters: []engines.Filter{{Field: "name", Tag: "a"}}},
 	} {
 		if _, err := e.Search(ctx, q); !errors.Is(err, engines.ErrUnsupported) {
 			t.Errorf("%+v: %v; want ErrUnsupported", q, err)

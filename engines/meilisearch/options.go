@@ -1,6 +1,10 @@
 package meilisearch
 
 import (
+	"errors"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/meilisearch/meilisearch-go"
@@ -21,11 +25,69 @@ const (
 // maxPool bounds the pool option: far above any level a run reaches.
 const maxPool = 1 << 20
 
+// DefaultSemanticRatio is the semantic_ratio option's default: the
+// server's own default for a hybrid search, sent explicitly.
+const DefaultSemanticRatio = 0.5
+
 type options struct {
 	timeout     time.Duration
 	pool        int
 	taskPollMax time.Duration
 	strategy    meilisearch.MatchingStrategy
+	// types are the field types the index is given (the fields option):
+	// text always; tag and numeric as filterable attributes, vector as an
+	// embedder.
+	types map[engines.FieldType]bool
+	// exact are text fields also made filterable, so that a lookup in one
+	// of them is a filter on its whole value (the exact_fields option).
+	exact []string
+	// ratio is a hybrid search's semanticRatio.
+	ratio float64
+}
+
+// fieldTypeNames are the values of the fields option.
+var fieldTypeNames = map[string]engines.FieldType{"text": engines.Text, "tag": engines.Tag, "numeric": engines.Numeric, "vector": engines.Vector}
+
+// parseFieldTypes reads the fields option: field types, comma-separated,
+// each once, text among them (the client's Settings cannot send an empty
+// searchableAttributes: it omits an empty list, which leaves every
+// attribute searchable).
+func parseFieldTypes(v string) (map[engines.FieldType]bool, error) {
+	out := map[engines.FieldType]bool{}
+	for _, name := range strings.Split(v, ",") {
+		t, ok := fieldTypeNames[strings.TrimSpace(name)]
+		if !ok || out[t] {
+			return nil, errors.New("must list field types from text, tag, numeric and vector, each once, comma-separated")
+		}
+		out[t] = true
+	}
+	if !out[engines.Text] {
+		return nil, errors.New("must include text: the text fields are always searchable")
+	}
+	return out, nil
+}
+
+// parseNames reads a comma-separated list of field names, each once.
+func parseNames(v string) ([]string, error) {
+	var out []string
+	for _, name := range strings.Split(v, ",") {
+		name = strings.TrimSpace(name)
+		if !validAttribute.MatchString(name) || slices.Contains(out, name) {
+			return nil, errors.New("must list field names (a-z A-Z 0-9 _, not starting with _), each once, comma-separated")
+		}
+		out = append(out, name)
+	}
+	return out, nil
+}
+
+// parseRatio reads semantic_ratio: above 0 (the client omits a zero
+// ratio, and the server would use its 0.5) and at most 1.
+func parseRatio(v string) (float64, error) {
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || !(f > 0 && f <= 1) {
+		return 0, errors.New("must be a number above 0 and at most 1")
+	}
+	return f, nil
 }
 
 // parseOptions reads Config.Options (the package doc lists them).
@@ -37,6 +99,9 @@ func parseOptions(raw map[string]string) (options, error) {
 		taskPollMax: r.Duration("task_poll_max", DefaultTaskPollMax),
 		strategy: meilisearch.MatchingStrategy(r.Enum("matching_strategy", "",
 			string(meilisearch.Last), string(meilisearch.All), string(meilisearch.Frequency))),
+		types: config.Value(r, "fields", map[engines.FieldType]bool{engines.Text: true, engines.Tag: true, engines.Numeric: true, engines.Vector: true}, parseFieldTypes),
+		exact: config.Value(r, "exact_fields", nil, parseNames),
+		ratio: config.Value(r, "semantic_ratio", DefaultSemanticRatio, parseRatio),
 	}
 	return o, r.Err()
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 
 	"github.com/meilisearch/meilisearch-go"
@@ -26,20 +27,57 @@ func settings(fields []string) *meilisearch.Settings {
 	}
 }
 
-// body is a document as Meilisearch stores it: the id and the schema's text
-// fields (a field the document lacks is written empty, so a replaced
-// document never keeps an old value).
-func body(doc engines.Document, fields []string) (map[string]string, error) {
+// body is a document as Meilisearch stores it: the id, the schema's text
+// and tag fields as strings, numeric fields as numbers (a field the
+// document lacks is written empty, or 0, so a replaced document never
+// keeps an old value), and the vector: under _vectors.<field> when the
+// field is an embedder (userProvided: the document carries its own
+// embedding), else as a plain array field, stored and not indexed, so
+// that the documents weigh the same with and without the embedder.
+func (l layout) body(doc engines.Document) (map[string]any, error) {
 	if err := checkID(doc.ID, maxDocID); err != nil {
 		return nil, fmt.Errorf("document id %w", err)
 	}
-	m := make(map[string]string, len(fields)+1)
+	m := make(map[string]any, len(l.stored)+2)
 	m[PrimaryKey] = doc.ID
-	for _, f := range fields {
-		m[f] = doc.Text(f)
+	for _, f := range l.stored {
+		if f.Type == engines.Numeric {
+			m[f.Name] = 0.0
+		} else {
+			m[f.Name] = ""
+		}
+	}
+	for _, f := range doc.Fields {
+		switch l.kinds[f.Name] {
+		case engines.Numeric:
+			if math.IsNaN(f.Number) || math.IsInf(f.Number, 0) {
+				return nil, fmt.Errorf("field %s: %v is not a JSON number", f.Name, f.Number)
+			}
+			m[f.Name] = f.Number
+		case engines.Vector:
+			if f.Name != l.vector || f.Vector == nil {
+				continue
+			}
+			if len(f.Vector) != l.dim {
+				return nil, fmt.Errorf("field %s: vector of %d dimensions, the schema's is %d", f.Name, len(f.Vector), l.dim)
+			}
+			if l.embed {
+				m[vectorsKey] = map[string][]float32{f.Name: f.Vector}
+			} else {
+				m[f.Name] = f.Vector
+			}
+		default:
+			if _, ok := m[f.Name]; ok && f.Name != PrimaryKey {
+				m[f.Name] = f.Text
+			}
+		}
 	}
 	return m, nil
 }
+
+// vectorsKey is the reserved attribute that carries a document's
+// embeddings, by embedder name.
+const vectorsKey = "_vectors"
 
 // searchBody is the body the client sends for a search: json.Marshal of
 // the SearchRequest{Query: text, Limit: k, AttributesToRetrieve: [id],

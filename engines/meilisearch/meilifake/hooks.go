@@ -1,6 +1,7 @@
 package meilifake
 
 import (
+	"maps"
 	"net/http"
 	"slices"
 
@@ -82,6 +83,8 @@ type Settings struct {
 	TypoTolerance        bool
 	OneTypo, TwoTypos    int
 	Documents            int
+	FilterableAttributes []string
+	Embedders            map[string]int // userProvided embedders: name → dimensions
 }
 
 // Settings returns an index's settings, or false if it does not exist.
@@ -99,6 +102,8 @@ func (s *Server) Settings(uid string) (Settings, bool) {
 	return Settings{
 		PrimaryKey: ix.primaryKey, SearchableAttributes: sa,
 		TypoTolerance: ix.typo.enabled, OneTypo: ix.typo.oneTypo, TwoTypos: ix.typo.twoTypos,
-		Documents: len(ix.docs),
+		Documents:            len(ix.docs),
+		FilterableAttributes: slices.Clone(ix.filterable),
+		Embedders:            maps.Clone(ix.embedders),
 	}, true
 }

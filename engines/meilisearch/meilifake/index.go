@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -19,6 +20,8 @@ type index struct {
 	createdAt, updatedAt time.Time
 	searchable           []string // nil: every attribute ("*")
 	typo                 typoSettings
+	filterable           []string             // filterableAttributes
+	embedders            map[string]int       // userProvided embedders: name → dimensions
 	docs                 map[string]*document // by external id
 	fields               []string             // every field seen, first-seen order (the "*" order)
 	nextInternal         uint64
@@ -40,6 +43,7 @@ type document struct {
 	order    []string
 	raw      map[string]json.RawMessage
 	words    map[string][]string
+	vectors  map[string][]float64 // _vectors, by embedder: not a field of the document
 }
 
 func newIndex(uid, primaryKey string) *index {
@@ -159,7 +163,12 @@ func (s *Server) stats(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	dist := map[string]int{}
+	embeddings, embedded := 0, 0
 	for _, d := range ix.docs {
+		embeddings += len(d.vectors)
+		if len(d.vectors) > 0 {
+			embedded++
+		}
 		for _, f := range d.order {
 			dist[f]++
 		}
@@ -170,7 +179,7 @@ func (s *Server) stats(w http.ResponseWriter, r *http.Request) {
 	}
 	fakekit.WriteJSON(w, http.StatusOK, map[string]any{
 		"numberOfDocuments": len(ix.docs), "rawDocumentDbSize": 0, "avgDocumentSize": 0,
-		"isIndexing": indexing, "numberOfEmbeddings": 0, "numberOfEmbeddedDocuments": 0, "fieldDistribution": dist,
+		"isIndexing": indexing, "numberOfEmbeddings": embeddings, "numberOfEmbeddedDocuments": embedded, "fieldDistribution": dist,
 	})
 }
 
@@ -196,7 +205,7 @@ func (s *Server) searchableAttributes(w http.ResponseWriter, r *http.Request) {
 // settingsKnown are Meilisearch 1.37's index settings; only the first two
 // are modelled.
 var (
-	settingsModelled = []string{"searchableAttributes", "typoTolerance"}
+	settingsModelled = []string{"searchableAttributes", "typoTolerance", "filterableAttributes", "embedders"}
 	settingsKnown    = append(slices.Clone(settingsModelled), "displayedAttributes", "filterableAttributes",
 		"sortableAttributes", "rankingRules", "stopWords", "nonSeparatorTokens", "separatorTokens", "dictionary",
 		"synonyms", "distinctAttribute", "proximityPrecision", "faceting", "pagination", "embedders",
@@ -210,6 +219,9 @@ type settingsUpdate struct {
 	typo            map[string]json.RawMessage
 	typoReset       bool
 	oneTypo, twoTyp *int
+	filterable      *[]string
+	embedders       map[string]int // 0: removed
+	embeddersReset  bool
 }
 
 func (s *Server) updateSettings(w http.ResponseWriter, r *http.Request) {
@@ -242,6 +254,15 @@ func (s *Server) updateSettings(w http.ResponseWriter, r *http.Request) {
 			return nil, err
 		}
 		ix.searchable, ix.typo, ix.updatedAt = next.searchable, next.typo, time.Now()
+		ix.filterable, ix.embedders = next.filterable, next.embedders
+		// A removed embedder's embeddings go with it.
+		for _, d := range ix.docs {
+			for name := range d.vectors {
+				if _, ok := ix.embedders[name]; !ok {
+					delete(d.vectors, name)
+				}
+			}
+		}
 		s.indexes[uid] = ix
 		return nil, nil
 	})
@@ -266,6 +287,18 @@ func parseSettings(m map[string]json.RawMessage) (settingsUpdate, *apiError) {
 			}
 		}
 		u.searchable = &list
+	}
+	if raw, ok := m["filterableAttributes"]; ok {
+		var e *apiError
+		if u.filterable, e = parseFilterable(raw); e != nil {
+			return u, e
+		}
+	}
+	if raw, ok := m["embedders"]; ok {
+		var e *apiError
+		if u.embedders, u.embeddersReset, e = parseEmbedders(raw); e != nil {
+			return u, e
+		}
 	}
 	raw, ok := m["typoTolerance"]
 	switch {
@@ -330,6 +363,29 @@ func (u settingsUpdate) applyTo(ix *index) (index, *apiError) {
 	next := *ix
 	if u.searchable != nil {
 		next.searchable = *u.searchable
+	}
+	if u.filterable != nil {
+		next.filterable = *u.filterable
+	}
+	if u.embeddersReset || u.embedders != nil {
+		next.embedders = map[string]int{}
+		if !u.embeddersReset {
+			maps.Copy(next.embedders, ix.embedders)
+		}
+		for name, dim := range u.embedders {
+			if dim == 0 {
+				delete(next.embedders, name)
+				continue
+			}
+			// A new dimension must fit the embeddings already stored
+			// (userProvided vectors are not regenerated).
+			for _, d := range ix.docs {
+				if v, ok := d.vectors[name]; ok && len(v) != dim {
+					return next, dimensionError(ix.uid, dim, len(v))
+				}
+			}
+			next.embedders[name] = dim
+		}
 	}
 	if u.typoReset {
 		next.typo = defaultTypo
@@ -492,19 +548,23 @@ func (s *Server) replaceDocuments(uid, pk string, docs []orderedObject) (int, *a
 		}
 	}
 	ids := make([]string, len(docs))
+	vectors := make([]map[string][]float64, len(docs))
 	for i, d := range docs {
 		id, err := documentID(d, key)
 		if err != nil {
 			return 0, err
 		}
 		ids[i] = id
+		if vectors[i], err = ix.vectorsOf(d); err != nil {
+			return 0, err
+		}
 	}
 	if !existed {
 		s.indexes[uid] = ix
 	}
 	ix.primaryKey = key
 	for i, d := range docs {
-		ix.put(ids[i], d)
+		ix.put(ids[i], d, vectors[i])
 	}
 	ix.updatedAt = time.Now()
 	return len(docs), nil
@@ -557,16 +617,23 @@ func documentID(d orderedObject, key string) (string, *apiError) {
 	return "", &e
 }
 
-// put replaces a document whole, keeping its insertion rank.
-func (ix *index) put(id string, o orderedObject) {
-	d := &document{order: o.keys, raw: o.values, words: map[string][]string{}}
+// put replaces a document whole, keeping its insertion rank. Its
+// _vectors are kept apart: Meilisearch does not return them as a field.
+func (ix *index) put(id string, o orderedObject, vectors map[string][]float64) {
+	d := &document{raw: o.values, words: map[string][]string{}, vectors: vectors}
+	delete(o.values, vectorsKey)
+	for _, k := range o.keys {
+		if k != vectorsKey {
+			d.order = append(d.order, k)
+		}
+	}
 	if old, ok := ix.docs[id]; ok {
 		d.internal = old.internal
 	} else {
 		d.internal = ix.nextInternal
 		ix.nextInternal++
 	}
-	for _, k := range o.keys {
+	for _, k := range d.order {
 		if !slices.Contains(ix.fields, k) {
 			ix.fields = append(ix.fields, k)
 		}

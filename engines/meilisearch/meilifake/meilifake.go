@@ -33,8 +33,22 @@
 // query and drops documents that miss the first word, "all" keeps only
 // documents with every word, "frequency" drops the most frequent words
 // first. Hits come with more words kept first, then in insertion order.
-// Phrase search, negative words, stop words, synonyms, accents and nested
+// A quoted phrase in q matches its words in a row, whole, within one
+// attribute. Negative words, stop words, synonyms, accents and nested
 // objects are not modelled.
+//
+// The product workload's part (vector.go): filterableAttributes (a list
+// of names), filters of conditions `a = "v"`, `a x TO y`, `a >= x` joined
+// by AND or given as an array of strings (ANDed) — a filter on an
+// attribute that is not filterable is 400 invalid_search_filter;
+// userProvided embedders with their dimensions and documents' _vectors
+// (one embedding per embedder; a wrong length fails the task with
+// invalid_vector_dimensions); a search with vector and hybrid: a
+// semanticRatio of 1 (or no query words) ranks the documents that pass the
+// filter by exact cosine similarity, a ratio between 0 and 1 merges the
+// keyword and the semantic rankings by weighted score (see fuse), and the
+// errors are Meilisearch's (missing_search_hybrid, invalid_search_embedder,
+// invalid_vector_dimensions).
 //
 // What the fake does not model it does not pretend to do: a known Meilisearch
 // route, parameter or setting outside this list is answered 501 with code

@@ -168,7 +168,11 @@ func TestSearchRejections(t *testing.T) {
 		{"retrieve not a list", map[string]any{"q": "x", "attributesToRetrieve": "id"}, 400, "invalid_search_attributes_to_retrieve"},
 		{"not an object", []int{1}, 400, "bad_request"},
 		{"malformed", `{"q": `, 400, "malformed_payload"},
-		{"not modelled", map[string]any{"q": "x", "filter": "a = 1"}, 501, "meilifake_not_modelled"},
+		{"not modelled", map[string]any{"q": "x", "sort": []string{"a:asc"}}, 501, "meilifake_not_modelled"},
+		{"filter not filterable", map[string]any{"q": "x", "filter": "a = 1"}, 400, "invalid_search_filter"},
+		{"vector without hybrid", map[string]any{"q": "", "vector": []float64{1}}, 400, "missing_search_hybrid"},
+		{"no such embedder", map[string]any{"q": "", "vector": []float64{1}, "hybrid": map[string]any{"embedder": "e"}}, 400, "invalid_search_embedder"},
+		{"hybrid unknown key", map[string]any{"q": "", "hybrid": map[string]any{"embedder": "e", "k": 1}}, 400, "invalid_search_hybrid_query"},
 	} {
 		status, body := c.do("POST", "/indexes/books/search", tc.body)
 		wantError(t, tc.name, status, body, tc.status, tc.code)

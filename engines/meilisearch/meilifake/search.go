@@ -24,11 +24,11 @@ const (
 // ones the fake answers. Any other known parameter with a non-null value is
 // answered 501, an unknown one 400 bad_request.
 var (
-	searchModelled = []string{"q", "offset", "limit", "attributesToRetrieve", "attributesToSearchOn", "matchingStrategy"}
-	searchKnown    = append(slices.Clone(searchModelled), "page", "hitsPerPage", "attributesToCrop", "cropLength",
+	searchModelled = []string{"q", "offset", "limit", "attributesToRetrieve", "attributesToSearchOn", "matchingStrategy",
+		"filter", "vector", "hybrid"}
+	searchKnown = append(slices.Clone(searchModelled), "page", "hitsPerPage", "attributesToCrop", "cropLength",
 		"cropMarker", "attributesToHighlight", "highlightPreTag", "highlightPostTag", "showMatchesPosition",
-		"filter", "sort", "distinct", "facets", "rankingScoreThreshold", "locales", "hybrid", "vector",
-		"retrieveVectors", "media", "personalize", "useNetwork", "showRankingScore", "showRankingScoreDetails",
+		"sort", "distinct", "facets", "rankingScoreThreshold", "locales", "retrieveVectors", "media", "personalize", "useNetwork", "showRankingScore", "showRankingScoreDetails",
 		"showPerformanceDetails")
 	strategies = []string{"last", "all", "frequency"}
 )
@@ -40,6 +40,9 @@ type searchRequest struct {
 	retrieve      []string // nil: every attribute
 	searchOn      []string // nil: every searchable attribute
 	strategy      string
+	filter        []condition
+	vector        []float64
+	hybrid        *hybridQuery
 }
 
 func parseSearch(m map[string]json.RawMessage) (searchRequest, *apiError) {
@@ -83,6 +86,26 @@ func parseSearch(m map[string]json.RawMessage) (searchRequest, *apiError) {
 			}
 		}
 	}
+	if v := m["filter"]; !isNull(v) {
+		var e *apiError
+		if req.filter, e = parseFilter(v); e != nil {
+			return req, e
+		}
+	}
+	if v := m["vector"]; !isNull(v) {
+		if e := decodeField(v, "vector", "invalid_search_vector", "an array of numbers", &req.vector); e != nil {
+			return req, e
+		}
+		if req.vector == nil {
+			req.vector = []float64{}
+		}
+	}
+	if v := m["hybrid"]; !isNull(v) {
+		var e *apiError
+		if req.hybrid, e = parseHybrid(v); e != nil {
+			return req, e
+		}
+	}
 	if slices.Contains(req.retrieve, "*") {
 		req.retrieve = nil
 	}
@@ -117,21 +140,47 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	attrs, e := ix.attributesFor(req.searchOn)
+	if e == nil {
+		e = ix.checkFilter(req.filter)
+	}
+	if e == nil {
+		e = ix.checkSemantic(req)
+	}
 	if e != nil {
 		writeError(w, *e)
 		return
 	}
-	ranked := ix.match(req, attrs)
-	total := len(ranked)
+	var found []scored
+	terms := queryTerms(req.q)
+	switch {
+	case req.hybrid != nil && req.vector != nil && (req.hybrid.ratio == 1 || len(terms) == 0):
+		// Semantic only: a ratio of 1, or no query words to match.
+		found = ix.semantic(req.hybrid.embedder, req.vector, req.filter)
+	case req.hybrid != nil && req.vector != nil && req.hybrid.ratio > 0:
+		found = fuse(ix.match(req, attrs), len(terms), ix.semantic(req.hybrid.embedder, req.vector, req.filter), req.hybrid.ratio)
+	default:
+		for _, r := range ix.match(req, attrs) {
+			found = append(found, scored{doc: r.doc})
+		}
+	}
+	total := len(found)
 	end := min(req.offset+req.limit, total, maxTotalHits)
 	hits := []json.RawMessage{}
+	semanticHits := 0
 	for i := req.offset; i < end; i++ {
-		hits = append(hits, ranked[i].hit(req.retrieve))
+		hits = append(hits, found[i].doc.hit(req.retrieve))
+		if found[i].semantic {
+			semanticHits++
+		}
 	}
-	fakekit.WriteJSON(w, http.StatusOK, map[string]any{
+	answer := map[string]any{
 		"hits": hits, "query": req.q, "processingTimeMs": 0,
 		"limit": req.limit, "offset": req.offset, "estimatedTotalHits": total,
-	})
+	}
+	if req.hybrid != nil {
+		answer["semanticHitCount"] = semanticHits
+	}
+	fakekit.WriteJSON(w, http.StatusOK, answer)
 }
 
 // attributesFor checks attributesToSearchOn against the searchable
@@ -213,33 +262,55 @@ func valueWords(raw json.RawMessage) []string {
 	return out
 }
 
-// term is one query word.
+// term is one query word, or a phrase.
 type term struct {
 	word   string
-	prefix bool // the last word of a query that does not end with a separator
+	prefix bool     // the last word of a query that does not end with a separator
+	phrase []string // a quoted phrase: these words in a row, whole
 }
 
+// queryTerms cuts a query into terms: the words outside double quotes one
+// by one, each quoted run of words as one phrase (an unclosed quote runs
+// to the end of the query), the first 10 terms.
 func queryTerms(q string) []term {
-	ws := words(q)
-	if len(ws) > maxQueryWords {
-		ws = ws[:maxQueryWords]
+	var terms []term
+	for i, part := range strings.Split(q, `"`) {
+		ws := words(part)
+		switch {
+		case i%2 == 1 && len(ws) > 0:
+			terms = append(terms, term{phrase: ws})
+		case i%2 == 0:
+			for _, w := range ws {
+				terms = append(terms, term{word: w})
+			}
+		}
 	}
-	terms := make([]term, len(ws))
-	for i, w := range ws {
-		terms[i] = term{word: w}
+	whole := len(terms) <= maxQueryWords
+	if !whole {
+		terms = terms[:maxQueryWords]
 	}
 	last, _ := utf8.DecodeLastRuneInString(q)
-	if n := len(terms); n > 0 && n == len(words(q)) && !separator(last) {
+	if n := len(terms); n > 0 && whole && terms[n-1].phrase == nil && !separator(last) {
 		terms[n-1].prefix = true
 	}
 	return terms
 }
 
 // found says whether a document has t in one of attrs: the word itself, or
-// a word it begins when t is a prefix.
+// a word it begins when t is a prefix; a phrase's words in a row within
+// one attribute.
 func (d *document) found(t term, attrs []string) bool {
 	for _, a := range attrs {
-		for _, w := range d.words[a] {
+		ws := d.words[a]
+		if t.phrase != nil {
+			for i := 0; i+len(t.phrase) <= len(ws); i++ {
+				if slices.Equal(ws[i:i+len(t.phrase)], t.phrase) {
+					return true
+				}
+			}
+			continue
+		}
+		for _, w := range ws {
 			if w == t.word || t.prefix && strings.HasPrefix(w, t.word) {
 				return true
 			}
@@ -262,15 +333,20 @@ func (r ranked) hit(retrieve []string) json.RawMessage { return r.doc.hit(retrie
 func (ix *index) match(req searchRequest, attrs []string) []ranked {
 	terms := queryTerms(req.q)
 	var out []ranked
-	if len(terms) == 0 { // placeholder search: every document
+	if len(terms) == 0 { // placeholder search: every document that passes the filter
 		for _, d := range ix.docs {
-			out = append(out, ranked{doc: d})
+			if d.passes(req.filter) {
+				out = append(out, ranked{doc: d})
+			}
 		}
 		slices.SortFunc(out, func(a, b ranked) int { return cmp.Compare(a.doc.internal, b.doc.internal) })
 		return out
 	}
 	found := map[*document][]bool{}
 	for _, d := range ix.docs {
+		if !d.passes(req.filter) {
+			continue
+		}
 		f := make([]bool, len(terms))
 		for i, t := range terms {
 			f[i] = d.found(t, attrs)
