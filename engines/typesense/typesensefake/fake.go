@@ -131,6 +131,7 @@ func (s *Server) routes() http.Handler {
 		{"POST /collections/{c}/documents", false, s.addDocument},
 		{"POST /collections/{c}/documents/import", false, s.importDocuments},
 		{"GET /collections/{c}/documents/search", false, s.search},
+		{"POST /multi_search", false, s.multiSearch},
 		{"GET /collections/{c}/documents/{id}", false, s.getDocument},
 		{"DELETE /collections/{c}/documents/{id}", false, s.deleteDocument},
 		{"/", false, notModelled},
