@@ -15,7 +15,7 @@ import (
 type vectorQuery struct {
 	field fieldDef
 	vec   []float64
-	k     int     // 0: per_page
+	k     int     // 0: the pages' worth
 	alpha float64 // the vector ranking's weight in a hybrid search
 }
 
@@ -23,8 +23,9 @@ type vectorQuery struct {
 // fusion (vector-search.md, "Hybrid Search": 0.7 keyword, 0.3 semantic).
 const defaultAlpha = 0.3
 
-// parseVectorQuery reads vector_query as Typesense's
-// VectorQueryOps::parse_vector_query_str does: a vector field of the
+// parseVectorQuery reads vector_query as Typesense 29.0 does
+// (VectorQueryOps::parse_vector_query_str in src/vector_query_ops.cpp, the
+// checks of Collection::search in src/collection.cpp): a vector field of the
 // schema, a vector of its num_dim, and parameters of which the fake models
 // k and alpha (the others — ef, flat_search_cutoff, distance_threshold,
 // id, queries — are answered 501).
@@ -55,7 +56,7 @@ func parseVectorQuery(c *collection, s string) (*vectorQuery, reply, bool) {
 	for _, v := range strings.Split(rest[1:end], ",") {
 		x, err := strconv.ParseFloat(strings.TrimSpace(v), 32)
 		if err != nil {
-			return nil, malformed, false
+			return nil, errorf(http.StatusBadRequest, "Malformed vector query string: one of the vector values is not a float."), false
 		}
 		vq.vec = append(vq.vec, x)
 	}
@@ -101,7 +102,8 @@ func parseVectorQuery(c *collection, s string) (*vectorQuery, reply, bool) {
 // nearest is the kNN: the documents that pass the filters (a pre-filter:
 // Typesense hands the filter's result to the HNSW search), ranked by
 // cosine distance, exactly (where Typesense's HNSW is approximate), at most
-// k of them (Typesense takes the larger of k and per_page).
+// k of them, or, without k, as many as the pages up to this one hold
+// (Index::search in src/index.cpp at v29.0).
 func (c *collection) nearest(p *searchParams) []candidate {
 	q := unit(p.vq.vec)
 	var out []candidate
@@ -119,7 +121,11 @@ func (c *collection) nearest(p *searchParams) []candidate {
 		}
 		return cmpSeq(a, b)
 	})
-	return out[:min(len(out), max(p.vq.k, p.perPage))]
+	k := p.vq.k
+	if k == 0 {
+		k = p.page * p.perPage
+	}
+	return out[:min(len(out), k)]
 }
 
 // fuse is Typesense's hybrid ranking: each document's score is
