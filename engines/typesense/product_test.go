@@ -46,7 +46,14 @@ func products(t *testing.T, opts map[string]string) (*typesensefake.Server, *Eng
 	t.Helper()
 	srv := typesensefake.New(testKey)
 	t.Cleanup(srv.Close)
-	eng, err := driver{}.Open(context.Background(), engines.Config{URL: srv.URL, APIKey: testKey, Options: opts})
+	return srv, loadProducts(t, srv.URL, testKey, opts)
+}
+
+// loadProducts opens an engine on the server at url and loads the test
+// products.
+func loadProducts(t *testing.T, url, apiKey string, opts map[string]string) *Engine {
+	t.Helper()
+	eng, err := driver{}.Open(context.Background(), engines.Config{URL: url, APIKey: engines.Secret(apiKey), Options: opts})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +75,7 @@ func products(t *testing.T, opts map[string]string) (*typesensefake.Server, *Eng
 	if err := e.UpsertBatch(ctx, docs); err != nil {
 		t.Fatal(err)
 	}
-	return srv, e
+	return e
 }
 
 // near is a query vector at angle 0: the products rank 1, 2, …, 8.
@@ -76,6 +83,11 @@ var near = []float32{1, 0}
 
 func TestProductSearches(t *testing.T) {
 	_, e := products(t, nil)
+	productSearches(t, e)
+}
+
+// productSearches checks every product query kind on the test products.
+func productSearches(t *testing.T, e *Engine) {
 	ctx := context.Background()
 	for _, c := range []struct {
 		what string
