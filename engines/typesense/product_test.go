@@ -11,6 +11,8 @@ import (
 
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/engines/typesense/typesensefake"
+	"github.com/typesense/typesense-go/v3/typesense/api"
+	"github.com/typesense/typesense-go/v3/typesense/api/pointer"
 )
 
 // productSchema is the product corpus's schema (runner.Products) with
@@ -264,5 +266,37 @@ func TestParseMultiSearch(t *testing.T) {
 		if _, err := ParseMultiSearch([]byte(bad), 2); err == nil {
 			t.Errorf("%s parsed", bad)
 		}
+	}
+}
+
+// Study A's search is the request it always was: the product work changed
+// nothing of it (the parameters below are the ones the driver sent before
+// there were vectors).
+func TestTextCorpusRequestUnchanged(t *testing.T) {
+	o, err := parseOptions(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema := engines.Schema{Name: "searchbench", Fields: []engines.FieldSpec{{Name: "name", Type: engines.Text}, {Name: "content", Type: engines.Text}}}
+	lay, err := checkSchema(o, schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := state{coll: "searchbench", fields: schema.Fields, lay: lay}
+	r, err := st.search(engines.Query{Text: "Lot foot lot will.", K: 10})
+	if err != nil || r.get == nil {
+		t.Fatalf("%+v, %v", r, err)
+	}
+	got, err := requestURI(api.NewSearchCollectionRequest("http://x", "searchbench", r.get))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := requestURI(api.NewSearchCollectionRequest("http://x", "searchbench", &api.SearchCollectionParams{
+		Q: pointer.String("Lot foot lot will."), QueryBy: pointer.String("name,content"), PerPage: pointer.Int(10),
+		NumTypos: pointer.String("0"), TypoTokensThreshold: pointer.Int(0), Prefix: pointer.String("false"),
+		IncludeFields: pointer.String("id"),
+	}))
+	if err != nil || got != want {
+		t.Fatalf("Study A's search: %s\nwant %s (%v)", got, want, err)
 	}
 }
