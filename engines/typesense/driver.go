@@ -20,7 +20,7 @@ type driver struct{}
 
 func (driver) Describe() engines.Description {
 	return engines.Description{
-		Summary:    "Typesense 29.0 (typesense-go v3): num_typos 0, typo_tokens_threshold 0, prefix false, drop_tokens_threshold default; writes searchable on return",
+		Summary:    "Typesense 29.0 (typesense-go v3): num_typos 0, typo_tokens_threshold 0, prefix false, drop_tokens_threshold default; kNN, filtered kNN and hybrid (rank fusion) over multi_search; writes searchable on return",
 		Visibility: engines.Searchable,
 		Getter:     true,
 	}
@@ -32,19 +32,22 @@ func (driver) CheckConfig(cfg engines.Config) error {
 	return err
 }
 
-// CheckSchema refuses a schema Create would (engines.SchemaChecker):
-// Typesense is given text, tag and numeric fields, not vectors.
-func (driver) CheckSchema(_ engines.Config, schema engines.Schema) error {
-	_, _, err := checkSchema(schema)
+// CheckSchema refuses a schema Create would (engines.SchemaChecker).
+func (driver) CheckSchema(cfg engines.Config, schema engines.Schema) error {
+	o, err := check(cfg)
+	if err != nil {
+		return err
+	}
+	_, err = checkSchema(o, schema)
 	return err
 }
 
-// checkSchema is the collection's fields, and the text ones searched.
-func checkSchema(schema engines.Schema) ([]api.Field, []string, error) {
+// checkSchema is the collection Create makes of schema.
+func checkSchema(o options, schema engines.Schema) (layout, error) {
 	if schema.Name == "" {
-		return nil, nil, engines.RefuseSchema("typesense", "schema has no name")
+		return layout{}, engines.RefuseSchema("typesense", "schema has no name")
 	}
-	return collectionFields(schema)
+	return newLayout(o, schema)
 }
 
 func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, error) {
@@ -80,6 +83,7 @@ func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, err
 		server:   server,
 		key:      key,
 		endpoint: u.Redacted(),
+		opts:     o,
 	}
 	// GET /debug needs the key, so a wrong key fails here, not mid-run.
 	if _, err := e.Version(ctx); err != nil {

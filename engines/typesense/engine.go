@@ -2,6 +2,7 @@ package typesense
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -29,10 +30,12 @@ type Engine struct {
 	key      string               // sent as X-TYPESENSE-API-KEY; scrubbed from messages
 	endpoint string               // the URL without credentials, for messages
 
+	opts options
+
 	mu     sync.RWMutex // guards the collection state against Create
 	coll   string
 	fields []engines.FieldSpec
-	text   []string // text fields, in schema order: query_by
+	lay    layout
 }
 
 var (
@@ -46,19 +49,19 @@ var (
 
 // Create replaces the collection.
 func (e *Engine) Create(ctx context.Context, schema engines.Schema) error {
-	fields, text, err := checkSchema(schema)
+	lay, err := checkSchema(e.opts, schema)
 	if err != nil {
 		return err
 	}
 	if _, err := e.client.Collection(schema.Name).Delete(ctx); err != nil && statusOf(err) != http.StatusNotFound {
 		return e.fail("drop "+schema.Name, err)
 	}
-	if _, err := e.client.Collections().Create(ctx, &api.CollectionSchema{Name: schema.Name, Fields: fields}); err != nil {
+	if _, err := e.client.Collections().Create(ctx, &api.CollectionSchema{Name: schema.Name, Fields: lay.fields}); err != nil {
 		return e.fail("create "+schema.Name, err)
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.coll, e.fields, e.text = schema.Name, slices.Clone(schema.Fields), text
+	e.coll, e.fields, e.lay = schema.Name, slices.Clone(schema.Fields), lay
 	return nil
 }
 
@@ -70,7 +73,7 @@ func (e *Engine) Attach(ctx context.Context, schema engines.Schema) error {
 	if schema.Name == "" {
 		return errors.New("typesense: schema has no name")
 	}
-	want, text, err := collectionFields(schema)
+	lay, err := newLayout(e.opts, schema)
 	if err != nil {
 		return err
 	}
@@ -81,34 +84,41 @@ func (e *Engine) Attach(ctx context.Context, schema engines.Schema) error {
 	if err != nil {
 		return e.fail("attach to "+schema.Name, err)
 	}
-	for _, w := range want {
+	for _, w := range lay.fields {
 		i := slices.IndexFunc(c.Fields, func(f api.Field) bool { return f.Name == w.Name })
-		if i < 0 || c.Fields[i].Type != w.Type || isTrue(c.Fields[i].Facet) != isTrue(w.Facet) {
-			return fmt.Errorf("typesense: attach: collection %s has no field %s of type %s (facet %v)", schema.Name, w.Name, w.Type, isTrue(w.Facet))
+		if i < 0 || c.Fields[i].Type != w.Type || isTrue(c.Fields[i].Facet) != isTrue(w.Facet) || dim(c.Fields[i]) != dim(w) {
+			return fmt.Errorf("typesense: attach: collection %s has no field %s of type %s (facet %v, num_dim %d)", schema.Name, w.Name, w.Type, isTrue(w.Facet), dim(w))
 		}
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.coll, e.fields, e.text = schema.Name, slices.Clone(schema.Fields), text
+	e.coll, e.fields, e.lay = schema.Name, slices.Clone(schema.Fields), lay
 	return nil
 }
 
 func isTrue(b *bool) bool { return b != nil && *b }
 
+func dim(f api.Field) int {
+	if f.NumDim == nil {
+		return 0
+	}
+	return *f.NumDim
+}
+
 // state is the collection Create made.
 type state struct {
 	coll   string
-	fields []engines.FieldSpec
-	text   []string
+	fields []engines.FieldSpec // the schema's: what a document sends
+	lay    layout
 }
 
 func (e *Engine) state() (state, error) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	if e.coll == "" {
-		return state{}, errors.New("typesense: no collection: Create was not called")
+		return state{}, errNoCollection
 	}
-	return state{e.coll, e.fields, e.text}, nil
+	return state{e.coll, e.fields, e.lay}, nil
 }
 
 // Upsert creates or replaces a document.
@@ -207,30 +217,59 @@ func (e *Engine) Get(ctx context.Context, id string) (engines.Document, error) {
 	return doc, nil
 }
 
-// Search returns the IDs of the top q.K documents.
+// Search returns the IDs of the top q.K documents: a GET
+// …/documents/search, or POST /multi_search for a query with a vector.
 func (e *Engine) Search(ctx context.Context, q engines.Query) (engines.Hits, error) {
 	st, err := e.state()
 	if err != nil {
 		return engines.Hits{}, err
 	}
-	params, err := st.searchParams(q)
+	r, err := st.search(q)
 	if err != nil {
 		return engines.Hits{}, err
 	}
 	var h engines.Hits
-	path, err := requestURI(api.NewSearchCollectionRequest(e.server, st.coll, params))
-	if err == nil {
-		err = e.call(ctx, http.MethodGet, path, nil, expect(http.StatusOK, func(answer []byte) (err error) {
-			if h, err = ParseSearch(answer, q.K); err != nil {
-				return quote.Unreadable(answer, err)
-			}
-			return nil
-		}))
+	parse := func(answer []byte) (err error) {
+		if h, err = ParseSearch(answer, q.K); err != nil {
+			return quote.Unreadable(answer, err)
+		}
+		return nil
+	}
+	if r.multi != nil {
+		err = e.multiSearch(ctx, *r.multi, q.K, &h)
+	} else {
+		var path string
+		path, err = requestURI(api.NewSearchCollectionRequest(e.server, st.coll, r.get))
+		if err == nil {
+			err = e.call(ctx, http.MethodGet, path, nil, expect(http.StatusOK, parse))
+		}
 	}
 	if err != nil {
 		return engines.Hits{}, e.fail("search", err)
 	}
 	return h, nil
+}
+
+// multiSearch sends what MultiSearch.Perform(ctx, &api.MultiSearchParams{},
+// searches) sends — the path and query NewMultiSearchRequest builds, the
+// body it encodes — and reads the one result into h.
+func (e *Engine) multiSearch(ctx context.Context, searches api.MultiSearchSearchesParameter, k int, h *engines.Hits) error {
+	body, err := json.Marshal(searches)
+	if err != nil {
+		return err
+	}
+	path, err := requestURI(api.NewMultiSearchRequestWithBody(e.server, &api.MultiSearchParams{}, "application/json", nil))
+	if err != nil {
+		return err
+	}
+	return e.call(ctx, http.MethodPost, path, body, expect(http.StatusOK, func(answer []byte) (err error) {
+		*h, err = ParseMultiSearch(answer, k)
+		var se *StatusError
+		if err != nil && !errors.As(err, &se) {
+			return quote.Unreadable(answer, err)
+		}
+		return err
+	}))
 }
 
 // Count returns num_documents of the collection.

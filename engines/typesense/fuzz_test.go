@@ -92,3 +92,31 @@ func succeeded(body []byte) int {
 	}
 	return n
 }
+
+// A malformed multi_search answer is an error, never a panic; a parsed one
+// has the limits of a search answer.
+func FuzzParseMultiSearch(f *testing.F) {
+	for _, seed := range []string{
+		`{"results":[{"found":2,"hits":[{"document":{"id":"1"}},{"document":{"id":"2"}}]}]}`,
+		`{"results":[{"code":400,"error":"Query field ` + "`e`" + ` must have 4 dimensions."}]}`,
+		`{"results":[{"code":"x","error":1}]}`,
+		`{"results":[{"error":"no code"}]}`,
+		`{"results":[]}`,
+		`{"results":[null]}`,
+		`{"results":[{},{}]}`,
+		`{"results":{}}`,
+		`{"message":"Not Found"}`,
+		``,
+	} {
+		f.Add([]byte(seed), 10)
+	}
+	f.Fuzz(func(t *testing.T, body []byte, k int) {
+		h, err := typesense.ParseMultiSearch(body, k)
+		if err != nil {
+			return
+		}
+		if len(h.IDs) > k || int64(len(h.IDs)) > h.Total {
+			t.Fatalf("%d hits for k=%d, found=%d accepted", len(h.IDs), k, h.Total)
+		}
+	})
+}

@@ -2,6 +2,8 @@ package typesense
 
 import (
 	"errors"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/searchbench/searchbench/engines"
@@ -24,17 +26,63 @@ const maxPool = 1 << 20
 type options struct {
 	timeout, importTimeout time.Duration
 	pool                   int
+	// types are the schema's field types the collection declares (indexes);
+	// a field of another type is still sent and stored, not indexed.
+	types map[engines.FieldType]bool
+	// exact are text fields also declared facet (indexed verbatim) and
+	// looked up by their whole value (filter_by field:=`value`).
+	exact []string
 }
+
+// fieldTypeNames are the values of the fields option.
+var fieldTypeNames = map[string]engines.FieldType{"text": engines.Text, "tag": engines.Tag, "numeric": engines.Numeric, "vector": engines.Vector}
 
 // parseOptions reads Config.Options (the package doc lists them).
 func parseOptions(raw map[string]string) (options, error) {
+	all := map[engines.FieldType]bool{}
+	for _, t := range fieldTypeNames {
+		all[t] = true
+	}
 	r := config.New("typesense", raw)
 	o := options{
 		timeout:       r.Duration("timeout", DefaultTimeout),
 		importTimeout: r.Duration("import_timeout", DefaultImportTimeout),
 		pool:          r.Int("pool", DefaultPool, 1, maxPool),
+		types:         config.Value(r, "fields", all, parseFieldTypes),
+		exact:         config.Value(r, "exact_fields", nil, parseNames),
+	}
+	if len(o.exact) > 0 && !o.types[engines.Text] {
+		r.Fail("option exact_fields names text fields; it needs text in option fields")
 	}
 	return o, r.Err()
+}
+
+// parseFieldTypes reads the fields option: field types, comma-separated,
+// each once.
+func parseFieldTypes(v string) (map[engines.FieldType]bool, error) {
+	out := map[engines.FieldType]bool{}
+	for _, name := range strings.Split(v, ",") {
+		t, ok := fieldTypeNames[strings.TrimSpace(name)]
+		if !ok || out[t] {
+			return nil, errors.New("must list field types from text, tag, numeric and vector, each once, comma-separated")
+		}
+		out[t] = true
+	}
+	return out, nil
+}
+
+// parseNames reads exact_fields: field names, comma-separated, each once
+// (whether the schema has them as text fields is CheckSchema's question).
+func parseNames(v string) ([]string, error) {
+	var out []string
+	for _, name := range strings.Split(v, ",") {
+		name = strings.TrimSpace(name)
+		if name == "" || slices.Contains(out, name) {
+			return nil, errors.New("must list field names, each once, comma-separated")
+		}
+		out = append(out, name)
+	}
+	return out, nil
 }
 
 // check reads everything CheckConfig and Open check before anything

@@ -191,9 +191,9 @@ func TestSchemaTypes(t *testing.T) {
 	defer srv.Close()
 	e := open(t, srv.URL, key, nil)
 	ctx := context.Background()
-	vec := engines.Schema{Name: "v", Fields: []engines.FieldSpec{{Name: "t", Type: engines.Text}, {Name: "e", Type: engines.Vector, Dim: 4}}}
-	if err := e.Create(ctx, vec); !errors.Is(err, engines.ErrUnsupported) {
-		t.Fatalf("vector field: %v; want ErrUnsupported", err)
+	two := engines.Schema{Name: "v", Fields: []engines.FieldSpec{{Name: "t", Type: engines.Text}, {Name: "e", Type: engines.Vector, Dim: 4}, {Name: "f", Type: engines.Vector, Dim: 4}}}
+	if err := e.Create(ctx, two); !errors.Is(err, engines.ErrUnsupported) {
+		t.Fatalf("two vector fields: %v; want ErrUnsupported", err)
 	}
 	products := engines.Schema{Name: "p", Fields: []engines.FieldSpec{
 		{Name: "title", Type: engines.Text}, {Name: "sku", Type: engines.Text},
@@ -244,7 +244,7 @@ func TestSchemaTypes(t *testing.T) {
 		t.Fatalf("Field search sent query_by=%q", got)
 	}
 	if _, err := e.Search(ctx, engines.Query{Text: "x", K: 1, Vector: []float32{1}}); !errors.Is(err, engines.ErrUnsupported) {
-		t.Fatalf("vector query: %v; want ErrUnsupported", err)
+		t.Fatalf("vector query on a schema without a vector: %v; want ErrUnsupported", err)
 	}
 	if err := e.Upsert(ctx, engines.Document{ID: "9", Fields: []engines.Field{{Name: "title", Text: "x"}}}); err == nil {
 		t.Fatal("a document without its numeric field was sent")

@@ -25,46 +25,21 @@ import (
 // MaxK is the most hits Typesense returns for one search (per_page's limit).
 const MaxK = 250
 
-// collectionFields maps the schema onto Typesense fields.
-func collectionFields(schema engines.Schema) ([]api.Field, []string, error) {
-	var fields []api.Field
-	var text []string
-	for _, f := range schema.Fields {
-		tf := api.Field{Name: f.Name}
-		switch {
-		case f.Name == "id":
-			return nil, nil, errors.New(`typesense: field "id" is the document ID, not a schema field`)
-		case f.Type == engines.Text:
-			tf.Type = "string"
-			text = append(text, f.Name)
-		case f.Type == engines.Tag:
-			tf.Type, tf.Facet = "string", pointer.True()
-		case f.Type == engines.Numeric:
-			tf.Type = "float"
-		default:
-			return nil, nil, engines.RefuseSchema("typesense", "field %s: type %s: %w", f.Name, f.Type, engines.ErrUnsupported)
-		}
-		fields = append(fields, tf)
-	}
-	if len(text) == 0 {
-		return nil, nil, errors.New("typesense: schema has no text field to search")
-	}
-	return fields, text, nil
-}
-
-// every schema field.
 // document is the JSON object Typesense stores: the ID as a string and
-// every schema field.
+// every schema field (a field the collection does not declare is stored,
+// not indexed).
 func (st state) document(doc engines.Document) (map[string]any, error) {
 	m := make(map[string]any, len(st.fields)+1)
 	m["id"] = doc.ID
 	for _, f := range st.fields {
 		i := slices.IndexFunc(doc.Fields, func(df engines.Field) bool { return df.Name == f.Name })
 		switch {
-		case f.Type == engines.Numeric && i < 0:
-			return nil, fmt.Errorf("typesense: document %s has no value for numeric field %s", doc.ID, f.Name)
+		case (f.Type == engines.Numeric || f.Type == engines.Vector) && i < 0:
+			return nil, fmt.Errorf("typesense: document %s has no value for %s field %s", doc.ID, f.Type, f.Name)
 		case f.Type == engines.Numeric:
 			m[f.Name] = doc.Fields[i].Number
+		case f.Type == engines.Vector:
+			m[f.Name] = doc.Fields[i].Vector
 		default:
 			m[f.Name] = doc.Text(f.Name)
 		}
@@ -72,19 +47,49 @@ func (st state) document(doc engines.Document) (map[string]any, error) {
 	return m, nil
 }
 
-// searchParams builds the published configuration's search for q.
-func (st state) searchParams(q engines.Query) (*api.SearchCollectionParams, error) {
-	switch {
-	case q.Vector != nil:
-		return nil, fmt.Errorf("typesense: vector search: %w", engines.ErrUnsupported)
-	case q.K < 0 || q.K > MaxK:
-		return nil, fmt.Errorf("typesense: k=%d: Typesense returns 0 to %d hits a search", q.K, MaxK)
+// searchRequest is one search as it is sent: a GET …/documents/search with
+// get's parameters, or, for a query with a vector, POST /multi_search with
+// the one search multi holds (a vector does not fit in a GET's query string).
+type searchRequest struct {
+	get   *api.SearchCollectionParams
+	multi *api.MultiSearchSearchesParameter
+}
+
+// search builds the request for q, after the checks of its shape.
+func (st state) search(q engines.Query) (searchRequest, error) {
+	if err := st.lay.checkQuery(q); err != nil {
+		return searchRequest{}, fmt.Errorf("typesense: %w", err)
 	}
-	queryBy := strings.Join(st.text, ",")
-	if q.Field != "" {
-		if !slices.Contains(st.text, q.Field) {
-			return nil, fmt.Errorf("typesense: search restricted to %q, which is not a text field of the schema", q.Field)
+	if q.K < 0 || q.K > MaxK {
+		return searchRequest{}, fmt.Errorf("typesense: k=%d: Typesense returns 0 to %d hits a search", q.K, MaxK)
+	}
+	filterBy := ""
+	if len(q.Filters) > 0 {
+		f, err := st.filterBy(q.Filters)
+		if err != nil {
+			return searchRequest{}, err
 		}
+		filterBy = f
+	}
+	if q.Vector != nil {
+		return st.vectorSearch(q, filterBy), nil
+	}
+	if slices.Contains(st.lay.exact, q.Field) {
+		// The whole value, verbatim: no tokenizer between the SKU and the
+		// match (collections.md: facet fields are indexed verbatim).
+		if strings.Contains(q.Text, "`") {
+			return searchRequest{}, fmt.Errorf("typesense: lookup %q: a backtick cannot be quoted in filter_by", q.Text)
+		}
+		filterBy = joinFilters(fmt.Sprintf("%s:=`%s`", q.Field, q.Text), filterBy)
+		return searchRequest{get: &api.SearchCollectionParams{
+			Q:             pointer.String("*"),
+			FilterBy:      pointer.String(filterBy),
+			PerPage:       pointer.Int(q.K),
+			IncludeFields: pointer.String("id"),
+		}}, nil
+	}
+	queryBy := strings.Join(st.lay.text, ",")
+	if q.Field != "" {
 		queryBy = q.Field
 	}
 	p := &api.SearchCollectionParams{
@@ -96,25 +101,77 @@ func (st state) searchParams(q engines.Query) (*api.SearchCollectionParams, erro
 		Prefix:              pointer.String("false"),
 		IncludeFields:       pointer.String("id"),
 	}
-	if len(q.Filters) > 0 {
-		f, err := st.filterBy(q.Filters)
-		if err != nil {
-			return nil, err
-		}
-		p.FilterBy = pointer.String(f)
+	if q.Field != "" {
+		// A lookup matches every word or nothing: Typesense's default
+		// drop_tokens_threshold (1) would drop words from the right
+		// while no document holds them all.
+		p.DropTokensThreshold = pointer.Int(0)
 	}
-	return p, nil
+	if filterBy != "" {
+		p.FilterBy = pointer.String(filterBy)
+	}
+	return searchRequest{get: p}, nil
 }
 
-// filterBy renders filters in Typesense's filter_by syntax.
+// vectorSearch is a kNN (q "*"), filtered by filterBy when it is not
+// empty, or, with q.Text, a hybrid search: the keyword search over every
+// indexed text field and the kNN, which Typesense fuses by rank.
+func (st state) vectorSearch(q engines.Query, filterBy string) searchRequest {
+	s := api.MultiSearchCollectionParameters{
+		Collection:    pointer.String(st.coll),
+		Q:             pointer.String("*"),
+		VectorQuery:   pointer.String(vectorQuery(st.lay.vector, q.Vector, q.K)),
+		PerPage:       pointer.Int(q.K),
+		IncludeFields: pointer.String("id"),
+	}
+	if q.Text != "" {
+		s.Q = pointer.String(q.Text)
+		s.QueryBy = pointer.String(strings.Join(st.lay.text, ","))
+		s.NumTypos = pointer.String("0")
+		s.TypoTokensThreshold = pointer.Int(0)
+		s.Prefix = pointer.String("false")
+		// The keyword half needs every word: Typesense's vector-search
+		// documentation asks for drop_tokens_threshold 0 in hybrid
+		// searches, which would otherwise search again with fewer words.
+		s.DropTokensThreshold = pointer.Int(0)
+	}
+	if filterBy != "" {
+		s.FilterBy = pointer.String(filterBy)
+	}
+	return searchRequest{multi: &api.MultiSearchSearchesParameter{Searches: []api.MultiSearchCollectionParameters{s}}}
+}
+
+// vectorQuery is vector_query: field:([v1,v2,…], k:K). Each component is
+// written in plain decimal, the shortest that reads back as the same
+// float32.
+func vectorQuery(field string, v []float32, k int) string {
+	b := make([]byte, 0, len(field)+len(v)*12+16)
+	b = append(b, field...)
+	b = append(b, ":(["...)
+	for i, x := range v {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendFloat(b, float64(x), 'f', -1, 32)
+	}
+	b = append(b, "], k:"...)
+	b = strconv.AppendInt(b, int64(k), 10)
+	return string(append(b, ')'))
+}
+
+func joinFilters(a, b string) string {
+	if b == "" {
+		return a
+	}
+	return a + " && " + b
+}
+
+// filterBy renders filters in Typesense's filter_by syntax (the fields
+// are the collection's tag and numeric ones: checkQuery saw to it).
 func (st state) filterBy(filters []engines.Filter) (string, error) {
 	var clauses []string
 	for _, f := range filters {
-		i := slices.IndexFunc(st.fields, func(s engines.FieldSpec) bool { return s.Name == f.Field })
-		if i < 0 {
-			return "", fmt.Errorf("typesense: filter on %q, which is not in the schema", f.Field)
-		}
-		switch st.fields[i].Type {
+		switch st.lay.filters[f.Field] {
 		case engines.Tag:
 			if strings.Contains(f.Tag, "`") {
 				return "", fmt.Errorf("typesense: tag %q: a backtick cannot be quoted in filter_by", f.Tag)
@@ -128,8 +185,6 @@ func (st state) filterBy(filters []engines.Filter) (string, error) {
 			if c != "" {
 				clauses = append(clauses, c)
 			}
-		default:
-			return "", fmt.Errorf("typesense: filter on %s field %s: %w", st.fields[i].Type, f.Field, engines.ErrUnsupported)
 		}
 	}
 	return strings.Join(clauses, " && "), nil
@@ -233,6 +288,38 @@ func ParseSearch(body []byte, k int) (engines.Hits, error) {
 		ids = append(ids, id)
 	}
 	return engines.Hits{IDs: ids, Total: *r.Found}, nil
+}
+
+// ParseMultiSearch reads the answer to a POST /multi_search of one search:
+// {"results": [r]}, where r is a search answer (ParseSearch) or, for a
+// search Typesense refused, {"code": status, "error": message} — the
+// answer's own status is 200 either way (core_api.cpp post_multi_search
+// puts each search's error in its result).
+func ParseMultiSearch(body []byte, k int) (engines.Hits, error) {
+	var r struct {
+		Results []json.RawMessage `json:"results"`
+	}
+	if err := json.Unmarshal(body, &r); err != nil {
+		return engines.Hits{}, fmt.Errorf("multi_search answer is not JSON: %v", err)
+	}
+	if len(r.Results) != 1 {
+		return engines.Hits{}, fmt.Errorf("multi_search answer has %d results for one search", len(r.Results))
+	}
+	var failed struct {
+		Code  *int    `json:"code"`
+		Error *string `json:"error"`
+	}
+	if err := json.Unmarshal(r.Results[0], &failed); err != nil {
+		return engines.Hits{}, fmt.Errorf("multi_search result is not an object: %v", err)
+	}
+	if failed.Error != nil {
+		status := 0
+		if failed.Code != nil {
+			status = *failed.Code
+		}
+		return engines.Hits{}, &StatusError{Status: status, Message: quote.Clip(*failed.Error)}
+	}
+	return ParseSearch(r.Results[0], k)
 }
 
 // documentJSON is the body of a single upsert: the document as the

@@ -16,6 +16,8 @@ func wireAnswer(r *enginetest.Captured) (int, string) {
 	switch {
 	case r.URI == "/debug":
 		return http.StatusOK, `{"state":1,"version":"30.1"}`
+	case strings.HasPrefix(r.URI, "/multi_search"):
+		return http.StatusOK, `{"results":[{"found":1,"hits":[{"document":{"id":"1"}}]}]}`
 	case strings.Contains(r.URI, "/documents/search"):
 		return http.StatusOK, `{"found":1,"hits":[{"document":{"id":"1"}}]}`
 	case r.Method == http.MethodPost:
@@ -40,31 +42,46 @@ func TestHotCallsWire(t *testing.T) {
 	}
 	defer eng.Close()
 	e := eng.(*Engine)
-	schema := enginetest.Schema("wire")
-	_, text, err := collectionFields(schema)
+	schema := productSchema("wire", 3)
+	lay, err := checkSchema(e.opts, schema)
 	if err != nil {
 		t.Fatal(err)
 	}
 	e.mu.Lock()
-	e.coll, e.fields, e.text = "wire", schema.Fields, text
+	e.coll, e.fields, e.lay = "wire", schema.Fields, lay
 	e.mu.Unlock()
 	st, _ := e.state()
 	ctx := context.Background()
 	w.Take()
 
+	vec := []float32{0.25, -1e-7, 3}
 	for _, q := range []engines.Query{
 		{Text: "Lot foot lot will.", K: 10},
-		{Text: `quote " & = + ? é #`, K: 1, Field: text[0]},
+		{Text: `quote " & = + ? é #`, K: 1, Field: "title"},
+		{Text: "IT-500", K: 1, Field: "sku"},
+		{Text: "red ball", K: 5, Filters: []engines.Filter{{Field: "category", Tag: "toys"}, {Field: "price", Min: 1, Max: 9.5}}},
+		{Vector: vec, K: 10},
+		{Vector: vec, K: 10, Filters: []engines.Filter{{Field: "category", Tag: "toys"}}},
+		{Vector: vec, K: 10, Filters: []engines.Filter{{Field: "price", Min: 1, Max: 9.5}}},
+		{Text: "red ball", Vector: vec, K: 10},
 	} {
 		if _, err := e.Search(ctx, q); err != nil {
 			t.Fatal(err)
 		}
-		got := w.TakeOne(t, http.MethodGet, "/collections/wire/documents/search")
-		params, err := st.searchParams(q)
+		r, err := st.search(q)
 		if err != nil {
 			t.Fatal(err)
 		}
-		resp, err := e.api.SearchCollection(ctx, "wire", params)
+		if r.multi != nil {
+			got := w.TakeOne(t, http.MethodPost, "/multi_search")
+			if _, err := e.client.MultiSearch.Perform(ctx, &api.MultiSearchParams{}, *r.multi); err != nil {
+				t.Fatal(err)
+			}
+			enginetest.SameRequest(t, w.TakeOne(t, http.MethodPost, "/multi_search"), got)
+			continue
+		}
+		got := w.TakeOne(t, http.MethodGet, "/collections/wire/documents/search")
+		resp, err := e.api.SearchCollection(ctx, "wire", r.get)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -72,12 +89,7 @@ func TestHotCallsWire(t *testing.T) {
 		enginetest.SameRequest(t, w.TakeOne(t, http.MethodGet, "/collections/wire/documents/search"), got)
 	}
 
-	doc := engines.Document{ID: "doc-1", Fields: []engines.Field{{Name: "name", Text: `a "b" é`}, {Name: "content", Text: "c\nd"}}}
-	for _, f := range schema.Fields {
-		if f.Type == engines.Numeric {
-			doc.Fields = append(doc.Fields, engines.Field{Name: f.Name, Number: 1.5})
-		}
-	}
+	doc := product("doc-1", "toys", 1.5, "TO-1", `a "b" é`, vec)
 	if err := e.Upsert(ctx, doc); err != nil {
 		t.Fatal(err)
 	}

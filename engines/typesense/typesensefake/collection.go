@@ -24,6 +24,8 @@ type fieldDef struct {
 	Locale   string `json:"locale"`
 	Stem     bool   `json:"stem"`
 	Store    bool   `json:"store"`
+	NumDim   int    `json:"num_dim,omitempty"`  // float[] vectors
+	VecDist  string `json:"vec_dist,omitempty"` // float[] vectors: cosine
 }
 
 func (f fieldDef) text() bool { return f.Type == "string" || f.Type == "string[]" }
@@ -55,15 +57,16 @@ func (c *collection) summary() map[string]any {
 
 // document is a stored document and its tokens per text field.
 type document struct {
-	seq    uint64
-	fields map[string]any
-	tokens map[string]map[string]struct{}
+	seq     uint64
+	fields  map[string]any
+	tokens  map[string]map[string]struct{}
+	vectors map[string][]float64 // float[] fields, as unit vectors
 }
 
 // Field types Typesense 29.0 knows, and the ones the fake models.
 var (
 	knownTypes    = []string{"string", "int32", "int64", "float", "bool", "geopoint", "geopolygon", "string[]", "int32[]", "int64[]", "float[]", "bool[]", "geopoint[]", "object", "object[]", "auto", "string*", "image"}
-	modelledTypes = []string{"string", "string[]", "int32", "int64", "float", "bool"}
+	modelledTypes = []string{"string", "string[]", "int32", "int64", "float", "bool", "float[]"}
 )
 
 // decode parses JSON keeping numbers as written.
@@ -145,6 +148,22 @@ func parseFields(raw []map[string]any) ([]fieldDef, reply, bool) {
 				f.Optional = b
 			case "sort":
 				f.Sort = b
+			case "num_dim":
+				n, isNum := v.(json.Number)
+				d, err := strconv.ParseUint(n.String(), 10, 31)
+				if !isNum || err != nil || d == 0 {
+					return nil, errorf(http.StatusBadRequest, "Property `num_dim` must be a positive integer."), false
+				}
+				if typ != "float[]" {
+					return nil, errorf(http.StatusBadRequest, "Property `num_dim` is only allowed on a float array field."), false
+				}
+				f.NumDim = int(d)
+				continue
+			case "vec_dist":
+				if v != "cosine" {
+					return nil, errorf(http.StatusNotImplemented, "typesensefake: vec_dist %v is not modelled (cosine is)", v), false
+				}
+				continue
 			case "index", "store", "stem", "infix", "locale":
 				// Only their defaults are modelled: they change what is
 				// searchable or how it is tokenized.
@@ -159,6 +178,12 @@ func parseFields(raw []map[string]any) ([]fieldDef, reply, bool) {
 			if !isBool {
 				return nil, errorf(http.StatusBadRequest, "The `%s` property of the field `%s` should be a boolean.", k, name), false
 			}
+		}
+		if typ == "float[]" {
+			if f.NumDim == 0 {
+				return nil, errorf(http.StatusNotImplemented, "typesensefake: a float[] field without num_dim is not modelled"), false
+			}
+			f.VecDist, f.Sort = "cosine", false
 		}
 		fields = append(fields, f)
 	}
@@ -329,7 +354,7 @@ func (c *collection) write(raw []byte, action string) (*document, int, string) {
 	}
 	fields := maps.Clone(m)
 	fields["id"] = id
-	d := &document{fields: fields, tokens: map[string]map[string]struct{}{}}
+	d := &document{fields: fields, tokens: map[string]map[string]struct{}{}, vectors: map[string][]float64{}}
 	for _, f := range c.fields {
 		val, present := fields[f.Name]
 		if !present || val == nil {
@@ -337,6 +362,14 @@ func (c *collection) write(raw []byte, action string) (*document, int, string) {
 				continue
 			}
 			return nil, http.StatusBadRequest, fmt.Sprintf("Field `%s` has been declared in the schema, but is not found in the document.", f.Name)
+		}
+		if f.Type == "float[]" {
+			stored, vec, status, msg := coerceVector(f, val)
+			if status != 0 {
+				return nil, status, msg
+			}
+			fields[f.Name], d.vectors[f.Name] = stored, vec
+			continue
 		}
 		coerced, ok := coerce(f.Type, val)
 		if !ok {

@@ -10,9 +10,12 @@
 // GET and DELETE /collections/{c}, POST /collections/{c}/documents
 // (action create or upsert), POST /collections/{c}/documents/import (JSONL
 // in, one JSON result a line out), GET and DELETE
-// /collections/{c}/documents/{id}, GET /collections/{c}/documents/search.
+// /collections/{c}/documents/{id}, GET /collections/{c}/documents/search,
+// POST /multi_search (each search in the body's "searches", over the
+// query string's parameters; 200 with one result a search, a failed one
+// {"code": status, "error": message}, as core_api.cpp post_multi_search).
 // Any other route, and any known Typesense parameter that would change the
-// answer but is not modelled (sort_by, facet_by, vector_query, infix, ...),
+// answer but is not modelled (sort_by, facet_by, infix, ...),
 // is answered 501 {"message": "typesensefake: ... not modelled"}, never
 // silently ignored. Parameters Typesense does not know are ignored, as
 // Typesense ignores them.
@@ -34,7 +37,24 @@
 //     specified for the query."), with a query_by field not in the schema
 //     (404 "Could not find a field named `f` in the schema."), or with
 //     per_page over 250 (422 "Only upto 250 hits can be fetched per page.");
-//   - a missing document on delete: 404 "Could not find a document with id: X".
+//   - a missing document on delete: 404 "Could not find a document with id: X";
+//   - a float[] value that is not an array of numbers of the field's
+//     num_dim: 400 "Field `f` must have N dimensions." (validator.cpp);
+//   - a vector_query on a field that is not a vector: 400 "Field `f` does
+//     not have a vector query index.", a vector of another dimension: 400
+//     "Query field `f` must have N dimensions." (collection.cpp), one that
+//     does not parse: 400 "Malformed vector query string…".
+//
+// Vectors: a float[] field needs num_dim here (vec_dist cosine, the
+// default; hnsw_params and ip are answered 501). vector_query
+// "f:([v…], k:N, alpha:A)" ranks the documents that pass filter_by (a
+// pre-filter, as Typesense hands the filter to its HNSW search) by cosine
+// distance, exactly, k of them (without k, a page's worth); with q "*" that
+// is the answer, with words it is fused with the keyword ranking by rank:
+// (1-alpha)/(keyword rank) + alpha/(vector rank), ranks from 1, alpha 0.3
+// by default (Index::search, vector_query_ops.h). Not modelled: the
+// approximation of HNSW, ef, flat_search_cutoff, distance_threshold, the
+// keyword ranks Typesense shares between equal text scores.
 //
 // Matching: text is split on whitespace; other characters that are not
 // letters or digits are removed (Typesense's default tokenizer without
@@ -131,6 +151,7 @@ func (s *Server) routes() http.Handler {
 		{"POST /collections/{c}/documents", false, s.addDocument},
 		{"POST /collections/{c}/documents/import", false, s.importDocuments},
 		{"GET /collections/{c}/documents/search", false, s.search},
+		{"POST /multi_search", false, s.multiSearch},
 		{"GET /collections/{c}/documents/{id}", false, s.getDocument},
 		{"DELETE /collections/{c}/documents/{id}", false, s.deleteDocument},
 		{"/", false, notModelled},

@@ -151,12 +151,16 @@ func TestCollectionLifecycle(t *testing.T) {
 	c.want(status, body, 409, "A collection with name `docs` already exists.")
 	status, body = c.do("POST", "/collections", `{"name":"x","fields":[{"name":"a","type":"strin"}]}`)
 	c.want(status, body, 400, "Field `a` has an invalid data type `strin`, see docs for supported data types.")
-	status, body = c.do("POST", "/collections", `{"name":"x","fields":[{"name":"v","type":"float[]","num_dim":4}]}`)
+	status, body = c.do("POST", "/collections", `{"name":"x","fields":[{"name":"v","type":"float[]"}]}`)
 	if status != 501 {
-		t.Fatalf("vector field: %d %s; want 501 (not modelled)", status, body)
+		t.Fatalf("float[] without num_dim: %d %s; want 501 (not modelled)", status, body)
+	}
+	b := c.mustDo("POST", "/collections", `{"name":"x","fields":[{"name":"v","type":"float[]","num_dim":4}]}`, 201)
+	if !strings.Contains(b, `"num_dim":4,"vec_dist":"cosine"`) {
+		t.Fatalf("vector field: %s", b)
 	}
 	c.mustDo("POST", "/collections/docs/documents", `{"id":"1","name":"a","content":"b"}`, 201)
-	b := c.mustDo("GET", "/collections/docs", "", 200)
+	b = c.mustDo("GET", "/collections/docs", "", 200)
 	if !strings.Contains(b, `"num_documents":1`) {
 		t.Fatalf("collection summary: %s", b)
 	}

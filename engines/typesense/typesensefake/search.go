@@ -15,7 +15,7 @@ const MaxPerPage = 250
 // notModelledParams are Typesense search parameters that change the answer
 // and that the fake does not model: asking for one is answered 501.
 var notModelledParams = []string{
-	"sort_by", "facet_by", "facet_query", "group_by", "vector_query", "infix", "exhaustive_search",
+	"sort_by", "facet_by", "facet_query", "group_by", "infix", "exhaustive_search",
 	"pinned_hits", "hidden_hits", "query_by_weights", "text_match_type", "max_candidates", "preset",
 	"stopwords", "synonym_prefix", "synonym_num_typos", "pre_segmented_query", "offset", "limit_hits",
 	"voice_query", "conversation", "nl_query", "prioritize_exact_match", "prioritize_token_position",
@@ -33,6 +33,7 @@ type searchParams struct {
 	filters          []filter
 	wildcard         bool
 	tokens           []string
+	vq               *vectorQuery // nil without vector_query
 }
 
 func (s *Server) search(_ http.ResponseWriter, r *http.Request) reply {
@@ -112,6 +113,11 @@ func parseSearch(c *collection, q url.Values) (*searchParams, reply, bool) {
 	p.include, p.exclude = fieldList(q.Get("include_fields")), fieldList(q.Get("exclude_fields"))
 	if p.filters, rep, ok = parseFilter(c, q.Get("filter_by")); !ok {
 		return nil, rep, false
+	}
+	if v := q.Get("vector_query"); v != "" {
+		if p.vq, rep, ok = parseVectorQuery(c, v); !ok {
+			return nil, rep, false
+		}
 	}
 	p.tokens = tokenize(p.q)
 	return p, reply{}, true
@@ -237,9 +243,10 @@ func tokenSet(v any) map[string]struct{} {
 // candidate is a matching document with what ranks it.
 type candidate struct {
 	d       *document
-	round   int // tokens dropped
-	inField int // index of the earliest query_by field holding every token
-	matched int // query_by fields holding at least one token
+	round   int      // tokens dropped
+	inField int      // index of the earliest query_by field holding every token
+	matched int      // query_by fields holding at least one token
+	dist    *float64 // cosine distance to the vector query, nil without one
 }
 
 func (c *collection) answer(p *searchParams) reply {
@@ -259,6 +266,12 @@ func (c *collection) answer(p *searchParams) reply {
 			}
 			ranked = append(ranked, cands...)
 		}
+	}
+	switch {
+	case p.vq != nil && p.wildcard:
+		ranked = c.nearest(p)
+	case p.vq != nil:
+		ranked = fuse(ranked, c.nearest(p), p.vq.alpha)
 	}
 	start := min((p.page-1)*p.perPage, len(ranked))
 	page := ranked[start:min(start+p.perPage, len(ranked))]
@@ -342,7 +355,7 @@ func hit(cd candidate, p *searchParams) map[string]any {
 	}
 	tokens := len(p.tokens) - cd.round
 	score := uint64(tokens)<<48 | uint64(255)<<40 | uint64(255-min(cd.inField, 255))<<32
-	return map[string]any{
+	h := map[string]any{
 		"document": doc, "highlight": map[string]any{}, "highlights": []any{}, "text_match": score,
 		"text_match_info": map[string]any{
 			"best_field_score": strconv.FormatUint(score>>32, 10), "best_field_weight": 15,
@@ -350,6 +363,10 @@ func hit(cd candidate, p *searchParams) map[string]any {
 			"tokens_matched": tokens, "typo_prefix_score": 0,
 		},
 	}
+	if cd.dist != nil {
+		h["vector_distance"] = *cd.dist
+	}
+	return h
 }
 
 // filter is one clause of filter_by.

@@ -1,0 +1,307 @@
+package typesensefake
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// vectorQuery is a parsed vector_query: field:([v1, v2, …], k:N, alpha:A).
+type vectorQuery struct {
+	field fieldDef
+	vec   []float64
+	k     int     // 0: the pages' worth
+	alpha float64 // the vector ranking's weight in a hybrid search
+}
+
+// defaultAlpha is the weight of the vector ranking in Typesense's rank
+// fusion (vector-search.md, "Hybrid Search": 0.7 keyword, 0.3 semantic).
+const defaultAlpha = 0.3
+
+// parseVectorQuery reads vector_query as Typesense 29.0 does
+// (VectorQueryOps::parse_vector_query_str in src/vector_query_ops.cpp, the
+// checks of Collection::search in src/collection.cpp): a vector field of the
+// schema, a vector of its num_dim, and parameters of which the fake models
+// k and alpha (the others — ef, flat_search_cutoff, distance_threshold,
+// id, queries — are answered 501).
+func parseVectorQuery(c *collection, s string) (*vectorQuery, reply, bool) {
+	malformed := errorf(http.StatusBadRequest, "Malformed vector query string.")
+	name, rest, ok := strings.Cut(s, ":")
+	if !ok {
+		return nil, malformed, false
+	}
+	name = strings.TrimSpace(name)
+	f, ok := c.field(name)
+	if !ok || f.Type != "float[]" || f.NumDim == 0 {
+		return nil, errorf(http.StatusBadRequest, "Field `%s` does not have a vector query index.", name), false
+	}
+	rest = strings.TrimSpace(rest)
+	if !strings.HasPrefix(rest, "(") || !strings.HasSuffix(rest, ")") {
+		return nil, malformed, false
+	}
+	rest = strings.TrimSpace(rest[1 : len(rest)-1])
+	if !strings.HasPrefix(rest, "[") {
+		return nil, malformed, false
+	}
+	end := strings.IndexByte(rest, ']')
+	if end < 0 {
+		return nil, malformed, false
+	}
+	vq := &vectorQuery{field: f, alpha: defaultAlpha}
+	for _, v := range strings.Split(rest[1:end], ",") {
+		x, err := strconv.ParseFloat(strings.TrimSpace(v), 32)
+		if err != nil {
+			return nil, errorf(http.StatusBadRequest, "Malformed vector query string: one of the vector values is not a float."), false
+		}
+		vq.vec = append(vq.vec, x)
+	}
+	if len(vq.vec) == 0 {
+		return nil, errorf(http.StatusNotImplemented, "typesensefake: a vector query without a vector (the embedding of q or of a document) is not modelled"), false
+	}
+	if len(vq.vec) != f.NumDim {
+		return nil, errorf(http.StatusBadRequest, "Query field `%s` must have %d dimensions.", name, f.NumDim), false
+	}
+	params := strings.TrimSpace(rest[end+1:])
+	if params != "" {
+		if !strings.HasPrefix(params, ",") {
+			return nil, malformed, false
+		}
+		params = params[1:]
+		for _, kv := range strings.Split(params, ",") {
+			k, v, ok := strings.Cut(kv, ":")
+			if !ok {
+				return nil, malformed, false
+			}
+			v = strings.TrimSpace(v)
+			switch strings.TrimSpace(k) {
+			case "k":
+				n, err := strconv.ParseUint(v, 10, 32)
+				if err != nil {
+					return nil, malformed, false
+				}
+				vq.k = int(n)
+			case "alpha":
+				a, err := strconv.ParseFloat(v, 64)
+				if err != nil || a < 0 || a > 1 {
+					return nil, malformed, false
+				}
+				vq.alpha = a
+			default:
+				return nil, errorf(http.StatusNotImplemented, "typesensefake: vector_query parameter %s is not modelled", strings.TrimSpace(k)), false
+			}
+		}
+	}
+	return vq, reply{}, true
+}
+
+// nearest is the kNN: the documents that pass the filters (a pre-filter:
+// Typesense hands the filter's result to the HNSW search), ranked by
+// cosine distance, exactly (where Typesense's HNSW is approximate), at most
+// k of them, or, without k, as many as the pages up to this one hold
+// (Index::search in src/index.cpp at v29.0).
+func (c *collection) nearest(p *searchParams) []candidate {
+	q := unit(p.vq.vec)
+	var out []candidate
+	for _, d := range c.docs {
+		v, ok := d.vectors[p.vq.field.Name]
+		if !ok || !passes(d, p.filters) {
+			continue
+		}
+		dist := 1 - dot(q, v)
+		out = append(out, candidate{d: d, dist: &dist, inField: len(p.queryBy)})
+	}
+	slices.SortFunc(out, func(a, b candidate) int {
+		if *a.dist != *b.dist {
+			return cmpFloat(*a.dist, *b.dist)
+		}
+		return cmpSeq(a, b)
+	})
+	k := p.vq.k
+	if k == 0 {
+		k = p.page * p.perPage
+	}
+	return out[:min(len(out), k)]
+}
+
+// fuse is Typesense's hybrid ranking: each document's score is
+// (1-alpha)/(its keyword rank+1) + alpha/(its vector rank+1), ranks from
+// 0, a document missing from one ranking scoring 0 there
+// (vector-search.md "Hybrid Search"; Index::search in src/index.cpp).
+func fuse(text, vec []candidate, alpha float64) []candidate {
+	score := map[*document]float64{}
+	byDoc := map[*document]candidate{}
+	for i, cd := range text {
+		score[cd.d] += (1 - alpha) / float64(i+1)
+		byDoc[cd.d] = cd
+	}
+	for i, cd := range vec {
+		score[cd.d] += alpha / float64(i+1)
+		if t, ok := byDoc[cd.d]; ok {
+			t.dist = cd.dist
+			cd = t
+		}
+		byDoc[cd.d] = cd
+	}
+	out := make([]candidate, 0, len(byDoc))
+	for _, cd := range byDoc {
+		out = append(out, cd)
+	}
+	slices.SortFunc(out, func(a, b candidate) int {
+		if score[a.d] != score[b.d] {
+			return cmpFloat(score[b.d], score[a.d])
+		}
+		return cmpSeq(a, b)
+	})
+	return out
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// cmpSeq puts the newest document first, as the text ranking breaks ties.
+func cmpSeq(a, b candidate) int {
+	switch {
+	case a.d.seq > b.d.seq:
+		return -1
+	case a.d.seq < b.d.seq:
+		return 1
+	}
+	return 0
+}
+
+func unit(v []float64) []float64 {
+	var n float64
+	for _, x := range v {
+		n += x * x
+	}
+	out := make([]float64, len(v))
+	if n == 0 {
+		return out
+	}
+	n = math.Sqrt(n)
+	for i, x := range v {
+		out[i] = x / n
+	}
+	return out
+}
+
+func dot(a, b []float64) float64 {
+	var s float64
+	for i := range a {
+		s += a[i] * b[i]
+	}
+	return s
+}
+
+// coerceVector checks a float[] value with num_dim as Typesense's
+// validator does: an array of numbers of exactly num_dim.
+func coerceVector(f fieldDef, v any) ([]any, []float64, int, string) {
+	arr, ok := v.([]any)
+	if !ok {
+		return nil, nil, http.StatusBadRequest, "Field `" + f.Name + "` must be an array of float."
+	}
+	if len(arr) != f.NumDim {
+		return nil, nil, http.StatusBadRequest, "Field `" + f.Name + "` must have " + strconv.Itoa(f.NumDim) + " dimensions."
+	}
+	stored := make([]any, len(arr))
+	vec := make([]float64, len(arr))
+	for i, e := range arr {
+		n, ok := e.(json.Number)
+		x, err := n.Float64()
+		if !ok || err != nil {
+			return nil, nil, http.StatusBadRequest, "Field `" + f.Name + "` must be an array of float."
+		}
+		stored[i], vec[i] = x, x
+	}
+	return stored, unit(vec), 0, ""
+}
+
+// multiSearch is POST /multi_search (core_api.cpp post_multi_search): each
+// search in the body's "searches" is its parameters (over the query
+// string's, which every search shares) and a "collection"; the answer is
+// 200 with one result a search, the search's answer or, for a search that
+// failed, {"code": status, "error": message}.
+func (s *Server) multiSearch(_ http.ResponseWriter, r *http.Request) reply {
+	body, rep, ok := readBody(r)
+	if !ok {
+		return rep
+	}
+	var req struct {
+		Searches *[]map[string]any `json:"searches"`
+		Union    bool              `json:"union"`
+	}
+	if err := decode(body, &req); err != nil {
+		return errorf(http.StatusBadRequest, "Bad JSON.")
+	}
+	switch {
+	case req.Searches == nil:
+		return errorf(http.StatusBadRequest, "Missing `searches` array.")
+	case req.Union:
+		return errorf(http.StatusNotImplemented, "typesensefake: union multi_search is not modelled")
+	}
+	common := r.URL.Query()
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	results := make([]json.RawMessage, 0, len(*req.Searches))
+	for _, search := range *req.Searches {
+		results = append(results, s.oneSearch(common, search))
+	}
+	return jsonReply(http.StatusOK, map[string]any{"results": results})
+}
+
+// oneSearch is one search of a multi_search, as its result; callers hold
+// s.mu for reading.
+func (s *Server) oneSearch(common url.Values, search map[string]any) json.RawMessage {
+	params := url.Values{}
+	for k, v := range common {
+		params[k] = slices.Clone(v)
+	}
+	for k, v := range search {
+		switch x := v.(type) {
+		case string:
+			params.Set(k, x)
+		case json.Number:
+			params.Set(k, x.String())
+		case bool:
+			params.Set(k, strconv.FormatBool(x))
+		default:
+			return failed(errorf(http.StatusBadRequest, "Parameter `%s` must be a string, number or boolean.", k))
+		}
+	}
+	name := params.Get("collection")
+	params.Del("collection")
+	var rep reply
+	if c, ok := s.collections[name]; !ok {
+		rep = errorf(http.StatusNotFound, "Not found.")
+	} else if p, prep, ok := parseSearch(c, params); !ok {
+		rep = prep
+	} else {
+		rep = c.answer(p)
+	}
+	if rep.status != http.StatusOK {
+		return failed(rep)
+	}
+	return json.RawMessage(bytes.Clone(rep.body))
+}
+
+// failed turns an error reply into a multi_search result.
+func failed(rep reply) json.RawMessage {
+	var m struct {
+		Message string `json:"message"`
+	}
+	_ = json.Unmarshal(rep.body, &m)
+	b, _ := json.Marshal(map[string]any{"code": rep.status, "error": m.Message})
+	return b
+}
