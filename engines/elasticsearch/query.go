@@ -162,7 +162,9 @@ func (m *mapping) buildSearch(q engines.Query, o options) ([]byte, error) {
 		case q.K > nc:
 			return nil, fmt.Errorf("k=%d is more than num_candidates %d", q.K, nc)
 		}
-		body["knn"] = knnSection{Field: m.vector, QueryVector: q.Vector, K: q.K, NumCandidates: nc, Filter: filters}
+		// An array of one, as the official client's search.Request
+		// sends its Knn ([]types.KnnSearch).
+		body["knn"] = []knnSection{{Field: m.vector, QueryVector: q.Vector, K: q.K, NumCandidates: nc, Filter: filters}}
 		if must == nil {
 			return json.Marshal(body)
 		}

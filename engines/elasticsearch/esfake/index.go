@@ -86,7 +86,7 @@ type doc struct {
 	// fields.
 	numbers map[string][]float64
 	vectors map[string][]float32
-	ord    int64               // place in index order: ties in score go to the lower
+	ord     int64 // place in index order: ties in score go to the lower
 }
 
 // Defaults Elasticsearch gives an index.

@@ -326,8 +326,12 @@ const maxCandidates = 10000
 // (default: the search's size is not modelled, so required here),
 // num_candidates (default min(1.5 k, 10000)), filter (a query or an array).
 func parseKnn(raw any) (*knnSearch, *esError) {
-	if _, isArray := raw.([]any); isArray {
-		return nil, notImplemented("several knn searches")
+	if arr, isArray := raw.([]any); isArray {
+		// An array of knn searches, as the official Go client sends one.
+		if len(arr) != 1 {
+			return nil, notImplemented("%d knn searches in one request (one is modelled)", len(arr))
+		}
+		raw = arr[0]
 	}
 	obj, ok := raw.(map[string]any)
 	if !ok {
