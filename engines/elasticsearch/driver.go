@@ -23,7 +23,8 @@ var (
 func (driver) Describe() engines.Description {
 	return engines.Description{
 		Summary: "Elasticsearch 8.19 (go-elasticsearch/v8 esapi): standard tokenizer + lowercase + stop + english stemmer, " +
-			"multi_match most_fields, fuzziness 0, 1 shard; near-real-time writes (acknowledged | searchable via refresh=wait_for)",
+			"multi_match most_fields, fuzziness 0, 1 shard; keyword, double, dense_vector HNSW cosine with filtered kNN, " +
+			"hybrid = query + knn scores summed (RRF needs Enterprise); near-real-time writes (acknowledged | searchable via refresh=wait_for)",
 		Visibility: engines.Acknowledged,
 		Getter:     true,
 	}
