@@ -406,8 +406,9 @@ func cosine(a, b []float32) float64 {
 // answers pass the filter and hold K products (or all that pass), a kNN
 // finds the exact nearest (at least minRecall of them: HNSW is
 // approximate), a SKU lookup finds its product, a hybrid holds both kinds
-// of match.
-func checkProductQueries(t *testing.T, e engines.Engine, src runner.Products, minRecall float64) {
+// of match. A kind the index as cfg shapes it cannot answer (CheckQuery)
+// is skipped; the kNN kinds must be answered.
+func checkProductQueries(t *testing.T, e engines.Engine, cfg engines.Config, src runner.Products, minRecall float64) {
 	t.Helper()
 	const k = 10
 	n := uint32(src.IDs())
@@ -453,6 +454,12 @@ func checkProductQueries(t *testing.T, e engines.Engine, src runner.Products, mi
 				q = engines.Query{Text: pq.SKU, Field: "sku", K: k}
 			case dataset.Hybrid:
 				q.Text = pq.Text
+			}
+			if err := engines.CheckQuery("elasticsearch", cfg, src.Schema(), q); err != nil {
+				if !errors.Is(err, engines.ErrUnsupported) || kind.IsKNN() {
+					t.Fatalf("%s: %v", kind, err)
+				}
+				continue
 			}
 			got := ids(t, e, q)
 			switch {
@@ -501,11 +508,12 @@ func must[T any](v T, err error) T {
 
 // Study B's corpus and query kinds on the fake, whose kNN is exact.
 func TestProductCorpusFake(t *testing.T) {
-	for _, options := range []map[string]string{nil, {"exact": "on"}} {
+	for _, options := range []map[string]string{nil, {"exact": "on"}, {"fields": "tag,numeric,vector", "exact": "on"}} {
 		f := fake(t, esfake.Options{})
-		e := open(t, engines.Config{URL: f.URL(), Options: options})
+		cfg := engines.Config{URL: f.URL(), Options: options}
+		e := open(t, cfg)
 		src := products(t, 300, 16)
 		loadProducts(t, e, src)
-		checkProductQueries(t, e, src, 1)
+		checkProductQueries(t, e, cfg, src, 1)
 	}
 }
