@@ -23,12 +23,28 @@
 // creates it with the published study's analysis: a custom analyzer
 // "searchbench_english" = standard tokenizer, lowercase, stop (the _english_
 // list) and stemmer (language english, Lucene's Porter stemmer), set as the
-// analyzer of every Text field. Tag fields map to keyword, Numeric fields to
-// double; Vector fields are refused with engines.ErrUnsupported (a
-// dense_vector could be stored, but this driver has no kNN search to use it,
-// and storing 1,024 floats per document only to ignore them would distort
-// the write cost). The mapping is "dynamic": "strict", so a document field
+// analyzer of every Text field. Tag fields map to keyword, Numeric fields
+// to double (not scaled_float: prices keep every digit they were written
+// with, and a range filter compares them as written). A Vector field maps
+// to dense_vector: dims the schema's Dim (1 to 4096, the 8.19 limit),
+// "index": true, similarity cosine, index_options {"type": "hnsw", "m":
+// 16, "ef_construction": 100} — Elasticsearch's own m and ef_construction
+// defaults, sent explicitly, and the type hnsw sent explicitly too (float32
+// vectors in the graph, not the quantised int8_hnsw/bbq_hnsw an 8.19 index
+// gets by default), as Valkey's FLOAT32 HNSW and pgvector's are
+// (dense_vector reference, https://www.elastic.co/guide/en/elasticsearch/reference/8.19/dense-vector.html).
+// A schema has at most one vector field: a Query does not name one.
+// The mapping is "dynamic": "strict", so a document field
 // the schema does not name is an error rather than a silently added field.
+//
+// Options fields and exact shape the index for Study B (see Options): a
+// field whose type fields leaves out is still mapped, with "index": false,
+// so every document carries (and _source stores) every field either way —
+// a keyword or double keeps its doc values, a dense_vector its flat doc
+// values without the HNSW graph, a text field is stored only. Option exact
+// adds to every text field the multi-field "exact" (text, analyzer
+// "searchbench_exact" = standard tokenizer and lowercase: no stop words,
+// no stemming), whether the field itself is indexed or not.
 //
 // Index settings: 1 shard, 0 replicas (a single node cannot place a replica;
 // the index would stay yellow), and refresh_interval sent explicitly, "1s"
@@ -57,8 +73,66 @@
 // A search that reports shard failures or timed_out is an error: its hits
 // would be a partial answer.
 //
-// Query.Field, Query.Vector and Query.Filters are refused with
-// engines.ErrUnsupported: the mixed workload only sends text.
+// # Product searches (Study B)
+//
+// Every shape of engines.Query is one POST /{index}/_search, size K,
+// _source false, track_total_hits as above (query.go, buildSearch; the
+// pieces in the official client's form, typedapi/types of
+// go-elasticsearch v8.19.7, which TestProductSearchBodies compares):
+//
+//   - knn: a top-level knn section, as an array of one (the client's
+//     search.Request.Knn): field the schema's vector field, query_vector,
+//     k = K, num_candidates max(10 K, 100) up to 10,000 (option
+//     num_candidates sets it), no query.
+//   - knn-category, knn-price (Vector and Filters): the same knn section
+//     with the filters in its filter: {"term": {field: {"value": tag}}} for
+//     a Tag filter, {"range": {field: {"gte": Min, "lte": Max}}} for a
+//     Numeric one (inclusive). A filter inside the knn section is applied
+//     during the HNSW search, so k matching documents come back whenever k
+//     exist — a pre-filter, not a post_filter
+//     (https://www.elastic.co/guide/en/elasticsearch/reference/8.19/knn-search.html,
+//     "Filtered kNN search").
+//   - sku (Text and Field): Valkey's lookup semantics. On a keyword,
+//     {"term": {field: {"value": text}}}; on a text field, the words as a
+//     phrase, {"match_phrase": {field: {"query": text}}}, on
+//     "<field>.exact" when option exact made the sub-field, else on the
+//     field with its english analyser. The english analyser drops the
+//     stop words among the SKU codes ("IT-500" is the phrase "500"): the
+//     lookup still finds its product, because the number after the code is
+//     the product's unique ID, but it would find "TO-500" too were there
+//     one; the exact sub-field keeps "it" and finds IT-500 alone. The
+//     freshness probe's marker word in the title is the same lookup.
+//   - hybrid (Text and Vector): the text's multi_match (as a text search
+//     sends it) as the query, and the knn section beside it, both under
+//     the same filters. Elasticsearch runs both and a document's score is
+//     the sum of its query score and its kNN score (boost 1 each; the
+//     knn-search reference's "Combine approximate kNN with other
+//     features"): the free form of hybrid search. The engine's own fusion,
+//     reciprocal rank fusion (the rrf retriever, or rank.rrf), needs an
+//     Enterprise licence in 8.19 — x-pack/plugin/rank-rrf's
+//     RRFRankPlugin.RANK_RRF_FEATURE is LicensedFeature.momentary(null,
+//     "rank-rrf", License.OperationMode.ENTERPRISE), since
+//     elastic/elasticsearch#113100 (8.16); the linear retriever lives in
+//     the same plugin under the same licence — so a basic-licence server
+//     (the launcher's image, https://www.elastic.co/subscriptions) refuses
+//     it, and this driver does not send it. BM25 scores are unbounded and
+//     a cosine kNN score is (1 + cosine) / 2 ≤ 1, so text matches outrank
+//     kNN-only matches; a document matching both ranks above either.
+//   - Filters with Text (or a Field lookup): a bool query, the text in
+//     must, the filters in filter (not scored); Filters alone: a bool of
+//     filters. A Field lookup beside a Vector is one more knn filter.
+//
+// A shape the index cannot answer is engines.ErrUnsupported, the same
+// check (mapping.checkQuery) in Search and in CheckQuery
+// (engines.QueryChecker), so it is refused before a run starts: a kNN
+// without an indexed vector field, a filter on a field the schema lacks,
+// on a text or vector field, or on one option fields leaves unindexed (a
+// keyword or double with "index": false could still answer from doc
+// values, by a scan — not the index under test), a lookup in a numeric or
+// vector field or in a text field neither indexed nor given the exact
+// sub-field, a full-text search with no indexed text field. A query's own
+// errors — a vector of the wrong dimension, a zero vector under cosine, K
+// of 0 for a kNN, an empty range — are the server's (or buildSearch's).
 //
 // # Write modes
 //
@@ -153,8 +227,11 @@
 // Attach (engines.Attacher, for the shards of a sharded run other than
 // shard 0) reads GET /{index}/_mapping: index_not_found_exception is a
 // missing index, and every schema field must be mapped as Create maps it
-// (text with the driver's analyzer, keyword, double). Nothing is changed on
-// the server; the refresh interval and write mode are the creating shard's.
+// (every key Create sends, with its value: the analyzer, the exact
+// sub-field, dense_vector's dims, similarity and HNSW parameters, "index":
+// false), so every shard must be given the same fields, exact, m and
+// ef_construction options. Nothing is changed on the server; the refresh
+// interval and write mode are the creating shard's.
 //
 // # Options (Config.Options)
 //
@@ -164,4 +241,15 @@
 //   - fuzziness: the multi_match fuzziness, "0" (default), "1", "2", "AUTO",
 //     "AUTO:low,high", or "none" to leave it out.
 //   - pool: idle connections kept to the server (default 2048).
+//   - fields: the field types indexed, comma-separated from text, tag,
+//     numeric and vector (default all four); the others are mapped with
+//     "index": false (see Index configuration). Study B's vector cost:
+//     "tag,numeric" against "tag,numeric,vector".
+//   - exact: on gives every text field the "exact" sub-field (default
+//     off), Study B's second, exact index beside the semantic one.
+//   - m, ef_construction: the HNSW graph's parameters (defaults 16 and
+//     100, Elasticsearch's; m 1 to 512, ef_construction 1 to 3200, the
+//     bounds of Lucene's HNSW format).
+//   - num_candidates: every kNN's num_candidates, 1 to 10,000 (default
+//     max(10 K, 100) up to 10,000); a K above it is the query's error.
 package elasticsearch

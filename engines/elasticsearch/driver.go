@@ -14,10 +14,17 @@ func init() { engines.Register("elasticsearch", driver{}) }
 // driver is the registered Elasticsearch driver.
 type driver struct{}
 
+var (
+	_ engines.ConfigChecker = driver{}
+	_ engines.SchemaChecker = driver{}
+	_ engines.QueryChecker  = driver{}
+)
+
 func (driver) Describe() engines.Description {
 	return engines.Description{
 		Summary: "Elasticsearch 8.19 (go-elasticsearch/v8 esapi): standard tokenizer + lowercase + stop + english stemmer, " +
-			"multi_match most_fields, fuzziness 0, 1 shard; near-real-time writes (acknowledged | searchable via refresh=wait_for)",
+			"multi_match most_fields, fuzziness 0, 1 shard; keyword, double, dense_vector HNSW cosine with filtered kNN, " +
+			"hybrid = query + knn scores summed (RRF needs Enterprise); near-real-time writes (acknowledged | searchable via refresh=wait_for)",
 		Visibility: engines.Acknowledged,
 		Getter:     true,
 	}
@@ -29,19 +36,37 @@ func (driver) CheckConfig(cfg engines.Config) error {
 	return err
 }
 
-// CheckSchema refuses a schema Create would (engines.SchemaChecker):
-// text, tag and numeric fields, not vectors.
-func (driver) CheckSchema(_ engines.Config, schema engines.Schema) error {
-	_, err := checkSchema(schema)
+// CheckSchema refuses a schema Create would (engines.SchemaChecker): text,
+// tag, numeric and at most one vector field of 1 to MaxDims dimensions.
+func (driver) CheckSchema(cfg engines.Config, schema engines.Schema) error {
+	o, err := parseOptions(cfg.Options)
+	if err != nil {
+		return err
+	}
+	_, err = checkSchema(schema, o)
 	return err
 }
 
+// CheckQuery says whether an index of schema, as cfg's options shape it,
+// can answer q's shape (engines.QueryChecker): Search's own check.
+func (driver) CheckQuery(cfg engines.Config, schema engines.Schema, q engines.Query) error {
+	o, err := parseOptions(cfg.Options)
+	if err != nil {
+		return err
+	}
+	m, err := newMapping(schema, o)
+	if err != nil {
+		return err
+	}
+	return m.checkQuery(q)
+}
+
 // checkSchema is Create's mapping of schema, under a valid index name.
-func checkSchema(schema engines.Schema) (*mapping, error) {
+func checkSchema(schema engines.Schema, o options) (*mapping, error) {
 	if err := checkIndexName(schema.Name); err != nil {
 		return nil, engines.RefuseSchema("elasticsearch", "create: %w", err)
 	}
-	m, err := newMapping(schema)
+	m, err := newMapping(schema, o)
 	if err != nil {
 		return nil, engines.RefuseSchema("elasticsearch", "create %s: %w", schema.Name, err)
 	}

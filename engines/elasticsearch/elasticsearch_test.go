@@ -593,6 +593,14 @@ func TestOpenRejects(t *testing.T) {
 		"fractional refresh":       {Options: map[string]string{"refresh_interval": "1.5s"}},
 		"fuzziness 3":              {Options: map[string]string{"fuzziness": "3"}},
 		"bad track_total_hits":     {Options: map[string]string{"track_total_hits": "-2"}},
+		"unknown field type":       {Options: map[string]string{"fields": "tag,geo"}},
+		"field type twice":         {Options: map[string]string{"fields": "tag,tag"}},
+		"empty fields":             {Options: map[string]string{"fields": ""}},
+		"exact not a switch":       {Options: map[string]string{"exact": "sku"}},
+		"m 0":                      {Options: map[string]string{"m": "0"}},
+		"m over Lucene's 512":      {Options: map[string]string{"m": "513"}},
+		"ef_construction 3201":     {Options: map[string]string{"ef_construction": "3201"}},
+		"num_candidates 10001":     {Options: map[string]string{"num_candidates": "10001"}},
 		"unknown mode":             {WriteMode: "durable"},
 		"searchable never refresh": {WriteMode: engines.Searchable, Options: map[string]string{"refresh_interval": "-1"}},
 		"not an http URL":          {URL: "postgres://x"},
@@ -609,7 +617,7 @@ func TestOpenRejects(t *testing.T) {
 			t.Errorf("%s: accepted", name)
 			continue
 		}
-		if name == "unknown option" && !strings.Contains(err.Error(), "fuzziness, pool, refresh_interval, track_total_hits") {
+		if name == "unknown option" && !strings.Contains(err.Error(), "ef_construction, exact, fields, fuzziness, m, num_candidates, pool, refresh_interval, track_total_hits") {
 			t.Errorf("unknown option: %v does not list the valid ones", err)
 		}
 	}
@@ -624,9 +632,15 @@ func TestUnsupported(t *testing.T) {
 	f := fake(t, esfake.Options{})
 	ctx := context.Background()
 	e := open(t, engines.Config{URL: f.URL()})
-	err := e.Create(ctx, engines.Schema{Name: "vec", Fields: []engines.FieldSpec{{Name: "name", Type: engines.Text}, {Name: "v", Type: engines.Vector, Dim: 3}}})
-	if !errors.Is(err, engines.ErrUnsupported) {
-		t.Fatalf("vector field: %v", err)
+	for what, fields := range map[string][]engines.FieldSpec{
+		"two vector fields": {{Name: "v", Type: engines.Vector, Dim: 3}, {Name: "w", Type: engines.Vector, Dim: 3}},
+		"dimension 0":       {{Name: "v", Type: engines.Vector}},
+		"dimension 4097":    {{Name: "v", Type: engines.Vector, Dim: 4097}},
+		"unknown type":      {{Name: "v", Type: engines.FieldType(9)}},
+	} {
+		if err := e.Create(ctx, engines.Schema{Name: "bad", Fields: fields}); !errors.Is(err, engines.ErrUnsupported) {
+			t.Errorf("%s: %v; want ErrUnsupported", what, err)
+		}
 	}
 	for _, name := range []string{"Capital", "_under", "a:b", "a/b", ""} {
 		if err := e.Create(ctx, enginetest.Schema(name)); err == nil {
@@ -635,9 +649,10 @@ func TestUnsupported(t *testing.T) {
 	}
 	create(t, e, "unsupported")
 	for _, q := range []engines.Query{
-		{Text: "x", K: 10, Field: "name"},
 		{Text: "x", K: 10, Vector: []float32{1}},
 		{Text: "x", K: 10, Filters: []engines.Filter{{Field: "c", Tag: "a"}}},
+		{Text: "x", K: 10, Filters: []engines.Filter{{Field: "name", Tag: "a"}}},
+		{Text: "x", K: 10, Field: "c"},
 	} {
 		if _, err := e.Search(ctx, q); !errors.Is(err, engines.ErrUnsupported) {
 			t.Errorf("%+v: %v; want ErrUnsupported", q, err)

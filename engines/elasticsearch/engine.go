@@ -131,7 +131,7 @@ func only2xx(parse func(answer []byte) error) func(int, []byte) error {
 
 // Create replaces the index (see the package doc for its settings).
 func (e *Engine) Create(ctx context.Context, schema engines.Schema) error {
-	m, err := checkSchema(schema)
+	m, err := checkSchema(schema, e.opts)
 	if err != nil {
 		return err
 	}
@@ -164,7 +164,7 @@ func (e *Engine) Attach(ctx context.Context, schema engines.Schema) error {
 	if err := checkIndexName(schema.Name); err != nil {
 		return fmt.Errorf("elasticsearch: attach: %w", err)
 	}
-	m, err := newMapping(schema)
+	m, err := newMapping(schema, e.opts)
 	if err != nil {
 		return fmt.Errorf("elasticsearch: attach to %s: %w", schema.Name, err)
 	}
@@ -315,11 +315,8 @@ func (e *Engine) Get(ctx context.Context, id string) (engines.Document, error) {
 	return d, nil
 }
 
-// Search runs multi_match most_fields over the text fields.
+// Search runs one search (buildSearch says which request each shape is).
 func (e *Engine) Search(ctx context.Context, q engines.Query) (engines.Hits, error) {
-	if err := q.TextOnly(); err != nil {
-		return engines.Hits{}, fmt.Errorf("elasticsearch: %w", err)
-	}
 	if q.K < 0 {
 		return engines.Hits{}, fmt.Errorf("elasticsearch: search: k=%d is negative", q.K)
 	}
@@ -327,7 +324,10 @@ func (e *Engine) Search(ctx context.Context, q engines.Query) (engines.Hits, err
 	if err != nil {
 		return engines.Hits{}, err
 	}
-	body, err := searchBody(q, m.text, e.opts)
+	if err := m.checkQuery(q); err != nil {
+		return engines.Hits{}, fmt.Errorf("elasticsearch: %w", err)
+	}
+	body, err := m.buildSearch(q, e.opts)
 	if err != nil {
 		return engines.Hits{}, fmt.Errorf("elasticsearch: search: %w", err)
 	}

@@ -16,7 +16,11 @@ var (
 
 // ParseGet reads a get answer for id in an index of schema.
 func ParseGet(status int, body []byte, id string, schema engines.Schema) (engines.Document, error) {
-	m, err := newMapping(schema)
+	o, err := parseOptions(nil)
+	if err != nil {
+		return engines.Document{}, err
+	}
+	m, err := newMapping(schema, o)
 	if err != nil {
 		return engines.Document{}, err
 	}

@@ -1,6 +1,7 @@
 package elasticsearch_test
 
 import (
+	"context"
 	"os"
 	"testing"
 
@@ -24,4 +25,32 @@ func TestLive(t *testing.T) {
 	// Searchable writes wait for the periodic refresh: 100ms keeps the
 	// suite's concurrent phase to seconds instead of minutes.
 	conformance(t, cfg, map[string]string{"refresh_interval": "100ms"})
+}
+
+// Study B's corpus and query kinds on the official image: filtered kNN
+// answers pass their filter and hold K products, kNN recall@10 against
+// brute force is at least 0.9 (HNSW is approximate, num_candidates 100),
+// SKU lookups find their product (with the english analyser, which drops
+// a code such as "it", and with the exact sub-field), and hybrid answers
+// hold the text's matches.
+func TestLiveProduct(t *testing.T) {
+	url, _ := containertest.Server(t, "elasticsearch", container.Options{CPUs: 2})
+	// The last: the exact sub-field under text fields that are not
+	// indexed themselves (the exact-index scenario's second setup).
+	for _, options := range []map[string]string{nil, {"exact": "on"}, {"fields": "tag,numeric,vector", "exact": "on"}} {
+		cfg := engines.Config{
+			URL:      url,
+			Username: os.Getenv("SEARCHBENCH_USERNAME"),
+			Password: engines.Secret(os.Getenv("SEARCHBENCH_PASSWORD")),
+			Options:  options,
+		}
+		e, err := engines.Open(context.Background(), "elasticsearch", cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = e.Close() })
+		src := products(t, 2000, 64)
+		loadProducts(t, e, src)
+		checkProductQueries(t, e, cfg, src, 0.9)
+	}
 }

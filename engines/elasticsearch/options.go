@@ -21,6 +21,14 @@ const (
 	DefaultRefreshInterval = "1s"
 	DefaultTrackTotalHits  = 10000
 	DefaultFuzziness       = "0"
+	// DefaultM and DefaultEFConstruction are Elasticsearch 8.19's own HNSW
+	// defaults (DenseVectorFieldMapper: Lucene99HnswVectorsFormat's
+	// DEFAULT_MAX_CONN 16 and DEFAULT_BEAM_WIDTH 100), sent explicitly.
+	DefaultM              = 16
+	DefaultEFConstruction = 100
+	// MaxNumCandidates is the most num_candidates Elasticsearch takes
+	// (KnnSearchBuilder.NUM_CANDS_LIMIT).
+	MaxNumCandidates = 10000
 )
 
 // maxPool bounds the pool option: far above any level a run reaches.
@@ -31,7 +39,20 @@ type options struct {
 	refreshInterval string
 	trackTotalHits  any    // bool or int, sent as JSON
 	fuzziness       string // "" = not sent
+	// indexed are the field types the mapping indexes (option fields); a
+	// field of another type is mapped with "index": false.
+	indexed map[engines.FieldType]bool
+	// exact gives every Text field the sub-field "exact" (option exact).
+	exact bool
+	// m and efConstruction are the HNSW graph's parameters.
+	m, efConstruction int
+	// numCandidates is every kNN's num_candidates; 0: max(10×k, 100),
+	// at most MaxNumCandidates.
+	numCandidates int
 }
+
+// fieldTypeNames are the values of the fields option.
+var fieldTypeNames = map[string]engines.FieldType{"text": engines.Text, "tag": engines.Tag, "numeric": engines.Numeric, "vector": engines.Vector}
 
 // timeValue is an Elasticsearch time value (TimeValue.parseTimeValue), or -1.
 var timeValue = regexp.MustCompile(`^(-1|[0-9]+(nanos|micros|ms|s|m|h|d))$`)
@@ -47,8 +68,38 @@ func parseOptions(raw map[string]string) (options, error) {
 		refreshInterval: config.Value(r, "refresh_interval", DefaultRefreshInterval, parseRefreshInterval),
 		trackTotalHits:  config.Value(r, "track_total_hits", any(DefaultTrackTotalHits), parseTrackTotalHits),
 		fuzziness:       config.Value(r, "fuzziness", DefaultFuzziness, parseFuzziness),
+		indexed:         config.Value(r, "fields", allFieldTypes(), parseFieldTypes),
+		exact:           r.Bool("exact", false),
+		// The bounds are Lucene's HNSW format's (Lucene99HnswVectorsFormat:
+		// MAXIMUM_MAX_CONN 512, MAXIMUM_BEAM_WIDTH 3200), which
+		// Elasticsearch's mapping checks.
+		m:              r.Int("m", DefaultM, 1, 512),
+		efConstruction: r.Int("ef_construction", DefaultEFConstruction, 1, 3200),
+		numCandidates:  r.Int("num_candidates", 0, 1, MaxNumCandidates),
 	}
 	return o, r.Err()
+}
+
+func allFieldTypes() map[engines.FieldType]bool {
+	all := map[engines.FieldType]bool{}
+	for _, t := range fieldTypeNames {
+		all[t] = true
+	}
+	return all
+}
+
+// parseFieldTypes reads the fields option: field types, comma-separated,
+// each once.
+func parseFieldTypes(v string) (map[engines.FieldType]bool, error) {
+	out := map[engines.FieldType]bool{}
+	for _, name := range strings.Split(v, ",") {
+		t, ok := fieldTypeNames[strings.TrimSpace(name)]
+		if !ok || out[t] {
+			return nil, errors.New("must list field types from text, tag, numeric and vector, each once, comma-separated")
+		}
+		out[t] = true
+	}
+	return out, nil
 }
 
 func parseRefreshInterval(v string) (string, error) {

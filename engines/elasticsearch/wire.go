@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -17,15 +18,34 @@ import (
 // AnalyzerName is the custom analyzer every text field uses.
 const AnalyzerName = "searchbench_english"
 
-// mapping is a schema as this driver writes it.
+// ExactAnalyzerName is the analyzer of the exact sub-field (option exact):
+// the standard tokenizer and lowercase, no stop words and no stemming, so
+// that SKU "IT-500" keeps "it", which the _english_ stop list drops.
+const ExactAnalyzerName = "searchbench_exact"
+
+// ExactSubField is the name of a Text field's exact sub-field (option
+// exact): the lookup of "sku" searches "sku.exact".
+const ExactSubField = "exact"
+
+// MaxDims is the most dimensions a dense_vector takes in Elasticsearch
+// 8.19 (DenseVectorFieldMapper.MAX_DIMS_COUNT).
+const MaxDims = 4096
+
+// mapping is a schema as this driver writes it, under the options that
+// shape the index (fields, exact, m, ef_construction).
 type mapping struct {
-	names []string // every field, in schema order: what a get returns
-	text  []string // Text fields, in schema order: what a search covers
-	types map[string]engines.FieldType
+	names   []string // every field, in schema order: what a get returns
+	text    []string // indexed Text fields, in schema order: what a search covers
+	types   map[string]engines.FieldType
+	indexed map[string]bool // fields mapped with "index": true (the default)
+	vector  string          // the schema's Vector field, "" for none
+	dims    int             // its dimension
+	exact   bool            // Text fields have the exact sub-field
+	m, efc  int             // the HNSW graph's parameters
 }
 
-func newMapping(schema engines.Schema) (*mapping, error) {
-	m := &mapping{types: map[string]engines.FieldType{}}
+func newMapping(schema engines.Schema, o options) (*mapping, error) {
+	m := &mapping{types: map[string]engines.FieldType{}, indexed: map[string]bool{}, exact: o.exact, m: o.m, efc: o.efConstruction}
 	for _, f := range schema.Fields {
 		switch {
 		case f.Name == "" || strings.HasPrefix(f.Name, "_") || strings.Contains(f.Name, "."):
@@ -35,34 +55,84 @@ func newMapping(schema engines.Schema) (*mapping, error) {
 		if _, dup := m.types[f.Name]; dup {
 			return nil, fmt.Errorf("field %s declared twice", f.Name)
 		}
+		m.indexed[f.Name] = o.indexed[f.Type]
 		switch f.Type {
 		case engines.Text:
-			m.text = append(m.text, f.Name)
+			if m.indexed[f.Name] {
+				m.text = append(m.text, f.Name)
+			}
 		case engines.Tag, engines.Numeric:
+		case engines.Vector:
+			switch {
+			case m.vector != "":
+				// A Query does not name its vector field: one is the
+				// schema's.
+				return nil, fmt.Errorf("fields %s and %s: %w (one vector field at most)", m.vector, f.Name, engines.ErrUnsupported)
+			case f.Dim < 1 || f.Dim > MaxDims:
+				return nil, fmt.Errorf("field %s: dimension %d: %w (dense_vector takes 1 to %d)", f.Name, f.Dim, engines.ErrUnsupported, MaxDims)
+			}
+			m.vector, m.dims = f.Name, f.Dim
 		default:
-			return nil, fmt.Errorf("field %s: type %s: %w (text, tag and numeric only)", f.Name, f.Type, engines.ErrUnsupported)
+			return nil, fmt.Errorf("field %s: type %s: %w", f.Name, f.Type, engines.ErrUnsupported)
 		}
 		m.types[f.Name] = f.Type
 		m.names = append(m.names, f.Name)
 	}
-	if len(m.text) == 0 {
-		return nil, errors.New("schema has no text field")
+	if len(m.names) == 0 {
+		return nil, errors.New("schema has no field")
 	}
 	return m, nil
+}
+
+// property is one field's mapping in createBody (and what checkMapping
+// expects GET _mapping to echo).
+func (m *mapping) property(name string) map[string]any {
+	var p map[string]any
+	switch m.types[name] {
+	case engines.Text:
+		p = map[string]any{"type": "text", "analyzer": AnalyzerName}
+		if !m.indexed[name] {
+			// No analyzer: nothing is analysed for an unindexed field.
+			p = map[string]any{"type": "text"}
+		}
+		if m.exact {
+			p["fields"] = map[string]any{ExactSubField: map[string]any{"type": "text", "analyzer": ExactAnalyzerName}}
+		}
+	case engines.Tag:
+		p = map[string]any{"type": "keyword"}
+	case engines.Numeric:
+		p = map[string]any{"type": "double"}
+	case engines.Vector:
+		p = map[string]any{"type": "dense_vector", "dims": m.dims}
+		if m.indexed[name] {
+			// similarity and index_options are refused with "index": false.
+			p["similarity"] = "cosine"
+			p["index_options"] = map[string]any{"type": "hnsw", "m": m.m, "ef_construction": m.efc}
+		}
+	}
+	if !m.indexed[name] {
+		p["index"] = false
+	} else if m.types[name] == engines.Vector {
+		p["index"] = true
+	}
+	return p
 }
 
 // createBody is PUT /{index}'s body.
 func (m *mapping) createBody(refreshInterval string) ([]byte, error) {
 	props := map[string]any{}
-	for name, t := range m.types {
-		switch t {
-		case engines.Text:
-			props[name] = map[string]any{"type": "text", "analyzer": AnalyzerName}
-		case engines.Tag:
-			props[name] = map[string]any{"type": "keyword"}
-		case engines.Numeric:
-			props[name] = map[string]any{"type": "double"}
-		}
+	for _, name := range m.names {
+		props[name] = m.property(name)
+	}
+	analyzers := map[string]any{
+		AnalyzerName: map[string]any{
+			"type":      "custom",
+			"tokenizer": "standard",
+			"filter":    []string{"lowercase", "searchbench_stop", "searchbench_stemmer"},
+		},
+	}
+	if m.exact {
+		analyzers[ExactAnalyzerName] = map[string]any{"type": "custom", "tokenizer": "standard", "filter": []string{"lowercase"}}
 	}
 	return json.Marshal(map[string]any{
 		"settings": map[string]any{
@@ -76,13 +146,7 @@ func (m *mapping) createBody(refreshInterval string) ([]byte, error) {
 					"searchbench_stop":    map[string]any{"type": "stop", "stopwords": "_english_"},
 					"searchbench_stemmer": map[string]any{"type": "stemmer", "language": "english"},
 				},
-				"analyzer": map[string]any{
-					AnalyzerName: map[string]any{
-						"type":      "custom",
-						"tokenizer": "standard",
-						"filter":    []string{"lowercase", "searchbench_stop", "searchbench_stemmer"},
-					},
-				},
+				"analyzer": analyzers,
 			},
 		},
 		"mappings": map[string]any{"dynamic": "strict", "properties": props},
@@ -90,15 +154,13 @@ func (m *mapping) createBody(refreshInterval string) ([]byte, error) {
 }
 
 // checkMapping reads GET /{index}/_mapping's answer and checks that every
-// schema field is mapped as createBody maps it (text with this driver's
-// analyzer, keyword, double): another schema's index is refused.
+// schema field is mapped as createBody maps it (every key createBody sends,
+// with its value; Elasticsearch echoes them): another schema's index, or
+// one the options shaped differently, is refused.
 func (m *mapping) checkMapping(index string, body []byte) error {
 	var res map[string]struct {
 		Mappings struct {
-			Properties map[string]struct {
-				Type     string `json:"type"`
-				Analyzer string `json:"analyzer"`
-			} `json:"properties"`
+			Properties map[string]any `json:"properties"`
 		} `json:"mappings"`
 	}
 	if err := decode(body, &res); err != nil {
@@ -109,19 +171,38 @@ func (m *mapping) checkMapping(index string, body []byte) error {
 		return fmt.Errorf("the answer has no mapping of index %s (an alias?)", index)
 	}
 	for _, name := range m.names {
-		want, analyzer := "text", AnalyzerName
-		switch m.types[name] {
-		case engines.Tag:
-			want, analyzer = "keyword", ""
-		case engines.Numeric:
-			want, analyzer = "double", ""
+		want, err := json.Marshal(m.property(name))
+		if err != nil {
+			return err
 		}
-		got, ok := ix.Mappings.Properties[name]
-		if !ok || got.Type != want || got.Analyzer != analyzer {
-			return fmt.Errorf("field %s is not mapped as Create maps it (type %s, analyzer %q)", name, want, analyzer)
+		var w any
+		if err := json.Unmarshal(want, &w); err != nil {
+			return err
+		}
+		if !contains(ix.Mappings.Properties[name], w) {
+			return fmt.Errorf("field %s is not mapped as Create maps it (%s)", name, want)
 		}
 	}
 	return nil
+}
+
+// contains says whether got has every key of want with the same value,
+// recursively (decoded JSON): Elasticsearch may echo more than was sent.
+func contains(got, want any) bool {
+	wm, ok := want.(map[string]any)
+	if !ok {
+		return reflect.DeepEqual(got, want)
+	}
+	gm, ok := got.(map[string]any)
+	if !ok {
+		return false
+	}
+	for k, v := range wm {
+		if !contains(gm[k], v) {
+			return false
+		}
+	}
+	return true
 }
 
 // source is a document's _source: the fields the schema names, each as its
@@ -133,9 +214,12 @@ func (m *mapping) source(doc engines.Document) ([]byte, error) {
 		if !ok {
 			return nil, fmt.Errorf("field %s is not in the schema", f.Name)
 		}
-		if t == engines.Numeric {
+		switch t {
+		case engines.Numeric:
 			src[f.Name] = f.Number
-		} else {
+		case engines.Vector:
+			src[f.Name] = f.Vector
+		default:
 			src[f.Name] = f.Text
 		}
 	}
@@ -460,9 +544,12 @@ func (m *mapping) parseGet(status int, body []byte, id string) (engines.Document
 		}
 		f := engines.Field{Name: name}
 		var err error
-		if m.types[name] == engines.Numeric {
+		switch m.types[name] {
+		case engines.Numeric:
 			err = json.Unmarshal(raw, &f.Number)
-		} else {
+		case engines.Vector:
+			err = json.Unmarshal(raw, &f.Vector)
+		default:
 			err = json.Unmarshal(raw, &f.Text)
 		}
 		if err != nil {

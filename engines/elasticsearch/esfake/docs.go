@@ -218,11 +218,15 @@ func (ix *index) parseDoc(id string, src []byte) (*doc, *esError) {
 	if err != nil {
 		return nil, docError("failed to parse: %v", err)
 	}
-	d := &doc{id: id, source: json.RawMessage(bytes.Clone(src)), terms: map[string][]string{}}
+	d := &doc{id: id, source: json.RawMessage(bytes.Clone(src)), terms: map[string][]string{},
+		numbers: map[string][]float64{}, vectors: map[string][]float32{}}
 	for _, name := range sortedKeys(obj) {
 		v := obj[name]
 		if slices.Contains(metadataFields, name) {
 			return nil, docError("Field [%s] is a metadata field and cannot be added inside a document. Use the index API request parameters.", name)
+		}
+		if strings.Contains(name, ".") {
+			return nil, notImplemented("dotted field name [%s] in a document (an object path)", name)
 		}
 		f := ix.fields[name]
 		if f == nil {
@@ -235,27 +239,32 @@ func (ix *index) parseDoc(id string, src []byte) (*doc, *esError) {
 			}
 			return nil, notImplemented("dynamic mapping of the new field [%s]", name)
 		}
+		if f.typ == "dense_vector" {
+			// The array is the one value.
+			if e := f.parseVector(d, id, name, v); e != nil {
+				return nil, e
+			}
+			continue
+		}
 		values := []any{v}
 		if arr, ok := v.([]any); ok {
 			values = arr
 		}
 		for _, v := range values {
-			terms, e := f.parseValue(id, name, v)
-			if e != nil {
+			if e := f.parseValue(d, id, name, v); e != nil {
 				return nil, e
 			}
-			// Lucene's length of a multi-valued field counts every value's
-			// terms (position_increment_gap does not change the count).
-			d.terms[name] = append(d.terms[name], terms...)
 		}
 	}
 	return d, nil
 }
 
-// parseValue returns a value's indexed terms: a text field's analysed
-// tokens, a keyword's whole value; numbers are checked and stored, not
-// indexed for this fake's queries.
-func (f *field) parseValue(id, name string, v any) ([]string, *esError) {
+// parseValue indexes one value of a field into d: a text field's analysed
+// tokens (when indexed) and its multi-fields', a keyword's whole value
+// (kept with index false too: its doc values still answer), a number's
+// value. Lucene's length of a multi-valued field counts every value's terms
+// (position_increment_gap does not change the count).
+func (f *field) parseValue(d *doc, id, name string, v any) *esError {
 	fail := func() *esError {
 		preview := fmt.Sprint(v)
 		if b, err := json.Marshal(v); err == nil && !isString(v) {
@@ -267,7 +276,7 @@ func (f *field) parseValue(id, name string, v any) ([]string, *esError) {
 	var text string
 	switch v := v.(type) {
 	case nil:
-		return nil, nil
+		return nil
 	case string:
 		text = v
 	case json.Number:
@@ -275,21 +284,60 @@ func (f *field) parseValue(id, name string, v any) ([]string, *esError) {
 	case bool:
 		text = fmt.Sprint(v)
 	default: // an object, or an array inside an array
-		return nil, fail()
+		return fail()
 	}
 	switch f.typ {
-	case "text":
-		return f.analyzer.analyze(text), nil
-	case "keyword":
-		return []string{text}, nil
+	case "text", "keyword":
+		if f.typ == "keyword" {
+			d.terms[name] = append(d.terms[name], text)
+		} else if f.indexed {
+			d.terms[name] = append(d.terms[name], f.analyzer.analyze(text)...)
+		}
+		for sub, sf := range f.sub {
+			if e := sf.parseValue(d, id, name+"."+sub, v); e != nil {
+				return e
+			}
+		}
+		return nil
 	}
 	if _, isBool := v.(bool); isBool {
-		return nil, fail()
+		return fail()
 	}
-	if _, err := json.Number(strings.TrimSpace(text)).Float64(); err != nil {
-		return nil, fail()
+	n, err := json.Number(strings.TrimSpace(text)).Float64()
+	if err != nil {
+		return fail()
 	}
-	return nil, nil
+	d.numbers[name] = append(d.numbers[name], n)
+	return nil
+}
+
+// parseVector reads a dense_vector's value: an array of dims numbers, not
+// all zero for cosine (DenseVectorFieldMapper's checks, Elasticsearch 8.19).
+func (f *field) parseVector(d *doc, id, name string, v any) *esError {
+	arr, ok := v.([]any)
+	if !ok {
+		return docError("failed to parse field [%s] of type [dense_vector] in document with id '%s'. Preview of field's value: '%v'", name, id, v)
+	}
+	if len(arr) != f.dims {
+		return docError("The [dense_vector] field [%s] in doc [document with id '%s'] has a different number of dimensions [%d] than defined in the mapping [%d]",
+			name, id, len(arr), f.dims)
+	}
+	vec := make([]float32, len(arr))
+	var norm float64
+	for i, x := range arr {
+		n, ok := x.(json.Number)
+		fl, err := n.Float64()
+		if !ok || err != nil {
+			return docError("failed to parse field [%s] of type [dense_vector] in document with id '%s'. Preview of field's value: '%v'", name, id, x)
+		}
+		vec[i] = float32(fl)
+		norm += fl * fl
+	}
+	if f.similarity == "cosine" && norm == 0 {
+		return docError("The [cosine] similarity does not support vectors with zero magnitude. Preview of invalid vector: %v", arr[:min(len(arr), 5)])
+	}
+	d.vectors[name] = vec
+	return nil
 }
 
 func isString(v any) bool { _, ok := v.(string); return ok }

@@ -29,6 +29,23 @@
 // order a test can predict, not BM25: ranking belongs to the live tests.
 // size defaults to 10, track_total_hits to 10,000 ("gte" beyond).
 //
+// The product workload's mappings and queries (query.go): keyword, numeric
+// and text fields with "index": false (a keyword or number still answers
+// from its doc values, a text field is refused: "Cannot search on field
+// … since it is not indexed"), multi-fields ("fields", queried as
+// "parent.sub"), dense_vector (dims 1 to 4096, index, similarity cosine,
+// index_options of type hnsw with m and ef_construction; documents of the
+// wrong dimension or, for cosine, of zero magnitude are refused); bool
+// (must, filter), term, range (gte, gt, lte, lt on numbers) and
+// match_phrase (the analysed terms one after the other; stop words' gaps
+// are not modelled) queries; the search body's knn (one, as an object or
+// an array of one: field, query_vector, k, num_candidates, filter). The
+// kNN is exact — the k documents of highest cosine similarity among those
+// that pass every filter, scored (1 + cosine) / 2 — which is the answer
+// HNSW approximates, filtered before the k are chosen as Elasticsearch's
+// filtered kNN is. With a query beside it, the hits are the union of the
+// query's matches and the k nearest, a document's two scores added.
+//
 // It is near-real-time as Elasticsearch is: a write without refresh is
 // invisible to search and _count until the next refresh (POST _refresh, or
 // the index's refresh_interval, default 1s; "-1" disables it);
@@ -56,7 +73,8 @@
 //
 // Where Elasticsearch would do something this fake does not implement
 // (other analyzers, tokenizers, filters and their settings, other queries
-// and field types, source filtering, dynamic mapping of new fields,
+// and field types, other vector similarities and quantised index_options,
+// retrievers and rank (RRF), source filtering, dynamic mapping of new fields,
 // fuzziness above 0, more than one shard, index auto-creation on a write,
 // other APIs), it answers 400 with a reason that starts "esfake:", rather
 // than a wrong answer.

@@ -12,7 +12,18 @@ import (
 
 // field is one mapped field.
 type field struct {
-	typ string // text, keyword or a numeric type
+	typ string // text, keyword, a numeric type or dense_vector
+	// indexed is the index parameter (default true). A text field with
+	// index false cannot be searched; a keyword or number still can, from
+	// its doc values, as in Elasticsearch.
+	indexed bool
+	// sub are a text or keyword field's multi-fields (the fields
+	// parameter), by their own name; the index knows them as
+	// "parent.name".
+	sub map[string]*field
+	// dims and similarity are a dense_vector's.
+	dims       int
+	similarity string
 	// analyzer indexes a text field, searchAnalyzer analyses its queries.
 	analyzer, searchAnalyzer *analyzer
 	// def is the field's definition as it was given, which GET _mapping
@@ -71,7 +82,11 @@ type doc struct {
 	id     string
 	source json.RawMessage
 	terms  map[string][]string // field → its terms, in order
-	ord    int64               // place in index order: ties in score go to the lower
+	// numbers and vectors are the values of numeric and dense_vector
+	// fields.
+	numbers map[string][]float64
+	vectors map[string][]float32
+	ord     int64 // place in index order: ties in score go to the lower
 }
 
 // Defaults Elasticsearch gives an index.
@@ -174,7 +189,9 @@ func (s *Server) getMapping(w http.ResponseWriter, r *request) {
 	}
 	props := map[string]any{}
 	for name, f := range ix.fields {
-		props[name] = f.def
+		if !strings.Contains(name, ".") { // a multi-field is in its parent's def
+			props[name] = f.def
+		}
 	}
 	m := map[string]any{"properties": props}
 	if ix.dynamic != "true" {

@@ -232,7 +232,7 @@ func timeSetting(key, v string, minusOne bool) (time.Duration, *esError) {
 }
 
 // Mapping types this fake knows Elasticsearch has but does not model.
-var unmodelledTypes = []string{"date", "date_nanos", "boolean", "object", "nested", "flattened", "dense_vector",
+var unmodelledTypes = []string{"date", "date_nanos", "boolean", "object", "nested", "flattened",
 	"sparse_vector", "semantic_text", "geo_point", "geo_shape", "ip", "binary", "match_only_text",
 	"search_as_you_type", "completion", "wildcard", "constant_keyword", "alias", "rank_feature",
 	"rank_features", "token_count", "version", "histogram", "percolator", "join", "integer_range",
@@ -241,7 +241,7 @@ var unmodelledTypes = []string{"date", "date_nanos", "boolean", "object", "neste
 var numericTypes = []string{"long", "integer", "short", "byte", "double", "float", "half_float", "unsigned_long"}
 
 // Field parameters Elasticsearch has that this fake does not model.
-var unmodelledParams = []string{"index", "norms", "similarity", "fields", "store", "term_vector",
+var unmodelledParams = []string{"norms", "similarity", "store", "term_vector",
 	"position_increment_gap", "index_options", "fielddata", "copy_to", "boost", "eager_global_ordinals",
 	"index_phrases", "index_prefixes", "search_quote_analyzer", "meta", "ignore_above", "normalizer",
 	"doc_values", "null_value", "split_queries_on_whitespace", "coerce", "ignore_malformed", "script",
@@ -280,6 +280,9 @@ func (ix *index) parseMappings(raw any, analyzers map[string]*analyzer) *esError
 					return err
 				}
 				ix.fields[name] = f
+				for sub, sf := range f.sub {
+					ix.fields[name+"."+sub] = sf
+				}
 			}
 		case "_source", "_routing", "dynamic_templates", "runtime", "_meta", "date_detection", "numeric_detection",
 			"dynamic_date_formats", "_field_names", "enabled", "subobjects", "_data_stream_timestamp":
@@ -303,11 +306,13 @@ func parseField(name string, raw any, analyzers map[string]*analyzer) (*field, *
 		return nil, mapperError("Failed to parse mapping: Expected map for property [fields] on field [%s] but got a class %T", name, raw)
 	}
 	typ, _ := def["type"].(string)
-	f := &field{typ: typ, def: def}
+	f := &field{typ: typ, def: def, indexed: true}
 	switch {
 	case def["type"] == nil:
 		return nil, notImplemented("object field [%s]", name)
 	case typ == "text", typ == "keyword", slices.Contains(numericTypes, typ):
+	case typ == "dense_vector":
+		return parseDenseVector(name, f)
 	case slices.Contains(unmodelledTypes, typ):
 		return nil, notImplemented("field type [%s]", typ)
 	default:
@@ -317,7 +322,29 @@ func parseField(name string, raw any, analyzers map[string]*analyzer) (*field, *
 		switch {
 		case k == "type":
 		case typ == "text" && (k == "analyzer" || k == "search_analyzer"):
-		case slices.Contains(unmodelledParams, k):
+		case k == "index":
+			b, ok := boolValue(def[k])
+			if !ok {
+				return nil, mapperError("Failed to parse mapping: Failed to parse value [%v] as only [true] or [false] are allowed.", def[k])
+			}
+			f.indexed = b
+		case k == "fields" && (typ == "text" || typ == "keyword"):
+			subs, ok := def[k].(map[string]any)
+			if !ok {
+				return nil, mapperError("Failed to parse mapping: Expected map for property [fields] on field [%s] but got a class %T", name, def[k])
+			}
+			f.sub = map[string]*field{}
+			for _, sub := range sortedKeys(subs) {
+				if sd, ok := subs[sub].(map[string]any); ok && sd["fields"] != nil {
+					return nil, notImplemented("multi-fields inside the multi-field [%s.%s]", name, sub)
+				}
+				sf, err := parseField(sub, subs[sub], analyzers)
+				if err != nil {
+					return nil, err
+				}
+				f.sub[sub] = sf
+			}
+		case slices.Contains(unmodelledParams, k) || k == "fields":
 			return nil, notImplemented("mapping parameter [%s] on field [%s]", k, name)
 		default:
 			return nil, mapperError("unknown parameter [%s] on mapper [%s] of type [%s]", k, name, typ)
@@ -355,6 +382,122 @@ func parseField(name string, raw any, analyzers map[string]*analyzer) (*field, *
 		return nil, err
 	}
 	return f, nil
+}
+
+// boolValue reads a boolean parameter as Elasticsearch does: true, false,
+// or the strings "true" and "false".
+func boolValue(v any) (bool, bool) {
+	switch v := v.(type) {
+	case bool:
+		return v, true
+	case string:
+		if v == "true" || v == "false" {
+			return v == "true", true
+		}
+	}
+	return false, false
+}
+
+// parseDenseVector reads a dense_vector mapping (DenseVectorFieldMapper in
+// Elasticsearch 8.19): dims 1 to 4096 (required here: the first document
+// setting it is not modelled), index (default true), similarity (cosine,
+// the default for floats; the others are not modelled) and index_options
+// of type hnsw with m and ef_construction (the quantised types are not
+// modelled). similarity and index_options need index true.
+func parseDenseVector(name string, f *field) (*field, *esError) {
+	def := f.def
+	for _, k := range sortedKeys(def) {
+		v := def[k]
+		switch k {
+		case "type":
+		case "dims":
+			n, ok := intValue(v)
+			switch {
+			case !ok:
+				return nil, mapperError("Failed to parse mapping: [dims] on mapper [%s] of type [dense_vector] must be an integer", name)
+			case n < 1 || n > maxDims:
+				return nil, mapperError("Failed to parse mapping: The number of dimensions should be in the range [1, %d] but was [%d]", maxDims, n)
+			}
+			f.dims = n
+		case "index":
+			b, ok := boolValue(v)
+			if !ok {
+				return nil, mapperError("Failed to parse mapping: Failed to parse value [%v] as only [true] or [false] are allowed.", v)
+			}
+			f.indexed = b
+		case "similarity":
+			s, _ := v.(string)
+			switch s {
+			case "cosine":
+				f.similarity = s
+			case "dot_product", "l2_norm", "max_inner_product":
+				return nil, notImplemented("dense_vector similarity [%s]", s)
+			default:
+				return nil, mapperError("Failed to parse mapping: Unknown value [%v] for field [similarity] - accepted values are [l2_norm, dot_product, cosine, max_inner_product]", v)
+			}
+		case "index_options":
+			if e := checkHNSW(name, v); e != nil {
+				return nil, e
+			}
+		case "element_type":
+			if v != "float" {
+				return nil, notImplemented("dense_vector element_type [%v]", v)
+			}
+		case "meta", "fields", "copy_to", "store", "doc_values":
+			return nil, notImplemented("mapping parameter [%s] on field [%s]", k, name)
+		default:
+			return nil, mapperError("unknown parameter [%s] on mapper [%s] of type [dense_vector]", k, name)
+		}
+	}
+	switch {
+	case f.dims == 0:
+		return nil, notImplemented("dense_vector [%s] without dims (set by the first document)", name)
+	case !f.indexed && (def["similarity"] != nil || def["index_options"] != nil):
+		param := "similarity"
+		if def["similarity"] == nil {
+			param = "index_options"
+		}
+		return nil, mapperError("Failed to parse mapping: Field [%s] requires field [index] to be configured and set to true", param)
+	case f.indexed && f.similarity == "":
+		f.similarity = "cosine"
+	}
+	return f, nil
+}
+
+// maxDims is dense_vector's most dimensions in Elasticsearch 8.19.
+const maxDims = 4096
+
+// checkHNSW reads a dense_vector's index_options: type hnsw, m 1 to 512,
+// ef_construction 1 to 3200 (Lucene's HNSW format's bounds).
+func checkHNSW(name string, v any) *esError {
+	o, ok := v.(map[string]any)
+	if !ok {
+		return mapperError("Failed to parse mapping: Expected map for property [index_options] on field [%s] but got a class %T", name, v)
+	}
+	typ, _ := o["type"].(string)
+	switch typ {
+	case "hnsw":
+	case "int8_hnsw", "int4_hnsw", "bbq_hnsw", "flat", "int8_flat", "int4_flat", "bbq_flat":
+		return notImplemented("dense_vector index_options type [%s]", typ)
+	case "":
+		return mapperError("Failed to parse mapping: [index_options] requires field [type] to be configured")
+	default:
+		return mapperError("Failed to parse mapping: Unknown vector index options type [%s] for field [%s]", typ, name)
+	}
+	for _, k := range sortedKeys(o) {
+		bound := map[string]int{"m": 512, "ef_construction": 3200}[k]
+		switch {
+		case k == "type":
+		case bound > 0:
+			n, ok := intValue(o[k])
+			if !ok || n < 1 || n > bound {
+				return mapperError("Failed to parse mapping: [%s] must be an integer from 1 to %d, got [%v]", k, bound, o[k])
+			}
+		default:
+			return mapperError("Failed to parse mapping: Mapping definition for [%s] has unsupported parameters:  [%s : %v]", name, k, o[k])
+		}
+	}
+	return nil
 }
 
 // decodeObject decodes a JSON object, numbers as json.Number, rejecting

@@ -23,8 +23,8 @@ type matchQuery struct {
 }
 
 // Query types this fake knows Elasticsearch has but does not model.
-var unmodelledQueries = []string{"bool", "term", "terms", "range", "exists", "prefix", "wildcard", "regexp",
-	"fuzzy", "ids", "match_phrase", "match_phrase_prefix", "match_bool_prefix", "query_string",
+var unmodelledQueries = []string{"terms", "exists", "prefix", "wildcard", "regexp",
+	"fuzzy", "ids", "match_phrase_prefix", "match_bool_prefix", "query_string",
 	"simple_query_string", "combined_fields", "dis_max", "constant_score", "function_score", "boosting",
 	"nested", "has_child", "has_parent", "knn", "script_score", "more_like_this", "match_none", "geo_distance",
 	"intervals", "span_term", "script", "sparse_vector", "semantic", "pinned", "rule", "terms_set", "distance_feature"}
@@ -48,7 +48,7 @@ func tokenName(v any) string {
 }
 
 // parseQuery reads the "query" object of a search or count.
-func parseQuery(raw any) (*matchQuery, *esError) {
+func parseQuery(raw any) (query, *esError) {
 	obj, ok := raw.(map[string]any)
 	if !ok {
 		return nil, parsing("[_na] query malformed, must start with start_object")
@@ -78,6 +78,14 @@ func parseQuery(raw any) (*matchQuery, *esError) {
 		return parseMultiMatch(body)
 	case name == "match":
 		return parseMatch(body)
+	case name == "bool":
+		return parseBool(obj[name])
+	case name == "term":
+		return parseTerm(obj[name])
+	case name == "range":
+		return parseRange(obj[name])
+	case name == "match_phrase":
+		return parsePhrase(obj[name])
 	case slices.Contains(unmodelledQueries, name):
 		return nil, notImplemented("query [%s]", name)
 	}
@@ -249,7 +257,9 @@ var searchParams = []string{"size", "from", "track_total_hits"}
 
 // searchRequest is a parsed search body (with its URL parameters).
 type searchRequest struct {
-	q          *matchQuery
+	q          query
+	hasQuery   bool       // the body has a query (with knn alone, no match_all)
+	knn        *knnSearch // the top-level knn section
 	size, from int
 	trackTotal int // -1: not tracked
 	source     bool
@@ -273,7 +283,7 @@ func (s *Server) search(w http.ResponseWriter, r *request) {
 				"the [index.max_result_window] index level setting.", ix.maxResultWindow, req.from+req.size)).write(w)
 		return
 	}
-	hits, e := ix.run(req.q)
+	hits, e := ix.searchHits(req)
 	if e != nil {
 		phaseFailure(ix, e).write(w)
 		return
@@ -336,6 +346,9 @@ func (req *searchRequest) set(k string, v any) *esError {
 	switch k {
 	case "query":
 		req.q, e = parseQuery(v)
+		req.hasQuery = true
+	case "knn":
+		req.knn, e = parseKnn(v)
 	case "size", "from":
 		n, ok := intValue(v)
 		switch {
@@ -360,7 +373,7 @@ func (req *searchRequest) set(k string, v any) *esError {
 		}
 	case "sort", "aggs", "aggregations", "post_filter", "highlight", "min_score", "explain", "timeout",
 		"terminate_after", "stored_fields", "docvalue_fields", "fields", "script_fields", "search_after", "pit",
-		"knn", "rescore", "suggest", "collapse", "profile", "version", "seq_no_primary_term", "indices_boost",
+		"rescore", "suggest", "collapse", "profile", "version", "seq_no_primary_term", "indices_boost",
 		"runtime_mappings", "track_scores", "stats", "slice", "retriever", "rank", "ext":
 		e = notImplemented("search body key [%s]", k)
 	default:
@@ -476,7 +489,7 @@ func (s *Server) countDocs(w http.ResponseWriter, r *request) {
 		e.write(w)
 		return
 	}
-	q := &matchQuery{all: true}
+	var q query = &matchQuery{all: true}
 	for _, k := range sortedKeys(body) {
 		if k != "query" {
 			parsing("request does not support [%s]", k).write(w)
@@ -527,14 +540,44 @@ type hit struct {
 }
 
 // run matches the visible documents against q, best first; equal scores
-// keep index order (Lucene's tie-break by doc id). The score is not BM25:
-// it is how many times the query's terms occur in a field, summed over the
-// fields (most_fields) or the best field's (best_fields, plus tie_breaker
-// times the others'), enough for an order a test can predict; ranking
-// belongs to the live tests.
-func (ix *index) run(q *matchQuery) ([]hit, *esError) {
+// keep index order (Lucene's tie-break by doc id). The score is not BM25
+// (see matchQuery.prepare): enough for an order a test can predict;
+// ranking belongs to the live tests.
+func (ix *index) run(q query) ([]hit, *esError) {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
+	return ix.runLocked(q)
+}
+
+func (ix *index) runLocked(q query) ([]hit, *esError) {
+	score, e := q.prepare(ix)
+	if e != nil {
+		return nil, e
+	}
+	var hits []hit
+	for _, d := range ix.visible {
+		if sc, ok := score(d); ok {
+			hits = append(hits, hit{d, sc})
+		}
+	}
+	sortHits(hits)
+	return hits, nil
+}
+
+func sortHits(hits []hit) {
+	slices.SortFunc(hits, func(a, b hit) int {
+		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.doc.ord, b.doc.ord))
+	})
+}
+
+// prepare is a match, multi_match or match_all query's scorer: how many
+// times the query's terms occur in a field, summed over the fields
+// (most_fields) or the best field's (best_fields, plus tie_breaker times
+// the others').
+func (q *matchQuery) prepare(ix *index) (scorer, *esError) {
+	if q.all {
+		return func(*doc) (float64, bool) { return 1, true }, nil
+	}
 	terms := map[string][]string{}
 	for _, name := range q.fields {
 		t, e := ix.queryTerms(q, name)
@@ -543,12 +586,7 @@ func (ix *index) run(q *matchQuery) ([]hit, *esError) {
 		}
 		terms[name] = t
 	}
-	var hits []hit
-	for _, d := range ix.visible {
-		if q.all {
-			hits = append(hits, hit{d, 1})
-			continue
-		}
+	return func(d *doc) (float64, bool) {
 		sum, best := 0.0, 0.0
 		for _, name := range q.fields {
 			sc := fieldScore(d.terms[name], terms[name], q.and)
@@ -556,16 +594,12 @@ func (ix *index) run(q *matchQuery) ([]hit, *esError) {
 		}
 		switch {
 		case sum == 0:
+			return 0, false
 		case q.best:
-			hits = append(hits, hit{d, best + q.tieBreaker*(sum-best)})
-		default:
-			hits = append(hits, hit{d, sum})
+			return best + q.tieBreaker*(sum-best), true
 		}
-	}
-	slices.SortFunc(hits, func(a, b hit) int {
-		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.doc.ord, b.doc.ord))
-	})
-	return hits, nil
+		return sum, true
+	}, nil
 }
 
 // queryTerms is q's text as a match on the field sees it: a text field's
@@ -576,6 +610,8 @@ func (ix *index) queryTerms(q *matchQuery, name string) ([]string, *esError) {
 	switch {
 	case f == nil:
 		return nil, nil
+	case f.typ == "text" && !f.indexed:
+		return nil, notIndexed(name)
 	case f.typ == "text":
 		return f.searchAnalyzer.analyze(q.text), nil
 	case f.typ == "keyword":

@@ -1,0 +1,161 @@
+package esfake_test
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/searchbench/searchbench/engines/elasticsearch/esfake"
+)
+
+// productIndex is a product index as the driver makes it: keyword, double,
+// text with a multi-field, and a 2-dimensional HNSW vector; unindexed
+// is a second vector with index false.
+func productIndex() map[string]any {
+	return map[string]any{
+		"settings": map[string]any{"index": map[string]any{"number_of_shards": 1, "number_of_replicas": 0, "refresh_interval": "-1"},
+			"analysis": map[string]any{
+				"filter":   map[string]any{"en_stop": map[string]any{"type": "stop", "stopwords": "_english_"}},
+				"analyzer": map[string]any{"en": map[string]any{"type": "custom", "tokenizer": "standard", "filter": []string{"lowercase", "en_stop"}}, "exact": map[string]any{"type": "custom", "tokenizer": "standard", "filter": []string{"lowercase"}}},
+			}},
+		"mappings": map[string]any{"dynamic": "strict", "properties": map[string]any{
+			"category": map[string]any{"type": "keyword"},
+			"price":    map[string]any{"type": "double"},
+			"sku": map[string]any{"type": "text", "analyzer": "en",
+				"fields": map[string]any{"exact": map[string]any{"type": "text", "analyzer": "exact"}}},
+			"hidden": map[string]any{"type": "text", "index": false},
+			"v": map[string]any{"type": "dense_vector", "dims": 2, "index": true, "similarity": "cosine",
+				"index_options": map[string]any{"type": "hnsw", "m": 16, "ef_construction": 100}},
+			"unindexed": map[string]any{"type": "dense_vector", "dims": 2, "index": false},
+		}},
+	}
+}
+
+func product(category string, price float64, sku string, v []float64) map[string]any {
+	return map[string]any{"category": category, "price": price, "sku": sku, "hidden": sku, "v": v, "unindexed": v}
+}
+
+func knnBody(k, candidates int, filter any) map[string]any {
+	knn := map[string]any{"field": "v", "query_vector": []float64{1, 0}, "k": k, "num_candidates": candidates}
+	if filter != nil {
+		knn["filter"] = filter
+	}
+	return map[string]any{"size": 10, "_source": false, "knn": []any{knn}}
+}
+
+func TestVectorMapping(t *testing.T) {
+	_, c := newFake(t, esfake.Options{})
+	c.ok("PUT", "/p", productIndex())
+	m := c.ok("GET", "/p/_mapping", nil).body["p"].(map[string]any)["mappings"].(map[string]any)["properties"].(map[string]any)
+	if _, ok := m["sku.exact"]; ok || len(m) != 6 {
+		t.Fatalf("mapping echoes %v: a multi-field belongs in its parent", m)
+	}
+	for what, field := range map[string]map[string]any{
+		"similarity without index": {"type": "dense_vector", "dims": 2, "index": false, "similarity": "cosine"},
+		"index_options without index": {"type": "dense_vector", "dims": 2, "index": false,
+			"index_options": map[string]any{"type": "hnsw"}},
+		"dims 4097":          {"type": "dense_vector", "dims": 4097},
+		"m 513":              {"type": "dense_vector", "dims": 2, "index_options": map[string]any{"type": "hnsw", "m": 513}},
+		"unknown option":     {"type": "dense_vector", "dims": 2, "index_options": map[string]any{"type": "hnsw", "x": 1}},
+		"unknown similarity": {"type": "dense_vector", "dims": 2, "similarity": "hamming"},
+		"index not a bool":   {"type": "keyword", "index": "no"},
+	} {
+		r := c.do("PUT", "/bad", map[string]any{"mappings": map[string]any{"properties": map[string]any{"f": field}}})
+		wantError(t, what, r, 400, "mapper_parsing_exception")
+	}
+}
+
+func TestVectorDocuments(t *testing.T) {
+	_, c := newFake(t, esfake.Options{})
+	c.ok("PUT", "/p", productIndex())
+	for what, v := range map[string]any{
+		"3 dimensions of 2": []float64{1, 2, 3},
+		"zero for cosine":   []float64{0, 0},
+		"not an array":      "1,2",
+	} {
+		d := product("a", 1, "x", nil)
+		d["v"] = v
+		wantError(t, what, c.do("PUT", "/p/_doc/1", d), 400, "document_parsing_exception")
+	}
+	// index false: no similarity, so a zero vector is stored.
+	d := product("a", 1, "x", []float64{1, 0})
+	d["unindexed"] = []float64{0, 0}
+	c.ok("PUT", "/p/_doc/1", d)
+}
+
+// The kNN is a pre-filter: with the nearest documents all in category a,
+// a filter on b still returns k documents of b, nearest first; a range is
+// inclusive; a query beside the knn adds its matches and its score.
+func TestKnn(t *testing.T) {
+	_, c := newFake(t, esfake.Options{})
+	c.ok("PUT", "/p", productIndex())
+	for id, p := range map[string]map[string]any{
+		"a1": product("a", 10, "IT-500", []float64{1, 0.01}),
+		"a2": product("a", 20, "TO-500", []float64{1, 0.02}),
+		"a3": product("a", 30, "IT-5000", []float64{1, 0.03}),
+		"b1": product("b", 40, "BE-1", []float64{0.5, 1}),
+		"b2": product("b", 50, "BE-2", []float64{0.1, 1}),
+		"b3": product("b", 60, "BE-3", []float64{-1, 0.1}),
+	} {
+		c.ok("PUT", "/p/_doc/"+id, p)
+	}
+	c.ok("POST", "/p/_refresh", nil)
+	ids := func(body map[string]any) []string {
+		t.Helper()
+		return hitIDs(t, c.ok("POST", "/p/_search", body))
+	}
+	if got := ids(knnBody(2, 10, nil)); !slices.Equal(got, []string{"a1", "a2"}) {
+		t.Fatalf("knn k=2: %v", got)
+	}
+	term := map[string]any{"term": map[string]any{"category": map[string]any{"value": "b"}}}
+	if got := ids(knnBody(2, 10, []any{term})); !slices.Equal(got, []string{"b1", "b2"}) {
+		t.Fatalf("knn filtered on b: %v; want the 2 nearest of b", got)
+	}
+	rng := map[string]any{"range": map[string]any{"price": map[string]any{"gte": 20, "lte": 40}}}
+	if got := ids(knnBody(5, 10, rng)); !slices.Equal(got, []string{"a2", "a3", "b1"}) {
+		t.Fatalf("knn with price in [20, 40]: %v", got)
+	}
+	// Hybrid: the union of the query's matches and the knn's k nearest,
+	// a document's two scores added up.
+	hybrid := knnBody(1, 10, nil)
+	hybrid["query"] = map[string]any{"match_phrase": map[string]any{"sku": map[string]any{"query": "BE-1"}}}
+	if got := ids(hybrid); !slices.Equal(got, []string{"b1", "a1"}) {
+		t.Fatalf("hybrid, k=1: %v; want the query's b1 (score 1) and the knn's a1 (score < 1)", got)
+	}
+	hybrid = knnBody(6, 10, nil)
+	hybrid["query"] = map[string]any{"match_phrase": map[string]any{"sku": map[string]any{"query": "BE-3"}}}
+	if got := ids(hybrid); !slices.Equal(got, []string{"b3", "a1", "a2", "a3", "b1", "b2"}) {
+		t.Fatalf("hybrid, k=6: %v; want b3 (both scores) first, then by cosine", got)
+	}
+	// The exact sub-field keeps the stop word "it"; the english field
+	// loses it, so IT-500 also finds TO-500 there.
+	phrase := func(field, text string) []string {
+		return ids(map[string]any{"query": map[string]any{"match_phrase": map[string]any{field: map[string]any{"query": text}}}})
+	}
+	if got := phrase("sku.exact", "IT-500"); !slices.Equal(got, []string{"a1"}) {
+		t.Fatalf("sku.exact IT-500: %v", got)
+	}
+	if got := phrase("sku", "IT-500"); len(got) != 2 || !slices.Contains(got, "a1") || !slices.Contains(got, "a2") {
+		t.Fatalf("sku IT-500 (stop word dropped): %v; want a1 and a2", got)
+	}
+	boolQ := map[string]any{"query": map[string]any{"bool": map[string]any{"filter": []any{term, rng}}}}
+	if got := ids(boolQ); !slices.Equal(got, []string{"b1"}) {
+		t.Fatalf("bool of filters: %v", got)
+	}
+
+	for what, body := range map[string]map[string]any{
+		"knn on index false":    {"knn": map[string]any{"field": "unindexed", "query_vector": []float64{1, 0}, "k": 1, "num_candidates": 10}},
+		"knn wrong dimension":   {"knn": map[string]any{"field": "v", "query_vector": []float64{1, 0, 0}, "k": 1, "num_candidates": 10}},
+		"knn on a keyword":      {"knn": map[string]any{"field": "category", "query_vector": []float64{1, 0}, "k": 1, "num_candidates": 10}},
+		"phrase on index false": {"query": map[string]any{"match_phrase": map[string]any{"hidden": "x"}}},
+		"term on a vector":      {"query": map[string]any{"term": map[string]any{"v": "x"}}},
+	} {
+		wantError(t, what, c.do("POST", "/p/_search", body), 400, "search_phase_execution_exception")
+	}
+	for what, body := range map[string]map[string]any{
+		"k 0":                       knnBody(0, 10, nil),
+		"num_candidates below k":    knnBody(5, 4, nil),
+		"num_candidates over 10000": knnBody(5, 10001, nil),
+	} {
+		wantError(t, what, c.do("POST", "/p/_search", body), 400, "illegal_argument_exception")
+	}
+}
