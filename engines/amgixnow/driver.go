@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
-	"slices"
 	"strings"
 
 	"github.com/searchbench/searchbench/engines"
@@ -45,10 +44,31 @@ func (d driver) CheckConfig(cfg engines.Config) error {
 	return err
 }
 
-// CheckSchema refuses a schema Create would (engines.SchemaChecker): the
-// text fields of an Amgix document only.
-func (d driver) CheckSchema(_ engines.Config, schema engines.Schema) error {
-	_, err := checkSchema(d.name, schema)
+// CheckSchema refuses a schema Create would (engines.SchemaChecker), under
+// cfg's options.
+func (d driver) CheckSchema(cfg engines.Config, schema engines.Schema) error {
+	o, err := d.check(cfg)
+	if err != nil {
+		return err
+	}
+	_, err = newLayout(d.name, schema, o)
+	return err
+}
+
+var _ engines.QueryChecker = driver{}
+
+// CheckQuery says whether a collection of schema, under cfg's options, can
+// answer a query shaped like q: Search's own check (layout.plan).
+func (d driver) CheckQuery(cfg engines.Config, schema engines.Schema, q engines.Query) error {
+	o, err := d.check(cfg)
+	if err != nil {
+		return err
+	}
+	l, err := newLayout(d.name, schema, o)
+	if err != nil {
+		return err
+	}
+	_, err = l.plan(q)
 	return err
 }
 
@@ -106,29 +126,3 @@ func invalidName(what, s string) error {
 	return nil
 }
 
-// documentFields are Amgix's text fields, the only ones a vector can index.
-var documentFields = []string{"name", "description", "content"}
-
-// checkSchema is the text fields of schema, which must all be Amgix
-// document fields, and the collection's name checked.
-func checkSchema(driver string, schema engines.Schema) ([]string, error) {
-	var fields []string
-	for _, f := range schema.Fields {
-		switch {
-		case f.Type != engines.Text:
-			return nil, engines.RefuseSchema(driver, "field %s: type %s: %w (text only)", f.Name, f.Type, engines.ErrUnsupported)
-		case !slices.Contains(documentFields, f.Name):
-			return nil, engines.RefuseSchema(driver, "field %q: %w (Amgix documents have the text fields %s)", f.Name, engines.ErrUnsupported, strings.Join(documentFields, ", "))
-		case slices.Contains(fields, f.Name):
-			return nil, engines.RefuseSchema(driver, "field %q twice", f.Name)
-		}
-		fields = append(fields, f.Name)
-	}
-	if len(fields) == 0 {
-		return nil, engines.RefuseSchema(driver, "schema has no text field")
-	}
-	if err := invalidName("collection name", schema.Name); err != nil {
-		return nil, engines.RefuseSchema(driver, "%w", err)
-	}
-	return fields, nil
-}
