@@ -441,7 +441,7 @@ func TestUnsupported(t *testing.T) {
 	e := open(t, amgixnow.SyncName, engines.Config{URL: f.URL})
 	ctx := context.Background()
 	for what, s := range map[string]engines.Schema{
-		"four text fields": {Name: "s", Fields: []engines.FieldSpec{{Name: "a", Type: engines.Text}, {Name: "b", Type: engines.Text}, {Name: "c", Type: engines.Text}, {Name: "d", Type: engines.Text}}},
+		"four text fields":  {Name: "s", Fields: []engines.FieldSpec{{Name: "a", Type: engines.Text}, {Name: "b", Type: engines.Text}, {Name: "c", Type: engines.Text}, {Name: "d", Type: engines.Text}}},
 		"two vector fields": {Name: "s", Fields: []engines.FieldSpec{{Name: "a", Type: engines.Vector, Dim: 2}, {Name: "b", Type: engines.Vector, Dim: 2}}},
 		"a tag field only":  {Name: "s", Fields: []engines.FieldSpec{{Name: "name", Type: engines.Tag}}},
 	} {

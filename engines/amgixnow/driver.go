@@ -125,4 +125,3 @@ func invalidName(what, s string) error {
 	}
 	return nil
 }
-
