@@ -373,10 +373,10 @@ func TestCheckQueryRefusals(t *testing.T) {
 // The index-shape options are checked before anything starts.
 func TestProductOptions(t *testing.T) {
 	for opts, want := range map[string]map[string]string{
-		"option fields":  {"fields": "text,colour"},
+		"option fields":             {"fields": "text,colour"},
 		"needs at least one vector": {"fields": "tag,numeric"},
-		"each once":      {"fields": "text,text"},
-		"option exact":   {"exact": "keyword"},
+		"each once":                 {"fields": "text,text"},
+		"option exact":              {"exact": "keyword"},
 	} {
 		err := engines.CheckConfig(amgixnow.Name, engines.Config{Options: want})
 		if err == nil || !strings.Contains(err.Error(), opts) {
