@@ -66,7 +66,7 @@ func TestProductWire(t *testing.T) {
 				"store_content":true,
 				"metadata_indexes":[{"key":"category","type":"string"},{"key":"price","type":"float"}]}`,
 			doc: `{"id":"1","timestamp":"TS","name":"IT-1","description":"a title","content":"a description",
-				"metadata":{"category":"electronics","price":{"value":12.5,"type":"float"}},
+				"metadata":{"category":"electronics","price":12.5},
 				"custom_vectors":[{"vector_name":"dense","field":"content","vector":[0.6,0.8]}]}`,
 			sku: `{"query":"IT-1","limit":10,"vector_weights":[
 				{"vector_name":"ft","field":"name","weight":0},{"vector_name":"ft","field":"description","weight":0},
@@ -106,7 +106,7 @@ func TestProductWire(t *testing.T) {
 				"store_content":true,
 				"metadata_indexes":[{"key":"category","type":"string"},{"key":"price","type":"float"},{"key":"sku","type":"string"}]}`,
 			doc: `{"id":"1","timestamp":"TS","name":"IT-1","description":"a title","content":"a description",
-				"metadata":{"category":"electronics","price":{"value":12.5,"type":"float"},"sku":"IT-1"}}`,
+				"metadata":{"category":"electronics","price":12.5,"sku":"IT-1"}}`,
 			sku: `{"query":"IT-1","limit":10,"vector_weights":[
 				{"vector_name":"ft","field":"name","weight":0},{"vector_name":"ft","field":"description","weight":0},
 				{"vector_name":"ft","field":"content","weight":0},{"vector_name":"kw","field":"name","weight":1}],

@@ -40,14 +40,6 @@ type collectionConfig struct {
 	MetadataIndexes []metadataIndex `json:"metadata_indexes,omitempty"`
 }
 
-// metaValue is Amgix's explicit metadata form, {"value": v, "type": t}
-// (validate_meta_value_type in src/validation.rs): a price sent as a bare
-// JSON number that happens to be whole would be typed integer.
-type metaValue struct {
-	Value any    `json:"value"`
-	Type  string `json:"type"`
-}
-
 // customDocumentVector is a vector the client supplies with a document
 // (CustomDocumentVector in src/models.rs).
 type customDocumentVector struct {
@@ -58,7 +50,7 @@ type customDocumentVector struct {
 
 // wireDocument is the body of one document: the text fields in their
 // document fields, tag fields as metadata strings, numeric fields as
-// metadata floats, the vector as a custom vector. Fields the layout does
+// metadata numbers, the vector as a custom vector. Fields the layout does
 // not keep are not sent.
 func (l *layout) wireDocument(doc engines.Document, ts int64) (map[string]any, error) {
 	m := make(map[string]any, len(l.text)+4)
@@ -72,7 +64,9 @@ func (l *layout) wireDocument(doc engines.Document, ts int64) (map[string]any, e
 		case slices.Contains(l.tags, f.Name):
 			meta[f.Name] = f.Text
 		case slices.Contains(l.numerics, f.Name):
-			meta[f.Name] = metaValue{f.Number, "float"}
+			// A bare number: the float index takes any JSON number
+			// (validate_metadata_types in src/encoder.rs).
+			meta[f.Name] = f.Number
 		case f.Name == l.vector:
 			if len(f.Vector) != l.dim {
 				return nil, fmt.Errorf("vector field %q has %d dimensions; the collection's have %d", f.Name, len(f.Vector), l.dim)

@@ -38,7 +38,7 @@ func productSetup(t *testing.T) *amgixfake.Server {
 		{"3", "TO-3 red ball", "toys", 20, "[0,1]"},
 	} {
 		code, body := do(t, "POST", f.URL+"/v1/collections/p/documents/sync", jsonCT, fmt.Sprintf(
-			`{"id":%q,"timestamp":%q,"name":%q,"metadata":{"category":%q,"price":{"value":%v,"type":"float"}},
+			`{"id":%q,"timestamp":%q,"name":%q,"metadata":{"category":%q,"price":%v},
 			"custom_vectors":[{"vector_name":"dense","field":"content","vector":%s}]}`,
 			p.id, ts(at.Add(time.Duration(i)*time.Millisecond)), p.name, p.cat, p.price, p.vec))
 		if code != 200 {
@@ -119,21 +119,27 @@ func TestProductRejections(t *testing.T) {
 		{"a metadata index of an unknown type", "POST", "/v1/collections/q",
 			`{"vectors":[{"name":"ft","type":"full_text"}],"metadata_indexes":[{"key":"k","type":"decimal"}]}`, 422, "invalid type 'decimal'"},
 		{"a document without its custom vector", "POST", "/v1/collections/p/documents/sync",
-			`{"id":"9","timestamp":"` + now + `","name":"x"}`, 422, "requires custom vectors but document has none"},
+			`{"id":"9","timestamp":"` + now + `","name":"x"}`, 400, "requires custom vectors but document has none"},
 		{"a document vector of the wrong dimension", "POST", "/v1/collections/p/documents/sync",
-			`{"id":"9","timestamp":"` + now + `","name":"x","custom_vectors":[{"vector_name":"dense","field":"content","vector":[1,2,3]}]}`, 422, "has 3 dimensions, expected 2"},
+			`{"id":"9","timestamp":"` + now + `","name":"x","custom_vectors":[{"vector_name":"dense","field":"content","vector":[1,2,3]}]}`, 400, "has 3 dimensions, expected 2"},
 		{"a list as a metadata value", "POST", "/v1/collections/p/documents/sync",
 			`{"id":"9","timestamp":"` + now + `","metadata":{"category":["a"]}}`, 422, "got list"},
 		{"a search without the query vector", "POST", "/v1/collections/p/search",
-			`{"query":"x","vector_weights":` + weights("dense/content") + `}`, 422, "not provided in query"},
+			`{"query":"x","vector_weights":` + weights("dense/content") + `}`, 400, "not provided in query"},
 		{"a query vector of the wrong dimension", "POST", "/v1/collections/p/search",
-			`{"query":"x","vector_weights":` + weights("dense/content") + `,"custom_vectors":[{"vector_name":"dense","vector":[1]}]}`, 422, "has 1 dimensions, expected 2"},
+			`{"query":"x","vector_weights":` + weights("dense/content") + `,"custom_vectors":[{"vector_name":"dense","vector":[1]}]}`, 400, "has 1 dimensions, expected 2"},
 		{"an arm the collection lacks", "POST", "/v1/collections/p/search",
-			`{"query":"x","vector_weights":[{"vector_name":"emb","field":"name","weight":1}]}`, 422, "Vector configuration 'emb' not found"},
+			`{"query":"x","vector_weights":[{"vector_name":"emb","field":"name","weight":1}]}`, 400, "Vector configuration 'emb' not found"},
 		{"an arm's field the vector lacks", "POST", "/v1/collections/p/search",
-			`{"query":"x","vector_weights":[{"vector_name":"kw","field":"content","weight":1}]}`, 422, "Field 'content' is not configured for vector 'kw'"},
+			`{"query":"x","vector_weights":[{"vector_name":"kw","field":"content","weight":1}]}`, 400, "Field 'content' is not configured for vector 'kw'"},
 		{"every arm by default, the dense one without a vector", "POST", "/v1/collections/p/search",
-			`{"query":"x"}`, 422, "not provided in query"},
+			`{"query":"x"}`, 400, "not provided in query"},
+		{"a price that is not a number", "POST", "/v1/collections/p/documents/sync",
+			`{"id":"9","timestamp":"` + now + `","metadata":{"price":"cheap"},"custom_vectors":[{"vector_name":"dense","field":"content","vector":[1,2]}]}`, 400, "does not match collection config expected type 'float'"},
+		{"a filter on a key without an index", "POST", "/v1/collections/p/search",
+			`{"query":"x","vector_weights":` + weights("ft/name") + `,"metadata_filter":{"key":"colour","op":"eq","value":"red"}}`, 400, "is not indexed in collection metadata_indexes"},
+		{"a range on a string key", "POST", "/v1/collections/p/search",
+			`{"query":"x","vector_weights":` + weights("ft/name") + `,"metadata_filter":{"key":"category","op":"gte","value":"a"}}`, 400, "is not supported for string key"},
 	} {
 		code, body := do(t, tc.method, f.URL+tc.path, jsonCT, tc.body)
 		if code != tc.code || !strings.Contains(body, tc.want) || !strings.Contains(body, `"detail"`) {

@@ -410,11 +410,31 @@ func parseDoc(d wireDoc) (out *doc, msg string, data bool) {
 	return out, "", false
 }
 
-// vectorize is CustomDenseVector.extract_for_documents for each of the
-// collection's dense_custom vectors: the document must carry one for every
-// index field, of the configured dimension. Amgix's status for these
-// errors was not read: the fake answers 422.
+// vectorize is validate_metadata_types (an indexed key's value must be of
+// the index's type) and CustomDenseVector.extract_for_documents for each
+// of the collection's dense_custom vectors: the document must carry one
+// for every index field, of the configured dimension. Amgix answers a
+// vectorization error 400 (UpsertSyncError::Vectorization in src/main.rs
+// at 04b08ea); the fake answers the metadata type error the same.
 func (c *collection) vectorize(d *doc) string {
+	for key, typ := range c.metaIndexes {
+		v, ok := d.meta[key]
+		if !ok {
+			continue
+		}
+		fits := false
+		switch x := v.(type) {
+		case string:
+			fits = typ == "string"
+		case float64:
+			fits = typ == "float" || (typ == "integer" && x == float64(int64(x)))
+		case bool:
+			fits = typ == "boolean"
+		}
+		if !fits {
+			return fmt.Sprintf("Metadata key '%s' value does not match collection config expected type '%s'", key, typ)
+		}
+	}
 	for _, v := range c.vectors {
 		if v.typ != "dense_custom" {
 			continue
@@ -466,7 +486,7 @@ func (s *Server) upsert(w http.ResponseWriter, r *http.Request, queued bool) {
 		return
 	}
 	if msg := c.vectorize(d); msg != "" {
-		detail(w, http.StatusUnprocessableEntity, msg)
+		detail(w, http.StatusBadRequest, msg)
 		return
 	}
 	reply(w, http.StatusOK, okResponse{OK: true, Skipped: s.writeLocked(r.PathValue("name"), c, []*doc{d}, queued)})
@@ -514,7 +534,7 @@ func (s *Server) bulk(w http.ResponseWriter, r *http.Request) {
 	}
 	for _, d := range docs {
 		if msg := c.vectorize(d); msg != "" {
-			detail(w, http.StatusUnprocessableEntity, msg)
+			detail(w, http.StatusBadRequest, msg)
 			return
 		}
 	}
@@ -764,6 +784,58 @@ func (f *metadataFilter) match(meta map[string]any) bool {
 	return f.Not == nil || !f.Not.match(meta)
 }
 
+// checkFilter is validate_metadata_filter (src/encoder.rs), answered 400
+// (SearchError::InvalidFilter): every key must have a metadata index, a
+// string or boolean key takes eq or neq only, and the value must be of the
+// index's type ("float": any number).
+func (c *collection) checkFilter(f *metadataFilter) string {
+	if len(c.metaIndexes) == 0 {
+		return "Collection has no metadata_indexes defined. Cannot filter on metadata."
+	}
+	if f.Key != nil {
+		key, op := *f.Key, ""
+		if f.Op != nil {
+			op = *f.Op
+		}
+		typ, ok := c.metaIndexes[key]
+		if !ok {
+			return fmt.Sprintf("Metadata filter key '%s' is not indexed in collection metadata_indexes", key)
+		}
+		switch typ {
+		case "string", "boolean":
+			if op != "eq" && op != "neq" {
+				return fmt.Sprintf("Metadata filter operator '%s' is not supported for %s key '%s'. Use 'eq' or '!='.", op, typ, key)
+			}
+		}
+		fits := false
+		switch f.Value.(type) {
+		case string:
+			fits = typ == "string"
+		case float64:
+			fits = typ == "float" || typ == "integer"
+		case bool:
+			fits = typ == "boolean"
+		}
+		if !fits {
+			return fmt.Sprintf("Metadata filter value for key '%s' must be of type %s", key, typ)
+		}
+	}
+	for i := range f.And {
+		if msg := c.checkFilter(&f.And[i]); msg != "" {
+			return msg
+		}
+	}
+	for i := range f.Or {
+		if msg := c.checkFilter(&f.Or[i]); msg != "" {
+			return msg
+		}
+	}
+	if f.Not != nil {
+		return c.checkFilter(f.Not)
+	}
+	return ""
+}
+
 type searchResult struct {
 	ID           string         `json:"id"`
 	Timestamp    time.Time      `json:"timestamp"`
@@ -848,10 +920,17 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 	if plain {
 		results = c.search(*req.Query, int(limit))
 	} else {
-		arms, msg := c.arms(*req.Query, req.VectorWeights, req.CustomVectors)
+		msg := ""
+		if filter != nil {
+			msg = c.checkFilter(filter)
+		}
+		var arms []searchArm
+		if msg == "" {
+			arms, msg = c.arms(*req.Query, req.VectorWeights, req.CustomVectors)
+		}
 		if msg != "" {
 			s.mu.Unlock()
-			detail(w, http.StatusUnprocessableEntity, msg)
+			detail(w, http.StatusBadRequest, msg)
 			return
 		}
 		keep := func(d *doc) bool { return filter == nil || filter.match(d.meta) }
@@ -871,8 +950,8 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 // none), those of weight 0 left out. A vector_weights entry naming a
 // vector or field the collection lacks is refused, and a dense_custom arm
 // needs the query's custom vector of the configured dimension
-// (CustomDenseVector.extract_for_query). Amgix's status for these errors
-// was not read: the fake answers 422.
+// (CustomDenseVector.extract_for_query). Amgix answers these 400
+// (SearchError::Vectorization in src/main.rs at 04b08ea).
 func (c *collection) arms(query string, weights []vectorWeight, custom []queryVector) ([]searchArm, string) {
 	weight := map[string]float64{}
 	for _, w := range weights {
