@@ -185,7 +185,14 @@ func loaded(t *testing.T, opts map[string]string, ids, dim int) (engines.Engine,
 	t.Helper()
 	f := amgixfake.New(amgixfake.Sync())
 	t.Cleanup(f.Close)
-	e := open(t, amgixnow.SyncName, engines.Config{URL: f.URL, Options: opts})
+	return loadedAt(t, f.URL, opts, ids, dim)
+}
+
+// loadedAt is loaded on the server at url (started with
+// AMGIX_NOW_SYNC_DB_WRITES=true).
+func loadedAt(t *testing.T, url string, opts map[string]string, ids, dim int) (engines.Engine, runner.Products) {
+	t.Helper()
+	e := open(t, amgixnow.SyncName, engines.Config{URL: url, Options: opts})
 	src := products(t, ids, dim)
 	ctx := context.Background()
 	if err := e.Create(ctx, src.Schema()); err != nil {
@@ -209,9 +216,15 @@ func loaded(t *testing.T, opts map[string]string, ids, dim int) (engines.Engine,
 func TestProductQueries(t *testing.T) {
 	const ids, dim = 300, 8
 	e, src := loaded(t, nil, ids, dim)
+	productQueries(t, e, src)
+}
+
+// productQueries checks each query kind on e, which holds src's products.
+func productQueries(t *testing.T, e engines.Engine, src runner.Products) {
+	ids := src.IDs()
 	p, ctx := src.Products, context.Background()
 	byID := map[string]dataset.Product{}
-	for id := uint32(1); id <= ids; id++ {
+	for id := uint32(1); id <= uint32(ids); id++ {
 		byID[dataset.DocID(id)] = p.Product(id, 0)
 	}
 	search := func(q engines.Query) []string {
