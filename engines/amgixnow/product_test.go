@@ -429,3 +429,34 @@ func TestProductVectorChecks(t *testing.T) {
 		t.Errorf("Search with a short vector: %v; want an error of the call", err)
 	}
 }
+
+// The text corpus's requests are what they were before the product
+// surface: one full_text vector, no metadata indexes, a bare search.
+func TestTextWireUnchanged(t *testing.T) {
+	w := enginetest.NewWire(t, func(r *enginetest.Captured) (int, string) {
+		switch {
+		case r.URI == "/v1/version":
+			return 200, `{"version":"0.1.2 (Amgix-Now)"}`
+		case r.URI == "/v1/collections":
+			return 200, `[]`
+		case strings.HasSuffix(r.URI, "/exists"):
+			return 200, `{"exists":false}`
+		case strings.HasSuffix(r.URI, "/search"):
+			return 200, `{"results":[],"query_time_ms":1}`
+		}
+		return 200, `{"ok":true}`
+	})
+	e := open(t, amgixnow.SyncName, engines.Config{URL: w.URL})
+	ctx := context.Background()
+	if err := e.Create(ctx, enginetest.Schema("text")); err != nil {
+		t.Fatal(err)
+	}
+	sameJSON(t, "create", w.TakeOne(t, "POST", "/v1/collections/text").Body,
+		`{"vectors":[{"name":"ft","type":"full_text","index_fields":["name","content"]}],"store_content":true}`)
+	if _, err := e.Search(ctx, engines.Query{Text: "red fox", K: 10}); err != nil {
+		t.Fatal(err)
+	}
+	if got := w.TakeOne(t, "POST", "/v1/collections/text/search").Body; string(got) != `{"query":"red fox","limit":10}` {
+		t.Errorf("search body %s", got)
+	}
+}
