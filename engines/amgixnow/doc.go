@@ -137,7 +137,13 @@
 // named in "vector_weights" is searched with weight 1 and one of weight 0
 // is skipped, so the driver names every arm of the collection, those a
 // query does not use with weight 0; a query that uses them all (the text
-// corpus's) sends no "vector_weights", as before. Amgix refuses a blank
+// corpus's) sends no weights, as before. The later source renamed the
+// member "vector_options" (SearchQuerySettings in src/models.rs, same
+// members; src/vectors/vectorizer.rs at 388bad3 searches only the arms it
+// lists with a weight other than 0); which name the 0.1.2 image reads is
+// not known, so the driver sends the same list under both names, and each
+// version ignores the member it does not know (neither struct denies
+// unknown fields). Amgix refuses a blank
 // "query" (validate_search_query), so a kNN sends "query": "knn", which no
 // searched arm reads. Each shape (layout.plan, which CheckQuery and Search
 // share):
@@ -288,13 +294,8 @@
 // (src/amgix.rs).
 //
 // Not confirmed: which of those source versions the v0.1.2 image was built
-// from, hence the search response's shape (both are parsed), whether the
-// search member is "vector_weights" (src/models.rs at 0808316, the
-// reference's reading) or "vector_options" (src/vectors/vectorizer.rs at
-// 388bad3, which also generates only the arms listed with a weight other
-// than 0; an image that ignores "vector_weights" would search every arm
-// and refuse a lookup without the query vector, which the live tests
-// would show), whether
+// from, hence the search response's shape (both are parsed) and the
+// weights' member name (both are sent), whether
 // …/documents and …/bulk are queued in it (the "route" and "bulk" options),
 // whether it binds 0.0.0.0 without AMGIX_NOW_LISTEN_ADDR, and whether it
 // checks API keys; what a delete answers for a missing collection; the

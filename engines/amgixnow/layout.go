@@ -271,8 +271,8 @@ func (l *layout) plan(q engines.Query) (searchRequest, error) {
 	}
 	// Every arm is listed, those not used with weight 0 (skipped by the
 	// server, src/qdrant.rs search): an arm left out would be searched with
-	// weight 1. A search of every arm sends none, as the text corpus always
-	// has.
+	// weight 1 in the source that reads vector_weights. A search of every
+	// arm sends none, as the text corpus always has.
 	all := l.arms()
 	if len(use) == len(all) {
 		return req, nil
@@ -284,5 +284,6 @@ func (l *layout) plan(q engines.Query) (searchRequest, error) {
 		}
 		req.VectorWeights = append(req.VectorWeights, vectorWeight{VectorName: a.vector, Field: a.field, Weight: w})
 	}
+	req.VectorOptions = req.VectorWeights
 	return req, nil
 }

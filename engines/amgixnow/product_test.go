@@ -71,13 +71,25 @@ func TestProductWire(t *testing.T) {
 			sku: `{"query":"IT-1","limit":10,"vector_weights":[
 				{"vector_name":"ft","field":"name","weight":0},{"vector_name":"ft","field":"description","weight":0},
 				{"vector_name":"ft","field":"content","weight":0},{"vector_name":"kw","field":"name","weight":1},
+				{"vector_name":"dense","field":"content","weight":0}],
+				"vector_options":[
+				{"vector_name":"ft","field":"name","weight":0},{"vector_name":"ft","field":"description","weight":0},
+				{"vector_name":"ft","field":"content","weight":0},{"vector_name":"kw","field":"name","weight":1},
 				{"vector_name":"dense","field":"content","weight":0}]}`,
 			knn: `{"query":"knn","limit":10,"vector_weights":[
 				{"vector_name":"ft","field":"name","weight":0},{"vector_name":"ft","field":"description","weight":0},
 				{"vector_name":"ft","field":"content","weight":0},{"vector_name":"kw","field":"name","weight":0},
 				{"vector_name":"dense","field":"content","weight":1}],
+				"vector_options":[
+				{"vector_name":"ft","field":"name","weight":0},{"vector_name":"ft","field":"description","weight":0},
+				{"vector_name":"ft","field":"content","weight":0},{"vector_name":"kw","field":"name","weight":0},
+				{"vector_name":"dense","field":"content","weight":1}],
 				"custom_vectors":[{"vector_name":"dense","vector":[1,0]}]}`,
 			cat: `{"query":"knn","limit":10,"vector_weights":[
+				{"vector_name":"ft","field":"name","weight":0},{"vector_name":"ft","field":"description","weight":0},
+				{"vector_name":"ft","field":"content","weight":0},{"vector_name":"kw","field":"name","weight":0},
+				{"vector_name":"dense","field":"content","weight":1}],
+				"vector_options":[
 				{"vector_name":"ft","field":"name","weight":0},{"vector_name":"ft","field":"description","weight":0},
 				{"vector_name":"ft","field":"content","weight":0},{"vector_name":"kw","field":"name","weight":0},
 				{"vector_name":"dense","field":"content","weight":1}],
@@ -87,9 +99,17 @@ func TestProductWire(t *testing.T) {
 				{"vector_name":"ft","field":"name","weight":0},{"vector_name":"ft","field":"description","weight":0},
 				{"vector_name":"ft","field":"content","weight":0},{"vector_name":"kw","field":"name","weight":0},
 				{"vector_name":"dense","field":"content","weight":1}],
+				"vector_options":[
+				{"vector_name":"ft","field":"name","weight":0},{"vector_name":"ft","field":"description","weight":0},
+				{"vector_name":"ft","field":"content","weight":0},{"vector_name":"kw","field":"name","weight":0},
+				{"vector_name":"dense","field":"content","weight":1}],
 				"custom_vectors":[{"vector_name":"dense","vector":[1,0]}],
 				"metadata_filter":{"and":[{"key":"price","op":"gte","value":10},{"key":"price","op":"lte","value":20.5}]}}`,
 			hybrid: `{"query":"red fox","limit":10,"vector_weights":[
+				{"vector_name":"ft","field":"name","weight":1},{"vector_name":"ft","field":"description","weight":1},
+				{"vector_name":"ft","field":"content","weight":1},{"vector_name":"kw","field":"name","weight":0},
+				{"vector_name":"dense","field":"content","weight":1}],
+				"vector_options":[
 				{"vector_name":"ft","field":"name","weight":1},{"vector_name":"ft","field":"description","weight":1},
 				{"vector_name":"ft","field":"content","weight":1},{"vector_name":"kw","field":"name","weight":0},
 				{"vector_name":"dense","field":"content","weight":1}],
@@ -108,6 +128,9 @@ func TestProductWire(t *testing.T) {
 			doc: `{"id":"1","timestamp":"TS","name":"IT-1","description":"a title","content":"a description",
 				"metadata":{"category":"electronics","price":12.5,"sku":"IT-1"}}`,
 			sku: `{"query":"IT-1","limit":10,"vector_weights":[
+				{"vector_name":"ft","field":"name","weight":0},{"vector_name":"ft","field":"description","weight":0},
+				{"vector_name":"ft","field":"content","weight":0},{"vector_name":"kw","field":"name","weight":1}],
+				"vector_options":[
 				{"vector_name":"ft","field":"name","weight":0},{"vector_name":"ft","field":"description","weight":0},
 				{"vector_name":"ft","field":"content","weight":0},{"vector_name":"kw","field":"name","weight":1}],
 				"metadata_filter":{"and":[{"key":"sku","op":"eq","value":"IT-1"}]}}`,

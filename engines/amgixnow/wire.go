@@ -91,9 +91,14 @@ func (l *layout) wireDocument(doc engines.Document, ts int64) (map[string]any, e
 // searchRequest is SearchQuery (src/models.rs): the members the driver
 // sends.
 type searchRequest struct {
-	Query          string          `json:"query"`
-	Limit          int             `json:"limit"`
-	VectorWeights  []vectorWeight  `json:"vector_weights,omitempty"`
+	Query         string         `json:"query"`
+	Limit         int            `json:"limit"`
+	VectorWeights []vectorWeight `json:"vector_weights,omitempty"`
+	// VectorOptions repeats VectorWeights under the later source's name
+	// (SearchQuerySettings.vector_options, VectorSearchOption: the same
+	// members): which one the 0.1.2 image reads is not known, and each
+	// version ignores the other's member (no deny_unknown_fields).
+	VectorOptions  []vectorWeight  `json:"vector_options,omitempty"`
 	CustomVectors  []customVector  `json:"custom_vectors,omitempty"`
 	MetadataFilter *metadataFilter `json:"metadata_filter,omitempty"`
 }

@@ -97,6 +97,7 @@ func TestProductSearches(t *testing.T) {
 			`,"metadata_filter":{"and":[{"key":"price","op":"gte","value":10},{"key":"price","op":"lte","value":20}]}}`, []string{"1", "3"}},
 		{"a whitespace lookup keeps the SKU whole", `{"query":"IT-1","limit":3,"vector_weights":` + weights("kw/name") + `}`, []string{"1"}},
 		{"a full_text lookup splits it", `{"query":"IT-1","limit":3,"vector_weights":` + weights("ft/name") + `}`, []string{"1", "2"}},
+		{"vector_options searches only the arms it lists", `{"query":"IT-1","limit":3,"vector_options":[{"vector_name":"kw","field":"name","weight":1}]}`, []string{"1"}},
 		{"hybrid fuses both", `{"query":"ball","limit":3,"vector_weights":` + weights("ft/name", "dense/content") + `,` + knn + `}`, []string{"3", "1", "2"}},
 	} {
 		if got := productSearch(t, f, tc.body); !slices.Equal(got, tc.want) {
@@ -132,6 +133,8 @@ func TestProductRejections(t *testing.T) {
 			`{"query":"x","vector_weights":[{"vector_name":"emb","field":"name","weight":1}]}`, 400, "Vector configuration 'emb' not found"},
 		{"an arm's field the vector lacks", "POST", "/v1/collections/p/search",
 			`{"query":"x","vector_weights":[{"vector_name":"kw","field":"content","weight":1}]}`, 400, "Field 'content' is not configured for vector 'kw'"},
+		{"vector_options names an arm the collection lacks", "POST", "/v1/collections/p/search",
+			`{"query":"x","vector_options":[{"vector_name":"emb","field":"name","weight":1}]}`, 400, "Vector configuration 'emb' not found"},
 		{"every arm by default, the dense one without a vector", "POST", "/v1/collections/p/search",
 			`{"query":"x"}`, 400, "not provided in query"},
 		{"a price that is not a number", "POST", "/v1/collections/p/documents/sync",

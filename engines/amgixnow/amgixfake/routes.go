@@ -713,6 +713,7 @@ type searchRequest struct {
 	Limit          *uint32         `json:"limit"`
 	FusionMode     *string         `json:"fusion_mode"`
 	VectorWeights  []vectorWeight  `json:"vector_weights"`
+	VectorOptions  []vectorWeight  `json:"vector_options"`
 	CustomVectors  []queryVector   `json:"custom_vectors"`
 	MetadataFilter json.RawMessage `json:"metadata_filter"`
 }
@@ -915,7 +916,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var results []searchResult
-	plain := req.VectorWeights == nil && req.CustomVectors == nil && filter == nil &&
+	plain := req.VectorWeights == nil && req.VectorOptions == nil && req.CustomVectors == nil && filter == nil &&
 		!slices.ContainsFunc(c.vectors, func(v vector) bool { return v.typ != "full_text" })
 	if plain {
 		results = c.search(*req.Query, int(limit))
@@ -926,7 +927,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 		}
 		var arms []searchArm
 		if msg == "" {
-			arms, msg = c.arms(*req.Query, req.VectorWeights, req.CustomVectors)
+			arms, msg = c.arms(*req.Query, req.VectorWeights, req.VectorOptions, req.CustomVectors)
 		}
 		if msg != "" {
 			s.mu.Unlock()
@@ -947,12 +948,18 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 // arms is the vectorization of a query (vectorize_search_query) and the
 // arm weights of src/qdrant.rs search: every (vector, field) pair of the
 // collection, with the weight vector_weights gives it (1 when it gives
-// none), those of weight 0 left out. A vector_weights entry naming a
+// none), those of weight 0 left out. The later source's vector_options
+// (src/vectors/vectorizer.rs at 388bad3), when given, wins, and only the
+// pairs it lists with a weight other than 0 are searched. A vector_weights entry naming a
 // vector or field the collection lacks is refused, and a dense_custom arm
 // needs the query's custom vector of the configured dimension
 // (CustomDenseVector.extract_for_query). Amgix answers these 400
 // (SearchError::Vectorization in src/main.rs at 04b08ea).
-func (c *collection) arms(query string, weights []vectorWeight, custom []queryVector) ([]searchArm, string) {
+func (c *collection) arms(query string, weights, options []vectorWeight, custom []queryVector) ([]searchArm, string) {
+	listedOnly := len(options) > 0
+	if listedOnly {
+		weights = options
+	}
 	weight := map[string]float64{}
 	for _, w := range weights {
 		i := slices.IndexFunc(c.vectors, func(v vector) bool { return v.name == strings.TrimSpace(w.VectorName) })
@@ -975,7 +982,10 @@ func (c *collection) arms(query string, weights []vectorWeight, custom []queryVe
 	for _, v := range c.vectors {
 		for _, f := range v.fields {
 			wt, listed := weight[armKey(v.name, f)]
-			if !listed {
+			switch {
+			case !listed && listedOnly:
+				continue
+			case !listed:
 				wt = 1
 			}
 			if wt == 0 {
