@@ -413,7 +413,7 @@ func TestOpenRejects(t *testing.T) {
 		name, want string
 		cfg        engines.Config
 	}{
-		{amgixnow.Name, "unknown option \"colour\" (known: bulk, pool, route, timeout, top_k)", engines.Config{Options: map[string]string{"colour": "red"}}},
+		{amgixnow.Name, "unknown option \"colour\" (known: bulk, exact, fields, pool, route, timeout, top_k)", engines.Config{Options: map[string]string{"colour": "red"}}},
 		{amgixnow.Name, "option timeout", engines.Config{Options: map[string]string{"timeout": "-1s"}}},
 		{amgixnow.Name, "option pool", engines.Config{Options: map[string]string{"pool": "0"}}},
 		{amgixnow.Name, "option route", engines.Config{Options: map[string]string{"route": "fast"}}},
@@ -441,8 +441,9 @@ func TestUnsupported(t *testing.T) {
 	e := open(t, amgixnow.SyncName, engines.Config{URL: f.URL})
 	ctx := context.Background()
 	for what, s := range map[string]engines.Schema{
-		"a field Amgix does not have": {Name: "s", Fields: []engines.FieldSpec{{Name: "title", Type: engines.Text}}},
-		"a tag field":                 {Name: "s", Fields: []engines.FieldSpec{{Name: "name", Type: engines.Tag}}},
+		"four text fields":  {Name: "s", Fields: []engines.FieldSpec{{Name: "a", Type: engines.Text}, {Name: "b", Type: engines.Text}, {Name: "c", Type: engines.Text}, {Name: "d", Type: engines.Text}}},
+		"two vector fields": {Name: "s", Fields: []engines.FieldSpec{{Name: "a", Type: engines.Vector, Dim: 2}, {Name: "b", Type: engines.Vector, Dim: 2}}},
+		"a tag field only":  {Name: "s", Fields: []engines.FieldSpec{{Name: "name", Type: engines.Tag}}},
 	} {
 		if err := e.Create(ctx, s); !errors.Is(err, engines.ErrUnsupported) {
 			t.Errorf("Create with %s: %v; want ErrUnsupported", what, err)
@@ -456,8 +457,9 @@ func TestUnsupported(t *testing.T) {
 	}
 	for _, q := range []engines.Query{
 		{Text: "a", K: amgixnow.MaxLimit + 1},
-		{Text: "a", K: 10, Field: "name"},
+		{Text: "a", K: 10, Field: "title"},
 		{Text: "a", K: 10, Vector: []float32{1}},
+		{K: 10, Filters: []engines.Filter{{Field: "x", Tag: "y"}}},
 		{Text: "a", K: 10, Filters: []engines.Filter{{Field: "x", Tag: "y"}}},
 	} {
 		if _, err := e.Search(ctx, q); !errors.Is(err, engines.ErrUnsupported) {

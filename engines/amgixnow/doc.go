@@ -17,15 +17,50 @@
 // # Collection
 //
 // Create deletes the collection if GET /v1/collections/{name}/exists says it
-// is there, then POSTs /v1/collections/{name} with one vector,
-// {"name": "ft", "type": "full_text", "index_fields": <the schema's text
-// fields>}, and "store_content": true — the published study's "full_text
-// tokenizer", everything else at the server's defaults (language "en",
-// top_k 128 terms kept per field and document). Amgix documents have three
-// fixed text fields, name, description and content; a schema field with
-// another name, or of another type, is refused with engines.ErrUnsupported.
-// Collection names and document IDs must match ^[a-zA-Z0-9_-]{1,100}$, as
-// Amgix requires.
+// is there, then POSTs /v1/collections/{name} with "store_content": true
+// and the vectors and metadata indexes the schema needs (CollectionConfig,
+// VectorConfig and MetadataIndex in src/models.rs; create_collection in
+// src/qdrant.rs), everything else at the server's defaults (language "en",
+// top_k 128 terms kept per field and document):
+//
+//   - Text fields → one vector {"name": "ft", "type": "full_text",
+//     "index_fields": <their document fields>}, the published study's
+//     "full_text tokenizer" (UAX#29 words, English stop words and Snowball
+//     stemming: tokenize_fulltext in src/amgix.rs). An Amgix document has
+//     three fixed text fields, name, description and content (DocumentField
+//     in src/common.rs): schema fields with those names keep them (the text
+//     corpus: name and content, the request unchanged); otherwise the
+//     schema's text fields take name, description and content in order —
+//     the products' sku, title and description. More than three text
+//     fields is ErrUnsupported.
+//   - The SKU: a schema text field named "sku" also gets {"name": "kw",
+//     "type": "whitespace", "index_fields": ["name"]}: lowercased, split on
+//     whitespace only, whole-token stop words (tokenize_whitespace), so
+//     "IT-500" is one token and the stop word "it" cannot eat its code, as
+//     full_text's word split would.
+//   - A Vector field → {"name": "dense", "type": "dense_custom",
+//     "index_fields": ["content"], "dimensions": Dim, "dense_distance":
+//     "cosine"}: Amgix stores the client's vector as a Qdrant named dense
+//     vector ("content_dense", size Dim, Distance::Cosine) with Qdrant's
+//     default HNSW parameters — create_collection sets no hnsw_config, so
+//     the embedded Qdrant's (v1.17.1) defaults apply: m 16, ef_construct
+//     100, full_scan_threshold_kb 10000, and segments under
+//     indexing_threshold_kb 10000 searched exactly (qdrant/qdrant:
+//     config/config.yaml; whether the image's Qdrant runs with that file
+//     unchanged was not confirmed). Amgix names
+//     every vector after a document field; "content" is only the slot's
+//     name. One vector field per schema; Dim 1 to 8192
+//     (MAX_VECTOR_DIMENSIONS).
+//   - Tag and Numeric fields → document metadata (a string; a bare JSON
+//     number) with "metadata_indexes": [{"key": <field>, "type":
+//     "string"}] (Qdrant's keyword payload index) and {"type": "float"}
+//     (Qdrant's float index) (create_metadata_index in src/qdrant.rs).
+//     Amgix checks an indexed key's value against the index's type on
+//     every write (validate_metadata_types in src/encoder.rs: "float" takes
+//     any number).
+//
+// Collection names, document IDs and metadata keys must match
+// ^[a-zA-Z0-9_-]{1,100}$, as Amgix requires.
 //
 // # Writes and timestamps
 //
@@ -86,16 +121,66 @@
 // reads the point from Qdrant: it sees what a search sees (with
 // AMGIX_NOW_SYNC_DB_WRITES=false, a write a little later). A missing
 // document is Amgix's 404 "Documents not found for document_ids: …",
-// engines.ErrNotFound.
+// engines.ErrNotFound. The text fields come back from their document
+// fields, tag and numeric fields from the metadata (bare, or {"value": v,
+// "type": t} as older storage keeps it); the vector is not in the answer.
 //
 // # Search
 //
-// POST /v1/collections/{name}/search {"query": Query.Text, "limit": Query.K}
-// and nothing else, so the server's defaults apply (every vector and field,
-// rrf fusion of the per-field rankings). Amgix's limit is 1 to 100: a larger
-// K is refused with engines.ErrUnsupported rather than answered with fewer
-// hits. Only free-text queries over every text field (Query.TextOnly).
-// Hits.Total is -1: Amgix does not count matches.
+// POST /v1/collections/{name}/search {"query": …, "limit": Query.K, …}
+// (SearchQuery in src/models.rs). Amgix searches one arm per (vector,
+// document field) pair, each with the same filter (Qdrant's filtered
+// search: the filter applies inside each arm's HNSW search, so a filtered
+// kNN is answered from the documents that pass, not filtered after), keeps
+// limit×1.5 hits per arm and fuses the arms by weighted reciprocal rank
+// ("fusion_mode": "rrf", the default; search in src/qdrant.rs). An arm not
+// named in "vector_weights" is searched with weight 1 and one of weight 0
+// is skipped, so the driver names every arm of the collection, those a
+// query does not use with weight 0; a query that uses them all (the text
+// corpus's) sends no weights, as before. The later source renamed the
+// member "vector_options" (SearchQuerySettings in src/models.rs, same
+// members; src/vectors/vectorizer.rs at 388bad3 searches only the arms it
+// lists with a weight other than 0); which name the 0.1.2 image reads is
+// not known, so the driver sends the same list under both names, and each
+// version ignores the member it does not know (neither struct denies
+// unknown fields). Amgix refuses a blank
+// "query" (validate_search_query), so a kNN sends "query": "knn", which no
+// searched arm reads. Each shape (layout.plan, which CheckQuery and Search
+// share):
+//
+//   - Text: the ft arm of every text field.
+//   - Text and Field (a SKU lookup, the freshness probe's marker in a
+//     title): the kw arm of the sku field; for another text field its ft
+//     arm. With option exact=metadata a sku lookup also sends
+//     "metadata_filter": {"and": [{"key": "sku", "op": "eq", "value":
+//     Text}]}, so only the exact SKU can answer.
+//   - Vector (kNN): the dense arm alone, with "custom_vectors":
+//     [{"vector_name": "dense", "vector": Vector}]
+//     (CustomDenseVector.extract_for_query).
+//   - Vector and Filters (filtered kNN): the same with "metadata_filter":
+//     {"and": [{"key": category, "op": "eq", "value": Tag}]} or, for a
+//     numeric field, {"op": "gte", "value": Min} and {"op": "lte",
+//     "value": Max} (Min ≤ v ≤ Max inclusive; convert_metadata_node in
+//     src/qdrant.rs makes a keyword match and a Qdrant range). Amgix
+//     refuses a filter key without a metadata index, and a string key with
+//     another op than eq or neq (validate_metadata_filter, 400).
+//   - Text and Vector (hybrid): every ft arm and the dense arm, fused by
+//     Amgix's own rrf.
+//   - Filters on a text search or a hybrid: the same metadata_filter.
+//   - Filters alone: ErrUnsupported (an Amgix search needs a query text).
+//
+// Refused with ErrUnsupported (CheckQuery says so before anything starts):
+// K above 100 (Amgix's limit is 1 to 100); a kNN or hybrid without an
+// indexed vector field; a text search, lookup or hybrid without indexed
+// text fields; a lookup in a field that is not a text field; a lookup with
+// a vector; a filter on a field that is not an indexed tag or numeric
+// field. A query vector of another dimension than the schema's is an error
+// of the call. Hits.Total is -1: Amgix does not count matches.
+//
+// Amgix Now also computes dense vectors itself ("dense_model": a Hugging
+// Face model run by embed_anything, src/vectors/dense_model.rs); the
+// driver uses only the client's vectors (dense_custom), since the study
+// supplies its embeddings.
 //
 // # Other capabilities
 //
@@ -116,9 +201,9 @@
 //
 // Attach (engines.Attacher, for the shards of a sharded run other than
 // shard 0) asks GET /v1/collections/{name}/exists, then the configuration
-// (GET /v1/collections/{name}), which must be Create's one full_text vector
-// over the schema's fields, storing content (and the top_k option, when
-// set). Nothing is changed on the server. Each shard stamps its writes from
+// (GET /v1/collections/{name}), whose vectors and metadata indexes must be
+// Create's, storing content (and the top_k option, when set). Nothing is
+// changed on the server. Each shard stamps its writes from
 // its own clock, so a write of a document another shard stamped later is
 // skipped and counted as stale (see Writes and timestamps).
 //
@@ -168,6 +253,18 @@
 //     strconv.ParseBool too), as above.
 //   - top_k: terms Amgix keeps per field and document (1 to 10000); default
 //     not sent (the server's 128, which truncates long content).
+//   - fields: the schema field types the collection indexes, from text,
+//     tag, numeric and vector, comma-separated (default all; text or vector
+//     among them: a collection needs a vector). A tag, numeric or vector
+//     field left out is not sent; text left out is stored without its
+//     vectors. Study B's vector-cost experiment compares text,tag,numeric
+//     with text,tag,numeric,vector. A query the index cannot answer is
+//     refused (CheckQuery).
+//   - exact: "vector" (default: SKU lookups on the whitespace kw vector) or
+//     "metadata": the SKU also kept as a metadata string with Qdrant's
+//     keyword payload index, which lookups filter on — a second
+//     exact-match structure on the same documents (the exact-index
+//     experiment).
 //
 // # What was confirmed, and what was not
 //
@@ -187,8 +284,18 @@
 // 04b08ea and 4686706; at 38b16d6 writes always wait and the variable is not
 // read).
 //
+// The product surface was read in the same source: dense_custom and the
+// documents' and queries' custom vectors (src/vectors/dense_custom.rs,
+// src/vectors/vectorizer.rs), metadata and metadata_indexes
+// (src/validation.rs, src/qdrant.rs), metadata_filter and its checks
+// (src/encoder.rs validate_metadata_filter; 400 for a filter error or a
+// vectorization error, src/main.rs at 04b08ea), vector_weights and the
+// rrf fusion (src/qdrant.rs search), the whitespace tokenizer
+// (src/amgix.rs).
+//
 // Not confirmed: which of those source versions the v0.1.2 image was built
-// from, hence the search response's shape (both are parsed), whether
+// from, hence the search response's shape (both are parsed) and the
+// weights' member name (both are sent), whether
 // …/documents and …/bulk are queued in it (the "route" and "bulk" options),
 // whether it binds 0.0.0.0 without AMGIX_NOW_LISTEN_ADDR, and whether it
 // checks API keys; what a delete answers for a missing collection; the

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
-	"slices"
 	"strings"
 
 	"github.com/searchbench/searchbench/engines"
@@ -30,7 +29,7 @@ type driver struct {
 }
 
 func (d driver) Describe() engines.Description {
-	s := "Amgix Now 0.1.2 (REST): full_text vector over the text fields, limit = k; writes with strictly increasing timestamps, skipped writes detected"
+	s := "Amgix Now 0.1.2 (REST): full_text vector over the text fields, whitespace vector over the SKU, the client's embedding as a dense_custom cosine vector, tag and numeric fields as indexed metadata filtered inside the kNN; hybrid by Amgix's rrf; limit = k; writes with strictly increasing timestamps, skipped writes detected"
 	if d.vis == engines.Searchable {
 		s += "; server with AMGIX_NOW_SYNC_DB_WRITES=true, a write returns once searchable"
 	} else {
@@ -45,10 +44,31 @@ func (d driver) CheckConfig(cfg engines.Config) error {
 	return err
 }
 
-// CheckSchema refuses a schema Create would (engines.SchemaChecker): the
-// text fields of an Amgix document only.
-func (d driver) CheckSchema(_ engines.Config, schema engines.Schema) error {
-	_, err := checkSchema(d.name, schema)
+// CheckSchema refuses a schema Create would (engines.SchemaChecker), under
+// cfg's options.
+func (d driver) CheckSchema(cfg engines.Config, schema engines.Schema) error {
+	o, err := d.check(cfg)
+	if err != nil {
+		return err
+	}
+	_, err = newLayout(d.name, schema, o)
+	return err
+}
+
+var _ engines.QueryChecker = driver{}
+
+// CheckQuery says whether a collection of schema, under cfg's options, can
+// answer a query shaped like q: Search's own check (layout.plan).
+func (d driver) CheckQuery(cfg engines.Config, schema engines.Schema, q engines.Query) error {
+	o, err := d.check(cfg)
+	if err != nil {
+		return err
+	}
+	l, err := newLayout(d.name, schema, o)
+	if err != nil {
+		return err
+	}
+	_, err = l.plan(q)
 	return err
 }
 
@@ -104,31 +124,4 @@ func invalidName(what, s string) error {
 		return fmt.Errorf("%s %q is not valid in Amgix (a-z A-Z 0-9 - _, 1 to 100 characters)", what, s)
 	}
 	return nil
-}
-
-// documentFields are Amgix's text fields, the only ones a vector can index.
-var documentFields = []string{"name", "description", "content"}
-
-// checkSchema is the text fields of schema, which must all be Amgix
-// document fields, and the collection's name checked.
-func checkSchema(driver string, schema engines.Schema) ([]string, error) {
-	var fields []string
-	for _, f := range schema.Fields {
-		switch {
-		case f.Type != engines.Text:
-			return nil, engines.RefuseSchema(driver, "field %s: type %s: %w (text only)", f.Name, f.Type, engines.ErrUnsupported)
-		case !slices.Contains(documentFields, f.Name):
-			return nil, engines.RefuseSchema(driver, "field %q: %w (Amgix documents have the text fields %s)", f.Name, engines.ErrUnsupported, strings.Join(documentFields, ", "))
-		case slices.Contains(fields, f.Name):
-			return nil, engines.RefuseSchema(driver, "field %q twice", f.Name)
-		}
-		fields = append(fields, f.Name)
-	}
-	if len(fields) == 0 {
-		return nil, engines.RefuseSchema(driver, "schema has no text field")
-	}
-	if err := invalidName("collection name", schema.Name); err != nil {
-		return nil, engines.RefuseSchema(driver, "%w", err)
-	}
-	return fields, nil
 }

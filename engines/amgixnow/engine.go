@@ -34,7 +34,7 @@ type Engine struct {
 
 	mu         sync.RWMutex // guards the collection against Create
 	collection string
-	fields     []string
+	layout     *layout
 
 	skipped, superseded atomic.Int64
 }
@@ -52,7 +52,7 @@ func (e *Engine) checkName(what, s string) error { return checkName(e.name, what
 
 // Create replaces the collection.
 func (e *Engine) Create(ctx context.Context, schema engines.Schema) error {
-	fields, path, exists, err := e.lookup(ctx, schema, "create")
+	l, path, exists, err := e.lookup(ctx, schema, "create")
 	if err != nil {
 		return err
 	}
@@ -62,8 +62,9 @@ func (e *Engine) Create(ctx context.Context, schema engines.Schema) error {
 		}
 	}
 	body, err := encode(collectionConfig{
-		Vectors:      []vectorConfig{{Name: VectorName, Type: "full_text", IndexFields: fields, TopK: e.opts.topK}},
-		StoreContent: true,
+		Vectors:         l.vectors(e.opts.topK),
+		StoreContent:    true,
+		MetadataIndexes: l.metadataIndexes(),
 	})
 	if err == nil {
 		err = e.api(ctx, http.MethodPost, path, body, e.answer(nil))
@@ -73,7 +74,7 @@ func (e *Engine) Create(ctx context.Context, schema engines.Schema) error {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.collection, e.fields = schema.Name, fields
+	e.collection, e.layout = schema.Name, l
 	e.skipped.Store(0)
 	e.superseded.Store(0)
 	return nil
@@ -82,11 +83,11 @@ func (e *Engine) Create(ctx context.Context, schema engines.Schema) error {
 // Attach uses the collection another process created. GET
 // /v1/collections/{name}/exists answers {"exists": false} for one that is
 // not there (collection_exists in src/main.rs); GET /v1/collections/{name}
-// answers its configuration (get_collection_config), whose one vector must
-// be Create's: full_text over the schema's text fields, storing content,
-// and the top_k option when it is set.
+// answers its configuration (get_collection_config), whose vectors and
+// metadata indexes must be Create's, storing content, with the top_k
+// option when it is set.
 func (e *Engine) Attach(ctx context.Context, schema engines.Schema) error {
-	fields, path, exists, err := e.lookup(ctx, schema, "attach to")
+	l, path, exists, err := e.lookup(ctx, schema, "attach to")
 	if err != nil {
 		return err
 	}
@@ -97,20 +98,20 @@ func (e *Engine) Attach(ctx context.Context, schema engines.Schema) error {
 	if err := e.api(ctx, http.MethodGet, path, nil, e.keep(&data)); err != nil {
 		return fmt.Errorf("%s: attach to %s: %w", e.name, schema.Name, err)
 	}
-	if err := checkConfig(data, fields, e.opts.topK); err != nil {
+	if err := l.checkConfig(data, e.opts.topK); err != nil {
 		return fmt.Errorf("%s: attach to %s: %w", e.name, schema.Name, err)
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.collection, e.fields = schema.Name, fields
+	e.collection, e.layout = schema.Name, l
 	return nil
 }
 
 // lookup checks the schema and its collection's name, and asks whether the
-// collection exists: the text fields Create indexes, the collection's path,
-// and the answer. doing names the call in errors ("create").
-func (e *Engine) lookup(ctx context.Context, schema engines.Schema, doing string) (fields []string, path string, exists bool, err error) {
-	if fields, err = checkSchema(e.name, schema); err != nil {
+// collection exists: the schema's layout, the collection's path, and the
+// answer. doing names the call in errors ("create").
+func (e *Engine) lookup(ctx context.Context, schema engines.Schema, doing string) (l *layout, path string, exists bool, err error) {
+	if l, err = newLayout(e.name, schema, e.opts); err != nil {
 		return nil, "", false, err
 	}
 	path = collectionPath(schema.Name)
@@ -121,16 +122,16 @@ func (e *Engine) lookup(ctx context.Context, schema engines.Schema, doing string
 	if exists, err = ParseExists(data); err != nil {
 		return nil, "", false, fmt.Errorf("%s: %s %s: %w", e.name, doing, schema.Name, err)
 	}
-	return fields, path, exists, nil
+	return l, path, exists, nil
 }
 
-func (e *Engine) state() (string, []string, error) {
+func (e *Engine) state() (string, *layout, error) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	if e.collection == "" {
 		return "", nil, fmt.Errorf("%s: no collection: Create was not called", e.name)
 	}
-	return e.collection, e.fields, nil
+	return e.collection, e.layout, nil
 }
 
 // route returns the write route's suffix.
@@ -143,7 +144,7 @@ func (e *Engine) route() string {
 
 // Upsert writes one document.
 func (e *Engine) Upsert(ctx context.Context, doc engines.Document) error {
-	coll, fields, err := e.state()
+	coll, l, err := e.state()
 	if err != nil {
 		return err
 	}
@@ -153,7 +154,11 @@ func (e *Engine) Upsert(ctx context.Context, doc engines.Document) error {
 	w := e.tracker.begin(e.clock, coll, doc.ID)
 	defer w.end()
 	var skipped []string
-	body, err := encode(wireDocument(doc, fields, w.ts))
+	wd, err := l.wireDocument(doc, w.ts)
+	var body []byte
+	if err == nil {
+		body, err = encode(wd)
+	}
 	if err == nil {
 		err = e.call(ctx, http.MethodPost, collectionPath(coll)+"/documents"+e.route(), body, e.written(&skipped))
 	}
@@ -208,7 +213,7 @@ func (e *Engine) UpsertBatch(ctx context.Context, docs []engines.Document) error
 }
 
 func (e *Engine) bulk(ctx context.Context, docs []engines.Document) error {
-	coll, fields, err := e.state()
+	coll, l, err := e.state()
 	if err != nil {
 		return err
 	}
@@ -217,14 +222,16 @@ func (e *Engine) bulk(ctx context.Context, docs []engines.Document) error {
 			return err
 		}
 	}
+	what := fmt.Sprintf("bulk upsert of %d from %s", len(docs), docs[0].ID)
 	ws := make([]write, len(docs))
-	batch := bulkRequest{make([]map[string]string, len(docs))}
+	batch := bulkRequest{make([]map[string]any, len(docs))}
 	for i, d := range docs {
 		ws[i] = e.tracker.begin(e.clock, coll, d.ID)
 		defer ws[i].end()
-		batch.Documents[i] = wireDocument(d, fields, ws[i].ts)
+		if batch.Documents[i], err = l.wireDocument(d, ws[i].ts); err != nil {
+			return fmt.Errorf("%s: %s: %s: %w", e.name, what, d.ID, err)
+		}
 	}
-	what := fmt.Sprintf("bulk upsert of %d from %s", len(docs), docs[0].ID)
 	var skipped []string
 	body, err := encode(batch)
 	if err == nil {
@@ -294,20 +301,16 @@ var _ engines.Getter = (*Engine)(nil)
 // store_content is true), tags, metadata — of which the schema's text
 // fields are read.
 func (e *Engine) Get(ctx context.Context, id string) (engines.Document, error) {
-	coll, fields, err := e.state()
+	coll, l, err := e.state()
 	if err != nil {
 		return engines.Document{}, err
 	}
 	if err := e.checkName("document ID", id); err != nil {
 		return engines.Document{}, err
 	}
-	specs := make([]engines.FieldSpec, len(fields))
-	for i, f := range fields {
-		specs[i] = engines.FieldSpec{Name: f, Type: engines.Text}
-	}
 	var doc engines.Document
 	err = e.call(ctx, http.MethodGet, collectionPath(coll)+"/documents/"+id, nil, e.answer(func(answer []byte) (err error) {
-		if doc, err = httpwire.DecodeDocument(answer, "id", id, specs); err != nil {
+		if doc, err = l.parseDocument(answer, id); err != nil {
 			return fmt.Errorf("malformed response: %w", err)
 		}
 		return nil
@@ -318,23 +321,24 @@ func (e *Engine) Get(ctx context.Context, id string) (engines.Document, error) {
 	return doc, nil
 }
 
-// Search runs q with limit = q.K.
+// Search runs q with limit = q.K, as plan lays it out (the package doc
+// says how each shape is asked).
 func (e *Engine) Search(ctx context.Context, q engines.Query) (engines.Hits, error) {
-	if err := q.TextOnly(); err != nil {
-		return engines.Hits{}, fmt.Errorf("%s: %w", e.name, err)
-	}
-	switch {
-	case q.K < 1:
-		return engines.Hits{}, fmt.Errorf("%s: search k=%d: must be at least 1", e.name, q.K)
-	case q.K > MaxLimit:
-		return engines.Hits{}, fmt.Errorf("%s: search k=%d: %w (Amgix returns at most %d hits)", e.name, q.K, engines.ErrUnsupported, MaxLimit)
-	}
-	coll, _, err := e.state()
+	coll, l, err := e.state()
 	if err != nil {
 		return engines.Hits{}, err
 	}
+	req, err := l.plan(q)
+	switch {
+	case err != nil:
+		return engines.Hits{}, fmt.Errorf("%s: %w", e.name, err)
+	case q.K < 1:
+		return engines.Hits{}, fmt.Errorf("%s: search k=%d: must be at least 1", e.name, q.K)
+	case q.Vector != nil && len(q.Vector) != l.dim:
+		return engines.Hits{}, fmt.Errorf("%s: search: the query vector has %d dimensions; the collection's have %d", e.name, len(q.Vector), l.dim)
+	}
 	var ids []string
-	body, err := encode(searchRequest{Query: q.Text, Limit: q.K})
+	body, err := encode(req)
 	if err == nil {
 		err = e.call(ctx, http.MethodPost, collectionPath(coll)+"/search", body, e.answer(func(answer []byte) (err error) {
 			if ids, err = ParseSearch(answer, q.K); err != nil {
@@ -344,7 +348,7 @@ func (e *Engine) Search(ctx context.Context, q engines.Query) (engines.Hits, err
 		}))
 	}
 	if err != nil {
-		return engines.Hits{}, fmt.Errorf("%s: search %q: %w", e.name, q.Text, err)
+		return engines.Hits{}, fmt.Errorf("%s: %s search %q: %w", e.name, q.Shape(), q.Text, err)
 	}
 	return engines.Hits{IDs: ids, Total: -1}, nil
 }

@@ -28,3 +28,13 @@ func TestLive(t *testing.T) {
 		})
 	}
 }
+
+// The product query kinds on the official image (or the server named by
+// SEARCHBENCH_AMGIX_NOW_SYNC_URL), as against the fake: filtered kNN inside
+// the filter, SKU lookups exact, hybrid holding both kinds of match, Get
+// reading the tag and the price back.
+func TestLiveProducts(t *testing.T) {
+	url, _ := containertest.Server(t, amgixnow.SyncName, container.Options{CPUs: 2})
+	e, src := loadedAt(t, url, nil, 300, 8)
+	productQueries(t, e, src)
+}

@@ -1,7 +1,9 @@
 package amgixnow
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/searchbench/searchbench/engines"
@@ -19,8 +21,16 @@ const (
 	MaxBulk        = 100 // Amgix's MAX_BULK_UPLOAD
 	maxTopK        = 10000
 	singleWriters  = 16 // concurrent single writes of UpsertBatch with bulk=false
-	// VectorName is the collection's one vector.
+	// VectorName is the full_text vector over the text fields.
 	VectorName = "ft"
+	// ExactVector is the whitespace vector over the lookup field (the SKU).
+	ExactVector = "kw"
+	// DenseVector is the dense_custom vector holding the schema's vector
+	// field.
+	DenseVector = "dense"
+	// LookupField is the schema text field that gets ExactVector.
+	LookupField = "sku"
+	maxDims     = 8192 // Amgix's MAX_VECTOR_DIMENSIONS
 )
 
 // maxPool bounds the pool option: far above any level a run reaches.
@@ -32,6 +42,34 @@ type options struct {
 	queued  bool
 	bulk    bool
 	topK    int
+	// types are the schema field types the collection indexes (option
+	// fields); a type left out is not sent (tag, numeric, vector) or only
+	// stored (text).
+	types map[engines.FieldType]bool
+	// exactMeta (option exact=metadata) also keeps the lookup field as a
+	// keyword-indexed metadata string, which a lookup filters on.
+	exactMeta bool
+}
+
+// fieldTypeNames are the values of the fields option.
+var fieldTypeNames = map[string]engines.FieldType{"text": engines.Text, "tag": engines.Tag, "numeric": engines.Numeric, "vector": engines.Vector}
+
+// parseFieldTypes reads the fields option: field types, comma-separated,
+// each once, text or vector among them (an Amgix collection needs a
+// vector).
+func parseFieldTypes(v string) (map[engines.FieldType]bool, error) {
+	out := map[engines.FieldType]bool{}
+	for _, name := range strings.Split(v, ",") {
+		t, ok := fieldTypeNames[strings.TrimSpace(name)]
+		if !ok || out[t] {
+			return nil, errors.New("must list field types from text, tag, numeric and vector, each once, comma-separated")
+		}
+		out[t] = true
+	}
+	if !out[engines.Text] && !out[engines.Vector] {
+		return nil, errors.New("must include text or vector: an Amgix collection needs at least one vector")
+	}
+	return out, nil
 }
 
 // parseOptions reads Config.Options (the package doc lists them).
@@ -43,6 +81,10 @@ func parseOptions(driver string, raw map[string]string) (options, error) {
 		queued:  r.Enum("route", "sync", "sync", "queued") == "queued",
 		bulk:    r.Bool("bulk", true),
 		topK:    r.Int("top_k", 0, 1, maxTopK),
+		types: config.Value(r, "fields", map[engines.FieldType]bool{
+			engines.Text: true, engines.Tag: true, engines.Numeric: true, engines.Vector: true,
+		}, parseFieldTypes),
+		exactMeta: r.Enum("exact", "vector", "vector", "metadata") == "metadata",
 	}
 	return o, r.Err()
 }

@@ -14,25 +14,30 @@
 //     stored document's is skipped and reported as {"ok": true,
 //     "skipped": [id]} (upserts and deletes), exactly the trap the driver
 //     must detect. A missing document's delete answers {"ok": true}.
+//
 //   - Default mode: a write is acknowledged before it is searchable (Amgix
 //     with AMGIX_NOW_SYNC_DB_WRITES=false, Qdrant wait=false): it reaches
 //     the searchable index IndexDelay later (50 ms unless set). Sync():
 //     searchable when the call returns. The stale check always sees the
 //     newest stored write.
+//
 //   - The collection's doc_count (GET …/stats) is Amgix's own statistic,
 //     updated by a background batcher that flushes up to STATS_BATCH_WAIT
 //     (200 ms) after a write (StatsUpdateBatcher in src/encoder.rs: enqueue
 //     "does not wait for Qdrant stats persistence"): it counts a write
 //     StatsDelay after it was applied (200 ms unless set), new documents
 //     up, deleted ones down.
+//
 //   - QueuedRoutes(): the later source's (38b16d6) queued routes — POST
 //     …/documents, …/documents/bulk and DELETE …/documents/{id} answer
 //     {"ok": true} at once, never report a skipped write, and apply the write
 //     IndexDelay later; the /sync routes write at once. Without it both route
 //     families are the same handler, as at 04b08ea and 4686706.
+//
 //   - GET …/documents/{id} reads a document as Qdrant holds it (after the
 //     index delay, as a search does): 404 "Documents not found for
 //     document_ids: <id>" when missing.
+//
 //   - Rejections with Amgix's codes and {"detail": ...} bodies: a malformed
 //     body 400, a body of the wrong shape or a value out of range 422 (a
 //     missing timestamp included: axum answers serde's "missing field" with
@@ -41,10 +46,22 @@
 //     creating an existing one 409, limit outside 1..100 422, more than 100
 //     documents in a bulk call 422, a missing or wrong API key 401.
 //
+//   - The product surface: whitespace vectors (lowercased, split on
+//     whitespace only) and dense_custom vectors (dimensions required, the
+//     client's vector on each write and in each query of the right
+//     dimension, cosine), metadata with metadata_indexes (an indexed key's
+//     value of the index's type), and searches by arms — every (vector,
+//     field) pair, weighted by vector_weights (1 when not listed, skipped
+//     at 0), each ranking only the documents passing metadata_filter
+//     (JSON form; eq, gt, gte, lt, lte, and, or, not; keys must be indexed,
+//     string keys eq/neq only), dense arms exactly by cosine similarity,
+//     fused by weighted reciprocal rank (k 60). Vectorization and filter
+//     errors are 400 {"detail": …}, as src/main.rs answers them.
+//
 // Not modelled: stemming, stop words, a vector's top_k term limit, scores
-// beyond the count of words held, the other vector types (refused with 400
-// by the fake, not by Amgix), metadata, tags, filters, and the routes the
-// driver does not call.
+// beyond the count of words held (sparse) and cosine (dense), the other
+// vector types and distances (refused with 400 by the fake, not by Amgix),
+// tags, string filters, and the routes the driver does not call.
 //
 // Test hooks for fault tests: Inject answers requests with a status (429
 // or 503, as Amgix's full queues and stopped workers do), holds them or

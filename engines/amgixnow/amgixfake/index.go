@@ -2,6 +2,7 @@ package amgixfake
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -10,9 +11,11 @@ import (
 
 type vector struct {
 	name   string
+	typ    string // full_text, whitespace or dense_custom
 	topK   int
 	fields []string
 	lang   string
+	dims   int // dense_custom
 }
 
 type doc struct {
@@ -20,12 +23,19 @@ type doc struct {
 	ts      time.Time
 	text    map[string]string
 	deleted bool
-	// terms[field] is the set of the field's words (tokens).
+	// terms[arm] is the set of a sparse arm's tokens (arm: vector/field).
 	terms map[string]map[string]bool
+	// meta is the metadata: string, float64 or bool values.
+	meta map[string]any
+	// dense[vector name] is the document's custom dense vector.
+	dense map[string][]float32
+	// custom is what the write carried, until vectorize reads it.
+	custom []wireCustomVector
 }
 
 type collection struct {
 	vectors      []vector
+	metaIndexes  map[string]string // metadata key → index type
 	storeContent bool
 	stored       map[string]*doc // newest write per document: the stale check
 	visible      map[string]*doc // what a search sees
@@ -64,18 +74,34 @@ func tokens(s string) []string {
 	})
 }
 
-// index computes d's terms per indexed field.
+// whitespaceTokens is the whitespace vector's tokenizer: lowercased
+// (keep_case false), split on whitespace only (tokenize_whitespace in
+// src/amgix.rs), so "IT-500" stays one token.
+func whitespaceTokens(s string) []string { return strings.Fields(strings.ToLower(s)) }
+
+// tokenize is a sparse vector type's tokenizer.
+func (v vector) tokenize(s string) []string {
+	if v.typ == "whitespace" {
+		return whitespaceTokens(s)
+	}
+	return tokens(s)
+}
+
+func armKey(vector, field string) string { return vector + "/" + field }
+
+// index computes d's terms per sparse arm.
 func (c *collection) index(d *doc) {
 	d.terms = map[string]map[string]bool{}
 	for _, v := range c.vectors {
+		if v.typ == "dense_custom" {
+			continue
+		}
 		for _, f := range v.fields {
-			if _, done := d.terms[f]; done {
-				continue
+			terms := map[string]bool{}
+			for _, t := range v.tokenize(d.text[f]) {
+				terms[t] = true
 			}
-			d.terms[f] = map[string]bool{}
-			for _, t := range tokens(d.text[f]) {
-				d.terms[f][t] = true
-			}
+			d.terms[armKey(v.name, f)] = terms
 		}
 	}
 }
@@ -85,15 +111,19 @@ type ranked struct {
 	score float64
 }
 
-// fieldRanking is every visible document holding a query word in field,
-// scored by how many of the words it holds, best first (ties by ID): the
-// query's words are OR-ed, as a sparse dot product does.
-func (c *collection) fieldRanking(field string, query []string) []ranked {
+// fieldRanking is every visible document passing keep and holding a
+// query word in the sparse arm key, scored by how many of the words it
+// holds, best first (ties by ID): the query's words are OR-ed, as a sparse
+// dot product does.
+func (c *collection) fieldRanking(key string, query []string, keep func(*doc) bool) []ranked {
 	var out []ranked
 	for id, d := range c.visible {
+		if !keep(d) {
+			continue
+		}
 		n := 0
 		for _, q := range query {
-			if d.terms[field][q] {
+			if d.terms[key][q] {
 				n++
 			}
 		}
@@ -122,7 +152,7 @@ func (c *collection) search(q string, limit int) []searchResult {
 	scores := map[string][]vectorScore{}
 	for _, v := range c.vectors {
 		for _, f := range v.fields {
-			for i, r := range c.fieldRanking(f, query) {
+			for i, r := range c.fieldRanking(armKey(v.name, f), query, func(*doc) bool { return true }) {
 				scores[r.id] = append(scores[r.id], vectorScore{Field: f, Vector: v.name, Score: r.score, Rank: i + 1})
 			}
 		}
@@ -134,15 +164,93 @@ func (c *collection) search(q string, limit int) []searchResult {
 	sortRanked(order)
 	out := []searchResult{}
 	for _, r := range order[:min(limit, len(order))] {
-		d := c.visible[r.id]
-		res := searchResult{ID: d.id, Timestamp: d.ts, Score: r.score, VectorScores: scores[r.id]}
-		res.Name, res.Description = text(d, "name"), text(d, "description")
-		if c.storeContent {
-			res.Content = text(d, "content")
-		}
-		out = append(out, res)
+		out = append(out, c.result(c.visible[r.id], r.score, scores[r.id]))
 	}
 	return out
+}
+
+func (c *collection) result(d *doc, score float64, vs []vectorScore) searchResult {
+	res := searchResult{ID: d.id, Timestamp: d.ts, Score: score, VectorScores: vs, Metadata: d.meta}
+	res.Name, res.Description = text(d, "name"), text(d, "description")
+	if c.storeContent {
+		res.Content = text(d, "content")
+	}
+	return res
+}
+
+// searchArm is one arm of an arm-wise search: a sparse arm's query tokens
+// or a dense arm's query vector, and its weight in the fusion.
+type searchArm struct {
+	vector vector
+	field  string
+	words  []string
+	dense  []float32
+	weight float64
+}
+
+// rrfK is the reciprocal-rank constant of the fake's fusion (Amgix's own
+// rrf_fuse in src/functions.rs was not read; the fake's ranks matter only
+// in that both kinds of match reach the answer).
+const rrfK = 60
+
+// armSearch is search by arms, as src/qdrant.rs search does: each arm
+// ranks the documents passing keep (a filter inside the arm's own search:
+// Qdrant's filtered search, not a filter of its answer), keeping
+// limit*1.5 (SEARCH_PREFETCH_MULTIPLIER); the rankings are fused by
+// weighted reciprocal rank, best first, ties by ID.
+func (c *collection) armSearch(arms []searchArm, limit int, keep func(*doc) bool) []searchResult {
+	prefetch := int(float64(limit) * 1.5)
+	fused := map[string]float64{}
+	scores := map[string][]vectorScore{}
+	for _, a := range arms {
+		var ranking []ranked
+		if a.dense != nil {
+			ranking = c.denseRanking(a.vector.name, a.dense, keep)
+		} else {
+			ranking = c.fieldRanking(armKey(a.vector.name, a.field), unique(a.words), keep)
+		}
+		for i, r := range ranking[:min(prefetch, len(ranking))] {
+			fused[r.id] += a.weight / float64(rrfK+i+1)
+			scores[r.id] = append(scores[r.id], vectorScore{Field: a.field, Vector: a.vector.name, Score: r.score, Rank: i + 1})
+		}
+	}
+	order := make([]ranked, 0, len(fused))
+	for id, s := range fused {
+		order = append(order, ranked{id, s})
+	}
+	sortRanked(order)
+	out := []searchResult{}
+	for _, r := range order[:min(limit, len(order))] {
+		out = append(out, c.result(c.visible[r.id], r.score, scores[r.id]))
+	}
+	return out
+}
+
+// denseRanking is every visible document passing keep with a vector in
+// the named dense vector, by cosine similarity to q, best first: exact,
+// where Qdrant's HNSW is approximate.
+func (c *collection) denseRanking(name string, q []float32, keep func(*doc) bool) []ranked {
+	var out []ranked
+	for id, d := range c.visible {
+		if v, ok := d.dense[name]; ok && keep(d) {
+			out = append(out, ranked{id, cosine(q, v)})
+		}
+	}
+	sortRanked(out)
+	return out
+}
+
+func cosine(a, b []float32) float64 {
+	var dot, na, nb float64
+	for i := range a {
+		dot += float64(a[i]) * float64(b[i])
+		na += float64(a[i]) * float64(a[i])
+		nb += float64(b[i]) * float64(b[i])
+	}
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return dot / math.Sqrt(na*nb)
 }
 
 // holds is how many of the words d holds in any indexed field.

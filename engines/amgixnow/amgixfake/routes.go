@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -12,17 +13,34 @@ import (
 // --- collections -------------------------------------------------------------
 
 type vectorConfig struct {
-	Name         string   `json:"name"`
-	Type         string   `json:"type"`
-	IndexFields  []string `json:"index_fields"`
-	TopK         *int64   `json:"top_k"`
-	LanguageCode *string  `json:"language_default_code"`
+	Name          string   `json:"name"`
+	Type          string   `json:"type"`
+	IndexFields   []string `json:"index_fields"`
+	TopK          *int64   `json:"top_k"`
+	LanguageCode  *string  `json:"language_default_code"`
+	Dimensions    *int64   `json:"dimensions"`
+	DenseDistance *string  `json:"dense_distance"`
+}
+
+type metadataIndex struct {
+	Key  string `json:"key"`
+	Type string `json:"type"`
 }
 
 type collectionConfig struct {
-	Vectors      []vectorConfig `json:"vectors"`
-	StoreContent *bool          `json:"store_content"`
+	Vectors         []vectorConfig  `json:"vectors"`
+	StoreContent    *bool           `json:"store_content"`
+	MetadataIndexes []metadataIndex `json:"metadata_indexes"`
 }
+
+// modelledTypes are the vector types the fake indexes.
+var modelledTypes = []string{"full_text", "whitespace", "dense_custom"}
+
+// metaTypes are the metadata types Amgix allows (validate_metadata_index).
+var metaTypes = []string{"string", "integer", "float", "boolean", "datetime"}
+
+// maxDimensions is MAX_VECTOR_DIMENSIONS.
+const maxDimensions = 8192
 
 // vectorTypes are Amgix's VectorType literals (src/common.rs), "keyword"
 // being an alias of "wmtr".
@@ -73,9 +91,18 @@ func newCollection(cfg collectionConfig) (*collection, string, int) {
 	const bad = http.StatusUnprocessableEntity
 	if len(cfg.Vectors) == 0 {
 		// Amgix substitutes a "noop" vector, which indexes nothing.
-		return nil, "amgixfake: only full_text vectors are modelled (no vectors given)", http.StatusBadRequest
+		return nil, "amgixfake: no vectors given: Amgix's noop vector is not modelled", http.StatusBadRequest
 	}
-	c := &collection{stored: map[string]*doc{}, visible: map[string]*doc{}, storeContent: true}
+	c := &collection{stored: map[string]*doc{}, visible: map[string]*doc{}, storeContent: true, metaIndexes: map[string]string{}}
+	for _, mi := range cfg.MetadataIndexes {
+		switch {
+		case !validName.MatchString(mi.Key):
+			return nil, fmt.Sprintf("metadata_indexes.%s: key can only contain letters, numbers, underscores, and hyphens", mi.Key), bad
+		case !contains(metaTypes, mi.Type):
+			return nil, fmt.Sprintf(`metadata_indexes.%s: invalid type '%s'. Allowed types: ["string", "integer", "float", "boolean", "datetime"]`, mi.Key, mi.Type), bad
+		}
+		c.metaIndexes[mi.Key] = mi.Type
+	}
 	if cfg.StoreContent != nil {
 		c.storeContent = *cfg.StoreContent
 	}
@@ -92,11 +119,30 @@ func newCollection(cfg collectionConfig) (*collection, string, int) {
 			return nil, fmt.Sprintf("Duplicate vector names found: %s. Each vector name must be unique within a collection.", v.Name), bad
 		case !contains(vectorTypes, strings.ToLower(v.Type)):
 			return nil, fmt.Sprintf("unknown vector type: %q (expected snake_case literal, e.g. dense_model)", strings.ToLower(v.Type)), bad
-		case strings.ToLower(v.Type) != "full_text":
-			return nil, "amgixfake: only full_text vectors are modelled", http.StatusBadRequest
+		case !contains(modelledTypes, strings.ToLower(v.Type)):
+			return nil, "amgixfake: only full_text, whitespace and dense_custom vectors are modelled", http.StatusBadRequest
 		}
 		seen[v.Name] = true
-		vec := vector{name: v.Name, topK: DefaultTopK, fields: v.IndexFields, lang: "en"}
+		vec := vector{name: v.Name, typ: strings.ToLower(v.Type), topK: DefaultTopK, fields: v.IndexFields, lang: "en"}
+		// validate_dense_distance and validate_custom_vector_config.
+		dense := vec.typ == "dense_custom"
+		switch {
+		case v.DenseDistance != nil && !contains([]string{"cosine", "dot", "euclid"}, *v.DenseDistance):
+			return nil, fmt.Sprintf("unknown variant `%s`, expected one of `cosine`, `dot`, `euclid`", *v.DenseDistance), bad
+		case v.DenseDistance != nil && *v.DenseDistance != "cosine" && !dense:
+			return nil, "dense_distance can only be specified for dense vectors. Current type: " + vec.typ, bad
+		case v.DenseDistance != nil && *v.DenseDistance != "cosine":
+			return nil, "amgixfake: only the cosine dense_distance is modelled", http.StatusBadRequest
+		case dense && v.Dimensions == nil:
+			return nil, "Dimensions are required for dense_custom vector type", bad
+		case v.Dimensions != nil && *v.Dimensions < 1:
+			return nil, "Dimensions must be positive (greater than 0)", bad
+		case v.Dimensions != nil && *v.Dimensions > maxDimensions:
+			return nil, fmt.Sprintf("Dimensions cannot exceed %d", maxDimensions), bad
+		}
+		if v.Dimensions != nil {
+			vec.dims = int(*v.Dimensions)
+		}
 		if v.IndexFields == nil {
 			vec.fields = []string{"content"}
 		}
@@ -167,12 +213,21 @@ func (s *Server) collectionConfig(w http.ResponseWriter, r *http.Request) {
 	vectors := make([]map[string]any, len(c.vectors))
 	for i, v := range c.vectors {
 		vectors[i] = map[string]any{
-			"name": v.name, "type": "full_text", "model": nil, "revision": nil, "query_model": nil, "query_revision": nil,
+			"name": v.name, "type": v.typ, "model": nil, "revision": nil, "query_model": nil, "query_revision": nil,
 			"dimensions": nil, "top_k": v.topK, "index_fields": v.fields, "language_default_code": v.lang,
 			"language_detect": false, "normalization": false, "keep_case": false,
 		}
+		if v.typ == "dense_custom" {
+			// apply_normalization_default: dense vectors default to true.
+			vectors[i]["dimensions"], vectors[i]["dense_distance"], vectors[i]["normalization"] = v.dims, "cosine", true
+		}
 	}
-	reply(w, http.StatusOK, map[string]any{"vectors": vectors, "store_content": c.storeContent, "metadata_indexes": nil})
+	var indexes []metadataIndex
+	for k, t := range c.metaIndexes {
+		indexes = append(indexes, metadataIndex{k, t})
+	}
+	slices.SortFunc(indexes, func(a, b metadataIndex) int { return strings.Compare(a.Key, b.Key) })
+	reply(w, http.StatusOK, map[string]any{"vectors": vectors, "store_content": c.storeContent, "metadata_indexes": indexes})
 }
 
 func (s *Server) exists(w http.ResponseWriter, r *http.Request) {
@@ -207,12 +262,85 @@ func (s *Server) stats(w http.ResponseWriter, r *http.Request) {
 // --- documents -----------------------------------------------------------------
 
 type wireDoc struct {
-	ID          *string          `json:"id"`
-	Timestamp   *json.RawMessage `json:"timestamp"`
-	Name        *string          `json:"name"`
-	Description *string          `json:"description"`
-	Content     *string          `json:"content"`
+	ID            *string                    `json:"id"`
+	Timestamp     *json.RawMessage           `json:"timestamp"`
+	Name          *string                    `json:"name"`
+	Description   *string                    `json:"description"`
+	Content       *string                    `json:"content"`
+	Metadata      map[string]json.RawMessage `json:"metadata"`
+	CustomVectors []wireCustomVector         `json:"custom_vectors"`
 }
+
+// wireCustomVector is CustomDocumentVector (a query's CustomVector has no
+// field).
+type wireCustomVector struct {
+	VectorName string          `json:"vector_name"`
+	Field      string          `json:"field"`
+	Vector     json.RawMessage `json:"vector"`
+}
+
+// denseVector reads a custom vector as validate_custom_vector_data_value
+// does for a dense one: a non-empty list of numbers.
+func denseVector(raw json.RawMessage) ([]float32, string) {
+	var v []float32
+	if err := json.Unmarshal(raw, &v); err != nil || len(v) == 0 {
+		if len(v) == 0 && err == nil {
+			return nil, "Vector data cannot be empty"
+		}
+		return nil, "amgixfake: only dense vectors (lists of numbers) are modelled"
+	}
+	return v, ""
+}
+
+// metaValue reads one metadata value as validate_metadata does: a string,
+// number or bool, or {"value": v, "type": t}; the fake keeps the value.
+func metaValue(key string, raw json.RawMessage) (any, string) {
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return nil, "metadata." + key + ": " + err.Error()
+	}
+	switch x := v.(type) {
+	case string:
+		if utf8.RuneCountInString(x) > maxMetaValueLen {
+			return nil, fmt.Sprintf("metadata.%s: string value exceeds %d character limit", key, maxMetaValueLen)
+		}
+		return x, ""
+	case float64, bool:
+		return x, ""
+	case map[string]any:
+		t, ok := x["type"].(string)
+		val, has := x["value"]
+		if !ok || !has {
+			return nil, fmt.Sprintf(`metadata.%s: value is a dict but missing 'value' or 'type' fields. For datetime, use {"value": "...", "type": "datetime"}`, key)
+		}
+		if !contains(metaTypes, t) {
+			return nil, fmt.Sprintf(`metadata.%s: invalid type '%s'. Allowed types: ["string", "integer", "float", "boolean", "datetime"]`, key, t)
+		}
+		switch val.(type) {
+		case float64:
+			if t == "float" || t == "integer" {
+				return val, ""
+			}
+		case string:
+			if t == "string" {
+				return val, ""
+			}
+		case bool:
+			if t == "boolean" {
+				return val, ""
+			}
+		}
+		return nil, fmt.Sprintf("metadata.%s: value does not fit type='%s' (or the type is not modelled)", key, t)
+	}
+	name := "list"
+	if v == nil {
+		name = "null"
+	}
+	return nil, fmt.Sprintf("metadata.%s: value must be string, int, float, bool, or MetaValue (required for datetime), got %s", key, name)
+}
+
+// maxMetaValueLen is MAX_METADATA_VALUE_LENGTH.
+const maxMetaValueLen = 1024
 
 // parseDoc is Document's deserialization and validate_document, both 422 in
 // Amgix but with different bodies: data is true for a deserialization error
@@ -257,7 +385,81 @@ func parseDoc(d wireDoc) (out *doc, msg string, data bool) {
 		}
 		out.text[f.name] = *f.v
 	}
+	for key, raw := range d.Metadata {
+		if !validName.MatchString(key) {
+			return nil, fmt.Sprintf("metadata.%s: key can only contain letters, numbers, underscores, and hyphens", key), false
+		}
+		v, msg := metaValue(key, raw)
+		if msg != "" {
+			return nil, msg, false
+		}
+		if out.meta == nil {
+			out.meta = map[string]any{}
+		}
+		out.meta[key] = v
+	}
+	out.custom = d.CustomVectors
+	for _, cv := range d.CustomVectors {
+		if !validName.MatchString(strings.TrimSpace(cv.VectorName)) {
+			return nil, "vector_name: Vector name can only contain letters, numbers, underscores, and hyphens", false
+		}
+		if _, msg := denseVector(cv.Vector); msg != "" {
+			return nil, msg, false
+		}
+	}
 	return out, "", false
+}
+
+// vectorize is validate_metadata_types (an indexed key's value must be of
+// the index's type) and CustomDenseVector.extract_for_documents for each
+// of the collection's dense_custom vectors: the document must carry one
+// for every index field, of the configured dimension. Amgix answers a
+// vectorization error 400 (UpsertSyncError::Vectorization in src/main.rs
+// at 04b08ea); the fake answers the metadata type error the same.
+func (c *collection) vectorize(d *doc) string {
+	for key, typ := range c.metaIndexes {
+		v, ok := d.meta[key]
+		if !ok {
+			continue
+		}
+		fits := false
+		switch x := v.(type) {
+		case string:
+			fits = typ == "string"
+		case float64:
+			fits = typ == "float" || (typ == "integer" && x == float64(int64(x)))
+		case bool:
+			fits = typ == "boolean"
+		}
+		if !fits {
+			return fmt.Sprintf("Metadata key '%s' value does not match collection config expected type '%s'", key, typ)
+		}
+	}
+	for _, v := range c.vectors {
+		if v.typ != "dense_custom" {
+			continue
+		}
+		if d.custom == nil {
+			return fmt.Sprintf("Custom dense vector '%s' requires custom vectors but document has none", v.name)
+		}
+		for _, f := range v.fields {
+			i := slices.IndexFunc(d.custom, func(cv wireCustomVector) bool { return cv.VectorName == v.name && cv.Field == f })
+			if i < 0 {
+				return fmt.Sprintf("Custom dense vector '%s' for field '%s' not provided", v.name, f)
+			}
+			vec, _ := denseVector(d.custom[i].Vector)
+			if len(vec) != v.dims {
+				return fmt.Sprintf("Custom dense vector '%s' has %d dimensions, expected %d", v.name, len(vec), v.dims)
+			}
+			if d.dense == nil {
+				d.dense = map[string][]float32{}
+			}
+			// One dense vector per document and vector name: the fake's
+			// collections attach each to one field.
+			d.dense[v.name] = vec
+		}
+	}
+	return ""
 }
 
 func (s *Server) upsert(w http.ResponseWriter, r *http.Request, queued bool) {
@@ -281,6 +483,10 @@ func (s *Server) upsert(w http.ResponseWriter, r *http.Request, queued bool) {
 	defer s.mu.Unlock()
 	c, ok := s.collectionFor(w, r)
 	if !ok {
+		return
+	}
+	if msg := c.vectorize(d); msg != "" {
+		detail(w, http.StatusBadRequest, msg)
 		return
 	}
 	reply(w, http.StatusOK, okResponse{OK: true, Skipped: s.writeLocked(r.PathValue("name"), c, []*doc{d}, queued)})
@@ -325,6 +531,12 @@ func (s *Server) bulk(w http.ResponseWriter, r *http.Request) {
 	c, ok := s.collectionFor(w, r)
 	if !ok {
 		return
+	}
+	for _, d := range docs {
+		if msg := c.vectorize(d); msg != "" {
+			detail(w, http.StatusBadRequest, msg)
+			return
+		}
 	}
 	reply(w, http.StatusOK, okResponse{OK: true, Skipped: s.writeLocked(r.PathValue("name"), c, docs, s.cfg.queued)})
 }
@@ -407,7 +619,7 @@ func (s *Server) getDocument(w http.ResponseWriter, r *http.Request) {
 	}
 	reply(w, http.StatusOK, map[string]any{
 		"id": d.id, "timestamp": chronoTime(d.ts), "tags": nil, "name": text(d, "name"),
-		"description": text(d, "description"), "content": content, "metadata": nil, "custom_vectors": nil,
+		"description": text(d, "description"), "content": content, "metadata": d.meta, "custom_vectors": nil,
 	})
 }
 
@@ -497,19 +709,143 @@ func (s *Server) applyLocked(name string, c *collection, docs []*doc, visibleNow
 // --- search ----------------------------------------------------------------------
 
 type searchRequest struct {
-	Query      *string `json:"query"`
-	Limit      *uint32 `json:"limit"`
-	FusionMode *string `json:"fusion_mode"`
+	Query          *string         `json:"query"`
+	Limit          *uint32         `json:"limit"`
+	FusionMode     *string         `json:"fusion_mode"`
+	VectorWeights  []vectorWeight  `json:"vector_weights"`
+	VectorOptions  []vectorWeight  `json:"vector_options"`
+	CustomVectors  []queryVector   `json:"custom_vectors"`
+	MetadataFilter json.RawMessage `json:"metadata_filter"`
+}
+
+// vectorWeight is VectorSearchWeight (weight defaults to 1).
+type vectorWeight struct {
+	VectorName string   `json:"vector_name"`
+	Field      string   `json:"field"`
+	Weight     *float64 `json:"weight"`
+}
+
+// queryVector is CustomVector.
+type queryVector struct {
+	VectorName string          `json:"vector_name"`
+	Vector     json.RawMessage `json:"vector"`
+}
+
+// metadataFilter is MetadataFilter's JSON form (the string form of
+// src/filter_parser.rs is not modelled).
+type metadataFilter struct {
+	And   []metadataFilter `json:"and"`
+	Or    []metadataFilter `json:"or"`
+	Not   *metadataFilter  `json:"not"`
+	Key   *string          `json:"key"`
+	Op    *string          `json:"op"`
+	Value any              `json:"value"`
+}
+
+// match is convert_metadata_node's meaning over a document's metadata: eq
+// matches a string, a bool, or a number (Qdrant's integer match, so only a
+// whole number: the fake compares the values); gt/gte/lt/lte a number
+// range; and/or/not combine. A condition with an op Amgix drops matches
+// everything, as a dropped condition does.
+func (f *metadataFilter) match(meta map[string]any) bool {
+	if f.Key != nil {
+		got, ok := meta[*f.Key]
+		op := ""
+		if f.Op != nil {
+			op = *f.Op
+		}
+		if op == "eq" {
+			return ok && got == f.Value
+		}
+		want, isNum := f.Value.(float64)
+		n, gotNum := got.(float64)
+		if !isNum || !gotNum {
+			return op != "gt" && op != "gte" && op != "lt" && op != "lte"
+		}
+		switch op {
+		case "gt":
+			return n > want
+		case "gte":
+			return n >= want
+		case "lt":
+			return n < want
+		case "lte":
+			return n <= want
+		}
+		return true
+	}
+	for _, c := range f.And {
+		if !c.match(meta) {
+			return false
+		}
+	}
+	if len(f.Or) > 0 && !slices.ContainsFunc(f.Or, func(c metadataFilter) bool { return c.match(meta) }) {
+		return false
+	}
+	return f.Not == nil || !f.Not.match(meta)
+}
+
+// checkFilter is validate_metadata_filter (src/encoder.rs), answered 400
+// (SearchError::InvalidFilter): every key must have a metadata index, a
+// string or boolean key takes eq or neq only, and the value must be of the
+// index's type ("float": any number).
+func (c *collection) checkFilter(f *metadataFilter) string {
+	if len(c.metaIndexes) == 0 {
+		return "Collection has no metadata_indexes defined. Cannot filter on metadata."
+	}
+	if f.Key != nil {
+		key, op := *f.Key, ""
+		if f.Op != nil {
+			op = *f.Op
+		}
+		typ, ok := c.metaIndexes[key]
+		if !ok {
+			return fmt.Sprintf("Metadata filter key '%s' is not indexed in collection metadata_indexes", key)
+		}
+		switch typ {
+		case "string", "boolean":
+			if op != "eq" && op != "neq" {
+				return fmt.Sprintf("Metadata filter operator '%s' is not supported for %s key '%s'. Use 'eq' or '!='.", op, typ, key)
+			}
+		}
+		fits := false
+		switch f.Value.(type) {
+		case string:
+			fits = typ == "string"
+		case float64:
+			fits = typ == "float" || typ == "integer"
+		case bool:
+			fits = typ == "boolean"
+		}
+		if !fits {
+			return fmt.Sprintf("Metadata filter value for key '%s' must be of type %s", key, typ)
+		}
+	}
+	for i := range f.And {
+		if msg := c.checkFilter(&f.And[i]); msg != "" {
+			return msg
+		}
+	}
+	for i := range f.Or {
+		if msg := c.checkFilter(&f.Or[i]); msg != "" {
+			return msg
+		}
+	}
+	if f.Not != nil {
+		return c.checkFilter(f.Not)
+	}
+	return ""
 }
 
 type searchResult struct {
-	ID           string        `json:"id"`
-	Timestamp    time.Time     `json:"timestamp"`
-	Name         *string       `json:"name"`
-	Description  *string       `json:"description"`
-	Content      *string       `json:"content,omitempty"`
-	Score        float64       `json:"score"`
-	VectorScores []vectorScore `json:"vector_scores"`
+	ID           string         `json:"id"`
+	Timestamp    time.Time      `json:"timestamp"`
+	Name         *string        `json:"name"`
+	Description  *string        `json:"description"`
+	Content      *string        `json:"content,omitempty"`
+	Metadata     map[string]any `json:"metadata"`
+	Score        float64        `json:"score"`
+	VectorScores []vectorScore  `json:"vector_scores"`
 }
 
 type vectorScore struct {
@@ -531,6 +867,18 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 	if req.Limit != nil {
 		limit = *req.Limit
 	}
+	var filter *metadataFilter
+	if len(req.MetadataFilter) > 0 && string(req.MetadataFilter) != "null" {
+		if req.MetadataFilter[0] == '"' {
+			detail(w, http.StatusBadRequest, "amgixfake: string metadata filters are not modelled")
+			return
+		}
+		filter = &metadataFilter{}
+		if err := json.Unmarshal(req.MetadataFilter, filter); err != nil {
+			rejection(w, http.StatusUnprocessableEntity, "Failed to deserialize the JSON body into the target type: metadata_filter: "+err.Error())
+			return
+		}
+	}
 	switch {
 	case req.Query == nil:
 		rejection(w, http.StatusUnprocessableEntity, "missing field `query`")
@@ -551,17 +899,113 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 		detail(w, http.StatusBadRequest, fmt.Sprintf("amgixfake: only fusion_mode rrf is modelled, got %q", *req.FusionMode))
 		return
 	}
+	for _, cv := range req.CustomVectors {
+		if !validName.MatchString(strings.TrimSpace(cv.VectorName)) {
+			validation(w, http.StatusUnprocessableEntity, "body", "vector_name: Vector name can only contain letters, numbers, underscores, and hyphens")
+			return
+		}
+		if _, msg := denseVector(cv.Vector); msg != "" {
+			validation(w, http.StatusUnprocessableEntity, "body", msg)
+			return
+		}
+	}
 	s.mu.Lock()
 	c, ok := s.collectionFor(w, r)
 	if !ok {
 		s.mu.Unlock()
 		return
 	}
-	results := c.search(*req.Query, int(limit))
+	var results []searchResult
+	plain := req.VectorWeights == nil && req.VectorOptions == nil && req.CustomVectors == nil && filter == nil &&
+		!slices.ContainsFunc(c.vectors, func(v vector) bool { return v.typ != "full_text" })
+	if plain {
+		results = c.search(*req.Query, int(limit))
+	} else {
+		msg := ""
+		if filter != nil {
+			msg = c.checkFilter(filter)
+		}
+		var arms []searchArm
+		if msg == "" {
+			arms, msg = c.arms(*req.Query, req.VectorWeights, req.VectorOptions, req.CustomVectors)
+		}
+		if msg != "" {
+			s.mu.Unlock()
+			detail(w, http.StatusBadRequest, msg)
+			return
+		}
+		keep := func(d *doc) bool { return filter == nil || filter.match(d.meta) }
+		results = c.armSearch(arms, int(limit), keep)
+	}
 	s.mu.Unlock()
 	if s.cfg.bareArray {
 		reply(w, http.StatusOK, results)
 		return
 	}
 	reply(w, http.StatusOK, map[string]any{"results": results, "query_time_ms": 0.1})
+}
+
+// arms is the vectorization of a query (vectorize_search_query) and the
+// arm weights of src/qdrant.rs search: every (vector, field) pair of the
+// collection, with the weight vector_weights gives it (1 when it gives
+// none), those of weight 0 left out. The later source's vector_options
+// (src/vectors/vectorizer.rs at 388bad3), when given, wins, and only the
+// pairs it lists with a weight other than 0 are searched. A vector_weights entry naming a
+// vector or field the collection lacks is refused, and a dense_custom arm
+// needs the query's custom vector of the configured dimension
+// (CustomDenseVector.extract_for_query). Amgix answers these 400
+// (SearchError::Vectorization in src/main.rs at 04b08ea).
+func (c *collection) arms(query string, weights, options []vectorWeight, custom []queryVector) ([]searchArm, string) {
+	listedOnly := len(options) > 0
+	if listedOnly {
+		weights = options
+	}
+	weight := map[string]float64{}
+	for _, w := range weights {
+		i := slices.IndexFunc(c.vectors, func(v vector) bool { return v.name == strings.TrimSpace(w.VectorName) })
+		if i < 0 {
+			var names []string
+			for _, v := range c.vectors {
+				names = append(names, v.name)
+			}
+			return nil, fmt.Sprintf("Vector configuration '%s' not found. Available vectors: %s", w.VectorName, strings.Join(names, ", "))
+		}
+		if !contains(c.vectors[i].fields, w.Field) {
+			return nil, fmt.Sprintf("Field '%s' is not configured for vector '%s'. Available fields: %q", w.Field, w.VectorName, c.vectors[i].fields)
+		}
+		weight[armKey(c.vectors[i].name, w.Field)] = 1
+		if w.Weight != nil {
+			weight[armKey(c.vectors[i].name, w.Field)] = *w.Weight
+		}
+	}
+	var arms []searchArm
+	for _, v := range c.vectors {
+		for _, f := range v.fields {
+			wt, listed := weight[armKey(v.name, f)]
+			switch {
+			case !listed && listedOnly:
+				continue
+			case !listed:
+				wt = 1
+			}
+			if wt == 0 {
+				continue
+			}
+			a := searchArm{vector: v, field: f, weight: wt}
+			if v.typ == "dense_custom" {
+				i := slices.IndexFunc(custom, func(q queryVector) bool { return strings.TrimSpace(q.VectorName) == v.name })
+				if i < 0 {
+					return nil, fmt.Sprintf("Failed to generate vector '%s': Custom dense vector '%s' not provided in query", v.name, v.name)
+				}
+				a.dense, _ = denseVector(custom[i].Vector)
+				if len(a.dense) != v.dims {
+					return nil, fmt.Sprintf("Failed to generate vector '%s': Custom dense vector '%s' has %d dimensions, expected %d", v.name, v.name, len(a.dense), v.dims)
+				}
+			} else {
+				a.words = v.tokenize(query)
+			}
+			arms = append(arms, a)
+		}
+	}
+	return arms, ""
 }

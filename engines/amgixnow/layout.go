@@ -1,0 +1,289 @@
+package amgixnow
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/searchbench/searchbench/engines"
+)
+
+// documentFields are Amgix's text fields, the only ones a vector can index
+// (DocumentField in src/common.rs).
+var documentFields = []string{"name", "description", "content"}
+
+// denseField is the document field the dense_custom vector is attached to:
+// Amgix names every vector after a document field (Qdrant's vector
+// "content_dense"), even one the client supplies.
+const denseField = "content"
+
+// textField is a schema text field and the Amgix document field holding it.
+type textField struct{ schema, amgix string }
+
+// layout is how a schema is kept in an Amgix collection, under the options:
+// which document field holds each text field, which metadata keys hold the
+// tag and numeric fields, and which vectors the collection has.
+type layout struct {
+	text      []textField
+	indexText bool     // the ft (and kw) vectors exist
+	tags      []string // tag fields kept as metadata strings
+	numerics  []string // numeric fields kept as metadata floats
+	vector    string   // the vector field, "" when not indexed
+	dim       int
+	// exact is the lookup field (LookupField) when the schema has it and
+	// text is indexed: it gets the whitespace vector kw; exactMeta keeps
+	// it as a metadata string too.
+	exact     *textField
+	exactMeta bool
+	// refused says, per schema field the options leave out of the index,
+	// which option did.
+	refused map[string]string
+}
+
+// newLayout checks schema as Create would and lays it out.
+func newLayout(driver string, schema engines.Schema, o options) (*layout, error) {
+	l := &layout{refused: map[string]string{}}
+	seen := map[string]bool{}
+	var text []string
+	for _, f := range schema.Fields {
+		if seen[f.Name] {
+			return nil, engines.RefuseSchema(driver, "field %q twice", f.Name)
+		}
+		seen[f.Name] = true
+		if f.Type != engines.Text && !o.types[f.Type] {
+			l.refused[f.Name] = fmt.Sprintf("%s fields are not indexed (option fields)", f.Type)
+			continue
+		}
+		switch f.Type {
+		case engines.Text:
+			text = append(text, f.Name)
+		case engines.Tag, engines.Numeric:
+			if err := invalidName("metadata key", f.Name); err != nil {
+				return nil, engines.RefuseSchema(driver, "field %q: %w", f.Name, err)
+			}
+			if f.Type == engines.Tag {
+				l.tags = append(l.tags, f.Name)
+			} else {
+				l.numerics = append(l.numerics, f.Name)
+			}
+		case engines.Vector:
+			switch {
+			case l.vector != "":
+				return nil, engines.RefuseSchema(driver, "vector fields %q and %q: %w (one dense vector per collection here)", l.vector, f.Name, engines.ErrUnsupported)
+			case f.Dim < 1 || f.Dim > maxDims:
+				return nil, engines.RefuseSchema(driver, "vector field %q: dimension %d: %w (Amgix takes 1 to %d)", f.Name, f.Dim, engines.ErrUnsupported, maxDims)
+			}
+			l.vector, l.dim = f.Name, f.Dim
+		default:
+			return nil, engines.RefuseSchema(driver, "field %s: type %s: %w", f.Name, f.Type, engines.ErrUnsupported)
+		}
+	}
+	// Schema fields named like Amgix's keep their places (the text corpus:
+	// name and content); others take name, description and content in
+	// schema order (the products: sku, title, description).
+	identity := true
+	for _, f := range text {
+		identity = identity && slices.Contains(documentFields, f)
+	}
+	if len(text) > len(documentFields) {
+		return nil, engines.RefuseSchema(driver, "%d text fields: %w (Amgix documents have %d: %s)", len(text), engines.ErrUnsupported, len(documentFields), strings.Join(documentFields, ", "))
+	}
+	for i, f := range text {
+		tf := textField{f, documentFields[i]}
+		if identity {
+			tf.amgix = f
+		}
+		l.text = append(l.text, tf)
+	}
+	l.indexText = len(l.text) > 0 && o.types[engines.Text]
+	if !l.indexText && len(l.text) > 0 {
+		for _, f := range l.text {
+			l.refused[f.schema] = "text fields are not indexed (option fields)"
+		}
+	}
+	if i := slices.IndexFunc(l.text, func(f textField) bool { return f.schema == LookupField }); i >= 0 && l.indexText {
+		l.exact, l.exactMeta = &l.text[i], o.exactMeta
+	}
+	if !l.indexText && l.vector == "" {
+		return nil, engines.RefuseSchema(driver, "nothing to index: %w (an Amgix collection needs a text field or a vector field indexed)", engines.ErrUnsupported)
+	}
+	if err := invalidName("collection name", schema.Name); err != nil {
+		return nil, engines.RefuseSchema(driver, "%w", err)
+	}
+	return l, nil
+}
+
+// amgixFields are the document fields holding the text fields.
+func (l *layout) amgixFields() []string {
+	out := make([]string, len(l.text))
+	for i, f := range l.text {
+		out[i] = f.amgix
+	}
+	return out
+}
+
+// textOf finds a schema text field.
+func (l *layout) textOf(name string) (textField, bool) {
+	i := slices.IndexFunc(l.text, func(f textField) bool { return f.schema == name })
+	if i < 0 {
+		return textField{}, false
+	}
+	return l.text[i], true
+}
+
+// vectors is the collection's vector configuration (Create's body).
+func (l *layout) vectors(topK int) []vectorConfig {
+	var out []vectorConfig
+	if l.indexText {
+		out = append(out, vectorConfig{Name: VectorName, Type: "full_text", IndexFields: l.amgixFields(), TopK: topK})
+		if l.exact != nil {
+			out = append(out, vectorConfig{Name: ExactVector, Type: "whitespace", IndexFields: []string{l.exact.amgix}, TopK: topK})
+		}
+	}
+	if l.vector != "" {
+		out = append(out, vectorConfig{Name: DenseVector, Type: "dense_custom", IndexFields: []string{denseField}, Dimensions: l.dim, DenseDistance: "cosine"})
+	}
+	return out
+}
+
+// metadataIndexes are the payload indexes the filters use.
+func (l *layout) metadataIndexes() []metadataIndex {
+	var out []metadataIndex
+	for _, t := range l.tags {
+		out = append(out, metadataIndex{Key: t, Type: "string"})
+	}
+	for _, n := range l.numerics {
+		out = append(out, metadataIndex{Key: n, Type: "float"})
+	}
+	if l.exactMeta {
+		out = append(out, metadataIndex{Key: l.exact.schema, Type: "string"})
+	}
+	return out
+}
+
+// arm is one (vector, document field) pair a search ranks by.
+type arm struct{ vector, field string }
+
+// arms is every pair of the collection, in vectors' order.
+func (l *layout) arms() []arm {
+	var out []arm
+	for _, v := range l.vectors(0) {
+		for _, f := range v.IndexFields {
+			out = append(out, arm{v.Name, f})
+		}
+	}
+	return out
+}
+
+// knnQuery is the query text of a kNN: Amgix requires a query that is not
+// blank (validate_search_query), though no arm that reads it is searched.
+const knnQuery = "knn"
+
+// plan is the search request for q, or why the collection cannot answer a
+// query of q's shape (wrapping engines.ErrUnsupported). CheckQuery and
+// Search both call it. The values are not checked against the data (a
+// vector's length is Search's business).
+func (l *layout) plan(q engines.Query) (searchRequest, error) {
+	req := searchRequest{Query: q.Text, Limit: q.K}
+	if q.K > MaxLimit {
+		return req, fmt.Errorf("k=%d: %w (Amgix returns at most %d hits)", q.K, engines.ErrUnsupported, MaxLimit)
+	}
+	var conds []metadataCondition
+	for _, f := range q.Filters {
+		switch {
+		case slices.Contains(l.tags, f.Field):
+			conds = append(conds, metadataCondition{Key: f.Field, Op: "eq", Value: f.Tag})
+		case slices.Contains(l.numerics, f.Field):
+			conds = append(conds, metadataCondition{Key: f.Field, Op: "gte", Value: f.Min}, metadataCondition{Key: f.Field, Op: "lte", Value: f.Max})
+		case l.refused[f.Field] != "":
+			return req, fmt.Errorf("filter on %q: %w: %s", f.Field, engines.ErrUnsupported, l.refused[f.Field])
+		default:
+			return req, fmt.Errorf("filter on %q: %w: not a tag or numeric field of the schema", f.Field, engines.ErrUnsupported)
+		}
+	}
+	var use []arm
+	needText := func() error {
+		if !l.indexText {
+			return fmt.Errorf("%s search: %w: text fields are not indexed (option fields, or none in the schema)", q.Shape(), engines.ErrUnsupported)
+		}
+		return nil
+	}
+	switch {
+	case q.Vector != nil && q.Field != "":
+		return req, fmt.Errorf("a lookup in %q with a vector: %w", q.Field, engines.ErrUnsupported)
+	case q.Vector != nil:
+		if l.vector == "" {
+			why := "the schema has no vector field"
+			for name, r := range l.refused {
+				if strings.HasPrefix(r, "vector") {
+					why = fmt.Sprintf("vector field %q: %s", name, r)
+				}
+			}
+			return req, fmt.Errorf("%s search: %w: %s", q.Shape(), engines.ErrUnsupported, why)
+		}
+		req.CustomVectors = []customVector{{VectorName: DenseVector, Vector: q.Vector}}
+		use = append(use, arm{DenseVector, denseField})
+		if q.Text == "" {
+			req.Query = knnQuery
+			break
+		}
+		// Hybrid: the full_text arms and the kNN arm, fused by Amgix's
+		// rrf (fusion_mode's default).
+		if err := needText(); err != nil {
+			return req, err
+		}
+		for _, f := range l.text {
+			use = append(use, arm{VectorName, f.amgix})
+		}
+	case q.Field != "":
+		tf, ok := l.textOf(q.Field)
+		if !ok {
+			why := "not a text field of the schema"
+			if r := l.refused[q.Field]; r != "" {
+				why = r
+			}
+			return req, fmt.Errorf("lookup in %q: %w: %s", q.Field, engines.ErrUnsupported, why)
+		}
+		if err := needText(); err != nil {
+			return req, err
+		}
+		switch {
+		case l.exact != nil && tf == *l.exact:
+			use = append(use, arm{ExactVector, tf.amgix})
+			if l.exactMeta {
+				conds = append(conds, metadataCondition{Key: tf.schema, Op: "eq", Value: q.Text})
+			}
+		default:
+			use = append(use, arm{VectorName, tf.amgix})
+		}
+	case q.Text != "":
+		if err := needText(); err != nil {
+			return req, err
+		}
+		for _, f := range l.text {
+			use = append(use, arm{VectorName, f.amgix})
+		}
+	default:
+		return req, fmt.Errorf("filters alone: %w (an Amgix search needs a query text or vector)", engines.ErrUnsupported)
+	}
+	if len(conds) > 0 {
+		req.MetadataFilter = &metadataFilter{And: conds}
+	}
+	// Every arm is listed, those not used with weight 0 (skipped by the
+	// server, src/qdrant.rs search): an arm left out would be searched with
+	// weight 1 in the source that reads vector_weights. A search of every
+	// arm sends none, as the text corpus always has.
+	all := l.arms()
+	if len(use) == len(all) {
+		return req, nil
+	}
+	for _, a := range all {
+		w := 0.0
+		if slices.Contains(use, a) {
+			w = 1
+		}
+		req.VectorWeights = append(req.VectorWeights, vectorWeight{VectorName: a.vector, Field: a.field, Weight: w})
+	}
+	req.VectorOptions = req.VectorWeights
+	return req, nil
+}
