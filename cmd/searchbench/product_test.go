@@ -5,6 +5,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/searchbench/searchbench/engines/amgixnow/amgixfake"
+	"github.com/searchbench/searchbench/engines/elasticsearch/esfake"
+	"github.com/searchbench/searchbench/engines/meilisearch/meilifake"
+	"github.com/searchbench/searchbench/engines/typesense/typesensefake"
+	"github.com/searchbench/searchbench/engines/valkey/valkeyfake"
 )
 
 // The product workload live on PostgreSQL + pgvector: every query kind
@@ -66,5 +72,96 @@ func TestProductWorkloadOnPostgres(t *testing.T) {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("the tables lack %q:\n%s", want, stdout)
 		}
+	}
+}
+
+// The product workload against every driver's wire-contract fake: each
+// kind of query the driver accepts is sent, under writes, and answered
+// without error; the fakes' kNN is exact, so recall against the exact
+// answers is 1 on the idle index. A kind a driver's configuration cannot
+// answer is refused before anything starts.
+func TestProductWorkloadOnEveryFake(t *testing.T) {
+	const key = "product-key"
+	all := "knn=3,knn-category=2,knn-price=2,sku=2,hybrid=1"
+	for _, c := range []struct {
+		engine string
+		start  func(t *testing.T) (url string, flags []string)
+		// opts are the run's driver options; refuse, options under which
+		// a kind of the mix is refused, and the refusal's words.
+		opts, refuse []string
+		why          string
+		// skuTrap: SKU lookups whose category code is a stop word miss
+		// (valkey-search's default stop list drops "it" from "IT-500"
+		// when it indexes; the exact index of option hybrid avoids it).
+		skuTrap bool
+	}{
+		{"typesense", func(t *testing.T) (string, []string) {
+			f := typesensefake.New(key)
+			t.Cleanup(f.Close)
+			return f.URL, []string{"--api-key", key}
+		}, nil, []string{"--option", "fields=text,tag,numeric"}, "typesense cannot run hybrid queries", false},
+		{"meilisearch", func(t *testing.T) (string, []string) {
+			f := meilifake.New(meilifake.Options{})
+			t.Cleanup(f.Close)
+			return f.URL, nil
+		}, nil, []string{"--option", "fields=text,tag,numeric"}, "meilisearch cannot run hybrid queries", false},
+		{"elasticsearch", func(t *testing.T) (string, []string) {
+			f := esfake.New(esfake.Options{})
+			t.Cleanup(f.Close)
+			return f.URL(), nil
+		}, nil, []string{"--option", "fields=text,tag,numeric"}, "elasticsearch cannot run hybrid queries", false},
+		{"amgix-now-sync", func(t *testing.T) (string, []string) {
+			f := amgixfake.New()
+			t.Cleanup(f.Close)
+			return f.URL, nil
+		}, nil, []string{"--option", "fields=text,tag,numeric"}, "amgix-now-sync cannot run hybrid queries", false},
+		{"valkey", func(t *testing.T) (string, []string) {
+			f, err := valkeyfake.New(valkeyfake.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { f.Close() })
+			return f.URL(), nil
+		}, nil, []string{"--option", "hybrid=on"}, "valkey cannot run hybrid queries", true},
+	} {
+		t.Run(c.engine, func(t *testing.T) {
+			url, flags := c.start(t)
+			dir := t.TempDir()
+			args := append([]string{"run", "--engine", c.engine, "--url", url, "--corpus", "product", "--dim", "16", "--ids", "400",
+				"--queries", all, "--mix", "search=70,upsert=25,delete=5", "--users", "2", "--known-items", "0.2",
+				"--spawn-rate", "1000", "--settle", "100ms", "--measure", "1s", "--exact-queries", "40", "--out", dir}, append(flags, c.opts...)...)
+			code, stdout, stderr := runCLI(t, context.Background(), args...)
+			if code != exitOK {
+				t.Fatalf("exit %d; stderr:\n%s\n%s", code, stderr, stdout)
+			}
+			e := readResult(t, dir).Engines[0]
+			s, _ := e.Levels[0].Op("search")
+			if s.ErrorCount() != 0 || len(s.Kinds) != 5 {
+				t.Fatalf("searches %+v; want every kind, no error", s)
+			}
+			for _, k := range s.Kinds {
+				if k.Count == 0 {
+					t.Errorf("%s: no call", k.Kind)
+				}
+			}
+			if e.Relevance == nil || len(e.Relevance.Exact) != 4 {
+				t.Fatalf("idle relevance %+v", e.Relevance)
+			}
+			for _, x := range e.Relevance.Exact {
+				switch {
+				case x.Kind == "sku" && c.skuTrap:
+					if x.Checks == 0 || x.Recall >= 1 {
+						t.Errorf("idle sku: %+v; want the lookups of stop-word codes missed", x)
+					}
+				case x.Checks == 0 || x.Recall != 1:
+					t.Errorf("idle %s: %+v; want recall 1 from an exact kNN", x.Kind, x)
+				}
+			}
+			refused := append(append([]string{"run", "--dry-run", "--engine", c.engine, "--url", url, "--corpus", "product",
+				"--queries", all, "--out", t.TempDir()}, flags...), c.refuse...)
+			if code, _, stderr := runCLI(t, context.Background(), refused...); code != exitBadInput || !strings.Contains(stderr, c.why) {
+				t.Errorf("%v: exit %d, %q; want exit 2 and %q", c.refuse, code, stderr, c.why)
+			}
+		})
 	}
 }
