@@ -98,8 +98,8 @@
 // expression [indicates] which keys within the index are candidates for
 // results": `<filter>=>[KNN K @field $vec]` (valkey.io/topics/search-query,
 // "Hybrid Vector Queries", valkey-search 1.2). The driver sends the text's
-// words OR-ed as that filter, beside any Filters: `(@f:{tag} (w1 | w2 | …))
-// =>[KNN K @embedding $vec]`, the K nearest among the documents that match
+// words OR-ed as that filter, beside any Filters: `@f:{tag} (w1 | w2 | …)
+// =>[KNN K @embedding $vec]` (one string, no space before =>), the K nearest among the documents that match
 // the text, ranked by vector distance alone — the text decides which
 // documents may come back, never their order. It needs one index with the
 // text and the vector fields (the default layout; the hybrid option's pair
