@@ -107,7 +107,9 @@
 // Sources: PostgreSQL 15's manual, "Controlling Text Search" (12.3:
 // phraseto_tsquery, <-> adjacency), "Simple Dictionary" (12.6.2: the simple
 // configuration lowercases and keeps every word), "Preferred Index Types
-// for Text Search" (12.9: GIN; a phrase match is rechecked on the row) and
+// for Text Search" (12.9: GIN, an entry per lexeme listing the rows that
+// hold it — the phrase's order is checked on those rows, EXPLAIN's Recheck
+// Cond) and
 // "Indexes on Expressions" (11.7: used when the query has the index's
 // expression); pgvector 0.8.6's README (the release source kept in
 // compose/images/postgres/pgvector): "HNSW" (index options and their
