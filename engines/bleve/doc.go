@@ -19,8 +19,8 @@
 // to be compiled and its shared libraries need to be situated at an
 // accessible path", and "A vectors GO TAG needs to be set for bleve to access
 // all the supporting code" (docs/vectors.md in
-// github.com/blevesearch/bleve/v2 v2.6.3, "Pre-requisite(s)"; v2.6.x pairs
-// with blevesearch/faiss@fff814d). The embedded default engine builds
+// github.com/blevesearch/bleve/v2 v2.6.3, "Pre-requisite(s)", whose table
+// pairs v2.6.0 with blevesearch/faiss@fff814d). The embedded default engine builds
 // without cgo and without that tag, so that searchbench runs anywhere Go
 // does: vectors stay with the server engines.
 //
