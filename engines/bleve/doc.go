@@ -20,9 +20,9 @@
 // accessible path", and "A vectors GO TAG needs to be set for bleve to access
 // all the supporting code" (docs/vectors.md in
 // github.com/blevesearch/bleve/v2 v2.6.3, "Pre-requisite(s)", whose table
-// pairs v2.6.0 with blevesearch/faiss@fff814d). The embedded default engine builds
-// without cgo and without that tag, so that searchbench runs anywhere Go
-// does: vectors stay with the server engines.
+// pairs v2.6.0 with blevesearch/faiss@fff814d). The embedded default
+// engine builds without cgo and without that tag, so that searchbench runs
+// anywhere Go does: vectors stay with the server engines.
 //
 // Visibility: Searchable. Bleve applies a write to an in-memory segment that
 // searches see before Index returns; persistence to disk is asynchronous.
