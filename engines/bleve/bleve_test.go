@@ -2,8 +2,10 @@ package bleve_test
 
 import (
 	"context"
+	"errors"
 	"io/fs"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/searchbench/searchbench/dataset"
@@ -126,5 +128,43 @@ func BenchmarkGet(b *testing.B) {
 			b.Fatal(err)
 		}
 		i += 7
+	}
+}
+
+// CheckQuery and Search agree on every shape: free text alone is answered,
+// every other shape is ErrUnsupported from both, before anything runs.
+func TestCheckQueryAgreesWithSearch(t *testing.T) {
+	schema := engines.Schema{Name: "docs", Fields: []engines.FieldSpec{{Name: "name", Type: engines.Text}, {Name: "content", Type: engines.Text}}}
+	e, err := engines.Open(context.Background(), "bleve", engines.Config{DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if err := e.Create(context.Background(), schema); err != nil {
+		t.Fatal(err)
+	}
+	vec := []float32{1, 0}
+	tag := []engines.Filter{{Field: "name", Tag: "x"}}
+	for _, c := range []struct {
+		q  engines.Query
+		ok bool
+	}{
+		{engines.Query{Text: "red shoes", K: 5}, true},
+		{engines.Query{Text: "IT-500", Field: "name", K: 5}, false},
+		{engines.Query{Vector: vec, K: 5}, false},
+		{engines.Query{Vector: vec, Filters: tag, K: 5}, false},
+		{engines.Query{Text: "red", Vector: vec, K: 5}, false},
+		{engines.Query{Text: "red", Filters: tag, K: 5}, false},
+	} {
+		checked := engines.CheckQuery("bleve", engines.Config{}, schema, c.q)
+		_, searched := e.Search(context.Background(), c.q)
+		for name, err := range map[string]error{"CheckQuery": checked, "Search": searched} {
+			if c.ok && err != nil || !c.ok && !errors.Is(err, engines.ErrUnsupported) {
+				t.Errorf("%s: %s = %v; want answered: %v", c.q.Shape(), name, err, c.ok)
+			}
+		}
+		if checked != nil && (strings.Contains(checked.Error(), "bleve") || strings.Contains(checked.Error(), "\n")) {
+			t.Errorf("%s: CheckQuery's reason %q names the driver or spans lines", c.q.Shape(), checked)
+		}
 	}
 }

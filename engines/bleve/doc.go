@@ -8,6 +8,22 @@
 // one match query per text field, which sums per-field scores like
 // Elasticsearch's multi_match most_fields.
 //
+// # Query shapes
+//
+// Free text only (engines.Query.Text, with K): the schema may hold text
+// fields alone (CheckSchema refuses a tag, numeric or vector field), so a
+// lookup in one field, a filter, a kNN or a hybrid is engines.ErrUnsupported,
+// said before anything starts by CheckQuery (engines.QueryChecker), the
+// same check Search makes first (checkQuery). Bleve v2.6 does have kNN and
+// hybrid search, but only through FAISS: "FAISS is a C++ library that needs
+// to be compiled and its shared libraries need to be situated at an
+// accessible path", and "A vectors GO TAG needs to be set for bleve to access
+// all the supporting code" (docs/vectors.md in
+// github.com/blevesearch/bleve/v2 v2.6.3, "Pre-requisite(s)", whose table
+// pairs v2.6.0 with blevesearch/faiss@fff814d). The embedded default
+// engine builds without cgo and without that tag, so that searchbench runs
+// anywhere Go does: vectors stay with the server engines.
+//
 // Visibility: Searchable. Bleve applies a write to an in-memory segment that
 // searches see before Index returns; persistence to disk is asynchronous.
 //

@@ -33,6 +33,12 @@ func (driver) CheckSchema(_ engines.Config, schema engines.Schema) error {
 	return err
 }
 
+// CheckQuery refuses, before anything starts (engines.QueryChecker), every
+// shape but free text: the check Search makes first.
+func (driver) CheckQuery(_ engines.Config, _ engines.Schema, q engines.Query) error {
+	return checkQuery(q)
+}
+
 func (driver) Open(_ context.Context, cfg engines.Config) (engines.Engine, error) {
 	if err := check(cfg); err != nil {
 		return nil, err

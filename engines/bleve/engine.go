@@ -185,7 +185,7 @@ func (e *Engine) Get(ctx context.Context, id string) (engines.Document, error) {
 
 // Search runs q as one match query per text field, combined with OR.
 func (e *Engine) Search(ctx context.Context, q engines.Query) (engines.Hits, error) {
-	if err := q.TextOnly(); err != nil {
+	if err := checkQuery(q); err != nil {
 		return engines.Hits{}, fmt.Errorf("bleve: %w", err)
 	}
 	idx, fields, done, err := e.open()

@@ -2,6 +2,7 @@ package bleve
 
 import (
 	"errors"
+	"fmt"
 
 	blevesearch "github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
@@ -60,4 +61,20 @@ func searchRequest(text string, k int, fields []string) *blevesearch.SearchReque
 		parts[i] = m
 	}
 	return blevesearch.NewSearchRequestOptions(blevesearch.NewDisjunctionQuery(parts...), k, 0, false)
+}
+
+// checkQuery is the one shape Bleve answers here, free text over every text
+// field: the index holds text fields only (indexMapping), so a lookup in
+// one field, a filter or a vector is engines.ErrUnsupported with a line
+// saying why. Vectors would need Bleve's FAISS build (see the package doc).
+func checkQuery(q engines.Query) error {
+	switch {
+	case q.Vector != nil:
+		return fmt.Errorf("%s search: vectors need Bleve's FAISS build (cgo, build tag vectors), which this embedded engine does not use: %w", q.Shape(), engines.ErrUnsupported)
+	case q.Field != "":
+		return fmt.Errorf("lookup in field %q: the index answers free text over every text field only: %w", q.Field, engines.ErrUnsupported)
+	case len(q.Filters) > 0:
+		return fmt.Errorf("%s search: the index holds text fields only, none to filter on: %w", q.Shape(), engines.ErrUnsupported)
+	}
+	return nil
 }

@@ -17,7 +17,7 @@ type driver struct{}
 
 func (driver) Describe() engines.Description {
 	return engines.Description{
-		Summary:    "PostgreSQL 15 full-text search (generated tsvector, GIN index, websearch_to_tsquery OR-ed words, ts_rank top-k) and pgvector 0.8 kNN (HNSW, cosine; iterative scans under filters; RRF hybrid)",
+		Summary:    "PostgreSQL 15 full-text search (generated tsvector, GIN index, websearch_to_tsquery OR-ed words, ts_rank top-k), field lookups on a simple-config GIN index, and pgvector 0.8 kNN (HNSW, cosine; iterative scans under filters; RRF hybrid); Study B index options fields and exact",
 		Visibility: engines.Searchable,
 		Getter:     true,
 	}
@@ -30,10 +30,36 @@ func (driver) CheckConfig(cfg engines.Config) error {
 }
 
 // CheckSchema refuses a schema Create would (engines.SchemaChecker): a
-// text field at least, at most one vector field of 1 to 2,000 dimensions.
-func (driver) CheckSchema(_ engines.Config, schema engines.Schema) error {
-	_, _, err := plan(schema)
+// text field at least, at most one vector field of 1 to 2,000 dimensions,
+// and the exact option's fields among its text fields.
+func (driver) CheckSchema(cfg engines.Config, schema engines.Schema) error {
+	set, err := checkConfig(cfg)
+	if err != nil {
+		return err
+	}
+	_, _, err = plan(schema, set)
 	return err
+}
+
+// CheckQuery says before anything starts whether the table cfg's options
+// make of schema can answer a query shaped like q (engines.QueryChecker):
+// Search's own refusal — the table's layout, then searchSQL, which refuses
+// before anything else — without a server. Only a refusal is returned; a
+// value of the sample (a vector's dimension, an empty range) is the
+// query's own error, left to Search.
+func (driver) CheckQuery(cfg engines.Config, schema engines.Schema, q engines.Query) error {
+	set, err := checkConfig(cfg)
+	if err != nil {
+		return err
+	}
+	l, _, err := plan(schema, set)
+	if err != nil {
+		return err
+	}
+	if _, err := l.searchSQL(q); errors.Is(err, engines.ErrUnsupported) {
+		return err
+	}
+	return nil
 }
 
 // maxMessage bounds a server message's length.
@@ -43,7 +69,7 @@ func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, err
 	if cfg.URL == "" {
 		return nil, errors.New("postgres: a URL is needed (postgres://user@host:port/db)")
 	}
-	poolSize, err := checkConfig(cfg)
+	set, err := checkConfig(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -57,7 +83,7 @@ func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, err
 	if p := cfg.Password.Reveal(); p != "" {
 		pc.ConnConfig.Password = p
 	}
-	pc.MaxConns = poolSize
+	pc.MaxConns = set.pool
 	// Filtered kNN: HNSW filters after it scans, so a filter that keeps
 	// one row in ten would leave about 4 of the 40 candidates
 	// (hnsw.ef_search); iterative scans go on scanning until k rows match
@@ -81,5 +107,5 @@ func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, err
 		pool.Close()
 		return nil, fmt.Errorf("postgres: connect to %s: %w", quote.SafeURL(cfg.URL), quote.Redact(err, cfg.Secrets()...))
 	}
-	return &Engine{pool: pool}, nil
+	return &Engine{pool: pool, set: set}, nil
 }

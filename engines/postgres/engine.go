@@ -17,6 +17,7 @@ import (
 // Engine is one table in one database.
 type Engine struct {
 	pool *pgxpool.Pool
+	set  settings
 
 	mu     sync.RWMutex
 	layout *layout // nil until Create or Attach
@@ -47,7 +48,7 @@ var _ engines.Getter = (*Engine)(nil)
 
 // Create (re)creates the table, its generated tsvector and its indexes.
 func (e *Engine) Create(ctx context.Context, schema engines.Schema) error {
-	l, ddl, err := plan(schema)
+	l, ddl, err := plan(schema, e.set)
 	if err != nil {
 		return err
 	}
@@ -62,7 +63,7 @@ func (e *Engine) Create(ctx context.Context, schema engines.Schema) error {
 
 // Attach uses the table another process created: it must exist.
 func (e *Engine) Attach(ctx context.Context, schema engines.Schema) error {
-	l, _, err := plan(schema)
+	l, _, err := plan(schema, e.set)
 	if err != nil {
 		return err
 	}
@@ -78,7 +79,10 @@ func (e *Engine) Attach(ctx context.Context, schema engines.Schema) error {
 	if !exists {
 		return fmt.Errorf("postgres: attach: there is no table %s (shard 0 creates it)", schema.Name)
 	}
-	want := []string{"id", "tsv"}
+	want := []string{"id"}
+	if l.indexed[engines.Text] {
+		want = append(want, "tsv")
+	}
 	for _, c := range l.cols {
 		want = append(want, c.Name)
 	}

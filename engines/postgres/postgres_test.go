@@ -97,7 +97,7 @@ func TestBadURLDoesNotLeakThePassword(t *testing.T) {
 	}
 }
 
-// CheckConfig reads the one option and the one write mode before anything
+// CheckConfig reads the options and the one write mode before anything
 // starts, as every driver does (config.Options, engines.CheckWriteMode).
 func TestCheckConfig(t *testing.T) {
 	for _, c := range []struct {
@@ -108,7 +108,7 @@ func TestCheckConfig(t *testing.T) {
 		{engines.Config{Options: map[string]string{"pool": "10000"}, WriteMode: engines.Searchable}, ""},
 		{engines.Config{Options: map[string]string{"pool": "0"}}, `postgres: option pool="0": must be a whole number from 1 to 10000`},
 		{engines.Config{Options: map[string]string{"pool": "10001"}}, `from 1 to 10000`},
-		{engines.Config{Options: map[string]string{"shards": "2"}}, `postgres: unknown option "shards" (known: pool)`},
+		{engines.Config{Options: map[string]string{"shards": "2"}}, `postgres: unknown option "shards" (known: exact, fields, pool)`},
 		{engines.Config{WriteMode: engines.Acknowledged}, `postgres: write mode "acknowledged" is not offered`},
 	} {
 		err := engines.CheckConfig("postgres", c.cfg)

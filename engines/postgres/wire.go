@@ -27,23 +27,31 @@ type column struct {
 	ident string // quoted identifier
 }
 
-// layout is the table of a schema: its columns and the statements that do
-// not vary with a query.
+// layout is the table of a schema: its columns, which of them are indexed,
+// and the statements that do not vary with a query.
 type layout struct {
+	name   string // the schema's name
 	table  string // quoted identifier
 	cols   []column
 	byName map[string]column
 	text   []string // the Text fields' names, which feed tsv
 	vector *column  // the Vector field, or nil
-	sql    statements
+	// indexed are the field types with an index (the fields option): a
+	// Text one is the generated tsv and its GIN index.
+	indexed map[engines.FieldType]bool
+	// exact are the Text fields with the exact-lookup index (the exact
+	// option, exactExpr).
+	exact map[string]bool
+	sql   statements
 }
 
-// plan is the table of a schema, and the DDL that makes it.
-func plan(schema engines.Schema) (*layout, []string, error) {
+// plan is the table of a schema with the indexes set asks for, and the
+// DDL that makes it.
+func plan(schema engines.Schema, set settings) (*layout, []string, error) {
 	if schema.Name == "" {
 		return nil, nil, engines.RefuseSchema("postgres", "schema has no name")
 	}
-	l := &layout{table: pgx.Identifier{schema.Name}.Sanitize(), byName: map[string]column{}}
+	l := &layout{name: schema.Name, table: pgx.Identifier{schema.Name}.Sanitize(), byName: map[string]column{}, indexed: set.types, exact: map[string]bool{}}
 	vectors := 0
 	for _, f := range schema.Fields {
 		c := column{FieldSpec: f, ident: pgx.Identifier{f.Name}.Sanitize()}
@@ -70,6 +78,19 @@ func plan(schema engines.Schema) (*layout, []string, error) {
 	if len(l.text) == 0 {
 		return nil, nil, errors.New("postgres: schema has no text field")
 	}
+	exact := set.exact
+	if exact == nil && l.indexed[engines.Text] && len(l.text) < len(l.cols) {
+		// The default: a schema with fields beside its text ones is a
+		// catalogue, whose text fields are looked up (a SKU, a title's
+		// word); a text-only one is a corpus searched by its words.
+		exact = l.text
+	}
+	for _, name := range exact {
+		if c, ok := l.byName[name]; !ok || c.Type != engines.Text {
+			return nil, nil, engines.RefuseSchema("postgres", "option exact names %q, which is not a text field of schema %s", name, schema.Name)
+		}
+		l.exact[name] = true
+	}
 	// l.vector points into l.cols, which grows no more.
 	for i := range l.cols {
 		if l.cols[i].Type == engines.Vector {
@@ -81,9 +102,11 @@ func plan(schema engines.Schema) (*layout, []string, error) {
 }
 
 // ddl drops and makes the table: a column per field (text and tag: text;
-// numeric: double precision; vector: vector(dim)), the generated tsvector
-// of the text fields with its GIN index, a btree index per tag and numeric
-// field and an HNSW index (cosine distance) on the vector field.
+// numeric: double precision; vector: vector(dim)) and, for the field types
+// the fields option names, their indexes — text: the generated tsvector of
+// the text fields with its GIN index; tag and numeric: a btree index per
+// field; vector: an HNSW index (cosine distance) — then the exact-lookup
+// index of each field the exact option names.
 func (l *layout) ddl() []string {
 	var cols, vectors, after []string
 	for _, c := range l.cols {
@@ -91,30 +114,66 @@ func (l *layout) ddl() []string {
 		case engines.Text:
 			cols = append(cols, c.ident+" text NOT NULL")
 			vectors = append(vectors, fmt.Sprintf("to_tsvector('english', %s)", c.ident))
-		case engines.Tag:
-			cols = append(cols, c.ident+" text NOT NULL")
-			after = append(after, fmt.Sprintf("CREATE INDEX ON %s (%s)", l.table, c.ident))
-		case engines.Numeric:
-			cols = append(cols, c.ident+" double precision")
-			after = append(after, fmt.Sprintf("CREATE INDEX ON %s (%s)", l.table, c.ident))
+		case engines.Tag, engines.Numeric:
+			typ := "text NOT NULL"
+			if c.Type == engines.Numeric {
+				typ = "double precision"
+			}
+			cols = append(cols, c.ident+" "+typ)
+			if l.indexed[c.Type] {
+				after = append(after, fmt.Sprintf("CREATE INDEX ON %s (%s)", l.table, c.ident))
+			}
 		case engines.Vector:
 			cols = append(cols, fmt.Sprintf("%s vector(%d)", c.ident, c.Dim))
 			// pgvector's defaults, m = 16 and ef_construction = 64 (see
 			// the package doc).
-			after = append(after, fmt.Sprintf("CREATE INDEX ON %s USING hnsw (%s vector_cosine_ops)", l.table, c.ident))
+			if l.indexed[engines.Vector] {
+				after = append(after, fmt.Sprintf("CREATE INDEX ON %s USING hnsw (%s vector_cosine_ops)", l.table, c.ident))
+			}
+		}
+	}
+	for _, c := range l.cols {
+		if l.exact[c.Name] {
+			after = append(after, fmt.Sprintf("CREATE INDEX %s ON %s USING GIN (%s)", pgx.Identifier{ExactIndex(l.name, c.Name)}.Sanitize(), l.table, exactExpr(c.ident)))
 		}
 	}
 	var ddl []string
 	if l.vector != nil {
 		ddl = append(ddl, "CREATE EXTENSION IF NOT EXISTS vector")
 	}
+	// The tsvector is a stored generated column: computed on every write,
+	// so it is made only when full-text search is indexed.
+	tsv := ""
+	if l.indexed[engines.Text] {
+		tsv = fmt.Sprintf(", tsv tsvector GENERATED ALWAYS AS (%s) STORED", strings.Join(vectors, " || "))
+	}
 	ddl = append(ddl,
 		"DROP TABLE IF EXISTS "+l.table,
-		fmt.Sprintf("CREATE TABLE %s (id text PRIMARY KEY, %s, tsv tsvector GENERATED ALWAYS AS (%s) STORED)",
-			l.table, strings.Join(cols, ", "), strings.Join(vectors, " || ")),
-		fmt.Sprintf("CREATE INDEX ON %s USING GIN (tsv)", l.table),
+		fmt.Sprintf("CREATE TABLE %s (id text PRIMARY KEY, %s%s)", l.table, strings.Join(cols, ", "), tsv),
 	)
+	if l.indexed[engines.Text] {
+		ddl = append(ddl, fmt.Sprintf("CREATE INDEX ON %s USING GIN (tsv)", l.table))
+	}
 	return append(ddl, after...)
+}
+
+// ExactIndex is the name Create gives a field's exact-lookup index, so that
+// EXPLAIN and pg_indexes say which it is (PostgreSQL's own name for an
+// expression index would be <table>_to_tsvector_idx<n>; a name past 63
+// bytes is cut).
+func ExactIndex(schema, field string) string { return schema + "_" + field + "_exact" }
+
+// exactExpr is the exact-lookup index's expression on a text column, and
+// the lookup's left side (the planner uses an expression index only for the
+// same expression): the column's words of letters and digits — every other
+// character a space — as a tsvector of the simple configuration, which
+// lowercases and keeps every word (no stop words, no stemming), so "it" of
+// SKU IT-500 stays. Cutting the words first, as the lookup's text is cut
+// (lookupWords), keeps the text-search parser from reading "IT-500" as "it"
+// and "-500" (a signed number), so a lookup of "500" finds it, as Valkey's
+// does.
+func exactExpr(ident string) string {
+	return fmt.Sprintf("to_tsvector('simple', regexp_replace(%s, '[^[:alnum:]]+', ' ', 'g'))", ident)
 }
 
 // statements builds the statements that every query of a kind shares.
@@ -234,12 +293,20 @@ func (q *query) param(v any) string {
 //   - Text alone: the full-text search, ts_rank top k (with Filters as
 //     WHERE clauses);
 //   - Field: an exact match in that column — the value of a tag, the
-//     words as a phrase in a text field — (Filters too), by id, or by
-//     distance when Vector is set;
+//     words as a phrase in a text field, on its exact-lookup index — (Filters
+//     too), by id, or by distance when Vector is set;
 //   - Vector: the k nearest by cosine distance among the rows that match
 //     Filters;
-//   - Text and Vector: both rankings fused (hybridSQL).
+//   - Text and Vector: both rankings fused (hybridSQL);
+//   - Filters alone: the matching rows by id.
+//
+// What the table's indexes cannot answer is refused first (refuse), so
+// that CheckQuery, which asks searchSQL, finds it whatever the sample's
+// values.
 func (l *layout) searchSQL(q engines.Query) (query, error) {
+	if err := l.refuse(q); err != nil {
+		return query{}, err
+	}
 	if q.Vector == nil && q.Field == "" && len(q.Filters) == 0 {
 		return query{sql: l.sql.search, args: []any{OrQuery(q.Text), q.K}}, nil
 	}
@@ -248,13 +315,8 @@ func (l *layout) searchSQL(q engines.Query) (query, error) {
 	if err != nil {
 		return query{}, err
 	}
-	if q.Vector != nil {
-		if l.vector == nil {
-			return query{}, fmt.Errorf("vector search: the schema has no vector field: %w", engines.ErrUnsupported)
-		}
-		if len(q.Vector) != l.vector.Dim {
-			return query{}, fmt.Errorf("postgres: query vector has %d dimensions, field %s %d", len(q.Vector), l.vector.Name, l.vector.Dim)
-		}
+	if q.Vector != nil && len(q.Vector) != l.vector.Dim {
+		return query{}, fmt.Errorf("postgres: query vector has %d dimensions, field %s %d", len(q.Vector), l.vector.Name, l.vector.Dim)
 	}
 	switch {
 	case q.Vector != nil && q.Field == "" && q.Text != "":
@@ -265,7 +327,7 @@ func (l *layout) searchSQL(q engines.Query) (query, error) {
 		// README (v0.8.x, "Iterative Index Scans") shows.
 		s.sql = fmt.Sprintf("WITH nearest AS MATERIALIZED (SELECT id, %s <=> %s AS distance FROM %s%s ORDER BY distance LIMIT %s) SELECT id FROM nearest ORDER BY distance, id",
 			l.vector.ident, s.param(VectorText(q.Vector))+"::vector", l.table, whereClause(where), s.param(q.K))
-	case q.Field != "":
+	case q.Field != "" || q.Text == "":
 		s.sql = fmt.Sprintf("SELECT id FROM %s%s ORDER BY id LIMIT %s", l.table, whereClause(where), s.param(q.K))
 	default:
 		text := s.param(OrQuery(q.Text))
@@ -273,6 +335,52 @@ func (l *layout) searchSQL(q engines.Query) (query, error) {
 			l.table, text, andClauses(where), s.param(q.K))
 	}
 	return s, nil
+}
+
+// refuse is the shape check of a query on this table: an error wrapping
+// engines.ErrUnsupported, without the driver's name, for a member that
+// names a field the table lacks or cannot use that way, or that needs an
+// index the options left out (fields, exact); nil otherwise. Search
+// (through searchSQL) and CheckQuery make it, and nothing else does.
+func (l *layout) refuse(q engines.Query) error {
+	shape := q.Shape()
+	freeText := q.Field == "" && (q.Text != "" || q.Vector == nil && len(q.Filters) == 0)
+	if freeText && !l.indexed[engines.Text] {
+		return fmt.Errorf("%s search: full-text search has no index (the fields option leaves out text): %w", shape, engines.ErrUnsupported)
+	}
+	if q.Vector != nil {
+		switch {
+		case l.vector == nil:
+			return fmt.Errorf("%s search: the schema has no vector field: %w", shape, engines.ErrUnsupported)
+		case !l.indexed[engines.Vector]:
+			return fmt.Errorf("%s search: vector field %q has no index (the fields option leaves out vector): %w", shape, l.vector.Name, engines.ErrUnsupported)
+		}
+	}
+	for _, f := range q.Filters {
+		c, ok := l.byName[f.Field]
+		switch {
+		case !ok:
+			return fmt.Errorf("filter on %q: the table has no such field: %w", f.Field, engines.ErrUnsupported)
+		case c.Type != engines.Tag && c.Type != engines.Numeric:
+			return fmt.Errorf("filter on %s field %q: %w", c.Type, f.Field, engines.ErrUnsupported)
+		case !l.indexed[c.Type]:
+			return fmt.Errorf("filter on %s field %q: it has no index (the fields option leaves out %s): %w", c.Type, f.Field, c.Type, engines.ErrUnsupported)
+		}
+	}
+	if q.Field != "" {
+		c, ok := l.byName[q.Field]
+		switch {
+		case !ok:
+			return fmt.Errorf("search in field %q: the table has no such field: %w", q.Field, engines.ErrUnsupported)
+		case c.Type == engines.Tag && !l.indexed[engines.Tag]:
+			return fmt.Errorf("lookup in tag field %q: it has no index (the fields option leaves out tag): %w", q.Field, engines.ErrUnsupported)
+		case c.Type == engines.Text && !l.exact[q.Field]:
+			return fmt.Errorf("lookup in text field %q: it has no exact-lookup index (the exact option): %w", q.Field, engines.ErrUnsupported)
+		case c.Type != engines.Text && c.Type != engines.Tag:
+			return fmt.Errorf("search in %s field %q: %w", c.Type, q.Field, engines.ErrUnsupported)
+		}
+	}
+	return nil
 }
 
 // hybridSQL fuses the full-text ranking and the vector ranking, each the
@@ -289,34 +397,24 @@ ORDER BY coalesce(1.0 / (%[8]d + fts.r), 0) + coalesce(1.0 / (%[8]d + knn.r), 0)
 		l.table, text, andClauses(where), k, l.vector.ident, vec, whereClause(where), rrfK)
 }
 
-// where is the conditions of q's Filters and Field lookup: tag equality,
-// numeric BETWEEN, and the lookup's exact equality on a text or tag column.
+// where is the conditions of q's Filters and Field lookup (refuse has
+// passed them): tag equality, numeric BETWEEN, and the lookup — a tag's
+// value, or the words as a phrase on the text field's exact-lookup index.
 func (l *layout) where(s *query, q engines.Query) ([]string, error) {
 	var out []string
 	for _, f := range q.Filters {
-		c, ok := l.byName[f.Field]
-		switch {
-		case !ok:
-			return nil, fmt.Errorf("filter on %q: the table has no such field: %w", f.Field, engines.ErrUnsupported)
-		case c.Type == engines.Tag:
+		c := l.byName[f.Field]
+		if c.Type == engines.Tag {
 			out = append(out, c.ident+" = "+s.param(f.Tag))
-		case c.Type == engines.Numeric:
-			if math.IsNaN(f.Min) || math.IsNaN(f.Max) || f.Min > f.Max {
-				return nil, fmt.Errorf("postgres: filter on %q: range [%v, %v] is empty", f.Field, f.Min, f.Max)
-			}
-			out = append(out, fmt.Sprintf("%s BETWEEN %s AND %s", c.ident, s.param(f.Min), s.param(f.Max)))
-		default:
-			return nil, fmt.Errorf("filter on %s field %q: %w", c.Type, f.Field, engines.ErrUnsupported)
+			continue
 		}
+		if math.IsNaN(f.Min) || math.IsNaN(f.Max) || f.Min > f.Max {
+			return nil, fmt.Errorf("postgres: filter on %q: range [%v, %v] is empty", f.Field, f.Min, f.Max)
+		}
+		out = append(out, fmt.Sprintf("%s BETWEEN %s AND %s", c.ident, s.param(f.Min), s.param(f.Max)))
 	}
 	if q.Field != "" {
-		c, ok := l.byName[q.Field]
-		switch {
-		case !ok:
-			return nil, fmt.Errorf("search in field %q: the table has no such field: %w", q.Field, engines.ErrUnsupported)
-		case c.Type != engines.Text && c.Type != engines.Tag:
-			return nil, fmt.Errorf("search in %s field %q: %w", c.Type, q.Field, engines.ErrUnsupported)
-		}
+		c := l.byName[q.Field]
 		if c.Type == engines.Tag {
 			out = append(out, c.ident+" = "+s.param(q.Text))
 			return out, nil
@@ -329,12 +427,9 @@ func (l *layout) where(s *query, q engines.Query) ([]string, error) {
 		// "IT-500" finds the product whose sku reads IT-500 and not one
 		// whose sku is IT-5000, and a title's marker word finds its
 		// product. Both sides are cut into words of letters and digits
-		// the same way and compared as lowercased strings, padded with a
-		// space: PostgreSQL's text-search parser reads "ON-1" as "on" and
-		// "-1", so a tsquery of the words would miss it. No index serves
-		// this: the table is scanned (see the package doc).
-		out = append(out, fmt.Sprintf("strpos(lower(' ' || regexp_replace(%s, '[^[:alnum:]]+', ' ', 'g') || ' '), lower(%s)) > 0",
-			c.ident, s.param(" "+words+" ")))
+		// the same way (exactExpr), so the text-search parser sees only
+		// words between spaces; the simple configuration keeps "it".
+		out = append(out, fmt.Sprintf("%s @@ phraseto_tsquery('simple', %s)", exactExpr(c.ident), s.param(words)))
 	}
 	return out, nil
 }

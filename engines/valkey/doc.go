@@ -92,6 +92,25 @@
 // 2 vec <bytes>; Query.Filters are `@f:{tag}` and `@f:[min max]`. Every
 // search is NOCONTENT LIMIT 0 K DIALECT 2. K may be at most 10000.
 //
+// Text and Vector together (the hybrid shape) is not a fusion of two
+// rankings: valkey-search 1.2 has no score fusion (no RRF, no FT.HYBRID,
+// which is Redis 8.4's), only its hybrid query, in which "a filter
+// expression [indicates] which keys within the index are candidates for
+// results": `<filter>=>[KNN K @field $vec]` (valkey.io/topics/search-query,
+// "Hybrid Vector Queries", valkey-search 1.2). The driver sends the text's
+// words OR-ed as that filter, beside any Filters: `@f:{tag} (w1 | w2 | …)
+// =>[KNN K @embedding $vec]` (one string, no space before =>), the K nearest among the documents that match
+// the text, ranked by vector distance alone — the text decides which
+// documents may come back, never their order. It needs one index with the
+// text and the vector fields (the default layout; the hybrid option's pair
+// splits them, so there it is engines.ErrUnsupported).
+//
+// CheckQuery (engines.QueryChecker) says before anything starts which of
+// these shapes the layout cannot answer: the options, the indexes they make
+// of the schema and searchPlan, as Search runs them, without a server (a
+// query needing a field no write-side index holds, a lookup in a numeric
+// field, search with matching_indexes=0).
+//
 // # Attach
 //
 // Attach (engines.Attacher, for the shards of a sharded run other than

@@ -63,6 +63,26 @@ func (driver) CheckSchema(cfg engines.Config, schema engines.Schema) error {
 	return err
 }
 
+// CheckQuery says before anything starts whether the indexes cfg's options
+// make of schema can answer a query shaped like q (engines.QueryChecker):
+// the refusals of Search's searchPlan, without a server. Only those are
+// returned; a value of the sample (a vector's dimension, an empty range)
+// is the query's own error, left to Search.
+func (driver) CheckQuery(cfg engines.Config, schema engines.Schema, q engines.Query) error {
+	set, err := checkConfig(cfg)
+	if err != nil {
+		return err
+	}
+	l, err := set.plan(schema)
+	if err != nil {
+		return err
+	}
+	if _, err := l.searchPlan(q, set.tiered); errors.Is(err, engines.ErrUnsupported) {
+		return err
+	}
+	return nil
+}
+
 // checkTimeout bounds CheckConfig's question to an attached server.
 const checkTimeout = 3 * time.Second
 

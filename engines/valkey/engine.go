@@ -404,7 +404,11 @@ func (e *Engine) Search(ctx context.Context, q engines.Query) (engines.Hits, err
 		return engines.Hits{}, err
 	}
 	p, err := l.searchPlan(q, e.set.tiered)
-	if err != nil || p.empty {
+	switch {
+	case errors.Is(err, engines.ErrUnsupported):
+		// The refusal CheckQuery gives, under the driver's name.
+		return engines.Hits{}, fmt.Errorf("valkey: %w", err)
+	case err != nil || p.empty:
 		return engines.Hits{Total: 0}, err
 	}
 	cmds := make([]valkey.Completed, len(p.queries))

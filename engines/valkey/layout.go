@@ -178,7 +178,7 @@ func (l *layout) chooseIndex(q engines.Query) (indexDef, error) {
 		}
 	}
 	if len(l.writeSide()) == 0 {
-		return indexDef{}, fmt.Errorf("valkey: search without an index (matching_indexes=0): %w", engines.ErrUnsupported)
+		return indexDef{}, fmt.Errorf("%s search without an index (matching_indexes=0): %w", q.Shape(), engines.ErrUnsupported)
 	}
-	return indexDef{}, fmt.Errorf("valkey: no index of this layout has every field the query uses: %w", engines.ErrUnsupported)
+	return indexDef{}, fmt.Errorf("%s search: no index of this layout has every field the query uses (see the fields and hybrid options): %w", q.Shape(), engines.ErrUnsupported)
 }

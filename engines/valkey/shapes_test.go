@@ -150,3 +150,57 @@ func TestStatsReportThreads(t *testing.T) {
 		t.Fatalf("threads %v/%v, want reader 5, writer 3", st["reader_threads"], st["writer_threads"])
 	}
 }
+
+// CheckQuery and Search (against the fake) agree on every query shape under
+// each index layout the options make: what the layout's indexes cannot
+// answer is ErrUnsupported from both, without the driver's name from
+// CheckQuery; what they can, both accept.
+func TestCheckQueryAgreesWithSearch(t *testing.T) {
+	tag := []engines.Filter{{Field: "category", Tag: "electronics"}}
+	price := []engines.Filter{{Field: "price", Min: 10, Max: 200}}
+	shapes := []engines.Query{
+		{K: 3, Text: "quiet laptop"},
+		{K: 3, Text: "quiet", Filters: tag},
+		{K: 3, Field: "sku", Text: "IT-500"},
+		{K: 3, Field: "category", Text: "toys"},
+		{K: 3, Vector: axis(0, 0)},
+		{K: 3, Vector: axis(0, 0), Filters: tag},
+		{K: 3, Vector: axis(0, 0), Filters: price},
+		{K: 3, Text: "quiet", Vector: axis(0, 0)},
+		{K: 3, Filters: price},
+		{K: 3, Vector: axis(0, 0), Filters: []engines.Filter{{Field: "title", Tag: "x"}}},
+		{K: 3, Field: "price", Text: "9"},
+		{K: 3, Field: "nope", Text: "x"},
+	}
+	for _, c := range []struct {
+		opts map[string]string
+		// refused lists the shapes (indexes into shapes) the layout cannot answer.
+		refused []int
+	}{
+		{nil, []int{9, 10, 11}},
+		{map[string]string{"fields": "tag,numeric"}, []int{0, 1, 2, 4, 5, 6, 7, 9, 10, 11}},
+		{map[string]string{"fields": "text,tag,numeric"}, []int{4, 5, 6, 7, 9, 10, 11}},
+		// The pair: text on the exact index, tag/numeric/vector on the
+		// semantic one, so nothing that needs both.
+		{map[string]string{"hybrid": "on"}, []int{1, 7, 9, 10, 11}},
+		{map[string]string{"matching_indexes": "0"}, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}},
+	} {
+		s := startFake(t, valkeyfake.Options{})
+		cfg := engines.Config{URL: s.URL(), Options: c.opts}
+		e := open(t, cfg)
+		loadProducts(t, e)
+		for i, q := range shapes {
+			checked := engines.CheckQuery("valkey", cfg, productSchema("products"), q)
+			_, searched := e.Search(context.Background(), q)
+			want := slices.Contains(c.refused, i)
+			for name, err := range map[string]error{"CheckQuery": checked, "Search": searched} {
+				if want && !errors.Is(err, engines.ErrUnsupported) || !want && err != nil {
+					t.Errorf("%v: %s %+v: %s = %v; want refused: %v", c.opts, q.Shape(), q.Filters, name, err, want)
+				}
+			}
+			if checked != nil && strings.Contains(checked.Error(), "valkey") {
+				t.Errorf("%v: CheckQuery's reason names the driver: %v", c.opts, checked)
+			}
+		}
+	}
+}
