@@ -3,7 +3,6 @@ package amgixnow
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/searchbench/searchbench/engines"
@@ -51,20 +50,13 @@ type options struct {
 	exactMeta bool
 }
 
-// fieldTypeNames are the values of the fields option.
-var fieldTypeNames = map[string]engines.FieldType{"text": engines.Text, "tag": engines.Tag, "numeric": engines.Numeric, "vector": engines.Vector}
-
 // parseFieldTypes reads the fields option: field types, comma-separated,
 // each once, text or vector among them (an Amgix collection needs a
 // vector).
 func parseFieldTypes(v string) (map[engines.FieldType]bool, error) {
-	out := map[engines.FieldType]bool{}
-	for _, name := range strings.Split(v, ",") {
-		t, ok := fieldTypeNames[strings.TrimSpace(name)]
-		if !ok || out[t] {
-			return nil, errors.New("must list field types from text, tag, numeric and vector, each once, comma-separated")
-		}
-		out[t] = true
+	out, err := config.FieldTypes(v)
+	if err != nil {
+		return nil, err
 	}
 	if !out[engines.Text] && !out[engines.Vector] {
 		return nil, errors.New("must include text or vector: an Amgix collection needs at least one vector")
@@ -76,14 +68,12 @@ func parseFieldTypes(v string) (map[engines.FieldType]bool, error) {
 func parseOptions(driver string, raw map[string]string) (options, error) {
 	r := config.New(driver, raw)
 	o := options{
-		timeout: r.Duration("timeout", DefaultTimeout),
-		pool:    r.Int("pool", DefaultPool, 1, maxPool),
-		queued:  r.Enum("route", "sync", "sync", "queued") == "queued",
-		bulk:    r.Bool("bulk", true),
-		topK:    r.Int("top_k", 0, 1, maxTopK),
-		types: config.Value(r, "fields", map[engines.FieldType]bool{
-			engines.Text: true, engines.Tag: true, engines.Numeric: true, engines.Vector: true,
-		}, parseFieldTypes),
+		timeout:   r.Duration("timeout", DefaultTimeout),
+		pool:      r.Int("pool", DefaultPool, 1, maxPool),
+		queued:    r.Enum("route", "sync", "sync", "queued") == "queued",
+		bulk:      r.Bool("bulk", true),
+		topK:      r.Int("top_k", 0, 1, maxTopK),
+		types:     config.Value(r, "fields", config.AllFieldTypes(), parseFieldTypes),
 		exactMeta: r.Enum("exact", "vector", "vector", "metadata") == "metadata",
 	}
 	return o, r.Err()

@@ -148,3 +148,47 @@ func oneOf(s []string) string {
 	}
 	return strings.Join(s[:len(s)-1], ", ") + " or " + s[len(s)-1]
 }
+
+// FieldTypes reads Study B's fields option, which of a schema's field
+// types get an index: types from text, tag, numeric and vector, each once,
+// comma-separated. Read it with Value(o, "fields", AllFieldTypes(),
+// FieldTypes), and add a driver's own rule (at least text, say) after.
+func FieldTypes(v string) (map[engines.FieldType]bool, error) {
+	out := map[engines.FieldType]bool{}
+	for name := range strings.SplitSeq(v, ",") {
+		t, ok := fieldType(strings.TrimSpace(name))
+		if !ok || out[t] {
+			return nil, errors.New("must list field types from text, tag, numeric and vector, each once, comma-separated")
+		}
+		out[t] = true
+	}
+	return out, nil
+}
+
+// AllFieldTypes is the fields option's default: every type indexed.
+func AllFieldTypes() map[engines.FieldType]bool {
+	return map[engines.FieldType]bool{engines.Text: true, engines.Tag: true, engines.Numeric: true, engines.Vector: true}
+}
+
+func fieldType(name string) (engines.FieldType, bool) {
+	for t := range AllFieldTypes() {
+		if t.String() == name {
+			return t, true
+		}
+	}
+	return 0, false
+}
+
+// Names reads a list of field names, comma-separated, each once, each
+// passing valid (nil: any non-empty name), whose rule want states.
+func Names(v string, valid func(string) bool, want string) ([]string, error) {
+	var out []string
+	for name := range strings.SplitSeq(v, ",") {
+		name = strings.TrimSpace(name)
+		if name == "" || (valid != nil && !valid(name)) || slices.Contains(out, name) {
+			return nil, fmt.Errorf("must list field names (%s), each once, comma-separated", want)
+		}
+		out = append(out, name)
+	}
+	return out, nil
+}

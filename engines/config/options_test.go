@@ -3,8 +3,11 @@ package config
 import (
 	"errors"
 	"strings"
+
 	"testing"
 	"time"
+
+	"github.com/searchbench/searchbench/engines"
 )
 
 // read is a driver's option function as the drivers write it.
@@ -117,5 +120,35 @@ func TestOptionsCustomAndFail(t *testing.T) {
 	o.Fail("list=%s needs other=y", "a,b")
 	if err := o.Err(); err == nil || err.Error() != "drv: list=a,b needs other=y" {
 		t.Fatalf("Fail: %v", err)
+	}
+}
+
+// Study B's fields option and the lists of field names read alike in
+// every driver.
+func TestFieldTypesAndNames(t *testing.T) {
+	got, err := FieldTypes(" tag,numeric ,vector")
+	if err != nil || len(got) != 3 || !got[engines.Tag] || !got[engines.Numeric] || !got[engines.Vector] || got[engines.Text] {
+		t.Fatalf("%v %v", got, err)
+	}
+	if all := AllFieldTypes(); len(all) != 4 {
+		t.Fatalf("every type: %v", all)
+	}
+	for _, bad := range []string{"", "tag,tag", "keyword", "text,", "Text"} {
+		if _, err := FieldTypes(bad); err == nil || !strings.Contains(err.Error(), "from text, tag, numeric and vector") {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
+	names, err := Names("sku, title", nil, "x")
+	if err != nil || len(names) != 2 || names[1] != "title" {
+		t.Fatalf("%v %v", names, err)
+	}
+	upper := func(s string) bool { return strings.ToUpper(s) == s }
+	for _, bad := range []string{"", "sku,sku", "a,,b"} {
+		if _, err := Names(bad, nil, "x"); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+	if _, err := Names("SKU,title", upper, "upper case"); err == nil || !strings.Contains(err.Error(), "(upper case)") {
+		t.Errorf("a name its rule refuses: %v", err)
 	}
 }

@@ -51,9 +51,6 @@ type options struct {
 	numCandidates int
 }
 
-// fieldTypeNames are the values of the fields option.
-var fieldTypeNames = map[string]engines.FieldType{"text": engines.Text, "tag": engines.Tag, "numeric": engines.Numeric, "vector": engines.Vector}
-
 // timeValue is an Elasticsearch time value (TimeValue.parseTimeValue), or -1.
 var timeValue = regexp.MustCompile(`^(-1|[0-9]+(nanos|micros|ms|s|m|h|d))$`)
 
@@ -68,7 +65,7 @@ func parseOptions(raw map[string]string) (options, error) {
 		refreshInterval: config.Value(r, "refresh_interval", DefaultRefreshInterval, parseRefreshInterval),
 		trackTotalHits:  config.Value(r, "track_total_hits", any(DefaultTrackTotalHits), parseTrackTotalHits),
 		fuzziness:       config.Value(r, "fuzziness", DefaultFuzziness, parseFuzziness),
-		indexed:         config.Value(r, "fields", allFieldTypes(), parseFieldTypes),
+		indexed:         config.Value(r, "fields", config.AllFieldTypes(), config.FieldTypes),
 		exact:           r.Bool("exact", false),
 		// The bounds are Lucene's HNSW format's (Lucene99HnswVectorsFormat:
 		// MAXIMUM_MAX_CONN 512, MAXIMUM_BEAM_WIDTH 3200), which
@@ -78,28 +75,6 @@ func parseOptions(raw map[string]string) (options, error) {
 		numCandidates:  r.Int("num_candidates", 0, 1, MaxNumCandidates),
 	}
 	return o, r.Err()
-}
-
-func allFieldTypes() map[engines.FieldType]bool {
-	all := map[engines.FieldType]bool{}
-	for _, t := range fieldTypeNames {
-		all[t] = true
-	}
-	return all
-}
-
-// parseFieldTypes reads the fields option: field types, comma-separated,
-// each once.
-func parseFieldTypes(v string) (map[engines.FieldType]bool, error) {
-	out := map[engines.FieldType]bool{}
-	for _, name := range strings.Split(v, ",") {
-		t, ok := fieldTypeNames[strings.TrimSpace(name)]
-		if !ok || out[t] {
-			return nil, errors.New("must list field types from text, tag, numeric and vector, each once, comma-separated")
-		}
-		out[t] = true
-	}
-	return out, nil
 }
 
 func parseRefreshInterval(v string) (string, error) {

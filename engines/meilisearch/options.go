@@ -2,9 +2,7 @@ package meilisearch
 
 import (
 	"errors"
-	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/meilisearch/meilisearch-go"
@@ -45,21 +43,14 @@ type options struct {
 	ratio float64
 }
 
-// fieldTypeNames are the values of the fields option.
-var fieldTypeNames = map[string]engines.FieldType{"text": engines.Text, "tag": engines.Tag, "numeric": engines.Numeric, "vector": engines.Vector}
-
 // parseFieldTypes reads the fields option: field types, comma-separated,
 // each once, text among them (the client's Settings cannot send an empty
 // searchableAttributes: it omits an empty list, which leaves every
 // attribute searchable).
 func parseFieldTypes(v string) (map[engines.FieldType]bool, error) {
-	out := map[engines.FieldType]bool{}
-	for _, name := range strings.Split(v, ",") {
-		t, ok := fieldTypeNames[strings.TrimSpace(name)]
-		if !ok || out[t] {
-			return nil, errors.New("must list field types from text, tag, numeric and vector, each once, comma-separated")
-		}
-		out[t] = true
+	out, err := config.FieldTypes(v)
+	if err != nil {
+		return nil, err
 	}
 	if !out[engines.Text] {
 		return nil, errors.New("must include text: the text fields are always searchable")
@@ -69,15 +60,7 @@ func parseFieldTypes(v string) (map[engines.FieldType]bool, error) {
 
 // parseNames reads a comma-separated list of field names, each once.
 func parseNames(v string) ([]string, error) {
-	var out []string
-	for _, name := range strings.Split(v, ",") {
-		name = strings.TrimSpace(name)
-		if !validAttribute.MatchString(name) || slices.Contains(out, name) {
-			return nil, errors.New("must list field names (a-z A-Z 0-9 _, not starting with _), each once, comma-separated")
-		}
-		out = append(out, name)
-	}
-	return out, nil
+	return config.Names(v, validAttribute.MatchString, "a-z A-Z 0-9 _, not starting with _")
 }
 
 // parseRatio reads semantic_ratio: above 0 (the client omits a zero
@@ -99,7 +82,7 @@ func parseOptions(raw map[string]string) (options, error) {
 		taskPollMax: r.Duration("task_poll_max", DefaultTaskPollMax),
 		strategy: meilisearch.MatchingStrategy(r.Enum("matching_strategy", "",
 			string(meilisearch.Last), string(meilisearch.All), string(meilisearch.Frequency))),
-		types: config.Value(r, "fields", map[engines.FieldType]bool{engines.Text: true, engines.Tag: true, engines.Numeric: true, engines.Vector: true}, parseFieldTypes),
+		types: config.Value(r, "fields", config.AllFieldTypes(), parseFieldTypes),
 		exact: config.Value(r, "exact_fields", nil, parseNames),
 		ratio: config.Value(r, "semantic_ratio", DefaultSemanticRatio, parseRatio),
 	}

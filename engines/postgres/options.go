@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"errors"
-	"slices"
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -26,9 +25,6 @@ type settings struct {
 	exact []string
 }
 
-// fieldTypeNames are the values of the fields option: Valkey's.
-var fieldTypeNames = map[string]engines.FieldType{"text": engines.Text, "tag": engines.Tag, "numeric": engines.Numeric, "vector": engines.Vector}
-
 // checkConfig reads the write mode, an attached server's URL and the
 // options, for CheckConfig, CheckSchema, CheckQuery and Open alike.
 func checkConfig(cfg engines.Config) (settings, error) {
@@ -43,14 +39,10 @@ func checkConfig(cfg engines.Config) (settings, error) {
 			return settings{}, err
 		}
 	}
-	all := map[engines.FieldType]bool{}
-	for _, t := range fieldTypeNames {
-		all[t] = true
-	}
 	opts := config.New("postgres", cfg.Options)
 	s := settings{
 		pool:  int32(opts.Int("pool", DefaultPoolSize, 1, 10_000)),
-		types: config.Value(opts, "fields", all, parseFieldTypes),
+		types: config.Value(opts, "fields", config.AllFieldTypes(), config.FieldTypes),
 		exact: config.Value(opts, "exact", nil, parseExact),
 	}
 	if err := opts.Err(); err != nil {
@@ -59,35 +51,13 @@ func checkConfig(cfg engines.Config) (settings, error) {
 	return s, nil
 }
 
-// parseFieldTypes reads the fields option: field types, comma-separated,
-// each once.
-func parseFieldTypes(v string) (map[engines.FieldType]bool, error) {
-	out := map[engines.FieldType]bool{}
-	for _, name := range strings.Split(v, ",") {
-		t, ok := fieldTypeNames[strings.TrimSpace(name)]
-		if !ok || out[t] {
-			return nil, errors.New("must list field types from text, tag, numeric and vector, each once, comma-separated")
-		}
-		out[t] = true
-	}
-	return out, nil
-}
-
 // parseExact reads the exact option: none, or text field names,
 // comma-separated, each once (CheckSchema checks them against the schema).
 func parseExact(v string) ([]string, error) {
 	if strings.TrimSpace(v) == "none" {
 		return []string{}, nil
 	}
-	var out []string
-	for _, name := range strings.Split(v, ",") {
-		name = strings.TrimSpace(name)
-		if name == "" || slices.Contains(out, name) {
-			return nil, errors.New(`must be "none" or text field names, each once, comma-separated`)
-		}
-		out = append(out, name)
-	}
-	return out, nil
+	return config.Names(v, nil, `or "none"`)
 }
 
 // parseURL reads a connection string into the pool's configuration.

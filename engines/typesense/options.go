@@ -2,8 +2,6 @@ package typesense
 
 import (
 	"errors"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/searchbench/searchbench/engines"
@@ -34,21 +32,14 @@ type options struct {
 	exact []string
 }
 
-// fieldTypeNames are the values of the fields option.
-var fieldTypeNames = map[string]engines.FieldType{"text": engines.Text, "tag": engines.Tag, "numeric": engines.Numeric, "vector": engines.Vector}
-
 // parseOptions reads Config.Options (the package doc lists them).
 func parseOptions(raw map[string]string) (options, error) {
-	all := map[engines.FieldType]bool{}
-	for _, t := range fieldTypeNames {
-		all[t] = true
-	}
 	r := config.New("typesense", raw)
 	o := options{
 		timeout:       r.Duration("timeout", DefaultTimeout),
 		importTimeout: r.Duration("import_timeout", DefaultImportTimeout),
 		pool:          r.Int("pool", DefaultPool, 1, maxPool),
-		types:         config.Value(r, "fields", all, parseFieldTypes),
+		types:         config.Value(r, "fields", config.AllFieldTypes(), config.FieldTypes),
 		exact:         config.Value(r, "exact_fields", nil, parseNames),
 	}
 	if len(o.exact) > 0 && !o.types[engines.Text] {
@@ -57,33 +48,9 @@ func parseOptions(raw map[string]string) (options, error) {
 	return o, r.Err()
 }
 
-// parseFieldTypes reads the fields option: field types, comma-separated,
-// each once.
-func parseFieldTypes(v string) (map[engines.FieldType]bool, error) {
-	out := map[engines.FieldType]bool{}
-	for _, name := range strings.Split(v, ",") {
-		t, ok := fieldTypeNames[strings.TrimSpace(name)]
-		if !ok || out[t] {
-			return nil, errors.New("must list field types from text, tag, numeric and vector, each once, comma-separated")
-		}
-		out[t] = true
-	}
-	return out, nil
-}
-
 // parseNames reads exact_fields: field names, comma-separated, each once
 // (whether the schema has them as text fields is CheckSchema's question).
-func parseNames(v string) ([]string, error) {
-	var out []string
-	for _, name := range strings.Split(v, ",") {
-		name = strings.TrimSpace(name)
-		if name == "" || slices.Contains(out, name) {
-			return nil, errors.New("must list field names, each once, comma-separated")
-		}
-		out = append(out, name)
-	}
-	return out, nil
-}
+func parseNames(v string) ([]string, error) { return config.Names(v, nil, "text fields of the schema") }
 
 // check reads everything CheckConfig and Open check before anything
 // starts: the write mode, an attached server's address and key, and the

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"strings"
 
 	"github.com/valkey-io/valkey-go"
 
@@ -29,19 +28,12 @@ type settings struct {
 	tiered        bool
 }
 
-// fieldTypeNames are the values of the fields option.
-var fieldTypeNames = map[string]engines.FieldType{"text": engines.Text, "tag": engines.Tag, "numeric": engines.Numeric, "vector": engines.Vector}
-
 // parseOptions reads Config.Options (the package doc lists them).
 func parseOptions(opts map[string]string) (settings, error) {
-	all := map[engines.FieldType]bool{}
-	for _, t := range fieldTypeNames {
-		all[t] = true
-	}
 	r := config.New("valkey", opts)
 	s := settings{
 		prefix:        config.Value(r, "prefix", "", nonEmpty),
-		types:         config.Value(r, "fields", all, parseFieldTypes),
+		types:         config.Value(r, "fields", config.AllFieldTypes(), config.FieldTypes),
 		matching:      r.Int("matching_indexes", 1, 0, 1000),
 		idle:          r.Int("idle_indexes", 0, 0, 1000),
 		hybrid:        r.Bool("hybrid", false),
@@ -64,20 +56,6 @@ func nonEmpty(v string) (string, error) {
 		return "", errors.New("must not be empty")
 	}
 	return v, nil
-}
-
-// parseFieldTypes reads the fields option: field types, comma-separated,
-// each once.
-func parseFieldTypes(v string) (map[engines.FieldType]bool, error) {
-	out := map[engines.FieldType]bool{}
-	for _, name := range strings.Split(v, ",") {
-		t, ok := fieldTypeNames[strings.TrimSpace(name)]
-		if !ok || out[t] {
-			return nil, errors.New("must list field types from text, tag, numeric and vector, each once, comma-separated")
-		}
-		out[t] = true
-	}
-	return out, nil
 }
 
 // parseURL reads a redis:// URL into the client's options.
