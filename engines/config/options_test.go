@@ -3,7 +3,6 @@ package config
 import (
 	"errors"
 	"strings"
-
 	"testing"
 	"time"
 
