@@ -303,33 +303,14 @@ func (t tally) recall(kinds []string) []result.KindRecall {
 func checkExact(ctx context.Context, e engines.Engine, src Source, t *exactTruth, k int, timeout time.Duration) []result.KindRecall {
 	counts := make(tally, len(t.kinds))
 	touched := func(id uint32) bool { return !src.Prepopulated(id) }
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range relevanceWorkers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				q := &t.queries[i]
-				sq := q.q
-				sq.K = k
-				cctx, cancel := context.WithTimeout(ctx, timeout)
-				hits, err := guard(func() (engines.Hits, error) { return e.Search(cctx, sq) })
-				cancel()
-				counts.add(q, hits.IDs, err, k, touched)
-			}
-		}()
-	}
-	for i := range t.queries {
-		select {
-		case next <- i:
-		case <-ctx.Done():
-		}
-		if ctx.Err() != nil {
-			break
-		}
-	}
-	close(next)
-	wg.Wait()
+	idleChecks(ctx, len(t.queries), func(i int) {
+		q := &t.queries[i]
+		sq := q.q
+		sq.K = k
+		cctx, cancel := context.WithTimeout(ctx, timeout)
+		hits, err := guard(func() (engines.Hits, error) { return e.Search(cctx, sq) })
+		cancel()
+		counts.add(q, hits.IDs, err, k, touched)
+	})
 	return counts.recall(t.kinds)
 }

@@ -85,57 +85,38 @@ func CheckRelevance(ctx context.Context, e engines.Engine, src Source, n, k int,
 	}
 	rel := &result.Relevance{K: k, ByKind: map[string]*result.RelevanceKind{}}
 	var mu sync.Mutex
-	next := make(chan uint64)
-	var wg sync.WaitGroup
-	for range relevanceWorkers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				kind, q, target := knownItem(src, ki, i)
-				q.K = k
-				cctx, cancel := context.WithTimeout(ctx, timeout)
-				hits, err := guard(func() (engines.Hits, error) { return e.Search(cctx, q) })
-				cancel()
-				mu.Lock()
-				c := rel.ByKind[kind]
-				if c == nil {
-					c = &result.RelevanceKind{}
-					rel.ByKind[kind] = c
+	idleChecks(ctx, n, func(i int) {
+		kind, q, target := knownItem(src, ki, uint64(i))
+		q.K = k
+		cctx, cancel := context.WithTimeout(ctx, timeout)
+		hits, err := guard(func() (engines.Hits, error) { return e.Search(cctx, q) })
+		cancel()
+		mu.Lock()
+		defer mu.Unlock()
+		c := rel.ByKind[kind]
+		if c == nil {
+			c = &result.RelevanceKind{}
+			rel.ByKind[kind] = c
+		}
+		switch {
+		case errors.Is(err, engines.ErrUnsupported):
+			c.Unsupported++
+		case err != nil:
+			c.Errors++
+			rel.LastError = err.Error()
+		default:
+			c.Queries++
+			if slices.Contains(hits.IDs, dataset.DocID(target)) {
+				c.Found++
+			} else if len(rel.Misses) < maxMisses {
+				what := q.Text
+				if q.Vector != nil {
+					what = "its own embedding"
 				}
-				switch {
-				case errors.Is(err, engines.ErrUnsupported):
-					c.Unsupported++
-				case err != nil:
-					c.Errors++
-					rel.LastError = err.Error()
-				default:
-					c.Queries++
-					if slices.Contains(hits.IDs, dataset.DocID(target)) {
-						c.Found++
-					} else if len(rel.Misses) < maxMisses {
-						what := q.Text
-						if q.Vector != nil {
-							what = "its own embedding"
-						}
-						rel.Misses = append(rel.Misses, fmt.Sprintf("%s: document %d not in the top %d for %q (%d hits)", kind, target, k, what, len(hits.IDs)))
-					}
-				}
-				mu.Unlock()
+				rel.Misses = append(rel.Misses, fmt.Sprintf("%s: document %d not in the top %d for %q (%d hits)", kind, target, k, what, len(hits.IDs)))
 			}
-		}()
-	}
-	for i := range uint64(n) {
-		select {
-		case next <- i:
-		case <-ctx.Done():
 		}
-		if ctx.Err() != nil {
-			break
-		}
-	}
-	close(next)
-	wg.Wait()
+	})
 	for _, c := range rel.ByKind {
 		if c.Queries > 0 {
 			c.Recall = float64(c.Found) / float64(c.Queries)
@@ -147,4 +128,31 @@ func CheckRelevance(ctx context.Context, e engines.Engine, src Source, n, k int,
 		rel.Recall = float64(rel.Found) / float64(rel.Queries)
 	}
 	return rel
+}
+
+// idleChecks runs check(i) for i in 0…n-1, relevanceWorkers at a time,
+// until ctx ends: the idle checks after pre-population.
+func idleChecks(ctx context.Context, n int, check func(i int)) {
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range relevanceWorkers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				check(i)
+			}
+		}()
+	}
+	for i := range n {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	close(next)
+	wg.Wait()
 }

@@ -73,12 +73,8 @@ type KindRecall struct {
 // figures are the first that has them.
 func addRecall(rs []KindRecall, o []KindRecall) []KindRecall {
 	for _, x := range o {
-		i := slices.IndexFunc(rs, func(r KindRecall) bool { return r.Kind == x.Kind })
-		if i < 0 {
-			rs = append(rs, KindRecall{Kind: x.Kind})
-			i = len(rs) - 1
-		}
-		r := &rs[i]
+		var r *KindRecall
+		rs, r = kindRecall(rs, x.Kind)
 		r.Checks += x.Checks
 		r.Expected += x.Expected
 		r.Found += x.Found
@@ -100,14 +96,21 @@ func addRecall(rs []KindRecall, o []KindRecall) []KindRecall {
 // rs lacks.
 func SetIdle(rs []KindRecall, idle []KindRecall) []KindRecall {
 	for _, x := range idle {
-		i := slices.IndexFunc(rs, func(r KindRecall) bool { return r.Kind == x.Kind })
-		if i < 0 {
-			rs = append(rs, KindRecall{Kind: x.Kind})
-			i = len(rs) - 1
-		}
-		rs[i].IdleChecks, rs[i].IdleExpected, rs[i].IdleFound, rs[i].IdleRecall = x.Checks, x.Expected, x.Found, x.Recall
+		var r *KindRecall
+		rs, r = kindRecall(rs, x.Kind)
+		r.IdleChecks, r.IdleExpected, r.IdleFound, r.IdleRecall = x.Checks, x.Expected, x.Found, x.Recall
 	}
 	return rs
+}
+
+// kindRecall is rs's entry for kind, appended when rs has none.
+func kindRecall(rs []KindRecall, kind string) ([]KindRecall, *KindRecall) {
+	i := slices.IndexFunc(rs, func(r KindRecall) bool { return r.Kind == kind })
+	if i < 0 {
+		rs = append(rs, KindRecall{Kind: kind})
+		i = len(rs) - 1
+	}
+	return rs, &rs[i]
 }
 
 // Add sums o's counts into k (the shards of a level, the reps of a rung);
