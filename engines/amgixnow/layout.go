@@ -188,18 +188,9 @@ func (l *layout) plan(q engines.Query) (searchRequest, error) {
 	if q.K > MaxLimit {
 		return req, fmt.Errorf("k=%d: %w (Amgix returns at most %d hits)", q.K, engines.ErrUnsupported, MaxLimit)
 	}
-	var conds []metadataCondition
-	for _, f := range q.Filters {
-		switch {
-		case slices.Contains(l.tags, f.Field):
-			conds = append(conds, metadataCondition{Key: f.Field, Op: "eq", Value: f.Tag})
-		case slices.Contains(l.numerics, f.Field):
-			conds = append(conds, metadataCondition{Key: f.Field, Op: "gte", Value: f.Min}, metadataCondition{Key: f.Field, Op: "lte", Value: f.Max})
-		case l.refused[f.Field] != "":
-			return req, fmt.Errorf("filter on %q: %w: %s", f.Field, engines.ErrUnsupported, l.refused[f.Field])
-		default:
-			return req, fmt.Errorf("filter on %q: %w: not a tag or numeric field of the schema", f.Field, engines.ErrUnsupported)
-		}
+	conds, err := l.conditions(q.Filters)
+	if err != nil {
+		return req, err
 	}
 	var use []arm
 	needText := func() error {
@@ -269,13 +260,37 @@ func (l *layout) plan(q engines.Query) (searchRequest, error) {
 	if len(conds) > 0 {
 		req.MetadataFilter = &metadataFilter{And: conds}
 	}
-	// Every arm is listed, those not used with weight 0 (skipped by the
-	// server, src/qdrant.rs search): an arm left out would be searched with
-	// weight 1 in the source that reads vector_weights. A search of every
-	// arm sends none, as the text corpus always has.
+	l.weigh(&req, use)
+	return req, nil
+}
+
+// conditions are the metadata conditions of filters, or why the
+// collection cannot filter on one of their fields.
+func (l *layout) conditions(filters []engines.Filter) ([]metadataCondition, error) {
+	var conds []metadataCondition
+	for _, f := range filters {
+		switch {
+		case slices.Contains(l.tags, f.Field):
+			conds = append(conds, metadataCondition{Key: f.Field, Op: "eq", Value: f.Tag})
+		case slices.Contains(l.numerics, f.Field):
+			conds = append(conds, metadataCondition{Key: f.Field, Op: "gte", Value: f.Min}, metadataCondition{Key: f.Field, Op: "lte", Value: f.Max})
+		case l.refused[f.Field] != "":
+			return nil, fmt.Errorf("filter on %q: %w: %s", f.Field, engines.ErrUnsupported, l.refused[f.Field])
+		default:
+			return nil, fmt.Errorf("filter on %q: %w: not a tag or numeric field of the schema", f.Field, engines.ErrUnsupported)
+		}
+	}
+	return conds, nil
+}
+
+// weigh lists every arm in req, those not in use with weight 0 (skipped
+// by the server, src/qdrant.rs search): an arm left out would be searched
+// with weight 1 in the source that reads vector_weights. A search of every
+// arm sends none, as the text corpus always has.
+func (l *layout) weigh(req *searchRequest, use []arm) {
 	all := l.arms()
 	if len(use) == len(all) {
-		return req, nil
+		return
 	}
 	for _, a := range all {
 		w := 0.0
@@ -285,5 +300,4 @@ func (l *layout) plan(q engines.Query) (searchRequest, error) {
 		req.VectorWeights = append(req.VectorWeights, vectorWeight{VectorName: a.vector, Field: a.field, Weight: w})
 	}
 	req.VectorOptions = req.VectorWeights
-	return req, nil
 }
