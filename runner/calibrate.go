@@ -285,7 +285,7 @@ var calibrationQuantiles = []struct {
 // generator, calls left unsent): a calibration under those is not one. It
 // stops early, returning what it measured, when ctx ends.
 func Calibrate(ctx context.Context, d []Distribution, cfg CalibrationConfig) ([]CalibrationRow, []string, error) {
-	src, err := NewSource(CorpusText, dataset.Config{Seed: 1, IDs: 1000, Prepopulate: 1}, 0, dataset.QueryMix{})
+	src, err := NewSource(CorpusText, dataset.Config{Seed: 1, IDs: 1000, Prepopulate: 1}, 0)
 	if err != nil {
 		return nil, nil, err
 	}

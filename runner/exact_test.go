@@ -120,11 +120,11 @@ func testProducts(t testing.TB, ids int, mix string) Products {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, err := NewSource(CorpusProduct, dataset.Config{Seed: 3, IDs: ids, Prepopulate: 0.9}, 8, m)
+	src, err := NewProductSource(dataset.Config{Seed: 3, IDs: ids, Prepopulate: 0.9}, 8, m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return src.(Products)
+	return src
 }
 
 // The sample's exact answers are the brute-force nearest of the
@@ -360,7 +360,7 @@ func TestPlanRefusesAQueryKindTheEngineLacks(t *testing.T) {
 // 1,024 dimensions generated as they are read, k=10 (depth 60). Run with
 // -benchtime 1x; the run's own figure is in result.json's ground_truth.
 func BenchmarkExactTruth(b *testing.B) {
-	src, err := NewSource(CorpusProduct, dataset.Config{Seed: 1, IDs: 100_000, Prepopulate: 0.95}, dataset.ProductDim, dataset.QueryMix{})
+	src, err := NewSource(CorpusProduct, dataset.Config{Seed: 1, IDs: 100_000, Prepopulate: 0.95}, dataset.ProductDim)
 	if err != nil {
 		b.Fatal(err)
 	}

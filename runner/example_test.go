@@ -22,7 +22,7 @@ import (
 // level of 4 virtual users for a second. The result
 // is what `searchbench run` writes as result.json; report.New renders it.
 func ExampleRun() {
-	src, err := runner.NewSource(runner.CorpusText, dataset.Config{Seed: 1, IDs: 2000, Prepopulate: 0.95}, 0, dataset.QueryMix{})
+	src, err := runner.NewSource(runner.CorpusText, dataset.Config{Seed: 1, IDs: 2000, Prepopulate: 0.95}, 0)
 	if err != nil {
 		panic(err)
 	}

@@ -18,7 +18,7 @@ import (
 // each kind at least once, so a kind the loops stop emitting fails here.
 // The intervals sent, latest of each kept, are the result's timeline.
 func TestAnObserverGetsEveryKindOfEvent(t *testing.T) {
-	src, err := runner.NewSource(runner.CorpusText, dataset.Config{Seed: 1, IDs: 2000, Prepopulate: 0.95}, 0, dataset.QueryMix{})
+	src, err := runner.NewSource(runner.CorpusText, dataset.Config{Seed: 1, IDs: 2000, Prepopulate: 0.95}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -170,26 +170,30 @@ const (
 )
 
 // NewSource builds the named corpus: text (Study A) or product (Study B,
-// with dim-dimensional embeddings, its queries drawn by queries, the zero
-// mix being dataset.DefaultQueryMix; dim and queries must be zero for
-// text).
-func NewSource(kind string, cfg dataset.Config, dim int, queries dataset.QueryMix) (Source, error) {
+// with dim-dimensional embeddings and the default mix of query kinds; dim
+// is ignored for text). NewProductSource gives the product corpus another
+// mix.
+func NewSource(kind string, cfg dataset.Config, dim int) (Source, error) {
 	switch kind {
 	case CorpusText:
-		if queries != (dataset.QueryMix{}) {
-			return nil, fmt.Errorf("queries: a mix of query kinds is for the %s corpus; the %s corpus has one kind", CorpusProduct, CorpusText)
-		}
 		c, err := dataset.New(cfg)
 		if err != nil {
 			return nil, err
 		}
 		return Text{c}, nil
 	case CorpusProduct:
-		p, err := dataset.NewProducts(cfg, dim, queries)
-		if err != nil {
-			return nil, err
-		}
-		return Products{p}, nil
+		return NewProductSource(cfg, dim, dataset.QueryMix{})
 	}
 	return nil, fmt.Errorf("corpus: %q is neither %s nor %s", kind, CorpusText, CorpusProduct)
+}
+
+// NewProductSource builds the product corpus with dim-dimensional
+// embeddings, its searches drawn by queries (the zero mix:
+// dataset.DefaultQueryMix).
+func NewProductSource(cfg dataset.Config, dim int, queries dataset.QueryMix) (Products, error) {
+	p, err := dataset.NewProducts(cfg, dim, queries)
+	if err != nil {
+		return Products{}, err
+	}
+	return Products{p}, nil
 }

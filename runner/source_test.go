@@ -19,7 +19,7 @@ import (
 func TestSourcesWriteTheirSchema(t *testing.T) {
 	cfg := dataset.Config{Seed: 3, IDs: 500, Prepopulate: 0.9}
 	for _, kind := range []string{CorpusText, CorpusProduct} {
-		src, err := NewSource(kind, cfg, 16, dataset.QueryMix{})
+		src, err := NewSource(kind, cfg, 16)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -50,7 +50,7 @@ func TestSourcesWriteTheirSchema(t *testing.T) {
 			t.Errorf("%s: provenance %+v", kind, p)
 		}
 	}
-	if _, err := NewSource("images", cfg, 0, dataset.QueryMix{}); err == nil {
+	if _, err := NewSource("images", cfg, 0); err == nil {
 		t.Error("an unknown corpus kind was accepted")
 	}
 }
@@ -58,7 +58,7 @@ func TestSourcesWriteTheirSchema(t *testing.T) {
 // Product queries map every kind: KNN with and without a filter on the
 // schema's Tag and Numeric fields, and exact SKU lookups on the sku field.
 func TestProductQueries(t *testing.T) {
-	src, err := NewSource(CorpusProduct, dataset.Config{Seed: 1, IDs: 1000, Prepopulate: 1}, 8, dataset.QueryMix{})
+	src, err := NewSource(CorpusProduct, dataset.Config{Seed: 1, IDs: 1000, Prepopulate: 1}, 8)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -117,7 +117,7 @@ func TestAnEmbeddedEngineRefusesWhatItCannotUse(t *testing.T) {
 			t.Errorf("%+v: %v; want the credential refused", cfg, err)
 		}
 	}
-	products, err := NewSource(CorpusProduct, dataset.Config{Seed: 1, IDs: 100, Prepopulate: 0.5}, 8, dataset.QueryMix{})
+	products, err := NewSource(CorpusProduct, dataset.Config{Seed: 1, IDs: 100, Prepopulate: 0.5}, 8)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -215,7 +215,7 @@ func TestReportAndCompareBadInput(t *testing.T) {
 // report renders it and compare sets it beside a run of the CLI's own. The
 // library sets the provenance and redacts the messages itself.
 func TestLibraryResultLoadsInReportAndCompare(t *testing.T) {
-	src, err := runner.NewSource(runner.CorpusText, dataset.Config{Seed: 1, IDs: 2000, Prepopulate: 0.95}, 0, dataset.QueryMix{})
+	src, err := runner.NewSource(runner.CorpusText, dataset.Config{Seed: 1, IDs: 2000, Prepopulate: 0.95}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,7 +257,7 @@ func TestLibraryResultLoadsInReportAndCompare(t *testing.T) {
 // An invalid plan is an error naming the field as a Go program sets it,
 // and nothing starts: no result, no engine opened.
 func TestLibraryRejectsAnInvalidPlan(t *testing.T) {
-	src, err := runner.NewSource(runner.CorpusText, dataset.Config{Seed: 1, IDs: 100, Prepopulate: 0}, 0, dataset.QueryMix{})
+	src, err := runner.NewSource(runner.CorpusText, dataset.Config{Seed: 1, IDs: 100, Prepopulate: 0}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package all_test
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -55,20 +56,39 @@ func TestEveryServerHasALauncherAndAComposeFile(t *testing.T) {
 
 // What each driver's Create would refuse of a corpus's schema is refused
 // before anything starts (engines.CheckSchema): every engine takes Study
-// A's text corpus; only Valkey and PostgreSQL (pgvector), the ones with
-// vectors, Study B's products.
+// A's text corpus, and every one but the embedded Bleve (text only:
+// vectors in Bleve need its FAISS build, cgo) Study B's products. And
+// every driver says before anything starts which kinds of product query
+// it answers (engines.QueryChecker), as the README's engine table does:
+// with its default options, each server engine every kind; Bleve none.
 func TestSchemasAreCheckedBeforeAnythingStarts(t *testing.T) {
-	products, err := runner.NewSource(runner.CorpusProduct, dataset.Config{Seed: 1, IDs: 10, Prepopulate: 0.5}, 8, dataset.QueryMix{})
+	products, err := runner.NewProductSource(dataset.Config{Seed: 1, IDs: 10, Prepopulate: 0.5}, 8,
+		dataset.QueryMix{dataset.KNN: 1, dataset.KNNCategory: 1, dataset.KNNPrice: 1, dataset.SKULookup: 1, dataset.Hybrid: 1})
 	if err != nil {
 		t.Fatal(err)
+	}
+	samples := products.KindSamples()
+	if len(samples) != int(dataset.NumProductQueryKinds) {
+		t.Fatalf("samples of %d kinds", len(samples))
 	}
 	for _, name := range engines.Drivers() {
 		if err := engines.CheckSchema(name, engines.Config{}, runner.Text{}.Schema()); err != nil {
 			t.Errorf("%s refuses the text corpus: %v", name, err)
 		}
 		err := engines.CheckSchema(name, engines.Config{}, products.Schema())
-		if takes := name == "valkey" || name == "postgres"; (err == nil) != takes || strings.Contains(fmt.Sprint(err), "\n") {
+		if takes := name != "bleve"; (err == nil) != takes || strings.Contains(fmt.Sprint(err), "\n") {
 			t.Errorf("%s and the product corpus: %v; want it taken: %v", name, err, takes)
+		}
+		d, _ := engines.Lookup(name)
+		if _, ok := d.(engines.QueryChecker); !ok {
+			t.Errorf("%s cannot say which queries it answers (engines.QueryChecker)", name)
+		}
+		for kind, q := range samples {
+			q.K = 10
+			err := engines.CheckQuery(name, engines.Config{}, products.Schema(), q)
+			if answers := name != "bleve"; (err == nil) != answers || (err != nil && !errors.Is(err, engines.ErrUnsupported)) {
+				t.Errorf("%s and %s queries: %v; want them answered: %v", name, kind, err, answers)
+			}
 		}
 	}
 	// The options decide what Valkey indexes: a text-only index of a

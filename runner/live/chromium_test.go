@@ -58,7 +58,7 @@ func TestLivePageInChromium(t *testing.T) {
 			}
 		}
 	})
-	src, err := runner.NewSource(runner.CorpusText, dataset.Config{Seed: 1, IDs: 2000, Prepopulate: 0.95}, 0, dataset.QueryMix{})
+	src, err := runner.NewSource(runner.CorpusText, dataset.Config{Seed: 1, IDs: 2000, Prepopulate: 0.95}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -250,7 +250,12 @@ func (s *Settings) plan(l runner.Launcher) (runner.Plan, error) {
 			return runner.Plan{}, fmt.Errorf("queries: %w", err)
 		}
 	}
-	src, err := runner.NewSource(s.Corpus, cc, s.Dim, queries)
+	var src runner.Source
+	if s.Corpus == runner.CorpusProduct {
+		src, err = runner.NewProductSource(cc, s.Dim, queries)
+	} else {
+		src, err = runner.NewSource(s.Corpus, cc, s.Dim)
+	}
 	if err != nil {
 		return runner.Plan{}, err
 	}
