@@ -440,7 +440,13 @@ func TestTimelineCountsChecksAndProbes(t *testing.T) {
 	cfg.Measure, cfg.Interval = time.Second, 200*time.Millisecond
 	cfg.Known.Fraction = 0.2
 	cfg.Freshness.Gap = time.Millisecond
-	l := ClosedLoop(context.Background(), newMem(), testCorpus(t, 500, 1), cfg, Emitter{}, nil)[0]
+	// A millisecond a call and 20,000 IDs: the level's writes leave most
+	// of its check candidates untouched however fast the machine (500 IDs
+	// at full speed were all rewritten before the window opened, and every
+	// check was skipped).
+	e := newMem()
+	e.delay = time.Millisecond
+	l := ClosedLoop(context.Background(), e, testCorpus(t, 20_000, 1), cfg, Emitter{}, nil)[0]
 	var checks, found, visible int64
 	for _, iv := range l.Timeline.Intervals {
 		if k := iv.KnownItems; k != nil {
