@@ -376,34 +376,21 @@ func levelKindFigures(label, at string, ops []result.OpStats, emit func(figureKe
 
 // rungKindFigures emits a rung's p50 and p99 per query kind: the median
 // across its reps, spread from the lowest to the highest rep, as the
-// rung's own figures.
+// rung's own figures (result.RungKind).
 func rungKindFigures(label, at string, r result.Rung, emit func(figureKey, estimate)) {
-	type key struct{ op, kind string }
-	var keys []key
-	vals := map[key][2][]float64{}
-	for _, rep := range r.Reps {
-		for _, o := range rep.Ops {
-			for _, k := range o.Kinds {
-				if k.Count == 0 {
-					continue
-				}
-				kk := key{o.Op, k.Kind}
-				if _, ok := vals[kk]; !ok {
-					keys = append(keys, kk)
-				}
-				v := vals[kk]
-				vals[kk] = [2][]float64{append(v[0], k.Latency.P50), append(v[1], k.Latency.P99)}
-			}
+	for _, k := range r.Kinds {
+		if k.Measured == 0 {
+			continue
 		}
-	}
-	for _, kk := range keys {
-		for i, m := range kindMetrics {
-			v := vals[kk][i]
-			e := estimate{v: median(v), lo: math.NaN(), hi: math.NaN()}
-			if len(v) > 1 {
-				e.lo, e.hi = slices.Min(v), slices.Max(v)
+		for _, f := range []struct {
+			metric      string
+			v, min, max float64
+		}{{"p50_ms", k.P50, k.P50Min, k.P50Max}, {"p99_ms", k.P99, k.P99Min, k.P99Max}} {
+			e := estimate{v: f.v, lo: math.NaN(), hi: math.NaN()}
+			if k.Measured > 1 {
+				e.lo, e.hi = f.min, f.max
 			}
-			emit(figureKey{label, at, kindOp(kk.op, kk.kind), m}, e)
+			emit(figureKey{label, at, kindOp("search", k.Kind), f.metric}, e)
 		}
 	}
 }

@@ -35,9 +35,8 @@ func kindSections(runs []result.EngineRun) []Section {
 	return out
 }
 
-// kindRow is one kind's figures at one level or rung: a level's as the
-// result holds them; a rung's counts and errors summed over its reps and
-// its rate and percentiles the median across the reps that called it.
+// kindRow is one kind's figures at one level or rung, as the result holds
+// them (a rung's: result.RungKind).
 type kindRow struct {
 	op, kind      string
 	count         int64
@@ -63,56 +62,14 @@ func levelKinds(ops []result.OpStats) []kindRow {
 	return out
 }
 
-// rungKinds is the kinds of a rung's reps: counts and errors summed, rate,
-// p50 and p99 the median across the reps (as the rung's own figures are).
+// rungKinds is a rung's kinds as the result summarizes them
+// (result.RungKind).
 func rungKinds(r result.Rung) []kindRow {
-	type acc struct {
-		kindRow
-		rps, p50, p99 []float64
-	}
-	var accs []*acc
-	for _, rep := range r.Reps {
-		for _, o := range rep.Ops {
-			for _, k := range o.Kinds {
-				i := slices.IndexFunc(accs, func(a *acc) bool { return a.op == o.Op && a.kind == k.Kind })
-				if i < 0 {
-					accs = append(accs, &acc{kindRow: kindRow{op: o.Op, kind: k.Kind}})
-					i = len(accs) - 1
-				}
-				a := accs[i]
-				a.count += k.Count
-				for class, n := range k.Errors {
-					if a.errors == nil {
-						a.errors = map[string]int64{}
-					}
-					a.errors[class] += n
-				}
-				a.rps = append(a.rps, k.RPS)
-				if k.Count > 0 {
-					a.p50, a.p99 = append(a.p50, k.Latency.P50), append(a.p99, k.Latency.P99)
-				}
-			}
-		}
-	}
-	out := make([]kindRow, len(accs))
-	for i, a := range accs {
-		a.kindRow.rps, a.kindRow.p50, a.kindRow.p99 = median(a.rps), median(a.p50), median(a.p99)
-		out[i] = a.kindRow
+	out := make([]kindRow, len(r.Kinds))
+	for i, k := range r.Kinds {
+		out[i] = kindRow{op: "search", kind: k.Kind, count: k.Count, rps: k.RPS, p50: k.P50, p99: k.P99, errors: k.Errors}
 	}
 	return out
-}
-
-// median of v; 0 for none.
-func median(v []float64) float64 {
-	if len(v) == 0 {
-		return 0
-	}
-	s := slices.Clone(v)
-	slices.Sort(s)
-	if n := len(s); n%2 == 0 {
-		return (s[n/2-1] + s[n/2]) / 2
-	}
-	return s[len(s)/2]
 }
 
 // kindAt is one level's or rung's kinds, with where it is.

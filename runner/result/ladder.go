@@ -52,9 +52,69 @@ type Rung struct {
 	// -1 otherwise.
 	QueueDepth float64 `json:"queue_depth"`
 	// KnownItems sums the reps' known-item checks.
-	KnownItems  *KnownItems `json:"known_items,omitempty"`
-	Sustainable bool        `json:"meets_rule"`
+	KnownItems *KnownItems `json:"known_items,omitempty"`
+	// Kinds is the reps' searches by kind of query (OpStats.Kinds), in the
+	// order the reps first had them.
+	Kinds       []RungKind `json:"kinds,omitempty"`
+	Sustainable bool       `json:"meets_rule"`
 	Warnings    []string    `json:"warnings,omitempty" redact:"message"`
+}
+
+// RungKind is one kind of query's searches at a rung: counts and errors
+// summed over the reps, the rate the median across the reps that called
+// it, p50 and p99 the medians (and extremes) across the Measured reps
+// whose calls of it succeeded, as the rung's own figures are.
+type RungKind struct {
+	Kind     string           `json:"kind"`
+	Count    int64            `json:"count"`
+	Errors   map[string]int64 `json:"errors,omitempty"`
+	RPS      float64          `json:"rps"`
+	Measured int              `json:"measured_reps"`
+	P50      float64          `json:"p50"`
+	P99      float64          `json:"p99"`
+	P50Min   float64          `json:"p50_min"`
+	P50Max   float64          `json:"p50_max"`
+	P99Min   float64          `json:"p99_min"`
+	P99Max   float64          `json:"p99_max"`
+}
+
+// summarizeKinds is the reps' searches by kind.
+func summarizeKinds(reps []Rep) []RungKind {
+	var out []RungKind
+	var rps, p50, p99 [][]float64
+	for _, rep := range reps {
+		for _, o := range rep.Ops {
+			for _, k := range o.Kinds {
+				i := slices.IndexFunc(out, func(r RungKind) bool { return r.Kind == k.Kind })
+				if i < 0 {
+					out = append(out, RungKind{Kind: k.Kind})
+					rps, p50, p99 = append(rps, nil), append(p50, nil), append(p99, nil)
+					i = len(out) - 1
+				}
+				r := &out[i]
+				r.Count += k.Count
+				for class, n := range k.Errors {
+					if r.Errors == nil {
+						r.Errors = map[string]int64{}
+					}
+					r.Errors[class] += n
+				}
+				rps[i] = append(rps[i], k.RPS)
+				if k.Count > 0 {
+					p50[i], p99[i] = append(p50[i], k.Latency.P50), append(p99[i], k.Latency.P99)
+				}
+			}
+		}
+	}
+	for i := range out {
+		r := &out[i]
+		r.RPS, r.Measured = median(rps[i]), len(p50[i])
+		if r.Measured > 0 {
+			r.P50, r.P50Min, r.P50Max = median(p50[i]), slices.Min(p50[i]), slices.Max(p50[i])
+			r.P99, r.P99Min, r.P99Max = median(p99[i]), slices.Min(p99[i]), slices.Max(p99[i])
+		}
+	}
+	return out
 }
 
 // Rep is one open-loop run at one offered rate.
@@ -151,6 +211,7 @@ func (r *Rung) Summarize() {
 	if len(depths) > 0 {
 		r.QueueDepth = median(depths)
 	}
+	r.Kinds = summarizeKinds(r.Reps)
 	// The reps' checks are summed, so the rung's recall has the power of
 	// all of them; the warning is the rung's, not each rep's.
 	r.KnownItems = nil

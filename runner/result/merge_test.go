@@ -513,3 +513,30 @@ func TestMergeKindsAndExactRecall(t *testing.T) {
 		t.Fatalf("exact recall %+v; want 85 of 100 over 10 checks, idle 99 of 100", ex)
 	}
 }
+
+// A rung's searches by kind: counts and errors summed over its reps, the
+// rate the median across the reps that called the kind, p50 and p99 the
+// median and extremes across the reps whose calls of it succeeded.
+func TestRungSummarizesKinds(t *testing.T) {
+	rep := func(knnCount int64, p50, p99, rps float64) Rep {
+		return Rep{Achieved: 100, Ops: []OpenOp{{OpStats: OpStats{Op: "search", Kinds: []KindStats{
+			{Kind: "knn", Count: knnCount, RPS: rps, Latency: Latency{P50: p50, P99: p99}, Errors: map[string]int64{"timeout": 1}},
+			{Kind: "sku", Count: 5, RPS: 5, Latency: Latency{P50: 1, P99: 2}},
+		}}}}}
+	}
+	r := Rung{Offered: 100, Reps: []Rep{rep(10, 3, 9, 10), rep(0, 0, 0, 0), rep(30, 5, 20, 30)}}
+	r.Summarize()
+	if len(r.Kinds) != 2 || r.Kinds[0].Kind != "knn" || r.Kinds[1].Kind != "sku" {
+		t.Fatalf("kinds %+v", r.Kinds)
+	}
+	k := r.Kinds[0]
+	want := RungKind{Kind: "knn", Count: 40, Errors: map[string]int64{"timeout": 3}, RPS: 10, Measured: 2,
+		P50: 4, P99: 14.5, P50Min: 3, P50Max: 5, P99Min: 9, P99Max: 20}
+	if k.Count != want.Count || k.Errors["timeout"] != 3 || k.RPS != want.RPS || k.Measured != want.Measured ||
+		k.P50 != want.P50 || k.P99 != want.P99 || k.P50Min != want.P50Min || k.P50Max != want.P50Max || k.P99Min != want.P99Min || k.P99Max != want.P99Max {
+		t.Fatalf("knn %+v; want %+v", k, want)
+	}
+	if s := r.Kinds[1]; s.Count != 15 || s.Measured != 3 || s.P99 != 2 || s.Errors != nil {
+		t.Fatalf("sku %+v", s)
+	}
+}
