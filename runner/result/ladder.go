@@ -57,7 +57,7 @@ type Rung struct {
 	// order the reps first had them.
 	Kinds       []RungKind `json:"kinds,omitempty"`
 	Sustainable bool       `json:"meets_rule"`
-	Warnings    []string    `json:"warnings,omitempty" redact:"message"`
+	Warnings    []string   `json:"warnings,omitempty" redact:"message"`
 }
 
 // RungKind is one kind of query's searches at a rung: counts and errors
