@@ -180,18 +180,6 @@ func exactRows(run result.EngineRun) (kinds []string, rows map[string][]recallAt
 	return kinds, rows, k
 }
 
-// exactBelowIdle says whether recall under load is below the idle recall
-// beyond sampling: its 95% Wilson interval lies wholly below the idle
-// one's (the rule of result.KnownItems.Warnings).
-func exactBelowIdle(r result.KindRecall) bool {
-	if r.Expected == 0 || r.IdleExpected == 0 {
-		return false
-	}
-	_, hi := result.Wilson(r.Found, r.Expected)
-	idleLo, _ := result.Wilson(r.IdleFound, r.IdleExpected)
-	return hi < idleLo
-}
-
 // exactSection is recall@K against exact answers, per engine and kind:
 // idle, then under load at every level and rung.
 func exactSection(runs []result.EngineRun) (Section, bool) {
@@ -208,7 +196,7 @@ func exactSection(runs []result.EngineRun) (Section, bool) {
 					lo, hi := result.Wilson(r.Found, r.Expected)
 					recall = strconv.FormatFloat(r.Recall, 'f', 3, 64)
 					interval = fmt.Sprintf("%.3f–%.3f", lo, hi)
-					if !ra.idle && exactBelowIdle(r) {
+					if !ra.idle && r.BelowIdle() {
 						recall += " ⚠"
 					}
 				}

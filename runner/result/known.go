@@ -69,6 +69,18 @@ type KindRecall struct {
 	IdleRecall   float64 `json:"idle_recall,omitempty"`
 }
 
+// BelowIdle says whether recall under load is below the idle recall
+// beyond sampling: its 95% Wilson interval lies wholly below the idle
+// one's (both are samples; each expected document is a trial).
+func (r KindRecall) BelowIdle() bool {
+	if r.Expected == 0 || r.IdleExpected == 0 {
+		return false
+	}
+	_, hi := Wilson(r.Found, r.Expected)
+	idleLo, _ := Wilson(r.IdleFound, r.IdleExpected)
+	return hi < idleLo
+}
+
 // addRecall sums o into rs by kind (kinds in first-seen order); the idle
 // figures are the first that has them.
 func addRecall(rs []KindRecall, o []KindRecall) []KindRecall {
@@ -193,12 +205,9 @@ func (k *KnownItems) Warnings() []string {
 		}
 	}
 	for _, r := range k.Exact {
-		if r.Expected == 0 || r.IdleExpected == 0 {
-			continue
-		}
-		lo, hi := Wilson(r.Found, r.Expected)
-		idleLo, idleHi := Wilson(r.IdleFound, r.IdleExpected)
-		if hi < idleLo {
+		if r.BelowIdle() {
+			lo, hi := Wilson(r.Found, r.Expected)
+			idleLo, idleHi := Wilson(r.IdleFound, r.IdleExpected)
 			out = append(out, fmt.Sprintf(KnownItemsWarning+"%s recall@%d against exact answers under load %.3f (%d of %d; 95%% Wilson interval %.3f–%.3f) is below the idle recall %.3f (%d of %d; %.3f–%.3f)",
 				r.Kind, k.K, r.Recall, r.Found, r.Expected, lo, hi, r.IdleRecall, r.IdleFound, r.IdleExpected, idleLo, idleHi))
 		}
