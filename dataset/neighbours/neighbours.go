@@ -104,6 +104,10 @@ func score(queries []Query, norms []float64, k int, batch []Doc, tops []top) {
 	}
 }
 
+// Distance is the cosine distance of a and b, 1 − a·b / (|a| |b|), as
+// Exact scores it; a zero vector is at distance 1 from all.
+func Distance(a, b []float32) float64 { return distance(a, b, norm(a), norm(b)) }
+
 // distance is cosine distance; a zero vector is at distance 1 from all.
 func distance(a, b []float32, an, bn float64) float64 {
 	if an == 0 || bn == 0 {

@@ -1,6 +1,7 @@
 package neighbours
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -159,4 +160,22 @@ func BenchmarkExactProduct(b *testing.B) {
 		})
 	}
 	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "docs/s")
+}
+
+// Distance is Exact's own metric: 0 for the same direction, 1 for
+// orthogonal vectors and for a zero one, 2 for opposite ones.
+func TestDistance(t *testing.T) {
+	for _, c := range []struct {
+		a, b []float32
+		want float64
+	}{
+		{[]float32{1, 2, 3}, []float32{2, 4, 6}, 0},
+		{[]float32{1, 0}, []float32{0, 5}, 1},
+		{[]float32{1, 0}, []float32{0, 0}, 1},
+		{[]float32{1, 1}, []float32{-1, -1}, 2},
+	} {
+		if got := Distance(c.a, c.b); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("Distance(%v, %v) = %v; want %v", c.a, c.b, got, c.want)
+		}
+	}
 }

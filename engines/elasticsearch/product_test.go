@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"reflect"
 	"slices"
 	"sort"
@@ -20,6 +19,7 @@ import (
 	"github.com/elastic/go-elasticsearch/v8/typedapi/types/enums/textquerytype"
 
 	"github.com/searchbench/searchbench/dataset"
+	"github.com/searchbench/searchbench/dataset/neighbours"
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/engines/elasticsearch"
 	"github.com/searchbench/searchbench/engines/elasticsearch/esfake"
@@ -390,17 +390,6 @@ func TestCheckQueryAgreesWithSearch(t *testing.T) {
 	}
 }
 
-// cosine is the exact similarity the kNN approximates.
-func cosine(a, b []float32) float64 {
-	var dot, na, nb float64
-	for i := range a {
-		dot += float64(a[i]) * float64(b[i])
-		na += float64(a[i]) * float64(a[i])
-		nb += float64(b[i]) * float64(b[i])
-	}
-	return dot / math.Sqrt(na*nb)
-}
-
 // checkProductQueries runs Study B's query kinds on the loaded corpus src
 // and checks their answers against the products themselves: filtered kNN
 // answers pass the filter and hold K products (or all that pass), a kNN
@@ -423,7 +412,9 @@ func checkProductQueries(t *testing.T, e engines.Engine, cfg engines.Config, src
 				cands = append(cands, p)
 			}
 		}
-		sort.SliceStable(cands, func(i, j int) bool { return cosine(v, cands[i].Embedding) > cosine(v, cands[j].Embedding) })
+		sort.SliceStable(cands, func(i, j int) bool {
+			return neighbours.Distance(v, cands[i].Embedding) < neighbours.Distance(v, cands[j].Embedding)
+		})
 		out := []string{}
 		for _, p := range cands[:min(k, len(cands))] {
 			out = append(out, dataset.DocID(p.ID))

@@ -3,7 +3,6 @@ package postgres_test
 import (
 	"context"
 	"errors"
-	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -244,7 +243,7 @@ func checkKNN(t *testing.T, e engines.Engine, src runner.Products) {
 			t.Fatalf("%+v: %d hits, want %d (the rows that pass, up to k)", q.Filters, len(got), len(truth[i]))
 		}
 		sum += neighbours.Recall(got, truth[i], func(id uint32) (float64, bool) {
-			return cosine(q.Vector, src.Product(id, 0).Embedding), true
+			return neighbours.Distance(q.Vector, src.Product(id, 0).Embedding), true
 		})
 		kinds[kind(q)]++
 	}
@@ -268,19 +267,6 @@ func kind(q engines.Query) string {
 		return "category"
 	}
 	return "price"
-}
-
-func cosine(a, b []float32) float64 {
-	var ab, aa, bb float64
-	for i := range a {
-		ab += float64(a[i]) * float64(b[i])
-		aa += float64(a[i]) * float64(a[i])
-		bb += float64(b[i]) * float64(b[i])
-	}
-	if aa == 0 || bb == 0 {
-		return 1
-	}
-	return 1 - ab/math.Sqrt(aa*bb)
 }
 
 // Hybrid search fuses the full-text and vector rankings: a product's own
