@@ -332,7 +332,8 @@ func (m QueryMix) draw(r *Rand) ProductQueryKind {
 
 // ProductQuery is one product query. Vector is set for the KNN kinds and
 // Hybrid, Category for KNNCategory, MinPrice/MaxPrice for KNNPrice, SKU
-// for SKULookup, Text for Hybrid.
+// for SKULookup, Text for Hybrid; ID, for SKULookup and Hybrid, is the
+// product the SKU or the title words are of.
 type ProductQuery struct {
 	Kind               ProductQueryKind
 	Vector             []float32
@@ -340,6 +341,7 @@ type ProductQuery struct {
 	MinPrice, MaxPrice float64
 	SKU                string
 	Text               string
+	ID                 uint32
 }
 
 // hybridWords is how many of a product's title words a hybrid query
@@ -368,13 +370,13 @@ func (p *Products) queryOfKind(r *Rand, kind ProductQueryKind) ProductQuery {
 	q := ProductQuery{Kind: kind}
 	switch kind {
 	case SKULookup:
-		id := uint32(1 + r.Intn(p.cfg.IDs))
-		q.SKU = Categories[categoryOf(p.cfg.Seed, id)].Code + "-" + strconv.FormatUint(uint64(id), 10)
+		q.ID = uint32(1 + r.Intn(p.cfg.IDs))
+		q.SKU = Categories[categoryOf(p.cfg.Seed, q.ID)].Code + "-" + strconv.FormatUint(uint64(q.ID), 10)
 		return q
 	case Hybrid:
-		id := uint32(1 + r.Intn(p.cfg.IDs))
-		ci := categoryOf(p.cfg.Seed, id)
-		words := strings.Fields(strings.TrimSuffix(p.Title(id, 0), "."))
+		q.ID = uint32(1 + r.Intn(p.cfg.IDs))
+		ci := categoryOf(p.cfg.Seed, q.ID)
+		words := strings.Fields(strings.TrimSuffix(p.Title(q.ID, 0), "."))
 		for j := range min(hybridWords, len(words)) {
 			k := j + r.Intn(len(words)-j)
 			words[j], words[k] = words[k], words[j]

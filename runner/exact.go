@@ -5,7 +5,6 @@ import (
 	"errors"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -112,8 +111,7 @@ func (p Products) exactTruth(n, k int) *exactTruth {
 		}
 		eq := exactQuery{kind: int(kd), q: productQuery(pq)}
 		if kd == dataset.SKULookup {
-			id, _ := dataset.ParseDocID(pq.SKU[strings.LastIndexByte(pq.SKU, '-')+1:])
-			eq.truth, eq.whole = []uint32{id}, true
+			eq.truth, eq.whole = []uint32{pq.ID}, true
 		} else {
 			knn = append(knn, neighbours.Query{Vector: pq.Vector, Keep: keep(pq, cat, price)})
 			knnAt = append(knnAt, len(t.queries))
@@ -143,8 +141,7 @@ func (p Products) exactTruth(n, k int) *exactTruth {
 func (p Products) storedSKU(i uint64) dataset.ProductQuery {
 	for j := uint64(0); ; j++ {
 		pq := p.ProductQueryOfKind(i<<20|j, dataset.SKULookup)
-		id, err := dataset.ParseDocID(pq.SKU[strings.LastIndexByte(pq.SKU, '-')+1:])
-		if (err == nil && p.Prepopulated(id)) || j == 1<<20-1 {
+		if p.Prepopulated(pq.ID) || j == 1<<20-1 {
 			return pq
 		}
 	}
