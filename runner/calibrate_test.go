@@ -71,9 +71,13 @@ func TestCalibrate(t *testing.T) {
 			t.Errorf("%v: the engine's lateness is not a distribution", r)
 		}
 		// The closed loop's users time each call around the engine's own
-		// timing of it, with nothing between: the same percentile of the
-		// same calls differs by the histograms' resolution, not by load.
-		if r.Loop == "closed" && math.Abs(r.HarnessError)*r.True > 0.01*r.True+0.2 {
+		// timing of it, with no queue between: the same percentile of the
+		// same calls differs by the histograms' resolution and by the
+		// scheduler, which may hold a user between its clock and the
+		// engine's. That hold is what the run measured of its own
+		// scheduler latency (HarnessLate, its p99), capped at 10% of the
+		// truth so that a harness adding a tenth to every call still fails.
+		if r.Loop == "closed" && math.Abs(r.HarnessError)*r.True > 0.01*r.True+0.2+min(r.HarnessLate, 0.10*r.True) {
 			t.Errorf("%v: the closed loop's figure is not the engine's own", r)
 		}
 	}
