@@ -78,31 +78,29 @@ func (e *Engine) Create(ctx context.Context, schema engines.Schema) error {
 	return nil
 }
 
-// Attach uses the index another process created: its searchable attributes
-// (GET /indexes/{uid}/settings/searchable-attributes, 404 index_not_found
-// when the index is not there) must be the schema's text fields, in order,
-// as Create sets them.
+// Attach uses the index another process created, which must hold what
+// Create makes of schema: the schema's text fields as its searchable
+// attributes, in order; the filterable attributes the options ask for; and,
+// when they index the vector field, its userProvided embedder of the
+// schema's dimension. An index made otherwise would answer some query kinds
+// differently, or refuse them at the first call. (GET /indexes/{uid}/settings/…,
+// 404 index_not_found when the index is not there.)
 func (e *Engine) Attach(ctx context.Context, schema engines.Schema) error {
 	lay, err := layoutOf(schema, e.opts)
 	if err != nil {
 		return err
 	}
-	fields := lay.text
 	uid := schema.Name
 	if err := checkID(uid, maxIndexUID); err != nil {
 		return fmt.Errorf("meilisearch: attach: index name %w", err)
 	}
 	index := e.client.Index(uid)
-	got, err := index.GetSearchableAttributes(ctx)
+	differs, err := differences(ctx, index, lay)
 	if err != nil {
 		return e.fail("attach to index "+uid, err)
 	}
-	var have []string
-	if got != nil {
-		have = *got
-	}
-	if !slices.Equal(have, fields) {
-		return fmt.Errorf("meilisearch: attach to index %s: its searchable attributes are %v, not the schema's text fields %v", uid, have, fields)
+	if differs != "" {
+		return fmt.Errorf("meilisearch: attach to index %s: %s", uid, differs)
 	}
 	// Refresh reports the index's failed tasks since the last check: those
 	// before the attach (shard 0's drop of an index not there) are not this
@@ -116,6 +114,63 @@ func (e *Engine) Attach(ctx context.Context, schema engines.Schema) error {
 	}
 	e.use(index, uid, lay)
 	return nil
+}
+
+// differences says how the index's settings differ from those Create
+// applies for lay ("" when they do not).
+func differences(ctx context.Context, index meilisearch.IndexManager, lay layout) (string, error) {
+	searchable, err := index.GetSearchableAttributes(ctx)
+	if err != nil {
+		return "", err
+	}
+	var have []string
+	if searchable != nil {
+		have = *searchable
+	}
+	if !slices.Equal(have, lay.text) {
+		return fmt.Sprintf("its searchable attributes are %v, not the schema's text fields %v", have, lay.text), nil
+	}
+	filterable, err := index.GetFilterableAttributes(ctx)
+	if err != nil {
+		return "", err
+	}
+	// Create sets a flat list; an entry of the granular form (an object of
+	// attributePatterns and features) is not one Create makes.
+	var filters []string
+	if filterable != nil {
+		for _, f := range *filterable {
+			name, ok := f.(string)
+			if !ok {
+				return "its filterable attributes are not a flat list of names, as searchbench sets them", nil
+			}
+			filters = append(filters, name)
+		}
+	}
+	if !sameSet(filters, lay.filterable) {
+		return fmt.Sprintf("its filterable attributes are %v, not %v (option fields and exact_fields)", filters, lay.filterable), nil
+	}
+	if !lay.embed {
+		return "", nil
+	}
+	embedders, err := index.GetEmbedders(ctx)
+	if err != nil {
+		return "", err
+	}
+	switch em, ok := embedders[lay.vector]; {
+	case !ok:
+		return fmt.Sprintf("it has no embedder %q for the vector field", lay.vector), nil
+	case em.Source != meilisearch.UserProvidedEmbedderSource || em.Dimensions != lay.dim:
+		return fmt.Sprintf("its embedder %q is %s of %d dimensions, not userProvided of %d", lay.vector, em.Source, em.Dimensions, lay.dim), nil
+	}
+	return "", nil
+}
+
+// sameSet says whether a and b hold the same names, in any order.
+func sameSet(a, b []string) bool {
+	x, y := slices.Clone(a), slices.Clone(b)
+	slices.Sort(x)
+	slices.Sort(y)
+	return slices.Equal(slices.Compact(x), slices.Compact(y))
 }
 
 // use makes index the one this Engine's calls go to.

@@ -185,21 +185,46 @@ func (s *Server) stats(w http.ResponseWriter, r *http.Request) {
 
 // ---- settings -----------------------------------------------------------
 
-// searchableAttributes is GET /indexes/{uid}/settings/searchable-attributes:
-// the list in ranking order, ["*"] when unset (every attribute), and, as
-// for every index route, 404 index_not_found for an index that is not there.
-func (s *Server) searchableAttributes(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	ix := s.lookup(w, r.PathValue("uid"))
-	if ix == nil {
-		return
+// setting serves GET /indexes/{uid}/settings/{setting}: value's answer
+// for the index and, as for every index route, 404 index_not_found for an
+// index that is not there.
+func (s *Server) setting(value func(*index) any) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if ix := s.lookup(w, r.PathValue("uid")); ix != nil {
+			fakekit.WriteJSON(w, http.StatusOK, value(ix))
+		}
 	}
+}
+
+// searchableAttributes is the list in ranking order, ["*"] when unset
+// (every attribute).
+func searchableAttributes(ix *index) any {
 	if ix.searchable == nil {
-		fakekit.WriteJSON(w, http.StatusOK, []string{"*"})
-		return
+		return []string{"*"}
 	}
-	fakekit.WriteJSON(w, http.StatusOK, ix.searchable)
+	return ix.searchable
+}
+
+// filterableAttributes is the list as set, [] when unset: Meilisearch 1.37
+// returns a flat list set as names as names (the granular form, objects of
+// attributePatterns and features, is not modelled).
+func filterableAttributes(ix *index) any {
+	if ix.filterable == nil {
+		return []string{}
+	}
+	return ix.filterable
+}
+
+// embedders is each embedder by name, {} when none; the fake models
+// userProvided embedders only, shown as their source and dimensions.
+func embedders(ix *index) any {
+	out := make(map[string]any, len(ix.embedders))
+	for name, dim := range ix.embedders {
+		out[name] = map[string]any{"source": "userProvided", "dimensions": dim}
+	}
+	return out
 }
 
 // settingsKnown are Meilisearch 1.37's index settings; only the first two
