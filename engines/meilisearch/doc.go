@@ -171,9 +171,13 @@
 // # Attach
 //
 // Attach (engines.Attacher, for the shards of a sharded run other than
-// shard 0) reads GET /indexes/{uid}/settings/searchable-attributes:
-// index_not_found is a missing index, and the attributes must be the
-// schema's text fields in order, as Create sets them. Failed tasks of the
+// shard 0) reads GET /indexes/{uid}/settings/searchable-attributes,
+// filterable-attributes and, when the options index the vector field,
+// embedders: index_not_found is a missing index; the searchable attributes
+// must be the schema's text fields in order, the filterable ones (a flat
+// list, in any order) those the options make filterable, and the vector
+// field's embedder userProvided of the schema's dimension, as Create sets
+// them. Failed tasks of the
 // index from before the attach (shard 0's drop of an index not there) are
 // not reported by this engine's Refresh.
 //
