@@ -13,109 +13,42 @@ package workload
 
 import (
 	"fmt"
-	"math"
-	"strconv"
-	"strings"
 
 	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/workload/ops"
 )
 
-// Mix holds the relative weights of the operations, indexed by Op.
-type Mix [NumOps]float64
+// Mix holds the relative weights of the operations, indexed by Op. Its
+// grammar and its checks are ops.Mix's.
+type Mix ops.Mix
 
-// Presets are named mixes. "mixed" is the published study's
+// Presets are named mixes (ops.Presets). "mixed" is the published study's
 // search=80,upsert=19,delete=1; "upsert" is its pure-upsert run.
-var Presets = map[string]Mix{
-	"mixed":  {Search: 80, Upsert: 19, Delete: 1},
-	"upsert": {Upsert: 1},
-	"search": {Search: 1},
-}
+var Presets = func() map[string]Mix {
+	m := make(map[string]Mix, len(ops.Presets))
+	for name, w := range ops.Presets {
+		m[name] = Mix(w)
+	}
+	return m
+}()
 
 // DefaultMix is the published study's mix.
 var DefaultMix = Presets["mixed"]
 
-// slashOps is the order of the slash form ("80/19/1"), the published
-// study's notation: the three original operations, fixed for good so that
-// old command lines and result files keep their meaning.
-var slashOps = [...]Op{Search, Upsert, Delete}
-
 // ParseMix accepts a preset name ("mixed", "upsert", "search"), named
 // weights ("search=70,get=10,upsert=19,delete=1"; operations left out
 // weigh 0) or, for the three original operations only, the slash form
-// ("80/19/1" is search/upsert/delete).
+// ("80/19/1" is search/upsert/delete): ops.ParseMix.
 func ParseMix(s string) (Mix, error) {
-	s = strings.TrimSpace(s)
-	if m, ok := Presets[s]; ok {
-		return m, nil
-	}
-	var m Mix
-	switch {
-	case strings.Contains(s, "="):
-		var named [NumOps]bool
-		for _, part := range strings.Split(s, ",") {
-			name, value, _ := strings.Cut(part, "=")
-			op, err := ParseOp(strings.TrimSpace(name))
-			if err != nil {
-				return Mix{}, fmt.Errorf("mix %q: %w", s, err)
-			}
-			if named[op] {
-				return Mix{}, fmt.Errorf("mix %q: %s is named twice", s, op)
-			}
-			named[op] = true
-			if m[op], err = parseWeight(value); err != nil {
-				return Mix{}, fmt.Errorf("mix %q: %s: %w", s, op, err)
-			}
-		}
-	case strings.Contains(s, "/"):
-		parts := strings.Split(s, "/")
-		if len(parts) != len(slashOps) {
-			return Mix{}, fmt.Errorf("mix %q: the slash form is search/upsert/delete (3 weights, got %d); name the weights instead, e.g. %s",
-				s, len(parts), Mix{Search: 70, Get: 10, Upsert: 19, Delete: 1})
-		}
-		for i, p := range parts {
-			w, err := parseWeight(p)
-			if err != nil {
-				return Mix{}, fmt.Errorf("mix %q: %s: %w", s, slashOps[i], err)
-			}
-			m[slashOps[i]] = w
-		}
-	default:
-		return Mix{}, fmt.Errorf("mix %q: want a preset (mixed, upsert, search), named weights (%s) or search/upsert/delete weights (80/19/1)", s, DefaultMix)
-	}
-	return m, m.Validate()
-}
-
-func parseWeight(s string) (float64, error) {
-	w, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-	if err != nil {
-		return 0, fmt.Errorf("weight %q is not a number", strings.TrimSpace(s))
-	}
-	return w, nil
+	m, err := ops.ParseMix(s)
+	return Mix(m), err
 }
 
 // Validate rejects negative, non-finite or all-zero weights.
-func (m Mix) Validate() error {
-	sum := 0.0
-	for i, w := range m {
-		if w < 0 || math.IsNaN(w) || math.IsInf(w, 0) {
-			return fmt.Errorf("mix: %s weight %v must be a finite number ≥ 0", Op(i), w)
-		}
-		sum += w
-	}
-	if sum == 0 {
-		return fmt.Errorf("mix: weights sum to zero")
-	}
-	return nil
-}
+func (m Mix) Validate() error { return ops.Mix(m).Validate() }
 
 // Fraction is op's share of the mix.
-func (m Mix) Fraction(op Op) float64 {
-	sum := 0.0
-	for _, w := range m {
-		sum += w
-	}
-	return m[op] / sum
-}
+func (m Mix) Fraction(op Op) float64 { return ops.Mix(m).Fraction(int(op)) }
 
 // Ops lists the operations the mix runs (weight above zero), in table order.
 func (m Mix) Ops() []Op {
@@ -131,13 +64,7 @@ func (m Mix) Ops() []Op {
 // String renders the mix as named percentages in table order, operations
 // of weight zero left out: "search=80,upsert=19,delete=1". ParseMix reads
 // it back.
-func (m Mix) String() string {
-	var parts []string
-	for _, op := range m.Ops() {
-		parts = append(parts, op.String()+"="+strconv.FormatFloat(100*m.Fraction(op), 'g', 4, 64))
-	}
-	return strings.Join(parts, ",")
-}
+func (m Mix) String() string { return ops.Mix(m).String() }
 
 // Check says whether driver, as d describes it, can run every operation
 // of the mix: nil, or a one-line error naming the first operation it

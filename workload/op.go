@@ -4,42 +4,31 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/searchbench/searchbench/dataset"
 	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/workload/ops"
 )
 
-// Op is one kind of operation. The order is the table order of every
-// report, and a stream draws an operation from the mix's cumulative
-// weights in this order: a new operation goes at the end, so that every mix
-// without it draws the same steps as before it existed.
+// Op is one kind of operation: its place in the table of operations
+// (ops.Table), which holds their names and facts and whose order is that of
+// every report and of a stream's draw.
 type Op uint8
 
 const (
 	Search Op = iota
 	Upsert
 	Delete
-	Get    // a document by ID (engines.Getter)
-	NumOps // the number of operations; not an operation
+	Get                // a document by ID (engines.Getter)
+	NumOps = Op(ops.N) // the number of operations; not an operation
 )
 
-// OpSpec is what the harness knows about one operation, written once here:
-// streams draw steps by it, the runner prepares, invokes, records and keeps
-// its version bookkeeping by it, and results carry its facts to the reports.
+// OpSpec is what the harness knows about one operation, written once here
+// on its facts (ops.Facts, which results carry to the reports): streams
+// draw steps by it, and the runner prepares, invokes, records and keeps its
+// version bookkeeping by it.
 type OpSpec struct {
-	Name string
-	// ByID: a step carries an ID, uniform over the whole ID space (some
-	// never written, some deleted); otherwise the index of a query.
-	ByID bool
-	// NotFoundDone: a call that ends NotFound counts as done, and is also
-	// counted apart as not found. For delete the published method ignores
-	// misses; for get a miss is the expected answer for an ID not written.
-	NotFoundDone bool
-	// Writes: the call changes the index. A write takes the ID's next
-	// version, which the freshness probe uses to tell a superseded write,
-	// and reports treat writes apart (Study B's per-write figures).
-	Writes bool
+	ops.Facts
 	// need is the optional engine capability the operation calls; nil for
 	// the Engine interface's own calls.
 	need *capability
@@ -70,7 +59,7 @@ var getter = &capability{
 // specs is the operation table, indexed by Op.
 var specs = [NumOps]OpSpec{
 	Search: {
-		Name: "search",
+		Facts: ops.Table[Search],
 		prepare: func(c Call, m Maker, st Step, k int) Call {
 			c.Query, c.Kind = m.Query(st.Query)
 			c.Query.K = k
@@ -82,19 +71,18 @@ var specs = [NumOps]OpSpec{
 		},
 	},
 	Upsert: {
-		Name: "upsert", ByID: true, Writes: true,
+		Facts:   ops.Table[Upsert],
 		prepare: func(c Call, m Maker, st Step, _ int) Call { c.Doc = m.Document(st.ID, c.Version); return c },
 		invoke:  func(ctx context.Context, e engines.Engine, c Call) error { return e.Upsert(ctx, c.Doc) },
 	},
 	Delete: {
-		// A delete takes a version too, so that a freshness probe waiting
-		// for the ID's previous write knows it may never be seen.
-		Name: "delete", ByID: true, Writes: true, NotFoundDone: true,
+		Facts:   ops.Table[Delete],
 		prepare: prepareID,
 		invoke:  func(ctx context.Context, e engines.Engine, c Call) error { return e.Delete(ctx, c.ID) },
 	},
 	Get: {
-		Name: "get", ByID: true, NotFoundDone: true, need: getter,
+		Facts:   ops.Table[Get],
+		need:    getter,
 		prepare: prepareID,
 		invoke: func(ctx context.Context, e engines.Engine, c Call) error {
 			g, ok := e.(engines.Getter)
@@ -142,22 +130,12 @@ func Ops() []Op {
 }
 
 // OpNames lists every operation's name in table order.
-func OpNames() []string {
-	names := make([]string, NumOps)
-	for i := range names {
-		names[i] = specs[i].Name
-	}
-	return names
-}
+func OpNames() []string { return ops.Names() }
 
 // ParseOp is the inverse of Op.String.
 func ParseOp(s string) (Op, error) {
-	for o := range NumOps {
-		if specs[o].Name == s {
-			return o, nil
-		}
-	}
-	return 0, fmt.Errorf("unknown operation %q (want one of %s)", s, strings.Join(OpNames(), ", "))
+	i, err := ops.Parse(s)
+	return Op(i), err
 }
 
 // Maker makes what calls send: runner.Source is one. Each is a pure

@@ -105,16 +105,22 @@ func TestUnknownOpIsNeverInvoked(t *testing.T) {
 	}
 }
 
+// Each Op constant is its operation's place in ops.Table: its name and
+// facts are that place's.
 func TestOpFacts(t *testing.T) {
-	for op, want := range map[Op][3]bool{ // by ID, writes, not found is done
-		Search: {false, false, false},
-		Upsert: {true, true, false},
-		Delete: {true, true, true},
-		Get:    {true, false, true},
+	for op, want := range map[Op]struct {
+		name                       string
+		byID, writes, notFoundDone bool
+	}{
+		Search: {"search", false, false, false},
+		Upsert: {"upsert", true, true, false},
+		Delete: {"delete", true, true, true},
+		Get:    {"get", true, false, true},
 	} {
 		s, ok := op.Spec()
-		if got := [3]bool{s.ByID, s.Writes, s.NotFoundDone}; !ok || got != want || op.Writes() != want[1] || op.NotFoundDone() != want[2] {
-			t.Errorf("%s: by ID, writes, not-found done = %v; want %v", op, got, want)
+		if !ok || op.String() != want.name || s.ByID != want.byID || s.Writes != want.writes || s.NotFoundDone != want.notFoundDone ||
+			op.Writes() != want.writes || op.NotFoundDone() != want.notFoundDone {
+			t.Errorf("%s: %+v; want %+v", op, s.Facts, want)
 		}
 	}
 }

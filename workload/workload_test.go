@@ -4,58 +4,8 @@ import (
 	"encoding/binary"
 	"hash/fnv"
 	"math"
-	"strings"
 	"testing"
 )
-
-func TestParseMix(t *testing.T) {
-	good := map[string]Mix{
-		"mixed":                               {Search: 80, Upsert: 19, Delete: 1},
-		"upsert":                              {Upsert: 1},
-		"80/19/1":                             {Search: 80, Upsert: 19, Delete: 1},
-		" 50 / 50 / 0 ":                       {Search: 50, Upsert: 50},
-		"search=80,upsert=19,delete=1":        {Search: 80, Upsert: 19, Delete: 1},
-		"upsert=3":                            {Upsert: 3},
-		"search=0.5, delete=0.5":              {Search: 0.5, Delete: 0.5},
-		"search=70,get=10,upsert=19,delete=1": {Search: 70, Upsert: 19, Delete: 1, Get: 10},
-		"get=1":                               {Get: 1},
-	}
-	for in, want := range good {
-		got, err := ParseMix(in)
-		if err != nil || got != want {
-			t.Errorf("ParseMix(%q) = %v, %v; want %v", in, got, err, want)
-		}
-	}
-	for _, in := range []string{"", "80/19", "-1/1/1", "0/0/0", "search=-1", "search=x", "browse=1", "a/b/c",
-		"NaN/1/1", "Inf/1/1", "fast", "search=1,search=2", "get=0", "search=1,,upsert=1"} {
-		if m, err := ParseMix(in); err == nil {
-			t.Errorf("ParseMix(%q) = %v; want an error", in, m)
-		}
-	}
-	// The slash form is the three original operations only: four values
-	// are refused with the form that can say it.
-	_, err := ParseMix("70/10/19/1")
-	if err == nil || !strings.Contains(err.Error(), "search=70,upsert=19,delete=1,get=10") {
-		t.Errorf("ParseMix(70/10/19/1) error %v; want one naming the named form", err)
-	}
-}
-
-func TestMixString(t *testing.T) {
-	for m, want := range map[Mix]string{
-		DefaultMix:        "search=80,upsert=19,delete=1",
-		Presets["upsert"]: "upsert=100",
-		{Search: 7, Upsert: 1.9, Delete: 0.1, Get: 1}: "search=70,upsert=19,delete=1,get=10",
-		{Get: 1, Delete: 3}:                           "delete=75,get=25",
-	} {
-		if s := m.String(); s != want {
-			t.Errorf("%v.String() = %q; want %q", [NumOps]float64(m), s, want)
-		}
-		back, err := ParseMix(m.String())
-		if err != nil || back.String() != want {
-			t.Errorf("ParseMix(%q) = %v, %v; want it back", want, back, err)
-		}
-	}
-}
 
 func TestStreamFollowsTheMix(t *testing.T) {
 	const n = 200_000

@@ -2,10 +2,10 @@ package result
 
 import (
 	"math"
+	"os/exec"
 	"slices"
+	"strings"
 	"testing"
-
-	"github.com/searchbench/searchbench/workload"
 )
 
 func TestSortOpsIsTableOrder(t *testing.T) {
@@ -57,41 +57,24 @@ func TestMedianAndCV(t *testing.T) {
 	}
 }
 
-// The operations this package knows are the runner's table: the same
-// names in the same order, with the same facts. A new operation in
-// workload's table is added to tableOps too, so that SortOps orders it.
-func TestTableOpsAreTheWorkloadTable(t *testing.T) {
-	if len(tableOps) != int(workload.NumOps) {
-		t.Fatalf("result knows %d operations, workload's table has %d: add the new one to tableOps", len(tableOps), workload.NumOps)
+// Reading results needs nothing of the runner: of this module, package
+// result imports the contract (engines) and the operations' vocabulary
+// (workload/ops) only, so reports and compare compile no generator, corpus
+// or driver.
+func TestResultImportsNothingOfTheRunner(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command to list the imports with")
 	}
-	for _, op := range workload.Ops() {
-		o := tableOps[op]
-		if o.name != op.String() || o.writes != op.Writes() || o.notFoundDone != op.NotFoundDone() {
-			t.Errorf("tableOps[%d] = %+v; workload has %s (writes %v, not-found done %v)", op, o, op, op.Writes(), op.NotFoundDone())
-		}
+	out, err := exec.Command(goTool, "list", "-deps", ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
 	}
-}
-
-// Normalize reads a mix as workload.ParseMix does and writes it as
-// workload.Mix.String does.
-func TestParseMixIsTheWorkloadForm(t *testing.T) {
-	for _, s := range []string{
-		"80/19/1", " 70 / 20 / 10 ", "1/1/1", "0/1/0", "80/19", "80/19/1/1", "a/b/c", "-1/2/3", "0/0/0", "NaN/1/1", "Inf/1/1",
-		"mixed", "upsert", "search", "get",
-		"search=80,upsert=19,delete=1", "search=70, get=10 ,upsert=19,delete=1", "search=1,search=2", "browse=1", "search=x", "get=3",
-		"search=33.33,upsert=33.33,delete=33.33", "search=1,upsert=0", "", "80",
-	} {
-		want, err := workload.ParseMix(s)
-		got, ok := parseMix(s)
-		if ok != (err == nil) {
-			t.Errorf("parseMix(%q): ok %v; workload.ParseMix says %v", s, ok, err)
-			continue
-		}
-		if !ok {
-			continue
-		}
-		if !slices.Equal(got, want[:]) || mixString(got) != want.String() {
-			t.Errorf("parseMix(%q) = %v, %q; workload: %v, %q", s, got, mixString(got), want[:], want.String())
+	const module = "github.com/searchbench/searchbench/"
+	allowed := []string{module + "engines", module + "workload/ops", module + "runner/result"}
+	for _, pkg := range strings.Fields(string(out)) {
+		if strings.HasPrefix(pkg, module) && !slices.Contains(allowed, pkg) {
+			t.Errorf("package result imports %s", pkg)
 		}
 	}
 }

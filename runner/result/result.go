@@ -14,6 +14,8 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/searchbench/searchbench/workload/ops"
 )
 
 // SchemaVersion changes when a field changes meaning.
@@ -573,14 +575,14 @@ func ReadFile(path string) (*Result, error) {
 func (r *Result) Normalize() {
 	// Only an older file's mix is rewritten: a current one's weights are as
 	// given (1,1,1 stays 1,1,1), and its named form is already canonical.
-	if len(r.Config.MixWeights) < len(tableOps) || !strings.Contains(r.Config.Mix, "=") {
-		if m, ok := parseMix(r.Config.Mix); ok {
-			r.Config.Mix, r.Config.MixWeights = mixString(m), m
+	if len(r.Config.MixWeights) < ops.N || !strings.Contains(r.Config.Mix, "=") {
+		if m, err := ops.ParseMix(r.Config.Mix); err == nil {
+			r.Config.Mix, r.Config.MixWeights = m.String(), m[:]
 		}
 	}
 	facts := func(o *OpStats) {
-		if i := opIndex(o.Op); i >= 0 {
-			o.Writes, o.NotFoundDone = tableOps[i].writes, tableOps[i].notFoundDone
+		if i := ops.Index(o.Op); i >= 0 {
+			o.Writes, o.NotFoundDone = ops.Table[i].Writes, ops.Table[i].NotFoundDone
 		}
 	}
 	for i := range r.Engines {
