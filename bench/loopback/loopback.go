@@ -28,6 +28,11 @@
 //	GET    /indexes/{uid}/settings/searchable-attributes
 //	                                    200, ["name","content"]: the text
 //	                                    corpus's fields, so a shard attaches
+//	GET    /indexes/{uid}/settings/filterable-attributes
+//	                                    200, []: the text corpus filters
+//	                                    nothing
+//	GET    /indexes/{uid}/settings/embedders
+//	                                    200, {}: nor has it vectors
 //	GET    /loopback/stats              200, {"searches":N,"requests":N}
 //
 // With a key set, every route but /loopback/stats wants "Authorization:
@@ -337,6 +342,8 @@ var (
 	noTasks    = []byte(`{"results":[],"total":0,"limit":1,"from":null,"next":null}`)
 	noDocs     = []byte(`{"numberOfDocuments":0,"isIndexing":false,"fieldDistribution":{}}`)
 	searchable = []byte(`["name","content"]`)
+	noFilters  = []byte(`[]`)
+	noEmbedder = []byte(`{}`)
 )
 
 // route answers one request (search: it is a search answered 200);
@@ -384,6 +391,10 @@ func (s *Server) route(req *request, scratch *[]byte) (status string, body []byt
 		return statusOK, noDocs, false
 	case method == "GET" && isIndex && string(sub) == "settings/searchable-attributes":
 		return statusOK, searchable, false
+	case method == "GET" && isIndex && string(sub) == "settings/filterable-attributes":
+		return statusOK, noFilters, false
+	case method == "GET" && isIndex && string(sub) == "settings/embedders":
+		return statusOK, noEmbedder, false
 	case method == "DELETE" && isIndex && len(sub) == 0,
 		method == "PATCH" && isIndex && string(sub) == "settings",
 		method == "POST" && string(path) == "/indexes":
