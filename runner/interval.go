@@ -32,7 +32,10 @@ import (
 // Memory: at most about three intervals are open at once (the current one,
 // the one just ended, and one being closed): 3 × 4 × 160 KB ≈ 2 MB per
 // window (twice that in open loop, which keeps service times too), whatever
-// the window's length. A closed interval costs ~200 bytes of counts and
+// the window's length, and as much again for the query kinds of a source
+// that splits its searches (3 × 5 × 160 KB for the product corpus's; a
+// kind's dense histogram is taken at its first success in an interval, and
+// the latencies only: the window's kinds carry no service times either). A closed interval costs ~200 bytes of counts and
 // percentiles plus its compressed histograms, which grow with the number of
 // distinct latencies in it (1 KB to a few KB per operation at thousands of
 // calls a second: see TestIntervalMemory), so a one-hour level at 1 s
@@ -101,9 +104,13 @@ type intervals struct {
 	mu    sync.Mutex
 	slots []ivSlot
 	pool  []*[workload.NumOps]*hdrhistogram.Histogram
-	open  int // slots holding dense histograms now
-	peak  int // the most ever open at once
-	err   error
+	// kinds names the query kinds searches are split into (nil: none, as
+	// Sink.kinds); kindPool holds the dense histograms of closed kinds.
+	kinds    []string
+	kindPool []*hdrhistogram.Histogram
+	open     int // slots holding dense histograms now
+	peak     int // the most ever open at once
+	err      error
 }
 
 // ivSlot is one interval: dense histograms while open, compressed once
@@ -114,13 +121,30 @@ type ivSlot struct {
 	pct     [workload.NumOps]result.Percentiles
 	count   [workload.NumOps]int64
 	classes [workload.NumOps][engines.NumClasses]int64
-	closed  bool
+	// kinds is the searches of each query kind, once the interval has one
+	// (nil: none yet), as the operations are kept.
+	kinds  *[maxKinds]ivKind
+	closed bool
 }
 
-func newIntervals(g grid) *intervals { return &intervals{g: g, slots: make([]ivSlot, g.n)} }
+// ivKind is one query kind's searches in one interval.
+type ivKind struct {
+	hist    *hdrhistogram.Histogram // dense, while the interval is open and the kind has a success
+	packed  string
+	pct     result.Percentiles
+	count   int64
+	classes [engines.NumClasses]int64
+}
 
-// add records a flushed buffer of interval k.
-func (iv *intervals) add(k int, samples []sample, classes *[workload.NumOps][engines.NumClasses]int64) {
+// newIntervals is the interval histograms of grid g, splitting searches
+// by the query kinds named (nil: not split).
+func newIntervals(g grid, kinds []string) *intervals {
+	return &intervals{g: g, slots: make([]ivSlot, g.n), kinds: kinds}
+}
+
+// add records a flushed buffer of interval k: its samples and its calls
+// by operation and class, and by query kind and class.
+func (iv *intervals) add(k int, samples []sample, classes *[workload.NumOps][engines.NumClasses]int64, kindClasses *[maxKinds][engines.NumClasses]int64) {
 	k = min(max(k, 0), len(iv.slots)-1)
 	iv.mu.Lock()
 	defer iv.mu.Unlock()
@@ -131,15 +155,62 @@ func (iv *intervals) add(k int, samples []sample, classes *[workload.NumOps][eng
 	for _, x := range samples {
 		// In range by construction: RecordValue cannot fail.
 		_ = s.hist[x.op()].RecordValue(x.micros())
+		if kind := x.kind(); kind >= 0 && kind < len(iv.kinds) {
+			_ = iv.kindHistogram(s, kind).RecordValue(x.micros())
+		}
 	}
 	for op := range classes {
 		for c, n := range classes[op] {
 			s.classes[op][c] += n
 		}
 	}
+	for kind := range iv.kinds {
+		for c, n := range kindClasses[kind] {
+			if n > 0 {
+				if s.kinds == nil {
+					s.kinds = new([maxKinds]ivKind)
+				}
+				s.kinds[kind].classes[c] += n
+			}
+		}
+	}
 }
 
-// reopen gives s dense histograms, holding what it held when it closed.
+// kindHistogram is kind's dense histogram in open slot s, taken from the
+// pool (or made) at the kind's first success there. The caller holds mu.
+func (iv *intervals) kindHistogram(s *ivSlot, kind int) *hdrhistogram.Histogram {
+	if s.kinds == nil {
+		s.kinds = new([maxKinds]ivKind)
+	}
+	sk := &s.kinds[kind]
+	if sk.hist == nil {
+		if n := len(iv.kindPool); n > 0 {
+			sk.hist, iv.kindPool = iv.kindPool[n-1], iv.kindPool[:n-1]
+		} else {
+			sk.hist = newHistogram()
+		}
+		iv.reload(sk.hist, &sk.packed)
+	}
+	return sk.hist
+}
+
+// reload adds to dense histogram h what a closed interval compressed into
+// *packed, and empties *packed. The caller holds mu.
+func (iv *intervals) reload(h *hdrhistogram.Histogram, packed *string) {
+	if *packed == "" {
+		return
+	}
+	old, err := result.DecodeHistogram(*packed)
+	if err != nil {
+		iv.err = err
+		return
+	}
+	h.Merge(old)
+	*packed = ""
+}
+
+// reopen gives s dense histograms, holding what it held when it closed
+// (a kind's is reloaded at its next success, kindHistogram).
 func (iv *intervals) reopen(s *ivSlot) {
 	if n := len(iv.pool); n > 0 {
 		s.hist, iv.pool = iv.pool[n-1], iv.pool[:n-1]
@@ -151,39 +222,46 @@ func (iv *intervals) reopen(s *ivSlot) {
 	}
 	iv.open++
 	iv.peak = max(iv.peak, iv.open)
-	for op, enc := range s.packed {
-		if enc == "" {
-			continue
-		}
-		h, err := result.DecodeHistogram(enc)
-		if err != nil {
-			iv.err = err
-			continue
-		}
-		s.hist[op].Merge(h)
-		s.packed[op] = ""
+	for op := range s.packed {
+		iv.reload(s.hist[op], &s.packed[op])
 	}
 	s.closed = false
 }
 
+// pack compresses dense histogram h into its summary: count, percentiles
+// and encoding. The caller holds mu.
+func (iv *intervals) pack(h *hdrhistogram.Histogram) (count int64, pct result.Percentiles, packed string) {
+	count, pct = h.TotalCount(), result.IntervalPercentiles(h)
+	if count > 0 {
+		enc, err := result.EncodeHistogram(h)
+		if err != nil {
+			iv.err = err
+		}
+		packed = enc
+	}
+	h.Reset()
+	return count, pct, packed
+}
+
 // close compresses slot k's histograms and returns the dense ones to the
-// pool. The caller holds mu.
+// pools. The caller holds mu.
 func (iv *intervals) close(k int) {
 	s := &iv.slots[k]
 	s.closed = true
+	if s.kinds != nil {
+		for i := range s.kinds {
+			if sk := &s.kinds[i]; sk.hist != nil {
+				sk.count, sk.pct, sk.packed = iv.pack(sk.hist)
+				iv.kindPool = append(iv.kindPool, sk.hist)
+				sk.hist = nil
+			}
+		}
+	}
 	if s.hist == nil {
 		return
 	}
 	for op, h := range s.hist {
-		s.count[op], s.pct[op], s.packed[op] = h.TotalCount(), result.IntervalPercentiles(h), ""
-		if h.TotalCount() > 0 {
-			enc, err := result.EncodeHistogram(h)
-			if err != nil {
-				iv.err = err
-			}
-			s.packed[op] = enc
-		}
-		h.Reset()
+		s.count[op], s.pct[op], s.packed[op] = iv.pack(h)
 	}
 	iv.pool = append(iv.pool, s.hist)
 	s.hist = nil
@@ -230,7 +308,7 @@ func (iv *intervals) finish() {
 	for k := range iv.slots {
 		iv.close(k)
 	}
-	iv.pool = nil // the dense histograms are not needed any more
+	iv.pool, iv.kindPool = nil, nil // the dense histograms are not needed any more
 }
 
 // collector closes iv's intervals (and those of the others) as they end,
@@ -313,7 +391,32 @@ func (iv *intervals) snapshot(k int, ops []workload.Op, svc *intervals, length t
 			pct := sv.pct[op]
 			o.Service, o.ServiceHistogram = &pct, sv.packed[op]
 		}
+		if op == workload.Search {
+			o.Kinds = iv.kindsOf(s)
+		}
 		out.Ops = append(out.Ops, o)
+	}
+	return out
+}
+
+// kindsOf is closed slot s's searches by query kind, the kinds called in
+// it in the source's order (nil when none were). The caller holds mu.
+func (iv *intervals) kindsOf(s *ivSlot) []result.IntervalKind {
+	if s.kinds == nil {
+		return nil
+	}
+	var out []result.IntervalKind
+	for i, name := range iv.kinds {
+		sk := &s.kinds[i]
+		var calls int64
+		for _, n := range sk.classes {
+			calls += n
+		}
+		if calls == 0 {
+			continue
+		}
+		out = append(out, result.IntervalKind{Kind: name, Count: sk.count, Errors: errorCounts(workload.Search, &sk.classes),
+			P50: sk.pct.P50, P95: sk.pct.P95, P99: sk.pct.P99, Max: sk.pct.Max, Histogram: sk.packed})
 	}
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -134,20 +135,25 @@ func TestTimelineShowsFreezesWhereTheyHappen(t *testing.T) {
 	}
 }
 
-// ivSample is one synthetic call: its interval, operation, latency, class.
+// ivSample is one synthetic call: its interval, operation, query kind (a
+// search's; -1: none), latency, class.
 type ivSample struct {
-	k  int
-	op workload.Op
-	us int64
-	c  engines.Class
+	k    int
+	op   workload.Op
+	kind int
+	us   int64
+	c    engines.Class
 }
+
+// ivKinds are the synthetic searches' query kinds.
+var ivKinds = []string{"knn", "sku", "hybrid"}
 
 // record records samples into a fresh sink on a grid of n intervals over
 // recs recorders (each recorder's calls in interval order, as a worker's
 // are) and returns the sink's window histograms and timeline.
 func record(t *testing.T, samples []ivSample, n, recs int) (*Histograms, *result.Timeline) {
 	t.Helper()
-	sink := NewSink(3, nil)
+	sink := NewSink(3, ivKinds)
 	iv := sink.startIntervals(newGrid(time.Now(), time.Second, time.Duration(n)*time.Second))
 	rs := make([]*Recorder, recs)
 	for i := range rs {
@@ -160,7 +166,7 @@ func record(t *testing.T, samples []ivSample, n, recs int) (*Histograms, *result
 			// their late flushes reopen it.
 			iv.collect(time.Duration(s.k+1) * time.Second)
 		}
-		rs[i%recs].RecordIn(s.k, s.op, -1, time.Duration(s.us)*time.Microsecond, s.c)
+		rs[i%recs].RecordIn(s.k, s.op, s.kind, time.Duration(s.us)*time.Microsecond, s.c)
 	}
 	for _, r := range rs {
 		r.Flush()
@@ -174,7 +180,8 @@ func record(t *testing.T, samples []ivSample, n, recs int) (*Histograms, *result
 }
 
 // synthetic draws samples over n intervals in order (k non-decreasing),
-// with failures.
+// with failures; a search is of one of ivKinds, or (a known-item check)
+// of none.
 func synthetic(seed uint64, count, n int) []ivSample {
 	r := dataset.NewRand(seed)
 	out := make([]ivSample, count)
@@ -186,7 +193,11 @@ func synthetic(seed uint64, count, n int) []ivSample {
 		case 1:
 			c = engines.NotFound
 		}
-		out[i] = ivSample{k: i * n / count, op: workload.Op(r.Intn(int(workload.NumOps))), us: int64(1 + r.Intn(2_000_000)), c: c}
+		op, kind := workload.Op(r.Intn(int(workload.NumOps))), -1
+		if op == workload.Search {
+			kind = r.Intn(len(ivKinds)+1) - 1
+		}
+		out[i] = ivSample{k: i * n / count, op: op, kind: kind, us: int64(1 + r.Intn(2_000_000)), c: c}
 	}
 	return out
 }
@@ -239,6 +250,37 @@ func TestIntervalsSumToTheWindow(t *testing.T) {
 			t.Errorf("%v: no call recorded", op)
 		}
 	}
+	// So do the searches of each query kind.
+	window, err := total.kindStats(time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(window) != len(ivKinds) {
+		t.Fatalf("the window has %d query kinds; want %d", len(window), len(ivKinds))
+	}
+	for i, w := range window {
+		sum := newHistogram()
+		var count int64
+		errs := map[string]int64{}
+		for _, iv := range tl.Intervals {
+			o, _ := iv.Op("search")
+			for _, k := range o.Kinds {
+				if k.Kind == w.Kind {
+					sum.Merge(decode(t, k.Histogram))
+					count += k.Count
+					for c, n := range k.Errors {
+						errs[c] += n
+					}
+				}
+			}
+		}
+		if !sum.Equals(total.kindHist[i]) || count != w.Count || count == 0 {
+			t.Errorf("search:%s: intervals sum to %d calls (p99 %d µs), the window holds %d (p99 %d µs)", w.Kind, count, sum.ValueAtQuantile(99), w.Count, total.kindHist[i].ValueAtQuantile(99))
+		}
+		if fmt.Sprint(errs) != fmt.Sprint(w.Errors) || len(errs) == 0 {
+			t.Errorf("search:%s: interval errors sum to %v, the window's are %v", w.Kind, errs, w.Errors)
+		}
+	}
 }
 
 // The merged timeline of N shards equals, interval by interval, the
@@ -288,6 +330,16 @@ func TestMergedTimelineIsTheUnionsTimeline(t *testing.T) {
 				t.Errorf("interval %d %v: merged histogram differs from the union's", k, op)
 			}
 			go_.Histogram, wo.Histogram = "", ""
+			if len(go_.Kinds) != len(wo.Kinds) || op == workload.Search && len(go_.Kinds) == 0 {
+				t.Fatalf("interval %d %v: merged kinds %+v, union's %+v", k, op, go_.Kinds, wo.Kinds)
+			}
+			go_.Kinds, wo.Kinds = slices.Clone(go_.Kinds), slices.Clone(wo.Kinds)
+			for i := range go_.Kinds {
+				if !decode(t, go_.Kinds[i].Histogram).Equals(decode(t, wo.Kinds[i].Histogram)) {
+					t.Errorf("interval %d %v %s: merged histogram differs from the union's", k, op, go_.Kinds[i].Kind)
+				}
+				go_.Kinds[i].Histogram, wo.Kinds[i].Histogram = "", ""
+			}
 			if fmt.Sprintf("%+v", go_) != fmt.Sprintf("%+v", wo) {
 				t.Errorf("interval %d %v: merged %+v, union %+v", k, op, go_, wo)
 			}
@@ -318,19 +370,21 @@ func TestMergeWithoutTimelines(t *testing.T) {
 }
 
 // Recording into intervals does not allocate: the flushes at each change
-// of interval add to the interval's dense histograms, which are allocated
-// once when it opens (here: three intervals, open throughout). Each run is
+// of interval add to the interval's dense histograms (the operations' and
+// the query kinds'), which are allocated once when it opens (here: three
+// intervals, open throughout). Each run is
 // 100 calls ending in a change of interval, so a flush that allocated even
 // once would show as ≥ 1 allocation per run (AllocsPerRun rounds down).
 func TestRecordInDoesNotAllocate(t *testing.T) {
-	sink := NewSink(2, nil)
+	sink := NewSink(2, ivKinds)
 	sink.startIntervals(newGrid(time.Now(), time.Second, 3*time.Second))
 	r := sink.NewRecorder(0)
 	k := 0
 	run := func() {
 		k++
 		for i := range 100 {
-			r.RecordIn(k%3, workload.Op(i%int(workload.NumOps)), -1, time.Duration(i)*time.Microsecond, engines.OK)
+			// The searches are of each query kind in turn.
+			r.RecordIn(k%3, workload.Op(i%int(workload.NumOps)), i%len(ivKinds), time.Duration(i)*time.Microsecond, engines.OK)
 		}
 	}
 	for range 10 {

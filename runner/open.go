@@ -115,7 +115,9 @@ func OpenLoop(ctx context.Context, e engines.Engine, src Source, cfg OpenConfig,
 // openLoop is OpenLoop passing each interval to live as it closes.
 func openLoop(ctx context.Context, e engines.Engine, src Source, cfg OpenConfig, sched workload.Schedule, vers versions, live liveFunc) result.Rep {
 	shards := 4 * runtime.GOMAXPROCS(0)
-	r := &openRun{e: e, src: src, cfg: cfg, vers: vers, lat: NewSink(shards, src.QueryKinds()), svc: NewSink(shards, src.QueryKinds()),
+	// Service times are not split by query kind: a kind's figures are its
+	// latencies from the intended send time, as the window's are.
+	r := &openRun{e: e, src: src, cfg: cfg, vers: vers, lat: NewSink(shards, src.QueryKinds()), svc: NewSink(shards, nil),
 		known: newKnownChecks(src, cfg.Calls, vers, scheduleKey(sched)...)}
 	arr := newArrivals(cfg, src.IDs(), sched)
 	// The line holds what the workers cannot take yet. It is large (a few

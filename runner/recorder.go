@@ -286,7 +286,7 @@ type Sink struct {
 // startIntervals gives the sink its window's interval grid. Call it before
 // any sample of the window is recorded.
 func (s *Sink) startIntervals(g grid) *intervals {
-	iv := newIntervals(g)
+	iv := newIntervals(g, s.kinds)
 	s.iv.Store(iv)
 	return iv
 }
@@ -453,7 +453,7 @@ func (r *Recorder) Flush() {
 	sh.h.clamped += r.clamped
 	sh.mu.Unlock()
 	if iv := r.sink.iv.Load(); iv != nil {
-		iv.add(r.k, r.buf[:r.n], &r.classes)
+		iv.add(r.k, r.buf[:r.n], &r.classes, &r.kindClasses)
 	}
 	r.n, r.calls, r.clamped, r.classes = 0, 0, 0, [workload.NumOps][engines.NumClasses]int64{}
 	r.kindClasses = [maxKinds][engines.NumClasses]int64{}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -11,6 +13,7 @@ import (
 	"github.com/searchbench/searchbench/engines/meilisearch/meilifake"
 	"github.com/searchbench/searchbench/engines/typesense/typesensefake"
 	"github.com/searchbench/searchbench/engines/valkey/valkeyfake"
+	"github.com/searchbench/searchbench/runner/result"
 )
 
 // The product workload live on PostgreSQL + pgvector: every query kind
@@ -142,6 +145,28 @@ func TestProductWorkloadOnEveryFake(t *testing.T) {
 			for _, k := range s.Kinds {
 				if k.Count == 0 {
 					t.Errorf("%s: no call", k.Kind)
+				}
+			}
+			// Time inside the run is split by kind too: the intervals'
+			// kinds add up to the window's, and the interval log has a
+			// histogram of each.
+			perKind := map[string]int64{}
+			for _, iv := range e.Levels[0].Timeline.Intervals {
+				o, _ := iv.Op("search")
+				for _, k := range o.Kinds {
+					perKind[k.Kind] += k.Count
+				}
+			}
+			hlog, err := os.ReadFile(filepath.Join(dir, result.HlogName))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, k := range s.Kinds {
+				if perKind[k.Kind] != k.Count {
+					t.Errorf("%s: the intervals hold %d calls, the window %d", k.Kind, perKind[k.Kind], k.Count)
+				}
+				if !strings.Contains(string(hlog), "/search:"+k.Kind+",") {
+					t.Errorf("%s has no histogram in %s", k.Kind, result.HlogName)
 				}
 			}
 			if e.Relevance == nil || len(e.Relevance.Exact) != 4 {

@@ -3,9 +3,11 @@ package live_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"image/png"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -18,6 +20,7 @@ import (
 	"github.com/searchbench/searchbench/runner"
 	"github.com/searchbench/searchbench/runner/internal/chromiumtest"
 	"github.com/searchbench/searchbench/runner/live"
+	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/workload"
 )
 
@@ -198,5 +201,60 @@ func checkCharts(t *testing.T, name string, tab context.Context) {
 		if s := chromiumtest.Share(pic, func(r, g, b uint32) bool { return near(r, want[0]) && near(g, want[1]) && near(b, want[2]) }); s < 0.002 {
 			t.Errorf("%s page: chart %d (%s) has %.3f%% of its pixels in its line's colour; not drawn", name, i+1, titles[i], 100*s)
 		}
+	}
+}
+
+// TestLivePageChartsQueryKinds: intervals whose searches are split by kind
+// of query (the product corpus's) get a chart of each kind's p99, named in
+// its legend and drawn; a kind without a successful call in an interval
+// has no point there.
+func TestLivePageChartsQueryKinds(t *testing.T) {
+	exe := chromiumtest.Path(t)
+	lv := live.New()
+	srv := httptest.NewServer(lv)
+	defer srv.Close()
+	for k := range 4 {
+		kinds := []result.IntervalKind{{Kind: "knn", Count: 40, P50: 8, P95: 20, P99: 30 + float64(k)}, {Kind: "sku", Count: 10, P99: 2}}
+		if k == 2 {
+			kinds[1] = result.IntervalKind{Kind: "sku", Errors: map[string]int64{"timeout": 3}}
+		}
+		iv := result.Interval{Start: result.Duration(time.Duration(k) * time.Second), Length: result.Duration(time.Second),
+			Ops: []result.IntervalOp{{Op: "search", Count: 50, P50: 6, P95: 18, P99: 29, Kinds: kinds}}}
+		lv.Observe(runner.Event{Kind: runner.EventInterval, Setup: "postgres", Phase: "level 1 users=8", Interval: &iv})
+	}
+	lv.Close()
+
+	tab := chromiumtest.Browser(t, exe, 1280, 1100)
+	ctx, cancel := context.WithTimeout(tab, time.Minute)
+	defer cancel()
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL)); err != nil {
+		t.Fatalf("load the page: %v", err)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.body.dataset.ended === 'true'`)); err != nil {
+		t.Fatalf("the run's end never showed: %v", err)
+	}
+	type chart struct {
+		Label  string
+		Text   string
+		Points []int // the points of each line drawn
+	}
+	charts, err := chromedp.Run(ctx, chromedp.Evaluate[[]chart](`[...document.querySelectorAll('.chart svg')].map(s => ({
+		label: s.getAttribute('aria-label'), text: s.textContent,
+		points: [...s.querySelectorAll('polyline')].map(p => p.getAttribute('points').trim().split(' ').length)}))`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(charts, func(c chart) bool { return c.Label == "search p99 by query kind" })
+	if i < 0 {
+		t.Fatalf("no chart of the query kinds among %+v", charts)
+	}
+	c := charts[i]
+	if !strings.Contains(c.Text, "knn") || !strings.Contains(c.Text, "sku") {
+		t.Errorf("the kinds chart's legend %q lacks a kind", c.Text)
+	}
+	// knn: one line of 4 points; sku: none in the third interval, so 3
+	// points (one line of 3, as the intervals are of one window).
+	if got := fmt.Sprint(c.Points); got != "[4 3]" {
+		t.Errorf("the kinds chart's lines have %s points; want [4 3]", got)
 	}
 }

@@ -117,7 +117,12 @@ func (s *Server) Observe(e runner.Event) {
 		// the history a late page must read several times longer.
 		iv.Ops = append([]result.IntervalOp(nil), iv.Ops...)
 		for i := range iv.Ops {
-			iv.Ops[i].Histogram, iv.Ops[i].ServiceHistogram = "", ""
+			o := &iv.Ops[i]
+			o.Histogram, o.ServiceHistogram = "", ""
+			o.Kinds = append([]result.IntervalKind(nil), o.Kinds...)
+			for k := range o.Kinds {
+				o.Kinds[k].Histogram = ""
+			}
 		}
 		m.Interval, m.Start, m.Length = &iv, iv.Start.Seconds(), iv.Length.Seconds()
 	}

@@ -56,7 +56,8 @@ func TestStreamsHistoryAndEnds(t *testing.T) {
 	}
 	defer early.Body.Close()
 	iv := result.Interval{Start: result.Duration(time.Second), Length: result.Duration(time.Second),
-		Ops: []result.IntervalOp{{Op: "search", Count: 7, Histogram: "HISTFAKE"}}}
+		Ops: []result.IntervalOp{{Op: "search", Count: 7, Histogram: "HISTFAKE",
+			Kinds: []result.IntervalKind{{Kind: "knn", Count: 7, P99: 3, Histogram: "KINDFAKE"}}}}}
 	s.Observe(runner.Event{Kind: runner.EventPhase, Setup: "bleve", Users: 2, Phase: "measure", Duration: 2 * time.Second})
 	s.Observe(runner.Event{Kind: runner.EventInterval, Setup: "bleve", Phase: "level 1 users=2", Interval: &iv})
 	first := iv.Ops
@@ -89,8 +90,11 @@ func TestStreamsHistoryAndEnds(t *testing.T) {
 		if a.Interval.Ops[0].Histogram != "" {
 			t.Errorf("%s page: the histogram was sent", name)
 		}
+		if k := a.Interval.Ops[0].Kinds; len(k) != 1 || k[0].Kind != "knn" || k[0].P99 != 3 || k[0].Histogram != "" {
+			t.Errorf("%s page: query kinds %+v; want knn's figures without its histogram", name, k)
+		}
 	}
-	if first[0].Histogram != "HISTFAKE" {
+	if first[0].Histogram != "HISTFAKE" || first[0].Kinds[0].Histogram != "KINDFAKE" {
 		t.Error("Observe changed the runner's interval; it must send a copy")
 	}
 }

@@ -43,6 +43,7 @@ type otPoint struct {
 	Mid         float64 // where it is plotted (s)
 	Length      float64 // s
 	Ops         []otOp
+	Kinds       []otOp  // the searches by query kind, Op "search:<kind>"
 	Scheduled   float64 // open loop: calls due per second (0: closed loop)
 	Shards      []result.IntervalShard
 	EngineStats map[string]float64
@@ -63,6 +64,7 @@ type otRun struct {
 	Windows []otWindow
 	Points  []otPoint
 	Ops     []string // in order of first appearance
+	Kinds   []string // the searches' query kinds, "search:<kind>", in order of first appearance
 	Stats   []string // engine stat names, sorted
 	Shards  []int    // shard indices of a merged run, sorted
 }
@@ -104,14 +106,16 @@ func overTime(r Run) (otRun, bool) {
 			p := otPoint{Window: len(out.Windows), Start: start, Mid: start + length/2, Length: length,
 				Scheduled: iv.ScheduledRate, Shards: iv.Shards, EngineStats: iv.EngineStats}
 			for _, o := range iv.Ops {
-				var errs int64
-				for _, n := range o.Errors {
-					errs += n
-				}
-				p.Ops = append(p.Ops, otOp{Op: o.Op, Rate: float64(o.Count) / length, Errors: float64(errs) / length,
-					P50: o.P50, P99: o.P99, Count: o.Count})
+				p.Ops = append(p.Ops, newOtOp(o.Op, o.Count, o.Errors, o.P50, o.P99, length))
 				if !slices.Contains(out.Ops, o.Op) {
 					out.Ops = append(out.Ops, o.Op)
+				}
+				for _, k := range o.Kinds {
+					name := o.Op + ":" + k.Kind
+					p.Kinds = append(p.Kinds, newOtOp(name, k.Count, k.Errors, k.P50, k.P99, length))
+					if !slices.Contains(out.Kinds, name) {
+						out.Kinds = append(out.Kinds, name)
+					}
 				}
 			}
 			for name := range iv.EngineStats {
@@ -135,6 +139,16 @@ func overTime(r Run) (otRun, bool) {
 	}
 	slices.Sort(out.Shards)
 	return out, len(out.Points) > 0
+}
+
+// newOtOp is an operation's (or a query kind's) figures in an interval of
+// length seconds.
+func newOtOp(name string, count int64, errors map[string]int64, p50, p99, length float64) otOp {
+	var errs int64
+	for _, n := range errors {
+		errs += n
+	}
+	return otOp{Op: name, Rate: float64(count) / length, Errors: float64(errs) / length, P50: p50, P99: p99, Count: count}
 }
 
 // The container's own figures (engines/container's StatCPU, StatMemory),
@@ -187,6 +201,7 @@ func (rep *Report) chartName(r Run) string {
 type panel struct {
 	p       *plot.Plot
 	top     float64 // highest value drawn
+	bottom  float64 // lowest value drawn above zero (0: none yet)
 	log     bool
 	entries int // in the legend
 }
@@ -196,6 +211,9 @@ type panel struct {
 // the container's figures), each window's boundary marked.
 func (ot otRun) chart(name string) Chart {
 	panels := []*panel{ot.throughputPanel(), ot.latencyPanel()}
+	if kinds, ok := ot.kindsPanel(); ok {
+		panels = append(panels, kinds)
+	}
 	if errs, ok := ot.errorsPanel(); ok {
 		panels = append(panels, errs)
 	}
@@ -208,6 +226,9 @@ func (ot otRun) chart(name string) Chart {
 		"Throughput is each interval's successful calls over its length; p50 (solid) and p99 (dashed) are the interval's own, from its histogram."
 	if len(ot.Shards) > 0 {
 		note += " Dashed lines named shard 0, 1…: each shard's throughput, all operations (together they add up to the operations' lines)."
+	}
+	if len(ot.Kinds) > 0 {
+		note += " The searches by kind of query: each kind's p99 in the interval, from the kind's own histogram (known-item checks are searches of no kind)."
 	}
 	var ps []*plot.Plot
 	for _, pn := range panels {
@@ -237,6 +258,9 @@ func (ot otRun) line(pn *panel, label string, c color.Color, dashed bool, glyph 
 		}
 		parts[len(parts)-1] = append(parts[len(parts)-1], plotter.XY{X: p.Mid, Y: v})
 		pn.top = max(pn.top, v)
+		if v > 0 && (pn.bottom == 0 || v < pn.bottom) {
+			pn.bottom = v
+		}
 	}
 	if len(parts) == 0 {
 		return false
@@ -256,9 +280,16 @@ func (ot otRun) line(pn *panel, label string, c color.Color, dashed bool, glyph 
 // opValue reads one operation's value from a point, through f; a point
 // without the operation has no value.
 func opValue(op string, f func(otOp) (float64, bool)) func(otPoint) (float64, bool) {
+	return seriesValue(op, func(p otPoint) []otOp { return p.Ops }, f)
+}
+
+// seriesValue reads the named series' value from those of a point that in
+// gives (its operations, its query kinds), through f; a point without it
+// has no value.
+func seriesValue(name string, in func(otPoint) []otOp, f func(otOp) (float64, bool)) func(otPoint) (float64, bool) {
 	return func(p otPoint) (float64, bool) {
-		for _, o := range p.Ops {
-			if o.Op == op {
+		for _, o := range in(p) {
+			if o.Op == name {
 				return f(o)
 			}
 		}
@@ -311,6 +342,27 @@ func (ot otRun) latencyPanel() *panel {
 	}
 	return lat
 }
+
+// kindsPanel is the searches' p99 by kind of query (the product corpus's
+// knn, sku, …), on a log axis, a line per kind; ok is false for a run whose
+// searches are not split by kind.
+func (ot otRun) kindsPanel() (pn *panel, ok bool) {
+	if len(ot.Kinds) == 0 {
+		return nil, false
+	}
+	pn = newPanel("", "search p99 by kind (ms, log)")
+	pn.log = true
+	kinds := func(p otPoint) []otOp { return p.Kinds }
+	for i, name := range ot.Kinds {
+		ot.line(pn, strings.TrimPrefix(name, "search:"), kindColor(i), false, i,
+			seriesValue(name, kinds, func(o otOp) (float64, bool) { return o.P99, o.Count > 0 }))
+	}
+	return pn, true
+}
+
+// kindColor is the colour of a query kind's line: the dark palette's
+// colours after the operations' (four of them) first.
+func kindColor(i int) color.Color { return opColor(i + 4) }
 
 // errorsPanel is each operation's errors/s; ok is false when no
 // operation had an error, and the chart leaves the panel out.
@@ -418,15 +470,8 @@ func (ot otRun) yRange(pn *panel) (lo, hi float64) {
 	if !pn.log {
 		return lo, hi
 	}
-	lo = math.Inf(1)
-	for _, p := range ot.Points {
-		for _, o := range p.Ops {
-			if o.Count > 0 && o.P50 > 0 {
-				lo = min(lo, o.P50/logPad)
-			}
-		}
-	}
-	if math.IsInf(lo, 1) || pn.top <= lo {
+	lo = pn.bottom / logPad
+	if pn.bottom <= 0 || pn.top <= lo {
 		lo, pn.top = 0.1, 10
 	}
 	// Its legend (two entries) sits above the axis: a little room.
@@ -454,7 +499,8 @@ func (ot otRun) tableHead() []string {
 	return append(head, ot.Stats...)
 }
 
-// rows is the values table: one row per interval and operation.
+// rows is the values table: one row per interval and operation, and per
+// interval and query kind of the searches ("search:<kind>").
 func (ot otRun) rows() []otRow {
 	var out []otRow
 	for _, p := range ot.Points {
@@ -464,7 +510,7 @@ func (ot otRun) rows() []otRow {
 			shard[sh.Shard] = float64(sh.Count) / p.Length
 			shards = append(shards, fmt.Sprintf("%d:%v", sh.Shard, shard[sh.Shard]))
 		}
-		for _, o := range p.Ops {
+		for _, o := range slices.Concat(p.Ops, p.Kinds) {
 			r := otRow{Window: ot.Windows[p.Window].Label, Op: o.Op, Start: p.Start, Rate: o.Rate, P50: o.P50, P99: o.P99, Err: o.Errors,
 				Shards: strings.Join(shards, " ")}
 			r.Cells = []string{r.Window, strconv.FormatFloat(p.Start, 'f', 1, 64), o.Op, rps(o.Rate), num(o.P50), num(o.P99), rps(o.Errors)}

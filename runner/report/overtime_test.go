@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -137,7 +138,7 @@ func checkPlotted(t *testing.T, page, id string, windows []plottedWindow) {
 	for _, w := range windows {
 		for _, iv := range w.tl.Intervals {
 			length := time.Duration(iv.Length).Seconds()
-			for _, o := range iv.Ops {
+			for _, o := range seriesOf(iv) {
 				if n >= len(rows) {
 					t.Fatalf("%s: %d rows; the timelines have more", id, len(rows))
 				}
@@ -160,6 +161,115 @@ func checkPlotted(t *testing.T, page, id string, windows []plottedWindow) {
 	}
 	if n != len(rows) {
 		t.Errorf("%s: %d rows; the timelines have %d", id, len(rows), n)
+	}
+}
+
+// seriesOf is an interval's rows in the values table: its operations, then
+// their query kinds as operations named "<op>:<kind>".
+func seriesOf(iv result.Interval) []result.IntervalOp {
+	out := slices.Clone(iv.Ops)
+	for _, o := range iv.Ops {
+		for _, k := range o.Kinds {
+			out = append(out, result.IntervalOp{Op: o.Op + ":" + k.Kind, Count: k.Count, Errors: k.Errors, P50: k.P50, P99: k.P99})
+		}
+	}
+	return out
+}
+
+// withKinds splits the searches of every interval of alpha's levels into
+// two query kinds, knn (the slower) and sku, each with its own histogram;
+// sku's calls in the third interval all time out.
+func withKinds(t *testing.T, res *result.Result) *result.Result {
+	rng := rand.New(rand.NewPCG(7, 7))
+	for j := range res.Engines[0].Levels {
+		for k := range res.Engines[0].Levels[j].Timeline.Intervals {
+			iv := &res.Engines[0].Levels[j].Timeline.Intervals[k]
+			for _, kind := range []struct {
+				name  string
+				ms    float64
+				calls int
+			}{{"knn", 8, 30 + 5*k}, {"sku", 0.5, 10 + k}} {
+				h := hdrhistogram.New(1, 300_000_000, 3)
+				for range kind.calls {
+					if err := h.RecordValue(int64(1000 * kind.ms * (1 + rng.ExpFloat64()))); err != nil {
+						t.Fatal(err)
+					}
+				}
+				ik := result.IntervalKind{Kind: kind.name, Count: h.TotalCount()}
+				if k == 2 && kind.name == "sku" {
+					h.Reset()
+					ik = result.IntervalKind{Kind: kind.name, Errors: map[string]int64{"timeout": 3}}
+				}
+				if err := ik.SetLatency(h); err != nil {
+					t.Fatal(err)
+				}
+				iv.Ops[0].Kinds = append(iv.Ops[0].Kinds, ik)
+			}
+		}
+	}
+	return res
+}
+
+// A run whose searches are split by kind of query (the product corpus's)
+// has a panel of each kind's p99 under the latency panel, and a values row
+// per interval and kind, as the timeline holds them; an interval where a
+// kind had no successful call has no point of it.
+func TestOverTimeSplitsSearchesByKind(t *testing.T) {
+	res := withKinds(t, timelineResult(t))
+	rep := New(Input{Name: "tl.json", Result: res})
+	page := renderHTML(t, rep)
+	var alpha []plottedWindow
+	for _, l := range res.Engines[0].Levels {
+		alpha = append(alpha, plottedWindow{fmt.Sprintf("%d users", l.Users), l.Timeline})
+	}
+	checkPlotted(t, page, "chart-overtime-alpha", alpha)
+	if rows := plotted(t, page, "chart-overtime-alpha"); !slices.ContainsFunc(rows, func(r plottedRow) bool { return r.op == "search:sku" }) {
+		t.Error("no values row of search:sku")
+	}
+	var c *Chart
+	for _, ch := range rep.Charts() {
+		if ch.Name == "overtime-alpha" {
+			c = &ch
+		}
+	}
+	if c == nil {
+		t.Fatal("no over-time chart for alpha")
+	}
+	var ys []string
+	for _, p := range c.panels {
+		ys = append(ys, p.Y.Label.Text)
+	}
+	if got, want := strings.Join(ys[:3], "; "), "calls/s; latency (ms, log); search p99 by kind (ms, log)"; got != want {
+		t.Errorf("panels %q, want %q first", got, want)
+	}
+	kinds := c.panels[2]
+	// The fastest kind's p99 (sku, about 1–3 ms) is above the log axis's
+	// floor, which the panel's own lowest value sets.
+	var lowest float64 = math.Inf(1)
+	for _, l := range res.Engines[0].Levels {
+		for _, iv := range l.Timeline.Intervals {
+			for _, k := range iv.Ops[0].Kinds {
+				if k.Count > 0 {
+					lowest = min(lowest, k.P99)
+				}
+			}
+		}
+	}
+	if kinds.Y.Min <= 0 || kinds.Y.Min > lowest || kinds.Y.Max < lowest {
+		t.Errorf("the kinds panel's axis spans %g–%g ms; its lowest p99 is %g", kinds.Y.Min, kinds.Y.Max, lowest)
+	}
+	if !strings.Contains(c.Note, "by kind of query") {
+		t.Errorf("the chart's note %q does not say what the kinds panel shows", c.Note)
+	}
+	// The other engines' charts, with searches of no kind, have no such panel.
+	for _, ch := range rep.Charts() {
+		if ch.Name == "overtime-gamma" {
+			for _, p := range ch.panels {
+				if strings.Contains(p.Y.Label.Text, "by kind") {
+					t.Error("gamma's searches have no kinds, yet a kinds panel")
+				}
+			}
+		}
 	}
 }
 

@@ -3,6 +3,7 @@ package result
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -110,6 +111,23 @@ type IntervalOp struct {
 	// Service (open loop) is the service time from the actual send.
 	Service          *Percentiles `json:"service_ms,omitempty"`
 	ServiceHistogram string       `json:"service_histogram,omitempty"`
+	// Kinds splits a search interval by kind of query, as OpStats.Kinds
+	// splits the window: the kinds called in the interval, latency only.
+	Kinds []IntervalKind `json:"kinds,omitempty"`
+}
+
+// IntervalKind is one kind of query's searches in one interval.
+type IntervalKind struct {
+	Kind   string           `json:"kind"`
+	Count  int64            `json:"count"`            // successful calls
+	Errors map[string]int64 `json:"errors,omitempty"` // by class
+	// Percentiles of the successful calls' latency, as IntervalOp's, ms.
+	P50 float64 `json:"p50"`
+	P95 float64 `json:"p95"`
+	P99 float64 `json:"p99"`
+	Max float64 `json:"max"`
+	// Histogram, encoded as IntervalOp.Histogram.
+	Histogram string `json:"histogram,omitempty"`
 }
 
 // Percentiles is an interval's short latency summary (ms).
@@ -129,28 +147,34 @@ func IntervalPercentiles(h *hdrhistogram.Histogram) Percentiles {
 	return Percentiles{P50: ms(h.ValueAtQuantile(50)), P95: ms(h.ValueAtQuantile(95)), P99: ms(h.ValueAtQuantile(99)), Max: ms(h.Max())}
 }
 
-// SetLatency sets o's percentiles and histogram from h (nil or empty: none).
-func (o *IntervalOp) SetLatency(h *hdrhistogram.Histogram) error {
+// intervalLatency is h's short summary and encoding ("" for nil or empty).
+func intervalLatency(h *hdrhistogram.Histogram) (Percentiles, string, error) {
 	p := IntervalPercentiles(h)
-	o.P50, o.P95, o.P99, o.Max = p.P50, p.P95, p.P99, p.Max
-	o.Histogram = ""
 	if h == nil || h.TotalCount() == 0 {
-		return nil
+		return p, "", nil
 	}
 	enc, err := EncodeHistogram(h)
-	o.Histogram = enc
+	return p, enc, err
+}
+
+// SetLatency sets o's percentiles and histogram from h (nil or empty: none).
+func (o *IntervalOp) SetLatency(h *hdrhistogram.Histogram) error {
+	p, enc, err := intervalLatency(h)
+	o.P50, o.P95, o.P99, o.Max, o.Histogram = p.P50, p.P95, p.P99, p.Max, enc
 	return err
 }
 
 // SetService sets o's service-time summary and histogram from h.
 func (o *IntervalOp) SetService(h *hdrhistogram.Histogram) error {
-	p := IntervalPercentiles(h)
-	o.Service, o.ServiceHistogram = &p, ""
-	if h == nil || h.TotalCount() == 0 {
-		return nil
-	}
-	enc, err := EncodeHistogram(h)
-	o.ServiceHistogram = enc
+	p, enc, err := intervalLatency(h)
+	o.Service, o.ServiceHistogram = &p, enc
+	return err
+}
+
+// SetLatency sets k's percentiles and histogram from h (nil or empty: none).
+func (k *IntervalKind) SetLatency(h *hdrhistogram.Histogram) error {
+	p, enc, err := intervalLatency(h)
+	k.P50, k.P95, k.P99, k.Max, k.Histogram = p.P50, p.P95, p.P99, p.Max, enc
 	return err
 }
 
@@ -217,8 +241,15 @@ type intervalAcc struct {
 	names    []string // the operations in the order first met
 	ops      map[string]*IntervalOp
 	lat, svc map[string]*hdrhistogram.Histogram
+	kinds    map[string][]*ivKindAcc // by operation, in the order first met
 	stats    map[string]float64
 	statsN   map[string]int
+}
+
+// ivKindAcc sums the shards' searches of one query kind in one interval.
+type ivKindAcc struct {
+	IntervalKind
+	lat *hdrhistogram.Histogram
 }
 
 func newIntervalAcc(iv Interval) *intervalAcc {
@@ -309,6 +340,35 @@ func (a *intervalAcc) addOp(o IntervalOp, where string) error {
 		}
 		a.svc[o.Op] = h
 	}
+	for _, k := range o.Kinds {
+		if err := a.addKind(o.Op, k, where+", "+k.Kind); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addKind adds one shard's searches of one query kind of operation op.
+func (a *intervalAcc) addKind(op string, k IntervalKind, where string) error {
+	if a.kinds == nil {
+		a.kinds = map[string][]*ivKindAcc{}
+	}
+	i := slices.IndexFunc(a.kinds[op], func(m *ivKindAcc) bool { return m.Kind == k.Kind })
+	if i < 0 {
+		a.kinds[op] = append(a.kinds[op], &ivKindAcc{IntervalKind: IntervalKind{Kind: k.Kind}})
+		i = len(a.kinds[op]) - 1
+	}
+	m := a.kinds[op][i]
+	m.Count += k.Count
+	for c, n := range k.Errors {
+		if m.Errors == nil {
+			m.Errors = map[string]int64{}
+		}
+		m.Errors[c] += n
+	}
+	if k.Count > 0 {
+		return addHistogram(&m.lat, k.Histogram, where)
+	}
 	return nil
 }
 
@@ -332,6 +392,12 @@ func (a *intervalAcc) interval() (Interval, error) {
 				return Interval{}, err
 			}
 		}
+		for _, k := range a.kinds[name] {
+			if err := k.SetLatency(k.lat); err != nil {
+				return Interval{}, err
+			}
+			o.Kinds = append(o.Kinds, k.IntervalKind)
+		}
 		a.iv.Ops = append(a.iv.Ops, *o)
 	}
 	return a.iv, nil
@@ -349,7 +415,8 @@ const HlogName = "intervals.hlog"
 // format (version 1.3): one histogram per interval and operation, tagged
 // "<setup>/<window>/<op>" (window: "users=50" or "level2-users=50" for a
 // closed-loop level, "rung3-rep1" for a ladder's), service times as
-// "<setup>/<window>/<op>-service". Times are seconds from each window's
+// "<setup>/<window>/<op>-service", and a search's query kinds as
+// "<setup>/<window>/search:<kind>". Times are seconds from each window's
 // StartTime, the run's start: each window's intervals at their own time
 // (Timeline.Origin; a timeline without one starts at 0). Values are
 // microseconds, and the maximum column is the writer's default
@@ -360,7 +427,7 @@ func WriteHlog(path string, r *Result) (bool, error) {
 	if err := lw.OutputLogFormatVersion(); err != nil {
 		return false, err
 	}
-	if err := lw.OutputComment("searchbench interval histograms: tag <setup>/<window>/<op>, latency in microseconds (from the intended send time in open loop; <op>-service: from the actual send)"); err != nil {
+	if err := lw.OutputComment("searchbench interval histograms: tag <setup>/<window>/<op>, latency in microseconds (from the intended send time in open loop; <op>-service: from the actual send; search:<kind>: the searches of one query kind)"); err != nil {
 		return false, err
 	}
 	base := r.StartedAt.UnixMilli()
@@ -379,7 +446,11 @@ func WriteHlog(path string, r *Result) (bool, error) {
 		}
 		for _, iv := range t.Intervals {
 			for _, o := range iv.Ops {
-				for _, h := range []struct{ suffix, enc string }{{"", o.Histogram}, {"-service", o.ServiceHistogram}} {
+				series := []struct{ suffix, enc string }{{"", o.Histogram}, {"-service", o.ServiceHistogram}}
+				for _, k := range o.Kinds {
+					series = append(series, struct{ suffix, enc string }{":" + k.Kind, k.Histogram})
+				}
+				for _, h := range series {
 					if h.enc == "" {
 						continue
 					}

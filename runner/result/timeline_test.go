@@ -36,6 +36,13 @@ func TestHlogIsReadByHdrHistogramsReader(t *testing.T) {
 	r := shardOf(0, 1, 30, opOf(t, "search", record(t, newTestHist(), append(samples(500, 2000, 1), samples(300, 90_000, 2)...)), 2*time.Second))
 	r.Shard = nil
 	r.Engines[0].Levels[0].Timeline = timelineOf(t, "search", a, b)
+	// The second interval's searches were all of one query kind: they are
+	// logged under their own tag too.
+	sku := IntervalKind{Kind: "sku", Count: b.TotalCount()}
+	if err := sku.SetLatency(b); err != nil {
+		t.Fatal(err)
+	}
+	r.Engines[0].Levels[0].Timeline.Intervals[1].Ops[0].Kinds = []IntervalKind{sku}
 	origin := r.StartedAt.Add(12 * time.Second) // the level's window began 12 s into the run
 	r.Engines[0].Levels[0].Timeline.Origin = origin
 	path := filepath.Join(t.TempDir(), HlogName)
@@ -59,16 +66,20 @@ func TestHlogIsReadByHdrHistogramsReader(t *testing.T) {
 		}
 		got = append(got, h)
 	}
-	if len(got) != 2 {
-		t.Fatalf("%d histograms read back, want 2:\n%s", len(got), f)
+	if len(got) != 3 {
+		t.Fatalf("%d histograms read back, want 3:\n%s", len(got), f)
 	}
-	for k, want := range []*hdrhistogram.Histogram{a, b} {
-		h := got[k]
-		if h.Tag() != "bleve/level1-users=30/search" || h.StartTimeMs() != origin.UnixMilli()+int64(k)*1000 || h.EndTimeMs() != origin.UnixMilli()+int64(k+1)*1000 {
-			t.Errorf("interval %d: tag %q, %d–%d ms", k, h.Tag(), h.StartTimeMs(), h.EndTimeMs())
+	for i, want := range []struct {
+		k   int
+		tag string
+		h   *hdrhistogram.Histogram
+	}{{0, "search", a}, {1, "search", b}, {1, "search:sku", b}} {
+		h, k := got[i], want.k
+		if h.Tag() != "bleve/level1-users=30/"+want.tag || h.StartTimeMs() != origin.UnixMilli()+int64(k)*1000 || h.EndTimeMs() != origin.UnixMilli()+int64(k+1)*1000 {
+			t.Errorf("histogram %d: tag %q, %d–%d ms; want %s in interval %d", i, h.Tag(), h.StartTimeMs(), h.EndTimeMs(), want.tag, k)
 		}
-		if h.TotalCount() != want.TotalCount() || h.ValueAtQuantile(99) != want.ValueAtQuantile(99) {
-			t.Errorf("interval %d: %d values, p99 %d; want %d, %d", k, h.TotalCount(), h.ValueAtQuantile(99), want.TotalCount(), want.ValueAtQuantile(99))
+		if h.TotalCount() != want.h.TotalCount() || h.ValueAtQuantile(99) != want.h.ValueAtQuantile(99) {
+			t.Errorf("histogram %d: %d values, p99 %d; want %d, %d", i, h.TotalCount(), h.ValueAtQuantile(99), want.h.TotalCount(), want.h.ValueAtQuantile(99))
 		}
 	}
 	if !strings.Contains(string(f), "#[StartTime: ") {

@@ -193,6 +193,18 @@
         }),
       })), xMax));
     }
+    // The searches by kind of query (the product corpus's knn, sku, …):
+    // each kind's p99, interval by interval.
+    const searchOf = m => (m.interval.ops || []).find(o => o.op === 'search') || {};
+    const kindNames = [...new Set(d.ivs.flatMap(i => (searchOf(i.m).kinds || []).map(k => k.kind)))];
+    if (kindNames.length) {
+      charts.push(lineChart('search p99 by query kind', 'ms', kindNames.map((k, j) => ({
+        name: k, color: OP_COLORS[j % OP_COLORS.length], segs: series(d.ivs, m => {
+          const q = (searchOf(m).kinds || []).find(x => x.kind === k);
+          return q && q.count > 0 ? q.p99 : undefined;
+        }),
+      })), xMax));
+    }
     // A coordinator's merged view: each shard's successful calls per
     // second, apart (a sum hides a shard that fell behind).
     const shardIdx = [...new Set(d.ivs.flatMap(i => (i.m.interval.shards || []).map(s => s.shard)))].sort((a, b) => a - b);
