@@ -35,12 +35,14 @@ import (
 // the window's length, and as much again for the query kinds of a source
 // that splits its searches (3 × 5 × 160 KB for the product corpus's; a
 // kind's dense histogram is taken at its first success in an interval, and
-// the latencies only: the window's kinds carry no service times either). A closed interval costs ~200 bytes of counts and
-// percentiles plus its compressed histograms, which grow with the number of
-// distinct latencies in it (1 KB to a few KB per operation at thousands of
-// calls a second: see TestIntervalMemory), so a one-hour level at 1 s
-// intervals with four operations holds 14,400 compressed histograms —
-// ~15–60 MB, the size its timeline has in result.json.
+// the latencies only: the window's kinds carry no service times either).
+// A closed interval costs ~200 bytes of counts and percentiles plus its
+// compressed histograms, which grow with the number of distinct latencies
+// in it (1 KB to a few KB per operation at thousands of calls a second: see
+// TestIntervalMemory), so a one-hour level at 1 s intervals with four
+// operations holds 14,400 compressed histograms — ~15–60 MB, the size its
+// timeline has in result.json — and the product workload's five query
+// kinds add 18,000 more, each of a share of the searches.
 
 const (
 	// DefaultInterval is the timeline's interval when none is given.

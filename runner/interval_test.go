@@ -400,20 +400,29 @@ func TestRecordInDoesNotAllocate(t *testing.T) {
 // the interval's histograms at each change of interval (every 1,024 calls
 // here, far more often than a worker's calls cross 1 s intervals). Compare
 // with BenchmarkRecord: the difference is the cost of interval recording.
+// "kinds" splits the searches into three query kinds, as the product
+// corpus's are: each search then goes into its kind's histograms too.
 func BenchmarkRecordIn(b *testing.B) {
-	sink := NewSink(4, nil)
-	g := newGrid(time.Now(), time.Second, 4*time.Second)
-	sink.startIntervals(g)
-	r := sink.NewRecorder(0)
-	var starts [4]time.Time // the calls' start times, as the loops have them
-	for k := range starts {
-		starts[k] = g.origin.Add(time.Duration(k)*time.Second + time.Millisecond)
-	}
-	b.ReportAllocs()
-	i := 0
-	for b.Loop() {
-		i++
-		r.RecordIn(g.at(starts[i>>10&3]), workload.Search, -1, time.Duration(i&0xffff)*time.Microsecond, engines.OK)
+	for _, c := range []struct {
+		name  string
+		kinds []string
+	}{{"no-kinds", nil}, {"kinds", ivKinds}} {
+		b.Run(c.name, func(b *testing.B) {
+			sink := NewSink(4, c.kinds)
+			g := newGrid(time.Now(), time.Second, 4*time.Second)
+			sink.startIntervals(g)
+			r := sink.NewRecorder(0)
+			var starts [4]time.Time // the calls' start times, as the loops have them
+			for k := range starts {
+				starts[k] = g.origin.Add(time.Duration(k)*time.Second + time.Millisecond)
+			}
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				i++
+				r.RecordIn(g.at(starts[i>>10&3]), workload.Search, i%3, time.Duration(i&0xffff)*time.Microsecond, engines.OK)
+			}
+		})
 	}
 }
 
