@@ -418,7 +418,7 @@ func (iv *intervals) kindsOf(s *ivSlot) []result.IntervalKind {
 			continue
 		}
 		out = append(out, result.IntervalKind{Kind: name, Count: sk.count, Errors: errorCounts(workload.Search, &sk.classes),
-			P50: sk.pct.P50, P95: sk.pct.P95, P99: sk.pct.P99, Max: sk.pct.Max, Histogram: sk.packed})
+			Percentiles: sk.pct, Histogram: sk.packed})
 	}
 	return out
 }

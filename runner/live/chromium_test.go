@@ -214,7 +214,8 @@ func TestLivePageChartsQueryKinds(t *testing.T) {
 	srv := httptest.NewServer(lv)
 	defer srv.Close()
 	for k := range 4 {
-		kinds := []result.IntervalKind{{Kind: "knn", Count: 40, P50: 8, P95: 20, P99: 30 + float64(k)}, {Kind: "sku", Count: 10, P99: 2}}
+		kinds := []result.IntervalKind{{Kind: "knn", Count: 40, Percentiles: result.Percentiles{P50: 8, P95: 20, P99: 30 + float64(k)}},
+			{Kind: "sku", Count: 10, Percentiles: result.Percentiles{P99: 2}}}
 		if k == 2 {
 			kinds[1] = result.IntervalKind{Kind: "sku", Errors: map[string]int64{"timeout": 3}}
 		}

@@ -57,7 +57,7 @@ func TestStreamsHistoryAndEnds(t *testing.T) {
 	defer early.Body.Close()
 	iv := result.Interval{Start: result.Duration(time.Second), Length: result.Duration(time.Second),
 		Ops: []result.IntervalOp{{Op: "search", Count: 7, Histogram: "HISTFAKE",
-			Kinds: []result.IntervalKind{{Kind: "knn", Count: 7, P99: 3, Histogram: "KINDFAKE"}}}}}
+			Kinds: []result.IntervalKind{{Kind: "knn", Count: 7, Percentiles: result.Percentiles{P99: 3}, Histogram: "KINDFAKE"}}}}}
 	s.Observe(runner.Event{Kind: runner.EventPhase, Setup: "bleve", Users: 2, Phase: "measure", Duration: 2 * time.Second})
 	s.Observe(runner.Event{Kind: runner.EventInterval, Setup: "bleve", Phase: "level 1 users=2", Interval: &iv})
 	first := iv.Ops

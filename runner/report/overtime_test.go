@@ -164,6 +164,18 @@ func checkPlotted(t *testing.T, page, id string, windows []plottedWindow) {
 	}
 }
 
+// overTimeChart is the report's over-time chart of the named run.
+func overTimeChart(t *testing.T, rep *Report, run string) *Chart {
+	t.Helper()
+	for _, ch := range rep.Charts() {
+		if ch.Name == "overtime-"+run {
+			return &ch
+		}
+	}
+	t.Fatalf("no over-time chart for %s", run)
+	return nil
+}
+
 // seriesOf is an interval's rows in the values table: its operations, then
 // their query kinds as operations named "<op>:<kind>".
 func seriesOf(iv result.Interval) []result.IntervalOp {
@@ -226,15 +238,7 @@ func TestOverTimeSplitsSearchesByKind(t *testing.T) {
 	if rows := plotted(t, page, "chart-overtime-alpha"); !slices.ContainsFunc(rows, func(r plottedRow) bool { return r.op == "search:sku" }) {
 		t.Error("no values row of search:sku")
 	}
-	var c *Chart
-	for _, ch := range rep.Charts() {
-		if ch.Name == "overtime-alpha" {
-			c = &ch
-		}
-	}
-	if c == nil {
-		t.Fatal("no over-time chart for alpha")
-	}
+	c := overTimeChart(t, rep, "alpha")
 	var ys []string
 	for _, p := range c.panels {
 		ys = append(ys, p.Y.Label.Text)
@@ -301,15 +305,7 @@ func TestOverTimePlotsTheTimelinesValues(t *testing.T) {
 // memory; a stat that never changes (a thread count) is not.
 func TestOverTimePanels(t *testing.T) {
 	rep := New(Input{Name: "tl.json", Result: timelineResult(t)})
-	var c *Chart
-	for _, ch := range rep.Charts() {
-		if ch.Name == "overtime-alpha" {
-			c = &ch
-		}
-	}
-	if c == nil {
-		t.Fatal("no over-time chart for alpha")
-	}
+	c := overTimeChart(t, rep, "alpha")
 	var ys []string
 	for _, p := range c.panels {
 		ys = append(ys, p.Y.Label.Text)

@@ -121,11 +121,9 @@ type IntervalKind struct {
 	Kind   string           `json:"kind"`
 	Count  int64            `json:"count"`            // successful calls
 	Errors map[string]int64 `json:"errors,omitempty"` // by class
-	// Percentiles of the successful calls' latency, as IntervalOp's, ms.
-	P50 float64 `json:"p50"`
-	P95 float64 `json:"p95"`
-	P99 float64 `json:"p99"`
-	Max float64 `json:"max"`
+	// Percentiles of the successful calls' latency, as IntervalOp's, ms
+	// (in the JSON beside the count, as IntervalOp's).
+	Percentiles
 	// Histogram, encoded as IntervalOp.Histogram.
 	Histogram string `json:"histogram,omitempty"`
 }
@@ -173,8 +171,8 @@ func (o *IntervalOp) SetService(h *hdrhistogram.Histogram) error {
 
 // SetLatency sets k's percentiles and histogram from h (nil or empty: none).
 func (k *IntervalKind) SetLatency(h *hdrhistogram.Histogram) error {
-	p, enc, err := intervalLatency(h)
-	k.P50, k.P95, k.P99, k.Max, k.Histogram = p.P50, p.P95, p.P99, p.Max, enc
+	var err error
+	k.Percentiles, k.Histogram, err = intervalLatency(h)
 	return err
 }
 
