@@ -169,22 +169,25 @@ func (iv *intervals) add(k int, samples []sample, classes *[workload.NumOps][eng
 	for kind := range iv.kinds {
 		for c, n := range kindClasses[kind] {
 			if n > 0 {
-				if s.kinds == nil {
-					s.kinds = new([maxKinds]ivKind)
-				}
-				s.kinds[kind].classes[c] += n
+				s.kind(kind).classes[c] += n
 			}
 		}
 	}
 }
 
-// kindHistogram is kind's dense histogram in open slot s, taken from the
-// pool (or made) at the kind's first success there. The caller holds mu.
-func (iv *intervals) kindHistogram(s *ivSlot, kind int) *hdrhistogram.Histogram {
+// kind is the slot's figures of query kind k, their array made at the
+// slot's first call of any kind (a source of one kind never makes it).
+func (s *ivSlot) kind(k int) *ivKind {
 	if s.kinds == nil {
 		s.kinds = new([maxKinds]ivKind)
 	}
-	sk := &s.kinds[kind]
+	return &s.kinds[k]
+}
+
+// kindHistogram is kind's dense histogram in open slot s, taken from the
+// pool (or made) at the kind's first success there. The caller holds mu.
+func (iv *intervals) kindHistogram(s *ivSlot, kind int) *hdrhistogram.Histogram {
+	sk := s.kind(kind)
 	if sk.hist == nil {
 		if n := len(iv.kindPool); n > 0 {
 			sk.hist, iv.kindPool = iv.kindPool[n-1], iv.kindPool[:n-1]

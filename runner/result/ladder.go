@@ -93,12 +93,7 @@ func summarizeKinds(reps []Rep) []RungKind {
 				}
 				r := &out[i]
 				r.Count += k.Count
-				for class, n := range k.Errors {
-					if r.Errors == nil {
-						r.Errors = map[string]int64{}
-					}
-					r.Errors[class] += n
-				}
+				addErrors(&r.Errors, k.Errors)
 				rps[i] = append(rps[i], k.RPS)
 				if k.Count > 0 {
 					p50[i], p99[i] = append(p50[i], k.Latency.P50), append(p99[i], k.Latency.P99)

@@ -523,12 +523,7 @@ func (m *opMerger) add(p part, o OpStats, svc string) error {
 	a.Count += o.Count
 	a.RPS += o.RPS // count_i / window_i: the shards' rates add
 	a.NotFound += o.NotFound
-	for class, n := range o.Errors {
-		if a.Errors == nil {
-			a.Errors = map[string]int64{}
-		}
-		a.Errors[class] += n
-	}
+	addErrors(&a.Errors, o.Errors)
 	for class, msgs := range o.ErrorExamples {
 		for _, msg := range msgs {
 			ex := a.ErrorExamples[class]
@@ -560,14 +555,20 @@ func (acc *opAcc) addKinds(kinds []KindStats, where string) error {
 		}
 		a.Count += k.Count
 		a.RPS += k.RPS
-		for class, n := range k.Errors {
-			if a.Errors == nil {
-				a.Errors = map[string]int64{}
-			}
-			a.Errors[class] += n
-		}
+		addErrors(&a.Errors, k.Errors)
 	}
 	return nil
+}
+
+// addErrors adds the failed calls by class of src to *dst, which is made
+// at the first class to add (an operation without failures keeps none).
+func addErrors(dst *map[string]int64, src map[string]int64) {
+	for class, n := range src {
+		if *dst == nil {
+			*dst = map[string]int64{}
+		}
+		(*dst)[class] += n
+	}
 }
 
 // maxExamples is how many error messages an operation keeps per class (the

@@ -313,12 +313,7 @@ func (a *intervalAcc) addOp(o IntervalOp, where string) error {
 	}
 	m.Count += o.Count
 	m.NotFound += o.NotFound
-	for c, n := range o.Errors {
-		if m.Errors == nil {
-			m.Errors = map[string]int64{}
-		}
-		m.Errors[c] += n
-	}
+	addErrors(&m.Errors, o.Errors)
 	if o.Histogram != "" {
 		h := a.lat[o.Op]
 		if err := addHistogram(&h, o.Histogram, where); err != nil {
@@ -358,12 +353,7 @@ func (a *intervalAcc) addKind(op string, k IntervalKind, where string) error {
 	}
 	m := a.kinds[op][i]
 	m.Count += k.Count
-	for c, n := range k.Errors {
-		if m.Errors == nil {
-			m.Errors = map[string]int64{}
-		}
-		m.Errors[c] += n
-	}
+	addErrors(&m.Errors, k.Errors)
 	if k.Count > 0 {
 		return addHistogram(&m.lat, k.Histogram, where)
 	}

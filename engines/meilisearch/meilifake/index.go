@@ -208,7 +208,7 @@ func searchableAttributes(ix *index) any {
 }
 
 // filterableAttributes is the list as set, [] when unset: Meilisearch 1.37
-// returns a flat list set as names as names (the granular form, objects of
+// returns a flat list of names as it was set (the granular form, objects of
 // attributePatterns and features, is not modelled).
 func filterableAttributes(ix *index) any {
 	if ix.filterable == nil {
