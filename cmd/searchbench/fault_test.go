@@ -91,6 +91,14 @@ func runWatched(t *testing.T, ctx context.Context, w *watched, args ...string) (
 // measuring is the phrase the logger writes as a level's window opens.
 const measuring = "users: measure"
 
+// faultTimeout is the request timeout of the runs whose PostgreSQL
+// container is stopped, killed or restarted. It bounds pre-population's
+// bulk batches as well as the window's calls: a batch of 1,000 documents
+// took over 1 s on CI's loaded 2-core machine and failed the run before
+// its window. The faults themselves do not wait for it: a dead container's
+// calls fail at once (connection refused or reset).
+const faultTimeout = "5s"
+
 // checkFinished checks what every fault must leave: exit 1, the final line
 // saying why, result.json, every report file beside it and the printed
 // table.
@@ -225,7 +233,7 @@ func TestFaultEngineDiesMidRun(t *testing.T) {
 				docker(t, name, what)
 			})
 			code, stdout, stderr := runWatched(t, context.Background(), &w, "run", "--engine", "postgres", "--ids", "3000", "--users", "4",
-				"--spawn-rate", "1000", "--settle", "200ms", "--measure", "3s", "--timeout", "1s", "--run-name", name, "--out", dir)
+				"--spawn-rate", "1000", "--settle", "200ms", "--measure", "3s", "--timeout", faultTimeout, "--run-name", name, "--out", dir)
 			r := checkFinished(t, dir, code, stdout, stderr, "failed calls")
 			if r.Partial || len(r.Engines) != 1 || len(r.Engines[0].Levels) != 1 {
 				t.Fatalf("partial %v (%s), engines %d; want the whole level measured", r.Partial, r.Reason, len(r.Engines))
@@ -263,7 +271,7 @@ func TestFaultEngineRestartsMidRun(t *testing.T) {
 		docker(t, name, "restart")
 	})
 	code, stdout, stderr := runWatched(t, context.Background(), &w, "run", "--engine", "postgres", "--ids", "3000", "--users", "4,4",
-		"--spawn-rate", "1000", "--settle", "8s", "--measure", "3s", "--timeout", "1s", "--run-name", name, "--out", dir)
+		"--spawn-rate", "1000", "--settle", "8s", "--measure", "3s", "--timeout", faultTimeout, "--run-name", name, "--out", dir)
 	r := checkFinished(t, dir, code, stdout, stderr, "failed calls")
 	ls := r.Engines[0].Levels
 	if len(ls) != 2 {
