@@ -109,7 +109,8 @@ func (s *ShardPlan) validate() error {
 	return nil
 }
 
-// Digest identifies what every shard of a run must agree on: the corpus,
+// Digest identifies what every shard of a run must agree on: the corpus
+// (as the result's provenance names it: its query mix too),
 // the setups (not their addresses or credentials, which may be spelt
 // differently on each machine), the loop and its settings, the relevance
 // check and the shard count. The coordinator refuses a shard whose digest
@@ -168,9 +169,18 @@ func (p Plan) digestJSON() []byte {
 		Label, Driver, WriteMode string
 		Options                  map[string]string
 	}
+	// The source is what merge compares in the results' corpus (the
+	// generator, seeds, fractions and query mix from which the hash
+	// follows), so that shards merge cannot join are refused at
+	// registration, before any load, and not after the run.
 	type source struct {
 		Schema            engines.Schema
 		IDs, Prepopulated int
+		Generator         string
+		Seed              uint64
+		Prepopulate       float64
+		Queries           string
+		Hash              string `json:",omitempty"` // a source of another package's
 	}
 	d := struct {
 		Source            *source
@@ -181,7 +191,8 @@ func (p Plan) digestJSON() []byte {
 		Scenario          string
 	}{Relevance: p.Relevance, Scenario: p.Scenario, Shards: p.Shard.Share().Count}
 	if p.Source != nil {
-		d.Source = &source{p.Source.Schema(), p.Source.IDs(), p.Source.PrepopulatedCount()}
+		c := corpusIdentity(p.Source)
+		d.Source = &source{p.Source.Schema(), p.Source.IDs(), p.Source.PrepopulatedCount(), c.Generator, c.Seed, c.Prepopulate, c.Queries, c.Hash}
 	}
 	for _, s := range p.Setups {
 		d.Setups = append(d.Setups, setup{s.Name(), s.Driver, string(s.Config.WriteMode), s.Config.Options})

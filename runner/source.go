@@ -64,7 +64,14 @@ func (Text) QueryKinds() []string { return []string{"text"} }
 
 // Provenance names the generator, seed and hash.
 func (t Text) Provenance() result.Corpus {
-	return provenance(dataset.Generator, t.Config(), t.PrepopulatedCount(), t.Hash())
+	c := t.identity()
+	c.Hash = t.Hash()
+	return c
+}
+
+// identity is Provenance without the hash, which is a function of it.
+func (t Text) identity() result.Corpus {
+	return provenance(dataset.Generator, t.Config(), t.PrepopulatedCount())
 }
 
 // Products is Study B's corpus: ~4.6 KB product hashes with a TAG, a
@@ -151,16 +158,38 @@ func (p Products) KindSamples() map[string]engines.Query {
 	return out
 }
 
-// Provenance names the generator (with the dimension), seed and hash.
+// Provenance names the generator (with the dimension), seed, mix of query
+// kinds and hash.
 func (p Products) Provenance() result.Corpus {
-	c := provenance(dataset.ProductGenerator+"/dim="+strconv.Itoa(p.Dim()), p.Config(), p.PrepopulatedCount(), p.Hash())
+	c := p.identity()
+	c.Hash = p.Hash()
+	return c
+}
+
+// identity is Provenance without the hash, which is a function of it.
+func (p Products) identity() result.Corpus {
+	c := provenance(dataset.ProductGenerator+"/dim="+strconv.Itoa(p.Dim()), p.Config(), p.PrepopulatedCount())
 	c.Queries = p.Mix().String()
 	return c
 }
 
-func provenance(generator string, cfg dataset.Config, prepopulated int, hash string) result.Corpus {
+func provenance(generator string, cfg dataset.Config, prepopulated int) result.Corpus {
 	return result.Corpus{Generator: generator, Seed: cfg.Seed, IDs: cfg.IDs, Prepopulate: cfg.Prepopulate,
-		Prepopulated: prepopulated, Hash: hash}
+		Prepopulated: prepopulated}
+}
+
+// identified is a source whose provenance, all but the hash, is known
+// without reading the corpus: the hash follows from it (Text, Products).
+type identified interface{ identity() result.Corpus }
+
+// corpusIdentity is what identifies src's bytes, as merge compares them
+// (the result's corpus: generator, seed, IDs, pre-populated fraction, query
+// mix), without hashing the corpus when src is one of this package's.
+func corpusIdentity(src Source) result.Corpus {
+	if s, ok := src.(identified); ok {
+		return s.identity()
+	}
+	return src.Provenance()
 }
 
 // Corpus kinds, as the --corpus flag names them.

@@ -136,8 +136,62 @@ func TestAShardOfAnotherPlanIsToldWhatDiffers(t *testing.T) {
 	q := p
 	qc := *p.Closed
 	qc.Measure = time.Second
-	q.Closed, q.Shard = &qc, &ShardPlan{Index: 1, Count: 2}
+	q.Closed = &qc
+	if why := refusal(t, p, q); !strings.Contains(why, "another plan than shard 0: Closed.Measure differs") {
+		t.Errorf("shard 1 of another plan: %q; want a refusal naming Closed.Measure", why)
+	}
+}
 
+// Every setting that changes what the shards measure, the corpus's among
+// them, is in the digest: a shard that differs in one is refused at
+// registration, naming it, before any load; merge would refuse their
+// results at the end ("corpus.hash differs"), with nothing written.
+func TestAShardOfAnotherCorpusIsRefusedAtRegistration(t *testing.T) {
+	products := func(seed uint64, dim int, queries string) Source {
+		mix, err := dataset.ParseQueryMix(queries)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src, err := NewProductSource(dataset.Config{Seed: seed, IDs: 100, Prepopulate: 0.5}, dim, mix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return src
+	}
+	text := func(seed uint64, prepopulate float64) Source {
+		c, err := dataset.New(dataset.Config{Seed: seed, IDs: 100, Prepopulate: prepopulate})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return Text{c}
+	}
+	for _, c := range []struct {
+		a, b  Source
+		field string
+	}{
+		{products(1, 8, ""), products(1, 8, "knn=1"), "Source.Queries"}, // --queries
+		{text(1, 0.5), text(2, 0.5), "Source.Seed"},                     // a library's corpus seed apart from the calls'
+		{text(1, 0.5), text(1, 0.505), "Source.Prepopulate"},            // the same count, other documents
+		{products(1, 8, ""), products(1, 16, ""), "Source.Generator"},   // --dim
+	} {
+		p := Plan{Source: c.a, Closed: ptr(quickConfig(2)),
+			Setups: []Setup{{Driver: "sharedmem", Config: engines.Config{URL: "mem://x"}}}, Shard: &ShardPlan{Index: 0, Count: 2}}
+		q := p
+		q.Source = c.b
+		if p.Digest() == q.Digest() {
+			t.Errorf("%s: two plans that differ in it have one digest", c.field)
+			continue
+		}
+		if why := refusal(t, p, q); !strings.Contains(why, c.field) {
+			t.Errorf("%s: the refusal %q does not name it", c.field, why)
+		}
+	}
+}
+
+// refusal registers plan p as shard 0 of 2 with a coordinator, then q as
+// shard 1, and returns the reason q was refused ("" if it was not).
+func refusal(t *testing.T, p, q Plan) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -162,12 +216,17 @@ func TestAShardOfAnotherPlanIsToldWhatDiffers(t *testing.T) {
 		}
 	}()
 	<-registered
-	_, err = shard.Dial(ctx, ln.Addr().String(), shard.Hello{Index: 1, Count: 2, Digest: q.Digest(), Plan: q.DigestFields()}, time.Minute)
-	var refused *shard.Refused
-	if !errors.As(err, &refused) || !strings.Contains(refused.Reason, "another plan than shard 0: Closed.Measure differs") {
-		t.Errorf("shard 1 of another plan: %v; want a refusal naming Closed.Measure", err)
+	c, err := shard.Dial(ctx, ln.Addr().String(), shard.Hello{Index: 1, Count: 2, Digest: q.Digest(), Plan: q.DigestFields()}, time.Minute)
+	if err == nil {
+		c.Close()
 	}
 	cancel()
 	<-first
 	<-served
+	var refused *shard.Refused
+	if !errors.As(err, &refused) {
+		t.Errorf("shard 1 of another plan: %v; want a refusal", err)
+		return ""
+	}
+	return refused.Reason
 }
