@@ -87,12 +87,26 @@ func TestMergeCommand(t *testing.T) {
 	if err := result.WriteFile(other, rb); err != nil {
 		t.Fatal(err)
 	}
+	// Shards whose timelines have other intervals (--interval) ran other
+	// plans: merge names the field as the coordinator does, rather than
+	// write the run without its timelines.
+	rb.Config.Seed = ra.Config.Seed
+	for j := range rb.Engines[0].Levels {
+		if tl := rb.Engines[0].Levels[j].Timeline; tl != nil {
+			tl.Interval *= 2
+		}
+	}
+	interval := filepath.Join(t.TempDir(), "interval.json")
+	if err := result.WriteFile(interval, rb); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
 		{[]string{a, a}, "shard 0 is given twice"},
 		{[]string{a, other}, "config.seed differs"},
+		{[]string{a, interval}, "level 0: timeline.interval differs"},
 		{[]string{a, filepath.Join(out, "result.json")}, "not a shard's result"},
 		{[]string{a, filepath.Join(out, "nosuch.json")}, "nosuch.json"},
 		{[]string{}, "give the shards' result files"},

@@ -18,7 +18,7 @@ import (
 // written, so that reports, compare and the exit code treat it as one run.
 //
 // The error is bad input, one line: results of different plans (naming the
-// field that differs and the shards), two results of one index, an index
+// field that differs and the shards: timelines of other intervals too), two results of one index, an index
 // outside the count, a result that is not a shard's, or histograms that
 // cannot be merged without dropping values. Shards that are missing (fewer
 // results than Shard.Count) are not an error: the merge holds the others,
@@ -57,9 +57,10 @@ import (
 //     lie on one grid from the synchronised start): the interval
 //     histograms are added and each interval's percentiles computed from
 //     the sum, never averaged; counts, errors, active users and scheduled
-//     calls are summed, the scheduler's lag is the worst shard's. When a
-//     shard has no timeline (an older searchbench) the merged window has
-//     none.
+//     calls are summed, the scheduler's lag is the worst shard's. Shards
+//     whose timelines have other intervals ran other plans: an error. When
+//     a shard has no timeline (an older searchbench) the merged window has
+//     none, and a warning says so.
 //   - Warnings are the union, each prefixed "shard i: ".
 func Merge(shards ...*Result) (*Result, error) {
 	parts, count, err := order(shards)
@@ -212,6 +213,7 @@ var planFields = []planField{
 	{"corpus.seed", func(r *Result) any { return r.Corpus.Seed }},
 	{"corpus.ids", func(r *Result) any { return r.Corpus.IDs }},
 	{"corpus.prepopulate_fraction", func(r *Result) any { return r.Corpus.Prepopulate }},
+	{"corpus.queries", func(r *Result) any { return r.Corpus.Queries }},
 	{"corpus.hash", func(r *Result) any { return r.Corpus.Hash }},
 }
 
@@ -462,8 +464,11 @@ func mergeLevel(ls []shardLevel, where string) (Level, error) {
 		out.TotalRPS += o.RPS
 	}
 	out.EngineStats = mergeGauges(stats)
-	if out.Timeline, err = mergeTimelines(tls, tlShards, where); err != nil {
+	var w string
+	if out.Timeline, w, err = mergeTimelines(tls, tlShards, where); err != nil {
 		return out, err
+	} else if w != "" {
+		out.Warnings = append(out.Warnings, w)
 	}
 	out.Warnings = append(out.Warnings, out.KnownItems.Warnings()...)
 	if out.Freshness, err = mergeFreshness(fresh, where); err != nil {
@@ -866,8 +871,11 @@ func mergeRep(rs []shardRep, where string) (Rep, error) {
 		out.Service = Summarize(svc)
 	}
 	out.EngineStats = mergeGauges(stats)
-	if out.Timeline, err = mergeTimelines(tls, tlShards, where); err != nil {
+	var w string
+	if out.Timeline, w, err = mergeTimelines(tls, tlShards, where); err != nil {
 		return out, err
+	} else if w != "" {
+		out.Warnings = append(out.Warnings, w)
 	}
 	return out, nil
 }

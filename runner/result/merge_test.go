@@ -252,6 +252,7 @@ func TestMergeRefusesBadInput(t *testing.T) {
 		{"corpus.generator", func(b *Result) { b.Corpus.Generator = "product-v1" }},
 		{"corpus.seed", func(b *Result) { b.Corpus.Seed = 9 }},
 		{"corpus.ids", func(b *Result) { b.Corpus.IDs = 2000 }},
+		{"corpus.queries", func(b *Result) { b.Corpus.Queries = "knn=1" }},
 		{"corpus.hash", func(b *Result) { b.Corpus.Hash = "sha256:def" }},
 		{"engines[0].name", func(b *Result) { b.Engines[0].Name = "other" }},
 		{"engines[0].label", func(b *Result) { b.Engines[0].Label = "bleve-2" }},

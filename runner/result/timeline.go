@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -191,17 +192,38 @@ const TimelineMerged = "interval by interval: the shards' interval histograms ad
 
 // mergeTimelines merges the shards' timelines of one window interval by
 // interval: intervals are matched by their start on the shared grid;
-// shards[i] is the index of the shard ts[i] came from. A
-// shard without a timeline (an older searchbench) leaves the merge without
-// one: a timeline of only some shards would read as the whole load's.
-func mergeTimelines(ts []*Timeline, shards []int, where string) (*Timeline, error) {
-	if len(ts) == 0 {
-		return nil, nil
-	}
-	for _, t := range ts {
-		if t == nil || t.Interval != ts[0].Interval {
-			return nil, nil
+// shards[i] is the index of the shard ts[i] came from. Timelines of other
+// intervals are shards of other plans (--interval): an error naming them.
+// A shard without a timeline (an older searchbench) leaves the merge
+// without one, since a timeline of only some shards would read as the
+// whole load's; warning then says so.
+func mergeTimelines(ts []*Timeline, shards []int, where string) (_ *Timeline, warning string, _ error) {
+	var first *Timeline
+	var without []int
+	for i, t := range ts {
+		switch {
+		case t == nil:
+			without = append(without, shards[i])
+		case first == nil:
+			first = t
+		case t.Interval != first.Interval:
+			return nil, "", fmt.Errorf("merge: %s: timeline.interval differs: %v in shard %d, %v in shard %d: not shards of one plan",
+				where, time.Duration(first.Interval), shards[slices.Index(ts, first)], time.Duration(t.Interval), shards[i])
 		}
+	}
+	switch {
+	case first == nil:
+		return nil, "", nil
+	case len(without) > 0:
+		names := make([]string, len(without))
+		for k, i := range without {
+			names[k] = "shard " + strconv.Itoa(i)
+		}
+		verb := " has"
+		if len(names) > 1 {
+			verb = " have"
+		}
+		return nil, strings.Join(names, ", ") + verb + " no timeline (an older searchbench wrote it): the merged window has none, as the other shards' alone would read as the whole load's", nil
 	}
 	out := &Timeline{Interval: ts[0].Interval, Merged: TimelineMerged}
 	var accs []*intervalAcc
@@ -219,18 +241,18 @@ func mergeTimelines(ts []*Timeline, shards []int, where string) (*Timeline, erro
 				accs = append(accs, a)
 			}
 			if err := a.add(iv, shards[i], where); err != nil {
-				return nil, err
+				return nil, "", err
 			}
 		}
 	}
 	for _, a := range accs {
 		iv, err := a.interval()
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		out.Intervals = append(out.Intervals, iv)
 	}
-	return out, nil
+	return out, "", nil
 }
 
 // intervalAcc sums the shards' intervals that start at one time.
@@ -514,7 +536,7 @@ func MergeInterval(ivs []Interval, shards []int, where string) (Interval, error)
 		}
 		ts[i] = &Timeline{Interval: 1, Intervals: []Interval{iv}}
 	}
-	t, err := mergeTimelines(ts, shards, where)
+	t, _, err := mergeTimelines(ts, shards, where) // every shard has its interval: no warning
 	if err != nil {
 		return Interval{}, err
 	}

@@ -167,3 +167,45 @@ func TestMergedTimelineKeepsEachShardsCounts(t *testing.T) {
 		t.Errorf("an unmerged timeline lists shards: %s", js)
 	}
 }
+
+// Shards whose timelines cut the window into other intervals ran other
+// plans (--interval): merge refuses them naming the field and the shards,
+// as the coordinator refuses them at registration, rather than write the
+// merged window without a timeline; a ladder's reps alike.
+func TestMergeRefusesShardsOfAnotherInterval(t *testing.T) {
+	h := record(t, newTestHist(), samples(100, 1000, 3))
+	a, b := shardOf(0, 2, 15, opOf(t, "search", h, 10*time.Second)), shardOf(1, 2, 15, opOf(t, "search", h, 10*time.Second))
+	a.Engines[0].Levels[0].Timeline, b.Engines[0].Levels[0].Timeline = timelineOf(t, "search", h, h), timelineOf(t, "search", h)
+	b.Engines[0].Levels[0].Timeline.Interval = Duration(2 * time.Second)
+	_, err := Merge(a, b)
+	want := "timeline.interval differs: 1s in shard 0, 2s in shard 1"
+	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "level 0") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("merge of shards with 1s and 2s intervals: %v; want one line with %q", err, want)
+	}
+
+	la, lb := ladderShard(t, 0, 2, nil), ladderShard(t, 1, 2, nil)
+	la.Engines[0].Ladder.Rungs[0].Reps[0].Timeline = timelineOf(t, "search", h)
+	lb.Engines[0].Ladder.Rungs[0].Reps[0].Timeline = timelineOf(t, "search", h)
+	lb.Engines[0].Ladder.Rungs[0].Reps[0].Timeline.Interval = Duration(500 * time.Millisecond)
+	if _, err := Merge(la, lb); err == nil || !strings.Contains(err.Error(), "timeline.interval differs: 1s in shard 0, 500ms in shard 1") {
+		t.Errorf("ladder reps with 1s and 500ms intervals: %v; want them named", err)
+	}
+}
+
+// A shard without a timeline (an older searchbench) leaves the merged
+// window without one, and the merged level says why.
+func TestMergeSaysWhyAWindowHasNoTimeline(t *testing.T) {
+	h := record(t, newTestHist(), samples(100, 1000, 3))
+	a, b := shardOf(0, 2, 15, opOf(t, "search", h, 10*time.Second)), shardOf(1, 2, 15, opOf(t, "search", h, 10*time.Second))
+	a.Engines[0].Levels[0].Timeline = timelineOf(t, "search", h)
+	m, err := Merge(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := m.Engines[0].Levels[0]
+	if l.Timeline != nil || !slices.ContainsFunc(l.Warnings, func(w string) bool {
+		return strings.Contains(w, "shard 1 has no timeline") && strings.Contains(w, "no timeline")
+	}) {
+		t.Errorf("merged level: timeline %v, warnings %q; want none and a warning naming shard 1", l.Timeline, l.Warnings)
+	}
+}
