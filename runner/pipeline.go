@@ -163,6 +163,9 @@ func Run(ctx context.Context, plan Plan, obs Observer) (*result.Result, error) {
 			return res, nil
 		}
 		defer r.submit(ctx, res)
+		var stop context.CancelFunc
+		ctx, stop = r.heed(ctx)
+		defer stop()
 	}
 	var failures []string
 	for _, s := range p.Setups {
@@ -180,7 +183,7 @@ func Run(ctx context.Context, plan Plan, obs Observer) (*result.Result, error) {
 	}
 	res.FinishedAt = time.Now().UTC()
 	if ctx.Err() != nil {
-		res.Partial, res.Reason = true, "interrupted"
+		res.Partial, res.Reason = true, interruptReason(ctx)
 	} else if len(failures) > 0 {
 		res.Partial, res.Reason = true, strings.Join(failures, "; ")
 	}

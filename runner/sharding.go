@@ -219,6 +219,40 @@ func (r *run) register(ctx context.Context, host string) error {
 	return nil
 }
 
+// coordinatorStop is the cause of a shard's run ending because its
+// coordinator asked the shards to stop (it was interrupted).
+type coordinatorStop struct{ why string }
+
+func (e *coordinatorStop) Error() string { return "stopped by the coordinator (" + e.why + ")" }
+
+// heed is ctx, ended also when the coordinator asks the shards to stop: the
+// run ends as an interrupted one, and submit sends it what was measured.
+func (r *run) heed(ctx context.Context) (context.Context, context.CancelFunc) {
+	c := r.coord.client
+	if c == nil {
+		return ctx, func() {}
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	go func() {
+		select {
+		case <-c.Stopped():
+			stop := &coordinatorStop{c.StopReason()}
+			r.logf("", "%s: stopping, and sending it what was measured", stop)
+			cancel(stop)
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() { cancel(nil) }
+}
+
+// interruptReason is the Reason of a run whose ctx ended.
+func interruptReason(ctx context.Context) string {
+	if stop := (*coordinatorStop)(nil); errors.As(context.Cause(ctx), &stop) {
+		return stop.Error()
+	}
+	return "interrupted"
+}
+
 // submit sends the result to the coordinator. It runs after an interrupt
 // too (the coordinator keeps what a shard measured), bounded on its own.
 func (r *run) submit(ctx context.Context, res *result.Result) {

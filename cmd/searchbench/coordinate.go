@@ -44,6 +44,7 @@ func newCoordinateCmd() *cobra.Command {
 	fl.DurationVar(&srv.RegisterTimeout, "register-timeout", shard.DefaultRegisterTimeout, "fail the run when a shard has not registered by then")
 	fl.DurationVar(&srv.BarrierTimeout, "barrier-timeout", shard.DefaultBarrierTimeout, "drop a shard that is not ready for a start this long after the first one (shard 0 pre-populates meanwhile)")
 	fl.DurationVar(&srv.Lead, "lead", shard.DefaultLead, "how far ahead the agreed start lies when the last shard is ready")
+	fl.DurationVar(&srv.StopTimeout, "stop-timeout", shard.DefaultStopTimeout, "when interrupted, how long to wait for the shards' results once they are asked to stop (what they measured is merged and written, marked partial)")
 	fl.StringVar(&liveAddr, "live", "", "serve a live view of the shards' run, merged, at this address (host:port, e.g. 127.0.0.1:8089); off by default")
 	fl.StringVar(&out, "out", "results", "directory for the merged result.json, "+outputsText)
 	return cmd

@@ -286,3 +286,76 @@ func TestAShardThatDiesLeavesAPartialRunNamingIt(t *testing.T) {
 		t.Errorf("merged levels %+v; want the second with the 6 users of shards 0 and 1", l)
 	}
 }
+
+// An interrupted coordinator asks the shards to stop and send what they
+// measured, and writes it merged, marked partial, as an interrupted run
+// does: the level under way holds the intervals measured so far.
+func TestAnInterruptedCoordinatorWritesWhatTheShardsMeasured(t *testing.T) {
+	_, url := target(t)
+	coord := freePort(t)
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cctx, interrupt := context.WithCancel(ctx)
+	defer interrupt()
+	coordinated := coordinate(t, cctx, "--listen", coord, "--shards", "2", "--register-timeout", "1m", "--out", filepath.Join(dir, "merged"))
+	// One level far longer than the test: the interrupt comes in its window.
+	long := func(i int) []string {
+		args := shardArgs(url, dir, i, 2, coord)
+		for k, a := range args {
+			switch a {
+			case "--users":
+				args[k+1] = "5"
+			case "--measure":
+				args[k+1] = "10m"
+			}
+		}
+		return args
+	}
+	var one exited
+	oneDone := make(chan struct{})
+	go func() {
+		defer close(oneDone)
+		one = shardProcess(ctx, long(1)...)
+	}()
+	// Shard 0's first progress line comes about a second into the window.
+	zero := startProcess(t, "calls measured", long(0)...)
+	interrupt()
+	code, log := coordinated()
+	if code != exitFailed || !strings.Contains(log, "run incomplete (interrupted") || !strings.Contains(log, "partial results written") {
+		t.Errorf("coordinate: exit %d; want 1, the run incomplete and written:\n%s", code, log)
+	}
+	zero.wait(t)
+	<-oneDone
+	for i, s := range []exited{{zero.cmd.ProcessState.ExitCode(), zero.log.String()}, one} {
+		if s.code != exitFailed || !strings.Contains(s.out, "stopped by the coordinator (interrupted)") {
+			t.Errorf("shard %d: exit %d; want 1, stopped by the coordinator:\n%s", i, s.code, s.out)
+		}
+	}
+	merged := readResult(t, filepath.Join(dir, "merged"))
+	if !merged.Partial || !strings.HasPrefix(merged.Reason, "interrupted") || len(merged.Shards) != 2 || len(merged.Engines) != 1 || len(merged.Engines[0].Levels) != 1 {
+		t.Fatalf("merged: partial %v (%s), %d shards, engines %+v", merged.Partial, merged.Reason, len(merged.Shards), merged.Engines)
+	}
+	for i, s := range merged.Shards {
+		if s.Missing || !s.Partial {
+			t.Errorf("shard %d in the merged result: %+v; want its partial result", i, s)
+		}
+	}
+	level := merged.Engines[0].Levels[0]
+	search, _ := level.Op("search")
+	tl := level.Timeline
+	if !level.Partial || level.Users != 5 || search.Count == 0 || tl == nil || len(tl.Intervals) < 2 {
+		t.Fatalf("merged level: partial %v, %d users, %d searches, timeline %+v; want the window so far, cut into its intervals", level.Partial, level.Users, search.Count, tl)
+	}
+	var inIntervals int64
+	for _, iv := range tl.Intervals {
+		o, _ := iv.Op("search")
+		inIntervals += o.Count
+	}
+	if inIntervals != search.Count {
+		t.Errorf("the merged intervals hold %d searches; the level %d", inIntervals, search.Count)
+	}
+	if st, err := os.Stat(filepath.Join(dir, "merged", result.HlogName)); err != nil || st.Size() == 0 {
+		t.Errorf("the merged run's %s: %v", result.HlogName, err)
+	}
+}

@@ -16,7 +16,6 @@ import (
 // called one at a time (a shard's starts happen in order).
 type Client struct {
 	conn net.Conn
-	dec  *json.Decoder
 	enc  *json.Encoder
 	// epoch is the zero of this shard's monotonic clock: the package's,
 	// or another in tests that give each in-process shard its own clock.
@@ -26,8 +25,32 @@ type Client struct {
 	// wmu serialises writes: the event stream writes from its own
 	// goroutine (stream.go).
 	wmu sync.Mutex
+	// answers are the coordinator's answers as read reads them; a call
+	// takes its own. The coordinator also speaks unasked (stop), which is
+	// why one goroutine reads and the calls do not.
+	answers chan answer
+	// stale counts, by type, the answers still due to calls that gave up
+	// (their context ended): the next call skips them.
+	stale map[string]int
+	// stopped is closed when the coordinator asks the shards to stop
+	// (stopWhy says why): its run was interrupted, and it waits for what
+	// each shard measured so far.
+	stopped  chan struct{}
+	stopWhy  string
+	stopOnce sync.Once
+	closed   chan struct{}
+	shut     sync.Once
 	stream
 }
+
+// answer is one message read, or the error that ended the reading.
+type answer struct {
+	m   message
+	err error
+}
+
+// answerTo is the type of the coordinator's answer to each request.
+var answerTo = map[string]string{msgPing: msgPong, msgReady: msgStart, msgResult: msgAck}
 
 // Hello is what a shard says when it registers.
 type Hello struct {
@@ -93,12 +116,14 @@ func dial(ctx context.Context, addr string, h Hello, timeout time.Duration, cloc
 			return nil, fmt.Errorf("coordinator %s: %w", addr, ctx.Err())
 		}
 	}
-	c := &Client{conn: conn, dec: json.NewDecoder(conn), enc: json.NewEncoder(conn), epoch: clock}
+	c := &Client{conn: conn, enc: json.NewEncoder(conn), epoch: clock, answers: make(chan answer),
+		stale: map[string]int{}, stopped: make(chan struct{}), closed: make(chan struct{})}
+	go c.read(json.NewDecoder(conn))
 	// The coordinator answers within its registration timeout; the margin
 	// lets its answer, which names the missing shards, arrive first.
-	m, err := c.call(ctx, message{Type: msgHello, Index: h.Index, Count: h.Count, Digest: h.Digest, Plan: h.Plan, Host: h.Host}, time.Until(deadline)+10*time.Second)
+	m, err := c.call(ctx, message{Type: msgHello, Index: h.Index, Count: h.Count, Digest: h.Digest, Plan: h.Plan, Host: h.Host, Stoppable: true}, time.Until(deadline)+10*time.Second)
 	if err != nil {
-		conn.Close()
+		c.Close()
 		return nil, fmt.Errorf("coordinator %s: registration: %w", addr, err)
 	}
 	switch m.Type {
@@ -109,43 +134,98 @@ func dial(ctx context.Context, addr string, h Hello, timeout time.Duration, cloc
 		}
 		return c, nil
 	case msgRefused:
-		conn.Close()
+		c.Close()
 		return nil, &Refused{Reason: m.Reason}
 	case msgFailed:
-		conn.Close()
+		c.Close()
 		return nil, fmt.Errorf("coordinator %s: %w: %s", addr, ErrNotRegistered, m.Reason)
 	}
-	conn.Close()
+	c.Close()
 	return nil, fmt.Errorf("coordinator %s: registration: unexpected %q", addr, m.Type)
 }
 
 // now is this shard's monotonic clock.
 func (c *Client) now() time.Duration { return time.Since(c.epoch) }
 
-// call sends m and waits up to wait for the answer, or until ctx ends.
+// read reads the coordinator's messages until the connection ends: a stop
+// closes stopped, anything else is an answer for the call waiting.
+func (c *Client) read(dec *json.Decoder) {
+	for {
+		var m message
+		err := dec.Decode(&m)
+		if err == nil && m.Type == msgStop {
+			c.stopOnce.Do(func() { c.stopWhy = m.Reason; close(c.stopped) })
+			continue
+		}
+		select {
+		case c.answers <- answer{m, err}:
+		case <-c.closed:
+			return
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// Stopped is closed when the coordinator asks the shards to stop: it was
+// interrupted, and waits for what each shard measured so far. The shard
+// ends its run as an interrupted one and sends its result (Submit).
+func (c *Client) Stopped() <-chan struct{} { return c.stopped }
+
+// StopReason is why the coordinator asked the shards to stop ("" before
+// it did).
+func (c *Client) StopReason() string {
+	select {
+	case <-c.stopped:
+		return c.stopWhy
+	default:
+		return ""
+	}
+}
+
+// call sends m and waits up to wait for the answer, or until ctx ends. A
+// call whose ctx ends leaves the connection usable: its answer, when it
+// comes, is skipped by the next call (a shard interrupted at a start
+// still sends its result).
 func (c *Client) call(ctx context.Context, m message, wait time.Duration) (message, error) {
 	if c.broke != nil {
 		return message{}, c.broke
 	}
-	stop := context.AfterFunc(ctx, func() { _ = c.conn.SetDeadline(time.Now()) })
-	defer stop()
-	_ = c.conn.SetReadDeadline(time.Now().Add(wait))
-	var answer message
-	err := c.write(m, wait)
-	if err == nil {
-		err = c.dec.Decode(&answer)
+	if err := ctx.Err(); err != nil {
+		return message{}, err // nothing sent, nothing due
 	}
-	if ctx.Err() != nil {
-		err = ctx.Err()
+	if m.Type == msgReady {
+		// The coordinator answers a shard's latest ready, once.
+		c.stale[msgStart] = 0
 	}
-	if err != nil {
+	if err := c.write(m, wait); err != nil {
 		c.broke = fmt.Errorf("connection to the coordinator lost: %w", err)
-		if ctx.Err() != nil {
-			c.broke = ctx.Err()
-		}
 		return message{}, c.broke
 	}
-	return answer, nil
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	for {
+		select {
+		case a := <-c.answers:
+			if a.err != nil {
+				c.broke = fmt.Errorf("connection to the coordinator lost: %w", a.err)
+				return message{}, c.broke
+			}
+			if c.stale[a.m.Type] > 0 {
+				c.stale[a.m.Type]--
+				continue
+			}
+			return a.m, nil
+		case <-timer.C:
+			return message{}, c.fail(fmt.Errorf("connection to the coordinator lost: no answer to %q within %v", m.Type, wait))
+		case <-ctx.Done():
+			if t, ok := answerTo[m.Type]; ok {
+				c.stale[t]++
+			}
+			return message{}, ctx.Err()
+		}
+	}
 }
 
 // Start says this shard is ready for phase, with its reason to stop (""
@@ -215,6 +295,7 @@ func (c *Client) Submit(ctx context.Context, r *result.Result) error {
 // Close ends the connection.
 func (c *Client) Close() error {
 	err := c.conn.Close()
+	c.shut.Do(func() { close(c.closed) })
 	c.stopStream()
 	if errors.Is(err, net.ErrClosed) {
 		return nil

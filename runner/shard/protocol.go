@@ -14,17 +14,23 @@ import (
 
 // The protocol: one JSON object a line, each with a type. A shard speaks
 // first and waits for the answer before it says anything else (events
-// aside, which have none), so no message needs an ID.
+// aside, which have none), so no message needs an ID; the coordinator
+// speaks unasked only to stop the shards.
 //
 //	shard → coordinator         coordinator → shard
 //	hello{index,count,digest,   welcome{barrier,  once every shard has registered
-//	      plan}                         stream}   (stream: it takes events)
+//	      plan,stoppable}               stream}   (stream: it takes events)
 //	                            refused{reason}   another plan, a taken index …
-//	                            failed{reason}    registration timed out
+//	                            failed{reason}    registration timed out, or the
+//	                                              coordinator was interrupted
 //	ping                        pong{now}         the coordinator's clock
 //	ready{phase,stop}           start{at,stop}    once every live shard is ready
 //	result{result}              ack
 //	event{event,dropped}        (no answer; only when welcome said stream)
+//	                            stop{reason}      unasked, to a shard whose hello
+//	                                              said stoppable: the coordinator
+//	                                              was interrupted and waits for
+//	                                              what each shard measured so far
 //
 // An event is one of the shard's run events (a phase, an interval, a
 // warning, a synchronised start's lateness) for the coordinator's live
@@ -44,6 +50,7 @@ const (
 	msgResult  = "result"
 	msgAck     = "ack"
 	msgEvent   = "event"
+	msgStop    = "stop"
 )
 
 // message is every message; each type uses some of the fields. Times are
@@ -73,6 +80,9 @@ type message struct {
 	Event  *Report         `json:"event,omitempty"`
 	// Dropped, in event: how many events this shard dropped so far.
 	Dropped int64 `json:"dropped,omitempty"`
+	// Stoppable, in hello: the shard heeds a stop (an older shard does
+	// not, and is sent none).
+	Stoppable bool `json:"stoppable,omitempty"`
 }
 
 // Report is one of a shard's run events as it streams them to the

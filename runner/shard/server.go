@@ -26,6 +26,11 @@ const (
 	// agreed start lies: long enough for the answers to reach every shard
 	// on a network, short next to a level.
 	DefaultLead = 200 * time.Millisecond
+	// DefaultStopTimeout bounds how long an interrupted coordinator waits
+	// for the shards' results once it asked them to stop: a shard ends its
+	// calls in flight, releases what it started and sends what it
+	// measured.
+	DefaultStopTimeout = 30 * time.Second
 	// writeTimeout bounds each message the coordinator sends, so that one
 	// stuck shard cannot hold the others.
 	writeTimeout = 10 * time.Second
@@ -38,6 +43,9 @@ type Server struct {
 	RegisterTimeout time.Duration // 0: DefaultRegisterTimeout
 	BarrierTimeout  time.Duration // 0: DefaultBarrierTimeout
 	Lead            time.Duration // 0: DefaultLead
+	// StopTimeout bounds how long Serve, once ctx ends, waits for the
+	// results of the shards it asked to stop (0: DefaultStopTimeout).
+	StopTimeout time.Duration
 	// Logf, when set, receives a line for each registration, start, result
 	// and loss.
 	Logf func(format string, args ...any)
@@ -62,6 +70,8 @@ type peer struct {
 	stop   string
 	done   bool // its result came in
 	gone   bool // its connection closed or was dropped
+	// stoppable: it heeds a stop (its hello said so).
+	stoppable bool
 }
 
 func (p *peer) send(m message) error {
@@ -95,6 +105,9 @@ func (s *Server) withDefaults() Server {
 	if c.Lead <= 0 {
 		c.Lead = DefaultLead
 	}
+	if c.StopTimeout <= 0 {
+		c.StopTimeout = DefaultStopTimeout
+	}
 	return c
 }
 
@@ -114,6 +127,8 @@ func (s *Server) Validate() error {
 		return fmt.Errorf("barrier-timeout: %v must be > 0", s.BarrierTimeout)
 	case s.Lead <= 0 || s.Lead > time.Minute:
 		return fmt.Errorf("lead: %v must be in (0, 1m]", s.Lead)
+	case s.StopTimeout <= 0 || s.StopTimeout > time.Hour:
+		return fmt.Errorf("stop-timeout: %v must be in (0, 1h]", s.StopTimeout)
 	}
 	return nil
 }
@@ -126,7 +141,11 @@ func (s *Server) checkShards() error {
 }
 
 // Serve coordinates the shards that connect to ln until every registered
-// shard has sent its result or is lost, or ctx ends; it closes ln. The
+// shard has sent its result or is lost, or ctx ends; it closes ln. When
+// ctx ends after every shard registered, Serve asks the shards to stop and
+// send what they measured so far, and waits up to StopTimeout for their
+// results: the Outcome's Reason is then "interrupted", and a shard whose
+// result did not come in is in Missing. The
 // error is non-nil when the run could not start: a shard did not register
 // within RegisterTimeout (the error names it; the registered shards are
 // told the same and end). After that everything is in the Outcome: a shard
@@ -197,6 +216,9 @@ type loop struct {
 	// registered is how many shards are registered.
 	registered int
 	phase      string // the latest start released
+	// stopping: ctx ended and the shards were asked to stop; every later
+	// start is called off.
+	stopping bool
 	// barrier bounds the wait of the shards ready for a start; barrierC
 	// is its channel while a start is pending, else nil.
 	barrier  *time.Timer
@@ -271,12 +293,23 @@ func (l *loop) run(ctx context.Context) (*Outcome, error) {
 			l.barrier.Stop()
 		}
 	}()
+	done := ctx.Done()
+	var stopC <-chan time.Time // the wait for the stopped shards' results
 	for {
 		if l.registered == l.Shards && l.finished() {
 			return l.out, nil
 		}
 		select {
-		case <-ctx.Done():
+		case <-done:
+			if l.registered < l.Shards || !l.stop() {
+				l.interrupted()
+				return l.out, nil
+			}
+			done = nil
+			stopTimer := time.NewTimer(l.StopTimeout)
+			defer stopTimer.Stop()
+			stopC = stopTimer.C
+		case <-stopC:
 			l.interrupted()
 			return l.out, nil
 		case <-regC:
@@ -292,13 +325,48 @@ func (l *loop) run(ctx context.Context) (*Outcome, error) {
 	}
 }
 
+// stop asks the live shards that heed it to stop and send what they
+// measured so far, and says whether it asked any (the others are not
+// waited for).
+func (l *loop) stop() bool {
+	l.stopping = true
+	l.out.Reason = "interrupted"
+	asked := 0
+	for _, p := range l.live() {
+		if !p.stoppable {
+			continue
+		}
+		if err := p.send(message{Type: msgStop, Reason: "interrupted"}); err != nil {
+			l.drop(p, "the stop could not be sent: "+err.Error())
+			continue
+		}
+		asked++
+	}
+	if asked > 0 {
+		l.logf("interrupted: asked %d %s to stop and send what they measured; waiting up to %v for their results", asked, plural(asked, "shard", "shards"), l.StopTimeout)
+	}
+	// Shards waiting at a start are told at once.
+	l.release()
+	return asked > 0
+}
+
 // interrupted names every shard whose result had not come in when ctx
-// ended.
+// ended (or, when the shards were asked to stop, StopTimeout later); the
+// shards still registering are told the run will not start.
 func (l *loop) interrupted() {
 	l.out.Reason = "interrupted"
+	why := "the coordinator was interrupted before its result came in"
+	if l.stopping {
+		why = fmt.Sprintf("the coordinator was interrupted, and its result did not come in within %v", l.StopTimeout)
+	}
 	for _, p := range l.peers {
-		if p != nil && !p.done {
-			l.out.Missing[p.index] = "the coordinator was interrupted before its result came in"
+		switch {
+		case p == nil || p.done || p.gone:
+		case l.registered < l.Shards:
+			_ = p.send(message{Type: msgFailed, Reason: "the coordinator was interrupted before every shard registered"})
+			l.out.Missing[p.index] = why
+		default:
+			l.out.Missing[p.index] = why
 		}
 	}
 	l.fillUnregistered("the coordinator was interrupted before it registered")
@@ -378,7 +446,7 @@ func (l *loop) hello(p *peer, m message) bool {
 		p.conn.Close()
 		return false
 	}
-	p.index, p.host, p.digest, p.plan = m.Index, m.Host, m.Digest, m.Plan
+	p.index, p.host, p.digest, p.plan, p.stoppable = m.Index, m.Host, m.Digest, m.Plan, m.Stoppable
 	l.peers[m.Index] = p
 	l.out.Hosts[m.Index] = m.Host
 	l.registered++
@@ -519,6 +587,9 @@ func (l *loop) release() bool {
 		if p.stop != "" && stop == "" {
 			stop = fmt.Sprintf("shard %d: %s", p.index, p.stop)
 		}
+	}
+	if l.stopping && stop == "" {
+		stop = "the coordinator was interrupted"
 	}
 	l.barrierC = nil
 	at := int64(time.Since(epoch) + l.Lead)

@@ -320,11 +320,11 @@ func TestAnInterruptedCoordinatorKeepsWhatCameIn(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	got := make(chan served, 1)
 	go func() {
-		o, err := (&Server{Shards: 2}).Serve(ctx, ln)
+		o, err := (&Server{Shards: 2, StopTimeout: 300 * time.Millisecond}).Serve(ctx, ln)
 		got <- served{o, err}
 	}()
 	// Shard 0 sends its result; shard 1 is still running when the
-	// coordinator is interrupted.
+	// coordinator is interrupted, and does not heed its stop.
 	release := make(chan struct{})
 	sent := make(chan error, 1)
 	go onShards(t, ln.Addr().String(), 2, func(i int, c *Client) error {
@@ -342,8 +342,87 @@ func TestAnInterruptedCoordinatorKeepsWhatCameIn(t *testing.T) {
 	}
 	cancel()
 	s := wait(t, got)
-	if s.err != nil || s.o.Reason != "interrupted" || s.o.Results[0] == nil || s.o.Missing[1] == "" {
+	if s.err != nil || s.o.Reason != "interrupted" || s.o.Results[0] == nil || !strings.Contains(s.o.Missing[1], "did not come in within 300ms") {
 		t.Errorf("outcome %+v, %v", s.o, s.err)
+	}
+}
+
+// An interrupted coordinator asks the shards to stop and send what they
+// measured: a shard in a level sends its result, partial; a shard waiting
+// at a start gives up waiting and sends its own; the outcome has them all,
+// and says it was interrupted.
+func TestAnInterruptedCoordinatorAsksTheShardsForWhatTheyMeasured(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	got := make(chan served, 1)
+	go func() {
+		o, err := (&Server{Shards: 3}).Serve(ctx, ln)
+		got <- served{o, err}
+	}()
+	sent, waiting := make(chan struct{}), make(chan struct{})
+	// Shard 1 sends its result once shard 2 gave up its start, and shard 2
+	// its own after shard 1's: the start the coordinator then sends shard
+	// 2 (called off) is due to the call it gave up, and must not be taken
+	// for the answer to its result.
+	gaveUp, oneSent := make(chan struct{}), make(chan struct{})
+	why := make([]string, 3)
+	errs := make(chan []error, 1)
+	go func() {
+		errs <- onShards(t, ln.Addr().String(), 3, func(i int, c *Client) error {
+			if _, err := c.Start(context.Background(), "users=10", ""); err != nil {
+				return err
+			}
+			switch i {
+			case 0: // done before the interrupt
+				defer close(sent)
+				return c.Submit(context.Background(), shardResult(0))
+			case 1: // in a level: stops when told, as the runner does
+				defer close(oneSent)
+				select {
+				case <-c.Stopped():
+				case <-time.After(time.Minute):
+					return errors.New("never told to stop")
+				}
+				<-gaveUp
+			case 2: // at the next start, which the stop calls off
+				sctx, stop := context.WithCancel(context.Background())
+				go func() { <-c.Stopped(); stop() }()
+				close(waiting)
+				if _, err := c.Start(sctx, "users=50", ""); !errors.Is(err, context.Canceled) {
+					return fmt.Errorf("the start: %v; want it given up when told to stop", err)
+				}
+				close(gaveUp)
+				<-oneSent
+			}
+			why[i] = c.StopReason()
+			r := shardResult(i)
+			r.Partial, r.Reason = true, "stopped by the coordinator"
+			return c.Submit(context.Background(), r) // the call given up above does not stand in its way
+		})
+	}()
+	<-sent
+	<-waiting
+	cancel()
+	s := wait(t, got)
+	for i, err := range <-errs {
+		if err != nil {
+			t.Errorf("shard %d: %v", i, err)
+		}
+	}
+	if s.err != nil || s.o.Reason != "interrupted" || len(s.o.Missing) != 0 {
+		t.Fatalf("outcome %+v, %v; want every result, interrupted", s.o, s.err)
+	}
+	for i, r := range s.o.Results {
+		if r == nil || (i > 0 && !r.Partial) {
+			t.Errorf("shard %d: result %+v", i, r)
+		}
+		if i > 0 && why[i] != "interrupted" {
+			t.Errorf("shard %d: told to stop for %q; want interrupted", i, why[i])
+		}
 	}
 }
 
@@ -375,7 +454,7 @@ func TestSkewsSpreadTheLates(t *testing.T) {
 // A coordinator's settings are checked as given, each fault one line
 // naming the coordinate command's flag.
 func TestServerValidate(t *testing.T) {
-	ok := Server{Shards: 3, RegisterTimeout: DefaultRegisterTimeout, BarrierTimeout: DefaultBarrierTimeout, Lead: DefaultLead}
+	ok := Server{Shards: 3, RegisterTimeout: DefaultRegisterTimeout, BarrierTimeout: DefaultBarrierTimeout, Lead: DefaultLead, StopTimeout: DefaultStopTimeout}
 	if err := ok.Validate(); err != nil {
 		t.Fatalf("the defaults: %v", err)
 	}
@@ -388,6 +467,7 @@ func TestServerValidate(t *testing.T) {
 		{func(s *Server) { s.RegisterTimeout = 0 }, "register-timeout: 0s must be > 0"},
 		{func(s *Server) { s.BarrierTimeout = -time.Second }, "barrier-timeout: -1s must be > 0"},
 		{func(s *Server) { s.Lead = 2 * time.Minute }, "lead: 2m0s must be in (0, 1m]"},
+		{func(s *Server) { s.StopTimeout = 0 }, "stop-timeout: 0s must be in (0, 1h]"},
 		{func(s *Server) { s.Shards, s.Lead = 0, 0 }, "shards: "},
 	} {
 		s := ok
