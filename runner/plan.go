@@ -189,7 +189,10 @@ func (p Plan) digestJSON() []byte {
 		Ladder            *LadderConfig
 		Relevance, Shards int
 		Scenario          string
-	}{Relevance: p.Relevance, Scenario: p.Scenario, Shards: p.Shard.Share().Count}
+		// Histogram is what the histograms hold, this version's: merge
+		// refuses histograms of another kind.
+		Histogram string
+	}{Relevance: p.Relevance, Scenario: p.Scenario, Shards: p.Shard.Share().Count, Histogram: HistogramNote}
 	if p.Source != nil {
 		c := corpusIdentity(p.Source)
 		d.Source = &source{p.Source.Schema(), p.Source.IDs(), p.Source.PrepopulatedCount(), c.Generator, c.Seed, c.Prepopulate, c.Queries, c.Hash}

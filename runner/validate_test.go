@@ -186,6 +186,12 @@ func TestAShardOfAnotherCorpusIsRefusedAtRegistration(t *testing.T) {
 			t.Errorf("%s: the refusal %q does not name it", c.field, why)
 		}
 	}
+	// What the histograms hold is this version's (merge compares it as
+	// config.histogram): a shard of a version that records others differs.
+	p := Plan{Source: text(1, 0.5), Closed: ptr(quickConfig(2))}
+	if _, ok := p.DigestFields()["Histogram"]; !ok {
+		t.Error("the digest does not cover what the histograms hold")
+	}
 }
 
 // refusal registers plan p as shard 0 of 2 with a coordinator, then q as

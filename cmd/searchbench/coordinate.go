@@ -93,7 +93,8 @@ func serveShards(cmd *cobra.Command, srv *shard.Server, listen, liveAddr, out st
 	}
 	res, err := o.Merge()
 	if err != nil {
-		return err
+		// Nothing to write here; what the shards measured is on their side.
+		return fmt.Errorf("%w; each shard wrote its own result to its --out (searchbench merge joins them)", err)
 	}
 	logSkew(log, o.Results)
 	return finish(cmd.OutOrStdout(), log, out, res)
