@@ -211,6 +211,7 @@ func TestShardBadInput(t *testing.T) {
 		{"coordinate", "--shards", "0", "--listen", "127.0.0.1:21799"},
 		{"coordinate", "--shards", "3"},
 		{"coordinate", "--shards", "3", "--listen", "127.0.0.1:21799", "--register-timeout", "0s"},
+		{"coordinate", "--shards", "3", "--listen", "127.0.0.1:21799", "--stop-timeout", "0s"},
 		{"run", "--shard", "0/3"}, // the embedded engine cannot be shared
 		{"run", "--shard", "3/3", "--engine", "meilisearch", "--url", "http://127.0.0.1:21799"},
 		{"run", "--coordinator", "127.0.0.1:21799", "--engine", "meilisearch", "--url", "http://127.0.0.1:21799"},
