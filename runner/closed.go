@@ -181,17 +181,19 @@ func (em Emitter) live(window string) liveFunc {
 // loop waits there. It is a control seam, not an observation: its answer
 // decides whether the loop goes on.
 type Barrier interface {
-	// Wait returns nil at the instant the load starts, or why this start
-	// is called off instead (this process's reason, at.Stop, or another
-	// shard's: any shard's stop stops all).
-	Wait(ctx context.Context, at Start) *StopReason
+	// Wait returns at the instant the load starts, that instant on this
+	// process's clock (the agreed one, which the return may be a little
+	// after: the loop's ramp, window and intervals are timed from it), or
+	// why this start is called off instead (this process's reason,
+	// at.Stop, or another shard's: any shard's stop stops all).
+	Wait(ctx context.Context, at Start) (time.Time, *StopReason)
 }
 
 // BarrierFunc adapts a function to a Barrier.
-type BarrierFunc func(ctx context.Context, at Start) *StopReason
+type BarrierFunc func(ctx context.Context, at Start) (time.Time, *StopReason)
 
 // Wait calls f(ctx, at).
-func (f BarrierFunc) Wait(ctx context.Context, at Start) *StopReason { return f(ctx, at) }
+func (f BarrierFunc) Wait(ctx context.Context, at Start) (time.Time, *StopReason) { return f(ctx, at) }
 
 // Start is a synchronised start: its phase ("level 2 users=50", "rung 3
 // rep 1", "prepared") and this process's reason to stop there, nil when it
@@ -205,10 +207,11 @@ type Start struct {
 // "p99 … is more than 50 × the first rung's"); it is never empty.
 type StopReason struct{ Why string }
 
-// wait waits at b; with no barrier, only this process's own reason stops.
-func wait(ctx context.Context, b Barrier, at Start) *StopReason {
+// wait waits at b and returns the instant the load starts; with no
+// barrier, that is now, and only this process's own reason stops.
+func wait(ctx context.Context, b Barrier, at Start) (time.Time, *StopReason) {
 	if b == nil {
-		return at.Stop
+		return time.Now(), at.Stop
 	}
 	return b.Wait(ctx, at)
 }
@@ -220,10 +223,18 @@ func ClosedLoop(ctx context.Context, e engines.Engine, src Source, cfg Config, e
 	vers := newVersions(src.IDs()+1, cfg.Share)
 	var levels []result.Level
 	for i, users := range cfg.Users {
-		if ctx.Err() != nil || wait(ctx, b, Start{Phase: fmt.Sprintf("level %d users=%d", i+1, users)}) != nil {
+		if ctx.Err() != nil {
 			break
 		}
-		l := runLevel(ctx, e, src, cfg, em, vers, i, users)
+		// The level is made before its start, so that its first user
+		// starts at the instant the start gives (the level's origin), not
+		// after its users' streams and recorders are built.
+		lv := newLevelRun(e, src, cfg, vers, i, users)
+		t0, why := wait(ctx, b, Start{Phase: fmt.Sprintf("level %d users=%d", i+1, users)})
+		if why != nil {
+			break
+		}
+		l := lv.run(ctx, e, src, em, vers, i, t0)
 		em.warn(fmt.Sprintf("level %d users=%d", i+1, users), l.Warnings)
 		levels = append(levels, l)
 	}
@@ -332,10 +343,12 @@ type levelSelf struct {
 	stop          func() // ends the probes and the live intervals
 }
 
-// runLevel runs a level of all users (this share's part of them).
-func runLevel(ctx context.Context, e engines.Engine, src Source, cfg Config, em Emitter,
-	vers versions, level, all int) result.Level {
-	lv := newLevelRun(e, src, cfg, vers, level, all)
+// run runs the level from t0, its origin: the ramp, the window and its
+// intervals are timed from it.
+func (lv *levelRun) run(ctx context.Context, e engines.Engine, src Source, em Emitter, vers versions, level int, t0 time.Time) result.Level {
+	cfg, all := lv.cfg, lv.all
+	lv.t0 = t0
+	lv.win = newWindow(t0)
 	// The instant the run was interrupted, if it was: the window ends
 	// there (calls in flight then still finish and count).
 	var cut atomic.Int64
@@ -345,7 +358,6 @@ func runLevel(ctx context.Context, e engines.Engine, src Source, cfg Config, em 
 
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
-	lv.probe = newProber(e, src, cfg.Freshness, cfg.Calls, vers)
 	var wg sync.WaitGroup
 	em.phase(all, "ramp", lv.ramp)
 	lc := lv.start(runCtx, e, src, vers, &wg)
@@ -375,8 +387,8 @@ func runLevel(ctx context.Context, e engines.Engine, src Source, cfg Config, em 
 }
 
 // newLevelRun makes this share's users of a level of all users, each with
-// its stream, its known-item checks and its recorder, and starts the
-// level's clock.
+// its stream, its known-item checks and its recorder, and the level's
+// freshness prober; run starts the level's clock.
 func newLevelRun(e engines.Engine, src Source, cfg Config, vers versions, level, all int) *levelRun {
 	lv := &levelRun{cfg: cfg, all: all, sink: NewSink(4*runtime.GOMAXPROCS(0), src.QueryKinds())}
 	first, streams := userStreams(cfg, src.IDs(), level, all)
@@ -390,8 +402,7 @@ func newLevelRun(e engines.Engine, src Source, cfg Config, vers versions, level,
 	// so the shards' users start as one machine's would and every shard
 	// measures the same window (unless its ramp overran: see start).
 	lv.ramp = time.Duration(float64(time.Second) * float64(max(all-1, 0)) / cfg.SpawnRate)
-	lv.t0 = time.Now()
-	lv.win = newWindow(lv.t0)
+	lv.probe = newProber(e, src, cfg.Freshness, cfg.Calls, vers)
 	return lv
 }
 
@@ -419,13 +430,18 @@ func (lv *levelRun) start(ctx context.Context, e engines.Engine, src Source, ver
 	running.Wait()
 	lc := levelClock{rampTook: time.Since(lv.t0)}
 	lc.from = max(lv.ramp, lc.rampTook) + cfg.Settle
-	lc.to = lc.from + cfg.Measure
-	// The intervals start with the window; in a sharded run, where the
-	// window starts (ramp + settle after the synchronised start) unless
-	// this shard's ramp overran, so every shard's intervals line up.
-	lc.gridFrom = lc.from
+	lc.gridFrom, lc.to = lc.from, lc.from+cfg.Measure
+	// In a sharded run the window and its intervals are the plan's: ramp +
+	// settle after the synchronised start, for the measure, so that every
+	// shard's intervals line up and end together. A shard whose ramp
+	// overran (the one with the level's last user always does, by its
+	// goroutine's start-up) opens its window late on that grid and so
+	// measures less of it; its window still ends with the others', not
+	// as late as it opened, which would add an interval nobody else has.
 	if cfg.Share.Sharded() {
 		lc.gridFrom = lv.ramp + cfg.Settle
+		lc.to = lc.gridFrom + cfg.Measure
+		lc.from = min(lc.from, lc.to)
 	}
 	lc.g = newGrid(lv.t0.Add(lc.gridFrom), cfg.interval(cfg.Measure), lc.to-lc.gridFrom)
 	return lc
@@ -529,12 +545,13 @@ func rampWarning(n, all int, ramp, took time.Duration, rate float64) string {
 	if late <= max(rampSlack, ramp/10) {
 		return ""
 	}
-	users := fmt.Sprintf("all %d users", n)
+	users, then := fmt.Sprintf("all %d users", n), "the settle and the window began only then"
 	if n != all {
 		users = fmt.Sprintf("all %d users of this shard (%d in all)", n, all)
+		then += ", and the window ended with the other shards': this shard measured less of it"
 	}
-	return fmt.Sprintf("ramp overran: %s were running only %v after the level began, %v later than planned at %g users/s (the load generator could not start them that fast); the settle and the window began only then",
-		users, took.Round(time.Millisecond), late.Round(time.Millisecond), rate)
+	return fmt.Sprintf("ramp overran: %s were running only %v after the level began, %v later than planned at %g users/s (the load generator could not start them that fast); %s",
+		users, took.Round(time.Millisecond), late.Round(time.Millisecond), rate, then)
 }
 
 // activeUsers is how many of the spans cover [from, to): the time-weighted

@@ -44,7 +44,8 @@
 // setup's label), so a program that calls ClosedLoop or RunLadder itself
 // gets the same stream. A Barrier is the one control seam: a sharded
 // run's loops wait at it before each synchronised start, and its answer
-// decides whether the loop goes on.
+// decides whether the loop goes on and gives the instant the loop's ramp,
+// schedule, window and intervals are timed from.
 //
 // # Recording
 //

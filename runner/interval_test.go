@@ -553,12 +553,12 @@ func TestTimelineCountsChecksAndProbes(t *testing.T) {
 // window (Timeline.Offset < 0) and all of them at multiples of the interval
 // from the shared origin. Unsharded, the intervals start with the window.
 func TestAShardsIntervalsLieOnTheSharedGrid(t *testing.T) {
-	const hold = 530 * time.Millisecond
+	const hold, measure = 130 * time.Millisecond, 400 * time.Millisecond
 	run := func(share shard.Share) result.Level {
 		e := newMem()
 		e.delay = time.Millisecond
 		cfg := quickConfig(8)
-		cfg.Settle, cfg.Measure, cfg.Interval, cfg.Share = 50*time.Millisecond, 400*time.Millisecond, 100*time.Millisecond, share
+		cfg.Settle, cfg.Measure, cfg.Interval, cfg.Share = 50*time.Millisecond, measure, 100*time.Millisecond, share
 		ev := watch(EventPhase, func(e Event) {
 			if e.Phase == "ramp" {
 				time.Sleep(hold) // the ramp overruns by ~hold
@@ -572,6 +572,9 @@ func TestAShardsIntervalsLieOnTheSharedGrid(t *testing.T) {
 	}{{shard.Share{}, false}, {shard.Share{Index: 0, Count: 2}, true}} {
 		l := run(c.share)
 		tl := l.Timeline
+		if len(tl.Intervals) == 0 {
+			t.Fatalf("sharded %v: no interval in a %v window", c.sharded, time.Duration(l.Window))
+		}
 		s, _ := l.Op("search")
 		var calls int64
 		for _, iv := range tl.Intervals {
@@ -589,10 +592,16 @@ func TestAShardsIntervalsLieOnTheSharedGrid(t *testing.T) {
 			t.Errorf("unsharded: offset %v, %d intervals from %v; want the window's 4 from 0", tl.Offset, len(tl.Intervals), tl.Intervals[0].Start)
 		}
 		// The window opened ~hold late on a grid from the planned start:
-		// the first interval of the window is ~5 intervals in, and the
-		// window begins inside it (530 ms is not a whole number of 100 ms).
-		if c.sharded && (tl.Offset >= 0 || tl.Offset <= -result.Duration(100*time.Millisecond) || tl.Intervals[0].Start < result.Duration(400*time.Millisecond) || len(tl.Intervals) != 5) {
-			t.Errorf("sharded: offset %v, %d intervals from %v; want a negative offset, 5 intervals from ~500ms", tl.Offset, len(tl.Intervals), tl.Intervals[0].Start)
+		// the first interval of the window is ~1 interval in, and the
+		// window begins inside it (130 ms is not a whole number of 100
+		// ms). It ends where the plan put it, with the other shards', so
+		// the intervals end at the planned window's end, and the window
+		// is what was left of it.
+		first, last := tl.Intervals[0], tl.Intervals[len(tl.Intervals)-1]
+		if c.sharded && (tl.Offset >= 0 || tl.Offset <= -result.Duration(100*time.Millisecond) || first.Start < result.Duration(100*time.Millisecond) ||
+			last.Start+last.Length != result.Duration(measure) || l.Window != result.Duration(measure)-(first.Start-tl.Offset)) {
+			t.Errorf("sharded: offset %v, %d intervals from %v to %v, a %v window; want a negative offset, intervals from ~100ms to the planned %v, the window what is left of it",
+				tl.Offset, len(tl.Intervals), first.Start, last.Start+last.Length, l.Window, measure)
 		}
 	}
 }

@@ -94,11 +94,6 @@ rungs:
 			if ctx.Err() != nil {
 				break
 			}
-			if why := wait(ctx, b, Start{Phase: fmt.Sprintf("rung %d rep %d", i+1, rep+1), Stop: stop}); why != nil {
-				l.StoppedEarly = why.Why
-				break rungs
-			}
-			em.emit(Event{Kind: EventRung, Rate: rate, Rep: rep + 1, Reps: cfg.Repeat})
 			// Each repetition has its own arrival seed, and a Poisson
 			// ladder differs from rung to rung.
 			sched, err := workload.NewSchedule(cfg.Open.Arrival, rate, cfg.Duration, cfg.Open.Seed+uint64(i)<<16+uint64(rep))
@@ -107,7 +102,17 @@ rungs:
 				em.warn("ladder", l.Warnings)
 				return l
 			}
-			rung.Reps = append(rung.Reps, openLoop(ctx, e, src, cfg.Open, sched, vers, em.live(fmt.Sprintf("rung %d rep %d", i+1, rep+1))))
+			// The rep is made before its start, so that its schedule
+			// begins at the instant the start gives (the rep's origin),
+			// not after its recorders are built.
+			or := newOpenRun(e, src, cfg.Open, sched, vers)
+			t0, why := wait(ctx, b, Start{Phase: fmt.Sprintf("rung %d rep %d", i+1, rep+1), Stop: stop})
+			if why != nil {
+				l.StoppedEarly = why.Why
+				break rungs
+			}
+			em.emit(Event{Kind: EventRung, Rate: rate, Rep: rep + 1, Reps: cfg.Repeat})
+			rung.Reps = append(rung.Reps, or.run(ctx, t0, em.live(fmt.Sprintf("rung %d rep %d", i+1, rep+1))))
 		}
 		if len(rung.Reps) == 0 {
 			break

@@ -94,6 +94,8 @@ type openRun struct {
 	e      engines.Engine
 	src    Source
 	cfg    OpenConfig
+	sched  workload.Schedule
+	arr    *arrivals
 	vers   versions
 	known  *knownChecks
 	lat    *Sink // from the intended time
@@ -105,33 +107,42 @@ type openRun struct {
 	unsent atomic.Int64 // taken from the line too late to send
 }
 
-// OpenLoop runs one schedule against e and returns what it measured. Calls
-// still waiting in line when the schedule's end plus one request timeout has
-// passed are counted as unsent.
+// OpenLoop runs one schedule against e, from now, and returns what it
+// measured. Calls still waiting in line when the schedule's end plus one
+// request timeout has passed are counted as unsent.
 func OpenLoop(ctx context.Context, e engines.Engine, src Source, cfg OpenConfig, sched workload.Schedule, vers versions) result.Rep {
-	return openLoop(ctx, e, src, cfg, sched, vers, nil)
+	return newOpenRun(e, src, cfg, sched, vers).run(ctx, time.Now(), nil)
 }
 
-// openLoop is OpenLoop passing each interval to live as it closes.
-func openLoop(ctx context.Context, e engines.Engine, src Source, cfg OpenConfig, sched workload.Schedule, vers versions, live liveFunc) result.Rep {
+// newOpenRun makes a rep of sched: its recorders and its arrivals; run
+// starts its clock.
+func newOpenRun(e engines.Engine, src Source, cfg OpenConfig, sched workload.Schedule, vers versions) *openRun {
 	shards := 4 * runtime.GOMAXPROCS(0)
 	// Service times are not split by query kind: a kind's figures are its
 	// latencies from the intended send time, as the window's are.
-	r := &openRun{e: e, src: src, cfg: cfg, vers: vers, lat: NewSink(shards, src.QueryKinds()), svc: NewSink(shards, nil),
-		known: newKnownChecks(src, cfg.Calls, vers, scheduleKey(sched)...)}
-	arr := newArrivals(cfg, src.IDs(), sched)
+	return &openRun{e: e, src: src, cfg: cfg, sched: sched, vers: vers, lat: NewSink(shards, src.QueryKinds()), svc: NewSink(shards, nil),
+		known: newKnownChecks(src, cfg.Calls, vers, scheduleKey(sched)...), arr: newArrivals(cfg, src.IDs(), sched)}
+}
+
+// run runs the rep from start, its origin: the schedule and its intervals
+// are timed from it (in a sharded run, the coordinator's synchronised
+// start, so the shards' intervals line up), each interval passed to live
+// as it closes.
+func (r *openRun) run(ctx context.Context, start time.Time, live liveFunc) result.Rep {
+	cfg, sched := r.cfg, r.sched
 	// The line holds what the workers cannot take yet. It is large (a few
 	// seconds at high rates) so that queueing shows as latency; when it is
 	// full the scheduler waits, and the wait is still charged to each call
 	// because latency runs from the intended time.
 	queue := make(chan ticket, 1<<16)
-	stats := sampleStats(ctx, e, cfg.Sampled, cfg.Timeout)
+	// The engine's stats are first sampled as the schedule begins, not
+	// before it: a sample (a call to the engine, up to a second) must not
+	// hold the first arrivals, whose latency runs from their due times.
+	statsC := make(chan *statsSampler, 1)
+	go func() { statsC <- sampleStats(ctx, r.e, cfg.Sampled, cfg.Timeout) }()
 	cpu0 := cpuTime()
-	start := time.Now()
 	drainBy := start.Add(sched.Length() + cfg.Timeout)
-	// The intervals start with the schedule (in a sharded run, at the
-	// coordinator's synchronised start, so the shards' line up); a call is
-	// in the interval it was due in.
+	// A call is in the interval it was due in.
 	g := newGrid(start, cfg.interval(sched.Length()), sched.Length())
 	latIv, svcIv := r.lat.startIntervals(g), r.svc.startIntervals(g)
 	stopCollector := collector(ctx, live, cfg.Mix.Ops(), latIv, svcIv)
@@ -140,9 +151,10 @@ func openLoop(ctx context.Context, e engines.Engine, src Source, cfg OpenConfig,
 
 	var wg sync.WaitGroup
 	r.startWorkers(ctx, queue, start, drainBy, g, &wg)
-	partial := r.schedule(ctx, arr, queue, start, g, sl)
+	partial := r.schedule(ctx, r.arr, queue, start, g, sl)
 	close(queue)
 	// Engine stats describe the schedule's window, not the drain after it.
+	stats := <-statsC
 	engineStats, statsWarn := stats.stop(cfg.Timeout)
 	wg.Wait()
 	stopCollector()

@@ -213,11 +213,20 @@ func runShardsWatched(t *testing.T, plans []Plan, view *ShardView) ([]*result.Re
 	if err != nil {
 		t.Fatal(err)
 	}
+	return runShardsOn(t, plans, ln, view)
+}
+
+// testLead is how far ahead the test coordinator sets each start.
+const testLead = 50 * time.Millisecond
+
+// runShardsOn is runShardsWatched with the coordinator listening on ln.
+func runShardsOn(t *testing.T, plans []Plan, ln net.Listener, view *ShardView) ([]*result.Result, *shard.Outcome) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	done := make(chan *shard.Outcome, 1)
 	go func() {
-		srv := &shard.Server{Shards: len(plans), Lead: 50 * time.Millisecond}
+		srv := &shard.Server{Shards: len(plans), Lead: testLead}
 		if view != nil {
 			srv.Events = view.Event
 		}

@@ -94,12 +94,12 @@ func (sh *shardSetup) barrier() Barrier { return sh.b }
 
 // wait is the setup's Barrier: the coordinator's start, the latest one
 // called off kept for stopped.
-func (sh *shardSetup) wait(ctx context.Context, at Start) *StopReason {
-	why := sh.startTogether(ctx, sh.setup, at)
+func (sh *shardSetup) wait(ctx context.Context, at Start) (time.Time, *StopReason) {
+	t0, why := sh.startTogether(ctx, sh.setup, at)
 	if why != nil {
 		sh.last = why
 	}
-	return why
+	return t0, why
 }
 
 func (sh *shardSetup) ready(ctx context.Context, e engines.Engine, prepare func() error) error {
@@ -116,7 +116,7 @@ func (sh *shardSetup) ready(ctx context.Context, e engines.Engine, prepare func(
 		sh.logf(sh.setup, "shard %s: shard 0 creates, pre-populates and checks the index", sh.plan.Shard.Share())
 	}
 	sh.prepared = true
-	if why := wait(ctx, sh.b, Start{Phase: "prepared"}); why != nil {
+	if _, why := wait(ctx, sh.b, Start{Phase: "prepared"}); why != nil {
 		return stoppedErr(ctx, why)
 	}
 	var err error
@@ -130,7 +130,7 @@ func (sh *shardSetup) ready(ctx context.Context, e engines.Engine, prepare func(
 	if err != nil {
 		attached.Stop = &StopReason{firstLine(err.Error())}
 	}
-	why := wait(ctx, sh.b, attached)
+	_, why := wait(ctx, sh.b, attached)
 	switch {
 	case err != nil:
 		return err
@@ -166,13 +166,18 @@ type coordination struct {
 }
 
 // startTogether waits at the coordinator for setup's start at, then until
-// the instant every shard starts: nil then, or why the start is called
-// off.
-func (r *run) startTogether(ctx context.Context, setup string, at Start) *StopReason {
+// the instant every shard starts: that instant on this process's clock,
+// or why the start is called off. The instant is the loop's origin, not
+// the moment the wait returns: every shard's ramp, window and intervals
+// are then on the one agreed grid (up to its clock estimate's error),
+// however late each woke. The lateness logged and recorded is how late
+// this shard's load began after it: the loops build everything before
+// they wait, so the load begins as the wait returns.
+func (r *run) startTogether(ctx context.Context, setup string, at Start) (time.Time, *StopReason) {
 	c := &r.coord
 	name := setup + " " + at.Phase
 	if c.lost != nil {
-		return &StopReason{c.lost.Error()}
+		return time.Time{}, &StopReason{c.lost.Error()}
 	}
 	own := "" // the coordinator's protocol: "" is ready
 	if at.Stop != nil {
@@ -181,23 +186,23 @@ func (r *run) startTogether(ctx context.Context, setup string, at Start) *StopRe
 	s, err := c.client.Start(ctx, name, own)
 	switch {
 	case ctx.Err() != nil:
-		return &StopReason{"interrupted"}
+		return time.Time{}, &StopReason{"interrupted"}
 	case err != nil:
 		c.lost = errors.New("coordinator: " + firstLine(err.Error()))
-		return &StopReason{c.lost.Error()}
+		return time.Time{}, &StopReason{c.lost.Error()}
 	case s.Stop != "":
-		return &StopReason{s.Stop}
+		return time.Time{}, &StopReason{s.Stop}
 	}
 	pace.Until(ctx, s.At)
 	late := time.Since(s.At)
 	if ctx.Err() != nil {
-		return &StopReason{"interrupted"}
+		return time.Time{}, &StopReason{"interrupted"}
 	}
 	c.starts = append(c.starts, result.ShardStart{Phase: name, Offset: result.Duration(s.Offset), RTT: result.Duration(s.RTT), Late: result.Duration(late)})
 	st := c.starts[len(c.starts)-1]
 	c.client.Report(shard.Report{Kind: shard.ReportStart, Setup: setup, Phase: at.Phase, Start: &st}) // shardlive.go
 	r.logf(setup, "%s: started with the other shards (clock offset %v ± %v, %v late)", at.Phase, s.Offset, s.RTT/2, late.Round(time.Microsecond))
-	return nil
+	return s.At, nil
 }
 
 // register connects to the plan's coordinator, if it has one, and waits

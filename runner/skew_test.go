@@ -55,7 +55,7 @@ func BenchmarkShardStartSkew(b *testing.B) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				if why := r.startTogether(ctx, "bench", Start{Phase: fmt.Sprint("start ", n)}); why != nil {
+				if _, why := r.startTogether(ctx, "bench", Start{Phase: fmt.Sprint("start ", n)}); why != nil {
 					b.Error(why.Why)
 				}
 				began[i] = time.Now()

@@ -426,9 +426,11 @@ const HlogName = "intervals.hlog"
 // "<setup>/<window>/<op>" (window: "users=50" or "level2-users=50" for a
 // closed-loop level, "rung3-rep1" for a ladder's), service times as
 // "<setup>/<window>/<op>-service", and a search's query kinds as
-// "<setup>/<window>/search:<kind>". Times are seconds from each window's
-// StartTime, the run's start: each window's intervals at their own time
-// (Timeline.Origin; a timeline without one starts at 0). Values are
+// "<setup>/<window>/search:<kind>". Times are seconds from the log's
+// StartTime (and BaseTime), the run's start to the millisecond: each
+// window's intervals at their own time (Timeline.Origin plus the
+// interval's start, to the millisecond; a timeline without an origin
+// starts at the run's start). Values are
 // microseconds, and the maximum column is the writer's default
 // (value / 10^6: seconds here). False when r holds no timeline.
 func WriteHlog(path string, r *Result) (bool, error) {
@@ -442,7 +444,7 @@ func WriteHlog(path string, r *Result) (bool, error) {
 	}
 	base := r.StartedAt.UnixMilli()
 	lw.SetBaseTime(base)
-	if err := lw.OutputStartTime(base); err != nil {
+	if err := hlogTimes(&buf, base); err != nil {
 		return false, err
 	}
 	if err := lw.OutputLegend(); err != nil {
@@ -450,10 +452,13 @@ func WriteHlog(path string, r *Result) (bool, error) {
 	}
 	any := false
 	put := func(tag string, t *Timeline) error {
-		origin := base
+		origin := r.StartedAt
 		if !t.Origin.IsZero() {
-			origin = t.Origin.UnixMilli()
+			origin = t.Origin
 		}
+		// The log's unit is the millisecond: each time is the one instant
+		// truncated once, not the origin and the offset each truncated.
+		at := func(d Duration) int64 { return origin.Add(time.Duration(d)).UnixMilli() }
 		for _, iv := range t.Intervals {
 			for _, o := range iv.Ops {
 				series := []struct{ suffix, enc string }{{"", o.Histogram}, {"-service", o.ServiceHistogram}}
@@ -469,8 +474,8 @@ func WriteHlog(path string, r *Result) (bool, error) {
 						return fmt.Errorf("%s: %w", tag, err)
 					}
 					hist.SetTag(hlogTag(tag + "/" + o.Op + h.suffix))
-					hist.SetStartTimeMs(origin + time.Duration(iv.Start).Milliseconds())
-					hist.SetEndTimeMs(origin + time.Duration(iv.Start+iv.Length).Milliseconds())
+					hist.SetStartTimeMs(at(iv.Start))
+					hist.SetEndTimeMs(at(iv.Start + iv.Length))
 					if err := lw.OutputIntervalHistogramWithLogOptions(hist, nil); err != nil {
 						return err
 					}
@@ -505,6 +510,20 @@ func WriteHlog(path string, r *Result) (bool, error) {
 		return false, nil
 	}
 	return true, WriteAtomic(path, buf.Bytes())
+}
+
+// hlogTimes writes the log's start and base time, base (ms since the
+// epoch), in the format of HdrHistogram's Java writer ("%.3f" seconds).
+// hdrhistogram-go's OutputStartTime prints whole seconds, and readers add
+// each interval's offset from the base to the start time they read: a run
+// that started at 12:00:00.750 would have every interval placed 750 ms
+// early. The base time is written too, so that no reader has to guess
+// whether the offsets are relative.
+func hlogTimes(w *bytes.Buffer, base int64) error {
+	secs := fmt.Sprintf("%d.%03d", base/1000, base%1000)
+	iso := time.UnixMilli(base).UTC().Format("2006-01-02T15:04:05.000Z07:00")
+	_, err := fmt.Fprintf(w, "#[StartTime: %s (seconds since epoch), %s]\n#[BaseTime: %s (seconds since epoch)]\n", secs, iso, secs)
+	return err
 }
 
 // hlogTag makes s a valid interval-log tag: no commas, spaces or line
