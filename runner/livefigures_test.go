@@ -1,0 +1,157 @@
+package runner
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/searchbench/searchbench/engines/launch"
+	"github.com/searchbench/searchbench/runner/result"
+	"github.com/searchbench/searchbench/workload"
+)
+
+// firsts keeps the first event a watcher is sent for each interval (by
+// window and start) and counts them all. An interval that closed while
+// its window was open is first sent by the collector, provisional; the
+// window's final intervals come only once the collector has stopped.
+type firsts struct {
+	mu        sync.Mutex
+	intervals map[string]result.Interval
+	n         int
+}
+
+func (w *firsts) Observe(e Event) {
+	if e.Kind != EventInterval {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.n++
+	if k := e.Phase + "|" + e.Interval.Start.String(); w.intervals[k].Length == 0 {
+		w.intervals[k] = *e.Interval
+	}
+}
+
+// liveConfig is a level long enough, in intervals, that several close
+// while its window is open, with checks in most of them.
+func liveConfig(users ...int) *Config {
+	return &Config{Users: users, SpawnRate: 1000, Settle: 50 * time.Millisecond, Measure: 2 * time.Second,
+		Freshness: FreshnessConfig{Off: true},
+		Calls: Calls{Timeout: time.Second, Mix: workload.DefaultMix, Seed: 1, K: 10, Interval: 250 * time.Millisecond,
+			Known: KnownConfig{Fraction: 0.5}}}
+}
+
+// slowShared makes the shared engine at url answer each call after d: the
+// users then leave the collector the CPU it needs to send intervals on
+// time on a loaded machine, as a real engine's latency would.
+func slowShared(url string, d time.Duration) string {
+	sharedMu.Lock()
+	defer sharedMu.Unlock()
+	e := &sharedEngine{memEngine: newMem(), written: map[string]int{}}
+	e.delay = d
+	sharedEngines[url] = e
+	return url
+}
+
+// slowLauncher launches slowShared engines.
+type slowLauncher struct{ *fakeLauncher }
+
+func (l slowLauncher) Launch(ctx context.Context, driver string, o launch.Options) (*launch.Engine, error) {
+	c, err := l.fakeLauncher.Launch(ctx, driver, o)
+	if err == nil {
+		slowShared(c.URL, 500*time.Microsecond)
+	}
+	return c, err
+}
+
+// While a level runs, each interval the live view is sent carries what the
+// window's watchers know of it already: the active users, the known-item
+// checks of its calls answered so far and the engine's stats sampled in it
+// (here the launched container's CPU, 0.5 by the fake launcher), not only
+// once the window ends.
+func TestLiveIntervalsCarryTheWindowsFigures(t *testing.T) {
+	w := &firsts{intervals: map[string]result.Interval{}}
+	p := Plan{Source: testCorpus(t, 2000, 0.5), Setups: []Setup{{Driver: "sharedmem"}}, Closed: liveConfig(3),
+		Launcher: slowLauncher{&fakeLauncher{t: t}}}
+	res, err := Run(context.Background(), p, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := res.Engines[0].Levels[0]
+	if l.Timeline == nil {
+		t.Fatalf("no timeline: %+v", res.Engines[0])
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.n <= len(l.Timeline.Intervals) {
+		t.Fatalf("%d interval events for %d intervals: none was sent while the window was open", w.n, len(l.Timeline.Intervals))
+	}
+	var checks, stats int
+	for _, iv := range w.intervals {
+		if iv.ActiveUsers == nil || *iv.ActiveUsers != 3 {
+			t.Errorf("interval at %v, as first sent: active users %v; want 3", iv.Start, iv.ActiveUsers)
+		}
+		final := l.Timeline.Intervals[l.Timeline.Index(iv.Start)]
+		if k := iv.KnownItems; k != nil {
+			checks++
+			if f := final.KnownItems; f == nil || k.Checks > f.Checks || k.Found > f.Found || k.Found > k.Checks {
+				t.Errorf("interval at %v: %+v checks as first sent; the timeline has %+v", iv.Start, k, f)
+			}
+		}
+		if v, ok := iv.EngineStats["container_cpu_cores"]; ok {
+			stats++
+			if v != 0.5 || final.EngineStats["container_cpu_cores"] != 0.5 {
+				t.Errorf("interval at %v: container CPU %v as first sent, %v in the timeline; the launcher sampled 0.5", iv.Start, v, final.EngineStats)
+			}
+		}
+	}
+	if checks == 0 || stats == 0 {
+		t.Errorf("of %d intervals as first sent, %d had known-item checks and %d the engine's stats; want some of each",
+			len(w.intervals), checks, stats)
+	}
+}
+
+// A shard's intervals carry the same figures to the coordinator's live
+// view, where they merge: every merged interval, provisional or final, has
+// the active users of the shards that reported it added up.
+func TestTheCoordinatorsLiveViewHasUsersWhileTheWindowIsOpen(t *testing.T) {
+	var mu sync.Mutex
+	var got []result.Interval
+	watch := ObserverFunc(func(e Event) {
+		if e.Kind == EventInterval {
+			mu.Lock()
+			got = append(got, *e.Interval)
+			mu.Unlock()
+		}
+	})
+	plans := shardPlans(t, 3, slowShared(uniqueURL(t), 500*time.Microsecond), liveConfig(7), nil)
+	_, o := runShardsWatched(t, plans, NewShardView(watch))
+	if o == nil || o.Partial() {
+		t.Fatalf("coordinator: %+v", o)
+	}
+	merged, err := result.Merge(o.Results...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	users := map[int]float64{} // each shard's share of the 7
+	for _, p := range plans {
+		_, n := p.Shard.Share().Users(7)
+		users[p.Shard.Index] = float64(n)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	// Each shard sends each interval once final; more were sent before.
+	if finals := 3 * len(merged.Engines[0].Levels[0].Timeline.Intervals); len(got) <= finals {
+		t.Fatalf("%d interval events for %d final ones: none was sent while the window was open", len(got), finals)
+	}
+	for _, iv := range got {
+		var want float64
+		for _, s := range iv.Shards {
+			want += users[s.Shard]
+		}
+		if iv.ActiveUsers == nil || *iv.ActiveUsers != want {
+			t.Errorf("merged interval at %v of shards %+v: active users %v; want %v", iv.Start, iv.Shards, iv.ActiveUsers, want)
+		}
+	}
+}
