@@ -11,15 +11,18 @@ import (
 	"github.com/searchbench/searchbench/workload"
 )
 
-// firsts keeps the first event a watcher is sent for each interval (by
-// window and start) and counts them all. An interval that closed while
-// its window was open is first sent by the collector, provisional; the
-// window's final intervals come only once the collector has stopped.
+// firsts keeps, of each interval (by window and start) sent more than
+// once, the first event: the window's final intervals are sent once each,
+// once the collector has stopped, so an interval sent before that was
+// first sent by the collector, provisional, while its window was open.
 type firsts struct {
-	mu        sync.Mutex
-	intervals map[string]result.Interval
-	n         int
+	mu    sync.Mutex
+	first map[string]result.Interval
+	sent  map[string]int
+	n     int
 }
+
+func newFirsts() *firsts { return &firsts{first: map[string]result.Interval{}, sent: map[string]int{}} }
 
 func (w *firsts) Observe(e Event) {
 	if e.Kind != EventInterval {
@@ -28,9 +31,22 @@ func (w *firsts) Observe(e Event) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.n++
-	if k := e.Phase + "|" + e.Interval.Start.String(); w.intervals[k].Length == 0 {
-		w.intervals[k] = *e.Interval
+	k := e.Phase + "|" + e.Interval.Start.String()
+	if w.sent[k]++; w.sent[k] == 1 {
+		w.first[k] = *e.Interval
 	}
+}
+
+// provisional is the intervals first sent while their window was open, as
+// they were first sent. The caller holds mu.
+func (w *firsts) provisional() []result.Interval {
+	var out []result.Interval
+	for k, iv := range w.first {
+		if w.sent[k] > 1 {
+			out = append(out, iv)
+		}
+	}
+	return out
 }
 
 // liveConfig is a level long enough, in intervals, that several close
@@ -71,7 +87,7 @@ func (l slowLauncher) Launch(ctx context.Context, driver string, o launch.Option
 // (here the launched container's CPU, 0.5 by the fake launcher), not only
 // once the window ends.
 func TestLiveIntervalsCarryTheWindowsFigures(t *testing.T) {
-	w := &firsts{intervals: map[string]result.Interval{}}
+	w := newFirsts()
 	p := Plan{Source: testCorpus(t, 2000, 0.5), Setups: []Setup{{Driver: "sharedmem"}}, Closed: liveConfig(3),
 		Launcher: slowLauncher{&fakeLauncher{t: t}}}
 	res, err := Run(context.Background(), p, w)
@@ -84,31 +100,80 @@ func TestLiveIntervalsCarryTheWindowsFigures(t *testing.T) {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.n <= len(l.Timeline.Intervals) {
+	early := w.provisional()
+	if len(early) == 0 {
 		t.Fatalf("%d interval events for %d intervals: none was sent while the window was open", w.n, len(l.Timeline.Intervals))
 	}
 	var checks, stats int
-	for _, iv := range w.intervals {
+	for _, iv := range early {
 		if iv.ActiveUsers == nil || *iv.ActiveUsers != 3 {
-			t.Errorf("interval at %v, as first sent: active users %v; want 3", iv.Start, iv.ActiveUsers)
+			t.Errorf("interval at %v, sent while open: active users %v; want 3", iv.Start, iv.ActiveUsers)
 		}
 		final := l.Timeline.Intervals[l.Timeline.Index(iv.Start)]
 		if k := iv.KnownItems; k != nil {
 			checks++
 			if f := final.KnownItems; f == nil || k.Checks > f.Checks || k.Found > f.Found || k.Found > k.Checks {
-				t.Errorf("interval at %v: %+v checks as first sent; the timeline has %+v", iv.Start, k, f)
+				t.Errorf("interval at %v: %+v checks sent while open; the timeline has %+v", iv.Start, k, f)
 			}
 		}
 		if v, ok := iv.EngineStats["container_cpu_cores"]; ok {
 			stats++
 			if v != 0.5 || final.EngineStats["container_cpu_cores"] != 0.5 {
-				t.Errorf("interval at %v: container CPU %v as first sent, %v in the timeline; the launcher sampled 0.5", iv.Start, v, final.EngineStats)
+				t.Errorf("interval at %v: container CPU %v sent while open, %v in the timeline; the launcher sampled 0.5", iv.Start, v, final.EngineStats)
 			}
 		}
 	}
 	if checks == 0 || stats == 0 {
-		t.Errorf("of %d intervals as first sent, %d had known-item checks and %d the engine's stats; want some of each",
-			len(w.intervals), checks, stats)
+		t.Errorf("of %d intervals sent while open, %d had known-item checks and %d the engine's stats; want some of each",
+			len(early), checks, stats)
+	}
+}
+
+// In open loop too: a rung's intervals, sent while open, carry the checks
+// answered so far and the launched container's CPU sampled in them.
+func TestLiveRungIntervalsCarryChecksAndStats(t *testing.T) {
+	w := newFirsts()
+	open := openConfig(4)
+	open.Interval, open.Known = 250*time.Millisecond, KnownConfig{Fraction: 0.5}
+	p := Plan{Source: testCorpus(t, 2000, 0.5), Setups: []Setup{{Driver: "sharedmem"}}, Launcher: slowLauncher{&fakeLauncher{t: t}},
+		Ladder: &LadderConfig{Open: open, Rates: workload.Ladder{Start: 200, Step: 2, Stop: 200}, Duration: 2 * time.Second,
+			Repeat: 1, Factor: 5, MinAchieved: 0.5, Explode: 1000}}
+	res, err := Run(context.Background(), p, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lad := res.Engines[0].Ladder
+	if lad == nil || len(lad.Rungs) != 1 || lad.Rungs[0].Reps[0].Timeline == nil {
+		t.Fatalf("ladder %+v", res.Engines[0])
+	}
+	tl := lad.Rungs[0].Reps[0].Timeline
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	early := w.provisional()
+	if len(early) == 0 {
+		t.Fatalf("%d interval events for %d intervals: none was sent while the rung ran", w.n, len(tl.Intervals))
+	}
+	var checks, stats int
+	for _, iv := range early {
+		final := tl.Intervals[tl.Index(iv.Start)]
+		if k := iv.KnownItems; k != nil {
+			checks++
+			if f := final.KnownItems; f == nil || k.Checks > f.Checks || k.Found > f.Found {
+				t.Errorf("interval at %v: %+v checks sent while open; the timeline has %+v", iv.Start, k, f)
+			}
+		}
+		if v, ok := iv.EngineStats["container_cpu_cores"]; ok {
+			stats++
+			if v != 0.5 {
+				t.Errorf("interval at %v: container CPU %v sent while open; the launcher sampled 0.5", iv.Start, v)
+			}
+		}
+		if iv.ActiveUsers != nil {
+			t.Errorf("interval at %v of a rung: active users %v; open loop has none", iv.Start, *iv.ActiveUsers)
+		}
+	}
+	if checks == 0 || stats == 0 {
+		t.Errorf("of %d intervals sent while open, %d had known-item checks and %d the engine's stats; want some of each", len(early), checks, stats)
 	}
 }
 
