@@ -44,9 +44,10 @@ const clientBuffer = 1024
 var writeTimeout = 10 * time.Second
 
 // closeGrace bounds, once the run is done (Close), every write still to
-// come to each page: the end, or a late page's history. A page that has
-// not taken them by then, or a client that stopped reading, is cut off, so
-// that Wait, and the server's shutdown after it, waits on no client.
+// come to each page open then: the end, or the history a page opened just
+// before is still reading. A page that has not taken them by then, or a
+// client that stopped reading, is cut off, so that Wait, and the server's
+// shutdown after it, waits on no client.
 const closeGrace = 2 * time.Second
 
 // Server keeps the run's events and streams them to every page open.
@@ -57,13 +58,12 @@ type Server struct {
 	mu      sync.Mutex
 	history [][]byte // every event sent, as its SSE message
 	clients map[*client]struct{}
-	// streams is every event stream being served, a dropped page's too
-	// (its handler may still be in a write); idle is signalled as each
-	// ends.
+	// streams is every event stream opened before Close and still being
+	// served, a dropped page's too (its handler may still be in a write);
+	// idle is signalled as each ends.
 	streams map[*client]struct{}
 	idle    *sync.Cond
 	closed  bool
-	cut     time.Time // when the pages' writes end, once closed
 	dropped int
 }
 
@@ -174,9 +174,9 @@ func (s *Server) Observe(e runner.Event) {
 
 // Close says the run is done: every page receives a last "end" message
 // and its stream ends; a page opened later receives the history and the
-// end. Close does not wait for any page: each has closeGrace from now to
-// take what is still to be written to it, and is cut off then (Wait
-// returns once every stream has ended). Events observed after Close are
+// end. Close does not wait for any page: each page open now has
+// closeGrace to take what is still to be written to it, and is cut off
+// then (Wait returns once each has). Events observed after Close are
 // dropped.
 func (s *Server) Close() {
 	s.send(Message{Kind: "end", T: time.Since(s.start).Seconds()})
@@ -186,20 +186,21 @@ func (s *Server) Close() {
 		return
 	}
 	s.closed = true
-	s.cut = time.Now().Add(closeGrace)
+	cut := time.Now().Add(closeGrace)
 	for c := range s.clients {
 		close(c.ch)
 		delete(s.clients, c)
 	}
 	for c := range s.streams {
-		c.cutAt(s.cut)
+		c.cutAt(cut)
 	}
 }
 
-// Wait returns once every event stream has ended. After Close that takes
-// at most closeGrace, whatever the clients do: a server that Waits and
-// then closes its connections (http.Server.Close) waits on no client, and
-// a connection that never completed a request is not waited for at all.
+// Wait returns once every event stream opened before Close has ended.
+// After Close that takes at most closeGrace, whatever the clients do: a
+// server that Waits and then closes its connections (http.Server.Close)
+// waits on no client, and a connection that never completed a request is
+// not waited for at all.
 func (s *Server) Wait() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -253,12 +254,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	history := s.history[:len(s.history):len(s.history)]
 	c := &client{ch: make(chan []byte, clientBuffer), rc: rc}
 	if s.closed {
+		// A page opened once the run is done reads the history and the
+		// end at its pace (each write bounded as during the run): no
+		// one waits for it.
 		close(c.ch)
-		c.cut = s.cut
 	} else {
 		s.clients[c] = struct{}{}
+		s.streams[c] = struct{}{}
 	}
-	s.streams[c] = struct{}{}
 	s.mu.Unlock()
 	defer s.forget(c)
 
