@@ -440,13 +440,15 @@ type liveFunc func(result.Interval)
 // liveFigures is what a window's watchers know of an interval by the time
 // the collector sends it, besides its calls: the engine's stats sampled in
 // it (a launched container's CPU and memory among them), its known-item
-// checks answered so far and, in a closed loop, its active users. Each is
+// checks answered so far and, in a closed loop, its active users and the
+// freshness probes that completed in it. Each is
 // read by the rule the window's timeline uses, so a page that shows them
 // while the run goes on shows what result.json will say, and the final
 // interval replaces them. nil adds nothing.
 type liveFigures struct {
 	stats *statsSampler
 	known *knownChecks
+	fresh *prober
 	// users is interval k's active users (closed loop; nil: none).
 	users func(k int) float64
 }
@@ -461,6 +463,7 @@ func (f *liveFigures) add(g grid, k int, iv *result.Interval) {
 		iv.ActiveUsers = &n
 	}
 	iv.KnownItems = f.known.interval(k)
+	iv.Freshness = f.fresh.interval(k)
 	iv.EngineStats = f.stats.in(g, k)
 }
 

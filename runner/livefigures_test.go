@@ -83,12 +83,14 @@ func (l slowLauncher) Launch(ctx context.Context, driver string, o launch.Option
 
 // While a level runs, each interval the live view is sent carries what the
 // window's watchers know of it already: the active users, the known-item
-// checks of its calls answered so far and the engine's stats sampled in it
-// (here the launched container's CPU, 0.5 by the fake launcher), not only
-// once the window ends.
+// checks of its calls answered so far, the freshness probes completed in
+// it and the engine's stats sampled in it (here the launched container's
+// CPU, 0.5 by the fake launcher), not only once the window ends.
 func TestLiveIntervalsCarryTheWindowsFigures(t *testing.T) {
 	w := newFirsts()
-	p := Plan{Source: testCorpus(t, 2000, 0.5), Setups: []Setup{{Driver: "sharedmem"}}, Closed: liveConfig(3),
+	cfg := liveConfig(3)
+	cfg.Freshness.Off = false
+	p := Plan{Source: testCorpus(t, 2000, 0.5), Setups: []Setup{{Driver: "sharedmem"}}, Closed: cfg,
 		Launcher: slowLauncher{&fakeLauncher{t: t}}}
 	res, err := Run(context.Background(), p, w)
 	if err != nil {
@@ -104,7 +106,7 @@ func TestLiveIntervalsCarryTheWindowsFigures(t *testing.T) {
 	if len(early) == 0 {
 		t.Fatalf("%d interval events for %d intervals: none was sent while the window was open", w.n, len(l.Timeline.Intervals))
 	}
-	var checks, stats int
+	var checks, stats, fresh int
 	for _, iv := range early {
 		if iv.ActiveUsers == nil || *iv.ActiveUsers != 3 {
 			t.Errorf("interval at %v, sent while open: active users %v; want 3", iv.Start, iv.ActiveUsers)
@@ -116,6 +118,12 @@ func TestLiveIntervalsCarryTheWindowsFigures(t *testing.T) {
 				t.Errorf("interval at %v: %+v checks sent while open; the timeline has %+v", iv.Start, k, f)
 			}
 		}
+		if f := iv.Freshness; f != nil {
+			fresh++
+			if ff := final.Freshness; ff == nil || f.Visible > ff.Visible || f.LagMax > ff.LagMax {
+				t.Errorf("interval at %v: freshness %+v sent while open; the timeline has %+v", iv.Start, f, ff)
+			}
+		}
 		if v, ok := iv.EngineStats["container_cpu_cores"]; ok {
 			stats++
 			if v != 0.5 || final.EngineStats["container_cpu_cores"] != 0.5 {
@@ -123,9 +131,9 @@ func TestLiveIntervalsCarryTheWindowsFigures(t *testing.T) {
 			}
 		}
 	}
-	if checks == 0 || stats == 0 {
-		t.Errorf("of %d intervals sent while open, %d had known-item checks and %d the engine's stats; want some of each",
-			len(early), checks, stats)
+	if checks == 0 || stats == 0 || fresh == 0 {
+		t.Errorf("of %d intervals sent while open, %d had known-item checks, %d the engine's stats and %d freshness probes; want some of each",
+			len(early), checks, stats, fresh)
 	}
 }
 
