@@ -459,7 +459,8 @@ func (lv *levelRun) measure(ctx context.Context, e engines.Engine, em Emitter, l
 	}
 	s := &levelSelf{stats: sampleStats(ctx, e, cfg.Sampled, cfg.Timeout)}
 	s.live = em.live(fmt.Sprintf("level %d users=%d", level+1, lv.all))
-	stopCollector := collector(ctx, s.live, cfg.Mix.Ops(), ivs)
+	more := &liveFigures{stats: s.stats, known: lv.known, fresh: lv.probe, users: lv.liveUsers(lc)}
+	stopCollector := collector(ctx, s.live, more, cfg.Mix.Ops(), ivs)
 	watchProgress(ctx, em, lv.all, lv.users, lv.sink, lv.t0.Add(lc.to))
 	s.cpu, s.schedP99 = endSelf()
 	s.engineStats, s.statsWarn = s.stats.stop(cfg.Timeout)
@@ -525,9 +526,7 @@ func (lv *levelRun) timeline(lc levelClock, length time.Duration, ivs *intervals
 	}
 	for i := range tl.Intervals {
 		iv := &tl.Intervals[i]
-		// The users running in the part of the interval inside the window.
-		from := lc.gridFrom + time.Duration(iv.Start)
-		m, _ := activeUsers(spans, max(from, lc.from), from+time.Duration(iv.Length))
+		m := lc.usersIn(spans, time.Duration(iv.Start), time.Duration(iv.Length))
 		iv.ActiveUsers = &m
 		iv.KnownItems = lv.known.interval(tl.Index(iv.Start))
 	}
@@ -535,6 +534,33 @@ func (lv *levelRun) timeline(lc levelClock, length time.Duration, ivs *intervals
 	setEngineStats(tl, self.stats.perInterval(lc.g))
 	self.live.final(tl)
 	return tl
+}
+
+// usersIn is the users of spans running in the part inside the window of
+// the interval at start (from the grid's origin) of the given length: the
+// time-weighted mean.
+func (lc levelClock) usersIn(spans []span, start, length time.Duration) float64 {
+	from := lc.gridFrom + start
+	m, _ := activeUsers(spans, max(from, lc.from), from+length)
+	return m
+}
+
+// liveUsers is interval k's active users as the live view is sent them
+// while the window is open, by the timeline's rule (usersIn) over the
+// interval cut at the window's planned end. Every user started is running
+// until then: a user stops only when the window is over or the run is
+// interrupted, and an interruption stops the collector too. Call it once
+// the users are running (start has returned).
+func (lv *levelRun) liveUsers(lc levelClock) func(k int) float64 {
+	spans := make([]span, len(lv.users))
+	for i, u := range lv.users {
+		spans[i] = span{start: u.span.start, stop: math.MaxInt64}
+	}
+	every := lc.g.every
+	return func(k int) float64 {
+		start := time.Duration(k) * every
+		return lc.usersIn(spans, start, min(every, lc.to-lc.gridFrom-start))
+	}
 }
 
 // rampWarning says when the users were all running materially later than

@@ -138,15 +138,25 @@ func (p *prober) onTimeline(tl *result.Timeline) {
 	if p == nil {
 		return
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	for i := range tl.Intervals {
 		iv := &tl.Intervals[i]
-		if k := tl.Index(iv.Start); k < len(p.perIv) && p.perIv[k].Visible > 0 {
-			f := p.perIv[k]
-			iv.Freshness = &f
-		}
+		iv.Freshness = p.interval(tl.Index(iv.Start))
 	}
+}
+
+// interval is the probes that completed in interval k so far (nil when
+// none did, or for a nil prober).
+func (p *prober) interval(k int) *result.IntervalFreshness {
+	if p == nil {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if k >= len(p.perIv) || p.perIv[k].Visible == 0 {
+		return nil
+	}
+	f := p.perIv[k]
+	return &f
 }
 
 type probeWrite struct {

@@ -317,8 +317,9 @@ func (iv *intervals) finish() {
 }
 
 // collector closes iv's intervals (and those of the others) as they end,
-// until ctx ends. It returns when it has stopped.
-func collector(ctx context.Context, live liveFunc, ops []workload.Op, ivs ...*intervals) (stop func()) {
+// until ctx ends, sending each to live with what more knows of it. It
+// returns when it has stopped.
+func collector(ctx context.Context, live liveFunc, more *liveFigures, ops []workload.Op, ivs ...*intervals) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
@@ -338,7 +339,9 @@ func collector(ctx context.Context, live liveFunc, ops []workload.Op, ivs ...*in
 				}
 				if live != nil {
 					for _, k := range closed {
-						live(snapshotOf(ivs, k, ops))
+						iv := snapshotOf(ivs, k, ops)
+						more.add(g, k, &iv)
+						live(iv)
 					}
 				}
 			}
@@ -427,12 +430,42 @@ func (iv *intervals) kindsOf(s *ivSlot) []result.IntervalKind {
 }
 
 // liveFunc receives each interval as the collector closes it (one interval
-// after it ended): the calls' figures only (no active users, engine stats
-// or checks, which the window's timeline adds), and provisional: a call
-// that returns after its interval closed reopens it, and the interval is
-// sent again when it closes anew. When the window's timeline is done,
-// final sends each of its intervals once more. nil: none are sent.
+// after it ended), provisional: a call that returns after its interval
+// closed reopens it, and the interval is sent again when it closes anew;
+// a check answered after the interval was sent, or a sample taken late,
+// is in the final one only. When the window's timeline is done, final
+// sends each of its intervals once more. nil: none are sent.
 type liveFunc func(result.Interval)
+
+// liveFigures is what a window's watchers know of an interval by the time
+// the collector sends it, besides its calls: the engine's stats sampled in
+// it (a launched container's CPU and memory among them), its known-item
+// checks answered so far and, in a closed loop, its active users and the
+// freshness probes that completed in it. Each is
+// read by the rule the window's timeline uses, so a page that shows them
+// while the run goes on shows what result.json will say, and the final
+// interval replaces them. nil adds nothing.
+type liveFigures struct {
+	stats *statsSampler
+	known *knownChecks
+	fresh *prober
+	// users is interval k's active users (closed loop; nil: none).
+	users func(k int) float64
+}
+
+// add puts f's figures of interval k of grid g on iv.
+func (f *liveFigures) add(g grid, k int, iv *result.Interval) {
+	if f == nil {
+		return
+	}
+	if f.users != nil {
+		n := f.users(k)
+		iv.ActiveUsers = &n
+	}
+	iv.KnownItems = f.known.interval(k)
+	iv.Freshness = f.fresh.interval(k)
+	iv.EngineStats = f.stats.in(g, k)
+}
 
 // final sends the window's finished timeline, interval by interval: the
 // collector stops with the window, so its last intervals were never sent,

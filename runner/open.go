@@ -145,9 +145,9 @@ func (r *openRun) run(ctx context.Context, start time.Time, live liveFunc) resul
 	// A call is in the interval it was due in.
 	g := newGrid(start, cfg.interval(sched.Length()), sched.Length())
 	latIv, svcIv := r.lat.startIntervals(g), r.svc.startIntervals(g)
-	stopCollector := collector(ctx, live, cfg.Mix.Ops(), latIv, svcIv)
+	r.known.startIntervals(g.n) // before the collector reads them
+	stopCollector := collector(ctx, live, &liveFigures{stats: stats, known: r.known}, cfg.Mix.Ops(), latIv, svcIv)
 	sl := newSchedLog(g.n)
-	r.known.startIntervals(g.n)
 
 	var wg sync.WaitGroup
 	r.startWorkers(ctx, queue, start, drainBy, g, &wg)

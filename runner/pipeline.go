@@ -56,11 +56,14 @@ const (
 	EventSetupDone
 	// EventInterval: an interval of a measured window (Phase: "level 2
 	// users=50", "rung 3 rep 1") closed, one interval after it ended;
-	// Interval holds its calls' figures, provisional (see liveFunc: the
-	// result's timeline is the final word). When the window ends, each
-	// of its intervals is sent once more as the result's timeline has it
-	// (with active users, checks and engine stats): a later Event for the
-	// same Setup, Phase and Interval.Start replaces an earlier one.
+	// Interval holds its calls' figures and what is known of the interval
+	// so far (active users, the known-item checks answered, the freshness
+	// probes completed, the engine's stats and a launched container's CPU
+	// and memory sampled in it), provisional (see liveFunc: the result's
+	// timeline is the final word). When the window ends, each of its
+	// intervals is sent once more as the result's timeline has it: a
+	// later Event for the same Setup, Phase and Interval.Start replaces
+	// an earlier one.
 	EventInterval
 	// EventWarning: a warning (Text) of a measured window (Phase: "level 2
 	// users=50", "rung 3", "ladder"), sent as soon as the window's figures

@@ -140,13 +140,29 @@ func (s *statsSampler) perInterval(g grid) []map[string]float64 {
 	if s == nil {
 		return nil
 	}
+	return s.means(g, 0, g.n)
+}
+
+// in is interval k's figures as perInterval has them, from the samples
+// taken so far: the live view's, while sampling goes on (nil when none
+// was taken in it).
+func (s *statsSampler) in(g grid, k int) map[string]float64 {
+	if s == nil {
+		return nil
+	}
+	return s.means(g, k, k+1)[0]
+}
+
+// means is, for intervals lo to hi-1 of g, the mean of each figure over
+// the samples taken in each (nil where none was).
+func (s *statsSampler) means(g grid, lo, hi int) []map[string]float64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	n := g.n
+	n := hi - lo
 	sums := make([]map[string]float64, n)
 	counts := make([]map[string]int, n)
 	for _, p := range s.points {
-		d := p.at.Sub(g.origin)
+		d := p.at.Sub(g.origin) - time.Duration(lo)*g.every
 		if d < 0 || d >= time.Duration(n)*g.every {
 			continue
 		}

@@ -76,8 +76,9 @@ func serveShards(cmd *cobra.Command, srv *shard.Server, listen, liveAddr, out st
 	if liveLn != nil {
 		// The shards stream their events; the page shows them merged, as
 		// the merged result will have them.
-		lv, stop := serveLive(liveLn, log)
-		defer stop()
+		view := serveLive(liveLn, log)
+		defer view.stop() // once the merged result is written
+		lv := view.lv
 		srv.Events = runner.NewShardView(lv).Event
 		// The coordinator's own lines (registrations, starts, losses) go
 		// to the page's log too.

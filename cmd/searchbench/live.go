@@ -1,14 +1,13 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 
-	"github.com/searchbench/searchbench/runner"
 	"github.com/searchbench/searchbench/runner/live"
 )
 
@@ -29,32 +28,47 @@ func listenLive(addr string) (net.Listener, error) {
 	return ln, nil
 }
 
-// liveFlush bounds how long the server waits, once the run is done, for
-// the pages to read the last events: a page that does not read is left.
-const liveFlush = 5 * time.Second
+// liveView is the live view served while a run goes on.
+type liveView struct {
+	lv   *live.Server
+	srv  *http.Server
+	done chan struct{} // closed when Serve has returned
+	once sync.Once
+}
 
 // serveLive serves the live view on ln while the run goes on; log says its
-// URL. The returned Observer goes to the run; stop, called when the run is
-// done, sends the pages the end and shuts the server down once they have
-// it (or liveFlush has passed).
-func serveLive(ln net.Listener, log *logger) (runner.Observer, func()) {
-	lv := live.New()
-	srv := &http.Server{Handler: lv, ReadHeaderTimeout: 10 * time.Second}
-	done := make(chan struct{})
+// URL. Its Server is the run's Observer.
+func serveLive(ln net.Listener, log *logger) *liveView {
+	v := &liveView{lv: live.New(), done: make(chan struct{})}
+	v.srv = &http.Server{Handler: v.lv, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
-		defer close(done)
-		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		defer close(v.done)
+		if err := v.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			log.printf("live view: %v", err)
 		}
 	}()
 	log.printf("live view at http://%s/", ln.Addr())
-	return lv, func() {
-		lv.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), liveFlush)
-		defer cancel()
-		if srv.Shutdown(ctx) != nil {
-			srv.Close() // the pages still open are cut off
-		}
-		<-done
+	return v
+}
+
+// end sends the pages the run's end at once and waits for none of them
+// (nil: no view).
+func (v *liveView) end() {
+	if v != nil {
+		v.lv.Close()
 	}
+}
+
+// stop, called once the results are written, ends the view: the pages
+// have at most live's close grace to take the end, then every connection
+// is closed, a page that does not read and one that never completed a
+// request alike; neither held up the results, and neither holds up the
+// exit beyond that grace.
+func (v *liveView) stop() {
+	v.once.Do(func() {
+		v.lv.Close()
+		v.lv.Wait()
+		v.srv.Close()
+		<-v.done
+	})
 }

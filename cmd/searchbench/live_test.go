@@ -4,15 +4,22 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/searchbench/searchbench/dataset"
+	"github.com/searchbench/searchbench/runner"
 	"github.com/searchbench/searchbench/runner/live"
 	"github.com/searchbench/searchbench/runner/result"
+	"github.com/searchbench/searchbench/workload"
 )
 
 // `run --live` serves the run's events while it goes on, ends the stream
@@ -124,4 +131,101 @@ func followLive(ctx context.Context, addr string, f func(live.Message)) (last st
 		f(m)
 	}
 	return last, nil
+}
+
+// closeWatch is a listener whose connections, when the server closes them,
+// note whether the results were written by then.
+type closeWatch struct {
+	net.Listener
+	results string // result.json's path
+
+	mu       sync.Mutex
+	accepted map[string]bool // by the client's address
+	closed   map[string]bool // by the client's address: result.json was there
+}
+
+func (l *closeWatch) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return c, err
+	}
+	l.mu.Lock()
+	l.accepted[c.RemoteAddr().String()] = true
+	l.mu.Unlock()
+	return &watchedConn{Conn: c, l: l}, nil
+}
+
+type watchedConn struct {
+	net.Conn
+	l    *closeWatch
+	once sync.Once
+}
+
+func (c *watchedConn) Close() error {
+	c.once.Do(func() {
+		_, err := os.Stat(c.l.results)
+		c.l.mu.Lock()
+		c.l.closed[c.RemoteAddr().String()] = err == nil
+		c.l.mu.Unlock()
+	})
+	return c.Conn.Close()
+}
+
+// A connection to the live view that never completes its request does not
+// hold up the results: the server closes it only once result.json is
+// written (and the command still returns with the server gone).
+func TestAHalfOpenLiveConnectionDoesNotHoldTheResults(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	w := &closeWatch{Listener: ln, results: filepath.Join(dir, "result.json"), accepted: map[string]bool{}, closed: map[string]bool{}}
+	addr := ln.Addr().String()
+
+	// Opened as the level's window opens: the run ends soon after, well
+	// within the server's header timeout.
+	half := make(chan net.Conn, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go followLive(ctx, addr, func(m live.Message) {
+		if m.Kind != "phase" || m.Phase != "measure" || len(half) > 0 {
+			return
+		}
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		fmt.Fprintf(c, "GET /events HTTP/1.1\r\nHost:") // half a request, never finished
+		half <- c
+	})
+
+	src, err := runner.NewSource(runner.CorpusText, dataset.Config{Seed: 1, IDs: 2000, Prepopulate: 0.95}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := runner.Plan{Source: src, Setups: []runner.Setup{{Driver: "bleve"}},
+		Closed: &runner.Config{Users: []int{2}, SpawnRate: 1000, Settle: 100 * time.Millisecond, Measure: time.Second,
+			Calls: runner.Calls{Timeout: 5 * time.Second, Mix: workload.DefaultMix, Seed: 1, K: 10}}}
+	var stderr strings.Builder
+	if err := execute(context.Background(), io.Discard, &stderr, p, dir, w); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	var c net.Conn
+	select {
+	case c = <-half:
+		defer c.Close()
+	default:
+		t.Fatal("the half-open connection was never opened (no measure phase came)")
+	}
+	from := c.LocalAddr().String()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.accepted[from] {
+		t.Fatal("the server never accepted the half-open connection")
+	}
+	if written, ok := w.closed[from]; !ok || !written {
+		t.Errorf("the server closed the half-open connection (%v) before result.json was written", ok)
+	}
 }

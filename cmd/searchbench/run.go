@@ -99,16 +99,17 @@ func newLadderCmd() *cobra.Command {
 func execute(ctx context.Context, stdout, stderr io.Writer, p runner.Plan, out string, live net.Listener) error {
 	log := newLogger(stderr)
 	var obs runner.Observer = log
-	stopLive := func() {}
+	var view *liveView
 	if live != nil {
-		var lv runner.Observer
-		lv, stopLive = serveLive(live, log)
-		obs = runner.Observers(log, lv)
+		view = serveLive(live, log)
+		// The server goes once the results are written: a page that
+		// does not read, or a connection that never completes a request,
+		// does not hold them up.
+		defer view.stop()
+		obs = runner.Observers(log, view.lv)
 	}
 	res, err := runner.Run(ctx, p, obs)
-	// The run is done: the pages get its last events and the end, and the
-	// server goes before the results are written.
-	stopLive()
+	view.end() // the run is done: the pages get the end now
 	if err != nil {
 		return usageError{err}
 	}

@@ -9,9 +9,13 @@
 // A Server is both the run's runner.Observer and an http.Handler:
 //
 //	lv := live.New()
-//	go http.Serve(ln, lv)
+//	srv := &http.Server{Handler: lv}
+//	go srv.Serve(ln)
 //	res, err := runner.Run(ctx, plan, runner.Observers(logger, lv))
-//	lv.Close() // the page shows the run ended; its stream ends
+//	lv.Close() // the page shows the run ended; its stream ends; nothing waits
+//	// … write the results …
+//	lv.Wait()   // every stream has ended (at most closeGrace after Close)
+//	srv.Close() // a connection that never completed a request is cut too
 package live
 
 import (
@@ -34,9 +38,17 @@ var assets embed.FS
 // EventSource reconnects and receives the history again.
 const clientBuffer = 1024
 
-// writeTimeout bounds one write to a browser, so that a client that
-// stopped reading frees its handler (the Observer never waited for it).
-const writeTimeout = 10 * time.Second
+// writeTimeout bounds one write to a browser while the run goes on, so
+// that a client that stopped reading frees its handler (the Observer never
+// waited for it). A variable for the tests, which make it long.
+var writeTimeout = 10 * time.Second
+
+// closeGrace bounds, once the run is done (Close), every write still to
+// come to each page open then: the end, or the history a page opened just
+// before is still reading. A page that has not taken them by then, or a
+// client that stopped reading, is cut off, so that Wait, and the server's
+// shutdown after it, waits on no client.
+const closeGrace = 2 * time.Second
 
 // Server keeps the run's events and streams them to every page open.
 type Server struct {
@@ -46,12 +58,41 @@ type Server struct {
 	mu      sync.Mutex
 	history [][]byte // every event sent, as its SSE message
 	clients map[*client]struct{}
+	// streams is every event stream opened before Close and still being
+	// served, a dropped page's too (its handler may still be in a write);
+	// idle is signalled as each ends.
+	streams map[*client]struct{}
+	idle    *sync.Cond
 	closed  bool
 	dropped int
 }
 
 type client struct {
 	ch chan []byte // closed when the client is dropped or the run ends
+	rc *http.ResponseController
+	// mu orders the handler's write deadlines with Close's cut, so that
+	// a deadline set after the cut is no later than it.
+	mu  sync.Mutex
+	cut time.Time // zero while the run goes on
+}
+
+// deadline bounds c's next write: writeTimeout from now, or the cut.
+func (c *client) deadline() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	d := time.Now().Add(writeTimeout)
+	if !c.cut.IsZero() && c.cut.Before(d) {
+		d = c.cut
+	}
+	_ = c.rc.SetWriteDeadline(d)
+}
+
+// cutAt makes at the deadline of c's writes, the one under way too.
+func (c *client) cutAt(at time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.cut = at
+	_ = c.rc.SetWriteDeadline(at)
 }
 
 // New returns a Server with no events yet.
@@ -60,7 +101,9 @@ func New() *Server {
 	if err != nil {
 		panic(err) // the embedded tree is fixed at build time
 	}
-	return &Server{start: time.Now(), static: http.FileServerFS(sub), clients: map[*client]struct{}{}}
+	s := &Server{start: time.Now(), static: http.FileServerFS(sub), clients: map[*client]struct{}{}, streams: map[*client]struct{}{}}
+	s.idle = sync.NewCond(&s.mu)
+	return s
 }
 
 // Message is one event as the page receives it (the data of an SSE
@@ -131,15 +174,38 @@ func (s *Server) Observe(e runner.Event) {
 
 // Close says the run is done: every page receives a last "end" message
 // and its stream ends; a page opened later receives the history and the
-// end. Events observed after Close are dropped.
+// end. Close does not wait for any page: each page open now has
+// closeGrace to take what is still to be written to it, and is cut off
+// then (Wait returns once each has). Events observed after Close are
+// dropped.
 func (s *Server) Close() {
 	s.send(Message{Kind: "end", T: time.Since(s.start).Seconds()})
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.closed {
+		return
+	}
 	s.closed = true
+	cut := time.Now().Add(closeGrace)
 	for c := range s.clients {
 		close(c.ch)
 		delete(s.clients, c)
+	}
+	for c := range s.streams {
+		c.cutAt(cut)
+	}
+}
+
+// Wait returns once every event stream opened before Close has ended.
+// After Close that takes at most closeGrace, whatever the clients do: a
+// server that Waits and then closes its connections (http.Server.Close)
+// waits on no client, and a connection that never completed a request is
+// not waited for at all.
+func (s *Server) Wait() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for len(s.streams) > 0 {
+		s.idle.Wait()
 	}
 }
 
@@ -186,17 +252,21 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// falls between the two or comes twice.
 	s.mu.Lock()
 	history := s.history[:len(s.history):len(s.history)]
-	c := &client{ch: make(chan []byte, clientBuffer)}
+	c := &client{ch: make(chan []byte, clientBuffer), rc: rc}
 	if s.closed {
+		// A page opened once the run is done reads the history and the
+		// end at its pace (each write bounded as during the run): no
+		// one waits for it.
 		close(c.ch)
 	} else {
 		s.clients[c] = struct{}{}
+		s.streams[c] = struct{}{}
 	}
 	s.mu.Unlock()
 	defer s.forget(c)
 
 	write := func(msg []byte) bool {
-		_ = rc.SetWriteDeadline(time.Now().Add(writeTimeout))
+		c.deadline()
 		if _, err := w.Write(msg); err != nil {
 			return false
 		}
@@ -230,7 +300,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// forget unregisters c when its page went away.
+// forget unregisters c when its stream has ended.
 func (s *Server) forget(c *client) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -238,4 +308,6 @@ func (s *Server) forget(c *client) {
 		delete(s.clients, c)
 		close(c.ch)
 	}
+	delete(s.streams, c)
+	s.idle.Broadcast()
 }

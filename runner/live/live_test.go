@@ -145,6 +145,70 @@ func TestStuckClientIsDroppedNotWaitedFor(t *testing.T) {
 	}
 }
 
+// stuckClient opens the event stream of s's server at addr and never
+// reads it, then fills its socket: the server's handler is left blocked in
+// a write, and the client is dropped.
+func stuckClient(t *testing.T, s *Server, addr string) net.Conn {
+	t.Helper()
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(conn, "GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
+	for registered := false; !registered; {
+		s.mu.Lock()
+		registered = len(s.clients) == 1
+		s.mu.Unlock()
+		time.Sleep(10 * time.Millisecond) // waiting for the handler, not timing it
+	}
+	// Far more than the client's buffer and any socket buffer hold.
+	text := strings.Repeat("x", 8<<10)
+	for range 4 * clientBuffer {
+		s.Observe(runner.Event{Kind: runner.EventLog, Text: text})
+	}
+	if s.Dropped() != 1 {
+		t.Fatalf("%d clients dropped; the stuck one was not", s.Dropped())
+	}
+	return conn
+}
+
+// Closing the view waits on no client: a handler blocked in a write to a
+// client that stopped reading is cut off (closeGrace), not left for its
+// write timeout (an hour here), and a client that connects but never
+// completes a request is not a stream. Wait returns while the stuck client
+// still has not read a byte: it is released only after.
+func TestCloseDoesNotWaitOnAStuckClient(t *testing.T) {
+	defer func(d time.Duration) { writeTimeout = d }(writeTimeout)
+	writeTimeout = time.Hour
+	s := New()
+	ended := make(chan struct{}, 1) // the stuck client's stream
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.ServeHTTP(w, r)
+		if r.URL.Path == "/events" {
+			ended <- struct{}{}
+		}
+	}))
+	defer srv.Close()
+	addr := srv.Listener.Addr().String()
+	stuck := stuckClient(t, s, addr)
+	defer stuck.Close() // before srv.Close, which waits for the handlers
+	half, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer half.Close()
+	fmt.Fprintf(half, "GET /events HTTP/1.1\r\nHost:") // half a request
+
+	s.Close()
+	select {
+	case <-ended:
+	case <-time.After(time.Minute): // a deadlock guard, not a timing claim
+		t.Fatal("the stream of the client that does not read is still being written after Close")
+	}
+	s.Wait()      // every stream has ended: it returns at once
+	stuck.Close() // released only now
+}
+
 // The page and its script come from the binary, and work mounted under a
 // prefix of a program's own mux (the page's URLs are relative).
 func TestServesEmbeddedPage(t *testing.T) {
