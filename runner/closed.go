@@ -459,7 +459,8 @@ func (lv *levelRun) measure(ctx context.Context, e engines.Engine, em Emitter, l
 	}
 	s := &levelSelf{stats: sampleStats(ctx, e, cfg.Sampled, cfg.Timeout)}
 	s.live = em.live(fmt.Sprintf("level %d users=%d", level+1, lv.all))
-	more := &liveFigures{stats: s.stats, known: lv.known, fresh: lv.probe, users: lv.liveUsers(lc)}
+	more := &liveFigures{known: lv.known, fresh: lv.probe, users: lv.liveUsers(lc)}
+	more.stats.Store(s.stats)
 	stopCollector := collector(ctx, s.live, more, cfg.Mix.Ops(), ivs)
 	watchProgress(ctx, em, lv.all, lv.users, lv.sink, lv.t0.Add(lc.to))
 	s.cpu, s.schedP99 = endSelf()

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -446,7 +447,9 @@ type liveFunc func(result.Interval)
 // while the run goes on shows what result.json will say, and the final
 // interval replaces them. nil adds nothing.
 type liveFigures struct {
-	stats *statsSampler
+	// stats is set once its sampler exists: the open loop starts sampling
+	// beside its first arrivals, not before them.
+	stats atomic.Pointer[statsSampler]
 	known *knownChecks
 	fresh *prober
 	// users is interval k's active users (closed loop; nil: none).
@@ -464,7 +467,7 @@ func (f *liveFigures) add(g grid, k int, iv *result.Interval) {
 	}
 	iv.KnownItems = f.known.interval(k)
 	iv.Freshness = f.fresh.interval(k)
-	iv.EngineStats = f.stats.in(g, k)
+	iv.EngineStats = f.stats.Load().in(g, k)
 }
 
 // final sends the window's finished timeline, interval by interval: the

@@ -138,15 +138,20 @@ func (r *openRun) run(ctx context.Context, start time.Time, live liveFunc) resul
 	// The engine's stats are first sampled as the schedule begins, not
 	// before it: a sample (a call to the engine, up to a second) must not
 	// hold the first arrivals, whose latency runs from their due times.
+	more := &liveFigures{known: r.known}
 	statsC := make(chan *statsSampler, 1)
-	go func() { statsC <- sampleStats(ctx, r.e, cfg.Sampled, cfg.Timeout) }()
+	go func() {
+		s := sampleStats(ctx, r.e, cfg.Sampled, cfg.Timeout)
+		more.stats.Store(s)
+		statsC <- s
+	}()
 	cpu0 := cpuTime()
 	drainBy := start.Add(sched.Length() + cfg.Timeout)
 	// A call is in the interval it was due in.
 	g := newGrid(start, cfg.interval(sched.Length()), sched.Length())
 	latIv, svcIv := r.lat.startIntervals(g), r.svc.startIntervals(g)
 	r.known.startIntervals(g.n) // before the collector reads them
-	stopCollector := collector(ctx, live, &liveFigures{stats: stats, known: r.known}, cfg.Mix.Ops(), latIv, svcIv)
+	stopCollector := collector(ctx, live, more, cfg.Mix.Ops(), latIv, svcIv)
 	sl := newSchedLog(g.n)
 
 	var wg sync.WaitGroup
