@@ -454,7 +454,7 @@ func (lv *levelRun) measure(ctx context.Context, e engines.Engine, em Emitter, l
 	stopCollector := collector(ctx, s.live, cfg.Mix.Ops(), ivs)
 	watchProgress(ctx, em, lv.all, lv.users, lv.sink, lv.t0.Add(lc.to))
 	s.cpu, s.schedP99 = endSelf()
-	s.engineStats, s.statsWarn = s.stats.stop(cfg.Timeout)
+	s.engineStats, s.statsWarn = s.stats.stop(ctx, cfg.Timeout)
 	s.stop = func() {
 		stopProbe()
 		stopCollector()

@@ -143,7 +143,7 @@ func openLoop(ctx context.Context, e engines.Engine, src Source, cfg OpenConfig,
 	partial := r.schedule(ctx, arr, queue, start, g, sl)
 	close(queue)
 	// Engine stats describe the schedule's window, not the drain after it.
-	engineStats, statsWarn := stats.stop(cfg.Timeout)
+	engineStats, statsWarn := stats.stop(ctx, cfg.Timeout)
 	wg.Wait()
 	stopCollector()
 	latIv.finish()

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 
@@ -31,8 +32,10 @@ type Source interface {
 	// whether its mix draws it or not): the search figures are split by
 	// kind when there is more than one.
 	QueryKinds() []string
-	// Provenance identifies the exact bytes: generator, seed, hash.
-	Provenance() result.Corpus
+	// Provenance identifies the exact bytes: generator, seed, hash. The
+	// hash reads every pre-populated document (a minute at 20 million
+	// IDs): it ends with ctx's error when ctx ends first.
+	Provenance(ctx context.Context) (result.Corpus, error)
 }
 
 // Text is Study A's corpus: documents with a name and a content, searched
@@ -63,8 +66,9 @@ func (t Text) Query(i uint64) (engines.Query, int) { return engines.Query{Text: 
 func (Text) QueryKinds() []string { return []string{"text"} }
 
 // Provenance names the generator, seed and hash.
-func (t Text) Provenance() result.Corpus {
-	return provenance(dataset.Generator, t.Config(), t.PrepopulatedCount(), t.Hash())
+func (t Text) Provenance(ctx context.Context) (result.Corpus, error) {
+	h, err := t.HashContext(ctx)
+	return provenance(dataset.Generator, t.Config(), t.PrepopulatedCount(), h), err
 }
 
 // Products is Study B's corpus: ~4.6 KB product hashes with a TAG, a
@@ -152,10 +156,11 @@ func (p Products) KindSamples() map[string]engines.Query {
 }
 
 // Provenance names the generator (with the dimension), seed and hash.
-func (p Products) Provenance() result.Corpus {
-	c := provenance(dataset.ProductGenerator+"/dim="+strconv.Itoa(p.Dim()), p.Config(), p.PrepopulatedCount(), p.Hash())
+func (p Products) Provenance(ctx context.Context) (result.Corpus, error) {
+	h, err := p.HashContext(ctx)
+	c := provenance(dataset.ProductGenerator+"/dim="+strconv.Itoa(p.Dim()), p.Config(), p.PrepopulatedCount(), h)
 	c.Queries = p.Mix().String()
-	return c
+	return c, err
 }
 
 func provenance(generator string, cfg dataset.Config, prepopulated int, hash string) result.Corpus {
