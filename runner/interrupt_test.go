@@ -108,3 +108,28 @@ func TestLastStatsSampleIsBounded(t *testing.T) {
 		}
 	}
 }
+
+// A step after the interrupt (a shard's result to the coordinator) outlives
+// the run's context, and ends when its cleanup context does (a second
+// Ctrl-C), not its own timeout later.
+func TestAfterEndEndsWithTheCleanup(t *testing.T) {
+	run, interrupt := context.WithCancel(context.Background())
+	cleanup, again := context.WithCancel(context.Background())
+	interrupt()
+	ctx, cancel := afterEnd(WithCleanup(run, cleanup), time.Hour)
+	defer cancel()
+	plain, cancelPlain := afterEnd(run, time.Hour)
+	defer cancelPlain()
+	if ctx.Err() != nil || plain.Err() != nil {
+		t.Fatalf("after the interrupt: %v, %v; want both live", ctx.Err(), plain.Err())
+	}
+	again()
+	select {
+	case <-ctx.Done():
+	case <-time.After(time.Minute):
+		t.Fatal("the step outlived its cleanup context")
+	}
+	if plain.Err() != nil {
+		t.Errorf("without a cleanup context the step ended (%v) before its timeout", plain.Err())
+	}
+}

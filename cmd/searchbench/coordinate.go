@@ -95,7 +95,7 @@ func serveShards(cmd *cobra.Command, srv *shard.Server, listen, liveAddr, out st
 		return err
 	}
 	logSkew(log, o.Results)
-	return finish(cmd.OutOrStdout(), log, out, res)
+	return finish(cmd.OutOrStdout(), log, out, res, againOf(cmd.Context()))
 }
 
 // logSkew says how far apart the shards began their starts: the spread of
