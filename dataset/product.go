@@ -1,13 +1,13 @@
 package dataset
 
 import (
+	"context"
 	"encoding/binary"
 	"fmt"
 	"io"
 	"math"
 	"strconv"
 	"strings"
-	"sync"
 )
 
 // ProductGenerator names the product-hash rules (Study B), as Generator does
@@ -59,8 +59,7 @@ type Products struct {
 	mix       QueryMix
 	centroids [][]float32
 
-	hashOnce sync.Once
-	hash     string
+	hash lazyHash
 }
 
 // Product is one generated product.
@@ -412,8 +411,14 @@ var hashKindNames = [NumProductQueryKinds]string{"knn", "knn+category", "knn+pri
 
 // Hash is the product corpus's hash, as Corpus.Hash is the text corpus's.
 func (p *Products) Hash() string {
-	p.hashOnce.Do(func() {
-		p.hash = p.idSet.hash(ProductGenerator+"/dim="+strconv.Itoa(p.dim),
+	h, _ := p.HashContext(context.Background())
+	return h
+}
+
+// HashContext is Hash, given up with ctx's error when ctx ends first.
+func (p *Products) HashContext(ctx context.Context) (string, error) {
+	return p.hash.get(func() (string, error) {
+		return p.idSet.hash(ctx, ProductGenerator+"/dim="+strconv.Itoa(p.dim),
 			func(h io.Writer, id uint32) { p.Product(id, 0).write(h) },
 			func(h io.Writer, i uint64) {
 				q := p.ProductQuery(i)
@@ -425,7 +430,6 @@ func (p *Products) Hash() string {
 				h.Write(VectorBytes(q.Vector))
 			})
 	})
-	return p.hash
 }
 
 // write writes every field of pr, zero-separated, for the hash.

@@ -43,6 +43,8 @@ func (c Calls) Validate() error {
 		return fieldErr("Timeout", "timeout", "%v must be > 0", c.Timeout)
 	case c.Timeout < MinTimeout:
 		return fieldErr("Timeout", "timeout", "%v is shorter than %v: every call would fail", c.Timeout, MinTimeout)
+	case c.Timeout > MaxTimeout:
+		return fieldErr("Timeout", "timeout", "%v is longer than %v: a hung engine would hold the run that long per call", c.Timeout, MaxTimeout)
 	case c.K < 1:
 		return fieldErr("K", "k", "%d must be ≥ 1", c.K)
 	}
@@ -78,6 +80,12 @@ const (
 // MinTimeout is the shortest request timeout: below it no call over a
 // network (nor most in-process ones) can finish.
 const MinTimeout = time.Millisecond
+
+// MaxTimeout is the longest request timeout: a call to an engine that
+// stopped answering holds what waits on it (a pre-population batch, a
+// level's drain) this long, and past ten minutes a benchmark's call is not
+// slow but lost: the value is a typo (1h for 1s).
+const MaxTimeout = 10 * time.Minute
 
 // MaxRamp is the longest ramp a level may have: a day is far past any
 // benchmark's, and a spawn rate that makes it longer is a typo (at 1e-300
@@ -464,7 +472,7 @@ func (lv *levelRun) measure(ctx context.Context, e engines.Engine, em Emitter, l
 	stopCollector := collector(ctx, s.live, more, cfg.Mix.Ops(), ivs)
 	watchProgress(ctx, em, lv.all, lv.users, lv.sink, lv.t0.Add(lc.to))
 	s.cpu, s.schedP99 = endSelf()
-	s.engineStats, s.statsWarn = s.stats.stop(cfg.Timeout)
+	s.engineStats, s.statsWarn = s.stats.stop(ctx, cfg.Timeout)
 	s.stop = func() {
 		stopProbe()
 		stopCollector()

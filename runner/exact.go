@@ -56,23 +56,25 @@ type exactTruth struct {
 
 // exactSampler is a source whose queries can have exact answers.
 type exactSampler interface {
-	exactTruth(n, k int) *exactTruth
+	exactTruth(ctx context.Context, n, k int) (*exactTruth, error)
 }
 
 // newExactTruth computes the sample of n queries for k hits, or nil when
 // the source has no exact answers (the text corpus; a mix of hybrid
-// queries alone), n is 0 or nothing is pre-populated.
-func newExactTruth(src Source, n, k int) *exactTruth {
+// queries alone), n is 0 or nothing is pre-populated. It reads every
+// pre-populated document against every sample query (minutes for a large
+// sample of wide vectors), and gives up with ctx's error when ctx ends.
+func newExactTruth(ctx context.Context, src Source, n, k int) (*exactTruth, error) {
 	s, ok := src.(exactSampler)
 	if !ok || n <= 0 || src.PrepopulatedCount() == 0 {
-		return nil
+		return nil, nil
 	}
-	return s.exactTruth(n, k)
+	return s.exactTruth(ctx, n, k)
 }
 
 // exactTruth draws n queries of the mix's kNN and SKU kinds, in the mix's
 // proportions among them, and computes their exact answers.
-func (p Products) exactTruth(n, k int) *exactTruth {
+func (p Products) exactTruth(ctx context.Context, n, k int) (*exactTruth, error) {
 	mix := p.Mix()
 	var kinds []dataset.ProductQueryKind
 	weight := 0
@@ -83,7 +85,7 @@ func (p Products) exactTruth(n, k int) *exactTruth {
 		}
 	}
 	if weight == 0 {
-		return nil
+		return nil, nil
 	}
 	start := time.Now()
 	var before runtime.MemStats
@@ -120,7 +122,10 @@ func (p Products) exactTruth(n, k int) *exactTruth {
 	}
 	depth := exactDepth(k)
 	if len(knn) > 0 {
-		found := neighbours.Exact(knn, depth, p.prepopulated(cat, price))
+		found, err := neighbours.Exact(ctx, knn, depth, p.prepopulated(cat, price))
+		if err != nil {
+			return nil, err
+		}
 		for j, ns := range found {
 			q := &t.queries[knnAt[j]]
 			q.whole = len(ns) < depth
@@ -133,7 +138,7 @@ func (p Products) exactTruth(n, k int) *exactTruth {
 	runtime.ReadMemStats(&after)
 	t.cost = result.GroundTruth{Queries: len(t.queries), Documents: p.PrepopulatedCount(), Dim: p.Dim(), Depth: depth,
 		Seconds: time.Since(start).Seconds(), Bytes: after.TotalAlloc - before.TotalAlloc}
-	return t
+	return t, nil
 }
 
 // storedSKU is a SKU lookup of a pre-populated product: the sample's SKU
@@ -198,9 +203,15 @@ func (p Products) prepopulated(cat []uint8, price []float64) func(yield func(nei
 				}
 			}()
 		}
+		quit := make(chan struct{}) // closed when yield says stop: no block is handed out after it
 		go func() {
+		feed:
 			for first := 1; first <= ids; first += block {
-				blocks <- first
+				select {
+				case blocks <- first:
+				case <-quit:
+					break feed
+				}
 			}
 			close(blocks)
 			wg.Wait()
@@ -210,7 +221,8 @@ func (p Products) prepopulated(cat []uint8, price []float64) func(yield func(nei
 		for docs := range out {
 			for _, d := range docs {
 				if !stop && !yield(d) {
-					stop = true // drain, so the workers end
+					stop = true // drain the blocks begun, so the workers end
+					close(quit)
 				}
 			}
 		}

@@ -133,7 +133,7 @@ func testProducts(t testing.TB, ids int, mix string) Products {
 // seed; hybrid queries have none.
 func TestExactTruth(t *testing.T) {
 	src := testProducts(t, 800, "knn=1,knn-category=1,knn-price=1,sku=1,hybrid=1")
-	tr := newExactTruth(src, 60, 10)
+	tr := truthOf(t, src, 60, 10)
 	if tr == nil || len(tr.queries) != 60 || tr.cost.Queries != 60 || tr.cost.Documents != src.PrepopulatedCount() ||
 		tr.cost.Depth != exactDepth(10) || tr.cost.Dim != 8 || tr.cost.Seconds <= 0 || tr.cost.Bytes == 0 {
 		t.Fatalf("truth %+v; want 60 queries over the pre-populated documents, with their cost", tr)
@@ -163,13 +163,13 @@ func TestExactTruth(t *testing.T) {
 	if len(seen) != 4 || seen["hybrid"] != 0 {
 		t.Fatalf("kinds sampled %v; want knn, knn-category, knn-price and sku, never hybrid", seen)
 	}
-	again := newExactTruth(src, 60, 10)
+	again := truthOf(t, src, 60, 10)
 	for i := range tr.queries {
 		if !slices.Equal(tr.queries[i].truth, again.queries[i].truth) {
 			t.Fatalf("query %d: a second computation gave %v, the first %v", i, again.queries[i].truth, tr.queries[i].truth)
 		}
 	}
-	if newExactTruth(testProducts(t, 200, "hybrid=1"), 10, 10) != nil || newExactTruth(testCorpus(t, 200, 1), 10, 10) != nil {
+	if truthOf(t, testProducts(t, 200, "hybrid=1"), 10, 10) != nil || truthOf(t, testCorpus(t, 200, 1), 10, 10) != nil {
 		t.Fatal("a sample of hybrid queries alone, or of the text corpus; want none")
 	}
 }
@@ -221,7 +221,7 @@ func TestExactScore(t *testing.T) {
 // answer's nearest neighbour scores 0.9 on the kNN kinds, 1 on SKUs.
 func TestCheckExactIdle(t *testing.T) {
 	src := testProducts(t, 800, "")
-	tr := newExactTruth(src, 40, 10)
+	tr := truthOf(t, src, 40, 10)
 	for _, skip := range []int{0, 1} {
 		e := newVectorEngine()
 		e.skip = skip
@@ -251,7 +251,7 @@ func TestCheckExactIdle(t *testing.T) {
 // searches less the known-item checks.
 func TestExactUnderLoad(t *testing.T) {
 	src := testProducts(t, 800, "knn=1,knn-category=1,sku=1,hybrid=1")
-	tr := newExactTruth(src, 40, 10)
+	tr := truthOf(t, src, 40, 10)
 	for _, skip := range []int{0, 3} {
 		e := newVectorEngine()
 		if _, err := Prepopulate(context.Background(), e, src, DefaultTimeout, nil); err != nil {
@@ -366,7 +366,7 @@ func BenchmarkExactTruth(b *testing.B) {
 	}
 	var tr *exactTruth
 	for b.Loop() {
-		tr = newExactTruth(src, DefaultExactQueries, 10)
+		tr = truthOf(b, src, DefaultExactQueries, 10)
 	}
 	b.ReportMetric(float64(tr.cost.Bytes)/1e6, "MB-allocated")
 	b.ReportMetric(float64(tr.cost.Documents), "docs")

@@ -160,7 +160,7 @@ func (r *openRun) run(ctx context.Context, start time.Time, live liveFunc) resul
 	close(queue)
 	// Engine stats describe the schedule's window, not the drain after it.
 	stats := <-statsC
-	engineStats, statsWarn := stats.stop(cfg.Timeout)
+	engineStats, statsWarn := stats.stop(ctx, cfg.Timeout)
 	wg.Wait()
 	stopCollector()
 	latIv.finish()

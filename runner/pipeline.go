@@ -143,14 +143,29 @@ func Run(ctx context.Context, plan Plan, obs Observer) (*result.Result, error) {
 		res.Config.Settle, res.Config.Measure = result.Duration(c.Settle), result.Duration(c.Measure)
 	}
 	r.logf("", "corpus: %s, %d IDs, %d pre-populated, seed %d; hashing…", p.Source.Schema().Name, p.Source.IDs(), p.Source.PrepopulatedCount(), calls.Seed)
-	res.Corpus = p.Source.Provenance()
-	if n := calls.Known.ExactQueries(); n > 0 {
-		if r.truth = newExactTruth(p.Source, n, calls.K); r.truth != nil {
+	// The hash and the exact answers read every pre-populated document
+	// before anything starts (a minute or more for a large corpus): an
+	// interrupt ends them, and the run, at once.
+	var err error
+	res.Corpus, err = p.Source.Provenance(ctx)
+	if n := calls.Known.ExactQueries(); n > 0 && err == nil {
+		if _, ok := p.Source.(exactSampler); ok {
+			r.logf("", "computing the exact answers of %d sample queries…", n)
+		}
+		var truth *exactTruth
+		if truth, err = newExactTruth(ctx, p.Source, n, calls.K); truth != nil {
+			r.truth = truth
 			c := r.truth.cost
 			res.GroundTruth = &c
 			r.logf("", "exact answers of %d sample queries over %d documents (%d dimensions): %.1fs, %.0f MB allocated",
 				c.Queries, c.Documents, c.Dim, c.Seconds, float64(c.Bytes)/1e6)
 		}
+	}
+	if err != nil { // only ctx ends them
+		r.logf("", "interrupted before any engine started")
+		res.FinishedAt = time.Now().UTC()
+		res.Partial, res.Reason = true, "interrupted"
+		return res, nil
 	}
 
 	r.warnLeftovers()

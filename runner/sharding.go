@@ -259,14 +259,15 @@ func interruptReason(ctx context.Context) string {
 }
 
 // submit sends the result to the coordinator. It runs after an interrupt
-// too (the coordinator keeps what a shard measured), bounded on its own.
+// too (the coordinator keeps what a shard measured), bounded on its own
+// and by ctx's cleanup context (WithCleanup).
 func (r *run) submit(ctx context.Context, res *result.Result) {
 	c := r.coord.client
 	if c == nil {
 		return
 	}
 	defer c.Close()
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	sctx, cancel := afterEnd(ctx, 30*time.Second)
 	defer cancel()
 	err := c.Submit(sctx, res)
 	if n := c.Dropped(); n > 0 {

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 
@@ -31,8 +32,10 @@ type Source interface {
 	// whether its mix draws it or not): the search figures are split by
 	// kind when there is more than one.
 	QueryKinds() []string
-	// Provenance identifies the exact bytes: generator, seed, hash.
-	Provenance() result.Corpus
+	// Provenance identifies the exact bytes: generator, seed, hash. The
+	// hash reads every pre-populated document (a minute at 20 million
+	// IDs): it ends with ctx's error when ctx ends first.
+	Provenance(ctx context.Context) (result.Corpus, error)
 }
 
 // Text is Study A's corpus: documents with a name and a content, searched
@@ -63,10 +66,11 @@ func (t Text) Query(i uint64) (engines.Query, int) { return engines.Query{Text: 
 func (Text) QueryKinds() []string { return []string{"text"} }
 
 // Provenance names the generator, seed and hash.
-func (t Text) Provenance() result.Corpus {
+func (t Text) Provenance(ctx context.Context) (result.Corpus, error) {
 	c := t.identity()
-	c.Hash = t.Hash()
-	return c
+	h, err := t.HashContext(ctx)
+	c.Hash = h
+	return c, err
 }
 
 // identity is Provenance without the hash, which is a function of it.
@@ -160,10 +164,11 @@ func (p Products) KindSamples() map[string]engines.Query {
 
 // Provenance names the generator (with the dimension), seed, mix of query
 // kinds and hash.
-func (p Products) Provenance() result.Corpus {
+func (p Products) Provenance(ctx context.Context) (result.Corpus, error) {
 	c := p.identity()
-	c.Hash = p.Hash()
-	return c
+	h, err := p.HashContext(ctx)
+	c.Hash = h
+	return c, err
 }
 
 // identity is Provenance without the hash, which is a function of it.
@@ -189,7 +194,10 @@ func corpusIdentity(src Source) result.Corpus {
 	if s, ok := src.(identified); ok {
 		return s.identity()
 	}
-	return src.Provenance()
+	// Another Source's provenance is all there is to go by; a digest is
+	// taken before the run, so there is no run to cancel yet.
+	c, _ := src.Provenance(context.Background())
+	return c
 }
 
 // Corpus kinds, as the --corpus flag names them.

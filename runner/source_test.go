@@ -45,8 +45,8 @@ func TestSourcesWriteTheirSchema(t *testing.T) {
 				}
 			}
 		}
-		p := src.Provenance()
-		if p.Hash == "" || p.Seed != 3 || p.IDs != 500 || p.Prepopulated != src.PrepopulatedCount() {
+		p, err := src.Provenance(context.Background())
+		if err != nil || p.Hash == "" || p.Seed != 3 || p.IDs != 500 || p.Prepopulated != src.PrepopulatedCount() {
 			t.Errorf("%s: provenance %+v", kind, p)
 		}
 	}

@@ -183,15 +183,21 @@ func (s *statsSampler) means(g grid, lo, hi int) []map[string]float64 {
 	return sums
 }
 
-// stop takes a last sample, ends sampling and returns one gauge per figure,
-// and a warning when samples failed.
-func (s *statsSampler) stop(timeout time.Duration) (map[string]result.Gauge, string) {
+// statsEdgeTimeout bounds the last sample, as the window ends: an engine
+// that stopped answering would otherwise hold the level's end (and an
+// interrupted run) for the whole request timeout.
+const statsEdgeTimeout = 5 * time.Second
+
+// stop ends sampling, takes a last sample (none when ctx, the run's, has
+// ended: an interrupt waits for no engine) and returns one gauge per
+// figure, and a warning when samples failed.
+func (s *statsSampler) stop(ctx context.Context, timeout time.Duration) (map[string]result.Gauge, string) {
 	if s == nil {
 		return nil, ""
 	}
 	s.cancel()
 	<-s.done
-	s.sample(context.Background(), timeout)
+	s.sample(ctx, min(timeout, statsEdgeTimeout))
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := make(map[string]result.Gauge, len(s.acc))

@@ -31,6 +31,8 @@ func TestValidateNamesTheGoField(t *testing.T) {
 	}{
 		{closed(func(c *Config) { c.SpawnRate = 0 }), "Plan.Closed.SpawnRate: 0 must be > 0", "spawn-rate: 0 must be > 0"},
 		{closed(func(c *Config) { c.Timeout = 0 }), "Plan.Closed.Calls.Timeout: 0s must be > 0", "timeout: 0s must be > 0"},
+		{closed(func(c *Config) { c.Timeout = time.Hour }), "Plan.Closed.Calls.Timeout: 1h0m0s is longer than 10m0s: a hung engine would hold the run that long per call",
+			"timeout: 1h0m0s is longer than 10m0s: a hung engine would hold the run that long per call"},
 		{closed(func(c *Config) { c.Known.Fraction = 2 }), "Plan.Closed.Calls.Known.Fraction: 2 must be in [0, 1]", "known-items: 2 must be in [0, 1]"},
 		{closed(func(c *Config) { c.Freshness.Gap = -1 }), "Plan.Closed.Freshness.Gap: -1ns must be ≥ 0 (0: the default)", "freshness-gap: -1ns must be ≥ 0 (0: the default)"},
 		{Plan{Source: src, Setups: []Setup{{Driver: "bleve"}}, Ladder: &ladder}, "Plan.Ladder.Open.Workers: 0 is out of range (1 to 100000)", "workers: 0 is out of range (1 to 100000)"},

@@ -84,6 +84,10 @@ func TestBadInputFoundBeforeAnythingStarts(t *testing.T) {
 		{[]string{"--spawn-rate", "0"}, "spawn-rate: 0 must be > 0"},
 		{[]string{"--timeout", "0s"}, "timeout: 0s must be > 0"},
 		{[]string{"--timeout", "1ns"}, "timeout: 1ns is shorter than 1ms"},
+		// A call that may take an hour holds an interrupted or failed run
+		// that long: a request timeout past ten minutes is a typo.
+		{[]string{"--timeout", "1h"}, "timeout: 1h0m0s is longer than 10m0s"},
+		{[]string{"--timeout", "10m1s"}, "timeout: 10m1s is longer than 10m0s"},
 		{[]string{"--users", "3", "--spawn-rate", "1e-300"}, "spawn-rate: 1e-300 users/s would take longer than 24h0m0s"},
 		{[]string{"--users", "100000", "--spawn-rate", "1"}, "spawn-rate: 1 users/s would take longer than 24h0m0s to start 100000 users"},
 		// The live view's address is bound before the run starts: a run

@@ -98,7 +98,7 @@ func serveShards(cmd *cobra.Command, srv *shard.Server, listen, liveAddr, out st
 		return fmt.Errorf("%w; each shard wrote its own result to its --out (searchbench merge joins them)", err)
 	}
 	logSkew(log, o.Results)
-	return finish(cmd.OutOrStdout(), log, out, res)
+	return finish(cmd.OutOrStdout(), log, out, res, againOf(cmd.Context()))
 }
 
 // logSkew says how far apart the shards began their starts: the spread of

@@ -9,7 +9,9 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -35,10 +37,55 @@ func badInput(format string, args ...any) error {
 }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
+	code := run(interrupts(os.Stderr), os.Args[1:], os.Stdout, os.Stderr)
 	os.Exit(code)
+}
+
+// interrupts is the run's context. The first SIGINT (Ctrl-C) or SIGTERM
+// ends it: the run stops, writes what it measured and removes what it
+// started. The second ends the context that bounds that cleanup (againOf):
+// the run gives up what it still waits for (a coordinator, the reports),
+// writes result.json if it has a result, and exits; if that takes longer
+// than againGrace, or a third signal comes, it exits then, an atomic write
+// under way first finished, so that no file is left half written.
+func interrupts(stderr io.Writer) context.Context {
+	ctx, interrupt := context.WithCancel(context.Background())
+	cleanup, again := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 3)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-sigs
+		interrupt()
+		<-sigs
+		fmt.Fprintln(stderr, "searchbench: interrupted again: exiting without waiting for the cleanup; containers left behind are removed by `searchbench cleanup`")
+		again()
+		select {
+		case <-time.After(againGrace):
+		case <-sigs:
+		}
+		writing.Lock() // never unlocked: the process ends
+		os.Exit(exitFailed)
+	}()
+	return context.WithValue(ctx, againKey{}, cleanup)
+}
+
+// againGrace is how long a second interrupt waits for the result to be
+// written before the process exits regardless.
+const againGrace = 2 * time.Second
+
+// writing is held while a result file is written, so that an exit forced by
+// a second interrupt does not cut it off.
+var writing sync.Mutex
+
+type againKey struct{}
+
+// againOf is the context a second interrupt ends; one that never ends when
+// the command does not run from main (the tests call run).
+func againOf(ctx context.Context) context.Context {
+	if c, ok := ctx.Value(againKey{}).(context.Context); ok {
+		return c
+	}
+	return context.Background()
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {

@@ -48,7 +48,7 @@ func newMergeCmd() *cobra.Command {
 				return err
 			}
 			defer release()
-			return finish(cmd.OutOrStdout(), newLogger(cmd.ErrOrStderr()), out, res)
+			return finish(cmd.OutOrStdout(), newLogger(cmd.ErrOrStderr()), out, res, againOf(cmd.Context()))
 		},
 	}
 	cmd.Flags().StringVar(&out, "out", "", "directory for the merged result.json, "+outputsText)

@@ -108,39 +108,31 @@ func execute(ctx context.Context, stdout, stderr io.Writer, p runner.Plan, out s
 		defer view.stop()
 		obs = runner.Observers(log, view.lv)
 	}
+	again := againOf(ctx)
+	ctx = runner.WithCleanup(ctx, again)
+	stopSaying := context.AfterFunc(ctx, func() {
+		log.printf("interrupted: stopping, then writing what was measured (interrupt again to exit at once)")
+	})
 	res, err := runner.Run(ctx, p, obs)
+	stopSaying()
 	view.end() // the run is done: the pages get the end now
 	if err != nil {
 		return usageError{err}
 	}
-	return finish(stdout, log, out, res)
+	return finish(stdout, log, out, res, again)
 }
 
 // finish writes the result and every report rendered from it (tables,
 // CSV, charts, HTML), prints the tables and says how the run ended. The JSON
-// goes first, so a failure to render loses no measurement.
-func finish(stdout io.Writer, log *logger, dir string, res *result.Result) error {
-	jsonPath := filepath.Join(dir, "result.json")
-	if err := result.WriteFile(jsonPath, res); err != nil {
-		// The directory went away or filled up during the run: what was
-		// measured still goes somewhere, and the message says where.
-		tmp, terr := os.MkdirTemp("", "searchbench-results-")
-		if terr != nil {
-			return fmt.Errorf("%w; and no temporary directory for the results: %v", err, terr)
-		}
-		log.printf("could not write to %s (%v); writing to %s instead", dir, err, tmp)
-		dir, jsonPath = tmp, filepath.Join(tmp, "result.json")
-		if err := result.WriteFile(jsonPath, res); err != nil {
-			return err
-		}
-	}
-	log.printf("wrote %s", jsonPath)
-	// Every window's interval histograms, for HdrHistogram's own tools.
-	hlogPath := filepath.Join(dir, result.HlogName)
-	if wrote, err := result.WriteHlog(hlogPath, res); err != nil {
+// goes first, so a failure to render loses no measurement; once again has
+// ended (a second interrupt), the reports are left out.
+func finish(stdout io.Writer, log *logger, dir string, res *result.Result, again context.Context) error {
+	dir, jsonPath, err := writeResult(log, dir, res)
+	if err != nil {
 		return err
-	} else if wrote {
-		log.printf("wrote %s", hlogPath)
+	}
+	if again.Err() != nil {
+		return fmt.Errorf("run incomplete (interrupted again); %s written, the reports left out (`searchbench report %s` renders them)", jsonPath, jsonPath)
 	}
 	if err := writeReport(stdout, log, dir, report.New(report.Input{Name: jsonPath, Result: res})); err != nil {
 		return err
@@ -153,6 +145,37 @@ func finish(stdout io.Writer, log *logger, dir string, res *result.Result) error
 		return fmt.Errorf("run finished with %d failed calls; see the errors rows", errs)
 	}
 	return nil
+}
+
+// writeResult writes result.json and the interval log into dir, or into a
+// temporary directory when dir cannot take them, and returns the directory
+// and the JSON's path. It holds writing meanwhile.
+func writeResult(log *logger, dir string, res *result.Result) (string, string, error) {
+	writing.Lock()
+	defer writing.Unlock()
+	jsonPath := filepath.Join(dir, "result.json")
+	if err := result.WriteFile(jsonPath, res); err != nil {
+		// The directory went away or filled up during the run: what was
+		// measured still goes somewhere, and the message says where.
+		tmp, terr := os.MkdirTemp("", "searchbench-results-")
+		if terr != nil {
+			return "", "", fmt.Errorf("%w; and no temporary directory for the results: %v", err, terr)
+		}
+		log.printf("could not write to %s (%v); writing to %s instead", dir, err, tmp)
+		dir, jsonPath = tmp, filepath.Join(tmp, "result.json")
+		if err := result.WriteFile(jsonPath, res); err != nil {
+			return "", "", err
+		}
+	}
+	log.printf("wrote %s", jsonPath)
+	// Every window's interval histograms, for HdrHistogram's own tools.
+	hlogPath := filepath.Join(dir, result.HlogName)
+	if wrote, err := result.WriteHlog(hlogPath, res); err != nil {
+		return "", "", err
+	} else if wrote {
+		log.printf("wrote %s", hlogPath)
+	}
+	return dir, jsonPath, nil
 }
 
 // printPlan says what a run would do, without starting anything.

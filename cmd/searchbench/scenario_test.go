@@ -63,6 +63,7 @@ func TestScenarioBadInput(t *testing.T) {
 		{"run", ok + "no-such-flag: 3\n", `unknown field "no-such-flag"`, nil},
 		{"run", ok + "measure: ten\n", "measure:", nil},
 		{"run", ok + "measure: 0s\n", "measure: 0s must be > 0", nil},
+		{"run", ok + "ids: 300\nsettle: 0s\nmeasure: 200ms\ntimeout: 1h\n", "timeout: 1h0m0s is longer than 10m0s", nil},
 		{"run", ok + "users: [2]\n", "users is given twice", nil},
 		{"run", ok + "password: hunter2\n", "password cannot be set in a scenario file", nil},
 		{"run", ok + "url: postgres://u:hunter2@db/x\n", "url holds a password", nil},

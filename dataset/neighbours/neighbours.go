@@ -9,6 +9,7 @@ package neighbours
 import (
 	"cmp"
 	"container/heap"
+	"context"
 	"math"
 	"runtime"
 	"slices"
@@ -40,7 +41,12 @@ type Neighbour struct {
 // The documents are read once and scored against every query, split over
 // GOMAXPROCS workers, so memory is a heap of k per query and worker, never
 // the documents.
-func Exact(queries []Query, k int, docs func(yield func(Doc) bool)) [][]Neighbour {
+//
+// It reads the documents until ctx ends, then stops within a batch and
+// returns ctx's error and no answer: the truth over part of the documents
+// is no truth, and a large sample takes minutes that an interrupt must not
+// wait for.
+func Exact(ctx context.Context, queries []Query, k int, docs func(yield func(Doc) bool)) ([][]Neighbour, error) {
 	workers := runtime.GOMAXPROCS(0)
 	norms := make([]float64, len(queries))
 	for i, q := range queries {
@@ -55,22 +61,29 @@ func Exact(queries []Query, k int, docs func(yield func(Doc) bool)) [][]Neighbou
 		go func() {
 			defer wg.Done()
 			for batch := range batches {
-				score(queries, norms, k, batch, found[w])
+				if ctx.Err() == nil { // the batches in line are dropped
+					score(queries, norms, k, batch, found[w])
+				}
 			}
 		}()
 	}
-	const batchSize = 256
-	batch := make([]Doc, 0, batchSize)
-	docs(func(d Doc) bool {
-		if batch = append(batch, d); len(batch) == batchSize {
-			batches <- batch
-			batch = make([]Doc, 0, batchSize)
-		}
-		return true
-	})
+	batch := make([]Doc, 0, exactBatch)
+	if ctx.Err() == nil {
+		docs(func(d Doc) bool {
+			if batch = append(batch, d); len(batch) == exactBatch {
+				batches <- batch
+				batch = make([]Doc, 0, exactBatch)
+				return ctx.Err() == nil
+			}
+			return true
+		})
+	}
 	batches <- batch
 	close(batches)
 	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	out := make([][]Neighbour, len(queries))
 	for i := range queries {
 		var all []Neighbour
@@ -80,8 +93,12 @@ func Exact(queries []Query, k int, docs func(yield func(Doc) bool)) [][]Neighbou
 		slices.SortFunc(all, less)
 		out[i] = all[:min(k, len(all))]
 	}
-	return out
+	return out, nil
 }
+
+// exactBatch is how many documents a worker scores at a time: a batch is
+// what an interrupt waits for.
+const exactBatch = 256
 
 // score adds batch's documents to each query's heap of its k nearest.
 func score(queries []Query, norms []float64, k int, batch []Doc, tops []top) {

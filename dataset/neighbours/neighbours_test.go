@@ -1,6 +1,8 @@
 package neighbours
 
 import (
+	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -53,7 +55,7 @@ func TestExactEqualsSorting(t *testing.T) {
 		{Vector: randomDocs(r, 1, 16)[0].Vector, Keep: func(id uint32) bool { return id%3 == 0 }},
 		{Vector: docs[7].Vector, Keep: func(id uint32) bool { return id < 6 }},
 	}
-	got := Exact(queries, 10, each(docs))
+	got, _ := Exact(context.Background(), queries, 10, each(docs))
 	for i, q := range queries {
 		if want := naive(q, 10, docs); !slices.Equal(got[i], want) {
 			t.Errorf("query %d: %v\nwant %v", i, got[i], want)
@@ -86,7 +88,7 @@ func TestExactProductCorpus(t *testing.T) {
 	for i := uint64(0); q.Kind != dataset.KNNCategory; i++ {
 		q = p.ProductQuery(i)
 	}
-	got := Exact([]Query{
+	got, _ := Exact(context.Background(), []Query{
 		{Vector: q.Vector, Keep: func(id uint32) bool { return category[id] == q.Category }},
 		{Vector: q.Vector},
 	}, 10, each(docs))
@@ -151,7 +153,7 @@ func BenchmarkExactProduct(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		Exact(qs, 10, func(yield func(Doc) bool) {
+		Exact(context.Background(), qs, 10, func(yield func(Doc) bool) {
 			for id := uint32(1); id <= n; id++ {
 				if !yield(Doc{ID: id, Vector: p.Product(id, 0).Embedding}) {
 					return
@@ -177,5 +179,43 @@ func TestDistance(t *testing.T) {
 		if got := Distance(c.a, c.b); math.Abs(got-c.want) > 1e-12 {
 			t.Errorf("Distance(%v, %v) = %v; want %v", c.a, c.b, got, c.want)
 		}
+	}
+}
+
+// An interrupted computation stops reading the documents within a batch of
+// the interrupt and returns the context's error, not a partial answer; a
+// context that ended before it started reads at most one batch.
+func TestExactStopsWhenTheContextEnds(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	docs := randomDocs(r, 20_000, 8)
+	queries := []Query{{Vector: docs[0].Vector}, {Vector: docs[1].Vector, Keep: func(id uint32) bool { return id%2 == 0 }}}
+	for _, cancelAt := range []int{0, 1000} {
+		ctx, cancel := context.WithCancel(context.Background())
+		if cancelAt == 0 {
+			cancel()
+		}
+		read := 0
+		got, err := Exact(ctx, queries, 10, func(yield func(Doc) bool) {
+			for _, d := range docs {
+				if read++; read == cancelAt {
+					cancel()
+				}
+				if !yield(d) {
+					return
+				}
+			}
+		})
+		cancel()
+		if !errors.Is(err, context.Canceled) || got != nil {
+			t.Errorf("cancelled after %d documents: %d answers, error %v; want none and context.Canceled", cancelAt, len(got), err)
+		}
+		if read > cancelAt+exactBatch {
+			t.Errorf("cancelled after %d documents: read %d of %d; want at most a batch (%d) more", cancelAt, read, len(docs), exactBatch)
+		}
+	}
+	// The same queries, not interrupted: the whole answer.
+	got, err := Exact(context.Background(), queries, 10, each(docs))
+	if err != nil || !slices.Equal(got[0], naive(queries[0], 10, docs)) || !slices.Equal(got[1], naive(queries[1], 10, docs)) {
+		t.Errorf("uninterrupted: error %v, answers %v", err, got)
 	}
 }

@@ -229,7 +229,10 @@ func checkKNN(t *testing.T, e engines.Engine, src runner.Products) {
 	for i, q := range qs {
 		truthQs[i] = neighbours.Query{Vector: q.Vector, Keep: func(id uint32) bool { return passes(q, id) }}
 	}
-	truth := neighbours.Exact(truthQs, productK, all)
+	truth, err := neighbours.Exact(context.Background(), truthQs, productK, all)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var sum float64
 	kinds := map[string]int{}
 	for i, q := range qs {

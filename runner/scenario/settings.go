@@ -126,7 +126,7 @@ func (s *Settings) Register(fl *pflag.FlagSet, command string) {
 	fl.StringVar(&s.Engines, "engine", "bleve", "engines to run, comma-separated (see `searchbench engines`)")
 	fl.StringArrayVar(&s.Options, "option", nil, "driver option key=value for every engine, or engine:key=value for one (repeatable; see each driver's documentation)")
 	fl.StringVar(&s.Mix, "mix", "mixed", "operation mix: mixed (search=80,upsert=19,delete=1), upsert, search, named weights such as search=70,get=10,upsert=19,delete=1, or search/upsert/delete weights 80/19/1")
-	fl.DurationVar(&s.Timeout, "timeout", runner.DefaultTimeout, "per-request timeout")
+	fl.DurationVar(&s.Timeout, "timeout", runner.DefaultTimeout, fmt.Sprintf("per-request timeout (%v to %v)", runner.MinTimeout, runner.MaxTimeout))
 	fl.IntVar(&s.K, "k", runner.DefaultK, "hits per search")
 	fl.DurationVar(&s.Interval, "interval", 0, "timeline interval within each measured window (at least 100ms, at most the window; default 1s, or the whole window when shorter)")
 	fl.StringVar(&s.Out, "out", "results", "directory for result.json and the reports")

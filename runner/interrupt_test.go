@@ -1,0 +1,135 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+)
+
+// truthOf is the exact answers of n sample queries of src, k hits each,
+// computed to the end.
+func truthOf(t testing.TB, src Source, n, k int) *exactTruth {
+	t.Helper()
+	tr, err := newExactTruth(context.Background(), src, n, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+// The exact answers read every pre-populated document against every sample
+// query (83 s for 10,000 queries of 2,048 dimensions): an ended context ends
+// them with its error and no sample; the run reports no figure against a
+// truth computed over part of the corpus.
+func TestExactTruthStopsWhenTheContextEnds(t *testing.T) {
+	src := testProducts(t, 3000, "knn=1,sku=1")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if tr, err := newExactTruth(ctx, src, 60, 10); tr != nil || !errors.Is(err, context.Canceled) {
+		t.Errorf("after the context ended: sample %v, error %v; want none and context.Canceled", tr != nil, err)
+	}
+	if tr := truthOf(t, src, 60, 10); tr == nil || len(tr.queries) != 60 {
+		t.Errorf("not interrupted: %+v; want the 60 queries", tr)
+	}
+}
+
+// Products.prepopulated stops handing blocks of IDs to its workers once its
+// reader says stop: an interrupted computation does not go on generating
+// the rest of the corpus.
+func TestPrepopulatedStopsGenerating(t *testing.T) {
+	src := testProducts(t, 200_000, "knn=1")
+	cat, price := make([]uint8, src.IDs()+1), make([]float64, src.IDs()+1)
+	read := 0
+	for range src.prepopulated(cat, price) {
+		if read++; read == 10 {
+			break
+		}
+	}
+	// Generated: what the workers filled in. Each worker finishes the block
+	// it holds and at most one more was handed out per worker.
+	generated := 0
+	for _, p := range price[1:] {
+		if p != 0 {
+			generated++
+		}
+	}
+	if limit := 256 * 4 * max(2, runtime.GOMAXPROCS(0)); generated > limit {
+		t.Errorf("generated %d of %d products after the reader stopped at 10; want at most %d", generated, src.PrepopulatedCount(), limit)
+	}
+}
+
+// The stats sampler's last sample, taken as a window ends, is bounded by
+// the run's context and a few seconds: an interrupt does not wait for it,
+// nor does an engine that stopped answering hold the level's end for the
+// whole request timeout.
+func TestLastStatsSampleIsBounded(t *testing.T) {
+	const timeout = 30 * time.Second
+	type call struct {
+		err  error
+		left time.Duration
+	}
+	var mu sync.Mutex
+	var calls []call
+	src := statsFunc(func(ctx context.Context) (map[string]float64, error) {
+		d, _ := ctx.Deadline()
+		mu.Lock()
+		calls = append(calls, call{ctx.Err(), time.Until(d)})
+		mu.Unlock()
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		return map[string]float64{"queue": 1}, nil
+	})
+	last := func() call {
+		mu.Lock()
+		defer mu.Unlock()
+		return calls[len(calls)-1]
+	}
+	for _, interrupted := range []bool{false, true} {
+		ctx, cancel := context.WithCancel(context.Background())
+		s := sampleStats(ctx, nil, src, timeout)
+		if interrupted {
+			cancel()
+		}
+		_, warn := s.stop(ctx, timeout)
+		cancel()
+		c := last()
+		switch {
+		case interrupted && !errors.Is(c.err, context.Canceled):
+			t.Errorf("interrupted: the last sample's context was live (%v, %v left): it outlives the run", c.err, c.left)
+		case !interrupted && (c.err != nil || c.left > statsEdgeTimeout):
+			t.Errorf("the last sample had %v (%v) to answer; want at most %v", c.left, c.err, statsEdgeTimeout)
+		}
+		if warn != "" {
+			t.Errorf("interrupted %v: warning %q; an interrupted sample is no failure", interrupted, warn)
+		}
+	}
+}
+
+// A step after the interrupt (a shard's result to the coordinator) outlives
+// the run's context, and ends when its cleanup context does (a second
+// Ctrl-C), not its own timeout later.
+func TestAfterEndEndsWithTheCleanup(t *testing.T) {
+	run, interrupt := context.WithCancel(context.Background())
+	cleanup, again := context.WithCancel(context.Background())
+	interrupt()
+	ctx, cancel := afterEnd(WithCleanup(run, cleanup), time.Hour)
+	defer cancel()
+	plain, cancelPlain := afterEnd(run, time.Hour)
+	defer cancelPlain()
+	if ctx.Err() != nil || plain.Err() != nil {
+		t.Fatalf("after the interrupt: %v, %v; want both live", ctx.Err(), plain.Err())
+	}
+	again()
+	select {
+	case <-ctx.Done():
+	case <-time.After(time.Minute):
+		t.Fatal("the step outlived its cleanup context")
+	}
+	if plain.Err() != nil {
+		t.Errorf("without a cleanup context the step ended (%v) before its timeout", plain.Err())
+	}
+}
