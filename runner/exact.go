@@ -308,13 +308,7 @@ func (t tally) recall() []result.KindRecall {
 		if e == 0 {
 			continue // not asked, or no answer scored
 		}
-		s := &sums[t.truth.queries[i].kind]
-		s.Queries++
-		s.Expected += e
-		s.Found += f
-		s.ExpectedSq += e * e
-		s.FoundSq += f * f
-		s.FoundExpected += f * e
+		sums[t.truth.queries[i].kind].AddQuery(f, e)
 	}
 	var out []result.KindRecall
 	for i := range t.kinds {

@@ -75,12 +75,7 @@ func withSums(r result.KindRecall, n, e, misses int64) result.KindRecall {
 		if q < misses%n {
 			f--
 		}
-		s.Queries++
-		s.Found += f
-		s.Expected += e
-		s.FoundSq += f * f
-		s.ExpectedSq += e * e
-		s.FoundExpected += f * e
+		s.AddQuery(f, e)
 	}
 	s.Checks = n
 	r.SetLoad(s)

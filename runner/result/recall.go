@@ -38,9 +38,9 @@ func (s *RecallSums) Add(o RecallSums) {
 	s.FoundExpected += o.FoundExpected
 }
 
-// addQuery adds one query's answers: f of e expected found (Checks is
-// the caller's).
-func (s *RecallSums) addQuery(f, e int64) {
+// AddQuery adds one query's answers: f of the e documents expected in
+// them found (Checks is the caller's to count).
+func (s *RecallSums) AddQuery(f, e int64) {
 	s.Queries++
 	s.Found += f
 	s.Expected += e

@@ -29,7 +29,7 @@ func TestT975(t *testing.T) {
 func TestRecallIntervalWorkedExample(t *testing.T) {
 	var s RecallSums
 	for _, q := range [][2]int64{{10, 10}, {0, 10}, {5, 5}, {3, 5}} {
-		s.addQuery(q[0], q[1])
+		s.AddQuery(q[0], q[1])
 	}
 	if s.Queries != 4 || s.Found != 18 || s.Expected != 30 || s.FoundSq != 134 || s.ExpectedSq != 250 || s.FoundExpected != 140 {
 		t.Fatalf("sums %+v", s)
@@ -66,7 +66,7 @@ func (c clustered) sample(r *rand.Rand) RecallSums {
 				f++
 			}
 		}
-		s.addQuery(f, e)
+		s.AddQuery(f, e)
 	}
 	return s
 }
@@ -126,11 +126,11 @@ func TestRecallIntervalCoversUnderClustering(t *testing.T) {
 func TestRecallSumsAdd(t *testing.T) {
 	var a, b, whole RecallSums
 	for i, q := range [][2]int64{{10, 10}, {0, 10}, {5, 5}, {3, 5}, {7, 9}, {2, 2}} {
-		whole.addQuery(q[0], q[1])
+		whole.AddQuery(q[0], q[1])
 		if i%2 == 0 {
-			a.addQuery(q[0], q[1])
+			a.AddQuery(q[0], q[1])
 		} else {
-			b.addQuery(q[0], q[1])
+			b.AddQuery(q[0], q[1])
 		}
 	}
 	a.Checks, b.Checks, whole.Checks = 3, 3, 6
@@ -148,7 +148,7 @@ func TestRecallSumsAdd(t *testing.T) {
 func TestBelowIdleOverQueries(t *testing.T) {
 	idle := RecallSums{}
 	for range 100 {
-		idle.addQuery(10, 10)
+		idle.AddQuery(10, 10)
 	}
 	idle.Checks = 100
 	twoQueries := RecallSums{}
@@ -157,7 +157,7 @@ func TestBelowIdleOverQueries(t *testing.T) {
 		if i < 2 {
 			f = 2
 		}
-		twoQueries.addQuery(f, 10)
+		twoQueries.AddQuery(f, 10)
 	}
 	twoQueries.Checks = 100
 	r := KindRecall{Kind: "knn"}.withLoad(twoQueries).withIdle(idle)
@@ -173,7 +173,7 @@ func TestBelowIdleOverQueries(t *testing.T) {
 		if i%4 != 0 {
 			f = 9
 		}
-		lossy.addQuery(f, 10)
+		lossy.AddQuery(f, 10)
 	}
 	lossy.Checks = 100
 	if r := (KindRecall{Kind: "knn"}).withLoad(lossy).withIdle(idle); !r.BelowIdle() {
@@ -191,7 +191,7 @@ func TestBelowIdleOverQueries(t *testing.T) {
 func TestIdleZeroIsWritten(t *testing.T) {
 	idle := RecallSums{Checks: 10}
 	for range 10 {
-		idle.addQuery(0, 10)
+		idle.AddQuery(0, 10)
 	}
 	measured := KindRecall{Kind: "knn", Checks: 1}.withIdle(idle)
 	b, err := json.Marshal(measured)
