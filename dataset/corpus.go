@@ -119,8 +119,13 @@ func (s *idSet) PrepopulatedCount() int { return s.prepop }
 
 // Prepopulated reports whether id is loaded before the run. It is a seeded
 // hash of the ID rather than the first N IDs, so the missing 5% are spread
-// over the whole ID space like the study's.
+// over the whole ID space like the study's. An ID outside 1…IDs is none
+// of the corpus's documents: its hash alone would call most of them
+// pre-populated, and an answer holding one would pass for a good one.
 func (s *idSet) Prepopulated(id uint32) bool {
+	if id == 0 || id > uint32(s.cfg.IDs) {
+		return false
+	}
 	if s.threshold == ^uint64(0) {
 		return true
 	}

@@ -245,3 +245,29 @@ func TestHashStopsWhenTheContextEnds(t *testing.T) {
 		t.Errorf("product, after an interrupted hash: %q, %v; want %s", h, err, goldenProduct[len(goldenProduct)-1])
 	}
 }
+
+// Only IDs 1…IDs can be pre-populated: an ID outside the space (0, or one
+// past --ids an engine answered with) is none of the corpus's documents,
+// whatever its hash says.
+func TestPrepopulatedOnlyInsideTheIDSpace(t *testing.T) {
+	for _, frac := range []float64{0.95, 1} {
+		c, err := New(Config{Seed: 1, IDs: 1000, Prepopulate: frac})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for id := uint32(1); id <= 1000; id++ {
+			if c.Prepopulated(id) {
+				n++
+			}
+		}
+		if n != c.PrepopulatedCount() || n == 0 {
+			t.Fatalf("prepopulate %v: %d of 1…1000 pre-populated; the count says %d", frac, n, c.PrepopulatedCount())
+		}
+		for _, id := range []uint32{0, 1001, 1002, 5000, 1 << 31, ^uint32(0)} {
+			if c.Prepopulated(id) {
+				t.Errorf("prepopulate %v: ID %d (outside 1…1000) is called pre-populated", frac, id)
+			}
+		}
+	}
+}

@@ -230,18 +230,25 @@ func (p Products) prepopulated(cat []uint8, price []float64) func(yield func(nei
 }
 
 // score is an answer's expected and found documents of q's exact answer,
-// for k hits, where touched says which documents were written or deleted
-// since pre-population (or were not pre-populated): they are neither
-// expected nor held against the answer, so an answer holding t of them is
-// expected to hold the k−t nearest untouched ones. ok is false when too
-// many of the answer's nearest were touched for the rest to say.
-func (q *exactQuery) score(ids []string, k int, touched func(uint32) bool) (expected, found int64, ok bool) {
+// for k hits, where written says which documents the run itself wrote or
+// deleted since pre-population: they are neither expected nor held
+// against the answer, so an answer holding t of them is expected to hold
+// the k−t nearest of the others. Any other hit takes its place as it is:
+// an ID past the corpus, one the run never wrote (a leftover of an
+// attached index), an unreadable one is a miss, not an excuse. ok is
+// false when the answer tests nothing: nothing is left to expect (a SKU
+// whose product was rewritten), or too many of the answer's nearest were
+// written for the rest to say.
+func (q *exactQuery) score(ids []string, k int, written func(uint32) bool) (expected, found int64, ok bool) {
 	var buf [64]uint32 // an answer's IDs, on the stack for k up to 64
 	held := buf[:0]
 	need := int64(k)
 	for _, s := range ids {
 		id, err := dataset.ParseDocID(s)
-		if err != nil || touched(id) {
+		if err != nil {
+			continue // a place taken by no document
+		}
+		if written(id) {
 			need--
 			continue
 		}
@@ -251,7 +258,7 @@ func (q *exactQuery) score(ids []string, k int, touched func(uint32) bool) (expe
 		if expected == need {
 			break
 		}
-		if touched(id) {
+		if written(id) {
 			continue
 		}
 		expected++
@@ -259,49 +266,71 @@ func (q *exactQuery) score(ids []string, k int, touched func(uint32) bool) (expe
 			found++
 		}
 	}
-	return expected, found, expected == need || q.whole
+	return expected, found, expected > 0 && (expected == need || q.whole)
 }
 
 // exactCounts are one kind's checks.
 type exactCounts struct {
-	checks, expected, found, skipped, failed, unsupported atomic.Int64
+	checks, skipped, failed, unsupported atomic.Int64
 }
 
-// tally counts answers to the sample's queries, by kind.
-type tally []exactCounts
+// queryCounts are one sample query's scored answers: the unit of the
+// recall's interval, since one query's answers miss together.
+type queryCounts struct{ expected, found atomic.Int64 }
 
-func (t tally) add(q *exactQuery, ids []string, err error, k int, touched func(uint32) bool) {
-	c := &t[q.kind]
+// tally counts answers to a sample's queries, by kind and by query.
+type tally struct {
+	truth   *exactTruth
+	kinds   []exactCounts
+	queries []queryCounts
+}
+
+func newTally(t *exactTruth) tally {
+	return tally{truth: t, kinds: make([]exactCounts, len(t.kinds)), queries: make([]queryCounts, len(t.queries))}
+}
+
+// add counts the answer to sample query i.
+func (t tally) add(i int, ids []string, err error, k int, written func(uint32) bool) {
+	q := &t.truth.queries[i]
+	c := &t.kinds[q.kind]
 	switch {
 	case errors.Is(err, engines.ErrUnsupported):
 		c.unsupported.Add(1)
 	case err != nil:
 		c.failed.Add(1)
 	default:
-		expected, found, ok := q.score(ids, k, touched)
+		expected, found, ok := q.score(ids, k, written)
 		if !ok {
 			c.skipped.Add(1)
 			return
 		}
 		c.checks.Add(1)
-		c.expected.Add(expected)
-		c.found.Add(found)
+		qc := &t.queries[i]
+		qc.expected.Add(expected)
+		qc.found.Add(found)
 	}
 }
 
-// recall is the tally's figures for the kinds that were checked.
-func (t tally) recall(kinds []string) []result.KindRecall {
+// recall is the tally's figures for the kinds that were checked, each
+// query's answers summed as one (result.RecallSums).
+func (t tally) recall() []result.KindRecall {
+	sums := make([]result.RecallSums, len(t.kinds))
+	for i := range t.queries {
+		e, f := t.queries[i].expected.Load(), t.queries[i].found.Load()
+		if e == 0 {
+			continue // not asked, or no answer scored
+		}
+		sums[t.truth.queries[i].kind].AddQuery(f, e)
+	}
 	var out []result.KindRecall
-	for i := range t {
-		c := &t[i]
-		r := result.KindRecall{Kind: kinds[i], Checks: c.checks.Load(), Expected: c.expected.Load(), Found: c.found.Load(),
-			Skipped: c.skipped.Load(), Failed: c.failed.Load(), Unsupported: c.unsupported.Load()}
-		if r.Checks+r.Skipped+r.Failed+r.Unsupported == 0 {
+	for i := range t.kinds {
+		c := &t.kinds[i]
+		r := result.KindRecall{Kind: t.truth.kinds[i], Skipped: c.skipped.Load(), Failed: c.failed.Load(), Unsupported: c.unsupported.Load()}
+		sums[i].Checks = c.checks.Load()
+		if sums[i].Checks+r.Skipped+r.Failed+r.Unsupported == 0 {
 			continue
 		}
-		if r.Expected > 0 {
-			r.Recall = float64(r.Found) / float64(r.Expected)
-		}
+		r.SetLoad(sums[i])
 		out = append(out, r)
 	}
 	return out
@@ -309,9 +338,11 @@ func (t tally) recall(kinds []string) []result.KindRecall {
 
 // checkExact asks the idle engine every sample query, k hits each, as
 // CheckRelevance asks its known items.
-func checkExact(ctx context.Context, e engines.Engine, src Source, t *exactTruth, k int, timeout time.Duration) []result.KindRecall {
-	counts := make(tally, len(t.kinds))
-	touched := func(id uint32) bool { return !src.Prepopulated(id) }
+func checkExact(ctx context.Context, e engines.Engine, t *exactTruth, k int, timeout time.Duration) []result.KindRecall {
+	counts := newTally(t)
+	// Before the load the run has written nothing but the pre-populated
+	// documents: every hit counts as it is.
+	written := func(uint32) bool { return false }
 	idleChecks(ctx, len(t.queries), func(i int) {
 		q := &t.queries[i]
 		sq := q.q
@@ -319,7 +350,7 @@ func checkExact(ctx context.Context, e engines.Engine, src Source, t *exactTruth
 		cctx, cancel := context.WithTimeout(ctx, timeout)
 		hits, err := guard(func() (engines.Hits, error) { return e.Search(cctx, sq) })
 		cancel()
-		counts.add(q, hits.IDs, err, k, touched)
+		counts.add(i, hits.IDs, err, k, written)
 	})
-	return counts.recall(t.kinds)
+	return counts.recall()
 }

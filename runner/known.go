@@ -103,10 +103,10 @@ type knownChecks struct {
 
 	checks, found, empty, below, skipped, failed, unsupported atomic.Int64
 	// exact is the sample of exact answers, when there is one: half the
-	// checks ask one of its queries; exactCounts counts them by kind.
-	exact        *exactTruth
-	exactCounts  tally
-	prepopulated func(uint32) bool // the source's
+	// checks ask one of its queries; exactCounts counts them by kind and
+	// query.
+	exact       *exactTruth
+	exactCounts tally
 	// perIv counts the checks of each interval of the window's grid (set
 	// by startIntervals before the window opens).
 	perIv []ivKnown
@@ -143,8 +143,10 @@ type knownCheck struct {
 	id  uint32
 	doc string // the ID as the engine returns it, made before the clock
 	iv  int    // the call's interval, set once it is known to be measured
-	// exact is the exact-answer query asked (nil: a known-item check).
+	// exact is the exact-answer query asked (nil: a known-item check),
+	// query its index in the sample.
 	exact *exactQuery
+	query int
 }
 
 // newKnownChecks samples the level's candidates, keyed by key (the level,
@@ -156,9 +158,9 @@ func newKnownChecks(src Source, c Calls, vers versions, key ...uint64) *knownChe
 		return nil
 	}
 	kc := &knownChecks{ki: ki, frac: frac, k: c.K, vers: vers, idle: c.Known.Idle, after: afterKnownCheck,
-		exact: c.Known.truth, prepopulated: src.Prepopulated}
+		exact: c.Known.truth}
 	if kc.exact != nil {
-		kc.exactCounts = make(tally, len(kc.exact.kinds))
+		kc.exactCounts = newTally(kc.exact)
 	}
 	r := dataset.NewRand(append([]uint64{c.Seed, tagKnownLoad}, key...)...)
 	// Bounded: after heavy writing few IDs may be untouched.
@@ -194,10 +196,11 @@ func (kc *knownChecks) pick(r *dataset.Rand, c *workload.Call) knownCheck {
 		return knownCheck{}
 	}
 	if kc.exact != nil && r.Intn(2) == 0 {
-		q := &kc.exact.queries[r.Intn(len(kc.exact.queries))]
+		i := r.Intn(len(kc.exact.queries))
+		q := &kc.exact.queries[i]
 		c.Query, c.Kind = q.q, q.kind
 		c.Query.K = kc.k
-		return knownCheck{on: true, exact: q}
+		return knownCheck{on: true, exact: q, query: i}
 	}
 	id := kc.ids[r.Intn(len(kc.ids))]
 	_, q := kc.ki.KnownQuery(r.Uint64(), id)
@@ -224,7 +227,7 @@ func (kc *knownChecks) check(c knownCheck, h engines.Hits, err error) (unsupport
 		kc.after()
 	}
 	if c.exact != nil {
-		kc.exactCounts.add(c.exact, h.IDs, err, kc.k, kc.touched)
+		kc.exactCounts.add(c.query, h.IDs, err, kc.k, kc.written)
 		return errors.Is(err, engines.ErrUnsupported)
 	}
 	switch {
@@ -274,7 +277,7 @@ func (kc *knownChecks) result() *result.KnownItems {
 		k.IdleRecall, k.IdleChecks, k.IdleFound = kc.idle.Recall, kc.idle.Queries, kc.idle.Found
 	}
 	if kc.exact != nil {
-		k.Exact = kc.exactCounts.recall(kc.exact.kinds)
+		k.Exact = kc.exactCounts.recall()
 		if kc.idle != nil {
 			k.Exact = result.SetIdle(k.Exact, kc.idle.Exact)
 		}
@@ -282,10 +285,12 @@ func (kc *knownChecks) result() *result.KnownItems {
 	return k
 }
 
-// touched says whether id was written or deleted since pre-population,
-// or was not pre-populated: its place in an answer says nothing.
-func (kc *knownChecks) touched(id uint32) bool {
-	return int(id) >= len(kc.vers.last) || !kc.prepopulated(id) || !kc.vers.untouched(id)
+// written says whether this share of the run wrote or deleted id since
+// pre-population: its place in an answer says nothing of the index's
+// recall. An ID it never wrote — past the ID space, or a leftover the
+// run did not put there — is held against the answer like any other.
+func (kc *knownChecks) written(id uint32) bool {
+	return int(id) < len(kc.vers.last) && !kc.vers.untouched(id)
 }
 
 // scheduleKey keys an open-loop rep's checks by its schedule: the rate,

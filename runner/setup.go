@@ -140,7 +140,7 @@ func (st *setupRun) prepare(ctx context.Context, e engines.Engine) error {
 		if rel == nil {
 			rel = &result.Relevance{K: calls.K, ByKind: map[string]*result.RelevanceKind{}}
 		}
-		rel.Exact = checkExact(ctx, e, p.Source, st.truth, calls.K, calls.Timeout)
+		rel.Exact = checkExact(ctx, e, st.truth, calls.K, calls.Timeout)
 		for _, x := range rel.Exact {
 			st.logf(name, "%s: recall@%d %.3f against exact answers (%d of %d, %d queries)", x.Kind, calls.K, x.Recall, x.Found, x.Expected, x.Checks)
 		}

@@ -23,9 +23,10 @@ import (
 //   - figures by query kind (the product workload) are metrics named
 //     kind.<kind>.<figure> (an operation's: count, rps, errors, p50_ms …)
 //     and exact.<kind>.<figure> (recall against exact answers: checks,
-//     expected, found, recall, recall_lo and recall_hi (the 95% Wilson
-//     interval), skipped, failed, unsupported, and under load the idle_…
-//     figures beside)
+//     expected, found, recall, queries, recall_lo and recall_hi (the 95%
+//     interval over queries; Wilson's per document for a result without
+//     the per-query sums), skipped, failed, unsupported, and under load
+//     the idle_… figures beside when there was an idle check)
 //   - metric, value: e.g. p50_ms 3.2, rps 31.9, errors.timeout 2
 var CSVHeader = []string{"run", "started_at", "engine", "label", "users", "offered_rate", "rep", "op", "metric", "value"}
 

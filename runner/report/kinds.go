@@ -158,9 +158,10 @@ func exactRows(run result.EngineRun) (kinds []string, rows map[string][]recallAt
 			// Without an idle check in the engine's relevance (a shard
 			// that did not prepare the index), the idle figures copied
 			// into the load's make the idle row.
-			if !slices.ContainsFunc(rows[r.Kind], func(x recallAt) bool { return x.idle }) && r.IdleExpected > 0 {
-				add(r.Kind, recallAt{at: "idle", idle: true, r: result.KindRecall{Kind: r.Kind, Checks: r.IdleChecks,
-					Expected: r.IdleExpected, Found: r.IdleFound, Recall: r.IdleRecall}})
+			if !slices.ContainsFunc(rows[r.Kind], func(x recallAt) bool { return x.idle }) && r.IdleChecks > 0 {
+				idle := result.KindRecall{Kind: r.Kind}
+				idle.SetLoad(r.Idle())
+				add(r.Kind, recallAt{at: "idle", idle: true, r: idle})
 			}
 			// A kind the idle check had and this load did not check
 			// (result.SetIdle adds it) has nothing to show here.
@@ -193,15 +194,19 @@ func exactSection(runs []result.EngineRun) (Section, bool) {
 				r := ra.r
 				recall, interval := "—", "—"
 				if r.Expected > 0 {
-					lo, hi := result.Wilson(r.Found, r.Expected)
+					lo, hi := r.Load().Interval()
 					recall = strconv.FormatFloat(r.Recall, 'f', 3, 64)
 					interval = fmt.Sprintf("%.3f–%.3f", lo, hi)
 					if !ra.idle && r.BelowIdle() {
 						recall += " ⚠"
 					}
 				}
+				queries := "—" // a result before the per-query sums
+				if r.Queries > 0 {
+					queries = strconv.FormatInt(r.Queries, 10)
+				}
 				rows = append(rows, []string{run.Label, kind, ra.at, recall, fmt.Sprintf("%d / %d", r.Found, r.Expected), interval,
-					strconv.FormatInt(r.Checks, 10), strconv.FormatInt(r.Skipped, 10), strconv.FormatInt(r.Failed, 10), strconv.FormatInt(r.Unsupported, 10)})
+					strconv.FormatInt(r.Checks, 10), queries, strconv.FormatInt(r.Skipped, 10), strconv.FormatInt(r.Failed, 10), strconv.FormatInt(r.Unsupported, 10)})
 			}
 		}
 	}
@@ -213,10 +218,11 @@ func exactSection(runs []result.EngineRun) (Section, bool) {
 		recallHead = fmt.Sprintf("recall@%d", k)
 	}
 	sec := Section{Title: "Recall against exact answers"}
-	sec.table([]string{"engine", "kind", "at", recallHead, "found / expected", "95% interval", "checks", "skipped", "failed", "unsupported"}, rows)
+	sec.table([]string{"engine", "kind", "at", recallHead, "found / expected", "95% interval", "checks", "queries", "skipped", "failed", "unsupported"}, rows)
 	sec.text("Recall is the exact answers' documents found in the top k over those expected: the exact nearest neighbours (brute force, with the kind's filter) of a seeded sample of queries, the one product an SKU names. " +
-		"The 95%% Wilson interval counts each expected document as a trial. Idle: after pre-population, before any load; under load, a document written or deleted since is neither expected nor held against the answer. " +
-		"Skipped: too many of an answer's documents had been written for the rest to say what it should hold; failed: the search failed; unsupported: the engine's configuration cannot run the kind. " +
+		"Idle: after pre-population, before any load; under load, a document the run itself wrote or deleted since is neither expected nor held against the answer. Any other hit counts as it is: an ID the corpus does not have, one the run never wrote (a leftover in the index) or an unreadable one is a miss. " +
+		"The 95%% interval is over queries, not documents: one query's documents are missed together, so the answers to one sample query (a level's repeated asks of it together) are one trial — the ratio's cluster-robust variance over the queries gives the effective trials (Korn–Graubard), fewer with a t quantile when the queries are few, and Wilson's interval is taken over them; with no miss (or no find) at all each query counts as one trial. Queries: the sample queries the checks answered (—: a result written before these sums, whose interval is Wilson's per document). " +
+		"Skipped: the answer tests nothing — too many of its documents had been written for the rest to say what it should hold, or none was left to expect (an SKU whose product was rewritten); failed: the search failed; unsupported: the engine's configuration cannot run the kind. " +
 		"⚠: the interval under load lies wholly below the idle one.")
 	return sec, true
 }
@@ -243,23 +249,30 @@ func kindValues(o result.OpStats) []value {
 }
 
 // exactValues is recall against exact answers by kind, as
-// exact.<kind>.<figure>, with its 95% Wilson interval; idle adds the idle
-// figures a load's figures carry.
+// exact.<kind>.<figure>, with its 95% interval over queries; idle adds
+// the idle figures a load's figures carry, when there was an idle check
+// (a measured zero is written; an absent figure was not measured).
 func exactValues(rs []result.KindRecall, idle bool) []value {
 	var out []value
 	for _, r := range rs {
 		p := "exact." + r.Kind + "."
 		out = append(out, value{p + "checks", float64(r.Checks)}, value{p + "expected", float64(r.Expected)},
 			value{p + "found", float64(r.Found)}, value{p + "recall", r.Recall})
+		if r.Queries > 0 {
+			out = append(out, value{p + "queries", float64(r.Queries)})
+		}
 		if r.Expected > 0 {
-			lo, hi := result.Wilson(r.Found, r.Expected)
+			lo, hi := r.Load().Interval()
 			out = append(out, value{p + "recall_lo", lo}, value{p + "recall_hi", hi})
 		}
 		out = append(out, value{p + "skipped", float64(r.Skipped)}, value{p + "failed", float64(r.Failed)},
 			value{p + "unsupported", float64(r.Unsupported)})
-		if idle {
+		if idle && r.IdleChecks > 0 {
 			out = append(out, value{p + "idle_checks", float64(r.IdleChecks)}, value{p + "idle_expected", float64(r.IdleExpected)},
 				value{p + "idle_found", float64(r.IdleFound)}, value{p + "idle_recall", r.IdleRecall})
+			if r.IdleQueries > 0 {
+				out = append(out, value{p + "idle_queries", float64(r.IdleQueries)})
+			}
 		}
 	}
 	return out

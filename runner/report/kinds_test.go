@@ -29,8 +29,8 @@ func kindResult(t testing.TB) *result.Result {
 	r.GroundTruth = &result.GroundTruth{Queries: 200, Documents: 950, Dim: 384, Depth: 20, Seconds: 1.234, Bytes: 52_400_000}
 	window := 15 * time.Second
 	idle := []result.KindRecall{
-		{Kind: "knn", Checks: 10, Expected: 100, Found: 98, Recall: 0.98},
-		{Kind: "sku", Checks: 20, Expected: 20, Found: 20, Recall: 1},
+		withSums(result.KindRecall{Kind: "knn"}, 10, 10, 2),
+		withSums(result.KindRecall{Kind: "sku"}, 20, 1, 0),
 	}
 	alpha := &r.Engines[0]
 	alpha.Relevance = &result.Relevance{K: 10, Queries: 100, Found: 99, Recall: 0.99, Exact: idle}
@@ -43,11 +43,12 @@ func kindResult(t testing.TB) *result.Result {
 		if i > 0 {
 			l.Ops[0].Kinds[1].Errors = map[string]int64{"timeout": int64(i)}
 		}
+		// 40 checks: 20 queries asked twice, 10 expected each time.
 		load := []result.KindRecall{
-			{Kind: "knn", Checks: 40, Expected: 400, Found: 392 - int64(100*i), Skipped: 3, Failed: int64(i)},
-			{Kind: "sku", Checks: 50, Expected: 50, Found: 50, Recall: 1},
+			withSums(result.KindRecall{Kind: "knn", Skipped: 3, Failed: int64(i)}, 20, 20, 8+100*int64(i)),
+			withSums(result.KindRecall{Kind: "sku"}, 50, 1, 0),
 		}
-		load[0].Recall = float64(load[0].Found) / 400
+		load[0].Checks = 40
 		l.KnownItems = &result.KnownItems{K: 10, Checks: 90, Found: 90, Recall: 1, Exact: result.SetIdle(load, idle)}
 	}
 	gamma := &r.Engines[2]
@@ -62,6 +63,22 @@ func kindResult(t testing.TB) *result.Result {
 		}
 		rung.Summarize()
 	}
+	return r
+}
+
+// withSums is r with n queries' figures, each query e expected, misses
+// spread over the queries as evenly as they go.
+func withSums(r result.KindRecall, n, e, misses int64) result.KindRecall {
+	var s result.RecallSums
+	for q := range n {
+		f := e - misses/n
+		if q < misses%n {
+			f--
+		}
+		s.AddQuery(f, e)
+	}
+	s.Checks = n
+	r.SetLoad(s)
 	return r
 }
 
@@ -129,25 +146,32 @@ func TestKindTablesHoldTheFigures(t *testing.T) {
 		t.Errorf("gamma's 2800/s knn row %q; want 3000 calls, p99 %s (the middle rep's)", row, num(reps[1].Ops[0].Kinds[0].Latency.P99))
 	}
 
-	// Recall: idle, then each level, with the Wilson interval.
-	lo, hi := result.Wilson(98, 100)
-	if row := tableRow(t, md, "alpha", "knn", "idle"); !slices.Equal(row[3:], []string{"0.980", "98 / 100", fmt.Sprintf("%.3f–%.3f", lo, hi), "10", "0", "0", "0"}) {
-		t.Errorf("alpha's idle knn row %q", row)
+	// Recall: idle, then each level, with the interval over queries.
+	alpha := r.Engines[0]
+	lo, hi := alpha.Relevance.Exact[0].Load().Interval()
+	if wlo, _ := result.Wilson(98, 100); lo >= wlo {
+		t.Fatalf("the interval over 10 queries %.3f–%.3f is no wider than Wilson's over 100 documents", lo, hi)
 	}
-	lo, hi = result.Wilson(392, 400)
-	if row := tableRow(t, md, "alpha", "knn", "10 users"); !slices.Equal(row[3:], []string{"0.980", "392 / 400", fmt.Sprintf("%.3f–%.3f", lo, hi), "40", "3", "0", "0"}) {
-		t.Errorf("alpha's 10-user knn row %q", row)
+	if row := tableRow(t, md, "alpha", "knn", "idle"); !slices.Equal(row[3:], []string{"0.980", "98 / 100", fmt.Sprintf("%.3f–%.3f", lo, hi), "10", "10", "0", "0", "0"}) {
+		t.Errorf("alpha's idle knn row %q; want the interval %.3f–%.3f over 10 queries", row, lo, hi)
+	}
+	lo, hi = alpha.Levels[0].KnownItems.Exact[0].Load().Interval()
+	if row := tableRow(t, md, "alpha", "knn", "10 users"); !slices.Equal(row[3:], []string{"0.980", "392 / 400", fmt.Sprintf("%.3f–%.3f", lo, hi), "40", "20", "3", "0", "0"}) {
+		t.Errorf("alpha's 10-user knn row %q; want the interval %.3f–%.3f over 20 queries", row, lo, hi)
 	}
 	// 192 of 400 is below 98 of 100 beyond sampling: flagged.
-	if row := tableRow(t, md, "alpha", "knn", "500 users"); row[3] != "0.480 ⚠" || row[8] != "2" {
+	if row := tableRow(t, md, "alpha", "knn", "500 users"); row[3] != "0.480 ⚠" || row[9] != "2" {
 		t.Errorf("alpha's 500-user knn row %q; want 0.480 ⚠ and 2 failed", row)
 	}
 	if row := tableRow(t, md, "alpha", "sku", "100 users"); row[3] != "1.000" || row[4] != "50 / 50" {
 		t.Errorf("alpha's 100-user sku row %q", row)
 	}
 	// A rung's: its reps summed.
-	if row := tableRow(t, md, "gamma", "knn", "2000/s"); row[3] != "0.970" || row[4] != "291 / 300" {
-		t.Errorf("gamma's 2000/s knn row %q; want 291 of 300", row)
+	// A result written before the per-query sums: Wilson's interval per
+	// document, no count of queries.
+	lo, hi = result.Wilson(291, 300)
+	if row := tableRow(t, md, "gamma", "knn", "2000/s"); row[3] != "0.970" || row[4] != "291 / 300" || row[5] != fmt.Sprintf("%.3f–%.3f", lo, hi) || row[7] != "—" {
+		t.Errorf("gamma's 2000/s knn row %q; want 291 of 300, Wilson's interval and no queries", row)
 	}
 	// A kind a rung did not check shows no row for it.
 	if findRow(md, "gamma", "sku", "2000/s") != nil {
@@ -211,7 +235,7 @@ func TestKindFiguresInCSV(t *testing.T) {
 		got = append(got, strings.Join(rec[3:9], "|")+"="+rec[9])
 	}
 	k := r.Engines[0].Levels[0].Ops[0].Kinds[0]
-	lo, hi := result.Wilson(392, 400)
+	lo, hi := r.Engines[0].Levels[0].KnownItems.Exact[0].Load().Interval()
 	g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	for _, want := range []string{
 		"||||corpus|queries.knn-category=4", "||||corpus|queries.sku=2",
@@ -221,6 +245,7 @@ func TestKindFiguresInCSV(t *testing.T) {
 		"alpha|10|||search|kind.knn.p99_ms=" + g(k.Latency.P99), "alpha|500|||search|kind.sku.errors.timeout=2",
 		"alpha|10|||all|exact.knn.recall=0.98", "alpha|10|||all|exact.knn.recall_lo=" + g(lo), "alpha|10|||all|exact.knn.recall_hi=" + g(hi),
 		"alpha|10|||all|exact.knn.skipped=3", "alpha|10|||all|exact.knn.idle_recall=0.98", "alpha|10|||all|exact.knn.idle_expected=100",
+		"alpha|10|||all|exact.knn.queries=20", "alpha|10|||all|exact.knn.idle_queries=10", "alpha||||relevance|exact.knn.queries=10",
 		"gamma||2000||all|exact.knn.found=291", "gamma||2000|1|all|exact.knn.found=97", "gamma||2000|1|search|kind.knn.count=1000",
 	} {
 		if !slices.Contains(got, want) {
@@ -260,5 +285,44 @@ func TestCompareByKind(t *testing.T) {
 	}
 	if strings.Contains(out, "beta") && strings.Contains(out, "| beta | 10 users | search:") {
 		t.Error("beta has no kinds, yet kind figures")
+	}
+}
+
+// A measured idle recall of 0 is a figure like any other: the CSV has
+// idle_found 0 and idle_recall 0; a load with no idle check beside it
+// (a shard that did not prepare) has no idle figures, not zeros.
+func TestIdleZeroInCSV(t *testing.T) {
+	r := kindResult(t)
+	alpha := &r.Engines[0]
+	zero := withSums(result.KindRecall{Kind: "knn"}, 10, 10, 100)
+	alpha.Relevance.Exact = []result.KindRecall{zero}
+	for i := range alpha.Levels {
+		alpha.Levels[i].KnownItems.Exact = result.SetIdle([]result.KindRecall{withSums(result.KindRecall{Kind: "knn"}, 20, 20, 8)}, alpha.Relevance.Exact)
+	}
+	gamma := &r.Engines[2]
+	gamma.Relevance = nil
+	for i := range gamma.Ladder.Rungs {
+		for j := range gamma.Ladder.Rungs[i].Reps {
+			gamma.Ladder.Rungs[i].Reps[j].KnownItems.Exact = []result.KindRecall{withSums(result.KindRecall{Kind: "knn"}, 10, 10, 3)}
+		}
+		gamma.Ladder.Rungs[i].Summarize()
+	}
+	var out strings.Builder
+	if err := New(Input{Name: "r.json", Result: r}).CSV(&out); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{",alpha,10,,,all,exact.knn.idle_found,0\n", ",alpha,10,,,all,exact.knn.idle_recall,0\n", ",alpha,,,,relevance,exact.knn.recall,0\n"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the CSV lacks %q", want)
+		}
+	}
+	for _, line := range strings.Split(out.String(), "\n") {
+		if strings.Contains(line, ",gamma,") && strings.Contains(line, "exact.knn.idle_") {
+			t.Errorf("no idle check, yet %q", line)
+		}
+	}
+	md := markdown(t, New(Input{Name: "r.json", Result: r}))
+	if row := tableRow(t, md, "alpha", "knn", "idle"); row[3] != "0.000" || row[4] != "0 / 100" {
+		t.Errorf("alpha's idle row %q; want 0.000, 0 of 100", row)
 	}
 }

@@ -1,6 +1,7 @@
 package result
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -45,39 +46,107 @@ type KnownItems struct {
 // KindRecall is recall@K of one query kind against its exact answers: for
 // the kNN kinds the exact nearest neighbours (brute force, with the
 // kind's filter) of a seeded sample of queries, for SKU lookups the one
-// product the SKU names. Under load, a document written or deleted since
-// pre-population is neither expected nor held against the answer: an
-// answer holding t such documents is expected to hold the K−t nearest of
-// the untouched ones. Recall is Found / Expected over the checks; its 95%
-// Wilson interval counts each expected document as a trial.
+// product the SKU names. Under load, a document the run itself wrote or
+// deleted since pre-population is neither expected nor held against the
+// answer: an answer holding t such documents is expected to hold the K−t
+// nearest of the others. Any other hit is what it is: an ID no document
+// of the run has (past the ID space, never written, unreadable) is a
+// miss. Recall is Found / Expected over the checks; its 95% interval is
+// over queries (RecallSums.Interval).
 type KindRecall struct {
 	Kind     string  `json:"kind"`
 	Checks   int64   `json:"checks"`   // answers scored
 	Expected int64   `json:"expected"` // exact answers' documents expected in them
 	Found    int64   `json:"found"`    // … and held
 	Recall   float64 `json:"recall"`
-	// Skipped: too many of the exact answer's documents were written since
-	// for the rest to say what the answer should hold; Failed: the search
-	// failed; Unsupported: the configuration cannot run the kind.
+	// Queries is how many sample queries the checks answered, and
+	// FoundSq, ExpectedSq and FoundExpected the sums over those queries
+	// of found², expected² and found·expected of each one's answers: what
+	// the interval over queries needs beyond Found and Expected
+	// (RecallSums). Results before them have none (Queries 0).
+	Queries       int64 `json:"queries"`
+	FoundSq       int64 `json:"found_sq"`
+	ExpectedSq    int64 `json:"expected_sq"`
+	FoundExpected int64 `json:"found_expected"`
+	// Skipped: the check tests nothing — too many of the exact answer's
+	// documents were written since for the rest to say what the answer
+	// should hold, or none is left to expect (a SKU whose product was
+	// rewritten); Failed: the search failed; Unsupported: the
+	// configuration cannot run the kind.
 	Skipped     int64 `json:"skipped,omitempty"`
 	Failed      int64 `json:"failed,omitempty"`
 	Unsupported int64 `json:"unsupported,omitempty"`
-	// The idle check's figures (after pre-population), when there was one.
-	IdleChecks   int64   `json:"idle_checks,omitempty"`
-	IdleExpected int64   `json:"idle_expected,omitempty"`
-	IdleFound    int64   `json:"idle_found,omitempty"`
-	IdleRecall   float64 `json:"idle_recall,omitempty"`
+	// The idle check's figures (after pre-population), when there was
+	// one (IdleChecks > 0): then all of them are written, zeros too
+	// (MarshalJSON); without one, none is.
+	IdleChecks        int64   `json:"idle_checks,omitempty"`
+	IdleExpected      int64   `json:"idle_expected,omitempty"`
+	IdleFound         int64   `json:"idle_found,omitempty"`
+	IdleRecall        float64 `json:"idle_recall,omitempty"`
+	IdleQueries       int64   `json:"idle_queries,omitempty"`
+	IdleFoundSq       int64   `json:"idle_found_sq,omitempty"`
+	IdleExpectedSq    int64   `json:"idle_expected_sq,omitempty"`
+	IdleFoundExpected int64   `json:"idle_found_expected,omitempty"`
+}
+
+// MarshalJSON writes the idle figures when there was an idle check, a
+// measured zero among them (a recall of 0 is a finding), and leaves them
+// out when there was none: absent is "not measured", 0 is 0. Reading needs
+// nothing of its own: a file that left a zero out reads it as 0.
+func (r KindRecall) MarshalJSON() ([]byte, error) {
+	type plain KindRecall // without this method
+	if r.IdleChecks == 0 {
+		return json.Marshal(plain(r))
+	}
+	// The outer fields hide the embedded ones of the same name.
+	return json.Marshal(struct {
+		plain
+		IdleChecks        int64   `json:"idle_checks"`
+		IdleExpected      int64   `json:"idle_expected"`
+		IdleFound         int64   `json:"idle_found"`
+		IdleRecall        float64 `json:"idle_recall"`
+		IdleQueries       int64   `json:"idle_queries"`
+		IdleFoundSq       int64   `json:"idle_found_sq"`
+		IdleExpectedSq    int64   `json:"idle_expected_sq"`
+		IdleFoundExpected int64   `json:"idle_found_expected"`
+	}{plain(r), r.IdleChecks, r.IdleExpected, r.IdleFound, r.IdleRecall, r.IdleQueries, r.IdleFoundSq, r.IdleExpectedSq, r.IdleFoundExpected})
+}
+
+// Load is the figures under load (or, in an idle check's own entry, its
+// figures).
+func (r KindRecall) Load() RecallSums {
+	return RecallSums{Checks: r.Checks, Expected: r.Expected, Found: r.Found,
+		Queries: r.Queries, FoundSq: r.FoundSq, ExpectedSq: r.ExpectedSq, FoundExpected: r.FoundExpected}
+}
+
+// Idle is the idle figures beside the load's (zero: none).
+func (r KindRecall) Idle() RecallSums {
+	return RecallSums{Checks: r.IdleChecks, Expected: r.IdleExpected, Found: r.IdleFound,
+		Queries: r.IdleQueries, FoundSq: r.IdleFoundSq, ExpectedSq: r.IdleExpectedSq, FoundExpected: r.IdleFoundExpected}
+}
+
+// SetLoad sets the figures under load, and the recall, to s's.
+func (r *KindRecall) SetLoad(s RecallSums) {
+	r.Checks, r.Expected, r.Found = s.Checks, s.Expected, s.Found
+	r.Queries, r.FoundSq, r.ExpectedSq, r.FoundExpected = s.Queries, s.FoundSq, s.ExpectedSq, s.FoundExpected
+	r.Recall = s.Recall()
+}
+
+// setIdle sets the idle figures to s's.
+func (r *KindRecall) setIdle(s RecallSums) {
+	r.IdleChecks, r.IdleExpected, r.IdleFound, r.IdleRecall = s.Checks, s.Expected, s.Found, s.Recall()
+	r.IdleQueries, r.IdleFoundSq, r.IdleExpectedSq, r.IdleFoundExpected = s.Queries, s.FoundSq, s.ExpectedSq, s.FoundExpected
 }
 
 // BelowIdle says whether recall under load is below the idle recall
-// beyond sampling: its 95% Wilson interval lies wholly below the idle
-// one's (both are samples; each expected document is a trial).
+// beyond sampling: its 95% interval over queries lies wholly below the
+// idle one's (both are samples of queries).
 func (r KindRecall) BelowIdle() bool {
 	if r.Expected == 0 || r.IdleExpected == 0 {
 		return false
 	}
-	_, hi := Wilson(r.Found, r.Expected)
-	idleLo, _ := Wilson(r.IdleFound, r.IdleExpected)
+	_, hi := r.Load().Interval()
+	idleLo, _ := r.Idle().Interval()
 	return hi < idleLo
 }
 
@@ -87,18 +156,14 @@ func addRecall(rs []KindRecall, o []KindRecall) []KindRecall {
 	for _, x := range o {
 		var r *KindRecall
 		rs, r = kindRecall(rs, x.Kind)
-		r.Checks += x.Checks
-		r.Expected += x.Expected
-		r.Found += x.Found
+		sum := r.Load()
+		sum.Add(x.Load())
+		r.SetLoad(sum)
 		r.Skipped += x.Skipped
 		r.Failed += x.Failed
 		r.Unsupported += x.Unsupported
-		if r.IdleExpected == 0 {
-			r.IdleChecks, r.IdleExpected, r.IdleFound, r.IdleRecall = x.IdleChecks, x.IdleExpected, x.IdleFound, x.IdleRecall
-		}
-		r.Recall = 0
-		if r.Expected > 0 {
-			r.Recall = float64(r.Found) / float64(r.Expected)
+		if r.IdleChecks == 0 {
+			r.setIdle(x.Idle())
 		}
 	}
 	return rs
@@ -110,7 +175,7 @@ func SetIdle(rs []KindRecall, idle []KindRecall) []KindRecall {
 	for _, x := range idle {
 		var r *KindRecall
 		rs, r = kindRecall(rs, x.Kind)
-		r.IdleChecks, r.IdleExpected, r.IdleFound, r.IdleRecall = x.Checks, x.Expected, x.Found, x.Recall
+		r.setIdle(x.Load())
 	}
 	return rs
 }
@@ -172,9 +237,18 @@ func Wilson(found, n int64) (lo, hi float64) {
 	if n <= 0 {
 		return 0, 1
 	}
-	p, nn, z2 := float64(found)/float64(n), float64(n), wilsonZ*wilsonZ
-	mid := (p + z2/(2*nn)) / (1 + z2/nn)
-	half := wilsonZ / (1 + z2/nn) * math.Sqrt(p*(1-p)/nn+z2/(4*nn*nn))
+	return wilson(float64(found)/float64(n), float64(n))
+}
+
+// wilson is the 95% Wilson score interval of a share p over n trials (n
+// need not be whole: RecallSums.Interval's effective trials).
+func wilson(p, n float64) (lo, hi float64) {
+	if !(n > 0) {
+		return 0, 1
+	}
+	z2 := wilsonZ * wilsonZ
+	mid := (p + z2/(2*n)) / (1 + z2/n)
+	half := wilsonZ / (1 + z2/n) * math.Sqrt(p*(1-p)/n+z2/(4*n*n))
 	lo, hi = max(mid-half, 0), min(mid+half, 1)
 	// The interval holds the observed share; rounding must not move an
 	// end past it (all found: hi is 1, not 0.9999999).
@@ -206,10 +280,11 @@ func (k *KnownItems) Warnings() []string {
 	}
 	for _, r := range k.Exact {
 		if r.BelowIdle() {
-			lo, hi := Wilson(r.Found, r.Expected)
-			idleLo, idleHi := Wilson(r.IdleFound, r.IdleExpected)
-			out = append(out, fmt.Sprintf(KnownItemsWarning+"%s recall@%d against exact answers under load %.3f (%d of %d; 95%% Wilson interval %.3f–%.3f) is below the idle recall %.3f (%d of %d; %.3f–%.3f)",
-				r.Kind, k.K, r.Recall, r.Found, r.Expected, lo, hi, r.IdleRecall, r.IdleFound, r.IdleExpected, idleLo, idleHi))
+			load, idle := r.Load(), r.Idle()
+			lo, hi := load.Interval()
+			idleLo, idleHi := idle.Interval()
+			out = append(out, fmt.Sprintf(KnownItemsWarning+"%s recall@%d against exact answers under load %.3f (%d of %d; 95%% interval over %d queries %.3f–%.3f) is below the idle recall %.3f (%d of %d; over %d queries %.3f–%.3f)",
+				r.Kind, k.K, r.Recall, r.Found, r.Expected, load.Queries, lo, hi, r.IdleRecall, r.IdleFound, r.IdleExpected, idle.Queries, idleLo, idleHi))
 		}
 	}
 	if k.TotalBelowHits > 0 {
