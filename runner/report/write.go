@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -90,4 +91,26 @@ func removeStaleCharts(dir string, keep map[string]bool) error {
 		}
 	}
 	return nil
+}
+
+// ResultFile is the result a run writes beside its report.
+const ResultFile = "result.json"
+
+// HoldsOutput says whether dir holds what searchbench writes: a
+// ResultFile that is a searchbench result (of any version), or a
+// MarkdownFile whose first line is the report's title (a directory
+// `report` wrote). A directory that is neither, and not empty, is
+// someone else's, which writing a run's files into would litter.
+func HoldsOutput(dir string) bool {
+	if result.ProbeFile(filepath.Join(dir, ResultFile)) {
+		return true
+	}
+	f, err := os.Open(filepath.Join(dir, MarkdownFile))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 64)
+	n, _ := io.ReadFull(f, head)
+	return bytes.HasPrefix(head[:n], []byte("# "+title+"\n")) || bytes.HasPrefix(head[:n], []byte("# "+title+":"))
 }
