@@ -20,6 +20,12 @@ func TestBadInputFoundBeforeAnythingStarts(t *testing.T) {
 		t.Fatal(err)
 	}
 	pg := []string{"--engine", "postgres"}
+	// A scenario may not carry the command line's own flags: this one's
+	// live: key used to open a listener.
+	liveScenario := filepath.Join(t.TempDir(), "live.yaml")
+	if err := os.WriteFile(liveScenario, []byte("command: run\nusers: 2\nlive: 127.0.0.1:0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	// A port this test holds, for --live.
 	taken, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -61,6 +67,11 @@ func TestBadInputFoundBeforeAnythingStarts(t *testing.T) {
 		{[]string{"--corpus", "product", "--engine", "postgres", "--queries", "knn=0"}, `queries: "knn=0" gives every kind weight 0`},
 		{[]string{"--corpus", "product", "--engine", "postgres", "--queries", "vector=1"}, `queries: unknown query kind "vector"`},
 		{[]string{"--queries", "knn=1"}, "queries: only the product corpus has kinds of query"},
+		// Accepted, and read as something else or dropped.
+		{[]string{"--corpus", "product", "--engine", "postgres", "--queries", ""}, "queries: an empty mix of query kinds"},
+		{[]string{"--exact-queries", "5"}, "exact-queries: only the product corpus has exact answers"},
+		{[]string{"--interval", "0"}, "interval: 0s is shorter than 100ms"},
+		{[]string{"--scenario", liveScenario}, "scenario " + liveScenario + ": live is not a scenario setting"},
 		{[]string{"--corpus", "product", "--engine", "postgres", "--exact-queries", "-1"}, "exact-queries: -1 is out of range (0 to 10000)"},
 		{[]string{"--engine", "meilisearch", "--image", "Not An Image!!"}, `image: "Not An Image!!" is not an image name`},
 		// Accepted, and the empty level dropped (--mix refuses its own).

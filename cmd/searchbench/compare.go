@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -31,6 +32,9 @@ func newCompareCmd() *cobra.Command {
 				}
 			}
 			if err := report.Compare(cmd.OutOrStdout(), sides[0], sides[1]); err != nil {
+				if errors.Is(err, report.ErrDifferentKinds) {
+					return badInput("compare: %v", err)
+				}
 				return fmt.Errorf("compare: %w", err)
 			}
 			return nil

@@ -19,6 +19,7 @@ import (
 func newCoordinateCmd() *cobra.Command {
 	var (
 		listen, out, liveAddr string
+		force                 bool
 		srv                   shard.Server
 	)
 	cmd := &cobra.Command{
@@ -32,7 +33,7 @@ func newCoordinateCmd() *cobra.Command {
 			if _, _, err := net.SplitHostPort(listen); err != nil {
 				return badInput("listen: %q is not HOST:PORT", listen)
 			}
-			if err := checkOut(out); err != nil {
+			if err := checkOut(out, force); err != nil {
 				return err
 			}
 			return serveShards(cmd, &srv, listen, liveAddr, out)
@@ -47,6 +48,7 @@ func newCoordinateCmd() *cobra.Command {
 	fl.DurationVar(&srv.StopTimeout, "stop-timeout", shard.DefaultStopTimeout, "when interrupted, how long to wait for the shards' results once they are asked to stop (what they measured is merged and written, marked partial)")
 	fl.StringVar(&liveAddr, "live", "", "serve a live view of the shards' run, merged, at this address (host:port, e.g. 127.0.0.1:8089); off by default")
 	fl.StringVar(&out, "out", "results", "directory for the merged result.json, "+outputsText)
+	fl.BoolVar(&force, "force", false, forceUsage)
 	return cmd
 }
 

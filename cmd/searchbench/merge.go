@@ -11,6 +11,7 @@ import (
 
 func newMergeCmd() *cobra.Command {
 	var out string
+	var force bool
 	cmd := &cobra.Command{
 		Use:   "merge <shard result.json>... --out DIR",
 		Short: "Merge the results of a sharded run's shards into one result (histograms added, never percentiles averaged) and write it with every report",
@@ -21,7 +22,7 @@ func newMergeCmd() *cobra.Command {
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkOut(out); err != nil {
+			if err := checkOut(out, force); err != nil {
 				return err
 			}
 			inputs, err := loadResults(args)
@@ -52,5 +53,6 @@ func newMergeCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&out, "out", "", "directory for the merged result.json, "+outputsText)
+	cmd.Flags().BoolVar(&force, "force", false, forceUsage)
 	return cmd
 }

@@ -221,3 +221,79 @@ func TestOutputsAreWrittenForSharing(t *testing.T) {
 		t.Errorf("%d files (%v); want result.json, tables.md, figures.csv, report.html and charts", files, err)
 	}
 }
+
+// An --out that holds someone else's files is refused before anything
+// starts, by every command that writes one: a link to /etc got
+// result.json, report.html and charts in /etc. "Someone else's": not
+// empty, and neither a searchbench result.json nor a report's tables.md
+// there. A link is judged by where it points. --force writes anyway; a
+// directory of an earlier run or report is written again as before.
+func TestOutHoldingOthersFilesIsRefused(t *testing.T) {
+	fixture := "../../runner/report/testdata/v1-timeline.json"
+	foreign := t.TempDir()
+	if err := os.WriteFile(filepath.Join(foreign, "notes.txt"), []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(foreign, link); err != nil {
+		t.Fatal(err)
+	}
+	onlyNotes := func(what string) {
+		t.Helper()
+		if entries, _ := os.ReadDir(foreign); len(entries) != 1 || entries[0].Name() != "notes.txt" {
+			t.Errorf("%s: the directory now holds %v", what, entries)
+		}
+	}
+	for _, c := range []struct{ out, says string }{
+		{foreign, foreign},
+		{link, link + " (a link to " + foreign + ")"},
+	} {
+		for _, args := range [][]string{
+			tiny(c.out),
+			append(tiny(c.out), "--dry-run"),
+			{"ladder", "--ids", "300", "--start", "50", "--stop", "50", "--duration", "300ms", "--repeat", "1", "--workers", "2", "--out", c.out},
+			{"coordinate", "--listen", "127.0.0.1:0", "--shards", "1", "--register-timeout", "1s", "--out", c.out},
+			{"merge", fixture, "--out", c.out},
+			{"report", fixture, "--out", c.out},
+		} {
+			code, stdout, stderr := runCLI(t, context.Background(), args...)
+			oneLine(t, strings.Join(args, " "), code, stdout, stderr, "out: "+c.says+" holds files searchbench did not write (notes.txt)")
+			onlyNotes(strings.Join(args, " "))
+		}
+	}
+	// --force: the files go there, beside the others.
+	if code, _, stderr := runCLI(t, context.Background(), "report", fixture, "--out", link, "--force"); code != exitOK {
+		t.Fatalf("report --force: exit %d\n%s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(foreign, "report.html")); err != nil {
+		t.Errorf("report --force: %v", err)
+	}
+	// A report's directory, and a run's (its result.json), are
+	// searchbench's: written again without --force, whatever else is there.
+	reportDir := t.TempDir()
+	for range 2 {
+		if code, _, stderr := runCLI(t, context.Background(), "report", fixture, "--out", reportDir); code != exitOK {
+			t.Fatalf("report into a report's directory: exit %d\n%s", code, stderr)
+		}
+	}
+	runDir := t.TempDir()
+	b, err := os.ReadFile(fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string][]byte{"result.json": b, "notes.txt": []byte("mine")} {
+		if err := os.WriteFile(filepath.Join(runDir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if code, _, stderr := runCLI(t, context.Background(), "report", fixture, "--out", runDir); code != exitOK {
+		t.Errorf("report into a run's directory: exit %d\n%s", code, stderr)
+	}
+	// Another tool's result.json is not searchbench output.
+	other := t.TempDir()
+	if err := os.WriteFile(filepath.Join(other, "result.json"), []byte(`{"tool": {"name": "k6"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCLI(t, context.Background(), "report", fixture, "--out", other)
+	oneLine(t, "report into another tool's results", code, stdout, stderr, "out: "+other+" holds files searchbench did not write (result.json)")
+}

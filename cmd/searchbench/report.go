@@ -12,6 +12,7 @@ import (
 
 func newReportCmd() *cobra.Command {
 	var out string
+	var force bool
 	cmd := &cobra.Command{
 		Use:   "report <result.json>...",
 		Short: "Render the tables, CSV, charts and HTML report from result files alone; several are merged into one report",
@@ -22,7 +23,7 @@ func newReportCmd() *cobra.Command {
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkOut(out); err != nil {
+			if err := checkOut(out, force); err != nil {
 				return err
 			}
 			inputs, err := loadResults(args)
@@ -38,6 +39,7 @@ func newReportCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&out, "out", "report", "directory for "+outputsText)
+	cmd.Flags().BoolVar(&force, "force", false, forceUsage)
 	return cmd
 }
 

@@ -179,7 +179,41 @@ func TestReportAndCompareBadInput(t *testing.T) {
 	if err := result.WriteFile(valid, &result.Result{SchemaVersion: result.SchemaVersion, Tool: result.Tool{Name: "searchbench"}}); err != nil {
 		t.Fatal(err)
 	}
+	// Values no run writes: compare exited 1 on the histogram, report
+	// drew the rest until a chart panicked.
+	fixture, err := os.ReadFile("../../runner/report/testdata/v1-timeline.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	corrupt := func(name, old, new string) string {
+		b := bytes.Replace(fixture, []byte(old), []byte(new), 1)
+		if bytes.Equal(b, fixture) {
+			t.Fatalf("%q is not in the fixture", old)
+		}
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	badHistogram := corrupt("histogram.json", `"histogram": "SElTVEZB`, `"histogram": "!!!TVEZB`)
+	negative := corrupt("negative.json", `"count": 118`, `"count": -118`)
+	absurd := corrupt("absurd.json", `"p99": 148.351`, `"p99": 1.7e308`)
+	// A ladder and a closed-loop run have no figure in common.
+	ladder := filepath.Join(dir, "ladder.json")
+	os.WriteFile(ladder, []byte(`{"schema_version": 1, "tool": {"name": "searchbench"}, "engines": [{"name": "bleve", "label": "bleve",
+		"ladder": {"rungs": [{"offered_rate": 10, "p99": 2, "reps": [{"offered_rate": 10, "sent": 10, "latency_ms": {"p99": 2}}]}]}}]}`), 0o644)
+	closed := filepath.Join(dir, "closed.json")
+	os.WriteFile(closed, []byte(`{"schema_version": 1, "tool": {"name": "searchbench"}, "config": {"measure": "2s"}, "engines": [{"name": "bleve", "label": "bleve",
+		"levels": [{"users": 2, "window": "2s", "ops": [{"op": "search", "count": 10, "rps": 5, "latency_ms": {"p99": 2}}]}]}]}`), 0o644)
 	for _, args := range [][]string{
+		{"compare", ladder, closed},
+		{"report", badHistogram},
+		{"report", absurd},
+		{"compare", badHistogram, valid},
+		{"compare", valid, negative},
+		{"merge", negative, "--out", filepath.Join(t.TempDir(), "out")},
+		{"merge", absurd, badHistogram, "--out", filepath.Join(t.TempDir(), "out")},
 		{"report"},
 		{"report", missing},
 		{"report", notResult},

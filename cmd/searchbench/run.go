@@ -26,6 +26,7 @@ import (
 func newBenchCmd(command, short string) *cobra.Command {
 	var s scenario.Settings
 	var liveAddr string // a CLI concern: a scenario file does not carry it
+	var force bool      // so is this one
 	cmd := &cobra.Command{
 		Use:   command,
 		Short: short,
@@ -34,7 +35,7 @@ func newBenchCmd(command, short string) *cobra.Command {
 			if err := applyScenario(&s); err != nil {
 				return err
 			}
-			if err := checkOut(s.Out); err != nil {
+			if err := checkOut(s.Out, force); err != nil {
 				return err
 			}
 			p, err := s.Plan(container.Launcher{}) // engines that run in Docker
@@ -64,6 +65,7 @@ func newBenchCmd(command, short string) *cobra.Command {
 	}
 	s.Register(cmd.Flags(), command)
 	cmd.Flags().StringVar(&liveAddr, "live", "", liveUsage)
+	cmd.Flags().BoolVar(&force, "force", false, forceUsage)
 	cmd.Flags().Lookup("out").Usage = "directory for result.json, " + outputsText
 	return cmd
 }

@@ -1,6 +1,8 @@
 package report
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -64,8 +66,45 @@ type estimate struct {
 
 func (e estimate) known() bool { return !math.IsNaN(e.lo) }
 
-// Compare writes side a next to side b. Engines are matched by label.
+// ErrDifferentKinds is returned by Compare when one side holds only rate
+// ladders and the other only closed-loop user levels: no figure of one is
+// a figure of the other (latency at an offered rate is not latency at a
+// number of users), and the configurations differ in every setting.
+var ErrDifferentKinds = errors.New("different kinds of result")
+
+// kindsOf says what a side measured: closed-loop levels, rate ladders, or
+// both (a file may hold both).
+func kindsOf(side []Input) (closed, ladder bool) {
+	for _, in := range side {
+		for _, e := range in.Result.Engines {
+			closed = closed || len(e.Levels) > 0
+			ladder = ladder || e.Ladder != nil
+		}
+	}
+	return closed, ladder
+}
+
+// kindName is what kindsOf found, in words.
+func kindName(closed, ladder bool) string {
+	switch {
+	case closed && ladder:
+		return "closed-loop user levels and rate ladders"
+	case ladder:
+		return "a rate ladder (open loop)"
+	}
+	return "closed-loop user levels"
+}
+
+// Compare writes side a next to side b. Engines are matched by label. A
+// side of ladders only against one of closed-loop levels only is
+// ErrDifferentKinds.
 func Compare(w io.Writer, a, b []Input) error {
+	ca, la := kindsOf(a)
+	cb, lb := kindsOf(b)
+	if (ca || la) && (cb || lb) && !(ca && cb) && !(la && lb) {
+		return fmt.Errorf("%w: A (%s) is %s and B (%s) %s: compare ladders with ladders and runs with runs",
+			ErrDifferentKinds, sideName(a), kindName(ca, la), sideName(b), kindName(cb, lb))
+	}
 	fa, err := sideFigures(a)
 	if err != nil {
 		return err
@@ -105,8 +144,13 @@ func Compare(w io.Writer, a, b []Input) error {
 		side       string
 		this, that figures
 	}{{"A", fa, fb}, {"B", fb, fa}} {
-		if s := unmatched(only.this, only.that); s != "" {
-			fmt.Fprintf(&out, "\nOnly in %s: %s\n", only.side, s)
+		u := unmatched(only.this, only.that)
+		for _, l := range []struct{ head, list string }{
+			{"Only in %s: %s", u.levels}, {"Operations only in %s: %s", u.ops}, {"Query kinds only in %s: %s", u.kinds},
+		} {
+			if l.list != "" {
+				fmt.Fprintf(&out, "\n"+l.head+"\n", only.side, l.list)
+			}
 		}
 	}
 	out.WriteString("\n" + noiseRule + "\n")
@@ -114,25 +158,63 @@ func Compare(w io.Writer, a, b []Input) error {
 	return err
 }
 
-// unmatched names the figures of this side that the other lacks, by engine
-// and level or rung.
-func unmatched(this, that figures) string {
-	var engines []string
-	ats := map[string][]string{}
+// oneSided is what one side of a comparison has and the other lacks.
+type oneSided struct {
+	// levels: whole levels or rungs, by engine: "beta (10 users, 100 users)".
+	levels string
+	// ops and kinds: where both sides have the level, the operations and
+	// query kinds only this side ran (their mixes differ), by engine:
+	// "sku (alpha)".
+	ops, kinds string
+}
+
+// unmatched names the figures of this side that the other lacks.
+func unmatched(this, that figures) oneSided {
+	type at struct{ engine, at string }
+	there := map[at]bool{}
+	for _, k := range that.keys {
+		there[at{k.engine, k.at}] = true
+	}
+	levels, ops, kinds := &grouped{}, &grouped{}, &grouped{}
 	for _, k := range this.keys {
 		if _, ok := that.m[k]; ok {
 			continue
 		}
-		if _, ok := ats[k.engine]; !ok {
-			engines = append(engines, k.engine)
-		}
-		if a := ats[k.engine]; len(a) == 0 || a[len(a)-1] != k.at {
-			ats[k.engine] = append(a, k.at)
+		switch op, kind, isKind := strings.Cut(k.op, ":"); {
+		case !there[at{k.engine, k.at}]:
+			levels.add(k.engine, k.at)
+		case isKind:
+			kinds.add(kind, k.engine)
+		case op != "all":
+			ops.add(op, k.engine)
 		}
 	}
-	parts := make([]string, len(engines))
-	for i, e := range engines {
-		parts[i] = e + " (" + strings.Join(ats[e], ", ") + ")"
+	return oneSided{levels: levels.String(), ops: ops.String(), kinds: kinds.String()}
+}
+
+// grouped is names, each with the items met with it, in the order first
+// met: "a (x, y); b (z)".
+type grouped struct {
+	names []string
+	items map[string][]string
+}
+
+func (g *grouped) add(name, item string) {
+	if g.items == nil {
+		g.items = map[string][]string{}
+	}
+	if _, ok := g.items[name]; !ok {
+		g.names = append(g.names, name)
+	}
+	if !slices.Contains(g.items[name], item) {
+		g.items[name] = append(g.items[name], item)
+	}
+}
+
+func (g *grouped) String() string {
+	parts := make([]string, len(g.names))
+	for i, n := range g.names {
+		parts[i] = n + " (" + strings.Join(g.items[n], ", ") + ")"
 	}
 	return strings.Join(parts, "; ")
 }
@@ -183,10 +265,19 @@ func sideName(side []Input) string {
 // and would make their figures incomparable.
 func configDifferences(a, b []Input) []string {
 	var out []string
-	check := func(what string, f func(*result.Result) string) {
+	// of picks the results a setting applies to: all of them, or those
+	// with closed-loop levels (a ladder has no measure window or settle).
+	all := func(*result.Result) bool { return true }
+	closed := func(r *result.Result) bool {
+		return slices.ContainsFunc(r.Engines, func(e result.EngineRun) bool { return len(e.Levels) > 0 })
+	}
+	check := func(what string, of func(*result.Result) bool, f func(*result.Result) string) {
 		// The values in the order first seen: A's before B's.
 		var vals []string
 		for _, in := range append(append([]Input(nil), a...), b...) {
+			if !of(in.Result) {
+				continue
+			}
 			if v := f(in.Result); !slices.Contains(vals, v) {
 				vals = append(vals, v)
 			}
@@ -195,12 +286,15 @@ func configDifferences(a, b []Input) []string {
 			out = append(out, fmt.Sprintf("%s (%s)", what, strings.Join(vals, " / ")))
 		}
 	}
-	check("corpus", func(r *result.Result) string { return shortHash(r.Corpus.Hash) })
-	check("mix", func(r *result.Result) string { return r.Config.Mix })
-	check("measure window", func(r *result.Result) string { return fmt.Sprint(r.Config.Measure) })
-	check("settle", func(r *result.Result) string { return fmt.Sprint(r.Config.Settle) })
-	check("request timeout", func(r *result.Result) string { return fmt.Sprint(r.Config.RequestTimeout) })
-	check("load generator CPUs", func(r *result.Result) string { return strconv.Itoa(r.Host.CPUs) })
+	check("corpus", all, func(r *result.Result) string { return shortHash(r.Corpus.Hash) })
+	check("mix", all, func(r *result.Result) string { return r.Config.Mix })
+	// The product corpus's kinds of query: the corpus's hash is the
+	// documents', the same whatever the queries.
+	check("query mix", all, func(r *result.Result) string { return cmp.Or(r.Corpus.Queries, "none (one kind)") })
+	check("measure window", closed, func(r *result.Result) string { return fmt.Sprint(r.Config.Measure) })
+	check("settle", closed, func(r *result.Result) string { return fmt.Sprint(r.Config.Settle) })
+	check("request timeout", all, func(r *result.Result) string { return fmt.Sprint(r.Config.RequestTimeout) })
+	check("load generator CPUs", all, func(r *result.Result) string { return strconv.Itoa(r.Host.CPUs) })
 	return out
 }
 

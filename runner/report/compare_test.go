@@ -1,6 +1,7 @@
 package report
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -237,5 +238,66 @@ func TestCompareFewCallsTailIsNoise(t *testing.T) {
 	}
 	if s := a.String(); !strings.HasSuffix(s, "–∞]") {
 		t.Errorf("unbounded interval shown as %q", s)
+	}
+}
+
+// Two product runs of different query mixes: the level is on both sides,
+// so it is not "only in A"; the kinds each side alone has are named, and
+// the mixes are said to differ.
+func TestCompareNamesTheKindsOnOneSide(t *testing.T) {
+	a, b := kindResult(t), kindResult(t)
+	b.Corpus.Queries = "knn=2,knn-price=2"
+	for i := range b.Engines[0].Levels {
+		b.Engines[0].Levels[i].Ops[0].Kinds[1] = sampleKind(t, "knn-price", 500, 2, uint64(400+i), 15*time.Second)
+	}
+	out := compare(t, []Input{{Name: "a.json", Result: a}}, []Input{{Name: "b.json", Result: b}})
+	for _, s := range []string{
+		"differ in query mix (knn=2,knn-category=4,knn-price=2,sku=2 / knn=2,knn-price=2)",
+		"Query kinds only in A: sku (alpha)",
+		"Query kinds only in B: knn-price (alpha)",
+	} {
+		if !strings.Contains(out, s) {
+			t.Errorf("output lacks %q:\n%s", s, out)
+		}
+	}
+	if strings.Contains(out, "Only in A") || strings.Contains(out, "Only in B") {
+		t.Errorf("a level on both sides is said to be on one:\n%s", out)
+	}
+	// An operation one mix has and the other lacks is named as such.
+	b = sampleResult(t)
+	b.Config.Mix = "search=80,upsert=20"
+	for i := range b.Engines[0].Levels {
+		b.Engines[0].Levels[i].Ops = b.Engines[0].Levels[i].Ops[:2]
+	}
+	out = compare(t, []Input{{Name: "a.json", Result: sampleResult(t)}}, []Input{{Name: "b.json", Result: b}})
+	if !strings.Contains(out, "Operations only in A: delete (alpha)") || strings.Contains(out, "Only in A") {
+		t.Errorf("an operation only A ran:\n%s", out)
+	}
+}
+
+// A ladder (open loop: latency at offered rates) and a closed-loop run
+// (users) hold no figure in common: compare says so and stops, instead
+// of warning about a "measure window (0s / 2s)" the ladder never had.
+func TestCompareRefusesALadderAgainstARun(t *testing.T) {
+	run, ladder := sampleResult(t), sampleResult(t)
+	run.Engines = run.Engines[:2]
+	ladder.Engines = ladder.Engines[2:]
+	ladder.Config.Measure, ladder.Config.Settle = 0, 0
+	var sb strings.Builder
+	err := Compare(&sb, []Input{{Name: "ladder.json", Result: ladder}}, []Input{{Name: "run.json", Result: run}})
+	if !errors.Is(err, ErrDifferentKinds) || !strings.Contains(err.Error(), "A (ladder.json) is a rate ladder (open loop) and B (run.json) closed-loop user levels") {
+		t.Errorf("a ladder against a run: %v; want ErrDifferentKinds naming both", err)
+	}
+	if strings.Contains(sb.String(), "measure window") {
+		t.Errorf("a ladder against a run warns of a measure window:\n%s", sb.String())
+	}
+	// A side that holds both kinds (a run and a ladder in one file)
+	// compares on what the other side has; the ladder's lack of a window
+	// is no difference.
+	ladder.Engines = append(ladder.Engines, run.Engines[0])
+	ladder.Config.Measure = run.Config.Measure
+	out := compare(t, []Input{{Name: "a.json", Result: ladder}}, []Input{{Name: "b.json", Result: run}})
+	if strings.Contains(out, "measure window") {
+		t.Errorf("same window:\n%s", out)
 	}
 }

@@ -34,19 +34,14 @@ func Load(path string) (Input, error) {
 	}
 	// Probe first, so a JSON file of some other kind gets a plain answer
 	// rather than a decoding error about a field it never meant to have.
-	var probe struct {
-		SchemaVersion *int `json:"schema_version"`
-		Tool          struct {
-			Name string `json:"name"`
-		} `json:"tool"`
-	}
+	var probe result.Probe
 	err = json.Unmarshal(b, &probe)
 	if se := (*json.SyntaxError)(nil); errors.As(err, &se) {
 		// Not JSON at all, most often a file cut short: saying "not a
 		// result" would send the user looking for the wrong file.
 		return Input{}, result.DecodeError(path, b, err)
 	}
-	if err != nil || probe.SchemaVersion == nil || probe.Tool.Name != "searchbench" {
+	if err != nil || !probe.Searchbench() {
 		return Input{}, fmt.Errorf("%s: %w (no schema_version and tool searchbench)", path, ErrNotResult)
 	}
 	if *probe.SchemaVersion != result.SchemaVersion {

@@ -36,8 +36,10 @@ func missingShards(r *result.Result) int {
 }
 
 // title is the report's heading: a report of one sharded result says so.
+// title is the report's title: tables.md's first line and the page's.
+const title = "searchbench results"
+
 func (rep *Report) title() string {
-	const title = "searchbench results"
 	if len(rep.Inputs) == 1 {
 		if note := shardNote(rep.Inputs[0].Result); note != "" {
 			return title + ": " + note

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,56 +20,57 @@ const (
 )
 
 // Write renders every output into dir: the Markdown tables, the CSV, each
-// chart as PNG and SVG, and the HTML report. Each file is written
-// atomically; charts an earlier report left in dir that this one does not
-// draw are removed, so the directory never mixes two runs' pictures. It
-// returns the paths written.
+// chart as PNG and SVG, and the HTML report. Everything is rendered, and
+// every destination checked, before the first file is written, so a report
+// that cannot be made leaves none of its files (a half-written report
+// would sit beside result.json as if it were that run's). Each file is
+// written atomically; charts an earlier report left in dir that this one
+// does not draw are removed, so the directory never mixes two runs'
+// pictures. It returns the paths written.
 func (rep *Report) Write(dir string) ([]string, error) {
-	var written []string
-	put := func(name string, data []byte) error {
-		path := filepath.Join(dir, name)
-		if err := result.WriteAtomic(path, data); err != nil {
-			return err
-		}
-		written = append(written, path)
-		return nil
+	type file struct {
+		name string
+		data []byte
 	}
 	var md, csv, page bytes.Buffer
 	if err := rep.Markdown(&md); err != nil {
-		return written, err
-	}
-	if err := put(MarkdownFile, md.Bytes()); err != nil {
-		return written, err
+		return nil, err
 	}
 	if err := rep.CSV(&csv); err != nil {
-		return written, err
-	}
-	if err := put(CSVFile, csv.Bytes()); err != nil {
-		return written, err
+		return nil, err
 	}
 	charts, err := rep.render()
 	if err != nil {
-		return written, err
-	}
-	keep := map[string]bool{}
-	for _, c := range charts {
-		for _, f := range []struct {
-			ext  string
-			data []byte
-		}{{".png", c.png}, {".svg", c.svg}} {
-			keep[c.Name+f.ext] = true
-			if err := put(filepath.Join(ChartDir, c.Name+f.ext), f.data); err != nil {
-				return written, err
-			}
-		}
-	}
-	if err := removeStaleCharts(filepath.Join(dir, ChartDir), keep); err != nil {
-		return written, err
+		return nil, err
 	}
 	if err := rep.html(&page, charts); err != nil {
-		return written, err
+		return nil, err
 	}
-	return written, put(HTMLFile, page.Bytes())
+	files := []file{{MarkdownFile, md.Bytes()}, {CSVFile, csv.Bytes()}}
+	keep := map[string]bool{}
+	for _, c := range charts {
+		keep[c.Name+".png"], keep[c.Name+".svg"] = true, true
+		files = append(files, file{filepath.Join(ChartDir, c.Name+".png"), c.png}, file{filepath.Join(ChartDir, c.Name+".svg"), c.svg})
+	}
+	// The page last: it shows the charts, which are there once it is.
+	files = append(files, file{HTMLFile, page.Bytes()})
+	if err := os.MkdirAll(filepath.Join(dir, ChartDir), 0o777); err != nil {
+		return nil, fmt.Errorf("write report: %w", err)
+	}
+	for _, f := range files {
+		if fi, err := os.Stat(filepath.Join(dir, f.name)); err == nil && fi.IsDir() {
+			return nil, fmt.Errorf("write report: %s is a directory", filepath.Join(dir, f.name))
+		}
+	}
+	var written []string
+	for _, f := range files {
+		path := filepath.Join(dir, f.name)
+		if err := result.WriteAtomic(path, f.data); err != nil {
+			return written, err
+		}
+		written = append(written, path)
+	}
+	return written, removeStaleCharts(filepath.Join(dir, ChartDir), keep)
 }
 
 // removeStaleCharts removes the chart files (by the names Charts gives)
@@ -89,4 +91,26 @@ func removeStaleCharts(dir string, keep map[string]bool) error {
 		}
 	}
 	return nil
+}
+
+// ResultFile is the result a run writes beside its report.
+const ResultFile = "result.json"
+
+// HoldsOutput says whether dir holds what searchbench writes: a
+// ResultFile that is a searchbench result (of any version), or a
+// MarkdownFile whose first line is the report's title (a directory
+// `report` wrote). A directory that is neither, and not empty, is
+// someone else's, which writing a run's files into would litter.
+func HoldsOutput(dir string) bool {
+	if result.ProbeFile(filepath.Join(dir, ResultFile)) {
+		return true
+	}
+	f, err := os.Open(filepath.Join(dir, MarkdownFile))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 64)
+	n, _ := io.ReadFull(f, head)
+	return bytes.HasPrefix(head[:n], []byte("# "+title+"\n")) || bytes.HasPrefix(head[:n], []byte("# "+title+":"))
 }

@@ -72,3 +72,28 @@ func ReadBounded(path string, limit int64) ([]byte, error) {
 	}
 	return b, nil
 }
+
+// Probe is what says a JSON document is a searchbench result, and of
+// which schema version, without decoding the rest: enough to tell a
+// result of another version, or another tool's JSON, from a corrupt one.
+type Probe struct {
+	SchemaVersion *int `json:"schema_version"`
+	Tool          struct {
+		Name string `json:"name"`
+	} `json:"tool"`
+}
+
+// Searchbench says whether the document is a searchbench result (of any
+// schema version).
+func (p Probe) Searchbench() bool { return p.SchemaVersion != nil && p.Tool.Name == "searchbench" }
+
+// ProbeFile probes the file at path; false when it cannot be read or is
+// not a searchbench result.
+func ProbeFile(path string) bool {
+	b, err := ReadBounded(path, MaxFileSize)
+	if err != nil {
+		return false
+	}
+	var p Probe
+	return json.Unmarshal(b, &p) == nil && p.Searchbench()
+}

@@ -48,6 +48,15 @@ func FuzzReadFile(f *testing.F) {
 		if err := os.WriteFile(path, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		ReadFile(path)
+		r, err := ReadFile(path)
+		if err != nil {
+			return
+		}
+		// What the reader accepts, the hlog writer and a merge read too
+		// (the reports' own rendering is fuzzed in runner/report).
+		if _, err := WriteHlog(filepath.Join(t.TempDir(), HlogName), r); err != nil {
+			t.Errorf("a result ReadFile accepted: hlog: %v", err)
+		}
+		Merge(r)
 	})
 }

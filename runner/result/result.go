@@ -562,6 +562,9 @@ func ReadFile(path string) (*Result, error) {
 		return nil, fmt.Errorf("read result %s: schema version %d, this searchbench reads %d", path, r.SchemaVersion, SchemaVersion)
 	}
 	r.Normalize()
+	if err := r.Validate(); err != nil {
+		return nil, fmt.Errorf("read result %s: %w", path, err)
+	}
 	return &r, nil
 }
 

@@ -295,6 +295,9 @@ func (f *File) Apply(s *Settings) error {
 		if p == nil {
 			return fmt.Errorf("scenario %s: unknown field %q (not a flag of `searchbench %s`)", f.Name, v.name, f.Command)
 		}
+		if !s.keys[v.name] {
+			return fmt.Errorf("scenario %s: %s is not a scenario setting: give --%s on the command line", f.Name, v.name, v.name)
+		}
 		if p.Changed {
 			continue // the command line wins
 		}

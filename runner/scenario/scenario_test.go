@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	_ "github.com/searchbench/searchbench/engines/all"
 	"github.com/searchbench/searchbench/engines/container"
 	"github.com/searchbench/searchbench/runner/scenario"
@@ -207,5 +209,62 @@ func TestIntervalSetting(t *testing.T) {
 	}
 	if _, err := scenario.Decode(path, docker, "interval=2s"); err == nil || err.Error() != "interval: 2s is longer than the window it cuts (duration 1s)" {
 		t.Errorf("a ladder's interval 2s: %v", err)
+	}
+}
+
+// Input that was accepted and then ignored or read as something else: an
+// empty query mix ran the default one, exact-answer checks on the text
+// corpus (which has no exact answers) were dropped, an interval of 0 ran
+// the default though the help says at least 100ms. Each is now refused,
+// in one line naming the setting.
+func TestSettingsGivenButIgnoredAreRefused(t *testing.T) {
+	for _, c := range []struct {
+		set  []string
+		want string
+	}{
+		{[]string{"corpus=product", "queries="}, "queries: an empty mix of query kinds"},
+		{[]string{"corpus=product", "queries= "}, "queries: an empty mix of query kinds"},
+		{[]string{"exact-queries=5"}, "exact-queries: only the product corpus has exact answers"},
+		{[]string{"exact-queries=0"}, "exact-queries: only the product corpus has exact answers"},
+		{[]string{"interval=0"}, "interval: 0s is shorter than 100ms"},
+		{[]string{"interval=0s"}, "interval: 0s is shorter than 100ms"},
+	} {
+		_, err := scenario.Decode("embedded-smoke", docker, c.set...)
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%q: %v; want one line starting %q", c.set, err, c.want)
+		}
+	}
+	// Not given, each keeps its default.
+	if _, err := scenario.Decode("embedded-smoke", docker); err != nil {
+		t.Errorf("defaults: %v", err)
+	}
+}
+
+// A scenario carries the settings of the run, not the command line's own
+// flags: a file's live: key opened a listener (the CLI registers --live on
+// the flag set the file is applied to). Any key that is not a setting is
+// refused, naming the file and the key.
+func TestAScenarioCannotSetTheCommandLinesOwnFlags(t *testing.T) {
+	for _, key := range []string{"live: 127.0.0.1:0", "force: true"} {
+		f, err := scenario.Parse([]byte("command: run\nusers: 2\n" + key + "\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Name = "s.yaml"
+		var s scenario.Settings
+		fl := pflag.NewFlagSet("run", pflag.ContinueOnError)
+		s.Register(fl, scenario.Run)
+		var live string
+		var force bool
+		fl.StringVar(&live, "live", "", "the CLI's")
+		fl.BoolVar(&force, "force", false, "the CLI's")
+		name, _, _ := strings.Cut(key, ":")
+		want := "scenario s.yaml: " + name + " is not a scenario setting"
+		if err := f.Apply(&s); err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%q: %v; want an error starting %q", key, err, want)
+		}
+		if live != "" || force {
+			t.Errorf("%q: the flag was set (live %q, force %v)", key, live, force)
+		}
 	}
 }

@@ -97,6 +97,10 @@ type Settings struct {
 
 	flags    *pflag.FlagSet
 	fromFile map[string]bool // the settings the scenario file gave (Apply)
+	// keys are the flags Register defined: the settings a scenario file
+	// may give. The CLI defines flags of its own on the same set (--live,
+	// --force), which a file must not reach.
+	keys map[string]bool
 }
 
 // SetupSpec is a setup as a scenario file gives it.
@@ -118,6 +122,18 @@ func RegisterCorpus(fl *pflag.FlagSet, seed *uint64, ids *int, prepopulate *floa
 // Register defines command's settings on fl, with their defaults. Command
 // is Run or Ladder.
 func (s *Settings) Register(fl *pflag.FlagSet, command string) {
+	before := map[string]bool{}
+	fl.VisitAll(func(f *pflag.Flag) { before[f.Name] = true })
+	s.register(fl, command)
+	s.keys = map[string]bool{}
+	fl.VisitAll(func(f *pflag.Flag) {
+		if !before[f.Name] {
+			s.keys[f.Name] = true
+		}
+	})
+}
+
+func (s *Settings) register(fl *pflag.FlagSet, command string) {
 	s.Command, s.flags = command, fl
 	RegisterCorpus(fl, &s.Seed, &s.IDs, &s.Prepopulate)
 	fl.StringVar(&s.Corpus, "corpus", runner.CorpusText, "corpus: text (Study A: name and content, 5-word queries) or product (Study B: ~4.6 KB product hashes with an embedding; KNN and SKU queries)")
@@ -241,10 +257,25 @@ func (s *Settings) plan(l runner.Launcher) (runner.Plan, error) {
 	if s.Exact < 0 {
 		return runner.Plan{}, fmt.Errorf("exact-queries: %d is out of range (0 to %d)", s.Exact, runner.MaxExactQueries)
 	}
+	// Given for the text corpus, the sample was dropped without a word.
+	if s.Corpus != runner.CorpusProduct && s.Changed("exact-queries") {
+		return runner.Plan{}, errors.New("exact-queries: only the product corpus has exact answers (kNN and SKU queries); leave it out")
+	}
+	// The library reads an interval of 0 as "the default"; given, it is
+	// below the shortest one, as the help says.
+	if s.Changed("interval") && s.Interval == 0 {
+		return runner.Plan{}, fmt.Errorf("interval: 0s is shorter than %v, the shortest interval recorded; leave it out for the default", runner.MinInterval)
+	}
 	var queries dataset.QueryMix
 	if s.Changed("queries") {
 		if s.Corpus != runner.CorpusProduct {
 			return runner.Plan{}, errors.New("queries: only the product corpus has kinds of query")
+		}
+		// ParseQueryMix reads "" as the default mix, as the library's
+		// zero value is; given empty, it is a mix left out by mistake, as
+		// --mix '' is.
+		if strings.TrimSpace(s.Queries) == "" {
+			return runner.Plan{}, errors.New("queries: an empty mix of query kinds; give kind=weight,… or leave it out for the default " + dataset.DefaultQueryMix.String())
 		}
 		if queries, err = dataset.ParseQueryMix(s.Queries); err != nil {
 			return runner.Plan{}, fmt.Errorf("queries: %w", err)
