@@ -13,6 +13,7 @@ import (
 
 	"github.com/searchbench/searchbench/dataset"
 	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/engines/quote"
 	"github.com/searchbench/searchbench/runner/internal/pace"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/runner/shard"
@@ -144,7 +145,7 @@ type Emitter struct {
 	// scrub, when set, removes the setup's secrets from warnings before
 	// any observer sees them: a warning may quote a failure's message, and
 	// an observer may show it to anyone who can open a page.
-	scrub *scrubber
+	scrub *quote.Scrubber
 }
 
 // emit sends e, labelled with the setup.
@@ -154,7 +155,7 @@ func (em Emitter) emit(e Event) {
 	}
 	e.Setup = em.Setup
 	if e.Kind == EventWarning && em.scrub != nil {
-		e.Text = em.scrub.scrub(e.Text)
+		e.Text = em.scrub.String(e.Text)
 	}
 	em.Observer.Observe(e)
 }

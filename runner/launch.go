@@ -64,6 +64,8 @@ func (st *setupRun) launch(ctx context.Context) error {
 	// The launcher's generated secret is a password to some engines and an
 	// API key to others; each driver reads the one it uses.
 	st.cfg.URL, st.cfg.Password, st.cfg.APIKey = c.URL, engines.Secret(c.Secret), engines.Secret(c.Secret)
+	// The warnings sent while the run goes on are scrubbed of it too.
+	st.em = st.emitter(st.name, st.cfg.Secrets())
 	st.er.Image, st.er.ImageDigest, st.er.CPULimit, st.er.CPUSet = c.Image, c.Digest, p.Launch.CPUs, p.Launch.CPUSet
 	st.er.ContainerEnv, st.er.DockerVersion = c.Env, c.Docker
 	st.sampled = c.Stats

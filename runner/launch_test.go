@@ -15,6 +15,7 @@ import (
 // in this process, reached by a fresh URL, as a container's is by its port.
 type fakeLauncher struct {
 	t         *testing.T
+	urlSuffix string // after the launched engine's URL: "leaky" makes its searches quote its password
 	secretEnv string
 	none      bool // it can launch no engine
 	checkErr  error
@@ -40,7 +41,7 @@ func (l *fakeLauncher) Launch(_ context.Context, driver string, o launch.Options
 		return nil, l.launchErr
 	}
 	return &launch.Engine{
-		URL: uniqueURL(l.t), Secret: "launched-Secret-4242", Image: "fake/" + driver + ":1", Digest: "sha256:feed",
+		URL: uniqueURL(l.t) + l.urlSuffix, Secret: "launched-Secret-4242", Image: "fake/" + driver + ":1", Digest: "sha256:feed",
 		Env: map[string]string{"THREADS": "1"}, Docker: "28.2.2", ID: "0123456789abcdef0123",
 		Stats: func(context.Context) (map[string]float64, error) {
 			return map[string]float64{"container_cpu_cores": 0.5}, nil
@@ -172,5 +173,35 @@ func TestRunnerImportsNoContainerRuntime(t *testing.T) {
 		if p := strings.ToLower(pkg); strings.Contains(p, "docker") || strings.Contains(p, "compose") || strings.HasSuffix(p, "engines/container") {
 			t.Errorf("runner imports %s", pkg)
 		}
+	}
+}
+
+// A launched engine's generated secret is scrubbed from the warnings sent
+// while the run goes on (the log, the live view), not only from the
+// result: the launcher makes it after the setup's scrub was first made.
+func TestLaunchedSecretIsScrubbedFromLiveWarnings(t *testing.T) {
+	l := &fakeLauncher{t: t, urlSuffix: "/leaky"}
+	var mu sync.Mutex
+	var warned []string
+	obs := ObserverFunc(func(e Event) {
+		if e.Kind == EventWarning {
+			mu.Lock()
+			warned = append(warned, e.Text)
+			mu.Unlock()
+		}
+	})
+	p := Plan{Source: testCorpus(t, 200, 0.5), Setups: []Setup{{Driver: "sharedmem"}}, Closed: ptr(quickConfig(1)), Launcher: l}
+	res, err := Run(context.Background(), p, obs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	all := strings.Join(warned, "\n")
+	if !strings.Contains(all, "sharedmem: key [redacted] refused") {
+		t.Fatalf("no warning quotes the failed searches, scrubbed; sent %q, the result's %q", warned, res.Engines[0].Levels[0].Warnings)
+	}
+	if strings.Contains(strings.ToLower(all), "secret-4242") {
+		t.Errorf("a warning sent shows the launched secret:\n%s", all)
 	}
 }

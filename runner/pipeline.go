@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/searchbench/searchbench/engines/quote"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/runner/shard"
 )
@@ -240,7 +241,7 @@ func (r *run) logf(setup, format string, args ...any) {
 // Observer, warnings scrubbed of the setup's secrets as the result's
 // messages are when the setup ends.
 func (r *run) emitter(setup string, secrets []string) Emitter {
-	return Emitter{Setup: setup, Observer: r.obs, scrub: newScrubber(secrets)}
+	return Emitter{Setup: setup, Observer: r.obs, scrub: quote.NewScrubber(secrets...)}
 }
 
 // CPUText is a CPU limit as the log and the plan print it.

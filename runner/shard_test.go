@@ -179,6 +179,15 @@ func (sharedMem) Open(_ context.Context, cfg engines.Config) (engines.Engine, er
 	if e == nil {
 		e = &sharedEngine{memEngine: newMem(), written: map[string]int{}}
 		sharedEngines[cfg.URL] = e
+		if strings.HasSuffix(cfg.URL, "leaky") {
+			pw := cfg.Password.Reveal()
+			e.fail = func(op string, _ int64) error {
+				if op == "search" {
+					return fmt.Errorf("sharedmem: key %s refused", pw)
+				}
+				return nil
+			}
+		}
 	}
 	return e, nil
 }

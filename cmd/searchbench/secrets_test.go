@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -361,6 +362,109 @@ func TestPartlyQuotedSecretsNeverReachOutputs(t *testing.T) {
 				t.Errorf("result.json does not record the failures, scrubbed (%v)", err)
 			}
 			noSecretRun(t, key, stdout, stderr, dir)
+		})
+	}
+}
+
+// echoingProxy forwards to backend, but answers every second search with a
+// 500 whose message quotes the credential the request carried, as a
+// careless server or proxy might: the basic-auth token whole, lower-cased,
+// without its padding, split by a space, its tail, URL-encoded; the
+// password as it is, URL-encoded and in base64. It returns its URL with
+// userinfo (nil: none) and a count of those answers.
+func echoingProxy(t *testing.T, backend string, userinfo *url.Userinfo) (string, *atomic.Int64) {
+	t.Helper()
+	u, err := url.Parse(backend)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fwd := httputil.NewSingleHostReverseProxy(u)
+	var searches, quoted atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		user, pass, basic := r.BasicAuth()
+		if !basic || !strings.HasSuffix(r.URL.Path, "search") || searches.Add(1)%2 != 0 {
+			fwd.ServeHTTP(w, r)
+			return
+		}
+		quoted.Add(1)
+		token := base64.StdEncoding.EncodeToString([]byte(user + ":" + pass))
+		msg := strings.Join([]string{"upstream refused credentials, echoed:", token, strings.ToLower(token),
+			strings.TrimRight(token, "="), token[:11] + " " + token[11:], token[len(token)-8:], url.QueryEscape(token),
+			pass, url.QueryEscape(pass), base64.StdEncoding.EncodeToString([]byte(pass))}, " ")
+		body, err := json.Marshal(map[string]any{
+			"message": msg, "code": "internal", "type": "internal", // Meilisearch, Typesense
+			"detail": msg, // Amgix
+			"error":  map[string]any{"type": "exception", "reason": msg},
+			"status": http.StatusInternalServerError, // Elasticsearch
+		})
+		if err != nil {
+			t.Error(err)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("X-Elastic-Product", "Elasticsearch")
+		w.WriteHeader(http.StatusInternalServerError)
+		w.Write(body)
+	}))
+	t.Cleanup(srv.Close)
+	p, _ := url.Parse(srv.URL)
+	p.User = userinfo
+	return p.String(), &quoted
+}
+
+// A server that echoes the basic-auth header it was sent — a --url's
+// userinfo, which Meilisearch, Amgix Now and Typesense send as one, or
+// Elasticsearch's --username and --password — in any encoding, case or
+// piece, shows no run of six characters of it, nor of the password, in
+// stdout, stderr, result.json, tables.md, report.html or any other file.
+// The failures are still recorded.
+func TestEchoedBasicAuthSecretsNeverReachOutputs(t *testing.T) {
+	const user, pass = "sb-user", "Kx9/Qw7?zA+b"
+	const key = "Sb-p4rt1al-Kq8Zw3Xy6v" // Typesense's, which wants one besides
+	token := base64.StdEncoding.EncodeToString([]byte(user + ":" + pass))
+	for _, c := range []struct {
+		engine string
+		start  func(t *testing.T) (backend string, flags []string)
+		inURL  bool
+	}{
+		{"meilisearch", func(t *testing.T) (string, []string) {
+			f := meilifake.New(meilifake.Options{})
+			t.Cleanup(f.Close)
+			return f.URL, nil
+		}, true},
+		{"amgix-now", func(t *testing.T) (string, []string) {
+			f := amgixfake.New()
+			t.Cleanup(f.Close)
+			return f.URL, nil
+		}, true},
+		{"typesense", func(t *testing.T) (string, []string) {
+			f := typesensefake.New(key)
+			t.Cleanup(f.Close)
+			return f.URL, []string{"--api-key", key}
+		}, true},
+		{"elasticsearch", func(t *testing.T) (string, []string) {
+			f := esfake.New(esfake.Options{Username: user, Password: pass})
+			t.Cleanup(f.Close)
+			return f.URL(), []string{"--username", user, "--password", pass}
+		}, false},
+	} {
+		t.Run(c.engine, func(t *testing.T) {
+			backend, flags := c.start(t)
+			var userinfo *url.Userinfo
+			if c.inURL {
+				userinfo = url.UserPassword(user, pass)
+			}
+			proxy, quoted := echoingProxy(t, backend, userinfo)
+			code, stdout, stderr, dir := quickRun(t, c.engine, proxy, append(flags, "--measure", "1s")...)
+			if quoted.Load() == 0 || code != exitFailed {
+				t.Fatalf("exit %d after %d echoing answers; want failed calls (exit 1)\n%s", code, quoted.Load(), stderr)
+			}
+			if b, err := os.ReadFile(filepath.Join(dir, "result.json")); err != nil || !bytes.Contains(b, []byte("upstream refused credentials, echoed: [redacted]")) {
+				t.Errorf("result.json does not record the failures, scrubbed (%v)", err)
+			}
+			for _, s := range []string{token, url.QueryEscape(token), token[:11], token[11:], pass, url.QueryEscape(pass),
+				base64.StdEncoding.EncodeToString([]byte(pass))} {
+				noSecretRun(t, s, stdout, stderr, dir)
+			}
 		})
 	}
 }

@@ -231,7 +231,10 @@
 // public) accepts it, but the main.rs versions read do not install that
 // middleware, so a server may ignore the key. Open also lists the
 // collections, which needs a key where keys are checked, so a missing or
-// wrong key fails at Open. The key never appears in an error. Username and Password are refused.
+// wrong key fails at Open. Username and Password are refused; a URL's
+// userinfo (http://user:pass@host) goes as basic authorization, as net/http
+// sends it. Neither the key nor the userinfo appears in an error, in any
+// encoding, should a server echo one (quote.Scrubber).
 //
 // # Files
 //

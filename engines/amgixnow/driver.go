@@ -10,6 +10,7 @@ import (
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/engines/config"
 	"github.com/searchbench/searchbench/engines/httpwire"
+	"github.com/searchbench/searchbench/engines/quote"
 )
 
 // Driver names.
@@ -90,6 +91,7 @@ func (d driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, e
 		base:     strings.TrimRight(u.String(), "/"),
 		endpoint: u.Redacted(),
 		key:      cfg.APIKey.Reveal(),
+		secrets:  quote.NewScrubber(cfg.Secrets()...),
 		clock:    &processClock,
 		tracker:  processTracker,
 	}

@@ -27,8 +27,9 @@ type Engine struct {
 	http     *http.Client
 	fast     *httpwire.FastClient // the calls a run repeats (call)
 	base     string
-	endpoint string // the URL without credentials, for messages
-	key      string
+	endpoint string          // the URL without credentials, for messages
+	key      string          // sent as "Authorization: Bearer"
+	secrets  *quote.Scrubber // the credentials (the key, the URL's userinfo), to scrub from messages
 	clock    *clock
 	tracker  *tracker
 

@@ -20,7 +20,7 @@ func (e *Engine) transportError(err error) error {
 	if errors.As(err, &ue) {
 		err = ue.Err
 	}
-	return fmt.Errorf("%s: %w", e.endpoint, quote.Redact(httpwire.TransportError(err), e.key))
+	return fmt.Errorf("%s: %w", e.endpoint, e.secrets.Error(httpwire.TransportError(err)))
 }
 
 // statusError maps an HTTP failure to the runner's error classes
@@ -76,9 +76,9 @@ func clip(s string) string {
 	return s
 }
 
-// scrub removes the API key from a message, should a server or a proxy echo
-// it back.
-func (e *Engine) scrub(s string) string { return quote.RedactString(s, e.key) }
+// scrub removes the credentials (the API key, the URL's userinfo) from a
+// message, should a server or a proxy echo one back.
+func (e *Engine) scrub(s string) string { return e.secrets.String(s) }
 
 // documentMissing says whether a 404's body is Amgix's word that a document
 // is missing — {"detail": "Documents not found for document_ids: …"} from

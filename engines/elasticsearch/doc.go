@@ -219,7 +219,8 @@
 // broken setup, not a missing document, and must not be ignored like one.
 // Credentials: Username/Password go as HTTP basic auth, APIKey (the
 // base64-encoded id:key Elasticsearch hands out) as "Authorization: APIKey";
-// neither appears in an error. Config.URL is the server's base URL
+// neither appears in an error, in any encoding (quote.Scrubber: the basic
+// token too). Config.URL is the server's base URL
 // (default http://127.0.0.1:9200), without credentials or a path.
 //
 // # Attach

@@ -7,6 +7,7 @@ import (
 
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/engines/httpwire"
+	"github.com/searchbench/searchbench/engines/quote"
 )
 
 func init() { engines.Register("elasticsearch", driver{}) }
@@ -110,7 +111,7 @@ func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, err
 		refresh:   refresh,
 		writeArgs: writeArgs(refresh),
 		opts:      o,
-		secrets:   secrets(user, password, key),
+		secrets:   quote.NewScrubber(cfg.Secrets()...),
 		endpoint:  endpoint,
 	}
 	// GET / is the client's first request, so the product check and the

@@ -26,8 +26,8 @@ type Engine struct {
 	refresh   string               // the refresh parameter of every write: "" or "wait_for"
 	writeArgs string               // the hot writes' query: "" or "?refresh=wait_for"
 	opts      options
-	secrets   []string // only to scrub them from messages, should a server echo one
-	endpoint  string   // the URL (it has no credentials), for messages
+	secrets   *quote.Scrubber // the credentials, to scrub from messages should a server echo one
+	endpoint  string          // the URL (it has no credentials), for messages
 
 	mu    sync.RWMutex // guards the index state against Create
 	index string
@@ -405,5 +405,5 @@ func (e *Engine) fail(what string, err error) error {
 	if err == nil {
 		return nil
 	}
-	return fmt.Errorf("elasticsearch: %s: %w", what, quote.Redact(err, e.secrets...))
+	return fmt.Errorf("elasticsearch: %s: %w", what, e.secrets.Error(err))
 }

@@ -1,7 +1,6 @@
 package elasticsearch
 
 import (
-	"encoding/base64"
 	"errors"
 	"net/url"
 	"regexp"
@@ -168,18 +167,4 @@ func checkURL(raw string) (*url.URL, error) {
 	}
 	u.Path, u.RawPath = "", ""
 	return u, nil
-}
-
-// secrets are the strings an error message must not show: the password
-// and the key, and the basic-auth header's encoding of the password, which
-// is as good as the password to whoever reads it.
-func secrets(user, password, key string) []string {
-	var out []string
-	if password != "" {
-		out = append(out, password, base64.StdEncoding.EncodeToString([]byte(user+":"+password)))
-	}
-	if key != "" {
-		out = append(out, key)
-	}
-	return out
 }

@@ -165,8 +165,10 @@
 // Errors: HTTP 429 and 503 wrap engines.ErrOverloaded, 408 and 504 and client
 // timeouts engines.ErrTimeout, 404 document_not_found engines.ErrNotFound;
 // 404 index_not_found is class other: the index vanished, a broken setup.
-// The API key is sent as "Authorization: Bearer" and never appears in an
-// error.
+// The API key is sent as "Authorization: Bearer", a URL's userinfo
+// (http://user:pass@host, without a key) as basic authorization; neither
+// appears in an error, in any encoding, should a server echo one
+// (quote.Scrubber).
 //
 // # Attach
 //

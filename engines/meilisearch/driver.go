@@ -12,6 +12,7 @@ import (
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/engines/config"
 	"github.com/searchbench/searchbench/engines/httpwire"
+	"github.com/searchbench/searchbench/engines/quote"
 )
 
 func init() { engines.Register("meilisearch", driver{}) }
@@ -94,7 +95,7 @@ func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, err
 		auth:     authorization(key),
 		mode:     mode,
 		opts:     o,
-		key:      key,
+		secrets:  quote.NewScrubber(cfg.Secrets()...),
 		endpoint: u.Redacted(),
 	}
 	// GET /version needs the key, so a wrong key fails here, not mid-run.

@@ -30,8 +30,8 @@ type Engine struct {
 	auth     string               // the Authorization header, "" without a key
 	mode     engines.Visibility
 	opts     options
-	key      string // only to scrub it from messages, should a server echo it
-	endpoint string // the URL without credentials, for messages
+	secrets  *quote.Scrubber // the credentials (the key, the URL's userinfo), to scrub from messages should a server echo one
+	endpoint string          // the URL without credentials, for messages
 
 	mu     sync.RWMutex // guards the index state against Create
 	index  meilisearch.IndexManager

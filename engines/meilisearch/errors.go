@@ -46,7 +46,7 @@ func (e *Engine) fail(what string, err error) error {
 		return nil
 	}
 	err = classify(err)
-	return fmt.Errorf("meilisearch: %s: %w", what, quote.Redact(err, e.key))
+	return fmt.Errorf("meilisearch: %s: %w", what, e.secrets.Error(err))
 }
 
 // classify turns a client error into a short message wrapping the runner's

@@ -1,10 +1,13 @@
 package quote
 
 import (
+	"encoding/base64"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/searchbench/searchbench/engines"
@@ -82,5 +85,141 @@ func TestClip(t *testing.T) {
 	}
 	if got := Clip("a\xffb"); got != "a\uFFFDb" {
 		t.Errorf("Clip kept invalid UTF-8: %q", got)
+	}
+}
+
+// leftRun is the first run of six characters of secret that msg holds,
+// in any case and across whitespace; "" when none.
+func leftRun(msg, secret string) string {
+	flat := func(s string) string {
+		return strings.Map(func(r rune) rune {
+			if unicode.IsSpace(r) {
+				return -1
+			}
+			return unicode.ToLower(r)
+		}, s)
+	}
+	m, s := flat(msg), []rune(flat(secret))
+	for i := 0; i+6 <= len(s); i++ {
+		if strings.Contains(m, string(s[i:i+6])) {
+			return string(s[i : i+6])
+		}
+	}
+	return ""
+}
+
+// A password sent inside an encoded "user:password" starts at any byte
+// offset mod 3, and each offset encodes it to other characters; given only
+// the password, the scrubber still removes every run of six characters of
+// the base64 groups that encode nothing but the password, std or URL-safe,
+// padded or not, percent-encoded, in another case, split by spaces. The
+// truth here is encoding/base64's, cut at the first group the password
+// alone fills.
+func TestScrubberRemovesTheEncodedSecretAtEveryAlignment(t *testing.T) {
+	for _, pw := range []string{"Sb+s3cr/t?Kx9~Qw7%zA", "hunter22", "Pässwört-Ünïcode", "pw 8 with spaces"} {
+		for _, prefix := range []string{"", "u:", "ab:", "admin:", "sb-user:", "elastic:"} {
+			for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding, base64.RawStdEncoding, base64.RawURLEncoding} {
+				whole := enc.EncodeToString([]byte(prefix + pw))
+				// The characters that encode only the password: from the
+				// first group of three bytes that starts in it.
+				only := whole[(len(prefix)+2)/3*4:]
+				for name, echo := range map[string]string{
+					"as sent":      whole,
+					"lower-cased":  strings.ToLower(whole),
+					"upper-cased":  strings.ToUpper(whole),
+					"URL-encoded":  url.QueryEscape(whole),
+					"path-encoded": url.PathEscape(whole),
+					"split":        whole[:len(whole)/2] + " " + whole[len(whole)/2:],
+					"in fours":     strings.Join(chunks(whole, 4), "\n"),
+					"tail":         whole[len(whole)-8:],
+				} {
+					msg := "refused: " + echo + " (end)"
+					got := RedactString(msg, pw)
+					if r := leftRun(got, only); r != "" {
+						t.Errorf("%q after %q, %s: %q left in %q", pw, prefix, name, r, got)
+					}
+					if !strings.HasPrefix(got, "refused: ") || !strings.HasSuffix(got, " (end)") {
+						t.Errorf("the scrub took the words around the secret: %q", got)
+					}
+				}
+			}
+		}
+		for name, echo := range map[string]string{
+			"raw":             pw,
+			"query-escaped":   url.QueryEscape(pw),
+			"path-escaped":    url.PathEscape(pw),
+			"userinfo":        url.UserPassword("u", pw).String(),
+			"upper-cased":     strings.ToUpper(pw),
+			"split in threes": strings.Join(chunks(pw, 3), " "),
+		} {
+			if got := RedactString("refused: "+echo, pw); leftRun(got, pw) != "" {
+				t.Errorf("%q %s: %q", pw, name, got)
+			}
+		}
+	}
+}
+
+// chunks is s cut every n bytes.
+func chunks(s string, n int) []string {
+	var out []string
+	for len(s) > n {
+		out, s = append(out, s[:n]), s[n:]
+	}
+	return append(out, s)
+}
+
+// The basic-auth token of a configuration's user and password is among its
+// secrets, so the whole header goes, the part that encodes the user name
+// too; so does a URL's password as written in it, whatever its escapes.
+// Ordinary words stay.
+func TestScrubberRemovesTheBasicTokenOfConfigCredentials(t *testing.T) {
+	token := base64.StdEncoding.EncodeToString([]byte("sb-user:Kx9~Qw7/zA"))
+	echoes := []string{token, strings.ToLower(token[:9]), "Basic " + token, url.QueryEscape(token)}
+	for _, c := range []struct {
+		cfg    engines.Config
+		echoes []string
+	}{
+		{engines.Config{Username: "sb-user", Password: "Kx9~Qw7/zA"}, echoes},
+		{engines.Config{URL: "http://sb-user:Kx9~Qw7%2fzA@host:7700"}, echoes},
+		{engines.Config{URL: "http://sb-user:%4bx9~Qw7%2FzA@host:7700"}, append(echoes, "%4bx9~Q")},
+	} {
+		for _, echo := range c.echoes {
+			msg := "HTTP 401: search index not found, bad header " + echo
+			got := RedactString(msg, c.cfg.Secrets()...)
+			if r := leftRun(got, echo); r != "" {
+				t.Errorf("%v: %q left in %q", c.cfg.URL, r, got)
+			}
+			if !strings.HasPrefix(got, "HTTP 401: search index not found, bad header ") {
+				t.Errorf("ordinary words scrubbed: %q", got)
+			}
+		}
+	}
+}
+
+// A secret shorter than six characters goes where it stands whole, in any
+// case; its base64, too short to tell, is not hunted for in ordinary text.
+func TestScrubberShortSecrets(t *testing.T) {
+	sc := NewScrubber("pg")
+	if got := sc.String("short PG and pg, not pgx; cGc= stays"); got != "short [redacted] and [redacted], not [redacted]x; cGc= stays" {
+		t.Errorf("got %q", got)
+	}
+	if NewScrubber("", "") != nil || NewScrubber().String("x") != "x" || NewScrubber().Error(nil) != nil {
+		t.Error("a Scrubber without secrets must change nothing")
+	}
+}
+
+// The scrub is linear in the message: a long body of near-misses (every
+// window one character off a secret's) costs per character, not per
+// character times the secrets' forms.
+func BenchmarkScrubberString(b *testing.B) {
+	sc := NewScrubber("Sb+s3cr/t?Kx9~Qw7%zA", "sk-live-0123456789abcdef", base64.StdEncoding.EncodeToString([]byte("sb-user:Sb+s3cr/t?Kx9~Qw7%zA")))
+	for _, n := range []int{MaxLen, 64 << 10} {
+		msg := strings.Repeat("Sb+s3Xr/t?Kx9~Qw7%zA sk-live-01234X ", n/36+1)[:n]
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			b.SetBytes(int64(n))
+			for b.Loop() {
+				sc.String(msg)
+			}
+		})
 	}
 }

@@ -167,8 +167,9 @@
 // --healthy-write-lag / --healthy-read-lag, 429 when a rate limit applies),
 // 408, 504 and client timeouts engines.ErrTimeout, as for every HTTP driver
 // (httpwire.StatusClass). The API key is sent as
-// X-TYPESENSE-API-KEY and never appears in an error (it is scrubbed from
-// every message, should a server echo it).
+// X-TYPESENSE-API-KEY, a URL's userinfo (http://user:pass@host) as basic
+// authorization besides; neither appears in an error, in any encoding
+// (quote.Scrubber scrubs every message, should a server echo one).
 //
 // Stats (engines.StatsReporter) reads GET /stats.json: "queue_depth"
 // (engines.StatQueueDepth) is

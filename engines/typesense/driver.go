@@ -10,6 +10,7 @@ import (
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/engines/config"
 	"github.com/searchbench/searchbench/engines/httpwire"
+	"github.com/searchbench/searchbench/engines/quote"
 	"github.com/typesense/typesense-go/v3/typesense"
 	"github.com/typesense/typesense-go/v3/typesense/api"
 )
@@ -82,6 +83,7 @@ func (driver) Open(ctx context.Context, cfg engines.Config) (engines.Engine, err
 		fast:     httpwire.NewFastClient(u, o.pool, o.timeout),
 		server:   server,
 		key:      key,
+		secrets:  quote.NewScrubber(cfg.Secrets()...),
 		endpoint: u.Redacted(),
 		opts:     o,
 	}

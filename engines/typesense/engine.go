@@ -27,7 +27,8 @@ type Engine struct {
 	tr       *http.Transport
 	fast     *httpwire.FastClient // the calls a run repeats (see call)
 	server   string               // the URL the generated API builds requests on
-	key      string               // sent as X-TYPESENSE-API-KEY; scrubbed from messages
+	key      string               // sent as X-TYPESENSE-API-KEY
+	secrets  *quote.Scrubber      // the credentials (the key, the URL's userinfo), to scrub from messages
 	endpoint string               // the URL without credentials, for messages
 
 	opts options

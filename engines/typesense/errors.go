@@ -74,7 +74,7 @@ func classify(err error) error {
 
 // fail wraps err with what was done, classified, without the API key.
 func (e *Engine) fail(what string, err error) error {
-	return quote.Redact(fmt.Errorf("typesense: %s: %w", what, classify(err)), e.key)
+	return e.secrets.Error(fmt.Errorf("typesense: %s: %w", what, classify(err)))
 }
 
 // expect is a call's read for a request that must be answered with status
