@@ -34,6 +34,8 @@ type Chart struct {
 	// ot is the figures of an over-time chart, which goes in the report's
 	// over-time section, full width, with a table of its values.
 	ot *otRun
+	// otPanels is the over-time chart's panels with the series each draws.
+	otPanels []*panel
 }
 
 // size is the chart's drawn size: a stacked chart grows by its panels.
@@ -44,21 +46,62 @@ func (c Chart) size() (vg.Length, vg.Length) {
 	return chartWidth, chartHeight
 }
 
-// draw draws the chart, or its panels, on dc.
+// draw draws the chart, or its panels, on dc. A stacked chart's legends
+// go in a column right of its panels, each beside its own panel, so no
+// legend covers a line: the lines of a panel span its whole width.
 func (c Chart) draw(dc draw.Canvas) {
 	if len(c.panels) == 0 {
 		c.plot.Draw(dc)
 		return
 	}
+	var column vg.Length
+	for _, p := range c.panels {
+		r := p.Legend.Rectangle(dc)
+		column = max(column, r.Max.X-r.Min.X)
+	}
+	if column > 0 {
+		column += legendGap
+	}
+	plots := dc
+	plots.Max.X -= column
 	grid := make([][]*plot.Plot, len(c.panels))
+	bare := make([]*plot.Plot, len(c.panels))
 	for i, p := range c.panels {
-		grid[i] = []*plot.Plot{p}
+		q := *p // drawn without its legend, which goes beside it
+		q.Legend = plot.NewLegend()
+		bare[i] = &q
+		grid[i] = []*plot.Plot{&q}
 	}
 	tiles := draw.Tiles{Rows: len(c.panels), Cols: 1, PadY: vg.Points(4), PadTop: vg.Points(2), PadBottom: vg.Points(2), PadLeft: vg.Points(2), PadRight: vg.Points(6)}
-	for i, cv := range plot.Align(grid, tiles, dc) {
-		c.panels[i].Draw(cv[0])
+	cvs := plot.Align(grid, tiles, plots)
+	// plot.Align lines the panels' data areas up in one step, which a
+	// panel whose axis texts reach its sides (a long x label) leaves a
+	// few points off; a second step puts every data area between the
+	// same two x.
+	for range 2 {
+		left, right := vg.Length(math.Inf(-1)), vg.Length(math.Inf(1))
+		for i, cv := range cvs {
+			d := bare[i].DataCanvas(cv[0])
+			left, right = max(left, d.Min.X), min(right, d.Max.X)
+		}
+		for i, cv := range cvs {
+			d := bare[i].DataCanvas(cv[0])
+			cvs[i][0].Min.X += left - d.Min.X
+			cvs[i][0].Max.X += right - d.Max.X
+		}
+	}
+	for i, cv := range cvs {
+		bare[i].Draw(cv[0])
+		data := bare[i].DataCanvas(cv[0])
+		legend := c.panels[i].Legend
+		legend.Top, legend.Left, legend.XOffs, legend.YOffs = true, true, 0, 0
+		legend.Draw(draw.Canvas{Canvas: dc.Canvas, Rectangle: vg.Rectangle{
+			Min: vg.Point{X: plots.Max.X + legendGap, Y: data.Min.Y}, Max: vg.Point{X: dc.Max.X, Y: data.Max.Y}}})
 	}
 }
+
+// legendGap is the room between a stacked chart's panels and its legends.
+const legendGap = vg.Inch / 16
 
 const (
 	chartWidth  = 8 * vg.Inch
@@ -112,8 +155,21 @@ type series struct {
 	label  string
 	color  color.Color
 	dashed bool
-	glyph  int // index into plotutil's shapes
+	dashes []vg.Length // a dash pattern of its own, instead of dashed's
+	glyph  int         // index into plotutil's shapes
 	xy     plotter.XYs
+}
+
+// lineDashes is the series' dash pattern: its own, the common dash when
+// dashed, none when solid.
+func (s series) lineDashes() []vg.Length {
+	switch {
+	case len(s.dashes) > 0:
+		return s.dashes
+	case s.dashed:
+		return []vg.Length{vg.Points(6), vg.Points(3)}
+	}
+	return nil
 }
 
 func (s series) add(p *plot.Plot) {
@@ -129,16 +185,20 @@ func (s series) addUnlabelled(p *plot.Plot) (*plotter.Line, *plotter.Scatter) {
 	if err != nil {
 		return nil, nil // only for NaN or infinite values, which series never hold
 	}
-	line.Color, line.Width = s.color, vg.Points(1.5)
-	if s.dashed {
-		line.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
-	}
+	line.Color, line.Width, line.Dashes = s.color, vg.Points(1.5), s.lineDashes()
 	points.Color, points.Shape, points.Radius = s.color, plotutil.Shape(s.glyph), vg.Points(2.5)
 	p.Add(line, points)
 	return line, points
 }
 
 func newPlot(title, x, y string) *plot.Plot {
+	p := newBarePlot(title, x, y)
+	p.Add(plotter.NewGrid())
+	return p
+}
+
+// newBarePlot is a plot in the report's style without a grid.
+func newBarePlot(title, x, y string) *plot.Plot {
 	p := plot.New()
 	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, x, y
 	sans := func(f *font.Font) { f.Typeface, f.Variant = "Liberation", "Sans" }
@@ -149,7 +209,7 @@ func newPlot(title, x, y string) *plot.Plot {
 	p.Title.Padding = vg.Points(8)
 	p.Legend.Top, p.Legend.Left = true, true
 	p.Legend.TextStyle.Font.Size = vg.Points(9)
-	p.Add(plotter.NewGrid())
+	p.Y.Tick.Marker = plainTicks{}
 	return p
 }
 
@@ -423,4 +483,67 @@ func peak(xy plotter.XYs) float64 {
 		m = math.Max(m, p.Y)
 	}
 	return m
+}
+
+// plainTicks is a linear axis's ticks where plot puts them (about three
+// labels), each labelled in the fewest digits that tell the ticks apart:
+// "250", not plot's "250.00"; "0.25" keeps its digits.
+type plainTicks struct{}
+
+func (plainTicks) Ticks(lo, hi float64) []plot.Tick {
+	if !(hi > lo) || math.IsInf(hi-lo, 0) {
+		return nil
+	}
+	ts := plot.DefaultTicks{}.Ticks(lo, hi)
+	step := math.Inf(1)
+	for i := 1; i < len(ts); i++ {
+		if ts[i].Label != "" && ts[i-1].Label != "" {
+			step = min(step, ts[i].Value-ts[i-1].Value)
+		}
+	}
+	if math.IsInf(step, 1) {
+		step = hi - lo
+	}
+	// The fewest decimals that keep every labelled value to a millionth
+	// of the step (the ticks' floating-point error is far below that).
+	decimals := 0
+	for ; decimals < 15; decimals++ {
+		exact := true
+		for _, t := range ts {
+			if t.Label != "" && math.Abs(roundTo(t.Value, decimals)-t.Value) > step*1e-6 {
+				exact = false
+				break
+			}
+		}
+		if exact {
+			break
+		}
+	}
+	for i := range ts {
+		if ts[i].Label != "" {
+			ts[i].Label = plainNumber(roundTo(ts[i].Value, decimals))
+		}
+	}
+	return ts
+}
+
+// roundTo is v rounded to the given decimals.
+func roundTo(v float64, decimals int) float64 {
+	p := math.Pow10(decimals)
+	if r := math.Round(v*p) / p; !math.IsInf(r, 0) && !math.IsNaN(r) {
+		return r
+	}
+	return v
+}
+
+// plainNumber is v in the fewest digits, without an exponent unless v is
+// too large to read without one.
+func plainNumber(v float64) string {
+	if v == 0 {
+		return "0" // never "-0"
+	}
+	if math.Abs(v) >= 1e12 {
+		return strconv.FormatFloat(v, 'g', 4, 64)
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
 }
