@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
@@ -54,6 +55,8 @@ func (c Chart) draw(dc draw.Canvas) {
 		c.plot.Draw(dc)
 		return
 	}
+	edge := vg.Points(3)
+	dc = draw.Crop(dc, edge, -edge, edge, -edge)
 	var column vg.Length
 	for _, p := range c.panels {
 		r := p.Legend.Rectangle(dc)
@@ -64,40 +67,107 @@ func (c Chart) draw(dc draw.Canvas) {
 	}
 	plots := dc
 	plots.Max.X -= column
-	grid := make([][]*plot.Plot, len(c.panels))
-	bare := make([]*plot.Plot, len(c.panels))
+	stacked := make([]stackedPlot, len(c.panels))
 	for i, p := range c.panels {
-		q := *p // drawn without its legend, which goes beside it
-		q.Legend = plot.NewLegend()
-		bare[i] = &q
-		grid[i] = []*plot.Plot{&q}
+		stacked[i] = newStackedPlot(p)
 	}
-	tiles := draw.Tiles{Rows: len(c.panels), Cols: 1, PadY: vg.Points(4), PadTop: vg.Points(2), PadBottom: vg.Points(2), PadLeft: vg.Points(2), PadRight: vg.Points(6)}
-	cvs := plot.Align(grid, tiles, plots)
-	// plot.Align lines the panels' data areas up in one step, which a
-	// panel whose axis texts reach its sides (a long x label) leaves a
-	// few points off; a second step puts every data area between the
-	// same two x.
-	for range 2 {
-		left, right := vg.Length(math.Inf(-1)), vg.Length(math.Inf(1))
-		for i, cv := range cvs {
-			d := bare[i].DataCanvas(cv[0])
-			left, right = max(left, d.Min.X), min(right, d.Max.X)
-		}
-		for i, cv := range cvs {
-			d := bare[i].DataCanvas(cv[0])
-			cvs[i][0].Min.X += left - d.Min.X
-			cvs[i][0].Max.X += right - d.Max.X
-		}
-	}
-	for i, cv := range cvs {
-		bare[i].Draw(cv[0])
-		data := bare[i].DataCanvas(cv[0])
+	for i, cv := range stack(stacked, plots) {
+		stacked[i].draw(cv)
+		data := stacked[i].dataCanvas(cv)
 		legend := c.panels[i].Legend
 		legend.Top, legend.Left, legend.XOffs, legend.YOffs = true, true, 0, 0
 		legend.Draw(draw.Canvas{Canvas: dc.Canvas, Rectangle: vg.Rectangle{
 			Min: vg.Point{X: plots.Max.X + legendGap, Y: data.Min.Y}, Max: vg.Point{X: dc.Max.X, Y: data.Max.Y}}})
 	}
+}
+
+// stackedPlot is a panel of a stacked chart as drawn: the plot without
+// its legend (drawn beside it) and without its y label, which the panel
+// draws itself, centred on the data area, in a strip left of the plot
+// (plot centres a log axis's label box off the middle, near its top, and
+// pads the data area down to make room for it).
+type stackedPlot struct {
+	p       *plot.Plot
+	label   string
+	style   text.Style
+	padding vg.Length
+}
+
+func newStackedPlot(p *plot.Plot) stackedPlot {
+	q := *p
+	q.Legend = plot.NewLegend()
+	q.Y.Label.Text = ""
+	return stackedPlot{p: &q, label: p.Y.Label.Text, style: p.Y.Label.TextStyle, padding: p.Y.Label.Padding}
+}
+
+// plotCanvas is the part of the panel's canvas cv the plot takes.
+func (s stackedPlot) plotCanvas(cv draw.Canvas) draw.Canvas {
+	if s.label == "" {
+		return cv
+	}
+	strip := s.style.Height(s.label) + s.style.FontExtents().Descent + s.padding
+	return draw.Crop(cv, strip, 0, 0, 0)
+}
+
+func (s stackedPlot) dataCanvas(cv draw.Canvas) draw.Canvas { return s.p.DataCanvas(s.plotCanvas(cv)) }
+
+func (s stackedPlot) draw(cv draw.Canvas) {
+	s.p.Draw(s.plotCanvas(cv))
+	if s.label == "" {
+		return
+	}
+	sty := s.style
+	sty.Rotation += math.Pi / 2
+	x := cv.Min.X + s.style.Height(s.label) - s.style.FontExtents().Descent
+	data := s.dataCanvas(cv)
+	cv.FillText(sty, vg.Point{X: x, Y: data.Center().Y}, s.label)
+}
+
+// stack lays panels out top to bottom in dc, their data areas of one
+// height and between the same two x: a panel's axes and title take what
+// room they need (only the bottom panel's time axis has labels), so no
+// panel's data area is cut to the size of another's. (plot.Align makes
+// the tiles' data areas even by cutting every one to the smallest.)
+func stack(panels []stackedPlot, dc draw.Canvas) []draw.Canvas {
+	const gap = 10 // points between panels
+	n := vg.Length(len(panels))
+	cvs := make([]draw.Canvas, len(panels))
+	for i := range cvs {
+		cvs[i] = dc
+		cvs[i].Min.Y = dc.Max.Y - dc.Size().Y/n
+	}
+	// What a panel takes beside its data area (title, x axis, room for
+	// its glyphs) depends a little on its height: a second step settles it.
+	for range 2 {
+		around := make([]vg.Length, len(panels))
+		var sum vg.Length
+		for i, p := range panels {
+			around[i] = cvs[i].Size().Y - p.dataCanvas(cvs[i]).Size().Y
+			sum += around[i]
+		}
+		data := (dc.Size().Y - sum - vg.Points(gap)*(n-1)) / n
+		top := dc.Max.Y
+		for i := range panels {
+			cvs[i].Max.Y, cvs[i].Min.Y = top, top-around[i]-data
+			top = cvs[i].Min.Y - vg.Points(gap)
+		}
+	}
+	// The y axes' labels differ in width: move each panel's sides until
+	// every data area spans the same x (a glyph at a data area's edge
+	// makes its padding shift a little as it moves: a few steps).
+	for range 3 {
+		left, right := vg.Length(math.Inf(-1)), vg.Length(math.Inf(1))
+		for i, p := range panels {
+			d := p.dataCanvas(cvs[i])
+			left, right = max(left, d.Min.X), min(right, d.Max.X)
+		}
+		for i, p := range panels {
+			d := p.dataCanvas(cvs[i])
+			cvs[i].Min.X += left - d.Min.X
+			cvs[i].Max.X += right - d.Max.X
+		}
+	}
+	return cvs
 }
 
 // legendGap is the room between a stacked chart's panels and its legends.

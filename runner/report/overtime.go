@@ -154,25 +154,27 @@ func overTime(r Run) (otRun, bool) {
 	return out, len(out.Points) > 0
 }
 
-// slowFactor is how many times its typical p99 a call takes to count as
-// slow (before the threshold is rounded up).
-const slowFactor = 10
+// slowFactor is how many times its operation's typical slowest call a
+// call takes to count as slow (before the threshold is rounded up).
+const slowFactor = 2
 
-// countSlow sets each operation's slow threshold, slowFactor times the
-// median of its intervals' p99s rounded up to 1, 2 or 5 × 10ⁿ ms (the
-// median, so that the stalls it is to find do not raise it), and counts
-// each interval's calls at or over it in the interval's histogram.
+// countSlow sets each operation's slow threshold, slowFactor times its
+// typical slowest call (the median of its intervals' maxima, so that the
+// stalls it is to find do not raise it) rounded up to 1, 2 or 5 × 10ⁿ ms,
+// and counts each interval's calls at or over it in the interval's
+// histogram. A threshold from the typical p99 instead misses a 1 s stall
+// of an engine whose p99 is a few hundred ms.
 func (ot *otRun) countSlow() {
-	p99s := map[string][]float64{}
+	maxima := map[string][]float64{}
 	for _, p := range ot.Points {
 		for _, o := range p.Ops {
 			if o.Count > 0 {
-				p99s[o.Op] = append(p99s[o.Op], o.P99)
+				maxima[o.Op] = append(maxima[o.Op], o.Max)
 			}
 		}
 	}
 	ot.Slow = map[string]float64{}
-	for op, vs := range p99s {
+	for op, vs := range maxima {
 		slices.Sort(vs)
 		if t := roundUp125(slowFactor * vs[len(vs)/2]); t > 0 {
 			ot.Slow[op] = t
@@ -349,7 +351,7 @@ func (ot otRun) chart(name string) Chart {
 		}
 	}
 	if len(thresholds) > 0 {
-		rule := fmt.Sprintf("%d × the median of its intervals' p99s, rounded up to 1, 2 or 5 × 10ⁿ ms", slowFactor)
+		rule := fmt.Sprintf("each %d × the operation's typical slowest call (the median of its intervals' maxima), rounded up to 1, 2 or 5 × 10ⁿ ms", slowFactor)
 		if anySlow {
 			note += fmt.Sprintf("Slow calls are each interval's calls at or over their operation's threshold (%s; %s), counted in the interval's histogram. ", strings.Join(thresholds, ", "), rule)
 		} else {
@@ -373,6 +375,7 @@ func (ot otRun) chart(name string) Chart {
 // y axis label.
 func newPanel(title, y string) *panel {
 	p := newBarePlot(title, "", y)
+	p.Y.Label.TextStyle.Font.Size = vg.Points(10)
 	g := plotter.NewGrid()
 	g.Vertical.Color = nil // seconds draws them
 	seconds := &timeGrid{}
@@ -392,20 +395,23 @@ func (g *timeGrid) Plot(c draw.Canvas, p *plot.Plot) {
 	}
 }
 
-// line adds one series to a panel, broken at window boundaries: the time
-// between two windows was not measured, so no line crosses it. It reports
-// whether the series had any point to draw.
+// line adds one series to a panel, broken at window boundaries (the time
+// between two windows was not measured) and at an interval without a
+// value of it (an operation with no successful call there has no
+// latency): no line crosses what was not measured. It reports whether the
+// series had any point to draw.
 func (ot otRun) line(pn *panel, key string, style series, value func(otPoint) (float64, bool)) bool {
 	var parts []plotter.XYs
-	last := -1
+	last, gap := -1, true
 	for _, p := range ot.Points {
 		v, ok := value(p)
 		if !ok || (pn.log && v <= 0) {
+			gap = true
 			continue
 		}
-		if p.Window != last || len(parts) == 0 {
+		if p.Window != last || gap {
 			parts = append(parts, nil)
-			last = p.Window
+			last, gap = p.Window, false
 		}
 		parts[len(parts)-1] = append(parts[len(parts)-1], plotter.XY{X: p.Mid, Y: v})
 		pn.top = max(pn.top, v)
@@ -600,7 +606,7 @@ func (ot otRun) end() float64 {
 }
 
 // maxTimeLabels is about how many second labels fit under a chart.
-const maxTimeLabels = 16
+const maxTimeLabels = 20
 
 // timeSteps are the steps the time axis may be ticked at (seconds).
 var timeSteps = []float64{0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600}
@@ -611,11 +617,17 @@ var timeSteps = []float64{0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600,
 // its 0 is a tick without a label. Nothing else is ticked, so the grid's
 // lines are seconds only and a boundary is the dashed line alone.
 func (ot otRun) timeTicks(end float64) plot.ConstantTicks {
-	step := timeSteps[len(timeSteps)-1]
+	step := 0.0
 	for _, s := range timeSteps {
 		if end/s <= maxTimeLabels {
 			step = s
 			break
+		}
+	}
+	if step == 0 { // longer than the steps go: hours times 1, 2 or 5 × 10ⁿ
+		last := timeSteps[len(timeSteps)-1]
+		if step = last * roundUp125(end/maxTimeLabels/last); step == 0 {
+			step = end
 		}
 	}
 	var ticks plot.ConstantTicks
@@ -631,7 +643,7 @@ func (ot otRun) timeTicks(end float64) plot.ConstantTicks {
 				break
 			}
 			t := plot.Tick{Value: at}
-			if k == 0 || next-at >= 0.6*step {
+			if k == 0 || next-at >= 0.5*step {
 				t.Label = plainNumber(since)
 			}
 			ticks = append(ticks, t)
@@ -684,22 +696,21 @@ func (ot otRun) windowNames(pn *panel) {
 func (ot otRun) frame(panels []*panel) {
 	end := ot.end()
 	ticks := ot.timeTicks(end)
-	// Only the bottom panel's axis is labelled: the panels share it.
-	unlabelled := slices.Clone(ticks)
 	var seconds []float64
-	for i := range unlabelled {
-		if unlabelled[i].Label != "" {
-			seconds = append(seconds, unlabelled[i].Value)
+	for _, t := range ticks {
+		if t.Label != "" {
+			seconds = append(seconds, t.Value)
 		}
-		unlabelled[i].Label = ""
 	}
 	for i, pn := range panels {
 		lo, hi := ot.yRange(pn, i == 0)
 		pn.p.Y.Min, pn.p.Y.Max = lo, hi
 		pn.p.X.Min, pn.p.X.Max = 0, end
-		pn.p.X.Tick.Marker = unlabelled
+		// Only the bottom panel's axis is ticked: the panels share it, and
+		// each panel's grid marks the seconds.
+		pn.p.X.Tick.Marker, pn.p.X.Tick.Length = plot.ConstantTicks{}, 0
 		if i == len(panels)-1 {
-			pn.p.X.Tick.Marker = ticks
+			pn.p.X.Tick.Marker, pn.p.X.Tick.Length = ticks, plot.New().X.Tick.Length
 		}
 		pn.seconds.at = seconds
 		for _, w := range ot.Windows[1:] {

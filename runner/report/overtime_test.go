@@ -795,3 +795,39 @@ func TestOverTimeSurvivesDegenerateValues(t *testing.T) {
 		}
 	}
 }
+
+// A line is broken where an interval has no value of it (an operation
+// without a successful call there has no latency): a line across the
+// interval would draw figures nothing measured, as through a stall.
+func TestOverTimeLinesBreakWhereAnIntervalHasNoValue(t *testing.T) {
+	res := freezeResult(t)
+	tl := res.Engines[0].Levels[0].Timeline
+	// No delete succeeded in interval 2: it failed.
+	del := &tl.Intervals[2].Ops[2]
+	*del = result.IntervalOp{Op: "delete", Errors: map[string]int64{"timeout": 4}}
+	c := overTimeChart(t, New(Input{Name: "gap.json", Result: res}), "alpha")
+	mid := (time.Duration(tl.Intervals[2].Start) + time.Duration(tl.Intervals[2].Length)/2).Seconds()
+	for _, y := range []string{"latency (ms, log)", "slowest call (ms, log)"} {
+		pn := otPanel(t, c, y)
+		for _, d := range pn.drawn {
+			if !strings.HasPrefix(d.key, "delete") {
+				continue
+			}
+			if first, last := d.xy[0].X, d.xy[len(d.xy)-1].X; first < mid && last > mid {
+				t.Errorf("%s: %s drawn from %g s to %g s, across interval 2 (at %g s), where no delete succeeded", y, d.key, first, last, mid)
+			}
+		}
+	}
+}
+
+// However long the windows, the time axis has about maxTimeLabels ticks,
+// at a step of 1, 2 or 5 × 10ⁿ hours past the longest step.
+func TestOverTimeTicksOfALongRun(t *testing.T) {
+	for _, end := range []float64{0.3, 7, 86400, 3e8} {
+		ot := otRun{Windows: []otWindow{{Label: "w", At: 0}}}
+		ticks := ot.timeTicks(end)
+		if len(ticks) < 2 || len(ticks) > maxTimeLabels+2 {
+			t.Errorf("a window of %g s: %d ticks", end, len(ticks))
+		}
+	}
+}
