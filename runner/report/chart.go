@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
@@ -34,6 +35,8 @@ type Chart struct {
 	// ot is the figures of an over-time chart, which goes in the report's
 	// over-time section, full width, with a table of its values.
 	ot *otRun
+	// otPanels is the over-time chart's panels with the series each draws.
+	otPanels []*panel
 }
 
 // size is the chart's drawn size: a stacked chart grows by its panels.
@@ -44,21 +47,131 @@ func (c Chart) size() (vg.Length, vg.Length) {
 	return chartWidth, chartHeight
 }
 
-// draw draws the chart, or its panels, on dc.
+// draw draws the chart, or its panels, on dc. A stacked chart's legends
+// go in a column right of its panels, each beside its own panel, so no
+// legend covers a line: the lines of a panel span its whole width.
 func (c Chart) draw(dc draw.Canvas) {
 	if len(c.panels) == 0 {
 		c.plot.Draw(dc)
 		return
 	}
-	grid := make([][]*plot.Plot, len(c.panels))
-	for i, p := range c.panels {
-		grid[i] = []*plot.Plot{p}
+	edge := vg.Points(3)
+	dc = draw.Crop(dc, edge, -edge, edge, -edge)
+	var column vg.Length
+	for _, p := range c.panels {
+		r := p.Legend.Rectangle(dc)
+		column = max(column, r.Max.X-r.Min.X)
 	}
-	tiles := draw.Tiles{Rows: len(c.panels), Cols: 1, PadY: vg.Points(4), PadTop: vg.Points(2), PadBottom: vg.Points(2), PadLeft: vg.Points(2), PadRight: vg.Points(6)}
-	for i, cv := range plot.Align(grid, tiles, dc) {
-		c.panels[i].Draw(cv[0])
+	if column > 0 {
+		column += legendGap
+	}
+	plots := dc
+	plots.Max.X -= column
+	stacked := make([]stackedPlot, len(c.panels))
+	for i, p := range c.panels {
+		stacked[i] = newStackedPlot(p)
+	}
+	for i, cv := range stack(stacked, plots) {
+		stacked[i].draw(cv)
+		data := stacked[i].dataCanvas(cv)
+		legend := c.panels[i].Legend
+		legend.Top, legend.Left, legend.XOffs, legend.YOffs = true, true, 0, 0
+		legend.Draw(draw.Canvas{Canvas: dc.Canvas, Rectangle: vg.Rectangle{
+			Min: vg.Point{X: plots.Max.X + legendGap, Y: data.Min.Y}, Max: vg.Point{X: dc.Max.X, Y: data.Max.Y}}})
 	}
 }
+
+// stackedPlot is a panel of a stacked chart as drawn: the plot without
+// its legend (drawn beside it) and without its y label, which the panel
+// draws itself, centred on the data area, in a strip left of the plot
+// (plot centres a log axis's label box off the middle, near its top, and
+// pads the data area down to make room for it).
+type stackedPlot struct {
+	p       *plot.Plot
+	label   string
+	style   text.Style
+	padding vg.Length
+}
+
+func newStackedPlot(p *plot.Plot) stackedPlot {
+	q := *p
+	q.Legend = plot.NewLegend()
+	q.Y.Label.Text = ""
+	return stackedPlot{p: &q, label: p.Y.Label.Text, style: p.Y.Label.TextStyle, padding: p.Y.Label.Padding}
+}
+
+// plotCanvas is the part of the panel's canvas cv the plot takes.
+func (s stackedPlot) plotCanvas(cv draw.Canvas) draw.Canvas {
+	if s.label == "" {
+		return cv
+	}
+	strip := s.style.Height(s.label) + s.style.FontExtents().Descent + s.padding
+	return draw.Crop(cv, strip, 0, 0, 0)
+}
+
+func (s stackedPlot) dataCanvas(cv draw.Canvas) draw.Canvas { return s.p.DataCanvas(s.plotCanvas(cv)) }
+
+func (s stackedPlot) draw(cv draw.Canvas) {
+	s.p.Draw(s.plotCanvas(cv))
+	if s.label == "" {
+		return
+	}
+	sty := s.style
+	sty.Rotation += math.Pi / 2
+	x := cv.Min.X + s.style.Height(s.label) - s.style.FontExtents().Descent
+	data := s.dataCanvas(cv)
+	cv.FillText(sty, vg.Point{X: x, Y: data.Center().Y}, s.label)
+}
+
+// stack lays panels out top to bottom in dc, their data areas of one
+// height and between the same two x: a panel's axes and title take what
+// room they need (only the bottom panel's time axis has labels), so no
+// panel's data area is cut to the size of another's. (plot.Align makes
+// the tiles' data areas even by cutting every one to the smallest.)
+func stack(panels []stackedPlot, dc draw.Canvas) []draw.Canvas {
+	const gap = 10 // points between panels
+	n := vg.Length(len(panels))
+	cvs := make([]draw.Canvas, len(panels))
+	for i := range cvs {
+		cvs[i] = dc
+		cvs[i].Min.Y = dc.Max.Y - dc.Size().Y/n
+	}
+	// What a panel takes beside its data area (title, x axis, room for
+	// its glyphs) depends a little on its height: a second step settles it.
+	for range 2 {
+		around := make([]vg.Length, len(panels))
+		var sum vg.Length
+		for i, p := range panels {
+			around[i] = cvs[i].Size().Y - p.dataCanvas(cvs[i]).Size().Y
+			sum += around[i]
+		}
+		data := (dc.Size().Y - sum - vg.Points(gap)*(n-1)) / n
+		top := dc.Max.Y
+		for i := range panels {
+			cvs[i].Max.Y, cvs[i].Min.Y = top, top-around[i]-data
+			top = cvs[i].Min.Y - vg.Points(gap)
+		}
+	}
+	// The y axes' labels differ in width: move each panel's sides until
+	// every data area spans the same x (a glyph at a data area's edge
+	// makes its padding shift a little as it moves: a few steps).
+	for range 3 {
+		left, right := vg.Length(math.Inf(-1)), vg.Length(math.Inf(1))
+		for i, p := range panels {
+			d := p.dataCanvas(cvs[i])
+			left, right = max(left, d.Min.X), min(right, d.Max.X)
+		}
+		for i, p := range panels {
+			d := p.dataCanvas(cvs[i])
+			cvs[i].Min.X += left - d.Min.X
+			cvs[i].Max.X += right - d.Max.X
+		}
+	}
+	return cvs
+}
+
+// legendGap is the room between a stacked chart's panels and its legends.
+const legendGap = vg.Inch / 16
 
 const (
 	chartWidth  = 8 * vg.Inch
@@ -112,8 +225,21 @@ type series struct {
 	label  string
 	color  color.Color
 	dashed bool
-	glyph  int // index into plotutil's shapes
+	dashes []vg.Length // a dash pattern of its own, instead of dashed's
+	glyph  int         // index into plotutil's shapes
 	xy     plotter.XYs
+}
+
+// lineDashes is the series' dash pattern: its own, the common dash when
+// dashed, none when solid.
+func (s series) lineDashes() []vg.Length {
+	switch {
+	case len(s.dashes) > 0:
+		return s.dashes
+	case s.dashed:
+		return []vg.Length{vg.Points(6), vg.Points(3)}
+	}
+	return nil
 }
 
 func (s series) add(p *plot.Plot) {
@@ -129,16 +255,20 @@ func (s series) addUnlabelled(p *plot.Plot) (*plotter.Line, *plotter.Scatter) {
 	if err != nil {
 		return nil, nil // only for NaN or infinite values, which series never hold
 	}
-	line.Color, line.Width = s.color, vg.Points(1.5)
-	if s.dashed {
-		line.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
-	}
+	line.Color, line.Width, line.Dashes = s.color, vg.Points(1.5), s.lineDashes()
 	points.Color, points.Shape, points.Radius = s.color, plotutil.Shape(s.glyph), vg.Points(2.5)
 	p.Add(line, points)
 	return line, points
 }
 
 func newPlot(title, x, y string) *plot.Plot {
+	p := newBarePlot(title, x, y)
+	p.Add(plotter.NewGrid())
+	return p
+}
+
+// newBarePlot is a plot in the report's style without a grid.
+func newBarePlot(title, x, y string) *plot.Plot {
 	p := plot.New()
 	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, x, y
 	sans := func(f *font.Font) { f.Typeface, f.Variant = "Liberation", "Sans" }
@@ -149,7 +279,7 @@ func newPlot(title, x, y string) *plot.Plot {
 	p.Title.Padding = vg.Points(8)
 	p.Legend.Top, p.Legend.Left = true, true
 	p.Legend.TextStyle.Font.Size = vg.Points(9)
-	p.Add(plotter.NewGrid())
+	p.Y.Tick.Marker = plainTicks{}
 	return p
 }
 
@@ -423,4 +553,67 @@ func peak(xy plotter.XYs) float64 {
 		m = math.Max(m, p.Y)
 	}
 	return m
+}
+
+// plainTicks is a linear axis's ticks where plot puts them (about three
+// labels), each labelled in the fewest digits that tell the ticks apart:
+// "250", not plot's "250.00"; "0.25" keeps its digits.
+type plainTicks struct{}
+
+func (plainTicks) Ticks(lo, hi float64) []plot.Tick {
+	if !(hi > lo) || math.IsInf(hi-lo, 0) {
+		return nil
+	}
+	ts := plot.DefaultTicks{}.Ticks(lo, hi)
+	step := math.Inf(1)
+	for i := 1; i < len(ts); i++ {
+		if ts[i].Label != "" && ts[i-1].Label != "" {
+			step = min(step, ts[i].Value-ts[i-1].Value)
+		}
+	}
+	if math.IsInf(step, 1) {
+		step = hi - lo
+	}
+	// The fewest decimals that keep every labelled value to a millionth
+	// of the step (the ticks' floating-point error is far below that).
+	decimals := 0
+	for ; decimals < 15; decimals++ {
+		exact := true
+		for _, t := range ts {
+			if t.Label != "" && math.Abs(roundTo(t.Value, decimals)-t.Value) > step*1e-6 {
+				exact = false
+				break
+			}
+		}
+		if exact {
+			break
+		}
+	}
+	for i := range ts {
+		if ts[i].Label != "" {
+			ts[i].Label = plainNumber(roundTo(ts[i].Value, decimals))
+		}
+	}
+	return ts
+}
+
+// roundTo is v rounded to the given decimals.
+func roundTo(v float64, decimals int) float64 {
+	p := math.Pow10(decimals)
+	if r := math.Round(v*p) / p; !math.IsInf(r, 0) && !math.IsNaN(r) {
+		return r
+	}
+	return v
+}
+
+// plainNumber is v in the fewest digits, without an exponent unless v is
+// too large to read without one.
+func plainNumber(v float64) string {
+	if v == 0 {
+		return "0" // never "-0"
+	}
+	if math.Abs(v) >= 1e12 {
+		return strconv.FormatFloat(v, 'g', 4, 64)
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
 }

@@ -177,11 +177,11 @@ figcaption { color: #555; }
 {{range .Figures}}<figure id="{{.ID}}"><img src="{{.Src}}" alt="{{.Title}}"><figcaption><strong>{{.Title}}.</strong> {{.Note}}</figcaption></figure>
 {{end}}</div>{{end}}{{if .OverTime}}
 <h2 id="over-time">Over time</h2>
-<p>Each engine run's measured windows end to end, interval by interval: throughput, p50 and p99 per operation, errors, and the engine's sampled stats and its container's CPU and memory on one time axis.</p>
+<p>Each engine run's measured windows end to end, interval by interval, each ticked in seconds from its start: throughput, p50 and p99 per operation, each interval's slowest call and its slow calls, errors, and the engine's sampled stats and its container's CPU and memory on one time axis.</p>
 {{range .OverTime}}<figure id="{{.ID}}"><img src="{{.Src}}" alt="{{.Title}}" style="max-width: 1100px"><figcaption><strong>{{.Title}}.</strong> {{.Note}}</figcaption></figure>
 <details style="margin-bottom: 1.5em"><summary>Values plotted in {{.Title}} ({{len .Rows}} rows)</summary>
 <table class="overtime-values"><thead><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr></thead>
-<tbody>{{range .Rows}}<tr data-window="{{.Window}}" data-op="{{.Op}}" data-start="{{.Start}}" data-rate="{{.Rate}}" data-p50="{{.P50}}" data-p99="{{.P99}}" data-errors="{{.Err}}" data-shards="{{.Shards}}">{{range .Cells}}<td>{{.}}</td>{{end}}</tr>
+<tbody>{{range .Rows}}<tr data-window="{{.Window}}" data-op="{{.Op}}" data-start="{{.Start}}" data-rate="{{.Rate}}" data-p50="{{.P50}}" data-p99="{{.P99}}" data-max="{{.Max}}" data-slow="{{.Slow}}" data-errors="{{.Err}}" data-shards="{{.Shards}}">{{range .Cells}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</tbody></table></details>
 {{end}}{{end}}
 {{range .Groups}}<h2>{{.Title}}</h2>
