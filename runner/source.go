@@ -67,10 +67,7 @@ func (Text) QueryKinds() []string { return []string{"text"} }
 
 // Provenance names the generator, seed and hash.
 func (t Text) Provenance(ctx context.Context) (result.Corpus, error) {
-	c := t.identity()
-	h, err := t.HashContext(ctx)
-	c.Hash = h
-	return c, err
+	return withHash(ctx, t.identity(), t.HashContext)
 }
 
 // identity is Provenance without the hash, which is a function of it.
@@ -165,10 +162,7 @@ func (p Products) KindSamples() map[string]engines.Query {
 // Provenance names the generator (with the dimension), seed, mix of query
 // kinds and hash.
 func (p Products) Provenance(ctx context.Context) (result.Corpus, error) {
-	c := p.identity()
-	h, err := p.HashContext(ctx)
-	c.Hash = h
-	return c, err
+	return withHash(ctx, p.identity(), p.HashContext)
 }
 
 // identity is Provenance without the hash, which is a function of it.
@@ -176,6 +170,14 @@ func (p Products) identity() result.Corpus {
 	c := provenance(dataset.ProductGenerator+"/dim="+strconv.Itoa(p.Dim()), p.Config(), p.PrepopulatedCount())
 	c.Queries = p.Mix().String()
 	return c
+}
+
+// withHash is a corpus's identity with its hash, which reads every
+// pre-populated document: it ends with ctx's error when ctx ends first.
+func withHash(ctx context.Context, c result.Corpus, hash func(context.Context) (string, error)) (result.Corpus, error) {
+	h, err := hash(ctx)
+	c.Hash = h
+	return c, err
 }
 
 func provenance(generator string, cfg dataset.Config, prepopulated int) result.Corpus {
