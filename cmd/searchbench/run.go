@@ -155,7 +155,7 @@ func finish(stdout io.Writer, log *logger, dir string, res *result.Result, again
 func writeResult(log *logger, dir string, res *result.Result) (string, string, error) {
 	writing.Lock()
 	defer writing.Unlock()
-	jsonPath := filepath.Join(dir, "result.json")
+	jsonPath := filepath.Join(dir, report.ResultFile)
 	if err := result.WriteFile(jsonPath, res); err != nil {
 		// The directory went away or filled up during the run: what was
 		// measured still goes somewhere, and the message says where.
@@ -164,7 +164,7 @@ func writeResult(log *logger, dir string, res *result.Result) (string, string, e
 			return "", "", fmt.Errorf("%w; and no temporary directory for the results: %v", err, terr)
 		}
 		log.printf("could not write to %s (%v); writing to %s instead", dir, err, tmp)
-		dir, jsonPath = tmp, filepath.Join(tmp, "result.json")
+		dir, jsonPath = tmp, filepath.Join(tmp, report.ResultFile)
 		if err := result.WriteFile(jsonPath, res); err != nil {
 			return "", "", err
 		}
