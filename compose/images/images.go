@@ -10,7 +10,7 @@ import (
 	"io/fs"
 )
 
-//go:embed postgres
+//go:embed postgres valkey
 var recipes embed.FS
 
 // Postgres is the recipe of searchbench/postgres:15: build.sh (its first
@@ -20,10 +20,18 @@ var recipes embed.FS
 // postgres/pgvector.
 var Postgres = sub("postgres")
 
-// PostgresTag and PgvectorTag are the images the Postgres recipe builds.
+// Valkey is the recipe of searchbench/valkey-search:1.2.1 (ValkeySearchTag):
+// Debian sid's valkey-server with the valkey-search 1.2.1 module compiled
+// from the release source kept in valkey/valkey-search, with the patches
+// beside it. Its build.sh takes the tag as its first argument.
+var Valkey = sub("valkey")
+
+// PostgresTag and PgvectorTag are the images the Postgres recipe builds,
+// ValkeySearchTag the one the Valkey recipe builds.
 const (
-	PostgresTag = "searchbench/postgres:15"
-	PgvectorTag = "searchbench/pgvector:0.8.6-pg15"
+	PostgresTag     = "searchbench/postgres:15"
+	PgvectorTag     = "searchbench/pgvector:0.8.6-pg15"
+	ValkeySearchTag = "searchbench/valkey-search:1.2.1"
 )
 
 func sub(dir string) fs.FS {

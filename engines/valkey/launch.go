@@ -3,12 +3,21 @@ package valkey
 import (
 	"fmt"
 
+	"github.com/searchbench/searchbench/compose/images"
 	"github.com/searchbench/searchbench/engines/launch"
 )
 
 // Image is the pinned official image: Valkey 9.1.0 with valkey-search 1.2.0,
 // the first release with TEXT fields (valkey-io/valkey-bundle versions.json).
-const Image = "valkey/valkey-bundle:9.1.0"
+// FallbackImage is the one the launcher builds on machines that cannot pull
+// it: Debian sid's valkey-server 9.1 with valkey-search 1.2.1 — Study B's
+// module version — compiled from its release source by the recipe
+// compose/images/valkey embedded in the binary (about 25 minutes on 2
+// cores, once per machine). Its entry point takes what the bundle's takes.
+const (
+	Image         = "valkey/valkey-bundle:9.1.0"
+	FallbackImage = images.ValkeySearchTag
+)
 
 // The launcher's definition. The bundle's entrypoint appends --loadmodule
 // for every module in /usr/lib/valkey and then $VALKEY_EXTRA_FLAGS to the
@@ -16,6 +25,8 @@ const Image = "valkey/valkey-bundle:9.1.0"
 func init() {
 	launch.Register(launch.Spec{
 		Engine: "valkey", Image: Image, Port: 6379,
+		Fallback: FallbackImage,
+		Recipe:   &launch.Recipe{Files: images.Valkey, Path: "compose/images/valkey"},
 		// Persistence off, as in Study B.
 		Cmd: []string{"valkey-server", "--save", "", "--appendonly", "no"},
 		// valkey-search sizes its reader and writer pools from the host's
