@@ -35,7 +35,7 @@ mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 build=$(mktemp -d)
 run=$(mktemp -d)
 cleanup() {
-	umount "$build/proc" 2>/dev/null || true
+	umount "$build/proc" "$run/proc" 2>/dev/null || true
 	rm -rf "$build" "$run" "$run.log"
 }
 trap cleanup EXIT
@@ -120,8 +120,11 @@ umount "$build/proc"
 
 step "debootstrap sid (runtime root: valkey-server ${valkey_version} and ${#pkgs[@]} library packages)"
 sid_root "$run"
+# The packages' scripts (systemd-tmpfiles, for the valkey user) need /proc.
+mount -t proc proc "$run/proc"
 apt_in "$run" update
 apt_in "$run" install --no-install-recommends valkey-server "${pkgs[@]}"
+umount "$run/proc"
 rm -rf "$run"/var/lib/apt/lists/* "$run"/var/cache/apt/*.bin "$run"/var/cache/apt/archives/*.deb
 install -D -m 0644 "$module" "$run/usr/lib/valkey/libsearch.so"
 install -m 0755 "$here/entrypoint.sh" "$run/usr/local/bin/searchbench-valkey"
