@@ -36,6 +36,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
+	"go.yaml.in/yaml/v3"
 )
 
 //go:embed elasticsearch/*.gz typesense/*.yml meilisearch/*.gz
@@ -72,13 +73,15 @@ var (
 	// Typesense is typesense/typesense-api-spec's openapi.yml at the last
 	// commit before it moved to v30.
 	Typesense = &Spec{Engine: "Typesense 29",
-		File:   "typesense/openapi.yml",
-		SHA256: "264870036d66700e95571b76cae045394e0598a1bcedca2f7ab8187b5279744d"}
+		File:    "typesense/openapi.yml",
+		SHA256:  "264870036d66700e95571b76cae045394e0598a1bcedca2f7ab8187b5279744d",
+		correct: correctTypesense}
 	// Meilisearch is meilisearch/documentation's
 	// assets/open-api/meilisearch-openapi.json for Meilisearch 1.37.0.
 	Meilisearch = &Spec{Engine: "Meilisearch 1.37.0",
-		File:   "meilisearch/meilisearch-openapi.json.gz",
-		SHA256: "298bc0ba34376cea2687f4cfa39ab394f236a6cd30b7baddfb26d6b7367f3a11"}
+		File:    "meilisearch/meilisearch-openapi.json.gz",
+		SHA256:  "298bc0ba34376cea2687f4cfa39ab394f236a6cd30b7baddfb26d6b7367f3a11",
+		correct: correctMeilisearch}
 )
 
 // Doc is a loaded document, safe for concurrent use.
@@ -117,7 +120,11 @@ func (s *Spec) load() (*Doc, error) {
 	}
 	if s.correct != nil {
 		var raw map[string]any
-		if err := json.Unmarshal(data, &raw); err != nil {
+		unmarshal := json.Unmarshal
+		if strings.HasSuffix(s.File, ".yml") {
+			unmarshal = yaml.Unmarshal
+		}
+		if err := unmarshal(data, &raw); err != nil {
 			return nil, fmt.Errorf("apispec: %s: %w", s.File, err)
 		}
 		s.correct(raw)

@@ -45,9 +45,21 @@ func (d *Doc) undeclaredQuery(route *routers.Route, query map[string][]string) [
 	declared := map[string]bool{}
 	for _, params := range []openapi3.Parameters{route.PathItem.Parameters, route.Operation.Parameters} {
 		for _, p := range params {
-			if p.Value != nil && p.Value.In == openapi3.ParameterInQuery {
-				declared[p.Value.Name] = true
+			if p.Value == nil || p.Value.In != openapi3.ParameterInQuery {
+				continue
 			}
+			// An object parameter of style form, exploded (the default),
+			// is sent as one query parameter per property (Typesense's
+			// searchParameters).
+			if o := p.Value.Schema; o != nil && o.Value != nil && len(o.Value.Properties) > 0 &&
+				(p.Value.Style == "" || p.Value.Style == openapi3.SerializationForm) &&
+				(p.Value.Explode == nil || *p.Value.Explode) {
+				for name := range o.Value.Properties {
+					declared[name] = true
+				}
+				continue
+			}
+			declared[p.Value.Name] = true
 		}
 	}
 	var errs []error
@@ -75,7 +87,9 @@ func (d *Doc) strictBody(rb *openapi3.RequestBody, header http.Header, body []by
 		return nil // openapi3filter has refused a content type the operation does not take
 	}
 	var v any
-	if base, _, _ := mime.ParseMediaType(ct); strings.HasSuffix(base, "ndjson") {
+	base, _, _ := mime.ParseMediaType(ct)
+	switch {
+	case strings.HasSuffix(base, "ndjson"):
 		var lines []any
 		for line := range bytes.Lines(body) {
 			if len(bytes.TrimSpace(line)) == 0 {
@@ -88,8 +102,12 @@ func (d *Doc) strictBody(rb *openapi3.RequestBody, header http.Header, body []by
 			lines = append(lines, x)
 		}
 		v = lines
-	} else if err := json.Unmarshal(body, &v); err != nil {
-		return nil
+	case base == "application/json" || strings.HasSuffix(base, "+json"):
+		if err := json.Unmarshal(body, &v); err != nil {
+			return nil
+		}
+	default:
+		return nil // not JSON (Typesense's import is JSON lines sent as octet-stream, described as a string)
 	}
 	return d.strict(mt.Schema, v, "")
 }
@@ -122,6 +140,9 @@ func (d *Doc) strict(ref *openapi3.SchemaRef, v any, at string) []error {
 				declared[name] = append(declared[name], p)
 				names = append(names, name)
 			}
+		}
+		if len(declared) == 0 {
+			open = true // nothing declared: nothing to be refused as undeclared
 		}
 		for _, k := range slices.Sorted(maps.Keys(v)) {
 			ps, ok := declared[k]
