@@ -37,13 +37,26 @@ func correctElasticsearch(doc map[string]any) {
 	}
 }
 
-// correctTypesense mends SearchResultHit.document, described as "Can be any
-// key-value pair" but written additionalProperties: {type: object}, which
-// refuses every hit whose document has a string or number field — every
-// hit, since a document's id is a string. Its values take any type.
+// correctTypesense mends two errors of the Typesense document:
+//
+//   - SearchResultHit.document, described as "Can be any key-value pair",
+//     is written additionalProperties: {type: object}, which refuses every
+//     hit whose document has a string or number field — every hit, since a
+//     document's id is a string. Its values take any type.
+//   - POST /multi_search's multiSearchParameters query object is marked
+//     required, yet every one of its properties is optional and Typesense
+//     reads the searches from the body: a multi_search with no query
+//     parameter (what typesense-go sends, and the driver) would fail. It is
+//     not required.
 func correctTypesense(doc map[string]any) {
 	if d, ok := dig(doc, "components", "schemas", "SearchResultHit", "properties", "document").(map[string]any); ok {
 		d["additionalProperties"] = map[string]any{}
+	}
+	params, _ := dig(doc, "paths", "/multi_search", "post", "parameters").([]any)
+	for _, p := range params {
+		if p, ok := p.(map[string]any); ok && p["name"] == "multiSearchParameters" {
+			p["required"] = false
+		}
 	}
 }
 
