@@ -19,25 +19,25 @@ import (
 // none of the three documents says it on the request objects we send
 // (Elasticsearch's generator, Typesense's hand-written YAML and
 // Meilisearch's utoipa output alike), so a misnamed field — knn's
-// "num_candidate", "per_pagee", "semanticRatioo" — would pass. Each engine
-// refuses such a field instead: Elasticsearch's ObjectParser throws
-// "unknown field" (x_content_parse_exception / parsing_exception), Typesense
-// rejects an unknown search parameter only in some places but its document
-// lists every parameter it reads, and Meilisearch's deserr derive uses
-// deny_unknown_fields on every request type (bad_request
-// "Unknown field"). So a request body property is refused when an object
-// schema that declares properties and sets no additionalProperties does not
-// declare it: sound for these documents because the generators write every
-// field the engine reads into properties, and write additionalProperties
-// (or no properties at all) where an object is open — Elasticsearch's
-// dictionaries (a query's field name, _source), Typesense's and
-// Meilisearch's documents. The rule applies to requests only: an engine's
-// answer may carry fields a client must ignore.
+// "num_candidate", "per_pagee", "semanticRatioo" — would pass. To the
+// engine it is an error: Elasticsearch's parsers refuse an unknown field
+// (x_content_parse_exception "[knn] unknown field [num_candidate]") and
+// Meilisearch's deserr types deny unknown fields (bad_request "Unknown
+// field"); where an engine reads only the names it knows and drops the rest,
+// a misnamed option is silently not applied, the worse failure for a
+// benchmark. So a request body property is refused when an object schema
+// that declares properties and sets no additionalProperties does not
+// declare it. This is sound for these documents because their generators
+// write every field the engine reads into properties, and write
+// additionalProperties (or no properties at all) where an object is open —
+// Elasticsearch's dictionaries (a query's field name, _source), Typesense's
+// and Meilisearch's documents — which the rule leaves open, as it does a
+// oneOf/anyOf branch that takes any object. The rule applies to requests
+// only: an engine's answer may carry fields a client must ignore.
 //
-// The same holds for query parameters: the engines reject one they do not
-// know (Elasticsearch's "request [...] contains unrecognized parameter",
-// Meilisearch's deserr), so a parameter the operation does not declare is
-// refused.
+// The same holds for query parameters (Elasticsearch: "request [...]
+// contains unrecognized parameter"), so a parameter the operation does not
+// declare is refused.
 
 // undeclaredQuery refuses the query parameters neither the operation nor its
 // path declares.
