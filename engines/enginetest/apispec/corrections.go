@@ -30,8 +30,15 @@ import (
 //     application/json with the lines as an array. The bulk request body
 //     also takes application/x-ndjson, with the same schema; the lines are
 //     decoded as that array (decodeNDJSON).
+//   - PUT /{index}/_doc/{id} (operation index) describes only 200, where
+//     Elasticsearch answers 201 Created, with the same body, when the
+//     document was new (result "created": IndexResponse.status()); its 201
+//     is described as its 200.
 func correctElasticsearch(doc map[string]any) {
 	oneOfToAnyOf(doc)
+	if r, ok := dig(doc, "paths", "/{index}/_doc/{id}", "put", "responses").(map[string]any); ok && r["201"] == nil {
+		r["201"] = r["200"]
+	}
 	if rb, ok := dig(doc, "components", "requestBodies", "bulk", "content").(map[string]any); ok {
 		rb["application/x-ndjson"] = rb["application/json"]
 	}
