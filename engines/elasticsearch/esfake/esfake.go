@@ -369,9 +369,11 @@ func (s *Server) info(w http.ResponseWriter, r *request) {
 			// Elasticsearch always sends these (the info answer's
 			// required fields in the published OpenAPI document); the
 			// fake is no build, so its hash and date say so.
-			// lucene_version is 8.19's Lucene, 9.12.2
-			// (build-tools-internal/version.properties on the 8.19
-			// branch; not re-checked against the 8.19.6 tag).
+			// lucene_version 9.12.2 is the Lucene of the 8.19 line as
+			// known here, not checked against 8.19.6's
+			// build-tools-internal/version.properties (the stored
+			// snapshot of elastic/elasticsearch has only main's); no
+			// driver reads it.
 			"build_hash":                          "esfake",
 			"build_date":                          "1970-01-01T00:00:00Z",
 			"lucene_version":                      "9.12.2",
