@@ -146,6 +146,7 @@ func TestUpsertBatchFailedLine(t *testing.T) {
 	}
 	req, _ = http.NewRequest("POST", srv.URL+"/collections", strings.NewReader(`{"name":"docs","fields":[{"name":"name","type":"string"},{"name":"content","type":"int32"}]}`))
 	req.Header.Set(typesensefake.APIKeyHeader, key)
+	req.Header.Set("Content-Type", "application/json")
 	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 201 {
 		t.Fatalf("create: %v %v", resp, err)
 	}

@@ -142,7 +142,7 @@ type Server struct {
 // New starts a Server on 127.0.0.1.
 func New(opts Options) *Server {
 	s := &Server{opts: opts, indices: map[string]*index{}}
-	s.http = httptest.NewServer(s)
+	s.http = httptest.NewServer(fakekit.Observe("esfake", s))
 	return s
 }
 
@@ -364,8 +364,19 @@ func (s *Server) info(w http.ResponseWriter, r *request) {
 		"cluster_name": "esfake",
 		"cluster_uuid": "esfake-cluster-uuid",
 		"version": map[string]any{
-			"number":                              Version,
-			"build_flavor":                        "default",
+			"number":       Version,
+			"build_flavor": "default",
+			// Elasticsearch always sends these (the info answer's
+			// required fields in the published OpenAPI document); the
+			// fake is no build, so its hash and date say so.
+			// lucene_version 9.12.2 is the Lucene of the 8.19 line as
+			// known here, not checked against 8.19.6's
+			// build-tools-internal/version.properties (the stored
+			// snapshot of elastic/elasticsearch has only main's); no
+			// driver reads it.
+			"build_hash":                          "esfake",
+			"build_date":                          "1970-01-01T00:00:00Z",
+			"lucene_version":                      "9.12.2",
 			"build_type":                          "docker",
 			"build_snapshot":                      false,
 			"minimum_wire_compatibility_version":  "7.17.0",

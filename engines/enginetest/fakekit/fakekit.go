@@ -182,6 +182,7 @@ func (fs *Faults) Serve(w http.ResponseWriter, r *http.Request, body ErrorBody) 
 	if !ok {
 		return false
 	}
+	markFault(w)
 	if !t.Wait(r.Context()) {
 		return true
 	}

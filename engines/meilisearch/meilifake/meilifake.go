@@ -124,7 +124,7 @@ func New(o Options) *Server {
 	}
 	s.wake = sync.NewCond(&s.mu)
 	s.routes()
-	s.hs = httptest.NewServer(http.HandlerFunc(s.serve))
+	s.hs = httptest.NewServer(fakekit.Observe("meilifake", http.HandlerFunc(s.serve)))
 	s.URL = s.hs.URL
 	s.scheduler.Add(1)
 	go s.schedule()

@@ -120,7 +120,7 @@ func New(apiKey string) *Server {
 	// A fault without a path spares /health, which a client polls before
 	// it starts.
 	s.faults.Spare = []string{"/health"}
-	s.hs = httptest.NewServer(s.routes())
+	s.hs = httptest.NewServer(fakekit.Observe("typesensefake", s.routes()))
 	s.URL = s.hs.URL
 	return s
 }
