@@ -188,57 +188,6 @@ func VectorBytes(v []float32) []byte {
 	return b
 }
 
-// ProductQueryKind is what a product query asks.
-type ProductQueryKind uint8
-
-const (
-	KNN         ProductQueryKind = iota // nearest neighbours of a query vector
-	KNNCategory                         // … within one category (TAG filter)
-	KNNPrice                            // … within a price range (NUMERIC filter)
-	SKULookup                           // the product with an exact SKU (lexical)
-	Hybrid                              // a product's title words and a vector near its category
-	NumProductQueryKinds
-)
-
-var kindNames = [NumProductQueryKinds]string{"knn", "knn-category", "knn-price", "sku", "hybrid"}
-
-func (k ProductQueryKind) String() string {
-	if k < NumProductQueryKinds {
-		return kindNames[k]
-	}
-	return "kind(" + strconv.Itoa(int(k)) + ")"
-}
-
-// ParseProductQueryKind is the inverse of String.
-func ParseProductQueryKind(s string) (ProductQueryKind, error) {
-	for k, n := range kindNames {
-		if n == s {
-			return ProductQueryKind(k), nil
-		}
-	}
-	return 0, fmt.Errorf("unknown query kind %q (want one of %s)", s, strings.Join(kindNames[:], ", "))
-}
-
-// IsKNN says whether k asks for nearest neighbours alone (with or without
-// a filter): the kinds whose answers are scored against exact neighbours.
-func (k ProductQueryKind) IsKNN() bool { return k == KNN || k == KNNCategory || k == KNNPrice }
-
-// QueryMix is the share of each query kind, as weights: kind k is drawn
-// with probability QueryMix[k] / the sum. The zero mix is
-// DefaultQueryMix.
-type QueryMix [NumProductQueryKinds]int
-
-// DefaultQueryMix is Study B's hybrid search: 40% category-filtered kNN,
-// 20% price-filtered kNN, 20% plain kNN, 20% SKU lookups — semantic
-// queries with filters beside exact lookups.
-var DefaultQueryMix = QueryMix{KNN: 2, KNNCategory: 4, KNNPrice: 2, SKULookup: 2}
-
-// drawOrder is the order in which a draw walks the kinds: the order of
-// the first version's fixed proportions, so that the default mix draws,
-// from the same stream, the queries it always drew (the corpus hash of
-// every earlier result holds).
-var drawOrder = [NumProductQueryKinds]ProductQueryKind{KNNCategory, KNNPrice, KNN, SKULookup, Hybrid}
-
 // maxMixWeight bounds a weight, so that the sum stays far from overflow.
 const maxMixWeight = 1_000_000
 
@@ -299,7 +248,7 @@ func (m QueryMix) String() string {
 	var parts []string
 	for k, w := range m {
 		if w > 0 {
-			parts = append(parts, kindNames[k]+"="+strconv.Itoa(w))
+			parts = append(parts, productKinds[k].name+"="+strconv.Itoa(w))
 		}
 	}
 	return strings.Join(parts, ",")
@@ -329,10 +278,11 @@ func (m QueryMix) draw(r *Rand) ProductQueryKind {
 	panic("unreachable: a draw below the sum falls in a kind")
 }
 
-// ProductQuery is one product query. Vector is set for the KNN kinds and
-// Hybrid, Category for KNNCategory, MinPrice/MaxPrice for KNNPrice, SKU
-// for SKULookup, Text for Hybrid; ID, for SKULookup and Hybrid, is the
-// product the SKU or the title words are of.
+// ProductQuery is one product query: what its kind's draw set (kinds.go).
+// Vector is set for the kNN kinds and Hybrid, Category for a category
+// filter, MinPrice/MaxPrice for a price filter, SKU for SKULookup, Text
+// for Hybrid; ID, for SKULookup and Hybrid, is the product the SKU or the
+// title words are of.
 type ProductQuery struct {
 	Kind               ProductQueryKind
 	Vector             []float32
@@ -343,16 +293,8 @@ type ProductQuery struct {
 	ID                 uint32
 }
 
-// hybridWords is how many of a product's title words a hybrid query
-// takes: what a shopper types.
-const hybridWords = 3
-
-// ProductQuery returns query i, its kind drawn from the corpus's query mix.
-// A query vector lies near a random category's centroid; a SKU names a
-// random ID of the space (missing IDs included, as users look up products
-// that were deleted); a hybrid query takes three words of a random
-// product's pre-populated title and a vector near that product's
-// category.
+// ProductQuery returns query i, its kind drawn from the corpus's query mix
+// and its values by the kind's draw (kinds.go).
 func (p *Products) ProductQuery(i uint64) ProductQuery {
 	r := NewRand(p.cfg.Seed, tagProductQuery, i)
 	return p.queryOfKind(&r, p.mix.draw(&r))
@@ -367,32 +309,7 @@ func (p *Products) ProductQueryOfKind(i uint64, k ProductQueryKind) ProductQuery
 
 func (p *Products) queryOfKind(r *Rand, kind ProductQueryKind) ProductQuery {
 	q := ProductQuery{Kind: kind}
-	switch kind {
-	case SKULookup:
-		q.ID = uint32(1 + r.Intn(p.cfg.IDs))
-		q.SKU = Categories[categoryOf(p.cfg.Seed, q.ID)].Code + "-" + strconv.FormatUint(uint64(q.ID), 10)
-		return q
-	case Hybrid:
-		q.ID = uint32(1 + r.Intn(p.cfg.IDs))
-		ci := categoryOf(p.cfg.Seed, q.ID)
-		words := strings.Fields(strings.TrimSuffix(p.Title(q.ID, 0), "."))
-		for j := range min(hybridWords, len(words)) {
-			k := j + r.Intn(len(words)-j)
-			words[j], words[k] = words[k], words[j]
-		}
-		q.Text = strings.ToLower(strings.Join(words[:min(hybridWords, len(words))], " "))
-		q.Vector = unitVector(r, p.centroids[ci], p.dim, spread)
-		return q
-	}
-	ci := r.Intn(len(Categories))
-	q.Vector = unitVector(r, p.centroids[ci], p.dim, spread)
-	switch kind {
-	case KNNCategory:
-		q.Category = Categories[ci].Name
-	case KNNPrice:
-		lo := float64(r.IntRange(1, 800))
-		q.MinPrice, q.MaxPrice = lo, lo+float64(r.IntRange(50, 200))
-	}
+	productKinds[kind].draw(p, r, &q)
 	return q
 }
 
@@ -404,10 +321,6 @@ func categoryOf(seed uint64, id uint32) int {
 
 // Mix is the corpus's query mix.
 func (p *Products) Mix() QueryMix { return p.mix }
-
-// hashKindNames are the names the hash writes: the first version's for
-// its kinds, so that a default mix's hash is every earlier result's.
-var hashKindNames = [NumProductQueryKinds]string{"knn", "knn+category", "knn+price", "sku", "hybrid"}
 
 // Hash is the product corpus's hash, as Corpus.Hash is the text corpus's.
 func (p *Products) Hash() string {
@@ -422,8 +335,8 @@ func (p *Products) HashContext(ctx context.Context) (string, error) {
 			func(h io.Writer, id uint32) { p.Product(id, 0).write(h) },
 			func(h io.Writer, i uint64) {
 				q := p.ProductQuery(i)
-				io.WriteString(h, hashKindNames[q.Kind]+"\x00"+q.Category+"\x00"+q.SKU+"\x00")
-				if q.Kind == Hybrid {
+				io.WriteString(h, productKinds[q.Kind].hashName+"\x00"+q.Category+"\x00"+q.SKU+"\x00")
+				if q.Text != "" { // a hybrid query's words, the one kind with Text
 					io.WriteString(h, q.Text+"\x00")
 				}
 				io.WriteString(h, strconv.FormatFloat(q.MinPrice, 'g', -1, 64)+"\x00"+strconv.FormatFloat(q.MaxPrice, 'g', -1, 64)+"\x00")

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"runtime"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -15,14 +14,16 @@ import (
 	"github.com/searchbench/searchbench/runner/result"
 )
 
-// Exact-answer checks: a seeded sample of the mix's kNN and SKU queries
-// whose exact answers the harness knows — the nearest neighbours by brute
-// force over the pre-populated documents, with the query's filter; the one
-// product a SKU names — checked on the idle engine after pre-population
-// and, as a share of the searches, under load (known.go), where the
-// documents written since are left out of what an answer must hold
-// (result.KindRecall). Hybrid queries have no exact answer: their fusion
-// is each engine's own.
+// Exact-answer checks: a seeded sample of the mix's queries whose kind has
+// an exact answer (dataset.Truth) — the nearest neighbours by brute force
+// over the pre-populated documents that pass the query's filters
+// (dataset.Matches), the one product a lookup names — checked on the idle
+// engine after pre-population and, as a share of the searches, under load
+// (known.go), where the documents written since are left out of what an
+// answer must hold (result.KindRecall). Answers are scored by
+// neighbours.Hits, the harness's one recall@k: a document tied with the
+// k-th within neighbours.Tolerance counts. Kinds with no truth (hybrid:
+// its fusion is each engine's own) are not sampled.
 
 // DefaultExactQueries is the sample's size: 100 queries, the sample the
 // issue's cost is stated for, enough for recall@10 over a thousand
@@ -40,11 +41,17 @@ func exactDepth(k int) int { return 4*k + 20 }
 type exactQuery struct {
 	kind int // index into the source's QueryKinds
 	q    engines.Query
-	// truth is the exact answer, best first: the depth nearest for kNN,
-	// the product for a SKU. whole: it holds every document that passes
-	// (fewer than depth did, or a SKU's one).
-	truth []uint32
+	// truth is the exact answer, best first, with distances: the depth
+	// nearest for a Nearest kind, the named product (at distance 0) for a
+	// Named one. whole: it holds every document that passes (fewer than
+	// depth did, or the named one).
+	truth []neighbours.Neighbour
 	whole bool
+	// far is the distance of a document that is not in truth, from the
+	// corpus: asked only when ties with the k-th reach past the depth kept.
+	// It is false for a document that is not pre-populated or does not
+	// pass the filters; nil when truth is whole.
+	far func(id uint32) (float64, bool)
 }
 
 // exactTruth is a run's sample of exact answers, shared by its setups.
@@ -72,14 +79,14 @@ func newExactTruth(ctx context.Context, src Source, n, k int) (*exactTruth, erro
 	return s.exactTruth(ctx, n, k)
 }
 
-// exactTruth draws n queries of the mix's kNN and SKU kinds, in the mix's
-// proportions among them, and computes their exact answers.
+// exactTruth draws n queries of the mix's kinds that have a truth, in the
+// mix's proportions among them, and computes their exact answers.
 func (p Products) exactTruth(ctx context.Context, n, k int) (*exactTruth, error) {
 	mix := p.Mix()
 	var kinds []dataset.ProductQueryKind
 	weight := 0
 	for _, kd := range mix.Kinds() {
-		if kd.IsKNN() || kd == dataset.SKULookup {
+		if kd.Truth() != dataset.NoTruth {
 			kinds = append(kinds, kd)
 			weight += mix[kd]
 		}
@@ -105,20 +112,19 @@ func (p Products) exactTruth(ctx context.Context, n, k int) (*exactTruth, error)
 			}
 			u -= mix[c]
 		}
-		var pq dataset.ProductQuery
-		if kd == dataset.SKULookup {
-			pq = p.storedSKU(i)
-		} else {
-			pq = p.ProductQueryOfKind(i, kd)
-		}
-		eq := exactQuery{kind: int(kd), q: productQuery(pq)}
-		if kd == dataset.SKULookup {
-			eq.truth, eq.whole = []uint32{pq.ID}, true
-		} else {
-			knn = append(knn, neighbours.Query{Vector: pq.Vector, Keep: keep(pq, cat, price)})
+		switch kd.Truth() {
+		case dataset.Named:
+			pq := p.storedNamed(i, kd)
+			t.queries = append(t.queries, exactQuery{kind: int(kd), q: pq.Query(),
+				truth: []neighbours.Neighbour{{ID: pq.ID}}, whole: true})
+		case dataset.Nearest:
+			pq := p.ProductQueryOfKind(i, kd)
+			eq := exactQuery{kind: int(kd), q: pq.Query()}
+			eq.far = p.farDistance(eq.q)
+			knn = append(knn, neighbours.Query{Vector: eq.q.Vector, Keep: keep(eq.q.Filters, cat, price)})
 			knnAt = append(knnAt, len(t.queries))
+			t.queries = append(t.queries, eq)
 		}
-		t.queries = append(t.queries, eq)
 	}
 	depth := exactDepth(k)
 	if len(knn) > 0 {
@@ -128,9 +134,9 @@ func (p Products) exactTruth(ctx context.Context, n, k int) (*exactTruth, error)
 		}
 		for j, ns := range found {
 			q := &t.queries[knnAt[j]]
-			q.whole = len(ns) < depth
-			for _, nb := range ns {
-				q.truth = append(q.truth, nb.ID)
+			q.truth, q.whole = ns, len(ns) < depth
+			if q.whole {
+				q.far = nil
 			}
 		}
 	}
@@ -141,29 +147,44 @@ func (p Products) exactTruth(ctx context.Context, n, k int) (*exactTruth, error)
 	return t, nil
 }
 
-// storedSKU is a SKU lookup of a pre-populated product: the sample's SKU
-// queries have an answer to find (the mix's own also name missing IDs).
-func (p Products) storedSKU(i uint64) dataset.ProductQuery {
+// storedNamed is a query of kind kd (a Named truth) that names a
+// pre-populated product: the sample's lookups have an answer to find (the
+// mix's own also name missing IDs).
+func (p Products) storedNamed(i uint64, kd dataset.ProductQueryKind) dataset.ProductQuery {
 	for j := uint64(0); ; j++ {
-		pq := p.ProductQueryOfKind(i<<20|j, dataset.SKULookup)
+		pq := p.ProductQueryOfKind(i<<20|j, kd)
 		if p.Prepopulated(pq.ID) || j == 1<<20-1 {
 			return pq
 		}
 	}
 }
 
-// keep is pq's filter over the pre-populated documents' categories and
-// prices, which prepopulated fills in before it yields each document.
-func keep(pq dataset.ProductQuery, cat []uint8, price []float64) func(uint32) bool {
-	switch pq.Kind {
-	case dataset.KNNCategory:
-		ci := uint8(categoryIndex(pq.Category))
-		return func(id uint32) bool { return cat[id] == ci }
-	case dataset.KNNPrice:
-		lo, hi := pq.MinPrice, pq.MaxPrice
-		return func(id uint32) bool { return price[id] >= lo && price[id] <= hi }
+// farDistance is q's distance to a pre-populated product that passes q's
+// filters, read from the corpus at version 0 (exactQuery.far).
+func (p Products) farDistance(q engines.Query) func(uint32) (float64, bool) {
+	return func(id uint32) (float64, bool) {
+		if id < 1 || int(id) > p.IDs() || !p.Prepopulated(id) {
+			return 0, false
+		}
+		pr := p.Product(id, 0)
+		if !dataset.Matches(q.Filters, pr) {
+			return 0, false
+		}
+		return neighbours.Distance(q.Vector, pr.Embedding), true
 	}
-	return nil
+}
+
+// keep is filters' meaning (dataset.Matches) over the pre-populated
+// documents' categories and prices, which prepopulated fills in before it
+// yields each document: the brute force keeps the two filterable fields
+// of each product, not the product.
+func keep(filters []engines.Filter, cat []uint8, price []float64) func(uint32) bool {
+	if len(filters) == 0 {
+		return nil
+	}
+	return func(id uint32) bool {
+		return dataset.Matches(filters, dataset.Product{Category: dataset.Categories[cat[id]].Name, Price: price[id]})
+	}
 }
 
 func categoryIndex(name string) int {
@@ -233,16 +254,17 @@ func (p Products) prepopulated(cat []uint8, price []float64) func(yield func(nei
 // for k hits, where written says which documents the run itself wrote or
 // deleted since pre-population: they are neither expected nor held
 // against the answer, so an answer holding t of them is expected to hold
-// the k−t nearest of the others. Any other hit takes its place as it is:
-// an ID past the corpus, one the run never wrote (a leftover of an
-// attached index), an unreadable one is a miss, not an excuse. ok is
-// false when the answer tests nothing: nothing is left to expect (a SKU
-// whose product was rewritten), or too many of the answer's nearest were
-// written for the rest to say.
+// the k−t nearest of the others. Any other hit takes its place as it is,
+// scored by neighbours.Hits (a document tied with the last expected one
+// within neighbours.Tolerance counts): an ID past the corpus, one the run
+// never wrote (a leftover of an attached index), an unreadable one is a
+// miss, not an excuse. ok is false when the answer tests nothing: nothing
+// is left to expect (a SKU whose product was rewritten), or too many of
+// the answer's nearest were written for the rest to say.
 func (q *exactQuery) score(ids []string, k int, written func(uint32) bool) (expected, found int64, ok bool) {
 	var buf [64]uint32 // an answer's IDs, on the stack for k up to 64
 	held := buf[:0]
-	need := int64(k)
+	need := k
 	for _, s := range ids {
 		id, err := dataset.ParseDocID(s)
 		if err != nil {
@@ -254,19 +276,39 @@ func (q *exactQuery) score(ids []string, k int, written func(uint32) bool) (expe
 		}
 		held = append(held, id)
 	}
-	for _, id := range q.truth {
-		if expected == need {
+	var wbuf [64]neighbours.Neighbour
+	want := wbuf[:0]
+	for _, n := range q.truth {
+		if len(want) >= need {
 			break
 		}
-		if written(id) {
-			continue
-		}
-		expected++
-		if slices.Contains(held, id) {
-			found++
+		if !written(n.ID) {
+			want = append(want, n)
 		}
 	}
-	return expected, found, expected > 0 && (expected == need || q.whole)
+	d := distances{q: q, deep: !q.whole && len(q.truth) > 0 && neighbours.Tied(q.truth[len(q.truth)-1].Distance, want)}
+	expected, found = int64(len(want)), int64(neighbours.Hits(held, want, d.of))
+	return expected, found, expected > 0 && (len(want) == need || q.whole)
+}
+
+// distances are a scored answer's documents' distances to q: those of q's
+// truth, and, when ties with the last expected document reach past the
+// depth kept (deep), any other document's from the corpus.
+type distances struct {
+	q    *exactQuery
+	deep bool
+}
+
+func (d distances) of(id uint32) (float64, bool) {
+	for _, n := range d.q.truth {
+		if n.ID == id {
+			return n.Distance, true
+		}
+	}
+	if d.deep && d.q.far != nil {
+		return d.q.far(id)
+	}
+	return 0, false
 }
 
 // exactCounts are one kind's checks.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/searchbench/searchbench/dataset"
+	"github.com/searchbench/searchbench/dataset/neighbours"
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/runner/shard"
@@ -157,8 +158,8 @@ func TestExactTruth(t *testing.T) {
 		sq.K = len(q.truth)
 		h, _ := e.Search(context.Background(), sq)
 		want := make([]string, len(q.truth))
-		for j, id := range q.truth {
-			want[j] = dataset.DocID(id)
+		for j, n := range q.truth {
+			want[j] = dataset.DocID(n.ID)
 		}
 		if !slices.Equal(h.IDs, want) || len(want) == 0 {
 			t.Fatalf("query %d (%s): exact answer %v; brute force over the stored documents says %v", i, kind, want, h.IDs)
@@ -184,7 +185,7 @@ func TestExactTruth(t *testing.T) {
 // score: documents written since pre-population are neither expected nor
 // held against the answer; an answer's nearest untouched ones are.
 func TestExactScore(t *testing.T) {
-	q := &exactQuery{truth: []uint32{1, 2, 3, 4, 5, 6}}
+	q := &exactQuery{truth: nearest(1, 2, 3, 4, 5, 6)}
 	ids := func(ns ...uint32) []string {
 		var out []string
 		for _, n := range ns {
@@ -219,13 +220,13 @@ func TestExactScore(t *testing.T) {
 	}
 	// An answer whose filter passed fewer documents than the depth holds
 	// all there is: what is left is still the answer.
-	whole := &exactQuery{truth: []uint32{1, 2}, whole: true}
+	whole := &exactQuery{truth: nearest(1, 2), whole: true}
 	if e, f, ok := whole.score(ids(2), 3, touched(1)); e != 1 || f != 1 || !ok {
 		t.Errorf("whole truth: %d %d %v; want 1 1 true", e, f, ok)
 	}
 	// A SKU whose product was rewritten expects nothing: the check tests
 	// nothing and is skipped, whether or not the answer holds it.
-	sku := &exactQuery{kind: 3, truth: []uint32{5}, whole: true}
+	sku := &exactQuery{kind: 3, truth: []neighbours.Neighbour{{ID: 5}}, whole: true}
 	for _, answer := range [][]string{ids(5), nil} {
 		if e, f, ok := sku.score(answer, 3, touched(5)); e != 0 || f != 0 || ok {
 			t.Errorf("rewritten SKU, answer %v: %d %d %v; want skipped", answer, e, f, ok)
@@ -236,6 +237,106 @@ func TestExactScore(t *testing.T) {
 	counts.add(0, ids(5), nil, 3, none)
 	if r := counts.recall(); len(r) != 1 || r[0].Skipped != 1 || r[0].Checks != 1 || r[0].Expected != 1 {
 		t.Errorf("a rewritten SKU's check and a kept one: %+v; want one skipped, one check of one expected", r)
+	}
+}
+
+// nearest is an exact answer of the given IDs, at distances 0.1 apart in
+// their order.
+func nearest(ids ...uint32) []neighbours.Neighbour {
+	out := make([]neighbours.Neighbour, len(ids))
+	for i, id := range ids {
+		out[i] = neighbours.Neighbour{ID: id, Distance: float64(i+1) / 10}
+	}
+	return out
+}
+
+// score counts a document tied with the last expected one within
+// neighbours.Tolerance as found, as neighbours.Recall does: in the depth
+// kept, or past it (read from the corpus) when the ties reach that far;
+// a farther one, one that fails the filter, and a tie with a neighbour
+// the run rewrote (no longer expected) do not count.
+func TestExactScoreTies(t *testing.T) {
+	tied := 0.3 + neighbours.Tolerance/2
+	q := &exactQuery{truth: append(nearest(1, 2, 3), neighbours.Neighbour{ID: 4, Distance: tied}, neighbours.Neighbour{ID: 5, Distance: 0.5})}
+	none := func(uint32) bool { return false }
+	for _, c := range []struct {
+		name    string
+		answer  []uint32
+		written func(uint32) bool
+		found   int64
+	}{
+		{"the tie in place of the 3rd", []uint32{1, 2, 4}, none, 3},
+		{"a farther one", []uint32{1, 2, 5}, none, 2},
+		{"the tie and the 3rd: each counts, at most k", []uint32{1, 4, 3}, none, 3},
+		{"a tie with a rewritten 3rd: the 3rd expected is now 4", []uint32{1, 2, 5}, func(id uint32) bool { return id == 3 }, 2},
+	} {
+		var ids []string
+		for _, id := range c.answer {
+			ids = append(ids, dataset.DocID(id))
+		}
+		if e, f, ok := q.score(ids, 3, c.written); e != 3 || f != c.found || !ok {
+			t.Errorf("%s: expected %d found %d ok %v; want 3 %d true", c.name, e, f, ok, c.found)
+		}
+	}
+	// The depth kept ends in a tie with the 3rd: a document past it is
+	// read from the corpus, and counts when it is tied too.
+	third := nearest(1, 2, 3)[2].Distance // added at run time, as score adds
+	far := map[uint32]float64{9: third + neighbours.Tolerance, 8: third + 2*neighbours.Tolerance}
+	deep := &exactQuery{truth: append(nearest(1, 2, 3), neighbours.Neighbour{ID: 4, Distance: tied}),
+		far: func(id uint32) (float64, bool) { d, ok := far[id]; return d, ok }}
+	for _, c := range []struct {
+		id    uint32
+		found int64
+	}{{9, 3}, {8, 2}, {7, 2}} {
+		if _, f, _ := deep.score([]string{"1", "2", dataset.DocID(c.id)}, 3, none); f != c.found {
+			t.Errorf("document %d past the depth: found %d; want %d", c.id, f, c.found)
+		}
+	}
+	// A truth that is not tied at its depth never reads the corpus.
+	q.far = func(uint32) (float64, bool) {
+		t.Fatal("read the corpus for a document past an untied depth")
+		return 0, false
+	}
+	q.score([]string{"1", "2", "99"}, 3, none)
+}
+
+// On the product corpus, an answer that swaps the 10th neighbour for the
+// 11th scores as neighbours.Recall scores it: 0.9 as it is, 1 when the
+// 11th is moved to the 10th's distance (a tie). The run and the tests'
+// recall are one rule.
+func TestExactScoreAgreesWithRecall(t *testing.T) {
+	src := testProducts(t, 800, "knn=1,knn-price=1")
+	tr := truthOf(t, src, 20, 10)
+	for i := range tr.queries {
+		for _, tie := range []bool{false, true} {
+			q := tr.queries[i]
+			q.truth = slices.Clone(q.truth)
+			if tie {
+				q.truth[10].Distance = q.truth[9].Distance
+			}
+			got := make([]uint32, 0, 10)
+			for _, n := range q.truth[:10] {
+				got = append(got, n.ID)
+			}
+			got[9] = q.truth[10].ID
+			var ids []string
+			for _, id := range got {
+				ids = append(ids, dataset.DocID(id))
+			}
+			dist := func(id uint32) (float64, bool) {
+				for _, n := range q.truth {
+					if n.ID == id {
+						return n.Distance, true
+					}
+				}
+				return 0, false
+			}
+			e, f, ok := q.score(ids, 10, func(uint32) bool { return false })
+			want := neighbours.Recall(got, q.truth[:10], dist)
+			if !ok || e != 10 || float64(f)/float64(e) != want || want != map[bool]float64{false: 0.9, true: 1}[tie] {
+				t.Errorf("query %d, tie %v: %d of %d; neighbours.Recall says %v", i, tie, f, e, want)
+			}
+		}
 	}
 }
 
@@ -443,8 +544,8 @@ func TestExactTallyByQuery(t *testing.T) {
 	kc := newKnownChecks(src, Calls{Seed: 1, K: 10, Known: KnownConfig{Fraction: 1, truth: tr}}, vers, 0)
 	answer := func(i, lose int) []string {
 		var ids []string
-		for _, id := range tr.queries[i].truth[:10-lose] {
-			ids = append(ids, dataset.DocID(id))
+		for _, n := range tr.queries[i].truth[:10-lose] {
+			ids = append(ids, dataset.DocID(n.ID))
 		}
 		return append(ids, make([]string, lose)...) // unreadable: misses
 	}

@@ -204,7 +204,7 @@ func TestKnownItemCheckDoesNotAllocate(t *testing.T) {
 		t.Fatalf("known items %+v; want every check found", k)
 	}
 	// Nor does scoring an answer against an exact one.
-	q := &exactQuery{truth: []uint32{1, 2, 3, 4}}
+	q := &exactQuery{truth: nearest(1, 2, 3, 4)}
 	if n := testing.AllocsPerRun(100, func() { q.score(hits.IDs, 10, func(uint32) bool { return false }) }); n != 0 {
 		t.Fatalf("score allocates %v times", n)
 	}

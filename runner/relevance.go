@@ -57,13 +57,14 @@ func (t Text) KnownQuery(i uint64, id uint32) (string, engines.Query) {
 }
 
 // KnownQuery alternates an exact SKU lookup and a KNN search with the
-// product's own embedding, which must find the product itself.
+// product's own embedding, which must find the product itself: the sku and
+// knn kinds' own queries (and names), of the product's own values.
 func (p Products) KnownQuery(i uint64, id uint32) (string, engines.Query) {
 	pr := p.Product(id, 0)
 	if i%2 == 0 {
-		return "sku", engines.Query{Text: pr.SKU, Field: FieldSKU}
+		return dataset.SKULookup.String(), dataset.ProductQuery{Kind: dataset.SKULookup, ID: id, SKU: pr.SKU}.Query()
 	}
-	return "knn self", engines.Query{Vector: pr.Embedding}
+	return dataset.KNN.String() + " self", dataset.ProductQuery{Kind: dataset.KNN, Vector: pr.Embedding}.Query()
 }
 
 // DefaultRelevanceQueries is how many known-item checks a run makes.

@@ -80,14 +80,15 @@ func (t Text) identity() result.Corpus {
 // and without filters and by exact SKU lookups.
 type Products struct{ *dataset.Products }
 
-// Product field names, as the engines see them.
+// Product field names, as the engines see them: the names the kinds'
+// queries use (dataset's).
 const (
-	FieldCategory    = "category"
-	FieldPrice       = "price"
-	FieldSKU         = "sku"
-	FieldTitle       = "title"
-	FieldDescription = "description"
-	FieldEmbedding   = "embedding"
+	FieldCategory    = dataset.FieldCategory
+	FieldPrice       = dataset.FieldPrice
+	FieldSKU         = dataset.FieldSKU
+	FieldTitle       = dataset.FieldTitle
+	FieldDescription = dataset.FieldDescription
+	FieldEmbedding   = dataset.FieldEmbedding
 )
 
 // Schema is the product index: every field of the hash. Which of them an
@@ -116,45 +117,23 @@ func (p Products) Document(id, version uint32) engines.Document {
 	}}
 }
 
-// Query is product query i and its kind.
+// Query is product query i and its kind, as its kind's entry makes it
+// (dataset's table of kinds).
 func (p Products) Query(i uint64) (engines.Query, int) {
 	pq := p.ProductQuery(i)
-	return productQuery(pq), int(pq.Kind)
-}
-
-// productQuery maps a product query: kNN kinds carry the vector and their
-// filter, a SKU lookup is an exact search on the sku field, a hybrid
-// search carries the words and the vector.
-func productQuery(pq dataset.ProductQuery) engines.Query {
-	switch pq.Kind {
-	case dataset.SKULookup:
-		return engines.Query{Text: pq.SKU, Field: FieldSKU}
-	case dataset.KNNCategory:
-		return engines.Query{Vector: pq.Vector, Filters: []engines.Filter{{Field: FieldCategory, Tag: pq.Category}}}
-	case dataset.KNNPrice:
-		return engines.Query{Vector: pq.Vector, Filters: []engines.Filter{{Field: FieldPrice, Min: pq.MinPrice, Max: pq.MaxPrice}}}
-	case dataset.Hybrid:
-		return engines.Query{Text: pq.Text, Vector: pq.Vector}
-	}
-	return engines.Query{Vector: pq.Vector}
+	return pq.Query(), int(pq.Kind)
 }
 
 // QueryKinds is every product query kind, in dataset.ProductQueryKind
 // order.
-func (Products) QueryKinds() []string {
-	names := make([]string, dataset.NumProductQueryKinds)
-	for k := range names {
-		names[k] = dataset.ProductQueryKind(k).String()
-	}
-	return names
-}
+func (Products) QueryKinds() []string { return dataset.ProductQueryKinds() }
 
 // KindSamples is one query of each kind the mix draws, for the check that
 // every setup's engine can answer them (engines.CheckQuery).
 func (p Products) KindSamples() map[string]engines.Query {
 	out := map[string]engines.Query{}
 	for _, k := range p.Mix().Kinds() {
-		out[k.String()] = productQuery(p.ProductQueryOfKind(0, k))
+		out[k.String()] = p.ProductQueryOfKind(0, k).Query()
 	}
 	return out
 }

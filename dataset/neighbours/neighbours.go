@@ -189,11 +189,43 @@ func (t *top) Pop() any {
 // bits, and a tie at the k-th place can be broken either way.
 const Tolerance = 1e-6
 
-// Recall is the share of want's documents that got holds, recall@k with
-// k = len(want): a document of got counts when it is in want, or when it
-// is no farther than want's last (by its distance in dist, which reports
-// false for a document it does not know) within Tolerance. It is 1 when
-// want is empty and got is too, 0 when only want is.
+// Hits is recall@k's numerator, the one tie rule of the harness: how many
+// of got's documents are true neighbours for want, the exact top k in
+// increasing distance. A document of got counts when it is in want, or
+// when it is no farther than want's last (by its distance in dist, which
+// reports false for a document it does not know: a miss) within
+// Tolerance — an engine that returns a document tied with the k-th
+// instead of the k-th has found a true k-th neighbour, and calling it a
+// miss would charge the engine for how floating point broke the tie. Each
+// document counts once, and at most len(want) count. A lookup's truth
+// (one named document, no distances) is the same rule with a dist that
+// knows nothing: only want's own documents count.
+func Hits(got []uint32, want []Neighbour, dist func(id uint32) (float64, bool)) int {
+	if len(want) == 0 {
+		return 0
+	}
+	hits := 0
+	for i, id := range got {
+		if slices.Contains(got[:i], id) {
+			continue
+		}
+		if slices.ContainsFunc(want, func(n Neighbour) bool { return n.ID == id }) {
+			hits++
+		} else if d, ok := dist(id); ok && Tied(d, want) {
+			hits++
+		}
+	}
+	return min(hits, len(want))
+}
+
+// Tied says whether a document at distance d counts as one of want's:
+// no farther than want's last within Tolerance (Hits' rule).
+func Tied(d float64, want []Neighbour) bool {
+	return len(want) > 0 && d <= want[len(want)-1].Distance+Tolerance
+}
+
+// Recall is recall@k with k = len(want): Hits over len(want). It is 1
+// when want is empty and got is too, 0 when only want is.
 func Recall(got []uint32, want []Neighbour, dist func(id uint32) (float64, bool)) float64 {
 	if len(want) == 0 {
 		if len(got) == 0 {
@@ -201,23 +233,5 @@ func Recall(got []uint32, want []Neighbour, dist func(id uint32) (float64, bool)
 		}
 		return 0
 	}
-	limit := want[len(want)-1].Distance + Tolerance
-	exact := make(map[uint32]bool, len(want))
-	for _, n := range want {
-		exact[n.ID] = true
-	}
-	hits := 0
-	seen := make(map[uint32]bool, len(got))
-	for _, id := range got {
-		if seen[id] {
-			continue
-		}
-		seen[id] = true
-		if exact[id] {
-			hits++
-		} else if d, ok := dist(id); ok && d <= limit {
-			hits++
-		}
-	}
-	return float64(min(hits, len(want))) / float64(len(want))
+	return float64(Hits(got, want, dist)) / float64(len(want))
 }

@@ -405,21 +405,15 @@ func checkProductQueries(t *testing.T, e engines.Engine, cfg engines.Config, src
 	for id := uint32(1); id <= n; id++ {
 		all[id] = src.Product(id, 0)
 	}
-	nearest := func(v []float32, pass func(dataset.Product) bool) []string {
-		var cands []dataset.Product
+	nearest := func(v []float32, pass func(dataset.Product) bool) []neighbours.Neighbour {
+		var cands []neighbours.Neighbour
 		for _, p := range all[1:] {
 			if pass(p) {
-				cands = append(cands, p)
+				cands = append(cands, neighbours.Neighbour{ID: p.ID, Distance: neighbours.Distance(v, p.Embedding)})
 			}
 		}
-		sort.SliceStable(cands, func(i, j int) bool {
-			return neighbours.Distance(v, cands[i].Embedding) < neighbours.Distance(v, cands[j].Embedding)
-		})
-		out := []string{}
-		for _, p := range cands[:min(k, len(cands))] {
-			out = append(out, dataset.DocID(p.ID))
-		}
-		return out
+		sort.SliceStable(cands, func(i, j int) bool { return cands[i].Distance < cands[j].Distance })
+		return cands[:min(k, len(cands))]
 	}
 	product := func(id string) dataset.Product {
 		i, err := strconv.Atoi(id)
@@ -432,20 +426,9 @@ func checkProductQueries(t *testing.T, e engines.Engine, cfg engines.Config, src
 	for kind := range dataset.NumProductQueryKinds {
 		for i := range uint64(20) {
 			pq := src.ProductQueryOfKind(i, kind)
-			q := engines.Query{Vector: pq.Vector, K: k}
-			pass := func(dataset.Product) bool { return true }
-			switch kind {
-			case dataset.KNNCategory:
-				q.Filters = []engines.Filter{{Field: "category", Tag: pq.Category}}
-				pass = func(p dataset.Product) bool { return p.Category == pq.Category }
-			case dataset.KNNPrice:
-				q.Filters = []engines.Filter{{Field: "price", Min: pq.MinPrice, Max: pq.MaxPrice}}
-				pass = func(p dataset.Product) bool { return p.Price >= pq.MinPrice && p.Price <= pq.MaxPrice }
-			case dataset.SKULookup:
-				q = engines.Query{Text: pq.SKU, Field: "sku", K: k}
-			case dataset.Hybrid:
-				q.Text = pq.Text
-			}
+			q := pq.Query() // the kind's own query and filters, as a run sends them
+			q.K = k
+			pass := func(p dataset.Product) bool { return dataset.Matches(q.Filters, p) }
 			if err := engines.CheckQuery("elasticsearch", cfg, src.Schema(), q); err != nil {
 				if !errors.Is(err, engines.ErrUnsupported) || kind.IsKNN() {
 					t.Fatalf("%s: %v", kind, err)
@@ -473,14 +456,17 @@ func checkProductQueries(t *testing.T, e engines.Engine, cfg engines.Config, src
 				if len(got) != len(want) {
 					t.Errorf("%s %d: %d hits; %d products pass the filter, want min(K, that)", kind, i, len(got), len(want))
 				}
+				var gotIDs []uint32
 				for _, id := range got {
 					if !pass(product(id)) {
 						t.Errorf("%s %d: hit %s does not pass the filter", kind, i, id)
 					}
-					if slices.Contains(want, id) {
-						found++
-					}
+					gotIDs = append(gotIDs, product(id).ID)
 				}
+				// The harness's one recall@k (ties with the k-th count).
+				found += neighbours.Hits(gotIDs, want, func(id uint32) (float64, bool) {
+					return neighbours.Distance(pq.Vector, all[id].Embedding), pass(all[id])
+				})
 				wanted += len(want)
 			}
 		}

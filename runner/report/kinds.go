@@ -10,8 +10,10 @@ import (
 	"github.com/searchbench/searchbench/runner/result"
 )
 
-// The product workload's figures by query kind (knn, knn-category,
-// knn-price, sku, hybrid): each engine's search latency split by kind, per
+// The product workload's figures by query kind (whatever kinds the result
+// names, in its order: the runner takes them from dataset's table of
+// kinds, and a report reads results of any version, so it knows no kind
+// of its own): each engine's search latency split by kind, per
 // level or rung, and recall against exact answers, idle and under load.
 // A result of one kind of query (the text corpus) has none of them, and its
 // report shows no such section.

@@ -383,8 +383,8 @@ type OpStats struct {
 	// NotFound), not among the errors.
 	NotFoundDone bool `json:"not_found_done,omitempty"`
 	// Kinds splits a search's figures by kind of query (the product
-	// corpus's knn, knn-category, knn-price, sku, hybrid), for the kinds
-	// that were called; empty for a source of one kind. Known-item checks
+	// corpus's kinds, as dataset's table of kinds names them), for the
+	// kinds that were called; empty for a source of one kind. Known-item checks
 	// (KnownItems) are searches of the operation but of no kind: the kinds'
 	// counts add up to Count less those.
 	Kinds []KindStats `json:"kinds,omitempty"`

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/searchbench/searchbench/dataset"
 	_ "github.com/searchbench/searchbench/engines/all"
 	"github.com/searchbench/searchbench/engines/container"
 	"github.com/searchbench/searchbench/runner/scenario"
@@ -266,5 +267,26 @@ func TestAScenarioCannotSetTheCommandLinesOwnFlags(t *testing.T) {
 		if live != "" || force {
 			t.Errorf("%q: the flag was set (live %q, force %v)", key, live, force)
 		}
+	}
+}
+
+// --queries' help names every kind of dataset's table and the default mix,
+// and every kind it names parses: the help is the table's, not a list that
+// a new kind leaves behind.
+func TestQueriesHelpNamesTheTable(t *testing.T) {
+	var s scenario.Settings
+	fl := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	s.Register(fl, "run")
+	help := fl.Lookup("queries").Usage
+	for _, k := range dataset.ProductQueryKinds() {
+		if !strings.Contains(help, k+",") && !strings.Contains(help, k+";") {
+			t.Errorf("--queries help %q does not name %s", help, k)
+		}
+		if _, err := dataset.ParseQueryMix(k + "=1"); err != nil {
+			t.Errorf("%s: %v", k, err)
+		}
+	}
+	if !strings.Contains(help, "default "+dataset.DefaultQueryMix.String()) {
+		t.Errorf("--queries help %q does not state the default mix", help)
 	}
 }

@@ -138,7 +138,7 @@ func (s *Settings) register(fl *pflag.FlagSet, command string) {
 	RegisterCorpus(fl, &s.Seed, &s.IDs, &s.Prepopulate)
 	fl.StringVar(&s.Corpus, "corpus", runner.CorpusText, "corpus: text (Study A: name and content, 5-word queries) or product (Study B: ~4.6 KB product hashes with an embedding; KNN and SKU queries)")
 	fl.IntVar(&s.Dim, "dim", dataset.ProductDim, "product corpus: the embedding's dimension")
-	fl.StringVar(&s.Queries, "queries", "", "product corpus: the mix of query kinds as weights, e.g. knn=40,knn-category=20,knn-price=20,sku=10,hybrid=10 (kinds: knn, knn-category, knn-price, sku, hybrid; default "+dataset.DefaultQueryMix.String()+")")
+	fl.StringVar(&s.Queries, "queries", "", "product corpus: the mix of query kinds as whole weights, kind=weight,… (kinds: "+strings.Join(dataset.ProductQueryKinds(), ", ")+"; default "+dataset.DefaultQueryMix.String()+")")
 	fl.StringVar(&s.Engines, "engine", "bleve", "engines to run, comma-separated (see `searchbench engines`)")
 	fl.StringArrayVar(&s.Options, "option", nil, "driver option key=value for every engine, or engine:key=value for one (repeatable; see each driver's documentation)")
 	fl.StringVar(&s.Mix, "mix", "mixed", "operation mix: mixed (search=80,upsert=19,delete=1), upsert, search, named weights such as search=70,get=10,upsert=19,delete=1, or search/upsert/delete weights 80/19/1")
