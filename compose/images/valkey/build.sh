@@ -21,8 +21,8 @@ sum=e77a3907810a673a2dcb473c9fe48a651fd3da3b7334d1d8d860c85f729a71db
 icu=76.1-4
 icudat_sum=dbc14e1c48ef209f230adc2aa6854bd4d6bba8f5e6733e75897a4263d97920f0
 # The recipe's version, kept as a label: an image an older recipe built is
-# built again.
-recipe=1
+# built again (2: the module is installed executable, as Valkey 9.1 requires).
+recipe=2
 if [ "$(docker image inspect -f '{{index .Config.Labels "org.searchbench.recipe"}}' "$tag" 2>/dev/null)" = "valkey-search-$recipe" ]; then
 	echo "image $tag is already present"
 	exit 0
@@ -126,7 +126,9 @@ apt_in "$run" update
 apt_in "$run" install --no-install-recommends valkey-server "${pkgs[@]}"
 umount "$run/proc"
 rm -rf "$run"/var/lib/apt/lists/* "$run"/var/cache/apt/*.bin "$run"/var/cache/apt/archives/*.deb
-install -D -m 0644 "$module" "$run/usr/lib/valkey/libsearch.so"
+# Valkey 9.1 refuses a module without execute permission ("It does not
+# have execute permissions", module.c), and aborts.
+install -D -m 0755 "$module" "$run/usr/lib/valkey/libsearch.so"
 install -m 0755 "$here/entrypoint.sh" "$run/usr/local/bin/searchbench-valkey"
 secs=$(($(date +%s) - started))
 tar -C "$run" -c . | docker import \
