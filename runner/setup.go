@@ -142,6 +142,13 @@ func (st *setupRun) prepare(ctx context.Context, e engines.Engine) error {
 		}
 		rel.Exact = checkExact(ctx, e, st.truth, calls.K, calls.Timeout)
 		for _, x := range rel.Exact {
+			if x.Expected == 0 {
+				// No figure: a 0.000 here would read as an index that
+				// found nothing.
+				st.logf(name, "%s: no recall against exact answers (%d queries: %d unsupported by this configuration, %d failed, %d skipped)",
+					x.Kind, x.Checks+x.Unsupported+x.Failed+x.Skipped, x.Unsupported, x.Failed, x.Skipped)
+				continue
+			}
 			st.logf(name, "%s: recall@%d %.3f against exact answers (%d of %d, %d queries)", x.Kind, calls.K, x.Recall, x.Found, x.Expected, x.Checks)
 		}
 	}
