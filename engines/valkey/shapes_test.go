@@ -2,9 +2,9 @@ package valkey_test
 
 import (
 	"context"
-	"regexp"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
