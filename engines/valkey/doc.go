@@ -176,7 +176,12 @@
 // measured window: from FT.INFO of every index this driver made,
 // "mutation_queue_size" (the sum over the indexes on the written prefix),
 // "mutation_queue_size_max" (the largest of them) and
-// "mutation_queue_size_idle" (the sum over the idle ones); from INFO search
+// "mutation_queue_size_idle" (the sum over the idle ones),
+// "hash_indexing_failures" (the sum over the indexes on the written
+// prefix), "backfill_in_progress" (how many indexes are still scanning the
+// keys that existed when they were created) and
+// "backfill_complete_percent" (the least of the indexes', a fraction from
+// 0 to 1 as the module writes it); from INFO search
 // "queue_depth" (search_writer_queue_size, the runner's queue column),
 // "query_queue_size", "used_write_cpu", "used_read_cpu", "number_of_indexes"
 // and, after Open's CONFIG SET search.info-developer-visible yes (where the
