@@ -43,6 +43,10 @@ func vec(fs ...float32) string {
 // The fake refuses what valkey-search refuses, with its messages.
 func TestRejections(t *testing.T) {
 	_, c := client(t, valkeyfake.Options{}, false)
+	rejections(t, c)
+}
+
+func rejections(t *testing.T, c vk.Client) {
 	if err := run(c, "FT.CREATE", "idx", "ON", "HASH", "PREFIX", "1", "p:", "SCHEMA", "t", "TEXT", "c", "TAG", "n", "NUMERIC",
 		"v", "VECTOR", "HNSW", "6", "TYPE", "FLOAT32", "DIM", "2", "DISTANCE_METRIC", "COSINE").Error(); err != nil {
 		t.Fatal(err)
@@ -116,81 +120,94 @@ func TestRejections(t *testing.T) {
 func TestMatching(t *testing.T) {
 	for _, resp2 := range []bool{false, true} {
 		_, c := client(t, valkeyfake.Options{}, resp2)
-		must := func(args ...string) {
-			t.Helper()
-			if err := run(c, args...).Error(); err != nil {
-				t.Fatal(err)
-			}
+		matching(t, c, resp2)
+	}
+}
+
+func matching(t *testing.T, c vk.Client, resp2 bool) {
+	must := func(args ...string) {
+		t.Helper()
+		if err := run(c, args...).Error(); err != nil {
+			t.Fatal(err)
 		}
-		must("FT.CREATE", "i", "PREFIX", "1", "d:", "SCHEMA", "t", "TEXT", "c", "TAG", "n", "NUMERIC")
-		must("FT.CREATE", "exact", "PREFIX", "1", "d:", "NOSTOPWORDS", "SCHEMA", "t", "TEXT")
-		must("FT.CREATE", "other", "PREFIX", "1", "e:", "SCHEMA", "t", "TEXT")
-		must("HSET", "d:1", "t", "The running dogs", "c", "Red,Blue", "n", "5")
-		must("HSET", "d:2", "t", "A dog ran; it is IT-500", "c", "green", "n", "50")
-		must("HSET", "x:3", "t", "running dogs elsewhere", "c", "red", "n", "5")
-		must("HSET", "d:4", "n", "not a number")
-		for q, want := range map[string]int64{
-			"dogs":                1, // not stemmed: d:2 has "dog"
-			"dogs running":        1, // AND
-			"dogs | dog":          2,
-			"-dog*":               0,
-			"@c:{red}":            1, // case-insensitive; x:3 is not under d:
-			"@c:{blue | green}":   2,
-			"@n:[5 50]":           2,
-			"@n:[(5 50]":          1,
-			"@n:[-inf +inf]":      2, // d:4 failed to index its number
-			`@t:"running dogs"`:   1,
-			`@t:"dogs running"`:   0, // order matters
-			"dog*":                2,
-			"@t:(dog) @c:{green}": 1,
-			"elsewhere":           0,
-		} {
-			got, err := run(c, "FT.SEARCH", "i", q, "NOCONTENT").ToArray()
-			if err != nil {
-				t.Fatalf("%q: %v", q, err)
-			}
-			if n, _ := got[0].AsInt64(); n != want {
-				t.Errorf("resp2=%v %q: total %d, want %d", resp2, q, n, want)
-			}
+	}
+	must("FT.CREATE", "i", "PREFIX", "1", "d:", "SCHEMA", "t", "TEXT", "c", "TAG", "n", "NUMERIC")
+	must("FT.CREATE", "exact", "PREFIX", "1", "d:", "NOSTOPWORDS", "SCHEMA", "t", "TEXT")
+	must("FT.CREATE", "other", "PREFIX", "1", "e:", "SCHEMA", "t", "TEXT")
+	must("HSET", "d:1", "t", "The running dogs", "c", "Red,Blue", "n", "5")
+	must("HSET", "d:2", "t", "A dog ran; it is IT-500", "c", "green", "n", "50")
+	must("HSET", "x:3", "t", "running dogs elsewhere", "c", "red", "n", "5")
+	must("HSET", "d:4", "n", "not a number")
+	for q, want := range map[string]int64{
+		"dogs":                1, // not stemmed: d:2 has "dog"
+		"dogs running":        1, // AND
+		"dogs | dog":          2,
+		"-dog*":               0,
+		"@c:{red}":            1, // case-insensitive; x:3 is not under d:
+		"@c:{blue | green}":   2,
+		"@n:[5 50]":           2,
+		"@n:[(5 50]":          1,
+		"@n:[-inf +inf]":      2, // d:4 failed to index its number
+		`@t:"running dogs"`:   1,
+		`@t:"dogs running"`:   0, // order matters
+		"dog*":                2,
+		"@t:(dog) @c:{green}": 1,
+		"elsewhere":           0,
+	} {
+		got, err := run(c, "FT.SEARCH", "i", q, "NOCONTENT").ToArray()
+		if err != nil {
+			t.Fatalf("%q: %v", q, err)
 		}
-		// "it" is a stop word on i, an ordinary word on exact.
-		for idx, want := range map[string]int64{"i": 0, "exact": 1} {
-			got, err := run(c, "FT.SEARCH", idx, `@t:"it 500"`, "NOCONTENT").ToArray()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if n, _ := got[0].AsInt64(); n != want {
-				t.Errorf("%s: phrase \"it 500\" total %d, want %d", idx, n, want)
-			}
+		if n, _ := got[0].AsInt64(); n != want {
+			t.Errorf("resp2=%v %q: total %d, want %d", resp2, q, n, want)
 		}
-		kv, err := run(c, "FT.INFO", "i").ToArray()
+	}
+	// "it" is a stop word on i, an ordinary word on exact.
+	for idx, want := range map[string]int64{"i": 0, "exact": 1} {
+		got, err := run(c, "FT.SEARCH", idx, `@t:"it 500"`, "NOCONTENT").ToArray()
 		if err != nil {
 			t.Fatal(err)
 		}
-		info := map[string]string{}
-		for i := 0; i+1 < len(kv); i += 2 {
-			k, _ := kv[i].ToString()
-			v, err := kv[i+1].ToString()
-			if err != nil {
-				n, _ := kv[i+1].AsInt64()
-				v = string(rune('0' + n))
-			}
-			info[k] = v
+		if n, _ := got[0].AsInt64(); n != want {
+			t.Errorf("%s: phrase \"it 500\" total %d, want %d", idx, n, want)
 		}
-		if info["num_docs"] != "2" || info["hash_indexing_failures"] != "1" || info["mutation_queue_size"] != "0" {
-			t.Errorf("FT.INFO i: num_docs %s, failures %s, queue %s", info["num_docs"], info["hash_indexing_failures"], info["mutation_queue_size"])
+	}
+	kv, err := run(c, "FT.INFO", "i").ToArray()
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := map[string]string{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		k, _ := kv[i].ToString()
+		v, err := kv[i+1].ToString()
+		if err != nil {
+			n, _ := kv[i+1].AsInt64()
+			v = string(rune('0' + n))
 		}
-		if n, _ := run(c, "DEL", "d:1", "d:9").AsInt64(); n != 1 {
-			t.Errorf("DEL = %d", n)
-		}
-		if got, _ := run(c, "FT.SEARCH", "i", "dog*", "NOCONTENT").ToArray(); len(got) != 2 {
-			t.Errorf("after DEL: %d items", len(got))
-		}
+		info[k] = v
+	}
+	if info["num_docs"] != "2" || info["hash_indexing_failures"] != "1" || info["mutation_queue_size"] != "0" {
+		t.Errorf("FT.INFO i: num_docs %s, failures %s, queue %s", info["num_docs"], info["hash_indexing_failures"], info["mutation_queue_size"])
+	}
+	if n, _ := run(c, "DEL", "d:1", "d:9").AsInt64(); n != 1 {
+		t.Errorf("DEL = %d", n)
+	}
+	if got, _ := run(c, "FT.SEARCH", "i", "dog*", "NOCONTENT").ToArray(); len(got) != 2 {
+		t.Errorf("after DEL: %d items", len(got))
 	}
 }
 
 func TestKNNOrder(t *testing.T) {
 	_, c := client(t, valkeyfake.Options{}, false)
+	knnOrder(t, c)
+	// The fake answers keys only, the driver's form, and says so.
+	err := run(c, "FT.SEARCH", "v", "*=>[KNN 2 @e $q]", "PARAMS", "2", "q", vec(1, 0.1), "DIALECT", "2").Error()
+	if err == nil || !strings.Contains(err.Error(), "NOCONTENT") {
+		t.Fatalf("a search for content: %v", err)
+	}
+}
+
+func knnOrder(t *testing.T, c vk.Client) {
 	run(c, "FT.CREATE", "v", "SCHEMA", "e", "VECTOR", "FLAT", "6", "TYPE", "FLOAT32", "DIM", "2", "DISTANCE_METRIC", "COSINE")
 	run(c, "HSET", "a", "e", vec(1, 0))
 	run(c, "HSET", "b", "e", vec(1, 1))
@@ -207,11 +224,6 @@ func TestKNNOrder(t *testing.T) {
 	second, _ := got[2].ToString()
 	if total != 2 || first != "a" || second != "b" {
 		t.Fatalf("KNN: total %d, %s, %s; want 2, a, b", total, first, second)
-	}
-	// The fake answers keys only, the driver's form, and says so.
-	err = run(c, "FT.SEARCH", "v", "*=>[KNN 2 @e $q]", "PARAMS", "2", "q", vec(1, 0.1), "DIALECT", "2").Error()
-	if err == nil || !strings.Contains(err.Error(), "NOCONTENT") {
-		t.Fatalf("a search for content: %v", err)
 	}
 }
 
@@ -235,25 +247,29 @@ func TestAuth(t *testing.T) {
 func TestHgetall(t *testing.T) {
 	for _, resp2 := range []bool{false, true} {
 		_, c := client(t, valkeyfake.Options{}, resp2)
-		if err := run(c, "HSET", "p:1", "t", "red ball", "v", vec(1, -2)).Error(); err != nil {
-			t.Fatal(err)
-		}
-		m, err := run(c, "HGETALL", "p:1").AsStrMap()
-		if err != nil || len(m) != 2 || m["t"] != "red ball" || m["v"] != vec(1, -2) {
-			t.Fatalf("RESP2 %v: HGETALL p:1 = %q, %v", resp2, m, err)
-		}
-		if m, err := run(c, "HGETALL", "p:2").AsStrMap(); err != nil || len(m) != 0 {
-			t.Fatalf("RESP2 %v: HGETALL of a missing key = %q, %v; want empty", resp2, m, err)
-		}
-		if err := run(c, "HGETALL", "p:1", "p:2").Error(); err == nil || !strings.Contains(err.Error(), "wrong number of arguments for 'hgetall'") {
-			t.Fatalf("RESP2 %v: HGETALL of two keys: %v", resp2, err)
-		}
-		if err := run(c, "DEL", "p:1").Error(); err != nil {
-			t.Fatal(err)
-		}
-		if m, err := run(c, "HGETALL", "p:1").AsStrMap(); err != nil || len(m) != 0 {
-			t.Fatalf("RESP2 %v: HGETALL after DEL = %q, %v", resp2, m, err)
-		}
+		hgetall(t, c, resp2)
+	}
+}
+
+func hgetall(t *testing.T, c vk.Client, resp2 bool) {
+	if err := run(c, "HSET", "p:1", "t", "red ball", "v", vec(1, -2)).Error(); err != nil {
+		t.Fatal(err)
+	}
+	m, err := run(c, "HGETALL", "p:1").AsStrMap()
+	if err != nil || len(m) != 2 || m["t"] != "red ball" || m["v"] != vec(1, -2) {
+		t.Fatalf("RESP2 %v: HGETALL p:1 = %q, %v", resp2, m, err)
+	}
+	if m, err := run(c, "HGETALL", "p:2").AsStrMap(); err != nil || len(m) != 0 {
+		t.Fatalf("RESP2 %v: HGETALL of a missing key = %q, %v; want empty", resp2, m, err)
+	}
+	if err := run(c, "HGETALL", "p:1", "p:2").Error(); err == nil || !strings.Contains(err.Error(), "wrong number of arguments for 'hgetall'") {
+		t.Fatalf("RESP2 %v: HGETALL of two keys: %v", resp2, err)
+	}
+	if err := run(c, "DEL", "p:1").Error(); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := run(c, "HGETALL", "p:1").AsStrMap(); err != nil || len(m) != 0 {
+		t.Fatalf("RESP2 %v: HGETALL after DEL = %q, %v", resp2, m, err)
 	}
 }
 
