@@ -181,8 +181,10 @@ func TestValkeySearchImage(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if name, _ := kv["name"].ToString(); name == "search" {
-			ver, _ = kv["ver"].AsInt64()
+		name, ok := kv["name"]
+		if s, _ := name.ToString(); ok && s == "search" {
+			v := kv["ver"]
+			ver, _ = v.AsInt64()
 		}
 	}
 	if want := int64(1<<16 | 2<<8 | 1); ver != want {
