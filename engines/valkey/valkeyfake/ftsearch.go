@@ -15,6 +15,7 @@ import (
 // searchArgs are FT.SEARCH's options.
 type searchArgs struct {
 	noContent   bool
+	verbatim    bool
 	offset, num int
 	params      map[string]string
 	used        map[string]bool
@@ -84,7 +85,8 @@ func parseSearchArgs(args []string) (searchArgs, error) {
 			err = sa.parseReturn(it)
 		case it.match("TIMEOUT"):
 			err = parseTimeout(it)
-		case it.match("VERBATIM"): // no stemming to turn off
+		case it.match("VERBATIM"):
+			sa.verbatim = true
 		case it.match("SLOP"):
 			it.next()
 		case it.match("SORTBY"):
@@ -196,9 +198,14 @@ func (s *Server) searchLocked(ix *index, args []string) (searchResult, error) {
 		return searchResult{}, fmt.Errorf("Query string is too long, max length is %d bytes.", maxQueryBytes)
 	}
 	filter, vector, isKNN := strings.Cut(q, "=>")
-	pred, err := parseFilter(ix, filter)
+	pred, err := parseFilter(ix, filter, sa.verbatim)
 	if err != nil {
 		return searchResult{}, fmt.Errorf("Invalid filter expression: `%s`. %w", strings.TrimSpace(filter), err)
+	}
+	if _, all := pred.(allPred); all && !isKNN {
+		// Match-all with no vector part is no query (src/query/search.cc
+		// SearchParameters::PreParseQueryString, 1.2.1).
+		return searchResult{}, errors.New("Invalid query string syntax")
 	}
 	var k *knn
 	var blob []byte

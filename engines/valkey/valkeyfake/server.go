@@ -10,13 +10,17 @@
 // HSET, HGETALL, DEL, UNLINK, EXISTS, SCAN, PING, ECHO, SELECT 0, INFO,
 // CONFIG GET|SET, CLIENT …, FT.CREATE, FT.DROPINDEX, FT.SEARCH, FT.INFO and
 // FT._LIST. Indexes are real: each sees only the keys under its prefixes,
-// TEXT is tokenised at the index's punctuation, lowercased and stripped of
-// the 33 Lucene stop words unless NOSTOPWORDS, and a query word matches an
-// indexed word equal to it (no stemming: the driver's tests and the
-// conformance suite search for words as written); TAG is exact with a
-// separator; NUMERIC takes ranges; HNSW is approximated by exact KNN.
-// Non-vector results come back in no particular order (a hash of the key),
-// as valkey-search does not rank them. FT.SEARCH answers keys only
+// and every hash there is one of its documents; TEXT is tokenised at the
+// index's punctuation, lowercased and stripped of the 33 Lucene stop words
+// unless NOSTOPWORDS, and a query word matches an indexed word equal to it
+// or, outside quotes and VERBATIM, one with the same Snowball English stem
+// (the module's libstemmer "english"); TAG is exact with a separator;
+// NUMERIC takes ranges; HNSW is approximated by exact KNN. Non-vector
+// results come back in no particular order (a hash of the key), as
+// valkey-search does not rank them. FT.INFO and the ingest counters follow
+// the module's bookkeeping (src/index_schema.cc, 1.2.1): see cmdFtInfo,
+// mutateLocked and ingest. It was held to valkey-search 1.2.1
+// (TestFakeHeldToModule, TestRepliesAsModule). FT.SEARCH answers keys only
 // (NOCONTENT or RETURN 0, the driver's form); a search for the documents'
 // fields is refused by name.
 //
