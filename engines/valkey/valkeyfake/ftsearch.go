@@ -107,19 +107,17 @@ func parseSearchArgs(args []string) (searchArgs, error) {
 	return sa, nil
 }
 
-// parseLimit reads LIMIT's offset and count.
+// parseLimit reads LIMIT's offset and count: two unsigned 64-bit numbers,
+// not otherwise bounded (query::LimitParameter, src/query/search.h;
+// src/commands/ft_search_parser.cc ConstructLimitParser, 1.2.1).
 func (sa *searchArgs) parseLimit(it *argIter) error {
 	for _, dst := range []*int{&sa.offset, &sa.num} {
 		v, ok := it.next()
-		n, err := strconv.ParseUint(v, 10, 63)
+		n, err := strconv.ParseUint(v, 10, 64)
 		if !ok || err != nil {
 			return fmt.Errorf("Bad arguments for LIMIT: `%s` is outside acceptable bounds", v)
 		}
 		*dst = int(min(n, 1<<40))
-	}
-	if sa.num > maxLimit || sa.offset > maxLimit {
-		// UNCONFIRMED bound; the message form is the parser's.
-		return fmt.Errorf("Bad arguments for LIMIT: `%d` is outside acceptable bounds", max(sa.num, sa.offset))
 	}
 	return nil
 }

@@ -143,7 +143,6 @@ const (
 	// (src/valkey_search_options.cc kDefaultMaxNonVectorSearchResultsFetched).
 	maxNonVectorResults = 100_000
 	maxKNN              = 10000
-	maxLimit            = 10000 // UNCONFIRMED: the bound on LIMIT's count is taken to be max-vector-knn
 	defaultM            = 16
 	defaultEFC          = 200
 	defaultEFRuntime    = 10
