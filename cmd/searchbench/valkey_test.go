@@ -242,9 +242,10 @@ func TestProductWorkloadOnValkey(t *testing.T) {
 	for _, x := range l.KnownItems.Exact {
 		t.Logf("under load %s: recall@10 %.3f (%d of %d, %d checks, %d skipped); idle %.3f", x.Kind, x.Recall, x.Found, x.Expected, x.Checks, x.Skipped, x.IdleRecall)
 	}
-	// Read after write: every probed write is found by the probe's first
-	// search (the module answers the write once it is indexed).
-	if f := l.Freshness; f == nil || f.Visible == 0 || f.Unresolved != 0 || f.SearchFailed != 0 || f.Searches != f.Visible {
+	// Read after write: every probe that searched found its write at the
+	// first search (the module answers the write once it is indexed); one
+	// the window closed on before its search is unresolved, not a miss.
+	if f := l.Freshness; f == nil || f.Visible == 0 || f.SearchFailed != 0 || f.Searches != f.Visible {
 		t.Errorf("freshness %+v; want every probed write visible at the first search", f)
 	} else {
 		t.Logf("freshness: %d probes, lag p50 %.3f ms, p99 %.3f ms", f.Visible, f.Lag.P50, f.Lag.P99)
