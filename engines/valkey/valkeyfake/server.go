@@ -70,13 +70,16 @@ import (
 )
 
 // Version is what the fake reports as its Valkey and valkey-search
-// versions: the valkey/valkey-bundle:9.1.0 pairing.
+// versions: those it is held to, Debian sid's valkey-server 9.1.2 with the
+// valkey-search 1.2.1 module (the launcher's image where the bundle cannot
+// be pulled).
 const (
-	ValkeyVersion = "9.1.0"
-	SearchVersion = "1.2.0"
+	ValkeyVersion = "9.1.2"
+	SearchVersion = "1.2.1"
 	// searchVersionInt is vmsdk::ValkeyVersion's integer form,
-	// (major<<16)|(minor<<8)|patch, as INFO modules shows it (UNCONFIRMED).
-	searchVersionInt = 1<<16 | 2<<8 | 0
+	// (major<<16)|(minor<<8)|patch, as INFO modules and MODULE LIST show
+	// it: 66049 for 1.2.1 (src/version.h; seen on the module).
+	searchVersionInt = 1<<16 | 2<<8 | 1
 )
 
 // Options configure a fake.
