@@ -165,10 +165,15 @@ func TestNoIndexLadderOnARealValkey(t *testing.T) {
 // launcher's Valkey image (the official bundle, or the recipe's image): a
 // test does not build it (about 25 minutes; `bash
 // compose/images/valkey/build.sh` does).
-func needValkey(t *testing.T) {
+// SEARCHBENCH_VALKEY_IMAGE names another image to run instead (--image),
+// and returns the flags that say so.
+func needValkey(t *testing.T) []string {
 	t.Helper()
 	if _, err := container.Pool(); err != nil {
 		t.Skipf("valkey: %v", err)
+	}
+	if image := os.Getenv("SEARCHBENCH_VALKEY_IMAGE"); image != "" {
+		return []string{"--image", image}
 	}
 	spec, _ := launch.Lookup("valkey")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -176,6 +181,7 @@ func needValkey(t *testing.T) {
 	if _, err := container.Image(ctx, spec, container.Options{NoBuild: true}); err != nil {
 		t.Skipf("valkey: %s", strings.SplitN(err.Error(), "\n", 2)[0])
 	}
+	return nil
 }
 
 // The product workload live on valkey-search, started by the launcher
@@ -185,11 +191,13 @@ func needValkey(t *testing.T) {
 // against the exact answers per kind idle and under load, and the
 // freshness probe finding each write at its first search.
 func TestProductWorkloadOnValkey(t *testing.T) {
-	needValkey(t)
+	image := needValkey(t)
 	dir := t.TempDir()
-	code, stdout, stderr := runCLI(t, context.Background(), "run", "--engine", "valkey", "--corpus", "product", "--dim", "64",
+	start := time.Now()
+	code, stdout, stderr := runCLI(t, context.Background(), append([]string{"run", "--engine", "valkey", "--corpus", "product", "--dim", "64",
 		"--ids", "3000", "--queries", "knn=3,knn-category=2,knn-price=2,sku=2,hybrid=1", "--users", "4", "--known-items", "0.2",
-		"--cpus", "2", "--no-build", "--run-name", runName(dir), "--spawn-rate", "1000", "--settle", "200ms", "--measure", "5s", "--out", dir)
+		"--cpus", "2", "--no-build", "--run-name", runName(dir), "--spawn-rate", "1000", "--settle", "200ms", "--measure", "5s", "--out", dir}, image...)...)
+	t.Logf("the run took %v", time.Since(start).Round(time.Second))
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}

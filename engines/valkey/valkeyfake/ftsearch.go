@@ -101,7 +101,8 @@ func parseSearchArgs(args []string) (searchArgs, error) {
 			return sa, err
 		}
 		if it.pos == start {
-			return sa, fmt.Errorf("Unexpected parameter at position %d:%s", it.pos, it.peek())
+			// vmsdk/src/command_parser.h KeyValueParser::Parse, 1.2.1.
+			return sa, fmt.Errorf("Unexpected argument `%s`", it.peek())
 		}
 	}
 	return sa, nil
@@ -115,7 +116,7 @@ func (sa *searchArgs) parseLimit(it *argIter) error {
 		v, ok := it.next()
 		n, err := strconv.ParseUint(v, 10, 64)
 		if !ok || err != nil {
-			return fmt.Errorf("Bad arguments for LIMIT: `%s` is outside acceptable bounds", v)
+			return fmt.Errorf("Error parsing value for the parameter `LIMIT` - `%s` is outside acceptable bounds", v)
 		}
 		*dst = int(min(n, 1<<40))
 	}

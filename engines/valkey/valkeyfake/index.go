@@ -429,34 +429,41 @@ func parseVector(it *argIter, a *attribute) error {
 	it.pos += int(n)
 	a.m, a.efc, a.efRuntime, a.initialCap, a.blockSize = defaultM, defaultEFC, defaultEFRuntime, defaultInitialCap, defaultBlockSize
 	var vtype string
+	// The attributes are read by a KeyValueParser, which puts "Error
+	// parsing value for the parameter `KEY` - " before a value's error and
+	// refuses an unknown key as an "Unexpected argument"
+	// (vmsdk/src/command_parser.h KeyValueParser::Parse, 1.2.1).
+	valueErr := func(key, format string, a ...any) error {
+		return cerr("Error parsing value for the parameter `%s` - %s", key, fmt.Sprintf(format, a...))
+	}
 	for i := 0; i < len(sub); i += 2 {
 		key := strings.ToUpper(sub[i])
 		if i+1 >= len(sub) {
-			return cerr("Missing argument for `%s`", key)
+			return valueErr(sub[i], "Missing argument")
 		}
 		val := sub[i+1]
 		switch key {
 		case "TYPE":
 			if !strings.EqualFold(val, "FLOAT32") {
-				return cerr("Unknown argument `%s`", val)
+				return valueErr(sub[i], "Unknown argument `%s`", val)
 			}
 			vtype = "FLOAT32"
 		case "DIM":
 			d, err := strconv.Atoi(val)
 			if err != nil {
-				return cerr("Bad arguments for DIM: `%s` is outside acceptable bounds", val)
+				return valueErr(sub[i], "`%s` is not a valid numeric value", val)
 			}
 			a.dim = d
 		case "DISTANCE_METRIC":
 			m := strings.ToUpper(val)
 			if m != "L2" && m != "IP" && m != "COSINE" {
-				return cerr("Unknown argument `%s`", val)
+				return valueErr(sub[i], "Unknown argument `%s`", val)
 			}
 			a.metric = m
 		case "M", "EF_CONSTRUCTION", "EF_RUNTIME", "INITIAL_CAP", "BLOCK_SIZE":
 			v, err := strconv.Atoi(val)
 			if err != nil {
-				return cerr("Bad arguments for %s: `%s` is outside acceptable bounds", key, val)
+				return valueErr(sub[i], "`%s` is not a valid numeric value", val)
 			}
 			switch key {
 			case "M":
@@ -471,7 +478,7 @@ func parseVector(it *argIter, a *attribute) error {
 				a.blockSize = v
 			}
 		default:
-			return cerr("Unknown argument `%s`", sub[i])
+			return cerr("Unexpected argument `%s`", sub[i])
 		}
 	}
 	switch {
