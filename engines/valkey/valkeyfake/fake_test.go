@@ -3,6 +3,7 @@ package valkeyfake_test
 import (
 	"context"
 	"encoding/binary"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -82,6 +83,7 @@ func rejections(t *testing.T, c vk.Client) {
 		{[]string{"FT.SEARCH", "idx", "hello | the | world"}, "Missing OR term"},
 		{[]string{"FT.SEARCH", "idx", "the | hello"}, "Invalid Query Syntax"},
 		{[]string{"FT.SEARCH", "idx", "hello (the)"}, "Empty brackets detected"},
+		{[]string{"FT.SEARCH", "idx", "@t:(hello)"}, "Invalid Query Syntax"},
 		{[]string{"FT.SEARCH", "idx", "*=>[KNN 2 @v $q]", "PARAMS", "2", "q", vec(1, 2, 3), "DIALECT", "2"}, "Error parsing vector similarity parameters: query vector blob size (12) does not match index's expected size (8)."},
 		{[]string{"FT.SEARCH", "idx", "*=>[KNN 2 @v $q]", "PARAMS", "2", "r", vec(1, 2)}, "Parameter q not found."},
 		{[]string{"FT.SEARCH", "idx", "*=>[KNN 2 @t $q]", "PARAMS", "2", "q", vec(1, 2)}, "Index field `t` is not a Vector index"},
@@ -142,20 +144,20 @@ func matching(t *testing.T, c vk.Client, resp2 bool) {
 	must("HSET", "x:3", "t", "running dogs elsewhere", "c", "red", "n", "5")
 	must("HSET", "d:4", "n", "not a number")
 	for q, want := range map[string]int64{
-		"dogs":                2, // stemmed: "dogs" finds d:2's "dog"
-		"dogs running":        1, // AND
-		"dogs | dog":          2,
-		"-dog*":               1, // d:4, a document without text
-		"@c:{red}":            1, // case-insensitive; x:3 is not under d:
-		"@c:{blue | green}":   2,
-		"@n:[5 50]":           2,
-		"@n:[(5 50]":          1,
-		"@n:[-inf +inf]":      2, // d:4 failed to index its number
-		`@t:"running dogs"`:   1,
-		`@t:"dogs running"`:   0, // order matters
-		"dog*":                2,
-		"@t:(dog) @c:{green}": 1,
-		"elsewhere":           0,
+		"dogs":              2, // stemmed: "dogs" finds d:2's "dog"
+		"dogs running":      1, // AND
+		"dogs | dog":        2,
+		"-dog*":             1, // d:4, a document without text
+		"@c:{red}":          1, // case-insensitive; x:3 is not under d:
+		"@c:{blue | green}": 2,
+		"@n:[5 50]":         2,
+		"@n:[(5 50]":        1,
+		"@n:[-inf +inf]":    2, // d:4 failed to index its number
+		`@t:"running dogs"`: 1,
+		`@t:"dogs running"`: 0, // order matters
+		"dog*":              2,
+		"@t:dog @c:{green}": 1,
+		"elsewhere":         0,
 	} {
 		got, err := run(c, "FT.SEARCH", "i", q, "NOCONTENT").ToArray()
 		if err != nil {
@@ -308,4 +310,64 @@ func TestFaults(t *testing.T) {
 	if err := run(c, "ECHO", "x").Error(); err == nil {
 		t.Fatal("a dropped ECHO was answered")
 	}
+}
+
+// An index made over keys already written backfills them on the server's
+// cron: FT.CREATE answers at once, FT.INFO says backfill_in_progress until
+// the scan has passed every key, then ready with every key a document, and
+// the keys' fields are found.
+func backfill(t *testing.T, c vk.Client) {
+	for i := range 300 {
+		if err := run(c, "HSET", fmt.Sprintf("b:%d", i), "t", "backfilled words", "n", fmt.Sprint(i)).Error(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := run(c, "FT.CREATE", "late", "PREFIX", "1", "b:", "SCHEMA", "t", "TEXT", "n", "NUMERIC").Error(); err != nil {
+		t.Fatal(err)
+	}
+	info := func() map[string]string {
+		kv, err := run(c, "FT.INFO", "late").ToArray()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]string{}
+		for i := 0; i+1 < len(kv); i += 2 {
+			k, _ := kv[i].ToString()
+			if v, err := kv[i+1].ToString(); err == nil {
+				out[k] = v
+			} else if n, err := kv[i+1].AsInt64(); err == nil {
+				out[k] = fmt.Sprint(n)
+			}
+		}
+		return out
+	}
+	if first := info(); first["state"] != "backfill_in_progress" || first["backfill_in_progress"] != "1" {
+		t.Fatalf("FT.INFO at once after FT.CREATE: state %q, backfill_in_progress %q; want the backfill in progress", first["state"], first["backfill_in_progress"])
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		i := info()
+		if i["state"] == "ready" {
+			if i["backfill_in_progress"] != "0" || i["backfill_complete_percent"] != "1.000000" || i["num_docs"] != "300" {
+				t.Fatalf("backfill done: %v", i)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("backfill not done after 30 s: %v", i)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	got, err := run(c, "FT.SEARCH", "late", "backfilled", "NOCONTENT", "LIMIT", "0", "0").ToArray()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := got[0].AsInt64(); n != 300 {
+		t.Fatalf("after the backfill, a word of every key finds %d keys, want 300", n)
+	}
+}
+
+func TestBackfill(t *testing.T) {
+	_, c := client(t, valkeyfake.Options{}, false)
+	backfill(t, c)
 }

@@ -29,15 +29,8 @@ func cmdFtCreate(s *Server, c *conn, args []string) {
 		c.w.err(fmt.Sprintf("Maximum number of indexes reached (%d). Cannot create additional indexes.", limit))
 		return
 	}
-	// The initial scan (backfill): existing keys under the prefixes, each
-	// an Add (src/index_schema.cc: the backfill's mutations go through
-	// ProcessAttributeMutation too; backfill_hash_keys, not
-	// ingest_hash_keys, counts them).
-	for key, h := range s.hashes {
-		if ix.matches(key) {
-			s.applyLocked(ix, key, h)
-		}
-	}
+	// The keys already there are the backfill's, on the cron (backfill.go).
+	ix.backfill.done = ix.skipScan
 	s.indexes[ix.name] = ix
 	c.w.simple("OK")
 }
@@ -106,13 +99,11 @@ func cmdFtInfo(s *Server, c *conn, args []string) {
 		"total_term_occurrences", occurrences,
 		"num_terms", terms,
 		"hash_indexing_failures", strconv.FormatInt(ix.failures, 10),
-		// The fake indexes an existing key at FT.CREATE, before it answers:
-		// its backfill is always complete.
-		"backfill_in_progress", "0",
-		"backfill_complete_percent", "1.000000",
+		"backfill_in_progress", boolDigit(!ix.backfill.done),
+		"backfill_complete_percent", fmt.Sprintf("%f", ix.backfill.percent()),
 		"mutation_queue_size", strconv.FormatInt(ix.queue, 10),
 		"recent_mutations_queue_delay", "0 sec",
-		"state", "ready",
+		"state", ix.backfill.state(),
 	}
 	if hasText {
 		reply = append(reply,

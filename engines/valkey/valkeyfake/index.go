@@ -65,6 +65,8 @@ type index struct {
 	docs     map[string]*indexedDoc
 	failures int64
 	queue    int64 // mutations accepted but not yet applied (mutation_queue_size)
+	skipScan bool  // SKIPINITIALSCAN: no backfill
+	backfill backfill
 }
 
 // matches says whether key is under one of the index's prefixes: the prefix
@@ -268,7 +270,9 @@ func parseTextOptions(it *argIter, ix *index) error {
 			if !strings.EqualFold(v, "ENGLISH") {
 				return cerr("Unknown argument `%s`", v)
 			}
-		case it.match("SKIPINITIALSCAN"), it.match("WITHOFFSETS"):
+		case it.match("SKIPINITIALSCAN"):
+			ix.skipScan = true
+		case it.match("WITHOFFSETS"):
 		case it.match("PAYLOAD_FIELD"):
 			return cerr("The parameter `PAYLOAD_FIELD` is not supported")
 		case it.match("NOOFFSETS"):

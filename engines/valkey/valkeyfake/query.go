@@ -317,17 +317,15 @@ func (p *queryParser) fieldExpr() (predicate, error) {
 		return nil, p.errorf("Index does not have any text field")
 	}
 	if p.peek() == '(' {
-		p.pos++
-		e, err := p.orExpr(a)
-		if err != nil {
-			return nil, err
+		// No bracketed group after a TEXT field: its text parser stops
+		// at the bracket with no word, which is "Invalid Query Syntax"
+		// when nothing came before, and otherwise ends the field's text,
+		// the bracket then read as a group of its own, on every TEXT
+		// field (src/commands/filter_parser.cc ParseTextTokens, 1.2.1).
+		if !p.sawOp {
+			return nil, p.errorf("Invalid Query Syntax")
 		}
-		p.skipSpace()
-		if p.end() || p.peek() != ')' {
-			return nil, p.errorf("Missing `)`")
-		}
-		p.pos++
-		return e, nil
+		return nil, nil
 	}
 	if p.peek() == '"' {
 		return p.phrase(a)

@@ -109,6 +109,7 @@ type Server struct {
 	ingestKeys   atomic.Int64 // one per index a written hash is routed to
 	ingestFields [4]atomic.Int64
 	blocked      atomic.Int64 // writing clients waiting for their indexes
+	backfillKeys atomic.Int64 // keys the backfills ingested
 	clients      atomic.Int64
 	nextID       atomic.Int64
 
@@ -118,6 +119,7 @@ type Server struct {
 	connMu sync.Mutex
 	conns  map[net.Conn]struct{}
 	closed atomic.Bool
+	stop   chan struct{} // closed by Close: ends the cron
 }
 
 // New starts a fake on a free 127.0.0.1 port below 32768.
@@ -152,9 +154,11 @@ func New(opts Options) (*Server, error) {
 		},
 		writers: newLimiter(opts.WriterThreads),
 		conns:   map[net.Conn]struct{}{},
+		stop:    make(chan struct{}),
 	}
-	s.wg.Add(1)
+	s.wg.Add(2)
 	go s.serve()
+	go s.cron()
 	return s, nil
 }
 
@@ -186,6 +190,7 @@ func (s *Server) Close() error {
 		return nil
 	}
 	err := s.ln.Close()
+	close(s.stop)
 	s.faults.Close() // releases held commands
 	s.connMu.Lock()
 	for c := range s.conns {
