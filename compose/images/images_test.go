@@ -155,14 +155,21 @@ func TestValkeySearchImage(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = pool.Purge(res) }()
+	// Docker's proxy takes connections before the server does: ready is a
+	// PING answered.
 	var c valkey.Client
-	for c == nil {
-		if c, err = valkey.NewClient(valkey.ClientOption{InitAddress: []string{res.GetHostPort("6379/tcp")}, DisableCache: true, ForceSingleClient: true}); err != nil {
-			if ctx.Err() != nil {
-				t.Fatal(err)
+	for {
+		c, err = valkey.NewClient(valkey.ClientOption{InitAddress: []string{res.GetHostPort("6379/tcp")}, DisableCache: true, ForceSingleClient: true})
+		if err == nil {
+			if err = c.Do(ctx, c.B().Ping().Build()).Error(); err == nil {
+				break
 			}
-			time.Sleep(200 * time.Millisecond)
+			c.Close()
 		}
+		if ctx.Err() != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 	defer c.Close()
 	do := func(args ...string) valkey.ValkeyResult {
