@@ -156,7 +156,9 @@ func TestValkeySearchImage(t *testing.T) {
 	}
 	defer func() { _ = pool.Purge(res) }()
 	// Docker's proxy takes connections before the server does: ready is a
-	// PING answered.
+	// PING answered, within a minute (a server that exits at once, as one
+	// that cannot load its module does, is never ready).
+	ready := time.Now().Add(time.Minute)
 	var c valkey.Client
 	for {
 		c, err = valkey.NewClient(valkey.ClientOption{InitAddress: []string{res.GetHostPort("6379/tcp")}, DisableCache: true, ForceSingleClient: true})
@@ -166,8 +168,8 @@ func TestValkeySearchImage(t *testing.T) {
 			}
 			c.Close()
 		}
-		if ctx.Err() != nil {
-			t.Fatal(err)
+		if time.Now().After(ready) {
+			t.Fatalf("the server did not answer PING within a minute (%v); its log:\n%s", err, containerLog(pool, res))
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
@@ -224,6 +226,13 @@ func TestValkeySearchImage(t *testing.T) {
 	if total, _ := reply[0].AsInt64(); total != 2 || !slices.Equal(keys, []string{"p:1", "p:3"}) {
 		t.Fatalf("nearest to [1,0,0]: total %d, %v; want 2, [p:1 p:3]", total, keys)
 	}
+}
+
+// containerLog is the last lines of a container's output.
+func containerLog(pool *dockertest.Pool, res *dockertest.Resource) string {
+	var out strings.Builder
+	_ = pool.Client.Logs(dc.LogsOptions{Container: res.Container.ID, OutputStream: &out, ErrorStream: &out, Stdout: true, Stderr: true, Tail: "10"})
+	return out.String()
 }
 
 func cutTag(image string) (repo, tag string, ok bool) {
