@@ -4,10 +4,16 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/searchbench/searchbench/engines/container"
+	"github.com/searchbench/searchbench/engines/launch"
+	"github.com/searchbench/searchbench/engines/valkey"
 	"github.com/searchbench/searchbench/engines/valkey/valkeyfake"
 	"github.com/searchbench/searchbench/engines/valkey/valkeytest"
 )
@@ -152,5 +158,121 @@ func TestNoIndexLadderOnARealValkey(t *testing.T) {
 	}
 	if rep := run.Ladder.Rungs[0].Reps[0]; upserts(rep) == 0 || rep.Errors != 0 {
 		t.Fatalf("upserts %d, errors %d", upserts(rep), rep.Errors)
+	}
+}
+
+// needValkey skips, with one line, without Docker or without the
+// launcher's Valkey image (the official bundle, or the recipe's image): a
+// test does not build it (about 25 minutes; `bash
+// compose/images/valkey/build.sh` does).
+// SEARCHBENCH_VALKEY_IMAGE names another image to run instead (--image),
+// and returns the flags that say so.
+func needValkey(t *testing.T) []string {
+	t.Helper()
+	if _, err := container.Pool(); err != nil {
+		t.Skipf("valkey: %v", err)
+	}
+	if image := os.Getenv("SEARCHBENCH_VALKEY_IMAGE"); image != "" {
+		return []string{"--image", image}
+	}
+	spec, _ := launch.Lookup("valkey")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	if _, err := container.Image(ctx, spec, container.Options{NoBuild: true}); err != nil {
+		t.Skipf("valkey: %s", strings.SplitN(err.Error(), "\n", 2)[0])
+	}
+	return nil
+}
+
+// The product workload live on valkey-search, started by the launcher
+// (2 CPUs, its pools sized to them): every query kind under the mixed
+// workload's writes, the result recording the server's and the module's
+// versions, FT.INFO's figures in every interval of the timeline, recall
+// against the exact answers per kind idle and under load, and the
+// freshness probe finding each write at its first search.
+func TestProductWorkloadOnValkey(t *testing.T) {
+	image := needValkey(t)
+	dir := t.TempDir()
+	start := time.Now()
+	code, stdout, stderr := runCLI(t, context.Background(), append([]string{"run", "--engine", "valkey", "--corpus", "product", "--dim", "64",
+		"--ids", "3000", "--queries", "knn=3,knn-category=2,knn-price=2,sku=2,hybrid=1", "--users", "4", "--known-items", "0.2",
+		"--cpus", "2", "--no-build", "--run-name", runName(dir), "--spawn-rate", "1000", "--settle", "200ms", "--measure", "5s", "--out", dir}, image...)...)
+	t.Logf("the run took %v", time.Since(start).Round(time.Second))
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	r := readResult(t, dir)
+	e := r.Engines[0]
+	// The recipe's image is Debian's valkey-server 9.1 with the 1.2.1
+	// module; where the official bundle can be pulled, it is 9.1.0 with
+	// 1.2.0.
+	want := regexp.MustCompile(`^Valkey 9\.1\.\d+, valkey-search 1\.2\.1 `)
+	if e.Image == valkey.Image {
+		want = regexp.MustCompile(`^Valkey 9\.1\.0, valkey-search 1\.2\.0 `)
+	}
+	if !want.MatchString(e.Version) || e.Mode != "container" || e.CPULimit != 2 {
+		t.Fatalf("engine %q on %s (%s, %v CPUs); want %v", e.Version, e.Image, e.Mode, e.CPULimit, want)
+	}
+	t.Logf("%s on %s", e.Version, e.Image)
+	if e.Relevance == nil || len(e.Relevance.Exact) != 4 {
+		t.Fatalf("idle relevance %+v; want recall against exact answers for knn, knn-category, knn-price and sku", e.Relevance)
+	}
+	for _, x := range e.Relevance.Exact {
+		switch {
+		case x.Checks == 0:
+			t.Errorf("idle %s: no checks", x.Kind)
+		// The default index drops the SKUs' stop-word codes ("it" of
+		// IT-500) when it indexes: 6 of the 16 categories' SKUs are not
+		// found, the others are.
+		case x.Kind == "sku" && (x.Recall <= 0.4 || x.Recall >= 0.9):
+			t.Errorf("idle sku: recall %.3f; want the share of SKUs whose code is no stop word, about 10/16", x.Recall)
+		case x.Kind != "sku" && x.Recall < 0.7:
+			t.Errorf("idle %s: recall@10 %.3f at EF_RUNTIME 10; want ≥ 0.7", x.Kind, x.Recall)
+		}
+		t.Logf("idle %s: recall@10 %.3f (%d of %d)", x.Kind, x.Recall, x.Found, x.Expected)
+	}
+	l := e.Levels[0]
+	s, _ := l.Op("search")
+	var kinds []string
+	for _, k := range s.Kinds {
+		kinds = append(kinds, k.Kind)
+		if k.Count == 0 || len(k.Errors) > 0 {
+			t.Errorf("kind %s: %+v; want calls and no errors", k.Kind, k)
+		}
+		t.Logf("%s: %d calls, p50 %.2f ms, p99 %.2f ms", k.Kind, k.Count, k.Latency.P50, k.Latency.P99)
+	}
+	if !slices.Equal(kinds, []string{"knn", "knn-category", "knn-price", "sku", "hybrid"}) {
+		t.Errorf("kinds %v; want every kind of the mix", kinds)
+	}
+	if l.KnownItems == nil || len(l.KnownItems.Exact) == 0 {
+		t.Fatalf("known items %+v; want checks against exact answers under load", l.KnownItems)
+	}
+	for _, x := range l.KnownItems.Exact {
+		t.Logf("under load %s: recall@10 %.3f (%d of %d, %d checks, %d skipped); idle %.3f", x.Kind, x.Recall, x.Found, x.Expected, x.Checks, x.Skipped, x.IdleRecall)
+	}
+	// Read after write: every probe that searched found its write at the
+	// first search (the module answers the write once it is indexed); one
+	// the window closed on before its search is unresolved, not a miss.
+	if f := l.Freshness; f == nil || f.Visible == 0 || f.SearchFailed != 0 || f.Searches != f.Visible {
+		t.Errorf("freshness %+v; want every probed write visible at the first search", f)
+	} else {
+		t.Logf("freshness: %d probes, lag p50 %.3f ms, p99 %.3f ms", f.Visible, f.Lag.P50, f.Lag.P99)
+	}
+	// FT.INFO's figures and INFO search's, in every interval.
+	if l.Timeline == nil || len(l.Timeline.Intervals) < 4 {
+		t.Fatalf("timeline %+v; want intervals over the 5 s window", l.Timeline)
+	}
+	for i, iv := range l.Timeline.Intervals {
+		for _, k := range []string{"mutation_queue_size", valkey.BackfillStat, valkey.BackfillDoneStat, valkey.IndexingFailuresStat, "queue_depth", "ingest_hash_keys"} {
+			if _, ok := iv.EngineStats[k]; !ok {
+				t.Errorf("interval %d lacks engine stat %s: %v", i, k, iv.EngineStats)
+			}
+		}
+		if iv.EngineStats[valkey.BackfillStat] != 0 || iv.EngineStats[valkey.IndexingFailuresStat] != 0 {
+			t.Errorf("interval %d: backfilling or failing to index the written products: %v", i, iv.EngineStats)
+		}
+	}
+	if !strings.Contains(stdout, "Recall against exact answers") {
+		t.Errorf("the tables lack the recall section:\n%s", stdout)
 	}
 }

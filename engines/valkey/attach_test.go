@@ -13,13 +13,13 @@ import (
 // through its own searches, and refuses, naming the index, a layout that
 // differs: one more matching index than was created, or a field type
 // another index holds differently.
-func TestAttachLayouts(t *testing.T) {
+func attachLayouts(t *testing.T, tg target) {
 	ctx := context.Background()
 	for _, opts := range []map[string]string{
 		{"matching_indexes": "2", "idle_indexes": "1"},
 		{"hybrid": "on"},
 	} {
-		tg := fakeTarget(t)
+		tg = tg.again(t)
 		first := tg.open(t, opts)
 		loadProducts(t, first)
 		second := tg.open(t, opts)
@@ -32,7 +32,7 @@ func TestAttachLayouts(t *testing.T) {
 		}
 	}
 
-	tg := fakeTarget(t)
+	tg = tg.again(t)
 	loadProducts(t, tg.open(t, map[string]string{"matching_indexes": "2"}))
 	err := tg.open(t, map[string]string{"matching_indexes": "3"}).(engines.Attacher).Attach(ctx, productSchema("products"))
 	if err == nil || !strings.Contains(err.Error(), "no index products-3") {

@@ -55,7 +55,9 @@
 // only the fields it names, so stale fields would survive a write that
 // named fewer; the driver therefore writes the schema's whole field set
 // every time (a document that lacks a Numeric or Vector field is refused,
-// a missing Text or Tag field is written empty). That replaces every
+// a missing Text or Tag field is written empty; an empty TAG value is no
+// tag to valkey-search, which counts it in hash_indexing_failures,
+// src/indexes/tag.cc AddRecord, 1.2.1). That replaces every
 // indexed field in one command, and one command is what valkey-search
 // blocks on until every matching index is updated. DEL followed by HSET in
 // MULTI/EXEC (or a Lua script) would also replace the hash, but writes in a
@@ -176,7 +178,14 @@
 // measured window: from FT.INFO of every index this driver made,
 // "mutation_queue_size" (the sum over the indexes on the written prefix),
 // "mutation_queue_size_max" (the largest of them) and
-// "mutation_queue_size_idle" (the sum over the idle ones); from INFO search
+// "mutation_queue_size_idle" (the sum over the idle ones),
+// "hash_indexing_failures" (the sum over the indexes on the written
+// prefix), "backfill_in_progress" (how many indexes are still scanning the
+// keys that existed when they were created) and
+// "backfill_complete_percent" (the least of the indexes', a fraction from
+// 0 to 1 as the module writes it; the module backfills every new index on
+// its server cron, so an index Create just made reports a backfill, and
+// rescans, while the first documents are loaded); from INFO search
 // "queue_depth" (search_writer_queue_size, the runner's queue column),
 // "query_queue_size", "used_write_cpu", "used_read_cpu", "number_of_indexes"
 // and, after Open's CONFIG SET search.info-developer-visible yes (where the

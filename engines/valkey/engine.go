@@ -555,18 +555,28 @@ func (e *Engine) Stats(ctx context.Context) (map[string]float64, error) {
 		if err != nil {
 			return nil, err
 		}
-		var sum, most, idle int64
+		var sum, most, idle, failures, backfilling int64
+		done := 1.0
 		for i, d := range l.indexes {
-			q := infos[i].MutationQueueSize
+			in := infos[i]
+			if in.Backfill {
+				backfilling++
+			}
+			done = min(done, in.BackfillDone)
+			q := in.MutationQueueSize
 			if !d.writeSide {
 				idle += q
 				continue
 			}
 			sum += q
 			most = max(most, q)
+			failures += in.IndexingFailures
 		}
 		out[engines.StatMutationQueue] = float64(sum)
 		out[engines.StatMutationQueueMax] = float64(most)
+		out[IndexingFailuresStat] = float64(failures)
+		out[BackfillStat] = float64(backfilling)
+		out[BackfillDoneStat] = done
 		if e.set.idle > 0 {
 			out[engines.StatMutationQueueIdle] = float64(idle)
 		}
@@ -604,6 +614,19 @@ func (e *Engine) Stats(ctx context.Context) (map[string]float64, error) {
 	}
 	return out, nil
 }
+
+// Stats names of FT.INFO's other figures, over this driver's indexes:
+// hash_indexing_failures summed over the indexes on the written prefix
+// (hashes a field of which the index could not take: a price that is no
+// number, a vector of the wrong length), how many indexes are still
+// backfilling (scanning the keys that were there when they were created),
+// and the least backfill_complete_percent among them, a fraction from 0 to
+// 1 as the module reports it.
+const (
+	IndexingFailuresStat = "hash_indexing_failures"
+	BackfillStat         = "backfill_in_progress"
+	BackfillDoneStat     = "backfill_complete_percent"
+)
 
 // Stats names of the saturated totals (the report reads them by these
 // names): the searches so far whose total reached

@@ -23,12 +23,21 @@ func startFake(t *testing.T, opts valkeyfake.Options) *valkeyfake.Server {
 }
 
 // target is a server the contract tests run against: the wire-contract
-// fake here, the official bundle wherever Docker can pull it.
-type target struct{ url, addr, password string }
+// fake, or valkey-search itself (moduleTarget). fake is nil for the module.
+type target struct {
+	url, addr, password string
+	fake                *valkeyfake.Server
+	// again gives the same kind of target with nothing on it: a new fake,
+	// or the module's server emptied (no index, no key, its settings as
+	// they were at the start), for a contract that needs a second one.
+	again func(t *testing.T) target
+}
 
-func fakeTarget(t *testing.T) target {
-	s := startFake(t, valkeyfake.Options{})
-	return target{url: s.URL(), addr: s.Addr()}
+func fakeTarget(t *testing.T) target { return fakeTargetWith(t, valkeyfake.Options{}) }
+
+func fakeTargetWith(t *testing.T, opts valkeyfake.Options) target {
+	s := startFake(t, opts)
+	return target{url: s.URL(), addr: s.Addr(), fake: s, again: func(t *testing.T) target { return fakeTargetWith(t, opts) }}
 }
 
 func (tg target) open(t *testing.T, opts map[string]string) engines.Engine {

@@ -30,11 +30,16 @@ func TestMaxIndexesIsBadInput(t *testing.T) {
 			t.Errorf("%v: %v; want ok=%v or a one-line error naming search.max-indexes", c.opts, err, c.ok)
 		}
 	}
+}
 
-	s := startFake(t, valkeyfake.Options{})
-	do(t, rawClient(t, s.Addr(), ""), "CONFIG", "SET", "search.max-indexes", "10")
+// maxIndexesAttached: attached, the server's own search.max-indexes is the
+// bound.
+func maxIndexesAttached(t *testing.T, tg target) {
+	if err := do(t, tg.raw(t), "CONFIG", "SET", "search.max-indexes", "10").Error(); err != nil {
+		t.Fatal(err)
+	}
 	attached := func(matching, idle int) error {
-		return engines.CheckConfig("valkey", engines.Config{URL: s.URL(), Options: map[string]string{
+		return engines.CheckConfig("valkey", engines.Config{URL: tg.url, Password: engines.Secret(tg.password), Options: map[string]string{
 			"matching_indexes": fmt.Sprint(matching), "idle_indexes": fmt.Sprint(idle)}})
 	}
 	if err := attached(4, 6); err != nil {
@@ -51,16 +56,15 @@ func TestMaxIndexesIsBadInput(t *testing.T) {
 
 // Other indexes on the server count toward search.max-indexes: Create
 // refuses before making any index rather than fail halfway.
-func TestCreateCountsOtherIndexes(t *testing.T) {
-	s := startFake(t, valkeyfake.Options{})
-	raw := rawClient(t, s.Addr(), "")
+func createCountsOtherIndexes(t *testing.T, tg target) {
+	raw := tg.raw(t)
 	do(t, raw, "CONFIG", "SET", "search.max-indexes", "5")
 	for i := range 3 {
 		if err := do(t, raw, "FT.CREATE", fmt.Sprintf("other-%d", i), "PREFIX", "1", "o:", "SCHEMA", "t", "TAG").Error(); err != nil {
 			t.Fatal(err)
 		}
 	}
-	e := open(t, engines.Config{URL: s.URL(), Options: map[string]string{"matching_indexes": "3"}})
+	e := tg.open(t, map[string]string{"matching_indexes": "3"})
 	err := e.Create(context.Background(), enginetest.Schema("limits"))
 	if err == nil || !strings.Contains(err.Error(), "make 6 indexes, more than search.max-indexes allows (5, the server's value, 3 of them held by other indexes)") {
 		t.Fatalf("Create: %v; want a refusal that counts the other indexes", err)
@@ -74,10 +78,11 @@ func TestCreateCountsOtherIndexes(t *testing.T) {
 // max-nonvector-search-results-fetched and reports that count as its
 // total: the driver records the setting in its version and counts the
 // totals that reached it; a total below the cap is not counted.
-func TestSaturatedTotals(t *testing.T) {
-	s := startFake(t, valkeyfake.Options{})
-	do(t, rawClient(t, s.Addr(), ""), "CONFIG", "SET", "search.max-nonvector-search-results-fetched", "5")
-	e := open(t, engines.Config{URL: s.URL()})
+func saturatedTotals(t *testing.T, tg target) {
+	if err := do(t, tg.raw(t), "CONFIG", "SET", "search.max-nonvector-search-results-fetched", "5").Error(); err != nil {
+		t.Fatal(err)
+	}
+	e := tg.open(t, nil)
 	ctx := context.Background()
 	if err := e.Create(ctx, enginetest.Schema("sat")); err != nil {
 		t.Fatal(err)
@@ -122,15 +127,14 @@ func TestSaturatedTotals(t *testing.T) {
 
 // TAG fields are created case-sensitive with the separator stated, so a
 // tag matches as a keyword does on the other engines.
-func TestTagFieldsExplicit(t *testing.T) {
-	s := startFake(t, valkeyfake.Options{})
-	e := open(t, engines.Config{URL: s.URL()})
+func tagFieldsExplicit(t *testing.T, tg target) {
+	e := tg.open(t, nil)
 	ctx := context.Background()
 	schema := engines.Schema{Name: "tags", Fields: []engines.FieldSpec{{Name: "title", Type: engines.Text}, {Name: "category", Type: engines.Tag}}}
 	if err := e.Create(ctx, schema); err != nil {
 		t.Fatal(err)
 	}
-	info, err := do(t, rawClient(t, s.Addr(), ""), "FT.INFO", "tags").ToAny()
+	info, err := do(t, tg.raw(t), "FT.INFO", "tags").ToAny()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,8 +12,13 @@ func TestParseFTInfo(t *testing.T) {
 	good := l(s("index_name"), s("x"), s("attributes"), l(l(s("identifier"), s("t"))),
 		s("num_docs"), s("42"), s("mutation_queue_size"), s("3"), s("hash_indexing_failures"), s("1.000000"))
 	info, err := ParseFTInfo(good)
-	if err != nil || info != (FTInfo{NumDocs: 42, MutationQueueSize: 3, IndexingFailures: 1}) {
+	if err != nil || info != (FTInfo{NumDocs: 42, MutationQueueSize: 3, IndexingFailures: 1, BackfillDone: 1}) {
 		t.Fatalf("ParseFTInfo = %+v, %v", info, err)
+	}
+	// The backfill as valkey-search 1.2.1 writes it: "%d" and "%f" strings.
+	backfilling := l(s("num_docs"), int64(7), s("mutation_queue_size"), s("0"), s("backfill_in_progress"), s("1"), s("backfill_complete_percent"), s("0.250000"))
+	if info, err := ParseFTInfo(backfilling); err != nil || info != (FTInfo{NumDocs: 7, Backfill: true, BackfillDone: 0.25}) {
+		t.Fatalf("ParseFTInfo(backfilling) = %+v, %v", info, err)
 	}
 	for name, bad := range map[string]any{
 		"scalar":         s("OK"),
@@ -26,6 +31,8 @@ func TestParseFTInfo(t *testing.T) {
 		"list as number": l(s("num_docs"), l(), s("mutation_queue_size"), s("0")),
 		"null as number": l(s("num_docs"), nil, s("mutation_queue_size"), s("0")),
 		"huge":           l(s("num_docs"), s("1e300"), s("mutation_queue_size"), s("0")),
+		"percent > 1":    l(s("num_docs"), s("1"), s("mutation_queue_size"), s("0"), s("backfill_complete_percent"), s("100")),
+		"percent NaN":    l(s("num_docs"), s("1"), s("mutation_queue_size"), s("0"), s("backfill_complete_percent"), s("nan")),
 	} {
 		if _, err := ParseFTInfo(bad); err == nil {
 			t.Errorf("%s: accepted", name)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -43,8 +44,6 @@ func ftAttributes(t *testing.T, c rawT, index string) []string {
 // only: the writes carry the whole 6-field hash, the indexes ingest two
 // fields each, and the counters say so — one indexing job per matching
 // index per write, none for the idle indexes.
-func TestFieldsOption(t *testing.T) { fieldsOption(t, fakeTarget(t)) }
-
 func fieldsOption(t *testing.T, tg target) {
 	e := tg.open(t, map[string]string{"fields": "tag,numeric", "matching_indexes": "2", "idle_indexes": "3"})
 	loadProducts(t, e)
@@ -134,13 +133,21 @@ func TestCheckConfig(t *testing.T) {
 }
 
 // Stats carry the pools the server really runs, whichever way they were
-// set; Version finds the search module among the bundle's four.
-func TestStatsReportThreads(t *testing.T) {
-	s := startFake(t, valkeyfake.Options{WriterThreads: 3})
-	e := open(t, engines.Config{URL: s.URL(), Options: map[string]string{"reader_threads": "5"}})
+// set (the writer pool by CONFIG SET before Open, the reader pool by the
+// option); Version finds the search module (among the bundle's four on the
+// fake) and states the two limits at their defaults.
+func statsReportThreads(t *testing.T, tg target) {
+	if err := do(t, tg.raw(t), "CONFIG", "SET", "search.writer-threads", "3").Error(); err != nil {
+		t.Fatal(err)
+	}
+	e := tg.open(t, map[string]string{"reader_threads": "5"})
 	loadProducts(t, e)
-	if v, err := e.(engines.Versioner).Version(context.Background()); err != nil || v != "Valkey 9.1.0, valkey-search 1.2.0 (max-nonvector-search-results-fetched 100000, max-indexes 1000)" {
-		t.Fatalf("Version = %q, %v", v, err)
+	want := regexp.MustCompile(`^Valkey 9\.1\.\d+, valkey-search 1\.2\.\d+ \(max-nonvector-search-results-fetched 100000, max-indexes 1000\)$`)
+	if tg.fake != nil {
+		want = regexp.MustCompile("^" + regexp.QuoteMeta("Valkey "+valkeyfake.ValkeyVersion+", valkey-search "+valkeyfake.SearchVersion+" (max-nonvector-search-results-fetched 100000, max-indexes 1000)") + "$")
+	}
+	if v, err := e.(engines.Versioner).Version(context.Background()); err != nil || !want.MatchString(v) {
+		t.Fatalf("Version = %q, %v; want %v", v, err, want)
 	}
 	st, err := e.(engines.StatsReporter).Stats(context.Background())
 	if err != nil {
@@ -151,11 +158,11 @@ func TestStatsReportThreads(t *testing.T) {
 	}
 }
 
-// CheckQuery and Search (against the fake) agree on every query shape under
-// each index layout the options make: what the layout's indexes cannot
-// answer is ErrUnsupported from both, without the driver's name from
-// CheckQuery; what they can, both accept.
-func TestCheckQueryAgreesWithSearch(t *testing.T) {
+// CheckQuery and Search agree on every query shape under each index layout
+// the options make: what the layout's indexes cannot answer is
+// ErrUnsupported from both, without the driver's name from CheckQuery; what
+// they can, both accept (the server answers them without error).
+func checkQueryAgreesWithSearch(t *testing.T, tg target) {
 	tag := []engines.Filter{{Field: "category", Tag: "electronics"}}
 	price := []engines.Filter{{Field: "price", Min: 10, Max: 200}}
 	shapes := []engines.Query{
@@ -185,8 +192,8 @@ func TestCheckQueryAgreesWithSearch(t *testing.T) {
 		{map[string]string{"hybrid": "on"}, []int{1, 7, 9, 10, 11}},
 		{map[string]string{"matching_indexes": "0"}, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}},
 	} {
-		s := startFake(t, valkeyfake.Options{})
-		cfg := engines.Config{URL: s.URL(), Options: c.opts}
+		tg = tg.again(t)
+		cfg := engines.Config{URL: tg.url, Password: engines.Secret(tg.password), Options: c.opts}
 		e := open(t, cfg)
 		loadProducts(t, e)
 		for i, q := range shapes {

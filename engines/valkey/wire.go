@@ -407,17 +407,26 @@ type FTInfo struct {
 	NumDocs           int64
 	MutationQueueSize int64
 	IndexingFailures  int64
+	// Backfill is whether the index is still scanning the keys that
+	// existed when it was created, BackfillDone the share of them it has
+	// (0 to 1: the module's backfill_complete_percent is a fraction,
+	// "%f" of processed / db size, src/index_schema.cc RespondWithInfo
+	// and GetBackfillPercent, 1.2.1). Both are optional: zero and 1 when
+	// absent.
+	Backfill     bool
+	BackfillDone float64
 }
 
 // ParseFTInfo reads FT.INFO's reply: num_docs and mutation_queue_size are
-// required (as integers or their decimal strings), hash_indexing_failures
-// optional.
+// required (as integers or their decimal strings), hash_indexing_failures,
+// backfill_in_progress and backfill_complete_percent optional.
 func ParseFTInfo(v any) (FTInfo, error) {
 	kv, err := pairs(v)
 	if err != nil {
 		return FTInfo{}, fmt.Errorf("FT.INFO: %w", err)
 	}
-	var info FTInfo
+	info := FTInfo{BackfillDone: 1}
+	var backfill int64
 	for _, f := range []struct {
 		name     string
 		dst      *int64
@@ -426,6 +435,7 @@ func ParseFTInfo(v any) (FTInfo, error) {
 		{"num_docs", &info.NumDocs, false},
 		{"mutation_queue_size", &info.MutationQueueSize, false},
 		{"hash_indexing_failures", &info.IndexingFailures, true},
+		{"backfill_in_progress", &backfill, true},
 	} {
 		item, ok := kv[f.name]
 		if !ok {
@@ -440,7 +450,37 @@ func ParseFTInfo(v any) (FTInfo, error) {
 		}
 		*f.dst = n
 	}
+	info.Backfill = backfill != 0
+	if item, ok := kv["backfill_complete_percent"]; ok {
+		f, err := fraction(item)
+		if err != nil {
+			return FTInfo{}, fmt.Errorf("FT.INFO: backfill_complete_percent: %w", err)
+		}
+		info.BackfillDone = f
+	}
 	return info, nil
+}
+
+// fraction reads a scalar that holds a number from 0 to 1 ("0.250000").
+func fraction(v any) (float64, error) {
+	var f float64
+	switch x := v.(type) {
+	case int64:
+		f = float64(x)
+	case float64:
+		f = x
+	case string:
+		var err error
+		if f, err = strconv.ParseFloat(strings.TrimSpace(x), 64); err != nil {
+			return 0, fmt.Errorf("%.40q is not a number", x)
+		}
+	default:
+		return 0, errors.New("not a number")
+	}
+	if !(f >= 0 && f <= 1) {
+		return 0, fmt.Errorf("%v is not from 0 to 1", f)
+	}
+	return f, nil
 }
 
 // wholeNumber reads a scalar that holds an integer: an integer reply, or a

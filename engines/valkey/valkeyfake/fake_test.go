@@ -3,6 +3,7 @@ package valkeyfake_test
 import (
 	"context"
 	"encoding/binary"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -43,6 +44,10 @@ func vec(fs ...float32) string {
 // The fake refuses what valkey-search refuses, with its messages.
 func TestRejections(t *testing.T) {
 	_, c := client(t, valkeyfake.Options{}, false)
+	rejections(t, c)
+}
+
+func rejections(t *testing.T, c vk.Client) {
 	if err := run(c, "FT.CREATE", "idx", "ON", "HASH", "PREFIX", "1", "p:", "SCHEMA", "t", "TEXT", "c", "TAG", "n", "NUMERIC",
 		"v", "VECTOR", "HNSW", "6", "TYPE", "FLOAT32", "DIM", "2", "DISTANCE_METRIC", "COSINE").Error(); err != nil {
 		t.Fatal(err)
@@ -56,7 +61,7 @@ func TestRejections(t *testing.T) {
 		{[]string{"FT.CREATE", "x", "SCHEMA", "v", "VECTOR", "HNSW", "4", "DIM", "2", "DISTANCE_METRIC", "L2"}, "Missing vector TYPE parameter."},
 		{[]string{"FT.CREATE", "x", "SCHEMA", "v", "VECTOR", "HNSW", "4", "TYPE", "FLOAT32", "DIM", "2"}, "Missing DISTANCE_METRIC parameter."},
 		{[]string{"FT.CREATE", "x", "SCHEMA", "v", "VECTOR", "HNSW", "8", "TYPE", "FLOAT32", "DIM", "2", "DISTANCE_METRIC", "L2"}, "Expected 8 parameters for HNSW but got 6 parameters."},
-		{[]string{"FT.CREATE", "x", "SCHEMA", "v", "VECTOR", "HNSW", "5", "TYPE", "FLOAT32", "DIM", "2", "DISTANCE_METRIC", "L2"}, "Missing argument for `DISTANCE_METRIC`"},
+		{[]string{"FT.CREATE", "x", "SCHEMA", "v", "VECTOR", "HNSW", "5", "TYPE", "FLOAT32", "DIM", "2", "DISTANCE_METRIC", "L2"}, "Invalid field type for field `v`: Error parsing value for the parameter `DISTANCE_METRIC` - Missing argument"},
 		{[]string{"FT.CREATE", "x", "SCHEMA"}, "Index schema must have at least one attribute"},
 		{[]string{"FT.CREATE", "x", "BOGUS", "SCHEMA", "t", "TEXT"}, "Unexpected parameter `BOGUS`, expecting `SCHEMA`"},
 		{[]string{"FT.CREATE", "x", "SCHEMA", "t", "TEXT", "t", "TAG"}, "Duplicate field in schema - t"},
@@ -69,12 +74,16 @@ func TestRejections(t *testing.T) {
 		{[]string{"FT.SEARCH", "idx", "@n:[5 1]"}, "indicate an empty range"},
 		{[]string{"FT.SEARCH", "idx", "@t:{a}"}, "`t` is not indexed as a tag field"},
 		{[]string{"FT.SEARCH", "idx", "the"}, "Invalid Query Syntax"},
+		// Match-all is only a KNN's pre-filter (src/query/search.cc
+		// PreParseQueryString).
+		{[]string{"FT.SEARCH", "idx", "*", "NOCONTENT", "DIALECT", "2"}, "Invalid query string syntax"},
 		// A stop word alone on one side of an OR (FilterParser: "Missing OR
 		// term"; valkey-search 1.2.0 crashed on the right-hand case, #1115).
 		{[]string{"FT.SEARCH", "idx", "hello | the"}, "Missing OR term"},
 		{[]string{"FT.SEARCH", "idx", "hello | the | world"}, "Missing OR term"},
 		{[]string{"FT.SEARCH", "idx", "the | hello"}, "Invalid Query Syntax"},
 		{[]string{"FT.SEARCH", "idx", "hello (the)"}, "Empty brackets detected"},
+		{[]string{"FT.SEARCH", "idx", "@t:(hello)"}, "Invalid Query Syntax"},
 		{[]string{"FT.SEARCH", "idx", "*=>[KNN 2 @v $q]", "PARAMS", "2", "q", vec(1, 2, 3), "DIALECT", "2"}, "Error parsing vector similarity parameters: query vector blob size (12) does not match index's expected size (8)."},
 		{[]string{"FT.SEARCH", "idx", "*=>[KNN 2 @v $q]", "PARAMS", "2", "r", vec(1, 2)}, "Parameter q not found."},
 		{[]string{"FT.SEARCH", "idx", "*=>[KNN 2 @t $q]", "PARAMS", "2", "q", vec(1, 2)}, "Index field `t` is not a Vector index"},
@@ -83,9 +92,8 @@ func TestRejections(t *testing.T) {
 		{[]string{"FT.SEARCH", "idx", "hello", "PARAMS", "1", "q"}, "Parameter count must be an even number."},
 		{[]string{"FT.SEARCH", "idx", "hello", "DIALECT", "1"}, "DIALECT requires a non negative integer >=2 and <= 4"},
 		{[]string{"FT.SEARCH", "idx", "hello", "DIALECT", "5"}, "DIALECT requires a non negative integer >=2 and <= 4"},
-		{[]string{"FT.SEARCH", "idx", "hello", "LIMIT", "0", "10001"}, "Bad arguments for LIMIT: `10001` is outside acceptable bounds"},
-		{[]string{"FT.SEARCH", "idx", "hello", "LIMIT", "0", "-1"}, "Bad arguments for LIMIT: `-1` is outside acceptable bounds"},
-		{[]string{"FT.SEARCH", "idx", "hello", "NOSUCHOPTION"}, "Unexpected parameter at position 3:NOSUCHOPTION"},
+		{[]string{"FT.SEARCH", "idx", "hello", "LIMIT", "0", "-1"}, "Error parsing value for the parameter `LIMIT` - `-1` is outside acceptable bounds"},
+		{[]string{"FT.SEARCH", "idx", "hello", "NOSUCHOPTION"}, "Unexpected argument `NOSUCHOPTION`"},
 		{[]string{"FT.SEARCH", "idx", strings.Repeat("a ", 6000)}, "Query string is too long, max length is 10240 bytes."},
 		{[]string{"CONFIG", "SET", "search.nosuch", "1"}, "Unknown option or number of arguments for CONFIG SET - 'search.nosuch'"},
 		{[]string{"NOSUCH"}, "unknown command 'NOSUCH'"},
@@ -98,8 +106,9 @@ func TestRejections(t *testing.T) {
 	}
 	// Valid forms pass.
 	for _, args := range [][]string{
-		{"FT.SEARCH", "idx", "*", "NOCONTENT", "DIALECT", "2"},
 		{"FT.SEARCH", "idx", "hello | world", "NOCONTENT", "LIMIT", "0", "10000", "DIALECT", "2"},
+		// LIMIT is not bounded (src/query/search.h LimitParameter).
+		{"FT.SEARCH", "idx", "hello", "NOCONTENT", "LIMIT", "0", "10001"},
 		{"FT.SEARCH", "idx", "hello the | world", "RETURN", "0"},
 		{"FT.SEARCH", "idx", `@c:{a\-b | c} @n:[(1 +inf] -@t:(x y)`, "NOCONTENT"},
 		{"FT.SEARCH", "idx", `@t:"exact phrase" word*`, "NOCONTENT"},
@@ -111,86 +120,100 @@ func TestRejections(t *testing.T) {
 	}
 }
 
-// Matching semantics: stop words, tags, ranges, prefixes. The fake does not
-// stem: words match as the tokenizer leaves them (lowercased).
+// Matching semantics: stop words, stems, tags, ranges, prefixes; every hash
+// under the prefix is a document, whether or not a field of it was taken.
 func TestMatching(t *testing.T) {
 	for _, resp2 := range []bool{false, true} {
 		_, c := client(t, valkeyfake.Options{}, resp2)
-		must := func(args ...string) {
-			t.Helper()
-			if err := run(c, args...).Error(); err != nil {
-				t.Fatal(err)
-			}
+		matching(t, c, resp2)
+	}
+}
+
+func matching(t *testing.T, c vk.Client, resp2 bool) {
+	must := func(args ...string) {
+		t.Helper()
+		if err := run(c, args...).Error(); err != nil {
+			t.Fatal(err)
 		}
-		must("FT.CREATE", "i", "PREFIX", "1", "d:", "SCHEMA", "t", "TEXT", "c", "TAG", "n", "NUMERIC")
-		must("FT.CREATE", "exact", "PREFIX", "1", "d:", "NOSTOPWORDS", "SCHEMA", "t", "TEXT")
-		must("FT.CREATE", "other", "PREFIX", "1", "e:", "SCHEMA", "t", "TEXT")
-		must("HSET", "d:1", "t", "The running dogs", "c", "Red,Blue", "n", "5")
-		must("HSET", "d:2", "t", "A dog ran; it is IT-500", "c", "green", "n", "50")
-		must("HSET", "x:3", "t", "running dogs elsewhere", "c", "red", "n", "5")
-		must("HSET", "d:4", "n", "not a number")
-		for q, want := range map[string]int64{
-			"dogs":                1, // not stemmed: d:2 has "dog"
-			"dogs running":        1, // AND
-			"dogs | dog":          2,
-			"-dog*":               0,
-			"@c:{red}":            1, // case-insensitive; x:3 is not under d:
-			"@c:{blue | green}":   2,
-			"@n:[5 50]":           2,
-			"@n:[(5 50]":          1,
-			"@n:[-inf +inf]":      2, // d:4 failed to index its number
-			`@t:"running dogs"`:   1,
-			`@t:"dogs running"`:   0, // order matters
-			"dog*":                2,
-			"@t:(dog) @c:{green}": 1,
-			"elsewhere":           0,
-		} {
-			got, err := run(c, "FT.SEARCH", "i", q, "NOCONTENT").ToArray()
-			if err != nil {
-				t.Fatalf("%q: %v", q, err)
-			}
-			if n, _ := got[0].AsInt64(); n != want {
-				t.Errorf("resp2=%v %q: total %d, want %d", resp2, q, n, want)
-			}
+	}
+	must("FT.CREATE", "i", "PREFIX", "1", "d:", "SCHEMA", "t", "TEXT", "c", "TAG", "n", "NUMERIC")
+	must("FT.CREATE", "exact", "PREFIX", "1", "d:", "NOSTOPWORDS", "SCHEMA", "t", "TEXT")
+	must("FT.CREATE", "other", "PREFIX", "1", "e:", "SCHEMA", "t", "TEXT")
+	must("HSET", "d:1", "t", "The running dogs", "c", "Red,Blue", "n", "5")
+	must("HSET", "d:2", "t", "A dog ran; it is IT-500", "c", "green", "n", "50")
+	must("HSET", "x:3", "t", "running dogs elsewhere", "c", "red", "n", "5")
+	must("HSET", "d:4", "n", "not a number")
+	for q, want := range map[string]int64{
+		"dogs":              2, // stemmed: "dogs" finds d:2's "dog"
+		"dogs running":      1, // AND
+		"dogs | dog":        2,
+		"-dog*":             1, // d:4, a document without text
+		"@c:{red}":          1, // case-insensitive; x:3 is not under d:
+		"@c:{blue | green}": 2,
+		"@n:[5 50]":         2,
+		"@n:[(5 50]":        1,
+		"@n:[-inf +inf]":    2, // d:4 failed to index its number
+		`@t:"running dogs"`: 1,
+		`@t:"dogs running"`: 0, // order matters
+		"dog*":              2,
+		"@t:dog @c:{green}": 1,
+		"elsewhere":         0,
+	} {
+		got, err := run(c, "FT.SEARCH", "i", q, "NOCONTENT").ToArray()
+		if err != nil {
+			t.Fatalf("%q: %v", q, err)
 		}
-		// "it" is a stop word on i, an ordinary word on exact.
-		for idx, want := range map[string]int64{"i": 0, "exact": 1} {
-			got, err := run(c, "FT.SEARCH", idx, `@t:"it 500"`, "NOCONTENT").ToArray()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if n, _ := got[0].AsInt64(); n != want {
-				t.Errorf("%s: phrase \"it 500\" total %d, want %d", idx, n, want)
-			}
+		if n, _ := got[0].AsInt64(); n != want {
+			t.Errorf("resp2=%v %q: total %d, want %d", resp2, q, n, want)
 		}
-		kv, err := run(c, "FT.INFO", "i").ToArray()
+	}
+	// "it" is a stop word on i, an ordinary word on exact.
+	for idx, want := range map[string]int64{"i": 0, "exact": 1} {
+		got, err := run(c, "FT.SEARCH", idx, `@t:"it 500"`, "NOCONTENT").ToArray()
 		if err != nil {
 			t.Fatal(err)
 		}
-		info := map[string]string{}
-		for i := 0; i+1 < len(kv); i += 2 {
-			k, _ := kv[i].ToString()
-			v, err := kv[i+1].ToString()
-			if err != nil {
-				n, _ := kv[i+1].AsInt64()
-				v = string(rune('0' + n))
-			}
-			info[k] = v
+		if n, _ := got[0].AsInt64(); n != want {
+			t.Errorf("%s: phrase \"it 500\" total %d, want %d", idx, n, want)
 		}
-		if info["num_docs"] != "2" || info["hash_indexing_failures"] != "1" || info["mutation_queue_size"] != "0" {
-			t.Errorf("FT.INFO i: num_docs %s, failures %s, queue %s", info["num_docs"], info["hash_indexing_failures"], info["mutation_queue_size"])
+	}
+	kv, err := run(c, "FT.INFO", "i").ToArray()
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := map[string]string{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		k, _ := kv[i].ToString()
+		v, err := kv[i+1].ToString()
+		if err != nil {
+			n, _ := kv[i+1].AsInt64()
+			v = string(rune('0' + n))
 		}
-		if n, _ := run(c, "DEL", "d:1", "d:9").AsInt64(); n != 1 {
-			t.Errorf("DEL = %d", n)
-		}
-		if got, _ := run(c, "FT.SEARCH", "i", "dog*", "NOCONTENT").ToArray(); len(got) != 2 {
-			t.Errorf("after DEL: %d items", len(got))
-		}
+		info[k] = v
+	}
+	// d:4 is a document though its only field was refused.
+	if info["num_docs"] != "3" || info["hash_indexing_failures"] != "1" || info["mutation_queue_size"] != "0" {
+		t.Errorf("FT.INFO i: num_docs %s, failures %s, queue %s", info["num_docs"], info["hash_indexing_failures"], info["mutation_queue_size"])
+	}
+	if n, _ := run(c, "DEL", "d:1", "d:9").AsInt64(); n != 1 {
+		t.Errorf("DEL = %d", n)
+	}
+	if got, _ := run(c, "FT.SEARCH", "i", "dog*", "NOCONTENT").ToArray(); len(got) != 2 {
+		t.Errorf("after DEL: %d items", len(got))
 	}
 }
 
 func TestKNNOrder(t *testing.T) {
 	_, c := client(t, valkeyfake.Options{}, false)
+	knnOrder(t, c)
+	// The fake answers keys only, the driver's form, and says so.
+	err := run(c, "FT.SEARCH", "v", "*=>[KNN 2 @e $q]", "PARAMS", "2", "q", vec(1, 0.1), "DIALECT", "2").Error()
+	if err == nil || !strings.Contains(err.Error(), "NOCONTENT") {
+		t.Fatalf("a search for content: %v", err)
+	}
+}
+
+func knnOrder(t *testing.T, c vk.Client) {
 	run(c, "FT.CREATE", "v", "SCHEMA", "e", "VECTOR", "FLAT", "6", "TYPE", "FLOAT32", "DIM", "2", "DISTANCE_METRIC", "COSINE")
 	run(c, "HSET", "a", "e", vec(1, 0))
 	run(c, "HSET", "b", "e", vec(1, 1))
@@ -207,11 +230,6 @@ func TestKNNOrder(t *testing.T) {
 	second, _ := got[2].ToString()
 	if total != 2 || first != "a" || second != "b" {
 		t.Fatalf("KNN: total %d, %s, %s; want 2, a, b", total, first, second)
-	}
-	// The fake answers keys only, the driver's form, and says so.
-	err = run(c, "FT.SEARCH", "v", "*=>[KNN 2 @e $q]", "PARAMS", "2", "q", vec(1, 0.1), "DIALECT", "2").Error()
-	if err == nil || !strings.Contains(err.Error(), "NOCONTENT") {
-		t.Fatalf("a search for content: %v", err)
 	}
 }
 
@@ -235,25 +253,29 @@ func TestAuth(t *testing.T) {
 func TestHgetall(t *testing.T) {
 	for _, resp2 := range []bool{false, true} {
 		_, c := client(t, valkeyfake.Options{}, resp2)
-		if err := run(c, "HSET", "p:1", "t", "red ball", "v", vec(1, -2)).Error(); err != nil {
-			t.Fatal(err)
-		}
-		m, err := run(c, "HGETALL", "p:1").AsStrMap()
-		if err != nil || len(m) != 2 || m["t"] != "red ball" || m["v"] != vec(1, -2) {
-			t.Fatalf("RESP2 %v: HGETALL p:1 = %q, %v", resp2, m, err)
-		}
-		if m, err := run(c, "HGETALL", "p:2").AsStrMap(); err != nil || len(m) != 0 {
-			t.Fatalf("RESP2 %v: HGETALL of a missing key = %q, %v; want empty", resp2, m, err)
-		}
-		if err := run(c, "HGETALL", "p:1", "p:2").Error(); err == nil || !strings.Contains(err.Error(), "wrong number of arguments for 'hgetall'") {
-			t.Fatalf("RESP2 %v: HGETALL of two keys: %v", resp2, err)
-		}
-		if err := run(c, "DEL", "p:1").Error(); err != nil {
-			t.Fatal(err)
-		}
-		if m, err := run(c, "HGETALL", "p:1").AsStrMap(); err != nil || len(m) != 0 {
-			t.Fatalf("RESP2 %v: HGETALL after DEL = %q, %v", resp2, m, err)
-		}
+		hgetall(t, c, resp2)
+	}
+}
+
+func hgetall(t *testing.T, c vk.Client, resp2 bool) {
+	if err := run(c, "HSET", "p:1", "t", "red ball", "v", vec(1, -2)).Error(); err != nil {
+		t.Fatal(err)
+	}
+	m, err := run(c, "HGETALL", "p:1").AsStrMap()
+	if err != nil || len(m) != 2 || m["t"] != "red ball" || m["v"] != vec(1, -2) {
+		t.Fatalf("RESP2 %v: HGETALL p:1 = %q, %v", resp2, m, err)
+	}
+	if m, err := run(c, "HGETALL", "p:2").AsStrMap(); err != nil || len(m) != 0 {
+		t.Fatalf("RESP2 %v: HGETALL of a missing key = %q, %v; want empty", resp2, m, err)
+	}
+	if err := run(c, "HGETALL", "p:1", "p:2").Error(); err == nil || !strings.Contains(err.Error(), "wrong number of arguments for 'hgetall'") {
+		t.Fatalf("RESP2 %v: HGETALL of two keys: %v", resp2, err)
+	}
+	if err := run(c, "DEL", "p:1").Error(); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := run(c, "HGETALL", "p:1").AsStrMap(); err != nil || len(m) != 0 {
+		t.Fatalf("RESP2 %v: HGETALL after DEL = %q, %v", resp2, m, err)
 	}
 }
 
@@ -288,4 +310,64 @@ func TestFaults(t *testing.T) {
 	if err := run(c, "ECHO", "x").Error(); err == nil {
 		t.Fatal("a dropped ECHO was answered")
 	}
+}
+
+// An index made over keys already written backfills them on the server's
+// cron: FT.CREATE answers at once, FT.INFO says backfill_in_progress until
+// the scan has passed every key, then ready with every key a document, and
+// the keys' fields are found.
+func backfill(t *testing.T, c vk.Client) {
+	for i := range 300 {
+		if err := run(c, "HSET", fmt.Sprintf("b:%d", i), "t", "backfilled words", "n", fmt.Sprint(i)).Error(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := run(c, "FT.CREATE", "late", "PREFIX", "1", "b:", "SCHEMA", "t", "TEXT", "n", "NUMERIC").Error(); err != nil {
+		t.Fatal(err)
+	}
+	info := func() map[string]string {
+		kv, err := run(c, "FT.INFO", "late").ToArray()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]string{}
+		for i := 0; i+1 < len(kv); i += 2 {
+			k, _ := kv[i].ToString()
+			if v, err := kv[i+1].ToString(); err == nil {
+				out[k] = v
+			} else if n, err := kv[i+1].AsInt64(); err == nil {
+				out[k] = fmt.Sprint(n)
+			}
+		}
+		return out
+	}
+	if first := info(); first["state"] != "backfill_in_progress" || first["backfill_in_progress"] != "1" {
+		t.Fatalf("FT.INFO at once after FT.CREATE: state %q, backfill_in_progress %q; want the backfill in progress", first["state"], first["backfill_in_progress"])
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		i := info()
+		if i["state"] == "ready" {
+			if i["backfill_in_progress"] != "0" || i["backfill_complete_percent"] != "1.000000" || i["num_docs"] != "300" {
+				t.Fatalf("backfill done: %v", i)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("backfill not done after 30 s: %v", i)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	got, err := run(c, "FT.SEARCH", "late", "backfilled", "NOCONTENT", "LIMIT", "0", "0").ToArray()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := got[0].AsInt64(); n != 300 {
+		t.Fatalf("after the backfill, a word of every key finds %d keys, want 300", n)
+	}
+}
+
+func TestBackfill(t *testing.T) {
+	_, c := client(t, valkeyfake.Options{}, false)
+	backfill(t, c)
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 )
 
 func cmdFtCreate(s *Server, c *conn, args []string) {
@@ -28,16 +29,8 @@ func cmdFtCreate(s *Server, c *conn, args []string) {
 		c.w.err(fmt.Sprintf("Maximum number of indexes reached (%d). Cannot create additional indexes.", limit))
 		return
 	}
-	// The initial scan (backfill): existing keys under the prefixes.
-	for key, h := range s.hashes {
-		if ix.matches(key) {
-			d, counts, failures := ix.ingest(h)
-			ix.failures += int64(failures)
-			if len(counts) > 0 {
-				ix.docs[key] = d
-			}
-		}
-	}
+	// The keys already there are the backfill's, on the cron (backfill.go).
+	ix.backfill.done = ix.skipScan
 	s.indexes[ix.name] = ix
 	c.w.simple("OK")
 }
@@ -72,6 +65,10 @@ func cmdFtList(s *Server, c *conn, _ []string) {
 	c.w.bulks(names)
 }
 
+// cmdFtInfo answers FT.INFO in the module's layout (src/index_schema.cc
+// IndexSchema::RespondWithInfo, 1.2.1): a flat list of 28 items, 36 for an
+// index with TEXT fields, whose figures are integers or decimal strings as
+// the module writes each; the attributes sorted by alias.
 func cmdFtInfo(s *Server, c *conn, args []string) {
 	if !arity(c, args, 2) {
 		return
@@ -83,40 +80,67 @@ func cmdFtInfo(s *Server, c *conn, args []string) {
 		c.w.err(notFound(args[1]))
 		return
 	}
-	records := 0
-	for _, d := range ix.docs {
-		records += len(d.text) + len(d.tags) + len(d.nums) + len(d.vecs)
+	attrs := slices.Clone(ix.attrs)
+	slices.SortFunc(attrs, func(a, b *attribute) int { return strings.Compare(a.alias, b.alias) })
+	info := make(list, len(attrs))
+	records, hasText := 0, false
+	for i, a := range attrs {
+		info[i] = attributeInfo(ix, a)
+		records += ix.tracked(a)
+		hasText = hasText || a.typ == typeText
 	}
-	stop := make([]string, 0, len(ix.text.stopWords))
-	for w := range ix.text.stopWords {
-		stop = append(stop, w)
-	}
-	sort.Strings(stop)
-	attrs := make(list, len(ix.attrs))
-	for i, a := range ix.attrs {
-		attrs[i] = attributeInfo(ix, a)
-	}
-	// A flat array of name/value pairs, as documented for LOCAL.
-	c.w.value(list{
+	occurrences, terms := ix.termCounts()
+	reply := list{
 		"index_name", ix.name,
 		"index_definition", list{"key_type", "HASH", "prefixes", slices.Clone(ix.prefixes), "default_score", "1"},
-		"attributes", attrs,
+		"attributes", info,
 		"num_docs", len(ix.docs),
 		"num_records", records,
-		"hash_indexing_failures", ix.failures,
-		"backfill_in_progress", "0",
-		"backfill_complete_percent", "1.000000",
+		"total_term_occurrences", occurrences,
+		"num_terms", terms,
+		"hash_indexing_failures", strconv.FormatInt(ix.failures, 10),
+		"backfill_in_progress", boolDigit(!ix.backfill.done),
+		"backfill_complete_percent", fmt.Sprintf("%f", ix.backfill.percent()),
 		"mutation_queue_size", strconv.FormatInt(ix.queue, 10),
 		"recent_mutations_queue_delay", "0 sec",
-		"state", "ready",
-		"punctuation", ix.text.punctuation,
-		"stop_words", stop,
-		"with_offsets", boolDigit(ix.text.offsets),
-		"language", "english",
-		"min_stem_size", min(ix.text.minStemSize, 1<<31-1),
-		"total_term_occurrences", 0,
-		"num_terms", 0,
-	})
+		"state", ix.backfill.state(),
+	}
+	if hasText {
+		reply = append(reply,
+			"punctuation", ix.text.punctuation,
+			"stop_words", slices.Clone(ix.text.stopList),
+			"with_offsets", boolDigit(ix.text.offsets),
+			"min_stem_size", ix.text.minStemSize)
+	}
+	c.w.value(append(reply, "language", "english"))
+}
+
+// tracked is how many documents hold a value of a: the attribute's size
+// in FT.INFO, and its share of num_records.
+func (ix *index) tracked(a *attribute) int {
+	n := 0
+	for _, d := range ix.docs {
+		if d.has(a) {
+			n++
+		}
+	}
+	return n
+}
+
+// termCounts is FT.INFO's total_term_occurrences (every word indexed, stop
+// words left out) and num_terms (the distinct ones) over the index's TEXT
+// fields.
+func (ix *index) termCounts() (occurrences, terms int) {
+	seen := map[string]bool{}
+	for _, d := range ix.docs {
+		for _, toks := range d.text {
+			occurrences += len(toks)
+			for _, t := range toks {
+				seen[t] = true
+			}
+		}
+	}
+	return occurrences, len(seen)
 }
 
 func b2i(b bool) int64 {
@@ -133,25 +157,28 @@ func boolDigit(b bool) string {
 	return "0"
 }
 
+// attributeInfo is one attribute as FT.INFO lists it (src/attribute.cc
+// Attribute::RespondWithInfo, then the index's own: src/indexes/tag.cc,
+// numeric.cc, text.cc, vector_base.cc and vector_hnsw.cc / vector_flat.cc
+// RespondWithInfo, 1.2.1). Memory is the fake's: it holds no index.
 func attributeInfo(ix *index, a *attribute) list {
-	out := list{"identifier", a.identifier, "attribute", a.alias, "type", a.typ.String(), "user_indexed_memory", 0}
-	present := 0
-	for _, d := range ix.docs {
-		_, tag := d.tags[a.alias]
-		_, vec := d.vecs[a.alias]
-		if tag || vec {
-			present++
-		}
-	}
+	out := list{"identifier", a.identifier, "attribute", a.alias, "user_indexed_memory", 0, "type", a.typ.String()}
+	size := strconv.Itoa(ix.tracked(a))
 	switch a.typ {
 	case typeTag:
-		out = append(out, "SEPARATOR", string(a.separator), "CASESENSITIVE", b2i(a.caseSensitive), "SIZE", present)
+		out = append(out, "SEPARATOR", string(a.separator), "CASESENSITIVE", boolDigit(a.caseSensitive), "size", size)
+	case typeNumeric:
+		out = append(out, "size", size)
 	case typeText:
-		out = append(out, "WITH_SUFFIX_TRIE", 0, "NO_STEM", b2i(a.noStem), "WEIGHT", "1")
+		out = append(out, "WITH_SUFFIX_TRIE", boolDigit(a.suffixTrie), "NO_STEM", boolDigit(a.noStem), "WEIGHT", "1")
 	case typeVector:
+		algorithm := list{"name", a.algorithm, "m", a.m, "ef_construction", a.efc, "ef_runtime", a.efRuntime}
+		if a.algorithm == "FLAT" {
+			algorithm = list{"name", a.algorithm, "block_size", a.blockSize}
+		}
 		out = append(out, "index", list{
-			"capacity", 10240, "dimensions", a.dim, "distance_metric", a.metric, "size", present, "data_type", "FLOAT32",
-			"algorithm", list{"name", a.algorithm, "m", a.m, "ef_construction", a.efc, "ef_runtime", a.efRuntime},
+			"capacity", a.initialCap, "dimensions", a.dim, "distance_metric", a.metric, "size", size,
+			"data_type", "FLOAT32", "algorithm", algorithm,
 		})
 	}
 	return out

@@ -15,6 +15,7 @@ import (
 // searchArgs are FT.SEARCH's options.
 type searchArgs struct {
 	noContent   bool
+	verbatim    bool
 	offset, num int
 	params      map[string]string
 	used        map[string]bool
@@ -84,7 +85,8 @@ func parseSearchArgs(args []string) (searchArgs, error) {
 			err = sa.parseReturn(it)
 		case it.match("TIMEOUT"):
 			err = parseTimeout(it)
-		case it.match("VERBATIM"): // no stemming to turn off
+		case it.match("VERBATIM"):
+			sa.verbatim = true
 		case it.match("SLOP"):
 			it.next()
 		case it.match("SORTBY"):
@@ -99,25 +101,24 @@ func parseSearchArgs(args []string) (searchArgs, error) {
 			return sa, err
 		}
 		if it.pos == start {
-			return sa, fmt.Errorf("Unexpected parameter at position %d:%s", it.pos, it.peek())
+			// vmsdk/src/command_parser.h KeyValueParser::Parse, 1.2.1.
+			return sa, fmt.Errorf("Unexpected argument `%s`", it.peek())
 		}
 	}
 	return sa, nil
 }
 
-// parseLimit reads LIMIT's offset and count.
+// parseLimit reads LIMIT's offset and count: two unsigned 64-bit numbers,
+// not otherwise bounded (query::LimitParameter, src/query/search.h;
+// src/commands/ft_search_parser.cc ConstructLimitParser, 1.2.1).
 func (sa *searchArgs) parseLimit(it *argIter) error {
 	for _, dst := range []*int{&sa.offset, &sa.num} {
 		v, ok := it.next()
-		n, err := strconv.ParseUint(v, 10, 63)
+		n, err := strconv.ParseUint(v, 10, 64)
 		if !ok || err != nil {
-			return fmt.Errorf("Bad arguments for LIMIT: `%s` is outside acceptable bounds", v)
+			return fmt.Errorf("Error parsing value for the parameter `LIMIT` - `%s` is outside acceptable bounds", v)
 		}
 		*dst = int(min(n, 1<<40))
-	}
-	if sa.num > maxLimit || sa.offset > maxLimit {
-		// UNCONFIRMED bound; the message form is the parser's.
-		return fmt.Errorf("Bad arguments for LIMIT: `%d` is outside acceptable bounds", max(sa.num, sa.offset))
 	}
 	return nil
 }
@@ -196,9 +197,14 @@ func (s *Server) searchLocked(ix *index, args []string) (searchResult, error) {
 		return searchResult{}, fmt.Errorf("Query string is too long, max length is %d bytes.", maxQueryBytes)
 	}
 	filter, vector, isKNN := strings.Cut(q, "=>")
-	pred, err := parseFilter(ix, filter)
+	pred, err := parseFilter(ix, filter, sa.verbatim)
 	if err != nil {
 		return searchResult{}, fmt.Errorf("Invalid filter expression: `%s`. %w", strings.TrimSpace(filter), err)
+	}
+	if _, all := pred.(allPred); all && !isKNN {
+		// Match-all with no vector part is no query (src/query/search.cc
+		// SearchParameters::PreParseQueryString, 1.2.1).
+		return searchResult{}, errors.New("Invalid query string syntax")
 	}
 	var k *knn
 	var blob []byte

@@ -28,12 +28,12 @@ func FuzzParseQuery(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	d, _, _ := ix.ingest(map[string]string{"t": "the quick brown fox", "c": "a,b", "n": "3"})
+	d, _, _ := ix.ingest(map[string]string{"t": "the quick brown fox", "c": "a,b", "n": "3"}, nil)
 	for _, q := range []string{"quick | fox", `@c:{a\|b} -@n:[(1 inf]`, `@t:"brown fox" qu*`, "((x)", "@n:[1", "a | | b", `\`, "*=>[KNN 2 @v $q]"} {
 		f.Add(q)
 	}
 	f.Fuzz(func(t *testing.T, q string) {
-		if p, err := parseFilter(ix, q); err == nil {
+		if p, err := parseFilter(ix, q, false); err == nil {
 			p.eval(d)
 		}
 		parseKNN(ix, q)

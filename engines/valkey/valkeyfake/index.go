@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 type fieldType int
@@ -32,22 +33,26 @@ type attribute struct {
 	separator     byte
 	caseSensitive bool
 	// TEXT
-	noStem bool
+	noStem     bool
+	suffixTrie bool
 	// VECTOR
-	algorithm string
-	dim       int
-	metric    string
-	m, efc    int
-	efRuntime int
+	algorithm  string
+	dim        int
+	metric     string
+	m, efc     int
+	efRuntime  int
+	initialCap int
+	blockSize  int // FLAT
 }
 
 // indexedDoc is what an index holds for one key: the parsed values of the
 // attributes the key carries.
 type indexedDoc struct {
-	text map[string][]string // alias → tokens in order (positions), stop words removed
-	tags map[string][]string
-	nums map[string]float64
-	vecs map[string][]float32
+	text  map[string][]string // alias → tokens in order (positions), stop words removed
+	stems map[string][]string // alias → each token's stem, "" where it has none
+	tags  map[string][]string
+	nums  map[string]float64
+	vecs  map[string][]float32
 }
 
 // index is one FT.CREATE'd index and the documents it has ingested.
@@ -60,16 +65,8 @@ type index struct {
 	docs     map[string]*indexedDoc
 	failures int64
 	queue    int64 // mutations accepted but not yet applied (mutation_queue_size)
-}
-
-// tracks says whether a hash has one of the index's attributes.
-func (ix *index) tracks(hash map[string]string) bool {
-	for _, a := range ix.attrs {
-		if _, ok := hash[a.identifier]; ok {
-			return true
-		}
-	}
-	return false
+	skipScan bool  // SKIPINITIALSCAN: no backfill
+	backfill backfill
 }
 
 // matches says whether key is under one of the index's prefixes: the prefix
@@ -148,11 +145,12 @@ const (
 	// (src/valkey_search_options.cc kDefaultMaxNonVectorSearchResultsFetched).
 	maxNonVectorResults = 100_000
 	maxKNN              = 10000
-	maxLimit            = 10000 // UNCONFIRMED: the bound on LIMIT's count is taken to be max-vector-knn
 	defaultM            = 16
 	defaultEFC          = 200
 	defaultEFRuntime    = 10
-	maxQueryBytes       = 10240 // search.query-string-bytes
+	defaultInitialCap   = 10 * 1024 // kDefaultInitialCap, FT.INFO's capacity
+	defaultBlockSize    = 1024      // kDefaultBlockSize (FLAT)
+	maxQueryBytes       = 10240     // search.query-string-bytes
 )
 
 // parseCreate parses FT.CREATE's arguments (after the command name) in
@@ -165,10 +163,8 @@ func parseCreate(args []string) (*index, error) {
 		return nil, cerr("Missing argument")
 	}
 	ix := &index{name: name, byAlias: map[string]*attribute{}, docs: map[string]*indexedDoc{}}
-	ix.text = textOptions{punctuation: defaultPunctuation, minStemSize: defaultMinStemSize, offsets: true, stopWords: map[string]bool{}}
-	for _, w := range defaultStopWords {
-		ix.text.stopWords[w] = true
-	}
+	ix.text = textOptions{punctuation: defaultPunctuation, minStemSize: defaultMinStemSize, offsets: true}
+	ix.text.setStopWords(defaultStopWords)
 	if err := parseSource(it, ix); err != nil {
 		return nil, err
 	}
@@ -208,6 +204,9 @@ func parseCreate(args []string) (*index, error) {
 			}
 		}
 		seen[a.identifier] = true
+		if a.typ == typeText && ix.text.noStem {
+			a.noStem = true
+		}
 		ix.attrs = append(ix.attrs, a)
 		ix.byAlias[a.alias] = a
 	}
@@ -271,15 +270,19 @@ func parseTextOptions(it *argIter, ix *index) error {
 			if !strings.EqualFold(v, "ENGLISH") {
 				return cerr("Unknown argument `%s`", v)
 			}
-		case it.match("SKIPINITIALSCAN"), it.match("WITHOFFSETS"):
+		case it.match("SKIPINITIALSCAN"):
+			ix.skipScan = true
+		case it.match("WITHOFFSETS"):
 		case it.match("PAYLOAD_FIELD"):
 			return cerr("The parameter `PAYLOAD_FIELD` is not supported")
 		case it.match("NOOFFSETS"):
 			ix.text.offsets = false
 		case it.match("NOSTEM"):
-			ix.text.minStemSize = math.MaxInt
+			// The index's default for its TEXT fields (PerIndexTextParams
+			// no_stem, src/commands/ft_create_parser.cc ParseText).
+			ix.text.noStem = true
 		case it.match("NOSTOPWORDS"):
-			ix.text.stopWords = map[string]bool{}
+			ix.text.setStopWords(nil)
 		case it.match("STOPWORDS"):
 			n, err := it.uint("STOPWORDS")
 			if err != nil {
@@ -288,11 +291,12 @@ func parseTextOptions(it *argIter, ix *index) error {
 			if n > len(it.args)-it.pos {
 				return cerr("Missing argument for STOPWORDS. The count does not match the number of arguments provided for STOPWORDS")
 			}
-			ix.text.stopWords = map[string]bool{}
+			words := make([]string, 0, n)
 			for range n {
 				w, _ := it.next()
-				ix.text.stopWords[strings.ToLower(w)] = true
+				words = append(words, w)
 			}
+			ix.text.setStopWords(words)
 		case it.match("PUNCTUATION"):
 			v, err := it.value("PUNCTUATION")
 			if err != nil {
@@ -383,7 +387,10 @@ func parseTag(it *argIter, a *attribute) error {
 func parseTextField(it *argIter, a *attribute) error {
 	for {
 		switch {
-		case it.match("WITHSUFFIXTRIE"), it.match("NOSUFFIXTRIE"):
+		case it.match("WITHSUFFIXTRIE"):
+			a.suffixTrie = true
+		case it.match("NOSUFFIXTRIE"):
+			a.suffixTrie = false
 		case it.match("NOSTEM"):
 			a.noStem = true
 		case it.match("WEIGHT"):
@@ -424,36 +431,43 @@ func parseVector(it *argIter, a *attribute) error {
 	}
 	sub := it.args[it.pos : it.pos+int(n)]
 	it.pos += int(n)
-	a.m, a.efc, a.efRuntime = defaultM, defaultEFC, defaultEFRuntime
+	a.m, a.efc, a.efRuntime, a.initialCap, a.blockSize = defaultM, defaultEFC, defaultEFRuntime, defaultInitialCap, defaultBlockSize
 	var vtype string
+	// The attributes are read by a KeyValueParser, which puts "Error
+	// parsing value for the parameter `KEY` - " before a value's error and
+	// refuses an unknown key as an "Unexpected argument"
+	// (vmsdk/src/command_parser.h KeyValueParser::Parse, 1.2.1).
+	valueErr := func(key, format string, a ...any) error {
+		return cerr("Error parsing value for the parameter `%s` - %s", key, fmt.Sprintf(format, a...))
+	}
 	for i := 0; i < len(sub); i += 2 {
 		key := strings.ToUpper(sub[i])
 		if i+1 >= len(sub) {
-			return cerr("Missing argument for `%s`", key)
+			return valueErr(sub[i], "Missing argument")
 		}
 		val := sub[i+1]
 		switch key {
 		case "TYPE":
 			if !strings.EqualFold(val, "FLOAT32") {
-				return cerr("Unknown argument `%s`", val)
+				return valueErr(sub[i], "Unknown argument `%s`", val)
 			}
 			vtype = "FLOAT32"
 		case "DIM":
 			d, err := strconv.Atoi(val)
 			if err != nil {
-				return cerr("Bad arguments for DIM: `%s` is outside acceptable bounds", val)
+				return valueErr(sub[i], "`%s` is not a valid numeric value", val)
 			}
 			a.dim = d
 		case "DISTANCE_METRIC":
 			m := strings.ToUpper(val)
 			if m != "L2" && m != "IP" && m != "COSINE" {
-				return cerr("Unknown argument `%s`", val)
+				return valueErr(sub[i], "Unknown argument `%s`", val)
 			}
 			a.metric = m
 		case "M", "EF_CONSTRUCTION", "EF_RUNTIME", "INITIAL_CAP", "BLOCK_SIZE":
 			v, err := strconv.Atoi(val)
 			if err != nil {
-				return cerr("Bad arguments for %s: `%s` is outside acceptable bounds", key, val)
+				return valueErr(sub[i], "`%s` is not a valid numeric value", val)
 			}
 			switch key {
 			case "M":
@@ -462,9 +476,13 @@ func parseVector(it *argIter, a *attribute) error {
 				a.efc = v
 			case "EF_RUNTIME":
 				a.efRuntime = v
+			case "INITIAL_CAP":
+				a.initialCap = v
+			case "BLOCK_SIZE":
+				a.blockSize = v
 			}
 		default:
-			return cerr("Unknown argument `%s`", sub[i])
+			return cerr("Unexpected argument `%s`", sub[i])
 		}
 	}
 	switch {
@@ -482,51 +500,93 @@ func parseVector(it *argIter, a *attribute) error {
 	return nil
 }
 
-// ingest parses the attributes a hash carries. A value an attribute cannot
-// take (a non-number in a NUMERIC field, a vector of the wrong byte length)
-// is an indexing failure: the key is left out of that attribute, as
-// valkey-search counts it in hash_indexing_failures.
-func (ix *index) ingest(hash map[string]string) (*indexedDoc, map[fieldType]int, int) {
-	d := &indexedDoc{text: map[string][]string{}, tags: map[string][]string{}, nums: map[string]float64{}, vecs: map[string][]float32{}}
-	counts := map[fieldType]int{}
-	failures := 0
+// ingest parses the attributes a hash carries, given what the index held
+// for the key before (nil: nothing). As in valkey-search
+// (src/index_schema.cc ProcessAttributeMutation, 1.2.1), an attribute that
+// did not hold the key before is an Add: when its value is taken, the
+// ingest_field_<type> counter counts it (added); when it is not — a value
+// that is no number, a vector of the wrong byte length, a TAG value with no
+// tag, text that is not UTF-8 — the add is "skipped", which FT.INFO's
+// hash_indexing_failures counts (failures). An attribute that held the key
+// is a Modify, counted in neither. Either way a value not taken leaves the
+// attribute without the key.
+func (ix *index) ingest(hash map[string]string, prev *indexedDoc) (d *indexedDoc, added map[fieldType]int, failures int) {
+	d = &indexedDoc{text: map[string][]string{}, stems: map[string][]string{}, tags: map[string][]string{}, nums: map[string]float64{}, vecs: map[string][]float32{}}
+	added = map[fieldType]int{}
 	for _, a := range ix.attrs {
 		v, ok := hash[a.identifier]
 		if !ok {
 			continue
 		}
+		taken := true
 		switch a.typ {
 		case typeText:
-			var toks []string
+			if !utf8.ValidString(v) {
+				taken = false // src/indexes/text/lexer.cc Tokenize: "Invalid UTF-8"
+				break
+			}
+			var toks, stems []string
 			for _, t := range ix.text.tokenize(v) {
-				if !ix.text.stopWords[t] {
-					toks = append(toks, t)
+				if ix.text.stopWords[t] {
+					continue
 				}
+				toks = append(toks, t)
+				// The stem a word is found by (Lexer::UpdateStemMap): none
+				// for a field without stemming or a word shorter than
+				// MINSTEMSIZE.
+				st := ""
+				if !a.noStem && len(t) >= ix.text.minStemSize {
+					st = stem(t)
+				}
+				stems = append(stems, st)
 			}
-			d.text[a.alias] = toks
+			d.text[a.alias], d.stems[a.alias] = toks, stems
 		case typeTag:
-			d.tags[a.alias] = splitTags(v, a.separator, a.caseSensitive)
+			tags := splitTags(v, a.separator, a.caseSensitive)
+			if taken = len(tags) > 0; taken { // src/indexes/tag.cc AddRecord
+				d.tags[a.alias] = tags
+			}
 		case typeNumeric:
+			// src/indexes/numeric.cc ParseNumber: absl::SimpleAtod, "nan"
+			// refused.
 			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-			if err != nil || math.IsNaN(f) {
-				failures++
-				continue
+			if taken = err == nil && !math.IsNaN(f); taken {
+				d.nums[a.alias] = f
 			}
-			d.nums[a.alias] = f
 		case typeVector:
-			if len(v) != 4*a.dim {
-				failures++
-				continue
+			if taken = len(v) == 4*a.dim; taken {
+				vec := make([]float32, a.dim)
+				for i := range vec {
+					vec[i] = math.Float32frombits(binary.LittleEndian.Uint32([]byte(v[4*i:])))
+				}
+				d.vecs[a.alias] = vec
 			}
-			vec := make([]float32, a.dim)
-			for i := range vec {
-				vec[i] = math.Float32frombits(binary.LittleEndian.Uint32([]byte(v[4*i:])))
-			}
-			d.vecs[a.alias] = vec
 		}
-		counts[a.typ]++
+		switch {
+		case prev != nil && prev.has(a):
+		case taken:
+			added[a.typ]++
+		default:
+			failures++
+		}
 	}
-	return d, counts, failures
+	return d, added, failures
+}
+
+// has says whether the document holds a value of a.
+func (d *indexedDoc) has(a *attribute) bool {
+	var ok bool
+	switch a.typ {
+	case typeText:
+		_, ok = d.text[a.alias]
+	case typeTag:
+		_, ok = d.tags[a.alias]
+	case typeNumeric:
+		_, ok = d.nums[a.alias]
+	case typeVector:
+		_, ok = d.vecs[a.alias]
+	}
+	return ok
 }
 
 func splitTags(v string, sep byte, caseSensitive bool) []string {

@@ -8,12 +8,11 @@ import (
 // mutateLocked queues key's current state for every index whose prefix
 // matches it and returns what the writing client waits on, nil when no
 // index matches (the client is not blocked). s.mu is held.
-// As in valkey-search (IndexSchema::ProcessKeyspaceNotification), an index
-// counts an ingested hash key when the mutation reaches it, if the hash has
-// one of its attributes; field counters count when a writer applies it.
+// As in valkey-search (src/index_schema.cc ProcessKeyspaceNotification,
+// 1.2.1), every write or delete of a hash under an index's prefix is one
+// ingested hash key for that index, whichever fields the hash holds.
 func (s *Server) mutateLocked(key string) *sync.WaitGroup {
 	var wg *sync.WaitGroup
-	h := s.hashes[key]
 	for _, ix := range s.indexes {
 		if !ix.matches(key) {
 			continue
@@ -21,9 +20,7 @@ func (s *Server) mutateLocked(key string) *sync.WaitGroup {
 		if wg == nil {
 			wg = &sync.WaitGroup{}
 		}
-		if h != nil && ix.tracks(h) {
-			s.ingestKeys.Add(1)
-		}
+		s.ingestKeys.Add(1)
 		ix.queue++
 		wg.Add(1)
 		s.writerQueue.Add(1)
@@ -71,16 +68,18 @@ func (s *Server) apply(ix *index, key string, wg *sync.WaitGroup) {
 		delete(ix.docs, key)
 		return
 	}
-	d, counts, failures := ix.ingest(h)
+	s.applyLocked(ix, key, h)
+}
+
+// applyLocked brings ix up to hash h of key. Every hash under the prefix
+// is one of the index's documents (num_docs counts the keys it tracks,
+// src/index_schema.cc: db_key_info_), whether or not it holds a field the
+// index takes. s.mu is held.
+func (s *Server) applyLocked(ix *index, key string, h map[string]string) {
+	d, added, failures := ix.ingest(h, ix.docs[key])
 	ix.failures += int64(failures)
-	n := 0
-	for t, k := range counts {
-		s.ingestFields[t].Add(int64(k))
-		n += k
-	}
-	if n == 0 {
-		delete(ix.docs, key)
-		return
+	for t, n := range added {
+		s.ingestFields[t].Add(int64(n))
 	}
 	ix.docs[key] = d
 }

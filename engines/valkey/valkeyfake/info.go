@@ -52,8 +52,8 @@ func (s *Server) writeSearchInfo(b *strings.Builder) {
 	fmt.Fprintf(b, "# search_index_stats\r\nsearch_number_of_indexes:%d\r\nsearch_total_indexed_documents:%d\r\nsearch_total_active_write_threads:%d\r\n\r\n", n, docs, s.writers.active())
 	fmt.Fprintf(b, "# search_thread-pool\r\nsearch_query_queue_size:0\r\nsearch_writer_queue_size:%d\r\nsearch_worker_pool_suspend_cnt:0\r\nsearch_used_read_cpu:0\r\nsearch_used_write_cpu:0\r\n\r\n", s.writerQueue.Load())
 	if dev {
-		fmt.Fprintf(b, "# search_global_ingestion\r\nsearch_ingest_hash_keys:%d\r\nsearch_ingest_hash_blocked:%d\r\nsearch_ingest_field_vector:%d\r\nsearch_ingest_field_numeric:%d\r\nsearch_ingest_field_tag:%d\r\nsearch_ingest_field_text:%d\r\n\r\n",
-			s.ingestKeys.Load(), s.blocked.Load(), s.ingestFields[typeVector].Load(), s.ingestFields[typeNumeric].Load(), s.ingestFields[typeTag].Load(), s.ingestFields[typeText].Load())
+		fmt.Fprintf(b, "# search_global_ingestion\r\nsearch_ingest_hash_keys:%d\r\nsearch_backfill_hash_keys:%d\r\nsearch_ingest_hash_blocked:%d\r\nsearch_ingest_field_vector:%d\r\nsearch_ingest_field_numeric:%d\r\nsearch_ingest_field_tag:%d\r\nsearch_ingest_field_text:%d\r\n\r\n",
+			s.ingestKeys.Load(), s.backfillKeys.Load(), s.blocked.Load(), s.ingestFields[typeVector].Load(), s.ingestFields[typeNumeric].Load(), s.ingestFields[typeTag].Load(), s.ingestFields[typeText].Load())
 	}
 }
 

@@ -39,18 +39,28 @@ func (n notPred) eval(d *indexedDoc) bool { return !n.p.eval(d) }
 func (allPred) eval(*indexedDoc) bool     { return true }
 
 // termPred matches a word in the named TEXT fields (all of them when
-// fields is nil), whole or as a prefix. Words are compared as the
-// tokenizer left them (lowercased), not stemmed.
+// fields is nil), whole or as a prefix. Unless exact (a word of a quoted
+// phrase, or VERBATIM), a field with stemming also matches the word's stem
+// and every word indexed there with the same stem (src/query/predicate.cc
+// TermPredicate::Evaluate; the query's word is stemmed whatever its length,
+// an indexed one only from MINSTEMSIZE on).
 type termPred struct {
 	fields []*attribute
 	word   string
 	prefix bool
+	exact  bool
+	stem   string
 }
 
 func (t termPred) eval(d *indexedDoc) bool {
 	for _, a := range t.fields {
-		for _, tok := range d.text[a.alias] {
-			if tok == t.word || t.prefix && strings.HasPrefix(tok, t.word) {
+		stems := d.stems[a.alias]
+		for i, tok := range d.text[a.alias] {
+			switch {
+			case tok == t.word, t.prefix && strings.HasPrefix(tok, t.word):
+				return true
+			case t.prefix || t.exact || a.noStem:
+			case tok == t.stem, stems[i] != "" && stems[i] == t.stem:
 				return true
 			}
 		}
@@ -119,10 +129,11 @@ func (n numPred) eval(d *indexedDoc) bool {
 // group, '-' negates, '@field:' takes {tags}, [range], (expression),
 // "phrase" or a term.
 type queryParser struct {
-	ix    *index
-	s     string
-	pos   int
-	sawOp bool // a predicate was parsed (query_operations_ is not kNone)
+	ix       *index
+	verbatim bool // VERBATIM: terms are not stemmed
+	s        string
+	pos      int
+	sawOp    bool // a predicate was parsed (query_operations_ is not kNone)
 }
 
 type syntaxError string
@@ -152,13 +163,13 @@ func (p *queryParser) unexpected() error {
 }
 
 // parseFilter parses a whole pre-filter; "*" (optionally bracketed) is
-// match-all.
-func parseFilter(ix *index, s string) (predicate, error) {
+// match-all. verbatim is FT.SEARCH's VERBATIM.
+func parseFilter(ix *index, s string, verbatim bool) (predicate, error) {
 	s = strings.TrimSpace(s)
 	if t := strings.Trim(s, "() "); t == "*" {
 		return allPred{}, nil
 	}
-	p := &queryParser{ix: ix, s: s}
+	p := &queryParser{ix: ix, s: s, verbatim: verbatim}
 	pred, err := p.orExpr(nil)
 	if err != nil {
 		return nil, err
@@ -306,17 +317,15 @@ func (p *queryParser) fieldExpr() (predicate, error) {
 		return nil, p.errorf("Index does not have any text field")
 	}
 	if p.peek() == '(' {
-		p.pos++
-		e, err := p.orExpr(a)
-		if err != nil {
-			return nil, err
+		// No bracketed group after a TEXT field: its text parser stops
+		// at the bracket with no word, which is "Invalid Query Syntax"
+		// when nothing came before, and otherwise ends the field's text,
+		// the bracket then read as a group of its own, on every TEXT
+		// field (src/commands/filter_parser.cc ParseTextTokens, 1.2.1).
+		if !p.sawOp {
+			return nil, p.errorf("Invalid Query Syntax")
 		}
-		p.skipSpace()
-		if p.end() || p.peek() != ')' {
-			return nil, p.errorf("Missing `)`")
-		}
-		p.pos++
-		return e, nil
+		return nil, nil
 	}
 	if p.peek() == '"' {
 		return p.phrase(a)
@@ -506,7 +515,7 @@ func (p *queryParser) term(field *attribute) (predicate, error) {
 	if w == "" || !prefix && p.ix.text.stopWords[w] {
 		return nil, nil
 	}
-	return termPred{fields: fields, word: w, prefix: prefix}, nil
+	return termPred{fields: fields, word: w, prefix: prefix, exact: p.verbatim, stem: stem(w)}, nil
 }
 
 func (p *queryParser) phrase(field *attribute) (predicate, error) {
@@ -543,7 +552,7 @@ func (p *queryParser) phrase(field *attribute) (predicate, error) {
 		return nil, p.errorf("Index does not support offsets")
 	}
 	if len(words) == 1 {
-		return termPred{fields: fields, word: words[0]}, nil
+		return termPred{fields: fields, word: words[0], exact: true}, nil
 	}
 	return phrasePred{fields: fields, words: words}, nil
 }

@@ -10,13 +10,17 @@
 // HSET, HGETALL, DEL, UNLINK, EXISTS, SCAN, PING, ECHO, SELECT 0, INFO,
 // CONFIG GET|SET, CLIENT …, FT.CREATE, FT.DROPINDEX, FT.SEARCH, FT.INFO and
 // FT._LIST. Indexes are real: each sees only the keys under its prefixes,
-// TEXT is tokenised at the index's punctuation, lowercased and stripped of
-// the 33 Lucene stop words unless NOSTOPWORDS, and a query word matches an
-// indexed word equal to it (no stemming: the driver's tests and the
-// conformance suite search for words as written); TAG is exact with a
-// separator; NUMERIC takes ranges; HNSW is approximated by exact KNN.
-// Non-vector results come back in no particular order (a hash of the key),
-// as valkey-search does not rank them. FT.SEARCH answers keys only
+// and every hash there is one of its documents; TEXT is tokenised at the
+// index's punctuation, lowercased and stripped of the 33 Lucene stop words
+// unless NOSTOPWORDS, and a query word matches an indexed word equal to it
+// or, outside quotes and VERBATIM, one with the same Snowball English stem
+// (the module's libstemmer "english"); TAG is exact with a separator;
+// NUMERIC takes ranges; HNSW is approximated by exact KNN. Non-vector
+// results come back in no particular order (a hash of the key), as
+// valkey-search does not rank them. FT.INFO and the ingest counters follow
+// the module's bookkeeping (src/index_schema.cc, 1.2.1): see cmdFtInfo,
+// mutateLocked and ingest. It was held to valkey-search 1.2.1
+// (TestFakeHeldToModule, TestRepliesAsModule). FT.SEARCH answers keys only
 // (NOCONTENT or RETURN 0, the driver's form); a search for the documents'
 // fields is refused by name.
 //
@@ -66,13 +70,16 @@ import (
 )
 
 // Version is what the fake reports as its Valkey and valkey-search
-// versions: the valkey/valkey-bundle:9.1.0 pairing.
+// versions: those it is held to, Debian sid's valkey-server 9.1.2 with the
+// valkey-search 1.2.1 module (the launcher's image where the bundle cannot
+// be pulled).
 const (
-	ValkeyVersion = "9.1.0"
-	SearchVersion = "1.2.0"
+	ValkeyVersion = "9.1.2"
+	SearchVersion = "1.2.1"
 	// searchVersionInt is vmsdk::ValkeyVersion's integer form,
-	// (major<<16)|(minor<<8)|patch, as INFO modules shows it (UNCONFIRMED).
-	searchVersionInt = 1<<16 | 2<<8 | 0
+	// (major<<16)|(minor<<8)|patch, as INFO modules and MODULE LIST show
+	// it: 66049 for 1.2.1 (src/version.h; seen on the module).
+	searchVersionInt = 1<<16 | 2<<8 | 1
 )
 
 // Options configure a fake.
@@ -102,6 +109,7 @@ type Server struct {
 	ingestKeys   atomic.Int64 // one per index a written hash is routed to
 	ingestFields [4]atomic.Int64
 	blocked      atomic.Int64 // writing clients waiting for their indexes
+	backfillKeys atomic.Int64 // keys the backfills ingested
 	clients      atomic.Int64
 	nextID       atomic.Int64
 
@@ -111,6 +119,7 @@ type Server struct {
 	connMu sync.Mutex
 	conns  map[net.Conn]struct{}
 	closed atomic.Bool
+	stop   chan struct{} // closed by Close: ends the cron
 }
 
 // New starts a fake on a free 127.0.0.1 port below 32768.
@@ -145,9 +154,11 @@ func New(opts Options) (*Server, error) {
 		},
 		writers: newLimiter(opts.WriterThreads),
 		conns:   map[net.Conn]struct{}{},
+		stop:    make(chan struct{}),
 	}
-	s.wg.Add(1)
+	s.wg.Add(2)
 	go s.serve()
+	go s.cron()
 	return s, nil
 }
 
@@ -179,6 +190,7 @@ func (s *Server) Close() error {
 		return nil
 	}
 	err := s.ln.Close()
+	close(s.stop)
 	s.faults.Close() // releases held commands
 	s.connMu.Lock()
 	for c := range s.conns {

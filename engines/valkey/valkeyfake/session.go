@@ -25,7 +25,8 @@ func cmdSelect(_ *Server, c *conn, args []string) {
 		return
 	}
 	if args[1] != "0" {
-		c.w.err("ERR DB index is out of range")
+		// Valkey has 16 databases; the fake keeps one.
+		c.w.err("ERR valkeyfake: only database 0 is modelled")
 		return
 	}
 	c.w.simple("OK")

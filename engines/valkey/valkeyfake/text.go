@@ -1,22 +1,29 @@
 package valkeyfake
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/blevesearch/snowballstem"
+	"github.com/blevesearch/snowballstem/english"
 )
 
 // defaultPunctuation is valkey-search's default PUNCTUATION set: text is cut
-// into words at these characters and at whitespace.
-const defaultPunctuation = ",.<>{}[]\"':;!@#$%^&*()-+=~/\\|?`"
+// into words at these characters and at whitespace (kDefaultPunctuation,
+// src/commands/ft_create_parser.h, 1.2.1: no backtick).
+const defaultPunctuation = ",.<>{}[]\"':;!@#$%^&*()-+=~/\\|?"
 
 // defaultStopWords is the 33-word Lucene English list valkey-search drops
-// from TEXT fields and queries unless the index says NOSTOPWORDS
-// (kDefaultStopWords).
+// from TEXT fields and queries unless the index says NOSTOPWORDS, in the
+// module's order, which FT.INFO's stop_words keeps (kDefaultStopWords,
+// src/commands/ft_create_parser.h, 1.2.1).
 var defaultStopWords = []string{
-	"a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in",
-	"into", "is", "it", "no", "not", "of", "on", "or", "such", "that", "the",
-	"their", "then", "there", "these", "they", "this", "to", "was", "will", "with",
+	"a", "is", "the", "an", "and", "are", "as", "at", "be",
+	"but", "by", "for", "if", "in", "into", "it", "no", "not",
+	"of", "on", "or", "such", "that", "their", "then", "there", "these",
+	"they", "this", "to", "was", "will", "with",
 }
 
 // DefaultStopWords returns a copy of the default stop list, for tests that
@@ -32,8 +39,18 @@ const defaultMinStemSize = 4
 type textOptions struct {
 	punctuation string
 	stopWords   map[string]bool
+	stopList    []string // the same words, in the order FT.INFO lists them
 	minStemSize int
+	noStem      bool // NOSTEM: the TEXT fields' default
 	offsets     bool
+}
+
+func (o *textOptions) setStopWords(words []string) {
+	o.stopList = slices.Clone(words)
+	o.stopWords = map[string]bool{}
+	for _, w := range words {
+		o.stopWords[strings.ToLower(w)] = true
+	}
 }
 
 func (o textOptions) isPunct(r rune) bool {
@@ -43,4 +60,12 @@ func (o textOptions) isPunct(r rune) bool {
 // tokenize lowercases text and cuts it at punctuation and whitespace.
 func (o textOptions) tokenize(text string) []string {
 	return strings.FieldsFunc(strings.ToLower(text), o.isPunct)
+}
+
+// stem is the Snowball English stem of a lowercased word, the stemmer
+// valkey-search runs (libstemmer's "english", src/indexes/text/lexer.cc).
+func stem(word string) string {
+	env := snowballstem.NewEnv(word)
+	english.Stem(env)
+	return env.Current()
 }

@@ -1,0 +1,222 @@
+package valkeyfake_test
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	vk "github.com/valkey-io/valkey-go"
+
+	"github.com/searchbench/searchbench/engines/valkey/valkeyfake"
+	"github.com/searchbench/searchbench/engines/valkey/valkeytest"
+)
+
+// The fake held to the module: its own tests' assertions, run against
+// valkey-search 1.2.1 (the launcher's image, 1 CPU) in both protocols. An
+// assertion that holds on the fake and not on the module is a difference
+// of the fake's.
+func TestFakeHeldToModule(t *testing.T) {
+	m := valkeytest.StartModule(t, 1)
+	for _, resp2 := range []bool{false, true} {
+		c, err := vk.NewClient(vk.ClientOption{InitAddress: []string{m.Addr}, Password: m.Secret, DisableCache: true, ForceSingleClient: true, AlwaysRESP2: resp2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(c.Close)
+		for _, tc := range []struct {
+			name string
+			run  func(*testing.T, vk.Client, bool)
+		}{
+			{"Rejections", func(t *testing.T, c vk.Client, _ bool) { rejections(t, c) }},
+			{"Matching", matching},
+			{"KNNOrder", func(t *testing.T, c vk.Client, _ bool) { knnOrder(t, c) }},
+			{"Hgetall", hgetall},
+			{"Backfill", func(t *testing.T, c vk.Client, _ bool) { backfill(t, c) }},
+		} {
+			t.Run(fmt.Sprintf("%s/RESP2=%v", tc.name, resp2), func(t *testing.T) {
+				m.Empty(t)
+				tc.run(t, c, resp2)
+			})
+		}
+	}
+}
+
+// replyScript is what TestRepliesAsModule sends, in order, to the fake and
+// to the module: the driver's commands and the replies it reads, and the
+// rejections the fake claims to share.
+var replyScript = [][]string{
+	{"FT.CREATE", "idx", "ON", "HASH", "PREFIX", "1", "p:", "SCHEMA", "t", "TEXT", "c", "TAG", "SEPARATOR", ",", "CASESENSITIVE", "n", "NUMERIC",
+		"v", "VECTOR", "HNSW", "6", "TYPE", "FLOAT32", "DIM", "2", "DISTANCE_METRIC", "COSINE"},
+	{"FT.CREATE", "exact", "ON", "HASH", "PREFIX", "1", "p:", "NOSTOPWORDS", "SCHEMA", "t", "TEXT"},
+	{"FT.CREATE", "tags", "ON", "HASH", "PREFIX", "1", "p:", "SCHEMA", "c", "TAG", "n", "NUMERIC"},
+	// The backfills end on each side's cron, at its own time; a scan that
+	// passed the writes below would ingest them again (a refused field
+	// then counted twice in hash_indexing_failures), so they wait.
+	{awaitReady, "idx", "exact", "tags"},
+	{"FT._LIST"},
+	{"HSET", "p:1", "t", "The quiet laptop", "c", "office", "n", "10", "v", vec(1, 0)},
+	{"HSET", "p:2", "t", "A loud speaker; it is IT-500", "c", "Office,toys", "n", "20.5", "v", vec(0, 1)},
+	{"HSET", "p:3", "t", "quiet shovel", "c", "garden", "n", "cheap", "v", vec(1, 1)},
+	{"HSET", "p:4", "v", "short"},
+	{"HSET", "q:5", "t", "quiet elsewhere"},
+	{"FT.INFO", "idx"},
+	{"FT.INFO", "exact"},
+	{"FT.INFO", "tags"},
+	{"FT.SEARCH", "idx", "quiet", "NOCONTENT", "LIMIT", "0", "10", "DIALECT", "2"},
+	{"FT.SEARCH", "idx", "quiet | loud", "NOCONTENT", "LIMIT", "0", "0", "DIALECT", "2"},
+	{"FT.SEARCH", "idx", "@c:{office}", "NOCONTENT", "DIALECT", "2"},
+	{"FT.SEARCH", "idx", "@c:{Office}", "NOCONTENT", "DIALECT", "2"},
+	{"FT.SEARCH", "idx", "@n:[10 20.5]", "NOCONTENT", "DIALECT", "2"},
+	{"FT.SEARCH", "idx", "@n:[(10 +inf]", "NOCONTENT", "DIALECT", "2"},
+	{"FT.SEARCH", "idx", `@t:"it 500"`, "NOCONTENT", "DIALECT", "2"},
+	{"FT.SEARCH", "exact", `@t:"it 500"`, "NOCONTENT", "DIALECT", "2"},
+	{"FT.SEARCH", "idx", "*=>[KNN 2 @v $vec]", "NOCONTENT", "LIMIT", "0", "2", "PARAMS", "2", "vec", vec(1, 0.1), "DIALECT", "2"},
+	{"FT.SEARCH", "idx", "@c:{office}=>[KNN 5 @v $vec]", "NOCONTENT", "LIMIT", "0", "5", "PARAMS", "2", "vec", vec(1, 0.1), "DIALECT", "2"},
+	{"FT.SEARCH", "idx", "(quiet | loud)=>[KNN 5 @v $vec]", "NOCONTENT", "LIMIT", "0", "5", "PARAMS", "2", "vec", vec(0, 1), "DIALECT", "2"},
+	{"FT.SEARCH", "idx", "the", "NOCONTENT", "DIALECT", "2"},
+	{"FT.SEARCH", "idx", "quiet | the", "NOCONTENT", "DIALECT", "2"},
+	{"FT.SEARCH", "idx", "@c:{a", "NOCONTENT", "DIALECT", "2"},
+	{"FT.SEARCH", "idx", "@n:[5 1]", "NOCONTENT", "DIALECT", "2"},
+	{"FT.SEARCH", "idx", "@t:{a}", "NOCONTENT", "DIALECT", "2"},
+	{"FT.SEARCH", "idx", "*=>[KNN 2 @v $vec]", "NOCONTENT", "PARAMS", "2", "vec", vec(1, 2, 3), "DIALECT", "2"},
+	{"FT.SEARCH", "idx", "quiet", "NOCONTENT", "DIALECT", "1"},
+	{"FT.SEARCH", "idx", "quiet", "NOCONTENT", "LIMIT", "0", "10001"},
+	{"FT.SEARCH", "nosuch", "*", "NOCONTENT"},
+	{"FT.CREATE", "idx", "SCHEMA", "t", "TEXT"},
+	{"FT.CREATE", "x", "SCHEMA", "f", "BLOB"},
+	{"FT.CREATE", "x", "SCHEMA", "v", "VECTOR", "HNSW", "6", "TYPE", "FLOAT32", "DIM", "2", "DISTANCE_METRIC", "L1"},
+	{"FT.INFO", "nosuch"},
+	{"FT.DROPINDEX", "nosuch"},
+	{"DEL", "p:1", "p:9"},
+	{"FT.SEARCH", "idx", "quiet", "NOCONTENT", "DIALECT", "2"},
+	{"FT.DROPINDEX", "tags"},
+	{"FT._LIST"},
+	{"CONFIG", "GET", "search.max-indexes"},
+	{"CONFIG", "SET", "search.max-indexes", "0"},
+	{"CONFIG", "SET", "search.nosuch", "1"},
+	{"HGETALL", "p:2"},
+}
+
+// unranked are the commands whose replies list names in no particular
+// order (a non-vector search, FT._LIST): they are compared as sets. A
+// search's total comes first, and stays first.
+func unranked(cmd []string) (unordered bool, from int) {
+	switch {
+	case cmd[0] == "FT.SEARCH" && !strings.Contains(cmd[2], "=>"):
+		return true, 1
+	case cmd[0] == "FT._LIST":
+		return true, 0
+	}
+	return false, 0
+}
+
+// TestRepliesAsModule sends replyScript to the fake and to the module and
+// compares the replies, errors by their text: every difference is listed.
+// What the fake does not model is masked by maskReply, each mask saying
+// why.
+func TestRepliesAsModule(t *testing.T) {
+	m := valkeytest.StartModule(t, 1)
+	m.Empty(t)
+	real, err := vk.NewClient(vk.ClientOption{InitAddress: []string{m.Addr}, Password: m.Secret, DisableCache: true, ForceSingleClient: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(real.Close)
+	_, fake := client(t, valkeyfake.Options{}, false)
+	for _, cmd := range replyScript {
+		if cmd[0] == awaitReady {
+			for _, c := range []vk.Client{real, fake} {
+				waitReady(t, c, cmd[1:]...)
+			}
+			continue
+		}
+		want, got := render(cmd, run(real, cmd...)), render(cmd, run(fake, cmd...))
+		if want != got {
+			t.Errorf("%.100q\n  module: %s\n  fake:   %s", strings.Join(cmd, " "), want, got)
+		}
+	}
+}
+
+// render is a reply as text: an error's message, or the value with its
+// unmodelled figures masked and an unranked search's keys sorted.
+func render(cmd []string, r vk.ValkeyResult) string {
+	v, err := r.ToAny()
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	v = maskReply(v)
+	if unordered, from := unranked(cmd); unordered {
+		if items, ok := v.([]any); ok && len(items) > from {
+			names := append([]any(nil), items[from:]...)
+			sort.Slice(names, func(i, j int) bool { return fmt.Sprint(names[i]) < fmt.Sprint(names[j]) })
+			v = append(append([]any(nil), items[:from]...), names...)
+		}
+	}
+	return fmt.Sprintf("%#v", v)
+}
+
+// awaitReady in replyScript waits, on each side, until the indexes named
+// after it have finished their backfill (waitReady).
+const awaitReady = "(await ready)"
+
+// waitReady polls FT.INFO until each index's state is "ready".
+func waitReady(t *testing.T, c vk.Client, indexes ...string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for _, ix := range indexes {
+		for {
+			kv, err := run(c, "FT.INFO", ix).ToArray()
+			if err != nil {
+				t.Fatal(err)
+			}
+			state := ""
+			for i := 0; i+1 < len(kv); i += 2 {
+				if k, _ := kv[i].ToString(); k == "state" {
+					state, _ = kv[i+1].ToString()
+				}
+			}
+			if state == "ready" {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: state %q after 30 s", ix, state)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}
+
+// masked are FT.INFO's figures the fake does not model: the memory the
+// module's allocators hold.
+var masked = map[string]bool{"user_indexed_memory": true}
+
+// maskReply replaces the value after each masked name of a list of
+// name/value pairs, at any depth.
+func maskReply(v any) any {
+	switch x := v.(type) {
+	case []any:
+		out := make([]any, len(x))
+		for i := 0; i < len(x); i++ {
+			if name, ok := x[i].(string); ok && masked[name] && i+1 < len(x) {
+				out[i], out[i+1] = name, "(masked)"
+				i++
+				continue
+			}
+			out[i] = maskReply(x[i])
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			if masked[k] {
+				out[k] = "(masked)"
+			} else {
+				out[k] = maskReply(e)
+			}
+		}
+		return out
+	}
+	return v
+}
