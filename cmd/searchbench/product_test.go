@@ -47,21 +47,7 @@ func TestProductWorkloadOnPostgres(t *testing.T) {
 		t.Logf("idle %s: recall@10 %.3f (%d of %d)", x.Kind, x.Recall, x.Found, x.Expected)
 	}
 	l := e.Levels[0]
-	s, _ := l.Op("search")
-	var kinds []string
-	for _, k := range s.Kinds {
-		kinds = append(kinds, k.Kind)
-		if k.Count == 0 || k.Latency.P50 <= 0 || len(k.Errors) > 0 {
-			t.Errorf("kind %s: %+v; want calls, latencies and no errors", k.Kind, k)
-		}
-		t.Logf("%s: %d calls, p50 %.2f ms, p99 %.2f ms", k.Kind, k.Count, k.Latency.P50, k.Latency.P99)
-	}
-	if !slices.Equal(kinds, []string{"knn", "knn-category", "knn-price", "sku", "hybrid"}) {
-		t.Errorf("kinds %v; want every kind of the mix", kinds)
-	}
-	if l.KnownItems == nil || len(l.KnownItems.Exact) == 0 {
-		t.Fatalf("known items %+v; want checks against exact answers under load", l.KnownItems)
-	}
+	searchedEveryKind(t, l)
 	for _, x := range l.KnownItems.Exact {
 		if x.Checks > 0 && x.Recall < 0.8 {
 			t.Errorf("under load %s: %+v", x.Kind, x)
@@ -188,5 +174,27 @@ func TestProductWorkloadOnEveryFake(t *testing.T) {
 				t.Errorf("%v: exit %d, %q; want exit 2 and %q", c.refuse, code, stderr, c.why)
 			}
 		})
+	}
+}
+
+// searchedEveryKind checks that a level of the five-kind product mix
+// searched with every kind — calls, latencies, no errors, in the table's
+// order — and ran known-item checks against exact answers under load.
+func searchedEveryKind(t *testing.T, l result.Level) {
+	t.Helper()
+	s, _ := l.Op("search")
+	var kinds []string
+	for _, k := range s.Kinds {
+		kinds = append(kinds, k.Kind)
+		if k.Count == 0 || k.Latency.P50 <= 0 || len(k.Errors) > 0 {
+			t.Errorf("kind %s: %+v; want calls, latencies and no errors", k.Kind, k)
+		}
+		t.Logf("%s: %d calls, p50 %.2f ms, p99 %.2f ms", k.Kind, k.Count, k.Latency.P50, k.Latency.P99)
+	}
+	if !slices.Equal(kinds, []string{"knn", "knn-category", "knn-price", "sku", "hybrid"}) {
+		t.Errorf("kinds %v; want every kind of the mix", kinds)
+	}
+	if l.KnownItems == nil || len(l.KnownItems.Exact) == 0 {
+		t.Fatalf("known items %+v; want checks against exact answers under load", l.KnownItems)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -232,21 +231,7 @@ func TestProductWorkloadOnValkey(t *testing.T) {
 		t.Logf("idle %s: recall@10 %.3f (%d of %d)", x.Kind, x.Recall, x.Found, x.Expected)
 	}
 	l := e.Levels[0]
-	s, _ := l.Op("search")
-	var kinds []string
-	for _, k := range s.Kinds {
-		kinds = append(kinds, k.Kind)
-		if k.Count == 0 || len(k.Errors) > 0 {
-			t.Errorf("kind %s: %+v; want calls and no errors", k.Kind, k)
-		}
-		t.Logf("%s: %d calls, p50 %.2f ms, p99 %.2f ms", k.Kind, k.Count, k.Latency.P50, k.Latency.P99)
-	}
-	if !slices.Equal(kinds, []string{"knn", "knn-category", "knn-price", "sku", "hybrid"}) {
-		t.Errorf("kinds %v; want every kind of the mix", kinds)
-	}
-	if l.KnownItems == nil || len(l.KnownItems.Exact) == 0 {
-		t.Fatalf("known items %+v; want checks against exact answers under load", l.KnownItems)
-	}
+	searchedEveryKind(t, l)
 	for _, x := range l.KnownItems.Exact {
 		t.Logf("under load %s: recall@10 %.3f (%d of %d, %d checks, %d skipped); idle %.3f", x.Kind, x.Recall, x.Found, x.Expected, x.Checks, x.Skipped, x.IdleRecall)
 	}
