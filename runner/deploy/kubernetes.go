@@ -113,7 +113,7 @@ func (s *Spec) labels(component string) map[string]string {
 // when the result is written; the pod's second container, "results", keeps
 // the pod (and the volume) alive for `kubectl cp` until the manifest is
 // deleted. It runs `sleep infinity`, and kubectl cp runs tar, so the image
-// needs both besides searchbench (a Debian slim base; see the README).
+// needs both besides searchbench (a Debian slim base; see docs/sharded.md).
 func (s *Spec) Kubernetes() ([]byte, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
