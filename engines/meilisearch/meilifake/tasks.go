@@ -121,8 +121,7 @@ func (s *Server) finish(t *task) {
 	if len(s.failNext) > 0 {
 		f := s.failNext[0]
 		s.failNext = s.failNext[1:]
-		e := newError(f.Code, f.Message)
-		err = &e
+		err = newError(f.Code, f.Message)
 	} else {
 		details, err = t.apply()
 	}
@@ -173,12 +172,10 @@ func parseTaskFilter(r *http.Request) (taskFilter, *apiError) {
 	q := r.URL.Query()
 	for k := range q {
 		switch {
-		case !contains(taskParamsKnown, k):
-			e := newError("bad_request", fmt.Sprintf("Unknown parameter `%s`: expected one of %s", k, quoteList(taskParamsKnown)))
-			return f, &e
-		case !contains(taskParamsModelled, k):
-			e := notModelled("the tasks parameter `" + k + "`")
-			return f, &e
+		case !slices.Contains(taskParamsKnown, k):
+			return f, newError("bad_request", fmt.Sprintf("Unknown parameter `%s`: expected one of %s", k, quoteList(taskParamsKnown)))
+		case !slices.Contains(taskParamsModelled, k):
+			return f, notModelled("the tasks parameter `" + k + "`")
 		}
 	}
 	list := func(k string) []string {
@@ -189,9 +186,8 @@ func parseTaskFilter(r *http.Request) (taskFilter, *apiError) {
 	}
 	f.statuses, f.indexUIDs = list("statuses"), list("indexUids")
 	for _, st := range f.statuses {
-		if !contains(taskStatuses, st) {
-			e := newError("invalid_task_statuses", fmt.Sprintf("Invalid value in parameter `statuses`: `%s` is not a valid task status. Available statuses are %s.", st, quoteList(taskStatuses)))
-			return f, &e
+		if !slices.Contains(taskStatuses, st) {
+			return f, newError("invalid_task_statuses", fmt.Sprintf("Invalid value in parameter `statuses`: `%s` is not a valid task status. Available statuses are %s.", st, quoteList(taskStatuses)))
 		}
 	}
 	for _, p := range []struct {
@@ -204,8 +200,7 @@ func parseTaskFilter(r *http.Request) (taskFilter, *apiError) {
 		if v := q.Get(p.name); v != "" {
 			n, err := strconv.ParseUint(v, 10, 32)
 			if err != nil {
-				e := newError(p.code, fmt.Sprintf("Invalid value in parameter `%s`: could not parse `%s` as a positive integer", p.name, v))
-				return f, &e
+				return f, newError(p.code, fmt.Sprintf("Invalid value in parameter `%s`: could not parse `%s` as a positive integer", p.name, v))
 			}
 			p.dst(n)
 		}
@@ -223,7 +218,7 @@ func (f taskFilter) match(t *task) bool {
 func (s *Server) listTasks(w http.ResponseWriter, r *http.Request) {
 	f, e := parseTaskFilter(r)
 	if e != nil {
-		writeError(w, *e)
+		writeError(w, e)
 		return
 	}
 	s.mu.Lock()

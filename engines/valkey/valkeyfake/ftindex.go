@@ -2,8 +2,8 @@ package valkeyfake
 
 import (
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -56,13 +56,8 @@ func cmdFtDrop(s *Server, c *conn, args []string) {
 
 func cmdFtList(s *Server, c *conn, _ []string) {
 	s.mu.Lock()
-	names := make([]string, 0, len(s.indexes))
-	for n := range s.indexes {
-		names = append(names, n)
-	}
-	s.mu.Unlock()
-	sort.Strings(names)
-	c.w.bulks(names)
+	defer s.mu.Unlock()
+	c.w.value(slices.Sorted(maps.Keys(s.indexes)))
 }
 
 // cmdFtInfo answers FT.INFO in the module's layout (src/index_schema.cc
@@ -141,13 +136,6 @@ func (ix *index) termCounts() (occurrences, terms int) {
 		}
 	}
 	return occurrences, len(seen)
-}
-
-func b2i(b bool) int64 {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 func boolDigit(b bool) string {

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -89,6 +90,13 @@ type createError string
 func (e createError) Error() string { return string(e) }
 
 func cerr(format string, a ...any) error { return createError(fmt.Sprintf(format, a...)) }
+
+// valueError is a KeyValueParser's error for a parameter's value: "Error
+// parsing value for the parameter `KEY` - " before the value's error
+// (vmsdk/src/command_parser.h KeyValueParser::Parse, 1.2.1).
+func valueError(param, format string, a ...any) error {
+	return cerr("Error parsing value for the parameter `%s` - %s", param, fmt.Sprintf(format, a...))
+}
 
 // argIter walks command arguments the way vmsdk's ArgsIterator does.
 type argIter struct {
@@ -433,54 +441,30 @@ func parseVector(it *argIter, a *attribute) error {
 	it.pos += int(n)
 	a.m, a.efc, a.efRuntime, a.initialCap, a.blockSize = defaultM, defaultEFC, defaultEFRuntime, defaultInitialCap, defaultBlockSize
 	var vtype string
-	// The attributes are read by a KeyValueParser, which puts "Error
-	// parsing value for the parameter `KEY` - " before a value's error and
-	// refuses an unknown key as an "Unexpected argument"
-	// (vmsdk/src/command_parser.h KeyValueParser::Parse, 1.2.1).
-	valueErr := func(key, format string, a ...any) error {
-		return cerr("Error parsing value for the parameter `%s` - %s", key, fmt.Sprintf(format, a...))
-	}
+	ints := map[string]*int{"DIM": &a.dim, "M": &a.m, "EF_CONSTRUCTION": &a.efc, "EF_RUNTIME": &a.efRuntime,
+		"INITIAL_CAP": &a.initialCap, "BLOCK_SIZE": &a.blockSize}
+	// The attributes are read by a KeyValueParser, which refuses an
+	// unknown key as an "Unexpected argument" (valueError).
 	for i := 0; i < len(sub); i += 2 {
 		key := strings.ToUpper(sub[i])
 		if i+1 >= len(sub) {
-			return valueErr(sub[i], "Missing argument")
+			return valueError(sub[i], "Missing argument")
 		}
 		val := sub[i+1]
-		switch key {
-		case "TYPE":
-			if !strings.EqualFold(val, "FLOAT32") {
-				return valueErr(sub[i], "Unknown argument `%s`", val)
-			}
-			vtype = "FLOAT32"
-		case "DIM":
-			d, err := strconv.Atoi(val)
-			if err != nil {
-				return valueErr(sub[i], "`%s` is not a valid numeric value", val)
-			}
-			a.dim = d
-		case "DISTANCE_METRIC":
-			m := strings.ToUpper(val)
-			if m != "L2" && m != "IP" && m != "COSINE" {
-				return valueErr(sub[i], "Unknown argument `%s`", val)
-			}
-			a.metric = m
-		case "M", "EF_CONSTRUCTION", "EF_RUNTIME", "INITIAL_CAP", "BLOCK_SIZE":
+		dst, isInt := ints[key]
+		switch {
+		case isInt:
 			v, err := strconv.Atoi(val)
 			if err != nil {
-				return valueErr(sub[i], "`%s` is not a valid numeric value", val)
+				return valueError(sub[i], "`%s` is not a valid numeric value", val)
 			}
-			switch key {
-			case "M":
-				a.m = v
-			case "EF_CONSTRUCTION":
-				a.efc = v
-			case "EF_RUNTIME":
-				a.efRuntime = v
-			case "INITIAL_CAP":
-				a.initialCap = v
-			case "BLOCK_SIZE":
-				a.blockSize = v
-			}
+			*dst = v
+		case key == "TYPE" && strings.EqualFold(val, "FLOAT32"):
+			vtype = "FLOAT32"
+		case key == "DISTANCE_METRIC" && slices.Contains([]string{"L2", "IP", "COSINE"}, strings.ToUpper(val)):
+			a.metric = strings.ToUpper(val)
+		case key == "TYPE" || key == "DISTANCE_METRIC":
+			return valueError(sub[i], "Unknown argument `%s`", val)
 		default:
 			return cerr("Unexpected argument `%s`", sub[i])
 		}
@@ -555,11 +539,7 @@ func (ix *index) ingest(hash map[string]string, prev *indexedDoc) (d *indexedDoc
 			}
 		case typeVector:
 			if taken = len(v) == 4*a.dim; taken {
-				vec := make([]float32, a.dim)
-				for i := range vec {
-					vec[i] = math.Float32frombits(binary.LittleEndian.Uint32([]byte(v[4*i:])))
-				}
-				d.vecs[a.alias] = vec
+				d.vecs[a.alias] = decodeVector(v)
 			}
 		}
 		switch {
@@ -571,6 +551,15 @@ func (ix *index) ingest(hash map[string]string, prev *indexedDoc) (d *indexedDoc
 		}
 	}
 	return d, added, failures
+}
+
+// decodeVector reads a FLOAT32 vector's little-endian bytes.
+func decodeVector(b string) []float32 {
+	vec := make([]float32, len(b)/4)
+	for i := range vec {
+		vec[i] = math.Float32frombits(binary.LittleEndian.Uint32([]byte(b[4*i:])))
+	}
+	return vec
 }
 
 // has says whether the document holds a value of a.

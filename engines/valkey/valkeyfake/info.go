@@ -1,7 +1,6 @@
 package valkeyfake
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math"
 	"runtime"
@@ -9,8 +8,6 @@ import (
 	"strings"
 	"time"
 )
-
-func float32frombytes(b []byte) float32 { return math.Float32frombits(binary.LittleEndian.Uint32(b)) }
 
 // cmdInfo answers INFO [section …] with the sections a driver reads:
 // server, clients, modules and the module's search_* sections (INFO search).
@@ -72,7 +69,8 @@ func cmdConfig(s *Server, c *conn, args []string) {
 	switch strings.ToUpper(args[1]) {
 	case "GET":
 		s.mu.Lock()
-		var out []string
+		defer s.mu.Unlock()
+		out := dict{}
 		for _, pat := range args[2:] {
 			for k, v := range s.config {
 				if globMatch(strings.ToLower(pat), k) {
@@ -80,11 +78,7 @@ func cmdConfig(s *Server, c *conn, args []string) {
 				}
 			}
 		}
-		s.mu.Unlock()
-		c.w.mapHeader(len(out) / 2)
-		for _, v := range out {
-			c.w.bulk(v)
-		}
+		c.w.value(out)
 	case "SET":
 		if len(args)%2 != 0 {
 			c.w.err("ERR wrong number of arguments for 'config|set' command")

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/searchbench/searchbench/engines/enginetest/fakekit"
 )
 
 // predicate is one node of a parsed query.
@@ -211,13 +213,19 @@ func (p *queryParser) orExpr(field *attribute) (predicate, error) {
 		}
 		p.pos++
 	}
-	switch len(alts) {
+	return collapse(alts, alts), nil
+}
+
+// collapse is a node of preds: none, the one, or all (an andPred or an
+// orPred) as the caller built it.
+func collapse(preds []predicate, all predicate) predicate {
+	switch len(preds) {
 	case 0:
-		return nil, nil
+		return nil
 	case 1:
-		return alts[0], nil
+		return preds[0]
 	}
-	return alts, nil
+	return all
 }
 
 func (p *queryParser) andExpr(field *attribute) (predicate, error) {
@@ -236,13 +244,7 @@ func (p *queryParser) andExpr(field *attribute) (predicate, error) {
 			all = append(all, u)
 		}
 	}
-	switch len(all) {
-	case 0:
-		return nil, nil
-	case 1:
-		return all[0], nil
-	}
-	return all, nil
+	return collapse(all, all), nil
 }
 
 func (p *queryParser) unary(field *attribute) (predicate, error) {
@@ -333,51 +335,37 @@ func (p *queryParser) fieldExpr() (predicate, error) {
 	return p.term(a)
 }
 
+// tags reads a tag list up to its closing brace: tags cut at '|', a
+// backslash keeping the character after it.
 func (p *queryParser) tags(a *attribute) (predicate, error) {
-	var raw strings.Builder
+	var tags []string
+	var cur strings.Builder
 	for {
 		if p.end() {
 			return nil, p.errorf("Missing closing TAG bracket, '}'")
 		}
 		c := p.peek()
 		p.pos++
-		if c == '\\' && !p.end() {
-			raw.WriteByte('\\')
-			raw.WriteByte(p.peek())
+		switch {
+		case c == '\\' && !p.end():
+			cur.WriteByte(p.peek())
 			p.pos++
 			continue
+		case c != '|' && c != '}':
+			cur.WriteByte(c)
+			continue
 		}
-		if c == '}' {
-			break
-		}
-		raw.WriteByte(c)
-	}
-	var tags []string
-	var cur strings.Builder
-	flush := func() {
-		t := strings.TrimSpace(cur.String())
-		if t != "" {
+		if t := strings.TrimSpace(cur.String()); t != "" {
 			if !a.caseSensitive {
 				t = strings.ToLower(t)
 			}
 			tags = append(tags, t)
 		}
 		cur.Reset()
-	}
-	r := raw.String()
-	for i := 0; i < len(r); i++ {
-		switch {
-		case r[i] == '\\' && i+1 < len(r):
-			i++
-			cur.WriteByte(r[i])
-		case r[i] == '|':
-			flush()
-		default:
-			cur.WriteByte(r[i])
+		if c == '}' {
+			return tagPred{alias: a.alias, tags: tags}, nil
 		}
 	}
-	flush()
-	return tagPred{alias: a.alias, tags: tags}, nil
 }
 
 func (p *queryParser) number() (float64, error) {
@@ -400,27 +388,27 @@ func (p *queryParser) number() (float64, error) {
 	return f, nil
 }
 
-func (p *queryParser) numeric(a *attribute) (predicate, error) {
-	n := numPred{alias: a.alias, loInc: true, hiInc: true}
+// bound reads one end of a range, exclusive after '('.
+func (p *queryParser) bound() (v float64, inclusive bool, err error) {
 	p.skipSpace()
-	if !p.end() && p.peek() == '(' {
-		n.loInc = false
+	if inclusive = p.end() || p.peek() != '('; !inclusive {
 		p.pos++
 	}
+	v, err = p.number()
+	return v, inclusive, err
+}
+
+func (p *queryParser) numeric(a *attribute) (predicate, error) {
+	n := numPred{alias: a.alias}
 	var err error
-	if n.lo, err = p.number(); err != nil {
+	if n.lo, n.loInc, err = p.bound(); err != nil {
 		return nil, err
 	}
 	if p.end() || (p.peek() != ' ' && p.peek() != ',') {
 		return nil, p.errorf("Expected space or `,` between start and end values of a numeric field. Position: %d", p.pos)
 	}
 	p.pos++
-	p.skipSpace()
-	if !p.end() && p.peek() == '(' {
-		n.hiInc = false
-		p.pos++
-	}
-	if n.hi, err = p.number(); err != nil {
+	if n.hi, n.hiInc, err = p.bound(); err != nil {
 		return nil, err
 	}
 	p.skipSpace()
@@ -561,6 +549,8 @@ func (p *queryParser) phrase(field *attribute) (predicate, error) {
 type knn struct {
 	kStr, blobStr, efStr, as string
 	field                    *attribute
+	k                        int       // resolved
+	vec                      []float32 // resolved
 }
 
 func parseKNN(ix *index, s string) (*knn, error) {
@@ -616,24 +606,14 @@ func parseKNN(ix *index, s string) (*knn, error) {
 	return k, nil
 }
 
-// distance is the index's metric: COSINE 1−cos, IP 1−dot, L2 squared.
+// distance is the index's metric as valkey-search reports it: COSINE
+// 1−cos (1 for a zero vector), IP 1−dot, L2 the squared distance.
 func distance(metric string, a, b []float32) float64 {
-	var dot, na, nb, l2 float64
-	for i := range a {
-		x, y := float64(a[i]), float64(b[i])
-		dot += x * y
-		na += x * x
-		nb += y * y
-		l2 += (x - y) * (x - y)
-	}
 	switch metric {
 	case "COSINE":
-		if na == 0 || nb == 0 {
-			return 1
-		}
-		return 1 - dot/math.Sqrt(na*nb)
+		return 1 - fakekit.Cosine(a, b)
 	case "IP":
-		return 1 - dot
+		return 1 - fakekit.Dot(a, b)
 	}
-	return l2
+	return fakekit.L2Squared(a, b)
 }
