@@ -98,10 +98,13 @@ func valueError(param, format string, a ...any) error {
 	return cerr("Error parsing value for the parameter `%s` - %s", param, fmt.Sprintf(format, a...))
 }
 
-// argIter walks command arguments the way vmsdk's ArgsIterator does.
+// argIter walks command arguments the way vmsdk's ArgsIterator does. err
+// is the first missing or malformed value: a parser checks it once after
+// each option.
 type argIter struct {
 	args []string
 	pos  int
+	err  error
 }
 
 func (it *argIter) more() bool   { return it.pos < len(it.args) }
@@ -122,24 +125,37 @@ func (it *argIter) match(word string) bool {
 	return false
 }
 
-func (it *argIter) value(param string) (string, error) {
+// value is param's value, "" with it.err set when there is none.
+func (it *argIter) value(param string) string {
 	v, ok := it.next()
 	if !ok {
-		return "", cerr("Missing argument for `%s`", param)
+		it.fail(cerr("Missing argument for `%s`", param))
 	}
-	return v, nil
+	return v
 }
 
-func (it *argIter) uint(param string) (int, error) {
-	v, err := it.value(param)
-	if err != nil {
-		return 0, err
-	}
+// uint is param's value as a count, 0 with it.err set when it is none.
+func (it *argIter) uint(param string) int {
+	v := it.value(param)
 	n, err := strconv.ParseUint(v, 10, 31)
 	if err != nil {
-		return 0, cerr("Bad arguments for %s: `%s` is outside acceptable bounds", param, v)
+		it.fail(cerr("Bad arguments for %s: `%s` is outside acceptable bounds", param, v))
 	}
-	return int(n), nil
+	return int(n)
+}
+
+// fail keeps the first error.
+func (it *argIter) fail(err error) {
+	if it.err == nil {
+		it.err = err
+	}
+}
+
+// take is the next n arguments (as many as there are).
+func (it *argIter) take(n int) []string {
+	n = min(n, len(it.args)-it.pos)
+	it.pos += n
+	return it.args[it.pos-n : it.pos]
 }
 
 // Limits of valkey-search 1.2 (ft_create_parser.cc defaults).
@@ -224,33 +240,26 @@ func parseCreate(args []string) (*index, error) {
 // parseSource reads FT.CREATE's ON HASH|JSON and PREFIX n p1 … pn.
 func parseSource(it *argIter, ix *index) error {
 	if it.match("ON") {
-		v, err := it.value("ON")
-		if err != nil {
-			return err
-		}
-		switch strings.ToUpper(v) {
-		case "HASH":
-		case "JSON":
+		switch v := it.value("ON"); {
+		case it.err != nil:
+			return it.err
+		case strings.EqualFold(v, "JSON"):
 			return cerr("JSON module is not loaded.")
-		default:
+		case !strings.EqualFold(v, "HASH"):
 			return cerr("Unknown argument `%s`", v)
 		}
 	}
 	if it.match("PREFIX") {
-		n, err := it.uint("PREFIX")
-		if err != nil {
-			return err
-		}
-		if n > len(it.args)-it.pos {
+		n := it.uint("PREFIX")
+		switch {
+		case it.err != nil:
+			return it.err
+		case n > len(it.args)-it.pos:
 			return cerr("Bad arguments for PREFIX: `%d` is outside acceptable bounds", n)
-		}
-		if n > maxPrefixes {
+		case n > maxPrefixes:
 			return cerr("Number of prefixes (%d) exceeds the maximum allowed (%d)", n, maxPrefixes)
 		}
-		for range n {
-			p, _ := it.next()
-			ix.prefixes = append(ix.prefixes, p)
-		}
+		ix.prefixes = append(ix.prefixes, it.take(n)...)
 	}
 	return nil
 }
@@ -260,23 +269,16 @@ func parseSource(it *argIter, ix *index) error {
 func parseTextOptions(it *argIter, ix *index) error {
 	for it.more() && !strings.EqualFold(it.peek(), "SCHEMA") {
 		start := it.pos
+		var bad error // a value the option refuses
 		switch {
 		case it.match("SCORE"):
-			v, err := it.value("SCORE")
-			if err != nil {
-				return err
-			}
-			f, perr := strconv.ParseFloat(v, 64)
-			if perr != nil || f < 0 || f > 1 {
-				return cerr("`SCORE` parameter with a value `%s` is not supported. The value must be between 0.0 and 1.0", v)
+			v := it.value("SCORE")
+			if f, err := strconv.ParseFloat(v, 64); err != nil || f < 0 || f > 1 {
+				bad = cerr("`SCORE` parameter with a value `%s` is not supported. The value must be between 0.0 and 1.0", v)
 			}
 		case it.match("LANGUAGE"):
-			v, err := it.value("LANGUAGE")
-			if err != nil {
-				return err
-			}
-			if !strings.EqualFold(v, "ENGLISH") {
-				return cerr("Unknown argument `%s`", v)
+			if v := it.value("LANGUAGE"); !strings.EqualFold(v, "ENGLISH") {
+				bad = cerr("Unknown argument `%s`", v)
 			}
 		case it.match("SKIPINITIALSCAN"):
 			ix.skipScan = true
@@ -292,38 +294,23 @@ func parseTextOptions(it *argIter, ix *index) error {
 		case it.match("NOSTOPWORDS"):
 			ix.text.setStopWords(nil)
 		case it.match("STOPWORDS"):
-			n, err := it.uint("STOPWORDS")
-			if err != nil {
-				return err
-			}
+			n := it.uint("STOPWORDS")
 			if n > len(it.args)-it.pos {
-				return cerr("Missing argument for STOPWORDS. The count does not match the number of arguments provided for STOPWORDS")
+				bad = cerr("Missing argument for STOPWORDS. The count does not match the number of arguments provided for STOPWORDS")
 			}
-			words := make([]string, 0, n)
-			for range n {
-				w, _ := it.next()
-				words = append(words, w)
-			}
-			ix.text.setStopWords(words)
+			ix.text.setStopWords(it.take(n))
 		case it.match("PUNCTUATION"):
-			v, err := it.value("PUNCTUATION")
-			if err != nil {
-				return err
+			if ix.text.punctuation = it.value("PUNCTUATION"); ix.text.punctuation == "" {
+				bad = cerr("PUNCTUATION string cannot be empty")
 			}
-			if v == "" {
-				return cerr("PUNCTUATION string cannot be empty")
-			}
-			ix.text.punctuation = v
 		case it.match("MINSTEMSIZE"):
-			n, err := it.value("MINSTEMSIZE")
-			if err != nil {
-				return err
+			v, err := strconv.Atoi(it.value("MINSTEMSIZE"))
+			if ix.text.minStemSize = v; err != nil || v <= 0 {
+				bad = cerr("MINSTEMSIZE must be positive")
 			}
-			v, perr := strconv.Atoi(n)
-			if perr != nil || v <= 0 {
-				return cerr("MINSTEMSIZE must be positive")
-			}
-			ix.text.minStemSize = v
+		}
+		if it.fail(bad); it.err != nil {
+			return it.err
 		}
 		if it.pos == start {
 			return nil
@@ -376,9 +363,9 @@ func parseTag(it *argIter, a *attribute) error {
 	for {
 		switch {
 		case it.match("SEPARATOR"):
-			v, err := it.value("SEPARATOR")
-			if err != nil {
-				return err
+			v := it.value("SEPARATOR")
+			if it.err != nil {
+				return it.err
 			}
 			if len(v) != 1 {
 				return cerr("The separator must be a single character, but got `%s`", v)
@@ -402,12 +389,12 @@ func parseTextField(it *argIter, a *attribute) error {
 		case it.match("NOSTEM"):
 			a.noStem = true
 		case it.match("WEIGHT"):
-			v, err := it.value("WEIGHT")
-			if err != nil {
-				return err
-			}
-			if f, perr := strconv.ParseFloat(v, 64); perr != nil || f != 1.0 {
+			v := it.value("WEIGHT")
+			if f, err := strconv.ParseFloat(v, 64); it.err == nil && (err != nil || f != 1.0) {
 				return cerr("The `WEIGHT` clause with a value other than `1.0` is not supported.")
+			}
+			if it.err != nil {
+				return it.err
 			}
 		default:
 			return nil
@@ -437,8 +424,7 @@ func parseVector(it *argIter, a *attribute) error {
 	if remaining := len(it.args) - it.pos; int(n) > remaining {
 		return cerr("Expected %d parameters for %s but got %d parameters.", n, a.algorithm, remaining)
 	}
-	sub := it.args[it.pos : it.pos+int(n)]
-	it.pos += int(n)
+	sub := it.take(int(n))
 	a.m, a.efc, a.efRuntime, a.initialCap, a.blockSize = defaultM, defaultEFC, defaultEFRuntime, defaultInitialCap, defaultBlockSize
 	var vtype string
 	ints := map[string]*int{"DIM": &a.dim, "M": &a.m, "EF_CONSTRUCTION": &a.efc, "EF_RUNTIME": &a.efRuntime,
