@@ -128,9 +128,10 @@ func (ix *index) tracked(a *attribute) int {
 func (ix *index) termCounts() (occurrences, terms int) {
 	seen := map[string]bool{}
 	for _, d := range ix.docs {
-		for _, toks := range d.text {
-			occurrences += len(toks)
-			for _, t := range toks {
+		for _, v := range d {
+			tv, _ := v.(textValue)
+			occurrences += len(tv.toks)
+			for _, t := range tv.toks {
 				seen[t] = true
 			}
 		}

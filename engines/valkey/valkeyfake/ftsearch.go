@@ -295,7 +295,7 @@ func (k *knn) nearest(ix *index, keys []string) []string {
 	scores := map[string]float64{}
 	var cands []string
 	for _, key := range keys {
-		if v, ok := ix.docs[key].vecs[k.field.alias]; ok {
+		if v, ok := ix.docs[key][k.field.alias].([]float32); ok {
 			scores[key] = distance(k.field.metric, k.vec, v)
 			cands = append(cands, key)
 		}

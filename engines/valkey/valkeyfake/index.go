@@ -46,15 +46,14 @@ type attribute struct {
 	blockSize  int // FLAT
 }
 
-// indexedDoc is what an index holds for one key: the parsed values of the
-// attributes the key carries.
-type indexedDoc struct {
-	text  map[string][]string // alias → tokens in order (positions), stop words removed
-	stems map[string][]string // alias → each token's stem, "" where it has none
-	tags  map[string][]string
-	nums  map[string]float64
-	vecs  map[string][]float32
-}
+// indexedDoc is what an index holds for one key: by alias, the parsed
+// value of each attribute the key carries, a textValue, []string (tags),
+// float64 or []float32.
+type indexedDoc map[string]any
+
+// textValue is a TEXT attribute's words in order (positions), stop words
+// removed, and each word's stem, "" where it has none.
+type textValue struct{ toks, stems []string }
 
 // index is one FT.CREATE'd index and the documents it has ingested.
 type index struct {
@@ -63,7 +62,7 @@ type index struct {
 	text     textOptions
 	attrs    []*attribute
 	byAlias  map[string]*attribute
-	docs     map[string]*indexedDoc
+	docs     map[string]indexedDoc
 	failures int64
 	queue    int64 // mutations accepted but not yet applied (mutation_queue_size)
 	skipScan bool  // SKIPINITIALSCAN: no backfill
@@ -186,7 +185,7 @@ func parseCreate(args []string) (*index, error) {
 	if !ok {
 		return nil, cerr("Missing argument")
 	}
-	ix := &index{name: name, byAlias: map[string]*attribute{}, docs: map[string]*indexedDoc{}}
+	ix := &index{name: name, byAlias: map[string]*attribute{}, docs: map[string]indexedDoc{}}
 	ix.text = textOptions{punctuation: defaultPunctuation, minStemSize: defaultMinStemSize, offsets: true}
 	ix.text.setStopWords(defaultStopWords)
 	if err := parseSource(it, ix); err != nil {
@@ -480,63 +479,66 @@ func parseVector(it *argIter, a *attribute) error {
 // hash_indexing_failures counts (failures). An attribute that held the key
 // is a Modify, counted in neither. Either way a value not taken leaves the
 // attribute without the key.
-func (ix *index) ingest(hash map[string]string, prev *indexedDoc) (d *indexedDoc, added map[fieldType]int, failures int) {
-	d = &indexedDoc{text: map[string][]string{}, stems: map[string][]string{}, tags: map[string][]string{}, nums: map[string]float64{}, vecs: map[string][]float32{}}
-	added = map[fieldType]int{}
+func (ix *index) ingest(hash map[string]string, prev indexedDoc) (d indexedDoc, added map[fieldType]int, failures int) {
+	d, added = indexedDoc{}, map[fieldType]int{}
 	for _, a := range ix.attrs {
 		v, ok := hash[a.identifier]
 		if !ok {
 			continue
 		}
-		taken := true
-		switch a.typ {
-		case typeText:
-			if !utf8.ValidString(v) {
-				taken = false // src/indexes/text/lexer.cc Tokenize: "Invalid UTF-8"
-				break
-			}
-			var toks, stems []string
-			for _, t := range ix.text.tokenize(v) {
-				if ix.text.stopWords[t] {
-					continue
-				}
-				toks = append(toks, t)
-				// The stem a word is found by (Lexer::UpdateStemMap): none
-				// for a field without stemming or a word shorter than
-				// MINSTEMSIZE.
-				st := ""
-				if !a.noStem && len(t) >= ix.text.minStemSize {
-					st = stem(t)
-				}
-				stems = append(stems, st)
-			}
-			d.text[a.alias], d.stems[a.alias] = toks, stems
-		case typeTag:
-			tags := splitTags(v, a.separator, a.caseSensitive)
-			if taken = len(tags) > 0; taken { // src/indexes/tag.cc AddRecord
-				d.tags[a.alias] = tags
-			}
-		case typeNumeric:
-			// src/indexes/numeric.cc ParseNumber: absl::SimpleAtod, "nan"
-			// refused.
-			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-			if taken = err == nil && !math.IsNaN(f); taken {
-				d.nums[a.alias] = f
-			}
-		case typeVector:
-			if taken = len(v) == 4*a.dim; taken {
-				d.vecs[a.alias] = decodeVector(v)
-			}
+		if val := ix.valueOf(a, v); val != nil {
+			d[a.alias] = val
 		}
 		switch {
-		case prev != nil && prev.has(a):
-		case taken:
+		case prev.has(a):
+		case d.has(a):
 			added[a.typ]++
 		default:
 			failures++
 		}
 	}
 	return d, added, failures
+}
+
+// valueOf parses an attribute's value as its index does, nil when the
+// index does not take it: text that is not UTF-8 (src/indexes/text/lexer.cc
+// Tokenize: "Invalid UTF-8"), a TAG value with no tag (src/indexes/tag.cc
+// AddRecord), no number (src/indexes/numeric.cc ParseNumber:
+// absl::SimpleAtod, "nan" refused), a vector of the wrong byte length.
+func (ix *index) valueOf(a *attribute, v string) any {
+	switch a.typ {
+	case typeText:
+		if !utf8.ValidString(v) {
+			return nil
+		}
+		var tv textValue
+		for _, t := range ix.text.tokenize(v) {
+			if ix.text.stopWords[t] {
+				continue
+			}
+			// The stem a word is found by (Lexer::UpdateStemMap): none for
+			// a field without stemming or a word shorter than MINSTEMSIZE.
+			st := ""
+			if !a.noStem && len(t) >= ix.text.minStemSize {
+				st = stem(t)
+			}
+			tv.toks, tv.stems = append(tv.toks, t), append(tv.stems, st)
+		}
+		return tv
+	case typeTag:
+		if tags := splitTags(v, a.separator, a.caseSensitive); len(tags) > 0 {
+			return tags
+		}
+	case typeNumeric:
+		if f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil && !math.IsNaN(f) {
+			return f
+		}
+	case typeVector:
+		if len(v) == 4*a.dim {
+			return decodeVector(v)
+		}
+	}
+	return nil
 }
 
 // decodeVector reads a FLOAT32 vector's little-endian bytes.
@@ -549,18 +551,8 @@ func decodeVector(b string) []float32 {
 }
 
 // has says whether the document holds a value of a.
-func (d *indexedDoc) has(a *attribute) bool {
-	var ok bool
-	switch a.typ {
-	case typeText:
-		_, ok = d.text[a.alias]
-	case typeTag:
-		_, ok = d.tags[a.alias]
-	case typeNumeric:
-		_, ok = d.nums[a.alias]
-	case typeVector:
-		_, ok = d.vecs[a.alias]
-	}
+func (d indexedDoc) has(a *attribute) bool {
+	_, ok := d[a.alias]
 	return ok
 }
 

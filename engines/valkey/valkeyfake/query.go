@@ -11,7 +11,7 @@ import (
 
 // predicate is one node of a parsed query.
 type predicate interface {
-	eval(d *indexedDoc) bool
+	eval(d indexedDoc) bool
 }
 
 type andPred []predicate
@@ -19,7 +19,7 @@ type orPred []predicate
 type notPred struct{ p predicate }
 type allPred struct{}
 
-func (a andPred) eval(d *indexedDoc) bool {
+func (a andPred) eval(d indexedDoc) bool {
 	for _, p := range a {
 		if !p.eval(d) {
 			return false
@@ -28,7 +28,7 @@ func (a andPred) eval(d *indexedDoc) bool {
 	return true
 }
 
-func (o orPred) eval(d *indexedDoc) bool {
+func (o orPred) eval(d indexedDoc) bool {
 	for _, p := range o {
 		if p.eval(d) {
 			return true
@@ -37,8 +37,8 @@ func (o orPred) eval(d *indexedDoc) bool {
 	return false
 }
 
-func (n notPred) eval(d *indexedDoc) bool { return !n.p.eval(d) }
-func (allPred) eval(*indexedDoc) bool     { return true }
+func (n notPred) eval(d indexedDoc) bool { return !n.p.eval(d) }
+func (allPred) eval(indexedDoc) bool     { return true }
 
 // termPred matches a word in the named TEXT fields (all of them when
 // fields is nil), whole or as a prefix. Unless exact (a word of a quoted
@@ -54,15 +54,15 @@ type termPred struct {
 	stem   string
 }
 
-func (t termPred) eval(d *indexedDoc) bool {
+func (t termPred) eval(d indexedDoc) bool {
 	for _, a := range t.fields {
-		stems := d.stems[a.alias]
-		for i, tok := range d.text[a.alias] {
+		tv, _ := d[a.alias].(textValue)
+		for i, tok := range tv.toks {
 			switch {
 			case tok == t.word, t.prefix && strings.HasPrefix(tok, t.word):
 				return true
 			case t.prefix || t.exact || a.noStem:
-			case tok == t.stem, stems[i] != "" && stems[i] == t.stem:
+			case tok == t.stem, tv.stems[i] != "" && tv.stems[i] == t.stem:
 				return true
 			}
 		}
@@ -77,9 +77,10 @@ type phrasePred struct {
 	words  []string
 }
 
-func (p phrasePred) eval(d *indexedDoc) bool {
+func (p phrasePred) eval(d indexedDoc) bool {
 	for _, a := range p.fields {
-		toks := d.text[a.alias]
+		tv, _ := d[a.alias].(textValue)
+		toks := tv.toks
 		for i := 0; i+len(p.words) <= len(toks); i++ {
 			ok := true
 			for j, w := range p.words {
@@ -101,8 +102,9 @@ type tagPred struct {
 	tags  []string // a trailing '*' is a prefix
 }
 
-func (t tagPred) eval(d *indexedDoc) bool {
-	for _, have := range d.tags[t.alias] {
+func (t tagPred) eval(d indexedDoc) bool {
+	tags, _ := d[t.alias].([]string)
+	for _, have := range tags {
 		for _, want := range t.tags {
 			if p, ok := strings.CutSuffix(want, "*"); ok && strings.HasPrefix(have, p) || have == want {
 				return true
@@ -118,8 +120,8 @@ type numPred struct {
 	loInc, hiInc bool
 }
 
-func (n numPred) eval(d *indexedDoc) bool {
-	v, ok := d.nums[n.alias]
+func (n numPred) eval(d indexedDoc) bool {
+	v, ok := d[n.alias].(float64)
 	if !ok {
 		return false
 	}
