@@ -43,13 +43,6 @@
 // engines/enginetest/fakekit: a raw reply in place of the answer, the
 // connection dropped, the command held or delayed.
 //
-// Files: server.go (listener, connections, dispatch, faults), resp.go (the
-// protocol), session.go (PING, HELLO, AUTH, CLIENT …), keyspace.go (hashes
-// and SCAN), indexing.go (the writer pool that applies mutations),
-// index.go and ftindex.go (FT.CREATE's parser, FT.CREATE, FT.DROPINDEX,
-// FT.INFO, FT._LIST), ftsearch.go and query.go (FT.SEARCH and its query
-// language), text.go (tokens and stop words), info.go (INFO and CONFIG).
-//
 // Not implemented: JSON, FT.AGGREGATE, aliases, fuzzy and suffix terms,
 // SORTBY ordering, field replies, cluster mode, MULTI/EXEC.
 package valkeyfake
