@@ -94,8 +94,7 @@ func (s *Server) ensure(uid string) *index {
 
 func (s *Server) createIndex(w http.ResponseWriter, r *http.Request) {
 	m, e := object(r, "bad_request", []string{"uid", "primaryKey"})
-	if e != nil {
-		writeError(w, e)
+	if failed(w, e) {
 		return
 	}
 	var uid, pk string
@@ -103,17 +102,14 @@ func (s *Server) createIndex(w http.ResponseWriter, r *http.Request) {
 		writeError(w, newError("missing_index_uid", "Missing field `uid`"))
 		return
 	}
-	if e := decodeField(m["uid"], "uid", "invalid_index_uid", "a string", &uid); e != nil {
-		writeError(w, e)
+	if e := decodeField(m["uid"], "uid", "invalid_index_uid", "a string", &uid); failed(w, e) {
 		return
 	}
-	if e := checkIndexUID(uid); e != nil {
-		writeError(w, e)
+	if e := checkIndexUID(uid); failed(w, e) {
 		return
 	}
 	if !isNull(m["primaryKey"]) {
-		if e := decodeField(m["primaryKey"], "primaryKey", "invalid_index_primary_key", "a string", &pk); e != nil {
-			writeError(w, e)
+		if e := decodeField(m["primaryKey"], "primaryKey", "invalid_index_primary_key", "a string", &pk); failed(w, e) {
 			return
 		}
 	}
@@ -140,8 +136,7 @@ func (s *Server) getIndex(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) deleteIndex(w http.ResponseWriter, r *http.Request) {
 	uid := r.PathValue("uid")
-	if e := checkIndexUID(uid); e != nil {
-		writeError(w, e)
+	if e := checkIndexUID(uid); failed(w, e) {
 		return
 	}
 	s.enqueue(w, uid, "indexDeletion", map[string]any{"deletedDocuments": nil}, func() (map[string]any, *apiError) {
@@ -250,18 +245,15 @@ type settingsUpdate struct {
 
 func (s *Server) updateSettings(w http.ResponseWriter, r *http.Request) {
 	uid := r.PathValue("uid")
-	if e := checkIndexUID(uid); e != nil {
-		writeError(w, e)
+	if e := checkIndexUID(uid); failed(w, e) {
 		return
 	}
 	m, e := object(r, "bad_request", settingsKnown)
-	if e != nil {
-		writeError(w, e)
+	if failed(w, e) {
 		return
 	}
 	u, e := parseSettings(m)
-	if e != nil {
-		writeError(w, e)
+	if failed(w, e) {
 		return
 	}
 	details := map[string]any{}
@@ -467,8 +459,7 @@ func (u settingsUpdate) applyTypo(typo *typoSettings) *apiError {
 
 func (s *Server) addDocuments(w http.ResponseWriter, r *http.Request) {
 	uid := r.PathValue("uid")
-	if e := checkIndexUID(uid); e != nil {
-		writeError(w, e)
+	if e := checkIndexUID(uid); failed(w, e) {
 		return
 	}
 	q := r.URL.Query()
@@ -487,13 +478,11 @@ func (s *Server) addDocuments(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var raw json.RawMessage
-	if e := jsonBody(r, &raw); e != nil {
-		writeError(w, e)
+	if e := jsonBody(r, &raw); failed(w, e) {
 		return
 	}
 	docs, e := documentList(raw)
-	if e != nil {
-		writeError(w, e)
+	if failed(w, e) {
 		return
 	}
 	pk := q.Get("primaryKey")
@@ -670,8 +659,7 @@ func (ix *index) put(id string, o orderedObject, vectors map[string][]float64) {
 
 func (s *Server) deleteDocument(w http.ResponseWriter, r *http.Request) {
 	uid, id := r.PathValue("uid"), r.PathValue("id")
-	if e := checkIndexUID(uid); e != nil {
-		writeError(w, e)
+	if e := checkIndexUID(uid); failed(w, e) {
 		return
 	}
 	s.enqueue(w, uid, "documentDeletion", map[string]any{"providedIds": 1, "deletedDocuments": nil}, func() (map[string]any, *apiError) {
@@ -706,8 +694,7 @@ func (s *Server) getDocument(w http.ResponseWriter, r *http.Request) {
 	if e == nil {
 		e = checkIndexUID(uid)
 	}
-	if e != nil {
-		writeError(w, e)
+	if failed(w, e) {
 		return
 	}
 	s.mu.Lock()

@@ -176,8 +176,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.URL.Path != "/health" {
-		if e := s.authenticate(r); e != nil {
-			writeError(w, e)
+		if e := s.authenticate(r); failed(w, e) {
 			return
 		}
 	}
@@ -260,6 +259,14 @@ func newError(code, message string) *apiError {
 
 func notModelled(what string) *apiError {
 	return newError("meilifake_not_modelled", "meilifake: "+what+" is not modelled by this wire-contract fake")
+}
+
+// failed writes e, if any, and says whether it did.
+func failed(w http.ResponseWriter, e *apiError) bool {
+	if e != nil {
+		writeError(w, e)
+	}
+	return e != nil
 }
 
 func writeError(w http.ResponseWriter, e *apiError) {

@@ -122,13 +122,11 @@ func parseSearch(m map[string]json.RawMessage) (searchRequest, *apiError) {
 func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 	uid := r.PathValue("uid")
 	m, e := object(r, "bad_request", searchKnown)
-	if e != nil {
-		writeError(w, e)
+	if failed(w, e) {
 		return
 	}
 	req, e := parseSearch(m)
-	if e != nil {
-		writeError(w, e)
+	if failed(w, e) {
 		return
 	}
 	s.mu.Lock()
@@ -144,8 +142,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 	if e == nil {
 		e = ix.checkSemantic(req)
 	}
-	if e != nil {
-		writeError(w, e)
+	if failed(w, e) {
 		return
 	}
 	found := ix.rank(req, attrs)

@@ -217,8 +217,7 @@ func (f taskFilter) match(t *task) bool {
 // counts every match, ignoring from and limit.
 func (s *Server) listTasks(w http.ResponseWriter, r *http.Request) {
 	f, e := parseTaskFilter(r)
-	if e != nil {
-		writeError(w, e)
+	if failed(w, e) {
 		return
 	}
 	s.mu.Lock()
