@@ -83,18 +83,11 @@ func (ix *index) matches(key string) bool {
 	return false
 }
 
-// createError is an FT.CREATE rejection; its text is valkey-search's.
-type createError string
-
-func (e createError) Error() string { return string(e) }
-
-func cerr(format string, a ...any) error { return createError(fmt.Sprintf(format, a...)) }
-
 // valueError is a KeyValueParser's error for a parameter's value: "Error
 // parsing value for the parameter `KEY` - " before the value's error
 // (vmsdk/src/command_parser.h KeyValueParser::Parse, 1.2.1).
 func valueError(param, format string, a ...any) error {
-	return cerr("Error parsing value for the parameter `%s` - %s", param, fmt.Sprintf(format, a...))
+	return fmt.Errorf("Error parsing value for the parameter `%s` - %s", param, fmt.Sprintf(format, a...))
 }
 
 // argIter walks command arguments the way vmsdk's ArgsIterator does. err
@@ -128,7 +121,7 @@ func (it *argIter) match(word string) bool {
 func (it *argIter) value(param string) string {
 	v, ok := it.next()
 	if !ok {
-		it.fail(cerr("Missing argument for `%s`", param))
+		it.fail(fmt.Errorf("Missing argument for `%s`", param))
 	}
 	return v
 }
@@ -138,7 +131,7 @@ func (it *argIter) uint(param string) int {
 	v := it.value(param)
 	n, err := strconv.ParseUint(v, 10, 31)
 	if err != nil {
-		it.fail(cerr("Bad arguments for %s: `%s` is outside acceptable bounds", param, v))
+		it.fail(fmt.Errorf("Bad arguments for %s: `%s` is outside acceptable bounds", param, v))
 	}
 	return int(n)
 }
@@ -183,7 +176,7 @@ func parseCreate(args []string) (*index, error) {
 	it := &argIter{args: args}
 	name, ok := it.next()
 	if !ok {
-		return nil, cerr("Missing argument")
+		return nil, fmt.Errorf("Missing argument")
 	}
 	ix := &index{name: name, byAlias: map[string]*attribute{}, docs: map[string]indexedDoc{}}
 	ix.text = textOptions{punctuation: defaultPunctuation, minStemSize: defaultMinStemSize, offsets: true}
@@ -192,20 +185,20 @@ func parseCreate(args []string) (*index, error) {
 		return nil, err
 	}
 	if it.match("FILTER") {
-		return nil, cerr("The parameter `FILTER` is not supported")
+		return nil, fmt.Errorf("The parameter `FILTER` is not supported")
 	}
 	if err := parseTextOptions(it, ix); err != nil {
 		return nil, err
 	}
 	s, ok := it.next()
 	if !ok {
-		return nil, cerr("Missing argument")
+		return nil, fmt.Errorf("Missing argument")
 	}
 	if !strings.EqualFold(s, "SCHEMA") {
-		return nil, cerr("Unexpected parameter `%s`, expecting `SCHEMA`", s)
+		return nil, fmt.Errorf("Unexpected parameter `%s`, expecting `SCHEMA`", s)
 	}
 	if !it.more() {
-		return nil, cerr("Index schema must have at least one attribute")
+		return nil, fmt.Errorf("Index schema must have at least one attribute")
 	}
 	texts := 0
 	seen := map[string]bool{}
@@ -213,17 +206,17 @@ func parseCreate(args []string) (*index, error) {
 		id, _ := it.next()
 		a, err := parseAttribute(it, id)
 		if err != nil {
-			return nil, cerr("Invalid field type for field `%s`: %s", id, err)
+			return nil, fmt.Errorf("Invalid field type for field `%s`: %s", id, err)
 		}
 		if seen[a.identifier] {
-			return nil, cerr("Duplicate field in schema - %s", a.identifier)
+			return nil, fmt.Errorf("Duplicate field in schema - %s", a.identifier)
 		}
 		if len(seen)+1 > maxAttributes {
-			return nil, cerr("The maximum number of attributes cannot exceed %d.", maxAttributes)
+			return nil, fmt.Errorf("The maximum number of attributes cannot exceed %d.", maxAttributes)
 		}
 		if a.typ == typeText {
 			if texts++; texts > maxTextFields {
-				return nil, cerr("The maximum number of text fields cannot exceed %d.", maxTextFields)
+				return nil, fmt.Errorf("The maximum number of text fields cannot exceed %d.", maxTextFields)
 			}
 		}
 		seen[a.identifier] = true
@@ -243,9 +236,9 @@ func parseSource(it *argIter, ix *index) error {
 		case it.err != nil:
 			return it.err
 		case strings.EqualFold(v, "JSON"):
-			return cerr("JSON module is not loaded.")
+			return fmt.Errorf("JSON module is not loaded.")
 		case !strings.EqualFold(v, "HASH"):
-			return cerr("Unknown argument `%s`", v)
+			return fmt.Errorf("Unknown argument `%s`", v)
 		}
 	}
 	if it.match("PREFIX") {
@@ -254,9 +247,9 @@ func parseSource(it *argIter, ix *index) error {
 		case it.err != nil:
 			return it.err
 		case n > len(it.args)-it.pos:
-			return cerr("Bad arguments for PREFIX: `%d` is outside acceptable bounds", n)
+			return fmt.Errorf("Bad arguments for PREFIX: `%d` is outside acceptable bounds", n)
 		case n > maxPrefixes:
-			return cerr("Number of prefixes (%d) exceeds the maximum allowed (%d)", n, maxPrefixes)
+			return fmt.Errorf("Number of prefixes (%d) exceeds the maximum allowed (%d)", n, maxPrefixes)
 		}
 		ix.prefixes = append(ix.prefixes, it.take(n)...)
 	}
@@ -273,17 +266,17 @@ func parseTextOptions(it *argIter, ix *index) error {
 		case it.match("SCORE"):
 			v := it.value("SCORE")
 			if f, err := strconv.ParseFloat(v, 64); err != nil || f < 0 || f > 1 {
-				bad = cerr("`SCORE` parameter with a value `%s` is not supported. The value must be between 0.0 and 1.0", v)
+				bad = fmt.Errorf("`SCORE` parameter with a value `%s` is not supported. The value must be between 0.0 and 1.0", v)
 			}
 		case it.match("LANGUAGE"):
 			if v := it.value("LANGUAGE"); !strings.EqualFold(v, "ENGLISH") {
-				bad = cerr("Unknown argument `%s`", v)
+				bad = fmt.Errorf("Unknown argument `%s`", v)
 			}
 		case it.match("SKIPINITIALSCAN"):
 			ix.skipScan = true
 		case it.match("WITHOFFSETS"):
 		case it.match("PAYLOAD_FIELD"):
-			return cerr("The parameter `PAYLOAD_FIELD` is not supported")
+			return fmt.Errorf("The parameter `PAYLOAD_FIELD` is not supported")
 		case it.match("NOOFFSETS"):
 			ix.text.offsets = false
 		case it.match("NOSTEM"):
@@ -295,17 +288,17 @@ func parseTextOptions(it *argIter, ix *index) error {
 		case it.match("STOPWORDS"):
 			n := it.uint("STOPWORDS")
 			if n > len(it.args)-it.pos {
-				bad = cerr("Missing argument for STOPWORDS. The count does not match the number of arguments provided for STOPWORDS")
+				bad = fmt.Errorf("Missing argument for STOPWORDS. The count does not match the number of arguments provided for STOPWORDS")
 			}
 			ix.text.setStopWords(it.take(n))
 		case it.match("PUNCTUATION"):
 			if ix.text.punctuation = it.value("PUNCTUATION"); ix.text.punctuation == "" {
-				bad = cerr("PUNCTUATION string cannot be empty")
+				bad = fmt.Errorf("PUNCTUATION string cannot be empty")
 			}
 		case it.match("MINSTEMSIZE"):
 			v, err := strconv.Atoi(it.value("MINSTEMSIZE"))
 			if ix.text.minStemSize = v; err != nil || v <= 0 {
-				bad = cerr("MINSTEMSIZE must be positive")
+				bad = fmt.Errorf("MINSTEMSIZE must be positive")
 			}
 		}
 		if it.fail(bad); it.err != nil {
@@ -323,22 +316,22 @@ func parseAttribute(it *argIter, id string) (*attribute, error) {
 	if it.match("AS") {
 		v, ok := it.next()
 		if !ok {
-			return nil, cerr("Missing argument for `AS`")
+			return nil, fmt.Errorf("Missing argument for `AS`")
 		}
 		a.alias = v
 	}
 	for _, ch := range a.alias {
 		if strings.ContainsRune(defaultPunctuation, ch) {
-			return nil, cerr("Attribute alias `%s` contains invalid character `%c`", a.alias, ch)
+			return nil, fmt.Errorf("Attribute alias `%s` contains invalid character `%c`", a.alias, ch)
 		}
 	}
 	t, ok := it.next()
 	if !ok {
-		return nil, cerr("Argument value is empty")
+		return nil, fmt.Errorf("Argument value is empty")
 	}
 	typ, ok := typeNames[strings.ToUpper(t)]
 	if !ok {
-		return nil, cerr("Unknown argument `%s`", t)
+		return nil, fmt.Errorf("Unknown argument `%s`", t)
 	}
 	a.typ = typ
 	var err error
@@ -367,7 +360,7 @@ func parseTag(it *argIter, a *attribute) error {
 				return it.err
 			}
 			if len(v) != 1 {
-				return cerr("The separator must be a single character, but got `%s`", v)
+				return fmt.Errorf("The separator must be a single character, but got `%s`", v)
 			}
 			a.separator = v[0]
 		case it.match("CASESENSITIVE"):
@@ -390,7 +383,7 @@ func parseTextField(it *argIter, a *attribute) error {
 		case it.match("WEIGHT"):
 			v := it.value("WEIGHT")
 			if f, err := strconv.ParseFloat(v, 64); it.err == nil && (err != nil || f != 1.0) {
-				return cerr("The `WEIGHT` clause with a value other than `1.0` is not supported.")
+				return fmt.Errorf("The `WEIGHT` clause with a value other than `1.0` is not supported.")
 			}
 			if it.err != nil {
 				return it.err
@@ -406,22 +399,22 @@ func parseTextField(it *argIter, a *attribute) error {
 func parseVector(it *argIter, a *attribute) error {
 	algo, ok := it.next()
 	if !ok {
-		return cerr("Argument value is empty")
+		return fmt.Errorf("Argument value is empty")
 	}
 	a.algorithm = strings.ToUpper(algo)
 	if a.algorithm != "HNSW" && a.algorithm != "FLAT" {
-		return cerr("Unknown argument `%s`", algo)
+		return fmt.Errorf("Unknown argument `%s`", algo)
 	}
 	nv, ok := it.next()
 	if !ok {
-		return cerr("Missing argument")
+		return fmt.Errorf("Missing argument")
 	}
 	n, perr := strconv.ParseUint(nv, 10, 31)
 	if perr != nil {
-		return cerr("Bad arguments for %s: `%s` is outside acceptable bounds", a.algorithm, nv)
+		return fmt.Errorf("Bad arguments for %s: `%s` is outside acceptable bounds", a.algorithm, nv)
 	}
 	if remaining := len(it.args) - it.pos; int(n) > remaining {
-		return cerr("Expected %d parameters for %s but got %d parameters.", n, a.algorithm, remaining)
+		return fmt.Errorf("Expected %d parameters for %s but got %d parameters.", n, a.algorithm, remaining)
 	}
 	sub := it.take(int(n))
 	a.m, a.efc, a.efRuntime, a.initialCap, a.blockSize = defaultM, defaultEFC, defaultEFRuntime, defaultInitialCap, defaultBlockSize
@@ -451,20 +444,20 @@ func parseVector(it *argIter, a *attribute) error {
 		case key == "TYPE" || key == "DISTANCE_METRIC":
 			return valueError(sub[i], "Unknown argument `%s`", val)
 		default:
-			return cerr("Unexpected argument `%s`", sub[i])
+			return fmt.Errorf("Unexpected argument `%s`", sub[i])
 		}
 	}
 	switch {
 	case a.dim == 0:
-		return cerr("Missing dimensions parameter.")
+		return fmt.Errorf("Missing dimensions parameter.")
 	case a.dim < 0 || a.dim > maxDimensions:
-		return cerr("The dimensions value must be a positive integer greater than 0 and less than or equal to %d.", maxDimensions)
+		return fmt.Errorf("The dimensions value must be a positive integer greater than 0 and less than or equal to %d.", maxDimensions)
 	case vtype == "":
-		return cerr("Missing vector TYPE parameter.")
+		return fmt.Errorf("Missing vector TYPE parameter.")
 	case a.metric == "":
-		return cerr("Missing DISTANCE_METRIC parameter.")
+		return fmt.Errorf("Missing DISTANCE_METRIC parameter.")
 	case a.algorithm == "HNSW" && (a.m < 2 || a.m > 2000000):
-		return cerr("M must be a positive integer greater than 2 and cannot exceed 2000000.")
+		return fmt.Errorf("M must be a positive integer greater than 2 and cannot exceed 2000000.")
 	}
 	return nil
 }

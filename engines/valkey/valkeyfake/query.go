@@ -1,8 +1,10 @@
 package valkeyfake
 
 import (
+	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -80,16 +82,8 @@ type phrasePred struct {
 func (p phrasePred) eval(d indexedDoc) bool {
 	for _, a := range p.fields {
 		tv, _ := d[a.alias].(textValue)
-		toks := tv.toks
-		for i := 0; i+len(p.words) <= len(toks); i++ {
-			ok := true
-			for j, w := range p.words {
-				if toks[i+j] != w {
-					ok = false
-					break
-				}
-			}
-			if ok {
+		for i := 0; i+len(p.words) <= len(tv.toks); i++ {
+			if slices.Equal(tv.toks[i:i+len(p.words)], p.words) {
 				return true
 			}
 		}
@@ -140,18 +134,8 @@ type queryParser struct {
 	sawOp    bool // a predicate was parsed (query_operations_ is not kNone)
 }
 
-type syntaxError string
-
-func (e syntaxError) Error() string { return string(e) }
-
-func (p *queryParser) errorf(format string, a ...any) error {
-	return syntaxError(fmt.Sprintf(format, a...))
-}
-
-func (p *queryParser) end() bool { return p.pos >= len(p.s) }
-func (p *queryParser) peek() byte {
-	return p.s[p.pos]
-}
+func (p *queryParser) end() bool  { return p.pos >= len(p.s) }
+func (p *queryParser) peek() byte { return p.s[p.pos] }
 
 func (p *queryParser) skipSpace() {
 	for !p.end() && (p.s[p.pos] == ' ' || p.s[p.pos] == '\t' || p.s[p.pos] == '\n' || p.s[p.pos] == '\r') {
@@ -161,9 +145,9 @@ func (p *queryParser) skipSpace() {
 
 func (p *queryParser) unexpected() error {
 	if p.end() {
-		return p.errorf("Unexpected end of query at position %d", p.pos+1)
+		return fmt.Errorf("Unexpected end of query at position %d", p.pos+1)
 	}
-	return p.errorf("Unexpected character at position %d: `%c`", p.pos+1, p.peek())
+	return fmt.Errorf("Unexpected character at position %d: `%c`", p.pos+1, p.peek())
 }
 
 // parseFilter parses a whole pre-filter; "*" (optionally bracketed) is
@@ -183,7 +167,7 @@ func parseFilter(ix *index, s string, verbatim bool) (predicate, error) {
 		return nil, p.unexpected()
 	}
 	if pred == nil {
-		return nil, p.errorf("Invalid Query Syntax")
+		return nil, fmt.Errorf("Invalid Query Syntax")
 	}
 	return pred, nil
 }
@@ -203,9 +187,9 @@ func (p *queryParser) orExpr(field *attribute) (predicate, error) {
 		orNext := !p.end() && p.peek() == '|'
 		if a == nil && (orNext || len(alts) > 0) {
 			if len(alts) == 0 && !p.sawOp {
-				return nil, p.errorf("Invalid Query Syntax")
+				return nil, fmt.Errorf("Invalid Query Syntax")
 			}
-			return nil, p.errorf("Missing OR term")
+			return nil, fmt.Errorf("Missing OR term")
 		}
 		if a != nil {
 			alts = append(alts, a)
@@ -271,11 +255,11 @@ func (p *queryParser) unary(field *attribute) (predicate, error) {
 		}
 		p.skipSpace()
 		if p.end() || p.peek() != ')' {
-			return nil, p.errorf("Missing `)`")
+			return nil, fmt.Errorf("Missing `)`")
 		}
 		p.pos++
 		if e == nil {
-			return nil, p.errorf("Empty brackets detected at Position: %d", p.pos-1)
+			return nil, fmt.Errorf("Empty brackets detected at Position: %d", p.pos-1)
 		}
 		return e, nil
 	case '@':
@@ -295,7 +279,7 @@ func (p *queryParser) fieldExpr() (predicate, error) {
 	name := p.s[start:p.pos]
 	p.skipSpace()
 	if p.end() || p.peek() != ':' {
-		return nil, p.errorf("Unexpected character at position %d: `%s`, expecting `:`", p.pos+1, p.s[p.pos:min(p.pos+1, len(p.s))])
+		return nil, fmt.Errorf("Unexpected character at position %d: `%s`, expecting `:`", p.pos+1, p.s[p.pos:min(p.pos+1, len(p.s))])
 	}
 	p.pos++
 	p.skipSpace()
@@ -306,19 +290,19 @@ func (p *queryParser) fieldExpr() (predicate, error) {
 	switch p.peek() {
 	case '{':
 		if a == nil || a.typ != typeTag {
-			return nil, p.errorf("`%s` is not indexed as a tag field", name)
+			return nil, fmt.Errorf("`%s` is not indexed as a tag field", name)
 		}
 		p.pos++
 		return p.tags(a)
 	case '[':
 		if a == nil || a.typ != typeNumeric {
-			return nil, p.errorf("`%s` is not indexed as a numeric field", name)
+			return nil, fmt.Errorf("`%s` is not indexed as a numeric field", name)
 		}
 		p.pos++
 		return p.numeric(a)
 	}
 	if a == nil || a.typ != typeText {
-		return nil, p.errorf("Index does not have any text field")
+		return nil, fmt.Errorf("Index does not have any text field")
 	}
 	if p.peek() == '(' {
 		// No bracketed group after a TEXT field: its text parser stops
@@ -327,7 +311,7 @@ func (p *queryParser) fieldExpr() (predicate, error) {
 		// the bracket then read as a group of its own, on every TEXT
 		// field (src/commands/filter_parser.cc ParseTextTokens, 1.2.1).
 		if !p.sawOp {
-			return nil, p.errorf("Invalid Query Syntax")
+			return nil, fmt.Errorf("Invalid Query Syntax")
 		}
 		return nil, nil
 	}
@@ -344,7 +328,7 @@ func (p *queryParser) tags(a *attribute) (predicate, error) {
 	var cur strings.Builder
 	for {
 		if p.end() {
-			return nil, p.errorf("Missing closing TAG bracket, '}'")
+			return nil, fmt.Errorf("Missing closing TAG bracket, '}'")
 		}
 		c := p.peek()
 		p.pos++
@@ -385,7 +369,7 @@ func (p *queryParser) number() (float64, error) {
 	}
 	f, err := strconv.ParseFloat(v, 64)
 	if err != nil || v == "" {
-		return 0, p.errorf("Invalid number: %s", v)
+		return 0, fmt.Errorf("Invalid number: %s", v)
 	}
 	return f, nil
 }
@@ -407,7 +391,7 @@ func (p *queryParser) numeric(a *attribute) (predicate, error) {
 		return nil, err
 	}
 	if p.end() || (p.peek() != ' ' && p.peek() != ',') {
-		return nil, p.errorf("Expected space or `,` between start and end values of a numeric field. Position: %d", p.pos)
+		return nil, fmt.Errorf("Expected space or `,` between start and end values of a numeric field. Position: %d", p.pos)
 	}
 	p.pos++
 	if n.hi, n.hiInc, err = p.bound(); err != nil {
@@ -415,11 +399,11 @@ func (p *queryParser) numeric(a *attribute) (predicate, error) {
 	}
 	p.skipSpace()
 	if p.end() || p.peek() != ']' {
-		return nil, p.errorf("Expected ']' got '%s'. Position: %d", p.s[p.pos:min(p.pos+1, len(p.s))], p.pos)
+		return nil, fmt.Errorf("Expected ']' got '%s'. Position: %d", p.s[p.pos:min(p.pos+1, len(p.s))], p.pos)
 	}
 	p.pos++
 	if n.lo > n.hi || n.lo == n.hi && !(n.loInc && n.hiInc) {
-		return nil, p.errorf("Start and end values of a numeric field indicate an empty range. Position: %d", p.pos)
+		return nil, fmt.Errorf("Start and end values of a numeric field indicate an empty range. Position: %d", p.pos)
 	}
 	return n, nil
 }
@@ -436,7 +420,7 @@ func (p *queryParser) textFields(field *attribute) ([]*attribute, error) {
 		}
 	}
 	if len(all) == 0 {
-		return nil, p.errorf("Index does not have any text field")
+		return nil, fmt.Errorf("Index does not have any text field")
 	}
 	return all, nil
 }
@@ -450,7 +434,7 @@ func (p *queryParser) word(quoted bool) (string, error) {
 		if c == '\\' {
 			p.pos++
 			if p.end() {
-				return "", p.errorf("Invalid escape sequence: backslash at end of input")
+				return "", fmt.Errorf("Invalid escape sequence: backslash at end of input")
 			}
 			b.WriteByte(p.peek())
 			p.pos++
@@ -485,7 +469,7 @@ func (p *queryParser) term(field *attribute) (predicate, error) {
 		return nil, err
 	}
 	if p.peek() == '%' || p.peek() == '*' {
-		return nil, p.errorf("valkeyfake: fuzzy and suffix terms are not implemented by this wire-contract fake")
+		return nil, fmt.Errorf("valkeyfake: fuzzy and suffix terms are not implemented by this wire-contract fake")
 	}
 	start := p.pos
 	w, err := p.word(false)
@@ -517,7 +501,7 @@ func (p *queryParser) phrase(field *attribute) (predicate, error) {
 	var words []string
 	for {
 		if p.end() {
-			return nil, p.errorf("Missing closing quote")
+			return nil, fmt.Errorf("Missing closing quote")
 		}
 		if p.peek() == '"' {
 			p.pos++
@@ -539,7 +523,7 @@ func (p *queryParser) phrase(field *attribute) (predicate, error) {
 		return nil, nil
 	}
 	if len(words) > 1 && !p.ix.text.offsets {
-		return nil, p.errorf("Index does not support offsets")
+		return nil, fmt.Errorf("Index does not support offsets")
 	}
 	if len(words) == 1 {
 		return termPred{fields: fields, word: words[0], exact: true}, nil
@@ -558,28 +542,28 @@ type knn struct {
 func parseKNN(ix *index, s string) (*knn, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
-		return nil, syntaxError("Vector query clause is missing")
+		return nil, errors.New("Vector query clause is missing")
 	}
 	if !strings.HasPrefix(s, "[") {
-		return nil, syntaxError(fmt.Sprintf("Expecting '[' got '%c'", s[0]))
+		return nil, fmt.Errorf("Expecting '[' got '%c'", s[0])
 	}
 	if !strings.HasSuffix(s, "]") {
-		return nil, syntaxError(fmt.Sprintf("Expecting ']' got '%c'", s[len(s)-1]))
+		return nil, fmt.Errorf("Expecting ']' got '%c'", s[len(s)-1])
 	}
 	parts := strings.Fields(s[1 : len(s)-1])
 	switch {
 	case len(parts) == 0:
-		return nil, syntaxError("Missing parameters")
+		return nil, errors.New("Missing parameters")
 	case !strings.EqualFold(parts[0], "KNN"):
-		return nil, syntaxError(fmt.Sprintf("`%s`. Expecting `KNN`", parts[0]))
+		return nil, fmt.Errorf("`%s`. Expecting `KNN`", parts[0])
 	case len(parts) == 1:
-		return nil, syntaxError("KNN argument is missing")
+		return nil, errors.New("KNN argument is missing")
 	case len(parts) == 2:
-		return nil, syntaxError("Vector field argument is missing")
+		return nil, errors.New("Vector field argument is missing")
 	case !strings.HasPrefix(parts[2], "@") || len(parts[2]) == 1:
-		return nil, syntaxError(fmt.Sprintf("Unexpected argument `%s`. Expecting a vector field name, starting with '@'", parts[2]))
+		return nil, fmt.Errorf("Unexpected argument `%s`. Expecting a vector field name, starting with '@'", parts[2])
 	case len(parts) == 3:
-		return nil, syntaxError("Blob attribute argument is missing")
+		return nil, errors.New("Blob attribute argument is missing")
 	}
 	k := &knn{kStr: parts[1], blobStr: parts[3]}
 	for i := 4; i < len(parts); i++ {
@@ -591,18 +575,18 @@ func parseKNN(ix *index, s string) (*knn, error) {
 			i++
 			k.as = parts[i]
 		case strings.EqualFold(parts[i], "EF_RUNTIME"), strings.EqualFold(parts[i], "AS"):
-			return nil, syntaxError(strings.ToUpper(parts[i]) + " argument is missing")
+			return nil, errors.New(strings.ToUpper(parts[i]) + " argument is missing")
 		default:
-			return nil, syntaxError(fmt.Sprintf("Unexpected argument `%s`", parts[i]))
+			return nil, fmt.Errorf("Unexpected argument `%s`", parts[i])
 		}
 	}
 	alias := parts[2][1:]
 	a := ix.byAlias[alias]
 	if a == nil {
-		return nil, syntaxError(fmt.Sprintf("Index field `%s` not exists", alias))
+		return nil, fmt.Errorf("Index field `%s` not exists", alias)
 	}
 	if a.typ != typeVector {
-		return nil, syntaxError(fmt.Sprintf("Index field `%s` is not a Vector index ", alias))
+		return nil, fmt.Errorf("Index field `%s` is not a Vector index ", alias)
 	}
 	k.field = a
 	return k, nil
