@@ -42,9 +42,8 @@ func (o orPred) eval(d indexedDoc) bool {
 func (n notPred) eval(d indexedDoc) bool { return !n.p.eval(d) }
 func (allPred) eval(indexedDoc) bool     { return true }
 
-// termPred matches a word in the named TEXT fields (all of them when
-// fields is nil), whole or as a prefix. Unless exact (a word of a quoted
-// phrase, or VERBATIM), a field with stemming also matches the word's stem
+// termPred matches a word in the named TEXT fields, whole or as a prefix.
+// Unless exact (VERBATIM), a field with stemming also matches the word's stem
 // and every word indexed there with the same stem (src/query/predicate.cc
 // TermPredicate::Evaluate; the query's word is stemmed whatever its length,
 // an indexed one only from MINSTEMSIZE on).
@@ -525,9 +524,7 @@ func (p *queryParser) phrase(field *attribute) (predicate, error) {
 	if len(words) > 1 && !p.ix.text.offsets {
 		return nil, fmt.Errorf("Index does not support offsets")
 	}
-	if len(words) == 1 {
-		return termPred{fields: fields, word: words[0], exact: true}, nil
-	}
+	// One quoted word is the word exactly: a phrase of one.
 	return phrasePred{fields: fields, words: words}, nil
 }
 
