@@ -221,13 +221,13 @@ func embedders(ix *index) any {
 	return out
 }
 
-// settingsKnown are Meilisearch 1.37's index settings; only the first two
-// are modelled.
+// settingsKnown are Meilisearch 1.37's index settings; settingsModelled the
+// ones the fake models.
 var (
 	settingsModelled = []string{"searchableAttributes", "typoTolerance", "filterableAttributes", "embedders"}
-	settingsKnown    = append(slices.Clone(settingsModelled), "displayedAttributes", "filterableAttributes",
+	settingsKnown    = append(slices.Clone(settingsModelled), "displayedAttributes",
 		"sortableAttributes", "rankingRules", "stopWords", "nonSeparatorTokens", "separatorTokens", "dictionary",
-		"synonyms", "distinctAttribute", "proximityPrecision", "faceting", "pagination", "embedders",
+		"synonyms", "distinctAttribute", "proximityPrecision", "faceting", "pagination",
 		"searchCutoffMs", "localizedAttributes", "facetSearch", "prefixSearch", "chat", "vectorStore")
 	typoKnown = []string{"enabled", "minWordSizeForTypos", "disableOnWords", "disableOnAttributes", "disableOnNumbers"}
 )
@@ -321,13 +321,9 @@ func parseSettings(m map[string]json.RawMessage) (settingsUpdate, *apiError) {
 	case isNull(raw):
 		u.typoReset = true
 	default:
-		if err := json.Unmarshal(raw, &u.typo); err != nil || u.typo == nil {
-			return u, newError("invalid_settings_typo_tolerance", fmt.Sprintf("Invalid value type at `.typoTolerance`: expected an object, but found `%.60s`", raw))
-		}
-		for k := range u.typo {
-			if !slices.Contains(typoKnown, k) {
-				return u, newError("invalid_settings_typo_tolerance", fmt.Sprintf("Unknown field `%s` inside `.typoTolerance`: expected one of %s", k, quoteList(typoKnown)))
-			}
+		var e *apiError
+		if u.typo, e = fields(raw, ".typoTolerance", "invalid_settings_typo_tolerance", typoKnown); e != nil {
+			return u, e
 		}
 		if e := u.parseMinWordSize(); e != nil {
 			return u, e
@@ -341,20 +337,12 @@ func (u *settingsUpdate) parseMinWordSize() *apiError {
 	if isNull(raw) {
 		return nil
 	}
-	var mw map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &mw); err != nil || mw == nil {
-		return newError("invalid_settings_typo_tolerance", fmt.Sprintf("Invalid value type at `.typoTolerance.minWordSizeForTypos`: expected an object, but found `%.60s`", raw))
+	mw, e := fields(raw, ".typoTolerance.minWordSizeForTypos", "invalid_settings_typo_tolerance", []string{"oneTypo", "twoTypos"})
+	if e != nil {
+		return e
 	}
 	for k, v := range mw {
-		var dst **int
-		switch k {
-		case "oneTypo":
-			dst = &u.oneTypo
-		case "twoTypos":
-			dst = &u.twoTyp
-		default:
-			return newError("invalid_settings_typo_tolerance", fmt.Sprintf("Unknown field `%s` inside `.typoTolerance.minWordSizeForTypos`: expected one of `oneTypo`, `twoTypos`", k))
-		}
+		dst := map[string]**int{"oneTypo": &u.oneTypo, "twoTypos": &u.twoTyp}[k]
 		if isNull(v) {
 			continue
 		}

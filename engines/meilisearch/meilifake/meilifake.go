@@ -323,6 +323,22 @@ func object(r *http.Request, code string, known []string) (map[string]json.RawMe
 	return m, nil
 }
 
+// fields reads a nested JSON object, at path (".typoTolerance"), whose
+// keys are among known (nil: any), as deserr does: a value of another type
+// or an unknown key is refused with code.
+func fields(raw json.RawMessage, path, code string, known []string) (map[string]json.RawMessage, *apiError) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
+		return nil, newError(code, fmt.Sprintf("Invalid value type at `%s`: expected an object, but found `%.60s`", path, raw))
+	}
+	for k := range m {
+		if known != nil && !slices.Contains(known, k) {
+			return nil, newError(code, fmt.Sprintf("Unknown field `%s` inside `%s`: expected one of %s", k, path, quoteList(known)))
+		}
+	}
+	return m, nil
+}
+
 func quoteList(names []string) string {
 	q := make([]string, len(names))
 	for i, n := range names {

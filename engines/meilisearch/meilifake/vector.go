@@ -70,9 +70,9 @@ func parseEmbedders(raw json.RawMessage) (map[string]int, bool, *apiError) {
 	if isNull(raw) {
 		return nil, true, nil
 	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
-		return nil, false, newError("invalid_settings_embedders", fmt.Sprintf("Invalid value type at `.embedders`: expected an object, but found `%.60s`", raw))
+	m, e := fields(raw, ".embedders", "invalid_settings_embedders", nil)
+	if e != nil {
+		return nil, false, e
 	}
 	out := map[string]int{}
 	for name, v := range m {
@@ -80,29 +80,26 @@ func parseEmbedders(raw json.RawMessage) (map[string]int, bool, *apiError) {
 			out[name] = 0 // removed
 			continue
 		}
-		var fields map[string]json.RawMessage
-		if err := json.Unmarshal(v, &fields); err != nil || fields == nil {
-			return nil, false, newError("invalid_settings_embedders", fmt.Sprintf("Invalid value type at `.embedders.%s`: expected an object, but found `%.60s`", name, v))
+		cfg, e := fields(v, ".embedders."+name, "invalid_settings_embedders", embedderKnown)
+		if e != nil {
+			return nil, false, e
 		}
-		for k, fv := range fields {
-			switch {
-			case !slices.Contains(embedderKnown, k):
-				return nil, false, newError("invalid_settings_embedders", fmt.Sprintf("Unknown field `%s` inside `.embedders.%s`: expected one of %s", k, name, quoteList(embedderKnown)))
-			case k != "source" && k != "dimensions" && !isNull(fv):
+		for k, fv := range cfg {
+			if k != "source" && k != "dimensions" && !isNull(fv) {
 				return nil, false, notModelled("the embedder setting `" + k + "`")
 			}
 		}
 		var source string
-		if err := json.Unmarshal(fields["source"], &source); err != nil || !slices.Contains(embedderSources, source) {
-			return nil, false, newError("invalid_settings_embedders", fmt.Sprintf("Unknown value `%s` at `.embedders.%s.source`: expected one of %s", strings.Trim(string(fields["source"]), `"`), name, quoteList(embedderSources)))
+		if err := json.Unmarshal(cfg["source"], &source); err != nil || !slices.Contains(embedderSources, source) {
+			return nil, false, newError("invalid_settings_embedders", fmt.Sprintf("Unknown value `%s` at `.embedders.%s.source`: expected one of %s", strings.Trim(string(cfg["source"]), `"`), name, quoteList(embedderSources)))
 		}
 		if source != "userProvided" {
 			return nil, false, notModelled("the embedder source `" + source + "`")
 		}
-		if isNull(fields["dimensions"]) {
+		if isNull(cfg["dimensions"]) {
 			return nil, false, newError("invalid_settings_embedders", fmt.Sprintf("`.embedders.%s`: Missing field `dimensions` (mandatory for source `userProvided`)", name))
 		}
-		d, e := uintField(fields["dimensions"], "embedders."+name+".dimensions", "invalid_settings_embedders", 1<<16)
+		d, e := uintField(cfg["dimensions"], "embedders."+name+".dimensions", "invalid_settings_embedders", 1<<16)
 		if e != nil {
 			return nil, false, e
 		}
@@ -285,24 +282,16 @@ type hybridQuery struct {
 // parseHybrid reads hybrid: an object with embedder (mandatory) and
 // semanticRatio (0 to 1, default 0.5).
 func parseHybrid(raw json.RawMessage) (*hybridQuery, *apiError) {
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
-		return nil, newError("invalid_search_hybrid_query", fmt.Sprintf("Invalid value type at `.hybrid`: expected an object, but found `%.60s`", raw))
+	m, e := fields(raw, ".hybrid", "invalid_search_hybrid_query", []string{"semanticRatio", "embedder"})
+	if e != nil {
+		return nil, e
 	}
 	h := &hybridQuery{ratio: 0.5}
-	for k, v := range m {
-		switch k {
-		case "embedder":
-			if err := json.Unmarshal(v, &h.embedder); err != nil {
-				return nil, newError("invalid_search_embedder", fmt.Sprintf("Invalid value type at `.hybrid.embedder`: expected a string, but found `%.60s`", v))
-			}
-		case "semanticRatio":
-			if err := json.Unmarshal(v, &h.ratio); err != nil || h.ratio < 0 || h.ratio > 1 {
-				return nil, newError("invalid_search_semantic_ratio", "Invalid value at `.hybrid.semanticRatio`: the value of `semanticRatio` is invalid, expected a float between `0.0` and `1.0`.")
-			}
-		default:
-			return nil, newError("invalid_search_hybrid_query", fmt.Sprintf("Unknown field `%s` inside `.hybrid`: expected one of `semanticRatio`, `embedder`", k))
-		}
+	if v, ok := m["embedder"]; ok && json.Unmarshal(v, &h.embedder) != nil {
+		return nil, newError("invalid_search_embedder", fmt.Sprintf("Invalid value type at `.hybrid.embedder`: expected a string, but found `%.60s`", v))
+	}
+	if v, ok := m["semanticRatio"]; ok && (json.Unmarshal(v, &h.ratio) != nil || h.ratio < 0 || h.ratio > 1) {
+		return nil, newError("invalid_search_semantic_ratio", "Invalid value at `.hybrid.semanticRatio`: the value of `semanticRatio` is invalid, expected a float between `0.0` and `1.0`.")
 	}
 	if _, ok := m["embedder"]; !ok {
 		return nil, newError("invalid_search_embedder", "Missing field `embedder` inside `.hybrid`")
