@@ -52,11 +52,6 @@ func parseSearch(m map[string]json.RawMessage) (searchRequest, *apiError) {
 			return req, notModelled("the search parameter `" + k + "`")
 		}
 	}
-	if v := m["q"]; !isNull(v) {
-		if e := decodeField(v, "q", "invalid_search_q", "a string", &req.q); e != nil {
-			return req, e
-		}
-	}
 	for _, p := range []struct {
 		name, code string
 		dst        *int
@@ -69,19 +64,19 @@ func parseSearch(m map[string]json.RawMessage) (searchRequest, *apiError) {
 			*p.dst = int(n)
 		}
 	}
+	// A list given, even empty, is decoded non-nil: nil means not given.
 	for _, p := range []struct {
-		name, code string
-		dst        *[]string
+		name, code, want string
+		dst              any
 	}{
-		{"attributesToRetrieve", "invalid_search_attributes_to_retrieve", &req.retrieve},
-		{"attributesToSearchOn", "invalid_search_attributes_to_search_on", &req.searchOn},
+		{"q", "invalid_search_q", "a string", &req.q},
+		{"attributesToRetrieve", "invalid_search_attributes_to_retrieve", "an array of strings", &req.retrieve},
+		{"attributesToSearchOn", "invalid_search_attributes_to_search_on", "an array of strings", &req.searchOn},
+		{"vector", "invalid_search_vector", "an array of numbers", &req.vector},
 	} {
 		if v := m[p.name]; !isNull(v) {
-			if e := decodeField(v, p.name, p.code, "an array of strings", p.dst); e != nil {
+			if e := decodeField(v, p.name, p.code, p.want, p.dst); e != nil {
 				return req, e
-			}
-			if *p.dst == nil {
-				*p.dst = []string{}
 			}
 		}
 	}
@@ -89,14 +84,6 @@ func parseSearch(m map[string]json.RawMessage) (searchRequest, *apiError) {
 		var e *apiError
 		if req.filter, e = parseFilter(v); e != nil {
 			return req, e
-		}
-	}
-	if v := m["vector"]; !isNull(v) {
-		if e := decodeField(v, "vector", "invalid_search_vector", "an array of numbers", &req.vector); e != nil {
-			return req, e
-		}
-		if req.vector == nil {
-			req.vector = []float64{}
 		}
 	}
 	if v := m["hybrid"]; !isNull(v) {
