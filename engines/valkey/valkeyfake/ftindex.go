@@ -35,8 +35,14 @@ func cmdFtCreate(s *Server, c *conn, args []string) {
 	c.w.simple("OK")
 }
 
-func notFound(name string) string {
-	return fmt.Sprintf("Index with name '%s' not found in database 0", name)
+// indexLocked is the index named, or nil with the module's refusal
+// written. s.mu is held.
+func (s *Server) indexLocked(c *conn, name string) *index {
+	ix := s.indexes[name]
+	if ix == nil {
+		c.w.err(fmt.Sprintf("Index with name '%s' not found in database 0", name))
+	}
+	return ix
 }
 
 func cmdFtDrop(s *Server, c *conn, args []string) {
@@ -46,12 +52,10 @@ func cmdFtDrop(s *Server, c *conn, args []string) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, ok := s.indexes[args[1]]; !ok {
-		c.w.err(notFound(args[1]))
-		return
+	if s.indexLocked(c, args[1]) != nil {
+		delete(s.indexes, args[1])
+		c.w.simple("OK")
 	}
-	delete(s.indexes, args[1])
-	c.w.simple("OK")
 }
 
 func cmdFtList(s *Server, c *conn, _ []string) {
@@ -70,9 +74,8 @@ func cmdFtInfo(s *Server, c *conn, args []string) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	ix, ok := s.indexes[args[1]]
-	if !ok {
-		c.w.err(notFound(args[1]))
+	ix := s.indexLocked(c, args[1])
+	if ix == nil {
 		return
 	}
 	attrs := slices.Clone(ix.attrs)

@@ -26,32 +26,22 @@ func cmdFtSearch(s *Server, c *conn, args []string) {
 		return
 	}
 	s.mu.Lock()
-	ix, ok := s.indexes[args[1]]
-	if !ok {
-		s.mu.Unlock()
-		c.w.err(notFound(args[1]))
+	defer s.mu.Unlock()
+	ix := s.indexLocked(c, args[1])
+	if ix == nil {
 		return
 	}
-	res, err := s.searchLocked(ix, args)
+	keys, sa, err := s.searchLocked(ix, args)
 	if err != nil {
-		s.mu.Unlock()
 		c.w.err(err.Error())
 		return
 	}
-	page := res.keys[min(res.sa.offset, len(res.keys)):min(res.sa.offset+res.sa.num, len(res.keys))]
-	c.w.array(1 + len(page))
-	c.w.int(int64(len(res.keys)))
-	for _, k := range page {
-		c.w.bulk(k)
+	// The total is every key found, before LIMIT.
+	reply := list{len(keys)}
+	for _, k := range keys[min(sa.offset, len(keys)):min(sa.offset+sa.num, len(keys))] {
+		reply = append(reply, k)
 	}
-	s.mu.Unlock()
-}
-
-// searchResult is a search's keys, in order, before LIMIT: the reply's
-// total is their number.
-type searchResult struct {
-	sa   searchArgs
-	keys []string
+	c.w.value(reply)
 }
 
 // errContent answers a search that asks for the documents' fields: the
@@ -188,10 +178,10 @@ func (sa *searchArgs) param(ref string) (string, error) {
 }
 
 // searchLocked runs FT.SEARCH on ix. s.mu is held.
-func (s *Server) searchLocked(ix *index, args []string) (searchResult, error) {
+func (s *Server) searchLocked(ix *index, args []string) ([]string, searchArgs, error) {
 	sa, pred, k, err := parseSearch(ix, args)
 	if err != nil {
-		return searchResult{}, err
+		return nil, sa, err
 	}
 	var keys []string
 	for key, d := range ix.docs {
@@ -200,7 +190,7 @@ func (s *Server) searchLocked(ix *index, args []string) (searchResult, error) {
 		}
 	}
 	if k != nil {
-		return searchResult{sa: sa, keys: k.nearest(ix, keys)}, nil
+		return k.nearest(ix, keys), sa, nil
 	}
 	// No relevance ranking: an order unrelated to the query or to
 	// insertion, so that nothing can lean on it.
@@ -212,7 +202,7 @@ func (s *Server) searchLocked(ix *index, args []string) (searchResult, error) {
 	if limit, err := strconv.Atoi(s.config["search.max-nonvector-search-results-fetched"]); err == nil && len(keys) > limit {
 		keys = keys[:limit]
 	}
-	return searchResult{sa: sa, keys: keys}, nil
+	return keys, sa, nil
 }
 
 // parseSearch parses and checks FT.SEARCH's arguments in the module's
