@@ -72,9 +72,24 @@ func parseSearchArgs(args []string) (searchArgs, error) {
 			}
 			sa.dialect = n
 		case it.match("RETURN"):
-			err = sa.parseReturn(it)
+			// RETURN 0 is NOCONTENT; the fake answers no other (errContent).
+			v, ok := it.next()
+			n, perr := strconv.ParseUint(v, 10, 31)
+			if !ok || perr != nil || int(n) > len(it.args)-it.pos {
+				return sa, valueError("RETURN", "`%s` is not a valid numeric value", v)
+			}
+			sa.noContent = sa.noContent || n == 0
+			it.take(int(n))
 		case it.match("TIMEOUT"):
-			err = parseTimeout(it)
+			// Checked; the fake does not time out.
+			v, ok := it.next()
+			n, perr := strconv.Atoi(v)
+			if !ok || perr != nil || n < 0 {
+				return sa, valueError("TIMEOUT", "`%s` is not a valid numeric value", v)
+			}
+			if n > 60000 {
+				return sa, errors.New("TIMEOUT must be a positive integer greater than 0 and cannot exceed 60000.")
+			}
 		case it.match("VERBATIM"):
 			sa.verbatim = true
 		case it.match("SLOP"):
@@ -133,34 +148,6 @@ func (sa *searchArgs) parseParams(it *argIter) error {
 			return fmt.Errorf("Parameter %s is already defined.", k)
 		}
 		sa.params[k] = val
-	}
-	return nil
-}
-
-// parseReturn reads RETURN's count and field names; RETURN 0 is NOCONTENT.
-// The fake answers no other RETURN (errContent).
-func (sa *searchArgs) parseReturn(it *argIter) error {
-	v, ok := it.next()
-	n, err := strconv.ParseUint(v, 10, 31)
-	if !ok || err != nil || int(n) > len(it.args)-it.pos {
-		return valueError("RETURN", "`%s` is not a valid numeric value", v)
-	}
-	if n == 0 {
-		sa.noContent = true
-	}
-	it.pos += int(n)
-	return nil
-}
-
-// parseTimeout checks TIMEOUT's milliseconds (the fake does not time out).
-func parseTimeout(it *argIter) error {
-	v, ok := it.next()
-	n, err := strconv.Atoi(v)
-	if !ok || err != nil || n < 0 {
-		return valueError("TIMEOUT", "`%s` is not a valid numeric value", v)
-	}
-	if n > 60000 {
-		return errors.New("TIMEOUT must be a positive integer greater than 0 and cannot exceed 60000.")
 	}
 	return nil
 }
