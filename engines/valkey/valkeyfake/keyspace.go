@@ -52,38 +52,29 @@ func cmdHgetall(s *Server, c *conn, args []string) {
 	c.w.value(reply)
 }
 
-func cmdDel(s *Server, c *conn, args []string) {
-	if !arity(c, args, 2) {
-		return
-	}
-	var n int64
-	var waits []*sync.WaitGroup
-	s.mu.Lock()
-	for _, k := range args[1:] {
-		if _, ok := s.hashes[k]; ok {
-			delete(s.hashes, k)
-			n++
-			waits = append(waits, s.mutateLocked(k))
+// cmdKeys is DEL and UNLINK (del) or EXISTS: how many of the keys are
+// there (a key named twice counts twice, as in Valkey).
+func cmdKeys(del bool) handler {
+	return func(s *Server, c *conn, args []string) {
+		if !arity(c, args, 2) {
+			return
 		}
-	}
-	s.mu.Unlock()
-	s.wait(waits...)
-	c.w.int(n)
-}
-
-func cmdExists(s *Server, c *conn, args []string) {
-	if !arity(c, args, 2) {
-		return
-	}
-	var n int64
-	s.mu.Lock()
-	for _, k := range args[1:] {
-		if _, ok := s.hashes[k]; ok {
-			n++
+		var n int64
+		var waits []*sync.WaitGroup
+		s.mu.Lock()
+		for _, k := range args[1:] {
+			if _, ok := s.hashes[k]; ok {
+				n++
+				if del {
+					delete(s.hashes, k)
+					waits = append(waits, s.mutateLocked(k))
+				}
+			}
 		}
+		s.mu.Unlock()
+		s.wait(waits...)
+		c.w.int(n)
 	}
-	s.mu.Unlock()
-	c.w.int(n)
 }
 
 // cmdScan iterates keys in sorted order; the cursor is the position after

@@ -268,7 +268,7 @@ func init() {
 	commands = map[string]handler{
 		"PING": cmdPing, "ECHO": cmdEcho, "HELLO": cmdHello, "AUTH": cmdAuth, "SELECT": cmdSelect,
 		"CLIENT": cmdClient, "INFO": cmdInfo, "CONFIG": cmdConfig,
-		"HSET": cmdHset, "HGETALL": cmdHgetall, "DEL": cmdDel, "UNLINK": cmdDel, "EXISTS": cmdExists, "SCAN": cmdScan,
+		"HSET": cmdHset, "HGETALL": cmdHgetall, "DEL": cmdKeys(true), "UNLINK": cmdKeys(true), "EXISTS": cmdKeys(false), "SCAN": cmdScan,
 		"FT.CREATE": cmdFtCreate, "FT.DROPINDEX": cmdFtDrop, "FT.SEARCH": cmdFtSearch, "FT.INFO": cmdFtInfo, "FT._LIST": cmdFtList,
 	}
 }
