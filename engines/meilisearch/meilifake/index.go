@@ -490,16 +490,13 @@ func documentList(raw json.RawMessage) ([]orderedObject, *apiError) {
 		raw = append(append([]byte{'['}, raw...), ']')
 	}
 	var items []json.RawMessage
-	if err := json.Unmarshal(raw, &items); err != nil {
-		return nil, newError("malformed_payload", fmt.Sprintf("The `json` payload provided is malformed. `Couldn't serialize document value: %v`.", err))
-	}
+	err := json.Unmarshal(raw, &items)
 	docs := make([]orderedObject, len(items))
-	for i, it := range items {
-		o, err := parseObject(it)
-		if err != nil {
-			return nil, newError("malformed_payload", fmt.Sprintf("The `json` payload provided is malformed. `Couldn't serialize document value: %v`.", err))
-		}
-		docs[i] = o
+	for i := 0; err == nil && i < len(items); i++ {
+		docs[i], err = parseObject(items[i])
+	}
+	if err != nil {
+		return nil, newError("malformed_payload", fmt.Sprintf("The `json` payload provided is malformed. `Couldn't serialize document value: %v`.", err))
 	}
 	return docs, nil
 }
