@@ -451,15 +451,9 @@ func (s *Server) addDocuments(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := r.URL.Query()
-	for k := range q {
-		if k != "primaryKey" {
-			if slices.Contains([]string{"csvDelimiter", "customMetadata", "skipCreation"}, k) {
-				writeError(w, notModelled("the documents parameter `"+k+"`"))
-			} else {
-				writeError(w, newError("bad_request", fmt.Sprintf("Unknown parameter `%s`: expected one of `primaryKey`, `csvDelimiter`, `customMetadata`, `skipCreation`", k)))
-			}
-			return
-		}
+	known := []string{"primaryKey", "csvDelimiter", "customMetadata", "skipCreation"}
+	if e := checkParams(q, "documents", known, known[:1]); failed(w, e) {
+		return
 	}
 	if mt, _, _ := strings.Cut(r.Header.Get("Content-Type"), ";"); mt == "application/x-ndjson" || mt == "text/csv" {
 		writeError(w, notModelled("a "+mt+" payload"))
@@ -701,10 +695,8 @@ func (s *Server) getDocument(w http.ResponseWriter, r *http.Request) {
 // parseDocumentQuery reads GET document's query parameters: the fields
 // selected, nil for every one.
 func parseDocumentQuery(q url.Values) ([]string, *apiError) {
-	for k := range q {
-		if !slices.Contains(getDocumentParams, k) {
-			return nil, newError("bad_request", fmt.Sprintf("Unknown parameter `%s`: expected one of %s", k, quoteList(getDocumentParams)))
-		}
+	if e := checkParams(q, "document", getDocumentParams, getDocumentParams); e != nil {
+		return nil, e
 	}
 	if v, ok := q["retrieveVectors"]; ok {
 		switch v[0] {

@@ -66,6 +66,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"regexp"
 	"slices"
 	"strconv"
@@ -337,6 +338,21 @@ func fields(raw json.RawMessage, path, code string, known []string) (map[string]
 		}
 	}
 	return m, nil
+}
+
+// checkParams refuses a query parameter outside known (400 bad_request,
+// as deserr does) and one known but not modelled (501); what names the
+// route's parameters ("tasks").
+func checkParams(q url.Values, what string, known, modelled []string) *apiError {
+	for k := range q {
+		switch {
+		case !slices.Contains(known, k):
+			return newError("bad_request", fmt.Sprintf("Unknown parameter `%s`: expected one of %s", k, quoteList(known)))
+		case !slices.Contains(modelled, k):
+			return notModelled("the " + what + " parameter `" + k + "`")
+		}
+	}
+	return nil
 }
 
 func quoteList(names []string) string {

@@ -170,13 +170,8 @@ type taskFilter struct {
 func parseTaskFilter(r *http.Request) (taskFilter, *apiError) {
 	f := taskFilter{limit: 20, from: -1}
 	q := r.URL.Query()
-	for k := range q {
-		switch {
-		case !slices.Contains(taskParamsKnown, k):
-			return f, newError("bad_request", fmt.Sprintf("Unknown parameter `%s`: expected one of %s", k, quoteList(taskParamsKnown)))
-		case !slices.Contains(taskParamsModelled, k):
-			return f, notModelled("the tasks parameter `" + k + "`")
-		}
+	if e := checkParams(q, "tasks", taskParamsKnown, taskParamsModelled); e != nil {
+		return f, e
 	}
 	list := func(k string) []string {
 		if v := q.Get(k); v != "" && v != "*" {
