@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+
+	"github.com/searchbench/searchbench/engines/enginetest/fakekit"
 )
 
 // writeTarget returns the index a write names, or writes the error: an
@@ -323,7 +325,6 @@ func (f *field) parseVector(d *doc, id, name string, v any) *esError {
 			name, id, len(arr), f.dims)
 	}
 	vec := make([]float32, len(arr))
-	var norm float64
 	for i, x := range arr {
 		n, ok := x.(json.Number)
 		fl, err := n.Float64()
@@ -331,9 +332,8 @@ func (f *field) parseVector(d *doc, id, name string, v any) *esError {
 			return docError("failed to parse field [%s] of type [dense_vector] in document with id '%s'. Preview of field's value: '%v'", name, id, x)
 		}
 		vec[i] = float32(fl)
-		norm += fl * fl
 	}
-	if f.similarity == "cosine" && norm == 0 {
+	if f.similarity == "cosine" && fakekit.Dot(vec, vec) == 0 {
 		return docError("The [cosine] similarity does not support vectors with zero magnitude. Preview of invalid vector: %v", arr[:min(len(arr), 5)])
 	}
 	d.vectors[name] = vec

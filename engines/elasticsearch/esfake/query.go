@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"math"
 	"slices"
+
+	"github.com/searchbench/searchbench/engines/enginetest/fakekit"
 )
 
 // The product workload's queries: bool (must and filter), term, range,
@@ -418,8 +420,7 @@ func (s *knnSearch) run(ix *index) ([]hit, *esError) {
 		return nil, badRequest("query_shard_exception",
 			"failed to create query: The query vector has a different number of dimensions [%d] than the document vectors [%d].", len(s.vector), f.dims)
 	}
-	qn := norm(s.vector)
-	if qn == 0 {
+	if fakekit.Dot(s.vector, s.vector) == 0 {
 		return nil, badRequest("query_shard_exception", "failed to create query: The [cosine] similarity does not support vectors with zero magnitude.")
 	}
 	filters, e := prepareAll(ix, s.filters)
@@ -432,22 +433,10 @@ func (s *knnSearch) run(ix *index) ([]hit, *esError) {
 		if v == nil || !passes(filters, d) {
 			continue
 		}
-		var dot float64
-		for i := range v {
-			dot += float64(v[i]) * float64(s.vector[i])
-		}
-		hits = append(hits, hit{d, (1 + dot/(qn*norm(v))) / 2})
+		hits = append(hits, hit{d, (1 + fakekit.Cosine(s.vector, v)) / 2})
 	}
 	sortHits(hits)
 	return hits[:min(len(hits), s.k)], nil
-}
-
-func norm(v []float32) float64 {
-	var n float64
-	for _, x := range v {
-		n += float64(x) * float64(x)
-	}
-	return math.Sqrt(n)
 }
 
 // searchHits is a search's matches, best first: the query's; with a knn

@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/searchbench/searchbench/engines/enginetest/fakekit"
 )
 
 // fieldDef is one declared field, with the properties Typesense reports.
@@ -39,12 +42,11 @@ type collection struct {
 }
 
 func (c *collection) field(name string) (fieldDef, bool) {
-	for _, f := range c.fields {
-		if f.Name == name {
-			return f, true
-		}
+	i := slices.IndexFunc(c.fields, func(f fieldDef) bool { return f.Name == name })
+	if i < 0 {
+		return fieldDef{}, false
 	}
-	return fieldDef{}, false
+	return c.fields[i], true
 }
 
 func (c *collection) summary() map[string]any {
@@ -60,7 +62,7 @@ type document struct {
 	seq     uint64
 	fields  map[string]any
 	tokens  map[string]map[string]struct{}
-	vectors map[string][]float64 // float[] fields, as unit vectors
+	vectors map[string][]float64 // float[] fields
 }
 
 // Field types Typesense 29.0 knows, and the ones the fake models.
@@ -68,19 +70,6 @@ var (
 	knownTypes    = []string{"string", "int32", "int64", "float", "bool", "geopoint", "geopolygon", "string[]", "int32[]", "int64[]", "float[]", "bool[]", "geopoint[]", "object", "object[]", "auto", "string*", "image"}
 	modelledTypes = []string{"string", "string[]", "int32", "int64", "float", "bool", "float[]"}
 )
-
-// decode parses JSON keeping numbers as written.
-func decode(b []byte, v any) error {
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber()
-	if err := d.Decode(v); err != nil {
-		return err
-	}
-	if d.More() {
-		return fmt.Errorf("trailing data")
-	}
-	return nil
-}
 
 func (s *Server) createCollection(_ http.ResponseWriter, r *http.Request) reply {
 	body, rep, ok := readBody(r)
@@ -95,7 +84,7 @@ func (s *Server) createCollection(_ http.ResponseWriter, r *http.Request) reply 
 		SymbolsToIndex      []string          `json:"symbols_to_index"`
 		EnableNestedFields  bool              `json:"enable_nested_fields"`
 	}
-	if err := decode(body, &req); err != nil {
+	if err := fakekit.DecodeJSON(body, &req); err != nil {
 		return errorf(http.StatusBadRequest, "Bad JSON.")
 	}
 	switch {
@@ -242,11 +231,11 @@ func parseWriteParams(r *http.Request) (writeParams, reply, bool) {
 }
 
 func readBody(r *http.Request) ([]byte, reply, bool) {
-	var buf bytes.Buffer
-	if _, err := buf.ReadFrom(r.Body); err != nil {
+	b, err := io.ReadAll(r.Body)
+	if err != nil {
 		return nil, errorf(http.StatusBadRequest, "typesensefake: read body: %v", err), false
 	}
-	return buf.Bytes(), reply{}, true
+	return b, reply{}, true
 }
 
 func (s *Server) addDocument(_ http.ResponseWriter, r *http.Request) reply {
@@ -282,13 +271,8 @@ func (s *Server) importDocuments(_ http.ResponseWriter, r *http.Request) reply {
 			return errorf(http.StatusBadRequest, "Parameter `batch_size` must be a positive integer.")
 		}
 	}
-	flags := map[string]bool{}
 	for _, name := range []string{"return_id", "return_doc"} {
-		switch v := q.Get(name); v {
-		case "", "false":
-		case "true":
-			flags[name] = true
-		default:
+		if v := q.Get(name); v != "" && v != "true" && v != "false" {
 			return errorf(http.StatusBadRequest, "Parameter `%s` must be a true|false.", name)
 		}
 	}
@@ -308,14 +292,13 @@ func (s *Server) importDocuments(_ http.ResponseWriter, r *http.Request) reply {
 			continue
 		}
 		res := map[string]any{"success": true}
-		d, status, msg := c.write([]byte(line), p.action)
-		if status != 0 {
+		if d, status, msg := c.write([]byte(line), p.action); status != 0 {
 			res = map[string]any{"success": false, "error": msg, "code": status, "document": line}
 		} else {
-			if flags["return_id"] {
+			if q.Get("return_id") == "true" {
 				res["id"] = d.fields["id"]
 			}
-			if flags["return_doc"] {
+			if q.Get("return_doc") == "true" {
 				res["document"] = d.fields
 			}
 		}
@@ -328,57 +311,26 @@ func (s *Server) importDocuments(_ http.ResponseWriter, r *http.Request) reply {
 // write validates and stores one document; a non-zero status is the error
 // Typesense answers.
 func (c *collection) write(raw []byte, action string) (*document, int, string) {
-	var v any
-	if err := decode(raw, &v); err != nil {
+	var m map[string]any
+	if err := fakekit.DecodeJSON(raw, &m); err != nil || m == nil {
 		return nil, http.StatusBadRequest, "Bad JSON."
 	}
-	m, ok := v.(map[string]any)
-	if !ok {
-		return nil, http.StatusBadRequest, "Bad JSON."
-	}
-	id, seq := "", c.nextSeq
-	switch idv := m["id"].(type) {
-	case nil:
-		if _, present := m["id"]; present {
+	id, seq := strconv.FormatUint(c.nextSeq, 10), c.nextSeq // Typesense numbers documents without an id
+	if idv, present := m["id"]; present {
+		s, ok := idv.(string)
+		if !ok {
 			return nil, http.StatusBadRequest, "Document's `id` field should be a string."
 		}
-		id = strconv.FormatUint(seq, 10) // Typesense numbers documents without an id
-	case string:
-		id = idv
-	default:
-		return nil, http.StatusBadRequest, "Document's `id` field should be a string."
+		id = s
 	}
 	old, exists := c.docs[id]
 	if exists && action == "create" {
 		return nil, http.StatusConflict, fmt.Sprintf("A document with id %s already exists.", id)
 	}
-	fields := maps.Clone(m)
-	fields["id"] = id
-	d := &document{fields: fields, tokens: map[string]map[string]struct{}{}, vectors: map[string][]float64{}}
-	for _, f := range c.fields {
-		val, present := fields[f.Name]
-		if !present || val == nil {
-			if f.Optional {
-				continue
-			}
-			return nil, http.StatusBadRequest, fmt.Sprintf("Field `%s` has been declared in the schema, but is not found in the document.", f.Name)
-		}
-		if f.Type == "float[]" {
-			stored, vec, status, msg := coerceVector(f, val)
-			if status != 0 {
-				return nil, status, msg
-			}
-			fields[f.Name], d.vectors[f.Name] = stored, vec
-			continue
-		}
-		coerced, ok := coerce(f.Type, val)
-		if !ok {
-			return nil, http.StatusBadRequest, fmt.Sprintf("Field `%s` must be %s.", f.Name, typeNoun(f.Type))
-		}
-		fields[f.Name] = coerced
-		if f.text() {
-			d.tokens[f.Name] = tokenSet(coerced)
-		}
+	d := &document{fields: maps.Clone(m), tokens: map[string]map[string]struct{}{}, vectors: map[string][]float64{}}
+	d.fields["id"] = id
+	if status, msg := c.index(d); status != 0 {
+		return nil, status, msg
 	}
 	if exists {
 		d.seq = old.seq // an upsert keeps the document's place
@@ -388,6 +340,36 @@ func (c *collection) write(raw []byte, action string) (*document, int, string) {
 	}
 	c.docs[id] = d
 	return d, 0, ""
+}
+
+// index checks d's declared fields against the schema, coerces them in
+// place and fills d's tokens and vectors.
+func (c *collection) index(d *document) (int, string) {
+	for _, f := range c.fields {
+		val, present := d.fields[f.Name]
+		switch {
+		case (!present || val == nil) && f.Optional:
+			continue
+		case !present || val == nil:
+			return http.StatusBadRequest, fmt.Sprintf("Field `%s` has been declared in the schema, but is not found in the document.", f.Name)
+		case f.Type == "float[]":
+			stored, vec, status, msg := coerceVector(f, val)
+			if status != 0 {
+				return status, msg
+			}
+			d.fields[f.Name], d.vectors[f.Name] = stored, vec
+			continue
+		}
+		coerced, ok := coerce(f.Type, val)
+		if !ok {
+			return http.StatusBadRequest, fmt.Sprintf("Field `%s` must be %s.", f.Name, typeNoun(f.Type))
+		}
+		d.fields[f.Name] = coerced
+		if f.text() {
+			d.tokens[f.Name] = tokenSet(coerced)
+		}
+	}
+	return 0, ""
 }
 
 func typeNoun(t string) string {

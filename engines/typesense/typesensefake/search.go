@@ -1,6 +1,7 @@
 package typesensefake
 
 import (
+	"cmp"
 	"net/http"
 	"net/url"
 	"slices"
@@ -300,17 +301,7 @@ func (c *collection) collect(p *searchParams, ts []string, round int, seen map[s
 		}
 		out = append(out, cd)
 	}
-	slices.SortFunc(out, func(a, b candidate) int {
-		switch {
-		case a.inField != b.inField:
-			return a.inField - b.inField
-		case a.d.seq > b.d.seq: // newest first
-			return -1
-		case a.d.seq < b.d.seq:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(out, func(a, b candidate) int { return cmp.Or(cmp.Compare(a.inField, b.inField), newestFirst(a, b)) })
 	return out
 }
 

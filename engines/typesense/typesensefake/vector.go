@@ -2,13 +2,15 @@ package typesensefake
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
-	"math"
 	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/searchbench/searchbench/engines/enginetest/fakekit"
 )
 
 // vectorQuery is a parsed vector_query: field:([v1, v2, …], k:N, alpha:A).
@@ -66,37 +68,46 @@ func parseVectorQuery(c *collection, s string) (*vectorQuery, reply, bool) {
 	if len(vq.vec) != f.NumDim {
 		return nil, errorf(http.StatusBadRequest, "Query field `%s` must have %d dimensions.", name, f.NumDim), false
 	}
-	params := strings.TrimSpace(rest[end+1:])
-	if params != "" {
-		if !strings.HasPrefix(params, ",") {
+	if params := strings.TrimSpace(rest[end+1:]); params != "" {
+		params, ok := strings.CutPrefix(params, ",")
+		if !ok {
 			return nil, malformed, false
 		}
-		params = params[1:]
-		for _, kv := range strings.Split(params, ",") {
-			k, v, ok := strings.Cut(kv, ":")
-			if !ok {
-				return nil, malformed, false
-			}
-			v = strings.TrimSpace(v)
-			switch strings.TrimSpace(k) {
-			case "k":
-				n, err := strconv.ParseUint(v, 10, 32)
-				if err != nil {
-					return nil, malformed, false
-				}
-				vq.k = int(n)
-			case "alpha":
-				a, err := strconv.ParseFloat(v, 64)
-				if err != nil || a < 0 || a > 1 {
-					return nil, malformed, false
-				}
-				vq.alpha = a
-			default:
-				return nil, errorf(http.StatusNotImplemented, "typesensefake: vector_query parameter %s is not modelled", strings.TrimSpace(k)), false
-			}
+		if rep, ok := vq.parseParams(params); !ok {
+			return nil, rep, false
 		}
 	}
 	return vq, reply{}, true
+}
+
+// parseParams reads the parameters after the vector, "k:N, alpha:A", of
+// which the fake models k and alpha.
+func (vq *vectorQuery) parseParams(params string) (reply, bool) {
+	malformed := errorf(http.StatusBadRequest, "Malformed vector query string.")
+	for _, kv := range strings.Split(params, ",") {
+		k, v, ok := strings.Cut(kv, ":")
+		if !ok {
+			return malformed, false
+		}
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		switch k {
+		case "k":
+			n, err := strconv.ParseUint(v, 10, 32)
+			if err != nil {
+				return malformed, false
+			}
+			vq.k = int(n)
+		case "alpha":
+			a, err := strconv.ParseFloat(v, 64)
+			if err != nil || a < 0 || a > 1 {
+				return malformed, false
+			}
+			vq.alpha = a
+		default:
+			return errorf(http.StatusNotImplemented, "typesensefake: vector_query parameter %s is not modelled", k), false
+		}
+	}
+	return reply{}, true
 }
 
 // nearest is the kNN: the documents that pass the filters (a pre-filter:
@@ -105,22 +116,16 @@ func parseVectorQuery(c *collection, s string) (*vectorQuery, reply, bool) {
 // k of them, or, without k, as many as the pages up to this one hold
 // (Index::search in src/index.cpp at v29.0).
 func (c *collection) nearest(p *searchParams) []candidate {
-	q := unit(p.vq.vec)
 	var out []candidate
 	for _, d := range c.docs {
 		v, ok := d.vectors[p.vq.field.Name]
 		if !ok || !passes(d, p.filters) {
 			continue
 		}
-		dist := 1 - dot(q, v)
+		dist := 1 - fakekit.Cosine(p.vq.vec, v) // Typesense's cosine distance
 		out = append(out, candidate{d: d, dist: &dist, inField: len(p.queryBy)})
 	}
-	slices.SortFunc(out, func(a, b candidate) int {
-		if *a.dist != *b.dist {
-			return cmpFloat(*a.dist, *b.dist)
-		}
-		return cmpSeq(a, b)
-	})
+	slices.SortFunc(out, func(a, b candidate) int { return cmp.Or(cmp.Compare(*a.dist, *b.dist), newestFirst(a, b)) })
 	k := p.vq.k
 	if k == 0 {
 		k = p.page * p.perPage
@@ -151,59 +156,13 @@ func fuse(text, vec []candidate, alpha float64) []candidate {
 	for _, cd := range byDoc {
 		out = append(out, cd)
 	}
-	slices.SortFunc(out, func(a, b candidate) int {
-		if score[a.d] != score[b.d] {
-			return cmpFloat(score[b.d], score[a.d])
-		}
-		return cmpSeq(a, b)
-	})
+	slices.SortFunc(out, func(a, b candidate) int { return cmp.Or(cmp.Compare(score[b.d], score[a.d]), newestFirst(a, b)) })
 	return out
 }
 
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-// cmpSeq puts the newest document first, as the text ranking breaks ties.
-func cmpSeq(a, b candidate) int {
-	switch {
-	case a.d.seq > b.d.seq:
-		return -1
-	case a.d.seq < b.d.seq:
-		return 1
-	}
-	return 0
-}
-
-func unit(v []float64) []float64 {
-	var n float64
-	for _, x := range v {
-		n += x * x
-	}
-	out := make([]float64, len(v))
-	if n == 0 {
-		return out
-	}
-	n = math.Sqrt(n)
-	for i, x := range v {
-		out[i] = x / n
-	}
-	return out
-}
-
-func dot(a, b []float64) float64 {
-	var s float64
-	for i := range a {
-		s += a[i] * b[i]
-	}
-	return s
-}
+// newestFirst puts the newest document first, as the text ranking breaks
+// ties.
+func newestFirst(a, b candidate) int { return cmp.Compare(b.d.seq, a.d.seq) }
 
 // coerceVector checks a float[] value with num_dim as Typesense's
 // validator does: an array of numbers of exactly num_dim.
@@ -225,7 +184,7 @@ func coerceVector(f fieldDef, v any) ([]any, []float64, int, string) {
 		}
 		stored[i], vec[i] = x, x
 	}
-	return stored, unit(vec), 0, ""
+	return stored, vec, 0, ""
 }
 
 // multiSearch is POST /multi_search (core_api.cpp post_multi_search): each
@@ -242,7 +201,7 @@ func (s *Server) multiSearch(_ http.ResponseWriter, r *http.Request) reply {
 		Searches *[]map[string]any `json:"searches"`
 		Union    bool              `json:"union"`
 	}
-	if err := decode(body, &req); err != nil {
+	if err := fakekit.DecodeJSON(body, &req); err != nil {
 		return errorf(http.StatusBadRequest, "Bad JSON.")
 	}
 	switch {
@@ -269,16 +228,11 @@ func (s *Server) oneSearch(common url.Values, search map[string]any) json.RawMes
 		params[k] = slices.Clone(v)
 	}
 	for k, v := range search {
-		switch x := v.(type) {
-		case string:
-			params.Set(k, x)
-		case json.Number:
-			params.Set(k, x.String())
-		case bool:
-			params.Set(k, strconv.FormatBool(x))
-		default:
+		x, ok := fakekit.Scalar(v)
+		if !ok {
 			return failed(errorf(http.StatusBadRequest, "Parameter `%s` must be a string, number or boolean.", k))
 		}
+		params.Set(k, x)
 	}
 	name := params.Get("collection")
 	params.Del("collection")
