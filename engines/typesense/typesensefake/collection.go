@@ -127,45 +127,8 @@ func parseFields(raw []map[string]any) ([]fieldDef, reply, bool) {
 		}
 		f := fieldDef{Name: name, Type: typ, Index: true, Store: true, Sort: typ != "string" && typ != "string[]"}
 		for k, v := range m {
-			b, isBool := v.(bool)
-			switch k {
-			case "name", "type":
-				continue
-			case "facet":
-				f.Facet = b
-			case "optional":
-				f.Optional = b
-			case "sort":
-				f.Sort = b
-			case "num_dim":
-				n, isNum := v.(json.Number)
-				d, err := strconv.ParseUint(n.String(), 10, 31)
-				if !isNum || err != nil || d == 0 {
-					return nil, errorf(http.StatusBadRequest, "Property `num_dim` must be a positive integer."), false
-				}
-				if typ != "float[]" {
-					return nil, errorf(http.StatusBadRequest, "Property `num_dim` is only allowed on a float array field."), false
-				}
-				f.NumDim = int(d)
-				continue
-			case "vec_dist":
-				if v != "cosine" {
-					return nil, errorf(http.StatusNotImplemented, "typesensefake: vec_dist %v is not modelled (cosine is)", v), false
-				}
-				continue
-			case "index", "store", "stem", "infix", "locale":
-				// Only their defaults are modelled: they change what is
-				// searchable or how it is tokenized.
-				def := map[string]any{"index": true, "store": true, "stem": false, "infix": false, "locale": ""}[k]
-				if v != def {
-					return nil, errorf(http.StatusNotImplemented, "typesensefake: field property %s=%v is not modelled", k, v), false
-				}
-				continue
-			default:
-				return nil, errorf(http.StatusNotImplemented, "typesensefake: field property %s is not modelled", k), false
-			}
-			if !isBool {
-				return nil, errorf(http.StatusBadRequest, "The `%s` property of the field `%s` should be a boolean.", k, name), false
+			if rep, ok := f.set(k, v); !ok {
+				return nil, rep, false
 			}
 		}
 		if typ == "float[]" {
@@ -177,6 +140,43 @@ func parseFields(raw []map[string]any) ([]fieldDef, reply, bool) {
 		fields = append(fields, f)
 	}
 	return fields, reply{}, true
+}
+
+// onlyDefault are the field properties of which only the default is
+// modelled: the others change what is searchable or how it is tokenized.
+var onlyDefault = map[string]any{"index": true, "store": true, "stem": false, "infix": false, "locale": ""}
+
+// set reads one property of a field's definition.
+func (f *fieldDef) set(k string, v any) (reply, bool) {
+	flag := map[string]*bool{"facet": &f.Facet, "optional": &f.Optional, "sort": &f.Sort}[k]
+	def, known := onlyDefault[k]
+	switch {
+	case k == "name" || k == "type":
+	case flag != nil:
+		b, ok := v.(bool)
+		if !ok {
+			return errorf(http.StatusBadRequest, "The `%s` property of the field `%s` should be a boolean.", k, f.Name), false
+		}
+		*flag = b
+	case k == "num_dim":
+		n, isNum := v.(json.Number)
+		d, err := strconv.ParseUint(n.String(), 10, 31)
+		if !isNum || err != nil || d == 0 {
+			return errorf(http.StatusBadRequest, "Property `num_dim` must be a positive integer."), false
+		}
+		if f.Type != "float[]" {
+			return errorf(http.StatusBadRequest, "Property `num_dim` is only allowed on a float array field."), false
+		}
+		f.NumDim = int(d)
+	case k == "vec_dist" && v != "cosine":
+		return errorf(http.StatusNotImplemented, "typesensefake: vec_dist %v is not modelled (cosine is)", v), false
+	case k == "vec_dist":
+	case known && v != def:
+		return errorf(http.StatusNotImplemented, "typesensefake: field property %s=%v is not modelled", k, v), false
+	case !known:
+		return errorf(http.StatusNotImplemented, "typesensefake: field property %s is not modelled", k), false
+	}
+	return reply{}, true
 }
 
 // lookup returns the named collection; callers hold s.mu.
@@ -385,61 +385,31 @@ func typeNoun(t string) string {
 // coerce applies dirty_values=coerce_or_reject, Typesense's default for a
 // collection with a schema.
 func coerce(typ string, v any) (any, bool) {
-	switch typ {
-	case "string":
-		switch x := v.(type) {
-		case string:
-			return x, true
-		case json.Number:
-			return x.String(), true
-		case bool:
-			return strconv.FormatBool(x), true
-		}
-	case "string[]":
+	if typ == "string[]" {
 		arr, ok := v.([]any)
-		if !ok {
-			return nil, false
-		}
 		out := make([]any, len(arr))
 		for i, e := range arr {
 			if out[i], ok = coerce("string", e); !ok {
 				return nil, false
 			}
 		}
-		return out, true
+		return out, ok
+	}
+	s, ok := fakekit.Scalar(v)
+	if _, isBool := v.(bool); !ok || isBool && typ != "string" && typ != "bool" {
+		return nil, false
+	}
+	switch typ {
+	case "string":
+		return s, true
 	case "float":
-		switch x := v.(type) {
-		case json.Number:
-			f, err := x.Float64()
-			return f, err == nil
-		case string:
-			f, err := strconv.ParseFloat(x, 64)
-			return f, err == nil
-		}
+		f, err := strconv.ParseFloat(s, 64)
+		return f, err == nil
 	case "int32", "int64":
-		bits := 64
-		if typ == "int32" {
-			bits = 32
-		}
-		var s string
-		switch x := v.(type) {
-		case json.Number:
-			s = x.String()
-		case string:
-			s = x
-		default:
-			return nil, false
-		}
-		n, err := strconv.ParseInt(s, 10, bits)
+		n, err := strconv.ParseInt(s, 10, map[string]int{"int32": 32, "int64": 64}[typ])
 		return n, err == nil
-	case "bool":
-		switch x := v.(type) {
-		case bool:
-			return x, true
-		case string:
-			b, err := strconv.ParseBool(x)
-			return b, err == nil && (x == "true" || x == "false")
-		}
+	case "bool": // true and false, as booleans or strings
+		return s == "true", s == "true" || s == "false"
 	}
 	return nil, false
 }

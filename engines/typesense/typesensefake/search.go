@@ -127,10 +127,7 @@ func parseSearch(c *collection, q url.Values) (*searchParams, reply, bool) {
 // parseQueryBy reads query_by: text fields of the schema.
 func parseQueryBy(c *collection, v string) ([]fieldDef, reply, bool) {
 	var out []fieldDef
-	for _, name := range strings.Split(v, ",") {
-		if name = strings.TrimSpace(name); name == "" {
-			continue
-		}
+	for _, name := range fieldList(v) {
 		f, ok := c.field(name)
 		if !ok {
 			return nil, errorf(http.StatusNotFound, "Could not find a field named `%s` in the schema.", name), false
@@ -147,26 +144,20 @@ func parseQueryBy(c *collection, v string) ([]fieldDef, reply, bool) {
 // Typesense checks whether or not the fake models them.
 func (p *searchParams) parseNumbers(q url.Values) (reply, bool) {
 	var unused int
+	p.perPage, p.page, p.dropThreshold = 10, 1, 1
+	// limit is per_page's other name, and wins over it.
 	for _, u := range []struct {
 		name string
-		def  int
 		dst  *int
 	}{
-		{"per_page", 10, &p.perPage}, {"page", 1, &p.page}, {"typo_tokens_threshold", 1, &unused},
-		{"drop_tokens_threshold", 1, &p.dropThreshold}, {"min_len_1typo", 4, &unused}, {"min_len_2typo", 7, &unused},
+		{"per_page", &p.perPage}, {"limit", &p.perPage}, {"page", &p.page}, {"typo_tokens_threshold", &unused},
+		{"drop_tokens_threshold", &p.dropThreshold}, {"min_len_1typo", &unused}, {"min_len_2typo", &unused},
 	} {
-		n, rep, ok := uintParam(q, u.name, u.def)
+		n, rep, ok := uintParam(q, u.name, *u.dst)
 		if !ok {
 			return rep, false
 		}
 		*u.dst = n
-	}
-	if q.Has("limit") { // limit is per_page's other name
-		n, rep, ok := uintParam(q, "limit", 10)
-		if !ok {
-			return rep, false
-		}
-		p.perPage = n
 	}
 	if p.perPage > MaxPerPage {
 		return errorf(http.StatusUnprocessableEntity, "Only upto %d hits can be fetched per page.", MaxPerPage), false
@@ -224,19 +215,16 @@ func tokenize(text string) []string {
 
 func tokenSet(v any) map[string]struct{} {
 	set := map[string]struct{}{}
-	add := func(s any) {
-		if str, ok := s.(string); ok {
-			for _, t := range tokenize(str) {
+	vals, ok := v.([]any)
+	if !ok {
+		vals = []any{v}
+	}
+	for _, e := range vals {
+		if s, ok := e.(string); ok {
+			for _, t := range tokenize(s) {
 				set[t] = struct{}{}
 			}
 		}
-	}
-	if arr, ok := v.([]any); ok {
-		for _, e := range arr {
-			add(e)
-		}
-	} else {
-		add(v)
 	}
 	return set
 }
