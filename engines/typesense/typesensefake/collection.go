@@ -2,11 +2,12 @@ package typesensefake
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
-	"io"
 	"maps"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -71,11 +72,7 @@ var (
 	modelledTypes = []string{"string", "string[]", "int32", "int64", "float", "bool", "float[]"}
 )
 
-func (s *Server) createCollection(_ http.ResponseWriter, r *http.Request) reply {
-	body, rep, ok := readBody(r)
-	if !ok {
-		return rep
-	}
+func (s *Server) createCollection(r *http.Request, body []byte) reply {
 	var req struct {
 		Name                *string           `json:"name"`
 		Fields              *[]map[string]any `json:"fields"`
@@ -185,7 +182,7 @@ func (s *Server) lookup(r *http.Request) (*collection, bool) {
 	return c, ok
 }
 
-func (s *Server) getCollection(_ http.ResponseWriter, r *http.Request) reply {
+func (s *Server) getCollection(r *http.Request, _ []byte) reply {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	c, ok := s.lookup(r)
@@ -195,7 +192,7 @@ func (s *Server) getCollection(_ http.ResponseWriter, r *http.Request) reply {
 	return jsonReply(http.StatusOK, c.summary())
 }
 
-func (s *Server) dropCollection(_ http.ResponseWriter, r *http.Request) reply {
+func (s *Server) dropCollection(r *http.Request, _ []byte) reply {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c, ok := s.lookup(r)
@@ -206,44 +203,25 @@ func (s *Server) dropCollection(_ http.ResponseWriter, r *http.Request) reply {
 	return jsonReply(http.StatusOK, c.summary())
 }
 
-// writeParams are the query parameters of the single and bulk write routes.
-type writeParams struct {
-	action string
-}
-
-func parseWriteParams(r *http.Request) (writeParams, reply, bool) {
-	q := r.URL.Query()
-	p := writeParams{action: q.Get("action")}
-	if p.action == "" {
-		p.action = "create"
-	}
-	switch p.action {
+// writeAction reads the query parameters of the single and bulk write
+// routes: the action, and dirty_values, of which the default is modelled.
+func writeAction(q url.Values) (string, reply, bool) {
+	action := cmp.Or(q.Get("action"), "create")
+	switch action {
 	case "create", "upsert":
 	case "update", "emplace":
-		return p, errorf(http.StatusNotImplemented, "typesensefake: action=%s is not modelled", p.action), false
+		return "", errorf(http.StatusNotImplemented, "typesensefake: action=%s is not modelled", action), false
 	default:
-		return p, errorf(http.StatusBadRequest, "Parameter `action` must be a create|update|upsert."), false
+		return "", errorf(http.StatusBadRequest, "Parameter `action` must be a create|update|upsert."), false
 	}
 	if dv := q.Get("dirty_values"); dv != "" && dv != "coerce_or_reject" {
-		return p, errorf(http.StatusNotImplemented, "typesensefake: dirty_values=%s is not modelled", dv), false
+		return "", errorf(http.StatusNotImplemented, "typesensefake: dirty_values=%s is not modelled", dv), false
 	}
-	return p, reply{}, true
+	return action, reply{}, true
 }
 
-func readBody(r *http.Request) ([]byte, reply, bool) {
-	b, err := io.ReadAll(r.Body)
-	if err != nil {
-		return nil, errorf(http.StatusBadRequest, "typesensefake: read body: %v", err), false
-	}
-	return b, reply{}, true
-}
-
-func (s *Server) addDocument(_ http.ResponseWriter, r *http.Request) reply {
-	p, rep, ok := parseWriteParams(r)
-	if !ok {
-		return rep
-	}
-	body, rep, ok := readBody(r)
+func (s *Server) addDocument(r *http.Request, body []byte) reply {
+	action, rep, ok := writeAction(r.URL.Query())
 	if !ok {
 		return rep
 	}
@@ -253,15 +231,15 @@ func (s *Server) addDocument(_ http.ResponseWriter, r *http.Request) reply {
 	if !ok {
 		return errorf(http.StatusNotFound, "Not Found")
 	}
-	d, status, msg := c.write(body, p.action)
+	d, status, msg := c.write(body, action)
 	if status != 0 {
 		return errorf(status, "%s", msg)
 	}
 	return jsonReply(http.StatusCreated, d.fields)
 }
 
-func (s *Server) importDocuments(_ http.ResponseWriter, r *http.Request) reply {
-	p, rep, ok := parseWriteParams(r)
+func (s *Server) importDocuments(r *http.Request, body []byte) reply {
+	action, rep, ok := writeAction(r.URL.Query())
 	if !ok {
 		return rep
 	}
@@ -276,10 +254,6 @@ func (s *Server) importDocuments(_ http.ResponseWriter, r *http.Request) reply {
 			return errorf(http.StatusBadRequest, "Parameter `%s` must be a true|false.", name)
 		}
 	}
-	body, rep, ok := readBody(r)
-	if !ok {
-		return rep
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c, ok := s.lookup(r)
@@ -292,7 +266,7 @@ func (s *Server) importDocuments(_ http.ResponseWriter, r *http.Request) reply {
 			continue
 		}
 		res := map[string]any{"success": true}
-		if d, status, msg := c.write([]byte(line), p.action); status != 0 {
+		if d, status, msg := c.write([]byte(line), action); status != 0 {
 			res = map[string]any{"success": false, "error": msg, "code": status, "document": line}
 		} else {
 			if q.Get("return_id") == "true" {
@@ -418,7 +392,7 @@ func coerce(typ string, v any) (any, bool) {
 // every field as Typesense keeps it (the id a string, a declared field's
 // value after coercion). include_fields and exclude_fields, which later
 // versions read there, would narrow the answer and are not modelled.
-func (s *Server) getDocument(_ http.ResponseWriter, r *http.Request) reply {
+func (s *Server) getDocument(r *http.Request, _ []byte) reply {
 	for _, p := range []string{"include_fields", "exclude_fields"} {
 		if r.URL.Query().Has(p) {
 			return errorf(http.StatusNotImplemented, "typesensefake: the parameter %s of GET /collections/{c}/documents/{id} is not modelled", p)
@@ -429,7 +403,7 @@ func (s *Server) getDocument(_ http.ResponseWriter, r *http.Request) reply {
 	return s.findDocument(r, false)
 }
 
-func (s *Server) deleteDocument(_ http.ResponseWriter, r *http.Request) reply {
+func (s *Server) deleteDocument(r *http.Request, _ []byte) reply {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.findDocument(r, true)

@@ -87,6 +87,7 @@ package typesensefake
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -136,14 +137,14 @@ func (s *Server) Close() {
 type route struct {
 	pattern string
 	public  bool
-	handle  func(w http.ResponseWriter, r *http.Request) reply
+	handle  func(r *http.Request, body []byte) reply
 }
 
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	for _, rt := range []route{
-		{"GET /health", true, s.health},
-		{"GET /debug", false, s.debug},
+		{"GET /health", true, answer(map[string]bool{"ok": true})},
+		{"GET /debug", false, answer(map[string]any{"state": 1, "version": Version})},
 		{"GET /stats.json", false, s.stats},
 		{"POST /collections", false, s.createCollection},
 		{"GET /collections/{c}", false, s.getCollection},
@@ -165,7 +166,11 @@ func (s *Server) routes() http.Handler {
 // handler.
 func (s *Server) serve(rt route) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		s.requests.Add(rt.pattern, r, nil)
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			return // the client went away
+		}
+		s.requests.Add(rt.pattern, r, body)
 		if s.faults.Serve(w, r, faultBody) {
 			return
 		}
@@ -173,7 +178,7 @@ func (s *Server) serve(rt route) http.HandlerFunc {
 			writeReply(w, errorf(http.StatusUnauthorized, "Forbidden - a valid `x-typesense-api-key` header must be sent."))
 			return
 		}
-		writeReply(w, rt.handle(w, r))
+		writeReply(w, rt.handle(r, body))
 	}
 }
 
@@ -188,9 +193,10 @@ func (s *Server) authorized(r *http.Request) bool {
 // reply is a handler's answer: a status and a body that is JSON (or, for
 // import, JSON lines).
 type reply struct {
-	status int
-	body   []byte
-	plain  bool // text/plain, as Typesense labels import results
+	status  int
+	body    []byte
+	plain   bool   // text/plain, as Typesense labels import results
+	message string // an error's, which multi_search answers in its own shape
 }
 
 func jsonReply(status int, v any) reply {
@@ -203,7 +209,10 @@ func jsonReply(status int, v any) reply {
 
 // errorf is Typesense's error body: {"message": "..."}.
 func errorf(status int, format string, args ...any) reply {
-	return jsonReply(status, map[string]string{"message": fmt.Sprintf(format, args...)})
+	msg := fmt.Sprintf(format, args...)
+	rep := jsonReply(status, map[string]string{"message": msg})
+	rep.message = msg
+	return rep
 }
 
 func writeReply(w http.ResponseWriter, rep reply) {
@@ -216,23 +225,20 @@ func writeReply(w http.ResponseWriter, rep reply) {
 	_, _ = w.Write(rep.body)
 }
 
-func notModelled(_ http.ResponseWriter, r *http.Request) reply {
+func notModelled(r *http.Request, _ []byte) reply {
 	return errorf(http.StatusNotImplemented, "typesensefake: %s %s is not modelled", r.Method, r.URL.Path)
 }
 
-func (s *Server) health(http.ResponseWriter, *http.Request) reply {
-	return jsonReply(http.StatusOK, map[string]bool{"ok": true})
-}
-
-func (s *Server) debug(http.ResponseWriter, *http.Request) reply {
-	return jsonReply(http.StatusOK, map[string]any{"state": 1, "version": Version})
+// answer is a route that always gives the same answer.
+func answer(v any) func(*http.Request, []byte) reply {
+	return func(*http.Request, []byte) reply { return jsonReply(http.StatusOK, v) }
 }
 
 // stats is GET /stats.json in Typesense's shape (core_api.cpp
 // get_stats_json: AppMetrics' rates and latencies plus
 // pending_write_batches). The fake applies every write before it answers,
 // so no write batch is ever pending, and it keeps no rolling rates.
-func (s *Server) stats(http.ResponseWriter, *http.Request) reply {
+func (s *Server) stats(*http.Request, []byte) reply {
 	return jsonReply(http.StatusOK, map[string]any{
 		"delete_latency_ms": 0, "delete_requests_per_second": 0, "import_latency_ms": 0,
 		"import_requests_per_second": 0, "latency_ms": map[string]float64{}, "overloaded_requests_per_second": 0,

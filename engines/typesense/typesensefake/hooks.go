@@ -62,13 +62,10 @@ func (s *Server) LastQuery(pattern string) url.Values {
 func (s *Server) Document(collection, id string) (map[string]any, bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	c, ok := s.collections[collection]
-	if !ok {
-		return nil, false
+	if c, ok := s.collections[collection]; ok {
+		if d, ok := c.docs[id]; ok {
+			return maps.Clone(d.fields), true
+		}
 	}
-	d, ok := c.docs[id]
-	if !ok {
-		return nil, false
-	}
-	return maps.Clone(d.fields), true
+	return nil, false
 }

@@ -37,20 +37,25 @@ type searchParams struct {
 	vq               *vectorQuery // nil without vector_query
 }
 
-func (s *Server) search(_ http.ResponseWriter, r *http.Request) reply {
+func (s *Server) search(r *http.Request, _ []byte) reply {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	c, ok := s.lookup(r)
+	return s.searchIn(r.PathValue("c"), r.URL.Query())
+}
+
+// searchIn is a search of the named collection, as one search or one of a
+// multi_search; callers hold s.mu for reading.
+func (s *Server) searchIn(name string, q url.Values) reply {
+	c, ok := s.collections[name]
 	if !ok {
 		return errorf(http.StatusNotFound, "Not found.")
 	}
-	p, rep, ok := parseSearch(c, r.URL.Query())
+	p, rep, ok := parseSearch(c, q)
 	if !ok {
 		return rep
 	}
 	return c.answer(p)
 }
-
 func uintParam(q url.Values, name string, def int) (int, reply, bool) {
 	v := q.Get(name)
 	if v == "" {
@@ -296,29 +301,24 @@ func (c *collection) collect(p *searchParams, ts []string, round int, seen map[s
 // matchDoc reports whether every token is held by some query_by field of
 // d, filling cd's ranking members.
 func matchDoc(d *document, ts []string, p *searchParams, cd *candidate) bool {
-	inField := make([]bool, len(p.queryBy))
-	hasAny := make([]bool, len(p.queryBy))
-	for i := range inField {
-		inField[i] = true
-	}
+	held := make([]int, len(p.queryBy)) // how many of ts each field holds
 	for _, t := range ts {
 		found := false
-		for fi, f := range p.queryBy {
-			if _, ok := d.tokens[f.Name][t]; !ok {
-				inField[fi] = false
-				continue
+		for i, f := range p.queryBy {
+			if _, ok := d.tokens[f.Name][t]; ok {
+				held[i]++
+				found = true
 			}
-			hasAny[fi], found = true, true
 		}
 		if !found {
 			return false
 		}
 	}
-	if i := slices.Index(inField, true); i >= 0 {
-		cd.inField = i
-	}
-	for _, h := range hasAny {
-		if h {
+	for i, n := range held {
+		if n == len(ts) {
+			cd.inField = min(cd.inField, i)
+		}
+		if n > 0 {
 			cd.matched++
 		}
 	}
@@ -383,7 +383,6 @@ func parseFilter(c *collection, expr string) ([]filter, reply, bool) {
 
 func parseCondition(f fieldDef, cond string) (filter, reply, bool) {
 	fl := filter{field: f}
-	bad := errorf(http.StatusBadRequest, "Error with filter field `%s`: could not parse `%s`.", f.Name, cond)
 	if f.Type == "string" {
 		v, ok := strings.CutPrefix(cond, "=")
 		if !ok {
@@ -399,33 +398,32 @@ func parseCondition(f fieldDef, cond string) (filter, reply, bool) {
 	if f.Type != "float" && f.Type != "int32" && f.Type != "int64" {
 		return fl, errorf(http.StatusNotImplemented, "typesensefake: filters on %s fields are not modelled", f.Type), false
 	}
-	num := func(s string) (*float64, bool) {
-		x, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-		return &x, err == nil
+	num := func(s string) *float64 {
+		if x, err := strconv.ParseFloat(strings.TrimSpace(s), 64); err == nil {
+			return &x
+		}
+		return nil
 	}
-	var ok1, ok2 bool
+	var ok bool
 	switch {
 	case strings.HasPrefix(cond, "[") && strings.HasSuffix(cond, "]"):
 		lo, hi, found := strings.Cut(cond[1:len(cond)-1], "..")
-		if !found {
-			return fl, bad, false
-		}
-		fl.min, ok1 = num(lo)
-		fl.max, ok2 = num(hi)
+		fl.min, fl.max = num(lo), num(hi)
+		ok = found && fl.min != nil && fl.max != nil
 	case strings.HasPrefix(cond, ">="):
-		fl.min, ok1 = num(cond[2:])
-		ok2 = true
+		fl.min = num(cond[2:])
+		ok = fl.min != nil
 	case strings.HasPrefix(cond, "<="):
-		fl.max, ok1 = num(cond[2:])
-		ok2 = true
+		fl.max = num(cond[2:])
+		ok = fl.max != nil
 	case strings.HasPrefix(cond, "="):
-		fl.min, ok1 = num(cond[1:])
-		fl.max, ok2 = fl.min, ok1
+		fl.min = num(cond[1:])
+		fl.max, ok = fl.min, fl.min != nil
 	default:
 		return fl, errorf(http.StatusNotImplemented, "typesensefake: numeric filter %q is not modelled", cond), false
 	}
-	if !ok1 || !ok2 {
-		return fl, bad, false
+	if !ok {
+		return fl, errorf(http.StatusBadRequest, "Error with filter field `%s`: could not parse `%s`.", f.Name, cond), false
 	}
 	return fl, reply{}, true
 }

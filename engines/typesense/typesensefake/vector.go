@@ -192,11 +192,7 @@ func coerceVector(f fieldDef, v any) ([]any, []float64, int, string) {
 // string's, which every search shares) and a "collection"; the answer is
 // 200 with one result a search, the search's answer or, for a search that
 // failed, {"code": status, "error": message}.
-func (s *Server) multiSearch(_ http.ResponseWriter, r *http.Request) reply {
-	body, rep, ok := readBody(r)
-	if !ok {
-		return rep
-	}
+func (s *Server) multiSearch(r *http.Request, body []byte) reply {
 	var req struct {
 		Searches *[]map[string]any `json:"searches"`
 		Union    bool              `json:"union"`
@@ -236,14 +232,7 @@ func (s *Server) oneSearch(common url.Values, search map[string]any) json.RawMes
 	}
 	name := params.Get("collection")
 	params.Del("collection")
-	var rep reply
-	if c, ok := s.collections[name]; !ok {
-		rep = errorf(http.StatusNotFound, "Not found.")
-	} else if p, prep, ok := parseSearch(c, params); !ok {
-		rep = prep
-	} else {
-		rep = c.answer(p)
-	}
+	rep := s.searchIn(name, params)
 	if rep.status != http.StatusOK {
 		return failed(rep)
 	}
@@ -252,10 +241,6 @@ func (s *Server) oneSearch(common url.Values, search map[string]any) json.RawMes
 
 // failed turns an error reply into a multi_search result.
 func failed(rep reply) json.RawMessage {
-	var m struct {
-		Message string `json:"message"`
-	}
-	_ = json.Unmarshal(rep.body, &m)
-	b, _ := json.Marshal(map[string]any{"code": rep.status, "error": m.Message})
+	b, _ := json.Marshal(map[string]any{"code": rep.status, "error": rep.message})
 	return b
 }
