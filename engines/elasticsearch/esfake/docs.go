@@ -12,22 +12,14 @@ import (
 	"github.com/searchbench/searchbench/engines/enginetest/fakekit"
 )
 
-// writeTarget returns the index a write names, or writes the error: an
-// index that does not exist would be created by Elasticsearch (with
-// dynamic mapping), which this fake does not do.
-func (s *Server) writeTarget(w http.ResponseWriter, name string) *index {
-	s.mu.Lock()
-	ix := s.indices[name]
-	s.mu.Unlock()
-	if ix != nil {
-		return ix
+// writeTarget returns the index a write names, or the error: an index that
+// does not exist would be created by Elasticsearch (with dynamic mapping),
+// which this fake does not do.
+func (s *Server) writeTarget(name string) (*index, *esError) {
+	if ix, _ := s.lookup(name); ix != nil {
+		return ix, nil
 	}
-	if e := checkIndexName(name); e != nil {
-		e.write(w)
-		return nil
-	}
-	notImplemented("index auto-creation on a write to the missing index [%s]", name).write(w)
-	return nil
+	return nil, cmp.Or(checkIndexName(name), notImplemented("index auto-creation on a write to the missing index [%s]", name))
 }
 
 func checkID(id string) *esError {
@@ -39,11 +31,10 @@ func checkID(id string) *esError {
 }
 
 // indexDoc is PUT|POST /{index}/_doc/{id}: index or replace.
-func (s *Server) indexDoc(w http.ResponseWriter, r *request) {
+func (s *Server) indexDoc(w http.ResponseWriter, r *request) *esError {
 	mode, e := r.writeMode(false, "refresh", "timeout", "wait_for_active_shards", "op_type")
 	if e != nil {
-		e.write(w)
-		return
+		return e
 	}
 	create := false
 	switch op := r.URL.Query().Get("op_type"); op {
@@ -51,50 +42,45 @@ func (s *Server) indexDoc(w http.ResponseWriter, r *request) {
 	case "create":
 		create = true
 	default:
-		badRequest("illegal_argument_exception", "opType must be 'create' or 'index', found: [%s]", op).write(w)
-		return
+		return badRequest("illegal_argument_exception", "opType must be 'create' or 'index', found: [%s]", op)
 	}
 	if len(r.body) == 0 {
-		badRequest("action_request_validation_exception", "Validation Failed: 1: source is missing;").write(w)
-		return
+		return badRequest("action_request_validation_exception", "Validation Failed: 1: source is missing;")
 	}
 	id := r.segs[2]
 	if e := checkID(id); e != nil {
-		e.write(w)
-		return
+		return e
 	}
-	ix := s.writeTarget(w, r.segs[0])
-	if ix == nil {
-		return
+	ix, e := s.writeTarget(r.segs[0])
+	if e != nil {
+		return e
 	}
 	status, res, e := ix.write(id, r.body, create)
 	if e != nil {
-		e.write(w)
-		return
+		return e
 	}
 	if ix.afterWrite(r, mode) {
 		res["forced_refresh"] = true
 	}
-	writeJSON(w, status, res)
+	return ok(w, status, res)
 }
 
 // deleteDoc is DELETE /{index}/_doc/{id}; a missing document answers 404
 // with result not_found (a write result, not an error body).
-func (s *Server) deleteDoc(w http.ResponseWriter, r *request) {
+func (s *Server) deleteDoc(w http.ResponseWriter, r *request) *esError {
 	mode, e := r.writeMode(true, "refresh", "timeout", "wait_for_active_shards")
 	if e != nil {
-		e.write(w)
-		return
+		return e
 	}
-	ix := s.lookup(w, r.segs[0])
-	if ix == nil {
-		return
+	ix, e := s.lookup(r.segs[0])
+	if e != nil {
+		return e
 	}
 	status, res := ix.remove(r.segs[2])
 	if ix.afterWrite(r, mode) {
 		res["forced_refresh"] = true
 	}
-	writeJSON(w, status, res)
+	return ok(w, status, res)
 }
 
 // write indexes one document in the live view.
@@ -157,28 +143,26 @@ var getParams = []string{"realtime", "refresh", "force_synthetic_source"}
 // the source as written; a missing one 404 with only _index, _id and found
 // false (GetResult.toXContent, RestGetAction). HEAD answers the same status
 // with no body.
-func (s *Server) getDoc(w http.ResponseWriter, r *request) {
+func (s *Server) getDoc(w http.ResponseWriter, r *request) *esError {
 	for _, k := range getParams {
 		if r.URL.Query().Has(k) {
-			notImplemented("URL parameter [%s] of a get", k).write(w)
-			return
+			return notImplemented("URL parameter [%s] of a get", k)
 		}
 	}
 	if e := cmp.Or(r.params(), r.noBody()); e != nil {
-		e.write(w)
-		return
+		return e
 	}
-	ix := s.lookup(w, r.segs[0])
-	if ix == nil {
-		return
+	ix, e := s.lookup(r.segs[0])
+	if e != nil {
+		return e
 	}
 	id := r.segs[2]
 	status, res := ix.get(id)
 	if r.Method == http.MethodHead {
 		w.WriteHeader(status)
-		return
+		return nil
 	}
-	writeJSON(w, status, res)
+	return ok(w, status, res)
 }
 
 // get reads one document from the live view.
@@ -346,11 +330,10 @@ func isString(v any) bool { _, ok := v.(string); return ok }
 // delete), each but delete followed by a source line. Items are answered
 // one by one in a 200 response, "errors" true when any failed; a
 // malformed action line fails the whole request.
-func (s *Server) bulk(w http.ResponseWriter, r *request) {
+func (s *Server) bulk(w http.ResponseWriter, r *request) *esError {
 	mode, e := r.writeMode(false, "refresh", "timeout", "wait_for_active_shards")
 	if e != nil {
-		e.write(w)
-		return
+		return e
 	}
 	defaultIndex := ""
 	if len(r.segs) == 2 {
@@ -358,16 +341,15 @@ func (s *Server) bulk(w http.ResponseWriter, r *request) {
 	}
 	ops, e := parseBulk(r.body, defaultIndex)
 	if e != nil {
-		e.write(w)
-		return
+		return e
 	}
 	// Every index must exist before anything is written (auto-creation is
 	// not modelled).
 	targets := map[string]*index{}
 	for _, op := range ops {
 		if targets[op.index] == nil {
-			if targets[op.index] = s.writeTarget(w, op.index); targets[op.index] == nil {
-				return
+			if targets[op.index], e = s.writeTarget(op.index); e != nil {
+				return e
 			}
 		}
 	}
@@ -400,7 +382,7 @@ func (s *Server) bulk(w http.ResponseWriter, r *request) {
 	for _, ix := range targets {
 		ix.afterWrite(r, mode)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"took": r.took(), "errors": failed, "items": items})
+	return ok(w, http.StatusOK, map[string]any{"took": r.took(), "errors": failed, "items": items})
 }
 
 type bulkOp struct {

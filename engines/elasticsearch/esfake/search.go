@@ -266,27 +266,24 @@ type searchRequest struct {
 }
 
 // search is GET|POST /{index}/_search.
-func (s *Server) search(w http.ResponseWriter, r *request) {
+func (s *Server) search(w http.ResponseWriter, r *request) *esError {
 	req, e := parseSearch(r)
 	if e != nil {
-		e.write(w)
-		return
+		return e
 	}
-	ix := s.searchTarget(w, r)
+	ix, e := s.searchTarget(r)
 	if ix == nil {
-		return
+		return e // nil when the client went away
 	}
 	if req.from+req.size > ix.maxResultWindow {
-		phaseFailure(ix, badRequest("illegal_argument_exception",
+		return phaseFailure(ix, badRequest("illegal_argument_exception",
 			"Result window is too large, from + size must be less than or equal to: [%d] but was [%d]. "+
 				"See the scroll api for a more efficient way to request large data sets. This limit can be set by changing "+
-				"the [index.max_result_window] index level setting.", ix.maxResultWindow, req.from+req.size)).write(w)
-		return
+				"the [index.max_result_window] index level setting.", ix.maxResultWindow, req.from+req.size))
 	}
 	hits, e := ix.searchHits(req)
 	if e != nil {
-		phaseFailure(ix, e).write(w)
-		return
+		return phaseFailure(ix, e)
 	}
 	page := []map[string]any{}
 	var maxScore any
@@ -308,7 +305,7 @@ func (s *Server) search(w http.ResponseWriter, r *request) {
 	default:
 		out["total"] = map[string]any{"value": len(hits), "relation": "eq"}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{
+	return ok(w, http.StatusOK, map[string]any{
 		"took": r.took(), "timed_out": false,
 		"_shards": map[string]any{"total": 1, "successful": 1, "skipped": 0, "failed": 0},
 		"hits":    out,
@@ -425,24 +422,24 @@ func intValue(v any) (int, bool) {
 	return n, err == nil
 }
 
-// searchTarget resolves a search's or count's index and marks the shard
+// searchTarget resolves a search's or count's index (nil and no error when
+// the client went away while it waited) and marks the shard
 // as searched. A search on a search-idle shard with unrefreshed writes
 // waits for the next scheduled refresh (IndexShard.awaitShardSearchActive).
-func (s *Server) searchTarget(w http.ResponseWriter, r *request) *index {
+func (s *Server) searchTarget(r *request) (*index, *esError) {
 	name := r.segs[0]
 	if strings.ContainsAny(name, "*,") || name == "_all" {
-		notImplemented("searching several indices or a wildcard").write(w)
-		return nil
+		return nil, notImplemented("searching several indices or a wildcard")
 	}
-	ix := s.lookup(w, name)
-	if ix == nil {
-		return nil
+	ix, e := s.lookup(name)
+	if e != nil {
+		return nil, e
 	}
 	now := time.Now()
 	idle := !ix.explicitRefresh && ix.searchIdle(now)
 	ix.lastSearch.Store(now.UnixNano())
 	if !idle {
-		return ix
+		return ix, nil
 	}
 	// The search waits as a refresh listener would, so the scheduled
 	// refresh takes place even if the shard looks idle again by then.
@@ -457,10 +454,10 @@ func (s *Server) searchTarget(w http.ResponseWriter, r *request) *index {
 		case <-ch:
 		case <-ix.stop:
 		case <-r.Context().Done():
-			return nil
+			return nil, nil
 		}
 	}
-	return ix
+	return ix, nil
 }
 
 // phaseFailure is how a shard's failure reaches a search's client: 400
@@ -479,59 +476,52 @@ func phaseFailure(ix *index, cause *esError) *esError {
 
 // countDocs is GET|POST /{index}/_count: how many visible documents match
 // the body's query (all without one).
-func (s *Server) countDocs(w http.ResponseWriter, r *request) {
+func (s *Server) countDocs(w http.ResponseWriter, r *request) *esError {
 	if e := r.params(); e != nil {
-		e.write(w)
-		return
+		return e
 	}
 	body, e := r.jsonBody()
 	if e != nil {
-		e.write(w)
-		return
+		return e
 	}
 	var q query = &matchQuery{all: true}
 	for _, k := range sortedKeys(body) {
 		if k != "query" {
-			parsing("request does not support [%s]", k).write(w)
-			return
+			return parsing("request does not support [%s]", k)
 		}
 		if q, e = parseQuery(body[k]); e != nil {
-			e.write(w)
-			return
+			return e
 		}
 	}
-	ix := s.searchTarget(w, r)
+	ix, e := s.searchTarget(r)
 	if ix == nil {
-		return
+		return e // nil when the client went away
 	}
 	hits, e := ix.run(q)
 	if e != nil {
-		phaseFailure(ix, e).write(w)
-		return
+		return phaseFailure(ix, e)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{
+	return ok(w, http.StatusOK, map[string]any{
 		"count":   len(hits),
 		"_shards": map[string]any{"total": 1, "successful": 1, "skipped": 0, "failed": 0},
 	})
 }
 
 // refresh is POST|GET /{index}/_refresh.
-func (s *Server) refresh(w http.ResponseWriter, r *request) {
+func (s *Server) refresh(w http.ResponseWriter, r *request) *esError {
 	if e := cmp.Or(r.params(), r.noBody()); e != nil {
-		e.write(w)
-		return
+		return e
 	}
 	if strings.ContainsAny(r.segs[0], "*,") || r.segs[0] == "_all" {
-		notImplemented("refreshing several indices or a wildcard").write(w)
-		return
+		return notImplemented("refreshing several indices or a wildcard")
 	}
-	ix := s.lookup(w, r.segs[0])
-	if ix == nil {
-		return
+	ix, e := s.lookup(r.segs[0])
+	if e != nil {
+		return e
 	}
 	ix.refresh()
 	// A refresh reaches the primary; an unplaced replica counts in total.
-	writeJSON(w, http.StatusOK, map[string]any{"_shards": ix.shardsHeader()})
+	return ok(w, http.StatusOK, map[string]any{"_shards": ix.shardsHeader()})
 }
 
 type hit struct {
