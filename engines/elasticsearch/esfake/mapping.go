@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/searchbench/searchbench/engines/enginetest/fakekit"
 )
 
 // An index's settings and mappings as a create request gives them, and
@@ -175,17 +177,7 @@ func flatten(prefix string, m map[string]any, out map[string]any) {
 
 // scalar is a setting's (or a query text's) string form; Elasticsearch
 // keeps every setting as a string, so 1 and "1" are the same.
-func scalar(v any) (string, bool) {
-	switch v := v.(type) {
-	case string:
-		return v, true
-	case json.Number:
-		return v.String(), true
-	case bool:
-		return strconv.FormatBool(v), true
-	}
-	return "", false
-}
+var scalar = fakekit.Scalar
 
 func intSetting(key, v string, min int) (int, *esError) {
 	n, err := strconv.Atoi(v)
@@ -504,67 +496,47 @@ func checkHNSW(name string, v any) *esError {
 // trailing content and duplicate keys (Elasticsearch 8's parser refuses
 // "Duplicate field" where Go would keep the last value).
 func decodeObject(b []byte) (map[string]any, error) {
-	if err := checkDuplicates(b); err != nil {
-		return nil, err
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
 	var m map[string]any
-	if err := dec.Decode(&m); err != nil {
+	if err := fakekit.DecodeJSON(b, &m); err != nil {
 		return nil, err
 	}
 	if m == nil {
 		return nil, fmt.Errorf("expected an object")
 	}
-	if dec.More() {
-		return nil, fmt.Errorf("unexpected content after the object")
+	// b is valid JSON by now: walk fails only on a duplicate key.
+	if err := walk(json.NewDecoder(bytes.NewReader(b))); err != nil {
+		return nil, err
 	}
 	return m, nil
 }
 
-// checkDuplicates walks b's tokens and fails on an object key seen twice.
-// Malformed JSON is left for the decoder to report.
-func checkDuplicates(b []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	type level struct {
-		keys     map[string]bool
-		isObject bool
-		wantKey  bool
+// walk reads one JSON value from dec and fails on an object key seen twice
+// in one object.
+func walk(dec *json.Decoder) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
 	}
-	var stack []*level
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil
-		}
-		var top *level
-		if len(stack) > 0 {
-			top = stack[len(stack)-1]
-		}
-		if d, ok := tok.(json.Delim); ok {
-			switch d {
-			case '{', '[':
-				if top != nil && top.isObject {
-					top.wantKey = true // this value ends the member
-				}
-				stack = append(stack, &level{keys: map[string]bool{}, isObject: d == '{', wantKey: d == '{'})
-			default:
-				stack = stack[:len(stack)-1]
+	delim, _ := tok.(json.Delim)
+	seen := map[string]bool{}
+	for (delim == '{' || delim == '[') && dec.More() {
+		if delim == '{' {
+			key, err := dec.Token()
+			if err != nil {
+				return err
 			}
-			continue
-		}
-		if top == nil || !top.isObject {
-			continue
-		}
-		if top.wantKey {
-			k, _ := tok.(string)
-			if top.keys[k] {
+			k, _ := key.(string)
+			if seen[k] {
 				return fmt.Errorf("Duplicate field '%s'", k)
 			}
-			top.keys[k] = true
-			top.wantKey = false
-			continue
+			seen[k] = true
 		}
-		top.wantKey = true // a scalar value ends the member
+		if err := walk(dec); err != nil {
+			return err
+		}
 	}
+	if delim == '{' || delim == '[' {
+		_, err = dec.Token() // the closing delimiter
+	}
+	return err
 }
