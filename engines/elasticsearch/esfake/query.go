@@ -52,6 +52,23 @@ func singleField(kind string, raw any) (string, any, *esError) {
 	}
 }
 
+// queryKeys checks a query's keys as Elasticsearch's parser does: the ones
+// the fake reads (known) pass, the ones Elasticsearch has and the fake does
+// not model (unmodelled) are refused as not implemented, any other as
+// Elasticsearch refuses an unknown key.
+func queryKeys(kind string, obj map[string]any, known []string, unmodelled ...string) *esError {
+	for _, k := range sortedKeys(obj) {
+		switch {
+		case slices.Contains(known, k):
+		case slices.Contains(unmodelled, k):
+			return notImplemented("%s parameter [%s]", kind, k)
+		default:
+			return parsing("[%s] query does not support [%s]", kind, k)
+		}
+	}
+	return nil
+}
+
 // boolQuery is a bool query's must (scored, summed) and filter (not
 // scored) clauses; a document matches every clause. Without a must clause
 // it scores 0, as a bool of filters alone does.
@@ -62,24 +79,20 @@ func parseBool(raw any) (query, *esError) {
 	if !ok {
 		return nil, parsing("[bool] query malformed, no start_object after query name")
 	}
+	e := queryKeys("bool", obj, []string{"must", "filter"}, "should", "must_not", "minimum_should_match", "boost", "_name", "adjust_pure_negative")
+	if e != nil {
+		return nil, e
+	}
 	q := &boolQuery{}
-	for _, k := range sortedKeys(obj) {
-		var list *[]query
-		switch k {
-		case "must":
-			list = &q.must
-		case "filter":
-			list = &q.filter
-		case "should", "must_not", "minimum_should_match", "boost", "_name", "adjust_pure_negative":
-			return nil, notImplemented("bool parameter [%s]", k)
-		default:
-			return nil, parsing("[bool] query does not support [%s]", k)
+	for _, c := range []struct {
+		key  string
+		list *[]query
+	}{{"filter", &q.filter}, {"must", &q.must}} {
+		if raw, has := obj[c.key]; has {
+			if *c.list, e = clauseList(raw); e != nil {
+				return nil, e
+			}
 		}
-		clauses, e := clauseList(obj[k])
-		if e != nil {
-			return nil, e
-		}
-		*list = clauses
 	}
 	return q, nil
 }
@@ -156,14 +169,8 @@ func parseTerm(raw any) (query, *esError) {
 		return nil, e
 	}
 	if opts, ok := v.(map[string]any); ok {
-		for _, k := range sortedKeys(opts) {
-			switch k {
-			case "value":
-			case "boost", "case_insensitive", "_name":
-				return nil, notImplemented("term parameter [%s]", k)
-			default:
-				return nil, parsing("[term] query does not support [%s]", k)
-			}
+		if e := queryKeys("term", opts, []string{"value"}, "boost", "case_insensitive", "_name"); e != nil {
+			return nil, e
 		}
 		v = opts["value"]
 	}
@@ -189,12 +196,10 @@ func (q *termQuery) prepare(ix *index) (scorer, *esError) {
 	return func(d *doc) (float64, bool) { return 1, slices.Contains(d.terms[q.field], q.value) }, nil
 }
 
-// rangeQuery matches a number within gte/gt and lte/lt.
+// rangeQuery matches a number within its bounds: gte, gt, lte and lt.
 type rangeQuery struct {
-	field            string
-	gte, gt, lte, lt float64
-	hasGte, hasGt    bool
-	hasLte, hasLt    bool
+	field  string
+	bounds map[string]float64
 }
 
 func parseRange(raw any) (query, *esError) {
@@ -206,30 +211,19 @@ func parseRange(raw any) (query, *esError) {
 	if !ok {
 		return nil, parsing("[range] query malformed, after field missing start object")
 	}
-	q := &rangeQuery{field: name}
+	e = queryKeys("range", opts, []string{"gte", "gt", "lte", "lt"},
+		"from", "to", "include_lower", "include_upper", "format", "relation", "time_zone", "boost", "_name")
+	if e != nil {
+		return nil, e
+	}
+	q := &rangeQuery{field: name, bounds: map[string]float64{}}
 	for _, k := range sortedKeys(opts) {
-		var bound *float64
-		var has *bool
-		switch k {
-		case "gte":
-			bound, has = &q.gte, &q.hasGte
-		case "gt":
-			bound, has = &q.gt, &q.hasGt
-		case "lte":
-			bound, has = &q.lte, &q.hasLte
-		case "lt":
-			bound, has = &q.lt, &q.hasLt
-		case "from", "to", "include_lower", "include_upper", "format", "relation", "time_zone", "boost", "_name":
-			return nil, notImplemented("range parameter [%s]", k)
-		default:
-			return nil, parsing("[range] query does not support [%s]", k)
-		}
 		n, ok := opts[k].(json.Number)
 		f, err := n.Float64()
 		if !ok || err != nil {
 			return nil, notImplemented("range bound [%s] that is not a number", k)
 		}
-		*bound, *has = f, true
+		q.bounds[k] = f
 	}
 	return q, nil
 }
@@ -244,13 +238,16 @@ func (q *rangeQuery) prepare(ix *index) (scorer, *esError) {
 	case !slices.Contains(numericTypes, f.typ):
 		return nil, notImplemented("range on the %s field [%s]", f.typ, q.field)
 	}
-	return func(d *doc) (float64, bool) {
-		for _, n := range d.numbers[q.field] {
-			if (!q.hasGte || n >= q.gte) && (!q.hasGt || n > q.gt) && (!q.hasLte || n <= q.lte) && (!q.hasLt || n < q.lt) {
-				return 1, true
+	within := func(n float64) bool {
+		for op, b := range q.bounds {
+			if !map[string]bool{"gte": n >= b, "gt": n > b, "lte": n <= b, "lt": n < b}[op] {
+				return false
 			}
 		}
-		return 0, false
+		return true
+	}
+	return func(d *doc) (float64, bool) {
+		return 1, slices.ContainsFunc(d.numbers[q.field], within)
 	}, nil
 }
 
@@ -266,14 +263,8 @@ func parsePhrase(raw any) (query, *esError) {
 		return nil, e
 	}
 	if opts, ok := v.(map[string]any); ok {
-		for _, k := range sortedKeys(opts) {
-			switch k {
-			case "query":
-			case "slop", "analyzer", "zero_terms_query", "boost", "_name":
-				return nil, notImplemented("match_phrase parameter [%s]", k)
-			default:
-				return nil, parsing("[match_phrase] query does not support [%s]", k)
-			}
+		if e := queryKeys("match_phrase", opts, []string{"query"}, "slop", "analyzer", "zero_terms_query", "boost", "_name"); e != nil {
+			return nil, e
 		}
 		v = opts["query"]
 	}

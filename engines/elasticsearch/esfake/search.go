@@ -67,11 +67,8 @@ func parseQuery(raw any) (query, *esError) {
 	}
 	switch {
 	case name == "match_all":
-		for k := range body {
-			if k != "boost" && k != "_name" {
-				return nil, parsing("[match_all] query does not support [%s]", k)
-			}
-			return nil, notImplemented("match_all parameter [%s]", k)
+		if e := queryKeys("match_all", body, nil, "boost", "_name"); e != nil {
+			return nil, e
 		}
 		return &matchQuery{all: true}, nil
 	case name == "multi_match":
@@ -109,62 +106,45 @@ var unmodelledMatchParams = []string{"analyzer", "minimum_should_match", "lenien
 	"zero_terms_query", "auto_generate_synonyms_phrase_query", "fuzzy_transpositions", "slop", "fuzzy_rewrite", "boost", "_name"}
 
 func parseMultiMatch(body map[string]any) (*matchQuery, *esError) {
-	q := &matchQuery{}
-	typ, hasText, hasFields := "best_fields", false, false
-	var fuzziness any
-	for _, k := range sortedKeys(body) {
-		v := body[k]
-		switch k {
-		case "query":
-			if q.text, hasText = scalar(v); !hasText {
-				return nil, parsing("[multi_match] unknown token [%s] after [query]", tokenName(v))
-			}
-		case "fields":
-			list, err := stringList(v)
-			if err != nil {
-				return nil, parsing("[multi_match] query does not support [fields] of type %s", tokenName(v))
-			}
-			q.fields, hasFields = list, true
-		case "type":
-			s, _ := v.(string)
-			typ = strings.ToLower(s)
-		case "operator":
-			var e *esError
-			if q.and, e = parseOperator(v); e != nil {
-				return nil, e
-			}
-		case "fuzziness":
-			fuzziness = v
-		case "tie_breaker":
-			n, ok := v.(json.Number)
-			f, err := n.Float64()
-			if !ok || err != nil {
-				return nil, parsing("[multi_match] unknown token [%s] after [tie_breaker]", tokenName(v))
-			}
-			q.tieBreaker = f
-		default:
-			if slices.Contains(unmodelledMatchParams, k) {
-				return nil, notImplemented("multi_match parameter [%s]", k)
-			}
-			return nil, parsing("[multi_match] query does not support [%s]", k)
-		}
+	known := []string{"query", "operator", "fuzziness", "fields", "type", "tie_breaker"}
+	if e := queryKeys("multi_match", body, known, unmodelledMatchParams...); e != nil {
+		return nil, e
 	}
-	if !hasText {
-		return nil, parsing("No text specified for multi_match query")
+	q := &matchQuery{}
+	if e := q.readText("multi_match", "multi_match", body); e != nil {
+		return nil, e
+	}
+	fields, hasFields := body["fields"]
+	var err error
+	if q.fields, err = stringList(fields); err != nil {
+		return nil, parsing("[multi_match] query does not support [fields] of type %s", tokenName(fields))
+	}
+	if v, has := body["tie_breaker"]; has {
+		n, ok := v.(json.Number)
+		f, err := n.Float64()
+		if !ok || err != nil {
+			return nil, parsing("[multi_match] unknown token [%s] after [tie_breaker]", tokenName(v))
+		}
+		q.tieBreaker = f
+	}
+	typ := "best_fields"
+	if v, has := body["type"]; has {
+		s, _ := v.(string)
+		typ = strings.ToLower(s)
 	}
 	switch typ {
 	case "best_fields":
 		q.best = true
 	case "most_fields":
 	case "cross_fields", "phrase", "phrase_prefix", "bool_prefix":
-		if fuzziness != nil && typ != "bool_prefix" {
+		if body["fuzziness"] != nil && typ != "bool_prefix" {
 			return nil, parsing("Fuzziness not allowed for type [%s]", typ)
 		}
 		return nil, notImplemented("multi_match type [%s]", typ)
 	default:
 		return nil, newError(http.StatusBadRequest, "parse_exception", "failed to parse [multi_match] query type [%s]. unknown type.", typ)
 	}
-	if e := checkFuzziness(fuzziness); e != nil {
+	if e := checkFuzziness(body["fuzziness"]); e != nil {
 		return nil, e
 	}
 	if !hasFields {
@@ -196,34 +176,31 @@ func parseMatch(body map[string]any) (*matchQuery, *esError) {
 	if !ok {
 		return nil, parsing("[match] unknown token [%s] after [%s]", tokenName(body[name]), name)
 	}
-	hasText := false
-	for _, k := range sortedKeys(opts) {
-		v := opts[k]
-		switch k {
-		case "query":
-			if q.text, hasText = scalar(v); !hasText {
-				return nil, parsing("[match] unknown token [%s] after [query]", tokenName(v))
-			}
-		case "operator":
-			var e *esError
-			if q.and, e = parseOperator(v); e != nil {
-				return nil, e
-			}
-		case "fuzziness":
-			if e := checkFuzziness(v); e != nil {
-				return nil, e
-			}
-		default:
-			if slices.Contains(unmodelledMatchParams, k) {
-				return nil, notImplemented("match parameter [%s]", k)
-			}
-			return nil, parsing("[match] query does not support [%s]", k)
-		}
-	}
-	if !hasText {
-		return nil, parsing("No text specified for text query")
+	e := cmp.Or(queryKeys("match", opts, []string{"query", "operator", "fuzziness"}, unmodelledMatchParams...),
+		q.readText("match", "text", opts), checkFuzziness(opts["fuzziness"]))
+	if e != nil {
+		return nil, e
 	}
 	return q, nil
+}
+
+// readText reads what match and multi_match (kind) share, once their keys
+// are checked: the query text (noun names the query in the error for none)
+// and the operator.
+func (q *matchQuery) readText(kind, noun string, opts map[string]any) *esError {
+	v, has := opts["query"]
+	if !has {
+		return parsing("No text specified for %s query", noun)
+	}
+	var ok bool
+	if q.text, ok = scalar(v); !ok {
+		return parsing("[%s] unknown token [%s] after [query]", kind, tokenName(v))
+	}
+	var e *esError
+	if op, has := opts["operator"]; has {
+		q.and, e = parseOperator(op)
+	}
+	return e
 }
 
 var regexpAuto = regexp.MustCompile(`^AUTO:[0-9]+,[0-9]+$`)
