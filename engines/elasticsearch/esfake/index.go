@@ -3,6 +3,7 @@ package esfake
 import (
 	"cmp"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"strings"
 	"sync"
@@ -359,11 +360,7 @@ func (s *Server) Settings(indexName string) (map[string]string, bool) {
 	if ix == nil {
 		return nil, false
 	}
-	out := make(map[string]string, len(ix.settings))
-	for k, v := range ix.settings {
-		out[k] = v
-	}
-	return out, true
+	return maps.Clone(ix.settings), true
 }
 
 // health is GET /_cluster/health: green, or yellow while a replica cannot
