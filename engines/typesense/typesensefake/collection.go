@@ -327,11 +327,11 @@ func (c *collection) index(d *document) (int, string) {
 		case !present || val == nil:
 			return http.StatusBadRequest, fmt.Sprintf("Field `%s` has been declared in the schema, but is not found in the document.", f.Name)
 		case f.Type == "float[]":
-			stored, vec, status, msg := coerceVector(f, val)
+			vec, status, msg := coerceVector(f, val)
 			if status != 0 {
 				return status, msg
 			}
-			d.fields[f.Name], d.vectors[f.Name] = stored, vec
+			d.fields[f.Name], d.vectors[f.Name] = vec, vec
 			continue
 		}
 		coerced, ok := coerce(f.Type, val)

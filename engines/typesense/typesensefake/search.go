@@ -56,26 +56,11 @@ func (s *Server) searchIn(name string, q url.Values) reply {
 	}
 	return c.answer(p)
 }
-func uintParam(q url.Values, name string, def int) (int, reply, bool) {
-	v := q.Get(name)
-	if v == "" {
-		return def, reply{}, true
-	}
-	n, err := strconv.ParseUint(v, 10, 32)
-	if err != nil {
-		return 0, errorf(http.StatusBadRequest, "Parameter `%s` must be an unsigned integer.", name), false
-	}
-	return int(n), reply{}, true
-}
 
 // perField spreads a comma list over the query_by fields: one value for
 // all, or one each.
 func perField(q url.Values, name, def string, n int) ([]string, reply, bool) {
-	v := q.Get(name)
-	if v == "" {
-		v = def
-	}
-	vals := strings.Split(v, ",")
+	vals := strings.Split(cmp.Or(q.Get(name), def), ",")
 	for i := range vals {
 		vals[i] = strings.TrimSpace(vals[i])
 	}
@@ -158,11 +143,13 @@ func (p *searchParams) parseNumbers(q url.Values) (reply, bool) {
 		{"per_page", &p.perPage}, {"limit", &p.perPage}, {"page", &p.page}, {"typo_tokens_threshold", &unused},
 		{"drop_tokens_threshold", &p.dropThreshold}, {"min_len_1typo", &unused}, {"min_len_2typo", &unused},
 	} {
-		n, rep, ok := uintParam(q, u.name, *u.dst)
-		if !ok {
-			return rep, false
+		if v := q.Get(u.name); v != "" {
+			n, err := strconv.ParseUint(v, 10, 32)
+			if err != nil {
+				return errorf(http.StatusBadRequest, "Parameter `%s` must be an unsigned integer.", u.name), false
+			}
+			*u.dst = int(n)
 		}
-		*u.dst = n
 	}
 	if p.perPage > MaxPerPage {
 		return errorf(http.StatusUnprocessableEntity, "Only upto %d hits can be fetched per page.", MaxPerPage), false

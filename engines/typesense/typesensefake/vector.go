@@ -165,26 +165,26 @@ func fuse(text, vec []candidate, alpha float64) []candidate {
 func newestFirst(a, b candidate) int { return cmp.Compare(b.d.seq, a.d.seq) }
 
 // coerceVector checks a float[] value with num_dim as Typesense's
-// validator does: an array of numbers of exactly num_dim.
-func coerceVector(f fieldDef, v any) ([]any, []float64, int, string) {
+// validator does: an array of numbers of exactly num_dim, which the
+// document keeps as numbers.
+func coerceVector(f fieldDef, v any) ([]float64, int, string) {
 	arr, ok := v.([]any)
 	if !ok {
-		return nil, nil, http.StatusBadRequest, "Field `" + f.Name + "` must be an array of float."
+		return nil, http.StatusBadRequest, "Field `" + f.Name + "` must be an array of float."
 	}
 	if len(arr) != f.NumDim {
-		return nil, nil, http.StatusBadRequest, "Field `" + f.Name + "` must have " + strconv.Itoa(f.NumDim) + " dimensions."
+		return nil, http.StatusBadRequest, "Field `" + f.Name + "` must have " + strconv.Itoa(f.NumDim) + " dimensions."
 	}
-	stored := make([]any, len(arr))
 	vec := make([]float64, len(arr))
 	for i, e := range arr {
 		n, ok := e.(json.Number)
 		x, err := n.Float64()
 		if !ok || err != nil {
-			return nil, nil, http.StatusBadRequest, "Field `" + f.Name + "` must be an array of float."
+			return nil, http.StatusBadRequest, "Field `" + f.Name + "` must be an array of float."
 		}
-		stored[i], vec[i] = x, x
+		vec[i] = x
 	}
-	return stored, vec, 0, ""
+	return vec, 0, ""
 }
 
 // multiSearch is POST /multi_search (core_api.cpp post_multi_search): each
