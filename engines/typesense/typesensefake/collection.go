@@ -347,13 +347,7 @@ func (c *collection) index(d *document) (int, string) {
 }
 
 func typeNoun(t string) string {
-	switch t {
-	case "string[]":
-		return "an array of strings"
-	case "int32", "int64":
-		return "an " + t
-	}
-	return "a " + t
+	return cmp.Or(map[string]string{"string[]": "an array of strings", "int32": "an int32", "int64": "an int64"}[t], "a "+t)
 }
 
 // coerce applies dirty_values=coerce_or_reject, Typesense's default for a

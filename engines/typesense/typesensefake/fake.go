@@ -85,6 +85,7 @@
 package typesensefake
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -183,10 +184,7 @@ func (s *Server) serve(rt route) http.HandlerFunc {
 }
 
 func (s *Server) authorized(r *http.Request) bool {
-	got := r.Header.Get(APIKeyHeader)
-	if got == "" {
-		got = r.URL.Query().Get("x-typesense-api-key")
-	}
+	got := cmp.Or(r.Header.Get(APIKeyHeader), r.URL.Query().Get("x-typesense-api-key"))
 	return got != "" && got == s.key
 }
 
@@ -216,11 +214,11 @@ func errorf(status int, format string, args ...any) reply {
 }
 
 func writeReply(w http.ResponseWriter, rep reply) {
+	ct := "application/json; charset=utf-8"
 	if rep.plain {
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	} else {
-		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		ct = "text/plain; charset=utf-8"
 	}
+	w.Header().Set("Content-Type", ct)
 	w.WriteHeader(rep.status)
 	_, _ = w.Write(rep.body)
 }

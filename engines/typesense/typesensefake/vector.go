@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -25,6 +27,10 @@ type vectorQuery struct {
 // fusion (vector-search.md, "Hybrid Search": 0.7 keyword, 0.3 semantic).
 const defaultAlpha = 0.3
 
+// vectorQueryRE is what follows the field's name in a vector_query:
+// ([values], params), the values and the params captured, trimmed.
+var vectorQueryRE = regexp.MustCompile(`^\s*\(\s*\[([^\]]*)\]\s*(.*?)\s*\)\s*$`)
+
 // parseVectorQuery reads vector_query as Typesense 29.0 does
 // (VectorQueryOps::parse_vector_query_str in src/vector_query_ops.cpp, the
 // checks of Collection::search in src/collection.cpp): a vector field of the
@@ -42,33 +48,25 @@ func parseVectorQuery(c *collection, s string) (*vectorQuery, reply, bool) {
 	if !ok || f.Type != "float[]" || f.NumDim == 0 {
 		return nil, errorf(http.StatusBadRequest, "Field `%s` does not have a vector query index.", name), false
 	}
-	rest = strings.TrimSpace(rest)
-	if !strings.HasPrefix(rest, "(") || !strings.HasSuffix(rest, ")") {
+	m := vectorQueryRE.FindStringSubmatch(rest)
+	switch {
+	case m == nil:
 		return nil, malformed, false
-	}
-	rest = strings.TrimSpace(rest[1 : len(rest)-1])
-	if !strings.HasPrefix(rest, "[") {
-		return nil, malformed, false
-	}
-	end := strings.IndexByte(rest, ']')
-	if end < 0 {
-		return nil, malformed, false
+	case strings.TrimSpace(m[1]) == "":
+		return nil, errorf(http.StatusNotImplemented, "typesensefake: a vector query without a vector (the embedding of q or of a document) is not modelled"), false
 	}
 	vq := &vectorQuery{field: f, alpha: defaultAlpha}
-	for _, v := range strings.Split(rest[1:end], ",") {
+	for _, v := range strings.Split(m[1], ",") {
 		x, err := strconv.ParseFloat(strings.TrimSpace(v), 32)
 		if err != nil {
 			return nil, errorf(http.StatusBadRequest, "Malformed vector query string: one of the vector values is not a float."), false
 		}
 		vq.vec = append(vq.vec, x)
 	}
-	if len(vq.vec) == 0 {
-		return nil, errorf(http.StatusNotImplemented, "typesensefake: a vector query without a vector (the embedding of q or of a document) is not modelled"), false
-	}
 	if len(vq.vec) != f.NumDim {
 		return nil, errorf(http.StatusBadRequest, "Query field `%s` must have %d dimensions.", name, f.NumDim), false
 	}
-	if params := strings.TrimSpace(rest[end+1:]); params != "" {
+	if params := m[2]; params != "" {
 		params, ok := strings.CutPrefix(params, ",")
 		if !ok {
 			return nil, malformed, false
@@ -152,10 +150,7 @@ func fuse(text, vec []candidate, alpha float64) []candidate {
 		}
 		byDoc[cd.d] = cd
 	}
-	out := make([]candidate, 0, len(byDoc))
-	for _, cd := range byDoc {
-		out = append(out, cd)
-	}
+	out := slices.Collect(maps.Values(byDoc))
 	slices.SortFunc(out, func(a, b candidate) int { return cmp.Or(cmp.Compare(score[b.d], score[a.d]), newestFirst(a, b)) })
 	return out
 }
@@ -219,10 +214,7 @@ func (s *Server) multiSearch(r *http.Request, body []byte) reply {
 // oneSearch is one search of a multi_search, as its result; callers hold
 // s.mu for reading.
 func (s *Server) oneSearch(common url.Values, search map[string]any) json.RawMessage {
-	params := url.Values{}
-	for k, v := range common {
-		params[k] = slices.Clone(v)
-	}
+	params := maps.Clone(common) // Set and Del below replace values, never change them
 	for k, v := range search {
 		x, ok := fakekit.Scalar(v)
 		if !ok {
