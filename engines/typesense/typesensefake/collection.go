@@ -176,16 +176,10 @@ func (f *fieldDef) set(k string, v any) (reply, bool) {
 	return reply{}, true
 }
 
-// lookup returns the named collection; callers hold s.mu.
-func (s *Server) lookup(r *http.Request) (*collection, bool) {
-	c, ok := s.collections[r.PathValue("c")]
-	return c, ok
-}
-
 func (s *Server) getCollection(r *http.Request, _ []byte) reply {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	c, ok := s.lookup(r)
+	c, ok := s.collections[r.PathValue("c")]
 	if !ok {
 		return errorf(http.StatusNotFound, "Not Found")
 	}
@@ -195,7 +189,7 @@ func (s *Server) getCollection(r *http.Request, _ []byte) reply {
 func (s *Server) dropCollection(r *http.Request, _ []byte) reply {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c, ok := s.lookup(r)
+	c, ok := s.collections[r.PathValue("c")]
 	if !ok {
 		return errorf(http.StatusNotFound, "No collection with name `%s` found.", r.PathValue("c"))
 	}
@@ -227,7 +221,7 @@ func (s *Server) addDocument(r *http.Request, body []byte) reply {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c, ok := s.lookup(r)
+	c, ok := s.collections[r.PathValue("c")]
 	if !ok {
 		return errorf(http.StatusNotFound, "Not Found")
 	}
@@ -256,7 +250,7 @@ func (s *Server) importDocuments(r *http.Request, body []byte) reply {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c, ok := s.lookup(r)
+	c, ok := s.collections[r.PathValue("c")]
 	if !ok {
 		return errorf(http.StatusNotFound, "Not Found")
 	}
@@ -406,7 +400,7 @@ func (s *Server) deleteDocument(r *http.Request, _ []byte) reply {
 // findDocument answers with the document, deleting it if remove; callers
 // hold s.mu (for writing when remove).
 func (s *Server) findDocument(r *http.Request, remove bool) reply {
-	c, ok := s.lookup(r)
+	c, ok := s.collections[r.PathValue("c")]
 	if !ok {
 		return errorf(http.StatusNotFound, "Not Found")
 	}

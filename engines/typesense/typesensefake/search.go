@@ -57,22 +57,6 @@ func (s *Server) searchIn(name string, q url.Values) reply {
 	return c.answer(p)
 }
 
-// perField spreads a comma list over the query_by fields: one value for
-// all, or one each.
-func perField(q url.Values, name, def string, n int) ([]string, reply, bool) {
-	vals := strings.Split(cmp.Or(q.Get(name), def), ",")
-	for i := range vals {
-		vals[i] = strings.TrimSpace(vals[i])
-	}
-	if len(vals) == 1 {
-		return slices.Repeat(vals, max(n, 1)), reply{}, true
-	}
-	if len(vals) != n {
-		return nil, errorf(http.StatusBadRequest, "Number of values in `%s` does not match number of `query_by` fields.", name), false
-	}
-	return vals, reply{}, true
-}
-
 func parseSearch(c *collection, q url.Values) (*searchParams, reply, bool) {
 	for _, name := range notModelledParams {
 		if q.Has(name) {
@@ -164,17 +148,18 @@ func (p *searchParams) parseNumbers(q url.Values) (reply, bool) {
 // match exactly, as with num_typos=0 and prefix=false, what the driver
 // sends.
 func checkTypos(q url.Values, fields int) (reply, bool) {
-	typos, rep, ok := perField(q, "num_typos", "2", fields)
-	if !ok {
-		return rep, false
-	}
-	for _, t := range typos {
-		if _, err := strconv.ParseUint(t, 10, 8); err != nil {
-			return errorf(http.StatusBadRequest, "Parameter `num_typos` must be an unsigned integer."), false
+	for _, p := range []struct{ name, def string }{{"num_typos", "2"}, {"prefix", "true"}} {
+		vals := strings.Split(cmp.Or(q.Get(p.name), p.def), ",")
+		if len(vals) != 1 && len(vals) != fields {
+			return errorf(http.StatusBadRequest, "Number of values in `%s` does not match number of `query_by` fields.", p.name), false
+		}
+		for _, v := range vals {
+			if _, err := strconv.ParseUint(strings.TrimSpace(v), 10, 8); err != nil && p.name == "num_typos" {
+				return errorf(http.StatusBadRequest, "Parameter `num_typos` must be an unsigned integer."), false
+			}
 		}
 	}
-	_, rep, ok = perField(q, "prefix", "true", fields)
-	return rep, ok
+	return reply{}, true
 }
 
 func fieldList(v string) []string {
