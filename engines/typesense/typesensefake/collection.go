@@ -273,7 +273,7 @@ func (s *Server) importDocuments(r *http.Request, body []byte) reply {
 		b, _ := json.Marshal(res)
 		out = append(out, b)
 	}
-	return reply{status: http.StatusOK, body: bytes.Join(out, []byte("\n")), plain: true}
+	return reply{status: http.StatusOK, body: bytes.Join(out, []byte("\n")), ctype: "text/plain; charset=utf-8"}
 }
 
 // write validates and stores one document; a non-zero status is the error

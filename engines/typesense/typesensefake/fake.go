@@ -133,53 +133,48 @@ func (s *Server) Close() {
 	s.hs.Close()
 }
 
-// route is one modelled endpoint: its pattern as the mux knows it and
-// whether it needs the API key.
-type route struct {
-	pattern string
-	public  bool
-	handle  func(r *http.Request, body []byte) reply
-}
+// handler answers one modelled endpoint, given the request's body.
+type handler func(r *http.Request, body []byte) reply
 
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
-	for _, rt := range []route{
-		{"GET /health", true, answer(map[string]bool{"ok": true})},
-		{"GET /debug", false, answer(map[string]any{"state": 1, "version": Version})},
-		{"GET /stats.json", false, s.stats},
-		{"POST /collections", false, s.createCollection},
-		{"GET /collections/{c}", false, s.getCollection},
-		{"DELETE /collections/{c}", false, s.dropCollection},
-		{"POST /collections/{c}/documents", false, s.addDocument},
-		{"POST /collections/{c}/documents/import", false, s.importDocuments},
-		{"GET /collections/{c}/documents/search", false, s.search},
-		{"POST /multi_search", false, s.multiSearch},
-		{"GET /collections/{c}/documents/{id}", false, s.getDocument},
-		{"DELETE /collections/{c}/documents/{id}", false, s.deleteDocument},
-		{"/", false, notModelled},
+	for pattern, h := range map[string]handler{
+		"GET /health":                            answer(map[string]bool{"ok": true}),
+		"GET /debug":                             answer(map[string]any{"state": 1, "version": Version}),
+		"GET /stats.json":                        s.stats,
+		"POST /collections":                      s.createCollection,
+		"GET /collections/{c}":                   s.getCollection,
+		"DELETE /collections/{c}":                s.dropCollection,
+		"POST /collections/{c}/documents":        s.addDocument,
+		"POST /collections/{c}/documents/import": s.importDocuments,
+		"GET /collections/{c}/documents/search":  s.search,
+		"POST /multi_search":                     s.multiSearch,
+		"GET /collections/{c}/documents/{id}":    s.getDocument,
+		"DELETE /collections/{c}/documents/{id}": s.deleteDocument,
+		"/":                                      notModelled,
 	} {
-		mux.HandleFunc(rt.pattern, s.serve(rt))
+		mux.HandleFunc(pattern, s.serve(pattern, h))
 	}
 	return mux
 }
 
-// serve records the request, applies faults and the key check, then the
-// handler.
-func (s *Server) serve(rt route) http.HandlerFunc {
+// serve records the request, applies faults and the key check (every
+// route but /health needs the key), then the handler.
+func (s *Server) serve(pattern string, h handler) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		body, err := io.ReadAll(r.Body)
 		if err != nil {
 			return // the client went away
 		}
-		s.requests.Add(rt.pattern, r, body)
+		s.requests.Add(pattern, r, body)
 		if s.faults.Serve(w, r, faultBody) {
 			return
 		}
-		if !rt.public && !s.authorized(r) {
+		if pattern != "GET /health" && !s.authorized(r) {
 			writeReply(w, errorf(http.StatusUnauthorized, "Forbidden - a valid `x-typesense-api-key` header must be sent."))
 			return
 		}
-		writeReply(w, rt.handle(r, body))
+		writeReply(w, h(r, body))
 	}
 }
 
@@ -193,7 +188,7 @@ func (s *Server) authorized(r *http.Request) bool {
 type reply struct {
 	status  int
 	body    []byte
-	plain   bool   // text/plain, as Typesense labels import results
+	ctype   string // "" for JSON; import's results are text/plain, as Typesense labels them
 	message string // an error's, which multi_search answers in its own shape
 }
 
@@ -214,11 +209,7 @@ func errorf(status int, format string, args ...any) reply {
 }
 
 func writeReply(w http.ResponseWriter, rep reply) {
-	ct := "application/json; charset=utf-8"
-	if rep.plain {
-		ct = "text/plain; charset=utf-8"
-	}
-	w.Header().Set("Content-Type", ct)
+	w.Header().Set("Content-Type", cmp.Or(rep.ctype, "application/json; charset=utf-8"))
 	w.WriteHeader(rep.status)
 	_, _ = w.Write(rep.body)
 }
@@ -228,7 +219,7 @@ func notModelled(r *http.Request, _ []byte) reply {
 }
 
 // answer is a route that always gives the same answer.
-func answer(v any) func(*http.Request, []byte) reply {
+func answer(v any) handler {
 	return func(*http.Request, []byte) reply { return jsonReply(http.StatusOK, v) }
 }
 

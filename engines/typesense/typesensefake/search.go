@@ -2,6 +2,7 @@ package typesensefake
 
 import (
 	"cmp"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -71,8 +72,7 @@ func parseSearch(c *collection, q url.Values) (*searchParams, reply, bool) {
 	if strings.Contains(p.q, `"`) || slices.ContainsFunc(strings.Fields(p.q), func(w string) bool { return strings.HasPrefix(w, "-") }) {
 		return nil, errorf(http.StatusNotImplemented, "typesensefake: phrase and exclusion queries are not modelled"), false
 	}
-	var rep reply
-	var ok bool
+	rep, ok := reply{}, false
 	if p.queryBy, rep, ok = parseQueryBy(c, q.Get("query_by")); !ok {
 		return nil, rep, false
 	}
@@ -298,12 +298,10 @@ func matchDoc(d *document, ts []string, p *searchParams, cd *candidate) bool {
 }
 
 func hit(cd candidate, p *searchParams) map[string]any {
-	doc := map[string]any{}
-	for k, v := range cd.d.fields {
-		if (len(p.include) == 0 || slices.Contains(p.include, k)) && !slices.Contains(p.exclude, k) {
-			doc[k] = v
-		}
-	}
+	doc := maps.Clone(cd.d.fields)
+	maps.DeleteFunc(doc, func(k string, _ any) bool {
+		return len(p.include) > 0 && !slices.Contains(p.include, k) || slices.Contains(p.exclude, k)
+	})
 	tokens := len(p.tokens) - cd.round
 	score := uint64(tokens)<<48 | uint64(255)<<40 | uint64(255-min(cd.inField, 255))<<32
 	h := map[string]any{
@@ -412,20 +410,13 @@ func passes(d *document, filters []filter) bool {
 			}
 			continue
 		}
-		x, ok := number(v)
-		if !ok || fl.min != nil && x < *fl.min || fl.max != nil && x > *fl.max {
+		x, isFloat := v.(float64)
+		if n, isInt := v.(int64); isInt {
+			x, isFloat = float64(n), true
+		}
+		if !isFloat || fl.min != nil && x < *fl.min || fl.max != nil && x > *fl.max {
 			return false
 		}
 	}
 	return true
-}
-
-func number(v any) (float64, bool) {
-	switch x := v.(type) {
-	case float64:
-		return x, true
-	case int64:
-		return float64(x), true
-	}
-	return 0, false
 }
