@@ -57,13 +57,19 @@ func singleField(kind string, raw any) (string, any, *esError) {
 // not model (unmodelled) are refused as not implemented, any other as
 // Elasticsearch refuses an unknown key.
 func queryKeys(kind string, obj map[string]any, known []string, unmodelled ...string) *esError {
+	return bodyKeys(kind, obj, known, unmodelled, "[%s] query does not support [%s]")
+}
+
+// bodyKeys is queryKeys with the parser's own error for an unknown key,
+// unknown, formatted with kind and the key.
+func bodyKeys(kind string, obj map[string]any, known, unmodelled []string, unknown string) *esError {
 	for _, k := range sortedKeys(obj) {
 		switch {
 		case slices.Contains(known, k):
 		case slices.Contains(unmodelled, k):
 			return notImplemented("%s parameter [%s]", kind, k)
 		default:
-			return parsing("[%s] query does not support [%s]", kind, k)
+			return parsing(unknown, kind, k)
 		}
 	}
 	return nil
@@ -312,6 +318,22 @@ type knnSearch struct {
 	filters       []query
 }
 
+// floatArray reads a JSON array of numbers as float32s, the precision
+// Elasticsearch keeps vectors in; false when v is not one.
+func floatArray(v any) ([]float32, bool) {
+	arr, ok := v.([]any)
+	out := make([]float32, len(arr))
+	for i, x := range arr {
+		n, isNum := x.(json.Number)
+		f, err := n.Float64()
+		if !isNum || err != nil {
+			return nil, false
+		}
+		out[i] = float32(f)
+	}
+	return out, ok
+}
+
 // maxCandidates is num_candidates' limit (KnnSearchBuilder.NUM_CANDS_LIMIT).
 const maxCandidates = 10000
 
@@ -330,51 +352,37 @@ func parseKnn(raw any) (*knnSearch, *esError) {
 	if !ok {
 		return nil, parsing("[knn] failed to parse field [knn]")
 	}
+	e := bodyKeys("knn", obj, []string{"field", "query_vector", "k", "num_candidates", "filter"},
+		[]string{"similarity", "boost", "_name", "inner_hits", "rescore_vector", "query_vector_builder"}, "[%s] unknown field [%s]")
+	if e != nil {
+		return nil, e
+	}
 	s := &knnSearch{}
-	for _, k := range sortedKeys(obj) {
-		v := obj[k]
-		switch k {
-		case "field":
-			s.field, _ = v.(string)
-		case "query_vector":
-			arr, ok := v.([]any)
-			if !ok {
-				return nil, parsing("[knn] failed to parse field [query_vector]")
+	s.field, _ = obj["field"].(string)
+	if v, has := obj["query_vector"]; has {
+		if s.vector, ok = floatArray(v); !ok {
+			return nil, parsing("[knn] failed to parse field [query_vector]")
+		}
+	}
+	for _, p := range []struct {
+		key string
+		dst *int
+	}{{"k", &s.k}, {"num_candidates", &s.candidates}} {
+		if v, has := obj[p.key]; has {
+			if *p.dst, ok = intValue(v); !ok {
+				return nil, parsing("[knn] failed to parse field [%s]", p.key)
 			}
-			for _, x := range arr {
-				n, ok := x.(json.Number)
-				f, err := n.Float64()
-				if !ok || err != nil {
-					return nil, parsing("[knn] failed to parse field [query_vector]")
-				}
-				s.vector = append(s.vector, float32(f))
-			}
-		case "k", "num_candidates":
-			n, ok := intValue(v)
-			if !ok {
-				return nil, parsing("[knn] failed to parse field [%s]", k)
-			}
-			if k == "k" {
-				s.k = n
-			} else {
-				s.candidates = n
-			}
-		case "filter":
-			f, e := clauseList(v)
-			if e != nil {
-				return nil, e
-			}
-			s.filters = f
-		case "similarity", "boost", "_name", "inner_hits", "rescore_vector", "query_vector_builder":
-			return nil, notImplemented("knn parameter [%s]", k)
-		default:
-			return nil, parsing("[knn] unknown field [%s]", k)
+		}
+	}
+	if v, has := obj["filter"]; has {
+		if s.filters, e = clauseList(v); e != nil {
+			return nil, e
 		}
 	}
 	switch {
 	case s.field == "":
 		return nil, badRequest("illegal_argument_exception", "[knn] requires field [field] to be configured")
-	case s.vector == nil:
+	case len(s.vector) == 0:
 		return nil, badRequest("illegal_argument_exception", "either [query_vector] or [query_vector_builder] must be provided")
 	case obj["k"] == nil:
 		return nil, notImplemented("knn without k (it defaults to the search's size)")
