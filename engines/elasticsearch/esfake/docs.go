@@ -405,52 +405,11 @@ func parseBulk(body []byte, defaultIndex string) ([]bulkOp, *esError) {
 		if len(line) == 0 {
 			continue
 		}
-		meta, err := decodeObject(line)
-		if err != nil {
-			return nil, malformed(err)
+		op, e := parseBulkAction(line, i+1, defaultIndex)
+		if e != nil {
+			return nil, e
 		}
-		if len(meta) != 1 {
-			return nil, badRequest("illegal_argument_exception",
-				"Malformed action/metadata line [%d], expected END_OBJECT but found [FIELD_NAME]", i+1)
-		}
-		action := firstKey(meta)
-		switch action {
-		case "index", "create", "delete":
-		case "update":
-			return nil, notImplemented("bulk action [update]")
-		default:
-			return nil, badRequest("illegal_argument_exception",
-				"Malformed action/metadata line [%d], expected one of [create, delete, index, update] but found [%s]", i+1, action)
-		}
-		params, ok := meta[action].(map[string]any)
-		if !ok {
-			return nil, badRequest("illegal_argument_exception",
-				"Malformed action/metadata line [%d], expected START_OBJECT but found [%T]", i+1, meta[action])
-		}
-		op := bulkOp{action: action, index: defaultIndex}
-		for _, k := range sortedKeys(params) {
-			v, _ := params[k].(string)
-			switch k {
-			case "_index":
-				op.index = v
-			case "_id":
-				op.id = v
-			case "routing", "version", "version_type", "if_seq_no", "if_primary_term", "pipeline",
-				"require_alias", "require_data_stream", "dynamic_templates", "retry_on_conflict", "list_executed_pipelines":
-				return nil, notImplemented("bulk action parameter [%s]", k)
-			default:
-				return nil, badRequest("illegal_argument_exception", "Action/metadata line [%d] contains an unknown parameter [%s]", i+1, k)
-			}
-		}
-		switch {
-		case op.index == "":
-			return nil, badRequest("action_request_validation_exception", "Validation Failed: 1: index is missing;")
-		case op.id == "" && action == "delete":
-			return nil, badRequest("action_request_validation_exception", "Validation Failed: 1: id is missing;")
-		case op.id == "":
-			return nil, notImplemented("auto-generated document ids")
-		}
-		if action != "delete" {
+		if op.action != "delete" {
 			if i+1 >= len(lines) || len(bytes.TrimSpace(lines[i+1])) == 0 {
 				return nil, badRequest("action_request_validation_exception", "Validation Failed: 1: source is missing;")
 			}
@@ -460,6 +419,57 @@ func parseBulk(body []byte, defaultIndex string) ([]bulkOp, *esError) {
 		ops = append(ops, op)
 	}
 	return ops, nil
+}
+
+// parseBulkAction reads the action and metadata line number n of a _bulk
+// body.
+func parseBulkAction(line []byte, n int, defaultIndex string) (bulkOp, *esError) {
+	meta, err := decodeObject(line)
+	if err != nil {
+		return bulkOp{}, malformed(err)
+	}
+	if len(meta) != 1 {
+		return bulkOp{}, badRequest("illegal_argument_exception",
+			"Malformed action/metadata line [%d], expected END_OBJECT but found [FIELD_NAME]", n)
+	}
+	action := firstKey(meta)
+	switch action {
+	case "index", "create", "delete":
+	case "update":
+		return bulkOp{}, notImplemented("bulk action [update]")
+	default:
+		return bulkOp{}, badRequest("illegal_argument_exception",
+			"Malformed action/metadata line [%d], expected one of [create, delete, index, update] but found [%s]", n, action)
+	}
+	params, ok := meta[action].(map[string]any)
+	if !ok {
+		return bulkOp{}, badRequest("illegal_argument_exception",
+			"Malformed action/metadata line [%d], expected START_OBJECT but found [%T]", n, meta[action])
+	}
+	op := bulkOp{action: action, index: defaultIndex}
+	for _, k := range sortedKeys(params) {
+		v, _ := params[k].(string)
+		switch k {
+		case "_index":
+			op.index = v
+		case "_id":
+			op.id = v
+		case "routing", "version", "version_type", "if_seq_no", "if_primary_term", "pipeline",
+			"require_alias", "require_data_stream", "dynamic_templates", "retry_on_conflict", "list_executed_pipelines":
+			return bulkOp{}, notImplemented("bulk action parameter [%s]", k)
+		default:
+			return bulkOp{}, badRequest("illegal_argument_exception", "Action/metadata line [%d] contains an unknown parameter [%s]", n, k)
+		}
+	}
+	switch {
+	case op.index == "":
+		return bulkOp{}, badRequest("action_request_validation_exception", "Validation Failed: 1: index is missing;")
+	case op.id == "" && action == "delete":
+		return bulkOp{}, badRequest("action_request_validation_exception", "Validation Failed: 1: id is missing;")
+	case op.id == "":
+		return bulkOp{}, notImplemented("auto-generated document ids")
+	}
+	return op, nil
 }
 
 func firstKey(m map[string]any) string {

@@ -345,35 +345,35 @@ func parseField(name string, raw any, analyzers map[string]*analyzer) (*field, *
 	if typ != "text" {
 		return f, nil
 	}
-	lookup := func(param string, dflt *analyzer) (*analyzer, *esError) {
-		v, set := def[param]
-		if !set {
-			return dflt, nil
-		}
-		n, _ := v.(string)
-		if a := analyzers[n]; a != nil {
-			return a, nil
-		}
-		if n == "standard" {
-			return standardAnalyzer, nil
-		}
-		if slices.Contains(knownAnalyzers, n) {
-			return nil, notImplemented("analyzer [%s]", n)
-		}
-		return nil, mapperError("Failed to parse mapping: analyzer [%v] has not been configured in mappings", v)
-	}
-	dflt := standardAnalyzer
-	if a := analyzers["default"]; a != nil {
-		dflt = a
-	}
 	var err *esError
-	if f.analyzer, err = lookup("analyzer", dflt); err != nil {
+	dflt := cmp.Or(analyzers["default"], standardAnalyzer)
+	if f.analyzer, err = analyzerParam(def, "analyzer", dflt, analyzers); err != nil {
 		return nil, err
 	}
-	if f.searchAnalyzer, err = lookup("search_analyzer", f.analyzer); err != nil {
+	if f.searchAnalyzer, err = analyzerParam(def, "search_analyzer", f.analyzer, analyzers); err != nil {
 		return nil, err
 	}
 	return f, nil
+}
+
+// analyzerParam resolves a text field's analyzer or search_analyzer
+// (param): one the index defines, the built-in standard, or dflt when the
+// field does not set it.
+func analyzerParam(def map[string]any, param string, dflt *analyzer, analyzers map[string]*analyzer) (*analyzer, *esError) {
+	v, set := def[param]
+	if !set {
+		return dflt, nil
+	}
+	n, _ := v.(string)
+	switch {
+	case analyzers[n] != nil:
+		return analyzers[n], nil
+	case n == "standard":
+		return standardAnalyzer, nil
+	case slices.Contains(knownAnalyzers, n):
+		return nil, notImplemented("analyzer [%s]", n)
+	}
+	return nil, mapperError("Failed to parse mapping: analyzer [%v] has not been configured in mappings", v)
 }
 
 // boolValue reads a boolean parameter as Elasticsearch does: true, false,
