@@ -321,20 +321,9 @@ func parseField(name string, raw any, analyzers map[string]*analyzer) (*field, *
 			}
 			f.indexed = b
 		case k == "fields" && (typ == "text" || typ == "keyword"):
-			subs, ok := def[k].(map[string]any)
-			if !ok {
-				return nil, mapperError("Failed to parse mapping: Expected map for property [fields] on field [%s] but got a class %T", name, def[k])
-			}
-			f.sub = map[string]*field{}
-			for _, sub := range sortedKeys(subs) {
-				if sd, ok := subs[sub].(map[string]any); ok && sd["fields"] != nil {
-					return nil, notImplemented("multi-fields inside the multi-field [%s.%s]", name, sub)
-				}
-				sf, err := parseField(sub, subs[sub], analyzers)
-				if err != nil {
-					return nil, err
-				}
-				f.sub[sub] = sf
+			var err *esError
+			if f.sub, err = parseMultiFields(name, def[k], analyzers); err != nil {
+				return nil, err
 			}
 		case slices.Contains(unmodelledParams, k) || k == "fields":
 			return nil, notImplemented("mapping parameter [%s] on field [%s]", k, name)
@@ -354,6 +343,27 @@ func parseField(name string, raw any, analyzers map[string]*analyzer) (*field, *
 		return nil, err
 	}
 	return f, nil
+}
+
+// parseMultiFields reads a text or keyword field's multi-fields (its
+// fields parameter), one level deep.
+func parseMultiFields(name string, raw any, analyzers map[string]*analyzer) (map[string]*field, *esError) {
+	subs, ok := raw.(map[string]any)
+	if !ok {
+		return nil, mapperError("Failed to parse mapping: Expected map for property [fields] on field [%s] but got a class %T", name, raw)
+	}
+	out := map[string]*field{}
+	for _, sub := range sortedKeys(subs) {
+		if sd, ok := subs[sub].(map[string]any); ok && sd["fields"] != nil {
+			return nil, notImplemented("multi-fields inside the multi-field [%s.%s]", name, sub)
+		}
+		sf, err := parseField(sub, subs[sub], analyzers)
+		if err != nil {
+			return nil, err
+		}
+		out[sub] = sf
+	}
+	return out, nil
 }
 
 // analyzerParam resolves a text field's analyzer or search_analyzer
