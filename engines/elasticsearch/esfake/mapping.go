@@ -389,15 +389,8 @@ func analyzerParam(def map[string]any, param string, dflt *analyzer, analyzers m
 // boolValue reads a boolean parameter as Elasticsearch does: true, false,
 // or the strings "true" and "false".
 func boolValue(v any) (bool, bool) {
-	switch v := v.(type) {
-	case bool:
-		return v, true
-	case string:
-		if v == "true" || v == "false" {
-			return v == "true", true
-		}
-	}
-	return false, false
+	s, ok := scalar(v) // a number's string is neither
+	return s == "true", ok && (s == "true" || s == "false")
 }
 
 // parseDenseVector reads a dense_vector mapping (DenseVectorFieldMapper in

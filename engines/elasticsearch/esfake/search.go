@@ -338,11 +338,8 @@ func (req *searchRequest) set(k string, v any) *esError {
 	case "track_total_hits":
 		req.trackTotal, e = trackTotalHits(v)
 	case "_source":
-		if bv, ok := v.(bool); ok {
-			req.source = bv
-		} else if sv, ok := v.(string); ok && (sv == "true" || sv == "false") {
-			req.source = sv == "true"
-		} else {
+		var ok bool
+		if req.source, ok = boolValue(v); !ok {
 			e = notImplemented("source filtering")
 		}
 	case "sort", "aggs", "aggregations", "post_filter", "highlight", "min_score", "explain", "timeout",
@@ -359,19 +356,11 @@ func (req *searchRequest) set(k string, v any) *esError {
 // trackTotalHits reads track_total_hits: true (exact), false (-1) or a
 // bound ≥ -1.
 func trackTotalHits(v any) (int, *esError) {
-	switch v := v.(type) {
-	case bool:
-		if v {
+	if b, ok := boolValue(v); ok {
+		if b {
 			return math.MaxInt, nil
 		}
 		return -1, nil
-	case string:
-		switch v {
-		case "true":
-			return math.MaxInt, nil
-		case "false":
-			return -1, nil
-		}
 	}
 	n, ok := intValue(v)
 	switch {
@@ -386,17 +375,9 @@ func trackTotalHits(v any) (int, *esError) {
 // intValue reads an integer from a JSON number or a numeric string, as
 // Elasticsearch's parser coerces it.
 func intValue(v any) (int, bool) {
-	var s string
-	switch v := v.(type) {
-	case json.Number:
-		s = v.String()
-	case string:
-		s = v
-	default:
-		return 0, false
-	}
+	s, ok := scalar(v) // a boolean's "true" is no integer
 	n, err := strconv.Atoi(s)
-	return n, err == nil
+	return n, ok && err == nil
 }
 
 // searchTarget resolves a search's or count's index (nil and no error when
