@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -251,49 +250,37 @@ func (ix *index) parseDoc(id string, src []byte) (*doc, *esError) {
 // value. Lucene's length of a multi-valued field counts every value's terms
 // (position_increment_gap does not change the count).
 func (f *field) parseValue(d *doc, id, name string, v any) *esError {
-	fail := func() *esError {
-		preview := fmt.Sprint(v)
-		if b, err := json.Marshal(v); err == nil && !isString(v) {
-			preview = string(b)
+	if v == nil {
+		return nil
+	}
+	text, isScalar := scalar(v) // not: an object, or an array inside an array
+	_, isBool := v.(bool)
+	switch {
+	case isScalar && f.typ == "keyword":
+		d.terms[name] = append(d.terms[name], text)
+	case isScalar && f.typ == "text" && f.indexed:
+		d.terms[name] = append(d.terms[name], f.analyzer.analyze(text)...)
+	case isScalar && f.typ == "text":
+	case isScalar && !isBool:
+		n, err := json.Number(strings.TrimSpace(text)).Float64()
+		if err == nil {
+			d.numbers[name] = append(d.numbers[name], n)
+			return nil
+		}
+		fallthrough
+	default:
+		preview, _ := json.Marshal(v)
+		if _, isString := v.(string); isString {
+			preview = []byte(text)
 		}
 		return docError("failed to parse field [%s] of type [%s] in document with id '%s'. Preview of field's value: '%s'",
 			name, f.typ, id, preview)
 	}
-	var text string
-	switch v := v.(type) {
-	case nil:
-		return nil
-	case string:
-		text = v
-	case json.Number:
-		text = v.String()
-	case bool:
-		text = fmt.Sprint(v)
-	default: // an object, or an array inside an array
-		return fail()
-	}
-	switch f.typ {
-	case "text", "keyword":
-		if f.typ == "keyword" {
-			d.terms[name] = append(d.terms[name], text)
-		} else if f.indexed {
-			d.terms[name] = append(d.terms[name], f.analyzer.analyze(text)...)
+	for sub, sf := range f.sub {
+		if e := sf.parseValue(d, id, name+"."+sub, v); e != nil {
+			return e
 		}
-		for sub, sf := range f.sub {
-			if e := sf.parseValue(d, id, name+"."+sub, v); e != nil {
-				return e
-			}
-		}
-		return nil
 	}
-	if _, isBool := v.(bool); isBool {
-		return fail()
-	}
-	n, err := json.Number(strings.TrimSpace(text)).Float64()
-	if err != nil {
-		return fail()
-	}
-	d.numbers[name] = append(d.numbers[name], n)
 	return nil
 }
 
@@ -323,8 +310,6 @@ func (f *field) parseVector(d *doc, id, name string, v any) *esError {
 	d.vectors[name] = vec
 	return nil
 }
-
-func isString(v any) bool { _, ok := v.(string); return ok }
 
 // bulk is POST|PUT [/{index}]/_bulk: NDJSON action lines (index, create,
 // delete), each but delete followed by a source line. Items are answered
