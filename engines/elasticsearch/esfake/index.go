@@ -100,11 +100,8 @@ const (
 
 // createIndex is PUT /{index}.
 func (s *Server) createIndex(w http.ResponseWriter, r *request) *esError {
-	if e := r.params("wait_for_active_shards", "timeout", "master_timeout"); e != nil {
-		return e
-	}
 	name := r.segs[0]
-	if e := checkIndexName(name); e != nil {
+	if e := cmp.Or(r.params("wait_for_active_shards", "timeout", "master_timeout"), checkIndexName(name)); e != nil {
 		return e
 	}
 	body, e := r.jsonBody()
@@ -143,13 +140,10 @@ func (s *Server) createIndex(w http.ResponseWriter, r *request) *esError {
 
 // deleteIndex is DELETE /{index}.
 func (s *Server) deleteIndex(w http.ResponseWriter, r *request) *esError {
-	if e := cmp.Or(r.params("timeout", "master_timeout"), r.noBody()); e != nil {
+	if e := cmp.Or(r.params("timeout", "master_timeout"), r.noBody(), r.oneIndex("deleting")); e != nil {
 		return e
 	}
 	name := r.segs[0]
-	if strings.ContainsAny(name, "*,") || name == "_all" {
-		return notImplemented("deleting several indices or a wildcard")
-	}
 	s.mu.Lock()
 	ix := s.indices[name]
 	delete(s.indices, name)
@@ -166,11 +160,8 @@ func (s *Server) deleteIndex(w http.ResponseWriter, r *request) *esError {
 // An index that is not there is 404 index_not_found_exception (the request
 // does not ignore unavailable indices by default).
 func (s *Server) getMapping(w http.ResponseWriter, r *request) *esError {
-	if e := cmp.Or(r.params("master_timeout"), r.noBody()); e != nil {
+	if e := cmp.Or(r.params("master_timeout"), r.noBody(), r.oneIndex("the mappings of")); e != nil {
 		return e
-	}
-	if strings.ContainsAny(r.segs[0], "*,") || r.segs[0] == "_all" {
-		return notImplemented("the mappings of several indices or a wildcard")
 	}
 	ix, e := s.lookup(r.segs[0])
 	if e != nil {
@@ -264,6 +255,15 @@ func (ix *index) refreshLocked() {
 	ix.pending, ix.dirty, ix.waiting = nil, false, 0
 	close(ix.released)
 	ix.released = make(chan struct{})
+}
+
+// oneIndex refuses a path naming several indices or a wildcard, which this
+// fake does not resolve; doing names the request in the refusal.
+func (r *request) oneIndex(doing string) *esError {
+	if strings.ContainsAny(r.segs[0], "*,") || r.segs[0] == "_all" {
+		return notImplemented("%s several indices or a wildcard", doing)
+	}
+	return nil
 }
 
 // refreshMode is a write's refresh parameter.

@@ -385,11 +385,10 @@ func intValue(v any) (int, bool) {
 // as searched. A search on a search-idle shard with unrefreshed writes
 // waits for the next scheduled refresh (IndexShard.awaitShardSearchActive).
 func (s *Server) searchTarget(r *request) (*index, *esError) {
-	name := r.segs[0]
-	if strings.ContainsAny(name, "*,") || name == "_all" {
-		return nil, notImplemented("searching several indices or a wildcard")
+	if e := r.oneIndex("searching"); e != nil {
+		return nil, e
 	}
-	ix, e := s.lookup(name)
+	ix, e := s.lookup(r.segs[0])
 	if e != nil {
 		return nil, e
 	}
@@ -467,11 +466,8 @@ func (s *Server) countDocs(w http.ResponseWriter, r *request) *esError {
 
 // refresh is POST|GET /{index}/_refresh.
 func (s *Server) refresh(w http.ResponseWriter, r *request) *esError {
-	if e := cmp.Or(r.params(), r.noBody()); e != nil {
+	if e := cmp.Or(r.params(), r.noBody(), r.oneIndex("refreshing")); e != nil {
 		return e
-	}
-	if strings.ContainsAny(r.segs[0], "*,") || r.segs[0] == "_all" {
-		return notImplemented("refreshing several indices or a wildcard")
 	}
 	ix, e := s.lookup(r.segs[0])
 	if e != nil {
