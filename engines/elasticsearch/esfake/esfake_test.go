@@ -694,7 +694,8 @@ func TestRouting(t *testing.T) {
 	wantError(t, "body on a delete", c.do("DELETE", "/idx/_doc/1", map[string]any{"x": 1}), 400, "illegal_argument_exception")
 	wantError(t, "body on a refresh", c.do("POST", "/idx/_refresh", map[string]any{}), 400, "illegal_argument_exception")
 	// Go keeps the last of two equal keys; Elasticsearch refuses them.
-	for _, b := range []string{`{"size":1,"size":2}`, `{"query":{"match":{"name":{"query":"a","query":"b"}}}}`} {
+	for _, b := range []string{`{"size":1,"size":2}`, `{"query":{"match":{"name":{"query":"a","query":"b"}}}}`,
+		`{"query":{"bool":{"must":[{"term":{"name":"a"}},{"match":{"name":"a","name":"b"}}]}}}`} {
 		r := c.do("POST", "/idx/_search", b)
 		wantError(t, "duplicate key "+b, r, 400, "x_content_parse_exception")
 		if !strings.Contains(reason(r), "Duplicate field") {
@@ -702,6 +703,8 @@ func TestRouting(t *testing.T) {
 		}
 	}
 	c.ok("POST", "/idx/_search", `{"size":1,"query":{"match":{"name":{"query":"a"}}},"track_total_hits":true}`)
+	// The same key in sibling objects of an array is no duplicate.
+	c.ok("POST", "/idx/_search", `{"query":{"bool":{"must":[{"match":{"name":"a"}},{"match":{"name":"b"}}]}}}`)
 	wantError(t, "duplicate key in a document", c.do("PUT", "/idx/_doc/1", `{"name":"a","name":"b"}`), 400, "document_parsing_exception")
 }
 
