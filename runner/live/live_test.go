@@ -12,14 +12,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/searchbench/searchbench/runner"
+	"github.com/searchbench/searchbench/runner/event"
 	"github.com/searchbench/searchbench/runner/result"
 )
 
 // messages reads an event stream to its end.
-func messages(t *testing.T, body io.Reader) []Message {
+func messages(t *testing.T, body io.Reader) []event.Event {
 	t.Helper()
-	var out []Message
+	var out []event.Event
 	sc := bufio.NewScanner(body)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
@@ -27,7 +27,7 @@ func messages(t *testing.T, body io.Reader) []Message {
 		if !ok {
 			continue
 		}
-		var m Message
+		var m event.Event
 		if err := json.Unmarshal([]byte(data), &m); err != nil {
 			t.Fatalf("message %q: %v", data, err)
 		}
@@ -36,10 +36,10 @@ func messages(t *testing.T, body io.Reader) []Message {
 	return out
 }
 
-func kindsOf(ms []Message) string {
+func kindsOf(ms []event.Event) string {
 	var k []string
 	for _, m := range ms {
-		k = append(k, m.Kind)
+		k = append(k, m.Kind.String())
 	}
 	return strings.Join(k, ",")
 }
@@ -58,14 +58,15 @@ func TestStreamsHistoryAndEnds(t *testing.T) {
 	iv := result.Interval{Start: result.Duration(time.Second), Length: result.Duration(time.Second),
 		Ops: []result.IntervalOp{{Op: "search", Count: 7, Histogram: "HISTFAKE",
 			Kinds: []result.IntervalKind{{Kind: "knn", Count: 7, Percentiles: result.Percentiles{P99: 3}, Histogram: "KINDFAKE"}}}}}
-	s.Observe(runner.Event{Kind: runner.EventPhase, Setup: "bleve", Users: 2, Phase: "measure", Duration: 2 * time.Second})
-	s.Observe(runner.Event{Kind: runner.EventInterval, Setup: "bleve", Phase: "level 1 users=2", Interval: &iv})
+	lv1 := result.LevelWindow(0, 2)
+	s.Observe(event.Event{Kind: event.Phase, Setup: "bleve", Window: lv1, Users: 2, Phase: "measure", Duration: 2 * time.Second})
+	s.Observe(event.Event{Kind: event.Interval, Setup: "bleve", Window: lv1, Interval: &iv})
 	first := iv.Ops
 	iv.Ops = []result.IntervalOp{{Op: "search", Count: 8}}
-	s.Observe(runner.Event{Kind: runner.EventInterval, Setup: "bleve", Phase: "level 1 users=2", Interval: &iv})
-	s.Observe(runner.Event{Kind: runner.EventWarning, Setup: "bleve", Phase: "level 1 users=2", Text: "client-bound"})
+	s.Observe(event.Event{Kind: event.Interval, Setup: "bleve", Window: lv1, Interval: &iv})
+	s.Observe(event.Event{Kind: event.Warning, Setup: "bleve", Window: lv1, Text: "client-bound"})
 	s.Close()
-	s.Observe(runner.Event{Kind: runner.EventLog, Text: "after the end"})
+	s.Observe(event.Event{Kind: event.Log, Text: "after the end"})
 
 	late, err := http.Get(srv.URL + "/events")
 	if err != nil {
@@ -77,14 +78,14 @@ func TestStreamsHistoryAndEnds(t *testing.T) {
 		if got, want := kindsOf(ms), "reset,phase,interval,interval,warning,end"; got != want {
 			t.Fatalf("%s page: %s; want %s", name, got, want)
 		}
-		if ms[1].Setup != "bleve" || ms[1].Users != 2 || ms[1].Duration != 2 {
+		if ms[1].Setup != "bleve" || ms[1].Users != 2 || ms[1].Duration != 2*time.Second || ms[1].Phase != "measure" || ms[1].Window != lv1 || ms[1].T <= 0 {
 			t.Errorf("%s page: phase %+v", name, ms[1])
 		}
 		a, b := ms[2], ms[3]
-		if a.Start != 1 || a.Length != 1 || a.Interval.Ops[0].Count != 7 || b.Interval.Ops[0].Count != 8 {
+		if a.Interval.Start != result.Duration(time.Second) || a.Interval.Length != result.Duration(time.Second) || a.Window != lv1 || a.Phase != "" || a.Interval.Ops[0].Count != 7 || b.Interval.Ops[0].Count != 8 {
 			t.Errorf("%s page: intervals %+v, %+v", name, a, b)
 		}
-		if w := ms[4]; w.Phase != "level 1 users=2" || w.Text != "client-bound" {
+		if w := ms[4]; w.Window != lv1 || w.Phase != "" || w.Text != "client-bound" {
 			t.Errorf("%s page: warning %+v", name, w)
 		}
 		if a.Interval.Ops[0].Histogram != "" {
@@ -126,7 +127,7 @@ func TestStuckClientIsDroppedNotWaitedFor(t *testing.T) {
 	go func() {
 		defer close(done)
 		for range events {
-			s.Observe(runner.Event{Kind: runner.EventLog, Text: text})
+			s.Observe(event.Event{Kind: event.Log, Text: text})
 		}
 	}()
 	select {
@@ -164,7 +165,7 @@ func stuckClient(t *testing.T, s *Server, addr string) net.Conn {
 	// Far more than the client's buffer and any socket buffer hold.
 	text := strings.Repeat("x", 8<<10)
 	for range 4 * clientBuffer {
-		s.Observe(runner.Event{Kind: runner.EventLog, Text: text})
+		s.Observe(event.Event{Kind: event.Log, Text: text})
 	}
 	if s.Dropped() != 1 {
 		t.Fatalf("%d clients dropped; the stuck one was not", s.Dropped())
