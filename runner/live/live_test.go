@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/searchbench/searchbench/runner"
 	"github.com/searchbench/searchbench/runner/event"
 	"github.com/searchbench/searchbench/runner/result"
 )
@@ -230,5 +231,40 @@ func TestServesEmbeddedPage(t *testing.T) {
 		if resp.StatusCode != 200 || !strings.Contains(string(b), want) {
 			t.Errorf("%s: %d, lacks %q", path, resp.StatusCode, want)
 		}
+	}
+}
+
+// A shard's events reach the page through the coordinator's view as the
+// one event type: a phase once however many shards reach it, its phase
+// and window apart, and an interval merged across the shards under its
+// window.
+func TestShardEventsReachThePageWithPhaseAndWindow(t *testing.T) {
+	s := New()
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	view := runner.NewShardView(s)
+	win := result.RepWindow(2, 0)
+	lvl := result.LevelWindow(1, 8)
+	for i := range 2 {
+		view.Event(i, event.Event{Kind: event.Phase, Setup: "meilisearch", Window: lvl, Phase: "settle", Users: 8, Duration: time.Second}, 0)
+		iv := result.Interval{Start: result.Duration(500 * time.Millisecond), Length: result.Duration(500 * time.Millisecond),
+			Ops: []result.IntervalOp{{Op: "search", Count: int64(10 * (i + 1))}}}
+		view.Event(i, event.Event{Kind: event.Interval, Setup: "meilisearch", Window: win, Interval: &iv}, 0)
+	}
+	s.Close()
+	resp, err := http.Get(srv.URL + "/events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	ms := messages(t, resp.Body)
+	if got, want := kindsOf(ms), "reset,phase,interval,interval,end"; got != want {
+		t.Fatalf("page: %s; want %s", got, want)
+	}
+	if p := ms[1]; p.Phase != "settle" || p.Window != lvl || p.Users != 8 || p.Duration != time.Second {
+		t.Errorf("phase %+v; want settle of %v", p, lvl)
+	}
+	if iv := ms[3]; iv.Window != win || iv.Phase != "" || iv.Interval.Ops[0].Count != 30 || len(iv.Interval.Shards) != 2 {
+		t.Errorf("merged interval %+v of %v; want rung 3 rep 1's, 30 searches from 2 shards", iv, iv.Window)
 	}
 }
