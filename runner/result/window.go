@@ -78,6 +78,18 @@ func (w Window) String() string {
 	return ""
 }
 
+// Tag is the window as the interval log (.hlog) tags it, without spaces:
+// "level2-users=50", "rung3-rep1".
+func (w Window) Tag() string {
+	switch {
+	case w.Kind == WindowLevel:
+		return "level" + strconv.Itoa(w.Level) + "-users=" + strconv.Itoa(w.Users)
+	case w.Kind == WindowRung && w.Rep > 0:
+		return "rung" + strconv.Itoa(w.Rung) + "-rep" + strconv.Itoa(w.Rep)
+	}
+	return strings.ReplaceAll(w.String(), " ", "")
+}
+
 // ParseWindow reads a window's String.
 func ParseWindow(s string) (Window, error) {
 	f := strings.Fields(s)

@@ -42,6 +42,10 @@ func TestWindowTextRoundTrips(t *testing.T) {
 			t.Errorf("%s: read back %+v, %v", b, v.W, err)
 		}
 	}
+	// The interval log's tags, as they always were.
+	if a, b := LevelWindow(1, 50).Tag(), RepWindow(2, 0).Tag(); a != "level2-users=50" || b != "rung3-rep1" {
+		t.Errorf("tags %q, %q", a, b)
+	}
 	// Windows are map keys: two made alike are one key, different ones two.
 	m := map[Window]int{LevelWindow(0, 5): 1}
 	m[LevelWindow(0, 5)]++
