@@ -12,14 +12,13 @@ import (
 
 // field is one mapped field.
 type field struct {
-	typ string // text, keyword, a numeric type or dense_vector
+	typ string // text, keyword, double or dense_vector
 	// indexed is the index parameter (default true). A text field with
-	// index false cannot be searched; a keyword or number still can, from
+	// index false cannot be searched; a keyword or double still can, from
 	// its doc values, as in Elasticsearch.
 	indexed bool
-	// sub are a text or keyword field's multi-fields (the fields
-	// parameter), by their own name; the index knows them as
-	// "parent.name".
+	// sub are a text field's multi-fields (the fields parameter), by
+	// their own name; the index knows them as "parent.name".
 	sub      map[string]*field
 	dims     int      // a dense_vector's
 	analyzer analyzer // a text field's

@@ -44,26 +44,21 @@ func (s *Server) newIndex(name string, body map[string]any) (*index, *esError) {
 		if isScalar {
 			ix.settings[key] = str
 		}
+		name, setting, _ := cutLast(strings.TrimPrefix(key, "index.analysis."), ".")
 		var e *esError
-		switch key {
-		case "index.number_of_shards", "index.number_of_replicas":
+		switch {
+		case key == "index.number_of_shards" && str == "1", key == "index.number_of_replicas" && str == "0":
 			// One node, one shard, no replica: what the driver asks for.
-			if want := map[string]string{"index.number_of_shards": "1"}[key]; str != cmp.Or(want, "0") {
-				e = notImplemented("[%s] %s", key, str)
-			}
-		case "index.refresh_interval":
+		case key == "index.refresh_interval":
 			ix.refreshEvery, e = timeValue(key, str)
 			ix.explicitRefresh = true
+		case strings.HasPrefix(key, "index.analysis.analyzer.") || strings.HasPrefix(key, "index.analysis.filter."):
+			if analysis[name] == nil {
+				analysis[name] = map[string]any{}
+			}
+			analysis[name][setting] = v
 		default:
-			group, rest, _ := strings.Cut(strings.TrimPrefix(key, "index.analysis."), ".")
-			i := strings.LastIndexByte(rest, '.')
-			if !strings.HasPrefix(key, "index.analysis.") || i < 0 || (group != "analyzer" && group != "filter") {
-				return nil, notImplemented("index setting [%s]", key)
-			}
-			if analysis[group+"."+rest[:i]] == nil {
-				analysis[group+"."+rest[:i]] = map[string]any{}
-			}
-			analysis[group+"."+rest[:i]][rest[i+1:]] = v
+			e = notImplemented("index setting [%s] %v", key, v)
 		}
 		if e != nil {
 			return nil, e
@@ -77,6 +72,14 @@ func (s *Server) newIndex(name string, body map[string]any) (*index, *esError) {
 		e = ix.parseMappings(m, analyzers)
 	}
 	return ix, e
+}
+
+// cutLast is strings.Cut at the last sep.
+func cutLast(s, sep string) (before, after string, found bool) {
+	if i := strings.LastIndex(s, sep); i >= 0 {
+		return s[:i], s[i+len(sep):], true
+	}
+	return s, "", false
 }
 
 func newUUID() string {
@@ -280,7 +283,7 @@ func (f *field) parseDenseVector(name string) *esError {
 		return mapperError("Field [similarity] requires field [index] to be configured and set to true")
 	case !f.indexed && f.def["index_options"] != nil:
 		return mapperError("Field [index_options] requires field [index] to be configured and set to true")
-	case cmp.Or(f.def["similarity"], any("cosine")) != "cosine":
+	case f.def["similarity"] != nil && f.def["similarity"] != "cosine":
 		return notImplemented("dense_vector similarity [%v]", f.def["similarity"])
 	case opts != nil && (opts["type"] != "hnsw" || len(opts) != 3 || opts["m"] == nil || opts["ef_construction"] == nil):
 		return notImplemented("dense_vector index_options %v", opts)

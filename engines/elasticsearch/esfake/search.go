@@ -36,8 +36,10 @@ func (s *Server) search(w http.ResponseWriter, r *request) *esError {
 		switch {
 		case k == "size" && isInt && n >= 0:
 			size = n
-		case k == "track_total_hits" && (v == true || v == false):
-			trackTotal = map[bool]int{true: math.MaxInt, false: -1}[v == true]
+		case k == "track_total_hits" && v == true:
+			trackTotal = math.MaxInt
+		case k == "track_total_hits" && v == false:
+			trackTotal = -1
 		case k == "track_total_hits" && isInt && n >= 0:
 			trackTotal = n
 		case k != "query" && k != "knn" && !(k == "_source" && v == false):
@@ -65,7 +67,9 @@ func (s *Server) search(w http.ResponseWriter, r *request) *esError {
 	var maxScore any
 	for _, h := range hits[:min(len(hits), size)] {
 		page = append(page, map[string]any{"_index": ix.name, "_id": h.doc.id, "_score": h.score})
-		maxScore = cmp.Or(maxScore, any(h.score))
+	}
+	if len(page) > 0 {
+		maxScore = hits[0].score
 	}
 	out := map[string]any{"max_score": maxScore, "hits": page}
 	switch {
