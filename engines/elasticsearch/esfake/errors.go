@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+
+	"github.com/searchbench/searchbench/engines/enginetest/fakekit"
 )
 
 // esError is an error answer in Elasticsearch's shape:
 // {"error":{"root_cause":[{…}],"type":…,"reason":…,…},"status":N}, or, for
-// the routing errors that have no exception type (plain),
+// the errors that have no exception type (plain),
 // {"error":"text","status":N}.
 type esError struct {
 	status int
@@ -20,12 +22,8 @@ type esError struct {
 }
 
 func (e *esError) body() map[string]any {
-	if e.plain != "" || e.typ == "" {
-		msg := e.plain
-		if msg == "" {
-			msg = e.reason
-		}
-		return map[string]any{"error": msg, "status": e.status}
+	if e.plain != "" {
+		return map[string]any{"error": e.plain, "status": e.status}
 	}
 	cause := map[string]any{"type": e.typ, "reason": e.reason}
 	maps.Copy(cause, e.extra)
@@ -38,13 +36,13 @@ func (e *esError) body() map[string]any {
 	return map[string]any{"error": top, "status": e.status}
 }
 
-func (e *esError) write(w http.ResponseWriter) { writeJSON(w, e.status, e.body()) }
+func (e *esError) write(w http.ResponseWriter) { fakekit.WriteJSON(w, e.status, e.body()) }
 
 func newError(status int, typ, format string, args ...any) *esError {
 	return &esError{status: status, typ: typ, reason: fmt.Sprintf(format, args...)}
 }
 
-// badRequest is a 400 of the given type; typ "" makes a plain one.
+// badRequest is a 400 of the given type.
 func badRequest(typ, format string, args ...any) *esError {
 	return newError(http.StatusBadRequest, typ, format, args...)
 }
@@ -53,12 +51,6 @@ func badRequest(typ, format string, args ...any) *esError {
 // this fake does not: an honest refusal instead of a wrong answer.
 func notImplemented(format string, args ...any) *esError {
 	return badRequest("illegal_argument_exception", "esfake: "+format+" is not implemented by this wire-contract fake", args...)
-}
-
-// parsing is a parsing_exception, Elasticsearch's answer to an unknown key
-// or a wrong value type in a request body.
-func parsing(format string, args ...any) *esError {
-	return badRequest("parsing_exception", format, args...)
 }
 
 func unauthorized(format string, args ...any) *esError {
@@ -76,4 +68,12 @@ func indexNotFound(name string) *esError {
 // malformed is Elasticsearch's answer to a body that is not JSON.
 func malformed(err error) *esError {
 	return badRequest("x_content_parse_exception", "[1:1] Unexpected character or end of input: %v", err)
+}
+
+func mapperError(format string, args ...any) *esError {
+	return badRequest("mapper_parsing_exception", "Failed to parse mapping: "+format, args...)
+}
+
+func docError(format string, args ...any) *esError {
+	return badRequest("document_parsing_exception", format, args...)
 }

@@ -1,94 +1,64 @@
 // Package esfake is a wire-contract fake, not a search engine: an
-// httptest server that answers the Elasticsearch 8.19 REST endpoints the
-// elasticsearch driver uses, with Elasticsearch's status codes and error
+// httptest server that answers the Elasticsearch 8.19 REST requests the
+// elasticsearch driver sends, with Elasticsearch's status codes and error
 // bodies, so the driver's wire contract can be tested where no
-// Elasticsearch runs. It is written from Elasticsearch's documented
-// behaviour; it is safe for concurrent use and importable from any
-// package's tests (cmd tests attach to it with --url), and it listens on
+// Elasticsearch runs. It is safe for concurrent use, importable from any
+// package's tests (cmd tests attach to it with --url), and listens on
 // 127.0.0.1 only.
 //
-// What it answers: GET|HEAD / (version.number 8.19.6), GET
-// /_cluster/health (green, yellow while a replica cannot be placed;
-// wait_for_status and timeout, 408 when not reached), PUT, DELETE and HEAD
-// /{index}, PUT|POST /{index}/_doc/{id} (op_type index or create), GET|HEAD
-// and DELETE /{index}/_doc/{id}, POST|PUT [/{index}]/_bulk (index, create, delete),
-// POST|GET /{index}/_refresh, GET|POST /{index}/_count and GET|POST
-// /{index}/_search. Every response carries X-Elastic-Product:
-// Elasticsearch unless Options.NoProductHeader: without it the official Go
-// client refuses the server.
+// What it answers: GET / (version.number 8.19.6), PUT and DELETE /{index},
+// GET /{index}/_mapping, PUT /{index}/_doc/{id}, GET and DELETE
+// /{index}/_doc/{id}, POST /{index}/_bulk (index actions), POST
+// /{index}/_refresh, GET|POST /{index}/_count and POST /{index}/_search.
+// Every response carries X-Elastic-Product: Elasticsearch unless
+// Options.NoProductHeader: without it the official Go client refuses the
+// server.
 //
-// It finds documents by their words, not by Lucene's ranking: text is
-// split into words (runs of letters and digits) and passed through the
-// token filters the index's analyzer names, of those the driver's analyzer
-// uses (lowercase; stop with the _english_ list or a given one; the
-// english stemmer, Lucene's Porter stemmer, from
-// github.com/blevesearch/go-porterstemmer). match and multi_match
-// (best_fields, most_fields) combine terms with OR (or AND with operator
-// "and"); a document's score is how often the query's terms occur in a
-// field, most_fields summing the fields, ties in index order. That is an
-// order a test can predict, not BM25: ranking belongs to the live tests.
-// size defaults to 10, track_total_hits to 10,000 ("gte" beyond).
-//
-// The product workload's mappings and queries (query.go): keyword, numeric
-// and text fields with "index": false (a keyword or number still answers
-// from its doc values, a text field is refused: "Cannot search on field
-// … since it is not indexed"), multi-fields ("fields", queried as
-// "parent.sub"), dense_vector (dims 1 to 4096, index, similarity cosine,
-// index_options of type hnsw with m and ef_construction; documents of the
-// wrong dimension or, for cosine, of zero magnitude are refused); bool
-// (must, filter), term, range (gte, gt, lte, lt on numbers) and
-// match_phrase (the analysed terms one after the other; stop words' gaps
-// are not modelled) queries; the search body's knn (one, as an object or
-// an array of one: field, query_vector, k, num_candidates, filter). The
-// kNN is exact — the k documents of highest cosine similarity among those
-// that pass every filter, scored (1 + cosine) / 2 — which is the answer
-// HNSW approximates, filtered before the k are chosen as Elasticsearch's
-// filtered kNN is. With a query beside it, the hits are the union of the
-// query's matches and the k nearest, a document's two scores added.
+// It models the driver's index (settings, analysis and mappings as
+// elasticsearch.createBody writes them, under every option) and finds
+// documents by their words, not by Lucene's ranking: text is split into
+// runs of letters and digits and passed through the analyzer's filters
+// (lowercase, the _english_ stop list, the english stemmer: Lucene's Porter
+// stemmer, from github.com/blevesearch/go-porterstemmer). multi_match
+// most_fields scores a document by how often the query's terms occur in
+// its fields, ties in index order: an order a test can predict, not BM25.
+// bool (must, filter), term, range (gte, lte) and match_phrase match as
+// Elasticsearch documents them; the search body's knn is exact — the k
+// documents of highest cosine similarity among those that pass every
+// filter, scored (1 + cosine) / 2 — which is the answer HNSW approximates;
+// beside a query, a document's two scores are added.
 //
 // It is near-real-time as Elasticsearch is: a write without refresh is
 // invisible to search and _count until the next refresh (POST _refresh, or
-// the index's refresh_interval, default 1s; "-1" disables it);
-// refresh=wait_for answers after the next refresh (or forces one beyond
-// index.max_refresh_listeners, default 1000, waiting writes, answering
-// forced_refresh true); refresh=true refreshes at once. An index created
-// without an explicit refresh_interval stops its periodic refreshes once
-// it has not been searched for index.search.idle.after (30s), and its next
-// search waits for a refresh, as Elasticsearch's search-idle shards do.
-// Deletes, gets and the "document exists" check of a write are real-time.
+// the index's refresh_interval; "-1" disables it); refresh=wait_for answers
+// after the next refresh (or forces one beyond 1000 waiting writes,
+// index.max_refresh_listeners' default, answering forced_refresh true);
+// refresh=true refreshes at once. An index created without an explicit
+// refresh_interval stops its periodic refreshes once it has not been
+// searched for index.search.idle.after (30s), as Elasticsearch's
+// search-idle shards do. Deletes and gets are real-time.
 //
-// It rejects what Elasticsearch rejects, with its error JSON
-// ({"error":{"root_cause":[…],"type":…,"reason":…},"status":N}): malformed
-// JSON and duplicate keys (x_content_parse_exception), a body on an
-// endpoint that reads none, unknown keys in a search body or query
-// (parsing_exception), unknown URL parameters, unknown index settings,
-// invalid index names (capitals, leading _ - +, forbidden characters),
-// an analyzer a field refers to that is not defined, strict mappings given a new field (strict_dynamic_mapping_exception),
-// values a field cannot take (document_parsing_exception), a _bulk body
-// without its final newline, a Content-Type it does not take (406), size
-// beyond index.max_result_window, a missing index (404
-// index_not_found_exception), missing or wrong credentials when Options
-// has some (401 security_exception). Reasons follow Elasticsearch's text
-// without its "[line:col]" positions.
-//
-// Where Elasticsearch would do something this fake does not implement
-// (other analyzers, tokenizers, filters and their settings, other queries
-// and field types, other vector similarities and quantised index_options,
-// retrievers and rank (RRF), source filtering, dynamic mapping of new fields,
-// fuzziness above 0, more than one shard, index auto-creation on a write,
-// other APIs), it answers 400 with a reason that starts "esfake:", rather
-// than a wrong answer.
+// It rejects what Elasticsearch rejects of what the driver can send, with
+// its error JSON ({"error":{"root_cause":[…],"type":…,"reason":…},"status":N}):
+// a body that is not JSON, a field the strict mapping lacks, a document's
+// vector of the wrong dimension or of zero magnitude, an analyzer a field
+// names that the settings do not define, size beyond
+// index.max_result_window, a query vector of the wrong dimension or zero, a
+// missing index (404), a Content-Type it does not take (406), missing or
+// wrong credentials when Options has some (401). Anything else — other
+// APIs, parameters, settings, field types, queries, fuzziness above 0 — is
+// refused with 400 and a reason that starts "esfake:", rather than
+// answered wrongly.
 //
 // Hooks for tests (hooks.go): Inject faults (fakekit.Fault: 429
 // es_rejected_execution_exception, 503 unavailable_shards_exception, any
 // status with Code as the error's type and Message as its reason; Hang,
 // Drop, Delay, Raw), RejectBulkItems (per-item 429s inside a 200 _bulk
-// answer), Requests and LastRequest to see what a client sent (kept by
-// fakekit.Requests), Waiting, Visible and Settings to see an index's state.
+// answer), Requests and LastRequest to see what a client sent, Waiting,
+// Visible and Settings to see an index's state.
 package esfake
 
 import (
-	"cmp"
 	"crypto/subtle"
 	"encoding/base64"
 	"fmt"
@@ -119,9 +89,9 @@ type Options struct {
 	// NoProductHeader leaves out X-Elastic-Product: Elasticsearch, as a
 	// server that is not Elasticsearch (or a proxy dropping headers) would.
 	NoProductHeader bool
-	// SearchIdleAfter is index.search.idle.after for indices that do not
-	// set it; 0 means Elasticsearch's 30s. Tests shorten it to see an
-	// index without an explicit refresh_interval stop refreshing.
+	// SearchIdleAfter is index.search.idle.after; 0 means Elasticsearch's
+	// 30s. Tests shorten it to see an index without an explicit
+	// refresh_interval stop refreshing.
 	SearchIdleAfter time.Duration
 }
 
@@ -207,36 +177,29 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) *esError {
 	}
 	req := &request{Request: r, body: body, start: time.Now()}
 	for _, seg := range strings.Split(strings.Trim(r.URL.EscapedPath(), "/"), "/") {
-		if seg == "" {
-			continue
-		}
-		u, err := url.PathUnescape(seg)
-		if err != nil {
-			return badRequest("illegal_argument_exception", "unable to decode path segment [%s]", seg)
-		}
-		req.segs = append(req.segs, u)
-	}
-	if len(body) > 0 {
-		if e := checkContentType(r.Header.Get("Content-Type")); e != nil {
-			return e
+		if u, err := url.PathUnescape(seg); err == nil && u != "" {
+			req.segs = append(req.segs, u)
 		}
 	}
-	return s.route(w, req)
-}
-
-// contentTypes are the media types Elasticsearch reads as JSON (the
-// vnd.elasticsearch forms are what the client's compatibility mode sends).
-var contentTypes = []string{
-	"application/json", "application/x-ndjson",
-	"application/vnd.elasticsearch+json", "application/vnd.elasticsearch+x-ndjson",
-}
-
-func checkContentType(ct string) *esError {
-	mt, _, err := mime.ParseMediaType(ct)
-	if ct == "" || err != nil || !slices.Contains(contentTypes, mt) {
-		return &esError{status: http.StatusNotAcceptable, plain: fmt.Sprintf("Content-Type header [%s] is not supported", ct)}
+	if ct := r.Header.Get("Content-Type"); len(body) > 0 {
+		// The vnd.elasticsearch forms are what the client's compatibility
+		// mode sends.
+		mt, _, err := mime.ParseMediaType(ct)
+		if err != nil || !slices.Contains([]string{"application/json", "application/x-ndjson",
+			"application/vnd.elasticsearch+json", "application/vnd.elasticsearch+x-ndjson"}, mt) {
+			return &esError{status: http.StatusNotAcceptable, plain: fmt.Sprintf("Content-Type header [%s] is not supported", ct)}
+		}
 	}
-	return nil
+	h, params := s.route(req)
+	if h == nil {
+		return notImplemented("%s %s", r.Method, r.URL.Path)
+	}
+	for k, v := range r.URL.Query() {
+		if !slices.Contains(params, k) || (k == "refresh" && !slices.Contains([]string{"", "true", "false", "wait_for"}, v[0])) {
+			return notImplemented("URL parameter [%s=%s]", k, v[0])
+		}
+	}
+	return h(w, req)
 }
 
 // authenticate checks the request's credentials when Options has some.
@@ -267,97 +230,53 @@ func (s *Server) authenticate(r *http.Request) *esError {
 
 func equal(a, b string) bool { return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1 }
 
-// route dispatches by path shape and method. Another Elasticsearch API
-// (a path segment starting with _) is refused as not implemented; an
-// unknown path is Elasticsearch's 400 "no handler found"; a known path
-// with another method is its 405.
-func (s *Server) route(w http.ResponseWriter, r *request) *esError {
-	segs, m := r.segs, r.Method
-	var h handler
-	var allowed []string
-	switch {
-	case len(segs) == 0:
-		h, allowed = pick(m, map[string]handler{get: s.info, head: s.info})
-	case len(segs) == 1 && segs[0] == "_bulk":
-		h, allowed = pick(m, map[string]handler{post: s.bulk, put: s.bulk})
-	case len(segs) == 2 && segs[0] == "_cluster" && segs[1] == "health":
-		h, allowed = pick(m, map[string]handler{get: s.health})
-	case strings.HasPrefix(segs[0], "_"):
-		h = refuse("API [%s]", r.URL.Path)
-	default:
-		h, allowed = s.routeIndex(r)
-	}
-	switch {
-	case h != nil:
-		return h(w, r)
-	case allowed != nil:
-		return &esError{status: http.StatusMethodNotAllowed, plain: fmt.Sprintf(
-			"Incorrect HTTP method for uri [%s] and method [%s], allowed: [%s]", r.URL.RequestURI(), m, strings.Join(allowed, ", "))}
-	}
-	return badRequest("", "no handler found for uri [%s] and method [%s]", r.URL.RequestURI(), m)
-}
-
 // handler answers one route, or returns the error to answer with.
 type handler func(http.ResponseWriter, *request) *esError
 
-const get, put, post, del, head = "GET", "PUT", "POST", "DELETE", "HEAD"
-
-// pick is the handler of method among a route's, or else the methods the
-// route takes (Elasticsearch lists them in a HashSet's order; this fake's
-// is fixed).
-func pick(method string, hs map[string]handler) (handler, []string) {
-	if h := hs[method]; h != nil {
-		return h, nil
+// route is the request's handler and the URL parameters it takes (besides
+// pretty, human and error_trace, which change only formatting); nil for a
+// request the driver does not send.
+func (s *Server) route(r *request) (handler, []string) {
+	common := []string{"pretty", "human", "error_trace"}
+	writes := append(common, "refresh")
+	var key string
+	switch n := len(r.segs); {
+	case n == 0:
+		key = "/"
+	case n == 1:
+		key = "/{index}"
+	case (n == 2 && r.segs[1] != "_doc") || (n == 3 && r.segs[1] == "_doc"):
+		key = "/{index}/" + r.segs[1]
 	}
-	var allowed []string
-	for _, m := range []string{get, put, post, del, head} {
-		if hs[m] != nil {
-			allowed = append(allowed, m)
-		}
-	}
-	return nil, allowed
-}
-
-// refuse is a route this fake does not implement.
-func refuse(format string, args ...any) handler {
-	return func(http.ResponseWriter, *request) *esError { return notImplemented(format, args...) }
-}
-
-// routeIndex dispatches the paths under /{index}.
-func (s *Server) routeIndex(r *request) (handler, []string) {
-	segs, m := r.segs, r.Method
-	switch {
-	case len(segs) == 1:
-		return pick(m, map[string]handler{put: s.createIndex, del: s.deleteIndex, head: s.indexExists, get: refuse("GET index")})
-	case len(segs) == 2 && segs[1] == "_bulk":
-		return pick(m, map[string]handler{post: s.bulk, put: s.bulk})
-	case len(segs) == 2 && segs[1] == "_refresh":
-		return pick(m, map[string]handler{post: s.refresh, get: s.refresh})
-	case len(segs) == 2 && segs[1] == "_count":
-		return pick(m, map[string]handler{get: s.countDocs, post: s.countDocs})
-	case len(segs) == 2 && segs[1] == "_search":
-		return pick(m, map[string]handler{get: s.search, post: s.search})
-	case len(segs) == 2 && segs[1] == "_doc" && m == post:
-		return refuse("auto-generated document ids"), nil
-	case len(segs) == 3 && segs[1] == "_doc":
-		return pick(m, map[string]handler{put: s.indexDoc, post: s.indexDoc, del: s.deleteDoc, get: s.getDoc, head: s.getDoc})
-	case len(segs) == 2 && segs[1] == "_mapping" && m == get:
-		return s.getMapping, nil
-	case strings.HasPrefix(segs[1], "_"):
-		return refuse("API [%s]", r.URL.Path), nil
+	switch r.Method + " " + key {
+	case "GET /":
+		return s.info, common
+	case "PUT /{index}":
+		return s.createIndex, common
+	case "DELETE /{index}":
+		return s.deleteIndex, common
+	case "GET /{index}/_mapping":
+		return s.getMapping, common
+	case "PUT /{index}/_doc", "POST /{index}/_doc":
+		return s.indexDoc, writes
+	case "DELETE /{index}/_doc":
+		return s.deleteDoc, writes
+	case "GET /{index}/_doc":
+		return s.getDoc, common
+	case "POST /{index}/_bulk", "PUT /{index}/_bulk":
+		return s.bulk, writes
+	case "POST /{index}/_refresh", "GET /{index}/_refresh":
+		return s.refresh, common
+	case "POST /{index}/_count", "GET /{index}/_count":
+		return s.countDocs, common
+	case "POST /{index}/_search", "GET /{index}/_search":
+		return s.search, common
 	}
 	return nil, nil
 }
 
 // info is GET /.
 func (s *Server) info(w http.ResponseWriter, r *request) *esError {
-	if e := cmp.Or(r.params(), r.noBody()); e != nil {
-		return e
-	}
-	if r.Method == http.MethodHead {
-		w.WriteHeader(http.StatusOK)
-		return nil
-	}
 	return ok(w, http.StatusOK, map[string]any{
 		"name":         "esfake",
 		"cluster_name": "esfake",
@@ -370,9 +289,7 @@ func (s *Server) info(w http.ResponseWriter, r *request) *esError {
 			// fake is no build, so its hash and date say so.
 			// lucene_version 9.12.2 is the Lucene of the 8.19 line as
 			// known here, not checked against 8.19.6's
-			// build-tools-internal/version.properties (the stored
-			// snapshot of elastic/elasticsearch has only main's); no
-			// driver reads it.
+			// build-tools-internal/version.properties; no driver reads it.
 			"build_hash":                          "esfake",
 			"build_date":                          "1970-01-01T00:00:00Z",
 			"lucene_version":                      "9.12.2",
@@ -397,36 +314,7 @@ func (s *Server) lookup(name string) (*index, *esError) {
 
 // ok writes a handler's answer.
 func ok(w http.ResponseWriter, status int, v any) *esError {
-	writeJSON(w, status, v)
-	return nil
-}
-
-// commonParams are accepted by every endpoint (they change only formatting).
-var commonParams = []string{"pretty", "human", "error_trace"}
-
-// unmodelledParams are URL parameters Elasticsearch's endpoints take that
-// this fake does not model.
-var unmodelledURLParams = []string{"routing", "preference", "pipeline", "version", "version_type", "if_seq_no",
-	"if_primary_term", "require_alias", "require_data_stream", "_source", "_source_includes", "_source_excludes",
-	"stored_fields", "q", "df", "analyzer", "default_operator", "lenient", "sort", "search_type", "scroll",
-	"request_cache", "allow_no_indices", "ignore_unavailable", "expand_wildcards", "ignore_throttled",
-	"typed_keys", "rest_total_hits_as_int", "filter_path", "batched_reduce_size", "max_concurrent_shard_requests",
-	"pre_filter_shard_size", "ccs_minimize_roundtrips", "allow_partial_search_results", "terminate_after",
-	"explain", "seq_no_primary_term", "track_scores", "stats", "suggest_field", "docvalue_fields", "min_score",
-	"analyze_wildcard", "include_source_on_error", "list_executed_pipelines", "flat_settings", "include_defaults"}
-
-// params checks the URL parameters against what the endpoint takes, as
-// Elasticsearch does ("contains unrecognized parameter").
-func (r *request) params(names ...string) *esError {
-	for _, k := range sortedKeys(r.URL.Query()) {
-		switch {
-		case slices.Contains(commonParams, k), slices.Contains(names, k):
-		case slices.Contains(unmodelledURLParams, k):
-			return notImplemented("URL parameter [%s]", k)
-		default:
-			return badRequest("illegal_argument_exception", "request [%s] contains unrecognized parameter: [%s]", r.URL.Path, k)
-		}
-	}
+	fakekit.WriteJSON(w, status, v)
 	return nil
 }
 
@@ -435,23 +323,8 @@ func (r *request) jsonBody() (map[string]any, *esError) {
 	if len(r.body) == 0 {
 		return map[string]any{}, nil
 	}
-	m, err := decodeObject(r.body)
-	if err != nil {
-		return nil, malformed(err)
-	}
-	return m, nil
-}
-
-// noBody refuses a body on an endpoint that reads none, as
-// Elasticsearch's RestController does.
-func (r *request) noBody() *esError {
-	if len(r.body) > 0 {
-		return badRequest("illegal_argument_exception", "request [%s %s] does not support having a body", r.Method, r.URL.Path)
-	}
-	return nil
+	return decodeObject(r.body, malformed)
 }
 
 // took is the request's elapsed milliseconds, as responses report it.
 func (r *request) took() int64 { return time.Since(r.start).Milliseconds() }
-
-func writeJSON(w http.ResponseWriter, status int, v any) { fakekit.WriteJSON(w, status, v) }

@@ -2,283 +2,80 @@ package esfake
 
 import (
 	"cmp"
-	"encoding/json"
+	"fmt"
 	"math"
 	"net/http"
-	"regexp"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
+
+	"github.com/searchbench/searchbench/engines/enginetest/fakekit"
 )
 
-// matchQuery is a parsed match_all, match or multi_match query.
-type matchQuery struct {
-	all        bool // match_all
-	text       string
-	fields     []string
-	and        bool    // operator and: a field matches only with every term
-	best       bool    // best_fields: the best field's score, plus tie_breaker × the others'
-	tieBreaker float64 // best_fields only
+// The driver's searches (its query.go and searchBody): multi_match
+// most_fields, bool (must, filter), term, range (gte, lte) and
+// match_phrase, and the search body's top-level knn, with the semantics
+// Elasticsearch 8.19 documents for them.
+
+// scorer says whether a document matches, and its score.
+type scorer func(d *doc) (score float64, ok bool)
+
+type hit struct {
+	doc   *doc
+	score float64
 }
 
-// Query types this fake knows Elasticsearch has but does not model.
-var unmodelledQueries = []string{"terms", "exists", "prefix", "wildcard", "regexp",
-	"fuzzy", "ids", "match_phrase_prefix", "match_bool_prefix", "query_string",
-	"simple_query_string", "combined_fields", "dis_max", "constant_score", "function_score", "boosting",
-	"nested", "has_child", "has_parent", "knn", "script_score", "more_like_this", "match_none", "geo_distance",
-	"intervals", "span_term", "script", "sparse_vector", "semantic", "pinned", "rule", "terms_set", "distance_feature"}
-
-// tokenName is the XContent token a JSON value starts with, for
-// Elasticsearch's parse error messages.
-func tokenName(v any) string {
-	switch v.(type) {
-	case map[string]any:
-		return "START_OBJECT"
-	case []any:
-		return "START_ARRAY"
-	case string:
-		return "VALUE_STRING"
-	case json.Number:
-		return "VALUE_NUMBER"
-	case bool:
-		return "VALUE_BOOLEAN"
-	}
-	return "VALUE_NULL"
-}
-
-// parseQuery reads the "query" object of a search or count.
-func parseQuery(raw any) (query, *esError) {
-	obj, ok := raw.(map[string]any)
-	if !ok {
-		return nil, parsing("[_na] query malformed, must start with start_object")
-	}
-	if len(obj) != 1 {
-		keys := sortedKeys(obj)
-		if len(keys) == 0 {
-			return &matchQuery{all: true}, nil // {} is match_all
-		}
-		return nil, parsing("[%s] malformed query, expected [END_OBJECT] but found [FIELD_NAME]", keys[0])
-	}
-	name := firstKey(obj)
-	body, ok := obj[name].(map[string]any)
-	if !ok && (name == "match_all" || name == "multi_match" || name == "match") {
-		return nil, parsing("[%s] query malformed, no start_object after query name", name)
-	}
-	switch {
-	case name == "match_all":
-		if e := queryKeys("match_all", body, nil, "boost", "_name"); e != nil {
-			return nil, e
-		}
-		return &matchQuery{all: true}, nil
-	case name == "multi_match":
-		return parseMultiMatch(body)
-	case name == "match":
-		return parseMatch(body)
-	case name == "bool":
-		return parseBool(obj[name])
-	case name == "term":
-		return parseTerm(obj[name])
-	case name == "range":
-		return parseRange(obj[name])
-	case name == "match_phrase":
-		return parsePhrase(obj[name])
-	case slices.Contains(unmodelledQueries, name):
-		return nil, notImplemented("query [%s]", name)
-	}
-	return nil, parsing("unknown query [%s]", name)
-}
-
-// parseOperator reads a match operator: and is true for "and".
-func parseOperator(v any) (and bool, e *esError) {
-	s, _ := v.(string)
-	switch strings.ToLower(s) {
-	case "or":
-		return false, nil
-	case "and":
-		return true, nil
-	}
-	return false, badRequest("illegal_argument_exception", "operator needs to be either [and] or [or], but not [%v]", v)
-}
-
-// Parameters of match and multi_match that this fake does not model.
-var unmodelledMatchParams = []string{"analyzer", "minimum_should_match", "lenient", "prefix_length", "max_expansions",
-	"zero_terms_query", "auto_generate_synonyms_phrase_query", "fuzzy_transpositions", "slop", "fuzzy_rewrite", "boost", "_name"}
-
-func parseMultiMatch(body map[string]any) (*matchQuery, *esError) {
-	known := []string{"query", "operator", "fuzziness", "fields", "type", "tie_breaker"}
-	if e := queryKeys("multi_match", body, known, unmodelledMatchParams...); e != nil {
-		return nil, e
-	}
-	q := &matchQuery{}
-	if e := q.readText("multi_match", "multi_match", body); e != nil {
-		return nil, e
-	}
-	fields, hasFields := body["fields"]
-	var err error
-	if q.fields, err = stringList(fields); err != nil {
-		return nil, parsing("[multi_match] query does not support [fields] of type %s", tokenName(fields))
-	}
-	if v, has := body["tie_breaker"]; has {
-		n, ok := v.(json.Number)
-		f, err := n.Float64()
-		if !ok || err != nil {
-			return nil, parsing("[multi_match] unknown token [%s] after [tie_breaker]", tokenName(v))
-		}
-		q.tieBreaker = f
-	}
-	typ := "best_fields"
-	if v, has := body["type"]; has {
-		s, _ := v.(string)
-		typ = strings.ToLower(s)
-	}
-	switch typ {
-	case "best_fields":
-		q.best = true
-	case "most_fields":
-	case "cross_fields", "phrase", "phrase_prefix", "bool_prefix":
-		if body["fuzziness"] != nil && typ != "bool_prefix" {
-			return nil, parsing("Fuzziness not allowed for type [%s]", typ)
-		}
-		return nil, notImplemented("multi_match type [%s]", typ)
-	default:
-		return nil, newError(http.StatusBadRequest, "parse_exception", "failed to parse [multi_match] query type [%s]. unknown type.", typ)
-	}
-	if e := checkFuzziness(body["fuzziness"]); e != nil {
-		return nil, e
-	}
-	if !hasFields {
-		return nil, notImplemented("multi_match without fields (index.query.default_field)")
-	}
-	for _, f := range q.fields {
-		if strings.ContainsAny(f, "*^") {
-			return nil, notImplemented("field pattern or boost [%s]", f)
-		}
-	}
-	return q, nil
-}
-
-func parseMatch(body map[string]any) (*matchQuery, *esError) {
-	if len(body) != 1 {
-		keys := sortedKeys(body)
-		if len(keys) == 0 {
-			return nil, parsing("No text specified for text query")
-		}
-		return nil, parsing("[match] query doesn't support multiple fields, found [%s] and [%s]", keys[0], keys[1])
-	}
-	name := firstKey(body)
-	q := &matchQuery{fields: []string{name}}
-	if text, ok := scalar(body[name]); ok {
-		q.text = text
-		return q, nil
-	}
-	opts, ok := body[name].(map[string]any)
-	if !ok {
-		return nil, parsing("[match] unknown token [%s] after [%s]", tokenName(body[name]), name)
-	}
-	e := cmp.Or(queryKeys("match", opts, []string{"query", "operator", "fuzziness"}, unmodelledMatchParams...),
-		q.readText("match", "text", opts), checkFuzziness(opts["fuzziness"]))
-	if e != nil {
-		return nil, e
-	}
-	return q, nil
-}
-
-// readText reads what match and multi_match (kind) share, once their keys
-// are checked: the query text (noun names the query in the error for none)
-// and the operator.
-func (q *matchQuery) readText(kind, noun string, opts map[string]any) *esError {
-	v, has := opts["query"]
-	if !has {
-		return parsing("No text specified for %s query", noun)
-	}
-	var ok bool
-	if q.text, ok = scalar(v); !ok {
-		return parsing("[%s] unknown token [%s] after [query]", kind, tokenName(v))
-	}
-	var e *esError
-	if op, has := opts["operator"]; has {
-		q.and, e = parseOperator(op)
-	}
-	return e
-}
-
-var regexpAuto = regexp.MustCompile(`^AUTO:[0-9]+,[0-9]+$`)
-
-// checkFuzziness accepts what Elasticsearch's Fuzziness parser accepts
-// and refuses, as not implemented, every fuzziness but 0 (edit distance 0
-// matches exactly what no fuzziness matches).
-func checkFuzziness(v any) *esError {
-	if v == nil {
-		return nil
-	}
-	s, ok := scalar(v) // a query's text may be a string, a number or a boolean
-	if _, isBool := v.(bool); !ok || isBool {
-		return parsing("[fuzziness] unknown token [%s]", tokenName(v))
-	}
-	upper := strings.ToUpper(s)
-	switch {
-	case s == "0" || s == "0.0":
-		return nil
-	case s == "1" || s == "2" || upper == "AUTO" || regexpAuto.MatchString(upper):
-		return notImplemented("fuzziness [%s]", s)
-	}
-	if n, err := strconv.ParseFloat(s, 64); err == nil && n == math.Trunc(n) {
-		return badRequest("illegal_argument_exception", "Valid edit distances are [0, 1, 2] but was [%s]", s)
-	}
-	return badRequest("illegal_argument_exception", "Invalid fuzziness value: [%s]", s)
-}
-
-// searchParams are the URL parameters a search takes.
-var searchParams = []string{"size", "from", "track_total_hits"}
-
-// searchRequest is a parsed search body (with its URL parameters).
-type searchRequest struct {
-	q          query
-	hasQuery   bool       // the body has a query (with knn alone, no match_all)
-	knn        *knnSearch // the top-level knn section
-	size, from int
-	trackTotal int // -1: not tracked
-	source     bool
-}
-
-// search is GET|POST /{index}/_search.
+// search is POST /{index}/_search.
 func (s *Server) search(w http.ResponseWriter, r *request) *esError {
-	req, e := parseSearch(r)
+	body, e := r.jsonBody()
 	if e != nil {
 		return e
+	}
+	size, trackTotal := 10, maxResultWindow
+	for k, v := range body {
+		n, isInt := intValue(v)
+		switch {
+		case k == "size" && isInt && n >= 0:
+			size = n
+		case k == "track_total_hits" && v == true:
+			trackTotal = math.MaxInt
+		case k == "track_total_hits" && v == false:
+			trackTotal = -1
+		case k == "track_total_hits" && isInt && n >= 0:
+			trackTotal = n
+		case k != "query" && k != "knn" && !(k == "_source" && v == false):
+			return notImplemented("search body key [%s] %v", k, v)
+		}
+	}
+	if body["_source"] != false {
+		return notImplemented("hits with their _source")
 	}
 	ix, e := s.searchTarget(r)
 	if ix == nil {
 		return e // nil when the client went away
 	}
-	if req.from+req.size > ix.maxResultWindow {
-		return phaseFailure(ix, badRequest("illegal_argument_exception",
+	if size > maxResultWindow {
+		return ix.shardFailure(badRequest("illegal_argument_exception",
 			"Result window is too large, from + size must be less than or equal to: [%d] but was [%d]. "+
 				"See the scroll api for a more efficient way to request large data sets. This limit can be set by changing "+
-				"the [index.max_result_window] index level setting.", ix.maxResultWindow, req.from+req.size))
+				"the [index.max_result_window] index level setting.", maxResultWindow, size))
 	}
-	hits, e := ix.searchHits(req)
+	hits, e := ix.searchHits(body)
 	if e != nil {
-		return phaseFailure(ix, e)
+		return e
 	}
 	page := []map[string]any{}
 	var maxScore any
-	for i := req.from; i < len(hits) && i < req.from+req.size; i++ {
-		h := map[string]any{"_index": ix.name, "_id": hits[i].doc.id, "_score": hits[i].score}
-		if req.source {
-			h["_source"] = hits[i].doc.source
-		}
-		page = append(page, h)
+	for _, h := range hits[:min(len(hits), size)] {
+		page = append(page, map[string]any{"_index": ix.name, "_id": h.doc.id, "_score": h.score})
 	}
 	if len(page) > 0 {
 		maxScore = hits[0].score
 	}
 	out := map[string]any{"max_score": maxScore, "hits": page}
-	switch t := req.trackTotal; {
-	case t < 0:
-	case len(hits) > t:
-		out["total"] = map[string]any{"value": t, "relation": "gte"}
+	switch {
+	case trackTotal < 0:
+	case len(hits) > trackTotal:
+		out["total"] = map[string]any{"value": trackTotal, "relation": "gte"}
 	default:
 		out["total"] = map[string]any{"value": len(hits), "relation": "eq"}
 	}
@@ -289,105 +86,17 @@ func (s *Server) search(w http.ResponseWriter, r *request) *esError {
 	})
 }
 
-// parseSearch reads a search's URL parameters and body; a URL parameter
-// wins over the body's key.
-func parseSearch(r *request) (*searchRequest, *esError) {
-	if e := r.params(searchParams...); e != nil {
-		return nil, e
-	}
-	req := &searchRequest{q: &matchQuery{all: true}, size: 10, trackTotal: defaultMaxResultWindow, source: true}
-	body, e := r.jsonBody()
-	if e != nil {
-		return nil, e
-	}
-	params := r.URL.Query()
-	for _, k := range searchParams {
-		if params.Has(k) {
-			body[k] = params.Get(k)
-		}
-	}
-	for _, k := range sortedKeys(body) {
-		if e := req.set(k, body[k]); e != nil {
-			return nil, e
-		}
-	}
-	return req, nil
-}
-
-// set reads one key of a search body.
-func (req *searchRequest) set(k string, v any) *esError {
-	var e *esError
-	switch k {
-	case "query":
-		req.q, e = parseQuery(v)
-		req.hasQuery = true
-	case "knn":
-		req.knn, e = parseKnn(v)
-	case "size", "from":
-		n, ok := intValue(v)
-		switch {
-		case !ok:
-			e = badRequest("x_content_parse_exception", "[%s] failed to parse field [%s]: expected a number, found [%s]", k, k, tokenName(v))
-		case n < 0:
-			e = badRequest("illegal_argument_exception", "[%s] parameter cannot be negative, found [%d]", k, n)
-		case k == "size":
-			req.size = n
-		default:
-			req.from = n
-		}
-	case "track_total_hits":
-		req.trackTotal, e = trackTotalHits(v)
-	case "_source":
-		var ok bool
-		if req.source, ok = boolValue(v); !ok {
-			e = notImplemented("source filtering")
-		}
-	case "sort", "aggs", "aggregations", "post_filter", "highlight", "min_score", "explain", "timeout",
-		"terminate_after", "stored_fields", "docvalue_fields", "fields", "script_fields", "search_after", "pit",
-		"rescore", "suggest", "collapse", "profile", "version", "seq_no_primary_term", "indices_boost",
-		"runtime_mappings", "track_scores", "stats", "slice", "retriever", "rank", "ext":
-		e = notImplemented("search body key [%s]", k)
-	default:
-		e = parsing("Unknown key for a %s in [%s].", tokenName(v), k)
-	}
-	return e
-}
-
-// trackTotalHits reads track_total_hits: true (exact), false (-1) or a
-// bound ≥ -1.
-func trackTotalHits(v any) (int, *esError) {
-	if b, ok := boolValue(v); ok {
-		if b {
-			return math.MaxInt, nil
-		}
-		return -1, nil
-	}
-	n, ok := intValue(v)
-	switch {
-	case !ok:
-		return 0, badRequest("illegal_argument_exception", "[track_total_hits] must be a boolean or a number, found [%v]", v)
-	case n < -1:
-		return 0, badRequest("illegal_argument_exception", "[track_total_hits] parameter must be positive or equals to -1, got %d", n)
-	}
-	return n, nil
-}
-
-// intValue reads an integer from a JSON number or a numeric string, as
-// Elasticsearch's parser coerces it.
+// intValue reads an integer from a JSON number.
 func intValue(v any) (int, bool) {
-	s, ok := scalar(v) // a boolean's "true" is no integer
-	n, err := strconv.Atoi(s)
-	return n, ok && err == nil
+	f, ok := number(v)
+	return int(f), ok && f == math.Trunc(f)
 }
 
 // searchTarget resolves a search's or count's index (nil and no error when
-// the client went away while it waited) and marks the shard
-// as searched. A search on a search-idle shard with unrefreshed writes
-// waits for the next scheduled refresh (IndexShard.awaitShardSearchActive).
+// the client went away while it waited) and marks the shard as searched. A
+// search on a search-idle shard with unrefreshed writes waits for the next
+// scheduled refresh (IndexShard.awaitShardSearchActive).
 func (s *Server) searchTarget(r *request) (*index, *esError) {
-	if e := r.oneIndex("searching"); e != nil {
-		return nil, e
-	}
 	ix, e := s.lookup(r.segs[0])
 	if e != nil {
 		return nil, e
@@ -417,10 +126,10 @@ func (s *Server) searchTarget(r *request) (*index, *esError) {
 	return ix, nil
 }
 
-// phaseFailure is how a shard's failure reaches a search's client: 400
+// shardFailure is how a shard's failure reaches a search's client: 400
 // search_phase_execution_exception "all shards failed", the shard's own
 // error as root cause.
-func phaseFailure(ix *index, cause *esError) *esError {
+func (ix *index) shardFailure(cause *esError) *esError {
 	c := map[string]any{"type": cause.typ, "reason": cause.reason}
 	e := newError(cause.status, "search_phase_execution_exception", "all shards failed")
 	e.root = c
@@ -431,154 +140,297 @@ func phaseFailure(ix *index, cause *esError) *esError {
 	return e
 }
 
-// countDocs is GET|POST /{index}/_count: how many visible documents match
-// the body's query (all without one).
+// countDocs is GET|POST /{index}/_count without a body: how many documents
+// are visible.
 func (s *Server) countDocs(w http.ResponseWriter, r *request) *esError {
-	if e := r.params(); e != nil {
-		return e
-	}
-	body, e := r.jsonBody()
-	if e != nil {
-		return e
-	}
-	var q query = &matchQuery{all: true}
-	for _, k := range sortedKeys(body) {
-		if k != "query" {
-			return parsing("request does not support [%s]", k)
-		}
-		if q, e = parseQuery(body[k]); e != nil {
-			return e
-		}
+	if len(r.body) > 0 {
+		return notImplemented("a _count body")
 	}
 	ix, e := s.searchTarget(r)
 	if ix == nil {
 		return e // nil when the client went away
 	}
-	hits, e := ix.run(q)
-	if e != nil {
-		return phaseFailure(ix, e)
-	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
 	return ok(w, http.StatusOK, map[string]any{
-		"count":   len(hits),
+		"count":   len(ix.visible),
 		"_shards": map[string]any{"total": 1, "successful": 1, "skipped": 0, "failed": 0},
 	})
 }
 
 // refresh is POST|GET /{index}/_refresh.
 func (s *Server) refresh(w http.ResponseWriter, r *request) *esError {
-	if e := cmp.Or(r.params(), r.noBody(), r.oneIndex("refreshing")); e != nil {
-		return e
-	}
 	ix, e := s.lookup(r.segs[0])
 	if e != nil {
 		return e
 	}
 	ix.refresh()
-	// A refresh reaches the primary; an unplaced replica counts in total.
-	return ok(w, http.StatusOK, map[string]any{"_shards": ix.shardsHeader()})
+	return ok(w, http.StatusOK, map[string]any{"_shards": shards})
 }
 
-type hit struct {
-	doc   *doc
-	score float64
-}
-
-// run matches the visible documents against q, best first; equal scores
-// keep index order (Lucene's tie-break by doc id). The score is not BM25
-// (see matchQuery.prepare): enough for an order a test can predict;
-// ranking belongs to the live tests.
-func (ix *index) run(q query) ([]hit, *esError) {
+// searchHits is a search's matches, best first (equal scores in index
+// order, Lucene's tie-break by doc id): the query's (all documents without
+// one); with a knn section, its k nearest, and with a query too, the union
+// of both, a document's score the sum of its query and knn scores
+// (Elasticsearch's hybrid of query and knn in one request).
+func (ix *index) searchHits(body map[string]any) ([]hit, *esError) {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	return ix.runLocked(q)
+	var q, knn scorer
+	var k int
+	var e *esError
+	if raw, has := body["query"]; has {
+		if q, e = ix.parseQuery(raw); e != nil {
+			return nil, e
+		}
+	}
+	if raw, has := body["knn"]; has {
+		if knn, k, e = ix.parseKnn(raw); e != nil {
+			return nil, e
+		}
+	}
+	if q == nil && knn == nil {
+		q = func(*doc) (float64, bool) { return 1, true }
+	}
+	scores := map[*doc]float64{}
+	if knn != nil {
+		nearest := ix.match(knn)
+		for _, h := range nearest[:min(len(nearest), k)] {
+			scores[h.doc] += h.score
+		}
+	}
+	if q != nil {
+		for _, h := range ix.match(q) {
+			scores[h.doc] += h.score
+		}
+	}
+	return ix.match(func(d *doc) (float64, bool) { sc, ok := scores[d]; return sc, ok }), nil
 }
 
-func (ix *index) runLocked(q query) ([]hit, *esError) {
-	score, e := q.prepare(ix)
-	if e != nil {
-		return nil, e
-	}
+// match is the visible documents s matches, best first.
+func (ix *index) match(s scorer) []hit {
 	var hits []hit
 	for _, d := range ix.visible {
-		if sc, ok := score(d); ok {
+		if sc, ok := s(d); ok {
 			hits = append(hits, hit{d, sc})
 		}
 	}
-	sortHits(hits)
-	return hits, nil
-}
-
-func sortHits(hits []hit) {
 	slices.SortFunc(hits, func(a, b hit) int {
 		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.doc.ord, b.doc.ord))
 	})
+	return hits
 }
 
-// prepare is a match, multi_match or match_all query's scorer: how many
-// times the query's terms occur in a field, summed over the fields
-// (most_fields) or the best field's (best_fields, plus tie_breaker times
-// the others').
-func (q *matchQuery) prepare(ix *index) (scorer, *esError) {
-	if q.all {
-		return func(*doc) (float64, bool) { return 1, true }, nil
+// clause reads a query clause {"name": {…}}: its name and body, or the
+// refusal of a clause the fake does not model (known lists the body keys
+// it reads).
+func clause(raw any) (string, map[string]any, *esError) {
+	obj, _ := raw.(map[string]any)
+	for name, v := range obj {
+		body, ok := v.(map[string]any)
+		if len(obj) == 1 && ok {
+			return name, body, nil
+		}
 	}
-	terms := map[string][]string{}
-	for _, name := range q.fields {
-		t, e := ix.queryTerms(q, name)
+	return "", nil, notImplemented("query %v", raw)
+}
+
+// fieldClause reads the {"field": {key: value}} body of term, range and
+// match_phrase, the value's keys among known.
+func fieldClause(kind string, body map[string]any, known ...string) (string, map[string]any, *esError) {
+	for name, v := range body {
+		opts, _ := v.(map[string]any)
+		for k := range opts {
+			if !slices.Contains(known, k) {
+				opts = nil
+			}
+		}
+		if len(body) == 1 && len(opts) > 0 {
+			return name, opts, nil
+		}
+	}
+	return "", nil, notImplemented("%s query %v", kind, body)
+}
+
+// parseQuery reads a query clause into its scorer on this index. The
+// caller holds ix.mu.
+func (ix *index) parseQuery(raw any) (scorer, *esError) {
+	name, body, e := clause(raw)
+	if e != nil {
+		return nil, e
+	}
+	switch name {
+	case "multi_match":
+		return ix.parseMultiMatch(body)
+	case "bool":
+		return ix.parseBool(body)
+	case "term":
+		field, opts, e := fieldClause("term", body, "value")
+		value, isString := opts["value"].(string)
+		if e == nil && !isString {
+			e = notImplemented("term value %v", opts["value"])
+		}
+		return func(d *doc) (float64, bool) { return 1, slices.Contains(d.terms[field], value) }, e
+	case "range":
+		field, opts, e := fieldClause("range", body, "gte", "lte")
+		return func(d *doc) (float64, bool) {
+			n, has := d.numbers[field]
+			lo, hasLo := number(opts["gte"])
+			hi, hasHi := number(opts["lte"])
+			return 1, has && (!hasLo || n >= lo) && (!hasHi || n <= hi)
+		}, e
+	case "match_phrase":
+		field, opts, e := fieldClause("match_phrase", body, "query")
 		if e != nil {
 			return nil, e
 		}
-		terms[name] = t
+		return ix.phrase(field, fmt.Sprint(opts["query"]))
+	}
+	return nil, notImplemented("query [%s]", name)
+}
+
+// parseMultiMatch reads the driver's multi_match (query, fields, type
+// most_fields, fuzziness 0 or none): a document's score is how many times
+// the query's terms occur in its fields, summed over the fields.
+func (ix *index) parseMultiMatch(body map[string]any) (scorer, *esError) {
+	text, _ := body["query"].(string)
+	fields, _ := body["fields"].([]any)
+	for k, v := range body {
+		if !slices.Contains([]string{"query", "fields", "type", "fuzziness"}, k) ||
+			(k == "type" && v != "most_fields") || (k == "fuzziness" && v != "0") {
+			return nil, notImplemented("multi_match parameter [%s] %v", k, v)
+		}
+	}
+	terms := map[string][]string{}
+	for _, name := range fields {
+		f := ix.fields[fmt.Sprint(name)]
+		switch {
+		case f == nil: // an unmapped field matches nothing, as in Elasticsearch
+		case f.typ != "text" || !f.indexed:
+			return nil, notImplemented("multi_match on the field [%v]", name)
+		default:
+			terms[fmt.Sprint(name)] = f.analyzer.analyze(text)
+		}
 	}
 	return func(d *doc) (float64, bool) {
-		sum, best := 0.0, 0.0
-		for _, name := range q.fields {
-			sc := fieldScore(d.terms[name], terms[name], q.and)
-			sum, best = sum+sc, max(best, sc)
+		n := 0
+		for name, query := range terms {
+			for _, t := range d.terms[name] {
+				if slices.Contains(query, t) {
+					n++
+				}
+			}
 		}
-		switch {
-		case sum == 0:
-			return 0, false
-		case q.best:
-			return best + q.tieBreaker*(sum-best), true
-		}
-		return sum, true
+		return float64(n), n > 0
 	}, nil
 }
 
-// queryTerms is q's text as a match on the field sees it: a text field's
-// search analyzer's terms, a keyword's whole value; nil for a field the
-// mapping lacks, which matches nothing, as in Elasticsearch.
-func (ix *index) queryTerms(q *matchQuery, name string) ([]string, *esError) {
-	f := ix.fields[name]
-	switch {
-	case f == nil:
-		return nil, nil
-	case f.typ == "text" && !f.indexed:
-		return nil, notIndexed(name)
-	case f.typ == "text":
-		return f.searchAnalyzer.analyze(q.text), nil
-	case f.typ == "keyword":
-		return []string{q.text}, nil
+// parseBool reads a bool query's must (scored, summed) and filter (not
+// scored) clause arrays; a document matches every clause.
+func (ix *index) parseBool(body map[string]any) (scorer, *esError) {
+	var must, filter []scorer
+	for k, v := range body {
+		list := map[string]*[]scorer{"must": &must, "filter": &filter}[k]
+		arr, isArray := v.([]any)
+		if list == nil || !isArray {
+			return nil, notImplemented("bool parameter [%s] %v", k, v)
+		}
+		for _, c := range arr {
+			s, e := ix.parseQuery(c)
+			if e != nil {
+				return nil, e
+			}
+			*list = append(*list, s)
+		}
 	}
-	return nil, notImplemented("match on the %s field [%s]", f.typ, name)
+	return func(d *doc) (float64, bool) {
+		sum := 0.0
+		for _, s := range must {
+			sc, ok := s(d)
+			if !ok {
+				return 0, false
+			}
+			sum += sc
+		}
+		return sum, passes(filter, d)
+	}, nil
 }
 
-// fieldScore is how many of a field's terms are query terms; 0 when, with
-// operator and, a query term is missing.
-func fieldScore(field, query []string, and bool) float64 {
-	n := 0
-	for _, t := range field {
-		if slices.Contains(query, t) {
-			n++
+// passes says whether d matches every filter.
+func passes(filters []scorer, d *doc) bool {
+	for _, f := range filters {
+		if _, ok := f(d); !ok {
+			return false
 		}
 	}
-	if and {
-		for _, t := range query {
-			if !slices.Contains(field, t) {
-				return 0
+	return true
+}
+
+// phrase matches a text field whose terms hold the query's analysed terms
+// one after the other, scored by how often. The position gaps a stop
+// filter leaves are not modelled: "quick the fox" is the phrase "quick
+// fox" here, where Lucene would match any word between.
+func (ix *index) phrase(field, text string) (scorer, *esError) {
+	f := ix.fields[field]
+	if f == nil || f.typ != "text" || !f.indexed {
+		return nil, notImplemented("match_phrase on the field [%s]", field)
+	}
+	want := f.analyzer.analyze(text)
+	return func(d *doc) (float64, bool) {
+		terms, n := d.terms[field], 0
+		for i := 0; i+len(want) <= len(terms) && len(want) > 0; i++ {
+			if slices.Equal(terms[i:i+len(want)], want) {
+				n++
 			}
 		}
+		return float64(n), n > 0
+	}, nil
+}
+
+// parseKnn reads the knn section as the driver sends it (an array of one:
+// field, query_vector, k, num_candidates, filter) into its scorer of the
+// documents that pass every filter, by exact cosine similarity, scored
+// (1 + cosine) / 2 as Elasticsearch scores cosine: the answer an HNSW
+// search approximates, filtered before the k are chosen (a pre-filter).
+func (ix *index) parseKnn(raw any) (scorer, int, *esError) {
+	arr, _ := raw.([]any)
+	obj, _ := append(arr, nil)[0].(map[string]any)
+	k, _ := intValue(obj["k"])
+	_, hasCandidates := intValue(obj["num_candidates"])
+	vec, isVector := floatArray(obj["query_vector"])
+	name := fmt.Sprint(obj["field"])
+	f := ix.fields[name]
+	var filters []scorer
+	for key, v := range obj {
+		list, isList := v.([]any)
+		switch {
+		case key == "filter" && isList:
+			for _, c := range list {
+				s, e := ix.parseQuery(c)
+				if e != nil {
+					return nil, 0, e
+				}
+				filters = append(filters, s)
+			}
+		case !slices.Contains([]string{"field", "query_vector", "k", "num_candidates"}, key):
+			return nil, 0, notImplemented("knn parameter [%s]", key)
+		}
 	}
-	return float64(n)
+	switch {
+	case len(arr) != 1 || k < 1 || !hasCandidates || !isVector || f == nil || f.typ != "dense_vector" || !f.indexed:
+		return nil, 0, notImplemented("knn %v", raw)
+	case len(vec) != f.dims:
+		return nil, 0, ix.shardFailure(badRequest("query_shard_exception",
+			"failed to create query: The query vector has a different number of dimensions [%d] than the document vectors [%d].", len(vec), f.dims))
+	case fakekit.Dot(vec, vec) == 0:
+		return nil, 0, ix.shardFailure(badRequest("query_shard_exception",
+			"failed to create query: The [cosine] similarity does not support vectors with zero magnitude."))
+	}
+	return func(d *doc) (float64, bool) {
+		v := d.vectors[name]
+		if v == nil || !passes(filters, d) {
+			return 0, false
+		}
+		return (1 + fakekit.Cosine(vec, v)) / 2, true
+	}, k, nil
 }

@@ -2,6 +2,7 @@ package esfake_test
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/searchbench/searchbench/engines/elasticsearch/esfake"
@@ -53,14 +54,21 @@ func TestVectorMapping(t *testing.T) {
 		"similarity without index": {"type": "dense_vector", "dims": 2, "index": false, "similarity": "cosine"},
 		"index_options without index": {"type": "dense_vector", "dims": 2, "index": false,
 			"index_options": map[string]any{"type": "hnsw"}},
-		"dims 4097":          {"type": "dense_vector", "dims": 4097},
-		"m 513":              {"type": "dense_vector", "dims": 2, "index_options": map[string]any{"type": "hnsw", "m": 513}},
-		"unknown option":     {"type": "dense_vector", "dims": 2, "index_options": map[string]any{"type": "hnsw", "x": 1}},
-		"unknown similarity": {"type": "dense_vector", "dims": 2, "similarity": "hamming"},
-		"index not a bool":   {"type": "keyword", "index": "no"},
 	} {
 		r := c.do("PUT", "/bad", map[string]any{"mappings": map[string]any{"properties": map[string]any{"f": field}}})
 		wantError(t, what, r, 400, "mapper_parsing_exception")
+	}
+	// What the driver never maps is the fake's refusal, not Elasticsearch's.
+	for what, field := range map[string]map[string]any{
+		"unknown option":     {"type": "dense_vector", "dims": 2, "index_options": map[string]any{"type": "hnsw", "x": 1}},
+		"unknown similarity": {"type": "dense_vector", "dims": 2, "similarity": "hamming"},
+		"no dims":            {"type": "dense_vector"},
+		"float field":        {"type": "float"},
+	} {
+		r := c.do("PUT", "/bad", map[string]any{"mappings": map[string]any{"properties": map[string]any{"f": field}}})
+		if wantError(t, what, r, 400, "illegal_argument_exception"); !strings.HasPrefix(reason(r), "esfake:") {
+			t.Errorf("%s: %s; want the fake's refusal", what, reason(r))
+		}
 	}
 }
 
@@ -111,7 +119,7 @@ func TestKnn(t *testing.T) {
 		t.Fatalf("knn filtered on b: %v; want the 2 nearest of b", got)
 	}
 	rng := map[string]any{"range": map[string]any{"price": map[string]any{"gte": 20, "lte": 40}}}
-	if got := ids(knnBody(5, 10, rng)); !slices.Equal(got, []string{"a2", "a3", "b1"}) {
+	if got := ids(knnBody(5, 10, []any{rng})); !slices.Equal(got, []string{"a2", "a3", "b1"}) {
 		t.Fatalf("knn with price in [20, 40]: %v", got)
 	}
 	// Hybrid: the union of the query's matches and the knn's k nearest,
@@ -129,7 +137,7 @@ func TestKnn(t *testing.T) {
 	// The exact sub-field keeps the stop word "it"; the english field
 	// loses it, so IT-500 also finds TO-500 there.
 	phrase := func(field, text string) []string {
-		return ids(map[string]any{"query": map[string]any{"match_phrase": map[string]any{field: map[string]any{"query": text}}}})
+		return ids(map[string]any{"_source": false, "query": map[string]any{"match_phrase": map[string]any{field: map[string]any{"query": text}}}})
 	}
 	if got := phrase("sku.exact", "IT-500"); !slices.Equal(got, []string{"a1"}) {
 		t.Fatalf("sku.exact IT-500: %v", got)
@@ -137,25 +145,29 @@ func TestKnn(t *testing.T) {
 	if got := phrase("sku", "IT-500"); len(got) != 2 || !slices.Contains(got, "a1") || !slices.Contains(got, "a2") {
 		t.Fatalf("sku IT-500 (stop word dropped): %v; want a1 and a2", got)
 	}
-	boolQ := map[string]any{"query": map[string]any{"bool": map[string]any{"filter": []any{term, rng}}}}
+	boolQ := map[string]any{"_source": false, "query": map[string]any{"bool": map[string]any{"filter": []any{term, rng}}}}
 	if got := ids(boolQ); !slices.Equal(got, []string{"b1"}) {
 		t.Fatalf("bool of filters: %v", got)
 	}
 
+	knn := func(field string, v []float64) map[string]any {
+		return map[string]any{"_source": false, "knn": []any{map[string]any{"field": field, "query_vector": v, "k": 1, "num_candidates": 10}}}
+	}
 	for what, body := range map[string]map[string]any{
-		"knn on index false":    {"knn": map[string]any{"field": "unindexed", "query_vector": []float64{1, 0}, "k": 1, "num_candidates": 10}},
-		"knn wrong dimension":   {"knn": map[string]any{"field": "v", "query_vector": []float64{1, 0, 0}, "k": 1, "num_candidates": 10}},
-		"knn on a keyword":      {"knn": map[string]any{"field": "category", "query_vector": []float64{1, 0}, "k": 1, "num_candidates": 10}},
-		"phrase on index false": {"query": map[string]any{"match_phrase": map[string]any{"hidden": "x"}}},
-		"term on a vector":      {"query": map[string]any{"term": map[string]any{"v": "x"}}},
+		"knn wrong dimension": knn("v", []float64{1, 0, 0}),
+		"knn zero vector":     knn("v", []float64{0, 0}),
 	} {
 		wantError(t, what, c.do("POST", "/p/_search", body), 400, "search_phase_execution_exception")
 	}
 	for what, body := range map[string]map[string]any{
-		"k 0":                       knnBody(0, 10, nil),
-		"num_candidates below k":    knnBody(5, 4, nil),
-		"num_candidates over 10000": knnBody(5, 10001, nil),
+		"knn on index false":    knn("unindexed", []float64{1, 0}),
+		"knn on a keyword":      knn("category", []float64{1, 0}),
+		"phrase on index false": {"_source": false, "query": map[string]any{"match_phrase": map[string]any{"hidden": map[string]any{"query": "x"}}}},
+		"knn without k":         {"_source": false, "knn": []any{map[string]any{"field": "v", "query_vector": []float64{1, 0}, "num_candidates": 10}}},
 	} {
-		wantError(t, what, c.do("POST", "/p/_search", body), 400, "illegal_argument_exception")
+		r := c.do("POST", "/p/_search", body)
+		if wantError(t, what, r, 400, "illegal_argument_exception"); !strings.HasPrefix(reason(r), "esfake:") {
+			t.Errorf("%s: %s; want the fake's refusal", what, reason(r))
+		}
 	}
 }
