@@ -323,26 +323,54 @@ func summary(p part) ShardSummary {
 // mergeEngine merges engine run e of every shard that has it. complete
 // says no shard is missing, so the users must add up to the plan's.
 func mergeEngine(parts []part, e int, complete bool) (EngineRun, error) {
-	var runs []part // the shards that have engine e, each's run at runs[i].r.Engines[e]
+	var runs []part // the shards that have engine e, each's run at runs[i].engine(e)
 	for _, p := range parts {
 		if e < len(p.r.Engines) {
 			runs = append(runs, p)
 		}
 	}
-	run := func(p part) EngineRun { return p.r.Engines[e] }
-	out := run(runs[0])
+	out := mergeEngineSetup(parts, runs, e)
+	where := fmt.Sprintf("engine %s", out.Label)
+	var err error
+	if out.Levels, err = mergeLevels(runs, e, where, complete); err != nil {
+		return out, err
+	}
+	var ladders []shardLadder
+	for _, p := range runs {
+		if l := p.engine(e).Ladder; l != nil {
+			ladders = append(ladders, shardLadder{p, l})
+		}
+	}
+	if len(ladders) > 0 {
+		l, err := mergeLadder(ladders, where)
+		if err != nil {
+			return out, err
+		}
+		out.Ladder = l
+	}
+	return out, nil
+}
+
+// engine is the shard's engine run e (e < len(p.r.Engines)).
+func (p part) engine(e int) EngineRun { return p.r.Engines[e] }
+
+// mergeEngineSetup is engine run e without its measured windows (levels,
+// ladder): what the shards in runs share, the errors and warnings of each,
+// and a warning for each shard of parts that stopped before it.
+func mergeEngineSetup(parts, runs []part, e int) EngineRun {
+	out := runs[0].engine(e)
 	out.Levels, out.Ladder, out.Warnings, out.Error = nil, nil, nil, ""
 	// Pre-population and the relevance check ran on one shard (shard 0);
 	// the others skipped them.
 	for _, p := range runs {
-		if er := run(p); er.Preload.Documents > 0 || er.Relevance != nil {
+		if er := p.engine(e); er.Preload.Documents > 0 || er.Relevance != nil {
 			out.Preload, out.Relevance = er.Preload, er.Relevance
 			break
 		}
 	}
 	var errs []string
 	for _, p := range runs {
-		er := run(p)
+		er := p.engine(e)
 		if out.Version == "" {
 			out.Version = er.Version
 		}
@@ -357,17 +385,24 @@ func mergeEngine(parts []part, e int, complete bool) (EngineRun, error) {
 			out.Warnings = append(out.Warnings, Note(p.name()+": stopped before this engine ran"))
 		}
 	}
-	where := fmt.Sprintf("engine %s", out.Label)
+	return out
+}
+
+// mergeLevels merges the closed-loop levels of engine run e of the shards
+// in runs, level j of each shard that ran it; on an error, the levels
+// merged before it. complete: as mergeEngine's.
+func mergeLevels(runs []part, e int, where string, complete bool) ([]Level, error) {
 	levels := 0
 	for _, p := range runs {
-		levels = max(levels, len(run(p).Levels))
+		levels = max(levels, len(p.engine(e).Levels))
 	}
+	var out []Level
 	for j := range levels {
 		var ls []shardLevel
 		var lacking []string
 		for _, p := range runs {
-			if j < len(run(p).Levels) {
-				ls = append(ls, shardLevel{p, run(p).Levels[j]})
+			if j < len(p.engine(e).Levels) {
+				ls = append(ls, shardLevel{p, p.engine(e).Levels[j]})
 			} else {
 				lacking = append(lacking, p.name())
 			}
@@ -380,24 +415,12 @@ func mergeEngine(parts []part, e int, complete bool) (EngineRun, error) {
 			l.Partial = true
 			l.Warnings = append(l.Warnings, Note(strings.Join(lacking, ", ")+": did not run this level; the figures are the other shards' only"))
 		}
+		// With a shard missing the others' users cannot add up to the plan's.
 		cfg := runs[0].r.Config
 		if complete && len(lacking) == 0 && j < len(cfg.Users) && l.Users != cfg.Users[j] {
 			l.Warnings = append(l.Warnings, Notef("the shards ran %d users in all; the plan's level has %d", l.Users, cfg.Users[j]))
 		}
-		out.Levels = append(out.Levels, l)
-	}
-	var ladders []shardLadder
-	for _, p := range runs {
-		if l := run(p).Ladder; l != nil {
-			ladders = append(ladders, shardLadder{p, l})
-		}
-	}
-	if len(ladders) > 0 {
-		l, err := mergeLadder(ladders, where)
-		if err != nil {
-			return out, err
-		}
-		out.Ladder = l
+		out = append(out, l)
 	}
 	return out, nil
 }
