@@ -759,11 +759,34 @@ type shardLadder struct {
 // sustainable rate follow from the merged reps by the runner's rule.
 func mergeLadder(ls []shardLadder, where string) (*Ladder, error) {
 	out := *ls[0].l
-	out.Rungs, out.Warnings, out.Sustainable, out.StoppedEarly = nil, nil, 0, ""
+	out.Rungs, out.Sustainable = nil, 0
+	out.Warnings, out.StoppedEarly = ladderShardNotes(ls)
 	rungs := 0
-	var stops []string
 	for _, s := range ls {
 		rungs = max(rungs, len(s.l.Rungs))
+	}
+	for j := range rungs {
+		rung, err := mergeRung(ls, j, where)
+		if err != nil {
+			return nil, err
+		}
+		if len(rung.Reps) == 0 {
+			continue
+		}
+		rung.Summarize()
+		out.Rungs = append(out.Rungs, rung)
+	}
+	out.Judge()
+	return &out, nil
+}
+
+// ladderShardNotes is what the shards' ladders said that the merged ladder
+// keeps: each shard's warnings other than its own verdict (prefixed with
+// its name), and why the shards stopped early, each reason once.
+func ladderShardNotes(ls []shardLadder) (Warnings, string) {
+	var warnings Warnings
+	var stops []string
+	for _, s := range ls {
 		if s.l.StoppedEarly != "" && !slices.Contains(stops, s.l.StoppedEarly) {
 			stops = append(stops, s.l.StoppedEarly)
 		}
@@ -776,56 +799,59 @@ func mergeLadder(ls []shardLadder, where string) (*Ladder, error) {
 		judged := own.Warnings.Texts() // as a shard's file has them
 		for _, w := range s.l.Warnings {
 			if !slices.Contains(judged, w.String()) {
-				out.Warnings = append(out.Warnings, w.In(s.p.name()))
+				warnings = append(warnings, w.In(s.p.name()))
 			}
 		}
 	}
-	if len(stops) == 1 {
-		out.StoppedEarly = stops[0]
-	} else if len(stops) > 1 {
-		out.StoppedEarly = strings.Join(stops, "; ")
+	return warnings, strings.Join(stops, "; ")
+}
+
+// mergeRung merges rung j of the shards' ladders rep by rep, not yet
+// summarized; no reps when no shard ran it.
+func mergeRung(ls []shardLadder, j int, where string) (Rung, error) {
+	rung := Rung{QueueDepth: -1}
+	reps := 0
+	for _, s := range ls {
+		if j < len(s.l.Rungs) {
+			rung.Offered = s.l.Rungs[j].Offered
+			reps = max(reps, len(s.l.Rungs[j].Reps))
+		}
 	}
-	for j := range rungs {
-		rung := Rung{QueueDepth: -1}
-		reps := 0
-		for _, s := range ls {
-			if j < len(s.l.Rungs) {
-				rung.Offered = s.l.Rungs[j].Offered
-				reps = max(reps, len(s.l.Rungs[j].Reps))
-			}
+	for k := range reps {
+		rep, err := mergeRungRep(ls, j, k, rung.Offered, where)
+		if err != nil {
+			return rung, err
 		}
-		for k := range reps {
-			var rs []shardRep
-			var lacking []string
-			for _, s := range ls {
-				if j < len(s.l.Rungs) && k < len(s.l.Rungs[j].Reps) {
-					rs = append(rs, shardRep{s.p, s.l.Rungs[j].Reps[k]})
-				} else {
-					lacking = append(lacking, s.p.name())
-				}
-			}
-			rep, err := mergeRep(rs, fmt.Sprintf("%s, rung %d rep %d", where, j, k+1))
-			if err != nil {
-				return nil, err
-			}
-			if len(lacking) > 0 {
-				// A rep some shards did not run was not held at its rate.
-				rep.Partial = true
-				rep.Warnings = append(rep.Warnings, Note(strings.Join(lacking, ", ")+": did not run this rep"))
-			}
-			if rung.Offered > 0 && len(lacking) == 0 && !near(rep.Offered, rung.Offered) {
-				rep.Warnings = append(rep.Warnings, Notef("the shards offered %.6g/s in all; the rung's rate is %.6g/s", rep.Offered, rung.Offered))
-			}
-			rung.Reps = append(rung.Reps, rep)
-		}
-		if len(rung.Reps) == 0 {
-			continue
-		}
-		rung.Summarize()
-		out.Rungs = append(out.Rungs, rung)
+		rung.Reps = append(rung.Reps, rep)
 	}
-	out.Judge()
-	return &out, nil
+	return rung, nil
+}
+
+// mergeRungRep merges rep k of rung j, offered per second, of every shard
+// that ran it.
+func mergeRungRep(ls []shardLadder, j, k int, offered float64, where string) (Rep, error) {
+	var rs []shardRep
+	var lacking []string
+	for _, s := range ls {
+		if j < len(s.l.Rungs) && k < len(s.l.Rungs[j].Reps) {
+			rs = append(rs, shardRep{s.p, s.l.Rungs[j].Reps[k]})
+		} else {
+			lacking = append(lacking, s.p.name())
+		}
+	}
+	rep, err := mergeRep(rs, fmt.Sprintf("%s, rung %d rep %d", where, j, k+1))
+	if err != nil {
+		return rep, err
+	}
+	if len(lacking) > 0 {
+		// A rep some shards did not run was not held at its rate.
+		rep.Partial = true
+		rep.Warnings = append(rep.Warnings, Note(strings.Join(lacking, ", ")+": did not run this rep"))
+	}
+	if offered > 0 && len(lacking) == 0 && !near(rep.Offered, offered) {
+		rep.Warnings = append(rep.Warnings, Notef("the shards offered %.6g/s in all; the rung's rate is %.6g/s", rep.Offered, offered))
+	}
+	return rep, nil
 }
 
 // near: within 1% (a Poisson schedule's share is not exact).
