@@ -323,26 +323,54 @@ func summary(p part) ShardSummary {
 // mergeEngine merges engine run e of every shard that has it. complete
 // says no shard is missing, so the users must add up to the plan's.
 func mergeEngine(parts []part, e int, complete bool) (EngineRun, error) {
-	var runs []part // the shards that have engine e, each's run at runs[i].r.Engines[e]
+	var runs []part // the shards that have engine e, each's run at runs[i].engine(e)
 	for _, p := range parts {
 		if e < len(p.r.Engines) {
 			runs = append(runs, p)
 		}
 	}
-	run := func(p part) EngineRun { return p.r.Engines[e] }
-	out := run(runs[0])
+	out := mergeEngineSetup(parts, runs, e)
+	where := fmt.Sprintf("engine %s", out.Label)
+	var err error
+	if out.Levels, err = mergeLevels(runs, e, where, complete); err != nil {
+		return out, err
+	}
+	var ladders []shardLadder
+	for _, p := range runs {
+		if l := p.engine(e).Ladder; l != nil {
+			ladders = append(ladders, shardLadder{p, l})
+		}
+	}
+	if len(ladders) > 0 {
+		l, err := mergeLadder(ladders, where)
+		if err != nil {
+			return out, err
+		}
+		out.Ladder = l
+	}
+	return out, nil
+}
+
+// engine is the shard's engine run e (e < len(p.r.Engines)).
+func (p part) engine(e int) EngineRun { return p.r.Engines[e] }
+
+// mergeEngineSetup is engine run e without its measured windows (levels,
+// ladder): what the shards in runs share, the errors and warnings of each,
+// and a warning for each shard of parts that stopped before it.
+func mergeEngineSetup(parts, runs []part, e int) EngineRun {
+	out := runs[0].engine(e)
 	out.Levels, out.Ladder, out.Warnings, out.Error = nil, nil, nil, ""
 	// Pre-population and the relevance check ran on one shard (shard 0);
 	// the others skipped them.
 	for _, p := range runs {
-		if er := run(p); er.Preload.Documents > 0 || er.Relevance != nil {
+		if er := p.engine(e); er.Preload.Documents > 0 || er.Relevance != nil {
 			out.Preload, out.Relevance = er.Preload, er.Relevance
 			break
 		}
 	}
 	var errs []string
 	for _, p := range runs {
-		er := run(p)
+		er := p.engine(e)
 		if out.Version == "" {
 			out.Version = er.Version
 		}
@@ -357,17 +385,24 @@ func mergeEngine(parts []part, e int, complete bool) (EngineRun, error) {
 			out.Warnings = append(out.Warnings, Note(p.name()+": stopped before this engine ran"))
 		}
 	}
-	where := fmt.Sprintf("engine %s", out.Label)
+	return out
+}
+
+// mergeLevels merges the closed-loop levels of engine run e of the shards
+// in runs, level j of each shard that ran it; on an error, the levels
+// merged before it. complete: as mergeEngine's.
+func mergeLevels(runs []part, e int, where string, complete bool) ([]Level, error) {
 	levels := 0
 	for _, p := range runs {
-		levels = max(levels, len(run(p).Levels))
+		levels = max(levels, len(p.engine(e).Levels))
 	}
+	var out []Level
 	for j := range levels {
 		var ls []shardLevel
 		var lacking []string
 		for _, p := range runs {
-			if j < len(run(p).Levels) {
-				ls = append(ls, shardLevel{p, run(p).Levels[j]})
+			if j < len(p.engine(e).Levels) {
+				ls = append(ls, shardLevel{p, p.engine(e).Levels[j]})
 			} else {
 				lacking = append(lacking, p.name())
 			}
@@ -380,24 +415,12 @@ func mergeEngine(parts []part, e int, complete bool) (EngineRun, error) {
 			l.Partial = true
 			l.Warnings = append(l.Warnings, Note(strings.Join(lacking, ", ")+": did not run this level; the figures are the other shards' only"))
 		}
+		// With a shard missing the others' users cannot add up to the plan's.
 		cfg := runs[0].r.Config
 		if complete && len(lacking) == 0 && j < len(cfg.Users) && l.Users != cfg.Users[j] {
 			l.Warnings = append(l.Warnings, Notef("the shards ran %d users in all; the plan's level has %d", l.Users, cfg.Users[j]))
 		}
-		out.Levels = append(out.Levels, l)
-	}
-	var ladders []shardLadder
-	for _, p := range runs {
-		if l := run(p).Ladder; l != nil {
-			ladders = append(ladders, shardLadder{p, l})
-		}
-	}
-	if len(ladders) > 0 {
-		l, err := mergeLadder(ladders, where)
-		if err != nil {
-			return out, err
-		}
-		out.Ladder = l
+		out = append(out, l)
 	}
 	return out, nil
 }
@@ -736,11 +759,34 @@ type shardLadder struct {
 // sustainable rate follow from the merged reps by the runner's rule.
 func mergeLadder(ls []shardLadder, where string) (*Ladder, error) {
 	out := *ls[0].l
-	out.Rungs, out.Warnings, out.Sustainable, out.StoppedEarly = nil, nil, 0, ""
+	out.Rungs, out.Sustainable = nil, 0
+	out.Warnings, out.StoppedEarly = ladderShardNotes(ls)
 	rungs := 0
-	var stops []string
 	for _, s := range ls {
 		rungs = max(rungs, len(s.l.Rungs))
+	}
+	for j := range rungs {
+		rung, err := mergeRung(ls, j, where)
+		if err != nil {
+			return nil, err
+		}
+		if len(rung.Reps) == 0 {
+			continue
+		}
+		rung.Summarize()
+		out.Rungs = append(out.Rungs, rung)
+	}
+	out.Judge()
+	return &out, nil
+}
+
+// ladderShardNotes is what the shards' ladders said that the merged ladder
+// keeps: each shard's warnings other than its own verdict (prefixed with
+// its name), and why the shards stopped early, each reason once.
+func ladderShardNotes(ls []shardLadder) (Warnings, string) {
+	var warnings Warnings
+	var stops []string
+	for _, s := range ls {
 		if s.l.StoppedEarly != "" && !slices.Contains(stops, s.l.StoppedEarly) {
 			stops = append(stops, s.l.StoppedEarly)
 		}
@@ -753,56 +799,59 @@ func mergeLadder(ls []shardLadder, where string) (*Ladder, error) {
 		judged := own.Warnings.Texts() // as a shard's file has them
 		for _, w := range s.l.Warnings {
 			if !slices.Contains(judged, w.String()) {
-				out.Warnings = append(out.Warnings, w.In(s.p.name()))
+				warnings = append(warnings, w.In(s.p.name()))
 			}
 		}
 	}
-	if len(stops) == 1 {
-		out.StoppedEarly = stops[0]
-	} else if len(stops) > 1 {
-		out.StoppedEarly = strings.Join(stops, "; ")
+	return warnings, strings.Join(stops, "; ")
+}
+
+// mergeRung merges rung j of the shards' ladders rep by rep, not yet
+// summarized; no reps when no shard ran it.
+func mergeRung(ls []shardLadder, j int, where string) (Rung, error) {
+	rung := Rung{QueueDepth: -1}
+	reps := 0
+	for _, s := range ls {
+		if j < len(s.l.Rungs) {
+			rung.Offered = s.l.Rungs[j].Offered
+			reps = max(reps, len(s.l.Rungs[j].Reps))
+		}
 	}
-	for j := range rungs {
-		rung := Rung{QueueDepth: -1}
-		reps := 0
-		for _, s := range ls {
-			if j < len(s.l.Rungs) {
-				rung.Offered = s.l.Rungs[j].Offered
-				reps = max(reps, len(s.l.Rungs[j].Reps))
-			}
+	for k := range reps {
+		rep, err := mergeRungRep(ls, j, k, rung.Offered, where)
+		if err != nil {
+			return rung, err
 		}
-		for k := range reps {
-			var rs []shardRep
-			var lacking []string
-			for _, s := range ls {
-				if j < len(s.l.Rungs) && k < len(s.l.Rungs[j].Reps) {
-					rs = append(rs, shardRep{s.p, s.l.Rungs[j].Reps[k]})
-				} else {
-					lacking = append(lacking, s.p.name())
-				}
-			}
-			rep, err := mergeRep(rs, fmt.Sprintf("%s, rung %d rep %d", where, j, k+1))
-			if err != nil {
-				return nil, err
-			}
-			if len(lacking) > 0 {
-				// A rep some shards did not run was not held at its rate.
-				rep.Partial = true
-				rep.Warnings = append(rep.Warnings, Note(strings.Join(lacking, ", ")+": did not run this rep"))
-			}
-			if rung.Offered > 0 && len(lacking) == 0 && !near(rep.Offered, rung.Offered) {
-				rep.Warnings = append(rep.Warnings, Notef("the shards offered %.6g/s in all; the rung's rate is %.6g/s", rep.Offered, rung.Offered))
-			}
-			rung.Reps = append(rung.Reps, rep)
-		}
-		if len(rung.Reps) == 0 {
-			continue
-		}
-		rung.Summarize()
-		out.Rungs = append(out.Rungs, rung)
+		rung.Reps = append(rung.Reps, rep)
 	}
-	out.Judge()
-	return &out, nil
+	return rung, nil
+}
+
+// mergeRungRep merges rep k of rung j, offered per second, of every shard
+// that ran it.
+func mergeRungRep(ls []shardLadder, j, k int, offered float64, where string) (Rep, error) {
+	var rs []shardRep
+	var lacking []string
+	for _, s := range ls {
+		if j < len(s.l.Rungs) && k < len(s.l.Rungs[j].Reps) {
+			rs = append(rs, shardRep{s.p, s.l.Rungs[j].Reps[k]})
+		} else {
+			lacking = append(lacking, s.p.name())
+		}
+	}
+	rep, err := mergeRep(rs, fmt.Sprintf("%s, rung %d rep %d", where, j, k+1))
+	if err != nil {
+		return rep, err
+	}
+	if len(lacking) > 0 {
+		// A rep some shards did not run was not held at its rate.
+		rep.Partial = true
+		rep.Warnings = append(rep.Warnings, Note(strings.Join(lacking, ", ")+": did not run this rep"))
+	}
+	if offered > 0 && len(lacking) == 0 && !near(rep.Offered, offered) {
+		rep.Warnings = append(rep.Warnings, Notef("the shards offered %.6g/s in all; the rung's rate is %.6g/s", rep.Offered, offered))
+	}
+	return rep, nil
 }
 
 // near: within 1% (a Poisson schedule's share is not exact).

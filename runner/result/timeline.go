@@ -436,60 +436,50 @@ const HlogName = "intervals.hlog"
 func WriteHlog(path string, r *Result) (bool, error) {
 	var buf bytes.Buffer
 	lw := hdrhistogram.NewHistogramLogWriter(&buf)
-	if err := lw.OutputLogFormatVersion(); err != nil {
+	if err := startHlog(lw, &buf, r.StartedAt.UnixMilli()); err != nil {
 		return false, err
+	}
+	written := 0
+	err := eachTimeline(r, func(tag string, t *Timeline) error {
+		n, err := writeHlogTimeline(lw, tag, t, r.StartedAt)
+		written += n
+		return err
+	})
+	if err != nil {
+		return false, err
+	}
+	if written == 0 {
+		return false, nil
+	}
+	return true, WriteAtomic(path, buf.Bytes())
+}
+
+// startHlog writes the log's header to buf through lw: the format version,
+// a comment saying what the tags and values are, the start and base time
+// base (ms since the epoch), and the column legend.
+func startHlog(lw *hdrhistogram.HistogramLogWriter, buf *bytes.Buffer, base int64) error {
+	if err := lw.OutputLogFormatVersion(); err != nil {
+		return err
 	}
 	if err := lw.OutputComment("searchbench interval histograms: tag <setup>/<window>/<op>, latency in microseconds (from the intended send time in open loop; <op>-service: from the actual send; search:<kind>: the searches of one query kind)"); err != nil {
-		return false, err
+		return err
 	}
-	base := r.StartedAt.UnixMilli()
 	lw.SetBaseTime(base)
-	if err := hlogTimes(&buf, base); err != nil {
-		return false, err
+	if err := hlogTimes(buf, base); err != nil {
+		return err
 	}
-	if err := lw.OutputLegend(); err != nil {
-		return false, err
-	}
-	any := false
-	put := func(tag string, t *Timeline) error {
-		origin := r.StartedAt
-		if !t.Origin.IsZero() {
-			origin = t.Origin
-		}
-		// The log's unit is the millisecond: each time is the one instant
-		// truncated once, not the origin and the offset each truncated.
-		at := func(d Duration) int64 { return origin.Add(time.Duration(d)).UnixMilli() }
-		for _, iv := range t.Intervals {
-			for _, o := range iv.Ops {
-				series := []struct{ suffix, enc string }{{"", o.Histogram}, {"-service", o.ServiceHistogram}}
-				for _, k := range o.Kinds {
-					series = append(series, struct{ suffix, enc string }{":" + k.Kind, k.Histogram})
-				}
-				for _, h := range series {
-					if h.enc == "" {
-						continue
-					}
-					hist, err := DecodeHistogram(h.enc)
-					if err != nil {
-						return fmt.Errorf("%s: %w", tag, err)
-					}
-					hist.SetTag(hlogTag(tag + "/" + o.Op + h.suffix))
-					hist.SetStartTimeMs(at(iv.Start))
-					hist.SetEndTimeMs(at(iv.Start + iv.Length))
-					if err := lw.OutputIntervalHistogramWithLogOptions(hist, nil); err != nil {
-						return err
-					}
-					any = true
-				}
-			}
-		}
-		return nil
-	}
+	return lw.OutputLegend()
+}
+
+// eachTimeline calls put with every timeline of r and its tag
+// "<setup>/<window>", closed-loop levels before a setup's ladder reps, and
+// stops at put's first error.
+func eachTimeline(r *Result, put func(tag string, t *Timeline) error) error {
 	for _, e := range r.Engines {
 		for j, l := range e.Levels {
 			if l.Timeline != nil {
 				if err := put(e.Label+"/"+LevelWindow(j, l.Users).Tag(), l.Timeline); err != nil {
-					return false, err
+					return err
 				}
 			}
 		}
@@ -500,16 +490,56 @@ func WriteHlog(path string, r *Result) (bool, error) {
 			for k, rep := range rung.Reps {
 				if rep.Timeline != nil {
 					if err := put(e.Label+"/"+RepWindow(j, k).Tag(), rep.Timeline); err != nil {
-						return false, err
+						return err
 					}
 				}
 			}
 		}
 	}
-	if !any {
-		return false, nil
+	return nil
+}
+
+// hlogSeries is one histogram of an interval's operation as the log tags
+// it: suffix follows "<setup>/<window>/<op>"; enc is "" when it has none.
+type hlogSeries struct{ suffix, enc string }
+
+// writeHlogTimeline writes the interval histograms of t, tagged
+// "tag/<op>…", to lw and returns how many it wrote; start is the run's,
+// where a timeline without an origin starts.
+func writeHlogTimeline(lw *hdrhistogram.HistogramLogWriter, tag string, t *Timeline, start time.Time) (int, error) {
+	origin := start
+	if !t.Origin.IsZero() {
+		origin = t.Origin
 	}
-	return true, WriteAtomic(path, buf.Bytes())
+	// The log's unit is the millisecond: each time is the one instant
+	// truncated once, not the origin and the offset each truncated.
+	at := func(d Duration) int64 { return origin.Add(time.Duration(d)).UnixMilli() }
+	n := 0
+	for _, iv := range t.Intervals {
+		for _, o := range iv.Ops {
+			series := []hlogSeries{{"", o.Histogram}, {"-service", o.ServiceHistogram}}
+			for _, k := range o.Kinds {
+				series = append(series, hlogSeries{":" + k.Kind, k.Histogram})
+			}
+			for _, h := range series {
+				if h.enc == "" {
+					continue
+				}
+				hist, err := DecodeHistogram(h.enc)
+				if err != nil {
+					return n, fmt.Errorf("%s: %w", tag, err)
+				}
+				hist.SetTag(hlogTag(tag + "/" + o.Op + h.suffix))
+				hist.SetStartTimeMs(at(iv.Start))
+				hist.SetEndTimeMs(at(iv.Start + iv.Length))
+				if err := lw.OutputIntervalHistogramWithLogOptions(hist, nil); err != nil {
+					return n, err
+				}
+				n++
+			}
+		}
+	}
+	return n, nil
 }
 
 // hlogTimes writes the log's start and base time, base (ms since the
