@@ -134,7 +134,7 @@ type Query struct {
 	Knob int
 }
 
-// Shape names what q asks, for messages and the README's engine table:
+// Shape names what q asks, for messages and docs/engines.md's table:
 // "text", "field", "knn", "knn+filter", "hybrid", "filter" (filters over a
 // text search), with "+filter" where filters narrow a hybrid or a lookup.
 func (q Query) Shape() string {

@@ -59,28 +59,29 @@ func ExampleRun() {
 	// bleve   4      delete  true      0
 }
 
-// The README's "Use as a library" program is what a new user copies first:
-// it must be a whole program (package main, its imports, a context) and
-// compile against this module as it is, so it is type-checked here with
-// go vet. The README is edited by hand; this is what keeps it honest.
-func TestReadmeLibraryProgramCompiles(t *testing.T) {
+// docs/library.md's program is what a new user copies first: it must be a
+// whole program (package main, its imports, a context) and compile against
+// this module as it is, so it is type-checked here with go vet. The page is
+// edited by hand; this is what keeps it honest.
+func TestLibraryPageProgramCompiles(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: compiles a program that imports every driver")
 	}
 	goTool, err := exec.LookPath("go")
 	if err != nil {
-		t.Skip("no go command to compile the README's program with")
+		t.Skip("no go command to compile the library page's program with")
 	}
-	readme, err := os.ReadFile("../README.md")
+	const page = "../docs/library.md"
+	doc, err := os.ReadFile(page)
 	if err != nil {
 		t.Fatal(err)
 	}
-	code, err := readmeGoBlock(string(readme), "## Use as a library")
+	code, err := markdownGoBlock(page, string(doc), "## A whole program")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !regexp.MustCompile(`(?m)^package main$`).MatchString(code) || !strings.Contains(code, "\nfunc main() {") {
-		t.Fatalf("the README's library example is not a whole program (package main, func main):\n%s", code)
+		t.Fatalf("%s's program is not a whole program (package main, func main):\n%s", page, code)
 	}
 	file := filepath.Join(t.TempDir(), "main.go")
 	if err := os.WriteFile(file, []byte(code), 0o644); err != nil {
@@ -89,26 +90,29 @@ func TestReadmeLibraryProgramCompiles(t *testing.T) {
 	// Run from here, so the program's imports resolve to this module.
 	out, err := exec.Command(goTool, "vet", file).CombinedOutput()
 	if err != nil {
-		t.Fatalf("the README's library example does not compile: %v\n%s\n%s", err, out, code)
+		t.Fatalf("%s's program does not compile: %v\n%s\n%s", page, err, out, code)
 	}
 }
 
-// readmeGoBlock is the first ```go block of the README's section heading.
-func readmeGoBlock(readme, heading string) (string, error) {
-	_, section, ok := strings.Cut(readme, "\n"+heading+"\n")
+// markdownGoBlock is the first ```go block under the section heading of the
+// markdown file doc (named name, for messages), up to the next heading of
+// the same or a higher level.
+func markdownGoBlock(name, doc, heading string) (string, error) {
+	_, section, ok := strings.Cut("\n"+doc, "\n"+heading+"\n")
 	if !ok {
-		return "", fmt.Errorf("README.md has no %q section", heading)
+		return "", fmt.Errorf("%s has no %q section", name, heading)
 	}
-	if end := strings.Index(section, "\n## "); end >= 0 {
-		section = section[:end]
+	next := regexp.MustCompile(fmt.Sprintf(`(?m)^#{1,%d} `, strings.Index(heading, " ")))
+	if end := next.FindStringIndex(section); end != nil {
+		section = section[:end[0]]
 	}
 	_, block, ok := strings.Cut(section, "\n```go\n")
 	if !ok {
-		return "", fmt.Errorf("README.md's %q section has no ```go block", heading)
+		return "", fmt.Errorf("%s's %q section has no ```go block", name, heading)
 	}
 	block, _, ok = strings.Cut(block, "\n```")
 	if !ok {
-		return "", fmt.Errorf("README.md's %q section: its ```go block does not end", heading)
+		return "", fmt.Errorf("%s's %q section: its ```go block does not end", name, heading)
 	}
 	return block + "\n", nil
 }

@@ -98,7 +98,7 @@ func newDeployTargetCmd(o deploy.Orchestrator) *cobra.Command {
 	}
 	fl := cmd.Flags()
 	fl.IntVar(&spec.Shards, "shards", 0, "number of shards N (each runs 1/N of the users or of the rate)")
-	fl.StringVar(&spec.Image, "image", "", "image with searchbench as its entrypoint (see the README: a Debian slim base for Kubernetes)")
+	fl.StringVar(&spec.Image, "image", "", "image with searchbench as its entrypoint (see docs/sharded.md: a Debian slim base for Kubernetes)")
 	fl.StringVar(&spec.Name, "name", "searchbench", "prefix of the objects' names (and of the coordinator's DNS name)")
 	fl.IntVar(&spec.Port, "port", deploy.DefaultPort, "the coordinator's TCP port")
 	fl.DurationVar(&spec.Register, "register-timeout", 5*time.Minute, "how long the coordinator waits for every shard to register, and a shard tries to reach it (pods may wait for an image or a node)")

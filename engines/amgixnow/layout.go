@@ -54,30 +54,60 @@ func newLayout(driver string, schema engines.Schema, o options) (*layout, error)
 			l.refused[f.Name] = fmt.Sprintf("%s fields are not indexed (option fields)", f.Type)
 			continue
 		}
-		switch f.Type {
-		case engines.Text:
+		// Text fields are placed together once all are known: where
+		// each goes depends on the others (placeText).
+		if f.Type == engines.Text {
 			text = append(text, f.Name)
-		case engines.Tag, engines.Numeric:
-			if err := invalidName("metadata key", f.Name); err != nil {
-				return nil, engines.RefuseSchema(driver, "field %q: %w", f.Name, err)
-			}
-			if f.Type == engines.Tag {
-				l.tags = append(l.tags, f.Name)
-			} else {
-				l.numerics = append(l.numerics, f.Name)
-			}
-		case engines.Vector:
-			switch {
-			case l.vector != "":
-				return nil, engines.RefuseSchema(driver, "vector fields %q and %q: %w (one dense vector per collection here)", l.vector, f.Name, engines.ErrUnsupported)
-			case f.Dim < 1 || f.Dim > maxDims:
-				return nil, engines.RefuseSchema(driver, "vector field %q: dimension %d: %w (Amgix takes 1 to %d)", f.Name, f.Dim, engines.ErrUnsupported, maxDims)
-			}
-			l.vector, l.dim = f.Name, f.Dim
-		default:
-			return nil, engines.RefuseSchema(driver, "field %s: type %s: %w", f.Name, f.Type, engines.ErrUnsupported)
+			continue
+		}
+		if err := l.addField(driver, f); err != nil {
+			return nil, err
 		}
 	}
+	if err := l.placeText(driver, text, o); err != nil {
+		return nil, err
+	}
+	if !l.indexText && l.vector == "" {
+		return nil, engines.RefuseSchema(driver, "nothing to index: %w (an Amgix collection needs a text field or a vector field indexed)", engines.ErrUnsupported)
+	}
+	if err := invalidName("collection name", schema.Name); err != nil {
+		return nil, engines.RefuseSchema(driver, "%w", err)
+	}
+	return l, nil
+}
+
+// addField lays out an indexed field that is not text: a tag or numeric
+// field as a metadata key, a vector field as the collection's one dense
+// vector.
+func (l *layout) addField(driver string, f engines.FieldSpec) error {
+	switch f.Type {
+	case engines.Tag, engines.Numeric:
+		if err := invalidName("metadata key", f.Name); err != nil {
+			return engines.RefuseSchema(driver, "field %q: %w", f.Name, err)
+		}
+		if f.Type == engines.Tag {
+			l.tags = append(l.tags, f.Name)
+		} else {
+			l.numerics = append(l.numerics, f.Name)
+		}
+	case engines.Vector:
+		switch {
+		case l.vector != "":
+			return engines.RefuseSchema(driver, "vector fields %q and %q: %w (one dense vector per collection here)", l.vector, f.Name, engines.ErrUnsupported)
+		case f.Dim < 1 || f.Dim > maxDims:
+			return engines.RefuseSchema(driver, "vector field %q: dimension %d: %w (Amgix takes 1 to %d)", f.Name, f.Dim, engines.ErrUnsupported, maxDims)
+		}
+		l.vector, l.dim = f.Name, f.Dim
+	default:
+		return engines.RefuseSchema(driver, "field %s: type %s: %w", f.Name, f.Type, engines.ErrUnsupported)
+	}
+	return nil
+}
+
+// placeText gives the schema's text fields, in schema order, their
+// document fields, and says whether the ft vector indexes them and
+// whether the lookup field gets kw.
+func (l *layout) placeText(driver string, text []string, o options) error {
 	// Schema fields named like Amgix's keep their places (the text corpus:
 	// name and content); others take name, description and content in
 	// schema order (the products: sku, title, description).
@@ -86,7 +116,7 @@ func newLayout(driver string, schema engines.Schema, o options) (*layout, error)
 		identity = identity && slices.Contains(documentFields, f)
 	}
 	if len(text) > len(documentFields) {
-		return nil, engines.RefuseSchema(driver, "%d text fields: %w (Amgix documents have %d: %s)", len(text), engines.ErrUnsupported, len(documentFields), strings.Join(documentFields, ", "))
+		return engines.RefuseSchema(driver, "%d text fields: %w (Amgix documents have %d: %s)", len(text), engines.ErrUnsupported, len(documentFields), strings.Join(documentFields, ", "))
 	}
 	for i, f := range text {
 		tf := textField{f, documentFields[i]}
@@ -104,13 +134,7 @@ func newLayout(driver string, schema engines.Schema, o options) (*layout, error)
 	if i := slices.IndexFunc(l.text, func(f textField) bool { return f.schema == LookupField }); i >= 0 && l.indexText {
 		l.exact, l.exactMeta = &l.text[i], o.exactMeta
 	}
-	if !l.indexText && l.vector == "" {
-		return nil, engines.RefuseSchema(driver, "nothing to index: %w (an Amgix collection needs a text field or a vector field indexed)", engines.ErrUnsupported)
-	}
-	if err := invalidName("collection name", schema.Name); err != nil {
-		return nil, engines.RefuseSchema(driver, "%w", err)
-	}
-	return l, nil
+	return nil
 }
 
 // amgixFields are the document fields holding the text fields.
@@ -193,75 +217,96 @@ func (l *layout) plan(q engines.Query) (searchRequest, error) {
 		return req, err
 	}
 	var use []arm
-	needText := func() error {
-		if !l.indexText {
-			return fmt.Errorf("%s search: %w: text fields are not indexed (option fields, or none in the schema)", q.Shape(), engines.ErrUnsupported)
-		}
-		return nil
-	}
 	switch {
 	case q.Vector != nil && q.Field != "":
 		return req, fmt.Errorf("a lookup in %q with a vector: %w", q.Field, engines.ErrUnsupported)
 	case q.Vector != nil:
-		if l.vector == "" {
-			why := "the schema has no vector field"
-			for name, r := range l.refused {
-				if strings.HasPrefix(r, "vector") {
-					why = fmt.Sprintf("vector field %q: %s", name, r)
-				}
-			}
-			return req, fmt.Errorf("%s search: %w: %s", q.Shape(), engines.ErrUnsupported, why)
-		}
-		req.CustomVectors = []customVector{{VectorName: DenseVector, Vector: q.Vector}}
-		use = append(use, arm{DenseVector, denseField})
-		if q.Text == "" {
-			req.Query = knnQuery
-			break
-		}
-		// Hybrid: the full_text arms and the kNN arm, fused by Amgix's
-		// rrf (fusion_mode's default).
-		if err := needText(); err != nil {
-			return req, err
-		}
-		for _, f := range l.text {
-			use = append(use, arm{VectorName, f.amgix})
-		}
+		use, err = l.vectorArms(q, &req)
 	case q.Field != "":
-		tf, ok := l.textOf(q.Field)
-		if !ok {
-			why := "not a text field of the schema"
-			if r := l.refused[q.Field]; r != "" {
-				why = r
-			}
-			return req, fmt.Errorf("lookup in %q: %w: %s", q.Field, engines.ErrUnsupported, why)
-		}
-		if err := needText(); err != nil {
-			return req, err
-		}
-		switch {
-		case l.exact != nil && tf == *l.exact:
-			use = append(use, arm{ExactVector, tf.amgix})
-			if l.exactMeta {
-				conds = append(conds, metadataCondition{Key: tf.schema, Op: "eq", Value: q.Text})
-			}
-		default:
-			use = append(use, arm{VectorName, tf.amgix})
-		}
+		use, conds, err = l.lookupArm(q, conds)
 	case q.Text != "":
-		if err := needText(); err != nil {
-			return req, err
-		}
-		for _, f := range l.text {
-			use = append(use, arm{VectorName, f.amgix})
+		if err = l.needText(q); err == nil {
+			use = l.textArms()
 		}
 	default:
 		return req, fmt.Errorf("filters alone: %w (an Amgix search needs a query text or vector)", engines.ErrUnsupported)
+	}
+	if err != nil {
+		return req, err
 	}
 	if len(conds) > 0 {
 		req.MetadataFilter = &metadataFilter{And: conds}
 	}
 	l.weigh(&req, use)
 	return req, nil
+}
+
+// needText is why a search of q's shape, which reads the text fields,
+// cannot be made: nil when the ft vector indexes them.
+func (l *layout) needText(q engines.Query) error {
+	if !l.indexText {
+		return fmt.Errorf("%s search: %w: text fields are not indexed (option fields, or none in the schema)", q.Shape(), engines.ErrUnsupported)
+	}
+	return nil
+}
+
+// textArms are the ft vector's arms: one per text field.
+func (l *layout) textArms() []arm {
+	out := make([]arm, 0, len(l.text))
+	for _, f := range l.text {
+		out = append(out, arm{VectorName, f.amgix})
+	}
+	return out
+}
+
+// vectorArms puts q's vector in req and is the arms a kNN (or, with a
+// query text, hybrid) search of q ranks by.
+func (l *layout) vectorArms(q engines.Query, req *searchRequest) ([]arm, error) {
+	if l.vector == "" {
+		why := "the schema has no vector field"
+		for name, r := range l.refused {
+			if strings.HasPrefix(r, "vector") {
+				why = fmt.Sprintf("vector field %q: %s", name, r)
+			}
+		}
+		return nil, fmt.Errorf("%s search: %w: %s", q.Shape(), engines.ErrUnsupported, why)
+	}
+	req.CustomVectors = []customVector{{VectorName: DenseVector, Vector: q.Vector}}
+	use := []arm{{DenseVector, denseField}}
+	if q.Text == "" {
+		req.Query = knnQuery
+		return use, nil
+	}
+	// Hybrid: the full_text arms and the kNN arm, fused by Amgix's
+	// rrf (fusion_mode's default).
+	if err := l.needText(q); err != nil {
+		return nil, err
+	}
+	return append(use, l.textArms()...), nil
+}
+
+// lookupArm is the arm a lookup of q.Text in q.Field ranks by, and conds
+// with the metadata condition that pins the lookup field when the
+// collection keeps it as metadata (option exact=metadata).
+func (l *layout) lookupArm(q engines.Query, conds []metadataCondition) ([]arm, []metadataCondition, error) {
+	tf, ok := l.textOf(q.Field)
+	if !ok {
+		why := "not a text field of the schema"
+		if r := l.refused[q.Field]; r != "" {
+			why = r
+		}
+		return nil, nil, fmt.Errorf("lookup in %q: %w: %s", q.Field, engines.ErrUnsupported, why)
+	}
+	if err := l.needText(q); err != nil {
+		return nil, nil, err
+	}
+	if l.exact != nil && tf == *l.exact {
+		if l.exactMeta {
+			conds = append(conds, metadataCondition{Key: tf.schema, Op: "eq", Value: q.Text})
+		}
+		return []arm{{ExactVector, tf.amgix}}, conds, nil
+	}
+	return []arm{{VectorName, tf.amgix}}, conds, nil
 }
 
 // conditions are the metadata conditions of filters, or why the

@@ -538,25 +538,12 @@ func (s suite) attach(t *testing.T) {
 	}
 	name := indexName(t)
 	missing := name + "-missing"
-	refused := func(what string, schema engines.Schema) {
-		t.Helper()
-		err := a.Attach(ctx, schema)
-		switch {
-		case err == nil:
-			t.Fatalf("Attach to %s succeeded", what)
-		case !strings.Contains(err.Error(), schema.Name):
-			t.Fatalf("Attach to %s: %q does not name the index %s", what, err, schema.Name)
-		case strings.Contains(err.Error(), "\n"):
-			t.Fatalf("Attach to %s: the error is more than one line: %q", what, err)
-		}
-		t.Logf("Attach to %s: %v", what, err)
-	}
-	refused("an index that is not there", Schema(missing))
+	attachRefused(ctx, t, a, "an index that is not there", Schema(missing))
 	// "description" is a text field every driver can index (Amgix Now's
 	// documents have only name, description and content).
 	wider := Schema(name)
 	wider.Fields = append(wider.Fields, engines.FieldSpec{Name: "description", Type: engines.Text})
-	refused("an index without one of the schema's fields", wider)
+	attachRefused(ctx, t, a, "an index without one of the schema's fields", wider)
 
 	mustUpsert(ctx, t, first, doc("1", "before "+tokenA, "written before the attach"))
 	if err := a.Attach(ctx, Schema(name)); err != nil {
@@ -584,4 +571,21 @@ func (s suite) attach(t *testing.T) {
 			return err == nil && n == 2
 		})
 	}
+}
+
+// attachRefused checks that a refuses to attach to schema's index, what
+// it is, with one line naming the index: the line a shard's run stops
+// with.
+func attachRefused(ctx context.Context, t *testing.T, a engines.Attacher, what string, schema engines.Schema) {
+	t.Helper()
+	err := a.Attach(ctx, schema)
+	switch {
+	case err == nil:
+		t.Fatalf("Attach to %s succeeded", what)
+	case !strings.Contains(err.Error(), schema.Name):
+		t.Fatalf("Attach to %s: %q does not name the index %s", what, err, schema.Name)
+	case strings.Contains(err.Error(), "\n"):
+		t.Fatalf("Attach to %s: the error is more than one line: %q", what, err)
+	}
+	t.Logf("Attach to %s: %v", what, err)
 }

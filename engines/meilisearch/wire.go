@@ -271,51 +271,7 @@ func scanValue(b []byte, i, depth int, member func(key, value []byte) error, ele
 		if depth++; depth > maxDepth {
 			return i, errors.New("invalid JSON: nested too deep")
 		}
-		closer := byte('}')
-		if c == '[' {
-			closer = ']'
-		}
-		if i = skipSpace(b, i+1); i < len(b) && b[i] == closer {
-			return i + 1, nil
-		}
-		for {
-			var key []byte
-			if c == '{' {
-				if i == len(b) || b[i] != '"' {
-					return i, syntaxError(b, i, "a key")
-				}
-				end, err := scanString(b, i)
-				if err != nil {
-					return end, err
-				}
-				key = b[i:end]
-				if i = skipSpace(b, end); i == len(b) || b[i] != ':' {
-					return i, syntaxError(b, i, "':'")
-				}
-				i = skipSpace(b, i+1)
-			}
-			end, err := scanValue(b, i, depth, nil, nil)
-			if err != nil {
-				return end, err
-			}
-			switch {
-			case c == '{' && member != nil:
-				err = member(key, b[i:end])
-			case c == '[' && element != nil:
-				err = element(b[i:end])
-			}
-			if err != nil {
-				return end, err
-			}
-			if i = skipSpace(b, end); i < len(b) && b[i] == ',' {
-				i = skipSpace(b, i+1)
-				continue
-			}
-			if i < len(b) && b[i] == closer {
-				return i + 1, nil
-			}
-			return i, syntaxError(b, i, "',' or '"+string(closer)+"'")
-		}
+		return scanContainer(b, i, depth, member, element)
 	case c == 't':
 		return scanLiteral(b, i, "true")
 	case c == 'f':
@@ -326,6 +282,66 @@ func scanValue(b []byte, i, depth int, member func(key, value []byte) error, ele
 		return scanNumber(b, i)
 	}
 	return i, syntaxError(b, i, "a value")
+}
+
+// scanContainer is scanValue for the object or array opening at b[i],
+// depth containers deep counting itself.
+func scanContainer(b []byte, i, depth int, member func(key, value []byte) error, element func(value []byte) error) (int, error) {
+	object := b[i] == '{'
+	closer := byte(']')
+	if object {
+		closer = '}'
+	}
+	if i = skipSpace(b, i+1); i < len(b) && b[i] == closer {
+		return i + 1, nil
+	}
+	for {
+		var key []byte
+		if object {
+			var err error
+			if key, i, err = scanKey(b, i); err != nil {
+				return i, err
+			}
+		}
+		end, err := scanValue(b, i, depth, nil, nil)
+		if err != nil {
+			return end, err
+		}
+		switch {
+		case object && member != nil:
+			err = member(key, b[i:end])
+		case !object && element != nil:
+			err = element(b[i:end])
+		}
+		if err != nil {
+			return end, err
+		}
+		if i = skipSpace(b, end); i < len(b) && b[i] == ',' {
+			i = skipSpace(b, i+1)
+			continue
+		}
+		if i < len(b) && b[i] == closer {
+			return i + 1, nil
+		}
+		return i, syntaxError(b, i, "',' or '"+string(closer)+"'")
+	}
+}
+
+// scanKey scans an object member's key at b[i:] and the colon after it:
+// the key (quoted), and where its value starts, or where the scan failed.
+func scanKey(b []byte, i int) ([]byte, int, error) {
+	if i == len(b) || b[i] != '"' {
+		return nil, i, syntaxError(b, i, "a key")
+	}
+	end, err := scanString(b, i)
+	if err != nil {
+		return nil, end, err
+	}
+	key := b[i:end]
+	if i = skipSpace(b, end); i == len(b) || b[i] != ':' {
+		return nil, i, syntaxError(b, i, "':'")
+	}
+	return key, skipSpace(b, i+1), nil
 }
 
 func scanLiteral(b []byte, i int, lit string) (int, error) {

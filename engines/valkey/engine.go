@@ -547,38 +547,8 @@ func (e *Engine) Stats(ctx context.Context) (map[string]float64, error) {
 	}
 	out := map[string]float64{}
 	if len(l.indexes) > 0 {
-		names := make([]string, len(l.indexes))
-		for i, d := range l.indexes {
-			names[i] = d.name
-		}
-		infos, err := e.ftInfo(ctx, names)
-		if err != nil {
+		if err := e.indexStats(ctx, l, out); err != nil {
 			return nil, err
-		}
-		var sum, most, idle, failures, backfilling int64
-		done := 1.0
-		for i, d := range l.indexes {
-			in := infos[i]
-			if in.Backfill {
-				backfilling++
-			}
-			done = min(done, in.BackfillDone)
-			q := in.MutationQueueSize
-			if !d.writeSide {
-				idle += q
-				continue
-			}
-			sum += q
-			most = max(most, q)
-			failures += in.IndexingFailures
-		}
-		out[engines.StatMutationQueue] = float64(sum)
-		out[engines.StatMutationQueueMax] = float64(most)
-		out[IndexingFailuresStat] = float64(failures)
-		out[BackfillStat] = float64(backfilling)
-		out[BackfillDoneStat] = done
-		if e.set.idle > 0 {
-			out[engines.StatMutationQueueIdle] = float64(idle)
 		}
 	}
 	info, err := e.info(ctx, "search")
@@ -599,20 +569,66 @@ func (e *Engine) Stats(ctx context.Context) (map[string]float64, error) {
 	if len(st) == 0 {
 		return out, nil // no search module: no pools to read
 	}
+	if err := e.threadStats(ctx, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// indexStats puts in out the FT.INFO figures of l's indexes: the mutation
+// queues of the write side (summed and the longest), the idle indexes'
+// queues apart, since no write of the run reaches them, and the indexing
+// failures and backfill progress.
+func (e *Engine) indexStats(ctx context.Context, l *layout, out map[string]float64) error {
+	infos, err := e.ftInfo(ctx, l.indexNames())
+	if err != nil {
+		return err
+	}
+	var sum, most, idle, failures, backfilling int64
+	done := 1.0
+	for i, d := range l.indexes {
+		in := infos[i]
+		if in.Backfill {
+			backfilling++
+		}
+		done = min(done, in.BackfillDone)
+		q := in.MutationQueueSize
+		if !d.writeSide {
+			idle += q
+			continue
+		}
+		sum += q
+		most = max(most, q)
+		failures += in.IndexingFailures
+	}
+	out[engines.StatMutationQueue] = float64(sum)
+	out[engines.StatMutationQueueMax] = float64(most)
+	out[IndexingFailuresStat] = float64(failures)
+	out[BackfillStat] = float64(backfilling)
+	out[BackfillDoneStat] = done
+	if e.set.idle > 0 {
+		out[engines.StatMutationQueueIdle] = float64(idle)
+	}
+	return nil
+}
+
+// threadStats puts in out the sizes of the module's reader and writer
+// pools, which bound how many searches and index writes run at once.
+func (e *Engine) threadStats(ctx context.Context, out map[string]float64) error {
 	threads, err := e.client.Do(ctx, e.client.B().ConfigGet().Parameter("search.reader-threads", "search.writer-threads").Build()).AsStrMap()
 	if err != nil {
-		return nil, fmt.Errorf("valkey: CONFIG GET search.*-threads: %w", classify(err))
+		return fmt.Errorf("valkey: CONFIG GET search.*-threads: %w", classify(err))
 	}
 	for name, stat := range map[string]string{"search.reader-threads": engines.StatReaderThreads, "search.writer-threads": engines.StatWriterThreads} {
 		if raw, ok := threads[name]; ok {
 			n, err := strconv.Atoi(raw)
 			if err != nil {
-				return nil, fmt.Errorf("valkey: CONFIG GET %s = %q is not a number", name, raw)
+				return fmt.Errorf("valkey: CONFIG GET %s = %q is not a number", name, raw)
 			}
 			out[stat] = float64(n)
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // Stats names of FT.INFO's other figures, over this driver's indexes:
@@ -649,10 +665,7 @@ func (e *Engine) IndexNames() []string {
 	if err != nil {
 		return nil
 	}
-	names := make([]string, len(l.indexes))
-	for i, d := range l.indexes {
-		names[i] = d.name
-	}
+	names := l.indexNames()
 	sort.Strings(names)
 	return names
 }

@@ -53,6 +53,15 @@ type layout struct {
 	indexes []indexDef // write-side first, in search preference order, then idle
 }
 
+// indexNames are the names of l's indexes, in l.indexes' order.
+func (l *layout) indexNames() []string {
+	names := make([]string, len(l.indexes))
+	for i, d := range l.indexes {
+		names[i] = d.name
+	}
+	return names
+}
+
 func (l *layout) writeSide() []indexDef {
 	var out []indexDef
 	for _, d := range l.indexes {
@@ -72,20 +81,52 @@ func (s settings) plan(schema engines.Schema) (*layout, error) {
 	if l.prefix == "" {
 		l.prefix = schema.Name + ":"
 	}
-	var indexed, semantic, exact []engines.FieldSpec
-	for _, f := range schema.Fields {
+	indexed, semantic, exact, err := s.indexedFields(l)
+	if err != nil {
+		return nil, err
+	}
+	if len(indexed) == 0 && s.matching+s.idle > 0 {
+		return nil, engines.RefuseSchema("valkey", "schema %s has no field of the types the fields option names", schema.Name)
+	}
+	switch {
+	case s.hybrid:
+		if len(exact) == 0 || len(semantic) == 0 {
+			return nil, errors.New("valkey: hybrid=on needs Text fields for the exact index and Tag, Numeric or Vector fields for the semantic one (see the fields option)")
+		}
+		l.indexes = append(l.indexes, newIndexDef(schema.Name+"-exact", l.prefix, exact, true, true), newIndexDef(schema.Name, l.prefix, semantic, false, true))
+	default:
+		for i := 1; i <= s.matching; i++ {
+			name := schema.Name
+			if i > 1 {
+				name = fmt.Sprintf("%s-%d", schema.Name, i)
+			}
+			l.indexes = append(l.indexes, newIndexDef(name, l.prefix, indexed, false, true))
+		}
+	}
+	for i := 1; i <= s.idle; i++ {
+		l.indexes = append(l.indexes, newIndexDef(fmt.Sprintf("%s-idle-%d", schema.Name, i), fmt.Sprintf("idle-%d:%s", i, l.prefix), indexed, false, false))
+	}
+	return l, nil
+}
+
+// indexedFields checks l's schema fields and records their types in
+// l.types: indexed are those of the types the fields option names, split
+// into exact (Text, the hybrid pair's exact index) and semantic (the rest).
+// The others are kept in the hash only.
+func (s settings) indexedFields(l *layout) (indexed, semantic, exact []engines.FieldSpec, err error) {
+	for _, f := range l.schema.Fields {
 		if _, dup := l.types[f.Name]; dup || f.Name == "" {
-			return nil, engines.RefuseSchema("valkey", "schema field %q is empty or repeated", f.Name)
+			return nil, nil, nil, engines.RefuseSchema("valkey", "schema field %q is empty or repeated", f.Name)
 		}
 		l.types[f.Name] = f
 		switch f.Type {
 		case engines.Text, engines.Tag, engines.Numeric:
 		case engines.Vector:
 			if f.Dim < 1 || f.Dim > 32768 {
-				return nil, engines.RefuseSchema("valkey", "vector field %s: dimension %d is outside 1..32768", f.Name, f.Dim)
+				return nil, nil, nil, engines.RefuseSchema("valkey", "vector field %s: dimension %d is outside 1..32768", f.Name, f.Dim)
 			}
 		default:
-			return nil, engines.RefuseSchema("valkey", "field %s: type %s: %w", f.Name, f.Type, engines.ErrUnsupported)
+			return nil, nil, nil, engines.RefuseSchema("valkey", "field %s: type %s: %w", f.Name, f.Type, engines.ErrUnsupported)
 		}
 		if !s.types[f.Type] {
 			continue // in the hash, not in the indexes
@@ -97,43 +138,26 @@ func (s settings) plan(schema engines.Schema) (*layout, error) {
 			semantic = append(semantic, f)
 		}
 	}
-	if len(indexed) == 0 && s.matching+s.idle > 0 {
-		return nil, engines.RefuseSchema("valkey", "schema %s has no field of the types the fields option names", schema.Name)
-	}
-	def := func(name, prefix string, fields []engines.FieldSpec, noStop, writeSide bool) indexDef {
-		d := indexDef{name: name, prefix: prefix, fields: fields, types: fieldTypes{}, noStop: noStop, writeSide: writeSide}
-		for _, f := range fields {
-			d.types[f.Name] = f
-			switch f.Type {
-			case engines.Vector:
-				if d.vector == "" {
-					d.vector = f.Name
-				}
-			case engines.Text:
-				d.hasText = true
+	return indexed, semantic, exact, nil
+}
+
+// newIndexDef is the index name on prefix over fields, with what a search
+// needs to know of them: their types, the vector field it indexes (the
+// first, were there more) and whether any is text.
+func newIndexDef(name, prefix string, fields []engines.FieldSpec, noStop, writeSide bool) indexDef {
+	d := indexDef{name: name, prefix: prefix, fields: fields, types: fieldTypes{}, noStop: noStop, writeSide: writeSide}
+	for _, f := range fields {
+		d.types[f.Name] = f
+		switch f.Type {
+		case engines.Vector:
+			if d.vector == "" {
+				d.vector = f.Name
 			}
-		}
-		return d
-	}
-	switch {
-	case s.hybrid:
-		if len(exact) == 0 || len(semantic) == 0 {
-			return nil, errors.New("valkey: hybrid=on needs Text fields for the exact index and Tag, Numeric or Vector fields for the semantic one (see the fields option)")
-		}
-		l.indexes = append(l.indexes, def(schema.Name+"-exact", l.prefix, exact, true, true), def(schema.Name, l.prefix, semantic, false, true))
-	default:
-		for i := 1; i <= s.matching; i++ {
-			name := schema.Name
-			if i > 1 {
-				name = fmt.Sprintf("%s-%d", schema.Name, i)
-			}
-			l.indexes = append(l.indexes, def(name, l.prefix, indexed, false, true))
+		case engines.Text:
+			d.hasText = true
 		}
 	}
-	for i := 1; i <= s.idle; i++ {
-		l.indexes = append(l.indexes, def(fmt.Sprintf("%s-idle-%d", schema.Name, i), fmt.Sprintf("idle-%d:%s", i, l.prefix), indexed, false, false))
-	}
-	return l, nil
+	return d
 }
 
 // TagSeparator is the TAG fields' SEPARATOR: valkey-search's default, which

@@ -355,48 +355,8 @@ func merge(es []estimate) estimate {
 // intervals.
 func runFigures(run result.EngineRun, emit func(figureKey, estimate)) error {
 	for _, l := range sortedLevels(run) {
-		at := strconv.Itoa(l.Users) + " users"
-		window := l.Window.Seconds()
-		var total int64
-		for _, o := range l.Ops {
-			total += o.Count
-			if o.Count == 0 {
-				continue
-			}
-			var h *hdrhistogram.Histogram
-			if o.Histogram != "" {
-				var err error
-				if h, err = result.DecodeHistogram(o.Histogram); err != nil {
-					return fmt.Errorf("%s, %s: %w", at, o.Op, err)
-				}
-			}
-			for _, v := range opValues(o) {
-				if _, ok := compareMetrics[v.metric]; !ok {
-					continue
-				}
-				e := estimate{v: v.v, lo: math.NaN(), hi: math.NaN()}
-				switch q, isLatency := quantiles[v.metric]; {
-				case isLatency && h != nil:
-					e.lo, e.hi = quantileInterval(h, q)
-				case v.metric == "rps":
-					if w := rateWindow(o.Count, o.RPS, window); w > 0 {
-						e.lo, e.hi = poissonInterval(o.Count, w)
-					}
-				}
-				emit(figureKey{run.Label, at, o.Op, v.metric}, e)
-			}
-		}
-		if err := levelKindFigures(run.Label, at, l.Ops, emit); err != nil {
+		if err := levelFigures(run.Label, l, emit); err != nil {
 			return err
-		}
-		for _, v := range levelValues(l) {
-			if v.metric == "total_rps" {
-				e := estimate{v: v.v, lo: math.NaN(), hi: math.NaN()}
-				if w := rateWindow(total, v.v, window); w > 0 {
-					e.lo, e.hi = poissonInterval(total, w)
-				}
-				emit(figureKey{run.Label, at, "all", v.metric}, e)
-			}
 		}
 	}
 	if l := run.Ladder; l != nil {
@@ -404,32 +364,99 @@ func runFigures(run result.EngineRun, emit func(figureKey, estimate)) error {
 			emit(figureKey{run.Label, "ladder", "all", "sustainable_rate"}, estimate{v: l.Sustainable, lo: l.Sustainable, hi: l.Sustainable * l.Step})
 		}
 		for _, r := range l.Rungs {
-			at := rate(r.Offered) + "/s"
-			var p50s []float64
-			for _, rep := range r.Reps {
-				p50s = append(p50s, rep.Latency.P50)
-			}
-			spread := map[string][2]float64{
-				"p99_ms":        {r.P99Min, r.P99Max},
-				"achieved_rate": {r.AchievedMin, r.AchievedMax},
-			}
-			if len(p50s) > 0 {
-				spread["p50_ms"] = [2]float64{slices.Min(p50s), slices.Max(p50s)}
-			}
-			for _, v := range rungValues(r) {
-				if _, ok := compareMetrics[v.metric]; !ok {
-					continue
-				}
-				e := estimate{v: v.v, lo: math.NaN(), hi: math.NaN()}
-				if s, ok := spread[v.metric]; ok && len(r.Reps) > 1 {
-					e.lo, e.hi = math.Min(s[0], v.v), math.Max(s[1], v.v)
-				}
-				emit(figureKey{run.Label, at, "all", v.metric}, e)
-			}
-			rungKindFigures(run.Label, at, r, emit)
+			rungFigures(run.Label, r, emit)
 		}
 	}
 	return nil
+}
+
+// levelFigures emits a level's figures per operation and per query kind,
+// and its total rate, with their intervals.
+func levelFigures(label string, l result.Level, emit func(figureKey, estimate)) error {
+	at := strconv.Itoa(l.Users) + " users"
+	window := l.Window.Seconds()
+	var total int64
+	for _, o := range l.Ops {
+		total += o.Count
+		if err := opFigures(label, at, o, window, emit); err != nil {
+			return err
+		}
+	}
+	if err := levelKindFigures(label, at, l.Ops, emit); err != nil {
+		return err
+	}
+	for _, v := range levelValues(l) {
+		if v.metric == "total_rps" {
+			e := estimate{v: v.v, lo: math.NaN(), hi: math.NaN()}
+			if w := rateWindow(total, v.v, window); w > 0 {
+				e.lo, e.hi = poissonInterval(total, w)
+			}
+			emit(figureKey{label, at, "all", v.metric}, e)
+		}
+	}
+	return nil
+}
+
+// opFigures emits an operation's compared figures at a level measured
+// over window seconds: a latency with the order-statistic interval of its
+// histogram, the rate with its Poisson interval. An operation never called
+// has none.
+func opFigures(label, at string, o result.OpStats, window float64, emit func(figureKey, estimate)) error {
+	if o.Count == 0 {
+		return nil
+	}
+	var h *hdrhistogram.Histogram
+	if o.Histogram != "" {
+		var err error
+		if h, err = result.DecodeHistogram(o.Histogram); err != nil {
+			return fmt.Errorf("%s, %s: %w", at, o.Op, err)
+		}
+	}
+	for _, v := range opValues(o) {
+		if _, ok := compareMetrics[v.metric]; !ok {
+			continue
+		}
+		e := estimate{v: v.v, lo: math.NaN(), hi: math.NaN()}
+		switch q, isLatency := quantiles[v.metric]; {
+		case isLatency && h != nil:
+			e.lo, e.hi = quantileInterval(h, q)
+		case v.metric == "rps":
+			if w := rateWindow(o.Count, o.RPS, window); w > 0 {
+				e.lo, e.hi = poissonInterval(o.Count, w)
+			}
+		}
+		emit(figureKey{label, at, o.Op, v.metric}, e)
+	}
+	return nil
+}
+
+// rungFigures emits a ladder rung's compared figures, overall and per
+// query kind; with more than one rep, spread from the lowest rep's to the
+// highest's.
+func rungFigures(label string, r result.Rung, emit func(figureKey, estimate)) {
+	at := rate(r.Offered) + "/s"
+	var p50s []float64
+	for _, rep := range r.Reps {
+		p50s = append(p50s, rep.Latency.P50)
+	}
+	spread := map[string][2]float64{
+		"p99_ms":        {r.P99Min, r.P99Max},
+		"achieved_rate": {r.AchievedMin, r.AchievedMax},
+	}
+	if len(p50s) > 0 {
+		spread["p50_ms"] = [2]float64{slices.Min(p50s), slices.Max(p50s)}
+	}
+	for _, v := range rungValues(r) {
+		if _, ok := compareMetrics[v.metric]; !ok {
+			continue
+		}
+		e := estimate{v: v.v, lo: math.NaN(), hi: math.NaN()}
+		if s, ok := spread[v.metric]; ok && len(r.Reps) > 1 {
+			e.lo, e.hi = math.Min(s[0], v.v), math.Max(s[1], v.v)
+		}
+		emit(figureKey{label, at, "all", v.metric}, e)
+	}
+	rungKindFigures(label, at, r, emit)
 }
 
 // kindMetrics is the figures compared per query kind.

@@ -81,24 +81,9 @@ type otRun struct {
 // false when none has one (an older result).
 func overTime(r Run) (otRun, bool) {
 	out := otRun{Label: r.Label}
-	var wins []otWindow
-	for _, l := range r.Levels {
-		if l.Timeline != nil {
-			wins = append(wins, otWindow{Label: fmt.Sprintf("%d users", l.Users), tl: l.Timeline})
-		}
-	}
-	if r.Ladder != nil {
-		for _, rung := range r.Ladder.Rungs {
-			for k, rep := range rung.Reps {
-				if rep.Timeline != nil {
-					wins = append(wins, otWindow{Label: fmt.Sprintf("%s/s #%d", rate(rung.Offered), k+1), tl: rep.Timeline})
-				}
-			}
-		}
-	}
 	at := 0.0
 	stats, shards := map[string]bool{}, map[int]bool{}
-	for _, win := range wins {
+	for _, win := range timelineWindows(r) {
 		if len(win.tl.Intervals) == 0 {
 			continue
 		}
@@ -111,32 +96,13 @@ func overTime(r Run) (otRun, bool) {
 			if length <= 0 {
 				continue
 			}
-			p := otPoint{Window: len(out.Windows), Start: start, Mid: start + length/2, Length: length,
-				Scheduled: iv.ScheduledRate, Shards: iv.Shards, EngineStats: iv.EngineStats}
-			for _, o := range iv.Ops {
-				op := newOtOp(o.Op, o.Count, o.Errors, o.P50, o.P99, length)
-				op.Max, op.histogram = o.Max, o.Histogram
-				p.Ops = append(p.Ops, op)
-				if !slices.Contains(out.Ops, o.Op) {
-					out.Ops = append(out.Ops, o.Op)
-				}
-				for _, k := range o.Kinds {
-					name := o.Op + ":" + k.Kind
-					kind := newOtOp(name, k.Count, k.Errors, k.P50, k.P99, length)
-					kind.Max = k.Max
-					p.Kinds = append(p.Kinds, kind)
-					if !slices.Contains(out.Kinds, name) {
-						out.Kinds = append(out.Kinds, name)
-					}
-				}
-			}
+			out.Points = append(out.Points, out.point(len(out.Windows), iv, start, length))
 			for name := range iv.EngineStats {
 				stats[name] = true
 			}
 			for _, s := range iv.Shards {
 				shards[s.Shard] = true
 			}
-			out.Points = append(out.Points, p)
 			end = max(end, start+length)
 		}
 		out.Windows = append(out.Windows, win)
@@ -152,6 +118,53 @@ func overTime(r Run) (otRun, bool) {
 	slices.Sort(out.Shards)
 	out.countSlow()
 	return out, len(out.Points) > 0
+}
+
+// timelineWindows are the run's measured windows that have a timeline,
+// in the order they ran: its levels, then each rung's reps.
+func timelineWindows(r Run) []otWindow {
+	var wins []otWindow
+	for _, l := range r.Levels {
+		if l.Timeline != nil {
+			wins = append(wins, otWindow{Label: fmt.Sprintf("%d users", l.Users), tl: l.Timeline})
+		}
+	}
+	if r.Ladder != nil {
+		for _, rung := range r.Ladder.Rungs {
+			for k, rep := range rung.Reps {
+				if rep.Timeline != nil {
+					wins = append(wins, otWindow{Label: fmt.Sprintf("%s/s #%d", rate(rung.Offered), k+1), tl: rep.Timeline})
+				}
+			}
+		}
+	}
+	return wins
+}
+
+// point is interval iv of window, start seconds along the axis and length
+// long, with its operations and their query kinds; it adds to out.Ops and
+// out.Kinds those not yet among them.
+func (out *otRun) point(window int, iv result.Interval, start, length float64) otPoint {
+	p := otPoint{Window: window, Start: start, Mid: start + length/2, Length: length,
+		Scheduled: iv.ScheduledRate, Shards: iv.Shards, EngineStats: iv.EngineStats}
+	for _, o := range iv.Ops {
+		op := newOtOp(o.Op, o.Count, o.Errors, o.P50, o.P99, length)
+		op.Max, op.histogram = o.Max, o.Histogram
+		p.Ops = append(p.Ops, op)
+		if !slices.Contains(out.Ops, o.Op) {
+			out.Ops = append(out.Ops, o.Op)
+		}
+		for _, k := range o.Kinds {
+			name := kindOp(o.Op, k.Kind)
+			kind := newOtOp(name, k.Count, k.Errors, k.P50, k.P99, length)
+			kind.Max = k.Max
+			p.Kinds = append(p.Kinds, kind)
+			if !slices.Contains(out.Kinds, name) {
+				out.Kinds = append(out.Kinds, name)
+			}
+		}
+	}
+	return p
 }
 
 // slowFactor is how many times its operation's typical slowest call a

@@ -9,7 +9,7 @@ import (
 	"github.com/searchbench/searchbench/runner/result"
 )
 
-// Study B's server-side figures (README.md, "Study B on Valkey"): beside each
+// Study B's server-side figures (docs/study-b.md): beside each
 // rung's latency, the valkey-search queues and ingest counters the driver
 // sampled through the rung's measured windows; and, across setups, the
 // indexing work at the sustained rate. They are read from the ladders'

@@ -54,53 +54,8 @@ func closedSections(runs []result.EngineRun) []Section {
 	for _, u := range users {
 		cols := byUsers[u]
 		sec := Section{Title: fmt.Sprintf("%d users", u)}
-		var rows [][]string
-		stat := func(label string, f func(result.OpStats) string, op string) {
-			row := []string{label}
-			for _, c := range cols {
-				s, ok := c.level.Op(op)
-				if !ok {
-					row = append(row, "—")
-					continue
-				}
-				row = append(row, f(s))
-			}
-			rows = append(rows, row)
-		}
-		for _, op := range ops {
-			stat(op+" p50 (ms)", func(s result.OpStats) string { return ms(s, s.Latency.P50) }, op)
-		}
-		for _, op := range ops {
-			stat(op+" p95 (ms)", func(s result.OpStats) string { return ms(s, s.Latency.P95) }, op)
-		}
-		for _, op := range ops {
-			stat(op+" RPS", func(s result.OpStats) string { return rps(s.RPS) }, op)
-		}
-		total := []string{"Total RPS"}
-		for _, c := range cols {
-			total = append(total, rps(c.level.TotalRPS))
-		}
-		sec.table(header(cols), append(rows, total))
-
-		rows = nil
-		for _, op := range ops {
-			stat(op+" p99 (ms)", func(s result.OpStats) string { return ms(s, s.Latency.P99) }, op)
-		}
-		for _, op := range ops {
-			stat(op+" count", func(s result.OpStats) string { return strconv.FormatInt(s.Count, 10) }, op)
-		}
-		for _, op := range ops {
-			stat(op+" errors", errorCell, op)
-		}
-		// Where a miss is done (delete, get), its count is in the
-		// operation's count, not in its errors: shown apart.
-		for _, op := range ops {
-			if notFoundDone(cols, op) {
-				stat(op+" not found", func(s result.OpStats) string { return strconv.FormatInt(s.NotFound, 10) }, op)
-			}
-		}
-		rows = append(rows, trustRows(cols)...)
-		sec.table(header(cols), rows)
+		sec.table(header(cols), headlineRows(cols, ops))
+		sec.table(header(cols), detailRows(cols, ops))
 		for _, c := range cols {
 			where := fmt.Sprintf("%s, %d users", c.label, u)
 			for _, warn := range levelWarnings(c.level) {
@@ -115,6 +70,62 @@ func closedSections(runs []result.EngineRun) []Section {
 		out = append(out, sec)
 	}
 	return out
+}
+
+// headlineRows are a level's first table: each operation's p50, p95 and
+// rate, and the total rate.
+func headlineRows(cols []column, ops []string) [][]string {
+	var rows [][]string
+	rows = append(rows, opRows(cols, ops, " p50 (ms)", func(s result.OpStats) string { return ms(s, s.Latency.P50) })...)
+	rows = append(rows, opRows(cols, ops, " p95 (ms)", func(s result.OpStats) string { return ms(s, s.Latency.P95) })...)
+	rows = append(rows, opRows(cols, ops, " RPS", func(s result.OpStats) string { return rps(s.RPS) })...)
+	total := []string{"Total RPS"}
+	for _, c := range cols {
+		total = append(total, rps(c.level.TotalRPS))
+	}
+	return append(rows, total)
+}
+
+// detailRows are a level's second table: each operation's p99, count,
+// errors and misses, and the rows that say how far to trust the figures.
+func detailRows(cols []column, ops []string) [][]string {
+	var rows [][]string
+	rows = append(rows, opRows(cols, ops, " p99 (ms)", func(s result.OpStats) string { return ms(s, s.Latency.P99) })...)
+	rows = append(rows, opRows(cols, ops, " count", func(s result.OpStats) string { return strconv.FormatInt(s.Count, 10) })...)
+	rows = append(rows, opRows(cols, ops, " errors", errorCell)...)
+	// Where a miss is done (delete, get), its count is in the
+	// operation's count, not in its errors: shown apart.
+	for _, op := range ops {
+		if notFoundDone(cols, op) {
+			rows = append(rows, opRow(cols, op, op+" not found", func(s result.OpStats) string { return strconv.FormatInt(s.NotFound, 10) }))
+		}
+	}
+	return append(rows, trustRows(cols)...)
+}
+
+// opRows is a row per operation of ops, labelled with the operation and
+// suffix, of the figure f gives.
+func opRows(cols []column, ops []string, suffix string, f func(result.OpStats) string) [][]string {
+	rows := make([][]string, 0, len(ops))
+	for _, op := range ops {
+		rows = append(rows, opRow(cols, op, op+suffix, f))
+	}
+	return rows
+}
+
+// opRow is the row labelled label of op's figure f in each column: "—"
+// where the column's level has no such operation.
+func opRow(cols []column, op, label string, f func(result.OpStats) string) []string {
+	row := []string{label}
+	for _, c := range cols {
+		s, ok := c.level.Op(op)
+		if !ok {
+			row = append(row, "—")
+			continue
+		}
+		row = append(row, f(s))
+	}
+	return row
 }
 
 // notFoundDone says whether op's misses count as done in any column.

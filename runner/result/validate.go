@@ -45,10 +45,6 @@ func (r *Result) Validate() error {
 
 // validate checks v, found at path; owner is the "Type.Field" that holds it.
 func validate(v reflect.Value, path, owner string) error {
-	fail := func(format string, args ...any) error {
-		return fmt.Errorf("%s: %s", strings.TrimPrefix(path, "."), fmt.Sprintf(format, args...))
-	}
-	signed := slices.Contains(mayBeNegative, owner)
 	switch v.Kind() {
 	case reflect.Pointer:
 		if v.IsNil() {
@@ -62,77 +58,99 @@ func validate(v reflect.Value, path, owner string) error {
 		if err := validateStruct(v, path); err != nil {
 			return err
 		}
-		t := v.Type()
-		for i := range t.NumField() {
-			f := t.Field(i)
-			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-			if !f.IsExported() || name == "-" {
-				continue
-			}
-			at := path + "." + name
-			if f.Anonymous {
-				at = path // an embedded struct's fields are its holder's in the JSON
-			}
-			fo := t.Name() + "." + f.Name
-			if f.Type.Kind() == reflect.String && strings.HasSuffix(f.Name, "Histogram") && t != reflect.TypeFor[Config]() {
-				if err := validateHistogram(v.Field(i).String()); err != nil {
-					return fmt.Errorf("%s: %w", strings.TrimPrefix(at, "."), err)
-				}
-			}
-			if err := validate(v.Field(i), at, fo); err != nil {
-				return err
-			}
-		}
+		return validateFields(v, path)
 	case reflect.Slice, reflect.Array:
 		for i := range v.Len() {
-			e := v.Index(i)
-			at := path + "[" + strconv.Itoa(i) + "]"
-			if e.Kind() == reflect.Pointer && e.IsNil() {
-				return fmt.Errorf("%s: null", strings.TrimPrefix(at, "."))
-			}
-			if err := validate(e, at, owner); err != nil {
+			if err := validateElem(v.Index(i), path+"["+strconv.Itoa(i)+"]", owner); err != nil {
 				return err
 			}
 		}
 	case reflect.Map:
+		// Sorted, so that of several bad entries the same one is named
+		// every time.
 		keys := v.MapKeys()
 		slices.SortFunc(keys, func(a, b reflect.Value) int { return strings.Compare(a.String(), b.String()) })
 		for _, k := range keys {
-			e := v.MapIndex(k)
-			at := path + "[" + k.String() + "]"
-			if e.Kind() == reflect.Pointer && e.IsNil() {
-				return fmt.Errorf("%s: null", strings.TrimPrefix(at, "."))
-			}
-			if err := validate(e, at, owner); err != nil {
+			if err := validateElem(v.MapIndex(k), path+"["+k.String()+"]", owner); err != nil {
 				return err
 			}
 		}
-	case reflect.Int, reflect.Int64:
-		n := v.Int()
-		if v.Type() == reflect.TypeFor[Duration]() {
-			d := time.Duration(n)
-			switch {
-			case d < 0 && !signed:
-				return fail("%v is negative", d)
-			case d > maxDuration || d < -maxDuration:
-				return fail("%v is out of range (at most %v)", d, maxDuration)
+	case reflect.Int, reflect.Int64, reflect.Float64:
+		return validateNumber(v, path, owner)
+	}
+	return nil
+}
+
+// validateFields checks each of struct v's fields that the JSON holds,
+// naming each by its JSON name and owner as "Type.Field".
+func validateFields(v reflect.Value, path string) error {
+	t := v.Type()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if !f.IsExported() || name == "-" {
+			continue
+		}
+		at := path + "." + name
+		if f.Anonymous {
+			at = path // an embedded struct's fields are its holder's in the JSON
+		}
+		if f.Type.Kind() == reflect.String && strings.HasSuffix(f.Name, "Histogram") && t != reflect.TypeFor[Config]() {
+			if err := validateHistogram(v.Field(i).String()); err != nil {
+				return fmt.Errorf("%s: %w", strings.TrimPrefix(at, "."), err)
 			}
-			return nil
 		}
-		switch {
-		case n < 0 && !signed:
-			return fail("%d is negative", n)
-		case math.Abs(float64(n)) > MaxValue:
-			return fail("%d is out of range (at most %g)", n, MaxValue)
+		if err := validate(v.Field(i), at, t.Name()+"."+f.Name); err != nil {
+			return err
 		}
-	case reflect.Float64:
+	}
+	return nil
+}
+
+// validateElem checks a slice's or map's element e, found at at: a null
+// element is an error there, where a null field is merely absent.
+func validateElem(e reflect.Value, at, owner string) error {
+	if e.Kind() == reflect.Pointer && e.IsNil() {
+		return fmt.Errorf("%s: null", strings.TrimPrefix(at, "."))
+	}
+	return validate(e, at, owner)
+}
+
+// validateNumber checks an integer, Duration or float v, found at path and
+// held by owner: within range, and not negative unless owner is among
+// mayBeNegative.
+func validateNumber(v reflect.Value, path, owner string) error {
+	fail := func(format string, args ...any) error {
+		return fmt.Errorf("%s: %s", strings.TrimPrefix(path, "."), fmt.Sprintf(format, args...))
+	}
+	signed := slices.Contains(mayBeNegative, owner)
+	if v.Kind() == reflect.Float64 {
 		switch x := v.Float(); {
 		case math.IsNaN(x) || math.IsInf(x, 0) || math.Abs(x) > MaxValue:
 			return fail("%g is out of range (at most %g)", x, MaxValue)
 		case x < 0 && !signed:
 			return fail("%g is negative", x)
 		}
-	case reflect.String:
+		return nil
+	}
+	n := v.Int()
+	if v.Type() == reflect.TypeFor[Duration]() {
+		// A duration is bounded by maxDuration and printed as one, not
+		// as a count of nanoseconds.
+		d := time.Duration(n)
+		switch {
+		case d < 0 && !signed:
+			return fail("%v is negative", d)
+		case d > maxDuration || d < -maxDuration:
+			return fail("%v is out of range (at most %v)", d, maxDuration)
+		}
+		return nil
+	}
+	switch {
+	case n < 0 && !signed:
+		return fail("%d is negative", n)
+	case math.Abs(float64(n)) > MaxValue:
+		return fail("%d is out of range (at most %g)", n, MaxValue)
 	}
 	return nil
 }

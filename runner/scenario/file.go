@@ -166,20 +166,9 @@ func Parse(b []byte) (*File, error) {
 		case key == "url" && hasPassword(v.Value):
 			return nil, fmt.Errorf("line %d: url holds a password; give it with --password or SEARCHBENCH_PASSWORD, not in a scenario file", k.Line)
 		default:
-			fv := field{name: key}
-			switch v.Kind {
-			case yaml.ScalarNode:
-				fv.values = []string{v.Value}
-			case yaml.SequenceNode:
-				fv.list = true
-				for _, item := range v.Content {
-					if item.Kind != yaml.ScalarNode {
-						return nil, fmt.Errorf("line %d: %s: list items must be plain values", item.Line, key)
-					}
-					fv.values = append(fv.values, item.Value)
-				}
-			default:
-				return nil, fmt.Errorf("line %d: %s must be a value or a list of values", v.Line, key)
+			fv, err := decodeField(key, v)
+			if err != nil {
+				return nil, err
 			}
 			s.fields = append(s.fields, fv)
 		}
@@ -188,6 +177,28 @@ func Parse(b []byte) (*File, error) {
 		return nil, errors.New("command (run or ladder) is missing")
 	}
 	return s, nil
+}
+
+// decodeField reads setting key's value v: a plain value, or a list of
+// them (a repeatable flag's). What the values mean is checked when the
+// file is applied, as the flag's.
+func decodeField(key string, v *yaml.Node) (field, error) {
+	fv := field{name: key}
+	switch v.Kind {
+	case yaml.ScalarNode:
+		fv.values = []string{v.Value}
+	case yaml.SequenceNode:
+		fv.list = true
+		for _, item := range v.Content {
+			if item.Kind != yaml.ScalarNode {
+				return field{}, fmt.Errorf("line %d: %s: list items must be plain values", item.Line, key)
+			}
+			fv.values = append(fv.values, item.Value)
+		}
+	default:
+		return field{}, fmt.Errorf("line %d: %s must be a value or a list of values", v.Line, key)
+	}
+	return fv, nil
 }
 
 // decodeSetups reads the setups strictly (an unknown field is an error,

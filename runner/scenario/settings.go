@@ -133,6 +133,7 @@ func (s *Settings) Register(fl *pflag.FlagSet, command string) {
 	})
 }
 
+// register defines the settings both commands share, then command's own.
 func (s *Settings) register(fl *pflag.FlagSet, command string) {
 	s.Command, s.flags = command, fl
 	RegisterCorpus(fl, &s.Seed, &s.IDs, &s.Prepopulate)
@@ -171,28 +172,40 @@ func (s *Settings) register(fl *pflag.FlagSet, command string) {
 	fl.StringVar(&s.Scenario, "scenario", "", "a scenario file (or the name of a shipped one, see `searchbench scenario list`): its values stand for flags not given on the command line")
 	switch command {
 	case Run:
-		fl.StringVar(&s.Users, "users", "10,100,500,800,1000", "virtual-user levels, comma-separated, run in order")
-		fl.Float64Var(&s.SpawnRate, "spawn-rate", runner.DefaultSpawnRate, "users started per second during the ramp")
-		fl.DurationVar(&s.Settle, "settle", 10*time.Second, "time after the ramp before statistics start")
-		fl.DurationVar(&s.Measure, "measure", time.Minute, "measured window at each level")
-		fl.DurationVar(&s.Freshness.Poll, "freshness-poll", runner.DefaultFreshnessPoll, "freshness probe: shortest time between its searches for a probed write (later ones are spaced by a tenth of the time since the write)")
-		fl.DurationVar(&s.Freshness.Gap, "freshness-gap", runner.DefaultFreshnessGap, "freshness probe: mean pause between probed writes (exponential, so probes do not lock onto a periodic refresh)")
-		fl.BoolVar(&s.Freshness.Off, "no-freshness", false, "do not probe how long writes take to become searchable")
+		s.registerRun(fl)
 	case Ladder:
-		fl.StringVar(&s.Arrival, "arrival", "constant", "arrival process: constant spacing or poisson")
-		fl.IntVar(&s.Workers, "workers", runner.DefaultWorkers, "connections/workers serving the schedule")
-		fl.Float64Var(&s.Start, "start", 2000, "first offered rate (calls/s): low enough to show idle latency")
-		fl.Float64Var(&s.Step, "step", runner.DefaultStep, "factor between rungs")
-		fl.Float64Var(&s.Stop, "stop", 200_000, "highest offered rate")
-		fl.DurationVar(&s.Ladder.Duration, "duration", runner.DefaultRungTime, "length of each repetition of a rung")
-		fl.IntVar(&s.Ladder.Repeat, "repeat", runner.DefaultRepeat, "repetitions of each rung; medians and spread are reported")
-		fl.Float64Var(&s.Ladder.Factor, "factor", runner.DefaultFactor, "sustainable: p99 within this factor of the first rung's p99")
-		fl.Float64Var(&s.Ladder.MinAchieved, "min-achieved", runner.DefaultMinAchieved, "sustainable: achieved rate at least this fraction of the offered rate")
-		fl.Float64Var(&s.Ladder.Explode, "explode", runner.DefaultExplode, "stop once p99 exceeds this factor of the first rung's p99")
-		fl.Float64Var(&s.Ladder.Reference, "reference-rate", 0, "report p99 at the rung nearest this rate (default: the first rung)")
+		s.registerLadder(fl)
 	default:
 		panic("scenario: Register: unknown command " + command)
 	}
+}
+
+// registerRun defines the settings only `run` has: its user levels and
+// their timing, and the freshness probe.
+func (s *Settings) registerRun(fl *pflag.FlagSet) {
+	fl.StringVar(&s.Users, "users", "10,100,500,800,1000", "virtual-user levels, comma-separated, run in order")
+	fl.Float64Var(&s.SpawnRate, "spawn-rate", runner.DefaultSpawnRate, "users started per second during the ramp")
+	fl.DurationVar(&s.Settle, "settle", 10*time.Second, "time after the ramp before statistics start")
+	fl.DurationVar(&s.Measure, "measure", time.Minute, "measured window at each level")
+	fl.DurationVar(&s.Freshness.Poll, "freshness-poll", runner.DefaultFreshnessPoll, "freshness probe: shortest time between its searches for a probed write (later ones are spaced by a tenth of the time since the write)")
+	fl.DurationVar(&s.Freshness.Gap, "freshness-gap", runner.DefaultFreshnessGap, "freshness probe: mean pause between probed writes (exponential, so probes do not lock onto a periodic refresh)")
+	fl.BoolVar(&s.Freshness.Off, "no-freshness", false, "do not probe how long writes take to become searchable")
+}
+
+// registerLadder defines the settings only `ladder` has: the open-loop
+// schedule and the rungs, and when a rung counts as sustainable.
+func (s *Settings) registerLadder(fl *pflag.FlagSet) {
+	fl.StringVar(&s.Arrival, "arrival", "constant", "arrival process: constant spacing or poisson")
+	fl.IntVar(&s.Workers, "workers", runner.DefaultWorkers, "connections/workers serving the schedule")
+	fl.Float64Var(&s.Start, "start", 2000, "first offered rate (calls/s): low enough to show idle latency")
+	fl.Float64Var(&s.Step, "step", runner.DefaultStep, "factor between rungs")
+	fl.Float64Var(&s.Stop, "stop", 200_000, "highest offered rate")
+	fl.DurationVar(&s.Ladder.Duration, "duration", runner.DefaultRungTime, "length of each repetition of a rung")
+	fl.IntVar(&s.Ladder.Repeat, "repeat", runner.DefaultRepeat, "repetitions of each rung; medians and spread are reported")
+	fl.Float64Var(&s.Ladder.Factor, "factor", runner.DefaultFactor, "sustainable: p99 within this factor of the first rung's p99")
+	fl.Float64Var(&s.Ladder.MinAchieved, "min-achieved", runner.DefaultMinAchieved, "sustainable: achieved rate at least this fraction of the offered rate")
+	fl.Float64Var(&s.Ladder.Explode, "explode", runner.DefaultExplode, "stop once p99 exceeds this factor of the first rung's p99")
+	fl.Float64Var(&s.Ladder.Reference, "reference-rate", 0, "report p99 at the rung nearest this rate (default: the first rung)")
 }
 
 // Changed says whether the named setting was given (on the command line or
@@ -237,7 +250,8 @@ type settingError struct{ fe *runner.FieldError }
 func (e settingError) Error() string { return e.fe.Setting() }
 func (e settingError) Unwrap() error { return e.fe }
 
-// plan builds the plan from the settings and validates it.
+// plan builds the plan from the settings and validates it. The checks run
+// in this order, so that of several bad settings the same one is named.
 func (s *Settings) plan(l runner.Launcher) (runner.Plan, error) {
 	mix, err := workload.ParseMix(s.Mix)
 	if err != nil {
@@ -247,46 +261,14 @@ func (s *Settings) plan(l runner.Launcher) (runner.Plan, error) {
 	if err != nil {
 		return runner.Plan{}, err
 	}
-	if s.Corpus != runner.CorpusProduct && s.Changed("dim") {
-		return runner.Plan{}, errors.New("dim: only the product corpus has embeddings")
-	}
-	cc := dataset.Config{Seed: s.Seed, IDs: s.IDs, Prepopulate: s.Prepopulate}
-	if err := cc.Validate(); err != nil {
+	cc, err := s.corpusConfig()
+	if err != nil {
 		return runner.Plan{}, err
 	}
-	if s.Exact < 0 {
-		return runner.Plan{}, fmt.Errorf("exact-queries: %d is out of range (0 to %d)", s.Exact, runner.MaxExactQueries)
+	if err := s.checkCalls(); err != nil {
+		return runner.Plan{}, err
 	}
-	// Given for the text corpus, the sample was dropped without a word.
-	if s.Corpus != runner.CorpusProduct && s.Changed("exact-queries") {
-		return runner.Plan{}, errors.New("exact-queries: only the product corpus has exact answers (kNN and SKU queries); leave it out")
-	}
-	// The library reads an interval of 0 as "the default"; given, it is
-	// below the shortest one, as the help says.
-	if s.Changed("interval") && s.Interval == 0 {
-		return runner.Plan{}, fmt.Errorf("interval: 0s is shorter than %v, the shortest interval recorded; leave it out for the default", runner.MinInterval)
-	}
-	var queries dataset.QueryMix
-	if s.Changed("queries") {
-		if s.Corpus != runner.CorpusProduct {
-			return runner.Plan{}, errors.New("queries: only the product corpus has kinds of query")
-		}
-		// ParseQueryMix reads "" as the default mix, as the library's
-		// zero value is; given empty, it is a mix left out by mistake, as
-		// --mix '' is.
-		if strings.TrimSpace(s.Queries) == "" {
-			return runner.Plan{}, errors.New("queries: an empty mix of query kinds; give kind=weight,… or leave it out for the default " + dataset.DefaultQueryMix.String())
-		}
-		if queries, err = dataset.ParseQueryMix(s.Queries); err != nil {
-			return runner.Plan{}, fmt.Errorf("queries: %w", err)
-		}
-	}
-	var src runner.Source
-	if s.Corpus == runner.CorpusProduct {
-		src, err = runner.NewProductSource(cc, s.Dim, queries)
-	} else {
-		src, err = runner.NewSource(s.Corpus, cc, s.Dim)
-	}
+	src, err := s.source(cc)
 	if err != nil {
 		return runner.Plan{}, err
 	}
@@ -305,11 +287,75 @@ func (s *Settings) plan(l runner.Launcher) (runner.Plan, error) {
 	p := runner.Plan{Source: src, Setups: setups, Launcher: l, Launch: lo, Relevance: s.Relevance, Scenario: s.Scenario, Shard: sp}
 	// --known-items 0 is off; the library's zero Fraction is the default.
 	calls := runner.Calls{Timeout: s.Timeout, Interval: s.Interval, Mix: mix, Seed: s.Seed, K: s.K, Known: runner.KnownConfig{Fraction: s.KnownItems, Off: s.KnownItems == 0, Exact: exactQueries(s.Exact)}}
+	if err := s.setLoad(&p, calls); err != nil {
+		return runner.Plan{}, err
+	}
+	return p, p.Validate()
+}
+
+// corpusConfig is the corpus's configuration, validated.
+func (s *Settings) corpusConfig() (dataset.Config, error) {
+	if s.Corpus != runner.CorpusProduct && s.Changed("dim") {
+		return dataset.Config{}, errors.New("dim: only the product corpus has embeddings")
+	}
+	cc := dataset.Config{Seed: s.Seed, IDs: s.IDs, Prepopulate: s.Prepopulate}
+	if err := cc.Validate(); err != nil {
+		return dataset.Config{}, err
+	}
+	return cc, nil
+}
+
+// checkCalls checks the settings of the calls that the plan's own checks
+// cannot tell from their defaults.
+func (s *Settings) checkCalls() error {
+	if s.Exact < 0 {
+		return fmt.Errorf("exact-queries: %d is out of range (0 to %d)", s.Exact, runner.MaxExactQueries)
+	}
+	// Given for the text corpus, the sample was dropped without a word.
+	if s.Corpus != runner.CorpusProduct && s.Changed("exact-queries") {
+		return errors.New("exact-queries: only the product corpus has exact answers (kNN and SKU queries); leave it out")
+	}
+	// The library reads an interval of 0 as "the default"; given, it is
+	// below the shortest one, as the help says.
+	if s.Changed("interval") && s.Interval == 0 {
+		return fmt.Errorf("interval: 0s is shorter than %v, the shortest interval recorded; leave it out for the default", runner.MinInterval)
+	}
+	return nil
+}
+
+// source is the corpus cc with its queries: for the product corpus, in
+// the mix --queries gives.
+func (s *Settings) source(cc dataset.Config) (runner.Source, error) {
+	var queries dataset.QueryMix
+	if s.Changed("queries") {
+		if s.Corpus != runner.CorpusProduct {
+			return nil, errors.New("queries: only the product corpus has kinds of query")
+		}
+		// ParseQueryMix reads "" as the default mix, as the library's
+		// zero value is; given empty, it is a mix left out by mistake, as
+		// --mix '' is.
+		if strings.TrimSpace(s.Queries) == "" {
+			return nil, errors.New("queries: an empty mix of query kinds; give kind=weight,… or leave it out for the default " + dataset.DefaultQueryMix.String())
+		}
+		var err error
+		if queries, err = dataset.ParseQueryMix(s.Queries); err != nil {
+			return nil, fmt.Errorf("queries: %w", err)
+		}
+	}
+	if s.Corpus == runner.CorpusProduct {
+		return runner.NewProductSource(cc, s.Dim, queries)
+	}
+	return runner.NewSource(s.Corpus, cc, s.Dim)
+}
+
+// setLoad gives p the command's load: closed-loop user levels for run, an
+// open-loop rate ladder for ladder, each making calls.
+func (s *Settings) setLoad(p *runner.Plan, calls runner.Calls) error {
 	switch s.Command {
 	case Run:
 		levels, err := ParseUsers(s.Users)
 		if err != nil {
-			return runner.Plan{}, err
+			return err
 		}
 		p.Closed = &runner.Config{Users: levels, SpawnRate: s.SpawnRate, Settle: s.Settle, Measure: s.Measure, Freshness: s.Freshness, Calls: calls}
 	case Ladder:
@@ -318,9 +364,9 @@ func (s *Settings) plan(l runner.Launcher) (runner.Plan, error) {
 		lc.Rates = workload.Ladder{Start: s.Start, Step: s.Step, Stop: s.Stop}
 		p.Ladder = &lc
 	default:
-		return runner.Plan{}, fmt.Errorf("command: %q is neither run nor ladder", s.Command)
+		return fmt.Errorf("command: %q is neither run nor ladder", s.Command)
 	}
-	return p, p.Validate()
+	return nil
 }
 
 // launchOptions are the launcher's settings.

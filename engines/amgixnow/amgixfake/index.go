@@ -2,11 +2,12 @@ package amgixfake
 
 import (
 	"cmp"
-	"math"
 	"slices"
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/searchbench/searchbench/engines/enginetest/fakekit"
 )
 
 type vector struct {
@@ -233,24 +234,11 @@ func (c *collection) denseRanking(name string, q []float32, keep func(*doc) bool
 	var out []ranked
 	for id, d := range c.visible {
 		if v, ok := d.dense[name]; ok && keep(d) {
-			out = append(out, ranked{id, cosine(q, v)})
+			out = append(out, ranked{id, fakekit.Cosine(q, v)})
 		}
 	}
 	sortRanked(out)
 	return out
-}
-
-func cosine(a, b []float32) float64 {
-	var dot, na, nb float64
-	for i := range a {
-		dot += float64(a[i]) * float64(b[i])
-		na += float64(a[i]) * float64(a[i])
-		nb += float64(b[i]) * float64(b[i])
-	}
-	if na == 0 || nb == 0 {
-		return 0
-	}
-	return dot / math.Sqrt(na*nb)
 }
 
 // holds is how many of the words d holds in any indexed field.

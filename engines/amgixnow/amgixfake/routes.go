@@ -108,67 +108,77 @@ func newCollection(cfg collectionConfig) (*collection, string, int) {
 	}
 	seen := map[string]bool{}
 	for _, v := range cfg.Vectors {
-		switch {
-		case strings.TrimSpace(v.Name) == "":
-			return nil, "name: Vector configuration name cannot be empty or whitespace", bad
-		case !validName.MatchString(v.Name):
-			return nil, "name: Vector name can only contain letters, numbers, underscores, and hyphens", bad
-		case len([]rune(v.Name)) > MaxNameLen:
-			return nil, fmt.Sprintf("name: Vector name cannot exceed %d characters", MaxNameLen), bad
-		case seen[v.Name]:
-			return nil, fmt.Sprintf("Duplicate vector names found: %s. Each vector name must be unique within a collection.", v.Name), bad
-		case !contains(vectorTypes, strings.ToLower(v.Type)):
-			return nil, fmt.Sprintf("unknown vector type: %q (expected snake_case literal, e.g. dense_model)", strings.ToLower(v.Type)), bad
-		case !contains(modelledTypes, strings.ToLower(v.Type)):
-			return nil, "amgixfake: only full_text, whitespace and dense_custom vectors are modelled", http.StatusBadRequest
-		}
-		seen[v.Name] = true
-		vec := vector{name: v.Name, typ: strings.ToLower(v.Type), topK: DefaultTopK, fields: v.IndexFields, lang: "en"}
-		// validate_dense_distance and validate_custom_vector_config.
-		dense := vec.typ == "dense_custom"
-		switch {
-		case v.DenseDistance != nil && !contains([]string{"cosine", "dot", "euclid"}, *v.DenseDistance):
-			return nil, fmt.Sprintf("unknown variant `%s`, expected one of `cosine`, `dot`, `euclid`", *v.DenseDistance), bad
-		case v.DenseDistance != nil && *v.DenseDistance != "cosine" && !dense:
-			return nil, "dense_distance can only be specified for dense vectors. Current type: " + vec.typ, bad
-		case v.DenseDistance != nil && *v.DenseDistance != "cosine":
-			return nil, "amgixfake: only the cosine dense_distance is modelled", http.StatusBadRequest
-		case dense && v.Dimensions == nil:
-			return nil, "Dimensions are required for dense_custom vector type", bad
-		case v.Dimensions != nil && *v.Dimensions < 1:
-			return nil, "Dimensions must be positive (greater than 0)", bad
-		case v.Dimensions != nil && *v.Dimensions > maxDimensions:
-			return nil, fmt.Sprintf("Dimensions cannot exceed %d", maxDimensions), bad
-		}
-		if v.Dimensions != nil {
-			vec.dims = int(*v.Dimensions)
-		}
-		if v.IndexFields == nil {
-			vec.fields = []string{"content"}
-		}
-		for _, f := range vec.fields {
-			if !contains(documentFields, f) {
-				return nil, fmt.Sprintf("unknown variant `%s`, expected one of `name`, `description`, `content`", f), bad
-			}
-		}
-		if v.TopK != nil {
-			if *v.TopK < 1 {
-				return nil, "top_k must be positive (greater than 0)", bad
-			}
-			if *v.TopK > MaxTopK {
-				return nil, fmt.Sprintf("top_k cannot exceed %d", MaxTopK), bad
-			}
-			vec.topK = int(*v.TopK)
-		}
-		if v.LanguageCode != nil {
-			if !twoLetters(*v.LanguageCode) {
-				return nil, "Language code must be a valid ISO 639-1 code (2 letters)", bad
-			}
-			vec.lang = *v.LanguageCode
+		vec, msg, status := newVector(v, seen)
+		if msg != "" {
+			return nil, msg, status
 		}
 		c.vectors = append(c.vectors, vec)
 	}
 	return c, "", 0
+}
+
+// newVector validates one vector of a config (VectorConfig's validators,
+// validate_dense_distance and validate_custom_vector_config); seen holds
+// the names before it.
+func newVector(v vectorConfig, seen map[string]bool) (vector, string, int) {
+	const bad = http.StatusUnprocessableEntity
+	switch {
+	case strings.TrimSpace(v.Name) == "":
+		return vector{}, "name: Vector configuration name cannot be empty or whitespace", bad
+	case !validName.MatchString(v.Name):
+		return vector{}, "name: Vector name can only contain letters, numbers, underscores, and hyphens", bad
+	case len([]rune(v.Name)) > MaxNameLen:
+		return vector{}, fmt.Sprintf("name: Vector name cannot exceed %d characters", MaxNameLen), bad
+	case seen[v.Name]:
+		return vector{}, fmt.Sprintf("Duplicate vector names found: %s. Each vector name must be unique within a collection.", v.Name), bad
+	case !contains(vectorTypes, strings.ToLower(v.Type)):
+		return vector{}, fmt.Sprintf("unknown vector type: %q (expected snake_case literal, e.g. dense_model)", strings.ToLower(v.Type)), bad
+	case !contains(modelledTypes, strings.ToLower(v.Type)):
+		return vector{}, "amgixfake: only full_text, whitespace and dense_custom vectors are modelled", http.StatusBadRequest
+	}
+	seen[v.Name] = true
+	vec := vector{name: v.Name, typ: strings.ToLower(v.Type), topK: DefaultTopK, fields: v.IndexFields, lang: "en"}
+	dense := vec.typ == "dense_custom"
+	switch {
+	case v.DenseDistance != nil && !contains([]string{"cosine", "dot", "euclid"}, *v.DenseDistance):
+		return vector{}, fmt.Sprintf("unknown variant `%s`, expected one of `cosine`, `dot`, `euclid`", *v.DenseDistance), bad
+	case v.DenseDistance != nil && *v.DenseDistance != "cosine" && !dense:
+		return vector{}, "dense_distance can only be specified for dense vectors. Current type: " + vec.typ, bad
+	case v.DenseDistance != nil && *v.DenseDistance != "cosine":
+		return vector{}, "amgixfake: only the cosine dense_distance is modelled", http.StatusBadRequest
+	case dense && v.Dimensions == nil:
+		return vector{}, "Dimensions are required for dense_custom vector type", bad
+	case v.Dimensions != nil && *v.Dimensions < 1:
+		return vector{}, "Dimensions must be positive (greater than 0)", bad
+	case v.Dimensions != nil && *v.Dimensions > maxDimensions:
+		return vector{}, fmt.Sprintf("Dimensions cannot exceed %d", maxDimensions), bad
+	}
+	if v.Dimensions != nil {
+		vec.dims = int(*v.Dimensions)
+	}
+	if v.IndexFields == nil {
+		vec.fields = []string{"content"}
+	}
+	for _, f := range vec.fields {
+		if !contains(documentFields, f) {
+			return vector{}, fmt.Sprintf("unknown variant `%s`, expected one of `name`, `description`, `content`", f), bad
+		}
+	}
+	switch {
+	case v.TopK != nil && *v.TopK < 1:
+		return vector{}, "top_k must be positive (greater than 0)", bad
+	case v.TopK != nil && *v.TopK > MaxTopK:
+		return vector{}, fmt.Sprintf("top_k cannot exceed %d", MaxTopK), bad
+	case v.TopK != nil:
+		vec.topK = int(*v.TopK)
+	}
+	if v.LanguageCode != nil {
+		if !twoLetters(*v.LanguageCode) {
+			return vector{}, "Language code must be a valid ISO 639-1 code (2 letters)", bad
+		}
+		vec.lang = *v.LanguageCode
+	}
+	return vec, "", 0
 }
 
 func twoLetters(s string) bool {
@@ -863,51 +873,9 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 	if _, ok := collectionName(w, r); !ok {
 		return
 	}
-	limit := uint32(DefaultLimit)
-	if req.Limit != nil {
-		limit = *req.Limit
-	}
-	var filter *metadataFilter
-	if len(req.MetadataFilter) > 0 && string(req.MetadataFilter) != "null" {
-		if req.MetadataFilter[0] == '"' {
-			detail(w, http.StatusBadRequest, "amgixfake: string metadata filters are not modelled")
-			return
-		}
-		filter = &metadataFilter{}
-		if err := json.Unmarshal(req.MetadataFilter, filter); err != nil {
-			rejection(w, http.StatusUnprocessableEntity, "Failed to deserialize the JSON body into the target type: metadata_filter: "+err.Error())
-			return
-		}
-	}
-	switch {
-	case req.Query == nil:
-		rejection(w, http.StatusUnprocessableEntity, "missing field `query`")
+	limit, filter, ok := parseSearch(w, req)
+	if !ok {
 		return
-	case strings.TrimSpace(*req.Query) == "":
-		validation(w, http.StatusUnprocessableEntity, "body", "query: Query string cannot be empty or whitespace")
-		return
-	case utf8.RuneCountInString(*req.Query) > MaxQueryLen:
-		validation(w, http.StatusUnprocessableEntity, "body", fmt.Sprintf("query: ensure this value has at most %d characters", MaxQueryLen))
-		return
-	case limit < 1:
-		validation(w, http.StatusUnprocessableEntity, "body", "limit: ensure this value is greater than or equal to 1")
-		return
-	case limit > MaxSearchLimit:
-		validation(w, http.StatusUnprocessableEntity, "body", fmt.Sprintf("limit: ensure this value is less than or equal to %d", MaxSearchLimit))
-		return
-	case req.FusionMode != nil && *req.FusionMode != "rrf":
-		detail(w, http.StatusBadRequest, fmt.Sprintf("amgixfake: only fusion_mode rrf is modelled, got %q", *req.FusionMode))
-		return
-	}
-	for _, cv := range req.CustomVectors {
-		if !validName.MatchString(strings.TrimSpace(cv.VectorName)) {
-			validation(w, http.StatusUnprocessableEntity, "body", "vector_name: Vector name can only contain letters, numbers, underscores, and hyphens")
-			return
-		}
-		if _, msg := denseVector(cv.Vector); msg != "" {
-			validation(w, http.StatusUnprocessableEntity, "body", msg)
-			return
-		}
 	}
 	s.mu.Lock()
 	c, ok := s.collectionFor(w, r)
@@ -915,34 +883,89 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 		s.mu.Unlock()
 		return
 	}
-	var results []searchResult
+	results, msg := c.run(req, limit, filter)
+	s.mu.Unlock()
+	switch {
+	case msg != "":
+		detail(w, http.StatusBadRequest, msg)
+	case s.cfg.bareArray:
+		reply(w, http.StatusOK, results)
+	default:
+		reply(w, http.StatusOK, map[string]any{"results": results, "query_time_ms": 0.1})
+	}
+}
+
+// parseSearch checks a search request as Amgix's validators do, answering
+// the rejection itself (ok false): the limit and the metadata filter.
+func parseSearch(w http.ResponseWriter, req searchRequest) (limit int, filter *metadataFilter, ok bool) {
+	limit = DefaultLimit
+	if req.Limit != nil {
+		limit = int(*req.Limit)
+	}
+	if len(req.MetadataFilter) > 0 && string(req.MetadataFilter) != "null" {
+		if req.MetadataFilter[0] == '"' {
+			detail(w, http.StatusBadRequest, "amgixfake: string metadata filters are not modelled")
+			return 0, nil, false
+		}
+		filter = &metadataFilter{}
+		if err := json.Unmarshal(req.MetadataFilter, filter); err != nil {
+			rejection(w, http.StatusUnprocessableEntity, "Failed to deserialize the JSON body into the target type: metadata_filter: "+err.Error())
+			return 0, nil, false
+		}
+	}
+	switch {
+	case req.Query == nil:
+		rejection(w, http.StatusUnprocessableEntity, "missing field `query`")
+		return 0, nil, false
+	case strings.TrimSpace(*req.Query) == "":
+		validation(w, http.StatusUnprocessableEntity, "body", "query: Query string cannot be empty or whitespace")
+		return 0, nil, false
+	case utf8.RuneCountInString(*req.Query) > MaxQueryLen:
+		validation(w, http.StatusUnprocessableEntity, "body", fmt.Sprintf("query: ensure this value has at most %d characters", MaxQueryLen))
+		return 0, nil, false
+	case limit < 1:
+		validation(w, http.StatusUnprocessableEntity, "body", "limit: ensure this value is greater than or equal to 1")
+		return 0, nil, false
+	case limit > MaxSearchLimit:
+		validation(w, http.StatusUnprocessableEntity, "body", fmt.Sprintf("limit: ensure this value is less than or equal to %d", MaxSearchLimit))
+		return 0, nil, false
+	case req.FusionMode != nil && *req.FusionMode != "rrf":
+		detail(w, http.StatusBadRequest, fmt.Sprintf("amgixfake: only fusion_mode rrf is modelled, got %q", *req.FusionMode))
+		return 0, nil, false
+	}
+	for _, cv := range req.CustomVectors {
+		if !validName.MatchString(strings.TrimSpace(cv.VectorName)) {
+			validation(w, http.StatusUnprocessableEntity, "body", "vector_name: Vector name can only contain letters, numbers, underscores, and hyphens")
+			return 0, nil, false
+		}
+		if _, msg := denseVector(cv.Vector); msg != "" {
+			validation(w, http.StatusUnprocessableEntity, "body", msg)
+			return 0, nil, false
+		}
+	}
+	return limit, filter, true
+}
+
+// run searches the collection: full text alone when nothing but full_text
+// vectors is asked for, the weighted arms otherwise; msg is a refusal (400).
+func (c *collection) run(req searchRequest, limit int, filter *metadataFilter) (results []searchResult, msg string) {
 	plain := req.VectorWeights == nil && req.VectorOptions == nil && req.CustomVectors == nil && filter == nil &&
 		!slices.ContainsFunc(c.vectors, func(v vector) bool { return v.typ != "full_text" })
 	if plain {
-		results = c.search(*req.Query, int(limit))
-	} else {
-		msg := ""
-		if filter != nil {
-			msg = c.checkFilter(filter)
-		}
-		var arms []searchArm
-		if msg == "" {
-			arms, msg = c.arms(*req.Query, req.VectorWeights, req.VectorOptions, req.CustomVectors)
-		}
-		if msg != "" {
-			s.mu.Unlock()
-			detail(w, http.StatusBadRequest, msg)
-			return
-		}
-		keep := func(d *doc) bool { return filter == nil || filter.match(d.meta) }
-		results = c.armSearch(arms, int(limit), keep)
+		return c.search(*req.Query, limit), ""
 	}
-	s.mu.Unlock()
-	if s.cfg.bareArray {
-		reply(w, http.StatusOK, results)
-		return
+	if filter != nil {
+		msg = c.checkFilter(filter)
 	}
-	reply(w, http.StatusOK, map[string]any{"results": results, "query_time_ms": 0.1})
+	var arms []searchArm
+	if msg == "" {
+		arms, msg = c.arms(*req.Query, req.VectorWeights, req.VectorOptions, req.CustomVectors)
+	}
+	if msg != "" {
+		return nil, msg
+	}
+	keep := func(d *doc) bool { return filter == nil || filter.match(d.meta) }
+	return c.armSearch(arms, limit, keep), ""
 }
 
 // arms is the vectorization of a query (vectorize_search_query) and the

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -68,15 +69,14 @@ func (ix *index) searchableFields() []string {
 }
 
 func indexNotFound(uid string) *apiError {
-	e := newError("index_not_found", fmt.Sprintf("Index `%s` not found.", uid))
-	return &e
+	return newError("index_not_found", fmt.Sprintf("Index `%s` not found.", uid))
 }
 
 // lookup returns an index or writes 404. Called with s.mu held.
 func (s *Server) lookup(w http.ResponseWriter, uid string) *index {
 	ix, ok := s.indexes[uid]
 	if !ok {
-		writeError(w, *indexNotFound(uid))
+		writeError(w, indexNotFound(uid))
 	}
 	return ix
 }
@@ -94,8 +94,7 @@ func (s *Server) ensure(uid string) *index {
 
 func (s *Server) createIndex(w http.ResponseWriter, r *http.Request) {
 	m, e := object(r, "bad_request", []string{"uid", "primaryKey"})
-	if e != nil {
-		writeError(w, *e)
+	if failed(w, e) {
 		return
 	}
 	var uid, pk string
@@ -103,17 +102,14 @@ func (s *Server) createIndex(w http.ResponseWriter, r *http.Request) {
 		writeError(w, newError("missing_index_uid", "Missing field `uid`"))
 		return
 	}
-	if e := decodeField(m["uid"], "uid", "invalid_index_uid", "a string", &uid); e != nil {
-		writeError(w, *e)
+	if e := decodeField(m["uid"], "uid", "invalid_index_uid", "a string", &uid); failed(w, e) {
 		return
 	}
-	if e := checkIndexUID(uid); e != nil {
-		writeError(w, *e)
+	if e := checkIndexUID(uid); failed(w, e) {
 		return
 	}
 	if !isNull(m["primaryKey"]) {
-		if e := decodeField(m["primaryKey"], "primaryKey", "invalid_index_primary_key", "a string", &pk); e != nil {
-			writeError(w, *e)
+		if e := decodeField(m["primaryKey"], "primaryKey", "invalid_index_primary_key", "a string", &pk); failed(w, e) {
 			return
 		}
 	}
@@ -123,8 +119,7 @@ func (s *Server) createIndex(w http.ResponseWriter, r *http.Request) {
 	}
 	s.enqueue(w, uid, "indexCreation", map[string]any{"primaryKey": details}, func() (map[string]any, *apiError) {
 		if _, ok := s.indexes[uid]; ok {
-			e := newError("index_already_exists", fmt.Sprintf("Index `%s` already exists.", uid))
-			return nil, &e
+			return nil, newError("index_already_exists", fmt.Sprintf("Index `%s` already exists.", uid))
 		}
 		s.indexes[uid] = newIndex(uid, pk)
 		return nil, nil
@@ -141,8 +136,7 @@ func (s *Server) getIndex(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) deleteIndex(w http.ResponseWriter, r *http.Request) {
 	uid := r.PathValue("uid")
-	if e := checkIndexUID(uid); e != nil {
-		writeError(w, *e)
+	if e := checkIndexUID(uid); failed(w, e) {
 		return
 	}
 	s.enqueue(w, uid, "indexDeletion", map[string]any{"deletedDocuments": nil}, func() (map[string]any, *apiError) {
@@ -227,13 +221,13 @@ func embedders(ix *index) any {
 	return out
 }
 
-// settingsKnown are Meilisearch 1.37's index settings; only the first two
-// are modelled.
+// settingsKnown are Meilisearch 1.37's index settings; settingsModelled the
+// ones the fake models.
 var (
 	settingsModelled = []string{"searchableAttributes", "typoTolerance", "filterableAttributes", "embedders"}
-	settingsKnown    = append(slices.Clone(settingsModelled), "displayedAttributes", "filterableAttributes",
+	settingsKnown    = append(slices.Clone(settingsModelled), "displayedAttributes",
 		"sortableAttributes", "rankingRules", "stopWords", "nonSeparatorTokens", "separatorTokens", "dictionary",
-		"synonyms", "distinctAttribute", "proximityPrecision", "faceting", "pagination", "embedders",
+		"synonyms", "distinctAttribute", "proximityPrecision", "faceting", "pagination",
 		"searchCutoffMs", "localizedAttributes", "facetSearch", "prefixSearch", "chat", "vectorStore")
 	typoKnown = []string{"enabled", "minWordSizeForTypos", "disableOnWords", "disableOnAttributes", "disableOnNumbers"}
 )
@@ -251,18 +245,15 @@ type settingsUpdate struct {
 
 func (s *Server) updateSettings(w http.ResponseWriter, r *http.Request) {
 	uid := r.PathValue("uid")
-	if e := checkIndexUID(uid); e != nil {
-		writeError(w, *e)
+	if e := checkIndexUID(uid); failed(w, e) {
 		return
 	}
 	m, e := object(r, "bad_request", settingsKnown)
-	if e != nil {
-		writeError(w, *e)
+	if failed(w, e) {
 		return
 	}
 	u, e := parseSettings(m)
-	if e != nil {
-		writeError(w, *e)
+	if failed(w, e) {
 		return
 	}
 	details := map[string]any{}
@@ -296,9 +287,8 @@ func (s *Server) updateSettings(w http.ResponseWriter, r *http.Request) {
 func parseSettings(m map[string]json.RawMessage) (settingsUpdate, *apiError) {
 	var u settingsUpdate
 	for k, v := range m {
-		if !contains(settingsModelled, k) && !isNull(v) {
-			e := notModelled("the setting `" + k + "`")
-			return u, &e
+		if !slices.Contains(settingsModelled, k) && !isNull(v) {
+			return u, notModelled("the setting `" + k + "`")
 		}
 	}
 	if raw, ok := m["searchableAttributes"]; ok {
@@ -331,15 +321,9 @@ func parseSettings(m map[string]json.RawMessage) (settingsUpdate, *apiError) {
 	case isNull(raw):
 		u.typoReset = true
 	default:
-		if err := json.Unmarshal(raw, &u.typo); err != nil || u.typo == nil {
-			e := newError("invalid_settings_typo_tolerance", fmt.Sprintf("Invalid value type at `.typoTolerance`: expected an object, but found `%.60s`", raw))
-			return u, &e
-		}
-		for k := range u.typo {
-			if !contains(typoKnown, k) {
-				e := newError("invalid_settings_typo_tolerance", fmt.Sprintf("Unknown field `%s` inside `.typoTolerance`: expected one of %s", k, quoteList(typoKnown)))
-				return u, &e
-			}
+		var e *apiError
+		if u.typo, e = fields(raw, ".typoTolerance", "invalid_settings_typo_tolerance", typoKnown); e != nil {
+			return u, e
 		}
 		if e := u.parseMinWordSize(); e != nil {
 			return u, e
@@ -353,22 +337,12 @@ func (u *settingsUpdate) parseMinWordSize() *apiError {
 	if isNull(raw) {
 		return nil
 	}
-	var mw map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &mw); err != nil || mw == nil {
-		e := newError("invalid_settings_typo_tolerance", fmt.Sprintf("Invalid value type at `.typoTolerance.minWordSizeForTypos`: expected an object, but found `%.60s`", raw))
-		return &e
+	mw, e := fields(raw, ".typoTolerance.minWordSizeForTypos", "invalid_settings_typo_tolerance", []string{"oneTypo", "twoTypos"})
+	if e != nil {
+		return e
 	}
 	for k, v := range mw {
-		var dst **int
-		switch k {
-		case "oneTypo":
-			dst = &u.oneTypo
-		case "twoTypos":
-			dst = &u.twoTyp
-		default:
-			e := newError("invalid_settings_typo_tolerance", fmt.Sprintf("Unknown field `%s` inside `.typoTolerance.minWordSizeForTypos`: expected one of `oneTypo`, `twoTypos`", k))
-			return &e
-		}
+		dst := map[string]**int{"oneTypo": &u.oneTypo, "twoTypos": &u.twoTyp}[k]
 		if isNull(v) {
 			continue
 		}
@@ -393,32 +367,49 @@ func (u settingsUpdate) applyTo(ix *index) (index, *apiError) {
 		next.filterable = *u.filterable
 	}
 	if u.embeddersReset || u.embedders != nil {
-		next.embedders = map[string]int{}
-		if !u.embeddersReset {
-			maps.Copy(next.embedders, ix.embedders)
-		}
-		for name, dim := range u.embedders {
-			if dim == 0 {
-				delete(next.embedders, name)
-				continue
-			}
-			// A new dimension must fit the embeddings already stored
-			// (userProvided vectors are not regenerated).
-			for _, d := range ix.docs {
-				if v, ok := d.vectors[name]; ok && len(v) != dim {
-					return next, dimensionError(ix.uid, dim, len(v))
-				}
-			}
-			next.embedders[name] = dim
+		var e *apiError
+		if next.embedders, e = u.applyEmbedders(ix); e != nil {
+			return next, e
 		}
 	}
+	if e := u.applyTypo(&next.typo); e != nil {
+		return next, e
+	}
+	return next, nil
+}
+
+// applyEmbedders returns the index's embedders after the update.
+func (u settingsUpdate) applyEmbedders(ix *index) (map[string]int, *apiError) {
+	next := map[string]int{}
+	if !u.embeddersReset {
+		maps.Copy(next, ix.embedders)
+	}
+	for name, dim := range u.embedders {
+		if dim == 0 {
+			delete(next, name)
+			continue
+		}
+		// A new dimension must fit the embeddings already stored
+		// (userProvided vectors are not regenerated).
+		for _, d := range ix.docs {
+			if v, ok := d.vectors[name]; ok && len(v) != dim {
+				return nil, dimensionError(ix.uid, dim, len(v))
+			}
+		}
+		next[name] = dim
+	}
+	return next, nil
+}
+
+// applyTypo brings typo up to the update's typoTolerance.
+func (u settingsUpdate) applyTypo(typo *typoSettings) *apiError {
 	if u.typoReset {
-		next.typo = defaultTypo
+		*typo = defaultTypo
 	}
 	for k, v := range u.typo {
 		if isNull(v) {
 			if k == "enabled" {
-				next.typo.enabled = true
+				typo.enabled = true
 			}
 			continue
 		}
@@ -426,66 +417,54 @@ func (u settingsUpdate) applyTo(ix *index) (index, *apiError) {
 		var list []string
 		switch k {
 		case "enabled":
-			err = json.Unmarshal(v, &next.typo.enabled)
+			err = json.Unmarshal(v, &typo.enabled)
 		case "disableOnWords", "disableOnAttributes":
 			err = json.Unmarshal(v, &list)
 		case "disableOnNumbers":
 			var b bool
 			err = json.Unmarshal(v, &b)
 			if err == nil && b {
-				e := notModelled("typoTolerance.disableOnNumbers = true")
-				return next, &e
+				return notModelled("typoTolerance.disableOnNumbers = true")
 			}
 		}
 		if err != nil {
-			e := newError("invalid_settings_typo_tolerance", fmt.Sprintf("Invalid value type at `.typoTolerance.%s`: %v", k, err))
-			return next, &e
+			return newError("invalid_settings_typo_tolerance", fmt.Sprintf("Invalid value type at `.typoTolerance.%s`: %v", k, err))
 		}
 	}
 	if u.oneTypo != nil {
-		next.typo.oneTypo = *u.oneTypo
+		typo.oneTypo = *u.oneTypo
 	}
 	if u.twoTyp != nil {
-		next.typo.twoTypos = *u.twoTyp
+		typo.twoTypos = *u.twoTyp
 	}
-	if next.typo.oneTypo > next.typo.twoTypos {
-		e := newError("invalid_settings_typo_tolerance", fmt.Sprintf("`minWordSizeForTypos` setting is invalid. `oneTypo` and `twoTypos` fields should be between `0` and `255`, and `twoTypos` should be greater or equals to `oneTypo` but found `oneTypo: %d` and twoTypos: %d`.", next.typo.oneTypo, next.typo.twoTypos))
-		return next, &e
+	if typo.oneTypo > typo.twoTypos {
+		return newError("invalid_settings_typo_tolerance", fmt.Sprintf("`minWordSizeForTypos` setting is invalid. `oneTypo` and `twoTypos` fields should be between `0` and `255`, and `twoTypos` should be greater or equals to `oneTypo` but found `oneTypo: %d` and twoTypos: %d`.", typo.oneTypo, typo.twoTypos))
 	}
-	return next, nil
+	return nil
 }
 
 // ---- documents ----------------------------------------------------------
 
 func (s *Server) addDocuments(w http.ResponseWriter, r *http.Request) {
 	uid := r.PathValue("uid")
-	if e := checkIndexUID(uid); e != nil {
-		writeError(w, *e)
+	if e := checkIndexUID(uid); failed(w, e) {
 		return
 	}
 	q := r.URL.Query()
-	for k := range q {
-		if k != "primaryKey" {
-			if contains([]string{"csvDelimiter", "customMetadata", "skipCreation"}, k) {
-				writeError(w, notModelled("the documents parameter `"+k+"`"))
-			} else {
-				writeError(w, newError("bad_request", fmt.Sprintf("Unknown parameter `%s`: expected one of `primaryKey`, `csvDelimiter`, `customMetadata`, `skipCreation`", k)))
-			}
-			return
-		}
+	known := []string{"primaryKey", "csvDelimiter", "customMetadata", "skipCreation"}
+	if e := checkParams(q, "documents", known, known[:1]); failed(w, e) {
+		return
 	}
 	if mt, _, _ := strings.Cut(r.Header.Get("Content-Type"), ";"); mt == "application/x-ndjson" || mt == "text/csv" {
 		writeError(w, notModelled("a "+mt+" payload"))
 		return
 	}
 	var raw json.RawMessage
-	if e := jsonBody(r, &raw); e != nil {
-		writeError(w, *e)
+	if e := jsonBody(r, &raw); failed(w, e) {
 		return
 	}
 	docs, e := documentList(raw)
-	if e != nil {
-		writeError(w, *e)
+	if failed(w, e) {
 		return
 	}
 	pk := q.Get("primaryKey")
@@ -505,18 +484,13 @@ func documentList(raw json.RawMessage) ([]orderedObject, *apiError) {
 		raw = append(append([]byte{'['}, raw...), ']')
 	}
 	var items []json.RawMessage
-	if err := json.Unmarshal(raw, &items); err != nil {
-		e := newError("malformed_payload", fmt.Sprintf("The `json` payload provided is malformed. `Couldn't serialize document value: %v`.", err))
-		return nil, &e
-	}
+	err := json.Unmarshal(raw, &items)
 	docs := make([]orderedObject, len(items))
-	for i, it := range items {
-		o, err := parseObject(it)
-		if err != nil {
-			e := newError("malformed_payload", fmt.Sprintf("The `json` payload provided is malformed. `Couldn't serialize document value: %v`.", err))
-			return nil, &e
-		}
-		docs[i] = o
+	for i := 0; err == nil && i < len(items); i++ {
+		docs[i], err = parseObject(items[i])
+	}
+	if err != nil {
+		return nil, newError("malformed_payload", fmt.Sprintf("The `json` payload provided is malformed. `Couldn't serialize document value: %v`.", err))
 	}
 	return docs, nil
 }
@@ -562,8 +536,7 @@ func (s *Server) replaceDocuments(uid, pk string, docs []orderedObject) (int, *a
 	key := ix.primaryKey
 	switch {
 	case pk != "" && key != "" && pk != key:
-		e := newError("index_primary_key_already_exists", fmt.Sprintf("Index `%s`: Index already has a primary key: `%s`.", uid, key))
-		return 0, &e
+		return 0, newError("index_primary_key_already_exists", fmt.Sprintf("Index `%s`: Index already has a primary key: `%s`.", uid, key))
 	case key == "" && pk != "":
 		key = pk
 	case key == "" && len(docs) > 0:
@@ -608,11 +581,9 @@ func inferPrimaryKey(d orderedObject) (string, *apiError) {
 	case 1:
 		return found[0], nil
 	case 0:
-		e := newError("index_primary_key_no_candidate_found", "The primary key inference failed as the engine did not find any field ending with `id` in its name. Please specify the primary key manually using the `primaryKey` query parameter.")
-		return "", &e
+		return "", newError("index_primary_key_no_candidate_found", "The primary key inference failed as the engine did not find any field ending with `id` in its name. Please specify the primary key manually using the `primaryKey` query parameter.")
 	}
-	e := newError("index_primary_key_multiple_candidates_found", fmt.Sprintf("The primary key inference failed as the engine found %d fields ending with `id` in their names: '%s' and '%s'. Please specify the primary key manually using the `primaryKey` query parameter.", len(found), found[0], found[1]))
-	return "", &e
+	return "", newError("index_primary_key_multiple_candidates_found", fmt.Sprintf("The primary key inference failed as the engine found %d fields ending with `id` in their names: '%s' and '%s'. Please specify the primary key manually using the `primaryKey` query parameter.", len(found), found[0], found[1]))
 }
 
 // documentID returns a document's id: an integer, or a string of a-z A-Z
@@ -620,8 +591,7 @@ func inferPrimaryKey(d orderedObject) (string, *apiError) {
 func documentID(d orderedObject, key string) (string, *apiError) {
 	raw, ok := d.values[key]
 	if !ok || isNull(raw) {
-		e := newError("missing_document_id", fmt.Sprintf("Document doesn't have a `%s` attribute: `%.200s`.", key, d.raw))
-		return "", &e
+		return "", newError("missing_document_id", fmt.Sprintf("Document doesn't have a `%s` attribute: `%.200s`.", key, d.raw))
 	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err == nil {
@@ -638,8 +608,7 @@ func documentID(d orderedObject, key string) (string, *apiError) {
 			}
 		}
 	}
-	e := newError("invalid_document_id", fmt.Sprintf("Document identifier `%.100s` is invalid. A document identifier can be of type integer or string, only composed of alphanumeric characters (a-z A-Z 0-9), hyphens (-) and underscores (_), and can not be more than 511 bytes.", raw))
-	return "", &e
+	return "", newError("invalid_document_id", fmt.Sprintf("Document identifier `%.100s` is invalid. A document identifier can be of type integer or string, only composed of alphanumeric characters (a-z A-Z 0-9), hyphens (-) and underscores (_), and can not be more than 511 bytes.", raw))
 }
 
 // put replaces a document whole, keeping its insertion rank. Its
@@ -669,8 +638,7 @@ func (ix *index) put(id string, o orderedObject, vectors map[string][]float64) {
 
 func (s *Server) deleteDocument(w http.ResponseWriter, r *http.Request) {
 	uid, id := r.PathValue("uid"), r.PathValue("id")
-	if e := checkIndexUID(uid); e != nil {
-		writeError(w, *e)
+	if e := checkIndexUID(uid); failed(w, e) {
 		return
 	}
 	s.enqueue(w, uid, "documentDeletion", map[string]any{"providedIds": 1, "deletedDocuments": nil}, func() (map[string]any, *apiError) {
@@ -700,34 +668,12 @@ var getDocumentParams = []string{"fields", "retrieveVectors"}
 // "*" means every field, an empty value none, and a name no document has
 // is skipped. retrieveVectors=true is not modelled (no embedders are).
 func (s *Server) getDocument(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
-	for k := range q {
-		if !contains(getDocumentParams, k) {
-			writeError(w, newError("bad_request", fmt.Sprintf("Unknown parameter `%s`: expected one of %s", k, quoteList(getDocumentParams))))
-			return
-		}
-	}
-	if v, ok := q["retrieveVectors"]; ok {
-		switch v[0] {
-		case "false":
-		case "true":
-			writeError(w, notModelled("retrieveVectors=true"))
-			return
-		default:
-			writeError(w, newError("invalid_document_retrieve_vectors", fmt.Sprintf("Invalid value in parameter `retrieveVectors`: could not parse `%s` as a boolean, expected either `true` or `false`", v[0])))
-			return
-		}
-	}
-	var selected []string // nil: every field
-	if v, ok := q["fields"]; ok {
-		selected = strings.Split(v[0], ",")
-		if contains(selected, "*") {
-			selected = nil
-		}
-	}
+	selected, e := parseDocumentQuery(r.URL.Query())
 	uid, id := r.PathValue("uid"), r.PathValue("id")
-	if e := checkIndexUID(uid); e != nil {
-		writeError(w, *e)
+	if e == nil {
+		e = checkIndexUID(uid)
+	}
+	if failed(w, e) {
 		return
 	}
 	s.mu.Lock()
@@ -741,23 +687,29 @@ func (s *Server) getDocument(w http.ResponseWriter, r *http.Request) {
 		writeError(w, newError("document_not_found", fmt.Sprintf("Document `%s` not found.", id)))
 		return
 	}
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for _, f := range ix.fields {
-		v, has := d.raw[f]
-		if !has || selected != nil && !contains(selected, f) {
-			continue
-		}
-		if b.Len() > 1 {
-			b.WriteByte(',')
-		}
-		k, _ := json.Marshal(f)
-		b.Write(k)
-		b.WriteByte(':')
-		b.Write(v)
-	}
-	b.WriteByte('}')
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(b.Bytes())
+	_, _ = w.Write(d.render(ix.fields, selected))
+}
+
+// parseDocumentQuery reads GET document's query parameters: the fields
+// selected, nil for every one.
+func parseDocumentQuery(q url.Values) ([]string, *apiError) {
+	if e := checkParams(q, "document", getDocumentParams, getDocumentParams); e != nil {
+		return nil, e
+	}
+	if v, ok := q["retrieveVectors"]; ok {
+		switch v[0] {
+		case "false":
+		case "true":
+			return nil, notModelled("retrieveVectors=true")
+		default:
+			return nil, newError("invalid_document_retrieve_vectors", fmt.Sprintf("Invalid value in parameter `retrieveVectors`: could not parse `%s` as a boolean, expected either `true` or `false`", v[0]))
+		}
+	}
+	v, ok := q["fields"]
+	if !ok || slices.Contains(strings.Split(v[0], ","), "*") {
+		return nil, nil
+	}
+	return strings.Split(v[0], ","), nil
 }

@@ -66,7 +66,9 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -175,8 +177,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.URL.Path != "/health" {
-		if e := s.authenticate(r); e != nil {
-			writeError(w, *e)
+		if e := s.authenticate(r); failed(w, e) {
 			return
 		}
 	}
@@ -191,18 +192,15 @@ func (s *Server) authenticate(r *http.Request) *apiError {
 		return nil
 	}
 	h, ok := r.Header["Authorization"]
-	if !ok {
-		e := newError("missing_authorization_header", "The Authorization header is missing. It must use the bearer authorization method.")
-		return &e
+	scheme, token := "", ""
+	if ok {
+		scheme, token, _ = strings.Cut(h[0], " ")
 	}
-	scheme, token, _ := strings.Cut(h[0], " ")
 	if scheme != "Bearer" {
-		e := newError("missing_authorization_header", "The Authorization header is missing. It must use the bearer authorization method.")
-		return &e
+		return newError("missing_authorization_header", "The Authorization header is missing. It must use the bearer authorization method.")
 	}
 	if token != s.opts.MasterKey {
-		e := newError("invalid_api_key", "The provided API key is invalid.")
-		return &e
+		return newError("invalid_api_key", "The provided API key is invalid.")
 	}
 	return nil
 }
@@ -252,19 +250,27 @@ var codeStatus = map[string]struct {
 	"meilifake_not_modelled":       {http.StatusNotImplemented, "invalid_request"},
 }
 
-func newError(code, message string) apiError {
+func newError(code, message string) *apiError {
 	st, ok := codeStatus[code]
 	if !ok {
 		st.status, st.typ = http.StatusBadRequest, "invalid_request"
 	}
-	return apiError{status: st.status, Message: message, Code: code, Type: st.typ, Link: "https://docs.meilisearch.com/errors#" + code}
+	return &apiError{status: st.status, Message: message, Code: code, Type: st.typ, Link: "https://docs.meilisearch.com/errors#" + code}
 }
 
-func notModelled(what string) apiError {
+func notModelled(what string) *apiError {
 	return newError("meilifake_not_modelled", "meilifake: "+what+" is not modelled by this wire-contract fake")
 }
 
-func writeError(w http.ResponseWriter, e apiError) {
+// failed writes e, if any, and says whether it did.
+func failed(w http.ResponseWriter, e *apiError) bool {
+	if e != nil {
+		writeError(w, e)
+	}
+	return e != nil
+}
+
+func writeError(w http.ResponseWriter, e *apiError) {
 	if e.status == http.StatusServiceUnavailable {
 		w.Header().Set("Retry-After", "10") // as Meilisearch sets on every 503
 	}
@@ -281,25 +287,20 @@ func jsonBody(r *http.Request, v any) *apiError {
 	switch strings.TrimSpace(mt) {
 	case "application/json":
 	case "":
-		e := newError("missing_content_type", "A Content-Type header is missing. Accepted values for the Content-Type header are: `application/json`")
-		return &e
+		return newError("missing_content_type", "A Content-Type header is missing. Accepted values for the Content-Type header are: `application/json`")
 	default:
-		e := newError("invalid_content_type", fmt.Sprintf("The Content-Type `%s` is invalid. Accepted values for the Content-Type header are: `application/json`", ct))
-		return &e
+		return newError("invalid_content_type", fmt.Sprintf("The Content-Type `%s` is invalid. Accepted values for the Content-Type header are: `application/json`", ct))
 	}
 	dec := json.NewDecoder(http.MaxBytesReader(nil, r.Body, 100<<20)) // Meilisearch's default payload limit
 	dec.UseNumber()
 	if err := dec.Decode(v); err != nil {
 		if err.Error() == "EOF" {
-			e := newError("missing_payload", "A json payload is missing.")
-			return &e
+			return newError("missing_payload", "A json payload is missing.")
 		}
-		e := newError("malformed_payload", fmt.Sprintf("The json payload provided is malformed. `%v`.", err))
-		return &e
+		return newError("malformed_payload", fmt.Sprintf("The json payload provided is malformed. `%v`.", err))
 	}
 	if dec.More() {
-		e := newError("malformed_payload", "The json payload provided is malformed. `trailing characters`.")
-		return &e
+		return newError("malformed_payload", "The json payload provided is malformed. `trailing characters`.")
 	}
 	return nil
 }
@@ -313,16 +314,45 @@ func object(r *http.Request, code string, known []string) (map[string]json.RawMe
 	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
-		e := newError(code, fmt.Sprintf("Invalid value type: expected an object, but found: `%.60s`", raw))
-		return nil, &e
+		return nil, newError(code, fmt.Sprintf("Invalid value type: expected an object, but found: `%.60s`", raw))
 	}
 	for k := range m {
-		if !contains(known, k) {
-			e := newError("bad_request", fmt.Sprintf("Unknown field `%s`: expected one of %s", k, quoteList(known)))
-			return nil, &e
+		if !slices.Contains(known, k) {
+			return nil, newError("bad_request", fmt.Sprintf("Unknown field `%s`: expected one of %s", k, quoteList(known)))
 		}
 	}
 	return m, nil
+}
+
+// fields reads a nested JSON object, at path (".typoTolerance"), whose
+// keys are among known (nil: any), as deserr does: a value of another type
+// or an unknown key is refused with code.
+func fields(raw json.RawMessage, path, code string, known []string) (map[string]json.RawMessage, *apiError) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
+		return nil, newError(code, fmt.Sprintf("Invalid value type at `%s`: expected an object, but found `%.60s`", path, raw))
+	}
+	for k := range m {
+		if known != nil && !slices.Contains(known, k) {
+			return nil, newError(code, fmt.Sprintf("Unknown field `%s` inside `%s`: expected one of %s", k, path, quoteList(known)))
+		}
+	}
+	return m, nil
+}
+
+// checkParams refuses a query parameter outside known (400 bad_request,
+// as deserr does) and one known but not modelled (501); what names the
+// route's parameters ("tasks").
+func checkParams(q url.Values, what string, known, modelled []string) *apiError {
+	for k := range q {
+		switch {
+		case !slices.Contains(known, k):
+			return newError("bad_request", fmt.Sprintf("Unknown parameter `%s`: expected one of %s", k, quoteList(known)))
+		case !slices.Contains(modelled, k):
+			return notModelled("the " + what + " parameter `" + k + "`")
+		}
+	}
+	return nil
 }
 
 func quoteList(names []string) string {
@@ -333,23 +363,13 @@ func quoteList(names []string) string {
 	return strings.Join(q, ", ")
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 func isNull(raw json.RawMessage) bool { return raw == nil || string(raw) == "null" }
 
 // decodeField decodes one field's value into v, or answers Meilisearch's
 // "Invalid value type at `.field`" error with the field's code.
 func decodeField(raw json.RawMessage, field, code, want string, v any) *apiError {
 	if err := json.Unmarshal(raw, v); err != nil {
-		e := newError(code, fmt.Sprintf("Invalid value type at `.%s`: expected %s, but found `%.60s`", field, want, raw))
-		return &e
+		return newError(code, fmt.Sprintf("Invalid value type at `.%s`: expected %s, but found `%.60s`", field, want, raw))
 	}
 	return nil
 }
@@ -359,8 +379,7 @@ func decodeField(raw json.RawMessage, field, code, want string, v any) *apiError
 func uintField(raw json.RawMessage, field, code string, max uint64) (uint64, *apiError) {
 	v, err := strconv.ParseUint(string(raw), 10, 64)
 	if err != nil || v > max {
-		e := newError(code, fmt.Sprintf("Invalid value type at `.%s`: expected a positive integer, but found `%.60s`", field, raw))
-		return 0, &e
+		return 0, newError(code, fmt.Sprintf("Invalid value type at `.%s`: expected a positive integer, but found `%.60s`", field, raw))
 	}
 	return v, nil
 }
@@ -370,8 +389,7 @@ var validUID = regexp.MustCompile(`^[a-zA-Z0-9_-]+$`)
 
 func checkIndexUID(uid string) *apiError {
 	if len(uid) > 400 || !validUID.MatchString(uid) {
-		e := newError("invalid_index_uid", fmt.Sprintf("`%s` is not a valid index uid. Index uid can be an integer or a string containing only alphanumeric characters, hyphens (-) and underscores (_), and can not be more than 400 bytes.", uid))
-		return &e
+		return newError("invalid_index_uid", fmt.Sprintf("`%s` is not a valid index uid. Index uid can be an integer or a string containing only alphanumeric characters, hyphens (-) and underscores (_), and can not be more than 400 bytes.", uid))
 	}
 	return nil
 }

@@ -48,14 +48,8 @@ type searchRequest struct {
 func parseSearch(m map[string]json.RawMessage) (searchRequest, *apiError) {
 	req := searchRequest{limit: defaultLimit, strategy: "last"}
 	for k, v := range m {
-		if !contains(searchModelled, k) && !isNull(v) {
-			e := notModelled("the search parameter `" + k + "`")
-			return req, &e
-		}
-	}
-	if v := m["q"]; !isNull(v) {
-		if e := decodeField(v, "q", "invalid_search_q", "a string", &req.q); e != nil {
-			return req, e
+		if !slices.Contains(searchModelled, k) && !isNull(v) {
+			return req, notModelled("the search parameter `" + k + "`")
 		}
 	}
 	for _, p := range []struct {
@@ -70,19 +64,19 @@ func parseSearch(m map[string]json.RawMessage) (searchRequest, *apiError) {
 			*p.dst = int(n)
 		}
 	}
+	// A list given, even empty, is decoded non-nil: nil means not given.
 	for _, p := range []struct {
-		name, code string
-		dst        *[]string
+		name, code, want string
+		dst              any
 	}{
-		{"attributesToRetrieve", "invalid_search_attributes_to_retrieve", &req.retrieve},
-		{"attributesToSearchOn", "invalid_search_attributes_to_search_on", &req.searchOn},
+		{"q", "invalid_search_q", "a string", &req.q},
+		{"attributesToRetrieve", "invalid_search_attributes_to_retrieve", "an array of strings", &req.retrieve},
+		{"attributesToSearchOn", "invalid_search_attributes_to_search_on", "an array of strings", &req.searchOn},
+		{"vector", "invalid_search_vector", "an array of numbers", &req.vector},
 	} {
 		if v := m[p.name]; !isNull(v) {
-			if e := decodeField(v, p.name, p.code, "an array of strings", p.dst); e != nil {
+			if e := decodeField(v, p.name, p.code, p.want, p.dst); e != nil {
 				return req, e
-			}
-			if *p.dst == nil {
-				*p.dst = []string{}
 			}
 		}
 	}
@@ -90,14 +84,6 @@ func parseSearch(m map[string]json.RawMessage) (searchRequest, *apiError) {
 		var e *apiError
 		if req.filter, e = parseFilter(v); e != nil {
 			return req, e
-		}
-	}
-	if v := m["vector"]; !isNull(v) {
-		if e := decodeField(v, "vector", "invalid_search_vector", "an array of numbers", &req.vector); e != nil {
-			return req, e
-		}
-		if req.vector == nil {
-			req.vector = []float64{}
 		}
 	}
 	if v := m["hybrid"]; !isNull(v) {
@@ -112,9 +98,8 @@ func parseSearch(m map[string]json.RawMessage) (searchRequest, *apiError) {
 	if v := m["matchingStrategy"]; !isNull(v) {
 		var s string
 		err := json.Unmarshal(v, &s)
-		if err != nil || !contains(strategies, s) {
-			e := newError("invalid_search_matching_strategy", fmt.Sprintf("Unknown value `%s` at `.matchingStrategy`: expected one of %s", strings.Trim(string(v), `"`), quoteList(strategies)))
-			return req, &e
+		if err != nil || !slices.Contains(strategies, s) {
+			return req, newError("invalid_search_matching_strategy", fmt.Sprintf("Unknown value `%s` at `.matchingStrategy`: expected one of %s", strings.Trim(string(v), `"`), quoteList(strategies)))
 		}
 		req.strategy = s
 	}
@@ -124,13 +109,11 @@ func parseSearch(m map[string]json.RawMessage) (searchRequest, *apiError) {
 func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 	uid := r.PathValue("uid")
 	m, e := object(r, "bad_request", searchKnown)
-	if e != nil {
-		writeError(w, *e)
+	if failed(w, e) {
 		return
 	}
 	req, e := parseSearch(m)
-	if e != nil {
-		writeError(w, *e)
+	if failed(w, e) {
 		return
 	}
 	s.mu.Lock()
@@ -146,29 +129,16 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 	if e == nil {
 		e = ix.checkSemantic(req)
 	}
-	if e != nil {
-		writeError(w, *e)
+	if failed(w, e) {
 		return
 	}
-	var found []scored
-	terms := queryTerms(req.q)
-	switch {
-	case req.hybrid != nil && req.vector != nil && (req.hybrid.ratio == 1 || len(terms) == 0):
-		// Semantic only: a ratio of 1, or no query words to match.
-		found = ix.semantic(req.hybrid.embedder, req.vector, req.filter)
-	case req.hybrid != nil && req.vector != nil && req.hybrid.ratio > 0:
-		found = fuse(ix.match(req, attrs), len(terms), ix.semantic(req.hybrid.embedder, req.vector, req.filter), req.hybrid.ratio)
-	default:
-		for _, r := range ix.match(req, attrs) {
-			found = append(found, scored{doc: r.doc})
-		}
-	}
+	found := ix.rank(req, attrs)
 	total := len(found)
 	end := min(req.offset+req.limit, total, maxTotalHits)
 	hits := []json.RawMessage{}
 	semanticHits := 0
 	for i := req.offset; i < end; i++ {
-		hits = append(hits, found[i].doc.hit(req.retrieve))
+		hits = append(hits, found[i].doc.render(found[i].doc.order, req.retrieve))
 		if found[i].semantic {
 			semanticHits++
 		}
@@ -183,6 +153,24 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 	fakekit.WriteJSON(w, http.StatusOK, answer)
 }
 
+// rank is the documents a search finds, best first: by keyword, by vector
+// or both.
+func (ix *index) rank(req searchRequest, attrs []string) []scored {
+	terms := queryTerms(req.q)
+	switch {
+	case req.hybrid != nil && req.vector != nil && (req.hybrid.ratio == 1 || len(terms) == 0):
+		// Semantic only: a ratio of 1, or no query words to match.
+		return ix.semantic(req.hybrid.embedder, req.vector, req.filter)
+	case req.hybrid != nil && req.vector != nil && req.hybrid.ratio > 0:
+		return fuse(ix.match(req, attrs), len(terms), ix.semantic(req.hybrid.embedder, req.vector, req.filter), req.hybrid.ratio)
+	}
+	var found []scored
+	for _, r := range ix.match(req, attrs) {
+		found = append(found, scored{doc: r.doc})
+	}
+	return found
+}
+
 // attributesFor checks attributesToSearchOn against the searchable
 // attributes and returns the attributes to search, in ranking order.
 func (ix *index) attributesFor(on []string) ([]string, *apiError) {
@@ -192,8 +180,7 @@ func (ix *index) attributesFor(on []string) ([]string, *apiError) {
 	}
 	for _, a := range on {
 		if ix.searchable != nil && !slices.Contains(ix.searchable, a) {
-			e := newError("invalid_search_attributes_to_search_on", fmt.Sprintf("Attribute `%s` is not searchable. Available searchable attributes are: `%s`.", a, strings.Join(ix.searchable, ", ")))
-			return nil, &e
+			return nil, newError("invalid_search_attributes_to_search_on", fmt.Sprintf("Attribute `%s` is not searchable. Available searchable attributes are: `%s`.", a, strings.Join(ix.searchable, ", ")))
 		}
 	}
 	var out []string
@@ -205,23 +192,24 @@ func (ix *index) attributesFor(on []string) ([]string, *apiError) {
 	return out, nil
 }
 
-// hit renders a document with the attributes asked for, in document order.
-func (d *document) hit(retrieve []string) json.RawMessage {
+// render writes the document's fields named in keys, in that order, that
+// it has and that are selected (nil: every one): a hit's fields in
+// document order, or GET document's in the index's field order.
+func (d *document) render(keys, selected []string) []byte {
 	var b bytes.Buffer
 	b.WriteByte('{')
-	n := 0
-	for _, k := range d.order {
-		if retrieve != nil && !slices.Contains(retrieve, k) {
+	for _, k := range keys {
+		v, has := d.raw[k]
+		if !has || selected != nil && !slices.Contains(selected, k) {
 			continue
 		}
-		if n > 0 {
+		if b.Len() > 1 {
 			b.WriteByte(',')
 		}
 		key, _ := json.Marshal(k)
 		b.Write(key)
 		b.WriteByte(':')
-		b.Write(d.raw[k])
-		n++
+		b.Write(v)
 	}
 	b.WriteByte('}')
 	return b.Bytes()
@@ -325,8 +313,6 @@ type ranked struct {
 	doc   *document
 	words int
 }
-
-func (r ranked) hit(retrieve []string) json.RawMessage { return r.doc.hit(retrieve) }
 
 // match returns the documents the query matches, best first: more query
 // words kept first, then insertion order.

@@ -121,8 +121,7 @@ func (s *Server) finish(t *task) {
 	if len(s.failNext) > 0 {
 		f := s.failNext[0]
 		s.failNext = s.failNext[1:]
-		e := newError(f.Code, f.Message)
-		err = &e
+		err = newError(f.Code, f.Message)
 	} else {
 		details, err = t.apply()
 	}
@@ -171,15 +170,8 @@ type taskFilter struct {
 func parseTaskFilter(r *http.Request) (taskFilter, *apiError) {
 	f := taskFilter{limit: 20, from: -1}
 	q := r.URL.Query()
-	for k := range q {
-		switch {
-		case !contains(taskParamsKnown, k):
-			e := newError("bad_request", fmt.Sprintf("Unknown parameter `%s`: expected one of %s", k, quoteList(taskParamsKnown)))
-			return f, &e
-		case !contains(taskParamsModelled, k):
-			e := notModelled("the tasks parameter `" + k + "`")
-			return f, &e
-		}
+	if e := checkParams(q, "tasks", taskParamsKnown, taskParamsModelled); e != nil {
+		return f, e
 	}
 	list := func(k string) []string {
 		if v := q.Get(k); v != "" && v != "*" {
@@ -189,9 +181,8 @@ func parseTaskFilter(r *http.Request) (taskFilter, *apiError) {
 	}
 	f.statuses, f.indexUIDs = list("statuses"), list("indexUids")
 	for _, st := range f.statuses {
-		if !contains(taskStatuses, st) {
-			e := newError("invalid_task_statuses", fmt.Sprintf("Invalid value in parameter `statuses`: `%s` is not a valid task status. Available statuses are %s.", st, quoteList(taskStatuses)))
-			return f, &e
+		if !slices.Contains(taskStatuses, st) {
+			return f, newError("invalid_task_statuses", fmt.Sprintf("Invalid value in parameter `statuses`: `%s` is not a valid task status. Available statuses are %s.", st, quoteList(taskStatuses)))
 		}
 	}
 	for _, p := range []struct {
@@ -204,8 +195,7 @@ func parseTaskFilter(r *http.Request) (taskFilter, *apiError) {
 		if v := q.Get(p.name); v != "" {
 			n, err := strconv.ParseUint(v, 10, 32)
 			if err != nil {
-				e := newError(p.code, fmt.Sprintf("Invalid value in parameter `%s`: could not parse `%s` as a positive integer", p.name, v))
-				return f, &e
+				return f, newError(p.code, fmt.Sprintf("Invalid value in parameter `%s`: could not parse `%s` as a positive integer", p.name, v))
 			}
 			p.dst(n)
 		}
@@ -222,8 +212,7 @@ func (f taskFilter) match(t *task) bool {
 // counts every match, ignoring from and limit.
 func (s *Server) listTasks(w http.ResponseWriter, r *http.Request) {
 	f, e := parseTaskFilter(r)
-	if e != nil {
-		writeError(w, *e)
+	if failed(w, e) {
 		return
 	}
 	s.mu.Lock()

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/searchbench/searchbench/engines/enginetest/fakekit"
 )
 
 // This file models the product workload's part of Meilisearch 1.37:
@@ -50,14 +52,12 @@ func parseFilterable(raw json.RawMessage) (*[]string, *apiError) {
 	}
 	var items []json.RawMessage
 	if err := json.Unmarshal(raw, &items); err != nil {
-		e := newError("invalid_settings_filterable_attributes", fmt.Sprintf("Invalid value type at `.filterableAttributes`: expected an array, but found `%.60s`", raw))
-		return nil, &e
+		return nil, newError("invalid_settings_filterable_attributes", fmt.Sprintf("Invalid value type at `.filterableAttributes`: expected an array, but found `%.60s`", raw))
 	}
 	for _, it := range items {
 		var s string
 		if err := json.Unmarshal(it, &s); err != nil {
-			e := notModelled("a filterableAttributes entry that is not a string")
-			return nil, &e
+			return nil, notModelled("a filterableAttributes entry that is not a string")
 		}
 		list = append(list, s)
 	}
@@ -70,10 +70,9 @@ func parseEmbedders(raw json.RawMessage) (map[string]int, bool, *apiError) {
 	if isNull(raw) {
 		return nil, true, nil
 	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
-		e := newError("invalid_settings_embedders", fmt.Sprintf("Invalid value type at `.embedders`: expected an object, but found `%.60s`", raw))
-		return nil, false, &e
+	m, e := fields(raw, ".embedders", "invalid_settings_embedders", nil)
+	if e != nil {
+		return nil, false, e
 	}
 	out := map[string]int{}
 	for name, v := range m {
@@ -81,41 +80,31 @@ func parseEmbedders(raw json.RawMessage) (map[string]int, bool, *apiError) {
 			out[name] = 0 // removed
 			continue
 		}
-		var fields map[string]json.RawMessage
-		if err := json.Unmarshal(v, &fields); err != nil || fields == nil {
-			e := newError("invalid_settings_embedders", fmt.Sprintf("Invalid value type at `.embedders.%s`: expected an object, but found `%.60s`", name, v))
-			return nil, false, &e
+		cfg, e := fields(v, ".embedders."+name, "invalid_settings_embedders", embedderKnown)
+		if e != nil {
+			return nil, false, e
 		}
-		for k, fv := range fields {
-			switch {
-			case !contains(embedderKnown, k):
-				e := newError("invalid_settings_embedders", fmt.Sprintf("Unknown field `%s` inside `.embedders.%s`: expected one of %s", k, name, quoteList(embedderKnown)))
-				return nil, false, &e
-			case k != "source" && k != "dimensions" && !isNull(fv):
-				e := notModelled("the embedder setting `" + k + "`")
-				return nil, false, &e
+		for k, fv := range cfg {
+			if k != "source" && k != "dimensions" && !isNull(fv) {
+				return nil, false, notModelled("the embedder setting `" + k + "`")
 			}
 		}
 		var source string
-		if err := json.Unmarshal(fields["source"], &source); err != nil || !contains(embedderSources, source) {
-			e := newError("invalid_settings_embedders", fmt.Sprintf("Unknown value `%s` at `.embedders.%s.source`: expected one of %s", strings.Trim(string(fields["source"]), `"`), name, quoteList(embedderSources)))
-			return nil, false, &e
+		if err := json.Unmarshal(cfg["source"], &source); err != nil || !slices.Contains(embedderSources, source) {
+			return nil, false, newError("invalid_settings_embedders", fmt.Sprintf("Unknown value `%s` at `.embedders.%s.source`: expected one of %s", strings.Trim(string(cfg["source"]), `"`), name, quoteList(embedderSources)))
 		}
 		if source != "userProvided" {
-			e := notModelled("the embedder source `" + source + "`")
-			return nil, false, &e
+			return nil, false, notModelled("the embedder source `" + source + "`")
 		}
-		if isNull(fields["dimensions"]) {
-			e := newError("invalid_settings_embedders", fmt.Sprintf("`.embedders.%s`: Missing field `dimensions` (mandatory for source `userProvided`)", name))
-			return nil, false, &e
+		if isNull(cfg["dimensions"]) {
+			return nil, false, newError("invalid_settings_embedders", fmt.Sprintf("`.embedders.%s`: Missing field `dimensions` (mandatory for source `userProvided`)", name))
 		}
-		d, e := uintField(fields["dimensions"], "embedders."+name+".dimensions", "invalid_settings_embedders", 1<<16)
+		d, e := uintField(cfg["dimensions"], "embedders."+name+".dimensions", "invalid_settings_embedders", 1<<16)
 		if e != nil {
 			return nil, false, e
 		}
 		if d == 0 {
-			e := newError("invalid_settings_embedders", fmt.Sprintf("`.embedders.%s.dimensions`: `dimensions` cannot be zero", name))
-			return nil, false, &e
+			return nil, false, newError("invalid_settings_embedders", fmt.Sprintf("`.embedders.%s.dimensions`: `dimensions` cannot be zero", name))
 		}
 		out[name] = int(d)
 	}
@@ -138,23 +127,20 @@ func (ix *index) vectorsOf(d orderedObject) (map[string][]float64, *apiError) {
 	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
-		e := notModelled("a `_vectors` that is not an object")
-		return nil, &e
+		return nil, notModelled("a `_vectors` that is not an object")
 	}
 	out := map[string][]float64{}
 	for name, v := range m {
 		dim, ok := ix.embedders[name]
 		if !ok {
-			e := notModelled("`_vectors` for `" + name + "`, which is not an embedder of the index")
-			return nil, &e
+			return nil, notModelled("`_vectors` for `" + name + "`, which is not an embedder of the index")
 		}
 		if isNull(v) {
 			continue
 		}
 		var vec []float64
 		if err := json.Unmarshal(v, &vec); err != nil {
-			e := notModelled("`_vectors." + name + "` other than an array of numbers")
-			return nil, &e
+			return nil, notModelled("`_vectors." + name + "` other than an array of numbers")
 		}
 		if len(vec) != dim {
 			return nil, dimensionError(ix.uid, dim, len(vec))
@@ -165,8 +151,7 @@ func (ix *index) vectorsOf(d orderedObject) (map[string][]float64, *apiError) {
 }
 
 func dimensionError(uid string, want, got int) *apiError {
-	e := newError("invalid_vector_dimensions", fmt.Sprintf("Index `%s`: Invalid vector dimensions: expected: `%d`, found: `%d`.", uid, want, got))
-	return &e
+	return newError("invalid_vector_dimensions", fmt.Sprintf("Index `%s`: Invalid vector dimensions: expected: `%d`, found: `%d`.", uid, want, got))
 }
 
 // ---- filters ------------------------------------------------------------
@@ -195,19 +180,16 @@ func parseFilter(raw json.RawMessage) ([]condition, *apiError) {
 		exprs = []string{one}
 	} else if err := json.Unmarshal(raw, &exprs); err != nil {
 		if bytes.HasPrefix(bytes.TrimSpace(raw), []byte("[")) {
-			e := notModelled("a filter array other than an array of strings")
-			return nil, &e
+			return nil, notModelled("a filter array other than an array of strings")
 		}
-		e := newError("invalid_search_filter", fmt.Sprintf("Invalid value type at `.filter`: expected a string or an array, but found `%.60s`", raw))
-		return nil, &e
+		return nil, newError("invalid_search_filter", fmt.Sprintf("Invalid value type at `.filter`: expected a string or an array, but found `%.60s`", raw))
 	}
 	var out []condition
 	for _, expr := range exprs {
 		for _, part := range strings.Split(expr, " AND ") {
 			c, ok := parseCondition(part)
 			if !ok {
-				e := notModelled("the filter expression `" + part + "`")
-				return nil, &e
+				return nil, notModelled("the filter expression `" + part + "`")
 			}
 			out = append(out, c)
 		}
@@ -251,8 +233,7 @@ func parseCondition(s string) (condition, bool) {
 func (ix *index) checkFilter(conds []condition) *apiError {
 	for _, c := range conds {
 		if !slices.Contains(ix.filterable, c.attr) {
-			e := newError("invalid_search_filter", fmt.Sprintf("Index `%s`: Attribute `%s` is not filterable. Available filterable attribute patterns are: `%s`.", ix.uid, c.attr, strings.Join(ix.filterable, ", ")))
-			return &e
+			return newError("invalid_search_filter", fmt.Sprintf("Index `%s`: Attribute `%s` is not filterable. Available filterable attribute patterns are: `%s`.", ix.uid, c.attr, strings.Join(ix.filterable, ", ")))
 		}
 	}
 	return nil
@@ -301,32 +282,19 @@ type hybridQuery struct {
 // parseHybrid reads hybrid: an object with embedder (mandatory) and
 // semanticRatio (0 to 1, default 0.5).
 func parseHybrid(raw json.RawMessage) (*hybridQuery, *apiError) {
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
-		e := newError("invalid_search_hybrid_query", fmt.Sprintf("Invalid value type at `.hybrid`: expected an object, but found `%.60s`", raw))
-		return nil, &e
+	m, e := fields(raw, ".hybrid", "invalid_search_hybrid_query", []string{"semanticRatio", "embedder"})
+	if e != nil {
+		return nil, e
 	}
 	h := &hybridQuery{ratio: 0.5}
-	for k, v := range m {
-		switch k {
-		case "embedder":
-			if err := json.Unmarshal(v, &h.embedder); err != nil {
-				e := newError("invalid_search_embedder", fmt.Sprintf("Invalid value type at `.hybrid.embedder`: expected a string, but found `%.60s`", v))
-				return nil, &e
-			}
-		case "semanticRatio":
-			if err := json.Unmarshal(v, &h.ratio); err != nil || h.ratio < 0 || h.ratio > 1 {
-				e := newError("invalid_search_semantic_ratio", "Invalid value at `.hybrid.semanticRatio`: the value of `semanticRatio` is invalid, expected a float between `0.0` and `1.0`.")
-				return nil, &e
-			}
-		default:
-			e := newError("invalid_search_hybrid_query", fmt.Sprintf("Unknown field `%s` inside `.hybrid`: expected one of `semanticRatio`, `embedder`", k))
-			return nil, &e
-		}
+	if v, ok := m["embedder"]; ok && json.Unmarshal(v, &h.embedder) != nil {
+		return nil, newError("invalid_search_embedder", fmt.Sprintf("Invalid value type at `.hybrid.embedder`: expected a string, but found `%.60s`", v))
+	}
+	if v, ok := m["semanticRatio"]; ok && (json.Unmarshal(v, &h.ratio) != nil || h.ratio < 0 || h.ratio > 1) {
+		return nil, newError("invalid_search_semantic_ratio", "Invalid value at `.hybrid.semanticRatio`: the value of `semanticRatio` is invalid, expected a float between `0.0` and `1.0`.")
 	}
 	if _, ok := m["embedder"]; !ok {
-		e := newError("invalid_search_embedder", "Missing field `embedder` inside `.hybrid`")
-		return nil, &e
+		return nil, newError("invalid_search_embedder", "Missing field `embedder` inside `.hybrid`")
 	}
 	return h, nil
 }
@@ -336,21 +304,18 @@ func parseHybrid(raw json.RawMessage) (*hybridQuery, *apiError) {
 func (ix *index) checkSemantic(req searchRequest) *apiError {
 	switch {
 	case req.vector != nil && req.hybrid == nil:
-		e := newError("missing_search_hybrid", "Invalid request: missing `hybrid` parameter when `vector` is present.")
-		return &e
+		return newError("missing_search_hybrid", "Invalid request: missing `hybrid` parameter when `vector` is present.")
 	case req.hybrid == nil:
 		return nil
 	}
 	dim, ok := ix.embedders[req.hybrid.embedder]
 	if !ok {
-		e := newError("invalid_search_embedder", fmt.Sprintf("Cannot find embedder with name `%s`.", req.hybrid.embedder))
-		return &e
+		return newError("invalid_search_embedder", fmt.Sprintf("Cannot find embedder with name `%s`.", req.hybrid.embedder))
 	}
 	switch {
 	case req.vector == nil && req.hybrid.ratio > 0:
 		// A userProvided embedder cannot embed the query text.
-		e := notModelled("a semantic search without `vector`")
-		return &e
+		return notModelled("a semantic search without `vector`")
 	case req.vector != nil && len(req.vector) != dim:
 		return dimensionError(ix.uid, dim, len(req.vector))
 	}
@@ -368,7 +333,7 @@ func (ix *index) semantic(embedder string, vector []float64, conds []condition) 
 		if !ok || !d.passes(conds) {
 			continue
 		}
-		out = append(out, scored{doc: d, score: (1 + cosine(vector, v)) / 2, semantic: true})
+		out = append(out, scored{doc: d, score: (1 + fakekit.Cosine(vector, v)) / 2, semantic: true})
 	}
 	sortScored(out)
 	return out
@@ -386,19 +351,6 @@ func sortScored(s []scored) {
 	slices.SortFunc(s, func(a, b scored) int {
 		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.doc.internal, b.doc.internal))
 	})
-}
-
-func cosine(a, b []float64) float64 {
-	var dot, na, nb float64
-	for i := range a {
-		dot += a[i] * b[i]
-		na += a[i] * a[i]
-		nb += b[i] * b[i]
-	}
-	if na == 0 || nb == 0 {
-		return 0
-	}
-	return dot / (math.Sqrt(na) * math.Sqrt(nb))
 }
 
 // fuse merges a keyword ranking and a semantic one as Meilisearch's hybrid

@@ -74,11 +74,7 @@ func (s *Server) backfillTick() {
 		return
 	}
 	slices.SortFunc(pending, func(a, b *index) int { return strings.Compare(a.name, b.name) })
-	keys := make([]string, 0, len(s.hashes))
-	for k := range s.hashes {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
+	keys := s.sortedKeysLocked()
 	budget := backfillBatch
 	for _, ix := range pending {
 		b := &ix.backfill

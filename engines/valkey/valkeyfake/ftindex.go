@@ -2,8 +2,8 @@ package valkeyfake
 
 import (
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -35,8 +35,14 @@ func cmdFtCreate(s *Server, c *conn, args []string) {
 	c.w.simple("OK")
 }
 
-func notFound(name string) string {
-	return fmt.Sprintf("Index with name '%s' not found in database 0", name)
+// indexLocked is the index named, or nil with the module's refusal
+// written. s.mu is held.
+func (s *Server) indexLocked(c *conn, name string) *index {
+	ix := s.indexes[name]
+	if ix == nil {
+		c.w.err(fmt.Sprintf("Index with name '%s' not found in database 0", name))
+	}
+	return ix
 }
 
 func cmdFtDrop(s *Server, c *conn, args []string) {
@@ -46,23 +52,16 @@ func cmdFtDrop(s *Server, c *conn, args []string) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, ok := s.indexes[args[1]]; !ok {
-		c.w.err(notFound(args[1]))
-		return
+	if s.indexLocked(c, args[1]) != nil {
+		delete(s.indexes, args[1])
+		c.w.simple("OK")
 	}
-	delete(s.indexes, args[1])
-	c.w.simple("OK")
 }
 
 func cmdFtList(s *Server, c *conn, _ []string) {
 	s.mu.Lock()
-	names := make([]string, 0, len(s.indexes))
-	for n := range s.indexes {
-		names = append(names, n)
-	}
-	s.mu.Unlock()
-	sort.Strings(names)
-	c.w.bulks(names)
+	defer s.mu.Unlock()
+	c.w.value(slices.Sorted(maps.Keys(s.indexes)))
 }
 
 // cmdFtInfo answers FT.INFO in the module's layout (src/index_schema.cc
@@ -75,9 +74,8 @@ func cmdFtInfo(s *Server, c *conn, args []string) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	ix, ok := s.indexes[args[1]]
-	if !ok {
-		c.w.err(notFound(args[1]))
+	ix := s.indexLocked(c, args[1])
+	if ix == nil {
 		return
 	}
 	attrs := slices.Clone(ix.attrs)
@@ -133,21 +131,15 @@ func (ix *index) tracked(a *attribute) int {
 func (ix *index) termCounts() (occurrences, terms int) {
 	seen := map[string]bool{}
 	for _, d := range ix.docs {
-		for _, toks := range d.text {
-			occurrences += len(toks)
-			for _, t := range toks {
+		for _, v := range d {
+			tv, _ := v.(textValue)
+			occurrences += len(tv.toks)
+			for _, t := range tv.toks {
 				seen[t] = true
 			}
 		}
 	}
 	return occurrences, len(seen)
-}
-
-func b2i(b bool) int64 {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 func boolDigit(b bool) string {

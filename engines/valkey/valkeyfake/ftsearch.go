@@ -7,7 +7,6 @@ import (
 	"hash/fnv"
 	"io"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -27,31 +26,22 @@ func cmdFtSearch(s *Server, c *conn, args []string) {
 		return
 	}
 	s.mu.Lock()
-	ix, ok := s.indexes[args[1]]
-	if !ok {
-		s.mu.Unlock()
-		c.w.err(notFound(args[1]))
+	defer s.mu.Unlock()
+	ix := s.indexLocked(c, args[1])
+	if ix == nil {
 		return
 	}
-	res, err := s.searchLocked(ix, args)
+	keys, sa, err := s.searchLocked(ix, args)
 	if err != nil {
-		s.mu.Unlock()
 		c.w.err(err.Error())
 		return
 	}
-	page := res.keys[min(res.sa.offset, len(res.keys)):min(res.sa.offset+res.sa.num, len(res.keys))]
-	c.w.array(1 + len(page))
-	c.w.int(int64(res.total))
-	for _, k := range page {
-		c.w.bulk(k)
+	// The total is every key found, before LIMIT.
+	reply := list{len(keys)}
+	for _, k := range keys[min(sa.offset, len(keys)):min(sa.offset+sa.num, len(keys))] {
+		reply = append(reply, k)
 	}
-	s.mu.Unlock()
-}
-
-type searchResult struct {
-	sa    searchArgs
-	keys  []string
-	total int
+	c.w.value(reply)
 }
 
 // errContent answers a search that asks for the documents' fields: the
@@ -78,13 +68,28 @@ func parseSearchArgs(args []string) (searchArgs, error) {
 			v, ok := it.next()
 			n, perr := strconv.Atoi(v)
 			if !ok || perr != nil {
-				return sa, fmt.Errorf("Error parsing value for the parameter `DIALECT` - `%s` is not a valid numeric value", v)
+				return sa, valueError("DIALECT", "`%s` is not a valid numeric value", v)
 			}
 			sa.dialect = n
 		case it.match("RETURN"):
-			err = sa.parseReturn(it)
+			// RETURN 0 is NOCONTENT; the fake answers no other (errContent).
+			v, ok := it.next()
+			n, perr := strconv.ParseUint(v, 10, 31)
+			if !ok || perr != nil || int(n) > len(it.args)-it.pos {
+				return sa, valueError("RETURN", "`%s` is not a valid numeric value", v)
+			}
+			sa.noContent = sa.noContent || n == 0
+			it.take(int(n))
 		case it.match("TIMEOUT"):
-			err = parseTimeout(it)
+			// Checked; the fake does not time out.
+			v, ok := it.next()
+			n, perr := strconv.Atoi(v)
+			if !ok || perr != nil || n < 0 {
+				return sa, valueError("TIMEOUT", "`%s` is not a valid numeric value", v)
+			}
+			if n > 60000 {
+				return sa, errors.New("TIMEOUT must be a positive integer greater than 0 and cannot exceed 60000.")
+			}
 		case it.match("VERBATIM"):
 			sa.verbatim = true
 		case it.match("SLOP"):
@@ -116,7 +121,7 @@ func (sa *searchArgs) parseLimit(it *argIter) error {
 		v, ok := it.next()
 		n, err := strconv.ParseUint(v, 10, 64)
 		if !ok || err != nil {
-			return fmt.Errorf("Error parsing value for the parameter `LIMIT` - `%s` is outside acceptable bounds", v)
+			return valueError("LIMIT", "`%s` is outside acceptable bounds", v)
 		}
 		*dst = int(min(n, 1<<40))
 	}
@@ -128,13 +133,13 @@ func (sa *searchArgs) parseParams(it *argIter) error {
 	v, ok := it.next()
 	n, err := strconv.ParseUint(v, 10, 31)
 	if !ok || err != nil {
-		return fmt.Errorf("Error parsing value for the parameter `PARAMS` - `%s` is not a valid numeric value", v)
+		return valueError("PARAMS", "`%s` is not a valid numeric value", v)
 	}
 	if n&1 == 1 {
 		return errors.New("Parameter count must be an even number.")
 	}
 	if int(n) > len(it.args)-it.pos {
-		return errors.New("Error parsing value for the parameter `PARAMS` - Missing argument")
+		return valueError("PARAMS", "Missing argument")
 	}
 	for range n / 2 {
 		k, _ := it.next()
@@ -143,34 +148,6 @@ func (sa *searchArgs) parseParams(it *argIter) error {
 			return fmt.Errorf("Parameter %s is already defined.", k)
 		}
 		sa.params[k] = val
-	}
-	return nil
-}
-
-// parseReturn reads RETURN's count and field names; RETURN 0 is NOCONTENT.
-// The fake answers no other RETURN (errContent).
-func (sa *searchArgs) parseReturn(it *argIter) error {
-	v, ok := it.next()
-	n, err := strconv.ParseUint(v, 10, 31)
-	if !ok || err != nil || int(n) > len(it.args)-it.pos {
-		return fmt.Errorf("Error parsing value for the parameter `RETURN` - `%s` is not a valid numeric value", v)
-	}
-	if n == 0 {
-		sa.noContent = true
-	}
-	it.pos += int(n)
-	return nil
-}
-
-// parseTimeout checks TIMEOUT's milliseconds (the fake does not time out).
-func parseTimeout(it *argIter) error {
-	v, ok := it.next()
-	n, err := strconv.Atoi(v)
-	if !ok || err != nil || n < 0 {
-		return fmt.Errorf("Error parsing value for the parameter `TIMEOUT` - `%s` is not a valid numeric value", v)
-	}
-	if n > 60000 {
-		return errors.New("TIMEOUT must be a positive integer greater than 0 and cannot exceed 60000.")
 	}
 	return nil
 }
@@ -187,49 +164,11 @@ func (sa *searchArgs) param(ref string) (string, error) {
 	return v, nil
 }
 
-func (s *Server) searchLocked(ix *index, args []string) (searchResult, error) {
-	sa, err := parseSearchArgs(args)
+// searchLocked runs FT.SEARCH on ix. s.mu is held.
+func (s *Server) searchLocked(ix *index, args []string) ([]string, searchArgs, error) {
+	sa, pred, k, err := parseSearch(ix, args)
 	if err != nil {
-		return searchResult{}, err
-	}
-	q := args[2]
-	if len(q) > maxQueryBytes {
-		return searchResult{}, fmt.Errorf("Query string is too long, max length is %d bytes.", maxQueryBytes)
-	}
-	filter, vector, isKNN := strings.Cut(q, "=>")
-	pred, err := parseFilter(ix, filter, sa.verbatim)
-	if err != nil {
-		return searchResult{}, fmt.Errorf("Invalid filter expression: `%s`. %w", strings.TrimSpace(filter), err)
-	}
-	if _, all := pred.(allPred); all && !isKNN {
-		// Match-all with no vector part is no query (src/query/search.cc
-		// SearchParameters::PreParseQueryString, 1.2.1).
-		return searchResult{}, errors.New("Invalid query string syntax")
-	}
-	var k *knn
-	var blob []byte
-	var kVal int
-	if isKNN {
-		if k, err = parseKNN(ix, vector); err != nil {
-			return searchResult{}, fmt.Errorf("Error parsing vector similarity parameters: `%s`. %w", strings.TrimSpace(vector), err)
-		}
-		if kVal, blob, err = s.knnValues(&sa, k); err != nil {
-			return searchResult{}, fmt.Errorf("Error parsing vector similarity parameters: %w", err)
-		}
-		if kVal < 1 || kVal > maxKNN {
-			return searchResult{}, fmt.Errorf("KNN parameter must be a positive integer greater than 0 and cannot exceed %d.", maxKNN)
-		}
-	}
-	if sa.dialect < 2 || sa.dialect > 4 {
-		return searchResult{}, errors.New("DIALECT requires a non negative integer >=2 and <= 4")
-	}
-	for name := range sa.params {
-		if !sa.used[name] {
-			return searchResult{}, fmt.Errorf("Parameter `%s` not used.", name)
-		}
-	}
-	if !sa.noContent {
-		return searchResult{}, errContent
+		return nil, sa, err
 	}
 	var keys []string
 	for key, d := range ix.docs {
@@ -237,74 +176,109 @@ func (s *Server) searchLocked(ix *index, args []string) (searchResult, error) {
 			keys = append(keys, key)
 		}
 	}
-	if !isKNN {
-		// No relevance ranking: an order unrelated to the query or to
-		// insertion, so that nothing can lean on it.
-		slices.SortFunc(keys, func(a, b string) int { return cmp.Compare(keyHash(a), keyHash(b)) })
-		// src/query/search.cc DoSearchNonVector: the results appender
-		// stops once max-nonvector-search-results-fetched keys are
-		// collected, before LIMIT is applied, and the reply's total is the
-		// number collected: a capped count, not the number of matches.
-		if limit, err := strconv.Atoi(s.config["search.max-nonvector-search-results-fetched"]); err == nil && len(keys) > limit {
-			keys = keys[:limit]
-		}
-		return searchResult{sa: sa, keys: keys, total: len(keys)}, nil
+	if k != nil {
+		return k.nearest(ix, keys), sa, nil
 	}
-	return knnResult(sa, ix, k, kVal, blob, keys), nil
+	// No relevance ranking: an order unrelated to the query or to
+	// insertion, so that nothing can lean on it.
+	slices.SortFunc(keys, func(a, b string) int { return cmp.Compare(keyHash(a), keyHash(b)) })
+	// src/query/search.cc DoSearchNonVector: the results appender stops
+	// once max-nonvector-search-results-fetched keys are collected, before
+	// LIMIT is applied, and the reply's total is the number collected: a
+	// capped count, not the number of matches.
+	if limit, err := strconv.Atoi(s.config["search.max-nonvector-search-results-fetched"]); err == nil && len(keys) > limit {
+		keys = keys[:limit]
+	}
+	return keys, sa, nil
 }
 
-func (s *Server) knnValues(sa *searchArgs, k *knn) (int, []byte, error) {
-	kStr, err := sa.param(k.kStr)
-	if err != nil {
-		return 0, nil, err
+// parseSearch parses and checks FT.SEARCH's arguments in the module's
+// order: the options, the query's length, its filter, its KNN clause and
+// the parameters it refers to, the dialect, unused parameters, and last
+// the reply the fake can give (errContent). k is nil for no KNN clause.
+func parseSearch(ix *index, args []string) (sa searchArgs, pred predicate, k *knn, err error) {
+	if sa, err = parseSearchArgs(args); err != nil {
+		return sa, nil, nil, err
 	}
-	kVal, err := strconv.ParseUint(kStr, 10, 31)
-	if err != nil {
-		return 0, nil, fmt.Errorf("`%s` is not a valid numeric value", kStr)
+	q := args[2]
+	if len(q) > maxQueryBytes {
+		return sa, nil, nil, fmt.Errorf("Query string is too long, max length is %d bytes.", maxQueryBytes)
 	}
-	blob, err := sa.param(k.blobStr)
-	if err != nil {
-		return 0, nil, err
+	filter, vector, isKNN := strings.Cut(q, "=>")
+	if pred, err = parseFilter(ix, filter, sa.verbatim); err != nil {
+		return sa, nil, nil, fmt.Errorf("Invalid filter expression: `%s`. %w", strings.TrimSpace(filter), err)
 	}
-	if k.efStr != "" {
-		if _, err := sa.param(k.efStr); err != nil {
-			return 0, nil, err
+	if _, all := pred.(allPred); all && !isKNN {
+		// Match-all with no vector part is no query (src/query/search.cc
+		// SearchParameters::PreParseQueryString, 1.2.1).
+		return sa, nil, nil, errors.New("Invalid query string syntax")
+	}
+	if isKNN {
+		if k, err = parseKNN(ix, vector); err != nil {
+			return sa, nil, nil, fmt.Errorf("Error parsing vector similarity parameters: `%s`. %w", strings.TrimSpace(vector), err)
+		}
+		if err = k.resolve(&sa); err != nil {
+			return sa, nil, nil, fmt.Errorf("Error parsing vector similarity parameters: %w", err)
+		}
+		if k.k < 1 || k.k > maxKNN {
+			return sa, nil, nil, fmt.Errorf("KNN parameter must be a positive integer greater than 0 and cannot exceed %d.", maxKNN)
 		}
 	}
-	if k.as != "" {
-		if _, err := sa.param(k.as); err != nil {
-			return 0, nil, err
+	if sa.dialect < 2 || sa.dialect > 4 {
+		return sa, nil, nil, errors.New("DIALECT requires a non negative integer >=2 and <= 4")
+	}
+	for name := range sa.params {
+		if !sa.used[name] {
+			return sa, nil, nil, fmt.Errorf("Parameter `%s` not used.", name)
+		}
+	}
+	if !sa.noContent {
+		return sa, nil, nil, errContent
+	}
+	return sa, pred, k, nil
+}
+
+// resolve reads the clause's parameters: k, the query vector (of the
+// field's byte length), and EF_RUNTIME's and AS's, which must exist.
+func (k *knn) resolve(sa *searchArgs) error {
+	kStr, err := sa.param(k.kStr)
+	if err != nil {
+		return err
+	}
+	n, err := strconv.ParseUint(kStr, 10, 31)
+	if err != nil {
+		return fmt.Errorf("`%s` is not a valid numeric value", kStr)
+	}
+	k.k = int(n)
+	blob, err := sa.param(k.blobStr)
+	if err != nil {
+		return err
+	}
+	for _, ref := range []string{k.efStr, k.as} {
+		if _, err := sa.param(ref); ref != "" && err != nil {
+			return err
 		}
 	}
 	if len(blob) != 4*k.field.dim {
-		return 0, nil, fmt.Errorf("query vector blob size (%d) does not match index's expected size (%d).", len(blob), 4*k.field.dim)
+		return fmt.Errorf("query vector blob size (%d) does not match index's expected size (%d).", len(blob), 4*k.field.dim)
 	}
-	return int(kVal), []byte(blob), nil
+	k.vec = decodeVector(blob)
+	return nil
 }
 
-func knnResult(sa searchArgs, ix *index, k *knn, kVal int, blob []byte, keys []string) searchResult {
-	q := make([]float32, k.field.dim)
-	for i := range q {
-		q[i] = float32frombytes(blob[4*i:])
-	}
+// nearest is the k keys nearest the query vector by the field's metric,
+// nearest first, among keys (those the filter passed) that hold a vector.
+func (k *knn) nearest(ix *index, keys []string) []string {
 	scores := map[string]float64{}
 	var cands []string
 	for _, key := range keys {
-		v, ok := ix.docs[key].vecs[k.field.alias]
-		if !ok {
-			continue
+		if v, ok := ix.docs[key][k.field.alias].([]float32); ok {
+			scores[key] = distance(k.field.metric, k.vec, v)
+			cands = append(cands, key)
 		}
-		scores[key] = distance(k.field.metric, q, v)
-		cands = append(cands, key)
 	}
-	sort.Slice(cands, func(i, j int) bool {
-		if scores[cands[i]] != scores[cands[j]] {
-			return scores[cands[i]] < scores[cands[j]]
-		}
-		return cands[i] < cands[j]
-	})
-	cands = cands[:min(kVal, len(cands))]
-	return searchResult{sa: sa, keys: cands, total: len(cands)}
+	slices.SortFunc(cands, func(a, b string) int { return cmp.Or(cmp.Compare(scores[a], scores[b]), strings.Compare(a, b)) })
+	return cands[:min(k.k, len(cands))]
 }
 
 // keyHash orders unranked results: an order unrelated to the query or to

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -45,15 +46,14 @@ type attribute struct {
 	blockSize  int // FLAT
 }
 
-// indexedDoc is what an index holds for one key: the parsed values of the
-// attributes the key carries.
-type indexedDoc struct {
-	text  map[string][]string // alias → tokens in order (positions), stop words removed
-	stems map[string][]string // alias → each token's stem, "" where it has none
-	tags  map[string][]string
-	nums  map[string]float64
-	vecs  map[string][]float32
-}
+// indexedDoc is what an index holds for one key: by alias, the parsed
+// value of each attribute the key carries, a textValue, []string (tags),
+// float64 or []float32.
+type indexedDoc map[string]any
+
+// textValue is a TEXT attribute's words in order (positions), stop words
+// removed, and each word's stem, "" where it has none.
+type textValue struct{ toks, stems []string }
 
 // index is one FT.CREATE'd index and the documents it has ingested.
 type index struct {
@@ -62,7 +62,7 @@ type index struct {
 	text     textOptions
 	attrs    []*attribute
 	byAlias  map[string]*attribute
-	docs     map[string]*indexedDoc
+	docs     map[string]indexedDoc
 	failures int64
 	queue    int64 // mutations accepted but not yet applied (mutation_queue_size)
 	skipScan bool  // SKIPINITIALSCAN: no backfill
@@ -83,17 +83,20 @@ func (ix *index) matches(key string) bool {
 	return false
 }
 
-// createError is an FT.CREATE rejection; its text is valkey-search's.
-type createError string
+// valueError is a KeyValueParser's error for a parameter's value: "Error
+// parsing value for the parameter `KEY` - " before the value's error
+// (vmsdk/src/command_parser.h KeyValueParser::Parse, 1.2.1).
+func valueError(param, format string, a ...any) error {
+	return fmt.Errorf("Error parsing value for the parameter `%s` - %s", param, fmt.Sprintf(format, a...))
+}
 
-func (e createError) Error() string { return string(e) }
-
-func cerr(format string, a ...any) error { return createError(fmt.Sprintf(format, a...)) }
-
-// argIter walks command arguments the way vmsdk's ArgsIterator does.
+// argIter walks command arguments the way vmsdk's ArgsIterator does. err
+// is the first missing or malformed value: a parser checks it once after
+// each option.
 type argIter struct {
 	args []string
 	pos  int
+	err  error
 }
 
 func (it *argIter) more() bool   { return it.pos < len(it.args) }
@@ -114,24 +117,37 @@ func (it *argIter) match(word string) bool {
 	return false
 }
 
-func (it *argIter) value(param string) (string, error) {
+// value is param's value, "" with it.err set when there is none.
+func (it *argIter) value(param string) string {
 	v, ok := it.next()
 	if !ok {
-		return "", cerr("Missing argument for `%s`", param)
+		it.fail(fmt.Errorf("Missing argument for `%s`", param))
 	}
-	return v, nil
+	return v
 }
 
-func (it *argIter) uint(param string) (int, error) {
-	v, err := it.value(param)
-	if err != nil {
-		return 0, err
-	}
+// uint is param's value as a count, 0 with it.err set when it is none.
+func (it *argIter) uint(param string) int {
+	v := it.value(param)
 	n, err := strconv.ParseUint(v, 10, 31)
 	if err != nil {
-		return 0, cerr("Bad arguments for %s: `%s` is outside acceptable bounds", param, v)
+		it.fail(fmt.Errorf("Bad arguments for %s: `%s` is outside acceptable bounds", param, v))
 	}
-	return int(n), nil
+	return int(n)
+}
+
+// fail keeps the first error.
+func (it *argIter) fail(err error) {
+	if it.err == nil {
+		it.err = err
+	}
+}
+
+// take is the next n arguments (as many as there are).
+func (it *argIter) take(n int) []string {
+	n = min(n, len(it.args)-it.pos)
+	it.pos += n
+	return it.args[it.pos-n : it.pos]
 }
 
 // Limits of valkey-search 1.2 (ft_create_parser.cc defaults).
@@ -160,29 +176,29 @@ func parseCreate(args []string) (*index, error) {
 	it := &argIter{args: args}
 	name, ok := it.next()
 	if !ok {
-		return nil, cerr("Missing argument")
+		return nil, fmt.Errorf("Missing argument")
 	}
-	ix := &index{name: name, byAlias: map[string]*attribute{}, docs: map[string]*indexedDoc{}}
+	ix := &index{name: name, byAlias: map[string]*attribute{}, docs: map[string]indexedDoc{}}
 	ix.text = textOptions{punctuation: defaultPunctuation, minStemSize: defaultMinStemSize, offsets: true}
 	ix.text.setStopWords(defaultStopWords)
 	if err := parseSource(it, ix); err != nil {
 		return nil, err
 	}
 	if it.match("FILTER") {
-		return nil, cerr("The parameter `FILTER` is not supported")
+		return nil, fmt.Errorf("The parameter `FILTER` is not supported")
 	}
 	if err := parseTextOptions(it, ix); err != nil {
 		return nil, err
 	}
 	s, ok := it.next()
 	if !ok {
-		return nil, cerr("Missing argument")
+		return nil, fmt.Errorf("Missing argument")
 	}
 	if !strings.EqualFold(s, "SCHEMA") {
-		return nil, cerr("Unexpected parameter `%s`, expecting `SCHEMA`", s)
+		return nil, fmt.Errorf("Unexpected parameter `%s`, expecting `SCHEMA`", s)
 	}
 	if !it.more() {
-		return nil, cerr("Index schema must have at least one attribute")
+		return nil, fmt.Errorf("Index schema must have at least one attribute")
 	}
 	texts := 0
 	seen := map[string]bool{}
@@ -190,17 +206,17 @@ func parseCreate(args []string) (*index, error) {
 		id, _ := it.next()
 		a, err := parseAttribute(it, id)
 		if err != nil {
-			return nil, cerr("Invalid field type for field `%s`: %s", id, err)
+			return nil, fmt.Errorf("Invalid field type for field `%s`: %s", id, err)
 		}
 		if seen[a.identifier] {
-			return nil, cerr("Duplicate field in schema - %s", a.identifier)
+			return nil, fmt.Errorf("Duplicate field in schema - %s", a.identifier)
 		}
 		if len(seen)+1 > maxAttributes {
-			return nil, cerr("The maximum number of attributes cannot exceed %d.", maxAttributes)
+			return nil, fmt.Errorf("The maximum number of attributes cannot exceed %d.", maxAttributes)
 		}
 		if a.typ == typeText {
 			if texts++; texts > maxTextFields {
-				return nil, cerr("The maximum number of text fields cannot exceed %d.", maxTextFields)
+				return nil, fmt.Errorf("The maximum number of text fields cannot exceed %d.", maxTextFields)
 			}
 		}
 		seen[a.identifier] = true
@@ -216,33 +232,26 @@ func parseCreate(args []string) (*index, error) {
 // parseSource reads FT.CREATE's ON HASH|JSON and PREFIX n p1 … pn.
 func parseSource(it *argIter, ix *index) error {
 	if it.match("ON") {
-		v, err := it.value("ON")
-		if err != nil {
-			return err
-		}
-		switch strings.ToUpper(v) {
-		case "HASH":
-		case "JSON":
-			return cerr("JSON module is not loaded.")
-		default:
-			return cerr("Unknown argument `%s`", v)
+		switch v := it.value("ON"); {
+		case it.err != nil:
+			return it.err
+		case strings.EqualFold(v, "JSON"):
+			return fmt.Errorf("JSON module is not loaded.")
+		case !strings.EqualFold(v, "HASH"):
+			return fmt.Errorf("Unknown argument `%s`", v)
 		}
 	}
 	if it.match("PREFIX") {
-		n, err := it.uint("PREFIX")
-		if err != nil {
-			return err
+		n := it.uint("PREFIX")
+		switch {
+		case it.err != nil:
+			return it.err
+		case n > len(it.args)-it.pos:
+			return fmt.Errorf("Bad arguments for PREFIX: `%d` is outside acceptable bounds", n)
+		case n > maxPrefixes:
+			return fmt.Errorf("Number of prefixes (%d) exceeds the maximum allowed (%d)", n, maxPrefixes)
 		}
-		if n > len(it.args)-it.pos {
-			return cerr("Bad arguments for PREFIX: `%d` is outside acceptable bounds", n)
-		}
-		if n > maxPrefixes {
-			return cerr("Number of prefixes (%d) exceeds the maximum allowed (%d)", n, maxPrefixes)
-		}
-		for range n {
-			p, _ := it.next()
-			ix.prefixes = append(ix.prefixes, p)
-		}
+		ix.prefixes = append(ix.prefixes, it.take(n)...)
 	}
 	return nil
 }
@@ -252,29 +261,22 @@ func parseSource(it *argIter, ix *index) error {
 func parseTextOptions(it *argIter, ix *index) error {
 	for it.more() && !strings.EqualFold(it.peek(), "SCHEMA") {
 		start := it.pos
+		var bad error // a value the option refuses
 		switch {
 		case it.match("SCORE"):
-			v, err := it.value("SCORE")
-			if err != nil {
-				return err
-			}
-			f, perr := strconv.ParseFloat(v, 64)
-			if perr != nil || f < 0 || f > 1 {
-				return cerr("`SCORE` parameter with a value `%s` is not supported. The value must be between 0.0 and 1.0", v)
+			v := it.value("SCORE")
+			if f, err := strconv.ParseFloat(v, 64); err != nil || f < 0 || f > 1 {
+				bad = fmt.Errorf("`SCORE` parameter with a value `%s` is not supported. The value must be between 0.0 and 1.0", v)
 			}
 		case it.match("LANGUAGE"):
-			v, err := it.value("LANGUAGE")
-			if err != nil {
-				return err
-			}
-			if !strings.EqualFold(v, "ENGLISH") {
-				return cerr("Unknown argument `%s`", v)
+			if v := it.value("LANGUAGE"); !strings.EqualFold(v, "ENGLISH") {
+				bad = fmt.Errorf("Unknown argument `%s`", v)
 			}
 		case it.match("SKIPINITIALSCAN"):
 			ix.skipScan = true
 		case it.match("WITHOFFSETS"):
 		case it.match("PAYLOAD_FIELD"):
-			return cerr("The parameter `PAYLOAD_FIELD` is not supported")
+			return fmt.Errorf("The parameter `PAYLOAD_FIELD` is not supported")
 		case it.match("NOOFFSETS"):
 			ix.text.offsets = false
 		case it.match("NOSTEM"):
@@ -284,38 +286,23 @@ func parseTextOptions(it *argIter, ix *index) error {
 		case it.match("NOSTOPWORDS"):
 			ix.text.setStopWords(nil)
 		case it.match("STOPWORDS"):
-			n, err := it.uint("STOPWORDS")
-			if err != nil {
-				return err
-			}
+			n := it.uint("STOPWORDS")
 			if n > len(it.args)-it.pos {
-				return cerr("Missing argument for STOPWORDS. The count does not match the number of arguments provided for STOPWORDS")
+				bad = fmt.Errorf("Missing argument for STOPWORDS. The count does not match the number of arguments provided for STOPWORDS")
 			}
-			words := make([]string, 0, n)
-			for range n {
-				w, _ := it.next()
-				words = append(words, w)
-			}
-			ix.text.setStopWords(words)
+			ix.text.setStopWords(it.take(n))
 		case it.match("PUNCTUATION"):
-			v, err := it.value("PUNCTUATION")
-			if err != nil {
-				return err
+			if ix.text.punctuation = it.value("PUNCTUATION"); ix.text.punctuation == "" {
+				bad = fmt.Errorf("PUNCTUATION string cannot be empty")
 			}
-			if v == "" {
-				return cerr("PUNCTUATION string cannot be empty")
-			}
-			ix.text.punctuation = v
 		case it.match("MINSTEMSIZE"):
-			n, err := it.value("MINSTEMSIZE")
-			if err != nil {
-				return err
+			v, err := strconv.Atoi(it.value("MINSTEMSIZE"))
+			if ix.text.minStemSize = v; err != nil || v <= 0 {
+				bad = fmt.Errorf("MINSTEMSIZE must be positive")
 			}
-			v, perr := strconv.Atoi(n)
-			if perr != nil || v <= 0 {
-				return cerr("MINSTEMSIZE must be positive")
-			}
-			ix.text.minStemSize = v
+		}
+		if it.fail(bad); it.err != nil {
+			return it.err
 		}
 		if it.pos == start {
 			return nil
@@ -329,22 +316,22 @@ func parseAttribute(it *argIter, id string) (*attribute, error) {
 	if it.match("AS") {
 		v, ok := it.next()
 		if !ok {
-			return nil, cerr("Missing argument for `AS`")
+			return nil, fmt.Errorf("Missing argument for `AS`")
 		}
 		a.alias = v
 	}
 	for _, ch := range a.alias {
 		if strings.ContainsRune(defaultPunctuation, ch) {
-			return nil, cerr("Attribute alias `%s` contains invalid character `%c`", a.alias, ch)
+			return nil, fmt.Errorf("Attribute alias `%s` contains invalid character `%c`", a.alias, ch)
 		}
 	}
 	t, ok := it.next()
 	if !ok {
-		return nil, cerr("Argument value is empty")
+		return nil, fmt.Errorf("Argument value is empty")
 	}
 	typ, ok := typeNames[strings.ToUpper(t)]
 	if !ok {
-		return nil, cerr("Unknown argument `%s`", t)
+		return nil, fmt.Errorf("Unknown argument `%s`", t)
 	}
 	a.typ = typ
 	var err error
@@ -368,12 +355,12 @@ func parseTag(it *argIter, a *attribute) error {
 	for {
 		switch {
 		case it.match("SEPARATOR"):
-			v, err := it.value("SEPARATOR")
-			if err != nil {
-				return err
+			v := it.value("SEPARATOR")
+			if it.err != nil {
+				return it.err
 			}
 			if len(v) != 1 {
-				return cerr("The separator must be a single character, but got `%s`", v)
+				return fmt.Errorf("The separator must be a single character, but got `%s`", v)
 			}
 			a.separator = v[0]
 		case it.match("CASESENSITIVE"):
@@ -394,12 +381,12 @@ func parseTextField(it *argIter, a *attribute) error {
 		case it.match("NOSTEM"):
 			a.noStem = true
 		case it.match("WEIGHT"):
-			v, err := it.value("WEIGHT")
-			if err != nil {
-				return err
+			v := it.value("WEIGHT")
+			if f, err := strconv.ParseFloat(v, 64); it.err == nil && (err != nil || f != 1.0) {
+				return fmt.Errorf("The `WEIGHT` clause with a value other than `1.0` is not supported.")
 			}
-			if f, perr := strconv.ParseFloat(v, 64); perr != nil || f != 1.0 {
-				return cerr("The `WEIGHT` clause with a value other than `1.0` is not supported.")
+			if it.err != nil {
+				return it.err
 			}
 		default:
 			return nil
@@ -412,90 +399,65 @@ func parseTextField(it *argIter, a *attribute) error {
 func parseVector(it *argIter, a *attribute) error {
 	algo, ok := it.next()
 	if !ok {
-		return cerr("Argument value is empty")
+		return fmt.Errorf("Argument value is empty")
 	}
 	a.algorithm = strings.ToUpper(algo)
 	if a.algorithm != "HNSW" && a.algorithm != "FLAT" {
-		return cerr("Unknown argument `%s`", algo)
+		return fmt.Errorf("Unknown argument `%s`", algo)
 	}
 	nv, ok := it.next()
 	if !ok {
-		return cerr("Missing argument")
+		return fmt.Errorf("Missing argument")
 	}
 	n, perr := strconv.ParseUint(nv, 10, 31)
 	if perr != nil {
-		return cerr("Bad arguments for %s: `%s` is outside acceptable bounds", a.algorithm, nv)
+		return fmt.Errorf("Bad arguments for %s: `%s` is outside acceptable bounds", a.algorithm, nv)
 	}
 	if remaining := len(it.args) - it.pos; int(n) > remaining {
-		return cerr("Expected %d parameters for %s but got %d parameters.", n, a.algorithm, remaining)
+		return fmt.Errorf("Expected %d parameters for %s but got %d parameters.", n, a.algorithm, remaining)
 	}
-	sub := it.args[it.pos : it.pos+int(n)]
-	it.pos += int(n)
+	sub := it.take(int(n))
 	a.m, a.efc, a.efRuntime, a.initialCap, a.blockSize = defaultM, defaultEFC, defaultEFRuntime, defaultInitialCap, defaultBlockSize
 	var vtype string
-	// The attributes are read by a KeyValueParser, which puts "Error
-	// parsing value for the parameter `KEY` - " before a value's error and
-	// refuses an unknown key as an "Unexpected argument"
-	// (vmsdk/src/command_parser.h KeyValueParser::Parse, 1.2.1).
-	valueErr := func(key, format string, a ...any) error {
-		return cerr("Error parsing value for the parameter `%s` - %s", key, fmt.Sprintf(format, a...))
-	}
+	ints := map[string]*int{"DIM": &a.dim, "M": &a.m, "EF_CONSTRUCTION": &a.efc, "EF_RUNTIME": &a.efRuntime,
+		"INITIAL_CAP": &a.initialCap, "BLOCK_SIZE": &a.blockSize}
+	// The attributes are read by a KeyValueParser, which refuses an
+	// unknown key as an "Unexpected argument" (valueError).
 	for i := 0; i < len(sub); i += 2 {
 		key := strings.ToUpper(sub[i])
 		if i+1 >= len(sub) {
-			return valueErr(sub[i], "Missing argument")
+			return valueError(sub[i], "Missing argument")
 		}
 		val := sub[i+1]
-		switch key {
-		case "TYPE":
-			if !strings.EqualFold(val, "FLOAT32") {
-				return valueErr(sub[i], "Unknown argument `%s`", val)
-			}
-			vtype = "FLOAT32"
-		case "DIM":
-			d, err := strconv.Atoi(val)
-			if err != nil {
-				return valueErr(sub[i], "`%s` is not a valid numeric value", val)
-			}
-			a.dim = d
-		case "DISTANCE_METRIC":
-			m := strings.ToUpper(val)
-			if m != "L2" && m != "IP" && m != "COSINE" {
-				return valueErr(sub[i], "Unknown argument `%s`", val)
-			}
-			a.metric = m
-		case "M", "EF_CONSTRUCTION", "EF_RUNTIME", "INITIAL_CAP", "BLOCK_SIZE":
+		dst, isInt := ints[key]
+		switch {
+		case isInt:
 			v, err := strconv.Atoi(val)
 			if err != nil {
-				return valueErr(sub[i], "`%s` is not a valid numeric value", val)
+				return valueError(sub[i], "`%s` is not a valid numeric value", val)
 			}
-			switch key {
-			case "M":
-				a.m = v
-			case "EF_CONSTRUCTION":
-				a.efc = v
-			case "EF_RUNTIME":
-				a.efRuntime = v
-			case "INITIAL_CAP":
-				a.initialCap = v
-			case "BLOCK_SIZE":
-				a.blockSize = v
-			}
+			*dst = v
+		case key == "TYPE" && strings.EqualFold(val, "FLOAT32"):
+			vtype = "FLOAT32"
+		case key == "DISTANCE_METRIC" && slices.Contains([]string{"L2", "IP", "COSINE"}, strings.ToUpper(val)):
+			a.metric = strings.ToUpper(val)
+		case key == "TYPE" || key == "DISTANCE_METRIC":
+			return valueError(sub[i], "Unknown argument `%s`", val)
 		default:
-			return cerr("Unexpected argument `%s`", sub[i])
+			return fmt.Errorf("Unexpected argument `%s`", sub[i])
 		}
 	}
 	switch {
 	case a.dim == 0:
-		return cerr("Missing dimensions parameter.")
+		return fmt.Errorf("Missing dimensions parameter.")
 	case a.dim < 0 || a.dim > maxDimensions:
-		return cerr("The dimensions value must be a positive integer greater than 0 and less than or equal to %d.", maxDimensions)
+		return fmt.Errorf("The dimensions value must be a positive integer greater than 0 and less than or equal to %d.", maxDimensions)
 	case vtype == "":
-		return cerr("Missing vector TYPE parameter.")
+		return fmt.Errorf("Missing vector TYPE parameter.")
 	case a.metric == "":
-		return cerr("Missing DISTANCE_METRIC parameter.")
+		return fmt.Errorf("Missing DISTANCE_METRIC parameter.")
 	case a.algorithm == "HNSW" && (a.m < 2 || a.m > 2000000):
-		return cerr("M must be a positive integer greater than 2 and cannot exceed 2000000.")
+		return fmt.Errorf("M must be a positive integer greater than 2 and cannot exceed 2000000.")
 	}
 	return nil
 }
@@ -510,61 +472,19 @@ func parseVector(it *argIter, a *attribute) error {
 // hash_indexing_failures counts (failures). An attribute that held the key
 // is a Modify, counted in neither. Either way a value not taken leaves the
 // attribute without the key.
-func (ix *index) ingest(hash map[string]string, prev *indexedDoc) (d *indexedDoc, added map[fieldType]int, failures int) {
-	d = &indexedDoc{text: map[string][]string{}, stems: map[string][]string{}, tags: map[string][]string{}, nums: map[string]float64{}, vecs: map[string][]float32{}}
-	added = map[fieldType]int{}
+func (ix *index) ingest(hash map[string]string, prev indexedDoc) (d indexedDoc, added map[fieldType]int, failures int) {
+	d, added = indexedDoc{}, map[fieldType]int{}
 	for _, a := range ix.attrs {
 		v, ok := hash[a.identifier]
 		if !ok {
 			continue
 		}
-		taken := true
-		switch a.typ {
-		case typeText:
-			if !utf8.ValidString(v) {
-				taken = false // src/indexes/text/lexer.cc Tokenize: "Invalid UTF-8"
-				break
-			}
-			var toks, stems []string
-			for _, t := range ix.text.tokenize(v) {
-				if ix.text.stopWords[t] {
-					continue
-				}
-				toks = append(toks, t)
-				// The stem a word is found by (Lexer::UpdateStemMap): none
-				// for a field without stemming or a word shorter than
-				// MINSTEMSIZE.
-				st := ""
-				if !a.noStem && len(t) >= ix.text.minStemSize {
-					st = stem(t)
-				}
-				stems = append(stems, st)
-			}
-			d.text[a.alias], d.stems[a.alias] = toks, stems
-		case typeTag:
-			tags := splitTags(v, a.separator, a.caseSensitive)
-			if taken = len(tags) > 0; taken { // src/indexes/tag.cc AddRecord
-				d.tags[a.alias] = tags
-			}
-		case typeNumeric:
-			// src/indexes/numeric.cc ParseNumber: absl::SimpleAtod, "nan"
-			// refused.
-			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-			if taken = err == nil && !math.IsNaN(f); taken {
-				d.nums[a.alias] = f
-			}
-		case typeVector:
-			if taken = len(v) == 4*a.dim; taken {
-				vec := make([]float32, a.dim)
-				for i := range vec {
-					vec[i] = math.Float32frombits(binary.LittleEndian.Uint32([]byte(v[4*i:])))
-				}
-				d.vecs[a.alias] = vec
-			}
+		if val := ix.valueOf(a, v); val != nil {
+			d[a.alias] = val
 		}
 		switch {
-		case prev != nil && prev.has(a):
-		case taken:
+		case prev.has(a):
+		case d.has(a):
 			added[a.typ]++
 		default:
 			failures++
@@ -573,19 +493,59 @@ func (ix *index) ingest(hash map[string]string, prev *indexedDoc) (d *indexedDoc
 	return d, added, failures
 }
 
-// has says whether the document holds a value of a.
-func (d *indexedDoc) has(a *attribute) bool {
-	var ok bool
+// valueOf parses an attribute's value as its index does, nil when the
+// index does not take it: text that is not UTF-8 (src/indexes/text/lexer.cc
+// Tokenize: "Invalid UTF-8"), a TAG value with no tag (src/indexes/tag.cc
+// AddRecord), no number (src/indexes/numeric.cc ParseNumber:
+// absl::SimpleAtod, "nan" refused), a vector of the wrong byte length.
+func (ix *index) valueOf(a *attribute, v string) any {
 	switch a.typ {
 	case typeText:
-		_, ok = d.text[a.alias]
+		if !utf8.ValidString(v) {
+			return nil
+		}
+		var tv textValue
+		for _, t := range ix.text.tokenize(v) {
+			if ix.text.stopWords[t] {
+				continue
+			}
+			// The stem a word is found by (Lexer::UpdateStemMap): none for
+			// a field without stemming or a word shorter than MINSTEMSIZE.
+			st := ""
+			if !a.noStem && len(t) >= ix.text.minStemSize {
+				st = stem(t)
+			}
+			tv.toks, tv.stems = append(tv.toks, t), append(tv.stems, st)
+		}
+		return tv
 	case typeTag:
-		_, ok = d.tags[a.alias]
+		if tags := splitTags(v, a.separator, a.caseSensitive); len(tags) > 0 {
+			return tags
+		}
 	case typeNumeric:
-		_, ok = d.nums[a.alias]
+		if f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil && !math.IsNaN(f) {
+			return f
+		}
 	case typeVector:
-		_, ok = d.vecs[a.alias]
+		if len(v) == 4*a.dim {
+			return decodeVector(v)
+		}
 	}
+	return nil
+}
+
+// decodeVector reads a FLOAT32 vector's little-endian bytes.
+func decodeVector(b string) []float32 {
+	vec := make([]float32, len(b)/4)
+	for i := range vec {
+		vec[i] = math.Float32frombits(binary.LittleEndian.Uint32([]byte(b[4*i:])))
+	}
+	return vec
+}
+
+// has says whether the document holds a value of a.
+func (d indexedDoc) has(a *attribute) bool {
+	_, ok := d[a.alias]
 	return ok
 }
 

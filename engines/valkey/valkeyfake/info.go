@@ -1,7 +1,7 @@
 package valkeyfake
 
 import (
-	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 )
-
-func float32frombytes(b []byte) float32 { return math.Float32frombits(binary.LittleEndian.Uint32(b)) }
 
 // cmdInfo answers INFO [section …] with the sections a driver reads:
 // server, clients, modules and the module's search_* sections (INFO search).
@@ -72,7 +70,8 @@ func cmdConfig(s *Server, c *conn, args []string) {
 	switch strings.ToUpper(args[1]) {
 	case "GET":
 		s.mu.Lock()
-		var out []string
+		defer s.mu.Unlock()
+		out := dict{}
 		for _, pat := range args[2:] {
 			for k, v := range s.config {
 				if globMatch(strings.ToLower(pat), k) {
@@ -80,11 +79,7 @@ func cmdConfig(s *Server, c *conn, args []string) {
 				}
 			}
 		}
-		s.mu.Unlock()
-		c.w.mapHeader(len(out) / 2)
-		for _, v := range out {
-			c.w.bulk(v)
-		}
+		c.w.value(out)
 	case "SET":
 		if len(args)%2 != 0 {
 			c.w.err("ERR wrong number of arguments for 'config|set' command")
@@ -98,7 +93,7 @@ func cmdConfig(s *Server, c *conn, args []string) {
 				c.w.err(fmt.Sprintf("ERR Unknown option or number of arguments for CONFIG SET - '%s'", args[i]))
 				return
 			}
-			if err := s.validConfig(name, args[i+1]); err != nil {
+			if err := validConfig(name, args[i+1]); err != nil {
 				c.w.err(fmt.Sprintf("ERR CONFIG SET failed (possibly related to argument '%s') - %s", args[i], err))
 				return
 			}
@@ -117,28 +112,27 @@ func cmdConfig(s *Server, c *conn, args []string) {
 	}
 }
 
-func (s *Server) validConfig(name, v string) error {
-	switch name {
-	case "search.reader-threads", "search.writer-threads":
-		n, err := strconv.Atoi(v)
+// configRanges bound the numeric settings CONFIG SET takes
+// (src/valkey_search_options.cc; src/schema_manager.cc kMaxIndexes).
+var configRanges = map[string][2]int64{
+	"search.reader-threads": {1, 1024}, "search.writer-threads": {1, 1024}, "search.max-indexes": {1, 10_000_000},
+	"search.max-nonvector-search-results-fetched": {0, math.MaxUint32},
+}
+
+// validConfig checks a value as Valkey checks a module's numeric or
+// boolean setting.
+func validConfig(name, v string) error {
+	if r, ok := configRanges[name]; ok {
+		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil {
-			return fmt.Errorf("argument couldn't be parsed into an integer")
+			return errors.New("argument couldn't be parsed into an integer")
 		}
-		if n < 1 || n > 1024 {
-			return fmt.Errorf("argument must be between 1 and 1024 inclusive")
+		if n < r[0] || n > r[1] {
+			return fmt.Errorf("argument must be between %d and %d inclusive", r[0], r[1])
 		}
-	case "search.max-indexes": // src/schema_manager.cc: 1 … kMaxIndexes
-		if n, err := strconv.Atoi(v); err != nil || n < 1 || n > 10_000_000 {
-			return fmt.Errorf("argument must be between 1 and 10000000 inclusive")
-		}
-	case "search.max-nonvector-search-results-fetched": // 0 … UINT32_MAX
-		if n, err := strconv.ParseInt(v, 10, 64); err != nil || n < 0 || n > math.MaxUint32 {
-			return fmt.Errorf("argument must be between 0 and 4294967295 inclusive")
-		}
-	case "search.info-developer-visible":
-		if v = strings.ToLower(v); v != "yes" && v != "no" {
-			return fmt.Errorf("argument must be 'yes' or 'no'")
-		}
+	}
+	if v = strings.ToLower(v); name == "search.info-developer-visible" && v != "yes" && v != "no" {
+		return errors.New("argument must be 'yes' or 'no'")
 	}
 	return nil
 }

@@ -1,7 +1,9 @@
 package valkeyfake
 
 import (
-	"sort"
+	"errors"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -41,52 +43,38 @@ func cmdHgetall(s *Server, c *conn, args []string) {
 		return
 	}
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	h := s.hashes[args[1]]
-	fields := make([]string, 0, len(h))
-	for f := range h {
-		fields = append(fields, f)
+	reply := dict{}
+	for _, f := range slices.Sorted(maps.Keys(h)) {
+		reply = append(reply, f, h[f])
 	}
-	sort.Strings(fields)
-	c.w.mapHeader(len(fields))
-	for _, f := range fields {
-		c.w.bulk(f)
-		c.w.bulk(h[f])
-	}
-	s.mu.Unlock()
+	c.w.value(reply)
 }
 
-func cmdDel(s *Server, c *conn, args []string) {
-	if !arity(c, args, 2) {
-		return
-	}
-	var n int64
-	var waits []*sync.WaitGroup
-	s.mu.Lock()
-	for _, k := range args[1:] {
-		if _, ok := s.hashes[k]; ok {
-			delete(s.hashes, k)
-			n++
-			waits = append(waits, s.mutateLocked(k))
+// cmdKeys is DEL and UNLINK (del) or EXISTS: how many of the keys are
+// there (a key named twice counts twice, as in Valkey).
+func cmdKeys(del bool) handler {
+	return func(s *Server, c *conn, args []string) {
+		if !arity(c, args, 2) {
+			return
 		}
-	}
-	s.mu.Unlock()
-	s.wait(waits...)
-	c.w.int(n)
-}
-
-func cmdExists(s *Server, c *conn, args []string) {
-	if !arity(c, args, 2) {
-		return
-	}
-	var n int64
-	s.mu.Lock()
-	for _, k := range args[1:] {
-		if _, ok := s.hashes[k]; ok {
-			n++
+		var n int64
+		var waits []*sync.WaitGroup
+		s.mu.Lock()
+		for _, k := range args[1:] {
+			if _, ok := s.hashes[k]; ok {
+				n++
+				if del {
+					delete(s.hashes, k)
+					waits = append(waits, s.mutateLocked(k))
+				}
+			}
 		}
+		s.mu.Unlock()
+		s.wait(waits...)
+		c.w.int(n)
 	}
-	s.mu.Unlock()
-	c.w.int(n)
 }
 
 // cmdScan iterates keys in sorted order; the cursor is the position after
@@ -95,48 +83,15 @@ func cmdScan(s *Server, c *conn, args []string) {
 	if !arity(c, args, 2) {
 		return
 	}
-	cursor, err := strconv.Atoi(args[1])
-	if err != nil || cursor < 0 {
-		c.w.err("ERR invalid cursor")
+	cursor, pattern, count, err := parseScan(args)
+	if err != nil {
+		c.w.err(err.Error())
 		return
 	}
-	pattern, count := "*", 10
-	for i := 2; i < len(args); i++ {
-		switch strings.ToUpper(args[i]) {
-		case "MATCH":
-			if i+1 >= len(args) {
-				c.w.err("ERR syntax error")
-				return
-			}
-			i++
-			pattern = args[i]
-		case "COUNT":
-			if i+1 >= len(args) {
-				c.w.err("ERR syntax error")
-				return
-			}
-			i++
-			n, err := strconv.Atoi(args[i])
-			if err != nil || n < 1 {
-				c.w.err("ERR syntax error")
-				return
-			}
-			count = n
-		case "TYPE":
-			i++
-		default:
-			c.w.err("ERR syntax error")
-			return
-		}
-	}
 	s.mu.Lock()
-	keys := make([]string, 0, len(s.hashes))
-	for k := range s.hashes {
-		keys = append(keys, k)
-	}
+	keys := s.sortedKeysLocked()
 	s.mu.Unlock()
-	sort.Strings(keys)
-	var out []string
+	out := []string{}
 	next := 0
 	for i := cursor; i < len(keys); i++ {
 		if globMatch(pattern, keys[i]) {
@@ -150,9 +105,39 @@ func cmdScan(s *Server, c *conn, args []string) {
 	if next >= len(keys) {
 		next = 0
 	}
-	c.w.array(2)
-	c.w.bulk(strconv.Itoa(next))
-	c.w.bulks(out)
+	c.w.value(list{strconv.Itoa(next), out})
+}
+
+// parseScan reads SCAN's cursor and its MATCH, COUNT and TYPE options.
+func parseScan(args []string) (cursor int, pattern string, count int, err error) {
+	cursor, err = strconv.Atoi(args[1])
+	if err != nil || cursor < 0 {
+		return 0, "", 0, errors.New("ERR invalid cursor")
+	}
+	pattern, count = "*", 10
+	syntax := errors.New("ERR syntax error")
+	for i := 2; i < len(args); i += 2 {
+		if i+1 >= len(args) {
+			return 0, "", 0, syntax
+		}
+		switch strings.ToUpper(args[i]) {
+		case "MATCH":
+			pattern = args[i+1]
+		case "COUNT":
+			if count, err = strconv.Atoi(args[i+1]); err != nil || count < 1 {
+				return 0, "", 0, syntax
+			}
+		case "TYPE":
+		default:
+			return 0, "", 0, syntax
+		}
+	}
+	return cursor, pattern, count, nil
+}
+
+// sortedKeysLocked is the keyspace in sorted order. s.mu is held.
+func (s *Server) sortedKeysLocked() []string {
+	return slices.Sorted(maps.Keys(s.hashes))
 }
 
 // globMatch supports the glob forms a key-prefix scan uses: '*', '?' and

@@ -1,15 +1,19 @@
 package valkeyfake
 
 import (
+	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/searchbench/searchbench/engines/enginetest/fakekit"
 )
 
 // predicate is one node of a parsed query.
 type predicate interface {
-	eval(d *indexedDoc) bool
+	eval(d indexedDoc) bool
 }
 
 type andPred []predicate
@@ -17,7 +21,7 @@ type orPred []predicate
 type notPred struct{ p predicate }
 type allPred struct{}
 
-func (a andPred) eval(d *indexedDoc) bool {
+func (a andPred) eval(d indexedDoc) bool {
 	for _, p := range a {
 		if !p.eval(d) {
 			return false
@@ -26,7 +30,7 @@ func (a andPred) eval(d *indexedDoc) bool {
 	return true
 }
 
-func (o orPred) eval(d *indexedDoc) bool {
+func (o orPred) eval(d indexedDoc) bool {
 	for _, p := range o {
 		if p.eval(d) {
 			return true
@@ -35,12 +39,11 @@ func (o orPred) eval(d *indexedDoc) bool {
 	return false
 }
 
-func (n notPred) eval(d *indexedDoc) bool { return !n.p.eval(d) }
-func (allPred) eval(*indexedDoc) bool     { return true }
+func (n notPred) eval(d indexedDoc) bool { return !n.p.eval(d) }
+func (allPred) eval(indexedDoc) bool     { return true }
 
-// termPred matches a word in the named TEXT fields (all of them when
-// fields is nil), whole or as a prefix. Unless exact (a word of a quoted
-// phrase, or VERBATIM), a field with stemming also matches the word's stem
+// termPred matches a word in the named TEXT fields, whole or as a prefix.
+// Unless exact (VERBATIM), a field with stemming also matches the word's stem
 // and every word indexed there with the same stem (src/query/predicate.cc
 // TermPredicate::Evaluate; the query's word is stemmed whatever its length,
 // an indexed one only from MINSTEMSIZE on).
@@ -52,15 +55,15 @@ type termPred struct {
 	stem   string
 }
 
-func (t termPred) eval(d *indexedDoc) bool {
+func (t termPred) eval(d indexedDoc) bool {
 	for _, a := range t.fields {
-		stems := d.stems[a.alias]
-		for i, tok := range d.text[a.alias] {
+		tv, _ := d[a.alias].(textValue)
+		for i, tok := range tv.toks {
 			switch {
 			case tok == t.word, t.prefix && strings.HasPrefix(tok, t.word):
 				return true
 			case t.prefix || t.exact || a.noStem:
-			case tok == t.stem, stems[i] != "" && stems[i] == t.stem:
+			case tok == t.stem, tv.stems[i] != "" && tv.stems[i] == t.stem:
 				return true
 			}
 		}
@@ -75,18 +78,11 @@ type phrasePred struct {
 	words  []string
 }
 
-func (p phrasePred) eval(d *indexedDoc) bool {
+func (p phrasePred) eval(d indexedDoc) bool {
 	for _, a := range p.fields {
-		toks := d.text[a.alias]
-		for i := 0; i+len(p.words) <= len(toks); i++ {
-			ok := true
-			for j, w := range p.words {
-				if toks[i+j] != w {
-					ok = false
-					break
-				}
-			}
-			if ok {
+		tv, _ := d[a.alias].(textValue)
+		for i := 0; i+len(p.words) <= len(tv.toks); i++ {
+			if slices.Equal(tv.toks[i:i+len(p.words)], p.words) {
 				return true
 			}
 		}
@@ -99,8 +95,9 @@ type tagPred struct {
 	tags  []string // a trailing '*' is a prefix
 }
 
-func (t tagPred) eval(d *indexedDoc) bool {
-	for _, have := range d.tags[t.alias] {
+func (t tagPred) eval(d indexedDoc) bool {
+	tags, _ := d[t.alias].([]string)
+	for _, have := range tags {
 		for _, want := range t.tags {
 			if p, ok := strings.CutSuffix(want, "*"); ok && strings.HasPrefix(have, p) || have == want {
 				return true
@@ -116,8 +113,8 @@ type numPred struct {
 	loInc, hiInc bool
 }
 
-func (n numPred) eval(d *indexedDoc) bool {
-	v, ok := d.nums[n.alias]
+func (n numPred) eval(d indexedDoc) bool {
+	v, ok := d[n.alias].(float64)
 	if !ok {
 		return false
 	}
@@ -136,18 +133,8 @@ type queryParser struct {
 	sawOp    bool // a predicate was parsed (query_operations_ is not kNone)
 }
 
-type syntaxError string
-
-func (e syntaxError) Error() string { return string(e) }
-
-func (p *queryParser) errorf(format string, a ...any) error {
-	return syntaxError(fmt.Sprintf(format, a...))
-}
-
-func (p *queryParser) end() bool { return p.pos >= len(p.s) }
-func (p *queryParser) peek() byte {
-	return p.s[p.pos]
-}
+func (p *queryParser) end() bool  { return p.pos >= len(p.s) }
+func (p *queryParser) peek() byte { return p.s[p.pos] }
 
 func (p *queryParser) skipSpace() {
 	for !p.end() && (p.s[p.pos] == ' ' || p.s[p.pos] == '\t' || p.s[p.pos] == '\n' || p.s[p.pos] == '\r') {
@@ -157,9 +144,9 @@ func (p *queryParser) skipSpace() {
 
 func (p *queryParser) unexpected() error {
 	if p.end() {
-		return p.errorf("Unexpected end of query at position %d", p.pos+1)
+		return fmt.Errorf("Unexpected end of query at position %d", p.pos+1)
 	}
-	return p.errorf("Unexpected character at position %d: `%c`", p.pos+1, p.peek())
+	return fmt.Errorf("Unexpected character at position %d: `%c`", p.pos+1, p.peek())
 }
 
 // parseFilter parses a whole pre-filter; "*" (optionally bracketed) is
@@ -179,7 +166,7 @@ func parseFilter(ix *index, s string, verbatim bool) (predicate, error) {
 		return nil, p.unexpected()
 	}
 	if pred == nil {
-		return nil, p.errorf("Invalid Query Syntax")
+		return nil, fmt.Errorf("Invalid Query Syntax")
 	}
 	return pred, nil
 }
@@ -199,9 +186,9 @@ func (p *queryParser) orExpr(field *attribute) (predicate, error) {
 		orNext := !p.end() && p.peek() == '|'
 		if a == nil && (orNext || len(alts) > 0) {
 			if len(alts) == 0 && !p.sawOp {
-				return nil, p.errorf("Invalid Query Syntax")
+				return nil, fmt.Errorf("Invalid Query Syntax")
 			}
-			return nil, p.errorf("Missing OR term")
+			return nil, fmt.Errorf("Missing OR term")
 		}
 		if a != nil {
 			alts = append(alts, a)
@@ -211,13 +198,19 @@ func (p *queryParser) orExpr(field *attribute) (predicate, error) {
 		}
 		p.pos++
 	}
-	switch len(alts) {
+	return collapse(alts, alts), nil
+}
+
+// collapse is a node of preds: none, the one, or all (an andPred or an
+// orPred) as the caller built it.
+func collapse(preds []predicate, all predicate) predicate {
+	switch len(preds) {
 	case 0:
-		return nil, nil
+		return nil
 	case 1:
-		return alts[0], nil
+		return preds[0]
 	}
-	return alts, nil
+	return all
 }
 
 func (p *queryParser) andExpr(field *attribute) (predicate, error) {
@@ -236,13 +229,7 @@ func (p *queryParser) andExpr(field *attribute) (predicate, error) {
 			all = append(all, u)
 		}
 	}
-	switch len(all) {
-	case 0:
-		return nil, nil
-	case 1:
-		return all[0], nil
-	}
-	return all, nil
+	return collapse(all, all), nil
 }
 
 func (p *queryParser) unary(field *attribute) (predicate, error) {
@@ -267,11 +254,11 @@ func (p *queryParser) unary(field *attribute) (predicate, error) {
 		}
 		p.skipSpace()
 		if p.end() || p.peek() != ')' {
-			return nil, p.errorf("Missing `)`")
+			return nil, fmt.Errorf("Missing `)`")
 		}
 		p.pos++
 		if e == nil {
-			return nil, p.errorf("Empty brackets detected at Position: %d", p.pos-1)
+			return nil, fmt.Errorf("Empty brackets detected at Position: %d", p.pos-1)
 		}
 		return e, nil
 	case '@':
@@ -291,7 +278,7 @@ func (p *queryParser) fieldExpr() (predicate, error) {
 	name := p.s[start:p.pos]
 	p.skipSpace()
 	if p.end() || p.peek() != ':' {
-		return nil, p.errorf("Unexpected character at position %d: `%s`, expecting `:`", p.pos+1, p.s[p.pos:min(p.pos+1, len(p.s))])
+		return nil, fmt.Errorf("Unexpected character at position %d: `%s`, expecting `:`", p.pos+1, p.s[p.pos:min(p.pos+1, len(p.s))])
 	}
 	p.pos++
 	p.skipSpace()
@@ -302,19 +289,19 @@ func (p *queryParser) fieldExpr() (predicate, error) {
 	switch p.peek() {
 	case '{':
 		if a == nil || a.typ != typeTag {
-			return nil, p.errorf("`%s` is not indexed as a tag field", name)
+			return nil, fmt.Errorf("`%s` is not indexed as a tag field", name)
 		}
 		p.pos++
 		return p.tags(a)
 	case '[':
 		if a == nil || a.typ != typeNumeric {
-			return nil, p.errorf("`%s` is not indexed as a numeric field", name)
+			return nil, fmt.Errorf("`%s` is not indexed as a numeric field", name)
 		}
 		p.pos++
 		return p.numeric(a)
 	}
 	if a == nil || a.typ != typeText {
-		return nil, p.errorf("Index does not have any text field")
+		return nil, fmt.Errorf("Index does not have any text field")
 	}
 	if p.peek() == '(' {
 		// No bracketed group after a TEXT field: its text parser stops
@@ -323,7 +310,7 @@ func (p *queryParser) fieldExpr() (predicate, error) {
 		// the bracket then read as a group of its own, on every TEXT
 		// field (src/commands/filter_parser.cc ParseTextTokens, 1.2.1).
 		if !p.sawOp {
-			return nil, p.errorf("Invalid Query Syntax")
+			return nil, fmt.Errorf("Invalid Query Syntax")
 		}
 		return nil, nil
 	}
@@ -333,51 +320,37 @@ func (p *queryParser) fieldExpr() (predicate, error) {
 	return p.term(a)
 }
 
+// tags reads a tag list up to its closing brace: tags cut at '|', a
+// backslash keeping the character after it.
 func (p *queryParser) tags(a *attribute) (predicate, error) {
-	var raw strings.Builder
+	var tags []string
+	var cur strings.Builder
 	for {
 		if p.end() {
-			return nil, p.errorf("Missing closing TAG bracket, '}'")
+			return nil, fmt.Errorf("Missing closing TAG bracket, '}'")
 		}
 		c := p.peek()
 		p.pos++
-		if c == '\\' && !p.end() {
-			raw.WriteByte('\\')
-			raw.WriteByte(p.peek())
+		switch {
+		case c == '\\' && !p.end():
+			cur.WriteByte(p.peek())
 			p.pos++
 			continue
+		case c != '|' && c != '}':
+			cur.WriteByte(c)
+			continue
 		}
-		if c == '}' {
-			break
-		}
-		raw.WriteByte(c)
-	}
-	var tags []string
-	var cur strings.Builder
-	flush := func() {
-		t := strings.TrimSpace(cur.String())
-		if t != "" {
+		if t := strings.TrimSpace(cur.String()); t != "" {
 			if !a.caseSensitive {
 				t = strings.ToLower(t)
 			}
 			tags = append(tags, t)
 		}
 		cur.Reset()
-	}
-	r := raw.String()
-	for i := 0; i < len(r); i++ {
-		switch {
-		case r[i] == '\\' && i+1 < len(r):
-			i++
-			cur.WriteByte(r[i])
-		case r[i] == '|':
-			flush()
-		default:
-			cur.WriteByte(r[i])
+		if c == '}' {
+			return tagPred{alias: a.alias, tags: tags}, nil
 		}
 	}
-	flush()
-	return tagPred{alias: a.alias, tags: tags}, nil
 }
 
 func (p *queryParser) number() (float64, error) {
@@ -395,41 +368,41 @@ func (p *queryParser) number() (float64, error) {
 	}
 	f, err := strconv.ParseFloat(v, 64)
 	if err != nil || v == "" {
-		return 0, p.errorf("Invalid number: %s", v)
+		return 0, fmt.Errorf("Invalid number: %s", v)
 	}
 	return f, nil
 }
 
-func (p *queryParser) numeric(a *attribute) (predicate, error) {
-	n := numPred{alias: a.alias, loInc: true, hiInc: true}
+// bound reads one end of a range, exclusive after '('.
+func (p *queryParser) bound() (v float64, inclusive bool, err error) {
 	p.skipSpace()
-	if !p.end() && p.peek() == '(' {
-		n.loInc = false
+	if inclusive = p.end() || p.peek() != '('; !inclusive {
 		p.pos++
 	}
+	v, err = p.number()
+	return v, inclusive, err
+}
+
+func (p *queryParser) numeric(a *attribute) (predicate, error) {
+	n := numPred{alias: a.alias}
 	var err error
-	if n.lo, err = p.number(); err != nil {
+	if n.lo, n.loInc, err = p.bound(); err != nil {
 		return nil, err
 	}
 	if p.end() || (p.peek() != ' ' && p.peek() != ',') {
-		return nil, p.errorf("Expected space or `,` between start and end values of a numeric field. Position: %d", p.pos)
+		return nil, fmt.Errorf("Expected space or `,` between start and end values of a numeric field. Position: %d", p.pos)
 	}
 	p.pos++
-	p.skipSpace()
-	if !p.end() && p.peek() == '(' {
-		n.hiInc = false
-		p.pos++
-	}
-	if n.hi, err = p.number(); err != nil {
+	if n.hi, n.hiInc, err = p.bound(); err != nil {
 		return nil, err
 	}
 	p.skipSpace()
 	if p.end() || p.peek() != ']' {
-		return nil, p.errorf("Expected ']' got '%s'. Position: %d", p.s[p.pos:min(p.pos+1, len(p.s))], p.pos)
+		return nil, fmt.Errorf("Expected ']' got '%s'. Position: %d", p.s[p.pos:min(p.pos+1, len(p.s))], p.pos)
 	}
 	p.pos++
 	if n.lo > n.hi || n.lo == n.hi && !(n.loInc && n.hiInc) {
-		return nil, p.errorf("Start and end values of a numeric field indicate an empty range. Position: %d", p.pos)
+		return nil, fmt.Errorf("Start and end values of a numeric field indicate an empty range. Position: %d", p.pos)
 	}
 	return n, nil
 }
@@ -446,7 +419,7 @@ func (p *queryParser) textFields(field *attribute) ([]*attribute, error) {
 		}
 	}
 	if len(all) == 0 {
-		return nil, p.errorf("Index does not have any text field")
+		return nil, fmt.Errorf("Index does not have any text field")
 	}
 	return all, nil
 }
@@ -460,7 +433,7 @@ func (p *queryParser) word(quoted bool) (string, error) {
 		if c == '\\' {
 			p.pos++
 			if p.end() {
-				return "", p.errorf("Invalid escape sequence: backslash at end of input")
+				return "", fmt.Errorf("Invalid escape sequence: backslash at end of input")
 			}
 			b.WriteByte(p.peek())
 			p.pos++
@@ -495,7 +468,7 @@ func (p *queryParser) term(field *attribute) (predicate, error) {
 		return nil, err
 	}
 	if p.peek() == '%' || p.peek() == '*' {
-		return nil, p.errorf("valkeyfake: fuzzy and suffix terms are not implemented by this wire-contract fake")
+		return nil, fmt.Errorf("valkeyfake: fuzzy and suffix terms are not implemented by this wire-contract fake")
 	}
 	start := p.pos
 	w, err := p.word(false)
@@ -527,7 +500,7 @@ func (p *queryParser) phrase(field *attribute) (predicate, error) {
 	var words []string
 	for {
 		if p.end() {
-			return nil, p.errorf("Missing closing quote")
+			return nil, fmt.Errorf("Missing closing quote")
 		}
 		if p.peek() == '"' {
 			p.pos++
@@ -549,11 +522,9 @@ func (p *queryParser) phrase(field *attribute) (predicate, error) {
 		return nil, nil
 	}
 	if len(words) > 1 && !p.ix.text.offsets {
-		return nil, p.errorf("Index does not support offsets")
+		return nil, fmt.Errorf("Index does not support offsets")
 	}
-	if len(words) == 1 {
-		return termPred{fields: fields, word: words[0], exact: true}, nil
-	}
+	// One quoted word is the word exactly: a phrase of one.
 	return phrasePred{fields: fields, words: words}, nil
 }
 
@@ -561,33 +532,35 @@ func (p *queryParser) phrase(field *attribute) (predicate, error) {
 type knn struct {
 	kStr, blobStr, efStr, as string
 	field                    *attribute
+	k                        int       // resolved
+	vec                      []float32 // resolved
 }
 
 func parseKNN(ix *index, s string) (*knn, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
-		return nil, syntaxError("Vector query clause is missing")
+		return nil, errors.New("Vector query clause is missing")
 	}
 	if !strings.HasPrefix(s, "[") {
-		return nil, syntaxError(fmt.Sprintf("Expecting '[' got '%c'", s[0]))
+		return nil, fmt.Errorf("Expecting '[' got '%c'", s[0])
 	}
 	if !strings.HasSuffix(s, "]") {
-		return nil, syntaxError(fmt.Sprintf("Expecting ']' got '%c'", s[len(s)-1]))
+		return nil, fmt.Errorf("Expecting ']' got '%c'", s[len(s)-1])
 	}
 	parts := strings.Fields(s[1 : len(s)-1])
 	switch {
 	case len(parts) == 0:
-		return nil, syntaxError("Missing parameters")
+		return nil, errors.New("Missing parameters")
 	case !strings.EqualFold(parts[0], "KNN"):
-		return nil, syntaxError(fmt.Sprintf("`%s`. Expecting `KNN`", parts[0]))
+		return nil, fmt.Errorf("`%s`. Expecting `KNN`", parts[0])
 	case len(parts) == 1:
-		return nil, syntaxError("KNN argument is missing")
+		return nil, errors.New("KNN argument is missing")
 	case len(parts) == 2:
-		return nil, syntaxError("Vector field argument is missing")
+		return nil, errors.New("Vector field argument is missing")
 	case !strings.HasPrefix(parts[2], "@") || len(parts[2]) == 1:
-		return nil, syntaxError(fmt.Sprintf("Unexpected argument `%s`. Expecting a vector field name, starting with '@'", parts[2]))
+		return nil, fmt.Errorf("Unexpected argument `%s`. Expecting a vector field name, starting with '@'", parts[2])
 	case len(parts) == 3:
-		return nil, syntaxError("Blob attribute argument is missing")
+		return nil, errors.New("Blob attribute argument is missing")
 	}
 	k := &knn{kStr: parts[1], blobStr: parts[3]}
 	for i := 4; i < len(parts); i++ {
@@ -599,41 +572,31 @@ func parseKNN(ix *index, s string) (*knn, error) {
 			i++
 			k.as = parts[i]
 		case strings.EqualFold(parts[i], "EF_RUNTIME"), strings.EqualFold(parts[i], "AS"):
-			return nil, syntaxError(strings.ToUpper(parts[i]) + " argument is missing")
+			return nil, errors.New(strings.ToUpper(parts[i]) + " argument is missing")
 		default:
-			return nil, syntaxError(fmt.Sprintf("Unexpected argument `%s`", parts[i]))
+			return nil, fmt.Errorf("Unexpected argument `%s`", parts[i])
 		}
 	}
 	alias := parts[2][1:]
 	a := ix.byAlias[alias]
 	if a == nil {
-		return nil, syntaxError(fmt.Sprintf("Index field `%s` not exists", alias))
+		return nil, fmt.Errorf("Index field `%s` not exists", alias)
 	}
 	if a.typ != typeVector {
-		return nil, syntaxError(fmt.Sprintf("Index field `%s` is not a Vector index ", alias))
+		return nil, fmt.Errorf("Index field `%s` is not a Vector index ", alias)
 	}
 	k.field = a
 	return k, nil
 }
 
-// distance is the index's metric: COSINE 1−cos, IP 1−dot, L2 squared.
+// distance is the index's metric as valkey-search reports it: COSINE
+// 1−cos (1 for a zero vector), IP 1−dot, L2 the squared distance.
 func distance(metric string, a, b []float32) float64 {
-	var dot, na, nb, l2 float64
-	for i := range a {
-		x, y := float64(a[i]), float64(b[i])
-		dot += x * y
-		na += x * x
-		nb += y * y
-		l2 += (x - y) * (x - y)
-	}
 	switch metric {
 	case "COSINE":
-		if na == 0 || nb == 0 {
-			return 1
-		}
-		return 1 - dot/math.Sqrt(na*nb)
+		return 1 - fakekit.Cosine(a, b)
 	case "IP":
-		return 1 - dot
+		return 1 - fakekit.Dot(a, b)
 	}
-	return l2
+	return fakekit.L2Squared(a, b)
 }

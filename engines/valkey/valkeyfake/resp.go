@@ -105,27 +105,14 @@ func (w *writer) bulk(s string) {
 
 func (w *writer) array(n int) { w.w.WriteString("*" + strconv.Itoa(n) + "\r\n") }
 
-// mapHeader starts a map of n pairs: a RESP3 map, or a flat array of 2n in
-// RESP2.
-func (w *writer) mapHeader(n int) {
-	if w.proto == 3 {
-		w.w.WriteString("%" + strconv.Itoa(n) + "\r\n")
-		return
-	}
-	w.array(2 * n)
-}
-
-func (w *writer) bulks(ss []string) {
-	w.array(len(ss))
-	for _, s := range ss {
-		w.bulk(s)
-	}
-}
-
-// list is a reply array; its items are string, int, int64, []string or
-// list. Building a reply as a value keeps its lengths right by
+// list is a reply array; its items are string, int, int64, []string, list
+// or dict. Building a reply as a value keeps its lengths right by
 // construction.
 type list []any
+
+// dict is a map reply, its keys and values alternating: a RESP3 map, or a
+// flat array in RESP2.
+type dict []any
 
 func (w *writer) value(v any) {
 	switch x := v.(type) {
@@ -136,9 +123,21 @@ func (w *writer) value(v any) {
 	case int64:
 		w.int(x)
 	case []string:
-		w.bulks(x)
+		w.array(len(x))
+		for _, s := range x {
+			w.bulk(s)
+		}
 	case list:
 		w.array(len(x))
+		for _, item := range x {
+			w.value(item)
+		}
+	case dict:
+		if w.proto != 3 {
+			w.value(list(x))
+			return
+		}
+		w.w.WriteString("%" + strconv.Itoa(len(x)/2) + "\r\n")
 		for _, item := range x {
 			w.value(item)
 		}

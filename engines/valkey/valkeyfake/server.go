@@ -1,6 +1,5 @@
 // Package valkeyfake is a wire-contract fake of Valkey with the
-// valkey-search 1.2 module: a wire-contract fake, not a search engine. It
-// exists to test the searchbench Valkey driver's commands and replies, and
+// valkey-search 1.2 module, not a search engine. It exists to test the searchbench Valkey driver's commands and replies, and
 // it is written from valkey-search's documented behaviour and parser
 // sources (docs/commands/ft.create.md, ft.search.md, ft.info.md;
 // src/commands/ft_create_parser.cc, ft_search_parser.cc, filter_parser.cc;
@@ -35,20 +34,12 @@
 // missing DIM/TYPE/DISTANCE_METRIC or with the wrong attribute count, a
 // duplicate index name; FT.SEARCH on an unknown index, a query syntax error,
 // a vector parameter of the wrong byte length, a DIALECT outside 2–4 (the
-// parser's range; the documentation supports only 2), a LIMIT or KNN over
-// 10000, unknown or unused parameters. Messages marked UNCONFIRMED in the
-// code are shaped like the real ones but were not found verbatim.
+// parser's range; the documentation supports only 2), a KNN over 10000,
+// unknown or unused parameters.
 //
 // Injected faults (Inject, ClearFaults) go through the shared kit,
 // engines/enginetest/fakekit: a raw reply in place of the answer, the
 // connection dropped, the command held or delayed.
-//
-// Files: server.go (listener, connections, dispatch, faults), resp.go (the
-// protocol), session.go (PING, HELLO, AUTH, CLIENT …), keyspace.go (hashes
-// and SCAN), indexing.go (the writer pool that applies mutations),
-// index.go and ftindex.go (FT.CREATE's parser, FT.CREATE, FT.DROPINDEX,
-// FT.INFO, FT._LIST), ftsearch.go and query.go (FT.SEARCH and its query
-// language), text.go (tokens and stop words), info.go (INFO and CONFIG).
 //
 // Not implemented: JSON, FT.AGGREGATE, aliases, fuzzy and suffix terms,
 // SORTBY ordering, field replies, cluster mode, MULTI/EXEC.
@@ -277,7 +268,7 @@ func init() {
 	commands = map[string]handler{
 		"PING": cmdPing, "ECHO": cmdEcho, "HELLO": cmdHello, "AUTH": cmdAuth, "SELECT": cmdSelect,
 		"CLIENT": cmdClient, "INFO": cmdInfo, "CONFIG": cmdConfig,
-		"HSET": cmdHset, "HGETALL": cmdHgetall, "DEL": cmdDel, "UNLINK": cmdDel, "EXISTS": cmdExists, "SCAN": cmdScan,
+		"HSET": cmdHset, "HGETALL": cmdHgetall, "DEL": cmdKeys(true), "UNLINK": cmdKeys(true), "EXISTS": cmdKeys(false), "SCAN": cmdScan,
 		"FT.CREATE": cmdFtCreate, "FT.DROPINDEX": cmdFtDrop, "FT.SEARCH": cmdFtSearch, "FT.INFO": cmdFtInfo, "FT._LIST": cmdFtList,
 	}
 }

@@ -97,21 +97,8 @@ func cmdHello(s *Server, c *conn, args []string) {
 		return
 	}
 	c.w.proto = proto
-	c.w.mapHeader(7)
-	c.w.bulk("server")
-	c.w.bulk("valkey")
-	c.w.bulk("version")
-	c.w.bulk(ValkeyVersion)
-	c.w.bulk("proto")
-	c.w.int(int64(proto))
-	c.w.bulk("id")
-	c.w.int(c.id)
-	c.w.bulk("mode")
-	c.w.bulk("standalone")
-	c.w.bulk("role")
-	c.w.bulk("master")
-	c.w.bulk("modules")
-	c.w.array(0)
+	c.w.value(dict{"server", "valkey", "version", ValkeyVersion, "proto", proto, "id", c.id,
+		"mode", "standalone", "role", "master", "modules", list{}})
 }
 
 func cmdClient(_ *Server, c *conn, args []string) {

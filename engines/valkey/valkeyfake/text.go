@@ -26,10 +26,6 @@ var defaultStopWords = []string{
 	"they", "this", "to", "was", "will", "with",
 }
 
-// DefaultStopWords returns a copy of the default stop list, for tests that
-// need to know which words an index without NOSTOPWORDS drops.
-func DefaultStopWords() []string { return append([]string(nil), defaultStopWords...) }
-
 // defaultMinStemSize is MINSTEMSIZE's default, which FT.INFO reports. The
 // fake does not stem: a query word matches an indexed word that is the same
 // after lowercasing, which is all the driver's tests rely on.
