@@ -4,28 +4,21 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"slices"
 	"strings"
+
+	"github.com/searchbench/searchbench/engines/enginetest/fakekit"
 )
 
-// writeTarget returns the index a write names, or writes the error: an
-// index that does not exist would be created by Elasticsearch (with
-// dynamic mapping), which this fake does not do.
-func (s *Server) writeTarget(w http.ResponseWriter, name string) *index {
-	s.mu.Lock()
-	ix := s.indices[name]
-	s.mu.Unlock()
-	if ix != nil {
-		return ix
+// writeTarget returns the index a write names, or the error: an index that
+// does not exist would be created by Elasticsearch (with dynamic mapping),
+// which this fake does not do.
+func (s *Server) writeTarget(name string) (*index, *esError) {
+	if ix, _ := s.lookup(name); ix != nil {
+		return ix, nil
 	}
-	if e := checkIndexName(name); e != nil {
-		e.write(w)
-		return nil
-	}
-	notImplemented("index auto-creation on a write to the missing index [%s]", name).write(w)
-	return nil
+	return nil, cmp.Or(checkIndexName(name), notImplemented("index auto-creation on a write to the missing index [%s]", name))
 }
 
 func checkID(id string) *esError {
@@ -37,11 +30,10 @@ func checkID(id string) *esError {
 }
 
 // indexDoc is PUT|POST /{index}/_doc/{id}: index or replace.
-func (s *Server) indexDoc(w http.ResponseWriter, r *request) {
+func (s *Server) indexDoc(w http.ResponseWriter, r *request) *esError {
 	mode, e := r.writeMode(false, "refresh", "timeout", "wait_for_active_shards", "op_type")
 	if e != nil {
-		e.write(w)
-		return
+		return e
 	}
 	create := false
 	switch op := r.URL.Query().Get("op_type"); op {
@@ -49,50 +41,45 @@ func (s *Server) indexDoc(w http.ResponseWriter, r *request) {
 	case "create":
 		create = true
 	default:
-		badRequest("illegal_argument_exception", "opType must be 'create' or 'index', found: [%s]", op).write(w)
-		return
+		return badRequest("illegal_argument_exception", "opType must be 'create' or 'index', found: [%s]", op)
 	}
 	if len(r.body) == 0 {
-		badRequest("action_request_validation_exception", "Validation Failed: 1: source is missing;").write(w)
-		return
+		return badRequest("action_request_validation_exception", "Validation Failed: 1: source is missing;")
 	}
 	id := r.segs[2]
 	if e := checkID(id); e != nil {
-		e.write(w)
-		return
+		return e
 	}
-	ix := s.writeTarget(w, r.segs[0])
-	if ix == nil {
-		return
+	ix, e := s.writeTarget(r.segs[0])
+	if e != nil {
+		return e
 	}
 	status, res, e := ix.write(id, r.body, create)
 	if e != nil {
-		e.write(w)
-		return
+		return e
 	}
 	if ix.afterWrite(r, mode) {
 		res["forced_refresh"] = true
 	}
-	writeJSON(w, status, res)
+	return ok(w, status, res)
 }
 
 // deleteDoc is DELETE /{index}/_doc/{id}; a missing document answers 404
 // with result not_found (a write result, not an error body).
-func (s *Server) deleteDoc(w http.ResponseWriter, r *request) {
+func (s *Server) deleteDoc(w http.ResponseWriter, r *request) *esError {
 	mode, e := r.writeMode(true, "refresh", "timeout", "wait_for_active_shards")
 	if e != nil {
-		e.write(w)
-		return
+		return e
 	}
-	ix := s.lookup(w, r.segs[0])
-	if ix == nil {
-		return
+	ix, e := s.lookup(r.segs[0])
+	if e != nil {
+		return e
 	}
 	status, res := ix.remove(r.segs[2])
 	if ix.afterWrite(r, mode) {
 		res["forced_refresh"] = true
 	}
-	writeJSON(w, status, res)
+	return ok(w, status, res)
 }
 
 // write indexes one document in the live view.
@@ -155,28 +142,26 @@ var getParams = []string{"realtime", "refresh", "force_synthetic_source"}
 // the source as written; a missing one 404 with only _index, _id and found
 // false (GetResult.toXContent, RestGetAction). HEAD answers the same status
 // with no body.
-func (s *Server) getDoc(w http.ResponseWriter, r *request) {
+func (s *Server) getDoc(w http.ResponseWriter, r *request) *esError {
 	for _, k := range getParams {
 		if r.URL.Query().Has(k) {
-			notImplemented("URL parameter [%s] of a get", k).write(w)
-			return
+			return notImplemented("URL parameter [%s] of a get", k)
 		}
 	}
 	if e := cmp.Or(r.params(), r.noBody()); e != nil {
-		e.write(w)
-		return
+		return e
 	}
-	ix := s.lookup(w, r.segs[0])
-	if ix == nil {
-		return
+	ix, e := s.lookup(r.segs[0])
+	if e != nil {
+		return e
 	}
 	id := r.segs[2]
 	status, res := ix.get(id)
 	if r.Method == http.MethodHead {
 		w.WriteHeader(status)
-		return
+		return nil
 	}
-	writeJSON(w, status, res)
+	return ok(w, status, res)
 }
 
 // get reads one document from the live view.
@@ -265,49 +250,37 @@ func (ix *index) parseDoc(id string, src []byte) (*doc, *esError) {
 // value. Lucene's length of a multi-valued field counts every value's terms
 // (position_increment_gap does not change the count).
 func (f *field) parseValue(d *doc, id, name string, v any) *esError {
-	fail := func() *esError {
-		preview := fmt.Sprint(v)
-		if b, err := json.Marshal(v); err == nil && !isString(v) {
-			preview = string(b)
+	if v == nil {
+		return nil
+	}
+	text, isScalar := scalar(v) // not: an object, or an array inside an array
+	_, isBool := v.(bool)
+	switch {
+	case isScalar && f.typ == "keyword":
+		d.terms[name] = append(d.terms[name], text)
+	case isScalar && f.typ == "text" && f.indexed:
+		d.terms[name] = append(d.terms[name], f.analyzer.analyze(text)...)
+	case isScalar && f.typ == "text":
+	case isScalar && !isBool:
+		n, err := json.Number(strings.TrimSpace(text)).Float64()
+		if err == nil {
+			d.numbers[name] = append(d.numbers[name], n)
+			return nil
+		}
+		fallthrough
+	default:
+		preview, _ := json.Marshal(v)
+		if _, isString := v.(string); isString {
+			preview = []byte(text)
 		}
 		return docError("failed to parse field [%s] of type [%s] in document with id '%s'. Preview of field's value: '%s'",
 			name, f.typ, id, preview)
 	}
-	var text string
-	switch v := v.(type) {
-	case nil:
-		return nil
-	case string:
-		text = v
-	case json.Number:
-		text = v.String()
-	case bool:
-		text = fmt.Sprint(v)
-	default: // an object, or an array inside an array
-		return fail()
-	}
-	switch f.typ {
-	case "text", "keyword":
-		if f.typ == "keyword" {
-			d.terms[name] = append(d.terms[name], text)
-		} else if f.indexed {
-			d.terms[name] = append(d.terms[name], f.analyzer.analyze(text)...)
+	for sub, sf := range f.sub {
+		if e := sf.parseValue(d, id, name+"."+sub, v); e != nil {
+			return e
 		}
-		for sub, sf := range f.sub {
-			if e := sf.parseValue(d, id, name+"."+sub, v); e != nil {
-				return e
-			}
-		}
-		return nil
 	}
-	if _, isBool := v.(bool); isBool {
-		return fail()
-	}
-	n, err := json.Number(strings.TrimSpace(text)).Float64()
-	if err != nil {
-		return fail()
-	}
-	d.numbers[name] = append(d.numbers[name], n)
 	return nil
 }
 
@@ -323,7 +296,6 @@ func (f *field) parseVector(d *doc, id, name string, v any) *esError {
 			name, id, len(arr), f.dims)
 	}
 	vec := make([]float32, len(arr))
-	var norm float64
 	for i, x := range arr {
 		n, ok := x.(json.Number)
 		fl, err := n.Float64()
@@ -331,26 +303,22 @@ func (f *field) parseVector(d *doc, id, name string, v any) *esError {
 			return docError("failed to parse field [%s] of type [dense_vector] in document with id '%s'. Preview of field's value: '%v'", name, id, x)
 		}
 		vec[i] = float32(fl)
-		norm += fl * fl
 	}
-	if f.similarity == "cosine" && norm == 0 {
+	if f.similarity == "cosine" && fakekit.Dot(vec, vec) == 0 {
 		return docError("The [cosine] similarity does not support vectors with zero magnitude. Preview of invalid vector: %v", arr[:min(len(arr), 5)])
 	}
 	d.vectors[name] = vec
 	return nil
 }
 
-func isString(v any) bool { _, ok := v.(string); return ok }
-
 // bulk is POST|PUT [/{index}]/_bulk: NDJSON action lines (index, create,
 // delete), each but delete followed by a source line. Items are answered
 // one by one in a 200 response, "errors" true when any failed; a
 // malformed action line fails the whole request.
-func (s *Server) bulk(w http.ResponseWriter, r *request) {
+func (s *Server) bulk(w http.ResponseWriter, r *request) *esError {
 	mode, e := r.writeMode(false, "refresh", "timeout", "wait_for_active_shards")
 	if e != nil {
-		e.write(w)
-		return
+		return e
 	}
 	defaultIndex := ""
 	if len(r.segs) == 2 {
@@ -358,16 +326,15 @@ func (s *Server) bulk(w http.ResponseWriter, r *request) {
 	}
 	ops, e := parseBulk(r.body, defaultIndex)
 	if e != nil {
-		e.write(w)
-		return
+		return e
 	}
 	// Every index must exist before anything is written (auto-creation is
 	// not modelled).
 	targets := map[string]*index{}
 	for _, op := range ops {
 		if targets[op.index] == nil {
-			if targets[op.index] = s.writeTarget(w, op.index); targets[op.index] == nil {
-				return
+			if targets[op.index], e = s.writeTarget(op.index); e != nil {
+				return e
 			}
 		}
 	}
@@ -400,7 +367,7 @@ func (s *Server) bulk(w http.ResponseWriter, r *request) {
 	for _, ix := range targets {
 		ix.afterWrite(r, mode)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"took": r.took(), "errors": failed, "items": items})
+	return ok(w, http.StatusOK, map[string]any{"took": r.took(), "errors": failed, "items": items})
 }
 
 type bulkOp struct {
@@ -423,52 +390,11 @@ func parseBulk(body []byte, defaultIndex string) ([]bulkOp, *esError) {
 		if len(line) == 0 {
 			continue
 		}
-		meta, err := decodeObject(line)
-		if err != nil {
-			return nil, malformed(err)
+		op, e := parseBulkAction(line, i+1, defaultIndex)
+		if e != nil {
+			return nil, e
 		}
-		if len(meta) != 1 {
-			return nil, badRequest("illegal_argument_exception",
-				"Malformed action/metadata line [%d], expected END_OBJECT but found [FIELD_NAME]", i+1)
-		}
-		action := firstKey(meta)
-		switch action {
-		case "index", "create", "delete":
-		case "update":
-			return nil, notImplemented("bulk action [update]")
-		default:
-			return nil, badRequest("illegal_argument_exception",
-				"Malformed action/metadata line [%d], expected one of [create, delete, index, update] but found [%s]", i+1, action)
-		}
-		params, ok := meta[action].(map[string]any)
-		if !ok {
-			return nil, badRequest("illegal_argument_exception",
-				"Malformed action/metadata line [%d], expected START_OBJECT but found [%T]", i+1, meta[action])
-		}
-		op := bulkOp{action: action, index: defaultIndex}
-		for _, k := range sortedKeys(params) {
-			v, _ := params[k].(string)
-			switch k {
-			case "_index":
-				op.index = v
-			case "_id":
-				op.id = v
-			case "routing", "version", "version_type", "if_seq_no", "if_primary_term", "pipeline",
-				"require_alias", "require_data_stream", "dynamic_templates", "retry_on_conflict", "list_executed_pipelines":
-				return nil, notImplemented("bulk action parameter [%s]", k)
-			default:
-				return nil, badRequest("illegal_argument_exception", "Action/metadata line [%d] contains an unknown parameter [%s]", i+1, k)
-			}
-		}
-		switch {
-		case op.index == "":
-			return nil, badRequest("action_request_validation_exception", "Validation Failed: 1: index is missing;")
-		case op.id == "" && action == "delete":
-			return nil, badRequest("action_request_validation_exception", "Validation Failed: 1: id is missing;")
-		case op.id == "":
-			return nil, notImplemented("auto-generated document ids")
-		}
-		if action != "delete" {
+		if op.action != "delete" {
 			if i+1 >= len(lines) || len(bytes.TrimSpace(lines[i+1])) == 0 {
 				return nil, badRequest("action_request_validation_exception", "Validation Failed: 1: source is missing;")
 			}
@@ -478,6 +404,57 @@ func parseBulk(body []byte, defaultIndex string) ([]bulkOp, *esError) {
 		ops = append(ops, op)
 	}
 	return ops, nil
+}
+
+// parseBulkAction reads the action and metadata line number n of a _bulk
+// body.
+func parseBulkAction(line []byte, n int, defaultIndex string) (bulkOp, *esError) {
+	meta, err := decodeObject(line)
+	if err != nil {
+		return bulkOp{}, malformed(err)
+	}
+	if len(meta) != 1 {
+		return bulkOp{}, badRequest("illegal_argument_exception",
+			"Malformed action/metadata line [%d], expected END_OBJECT but found [FIELD_NAME]", n)
+	}
+	action := firstKey(meta)
+	switch action {
+	case "index", "create", "delete":
+	case "update":
+		return bulkOp{}, notImplemented("bulk action [update]")
+	default:
+		return bulkOp{}, badRequest("illegal_argument_exception",
+			"Malformed action/metadata line [%d], expected one of [create, delete, index, update] but found [%s]", n, action)
+	}
+	params, ok := meta[action].(map[string]any)
+	if !ok {
+		return bulkOp{}, badRequest("illegal_argument_exception",
+			"Malformed action/metadata line [%d], expected START_OBJECT but found [%T]", n, meta[action])
+	}
+	op := bulkOp{action: action, index: defaultIndex}
+	for _, k := range sortedKeys(params) {
+		v, _ := params[k].(string)
+		switch k {
+		case "_index":
+			op.index = v
+		case "_id":
+			op.id = v
+		case "routing", "version", "version_type", "if_seq_no", "if_primary_term", "pipeline",
+			"require_alias", "require_data_stream", "dynamic_templates", "retry_on_conflict", "list_executed_pipelines":
+			return bulkOp{}, notImplemented("bulk action parameter [%s]", k)
+		default:
+			return bulkOp{}, badRequest("illegal_argument_exception", "Action/metadata line [%d] contains an unknown parameter [%s]", n, k)
+		}
+	}
+	switch {
+	case op.index == "":
+		return bulkOp{}, badRequest("action_request_validation_exception", "Validation Failed: 1: index is missing;")
+	case op.id == "" && action == "delete":
+		return bulkOp{}, badRequest("action_request_validation_exception", "Validation Failed: 1: id is missing;")
+	case op.id == "":
+		return bulkOp{}, notImplemented("auto-generated document ids")
+	}
+	return op, nil
 }
 
 func firstKey(m map[string]any) string {

@@ -2,6 +2,7 @@ package esfake
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 )
 
@@ -27,17 +28,13 @@ func (e *esError) body() map[string]any {
 		return map[string]any{"error": msg, "status": e.status}
 	}
 	cause := map[string]any{"type": e.typ, "reason": e.reason}
-	for k, v := range e.extra {
-		cause[k] = v
-	}
+	maps.Copy(cause, e.extra)
 	root := cause
 	if e.root != nil {
 		root = e.root
 	}
 	top := map[string]any{"root_cause": []any{root}}
-	for k, v := range cause {
-		top[k] = v
-	}
+	maps.Copy(top, cause)
 	return map[string]any{"error": top, "status": e.status}
 }
 

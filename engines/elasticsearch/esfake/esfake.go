@@ -178,26 +178,32 @@ type request struct {
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if e := s.serve(w, r); e != nil {
+		e.write(w)
+	}
+}
+
+// serve answers r, or returns the error to answer with.
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) *esError {
 	if !s.opts.NoProductHeader {
 		w.Header().Set("X-Elastic-Product", "Elasticsearch")
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxContentLength+1))
 	if err != nil {
-		return // the client went away
+		return nil // the client went away
 	}
 	s.reqs.Add(r.Method+" "+r.URL.Path, r, body)
 	if len(body) > maxContentLength {
 		w.WriteHeader(http.StatusRequestEntityTooLarge)
-		return
+		return nil
 	}
 	if err := s.authenticate(r); err != nil {
 		w.Header().Set("WWW-Authenticate", `Basic realm="security", charset="UTF-8"`)
 		w.Header().Add("WWW-Authenticate", "ApiKey")
-		err.write(w)
-		return
+		return err
 	}
 	if s.faults.Serve(w, r, faultError) {
-		return
+		return nil
 	}
 	req := &request{Request: r, body: body, start: time.Now()}
 	for _, seg := range strings.Split(strings.Trim(r.URL.EscapedPath(), "/"), "/") {
@@ -206,18 +212,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		u, err := url.PathUnescape(seg)
 		if err != nil {
-			badRequest("illegal_argument_exception", "unable to decode path segment [%s]", seg).write(w)
-			return
+			return badRequest("illegal_argument_exception", "unable to decode path segment [%s]", seg)
 		}
 		req.segs = append(req.segs, u)
 	}
 	if len(body) > 0 {
 		if e := checkContentType(r.Header.Get("Content-Type")); e != nil {
-			e.write(w)
-			return
+			return e
 		}
 	}
-	s.route(w, req)
+	return s.route(w, req)
 }
 
 // contentTypes are the media types Elasticsearch reads as JSON (the
@@ -267,57 +271,56 @@ func equal(a, b string) bool { return subtle.ConstantTimeCompare([]byte(a), []by
 // (a path segment starting with _) is refused as not implemented; an
 // unknown path is Elasticsearch's 400 "no handler found"; a known path
 // with another method is its 405.
-func (s *Server) route(w http.ResponseWriter, r *request) {
-	segs := r.segs
+func (s *Server) route(w http.ResponseWriter, r *request) *esError {
+	segs, m := r.segs, r.Method
 	var h handler
 	var allowed []string
 	switch {
 	case len(segs) == 0:
-		h, allowed = pick(r.Method, s.info, get, head)
+		h, allowed = pick(m, map[string]handler{get: s.info, head: s.info})
 	case len(segs) == 1 && segs[0] == "_bulk":
-		h, allowed = pick(r.Method, s.bulk, post, put)
+		h, allowed = pick(m, map[string]handler{post: s.bulk, put: s.bulk})
 	case len(segs) == 2 && segs[0] == "_cluster" && segs[1] == "health":
-		h, allowed = pick(r.Method, s.health, get)
+		h, allowed = pick(m, map[string]handler{get: s.health})
 	case strings.HasPrefix(segs[0], "_"):
-		h = notImplementedAPI
+		h = refuse("API [%s]", r.URL.Path)
 	default:
 		h, allowed = s.routeIndex(r)
 	}
 	switch {
 	case h != nil:
-		h(w, r)
+		return h(w, r)
 	case allowed != nil:
-		(&esError{status: http.StatusMethodNotAllowed, plain: fmt.Sprintf(
-			"Incorrect HTTP method for uri [%s] and method [%s], allowed: [%s]", r.URL.RequestURI(), r.Method, strings.Join(allowed, ", "))}).write(w)
-	default:
-		badRequest("", "no handler found for uri [%s] and method [%s]", r.URL.RequestURI(), r.Method).write(w)
+		return &esError{status: http.StatusMethodNotAllowed, plain: fmt.Sprintf(
+			"Incorrect HTTP method for uri [%s] and method [%s], allowed: [%s]", r.URL.RequestURI(), m, strings.Join(allowed, ", "))}
 	}
+	return badRequest("", "no handler found for uri [%s] and method [%s]", r.URL.RequestURI(), m)
 }
 
-// handler answers one route.
-type handler func(http.ResponseWriter, *request)
+// handler answers one route, or returns the error to answer with.
+type handler func(http.ResponseWriter, *request) *esError
 
 const get, put, post, del, head = "GET", "PUT", "POST", "DELETE", "HEAD"
 
-// pick is h when the route takes method, or else the methods it takes.
-func pick(method string, h handler, methods ...string) (handler, []string) {
-	if slices.Contains(methods, method) {
-		return h, nil
-	}
-	return nil, methods
-}
-
-// byMethod is the handler of method among a route's, or else the methods
-// the route takes.
-func byMethod(method string, hs map[string]handler, methods ...string) (handler, []string) {
+// pick is the handler of method among a route's, or else the methods the
+// route takes (Elasticsearch lists them in a HashSet's order; this fake's
+// is fixed).
+func pick(method string, hs map[string]handler) (handler, []string) {
 	if h := hs[method]; h != nil {
 		return h, nil
 	}
-	return nil, methods
+	var allowed []string
+	for _, m := range []string{get, put, post, del, head} {
+		if hs[m] != nil {
+			allowed = append(allowed, m)
+		}
+	}
+	return nil, allowed
 }
 
-func notImplementedAPI(w http.ResponseWriter, r *request) {
-	notImplemented("API [%s]", r.URL.Path).write(w)
+// refuse is a route this fake does not implement.
+func refuse(format string, args ...any) handler {
+	return func(http.ResponseWriter, *request) *esError { return notImplemented(format, args...) }
 }
 
 // routeIndex dispatches the paths under /{index}.
@@ -325,41 +328,37 @@ func (s *Server) routeIndex(r *request) (handler, []string) {
 	segs, m := r.segs, r.Method
 	switch {
 	case len(segs) == 1:
-		getIndex := func(w http.ResponseWriter, _ *request) { notImplemented("GET index").write(w) }
-		return byMethod(m, map[string]handler{put: s.createIndex, del: s.deleteIndex, head: s.indexExists, get: getIndex},
-			get, put, del, head)
+		return pick(m, map[string]handler{put: s.createIndex, del: s.deleteIndex, head: s.indexExists, get: refuse("GET index")})
 	case len(segs) == 2 && segs[1] == "_bulk":
-		return pick(m, s.bulk, post, put)
+		return pick(m, map[string]handler{post: s.bulk, put: s.bulk})
 	case len(segs) == 2 && segs[1] == "_refresh":
-		return pick(m, s.refresh, post, get)
+		return pick(m, map[string]handler{post: s.refresh, get: s.refresh})
 	case len(segs) == 2 && segs[1] == "_count":
-		return pick(m, s.countDocs, get, post)
+		return pick(m, map[string]handler{get: s.countDocs, post: s.countDocs})
 	case len(segs) == 2 && segs[1] == "_search":
-		return pick(m, s.search, get, post)
+		return pick(m, map[string]handler{get: s.search, post: s.search})
 	case len(segs) == 2 && segs[1] == "_doc" && m == post:
-		return func(w http.ResponseWriter, _ *request) { notImplemented("auto-generated document ids").write(w) }, nil
+		return refuse("auto-generated document ids"), nil
 	case len(segs) == 3 && segs[1] == "_doc":
-		return byMethod(m, map[string]handler{put: s.indexDoc, post: s.indexDoc, del: s.deleteDoc, get: s.getDoc, head: s.getDoc},
-			get, put, post, del, head)
+		return pick(m, map[string]handler{put: s.indexDoc, post: s.indexDoc, del: s.deleteDoc, get: s.getDoc, head: s.getDoc})
 	case len(segs) == 2 && segs[1] == "_mapping" && m == get:
 		return s.getMapping, nil
 	case strings.HasPrefix(segs[1], "_"):
-		return notImplementedAPI, nil
+		return refuse("API [%s]", r.URL.Path), nil
 	}
 	return nil, nil
 }
 
 // info is GET /.
-func (s *Server) info(w http.ResponseWriter, r *request) {
+func (s *Server) info(w http.ResponseWriter, r *request) *esError {
 	if e := cmp.Or(r.params(), r.noBody()); e != nil {
-		e.write(w)
-		return
+		return e
 	}
 	if r.Method == http.MethodHead {
 		w.WriteHeader(http.StatusOK)
-		return
+		return nil
 	}
-	writeJSON(w, http.StatusOK, map[string]any{
+	return ok(w, http.StatusOK, map[string]any{
 		"name":         "esfake",
 		"cluster_name": "esfake",
 		"cluster_uuid": "esfake-cluster-uuid",
@@ -386,15 +385,20 @@ func (s *Server) info(w http.ResponseWriter, r *request) {
 	})
 }
 
-// lookup returns the named index, or writes 404 index_not_found_exception.
-func (s *Server) lookup(w http.ResponseWriter, name string) *index {
+// lookup returns the named index, or 404 index_not_found_exception.
+func (s *Server) lookup(name string) (*index, *esError) {
 	s.mu.Lock()
-	ix := s.indices[name]
-	s.mu.Unlock()
-	if ix == nil {
-		indexNotFound(name).write(w)
+	defer s.mu.Unlock()
+	if ix := s.indices[name]; ix != nil {
+		return ix, nil
 	}
-	return ix
+	return nil, indexNotFound(name)
+}
+
+// ok writes a handler's answer.
+func ok(w http.ResponseWriter, status int, v any) *esError {
+	writeJSON(w, status, v)
+	return nil
 }
 
 // commonParams are accepted by every endpoint (they change only formatting).

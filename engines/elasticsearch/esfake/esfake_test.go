@@ -277,6 +277,34 @@ func TestStrictMappingAndDocumentParsing(t *testing.T) {
 	wantError(t, "unknown parameter", c.do("PUT", "/strict/_doc/1?refresh_now=true", map[string]any{"name": "x"}), 400, "illegal_argument_exception")
 	wantError(t, "bad refresh value", c.do("PUT", "/strict/_doc/1?refresh=soon", map[string]any{"name": "x"}), 400, "illegal_argument_exception")
 	wantError(t, "write to a missing index", c.do("PUT", "/Missing/_doc/1", map[string]any{"name": "x"}), 400, "invalid_index_name_exception")
+	// A value a field cannot take: the reason previews it, a string as
+	// written, anything else as JSON.
+	c.ok("PUT", "/typed", map[string]any{"mappings": map[string]any{"properties": map[string]any{
+		"price": map[string]any{"type": "float"}, "tag": map[string]any{"type": "keyword"}}}})
+	for _, tc := range []struct {
+		doc     map[string]any
+		preview string
+	}{
+		{map[string]any{"price": "cheap"}, "'cheap'"},
+		{map[string]any{"price": true}, "'true'"},
+		{map[string]any{"tag": map[string]any{"a": 1}}, `'{"a":1}'`},
+		{map[string]any{"price": []any{1, []any{2}}}, "'[2]'"},
+	} {
+		r := c.do("PUT", "/typed/_doc/1", tc.doc)
+		wantError(t, fmt.Sprint(tc.doc), r, 400, "document_parsing_exception")
+		if !strings.HasSuffix(reason(r), "Preview of field's value: "+tc.preview) {
+			t.Errorf("%v: reason %q; want the preview %s", tc.doc, reason(r), tc.preview)
+		}
+	}
+	// Numbers may come as strings, and a keyword takes any scalar.
+	c.ok("PUT", "/typed/_doc/1?refresh=true", map[string]any{"price": " 2.5 ", "tag": 7})
+	rng := map[string]any{"query": map[string]any{"range": map[string]any{"price": map[string]any{"gte": 2, "lt": 3}}}}
+	if ids := hitIDs(t, c.ok("POST", "/typed/_search", rng)); len(ids) != 1 {
+		t.Errorf("range over a number given as a string: %v", ids)
+	}
+	if ids := hitIDs(t, c.ok("POST", "/typed/_search", map[string]any{"query": map[string]any{"term": map[string]any{"tag": "7"}}})); len(ids) != 1 {
+		t.Errorf("term on a keyword given as a number: %v", ids)
+	}
 	// dynamic false keeps an unknown field in _source without indexing it.
 	c.ok("PUT", "/loose", map[string]any{"mappings": map[string]any{"dynamic": false, "properties": map[string]any{"name": map[string]any{"type": "text"}}}})
 	c.ok("PUT", "/loose/_doc/1?refresh=true", map[string]any{"name": "alpha", "other": "beta"})
@@ -666,7 +694,8 @@ func TestRouting(t *testing.T) {
 	wantError(t, "body on a delete", c.do("DELETE", "/idx/_doc/1", map[string]any{"x": 1}), 400, "illegal_argument_exception")
 	wantError(t, "body on a refresh", c.do("POST", "/idx/_refresh", map[string]any{}), 400, "illegal_argument_exception")
 	// Go keeps the last of two equal keys; Elasticsearch refuses them.
-	for _, b := range []string{`{"size":1,"size":2}`, `{"query":{"match":{"name":{"query":"a","query":"b"}}}}`} {
+	for _, b := range []string{`{"size":1,"size":2}`, `{"query":{"match":{"name":{"query":"a","query":"b"}}}}`,
+		`{"query":{"bool":{"must":[{"term":{"name":"a"}},{"match":{"name":"a","name":"b"}}]}}}`} {
 		r := c.do("POST", "/idx/_search", b)
 		wantError(t, "duplicate key "+b, r, 400, "x_content_parse_exception")
 		if !strings.Contains(reason(r), "Duplicate field") {
@@ -674,6 +703,8 @@ func TestRouting(t *testing.T) {
 		}
 	}
 	c.ok("POST", "/idx/_search", `{"size":1,"query":{"match":{"name":{"query":"a"}}},"track_total_hits":true}`)
+	// The same key in sibling objects of an array is no duplicate.
+	c.ok("POST", "/idx/_search", `{"query":{"bool":{"must":[{"match":{"name":"a"}},{"match":{"name":"b"}}]}}}`)
 	wantError(t, "duplicate key in a document", c.do("PUT", "/idx/_doc/1", `{"name":"a","name":"b"}`), 400, "document_parsing_exception")
 }
 

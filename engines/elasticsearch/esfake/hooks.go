@@ -105,9 +105,7 @@ func (s *Server) LastRequest(method, path string) (Recorded, bool) {
 // Waiting is how many refresh=wait_for writes on the index wait for its
 // next refresh.
 func (s *Server) Waiting(indexName string) int {
-	s.mu.Lock()
-	ix := s.indices[indexName]
-	s.mu.Unlock()
+	ix, _ := s.lookup(indexName)
 	if ix == nil {
 		return 0
 	}

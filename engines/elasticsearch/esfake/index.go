@@ -3,6 +3,7 @@ package esfake
 import (
 	"cmp"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"strings"
 	"sync"
@@ -98,94 +99,73 @@ const (
 )
 
 // createIndex is PUT /{index}.
-func (s *Server) createIndex(w http.ResponseWriter, r *request) {
-	if e := r.params("wait_for_active_shards", "timeout", "master_timeout"); e != nil {
-		e.write(w)
-		return
-	}
+func (s *Server) createIndex(w http.ResponseWriter, r *request) *esError {
 	name := r.segs[0]
-	if e := checkIndexName(name); e != nil {
-		e.write(w)
-		return
+	if e := cmp.Or(r.params("wait_for_active_shards", "timeout", "master_timeout"), checkIndexName(name)); e != nil {
+		return e
 	}
 	body, e := r.jsonBody()
 	if e != nil {
-		e.write(w)
-		return
+		return e
 	}
 	for k := range body {
 		switch k {
 		case "settings", "mappings":
 		case "aliases":
-			notImplemented("aliases").write(w)
-			return
+			return notImplemented("aliases")
 		default:
-			newError(http.StatusBadRequest, "parse_exception", "unknown key [%s] for create index", k).write(w)
-			return
+			return newError(http.StatusBadRequest, "parse_exception", "unknown key [%s] for create index", k)
 		}
 	}
 	ix, e := s.newIndex(name, body["settings"], body["mappings"])
 	if e != nil {
-		e.write(w)
-		return
+		return e
 	}
 	s.mu.Lock()
 	if old := s.indices[name]; old != nil {
 		s.mu.Unlock()
 		e := newError(http.StatusBadRequest, "resource_already_exists_exception", "index [%s/%s] already exists", name, old.uuid)
 		e.extra = map[string]any{"index_uuid": old.uuid, "index": name}
-		e.write(w)
-		return
+		return e
 	}
 	if s.closed {
 		s.mu.Unlock()
-		return
+		return nil
 	}
 	s.indices[name] = ix
 	s.mu.Unlock()
 	ix.start()
-	writeJSON(w, http.StatusOK, map[string]any{"acknowledged": true, "shards_acknowledged": true, "index": name})
+	return ok(w, http.StatusOK, map[string]any{"acknowledged": true, "shards_acknowledged": true, "index": name})
 }
 
 // deleteIndex is DELETE /{index}.
-func (s *Server) deleteIndex(w http.ResponseWriter, r *request) {
-	if e := cmp.Or(r.params("timeout", "master_timeout"), r.noBody()); e != nil {
-		e.write(w)
-		return
+func (s *Server) deleteIndex(w http.ResponseWriter, r *request) *esError {
+	if e := cmp.Or(r.params("timeout", "master_timeout"), r.noBody(), r.oneIndex("deleting")); e != nil {
+		return e
 	}
 	name := r.segs[0]
-	if strings.ContainsAny(name, "*,") || name == "_all" {
-		notImplemented("deleting several indices or a wildcard").write(w)
-		return
-	}
 	s.mu.Lock()
 	ix := s.indices[name]
 	delete(s.indices, name)
 	s.mu.Unlock()
 	if ix == nil {
-		indexNotFound(name).write(w)
-		return
+		return indexNotFound(name)
 	}
 	ix.close()
-	writeJSON(w, http.StatusOK, map[string]any{"acknowledged": true})
+	return ok(w, http.StatusOK, map[string]any{"acknowledged": true})
 }
 
 // getMapping is GET /{index}/_mapping: {"<index>":{"mappings":{…}}}, each
 // field as its definition gave it, and dynamic when it was not the default.
 // An index that is not there is 404 index_not_found_exception (the request
 // does not ignore unavailable indices by default).
-func (s *Server) getMapping(w http.ResponseWriter, r *request) {
-	if e := cmp.Or(r.params("master_timeout"), r.noBody()); e != nil {
-		e.write(w)
-		return
+func (s *Server) getMapping(w http.ResponseWriter, r *request) *esError {
+	if e := cmp.Or(r.params("master_timeout"), r.noBody(), r.oneIndex("the mappings of")); e != nil {
+		return e
 	}
-	if strings.ContainsAny(r.segs[0], "*,") || r.segs[0] == "_all" {
-		notImplemented("the mappings of several indices or a wildcard").write(w)
-		return
-	}
-	ix := s.lookup(w, r.segs[0])
-	if ix == nil {
-		return
+	ix, e := s.lookup(r.segs[0])
+	if e != nil {
+		return e
 	}
 	props := map[string]any{}
 	for name, f := range ix.fields {
@@ -197,19 +177,17 @@ func (s *Server) getMapping(w http.ResponseWriter, r *request) {
 	if ix.dynamic != "true" {
 		m["dynamic"] = ix.dynamic
 	}
-	writeJSON(w, http.StatusOK, map[string]any{ix.name: map[string]any{"mappings": m}})
+	return ok(w, http.StatusOK, map[string]any{ix.name: map[string]any{"mappings": m}})
 }
 
 // indexExists is HEAD /{index}: 200 or 404, no body.
-func (s *Server) indexExists(w http.ResponseWriter, r *request) {
-	s.mu.Lock()
-	ix := s.indices[r.segs[0]]
-	s.mu.Unlock()
-	if ix == nil {
+func (s *Server) indexExists(w http.ResponseWriter, r *request) *esError {
+	if ix, _ := s.lookup(r.segs[0]); ix == nil {
 		w.WriteHeader(http.StatusNotFound)
-		return
+	} else {
+		w.WriteHeader(http.StatusOK)
 	}
-	w.WriteHeader(http.StatusOK)
+	return nil
 }
 
 // start begins the periodic refresh, as the index's refresh_interval says.
@@ -277,6 +255,15 @@ func (ix *index) refreshLocked() {
 	ix.pending, ix.dirty, ix.waiting = nil, false, 0
 	close(ix.released)
 	ix.released = make(chan struct{})
+}
+
+// oneIndex refuses a path naming several indices or a wildcard, which this
+// fake does not resolve; doing names the request in the refusal.
+func (r *request) oneIndex(doing string) *esError {
+	if strings.ContainsAny(r.segs[0], "*,") || r.segs[0] == "_all" {
+		return notImplemented("%s several indices or a wildcard", doing)
+	}
+	return nil
 }
 
 // refreshMode is a write's refresh parameter.
@@ -352,9 +339,7 @@ func (ix *index) shardsHeader() map[string]any {
 // Visible is how many documents search sees in the index (as of its last
 // refresh), and Live how many exist; both -1 without the index.
 func (s *Server) Visible(indexName string) (visible, live int) {
-	s.mu.Lock()
-	ix := s.indices[indexName]
-	s.mu.Unlock()
+	ix, _ := s.lookup(indexName)
 	if ix == nil {
 		return -1, -1
 	}
@@ -371,44 +356,35 @@ func (s *Server) Visible(indexName string) (visible, live int) {
 // Settings returns the index's settings as Elasticsearch would echo them
 // (flattened, string values, "index." keys) and whether the index exists.
 func (s *Server) Settings(indexName string) (map[string]string, bool) {
-	s.mu.Lock()
-	ix := s.indices[indexName]
-	s.mu.Unlock()
+	ix, _ := s.lookup(indexName)
 	if ix == nil {
 		return nil, false
 	}
-	out := make(map[string]string, len(ix.settings))
-	for k, v := range ix.settings {
-		out[k] = v
-	}
-	return out, true
+	return maps.Clone(ix.settings), true
 }
 
 // health is GET /_cluster/health: green, or yellow while a replica cannot
 // be placed on the single node. wait_for_status waits up to timeout (30s)
 // and answers 408 with timed_out true when the status is not reached.
-func (s *Server) health(w http.ResponseWriter, r *request) {
+func (s *Server) health(w http.ResponseWriter, r *request) *esError {
 	params := r.params("wait_for_status", "timeout", "master_timeout", "level", "local",
 		"wait_for_no_relocating_shards", "wait_for_no_initializing_shards", "wait_for_nodes",
 		"wait_for_active_shards", "wait_for_events")
 	if e := cmp.Or(params, r.noBody()); e != nil {
-		e.write(w)
-		return
+		return e
 	}
 	q := r.URL.Query()
 	timeout := 30 * time.Second
 	if v := q.Get("timeout"); v != "" {
 		var e *esError
 		if timeout, e = timeSetting("timeout", v, false); e != nil {
-			e.write(w)
-			return
+			return e
 		}
 	}
 	rank := map[string]int{"green": 0, "yellow": 1, "red": 2}
 	want, waitFor := q.Get("wait_for_status"), q.Has("wait_for_status")
 	if _, ok := rank[want]; waitFor && !ok {
-		badRequest("illegal_argument_exception", "unknown cluster health status [%s]", want).write(w)
-		return
+		return badRequest("illegal_argument_exception", "unknown cluster health status [%s]", want)
 	}
 	s.mu.Lock()
 	primaries, unassigned := 0, 0
@@ -428,7 +404,7 @@ func (s *Server) health(w http.ResponseWriter, r *request) {
 		select {
 		case <-time.After(timeout):
 		case <-r.Context().Done():
-			return
+			return nil
 		}
 		code, timedOut = http.StatusRequestTimeout, true
 	}
@@ -437,7 +413,7 @@ func (s *Server) health(w http.ResponseWriter, r *request) {
 	if total > 0 {
 		percent = 100 * float64(primaries) / float64(total)
 	}
-	writeJSON(w, code, map[string]any{
+	return ok(w, code, map[string]any{
 		"cluster_name": "esfake", "status": status, "timed_out": timedOut,
 		"number_of_nodes": 1, "number_of_data_nodes": 1,
 		"active_primary_shards": primaries, "active_shards": primaries,

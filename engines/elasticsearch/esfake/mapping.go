@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/searchbench/searchbench/engines/enginetest/fakekit"
 )
 
 // An index's settings and mappings as a create request gives them, and
@@ -175,17 +177,7 @@ func flatten(prefix string, m map[string]any, out map[string]any) {
 
 // scalar is a setting's (or a query text's) string form; Elasticsearch
 // keeps every setting as a string, so 1 and "1" are the same.
-func scalar(v any) (string, bool) {
-	switch v := v.(type) {
-	case string:
-		return v, true
-	case json.Number:
-		return v.String(), true
-	case bool:
-		return strconv.FormatBool(v), true
-	}
-	return "", false
-}
+var scalar = fakekit.Scalar
 
 func intSetting(key, v string, min int) (int, *esError) {
 	n, err := strconv.Atoi(v)
@@ -329,20 +321,9 @@ func parseField(name string, raw any, analyzers map[string]*analyzer) (*field, *
 			}
 			f.indexed = b
 		case k == "fields" && (typ == "text" || typ == "keyword"):
-			subs, ok := def[k].(map[string]any)
-			if !ok {
-				return nil, mapperError("Failed to parse mapping: Expected map for property [fields] on field [%s] but got a class %T", name, def[k])
-			}
-			f.sub = map[string]*field{}
-			for _, sub := range sortedKeys(subs) {
-				if sd, ok := subs[sub].(map[string]any); ok && sd["fields"] != nil {
-					return nil, notImplemented("multi-fields inside the multi-field [%s.%s]", name, sub)
-				}
-				sf, err := parseField(sub, subs[sub], analyzers)
-				if err != nil {
-					return nil, err
-				}
-				f.sub[sub] = sf
+			var err *esError
+			if f.sub, err = parseMultiFields(name, def[k], analyzers); err != nil {
+				return nil, err
 			}
 		case slices.Contains(unmodelledParams, k) || k == "fields":
 			return nil, notImplemented("mapping parameter [%s] on field [%s]", k, name)
@@ -353,49 +334,63 @@ func parseField(name string, raw any, analyzers map[string]*analyzer) (*field, *
 	if typ != "text" {
 		return f, nil
 	}
-	lookup := func(param string, dflt *analyzer) (*analyzer, *esError) {
-		v, set := def[param]
-		if !set {
-			return dflt, nil
-		}
-		n, _ := v.(string)
-		if a := analyzers[n]; a != nil {
-			return a, nil
-		}
-		if n == "standard" {
-			return standardAnalyzer, nil
-		}
-		if slices.Contains(knownAnalyzers, n) {
-			return nil, notImplemented("analyzer [%s]", n)
-		}
-		return nil, mapperError("Failed to parse mapping: analyzer [%v] has not been configured in mappings", v)
-	}
-	dflt := standardAnalyzer
-	if a := analyzers["default"]; a != nil {
-		dflt = a
-	}
 	var err *esError
-	if f.analyzer, err = lookup("analyzer", dflt); err != nil {
+	dflt := cmp.Or(analyzers["default"], standardAnalyzer)
+	if f.analyzer, err = analyzerParam(def, "analyzer", dflt, analyzers); err != nil {
 		return nil, err
 	}
-	if f.searchAnalyzer, err = lookup("search_analyzer", f.analyzer); err != nil {
+	if f.searchAnalyzer, err = analyzerParam(def, "search_analyzer", f.analyzer, analyzers); err != nil {
 		return nil, err
 	}
 	return f, nil
 }
 
+// parseMultiFields reads a text or keyword field's multi-fields (its
+// fields parameter), one level deep.
+func parseMultiFields(name string, raw any, analyzers map[string]*analyzer) (map[string]*field, *esError) {
+	subs, ok := raw.(map[string]any)
+	if !ok {
+		return nil, mapperError("Failed to parse mapping: Expected map for property [fields] on field [%s] but got a class %T", name, raw)
+	}
+	out := map[string]*field{}
+	for _, sub := range sortedKeys(subs) {
+		if sd, ok := subs[sub].(map[string]any); ok && sd["fields"] != nil {
+			return nil, notImplemented("multi-fields inside the multi-field [%s.%s]", name, sub)
+		}
+		sf, err := parseField(sub, subs[sub], analyzers)
+		if err != nil {
+			return nil, err
+		}
+		out[sub] = sf
+	}
+	return out, nil
+}
+
+// analyzerParam resolves a text field's analyzer or search_analyzer
+// (param): one the index defines, the built-in standard, or dflt when the
+// field does not set it.
+func analyzerParam(def map[string]any, param string, dflt *analyzer, analyzers map[string]*analyzer) (*analyzer, *esError) {
+	v, set := def[param]
+	if !set {
+		return dflt, nil
+	}
+	n, _ := v.(string)
+	switch {
+	case analyzers[n] != nil:
+		return analyzers[n], nil
+	case n == "standard":
+		return standardAnalyzer, nil
+	case slices.Contains(knownAnalyzers, n):
+		return nil, notImplemented("analyzer [%s]", n)
+	}
+	return nil, mapperError("Failed to parse mapping: analyzer [%v] has not been configured in mappings", v)
+}
+
 // boolValue reads a boolean parameter as Elasticsearch does: true, false,
 // or the strings "true" and "false".
 func boolValue(v any) (bool, bool) {
-	switch v := v.(type) {
-	case bool:
-		return v, true
-	case string:
-		if v == "true" || v == "false" {
-			return v == "true", true
-		}
-	}
-	return false, false
+	s, ok := scalar(v) // a number's string is neither
+	return s == "true", ok && (s == "true" || s == "false")
 }
 
 // parseDenseVector reads a dense_vector mapping (DenseVectorFieldMapper in
@@ -504,67 +499,47 @@ func checkHNSW(name string, v any) *esError {
 // trailing content and duplicate keys (Elasticsearch 8's parser refuses
 // "Duplicate field" where Go would keep the last value).
 func decodeObject(b []byte) (map[string]any, error) {
-	if err := checkDuplicates(b); err != nil {
-		return nil, err
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
 	var m map[string]any
-	if err := dec.Decode(&m); err != nil {
+	if err := fakekit.DecodeJSON(b, &m); err != nil {
 		return nil, err
 	}
 	if m == nil {
 		return nil, fmt.Errorf("expected an object")
 	}
-	if dec.More() {
-		return nil, fmt.Errorf("unexpected content after the object")
+	// b is valid JSON by now: walk fails only on a duplicate key.
+	if err := walk(json.NewDecoder(bytes.NewReader(b))); err != nil {
+		return nil, err
 	}
 	return m, nil
 }
 
-// checkDuplicates walks b's tokens and fails on an object key seen twice.
-// Malformed JSON is left for the decoder to report.
-func checkDuplicates(b []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	type level struct {
-		keys     map[string]bool
-		isObject bool
-		wantKey  bool
+// walk reads one JSON value from dec and fails on an object key seen twice
+// in one object.
+func walk(dec *json.Decoder) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
 	}
-	var stack []*level
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil
-		}
-		var top *level
-		if len(stack) > 0 {
-			top = stack[len(stack)-1]
-		}
-		if d, ok := tok.(json.Delim); ok {
-			switch d {
-			case '{', '[':
-				if top != nil && top.isObject {
-					top.wantKey = true // this value ends the member
-				}
-				stack = append(stack, &level{keys: map[string]bool{}, isObject: d == '{', wantKey: d == '{'})
-			default:
-				stack = stack[:len(stack)-1]
+	delim, _ := tok.(json.Delim)
+	seen := map[string]bool{}
+	for (delim == '{' || delim == '[') && dec.More() {
+		if delim == '{' {
+			key, err := dec.Token()
+			if err != nil {
+				return err
 			}
-			continue
-		}
-		if top == nil || !top.isObject {
-			continue
-		}
-		if top.wantKey {
-			k, _ := tok.(string)
-			if top.keys[k] {
+			k, _ := key.(string)
+			if seen[k] {
 				return fmt.Errorf("Duplicate field '%s'", k)
 			}
-			top.keys[k] = true
-			top.wantKey = false
-			continue
+			seen[k] = true
 		}
-		top.wantKey = true // a scalar value ends the member
+		if err := walk(dec); err != nil {
+			return err
+		}
 	}
+	if delim == '{' || delim == '[' {
+		_, err = dec.Token() // the closing delimiter
+	}
+	return err
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"math"
 	"slices"
+
+	"github.com/searchbench/searchbench/engines/enginetest/fakekit"
 )
 
 // The product workload's queries: bool (must and filter), term, range,
@@ -50,6 +52,29 @@ func singleField(kind string, raw any) (string, any, *esError) {
 	}
 }
 
+// queryKeys checks a query's keys as Elasticsearch's parser does: the ones
+// the fake reads (known) pass, the ones Elasticsearch has and the fake does
+// not model (unmodelled) are refused as not implemented, any other as
+// Elasticsearch refuses an unknown key.
+func queryKeys(kind string, obj map[string]any, known []string, unmodelled ...string) *esError {
+	return bodyKeys(kind, obj, known, unmodelled, "[%s] query does not support [%s]")
+}
+
+// bodyKeys is queryKeys with the parser's own error for an unknown key,
+// unknown, formatted with kind and the key.
+func bodyKeys(kind string, obj map[string]any, known, unmodelled []string, unknown string) *esError {
+	for _, k := range sortedKeys(obj) {
+		switch {
+		case slices.Contains(known, k):
+		case slices.Contains(unmodelled, k):
+			return notImplemented("%s parameter [%s]", kind, k)
+		default:
+			return parsing(unknown, kind, k)
+		}
+	}
+	return nil
+}
+
 // boolQuery is a bool query's must (scored, summed) and filter (not
 // scored) clauses; a document matches every clause. Without a must clause
 // it scores 0, as a bool of filters alone does.
@@ -60,24 +85,20 @@ func parseBool(raw any) (query, *esError) {
 	if !ok {
 		return nil, parsing("[bool] query malformed, no start_object after query name")
 	}
+	e := queryKeys("bool", obj, []string{"must", "filter"}, "should", "must_not", "minimum_should_match", "boost", "_name", "adjust_pure_negative")
+	if e != nil {
+		return nil, e
+	}
 	q := &boolQuery{}
-	for _, k := range sortedKeys(obj) {
-		var list *[]query
-		switch k {
-		case "must":
-			list = &q.must
-		case "filter":
-			list = &q.filter
-		case "should", "must_not", "minimum_should_match", "boost", "_name", "adjust_pure_negative":
-			return nil, notImplemented("bool parameter [%s]", k)
-		default:
-			return nil, parsing("[bool] query does not support [%s]", k)
+	for _, c := range []struct {
+		key  string
+		list *[]query
+	}{{"filter", &q.filter}, {"must", &q.must}} {
+		if raw, has := obj[c.key]; has {
+			if *c.list, e = clauseList(raw); e != nil {
+				return nil, e
+			}
 		}
-		clauses, e := clauseList(obj[k])
-		if e != nil {
-			return nil, e
-		}
-		*list = clauses
 	}
 	return q, nil
 }
@@ -154,14 +175,8 @@ func parseTerm(raw any) (query, *esError) {
 		return nil, e
 	}
 	if opts, ok := v.(map[string]any); ok {
-		for _, k := range sortedKeys(opts) {
-			switch k {
-			case "value":
-			case "boost", "case_insensitive", "_name":
-				return nil, notImplemented("term parameter [%s]", k)
-			default:
-				return nil, parsing("[term] query does not support [%s]", k)
-			}
+		if e := queryKeys("term", opts, []string{"value"}, "boost", "case_insensitive", "_name"); e != nil {
+			return nil, e
 		}
 		v = opts["value"]
 	}
@@ -187,12 +202,10 @@ func (q *termQuery) prepare(ix *index) (scorer, *esError) {
 	return func(d *doc) (float64, bool) { return 1, slices.Contains(d.terms[q.field], q.value) }, nil
 }
 
-// rangeQuery matches a number within gte/gt and lte/lt.
+// rangeQuery matches a number within its bounds: gte, gt, lte and lt.
 type rangeQuery struct {
-	field            string
-	gte, gt, lte, lt float64
-	hasGte, hasGt    bool
-	hasLte, hasLt    bool
+	field  string
+	bounds map[string]float64
 }
 
 func parseRange(raw any) (query, *esError) {
@@ -204,30 +217,19 @@ func parseRange(raw any) (query, *esError) {
 	if !ok {
 		return nil, parsing("[range] query malformed, after field missing start object")
 	}
-	q := &rangeQuery{field: name}
+	e = queryKeys("range", opts, []string{"gte", "gt", "lte", "lt"},
+		"from", "to", "include_lower", "include_upper", "format", "relation", "time_zone", "boost", "_name")
+	if e != nil {
+		return nil, e
+	}
+	q := &rangeQuery{field: name, bounds: map[string]float64{}}
 	for _, k := range sortedKeys(opts) {
-		var bound *float64
-		var has *bool
-		switch k {
-		case "gte":
-			bound, has = &q.gte, &q.hasGte
-		case "gt":
-			bound, has = &q.gt, &q.hasGt
-		case "lte":
-			bound, has = &q.lte, &q.hasLte
-		case "lt":
-			bound, has = &q.lt, &q.hasLt
-		case "from", "to", "include_lower", "include_upper", "format", "relation", "time_zone", "boost", "_name":
-			return nil, notImplemented("range parameter [%s]", k)
-		default:
-			return nil, parsing("[range] query does not support [%s]", k)
-		}
 		n, ok := opts[k].(json.Number)
 		f, err := n.Float64()
 		if !ok || err != nil {
 			return nil, notImplemented("range bound [%s] that is not a number", k)
 		}
-		*bound, *has = f, true
+		q.bounds[k] = f
 	}
 	return q, nil
 }
@@ -242,13 +244,16 @@ func (q *rangeQuery) prepare(ix *index) (scorer, *esError) {
 	case !slices.Contains(numericTypes, f.typ):
 		return nil, notImplemented("range on the %s field [%s]", f.typ, q.field)
 	}
-	return func(d *doc) (float64, bool) {
-		for _, n := range d.numbers[q.field] {
-			if (!q.hasGte || n >= q.gte) && (!q.hasGt || n > q.gt) && (!q.hasLte || n <= q.lte) && (!q.hasLt || n < q.lt) {
-				return 1, true
+	within := func(n float64) bool {
+		for op, b := range q.bounds {
+			if !map[string]bool{"gte": n >= b, "gt": n > b, "lte": n <= b, "lt": n < b}[op] {
+				return false
 			}
 		}
-		return 0, false
+		return true
+	}
+	return func(d *doc) (float64, bool) {
+		return 1, slices.ContainsFunc(d.numbers[q.field], within)
 	}, nil
 }
 
@@ -264,14 +269,8 @@ func parsePhrase(raw any) (query, *esError) {
 		return nil, e
 	}
 	if opts, ok := v.(map[string]any); ok {
-		for _, k := range sortedKeys(opts) {
-			switch k {
-			case "query":
-			case "slop", "analyzer", "zero_terms_query", "boost", "_name":
-				return nil, notImplemented("match_phrase parameter [%s]", k)
-			default:
-				return nil, parsing("[match_phrase] query does not support [%s]", k)
-			}
+		if e := queryKeys("match_phrase", opts, []string{"query"}, "slop", "analyzer", "zero_terms_query", "boost", "_name"); e != nil {
+			return nil, e
 		}
 		v = opts["query"]
 	}
@@ -319,6 +318,22 @@ type knnSearch struct {
 	filters       []query
 }
 
+// floatArray reads a JSON array of numbers as float32s, the precision
+// Elasticsearch keeps vectors in; false when v is not one.
+func floatArray(v any) ([]float32, bool) {
+	arr, ok := v.([]any)
+	out := make([]float32, len(arr))
+	for i, x := range arr {
+		n, isNum := x.(json.Number)
+		f, err := n.Float64()
+		if !isNum || err != nil {
+			return nil, false
+		}
+		out[i] = float32(f)
+	}
+	return out, ok
+}
+
 // maxCandidates is num_candidates' limit (KnnSearchBuilder.NUM_CANDS_LIMIT).
 const maxCandidates = 10000
 
@@ -337,51 +352,37 @@ func parseKnn(raw any) (*knnSearch, *esError) {
 	if !ok {
 		return nil, parsing("[knn] failed to parse field [knn]")
 	}
+	e := bodyKeys("knn", obj, []string{"field", "query_vector", "k", "num_candidates", "filter"},
+		[]string{"similarity", "boost", "_name", "inner_hits", "rescore_vector", "query_vector_builder"}, "[%s] unknown field [%s]")
+	if e != nil {
+		return nil, e
+	}
 	s := &knnSearch{}
-	for _, k := range sortedKeys(obj) {
-		v := obj[k]
-		switch k {
-		case "field":
-			s.field, _ = v.(string)
-		case "query_vector":
-			arr, ok := v.([]any)
-			if !ok {
-				return nil, parsing("[knn] failed to parse field [query_vector]")
+	s.field, _ = obj["field"].(string)
+	if v, has := obj["query_vector"]; has {
+		if s.vector, ok = floatArray(v); !ok {
+			return nil, parsing("[knn] failed to parse field [query_vector]")
+		}
+	}
+	for _, p := range []struct {
+		key string
+		dst *int
+	}{{"k", &s.k}, {"num_candidates", &s.candidates}} {
+		if v, has := obj[p.key]; has {
+			if *p.dst, ok = intValue(v); !ok {
+				return nil, parsing("[knn] failed to parse field [%s]", p.key)
 			}
-			for _, x := range arr {
-				n, ok := x.(json.Number)
-				f, err := n.Float64()
-				if !ok || err != nil {
-					return nil, parsing("[knn] failed to parse field [query_vector]")
-				}
-				s.vector = append(s.vector, float32(f))
-			}
-		case "k", "num_candidates":
-			n, ok := intValue(v)
-			if !ok {
-				return nil, parsing("[knn] failed to parse field [%s]", k)
-			}
-			if k == "k" {
-				s.k = n
-			} else {
-				s.candidates = n
-			}
-		case "filter":
-			f, e := clauseList(v)
-			if e != nil {
-				return nil, e
-			}
-			s.filters = f
-		case "similarity", "boost", "_name", "inner_hits", "rescore_vector", "query_vector_builder":
-			return nil, notImplemented("knn parameter [%s]", k)
-		default:
-			return nil, parsing("[knn] unknown field [%s]", k)
+		}
+	}
+	if v, has := obj["filter"]; has {
+		if s.filters, e = clauseList(v); e != nil {
+			return nil, e
 		}
 	}
 	switch {
 	case s.field == "":
 		return nil, badRequest("illegal_argument_exception", "[knn] requires field [field] to be configured")
-	case s.vector == nil:
+	case len(s.vector) == 0:
 		return nil, badRequest("illegal_argument_exception", "either [query_vector] or [query_vector_builder] must be provided")
 	case obj["k"] == nil:
 		return nil, notImplemented("knn without k (it defaults to the search's size)")
@@ -418,8 +419,7 @@ func (s *knnSearch) run(ix *index) ([]hit, *esError) {
 		return nil, badRequest("query_shard_exception",
 			"failed to create query: The query vector has a different number of dimensions [%d] than the document vectors [%d].", len(s.vector), f.dims)
 	}
-	qn := norm(s.vector)
-	if qn == 0 {
+	if fakekit.Dot(s.vector, s.vector) == 0 {
 		return nil, badRequest("query_shard_exception", "failed to create query: The [cosine] similarity does not support vectors with zero magnitude.")
 	}
 	filters, e := prepareAll(ix, s.filters)
@@ -432,22 +432,10 @@ func (s *knnSearch) run(ix *index) ([]hit, *esError) {
 		if v == nil || !passes(filters, d) {
 			continue
 		}
-		var dot float64
-		for i := range v {
-			dot += float64(v[i]) * float64(s.vector[i])
-		}
-		hits = append(hits, hit{d, (1 + dot/(qn*norm(v))) / 2})
+		hits = append(hits, hit{d, (1 + fakekit.Cosine(s.vector, v)) / 2})
 	}
 	sortHits(hits)
 	return hits[:min(len(hits), s.k)], nil
-}
-
-func norm(v []float32) float64 {
-	var n float64
-	for _, x := range v {
-		n += float64(x) * float64(x)
-	}
-	return math.Sqrt(n)
 }
 
 // searchHits is a search's matches, best first: the query's; with a knn

@@ -67,11 +67,8 @@ func parseQuery(raw any) (query, *esError) {
 	}
 	switch {
 	case name == "match_all":
-		for k := range body {
-			if k != "boost" && k != "_name" {
-				return nil, parsing("[match_all] query does not support [%s]", k)
-			}
-			return nil, notImplemented("match_all parameter [%s]", k)
+		if e := queryKeys("match_all", body, nil, "boost", "_name"); e != nil {
+			return nil, e
 		}
 		return &matchQuery{all: true}, nil
 	case name == "multi_match":
@@ -109,62 +106,45 @@ var unmodelledMatchParams = []string{"analyzer", "minimum_should_match", "lenien
 	"zero_terms_query", "auto_generate_synonyms_phrase_query", "fuzzy_transpositions", "slop", "fuzzy_rewrite", "boost", "_name"}
 
 func parseMultiMatch(body map[string]any) (*matchQuery, *esError) {
-	q := &matchQuery{}
-	typ, hasText, hasFields := "best_fields", false, false
-	var fuzziness any
-	for _, k := range sortedKeys(body) {
-		v := body[k]
-		switch k {
-		case "query":
-			if q.text, hasText = scalar(v); !hasText {
-				return nil, parsing("[multi_match] unknown token [%s] after [query]", tokenName(v))
-			}
-		case "fields":
-			list, err := stringList(v)
-			if err != nil {
-				return nil, parsing("[multi_match] query does not support [fields] of type %s", tokenName(v))
-			}
-			q.fields, hasFields = list, true
-		case "type":
-			s, _ := v.(string)
-			typ = strings.ToLower(s)
-		case "operator":
-			var e *esError
-			if q.and, e = parseOperator(v); e != nil {
-				return nil, e
-			}
-		case "fuzziness":
-			fuzziness = v
-		case "tie_breaker":
-			n, ok := v.(json.Number)
-			f, err := n.Float64()
-			if !ok || err != nil {
-				return nil, parsing("[multi_match] unknown token [%s] after [tie_breaker]", tokenName(v))
-			}
-			q.tieBreaker = f
-		default:
-			if slices.Contains(unmodelledMatchParams, k) {
-				return nil, notImplemented("multi_match parameter [%s]", k)
-			}
-			return nil, parsing("[multi_match] query does not support [%s]", k)
-		}
+	known := []string{"query", "operator", "fuzziness", "fields", "type", "tie_breaker"}
+	if e := queryKeys("multi_match", body, known, unmodelledMatchParams...); e != nil {
+		return nil, e
 	}
-	if !hasText {
-		return nil, parsing("No text specified for multi_match query")
+	q := &matchQuery{}
+	if e := q.readText("multi_match", "multi_match", body); e != nil {
+		return nil, e
+	}
+	fields, hasFields := body["fields"]
+	var err error
+	if q.fields, err = stringList(fields); err != nil {
+		return nil, parsing("[multi_match] query does not support [fields] of type %s", tokenName(fields))
+	}
+	if v, has := body["tie_breaker"]; has {
+		n, ok := v.(json.Number)
+		f, err := n.Float64()
+		if !ok || err != nil {
+			return nil, parsing("[multi_match] unknown token [%s] after [tie_breaker]", tokenName(v))
+		}
+		q.tieBreaker = f
+	}
+	typ := "best_fields"
+	if v, has := body["type"]; has {
+		s, _ := v.(string)
+		typ = strings.ToLower(s)
 	}
 	switch typ {
 	case "best_fields":
 		q.best = true
 	case "most_fields":
 	case "cross_fields", "phrase", "phrase_prefix", "bool_prefix":
-		if fuzziness != nil && typ != "bool_prefix" {
+		if body["fuzziness"] != nil && typ != "bool_prefix" {
 			return nil, parsing("Fuzziness not allowed for type [%s]", typ)
 		}
 		return nil, notImplemented("multi_match type [%s]", typ)
 	default:
 		return nil, newError(http.StatusBadRequest, "parse_exception", "failed to parse [multi_match] query type [%s]. unknown type.", typ)
 	}
-	if e := checkFuzziness(fuzziness); e != nil {
+	if e := checkFuzziness(body["fuzziness"]); e != nil {
 		return nil, e
 	}
 	if !hasFields {
@@ -196,34 +176,31 @@ func parseMatch(body map[string]any) (*matchQuery, *esError) {
 	if !ok {
 		return nil, parsing("[match] unknown token [%s] after [%s]", tokenName(body[name]), name)
 	}
-	hasText := false
-	for _, k := range sortedKeys(opts) {
-		v := opts[k]
-		switch k {
-		case "query":
-			if q.text, hasText = scalar(v); !hasText {
-				return nil, parsing("[match] unknown token [%s] after [query]", tokenName(v))
-			}
-		case "operator":
-			var e *esError
-			if q.and, e = parseOperator(v); e != nil {
-				return nil, e
-			}
-		case "fuzziness":
-			if e := checkFuzziness(v); e != nil {
-				return nil, e
-			}
-		default:
-			if slices.Contains(unmodelledMatchParams, k) {
-				return nil, notImplemented("match parameter [%s]", k)
-			}
-			return nil, parsing("[match] query does not support [%s]", k)
-		}
-	}
-	if !hasText {
-		return nil, parsing("No text specified for text query")
+	e := cmp.Or(queryKeys("match", opts, []string{"query", "operator", "fuzziness"}, unmodelledMatchParams...),
+		q.readText("match", "text", opts), checkFuzziness(opts["fuzziness"]))
+	if e != nil {
+		return nil, e
 	}
 	return q, nil
+}
+
+// readText reads what match and multi_match (kind) share, once their keys
+// are checked: the query text (noun names the query in the error for none)
+// and the operator.
+func (q *matchQuery) readText(kind, noun string, opts map[string]any) *esError {
+	v, has := opts["query"]
+	if !has {
+		return parsing("No text specified for %s query", noun)
+	}
+	var ok bool
+	if q.text, ok = scalar(v); !ok {
+		return parsing("[%s] unknown token [%s] after [query]", kind, tokenName(v))
+	}
+	var e *esError
+	if op, has := opts["operator"]; has {
+		q.and, e = parseOperator(op)
+	}
+	return e
 }
 
 var regexpAuto = regexp.MustCompile(`^AUTO:[0-9]+,[0-9]+$`)
@@ -266,27 +243,24 @@ type searchRequest struct {
 }
 
 // search is GET|POST /{index}/_search.
-func (s *Server) search(w http.ResponseWriter, r *request) {
+func (s *Server) search(w http.ResponseWriter, r *request) *esError {
 	req, e := parseSearch(r)
 	if e != nil {
-		e.write(w)
-		return
+		return e
 	}
-	ix := s.searchTarget(w, r)
+	ix, e := s.searchTarget(r)
 	if ix == nil {
-		return
+		return e // nil when the client went away
 	}
 	if req.from+req.size > ix.maxResultWindow {
-		phaseFailure(ix, badRequest("illegal_argument_exception",
+		return phaseFailure(ix, badRequest("illegal_argument_exception",
 			"Result window is too large, from + size must be less than or equal to: [%d] but was [%d]. "+
 				"See the scroll api for a more efficient way to request large data sets. This limit can be set by changing "+
-				"the [index.max_result_window] index level setting.", ix.maxResultWindow, req.from+req.size)).write(w)
-		return
+				"the [index.max_result_window] index level setting.", ix.maxResultWindow, req.from+req.size))
 	}
 	hits, e := ix.searchHits(req)
 	if e != nil {
-		phaseFailure(ix, e).write(w)
-		return
+		return phaseFailure(ix, e)
 	}
 	page := []map[string]any{}
 	var maxScore any
@@ -308,7 +282,7 @@ func (s *Server) search(w http.ResponseWriter, r *request) {
 	default:
 		out["total"] = map[string]any{"value": len(hits), "relation": "eq"}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{
+	return ok(w, http.StatusOK, map[string]any{
 		"took": r.took(), "timed_out": false,
 		"_shards": map[string]any{"total": 1, "successful": 1, "skipped": 0, "failed": 0},
 		"hits":    out,
@@ -364,11 +338,8 @@ func (req *searchRequest) set(k string, v any) *esError {
 	case "track_total_hits":
 		req.trackTotal, e = trackTotalHits(v)
 	case "_source":
-		if bv, ok := v.(bool); ok {
-			req.source = bv
-		} else if sv, ok := v.(string); ok && (sv == "true" || sv == "false") {
-			req.source = sv == "true"
-		} else {
+		var ok bool
+		if req.source, ok = boolValue(v); !ok {
 			e = notImplemented("source filtering")
 		}
 	case "sort", "aggs", "aggregations", "post_filter", "highlight", "min_score", "explain", "timeout",
@@ -385,19 +356,11 @@ func (req *searchRequest) set(k string, v any) *esError {
 // trackTotalHits reads track_total_hits: true (exact), false (-1) or a
 // bound ≥ -1.
 func trackTotalHits(v any) (int, *esError) {
-	switch v := v.(type) {
-	case bool:
-		if v {
+	if b, ok := boolValue(v); ok {
+		if b {
 			return math.MaxInt, nil
 		}
 		return -1, nil
-	case string:
-		switch v {
-		case "true":
-			return math.MaxInt, nil
-		case "false":
-			return -1, nil
-		}
 	}
 	n, ok := intValue(v)
 	switch {
@@ -412,37 +375,28 @@ func trackTotalHits(v any) (int, *esError) {
 // intValue reads an integer from a JSON number or a numeric string, as
 // Elasticsearch's parser coerces it.
 func intValue(v any) (int, bool) {
-	var s string
-	switch v := v.(type) {
-	case json.Number:
-		s = v.String()
-	case string:
-		s = v
-	default:
-		return 0, false
-	}
+	s, ok := scalar(v) // a boolean's "true" is no integer
 	n, err := strconv.Atoi(s)
-	return n, err == nil
+	return n, ok && err == nil
 }
 
-// searchTarget resolves a search's or count's index and marks the shard
+// searchTarget resolves a search's or count's index (nil and no error when
+// the client went away while it waited) and marks the shard
 // as searched. A search on a search-idle shard with unrefreshed writes
 // waits for the next scheduled refresh (IndexShard.awaitShardSearchActive).
-func (s *Server) searchTarget(w http.ResponseWriter, r *request) *index {
-	name := r.segs[0]
-	if strings.ContainsAny(name, "*,") || name == "_all" {
-		notImplemented("searching several indices or a wildcard").write(w)
-		return nil
+func (s *Server) searchTarget(r *request) (*index, *esError) {
+	if e := r.oneIndex("searching"); e != nil {
+		return nil, e
 	}
-	ix := s.lookup(w, name)
-	if ix == nil {
-		return nil
+	ix, e := s.lookup(r.segs[0])
+	if e != nil {
+		return nil, e
 	}
 	now := time.Now()
 	idle := !ix.explicitRefresh && ix.searchIdle(now)
 	ix.lastSearch.Store(now.UnixNano())
 	if !idle {
-		return ix
+		return ix, nil
 	}
 	// The search waits as a refresh listener would, so the scheduled
 	// refresh takes place even if the shard looks idle again by then.
@@ -457,10 +411,10 @@ func (s *Server) searchTarget(w http.ResponseWriter, r *request) *index {
 		case <-ch:
 		case <-ix.stop:
 		case <-r.Context().Done():
-			return nil
+			return nil, nil
 		}
 	}
-	return ix
+	return ix, nil
 }
 
 // phaseFailure is how a shard's failure reaches a search's client: 400
@@ -479,59 +433,49 @@ func phaseFailure(ix *index, cause *esError) *esError {
 
 // countDocs is GET|POST /{index}/_count: how many visible documents match
 // the body's query (all without one).
-func (s *Server) countDocs(w http.ResponseWriter, r *request) {
+func (s *Server) countDocs(w http.ResponseWriter, r *request) *esError {
 	if e := r.params(); e != nil {
-		e.write(w)
-		return
+		return e
 	}
 	body, e := r.jsonBody()
 	if e != nil {
-		e.write(w)
-		return
+		return e
 	}
 	var q query = &matchQuery{all: true}
 	for _, k := range sortedKeys(body) {
 		if k != "query" {
-			parsing("request does not support [%s]", k).write(w)
-			return
+			return parsing("request does not support [%s]", k)
 		}
 		if q, e = parseQuery(body[k]); e != nil {
-			e.write(w)
-			return
+			return e
 		}
 	}
-	ix := s.searchTarget(w, r)
+	ix, e := s.searchTarget(r)
 	if ix == nil {
-		return
+		return e // nil when the client went away
 	}
 	hits, e := ix.run(q)
 	if e != nil {
-		phaseFailure(ix, e).write(w)
-		return
+		return phaseFailure(ix, e)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{
+	return ok(w, http.StatusOK, map[string]any{
 		"count":   len(hits),
 		"_shards": map[string]any{"total": 1, "successful": 1, "skipped": 0, "failed": 0},
 	})
 }
 
 // refresh is POST|GET /{index}/_refresh.
-func (s *Server) refresh(w http.ResponseWriter, r *request) {
-	if e := cmp.Or(r.params(), r.noBody()); e != nil {
-		e.write(w)
-		return
+func (s *Server) refresh(w http.ResponseWriter, r *request) *esError {
+	if e := cmp.Or(r.params(), r.noBody(), r.oneIndex("refreshing")); e != nil {
+		return e
 	}
-	if strings.ContainsAny(r.segs[0], "*,") || r.segs[0] == "_all" {
-		notImplemented("refreshing several indices or a wildcard").write(w)
-		return
-	}
-	ix := s.lookup(w, r.segs[0])
-	if ix == nil {
-		return
+	ix, e := s.lookup(r.segs[0])
+	if e != nil {
+		return e
 	}
 	ix.refresh()
 	// A refresh reaches the primary; an unplaced replica counts in total.
-	writeJSON(w, http.StatusOK, map[string]any{"_shards": ix.shardsHeader()})
+	return ok(w, http.StatusOK, map[string]any{"_shards": ix.shardsHeader()})
 }
 
 type hit struct {

@@ -2,14 +2,18 @@ package typesensefake
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/searchbench/searchbench/engines/enginetest/fakekit"
 )
 
 // fieldDef is one declared field, with the properties Typesense reports.
@@ -39,12 +43,11 @@ type collection struct {
 }
 
 func (c *collection) field(name string) (fieldDef, bool) {
-	for _, f := range c.fields {
-		if f.Name == name {
-			return f, true
-		}
+	i := slices.IndexFunc(c.fields, func(f fieldDef) bool { return f.Name == name })
+	if i < 0 {
+		return fieldDef{}, false
 	}
-	return fieldDef{}, false
+	return c.fields[i], true
 }
 
 func (c *collection) summary() map[string]any {
@@ -60,7 +63,7 @@ type document struct {
 	seq     uint64
 	fields  map[string]any
 	tokens  map[string]map[string]struct{}
-	vectors map[string][]float64 // float[] fields, as unit vectors
+	vectors map[string][]float64 // float[] fields
 }
 
 // Field types Typesense 29.0 knows, and the ones the fake models.
@@ -69,24 +72,7 @@ var (
 	modelledTypes = []string{"string", "string[]", "int32", "int64", "float", "bool", "float[]"}
 )
 
-// decode parses JSON keeping numbers as written.
-func decode(b []byte, v any) error {
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber()
-	if err := d.Decode(v); err != nil {
-		return err
-	}
-	if d.More() {
-		return fmt.Errorf("trailing data")
-	}
-	return nil
-}
-
-func (s *Server) createCollection(_ http.ResponseWriter, r *http.Request) reply {
-	body, rep, ok := readBody(r)
-	if !ok {
-		return rep
-	}
+func (s *Server) createCollection(r *http.Request, body []byte) reply {
 	var req struct {
 		Name                *string           `json:"name"`
 		Fields              *[]map[string]any `json:"fields"`
@@ -95,7 +81,7 @@ func (s *Server) createCollection(_ http.ResponseWriter, r *http.Request) reply 
 		SymbolsToIndex      []string          `json:"symbols_to_index"`
 		EnableNestedFields  bool              `json:"enable_nested_fields"`
 	}
-	if err := decode(body, &req); err != nil {
+	if err := fakekit.DecodeJSON(body, &req); err != nil {
 		return errorf(http.StatusBadRequest, "Bad JSON.")
 	}
 	switch {
@@ -138,45 +124,8 @@ func parseFields(raw []map[string]any) ([]fieldDef, reply, bool) {
 		}
 		f := fieldDef{Name: name, Type: typ, Index: true, Store: true, Sort: typ != "string" && typ != "string[]"}
 		for k, v := range m {
-			b, isBool := v.(bool)
-			switch k {
-			case "name", "type":
-				continue
-			case "facet":
-				f.Facet = b
-			case "optional":
-				f.Optional = b
-			case "sort":
-				f.Sort = b
-			case "num_dim":
-				n, isNum := v.(json.Number)
-				d, err := strconv.ParseUint(n.String(), 10, 31)
-				if !isNum || err != nil || d == 0 {
-					return nil, errorf(http.StatusBadRequest, "Property `num_dim` must be a positive integer."), false
-				}
-				if typ != "float[]" {
-					return nil, errorf(http.StatusBadRequest, "Property `num_dim` is only allowed on a float array field."), false
-				}
-				f.NumDim = int(d)
-				continue
-			case "vec_dist":
-				if v != "cosine" {
-					return nil, errorf(http.StatusNotImplemented, "typesensefake: vec_dist %v is not modelled (cosine is)", v), false
-				}
-				continue
-			case "index", "store", "stem", "infix", "locale":
-				// Only their defaults are modelled: they change what is
-				// searchable or how it is tokenized.
-				def := map[string]any{"index": true, "store": true, "stem": false, "infix": false, "locale": ""}[k]
-				if v != def {
-					return nil, errorf(http.StatusNotImplemented, "typesensefake: field property %s=%v is not modelled", k, v), false
-				}
-				continue
-			default:
-				return nil, errorf(http.StatusNotImplemented, "typesensefake: field property %s is not modelled", k), false
-			}
-			if !isBool {
-				return nil, errorf(http.StatusBadRequest, "The `%s` property of the field `%s` should be a boolean.", k, name), false
+			if rep, ok := f.set(k, v); !ok {
+				return nil, rep, false
 			}
 		}
 		if typ == "float[]" {
@@ -190,26 +139,57 @@ func parseFields(raw []map[string]any) ([]fieldDef, reply, bool) {
 	return fields, reply{}, true
 }
 
-// lookup returns the named collection; callers hold s.mu.
-func (s *Server) lookup(r *http.Request) (*collection, bool) {
-	c, ok := s.collections[r.PathValue("c")]
-	return c, ok
+// onlyDefault are the field properties of which only the default is
+// modelled: the others change what is searchable or how it is tokenized.
+var onlyDefault = map[string]any{"index": true, "store": true, "stem": false, "infix": false, "locale": ""}
+
+// set reads one property of a field's definition.
+func (f *fieldDef) set(k string, v any) (reply, bool) {
+	flag := map[string]*bool{"facet": &f.Facet, "optional": &f.Optional, "sort": &f.Sort}[k]
+	def, known := onlyDefault[k]
+	switch {
+	case k == "name" || k == "type":
+	case flag != nil:
+		b, ok := v.(bool)
+		if !ok {
+			return errorf(http.StatusBadRequest, "The `%s` property of the field `%s` should be a boolean.", k, f.Name), false
+		}
+		*flag = b
+	case k == "num_dim":
+		n, isNum := v.(json.Number)
+		d, err := strconv.ParseUint(n.String(), 10, 31)
+		if !isNum || err != nil || d == 0 {
+			return errorf(http.StatusBadRequest, "Property `num_dim` must be a positive integer."), false
+		}
+		if f.Type != "float[]" {
+			return errorf(http.StatusBadRequest, "Property `num_dim` is only allowed on a float array field."), false
+		}
+		f.NumDim = int(d)
+	case k == "vec_dist" && v != "cosine":
+		return errorf(http.StatusNotImplemented, "typesensefake: vec_dist %v is not modelled (cosine is)", v), false
+	case k == "vec_dist":
+	case known && v != def:
+		return errorf(http.StatusNotImplemented, "typesensefake: field property %s=%v is not modelled", k, v), false
+	case !known:
+		return errorf(http.StatusNotImplemented, "typesensefake: field property %s is not modelled", k), false
+	}
+	return reply{}, true
 }
 
-func (s *Server) getCollection(_ http.ResponseWriter, r *http.Request) reply {
+func (s *Server) getCollection(r *http.Request, _ []byte) reply {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	c, ok := s.lookup(r)
+	c, ok := s.collections[r.PathValue("c")]
 	if !ok {
 		return errorf(http.StatusNotFound, "Not Found")
 	}
 	return jsonReply(http.StatusOK, c.summary())
 }
 
-func (s *Server) dropCollection(_ http.ResponseWriter, r *http.Request) reply {
+func (s *Server) dropCollection(r *http.Request, _ []byte) reply {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c, ok := s.lookup(r)
+	c, ok := s.collections[r.PathValue("c")]
 	if !ok {
 		return errorf(http.StatusNotFound, "No collection with name `%s` found.", r.PathValue("c"))
 	}
@@ -217,62 +197,43 @@ func (s *Server) dropCollection(_ http.ResponseWriter, r *http.Request) reply {
 	return jsonReply(http.StatusOK, c.summary())
 }
 
-// writeParams are the query parameters of the single and bulk write routes.
-type writeParams struct {
-	action string
-}
-
-func parseWriteParams(r *http.Request) (writeParams, reply, bool) {
-	q := r.URL.Query()
-	p := writeParams{action: q.Get("action")}
-	if p.action == "" {
-		p.action = "create"
-	}
-	switch p.action {
+// writeAction reads the query parameters of the single and bulk write
+// routes: the action, and dirty_values, of which the default is modelled.
+func writeAction(q url.Values) (string, reply, bool) {
+	action := cmp.Or(q.Get("action"), "create")
+	switch action {
 	case "create", "upsert":
 	case "update", "emplace":
-		return p, errorf(http.StatusNotImplemented, "typesensefake: action=%s is not modelled", p.action), false
+		return "", errorf(http.StatusNotImplemented, "typesensefake: action=%s is not modelled", action), false
 	default:
-		return p, errorf(http.StatusBadRequest, "Parameter `action` must be a create|update|upsert."), false
+		return "", errorf(http.StatusBadRequest, "Parameter `action` must be a create|update|upsert."), false
 	}
 	if dv := q.Get("dirty_values"); dv != "" && dv != "coerce_or_reject" {
-		return p, errorf(http.StatusNotImplemented, "typesensefake: dirty_values=%s is not modelled", dv), false
+		return "", errorf(http.StatusNotImplemented, "typesensefake: dirty_values=%s is not modelled", dv), false
 	}
-	return p, reply{}, true
+	return action, reply{}, true
 }
 
-func readBody(r *http.Request) ([]byte, reply, bool) {
-	var buf bytes.Buffer
-	if _, err := buf.ReadFrom(r.Body); err != nil {
-		return nil, errorf(http.StatusBadRequest, "typesensefake: read body: %v", err), false
-	}
-	return buf.Bytes(), reply{}, true
-}
-
-func (s *Server) addDocument(_ http.ResponseWriter, r *http.Request) reply {
-	p, rep, ok := parseWriteParams(r)
-	if !ok {
-		return rep
-	}
-	body, rep, ok := readBody(r)
+func (s *Server) addDocument(r *http.Request, body []byte) reply {
+	action, rep, ok := writeAction(r.URL.Query())
 	if !ok {
 		return rep
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c, ok := s.lookup(r)
+	c, ok := s.collections[r.PathValue("c")]
 	if !ok {
 		return errorf(http.StatusNotFound, "Not Found")
 	}
-	d, status, msg := c.write(body, p.action)
+	d, status, msg := c.write(body, action)
 	if status != 0 {
 		return errorf(status, "%s", msg)
 	}
 	return jsonReply(http.StatusCreated, d.fields)
 }
 
-func (s *Server) importDocuments(_ http.ResponseWriter, r *http.Request) reply {
-	p, rep, ok := parseWriteParams(r)
+func (s *Server) importDocuments(r *http.Request, body []byte) reply {
+	action, rep, ok := writeAction(r.URL.Query())
 	if !ok {
 		return rep
 	}
@@ -282,23 +243,14 @@ func (s *Server) importDocuments(_ http.ResponseWriter, r *http.Request) reply {
 			return errorf(http.StatusBadRequest, "Parameter `batch_size` must be a positive integer.")
 		}
 	}
-	flags := map[string]bool{}
 	for _, name := range []string{"return_id", "return_doc"} {
-		switch v := q.Get(name); v {
-		case "", "false":
-		case "true":
-			flags[name] = true
-		default:
+		if v := q.Get(name); v != "" && v != "true" && v != "false" {
 			return errorf(http.StatusBadRequest, "Parameter `%s` must be a true|false.", name)
 		}
 	}
-	body, rep, ok := readBody(r)
-	if !ok {
-		return rep
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c, ok := s.lookup(r)
+	c, ok := s.collections[r.PathValue("c")]
 	if !ok {
 		return errorf(http.StatusNotFound, "Not Found")
 	}
@@ -308,77 +260,45 @@ func (s *Server) importDocuments(_ http.ResponseWriter, r *http.Request) reply {
 			continue
 		}
 		res := map[string]any{"success": true}
-		d, status, msg := c.write([]byte(line), p.action)
-		if status != 0 {
+		if d, status, msg := c.write([]byte(line), action); status != 0 {
 			res = map[string]any{"success": false, "error": msg, "code": status, "document": line}
 		} else {
-			if flags["return_id"] {
+			if q.Get("return_id") == "true" {
 				res["id"] = d.fields["id"]
 			}
-			if flags["return_doc"] {
+			if q.Get("return_doc") == "true" {
 				res["document"] = d.fields
 			}
 		}
 		b, _ := json.Marshal(res)
 		out = append(out, b)
 	}
-	return reply{status: http.StatusOK, body: bytes.Join(out, []byte("\n")), plain: true}
+	return reply{status: http.StatusOK, body: bytes.Join(out, []byte("\n")), ctype: "text/plain; charset=utf-8"}
 }
 
 // write validates and stores one document; a non-zero status is the error
 // Typesense answers.
 func (c *collection) write(raw []byte, action string) (*document, int, string) {
-	var v any
-	if err := decode(raw, &v); err != nil {
+	var m map[string]any
+	if err := fakekit.DecodeJSON(raw, &m); err != nil || m == nil {
 		return nil, http.StatusBadRequest, "Bad JSON."
 	}
-	m, ok := v.(map[string]any)
-	if !ok {
-		return nil, http.StatusBadRequest, "Bad JSON."
-	}
-	id, seq := "", c.nextSeq
-	switch idv := m["id"].(type) {
-	case nil:
-		if _, present := m["id"]; present {
+	id, seq := strconv.FormatUint(c.nextSeq, 10), c.nextSeq // Typesense numbers documents without an id
+	if idv, present := m["id"]; present {
+		s, ok := idv.(string)
+		if !ok {
 			return nil, http.StatusBadRequest, "Document's `id` field should be a string."
 		}
-		id = strconv.FormatUint(seq, 10) // Typesense numbers documents without an id
-	case string:
-		id = idv
-	default:
-		return nil, http.StatusBadRequest, "Document's `id` field should be a string."
+		id = s
 	}
 	old, exists := c.docs[id]
 	if exists && action == "create" {
 		return nil, http.StatusConflict, fmt.Sprintf("A document with id %s already exists.", id)
 	}
-	fields := maps.Clone(m)
-	fields["id"] = id
-	d := &document{fields: fields, tokens: map[string]map[string]struct{}{}, vectors: map[string][]float64{}}
-	for _, f := range c.fields {
-		val, present := fields[f.Name]
-		if !present || val == nil {
-			if f.Optional {
-				continue
-			}
-			return nil, http.StatusBadRequest, fmt.Sprintf("Field `%s` has been declared in the schema, but is not found in the document.", f.Name)
-		}
-		if f.Type == "float[]" {
-			stored, vec, status, msg := coerceVector(f, val)
-			if status != 0 {
-				return nil, status, msg
-			}
-			fields[f.Name], d.vectors[f.Name] = stored, vec
-			continue
-		}
-		coerced, ok := coerce(f.Type, val)
-		if !ok {
-			return nil, http.StatusBadRequest, fmt.Sprintf("Field `%s` must be %s.", f.Name, typeNoun(f.Type))
-		}
-		fields[f.Name] = coerced
-		if f.text() {
-			d.tokens[f.Name] = tokenSet(coerced)
-		}
+	d := &document{fields: maps.Clone(m), tokens: map[string]map[string]struct{}{}, vectors: map[string][]float64{}}
+	d.fields["id"] = id
+	if status, msg := c.index(d); status != 0 {
+		return nil, status, msg
 	}
 	if exists {
 		d.seq = old.seq // an upsert keeps the document's place
@@ -390,74 +310,68 @@ func (c *collection) write(raw []byte, action string) (*document, int, string) {
 	return d, 0, ""
 }
 
-func typeNoun(t string) string {
-	switch t {
-	case "string[]":
-		return "an array of strings"
-	case "int32", "int64":
-		return "an " + t
+// index checks d's declared fields against the schema, coerces them in
+// place and fills d's tokens and vectors.
+func (c *collection) index(d *document) (int, string) {
+	for _, f := range c.fields {
+		val, present := d.fields[f.Name]
+		switch {
+		case (!present || val == nil) && f.Optional:
+			continue
+		case !present || val == nil:
+			return http.StatusBadRequest, fmt.Sprintf("Field `%s` has been declared in the schema, but is not found in the document.", f.Name)
+		case f.Type == "float[]":
+			vec, status, msg := coerceVector(f, val)
+			if status != 0 {
+				return status, msg
+			}
+			d.fields[f.Name], d.vectors[f.Name] = vec, vec
+			continue
+		}
+		coerced, ok := coerce(f.Type, val)
+		if !ok {
+			return http.StatusBadRequest, fmt.Sprintf("Field `%s` must be %s.", f.Name, typeNoun(f.Type))
+		}
+		d.fields[f.Name] = coerced
+		if f.text() {
+			d.tokens[f.Name] = tokenSet(coerced)
+		}
 	}
-	return "a " + t
+	return 0, ""
+}
+
+func typeNoun(t string) string {
+	return cmp.Or(map[string]string{"string[]": "an array of strings", "int32": "an int32", "int64": "an int64"}[t], "a "+t)
 }
 
 // coerce applies dirty_values=coerce_or_reject, Typesense's default for a
 // collection with a schema.
 func coerce(typ string, v any) (any, bool) {
-	switch typ {
-	case "string":
-		switch x := v.(type) {
-		case string:
-			return x, true
-		case json.Number:
-			return x.String(), true
-		case bool:
-			return strconv.FormatBool(x), true
-		}
-	case "string[]":
+	if typ == "string[]" {
 		arr, ok := v.([]any)
-		if !ok {
-			return nil, false
-		}
 		out := make([]any, len(arr))
 		for i, e := range arr {
 			if out[i], ok = coerce("string", e); !ok {
 				return nil, false
 			}
 		}
-		return out, true
+		return out, ok
+	}
+	s, ok := fakekit.Scalar(v)
+	if _, isBool := v.(bool); !ok || isBool && typ != "string" && typ != "bool" {
+		return nil, false
+	}
+	switch typ {
+	case "string":
+		return s, true
 	case "float":
-		switch x := v.(type) {
-		case json.Number:
-			f, err := x.Float64()
-			return f, err == nil
-		case string:
-			f, err := strconv.ParseFloat(x, 64)
-			return f, err == nil
-		}
+		f, err := strconv.ParseFloat(s, 64)
+		return f, err == nil
 	case "int32", "int64":
-		bits := 64
-		if typ == "int32" {
-			bits = 32
-		}
-		var s string
-		switch x := v.(type) {
-		case json.Number:
-			s = x.String()
-		case string:
-			s = x
-		default:
-			return nil, false
-		}
-		n, err := strconv.ParseInt(s, 10, bits)
+		n, err := strconv.ParseInt(s, 10, map[string]int{"int32": 32, "int64": 64}[typ])
 		return n, err == nil
-	case "bool":
-		switch x := v.(type) {
-		case bool:
-			return x, true
-		case string:
-			b, err := strconv.ParseBool(x)
-			return b, err == nil && (x == "true" || x == "false")
-		}
+	case "bool": // true and false, as booleans or strings
+		return s == "true", s == "true" || s == "false"
 	}
 	return nil, false
 }
@@ -466,7 +380,7 @@ func coerce(typ string, v any) (any, bool) {
 // every field as Typesense keeps it (the id a string, a declared field's
 // value after coercion). include_fields and exclude_fields, which later
 // versions read there, would narrow the answer and are not modelled.
-func (s *Server) getDocument(_ http.ResponseWriter, r *http.Request) reply {
+func (s *Server) getDocument(r *http.Request, _ []byte) reply {
 	for _, p := range []string{"include_fields", "exclude_fields"} {
 		if r.URL.Query().Has(p) {
 			return errorf(http.StatusNotImplemented, "typesensefake: the parameter %s of GET /collections/{c}/documents/{id} is not modelled", p)
@@ -477,7 +391,7 @@ func (s *Server) getDocument(_ http.ResponseWriter, r *http.Request) reply {
 	return s.findDocument(r, false)
 }
 
-func (s *Server) deleteDocument(_ http.ResponseWriter, r *http.Request) reply {
+func (s *Server) deleteDocument(r *http.Request, _ []byte) reply {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.findDocument(r, true)
@@ -486,7 +400,7 @@ func (s *Server) deleteDocument(_ http.ResponseWriter, r *http.Request) reply {
 // findDocument answers with the document, deleting it if remove; callers
 // hold s.mu (for writing when remove).
 func (s *Server) findDocument(r *http.Request, remove bool) reply {
-	c, ok := s.lookup(r)
+	c, ok := s.collections[r.PathValue("c")]
 	if !ok {
 		return errorf(http.StatusNotFound, "Not Found")
 	}

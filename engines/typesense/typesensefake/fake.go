@@ -85,8 +85,10 @@
 package typesensefake
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -131,66 +133,63 @@ func (s *Server) Close() {
 	s.hs.Close()
 }
 
-// route is one modelled endpoint: its pattern as the mux knows it and
-// whether it needs the API key.
-type route struct {
-	pattern string
-	public  bool
-	handle  func(w http.ResponseWriter, r *http.Request) reply
-}
+// handler answers one modelled endpoint, given the request's body.
+type handler func(r *http.Request, body []byte) reply
 
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
-	for _, rt := range []route{
-		{"GET /health", true, s.health},
-		{"GET /debug", false, s.debug},
-		{"GET /stats.json", false, s.stats},
-		{"POST /collections", false, s.createCollection},
-		{"GET /collections/{c}", false, s.getCollection},
-		{"DELETE /collections/{c}", false, s.dropCollection},
-		{"POST /collections/{c}/documents", false, s.addDocument},
-		{"POST /collections/{c}/documents/import", false, s.importDocuments},
-		{"GET /collections/{c}/documents/search", false, s.search},
-		{"POST /multi_search", false, s.multiSearch},
-		{"GET /collections/{c}/documents/{id}", false, s.getDocument},
-		{"DELETE /collections/{c}/documents/{id}", false, s.deleteDocument},
-		{"/", false, notModelled},
+	for pattern, h := range map[string]handler{
+		"GET /health":                            answer(map[string]bool{"ok": true}),
+		"GET /debug":                             answer(map[string]any{"state": 1, "version": Version}),
+		"GET /stats.json":                        s.stats,
+		"POST /collections":                      s.createCollection,
+		"GET /collections/{c}":                   s.getCollection,
+		"DELETE /collections/{c}":                s.dropCollection,
+		"POST /collections/{c}/documents":        s.addDocument,
+		"POST /collections/{c}/documents/import": s.importDocuments,
+		"GET /collections/{c}/documents/search":  s.search,
+		"POST /multi_search":                     s.multiSearch,
+		"GET /collections/{c}/documents/{id}":    s.getDocument,
+		"DELETE /collections/{c}/documents/{id}": s.deleteDocument,
+		"/":                                      notModelled,
 	} {
-		mux.HandleFunc(rt.pattern, s.serve(rt))
+		mux.HandleFunc(pattern, s.serve(pattern, h))
 	}
 	return mux
 }
 
-// serve records the request, applies faults and the key check, then the
-// handler.
-func (s *Server) serve(rt route) http.HandlerFunc {
+// serve records the request, applies faults and the key check (every
+// route but /health needs the key), then the handler.
+func (s *Server) serve(pattern string, h handler) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		s.requests.Add(rt.pattern, r, nil)
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			return // the client went away
+		}
+		s.requests.Add(pattern, r, body)
 		if s.faults.Serve(w, r, faultBody) {
 			return
 		}
-		if !rt.public && !s.authorized(r) {
+		if pattern != "GET /health" && !s.authorized(r) {
 			writeReply(w, errorf(http.StatusUnauthorized, "Forbidden - a valid `x-typesense-api-key` header must be sent."))
 			return
 		}
-		writeReply(w, rt.handle(w, r))
+		writeReply(w, h(r, body))
 	}
 }
 
 func (s *Server) authorized(r *http.Request) bool {
-	got := r.Header.Get(APIKeyHeader)
-	if got == "" {
-		got = r.URL.Query().Get("x-typesense-api-key")
-	}
+	got := cmp.Or(r.Header.Get(APIKeyHeader), r.URL.Query().Get("x-typesense-api-key"))
 	return got != "" && got == s.key
 }
 
 // reply is a handler's answer: a status and a body that is JSON (or, for
 // import, JSON lines).
 type reply struct {
-	status int
-	body   []byte
-	plain  bool // text/plain, as Typesense labels import results
+	status  int
+	body    []byte
+	ctype   string // "" for JSON; import's results are text/plain, as Typesense labels them
+	message string // an error's, which multi_search answers in its own shape
 }
 
 func jsonReply(status int, v any) reply {
@@ -203,36 +202,32 @@ func jsonReply(status int, v any) reply {
 
 // errorf is Typesense's error body: {"message": "..."}.
 func errorf(status int, format string, args ...any) reply {
-	return jsonReply(status, map[string]string{"message": fmt.Sprintf(format, args...)})
+	msg := fmt.Sprintf(format, args...)
+	rep := jsonReply(status, map[string]string{"message": msg})
+	rep.message = msg
+	return rep
 }
 
 func writeReply(w http.ResponseWriter, rep reply) {
-	if rep.plain {
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	} else {
-		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	}
+	w.Header().Set("Content-Type", cmp.Or(rep.ctype, "application/json; charset=utf-8"))
 	w.WriteHeader(rep.status)
 	_, _ = w.Write(rep.body)
 }
 
-func notModelled(_ http.ResponseWriter, r *http.Request) reply {
+func notModelled(r *http.Request, _ []byte) reply {
 	return errorf(http.StatusNotImplemented, "typesensefake: %s %s is not modelled", r.Method, r.URL.Path)
 }
 
-func (s *Server) health(http.ResponseWriter, *http.Request) reply {
-	return jsonReply(http.StatusOK, map[string]bool{"ok": true})
-}
-
-func (s *Server) debug(http.ResponseWriter, *http.Request) reply {
-	return jsonReply(http.StatusOK, map[string]any{"state": 1, "version": Version})
+// answer is a route that always gives the same answer.
+func answer(v any) handler {
+	return func(*http.Request, []byte) reply { return jsonReply(http.StatusOK, v) }
 }
 
 // stats is GET /stats.json in Typesense's shape (core_api.cpp
 // get_stats_json: AppMetrics' rates and latencies plus
 // pending_write_batches). The fake applies every write before it answers,
 // so no write batch is ever pending, and it keeps no rolling rates.
-func (s *Server) stats(http.ResponseWriter, *http.Request) reply {
+func (s *Server) stats(*http.Request, []byte) reply {
 	return jsonReply(http.StatusOK, map[string]any{
 		"delete_latency_ms": 0, "delete_requests_per_second": 0, "import_latency_ms": 0,
 		"import_requests_per_second": 0, "latency_ms": map[string]float64{}, "overloaded_requests_per_second": 0,

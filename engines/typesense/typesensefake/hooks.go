@@ -1,6 +1,7 @@
 package typesensefake
 
 import (
+	"cmp"
 	"maps"
 	"net/http"
 	"net/url"
@@ -23,16 +24,8 @@ type Fault = fakekit.Fault
 // --healthy-read-lag / --healthy-write-lag, and 429 "Rate limit exceeded or
 // blocked" when a rate limit rule applies.
 func faultBody(w http.ResponseWriter, _ *http.Request, f Fault) {
-	msg := "typesensefake: injected fault"
-	switch {
-	case f.Message != "":
-		msg = f.Message
-	case f.Status == http.StatusServiceUnavailable:
-		msg = "Not Ready or Lagging"
-	case f.Status == http.StatusTooManyRequests:
-		msg = "Rate limit exceeded or blocked"
-	}
-	writeReply(w, errorf(f.Status, "%s", msg))
+	usual := map[int]string{http.StatusServiceUnavailable: "Not Ready or Lagging", http.StatusTooManyRequests: "Rate limit exceeded or blocked"}
+	writeReply(w, errorf(f.Status, "%s", cmp.Or(f.Message, usual[f.Status], "typesensefake: injected fault")))
 }
 
 // Inject adds a fault; faults are tried in the order they were added.
@@ -62,13 +55,10 @@ func (s *Server) LastQuery(pattern string) url.Values {
 func (s *Server) Document(collection, id string) (map[string]any, bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	c, ok := s.collections[collection]
-	if !ok {
-		return nil, false
+	if c, ok := s.collections[collection]; ok {
+		if d, ok := c.docs[id]; ok {
+			return maps.Clone(d.fields), true
+		}
 	}
-	d, ok := c.docs[id]
-	if !ok {
-		return nil, false
-	}
-	return maps.Clone(d.fields), true
+	return nil, false
 }

@@ -1,6 +1,8 @@
 package typesensefake
 
 import (
+	"cmp"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -36,50 +38,24 @@ type searchParams struct {
 	vq               *vectorQuery // nil without vector_query
 }
 
-func (s *Server) search(_ http.ResponseWriter, r *http.Request) reply {
+func (s *Server) search(r *http.Request, _ []byte) reply {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	c, ok := s.lookup(r)
+	return s.searchIn(r.PathValue("c"), r.URL.Query())
+}
+
+// searchIn is a search of the named collection, as one search or one of a
+// multi_search; callers hold s.mu for reading.
+func (s *Server) searchIn(name string, q url.Values) reply {
+	c, ok := s.collections[name]
 	if !ok {
 		return errorf(http.StatusNotFound, "Not found.")
 	}
-	p, rep, ok := parseSearch(c, r.URL.Query())
+	p, rep, ok := parseSearch(c, q)
 	if !ok {
 		return rep
 	}
 	return c.answer(p)
-}
-
-func uintParam(q url.Values, name string, def int) (int, reply, bool) {
-	v := q.Get(name)
-	if v == "" {
-		return def, reply{}, true
-	}
-	n, err := strconv.ParseUint(v, 10, 32)
-	if err != nil {
-		return 0, errorf(http.StatusBadRequest, "Parameter `%s` must be an unsigned integer.", name), false
-	}
-	return int(n), reply{}, true
-}
-
-// perField spreads a comma list over the query_by fields: one value for
-// all, or one each.
-func perField(q url.Values, name, def string, n int) ([]string, reply, bool) {
-	v := q.Get(name)
-	if v == "" {
-		v = def
-	}
-	vals := strings.Split(v, ",")
-	for i := range vals {
-		vals[i] = strings.TrimSpace(vals[i])
-	}
-	if len(vals) == 1 {
-		return slices.Repeat(vals, max(n, 1)), reply{}, true
-	}
-	if len(vals) != n {
-		return nil, errorf(http.StatusBadRequest, "Number of values in `%s` does not match number of `query_by` fields.", name), false
-	}
-	return vals, reply{}, true
 }
 
 func parseSearch(c *collection, q url.Values) (*searchParams, reply, bool) {
@@ -96,8 +72,7 @@ func parseSearch(c *collection, q url.Values) (*searchParams, reply, bool) {
 	if strings.Contains(p.q, `"`) || slices.ContainsFunc(strings.Fields(p.q), func(w string) bool { return strings.HasPrefix(w, "-") }) {
 		return nil, errorf(http.StatusNotImplemented, "typesensefake: phrase and exclusion queries are not modelled"), false
 	}
-	var rep reply
-	var ok bool
+	rep, ok := reply{}, false
 	if p.queryBy, rep, ok = parseQueryBy(c, q.Get("query_by")); !ok {
 		return nil, rep, false
 	}
@@ -126,10 +101,7 @@ func parseSearch(c *collection, q url.Values) (*searchParams, reply, bool) {
 // parseQueryBy reads query_by: text fields of the schema.
 func parseQueryBy(c *collection, v string) ([]fieldDef, reply, bool) {
 	var out []fieldDef
-	for _, name := range strings.Split(v, ",") {
-		if name = strings.TrimSpace(name); name == "" {
-			continue
-		}
+	for _, name := range fieldList(v) {
 		f, ok := c.field(name)
 		if !ok {
 			return nil, errorf(http.StatusNotFound, "Could not find a field named `%s` in the schema.", name), false
@@ -146,26 +118,22 @@ func parseQueryBy(c *collection, v string) ([]fieldDef, reply, bool) {
 // Typesense checks whether or not the fake models them.
 func (p *searchParams) parseNumbers(q url.Values) (reply, bool) {
 	var unused int
+	p.perPage, p.page, p.dropThreshold = 10, 1, 1
+	// limit is per_page's other name, and wins over it.
 	for _, u := range []struct {
 		name string
-		def  int
 		dst  *int
 	}{
-		{"per_page", 10, &p.perPage}, {"page", 1, &p.page}, {"typo_tokens_threshold", 1, &unused},
-		{"drop_tokens_threshold", 1, &p.dropThreshold}, {"min_len_1typo", 4, &unused}, {"min_len_2typo", 7, &unused},
+		{"per_page", &p.perPage}, {"limit", &p.perPage}, {"page", &p.page}, {"typo_tokens_threshold", &unused},
+		{"drop_tokens_threshold", &p.dropThreshold}, {"min_len_1typo", &unused}, {"min_len_2typo", &unused},
 	} {
-		n, rep, ok := uintParam(q, u.name, u.def)
-		if !ok {
-			return rep, false
+		if v := q.Get(u.name); v != "" {
+			n, err := strconv.ParseUint(v, 10, 32)
+			if err != nil {
+				return errorf(http.StatusBadRequest, "Parameter `%s` must be an unsigned integer.", u.name), false
+			}
+			*u.dst = int(n)
 		}
-		*u.dst = n
-	}
-	if q.Has("limit") { // limit is per_page's other name
-		n, rep, ok := uintParam(q, "limit", 10)
-		if !ok {
-			return rep, false
-		}
-		p.perPage = n
 	}
 	if p.perPage > MaxPerPage {
 		return errorf(http.StatusUnprocessableEntity, "Only upto %d hits can be fetched per page.", MaxPerPage), false
@@ -180,17 +148,18 @@ func (p *searchParams) parseNumbers(q url.Values) (reply, bool) {
 // match exactly, as with num_typos=0 and prefix=false, what the driver
 // sends.
 func checkTypos(q url.Values, fields int) (reply, bool) {
-	typos, rep, ok := perField(q, "num_typos", "2", fields)
-	if !ok {
-		return rep, false
-	}
-	for _, t := range typos {
-		if _, err := strconv.ParseUint(t, 10, 8); err != nil {
-			return errorf(http.StatusBadRequest, "Parameter `num_typos` must be an unsigned integer."), false
+	for _, p := range []struct{ name, def string }{{"num_typos", "2"}, {"prefix", "true"}} {
+		vals := strings.Split(cmp.Or(q.Get(p.name), p.def), ",")
+		if len(vals) != 1 && len(vals) != fields {
+			return errorf(http.StatusBadRequest, "Number of values in `%s` does not match number of `query_by` fields.", p.name), false
+		}
+		for _, v := range vals {
+			if _, err := strconv.ParseUint(strings.TrimSpace(v), 10, 8); err != nil && p.name == "num_typos" {
+				return errorf(http.StatusBadRequest, "Parameter `num_typos` must be an unsigned integer."), false
+			}
 		}
 	}
-	_, rep, ok = perField(q, "prefix", "true", fields)
-	return rep, ok
+	return reply{}, true
 }
 
 func fieldList(v string) []string {
@@ -223,19 +192,16 @@ func tokenize(text string) []string {
 
 func tokenSet(v any) map[string]struct{} {
 	set := map[string]struct{}{}
-	add := func(s any) {
-		if str, ok := s.(string); ok {
-			for _, t := range tokenize(str) {
+	vals, ok := v.([]any)
+	if !ok {
+		vals = []any{v}
+	}
+	for _, e := range vals {
+		if s, ok := e.(string); ok {
+			for _, t := range tokenize(s) {
 				set[t] = struct{}{}
 			}
 		}
-	}
-	if arr, ok := v.([]any); ok {
-		for _, e := range arr {
-			add(e)
-		}
-	} else {
-		add(v)
 	}
 	return set
 }
@@ -300,46 +266,31 @@ func (c *collection) collect(p *searchParams, ts []string, round int, seen map[s
 		}
 		out = append(out, cd)
 	}
-	slices.SortFunc(out, func(a, b candidate) int {
-		switch {
-		case a.inField != b.inField:
-			return a.inField - b.inField
-		case a.d.seq > b.d.seq: // newest first
-			return -1
-		case a.d.seq < b.d.seq:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(out, func(a, b candidate) int { return cmp.Or(cmp.Compare(a.inField, b.inField), newestFirst(a, b)) })
 	return out
 }
 
 // matchDoc reports whether every token is held by some query_by field of
 // d, filling cd's ranking members.
 func matchDoc(d *document, ts []string, p *searchParams, cd *candidate) bool {
-	inField := make([]bool, len(p.queryBy))
-	hasAny := make([]bool, len(p.queryBy))
-	for i := range inField {
-		inField[i] = true
-	}
+	held := make([]int, len(p.queryBy)) // how many of ts each field holds
 	for _, t := range ts {
 		found := false
-		for fi, f := range p.queryBy {
-			if _, ok := d.tokens[f.Name][t]; !ok {
-				inField[fi] = false
-				continue
+		for i, f := range p.queryBy {
+			if _, ok := d.tokens[f.Name][t]; ok {
+				held[i]++
+				found = true
 			}
-			hasAny[fi], found = true, true
 		}
 		if !found {
 			return false
 		}
 	}
-	if i := slices.Index(inField, true); i >= 0 {
-		cd.inField = i
-	}
-	for _, h := range hasAny {
-		if h {
+	for i, n := range held {
+		if n == len(ts) {
+			cd.inField = min(cd.inField, i)
+		}
+		if n > 0 {
 			cd.matched++
 		}
 	}
@@ -347,12 +298,10 @@ func matchDoc(d *document, ts []string, p *searchParams, cd *candidate) bool {
 }
 
 func hit(cd candidate, p *searchParams) map[string]any {
-	doc := map[string]any{}
-	for k, v := range cd.d.fields {
-		if (len(p.include) == 0 || slices.Contains(p.include, k)) && !slices.Contains(p.exclude, k) {
-			doc[k] = v
-		}
-	}
+	doc := maps.Clone(cd.d.fields)
+	maps.DeleteFunc(doc, func(k string, _ any) bool {
+		return len(p.include) > 0 && !slices.Contains(p.include, k) || slices.Contains(p.exclude, k)
+	})
 	tokens := len(p.tokens) - cd.round
 	score := uint64(tokens)<<48 | uint64(255)<<40 | uint64(255-min(cd.inField, 255))<<32
 	h := map[string]any{
@@ -404,7 +353,6 @@ func parseFilter(c *collection, expr string) ([]filter, reply, bool) {
 
 func parseCondition(f fieldDef, cond string) (filter, reply, bool) {
 	fl := filter{field: f}
-	bad := errorf(http.StatusBadRequest, "Error with filter field `%s`: could not parse `%s`.", f.Name, cond)
 	if f.Type == "string" {
 		v, ok := strings.CutPrefix(cond, "=")
 		if !ok {
@@ -420,33 +368,32 @@ func parseCondition(f fieldDef, cond string) (filter, reply, bool) {
 	if f.Type != "float" && f.Type != "int32" && f.Type != "int64" {
 		return fl, errorf(http.StatusNotImplemented, "typesensefake: filters on %s fields are not modelled", f.Type), false
 	}
-	num := func(s string) (*float64, bool) {
-		x, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-		return &x, err == nil
+	num := func(s string) *float64 {
+		if x, err := strconv.ParseFloat(strings.TrimSpace(s), 64); err == nil {
+			return &x
+		}
+		return nil
 	}
-	var ok1, ok2 bool
+	var ok bool
 	switch {
 	case strings.HasPrefix(cond, "[") && strings.HasSuffix(cond, "]"):
 		lo, hi, found := strings.Cut(cond[1:len(cond)-1], "..")
-		if !found {
-			return fl, bad, false
-		}
-		fl.min, ok1 = num(lo)
-		fl.max, ok2 = num(hi)
+		fl.min, fl.max = num(lo), num(hi)
+		ok = found && fl.min != nil && fl.max != nil
 	case strings.HasPrefix(cond, ">="):
-		fl.min, ok1 = num(cond[2:])
-		ok2 = true
+		fl.min = num(cond[2:])
+		ok = fl.min != nil
 	case strings.HasPrefix(cond, "<="):
-		fl.max, ok1 = num(cond[2:])
-		ok2 = true
+		fl.max = num(cond[2:])
+		ok = fl.max != nil
 	case strings.HasPrefix(cond, "="):
-		fl.min, ok1 = num(cond[1:])
-		fl.max, ok2 = fl.min, ok1
+		fl.min = num(cond[1:])
+		fl.max, ok = fl.min, fl.min != nil
 	default:
 		return fl, errorf(http.StatusNotImplemented, "typesensefake: numeric filter %q is not modelled", cond), false
 	}
-	if !ok1 || !ok2 {
-		return fl, bad, false
+	if !ok {
+		return fl, errorf(http.StatusBadRequest, "Error with filter field `%s`: could not parse `%s`.", f.Name, cond), false
 	}
 	return fl, reply{}, true
 }
@@ -463,20 +410,13 @@ func passes(d *document, filters []filter) bool {
 			}
 			continue
 		}
-		x, ok := number(v)
-		if !ok || fl.min != nil && x < *fl.min || fl.max != nil && x > *fl.max {
+		x, isFloat := v.(float64)
+		if n, isInt := v.(int64); isInt {
+			x, isFloat = float64(n), true
+		}
+		if !isFloat || fl.min != nil && x < *fl.min || fl.max != nil && x > *fl.max {
 			return false
 		}
 	}
 	return true
-}
-
-func number(v any) (float64, bool) {
-	switch x := v.(type) {
-	case float64:
-		return x, true
-	case int64:
-		return float64(x), true
-	}
-	return 0, false
 }

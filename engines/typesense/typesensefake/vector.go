@@ -2,13 +2,17 @@ package typesensefake
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
-	"math"
+	"maps"
 	"net/http"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/searchbench/searchbench/engines/enginetest/fakekit"
 )
 
 // vectorQuery is a parsed vector_query: field:([v1, v2, …], k:N, alpha:A).
@@ -22,6 +26,10 @@ type vectorQuery struct {
 // defaultAlpha is the weight of the vector ranking in Typesense's rank
 // fusion (vector-search.md, "Hybrid Search": 0.7 keyword, 0.3 semantic).
 const defaultAlpha = 0.3
+
+// vectorQueryRE is what follows the field's name in a vector_query:
+// ([values], params), the values and the params captured, trimmed.
+var vectorQueryRE = regexp.MustCompile(`^\s*\(\s*\[([^\]]*)\]\s*(.*?)\s*\)\s*$`)
 
 // parseVectorQuery reads vector_query as Typesense 29.0 does
 // (VectorQueryOps::parse_vector_query_str in src/vector_query_ops.cpp, the
@@ -40,63 +48,64 @@ func parseVectorQuery(c *collection, s string) (*vectorQuery, reply, bool) {
 	if !ok || f.Type != "float[]" || f.NumDim == 0 {
 		return nil, errorf(http.StatusBadRequest, "Field `%s` does not have a vector query index.", name), false
 	}
-	rest = strings.TrimSpace(rest)
-	if !strings.HasPrefix(rest, "(") || !strings.HasSuffix(rest, ")") {
+	m := vectorQueryRE.FindStringSubmatch(rest)
+	switch {
+	case m == nil:
 		return nil, malformed, false
-	}
-	rest = strings.TrimSpace(rest[1 : len(rest)-1])
-	if !strings.HasPrefix(rest, "[") {
-		return nil, malformed, false
-	}
-	end := strings.IndexByte(rest, ']')
-	if end < 0 {
-		return nil, malformed, false
+	case strings.TrimSpace(m[1]) == "":
+		return nil, errorf(http.StatusNotImplemented, "typesensefake: a vector query without a vector (the embedding of q or of a document) is not modelled"), false
 	}
 	vq := &vectorQuery{field: f, alpha: defaultAlpha}
-	for _, v := range strings.Split(rest[1:end], ",") {
+	for _, v := range strings.Split(m[1], ",") {
 		x, err := strconv.ParseFloat(strings.TrimSpace(v), 32)
 		if err != nil {
 			return nil, errorf(http.StatusBadRequest, "Malformed vector query string: one of the vector values is not a float."), false
 		}
 		vq.vec = append(vq.vec, x)
 	}
-	if len(vq.vec) == 0 {
-		return nil, errorf(http.StatusNotImplemented, "typesensefake: a vector query without a vector (the embedding of q or of a document) is not modelled"), false
-	}
 	if len(vq.vec) != f.NumDim {
 		return nil, errorf(http.StatusBadRequest, "Query field `%s` must have %d dimensions.", name, f.NumDim), false
 	}
-	params := strings.TrimSpace(rest[end+1:])
-	if params != "" {
-		if !strings.HasPrefix(params, ",") {
+	if params := m[2]; params != "" {
+		params, ok := strings.CutPrefix(params, ",")
+		if !ok {
 			return nil, malformed, false
 		}
-		params = params[1:]
-		for _, kv := range strings.Split(params, ",") {
-			k, v, ok := strings.Cut(kv, ":")
-			if !ok {
-				return nil, malformed, false
-			}
-			v = strings.TrimSpace(v)
-			switch strings.TrimSpace(k) {
-			case "k":
-				n, err := strconv.ParseUint(v, 10, 32)
-				if err != nil {
-					return nil, malformed, false
-				}
-				vq.k = int(n)
-			case "alpha":
-				a, err := strconv.ParseFloat(v, 64)
-				if err != nil || a < 0 || a > 1 {
-					return nil, malformed, false
-				}
-				vq.alpha = a
-			default:
-				return nil, errorf(http.StatusNotImplemented, "typesensefake: vector_query parameter %s is not modelled", strings.TrimSpace(k)), false
-			}
+		if rep, ok := vq.parseParams(params); !ok {
+			return nil, rep, false
 		}
 	}
 	return vq, reply{}, true
+}
+
+// parseParams reads the parameters after the vector, "k:N, alpha:A", of
+// which the fake models k and alpha.
+func (vq *vectorQuery) parseParams(params string) (reply, bool) {
+	malformed := errorf(http.StatusBadRequest, "Malformed vector query string.")
+	for _, kv := range strings.Split(params, ",") {
+		k, v, ok := strings.Cut(kv, ":")
+		if !ok {
+			return malformed, false
+		}
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		switch k {
+		case "k":
+			n, err := strconv.ParseUint(v, 10, 32)
+			if err != nil {
+				return malformed, false
+			}
+			vq.k = int(n)
+		case "alpha":
+			a, err := strconv.ParseFloat(v, 64)
+			if err != nil || a < 0 || a > 1 {
+				return malformed, false
+			}
+			vq.alpha = a
+		default:
+			return errorf(http.StatusNotImplemented, "typesensefake: vector_query parameter %s is not modelled", k), false
+		}
+	}
+	return reply{}, true
 }
 
 // nearest is the kNN: the documents that pass the filters (a pre-filter:
@@ -105,22 +114,16 @@ func parseVectorQuery(c *collection, s string) (*vectorQuery, reply, bool) {
 // k of them, or, without k, as many as the pages up to this one hold
 // (Index::search in src/index.cpp at v29.0).
 func (c *collection) nearest(p *searchParams) []candidate {
-	q := unit(p.vq.vec)
 	var out []candidate
 	for _, d := range c.docs {
 		v, ok := d.vectors[p.vq.field.Name]
 		if !ok || !passes(d, p.filters) {
 			continue
 		}
-		dist := 1 - dot(q, v)
+		dist := 1 - fakekit.Cosine(p.vq.vec, v) // Typesense's cosine distance
 		out = append(out, candidate{d: d, dist: &dist, inField: len(p.queryBy)})
 	}
-	slices.SortFunc(out, func(a, b candidate) int {
-		if *a.dist != *b.dist {
-			return cmpFloat(*a.dist, *b.dist)
-		}
-		return cmpSeq(a, b)
-	})
+	slices.SortFunc(out, func(a, b candidate) int { return cmp.Or(cmp.Compare(*a.dist, *b.dist), newestFirst(a, b)) })
 	k := p.vq.k
 	if k == 0 {
 		k = p.page * p.perPage
@@ -147,85 +150,36 @@ func fuse(text, vec []candidate, alpha float64) []candidate {
 		}
 		byDoc[cd.d] = cd
 	}
-	out := make([]candidate, 0, len(byDoc))
-	for _, cd := range byDoc {
-		out = append(out, cd)
-	}
-	slices.SortFunc(out, func(a, b candidate) int {
-		if score[a.d] != score[b.d] {
-			return cmpFloat(score[b.d], score[a.d])
-		}
-		return cmpSeq(a, b)
-	})
+	out := slices.Collect(maps.Values(byDoc))
+	slices.SortFunc(out, func(a, b candidate) int { return cmp.Or(cmp.Compare(score[b.d], score[a.d]), newestFirst(a, b)) })
 	return out
 }
 
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-// cmpSeq puts the newest document first, as the text ranking breaks ties.
-func cmpSeq(a, b candidate) int {
-	switch {
-	case a.d.seq > b.d.seq:
-		return -1
-	case a.d.seq < b.d.seq:
-		return 1
-	}
-	return 0
-}
-
-func unit(v []float64) []float64 {
-	var n float64
-	for _, x := range v {
-		n += x * x
-	}
-	out := make([]float64, len(v))
-	if n == 0 {
-		return out
-	}
-	n = math.Sqrt(n)
-	for i, x := range v {
-		out[i] = x / n
-	}
-	return out
-}
-
-func dot(a, b []float64) float64 {
-	var s float64
-	for i := range a {
-		s += a[i] * b[i]
-	}
-	return s
-}
+// newestFirst puts the newest document first, as the text ranking breaks
+// ties.
+func newestFirst(a, b candidate) int { return cmp.Compare(b.d.seq, a.d.seq) }
 
 // coerceVector checks a float[] value with num_dim as Typesense's
-// validator does: an array of numbers of exactly num_dim.
-func coerceVector(f fieldDef, v any) ([]any, []float64, int, string) {
+// validator does: an array of numbers of exactly num_dim, which the
+// document keeps as numbers.
+func coerceVector(f fieldDef, v any) ([]float64, int, string) {
 	arr, ok := v.([]any)
 	if !ok {
-		return nil, nil, http.StatusBadRequest, "Field `" + f.Name + "` must be an array of float."
+		return nil, http.StatusBadRequest, "Field `" + f.Name + "` must be an array of float."
 	}
 	if len(arr) != f.NumDim {
-		return nil, nil, http.StatusBadRequest, "Field `" + f.Name + "` must have " + strconv.Itoa(f.NumDim) + " dimensions."
+		return nil, http.StatusBadRequest, "Field `" + f.Name + "` must have " + strconv.Itoa(f.NumDim) + " dimensions."
 	}
-	stored := make([]any, len(arr))
 	vec := make([]float64, len(arr))
 	for i, e := range arr {
 		n, ok := e.(json.Number)
 		x, err := n.Float64()
 		if !ok || err != nil {
-			return nil, nil, http.StatusBadRequest, "Field `" + f.Name + "` must be an array of float."
+			return nil, http.StatusBadRequest, "Field `" + f.Name + "` must be an array of float."
 		}
-		stored[i], vec[i] = x, x
+		vec[i] = x
 	}
-	return stored, unit(vec), 0, ""
+	return vec, 0, ""
 }
 
 // multiSearch is POST /multi_search (core_api.cpp post_multi_search): each
@@ -233,16 +187,12 @@ func coerceVector(f fieldDef, v any) ([]any, []float64, int, string) {
 // string's, which every search shares) and a "collection"; the answer is
 // 200 with one result a search, the search's answer or, for a search that
 // failed, {"code": status, "error": message}.
-func (s *Server) multiSearch(_ http.ResponseWriter, r *http.Request) reply {
-	body, rep, ok := readBody(r)
-	if !ok {
-		return rep
-	}
+func (s *Server) multiSearch(r *http.Request, body []byte) reply {
 	var req struct {
 		Searches *[]map[string]any `json:"searches"`
 		Union    bool              `json:"union"`
 	}
-	if err := decode(body, &req); err != nil {
+	if err := fakekit.DecodeJSON(body, &req); err != nil {
 		return errorf(http.StatusBadRequest, "Bad JSON.")
 	}
 	switch {
@@ -264,32 +214,17 @@ func (s *Server) multiSearch(_ http.ResponseWriter, r *http.Request) reply {
 // oneSearch is one search of a multi_search, as its result; callers hold
 // s.mu for reading.
 func (s *Server) oneSearch(common url.Values, search map[string]any) json.RawMessage {
-	params := url.Values{}
-	for k, v := range common {
-		params[k] = slices.Clone(v)
-	}
+	params := maps.Clone(common) // Set and Del below replace values, never change them
 	for k, v := range search {
-		switch x := v.(type) {
-		case string:
-			params.Set(k, x)
-		case json.Number:
-			params.Set(k, x.String())
-		case bool:
-			params.Set(k, strconv.FormatBool(x))
-		default:
+		x, ok := fakekit.Scalar(v)
+		if !ok {
 			return failed(errorf(http.StatusBadRequest, "Parameter `%s` must be a string, number or boolean.", k))
 		}
+		params.Set(k, x)
 	}
 	name := params.Get("collection")
 	params.Del("collection")
-	var rep reply
-	if c, ok := s.collections[name]; !ok {
-		rep = errorf(http.StatusNotFound, "Not found.")
-	} else if p, prep, ok := parseSearch(c, params); !ok {
-		rep = prep
-	} else {
-		rep = c.answer(p)
-	}
+	rep := s.searchIn(name, params)
 	if rep.status != http.StatusOK {
 		return failed(rep)
 	}
@@ -298,10 +233,6 @@ func (s *Server) oneSearch(common url.Values, search map[string]any) json.RawMes
 
 // failed turns an error reply into a multi_search result.
 func failed(rep reply) json.RawMessage {
-	var m struct {
-		Message string `json:"message"`
-	}
-	_ = json.Unmarshal(rep.body, &m)
-	b, _ := json.Marshal(map[string]any{"code": rep.status, "error": m.Message})
+	b, _ := json.Marshal(map[string]any{"code": rep.status, "error": rep.message})
 	return b
 }

@@ -102,6 +102,8 @@ func TestVectorRejections(t *testing.T) {
 		{`{"collection":"p","q":"*","vector_query":"emb:([1,x], k:3)"}`, 400, "Malformed vector query string: one of the vector values is not a float."},
 		{`{"collection":"p","q":"*","vector_query":"emb:[1,0]"}`, 400, "Malformed vector query string."},
 		{`{"collection":"p","q":"*","vector_query":"emb:([1,0], ef:50)"}`, 501, "typesensefake: vector_query parameter ef is not modelled"},
+		// An empty vector asks Typesense to embed q or use a document's.
+		{`{"collection":"p","q":"*","vector_query":"emb:([], id:3)"}`, 501, "typesensefake: a vector query without a vector (the embedding of q or of a document) is not modelled"},
 		{`{"collection":"nope","q":"*"}`, 404, "Not found."},
 		{`{"collection":"p","q":"*","filter_by":"nope:=x"}`, 404, "Could not find a filter field named `nope` in the schema."},
 	} {
