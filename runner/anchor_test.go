@@ -136,14 +136,14 @@ func TestShardsWindowsStartAtTheAgreedInstant(t *testing.T) {
 			for l, level := range e.Levels {
 				all := closed.Users[l]
 				ramp := time.Duration(float64(time.Second) * float64(all-1) / closed.SpawnRate)
-				ws = append(ws, window{fmt.Sprintf("sharedmem level %d users=%d", l+1, all), level.Timeline, ramp + closed.Settle})
+				ws = append(ws, window{"sharedmem " + result.LevelWindow(l, all).String(), level.Timeline, ramp + closed.Settle})
 			}
 			return ws
 		}},
 		{"ladder", nil, ladder, func(e result.EngineRun) (ws []window) {
 			for j, rung := range e.Ladder.Rungs {
 				for k, rep := range rung.Reps {
-					ws = append(ws, window{fmt.Sprintf("sharedmem rung %d rep %d", j+1, k+1), rep.Timeline, 0})
+					ws = append(ws, window{"sharedmem " + result.RepWindow(j, k).String(), rep.Timeline, 0})
 				}
 			}
 			return ws

@@ -13,6 +13,7 @@ import (
 
 	"github.com/searchbench/searchbench/dataset"
 	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/runner/event"
 	"github.com/searchbench/searchbench/runner/internal/pace"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/runner/shard"
@@ -301,8 +302,8 @@ func Calibrate(ctx context.Context, d []Distribution, cfg CalibrationConfig) ([]
 		e := newKnownEngine(dist, uint64(i)+1, cfg.overshoot)
 		// The engine times the calls that start in the window, as the
 		// users record them (closed.go, user.run).
-		window := Emitter{Observer: ObserverFunc(func(ev Event) {
-			if ev.Kind != EventPhase {
+		window := Emitter{Observer: ObserverFunc(func(ev event.Event) {
+			if ev.Kind != event.Phase {
 				return
 			}
 			switch ev.Phase {
@@ -317,7 +318,7 @@ func Calibrate(ctx context.Context, d []Distribution, cfg CalibrationConfig) ([]
 		if ctx.Err() != nil || len(closed) == 0 {
 			return rows, warnings, ctx.Err()
 		}
-		warn(dist, "closed", closed[0].Warnings...)
+		warn(dist, "closed", closed[0].Warnings.Texts()...)
 		s, _ := closed[0].Op("search")
 		rows = append(rows, calibrationRows(dist, true, e.times(), closed[0].SchedLatencyP99, s.Latency.P50, s.Latency.P95, s.Latency.P99)...)
 
@@ -336,7 +337,7 @@ func Calibrate(ctx context.Context, d []Distribution, cfg CalibrationConfig) ([]
 		if ctx.Err() != nil {
 			return rows, warnings, ctx.Err()
 		}
-		warn(dist, "open", rep.Warnings...)
+		warn(dist, "open", rep.Warnings.Texts()...)
 		if rep.Unsent > 0 || rep.Errors > 0 {
 			warn(dist, "open", fmt.Sprintf("%d calls unsent, %d failed", rep.Unsent, rep.Errors))
 		}
@@ -344,7 +345,7 @@ func Calibrate(ctx context.Context, d []Distribution, cfg CalibrationConfig) ([]
 			warn(dist, "open", fmt.Sprintf("the scheduler was late (lag p99 %.2f ms)", rep.GeneratorLagP99))
 		}
 		if rep.ClientCPU > clientBoundCPU {
-			warn(dist, "open", fmt.Sprintf(result.ClientBoundWarning+"%.0f%% CPU", 100*rep.ClientCPU))
+			warn(dist, "open", result.Warn(result.WarningClientBound, "%.0f%% CPU", 100*rep.ClientCPU).String())
 		}
 		rows = append(rows, calibrationRows(dist, false, e.times(), rep.GeneratorLagP99, rep.Latency.P50, rep.Latency.P95, rep.Latency.P99)...)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/searchbench/searchbench/dataset"
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/engines/quote"
+	"github.com/searchbench/searchbench/runner/event"
 	"github.com/searchbench/searchbench/runner/internal/pace"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/runner/shard"
@@ -135,7 +136,7 @@ func (c Config) Validate() error {
 	return inField("Calls", c.validateInterval(c.Measure, "measure"))
 }
 
-// Emitter is how the loops report what they do: each Event goes to
+// Emitter is how the loops report what they do: each event.Event goes to
 // Observer, labelled with Setup, so a library caller watching a loop gets
 // the same stream Run's Observer (and so the CLI's log and the live view)
 // gets. The zero Emitter sends nothing.
@@ -149,40 +150,40 @@ type Emitter struct {
 }
 
 // emit sends e, labelled with the setup.
-func (em Emitter) emit(e Event) {
+func (em Emitter) emit(e event.Event) {
 	if em.Observer == nil {
 		return
 	}
 	e.Setup = em.Setup
-	if e.Kind == EventWarning && em.scrub != nil {
+	if e.Kind == event.Warning && em.scrub != nil {
 		e.Text = em.scrub.String(e.Text)
 	}
 	em.Observer.Observe(e)
 }
 
-// phase says a closed-loop level of users enters phase for d.
-func (em Emitter) phase(users int, phase string, d time.Duration) {
-	em.emit(Event{Kind: EventPhase, Users: users, Phase: phase, Duration: d})
+// phase says closed-loop level w of users enters phase for d.
+func (em Emitter) phase(w result.Window, users int, phase string, d time.Duration) {
+	em.emit(event.Event{Kind: event.Phase, Window: w, Users: users, Phase: phase, Duration: d})
 }
 
 // warn sends each of the window's warnings ("level 2 users=50", "rung 3",
 // "ladder") as soon as the window's figures are final: a watcher sees
 // them while the run goes on rather than in the result at its end.
-func (em Emitter) warn(window string, warnings []string) {
+func (em Emitter) warn(window result.Window, warnings result.Warnings) {
 	for _, w := range warnings {
-		em.emit(Event{Kind: EventWarning, Phase: window, Text: w})
+		em.emit(event.Event{Kind: event.Warning, Window: window, Text: w.String()})
 	}
 }
 
-// live is the collector's callback for the named window ("level 2
+// live is the collector's callback for the window ("level 2
 // users=50", "rung 3 rep 1"): each interval as it closes, and each once
 // more, final, as the window's timeline has it (see liveFunc); nil when no
 // one listens, so the collector does not build snapshots for nobody.
-func (em Emitter) live(window string) liveFunc {
+func (em Emitter) live(window result.Window) liveFunc {
 	if em.Observer == nil {
 		return nil
 	}
-	return func(iv result.Interval) { em.emit(Event{Kind: EventInterval, Phase: window, Interval: &iv}) }
+	return func(iv result.Interval) { em.emit(event.Event{Kind: event.Interval, Window: window, Interval: &iv}) }
 }
 
 // Barrier is where a sharded run's processes start together: before each
@@ -204,12 +205,12 @@ type BarrierFunc func(ctx context.Context, at Start) (time.Time, *StopReason)
 // Wait calls f(ctx, at).
 func (f BarrierFunc) Wait(ctx context.Context, at Start) (time.Time, *StopReason) { return f(ctx, at) }
 
-// Start is a synchronised start: its phase ("level 2 users=50", "rung 3
+// Start is a synchronised start: its window ("level 2 users=50", "rung 3
 // rep 1", "prepared") and this process's reason to stop there, nil when it
 // is ready to go on.
 type Start struct {
-	Phase string
-	Stop  *StopReason
+	Window result.Window
+	Stop   *StopReason
 }
 
 // StopReason is why a start was called off ("interrupted", "failed: …",
@@ -239,12 +240,13 @@ func ClosedLoop(ctx context.Context, e engines.Engine, src Source, cfg Config, e
 		// starts at the instant the start gives (the level's origin), not
 		// after its users' streams and recorders are built.
 		lv := newLevelRun(e, src, cfg, vers, i, users)
-		t0, why := wait(ctx, b, Start{Phase: fmt.Sprintf("level %d users=%d", i+1, users)})
+		window := result.LevelWindow(i, users)
+		t0, why := wait(ctx, b, Start{Window: window})
 		if why != nil {
 			break
 		}
 		l := lv.run(ctx, e, src, em, vers, i, t0)
-		em.warn(fmt.Sprintf("level %d users=%d", i+1, users), l.Warnings)
+		em.warn(window, l.Warnings)
 		levels = append(levels, l)
 	}
 	return levels
@@ -356,6 +358,7 @@ type levelSelf struct {
 // intervals are timed from it.
 func (lv *levelRun) run(ctx context.Context, e engines.Engine, src Source, em Emitter, vers versions, level int, t0 time.Time) result.Level {
 	cfg, all := lv.cfg, lv.all
+	window := result.LevelWindow(level, all)
 	lv.t0 = t0
 	lv.win = newWindow(t0)
 	// The instant the run was interrupted, if it was: the window ends
@@ -368,19 +371,19 @@ func (lv *levelRun) run(ctx context.Context, e engines.Engine, src Source, em Em
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
 	var wg sync.WaitGroup
-	em.phase(all, "ramp", lv.ramp)
+	em.phase(window, all, "ramp", lv.ramp)
 	lc := lv.start(runCtx, e, src, vers, &wg)
 	ivs := lv.sink.startIntervals(lc.g)
 	lv.known.startIntervals(lc.g.n)
 	lv.probe.startIntervals(lc.g)
 	lv.win.set(lc.from, lc.to, lc.g)
-	em.phase(all, "settle", cfg.Settle)
+	em.phase(window, all, "settle", cfg.Settle)
 	pace.Sleep(runCtx, lv.t0.Add(lc.from))
-	em.phase(all, "measure", cfg.Measure)
+	em.phase(window, all, "measure", cfg.Measure)
 	self := lv.measure(runCtx, e, em, level, lc, ivs)
 	// Users stop issuing at lc.to; calls in flight finish (bounded by the
 	// request timeout) so that the window's last calls are counted.
-	em.phase(all, "drain", 0)
+	em.phase(window, all, "drain", 0)
 	wg.Wait()
 	self.stop()
 
@@ -467,7 +470,7 @@ func (lv *levelRun) measure(ctx context.Context, e engines.Engine, em Emitter, l
 		go lv.probe.run(probeCtx, cfg.Timeout)
 	}
 	s := &levelSelf{stats: sampleStats(ctx, e, cfg.Sampled, cfg.Timeout)}
-	s.live = em.live(fmt.Sprintf("level %d users=%d", level+1, lv.all))
+	s.live = em.live(result.LevelWindow(level, lv.all))
 	more := &liveFigures{known: lv.known, fresh: lv.probe, users: lv.liveUsers(lc)}
 	more.stats.Store(s.stats)
 	stopCollector := collector(ctx, s.live, more, cfg.Mix.Ops(), ivs)
@@ -502,26 +505,27 @@ func (lv *levelRun) result(lc levelClock, end time.Duration, ivs *intervals, sel
 	mean, least := activeUsers(spans, lc.from, lc.from+window)
 	l.Active = &result.ActiveUsers{Mean: mean, Min: least, Ramp: result.Duration(lc.rampTook)}
 	l.Timeline = lv.timeline(lc, window, ivs, spans, self, &l.Warnings)
-	for _, w := range []string{rampWarning(n, lv.all, lv.ramp, lc.rampTook, cfg.SpawnRate), self.statsWarn, freshnessWarning(l.Freshness), clientBound(l.ClientCPU, l.SchedLatencyP99)} {
+	for _, w := range []string{rampWarning(n, lv.all, lv.ramp, lc.rampTook, cfg.SpawnRate), self.statsWarn, freshnessWarning(l.Freshness)} {
 		if w != "" {
-			l.Warnings = append(l.Warnings, w)
+			l.Warnings = append(l.Warnings, result.Note(w))
 		}
 	}
+	l.Warnings = append(l.Warnings, clientBound(l.ClientCPU, l.SchedLatencyP99)...)
 	l.Warnings = append(l.Warnings, l.KnownItems.Warnings()...)
 	for _, op := range cfg.Mix.Ops() {
 		s, err := total.Stats(op, window)
 		if err != nil {
-			l.Warnings = append(l.Warnings, err.Error())
+			l.Warnings = append(l.Warnings, result.Note(err.Error()))
 		}
 		l.Ops = append(l.Ops, s)
 		l.TotalRPS += s.RPS
 	}
-	l.Warnings = append(l.Warnings, errorWarnings(l.Ops)...)
+	l.Warnings = append(l.Warnings, result.Notes(errorWarnings(l.Ops)...)...)
 	if k := total.Clamped(); k > 0 {
-		l.Warnings = append(l.Warnings, fmt.Sprintf("%d calls took longer than %v and were recorded at that ceiling", k, time.Duration(highestUS)*time.Microsecond))
+		l.Warnings = append(l.Warnings, result.Notef("%d calls took longer than %v and were recorded at that ceiling", k, time.Duration(highestUS)*time.Microsecond))
 	}
 	if partial {
-		l.Warnings = append(l.Warnings, fmt.Sprintf("interrupted after %v of the %v window: the window is shorter than configured", window.Round(time.Millisecond), cfg.Measure))
+		l.Warnings = append(l.Warnings, result.Notef("interrupted after %v of the %v window: the window is shorter than configured", window.Round(time.Millisecond), cfg.Measure))
 	}
 	return l
 }
@@ -529,10 +533,10 @@ func (lv *levelRun) result(lc levelClock, end time.Duration, ivs *intervals, sel
 // timeline is the level's timeline over the window's first length, each
 // interval with its active users, known-item checks, freshness probes and
 // engine stats; a problem building it is added to warnings.
-func (lv *levelRun) timeline(lc levelClock, length time.Duration, ivs *intervals, spans []span, self *levelSelf, warnings *[]string) *result.Timeline {
+func (lv *levelRun) timeline(lc levelClock, length time.Duration, ivs *intervals, spans []span, self *levelSelf, warnings *result.Warnings) *result.Timeline {
 	tl, err := ivs.timeline(lv.cfg.Mix.Ops(), nil, lc.from-lc.gridFrom, lc.from+length-lc.gridFrom)
 	if err != nil {
-		*warnings = append(*warnings, "timeline: "+err.Error())
+		*warnings = append(*warnings, result.Note("timeline: "+err.Error()))
 	}
 	for i := range tl.Intervals {
 		iv := &tl.Intervals[i]
@@ -699,7 +703,7 @@ func do(ctx context.Context, e engines.Engine, c *workload.Call) (err error) {
 	return c.Invoke(ctx, e)
 }
 
-// watchProgress reports live counts (EventProgress: calls and failures so
+// watchProgress reports live counts (event.Progress: calls and failures so
 // far, and the median of the latencies recorded so far across operations,
 // which users fold in every 512 calls; -1 before any has) about once a
 // second until the window ends or ctx is done.
@@ -723,7 +727,7 @@ func watchProgress(ctx context.Context, em Emitter, n int, users []*user, sink *
 				ops += u.ops.Load()
 				errs += u.errs.Load()
 			}
-			em.emit(Event{Kind: EventProgress, Users: n, Ops: ops, Errs: errs, P50: sink.median()})
+			em.emit(event.Event{Kind: event.Progress, Users: n, Ops: ops, Errs: errs, P50: sink.median()})
 		}
 	}
 }

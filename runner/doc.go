@@ -36,9 +36,11 @@
 //
 // # Observing a run
 //
-// Everything a run does is a stream of Events to an Observer: phases,
-// progress, each interval's figures as it closes, warnings as soon as a
-// window's figures are final. The CLI's log and the live view
+// Everything a run does is a stream of events (runner/event's Event, the
+// one type a shard streams to its coordinator and the live page's script
+// reads) to an Observer: phases, progress, each interval's figures as it
+// closes, warnings as soon as a window's figures are final, each of its
+// window (a result.Window) apart from its phase. The CLI's log and the live view
 // (runner/live) both draw from it; Observers passes one stream to
 // several. The loops report through an Emitter (an Observer and the
 // setup's label), so a program that calls ClosedLoop or RunLadder itself

@@ -443,7 +443,7 @@ func TestExactUnderLoad(t *testing.T) {
 				t.Errorf("skip %d: %s recall %.3f (%d of %d)", skip, r.Kind, r.Recall, r.Found, r.Expected)
 			}
 		}
-		w := strings.Join(l.Warnings, "\n")
+		w := strings.Join(l.Warnings.Texts(), "\n")
 		if (skip == 3) != strings.Contains(w, "against exact answers under load") {
 			t.Errorf("skip %d: warnings %q", skip, l.Warnings)
 		}

@@ -95,7 +95,7 @@ func TestFreshnessWhenWritesNeverShow(t *testing.T) {
 	if f := l.Freshness; f == nil || f.Visible != 0 || f.Probes == 0 || f.Unresolved+f.Superseded != f.Probes {
 		t.Fatalf("freshness %+v; want the probes left unresolved (or superseded), none seen", f)
 	}
-	if !strings.Contains(strings.Join(l.Warnings, "\n"), "became visible") {
+	if !strings.Contains(strings.Join(l.Warnings.Texts(), "\n"), "became visible") {
 		t.Errorf("warnings %q; want the freshness warning", l.Warnings)
 	}
 

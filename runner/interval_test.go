@@ -13,6 +13,7 @@ import (
 
 	"github.com/searchbench/searchbench/dataset"
 	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/runner/event"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/runner/shard"
 	"github.com/searchbench/searchbench/workload"
@@ -99,11 +100,11 @@ func TestTimelineShowsFreezesWhereTheyHappen(t *testing.T) {
 	// The intervals are also sent live, as they close.
 	var mu sync.Mutex
 	live := map[result.Duration]result.Interval{}
-	ev := watch(EventInterval, func(e Event) {
+	ev := watch(event.Interval, func(e event.Event) {
 		mu.Lock()
 		defer mu.Unlock()
-		if e.Phase != "level 1 users=4" {
-			t.Errorf("live interval of window %q", e.Phase)
+		if e.Window != result.LevelWindow(0, 4) || e.Phase != "" {
+			t.Errorf("live interval of window %q, phase %q", e.Window, e.Phase)
 		}
 		live[e.Interval.Start] = *e.Interval
 	})
@@ -559,7 +560,7 @@ func TestAShardsIntervalsLieOnTheSharedGrid(t *testing.T) {
 		e.delay = time.Millisecond
 		cfg := quickConfig(8)
 		cfg.Settle, cfg.Measure, cfg.Interval, cfg.Share = 50*time.Millisecond, measure, 100*time.Millisecond, share
-		ev := watch(EventPhase, func(e Event) {
+		ev := watch(event.Phase, func(e event.Event) {
 			if e.Phase == "ramp" {
 				time.Sleep(hold) // the ramp overruns by ~hold
 			}

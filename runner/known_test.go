@@ -61,10 +61,10 @@ func knownOpen(t *testing.T, drop bool) result.Rep {
 	return rep
 }
 
-func knownWarning(ws []string) string {
+func knownWarning(ws result.Warnings) string {
 	for _, w := range ws {
-		if strings.HasPrefix(w, result.KnownItemsWarning) {
-			return w
+		if w.Kind == result.WarningKnownItems {
+			return w.String()
 		}
 	}
 	return ""
@@ -72,7 +72,7 @@ func knownWarning(ws []string) string {
 
 // checkDropped: recall under load below idle, empty answers counted, and
 // a warning that states the interval.
-func checkDropped(t *testing.T, where string, k *result.KnownItems, warnings []string) {
+func checkDropped(t *testing.T, where string, k *result.KnownItems, warnings result.Warnings) {
 	t.Helper()
 	if k.Checks < 10 || k.Recall > 0.5 || k.Empty == 0 || k.IdleRecall < 0.95 || k.IdleChecks != 100 {
 		t.Fatalf("%s: known items %+v; want ≥ 10 checks, recall under load ≤ 0.5 with empty answers, idle recall ≥ 0.95 over 100", where, k)
@@ -85,7 +85,7 @@ func checkDropped(t *testing.T, where string, k *result.KnownItems, warnings []s
 }
 
 // checkCorrect: a correct engine keeps its recall under load, no warning.
-func checkCorrect(t *testing.T, where string, k *result.KnownItems, warnings []string) {
+func checkCorrect(t *testing.T, where string, k *result.KnownItems, warnings result.Warnings) {
 	t.Helper()
 	if k.Checks < 10 || k.Recall < 0.95 || k.Empty != 0 || k.TotalBelowHits != 0 {
 		t.Fatalf("%s: known items %+v; want ≥ 10 checks at recall ≥ 0.95", where, k)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/runner/event"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/workload"
 )
@@ -98,27 +99,28 @@ rungs:
 			// ladder differs from rung to rung.
 			sched, err := workload.NewSchedule(cfg.Open.Arrival, rate, cfg.Duration, cfg.Open.Seed+uint64(i)<<16+uint64(rep))
 			if err != nil {
-				l.Warnings = append(l.Warnings, err.Error())
-				em.warn("ladder", l.Warnings)
+				l.Warnings = append(l.Warnings, result.Note(err.Error()))
+				em.warn(result.LadderWindow, l.Warnings)
 				return l
 			}
 			// The rep is made before its start, so that its schedule
 			// begins at the instant the start gives (the rep's origin),
 			// not after its recorders are built.
 			or := newOpenRun(e, src, cfg.Open, sched, vers)
-			t0, why := wait(ctx, b, Start{Phase: fmt.Sprintf("rung %d rep %d", i+1, rep+1), Stop: stop})
+			window := result.RepWindow(i, rep)
+			t0, why := wait(ctx, b, Start{Window: window, Stop: stop})
 			if why != nil {
 				l.StoppedEarly = why.Why
 				break rungs
 			}
-			em.emit(Event{Kind: EventRung, Rate: rate, Rep: rep + 1, Reps: cfg.Repeat})
-			rung.Reps = append(rung.Reps, or.run(ctx, t0, em.live(fmt.Sprintf("rung %d rep %d", i+1, rep+1))))
+			em.emit(event.Event{Kind: event.Rung, Window: window, Rate: rate, Rep: rep + 1, Reps: cfg.Repeat})
+			rung.Reps = append(rung.Reps, or.run(ctx, t0, em.live(window)))
 		}
 		if len(rung.Reps) == 0 {
 			break
 		}
 		rung.Summarize()
-		em.warn(fmt.Sprintf("rung %d", i+1), rung.Warnings)
+		em.warn(result.RungWindow(i), rung.Warnings)
 		l.Rungs = append(l.Rungs, rung)
 		// An interrupt first: the calls it left in line are unsent, which
 		// would otherwise read as a line that never drained.
@@ -141,7 +143,7 @@ rungs:
 	// On a shard, each rep achieves only its share of the rung, so the
 	// shard's own verdict meets no rung: the merge judges again.
 	l.Judge()
-	em.warn("ladder", l.Warnings)
+	em.warn(result.LadderWindow, l.Warnings)
 	return l
 }
 

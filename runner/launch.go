@@ -5,6 +5,7 @@ import (
 
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/engines/launch"
+	"github.com/searchbench/searchbench/runner/result"
 )
 
 // Launcher starts the engines of the setups that neither attach to a
@@ -56,7 +57,7 @@ func (st *setupRun) launch(ctx context.Context) error {
 	}
 	st.onRelease(func() {
 		if err := c.Close(); err != nil {
-			st.er.Warnings = append(st.er.Warnings, err.Error())
+			st.er.Warnings = append(st.er.Warnings, result.Note(err.Error()))
 		} else {
 			st.logf(st.name, "removed container %s", shortID(c.ID))
 		}

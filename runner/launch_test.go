@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/searchbench/searchbench/engines/launch"
+	"github.com/searchbench/searchbench/runner/event"
 )
 
 // fakeLauncher "launches" the sharedmem driver (shard_test.go): an engine
@@ -102,8 +103,8 @@ func TestRunLaunchesThroughTheLauncher(t *testing.T) {
 	l := &fakeLauncher{t: t, closeErr: errors.New("remove container: it held launched-Secret-4242")}
 	var mu sync.Mutex
 	var logs []string
-	obs := ObserverFunc(func(e Event) {
-		if e.Kind == EventLog {
+	obs := ObserverFunc(func(e event.Event) {
+		if e.Kind == event.Log {
 			mu.Lock()
 			logs = append(logs, e.Text)
 			mu.Unlock()
@@ -129,7 +130,7 @@ func TestRunLaunchesThroughTheLauncher(t *testing.T) {
 	if o := l.opts[0]; o.ReadyTimeout != DefaultReadyTimeout || !strings.HasPrefix(o.Run, "run-") || o.Log == nil || o.CPUs != 1 {
 		t.Errorf("the launch options: %+v; want the plan's with the defaults and a log", o)
 	}
-	warnings := strings.Join(er.Warnings, "\n")
+	warnings := strings.Join(er.Warnings.Texts(), "\n")
 	if !strings.Contains(warnings, "remove container: it held") || strings.Contains(strings.ToLower(warnings), "secret-4242") {
 		t.Errorf("the close's warning, redacted: %q", warnings)
 	}
@@ -183,8 +184,8 @@ func TestLaunchedSecretIsScrubbedFromLiveWarnings(t *testing.T) {
 	l := &fakeLauncher{t: t, urlSuffix: "/leaky"}
 	var mu sync.Mutex
 	var warned []string
-	obs := ObserverFunc(func(e Event) {
-		if e.Kind == EventWarning {
+	obs := ObserverFunc(func(e event.Event) {
+		if e.Kind == event.Warning {
 			mu.Lock()
 			warned = append(warned, e.Text)
 			mu.Unlock()

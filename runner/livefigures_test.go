@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/searchbench/searchbench/engines/launch"
+	"github.com/searchbench/searchbench/runner/event"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/workload"
 )
@@ -24,8 +25,8 @@ type firsts struct {
 
 func newFirsts() *firsts { return &firsts{first: map[string]result.Interval{}, sent: map[string]int{}} }
 
-func (w *firsts) Observe(e Event) {
-	if e.Kind != EventInterval {
+func (w *firsts) Observe(e event.Event) {
+	if e.Kind != event.Interval {
 		return
 	}
 	w.mu.Lock()
@@ -191,8 +192,8 @@ func TestLiveRungIntervalsCarryChecksAndStats(t *testing.T) {
 func TestTheCoordinatorsLiveViewHasUsersWhileTheWindowIsOpen(t *testing.T) {
 	var mu sync.Mutex
 	var got []result.Interval
-	watch := ObserverFunc(func(e Event) {
-		if e.Kind == EventInterval {
+	watch := ObserverFunc(func(e event.Event) {
+		if e.Kind == event.Interval {
 			mu.Lock()
 			got = append(got, *e.Interval)
 			mu.Unlock()

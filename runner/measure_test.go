@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/runner/event"
 	"github.com/searchbench/searchbench/workload"
 )
 
@@ -23,7 +24,7 @@ func TestLateUsersDelayTheWindow(t *testing.T) {
 	cfg := quickConfig(8)
 	cfg.Settle, cfg.Measure = 50*time.Millisecond, 200*time.Millisecond
 	const hold = 500 * time.Millisecond
-	ev := watch(EventPhase, func(e Event) {
+	ev := watch(event.Phase, func(e event.Event) {
 		if e.Phase == "ramp" {
 			time.Sleep(hold)
 		}
@@ -39,7 +40,7 @@ func TestLateUsersDelayTheWindow(t *testing.T) {
 	if a := l.Active; a == nil || a.Min != 8 || a.Mean != 8 || time.Duration(a.Ramp) < hold {
 		t.Fatalf("active users %+v; want all 8 throughout, the ramp at least the %v hold", a, hold)
 	}
-	if !strings.Contains(strings.Join(l.Warnings, "\n"), "ramp overran: all 8 users were running only") {
+	if !strings.Contains(strings.Join(l.Warnings.Texts(), "\n"), "ramp overran: all 8 users were running only") {
 		t.Errorf("warnings %q; want the ramp's overrun", l.Warnings)
 	}
 }
@@ -50,7 +51,7 @@ func TestRampOnTimeDoesNotWarn(t *testing.T) {
 	if a := l.Active; a == nil || a.Min != 4 || a.Mean != 4 {
 		t.Fatalf("active users %+v; want 4 throughout", a)
 	}
-	for _, w := range l.Warnings {
+	for _, w := range l.Warnings.Texts() {
 		if strings.HasPrefix(w, "ramp overran") {
 			t.Errorf("warning %q on a 4-user ramp", w)
 		}
@@ -98,7 +99,7 @@ func TestFreshnessSkipsFailedWrites(t *testing.T) {
 	if f.Probes != 0 || f.WriteFailed != 1 || f.Searches != 0 {
 		t.Errorf("probes %d, write failed %d, searches %d of %d failed upserts; want no probe and one sampled write", f.Probes, f.WriteFailed, f.Searches, up.Errors["other"])
 	}
-	if !strings.Contains(strings.Join(l.Warnings, "\n"), "freshness: each of the 1 writes sampled for a probe failed") {
+	if !strings.Contains(strings.Join(l.Warnings.Texts(), "\n"), "freshness: each of the 1 writes sampled for a probe failed") {
 		t.Errorf("warnings %q; want the failed samples named", l.Warnings)
 	}
 }

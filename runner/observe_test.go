@@ -8,6 +8,7 @@ import (
 
 	"github.com/searchbench/searchbench/dataset"
 	"github.com/searchbench/searchbench/runner"
+	"github.com/searchbench/searchbench/runner/event"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/workload"
 )
@@ -36,29 +37,29 @@ func TestAnObserverGetsEveryKindOfEvent(t *testing.T) {
 		Factor: runner.DefaultFactor, MinAchieved: runner.DefaultMinAchieved, Explode: runner.DefaultExplode,
 	}
 	var mu sync.Mutex
-	seen := map[runner.EventKind]int{}
+	seen := map[event.Kind]int{}
 	phases := map[string]bool{}
-	latest := map[string]map[result.Duration]result.Interval{} // window → start → interval
-	obs := runner.ObserverFunc(func(e runner.Event) {
+	latest := map[result.Window]map[result.Duration]result.Interval{} // window → start → interval
+	obs := runner.ObserverFunc(func(e event.Event) {
 		mu.Lock()
 		defer mu.Unlock()
 		seen[e.Kind]++
 		switch e.Kind {
-		case runner.EventLog:
+		case event.Log:
 			return // some are about the whole run
-		case runner.EventPhase:
+		case event.Phase:
 			phases[e.Phase] = true
-		case runner.EventInterval:
-			if latest[e.Phase] == nil {
-				latest[e.Phase] = map[result.Duration]result.Interval{}
+		case event.Interval:
+			if latest[e.Window] == nil {
+				latest[e.Window] = map[result.Duration]result.Interval{}
 			}
-			latest[e.Phase][e.Interval.Start] = *e.Interval
+			latest[e.Window][e.Interval.Start] = *e.Interval
 		}
 		if e.Setup != "bleve" {
 			t.Errorf("%v event %+v not labelled with its setup", e.Kind, e)
 		}
 	})
-	var timelines = map[string]*result.Timeline{}
+	var timelines = map[result.Window]*result.Timeline{}
 	for _, plan := range []runner.Plan{
 		{Source: src, Setups: []runner.Setup{{Driver: "bleve"}}, Closed: closed},
 		{Source: src, Setups: []runner.Setup{{Driver: "bleve"}}, Ladder: ladder},
@@ -71,16 +72,16 @@ func TestAnObserverGetsEveryKindOfEvent(t *testing.T) {
 			t.Fatalf("the run stopped: %s", res.Reason)
 		}
 		if er := res.Engines[0]; len(er.Levels) > 0 {
-			timelines["level 1 users=2"] = er.Levels[0].Timeline
+			timelines[result.LevelWindow(0, 2)] = er.Levels[0].Timeline
 		} else {
-			timelines["rung 1 rep 1"] = er.Ladder.Rungs[0].Reps[0].Timeline
+			timelines[result.RepWindow(0, 0)] = er.Ladder.Rungs[0].Reps[0].Timeline
 		}
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	// Every kind there is: EventWarning is the last (a kind added after it
+	// Every kind there is: event.Warning is the last (a kind added after it
 	// must be added here).
-	for k := runner.EventLog; k <= runner.EventWarning; k++ {
+	for k := event.Log; k <= event.Warning; k++ {
 		if seen[k] == 0 {
 			t.Errorf("no event of kind %d (seen: %v)", k, seen)
 		}

@@ -1,5 +1,7 @@
 package runner
 
+import "github.com/searchbench/searchbench/runner/event"
+
 // Observers is one Observer that passes each event to every one of obs in
 // turn (nil ones skipped): the CLI's logger and a live view watch the same
 // run. Each must return quickly, as Observe must.
@@ -10,7 +12,7 @@ func Observers(obs ...Observer) Observer {
 			list = append(list, o)
 		}
 	}
-	return ObserverFunc(func(e Event) {
+	return ObserverFunc(func(e event.Event) {
 		for _, o := range list {
 			o.Observe(e)
 		}

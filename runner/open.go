@@ -187,7 +187,7 @@ func (r *openRun) run(ctx context.Context, start time.Time, live liveFunc) resul
 	setEngineStats(rep.Timeline, stats.perInterval(g))
 	live.final(rep.Timeline)
 	if statsWarn != "" {
-		rep.Warnings = append(rep.Warnings, statsWarn)
+		rep.Warnings = append(rep.Warnings, result.Note(statsWarn))
 	}
 	return rep
 }
@@ -277,7 +277,7 @@ func (r *openRun) summarize(rep *result.Rep) {
 		allSvc.Merge(svcT.hist[op])
 	}
 	rep.Latency, rep.Service = result.Summarize(allLat), result.Summarize(allSvc)
-	rep.Warnings = append(rep.Warnings, errorWarnings(latOps)...)
+	rep.Warnings = append(rep.Warnings, result.Notes(errorWarnings(latOps)...)...)
 }
 
 // timeline is the rep's timeline over the schedule's length, each interval
@@ -286,7 +286,7 @@ func (r *openRun) summarize(rep *result.Rep) {
 func (r *openRun) timeline(rep *result.Rep, latIv, svcIv *intervals, sl *schedLog, length time.Duration) *result.Timeline {
 	tl, err := latIv.timeline(r.cfg.Mix.Ops(), svcIv, 0, length)
 	if err != nil {
-		rep.Warnings = append(rep.Warnings, "timeline: "+err.Error())
+		rep.Warnings = append(rep.Warnings, result.Note("timeline: "+err.Error()))
 	}
 	for i := range tl.Intervals {
 		iv := &tl.Intervals[i]

@@ -251,7 +251,7 @@ func TestJudge(t *testing.T) {
 	}
 	loaded := result.Ladder{Factor: 5, MinAchieved: 0.99, Rungs: []result.Rung{{Offered: 100, Achieved: 100, P99: 50, ServiceP50: 1}}}
 	loaded.Judge()
-	if !strings.Contains(strings.Join(loaded.Warnings, "\n"), "already looks loaded") {
+	if !strings.Contains(strings.Join(loaded.Warnings.Texts(), "\n"), "already looks loaded") {
 		t.Errorf("a first rung with p99 50× its service median was not flagged: %v", loaded.Warnings)
 	}
 	if got := exploded([]result.Rung{{P99: 1}, {P99: 51, Offered: 5}}, 50); got == "" {
@@ -286,7 +286,7 @@ func TestOpenLoopKeepsErrorExamples(t *testing.T) {
 		t.Fatalf("search errors %v, examples %q", search.Errors, search.ErrorExamples)
 	}
 	want := fmt.Sprintf(`search: %d failed calls (overloaded %d), e.g. overloaded: "mem: 503: overloaded or rejected"`, n, n)
-	if !slices.Contains(rep.Warnings, want) {
+	if !slices.Contains(rep.Warnings.Texts(), want) {
 		t.Errorf("warnings %q; want %q", rep.Warnings, want)
 	}
 }

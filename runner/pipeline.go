@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/searchbench/searchbench/engines/quote"
+	"github.com/searchbench/searchbench/runner/event"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/runner/shard"
 )
@@ -22,75 +23,14 @@ import (
 // quickly: it is never inside a timed call, but a slow one delays the loop
 // that reports.
 type Observer interface {
-	Observe(Event)
+	Observe(event.Event)
 }
 
 // ObserverFunc adapts a function to an Observer.
-type ObserverFunc func(Event)
+type ObserverFunc func(event.Event)
 
 // Observe calls f(e).
-func (f ObserverFunc) Observe(e Event) { f(e) }
-
-// EventKind says what an Event reports and which of its members are set.
-type EventKind uint8
-
-const (
-	// EventLog: a line of what the run is doing (Text), about Setup when
-	// it is set ("pre-populating 95000 documents").
-	EventLog EventKind = iota
-	// EventPreload: pre-population progress, Done of Total documents.
-	EventPreload
-	// EventPreloadDone: pre-population ended (however it ended).
-	EventPreloadDone
-	// EventPhase: a closed-loop level (Users) enters Phase (ramp, settle,
-	// measure, drain) for Duration.
-	EventPhase
-	// EventProgress: about once a second while measuring, the calls (Ops)
-	// and failures (Errs) so far at the level, and their median latency
-	// (P50; negative before any is known).
-	EventProgress
-	// EventRung: an open-loop rung's repetition Rep of Reps starts at Rate.
-	EventRung
-	// EventSetupDone: every setup sends one. After its loops it comes
-	// as its containers and connections are being released; a setup that
-	// failed before its loops sends it once released.
-	EventSetupDone
-	// EventInterval: an interval of a measured window (Phase: "level 2
-	// users=50", "rung 3 rep 1") closed, one interval after it ended;
-	// Interval holds its calls' figures and what is known of the interval
-	// so far (active users, the known-item checks answered, the freshness
-	// probes completed, the engine's stats and a launched container's CPU
-	// and memory sampled in it), provisional (see liveFunc: the result's
-	// timeline is the final word). When the window ends, each of its
-	// intervals is sent once more as the result's timeline has it: a
-	// later Event for the same Setup, Phase and Interval.Start replaces
-	// an earlier one.
-	EventInterval
-	// EventWarning: a warning (Text) of a measured window (Phase: "level 2
-	// users=50", "rung 3", "ladder"), sent as soon as the window's figures
-	// are final; the same warning is in the result.
-	EventWarning
-)
-
-// Event is one report to an Observer. Setup is the setup's label, empty
-// for events about the whole run.
-type Event struct {
-	Kind     EventKind
-	Setup    string
-	Text     string
-	Done     int
-	Total    int
-	Users    int
-	Phase    string
-	Duration time.Duration
-	Ops      int64
-	Errs     int64
-	P50      time.Duration
-	Rate     float64
-	Rep      int
-	Reps     int
-	Interval *result.Interval
-}
+func (f ObserverFunc) Observe(e event.Event) { f(e) }
 
 // Tool is the name every result of this package carries (report.Load
 // accepts results by it).
@@ -119,7 +59,7 @@ func Run(ctx context.Context, plan Plan, obs Observer) (*result.Result, error) {
 	}
 	p := plan.withDefaults(now)
 	if obs == nil {
-		obs = ObserverFunc(func(Event) {})
+		obs = ObserverFunc(func(event.Event) {})
 	}
 	r := &run{plan: p, obs: obs}
 	calls := p.Calls()
@@ -234,7 +174,7 @@ type run struct {
 }
 
 func (r *run) logf(setup, format string, args ...any) {
-	r.obs.Observe(Event{Kind: EventLog, Setup: setup, Text: fmt.Sprintf(format, args...)})
+	r.obs.Observe(event.Event{Kind: event.Log, Setup: setup, Text: fmt.Sprintf(format, args...)})
 }
 
 // emitter is the loops' Emitter for one setup: its events go to the run's

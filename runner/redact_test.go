@@ -15,12 +15,12 @@ func TestRedactMessagesRewritesOnlyMessages(t *testing.T) {
 	run := result.EngineRun{
 		Name: "postgres", Label: "postgres", Options: map[string]string{"db": "postgres"},
 		Error:    "postgres: connect as postgres:postgres failed",
-		Warnings: []string{"close: postgres"},
+		Warnings: result.Notes("close: postgres"),
 		Relevance: &result.Relevance{LastError: "postgres timeout", Misses: []string{"postgres"},
 			ByKind: map[string]*result.RelevanceKind{"name": {Queries: 1}}},
-		Levels: []result.Level{{Warnings: []string{"x postgres"}, Ops: []result.OpStats{{Op: "search",
+		Levels: []result.Level{{Warnings: result.Notes("x postgres"), Ops: []result.OpStats{{Op: "search",
 			ErrorExamples: map[string][]string{"other": {"postgres said no"}}}}}},
-		Ladder: &result.Ladder{Rungs: []result.Rung{{Reps: []result.Rep{{Warnings: []string{"rep postgres"}}}}}},
+		Ladder: &result.Ladder{Rungs: []result.Rung{{Reps: []result.Rep{{Warnings: result.Notes("rep postgres")}}}}},
 	}
 	RedactMessages(&run, []string{"", "postgres"})
 	if run.Name != "postgres" || run.Label != "postgres" || run.Options["db"] != "postgres" {
@@ -59,9 +59,9 @@ func TestRedactMessagesRemovesEveryRunOfASecret(t *testing.T) {
 		{"short PG and pg, not pgx", "short [redacted] and [redacted], not [redacted]x"},
 		{"clipped " + key[:4] + "… (clipped, 900 bytes)", "clipped [redacted]… (clipped, 900 bytes)"},
 	} {
-		run := result.EngineRun{Error: c.in, Warnings: []string{c.in}}
+		run := result.EngineRun{Error: c.in, Warnings: result.Notes(c.in)}
 		RedactMessages(&run, []string{"", key, pw, "pg"})
-		if run.Error != c.want || run.Warnings[0] != c.want {
+		if run.Error != c.want || run.Warnings[0].String() != c.want {
 			t.Errorf("%q\n got %q\nwant %q", c.in, run.Error, c.want)
 		}
 	}

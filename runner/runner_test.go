@@ -15,6 +15,7 @@ import (
 
 	"github.com/searchbench/searchbench/dataset"
 	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/runner/event"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/workload"
 )
@@ -206,7 +207,7 @@ func TestFailingEngineIsCountedByClass(t *testing.T) {
 		t.Errorf("upsert error examples %q; want the one message", up.ErrorExamples)
 	}
 	var warned bool
-	for _, w := range l.Warnings {
+	for _, w := range l.Warnings.Texts() {
 		if strings.HasPrefix(w, fmt.Sprintf("search: %d failed calls (other %d), e.g. other: \"mem: connection reset\"", se.Errors["other"], se.Errors["other"])) {
 			warned = true
 		}
@@ -275,7 +276,7 @@ func TestInterruptedLevelIsPartial(t *testing.T) {
 	cfg := quickConfig(4, 4)
 	cfg.Measure = time.Hour // only an interrupt ends it
 	ctx, cancel := context.WithCancel(context.Background())
-	ev := watch(EventPhase, func(e Event) {
+	ev := watch(event.Phase, func(e event.Event) {
 		if e.Phase == "measure" {
 			time.AfterFunc(100*time.Millisecond, cancel)
 		}
@@ -368,7 +369,7 @@ func BenchmarkUsers1500(b *testing.B) {
 		cfg := quickConfig(1500)
 		cfg.SpawnRate, cfg.Settle, cfg.Measure = 10_000, 500*time.Millisecond, 2*time.Second
 		var peak uint64
-		ev := watch(EventProgress, func(Event) {
+		ev := watch(event.Progress, func(event.Event) {
 			var ms runtime.MemStats
 			runtime.ReadMemStats(&ms)
 			peak = max(peak, ms.Sys)
@@ -404,8 +405,8 @@ func TestClientBoundWarning(t *testing.T) {
 		l := ClosedLoop(context.Background(), newMem(), c, quickConfig(2), Emitter{}, nil)[0]
 		var got string
 		for _, w := range l.Warnings {
-			if strings.HasPrefix(w, "client-bound: ") {
-				got = w
+			if w.Kind == result.WarningClientBound {
+				got = w.String()
 			}
 		}
 		if l.ClientCPU != k.cpu || l.SchedLatencyP99 != k.sched {

@@ -86,8 +86,8 @@ var measureSelf = func() (end func() (cpu, schedP99 float64)) {
 }
 
 // clientBound is the warning for a window in which the harness was short of
-// CPU or slow to schedule its goroutines, or "".
-func clientBound(cpu, schedP99 float64) string {
+// CPU or slow to schedule its goroutines, or none.
+func clientBound(cpu, schedP99 float64) result.Warnings {
 	var why string
 	switch {
 	case cpu > clientBoundCPU && schedP99 > ms(schedLate):
@@ -97,9 +97,9 @@ func clientBound(cpu, schedP99 float64) string {
 	case schedP99 > ms(schedLate):
 		why = fmt.Sprintf("the searchbench process's goroutines waited up to %.2f ms (p99) to run", schedP99)
 	default:
-		return ""
+		return nil
 	}
-	return result.ClientBoundWarning + why + " while measuring; the figures may describe the load generator (or an embedded engine sharing it), not only the engine"
+	return result.Warnings{result.Warn(result.WarningClientBound, "%s while measuring; the figures may describe the load generator (or an embedded engine sharing it), not only the engine", why)}
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

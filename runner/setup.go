@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/runner/event"
 	"github.com/searchbench/searchbench/runner/result"
 )
 
@@ -24,7 +25,7 @@ type setupRun struct {
 	shards   shardSteps
 	sampled  func(context.Context) (map[string]float64, error) // the launched engine's CPU and memory
 	releases []func()                                          // in the order acquired
-	done     bool                                              // EventSetupDone was sent
+	done     bool                                              // event.SetupDone was sent
 }
 
 // setup runs one setup: it launches the engine (or attaches to it, or
@@ -48,7 +49,7 @@ func (r *run) setup(ctx context.Context, s Setup) result.EngineRun {
 // guarded runs the steps. However they end (an error, an interrupt, a
 // driver that panics while opening, creating or closing: the loops guard
 // the calls they make), what was started is released, a shard that failed
-// before its index was ready tells the others, EventSetupDone is sent, and
+// before its index was ready tells the others, event.SetupDone is sent, and
 // the result's messages are scrubbed of the setup's secrets (the
 // launcher's among them), in that order. A panic fails the setup; the
 // other setups still run and the results are written.
@@ -95,7 +96,7 @@ func (st *setupRun) open(ctx context.Context) (engines.Engine, error) {
 	}
 	st.onRelease(func() {
 		if err := e.Close(); err != nil {
-			st.er.Warnings = append(st.er.Warnings, "close: "+err.Error())
+			st.er.Warnings = append(st.er.Warnings, result.Note("close: "+err.Error()))
 		}
 	})
 	// The plan checked the driver's Description; this checks the engine
@@ -110,7 +111,7 @@ func (st *setupRun) open(ctx context.Context) (engines.Engine, error) {
 		if err == nil {
 			st.er.Version = version
 		} else {
-			st.er.Warnings = append(st.er.Warnings, "the engine did not say its version: "+err.Error())
+			st.er.Warnings = append(st.er.Warnings, result.Note("the engine did not say its version: "+err.Error()))
 		}
 	}
 	return e, nil
@@ -125,10 +126,10 @@ func (st *setupRun) prepare(ctx context.Context, e engines.Engine) error {
 	}
 	st.logf(name, "pre-populating %d documents", p.Source.PrepopulatedCount())
 	preload, err := Prepopulate(ctx, e, p.Source, calls.Timeout, func(done, total int) {
-		st.obs.Observe(Event{Kind: EventPreload, Setup: name, Done: done, Total: total})
+		st.obs.Observe(event.Event{Kind: event.Preload, Setup: name, Done: done, Total: total})
 	})
 	st.er.Preload = preload
-	st.obs.Observe(Event{Kind: EventPreloadDone, Setup: name})
+	st.obs.Observe(event.Event{Kind: event.PreloadDone, Setup: name})
 	if err != nil {
 		return err
 	}
@@ -204,11 +205,11 @@ func (st *setupRun) release() {
 	f()
 }
 
-// setupDone sends the setup's EventSetupDone, once.
+// setupDone sends the setup's event.SetupDone, once.
 func (st *setupRun) setupDone() {
 	if !st.done {
 		st.done = true
-		st.obs.Observe(Event{Kind: EventSetupDone, Setup: st.name})
+		st.obs.Observe(event.Event{Kind: event.SetupDone, Setup: st.name})
 	}
 }
 

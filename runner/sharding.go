@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/searchbench/searchbench/runner/event"
 	"time"
 
 	"github.com/searchbench/searchbench/engines"
@@ -116,7 +117,7 @@ func (sh *shardSetup) ready(ctx context.Context, e engines.Engine, prepare func(
 		sh.logf(sh.setup, "shard %s: shard 0 creates, pre-populates and checks the index", sh.plan.Shard.Share())
 	}
 	sh.prepared = true
-	if _, why := wait(ctx, sh.b, Start{Phase: "prepared"}); why != nil {
+	if _, why := wait(ctx, sh.b, Start{Window: result.PreparedWindow}); why != nil {
 		return stoppedErr(ctx, why)
 	}
 	var err error
@@ -126,7 +127,7 @@ func (sh *shardSetup) ready(ctx context.Context, e engines.Engine, prepare func(
 			err = fmt.Errorf("attach to the index shard 0 created: %v", aerr)
 		}
 	}
-	attached := Start{Phase: "attached"}
+	attached := Start{Window: result.AttachedWindow}
 	if err != nil {
 		attached.Stop = &StopReason{firstLine(err.Error())}
 	}
@@ -142,7 +143,7 @@ func (sh *shardSetup) ready(ctx context.Context, e engines.Engine, prepare func(
 
 func (sh *shardSetup) abandon(ctx context.Context, why *StopReason) {
 	if sh.b != nil && !sh.prepared {
-		sh.b.Wait(ctx, Start{Phase: "prepared", Stop: why})
+		sh.b.Wait(ctx, Start{Window: result.PreparedWindow, Stop: why})
 	}
 }
 
@@ -175,7 +176,7 @@ type coordination struct {
 // they wait, so the load begins as the wait returns.
 func (r *run) startTogether(ctx context.Context, setup string, at Start) (time.Time, *StopReason) {
 	c := &r.coord
-	name := setup + " " + at.Phase
+	name := setup + " " + at.Window.String()
 	if c.lost != nil {
 		return time.Time{}, &StopReason{c.lost.Error()}
 	}
@@ -200,8 +201,8 @@ func (r *run) startTogether(ctx context.Context, setup string, at Start) (time.T
 	}
 	c.starts = append(c.starts, result.ShardStart{Phase: name, Offset: result.Duration(s.Offset), RTT: result.Duration(s.RTT), Late: result.Duration(late)})
 	st := c.starts[len(c.starts)-1]
-	c.client.Report(shard.Report{Kind: shard.ReportStart, Setup: setup, Phase: at.Phase, Start: &st}) // shardlive.go
-	r.logf(setup, "%s: started with the other shards (clock offset %v ± %v, %v late)", at.Phase, s.Offset, s.RTT/2, late.Round(time.Microsecond))
+	c.client.Report(event.Event{Kind: event.Start, Setup: setup, Window: at.Window, Start: &st}) // shardlive.go
+	r.logf(setup, "%s: started with the other shards (clock offset %v ± %v, %v late)", at.Window, s.Offset, s.RTT/2, late.Round(time.Microsecond))
 	return s.At, nil
 }
 
@@ -275,7 +276,7 @@ func (r *run) submit(ctx context.Context, res *result.Result) {
 	}
 	if err != nil {
 		w := "the coordinator did not receive this shard's result: " + err.Error()
-		res.Warnings = append(res.Warnings, w)
+		res.Warnings = append(res.Warnings, result.Note(w))
 		r.logf("", "%s", w)
 		return
 	}

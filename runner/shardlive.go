@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/searchbench/searchbench/runner/event"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/runner/shard"
 )
@@ -15,29 +16,23 @@ import (
 // Reporting never waits (shard.Client.Report queues, dropping the oldest
 // when the link is slow), so the run never waits for the coordinator.
 
-// coordinatorObserver forwards the events the coordinator's live view
-// shows to c.
+// coordinatorObserver forwards to c the events the coordinator's live
+// view shows: phases, rungs, warnings and intervals, as they are.
 func coordinatorObserver(c *shard.Client) Observer {
-	return ObserverFunc(func(e Event) {
-		r := shard.Report{Setup: e.Setup, Phase: e.Phase, Users: e.Users, Duration: e.Duration, Text: e.Text,
-			Rate: e.Rate, Rep: e.Rep, Reps: e.Reps}
+	return ObserverFunc(func(e event.Event) {
 		switch e.Kind {
-		case EventPhase:
-			r.Kind = shard.ReportPhase
-		case EventRung:
-			r.Kind = shard.ReportRung
-		case EventWarning:
-			r.Kind = shard.ReportWarning
-		case EventInterval:
+		case event.Phase, event.Rung, event.Warning:
+		case event.Interval:
 			if e.Interval == nil {
 				return
 			}
+			// The queue keeps it past this call: a copy of its own.
 			iv := *e.Interval
-			r.Kind, r.Interval = shard.ReportInterval, &iv
+			e.Interval = &iv
 		default:
 			return
 		}
-		c.Report(r)
+		c.Report(e)
 	})
 }
 
@@ -54,74 +49,82 @@ type ShardView struct {
 
 	mu        sync.Mutex
 	intervals map[ivKey]map[int]result.Interval // by shard
-	seen      map[string]int                    // phase and rung events sent, by what they say
-	counts    map[int]map[string]int            // the same, by shard
+	seen      map[stepKey]int                   // phase and rung events sent, by what they say
+	counts    map[int]map[stepKey]int           // the same, by shard
 	dropped   map[int]int64
 }
 
 type ivKey struct {
-	setup, window string
-	start         result.Duration
+	setup  string
+	window result.Window
+	start  result.Duration
+}
+
+// stepKey is what a phase or rung event says: every shard sends the same.
+type stepKey struct {
+	kind         event.Kind
+	setup, phase string
+	window       result.Window
+	users        int
+	duration     time.Duration
+	rate         float64
+	rep, reps    int
 }
 
 // NewShardView returns a ShardView that passes the run's events to obs.
 func NewShardView(obs Observer) *ShardView {
-	return &ShardView{obs: obs, intervals: map[ivKey]map[int]result.Interval{}, seen: map[string]int{},
-		counts: map[int]map[string]int{}, dropped: map[int]int64{}}
+	return &ShardView{obs: obs, intervals: map[ivKey]map[int]result.Interval{}, seen: map[stepKey]int{},
+		counts: map[int]map[stepKey]int{}, dropped: map[int]int64{}}
 }
 
 // Event takes one shard's event; it has shard.Server.Events' signature.
 // Events are passed on in the order they arrive, under one lock, so that a
 // merged interval is never overtaken by an older merge of it.
-func (m *ShardView) Event(idx int, r shard.Report, dropped int64) {
+func (m *ShardView) Event(idx int, e event.Event, dropped int64) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if dropped > m.dropped[idx] {
 		if m.dropped[idx] == 0 {
-			m.obs.Observe(Event{Kind: EventWarning, Setup: r.Setup,
+			m.obs.Observe(event.Event{Kind: event.Warning, Setup: e.Setup,
 				Text: fmt.Sprintf("shard %d: the link to the coordinator is slow; the live view misses some of its events (the result will be whole)", idx)})
 		}
 		m.dropped[idx] = dropped
 	}
-	switch r.Kind {
-	case shard.ReportPhase, shard.ReportRung:
+	switch e.Kind {
+	case event.Phase, event.Rung:
 		// Every shard runs the same phases: the view shows each once, when
 		// the first shard reaches it.
-		what := fmt.Sprintf("%s\x00%s\x00%s\x00%d\x00%v\x00%v\x00%d\x00%d", r.Kind, r.Setup, r.Phase, r.Users, r.Duration, r.Rate, r.Rep, r.Reps)
+		what := stepKey{e.Kind, e.Setup, e.Phase, e.Window, e.Users, e.Duration, e.Rate, e.Rep, e.Reps}
 		if m.counts[idx] == nil {
-			m.counts[idx] = map[string]int{}
+			m.counts[idx] = map[stepKey]int{}
 		}
 		m.counts[idx][what]++
 		if m.counts[idx][what] <= m.seen[what] {
 			return
 		}
 		m.seen[what]++
-		kind := EventPhase
-		if r.Kind == shard.ReportRung {
-			kind = EventRung
-		}
-		m.obs.Observe(Event{Kind: kind, Setup: r.Setup, Phase: r.Phase, Users: r.Users, Duration: r.Duration,
-			Rate: r.Rate, Rep: r.Rep, Reps: r.Reps})
-	case shard.ReportWarning:
-		m.obs.Observe(Event{Kind: EventWarning, Setup: r.Setup, Phase: r.Phase, Text: fmt.Sprintf("shard %d: %s", idx, r.Text)})
-	case shard.ReportStart:
-		if r.Start == nil {
+		m.obs.Observe(event.Event{Kind: e.Kind, Setup: e.Setup, Phase: e.Phase, Window: e.Window, Users: e.Users,
+			Duration: e.Duration, Rate: e.Rate, Rep: e.Rep, Reps: e.Reps})
+	case event.Warning:
+		m.obs.Observe(event.Event{Kind: event.Warning, Setup: e.Setup, Window: e.Window, Text: fmt.Sprintf("shard %d: %s", idx, e.Text)})
+	case event.Start:
+		if e.Start == nil {
 			return
 		}
-		s := r.Start
-		m.obs.Observe(Event{Kind: EventLog, Setup: r.Setup, Text: fmt.Sprintf("shard %d: %s: started %v late (clock offset %v ± %v)",
-			idx, r.Phase, time.Duration(s.Late).Round(time.Microsecond), time.Duration(s.Offset).Round(time.Microsecond), (time.Duration(s.RTT) / 2).Round(time.Microsecond))})
-	case shard.ReportInterval:
-		if r.Interval == nil {
+		s := e.Start
+		m.obs.Observe(event.Event{Kind: event.Log, Setup: e.Setup, Window: e.Window, Text: fmt.Sprintf("shard %d: %s: started %v late (clock offset %v ± %v)",
+			idx, e.Window, time.Duration(s.Late).Round(time.Microsecond), time.Duration(s.Offset).Round(time.Microsecond), (time.Duration(s.RTT) / 2).Round(time.Microsecond))})
+	case event.Interval:
+		if e.Interval == nil {
 			return
 		}
-		k := ivKey{r.Setup, r.Phase, r.Interval.Start}
+		k := ivKey{e.Setup, e.Window, e.Interval.Start}
 		by := m.intervals[k]
 		if by == nil {
 			by = map[int]result.Interval{}
 			m.intervals[k] = by
 		}
-		by[idx] = *r.Interval
+		by[idx] = *e.Interval
 		shards := make([]int, 0, len(by))
 		for i := range by {
 			shards = append(shards, i)
@@ -131,11 +134,11 @@ func (m *ShardView) Event(idx int, r shard.Report, dropped int64) {
 		for i, s := range shards {
 			ivs[i] = by[s]
 		}
-		merged, err := result.MergeInterval(ivs, shards, r.Setup+" "+r.Phase)
+		merged, err := result.MergeInterval(ivs, shards, e.Setup+" "+e.Window.String())
 		if err != nil {
-			m.obs.Observe(Event{Kind: EventWarning, Setup: r.Setup, Phase: r.Phase, Text: "live view: " + err.Error()})
+			m.obs.Observe(event.Event{Kind: event.Warning, Setup: e.Setup, Window: e.Window, Text: "live view: " + err.Error()})
 			return
 		}
-		m.obs.Observe(Event{Kind: EventInterval, Setup: r.Setup, Phase: r.Phase, Interval: &merged})
+		m.obs.Observe(event.Event{Kind: event.Interval, Setup: e.Setup, Window: e.Window, Interval: &merged})
 	}
 }

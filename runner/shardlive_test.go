@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/searchbench/searchbench/runner/event"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/workload"
 )
@@ -15,20 +16,22 @@ import (
 // each interval, and the rest.
 type watched struct {
 	mu        sync.Mutex
-	intervals map[string]result.Interval // setup, window, start
+	intervals map[ivKey]result.Interval
 	phases    []string
+	windows   []result.Window // each phase's
 	logs      []string
 }
 
-func (w *watched) Observe(e Event) {
+func (w *watched) Observe(e event.Event) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	switch e.Kind {
-	case EventInterval:
-		w.intervals[e.Setup+"|"+e.Phase+"|"+e.Interval.Start.String()] = *e.Interval
-	case EventPhase:
+	case event.Interval:
+		w.intervals[ivKey{e.Setup, e.Window, e.Interval.Start}] = *e.Interval
+	case event.Phase:
 		w.phases = append(w.phases, e.Phase)
-	case EventLog:
+		w.windows = append(w.windows, e.Window)
+	case event.Log:
 		w.logs = append(w.logs, e.Text)
 	}
 }
@@ -37,7 +40,7 @@ func (w *watched) Observe(e Event) {
 // merged result's timelines exactly: interval by interval, histograms
 // added, each shard's throughput apart.
 func TestTheCoordinatorsLiveViewIsTheMergedTimeline(t *testing.T) {
-	w := &watched{intervals: map[string]result.Interval{}}
+	w := &watched{intervals: map[ivKey]result.Interval{}}
 	plans := shardPlans(t, 3, uniqueURL(t), &Config{Users: []int{3, 7}, SpawnRate: 1000, Settle: 50 * time.Millisecond,
 		Measure: 600 * time.Millisecond, Freshness: FreshnessConfig{Off: true},
 		Calls: Calls{Timeout: time.Second, Mix: workload.DefaultMix, Seed: 1, K: 10, Interval: 200 * time.Millisecond}}, nil)
@@ -57,10 +60,10 @@ func TestTheCoordinatorsLiveViewIsTheMergedTimeline(t *testing.T) {
 		if l.Timeline == nil || len(l.Timeline.Intervals) < 3 {
 			t.Fatalf("level %d users: timeline %+v", l.Users, l.Timeline)
 		}
-		window := "level " + map[int]string{3: "1 users=3", 7: "2 users=7"}[l.Users]
+		window := result.LevelWindow(map[int]int{3: 0, 7: 1}[l.Users], l.Users)
 		for _, want := range l.Timeline.Intervals {
 			n++
-			got, ok := w.intervals[e.Label+"|"+window+"|"+want.Start.String()]
+			got, ok := w.intervals[ivKey{e.Label, window, want.Start}]
 			if !ok {
 				t.Errorf("%s at %v: not in the live view (it has %d intervals)", window, want.Start, len(w.intervals))
 				continue
@@ -79,6 +82,11 @@ func TestTheCoordinatorsLiveViewIsTheMergedTimeline(t *testing.T) {
 	// Each phase once, not once per shard; each shard's start lateness.
 	if got := strings.Join(w.phases, ","); got != "ramp,settle,measure,drain,ramp,settle,measure,drain" {
 		t.Errorf("phases %s", got)
+	}
+	for i, win := range w.windows {
+		if want := result.LevelWindow(i/4, []int{3, 7}[i/4]); win != want {
+			t.Errorf("phase %d (%s) of window %q; want %q", i, w.phases[i], win, want)
+		}
 	}
 	late := 0
 	for _, l := range w.logs {

@@ -2,13 +2,14 @@ package runner
 
 import (
 	"context"
-	"fmt"
 	"net"
 	"slices"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/searchbench/searchbench/runner/event"
+	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/runner/shard"
 )
 
@@ -40,7 +41,7 @@ func BenchmarkShardStartSkew(b *testing.B) {
 				b.Error(err)
 				return
 			}
-			runs[i] = &run{obs: ObserverFunc(func(Event) {}), coord: coordination{client: c}}
+			runs[i] = &run{obs: ObserverFunc(func(event.Event) {}), coord: coordination{client: c}}
 		}()
 	}
 	wg.Wait()
@@ -55,7 +56,7 @@ func BenchmarkShardStartSkew(b *testing.B) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				if _, why := r.startTogether(ctx, "bench", Start{Phase: fmt.Sprint("start ", n)}); why != nil {
+				if _, why := r.startTogether(ctx, "bench", Start{Window: result.LevelWindow(n, shards)}); why != nil {
 					b.Error(why.Why)
 				}
 				began[i] = time.Now()

@@ -8,9 +8,12 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/searchbench/searchbench/runner/event"
+	"github.com/searchbench/searchbench/runner/result"
 )
 
-// A level's warnings reach the Observer (EventWarning), named by the level, as the
+// A level's warnings reach the Observer (event.Warning), named by the level, as the
 // level ends: each warning of the result, once.
 func TestLevelWarningsAreSentAsRaised(t *testing.T) {
 	e := newMem()
@@ -26,17 +29,17 @@ func TestLevelWarningsAreSentAsRaised(t *testing.T) {
 		t.Fatal(err)
 	}
 	var mu sync.Mutex
-	sent := map[string][]string{}
-	ev := watch(EventWarning, func(e Event) {
+	sent := map[result.Window][]string{}
+	ev := watch(event.Warning, func(e event.Event) {
 		mu.Lock()
 		defer mu.Unlock()
-		sent[e.Phase] = append(sent[e.Phase], e.Text)
+		sent[e.Window] = append(sent[e.Window], e.Text)
 	})
 	levels := ClosedLoop(context.Background(), e, c, quickConfig(2, 3), ev, nil)
 	mu.Lock()
 	defer mu.Unlock()
-	for i, name := range []string{"level 1 users=2", "level 2 users=3"} {
-		if len(levels[i].Warnings) == 0 || !slices.Equal(sent[name], levels[i].Warnings) {
+	for i, name := range []result.Window{result.LevelWindow(0, 2), result.LevelWindow(1, 3)} {
+		if len(levels[i].Warnings) == 0 || !slices.Equal(sent[name], levels[i].Warnings.Texts()) {
 			t.Errorf("%s: sent %q; the level's warnings %q", name, sent[name], levels[i].Warnings)
 		}
 	}
@@ -48,11 +51,11 @@ func TestLevelWarningsAreSentAsRaised(t *testing.T) {
 // A warning quoting a failure's message is scrubbed of the setup's secrets
 // before any observer sees it, as the result's messages are.
 func TestWarningEventsAreScrubbed(t *testing.T) {
-	var got []Event
-	r := &run{obs: ObserverFunc(func(e Event) { got = append(got, e) })}
+	var got []event.Event
+	r := &run{obs: ObserverFunc(func(e event.Event) { got = append(got, e) })}
 	em := r.emitter("typesense", []string{"s3cretKey-0123456789"})
-	em.warn("level 1 users=2", []string{"search: 4 failed, e.g. 401 for key S3CRETKEY-0123456789 (s3cretKey-01…)"})
-	if len(got) != 1 || got[0].Kind != EventWarning || got[0].Setup != "typesense" || got[0].Phase != "level 1 users=2" {
+	em.warn(result.LevelWindow(0, 2), result.Notes("search: 4 failed, e.g. 401 for key S3CRETKEY-0123456789 (s3cretKey-01…)"))
+	if len(got) != 1 || got[0].Kind != event.Warning || got[0].Setup != "typesense" || got[0].Window != result.LevelWindow(0, 2) || got[0].Phase != "" {
 		t.Fatalf("events %+v", got)
 	}
 	if w := got[0].Text; strings.Contains(strings.ToLower(w), "s3cret") || !strings.Contains(w, "[redacted]") {
@@ -62,8 +65,8 @@ func TestWarningEventsAreScrubbed(t *testing.T) {
 
 // watch is an Emitter that calls f with each event of kind k (from any of
 // the loop's goroutines).
-func watch(k EventKind, f func(Event)) Emitter {
-	return Emitter{Observer: ObserverFunc(func(e Event) {
+func watch(k event.Kind, f func(event.Event)) Emitter {
+	return Emitter{Observer: ObserverFunc(func(e event.Event) {
 		if e.Kind == k {
 			f(e)
 		}

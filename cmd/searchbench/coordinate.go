@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/searchbench/searchbench/runner"
+	"github.com/searchbench/searchbench/runner/event"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/runner/shard"
 )
@@ -86,7 +87,7 @@ func serveShards(cmd *cobra.Command, srv *shard.Server, listen, liveAddr, out st
 		// to the page's log too.
 		srv.Logf = func(format string, args ...any) {
 			log.printf(format, args...)
-			lv.Observe(runner.Event{Kind: runner.EventLog, Text: fmt.Sprintf(format, args...)})
+			lv.Observe(event.Event{Kind: event.Log, Text: fmt.Sprintf(format, args...)})
 		}
 	}
 	log.printf("coordinating %d shards on %s; waiting up to %v for them to register", srv.Shards, ln.Addr(), srv.RegisterTimeout)

@@ -2,14 +2,13 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"net"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/searchbench/searchbench/runner/live"
+	"github.com/searchbench/searchbench/runner/event"
 	"github.com/searchbench/searchbench/runner/result"
 )
 
@@ -31,21 +30,21 @@ func TestCoordinateLiveShowsTheMergedRun(t *testing.T) {
 	defer cancel()
 
 	type stream struct {
-		latest map[string]result.Interval // by setup, window, start
+		latest map[pageKey]result.Interval
 		logs   []string
 		last   string
 		err    error
 	}
 	got := make(chan stream, 1)
 	go func() {
-		s := stream{latest: map[string]result.Interval{}}
-		s.last, s.err = followLive(ctx, addr, func(m live.Message) {
+		s := stream{latest: map[pageKey]result.Interval{}}
+		s.last, s.err = followLive(ctx, addr, func(m event.Event) {
 			switch {
-			case m.Kind == "reset":
-				s.latest, s.logs = map[string]result.Interval{}, nil
+			case m.Kind == event.Reset:
+				s.latest, s.logs = map[pageKey]result.Interval{}, nil
 			case m.Interval != nil:
-				s.latest[m.Setup+"|"+m.Phase+"|"+m.Interval.Start.String()] = *m.Interval
-			case m.Kind == "log":
+				s.latest[pageKey{m.Setup, m.Window, m.Interval.Start}] = *m.Interval
+			case m.Kind == event.Log:
 				s.logs = append(s.logs, m.Text)
 			}
 		})
@@ -69,7 +68,7 @@ func TestCoordinateLiveShowsTheMergedRun(t *testing.T) {
 			}
 			for _, want := range l.Timeline.Intervals {
 				n++
-				iv, ok := s.latest[fmt.Sprintf("%s|level %d users=%d|%s", e.Label, j+1, l.Users, want.Start)]
+				iv, ok := s.latest[pageKey{e.Label, result.LevelWindow(j, l.Users), want.Start}]
 				if !ok {
 					t.Errorf("%d users at %v: not on the page", l.Users, want.Start)
 					continue

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/searchbench/searchbench/runner/result"
 )
 
 // Both loops check known items under load on the embedded engine, whose
@@ -26,7 +28,7 @@ func TestKnownItemsOnTheEmbeddedEngine(t *testing.T) {
 			t.Errorf("%d users: known items %+v; want checks at recall ≥ 0.9 beside the idle recall", l.Users, k)
 		}
 		for _, w := range l.Warnings {
-			if strings.HasPrefix(w, "known items:") {
+			if w.Kind == result.WarningKnownItems {
 				t.Errorf("%d users: %q from a correct engine", l.Users, w)
 			}
 		}

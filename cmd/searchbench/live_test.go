@@ -17,7 +17,7 @@ import (
 
 	"github.com/searchbench/searchbench/dataset"
 	"github.com/searchbench/searchbench/runner"
-	"github.com/searchbench/searchbench/runner/live"
+	"github.com/searchbench/searchbench/runner/event"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/workload"
 )
@@ -43,11 +43,11 @@ func TestLiveViewServesTheRun(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {
-		latest := map[string]result.Interval{} // by setup, window, start
+		latest := map[pageKey]result.Interval{}
 		s := stream{totals: map[string]int64{}}
-		s.last, s.err = followLive(ctx, addr, func(m live.Message) {
+		s.last, s.err = followLive(ctx, addr, func(m event.Event) {
 			if m.Interval != nil {
-				latest[m.Setup+"|"+m.Phase+"|"+m.Interval.Start.String()] = *m.Interval
+				latest[pageKey{m.Setup, m.Window, m.Interval.Start}] = *m.Interval
 			}
 		})
 		for _, iv := range latest {
@@ -100,11 +100,19 @@ func TestLiveViewServesTheRun(t *testing.T) {
 	}
 }
 
+// pageKey is an interval's place on the live page: a later message for
+// the same one replaces the earlier.
+type pageKey struct {
+	setup  string
+	window result.Window
+	start  result.Duration
+}
+
 // followLive reads the live view's event stream at addr, connecting as
 // soon as the CLI has bound it (until ctx ends), and passes each message
 // to f until the stream closes. It returns the last message's kind and the
 // first error.
-func followLive(ctx context.Context, addr string, f func(live.Message)) (last string, err error) {
+func followLive(ctx context.Context, addr string, f func(event.Event)) (last string, err error) {
 	var resp *http.Response
 	for {
 		if resp, err = http.Get("http://" + addr + "/events"); err == nil {
@@ -123,11 +131,11 @@ func followLive(ctx context.Context, addr string, f func(live.Message)) (last st
 		if !ok {
 			continue
 		}
-		var m live.Message
+		var m event.Event
 		if err := json.Unmarshal([]byte(data), &m); err != nil {
 			return last, err
 		}
-		last = m.Kind
+		last = m.Kind.String()
 		f(m)
 	}
 	return last, nil
@@ -188,8 +196,8 @@ func TestAHalfOpenLiveConnectionDoesNotHoldTheResults(t *testing.T) {
 	half := make(chan net.Conn, 1)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go followLive(ctx, addr, func(m live.Message) {
-		if m.Kind != "phase" || m.Phase != "measure" || len(half) > 0 {
+	go followLive(ctx, addr, func(m event.Event) {
+		if m.Kind != event.Phase || m.Phase != "measure" || len(half) > 0 {
 			return
 		}
 		c, err := net.Dial("tcp", addr)

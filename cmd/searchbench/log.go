@@ -12,7 +12,7 @@ import (
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
 
-	"github.com/searchbench/searchbench/runner"
+	"github.com/searchbench/searchbench/runner/event"
 )
 
 // logger writes progress to stderr. On a terminal it draws with mpb: a bar
@@ -267,35 +267,35 @@ func (l *logger) running(engine string, users int, ops, errs int64, p50ms float6
 }
 
 // Observe draws the run's events: the logger is the CLI's runner.Observer.
-func (l *logger) Observe(e runner.Event) {
+func (l *logger) Observe(e event.Event) {
 	switch e.Kind {
-	case runner.EventLog:
+	case event.Log:
 		if e.Setup != "" {
 			l.printf("%s: %s", e.Setup, e.Text)
 		} else {
 			l.printf("%s", e.Text)
 		}
-	case runner.EventPreload:
+	case event.Preload:
 		if l.preload == nil {
 			l.preload = l.progress(e.Setup + ": pre-populate")
 		}
 		l.preload.update(e.Done, e.Total)
-	case runner.EventPreloadDone:
+	case event.PreloadDone:
 		if l.preload != nil {
 			l.preload.done()
 			l.preload = nil
 		}
-	case runner.EventPhase:
+	case event.Phase:
 		l.phase(e.Setup, e.Users, e.Phase, e.Duration)
-	case runner.EventProgress:
+	case event.Progress:
 		ms := math.NaN()
 		if e.P50 >= 0 {
 			ms = float64(e.P50) / float64(time.Millisecond)
 		}
 		l.running(e.Setup, e.Users, e.Ops, e.Errs, ms)
-	case runner.EventRung:
+	case event.Rung:
 		l.printf("%s: %.0f/s: repetition %d of %d", e.Setup, e.Rate, e.Rep, e.Reps)
-	case runner.EventSetupDone:
+	case event.SetupDone:
 		l.endStatus()
 	}
 }

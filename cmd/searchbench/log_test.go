@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/searchbench/searchbench/runner"
+	"github.com/searchbench/searchbench/runner/event"
 )
 
 // syncBuffer is a buffer that mpb's goroutine and the test may share.
@@ -32,17 +32,17 @@ func TestLoggerWritesPlainLinesOffTerminal(t *testing.T) {
 	var out syncBuffer
 	l := newLogger(&out)
 	for i := 0; i <= 1000; i += 7 {
-		l.Observe(runner.Event{Kind: runner.EventPreload, Setup: "bleve", Done: i, Total: 1000})
+		l.Observe(event.Event{Kind: event.Preload, Setup: "bleve", Done: i, Total: 1000})
 	}
-	l.Observe(runner.Event{Kind: runner.EventPreload, Setup: "bleve", Done: 1000, Total: 1000})
-	l.Observe(runner.Event{Kind: runner.EventPreloadDone, Setup: "bleve"})
+	l.Observe(event.Event{Kind: event.Preload, Setup: "bleve", Done: 1000, Total: 1000})
+	l.Observe(event.Event{Kind: event.PreloadDone, Setup: "bleve"})
 	phase := func(name string, d time.Duration) {
-		l.Observe(runner.Event{Kind: runner.EventPhase, Setup: "bleve", Users: 50, Phase: name, Duration: d})
+		l.Observe(event.Event{Kind: event.Phase, Setup: "bleve", Users: 50, Phase: name, Duration: d})
 	}
 	phase("settle", 3*time.Second)
 	phase("measure", 15*time.Second)
 	for i := int64(1); i <= 5; i++ { // five calls within a second: one line
-		l.Observe(runner.Event{Kind: runner.EventProgress, Setup: "bleve", Users: 50, Ops: 1000 * i, Errs: i - 1, P50: 2500 * time.Microsecond})
+		l.Observe(event.Event{Kind: event.Progress, Setup: "bleve", Users: 50, Ops: 1000 * i, Errs: i - 1, P50: 2500 * time.Microsecond})
 	}
 	phase("drain", 0)
 	l.endStatus()

@@ -185,7 +185,7 @@ func TestEngineFailingMidRunStillWritesEverything(t *testing.T) {
 	if !strings.Contains(stdout, `e.g. other: "failing: connection reset by peer"`) {
 		t.Errorf("the table does not say what the search errors were:\n%s", stdout)
 	}
-	if !slices.Contains(r.Engines[0].Warnings, "close: failing: close: flush lost") {
+	if !slices.Contains(r.Engines[0].Warnings.Texts(), "close: failing: close: flush lost") {
 		t.Errorf("the close error is not in the run's warnings: %q", r.Engines[0].Warnings)
 	}
 }

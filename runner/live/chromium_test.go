@@ -18,6 +18,7 @@ import (
 	"github.com/searchbench/searchbench/dataset"
 	_ "github.com/searchbench/searchbench/engines/bleve" // the embedded engine registers itself
 	"github.com/searchbench/searchbench/runner"
+	"github.com/searchbench/searchbench/runner/event"
 	"github.com/searchbench/searchbench/runner/internal/chromiumtest"
 	"github.com/searchbench/searchbench/runner/live"
 	"github.com/searchbench/searchbench/runner/result"
@@ -46,16 +47,16 @@ func TestLivePageInChromium(t *testing.T) {
 	// The level the run is at, as its intervals arrive: the late page
 	// opens once the second level has begun.
 	var mu sync.Mutex
-	windows := map[string]bool{}
+	windows := map[result.Window]bool{}
 	second := make(chan struct{})
-	watch := runner.ObserverFunc(func(e runner.Event) {
-		if e.Kind != runner.EventInterval {
+	watch := runner.ObserverFunc(func(e event.Event) {
+		if e.Kind != event.Interval {
 			return
 		}
 		mu.Lock()
 		defer mu.Unlock()
-		if !windows[e.Phase] {
-			windows[e.Phase] = true
+		if !windows[e.Window] {
+			windows[e.Window] = true
 			if len(windows) == 2 {
 				close(second)
 			}
@@ -86,7 +87,7 @@ func TestLivePageInChromium(t *testing.T) {
 		}, runner.Observers(watch, lv))
 		// The run raised none (it is meant to be clean): one for the page
 		// to show among its warnings.
-		lv.Observe(runner.Event{Kind: runner.EventWarning, Setup: "bleve", Phase: "level 2 users=4", Text: "a test warning"})
+		lv.Observe(event.Event{Kind: event.Warning, Setup: "bleve", Window: result.LevelWindow(1, 4), Text: "a test warning"})
 		lv.Close()
 		o := outcome{totals: map[string]int64{}, err: err}
 		if err == nil {
@@ -221,7 +222,7 @@ func TestLivePageChartsQueryKinds(t *testing.T) {
 		}
 		iv := result.Interval{Start: result.Duration(time.Duration(k) * time.Second), Length: result.Duration(time.Second),
 			Ops: []result.IntervalOp{{Op: "search", Count: 50, P50: 6, P95: 18, P99: 29, Kinds: kinds}}}
-		lv.Observe(runner.Event{Kind: runner.EventInterval, Setup: "postgres", Phase: "level 1 users=8", Interval: &iv})
+		lv.Observe(event.Event{Kind: event.Interval, Setup: "postgres", Window: result.LevelWindow(0, 8), Interval: &iv})
 	}
 	lv.Close()
 

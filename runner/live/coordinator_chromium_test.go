@@ -11,10 +11,10 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/searchbench/searchbench/runner"
+	"github.com/searchbench/searchbench/runner/event"
 	"github.com/searchbench/searchbench/runner/internal/chromiumtest"
 	"github.com/searchbench/searchbench/runner/live"
 	"github.com/searchbench/searchbench/runner/result"
-	"github.com/searchbench/searchbench/runner/shard"
 )
 
 // TestCoordinatorPageInChromium feeds a coordinator's view (runner.ShardView
@@ -39,19 +39,20 @@ func TestCoordinatorPageInChromium(t *testing.T) {
 		}
 		return &result.Interval{Start: result.Duration(start), Length: result.Duration(500 * time.Millisecond), Ops: []result.IntervalOp{o}}
 	}
-	const window = "level 1 users=4"
+	window := result.LevelWindow(0, 4)
 	for i := range 2 {
-		view.Event(i, shard.Report{Kind: shard.ReportStart, Setup: "meilisearch", Phase: window,
-			Start: &result.ShardStart{Phase: "meilisearch " + window, Late: result.Duration(time.Duration(i+1) * 30 * time.Microsecond)}}, 0)
-		view.Event(i, shard.Report{Kind: shard.ReportPhase, Setup: "meilisearch", Phase: "measure", Users: 4, Duration: time.Second}, 0)
+		view.Event(i, event.Event{Kind: event.Start, Setup: "meilisearch", Window: window,
+			Start: &result.ShardStart{Phase: "meilisearch " + window.String(), Late: result.Duration(time.Duration(i+1) * 30 * time.Microsecond)}}, 0)
+		view.Event(i, event.Event{Kind: event.Phase, Setup: "meilisearch", Window: window, Phase: "measure", Users: 4, Duration: time.Second}, 0)
 	}
 	// Shard 0 reports its first interval provisionally, then for good.
-	view.Event(0, shard.Report{Kind: shard.ReportInterval, Setup: "meilisearch", Phase: window, Interval: iv(0, 5)}, 0)
+	view.Event(0, event.Event{Kind: event.Interval, Setup: "meilisearch", Window: window, Interval: iv(0, 5)}, 0)
 	for k, counts := range [][2]int64{{10, 30}, {12, 28}} {
 		for i, n := range counts {
-			view.Event(i, shard.Report{Kind: shard.ReportInterval, Setup: "meilisearch", Phase: window, Interval: iv(time.Duration(k)*500*time.Millisecond, n)}, 0)
+			view.Event(i, event.Event{Kind: event.Interval, Setup: "meilisearch", Window: window, Interval: iv(time.Duration(k)*500*time.Millisecond, n)}, 0)
 		}
 	}
+	view.Event(1, event.Event{Kind: event.Warning, Setup: "meilisearch", Window: window, Text: "a test warning"}, 0)
 	lv.Close()
 
 	tab := chromiumtest.Browser(t, exe, 1280, 1100)
@@ -68,10 +69,11 @@ func TestCoordinatorPageInChromium(t *testing.T) {
 		Totals    map[string]int64
 		Charts    []string
 		Log       string
+		Warnings  string
 	}
 	p, err := chromedp.Run(ctx, chromedp.Evaluate[seen](`({intervals: +document.body.dataset.intervals, totals: window.liveTotals,
 		charts: [...document.querySelectorAll('.chart svg')].map(s => s.getAttribute('aria-label')),
-		log: document.getElementById('log').textContent})`))
+		log: document.getElementById('log').textContent, warnings: document.getElementById('warnings').textContent})`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,6 +82,10 @@ func TestCoordinatorPageInChromium(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(p.Charts, "|"), "Throughput by shard") {
 		t.Errorf("page: charts %q lack the per-shard throughput", p.Charts)
+	}
+	// The shard's warning keeps its window apart from its text.
+	if want := "meilisearch: level 1 users=4: shard 1: a test warning"; !strings.Contains(p.Warnings, want) {
+		t.Errorf("page warnings %q lack %q", p.Warnings, want)
 	}
 	for _, want := range []string{"shard 0: level 1 users=4: started 30µs late", "shard 1: level 1 users=4: started 60µs late"} {
 		if !strings.Contains(p.Log, want) {

@@ -14,6 +14,7 @@ import (
 	"github.com/searchbench/searchbench/dataset"
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/runner"
+	"github.com/searchbench/searchbench/runner/event"
 	"github.com/searchbench/searchbench/runner/internal/chromiumtest"
 	"github.com/searchbench/searchbench/runner/live"
 	"github.com/searchbench/searchbench/workload"
@@ -83,9 +84,9 @@ func TestLivePageShowsTheWindowsFiguresWhileItRuns(t *testing.T) {
 		}
 	}()
 	var once sync.Once
-	obs := runner.ObserverFunc(func(ev runner.Event) {
+	obs := runner.ObserverFunc(func(ev event.Event) {
 		lv.Observe(ev)
-		if ev.Kind != runner.EventInterval {
+		if ev.Kind != event.Interval {
 			return
 		}
 		first := false
@@ -101,7 +102,7 @@ func TestLivePageShowsTheWindowsFiguresWhileItRuns(t *testing.T) {
 		lv.Close()
 		var ws []string
 		for _, l := range levels {
-			ws = append(ws, l.Warnings...)
+			ws = append(ws, l.Warnings.Texts()...)
 		}
 		done <- ws
 	}()

@@ -26,7 +26,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/searchbench/searchbench/runner"
+	"github.com/searchbench/searchbench/runner/event"
 	"github.com/searchbench/searchbench/runner/result"
 )
 
@@ -106,53 +106,14 @@ func New() *Server {
 	return s
 }
 
-// Message is one event as the page receives it (the data of an SSE
-// message, JSON). T is when the server received it, in seconds from New:
-// the page's time axis.
-type Message struct {
-	Kind     string           `json:"kind"`
-	T        float64          `json:"t"`
-	Setup    string           `json:"setup,omitempty"`
-	Text     string           `json:"text,omitempty"`
-	Phase    string           `json:"phase,omitempty"`
-	Users    int              `json:"users,omitempty"`
-	Duration float64          `json:"duration,omitempty"` // seconds
-	Done     int              `json:"done,omitempty"`
-	Total    int              `json:"total,omitempty"`
-	Ops      int64            `json:"ops,omitempty"`
-	Errs     int64            `json:"errs,omitempty"`
-	P50      *float64         `json:"p50_ms,omitempty"`
-	Rate     float64          `json:"rate,omitempty"`
-	Rep      int              `json:"rep,omitempty"`
-	Reps     int              `json:"reps,omitempty"`
-	Interval *result.Interval `json:"interval,omitempty"`
-	// The interval's start (on its window's grid) and length in seconds,
-	// as the page's script reads them (the Interval has them as Go
-	// duration strings).
-	Start  float64 `json:"start,omitempty"`
-	Length float64 `json:"length,omitempty"`
-}
-
-var kinds = map[runner.EventKind]string{
-	runner.EventLog: "log", runner.EventPreload: "preload", runner.EventPreloadDone: "preload-done",
-	runner.EventPhase: "phase", runner.EventProgress: "progress", runner.EventRung: "rung",
-	runner.EventSetupDone: "setup-done", runner.EventInterval: "interval", runner.EventWarning: "warning",
-}
-
 // Observe records e and sends it to every page open, without waiting for
-// any: a page that has fallen clientBuffer events behind is dropped.
-func (s *Server) Observe(e runner.Event) {
-	kind, ok := kinds[e.Kind]
-	if !ok {
-		return // a kind newer than this page
+// any: a page that has fallen clientBuffer events behind is dropped. The
+// page receives e as its JSON, T set to when this server received it.
+func (s *Server) Observe(e event.Event) {
+	if e.Kind == event.End || e.Kind == event.Reset {
+		return // the server's own (Close, a page's reconnection)
 	}
-	m := Message{Kind: kind, T: time.Since(s.start).Seconds(), Setup: e.Setup, Text: e.Text, Phase: e.Phase,
-		Users: e.Users, Duration: e.Duration.Seconds(), Done: e.Done, Total: e.Total, Ops: e.Ops, Errs: e.Errs,
-		Rate: e.Rate, Rep: e.Rep, Reps: e.Reps}
-	if e.Kind == runner.EventProgress && e.P50 >= 0 {
-		ms := float64(e.P50) / float64(time.Millisecond)
-		m.P50 = &ms
-	}
+	e.T = time.Since(s.start).Seconds()
 	if e.Interval != nil {
 		iv := *e.Interval
 		// The page draws the percentiles the runner computed from each
@@ -167,9 +128,9 @@ func (s *Server) Observe(e runner.Event) {
 				o.Kinds[k].Histogram = ""
 			}
 		}
-		m.Interval, m.Start, m.Length = &iv, iv.Start.Seconds(), iv.Length.Seconds()
+		e.Interval = &iv
 	}
-	s.send(m)
+	s.send(e)
 }
 
 // Close says the run is done: every page receives a last "end" message
@@ -179,7 +140,7 @@ func (s *Server) Observe(e runner.Event) {
 // then (Wait returns once each has). Events observed after Close are
 // dropped.
 func (s *Server) Close() {
-	s.send(Message{Kind: "end", T: time.Since(s.start).Seconds()})
+	s.send(event.Event{Kind: event.End, T: time.Since(s.start).Seconds()})
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -216,12 +177,21 @@ func (s *Server) Dropped() int {
 	return s.dropped
 }
 
-func (s *Server) send(m Message) {
-	data, err := json.Marshal(m)
+// sse is e as an SSE message; nil when e cannot be written (only a NaN
+// among its figures: the page misses one event).
+func sse(e event.Event) []byte {
+	data, err := json.Marshal(e)
 	if err != nil {
-		return // only a NaN among the figures; the page misses one event
+		return nil
 	}
-	msg := append(append([]byte("data: "), data...), '\n', '\n')
+	return append(append([]byte("data: "), data...), '\n', '\n')
+}
+
+func (s *Server) send(m event.Event) {
+	msg := sse(m)
+	if msg == nil {
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -274,7 +244,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	// A page that reconnects (dropped, or the stream broke) starts again
 	// from this history: "reset" tells it to forget what it drew.
-	if !write([]byte("data: {\"kind\":\"reset\"}\n\n")) {
+	if !write(sse(event.Event{Kind: event.Reset})) {
 		return
 	}
 	for _, msg := range history {

@@ -13,13 +13,14 @@ import (
 	"time"
 
 	"github.com/searchbench/searchbench/runner"
+	"github.com/searchbench/searchbench/runner/event"
 	"github.com/searchbench/searchbench/runner/result"
 )
 
 // messages reads an event stream to its end.
-func messages(t *testing.T, body io.Reader) []Message {
+func messages(t *testing.T, body io.Reader) []event.Event {
 	t.Helper()
-	var out []Message
+	var out []event.Event
 	sc := bufio.NewScanner(body)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
@@ -27,7 +28,7 @@ func messages(t *testing.T, body io.Reader) []Message {
 		if !ok {
 			continue
 		}
-		var m Message
+		var m event.Event
 		if err := json.Unmarshal([]byte(data), &m); err != nil {
 			t.Fatalf("message %q: %v", data, err)
 		}
@@ -36,10 +37,10 @@ func messages(t *testing.T, body io.Reader) []Message {
 	return out
 }
 
-func kindsOf(ms []Message) string {
+func kindsOf(ms []event.Event) string {
 	var k []string
 	for _, m := range ms {
-		k = append(k, m.Kind)
+		k = append(k, m.Kind.String())
 	}
 	return strings.Join(k, ",")
 }
@@ -58,14 +59,15 @@ func TestStreamsHistoryAndEnds(t *testing.T) {
 	iv := result.Interval{Start: result.Duration(time.Second), Length: result.Duration(time.Second),
 		Ops: []result.IntervalOp{{Op: "search", Count: 7, Histogram: "HISTFAKE",
 			Kinds: []result.IntervalKind{{Kind: "knn", Count: 7, Percentiles: result.Percentiles{P99: 3}, Histogram: "KINDFAKE"}}}}}
-	s.Observe(runner.Event{Kind: runner.EventPhase, Setup: "bleve", Users: 2, Phase: "measure", Duration: 2 * time.Second})
-	s.Observe(runner.Event{Kind: runner.EventInterval, Setup: "bleve", Phase: "level 1 users=2", Interval: &iv})
+	lv1 := result.LevelWindow(0, 2)
+	s.Observe(event.Event{Kind: event.Phase, Setup: "bleve", Window: lv1, Users: 2, Phase: "measure", Duration: 2 * time.Second})
+	s.Observe(event.Event{Kind: event.Interval, Setup: "bleve", Window: lv1, Interval: &iv})
 	first := iv.Ops
 	iv.Ops = []result.IntervalOp{{Op: "search", Count: 8}}
-	s.Observe(runner.Event{Kind: runner.EventInterval, Setup: "bleve", Phase: "level 1 users=2", Interval: &iv})
-	s.Observe(runner.Event{Kind: runner.EventWarning, Setup: "bleve", Phase: "level 1 users=2", Text: "client-bound"})
+	s.Observe(event.Event{Kind: event.Interval, Setup: "bleve", Window: lv1, Interval: &iv})
+	s.Observe(event.Event{Kind: event.Warning, Setup: "bleve", Window: lv1, Text: "client-bound"})
 	s.Close()
-	s.Observe(runner.Event{Kind: runner.EventLog, Text: "after the end"})
+	s.Observe(event.Event{Kind: event.Log, Text: "after the end"})
 
 	late, err := http.Get(srv.URL + "/events")
 	if err != nil {
@@ -77,14 +79,14 @@ func TestStreamsHistoryAndEnds(t *testing.T) {
 		if got, want := kindsOf(ms), "reset,phase,interval,interval,warning,end"; got != want {
 			t.Fatalf("%s page: %s; want %s", name, got, want)
 		}
-		if ms[1].Setup != "bleve" || ms[1].Users != 2 || ms[1].Duration != 2 {
+		if ms[1].Setup != "bleve" || ms[1].Users != 2 || ms[1].Duration != 2*time.Second || ms[1].Phase != "measure" || ms[1].Window != lv1 || ms[1].T <= 0 {
 			t.Errorf("%s page: phase %+v", name, ms[1])
 		}
 		a, b := ms[2], ms[3]
-		if a.Start != 1 || a.Length != 1 || a.Interval.Ops[0].Count != 7 || b.Interval.Ops[0].Count != 8 {
+		if a.Interval.Start != result.Duration(time.Second) || a.Interval.Length != result.Duration(time.Second) || a.Window != lv1 || a.Phase != "" || a.Interval.Ops[0].Count != 7 || b.Interval.Ops[0].Count != 8 {
 			t.Errorf("%s page: intervals %+v, %+v", name, a, b)
 		}
-		if w := ms[4]; w.Phase != "level 1 users=2" || w.Text != "client-bound" {
+		if w := ms[4]; w.Window != lv1 || w.Phase != "" || w.Text != "client-bound" {
 			t.Errorf("%s page: warning %+v", name, w)
 		}
 		if a.Interval.Ops[0].Histogram != "" {
@@ -126,7 +128,7 @@ func TestStuckClientIsDroppedNotWaitedFor(t *testing.T) {
 	go func() {
 		defer close(done)
 		for range events {
-			s.Observe(runner.Event{Kind: runner.EventLog, Text: text})
+			s.Observe(event.Event{Kind: event.Log, Text: text})
 		}
 	}()
 	select {
@@ -164,7 +166,7 @@ func stuckClient(t *testing.T, s *Server, addr string) net.Conn {
 	// Far more than the client's buffer and any socket buffer hold.
 	text := strings.Repeat("x", 8<<10)
 	for range 4 * clientBuffer {
-		s.Observe(runner.Event{Kind: runner.EventLog, Text: text})
+		s.Observe(event.Event{Kind: event.Log, Text: text})
 	}
 	if s.Dropped() != 1 {
 		t.Fatalf("%d clients dropped; the stuck one was not", s.Dropped())
@@ -229,5 +231,40 @@ func TestServesEmbeddedPage(t *testing.T) {
 		if resp.StatusCode != 200 || !strings.Contains(string(b), want) {
 			t.Errorf("%s: %d, lacks %q", path, resp.StatusCode, want)
 		}
+	}
+}
+
+// A shard's events reach the page through the coordinator's view as the
+// one event type: a phase once however many shards reach it, its phase
+// and window apart, and an interval merged across the shards under its
+// window.
+func TestShardEventsReachThePageWithPhaseAndWindow(t *testing.T) {
+	s := New()
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	view := runner.NewShardView(s)
+	win := result.RepWindow(2, 0)
+	lvl := result.LevelWindow(1, 8)
+	for i := range 2 {
+		view.Event(i, event.Event{Kind: event.Phase, Setup: "meilisearch", Window: lvl, Phase: "settle", Users: 8, Duration: time.Second}, 0)
+		iv := result.Interval{Start: result.Duration(500 * time.Millisecond), Length: result.Duration(500 * time.Millisecond),
+			Ops: []result.IntervalOp{{Op: "search", Count: int64(10 * (i + 1))}}}
+		view.Event(i, event.Event{Kind: event.Interval, Setup: "meilisearch", Window: win, Interval: &iv}, 0)
+	}
+	s.Close()
+	resp, err := http.Get(srv.URL + "/events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	ms := messages(t, resp.Body)
+	if got, want := kindsOf(ms), "reset,phase,interval,interval,end"; got != want {
+		t.Fatalf("page: %s; want %s", got, want)
+	}
+	if p := ms[1]; p.Phase != "settle" || p.Window != lvl || p.Users != 8 || p.Duration != time.Second {
+		t.Errorf("phase %+v; want settle of %v", p, lvl)
+	}
+	if iv := ms[3]; iv.Window != win || iv.Phase != "" || iv.Interval.Ops[0].Count != 30 || len(iv.Interval.Shards) != 2 {
+		t.Errorf("merged interval %+v of %v; want rung 3 rep 1's, 30 searches from 2 shards", iv, iv.Window)
 	}
 }

@@ -64,7 +64,7 @@ func sampleResult(t testing.TB) *result.Result {
 		alpha.Levels = append(alpha.Levels, sampleLevel(t, u, 4000*(i+1), 2+float64(i), uint64(10+i)))
 		beta.Levels = append(beta.Levels, sampleLevel(t, u, 3000*(i+1), 5+40*float64(i*i), uint64(20+i)))
 	}
-	beta.Levels[2].Warnings = []string{"client-bound: the searchbench process used 95% of its CPUs while measuring"}
+	beta.Levels[2].Warnings = result.Warnings{{Kind: result.WarningClientBound, Text: "the searchbench process used 95% of its CPUs while measuring"}}
 	beta.Levels[2].Ops[1].Errors = map[string]int64{"timeout": 3}
 	ladder := result.EngineRun{Name: "gamma", Label: "gamma", Mode: "attached", Visibility: "acknowledged",
 		Ladder: &result.Ladder{Arrival: "constant", Workers: 384, Start: 2000, Step: 1.4, Stop: 8000,
@@ -81,7 +81,7 @@ func sampleResult(t testing.TB) *result.Result {
 		}
 		ladder.Ladder.Rungs = append(ladder.Ladder.Rungs, r)
 	}
-	ladder.Ladder.Rungs[0].Warnings = []string{"loaded first rung: p99 is 12× the median service time"}
+	ladder.Ladder.Rungs[0].Warnings = result.Notes("loaded first rung: p99 is 12× the median service time")
 	return &result.Result{
 		SchemaVersion: result.SchemaVersion,
 		Tool:          result.Tool{Name: "searchbench", Version: "v0.1.0+abc", GoVersion: "go1.26"},

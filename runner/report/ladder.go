@@ -74,7 +74,7 @@ func ladderSection(run result.EngineRun) Section {
 		}
 	}
 	for _, warn := range l.Warnings {
-		sec.warn(run.Label, warn)
+		sec.warn(run.Label, warn.String())
 	}
 	if l.Step > coarseStep {
 		sec.warn(run.Label, fmt.Sprintf("coarse ladder step ×%g: the sustainable rate is resolved only to within ×%g; the published method steps by ×1.19 because ×1.4 hid differences between configurations", l.Step, l.Step))
@@ -139,7 +139,7 @@ func sustainedSection(ladders []result.EngineRun) Section {
 // rungWarnings is the runner's warnings about a rung and a derived one for
 // repetitions that stopped early.
 func rungWarnings(r result.Rung) []string {
-	out := append([]string(nil), r.Warnings...)
+	out := r.Warnings.Texts()
 	for _, rep := range r.Reps {
 		if w, ok := saturationWarning(rep.EngineStats); ok {
 			out = append(out, w)

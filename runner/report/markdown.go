@@ -103,7 +103,7 @@ func (rep *Report) runsSection() Section {
 			sec.warn(in.Name, "partial run ("+in.Result.Reason+"): figures are what was measured before it stopped")
 		}
 		for _, w := range in.Result.Warnings {
-			sec.warn(in.Name, w)
+			sec.warn(in.Name, w.String())
 		}
 	}
 	return sec
@@ -143,7 +143,7 @@ func (rep *Report) enginesSection() Section {
 			sec.warn(r.Label, fmt.Sprintf("after pre-population the engine counts %d documents, not %d", r.Preload.Count, r.Preload.Documents))
 		}
 		for _, w := range r.Warnings {
-			sec.warn(r.Label, w)
+			sec.warn(r.Label, w.String())
 		}
 	}
 	return sec

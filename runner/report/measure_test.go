@@ -33,7 +33,7 @@ func interruptedShards(t *testing.T) *result.Result {
 		l.Active = &result.ActiveUsers{Mean: 10, Min: 10, Ramp: result.Duration(90 * time.Millisecond)}
 		if i == 1 {
 			l.Partial = true
-			l.Warnings = []string{"interrupted after 3.937s of the 12s window: the window is shorter than configured"}
+			l.Warnings = result.Notes("interrupted after 3.937s of the 12s window: the window is shorter than configured")
 			r.Partial, r.Reason = true, "interrupted"
 		}
 		r.Engines[0].Levels = []result.Level{l}

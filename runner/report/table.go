@@ -150,7 +150,7 @@ func hasLevel(run result.EngineRun, users int) bool {
 // levelWarnings is the runner's warnings about a level and the ones the
 // report derives from its figures: failed calls and a cut-short window.
 func levelWarnings(l result.Level) []string {
-	out := append([]string(nil), l.Warnings...)
+	out := l.Warnings.Texts()
 	var failed int64
 	var parts []string
 	for _, o := range l.Ops {

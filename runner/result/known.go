@@ -2,7 +2,6 @@ package result
 
 import (
 	"encoding/json"
-	"fmt"
 	"math"
 	"slices"
 )
@@ -255,26 +254,24 @@ func wilson(p, n float64) (lo, hi float64) {
 	return min(lo, p), max(hi, p)
 }
 
-// KnownItemsWarning starts every warning of the known-item checks: a
-// merge drops the shards' own and warns from the summed counts.
-const KnownItemsWarning = "known items: "
-
 // Warnings says when the answers under load were worse than idle: recall
 // below the idle recall by more than the sampling intervals (the 95%
 // Wilson interval of the recall under load lies wholly below the idle
 // recall's: both are samples, and one miss in a thousand against a
 // perfect idle sample of a hundred is no evidence), and answers whose
 // Total is below the hits they carry.
-func (k *KnownItems) Warnings() []string {
+// They are of kind WarningKnownItems: a merge drops the shards' own and
+// warns from the summed counts.
+func (k *KnownItems) Warnings() Warnings {
 	if k == nil {
 		return nil
 	}
-	var out []string
+	var out Warnings
 	if k.Checks > 0 && k.IdleChecks > 0 {
 		lo, hi := Wilson(k.Found, k.Checks)
 		idleLo, idleHi := Wilson(int64(k.IdleFound), int64(k.IdleChecks))
 		if hi < idleLo {
-			out = append(out, fmt.Sprintf(KnownItemsWarning+"recall@%d under load %.3f (%d of %d; 95%% Wilson interval %.3f–%.3f) is below the idle recall %.3f (%d of %d; %.3f–%.3f): answers lost documents while the load ran (%d empty answers)",
+			out = append(out, Warn(WarningKnownItems, "recall@%d under load %.3f (%d of %d; 95%% Wilson interval %.3f–%.3f) is below the idle recall %.3f (%d of %d; %.3f–%.3f): answers lost documents while the load ran (%d empty answers)",
 				k.K, k.Recall, k.Found, k.Checks, lo, hi, k.IdleRecall, k.IdleFound, k.IdleChecks, idleLo, idleHi, k.Empty))
 		}
 	}
@@ -283,12 +280,12 @@ func (k *KnownItems) Warnings() []string {
 			load, idle := r.Load(), r.Idle()
 			lo, hi := load.Interval()
 			idleLo, idleHi := idle.Interval()
-			out = append(out, fmt.Sprintf(KnownItemsWarning+"%s recall@%d against exact answers under load %.3f (%d of %d; 95%% interval over %d queries %.3f–%.3f) is below the idle recall %.3f (%d of %d; over %d queries %.3f–%.3f)",
+			out = append(out, Warn(WarningKnownItems, "%s recall@%d against exact answers under load %.3f (%d of %d; 95%% interval over %d queries %.3f–%.3f) is below the idle recall %.3f (%d of %d; over %d queries %.3f–%.3f)",
 				r.Kind, k.K, r.Recall, r.Found, r.Expected, load.Queries, lo, hi, r.IdleRecall, r.IdleFound, r.IdleExpected, idle.Queries, idleLo, idleHi))
 		}
 	}
 	if k.TotalBelowHits > 0 {
-		out = append(out, fmt.Sprintf(KnownItemsWarning+"%d answers reported a total smaller than the hits they returned", k.TotalBelowHits))
+		out = append(out, Warn(WarningKnownItems, "%d answers reported a total smaller than the hits they returned", k.TotalBelowHits))
 	}
 	return out
 }

@@ -21,11 +21,11 @@ func TestWilson(t *testing.T) {
 	}
 }
 
-func knownWarnings(ws []string) []string {
+func knownWarnings(ws Warnings) []string {
 	var out []string
 	for _, w := range ws {
-		if strings.Contains(w, KnownItemsWarning) {
-			out = append(out, w)
+		if w.Kind == WarningKnownItems {
+			out = append(out, w.String())
 		}
 	}
 	return out
@@ -40,7 +40,7 @@ func TestMergeSumsKnownItems(t *testing.T) {
 		IdleRecall: 1, IdleChecks: 100, IdleFound: 100}
 	k1 := &KnownItems{Fraction: 0.01, K: 10, Checks: 40, Found: 27, Recall: 27.0 / 40, Empty: 13, TotalBelowHits: 3, Skipped: 5}
 	s0.Engines[0].Levels[0].KnownItems, s1.Engines[0].Levels[0].KnownItems = k0, k1
-	if w := knownWarnings(append(k0.Warnings(), "")); len(w) != 0 {
+	if w := knownWarnings(append(k0.Warnings(), Note(""))); len(w) != 0 {
 		t.Fatalf("shard 0 alone warns %q: the test shows nothing", w)
 	}
 	// Shard 1 warns about its totals only.
@@ -56,7 +56,7 @@ func TestMergeSumsKnownItems(t *testing.T) {
 		t.Fatalf("merged known items %+v; want the sums, recall 0.72, shard 0's idle figures", k)
 	}
 	w := knownWarnings(l.Warnings)
-	if len(w) != 2 || !strings.HasPrefix(w[1], KnownItemsWarning+"3 answers") || !strings.Contains(w[0], "0.583–0.825") {
+	if len(w) != 2 || !strings.HasPrefix(w[1], "known items: 3 answers") || !strings.Contains(w[0], "0.583–0.825") {
 		t.Fatalf("merged warnings %q; want the sum's two, once each, with the interval", w)
 	}
 }

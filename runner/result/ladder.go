@@ -1,9 +1,9 @@
 package result
 
 import (
-	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/searchbench/searchbench/engines"
@@ -28,7 +28,7 @@ type Ladder struct {
 	// rule, 0 when none does.
 	Sustainable  float64  `json:"sustainable_rate"`
 	StoppedEarly string   `json:"stopped_early,omitempty"`
-	Warnings     []string `json:"warnings,omitempty" redact:"message"`
+	Warnings     Warnings `json:"warnings,omitempty" redact:"message"`
 }
 
 // Rung is one offered rate: its repetitions and their medians.
@@ -57,7 +57,7 @@ type Rung struct {
 	// order the reps first had them.
 	Kinds       []RungKind `json:"kinds,omitempty"`
 	Sustainable bool       `json:"meets_rule"`
-	Warnings    []string   `json:"warnings,omitempty" redact:"message"`
+	Warnings    Warnings   `json:"warnings,omitempty" redact:"message"`
 }
 
 // RungKind is one kind of query's searches at a rung: counts and errors
@@ -141,7 +141,7 @@ type Rep struct {
 	Partial    bool        `json:"partial,omitempty"`
 	// Timeline is the rep cut into intervals (older results lack it).
 	Timeline *Timeline `json:"timeline,omitempty"`
-	Warnings []string  `json:"warnings,omitempty" redact:"message"`
+	Warnings Warnings  `json:"warnings,omitempty" redact:"message"`
 }
 
 // OpenOp is one operation within a rep: latency from the intended time (in
@@ -215,18 +215,17 @@ func (r *Rung) Summarize() {
 	}
 	r.Warnings = append(r.Warnings, r.KnownItems.Warnings()...)
 	for i, rep := range r.Reps {
+		scope := "rep " + strconv.Itoa(i+1)
 		if rep.GeneratorLagP99 > float64(GeneratorLate)/float64(time.Millisecond) {
-			r.Warnings = append(r.Warnings, fmt.Sprintf("rep %d: the generator was late (scheduler lag p99 %.2f ms): the harness, not the engine, may have set the pace", i+1, rep.GeneratorLagP99))
+			r.Warnings = append(r.Warnings, Notef("the generator was late (scheduler lag p99 %.2f ms): the harness, not the engine, may have set the pace", rep.GeneratorLagP99).In(scope))
 		}
 		if rep.ClientCPU > ClientBoundCPU {
-			r.Warnings = append(r.Warnings, fmt.Sprintf("rep %d: "+ClientBoundWarning+"the searchbench process used %.0f%% of its CPUs", i+1, 100*rep.ClientCPU))
+			r.Warnings = append(r.Warnings, Warn(WarningClientBound, "the searchbench process used %.0f%% of its CPUs", 100*rep.ClientCPU).In(scope))
 		}
 		if rep.Unsent > 0 {
-			r.Warnings = append(r.Warnings, fmt.Sprintf("rep %d: %d due calls were still in line at the drain limit and were not sent", i+1, rep.Unsent))
+			r.Warnings = append(r.Warnings, Notef("%d due calls were still in line at the drain limit and were not sent", rep.Unsent).In(scope))
 		}
-		for _, w := range rep.Warnings {
-			r.Warnings = append(r.Warnings, fmt.Sprintf("rep %d: %s", i+1, w))
-		}
+		r.Warnings = append(r.Warnings, rep.Warnings.In(scope)...)
 	}
 }
 
@@ -234,7 +233,7 @@ func (r *Rung) Summarize() {
 // adds the ladder's warnings.
 func (l *Ladder) Judge() {
 	if len(l.Rungs) == 0 {
-		l.Warnings = append(l.Warnings, "no rung ran")
+		l.Warnings = append(l.Warnings, Note("no rung ran"))
 		return
 	}
 	first := l.Rungs[0]
@@ -248,12 +247,12 @@ func (l *Ladder) Judge() {
 		}
 	}
 	if first.ServiceP50 > 0 && first.P99 > LoadedFirstRung*first.ServiceP50 {
-		l.Warnings = append(l.Warnings, fmt.Sprintf("the first rung (%.0f/s) already looks loaded: its p99 %.2f ms is over %d× its median service time %.3f ms; start lower", first.Offered, first.P99, LoadedFirstRung, first.ServiceP50))
+		l.Warnings = append(l.Warnings, Notef("the first rung (%.0f/s) already looks loaded: its p99 %.2f ms is over %d× its median service time %.3f ms; start lower", first.Offered, first.P99, LoadedFirstRung, first.ServiceP50))
 	}
 	if l.Sustainable == 0 {
-		l.Warnings = append(l.Warnings, "no rung met the sustainable-rate rule")
+		l.Warnings = append(l.Warnings, Note("no rung met the sustainable-rate rule"))
 	} else if l.Sustainable == l.Rungs[len(l.Rungs)-1].Offered && l.StoppedEarly == "" {
-		l.Warnings = append(l.Warnings, "the top rung still met the rule: the sustainable rate is at least this; raise --stop")
+		l.Warnings = append(l.Warnings, Note("the top rung still met the rule: the sustainable rate is at least this; raise --stop"))
 	}
 }
 

@@ -86,17 +86,15 @@ func Merge(shards ...*Result) (*Result, error) {
 			out.FinishedAt = r.FinishedAt
 		}
 		if r.Shard.Coordinator == "" {
-			out.Warnings = append(out.Warnings, p.name()+": ran without a coordinator: its starts were not synchronised with the other shards', so their windows may not overlap")
+			out.Warnings = append(out.Warnings, Note(p.name()+": ran without a coordinator: its starts were not synchronised with the other shards', so their windows may not overlap"))
 		}
 		if r.Tool != base.Tool {
-			out.Warnings = append(out.Warnings, fmt.Sprintf("%s: ran searchbench %s (%s), %s ran %s (%s)", p.name(), r.Tool.Version, r.Tool.GoVersion, parts[0].name(), base.Tool.Version, base.Tool.GoVersion))
+			out.Warnings = append(out.Warnings, Notef("%s: ran searchbench %s (%s), %s ran %s (%s)", p.name(), r.Tool.Version, r.Tool.GoVersion, parts[0].name(), base.Tool.Version, base.Tool.GoVersion))
 		}
 		if r.Host.CPUs != base.Host.CPUs || r.Host.GOMAXPROCS != base.Host.GOMAXPROCS {
-			out.Warnings = append(out.Warnings, fmt.Sprintf("%s: its load generator has %d CPUs (GOMAXPROCS %d), %s's %d (%d); the host shown is %s's", p.name(), r.Host.CPUs, r.Host.GOMAXPROCS, parts[0].name(), base.Host.CPUs, base.Host.GOMAXPROCS, parts[0].name()))
+			out.Warnings = append(out.Warnings, Notef("%s: its load generator has %d CPUs (GOMAXPROCS %d), %s's %d (%d); the host shown is %s's", p.name(), r.Host.CPUs, r.Host.GOMAXPROCS, parts[0].name(), base.Host.CPUs, base.Host.GOMAXPROCS, parts[0].name()))
 		}
-		for _, w := range r.Warnings {
-			out.Warnings = append(out.Warnings, p.name()+": "+w)
-		}
+		out.Warnings = append(out.Warnings, r.Warnings.In(p.name())...)
 	}
 	missing := 0
 	for i := range count {
@@ -322,14 +320,6 @@ func summary(p part) ShardSummary {
 	return s
 }
 
-// shardWarnings prefixes each of ws with the shard's name.
-func shardWarnings(dst []string, p part, ws []string) []string {
-	for _, w := range ws {
-		dst = append(dst, p.name()+": "+w)
-	}
-	return dst
-}
-
 // mergeEngine merges engine run e of every shard that has it. complete
 // says no shard is missing, so the users must add up to the plan's.
 func mergeEngine(parts []part, e int, complete bool) (EngineRun, error) {
@@ -359,12 +349,12 @@ func mergeEngine(parts []part, e int, complete bool) (EngineRun, error) {
 		if er.Error != "" {
 			errs = append(errs, p.name()+": "+er.Error)
 		}
-		out.Warnings = shardWarnings(out.Warnings, p, er.Warnings)
+		out.Warnings = append(out.Warnings, er.Warnings.In(p.name())...)
 	}
 	out.Error = strings.Join(errs, "; ")
 	for _, p := range parts {
 		if e >= len(p.r.Engines) {
-			out.Warnings = append(out.Warnings, p.name()+": stopped before this engine ran")
+			out.Warnings = append(out.Warnings, Note(p.name()+": stopped before this engine ran"))
 		}
 	}
 	where := fmt.Sprintf("engine %s", out.Label)
@@ -388,11 +378,11 @@ func mergeEngine(parts []part, e int, complete bool) (EngineRun, error) {
 		}
 		if len(lacking) > 0 {
 			l.Partial = true
-			l.Warnings = append(l.Warnings, strings.Join(lacking, ", ")+": did not run this level; the figures are the other shards' only")
+			l.Warnings = append(l.Warnings, Note(strings.Join(lacking, ", ")+": did not run this level; the figures are the other shards' only"))
 		}
 		cfg := runs[0].r.Config
 		if complete && len(lacking) == 0 && j < len(cfg.Users) && l.Users != cfg.Users[j] {
-			l.Warnings = append(l.Warnings, fmt.Sprintf("the shards ran %d users in all; the plan's level has %d", l.Users, cfg.Users[j]))
+			l.Warnings = append(l.Warnings, Notef("the shards ran %d users in all; the plan's level has %d", l.Users, cfg.Users[j]))
 		}
 		out.Levels = append(out.Levels, l)
 	}
@@ -448,7 +438,8 @@ func mergeLevel(ls []shardLevel, where string) (Level, error) {
 			stats = append(stats, l.EngineStats)
 		}
 		out.KnownItems = SumKnownItems(out.KnownItems, l.KnownItems)
-		out.Warnings = shardWarnings(out.Warnings, s.p, withoutKnownItems(l.Warnings))
+		// The merge warns from the shards' summed checks instead.
+		out.Warnings = append(out.Warnings, l.Warnings.Without(WarningKnownItems).In(s.p.name())...)
 		for _, o := range l.Ops {
 			if err := ops.add(s.p, o, ""); err != nil {
 				return out, err
@@ -468,7 +459,7 @@ func mergeLevel(ls []shardLevel, where string) (Level, error) {
 	if out.Timeline, w, err = mergeTimelines(tls, tlShards, where); err != nil {
 		return out, err
 	} else if w != "" {
-		out.Warnings = append(out.Warnings, w)
+		out.Warnings = append(out.Warnings, Note(w))
 	}
 	out.Warnings = append(out.Warnings, out.KnownItems.Warnings()...)
 	if out.Freshness, err = mergeFreshness(fresh, where); err != nil {
@@ -759,9 +750,10 @@ func mergeLadder(ls []shardLadder, where string) (*Ladder, error) {
 		own := *s.l
 		own.Rungs, own.Warnings = slices.Clone(s.l.Rungs), nil
 		own.Judge()
+		judged := own.Warnings.Texts() // as a shard's file has them
 		for _, w := range s.l.Warnings {
-			if !slices.Contains(own.Warnings, w) {
-				out.Warnings = append(out.Warnings, s.p.name()+": "+w)
+			if !slices.Contains(judged, w.String()) {
+				out.Warnings = append(out.Warnings, w.In(s.p.name()))
 			}
 		}
 	}
@@ -796,10 +788,10 @@ func mergeLadder(ls []shardLadder, where string) (*Ladder, error) {
 			if len(lacking) > 0 {
 				// A rep some shards did not run was not held at its rate.
 				rep.Partial = true
-				rep.Warnings = append(rep.Warnings, strings.Join(lacking, ", ")+": did not run this rep")
+				rep.Warnings = append(rep.Warnings, Note(strings.Join(lacking, ", ")+": did not run this rep"))
 			}
 			if rung.Offered > 0 && len(lacking) == 0 && !near(rep.Offered, rung.Offered) {
-				rep.Warnings = append(rep.Warnings, fmt.Sprintf("the shards offered %.6g/s in all; the rung's rate is %.6g/s", rep.Offered, rung.Offered))
+				rep.Warnings = append(rep.Warnings, Notef("the shards offered %.6g/s in all; the rung's rate is %.6g/s", rep.Offered, rung.Offered))
 			}
 			rung.Reps = append(rung.Reps, rep)
 		}
@@ -815,12 +807,6 @@ func mergeLadder(ls []shardLadder, where string) (*Ladder, error) {
 
 // near: within 1% (a Poisson schedule's share is not exact).
 func near(a, b float64) bool { return a >= 0.99*b && a <= 1.01*b }
-
-// withoutKnownItems drops a shard's known-item warnings: the merge warns
-// from the shards' summed checks instead.
-func withoutKnownItems(ws []string) []string {
-	return slices.DeleteFunc(slices.Clone(ws), func(w string) bool { return strings.HasPrefix(w, KnownItemsWarning) })
-}
 
 type shardRep struct {
 	p part
@@ -852,7 +838,7 @@ func mergeRep(rs []shardRep, where string) (Rep, error) {
 			stats = append(stats, r.EngineStats)
 		}
 		out.KnownItems = SumKnownItems(out.KnownItems, r.KnownItems)
-		out.Warnings = shardWarnings(out.Warnings, s.p, r.Warnings)
+		out.Warnings = append(out.Warnings, r.Warnings.In(s.p.name())...)
 		for _, o := range r.Ops {
 			if err := ops.add(s.p, o.OpStats, o.ServiceHistogram); err != nil {
 				return out, err
@@ -875,7 +861,7 @@ func mergeRep(rs []shardRep, where string) (Rep, error) {
 	if out.Timeline, w, err = mergeTimelines(tls, tlShards, where); err != nil {
 		return out, err
 	} else if w != "" {
-		out.Warnings = append(out.Warnings, w)
+		out.Warnings = append(out.Warnings, Note(w))
 	}
 	return out, nil
 }

@@ -186,7 +186,7 @@ func TestMergeSumsCountsErrorsAndExamples(t *testing.T) {
 	empty := OpStats{Op: "delete"} // no calls, no histogram: fine
 	s0, s1 := shardOf(0, 2, 15, a, empty), shardOf(1, 2, 15, b)
 	s1.Shard.Coordinator = ""
-	s1.Engines[0].Levels[0].Warnings = []string{"client-bound"}
+	s1.Engines[0].Levels[0].Warnings = Notes("client-bound")
 	// Freshness: counts add, lags merge as histograms.
 	lagUnion := newTestHist()
 	for i, s := range []*Result{s0, s1} {
@@ -223,10 +223,10 @@ func TestMergeSumsCountsErrorsAndExamples(t *testing.T) {
 	if g := m.Engines[0].Levels[0].EngineStats["queue_depth"]; g.Samples != 30 || math.Abs(g.Mean-50.0/30) > 1e-12 || g.Max != 10 || g.PerSecond != 0.5 {
 		t.Errorf("queue depth gauge %+v", g)
 	}
-	if w := m.Engines[0].Levels[0].Warnings; !slices.Contains(w, "shard 1: client-bound") {
+	if w := m.Engines[0].Levels[0].Warnings; !slices.Contains(w.Texts(), "shard 1: client-bound") {
 		t.Errorf("level warnings %q", w)
 	}
-	if !strings.Contains(strings.Join(m.Warnings, "\n"), "shard 1: ran without a coordinator") {
+	if !strings.Contains(strings.Join(m.Warnings.Texts(), "\n"), "shard 1: ran without a coordinator") {
 		t.Errorf("warnings %q; want the unsynchronised shard named", m.Warnings)
 	}
 }
@@ -444,7 +444,7 @@ func TestMergeLadderRecomputesTheSustainableRate(t *testing.T) {
 			t.Errorf("rung %d: offered %v achieved %v; want the plan's rate and the median of the merged reps", j, rung.Offered, rung.Achieved)
 		}
 	}
-	if slices.ContainsFunc(l.Warnings, func(w string) bool { return strings.Contains(w, "no rung met") }) {
+	if slices.ContainsFunc(l.Warnings.Texts(), func(w string) bool { return strings.Contains(w, "no rung met") }) {
 		t.Errorf("the shards' own verdicts leaked into the merge: %q", l.Warnings)
 	}
 	if sh := m.Shards[1].Levels; len(sh) != 3 || sh[2].Offered != 2000 || sh[2].Level != 2 {

@@ -180,7 +180,7 @@ func TestBelowIdleOverQueries(t *testing.T) {
 		t.Errorf("a document lost in 75 answers of 100: not below idle")
 	}
 	k := &KnownItems{K: 10, Exact: []KindRecall{KindRecall{Kind: "knn"}.withLoad(lossy).withIdle(idle)}}
-	if w := strings.Join(k.Warnings(), "\n"); !strings.Contains(w, "95% interval over 100 queries") {
+	if w := strings.Join(k.Warnings().Texts(), "\n"); !strings.Contains(w, "95% interval over 100 queries") {
 		t.Errorf("warning %q; want it to name the interval over queries", w)
 	}
 }

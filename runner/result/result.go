@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -35,7 +34,7 @@ type Result struct {
 	Corpus   Corpus      `json:"corpus"`
 	Host     Host        `json:"host"`
 	Engines  []EngineRun `json:"engines"`
-	Warnings []string    `json:"warnings,omitempty" redact:"message"`
+	Warnings Warnings    `json:"warnings,omitempty" redact:"message"`
 	// Shard is set on the result of one shard of a run split over several
 	// load generators (searchbench run --shard i/N): which share of the
 	// load it sent and how its starts lined up with the coordinator's.
@@ -202,7 +201,7 @@ type EngineRun struct {
 	Levels    []Level    `json:"levels,omitempty"`
 	Ladder    *Ladder    `json:"ladder,omitempty"`
 	Error     string     `json:"error,omitempty" redact:"message"` // why the engine stopped early
-	Warnings  []string   `json:"warnings,omitempty" redact:"message"`
+	Warnings  Warnings   `json:"warnings,omitempty" redact:"message"`
 }
 
 // Preload is the pre-population phase.
@@ -249,7 +248,7 @@ type Level struct {
 	ShardWindows []ShardWindow `json:"shard_windows,omitempty"`
 	// Timeline is the window cut into intervals (older results lack it).
 	Timeline *Timeline `json:"timeline,omitempty"`
-	Warnings []string  `json:"warnings,omitempty" redact:"message"`
+	Warnings Warnings  `json:"warnings,omitempty" redact:"message"`
 }
 
 // ActiveUsers is the users of a level that were running (started and not
@@ -334,16 +333,10 @@ type Gauge struct {
 	PerSecond float64 `json:"per_second"`
 }
 
-// ClientBoundWarning starts the warning of a window whose figures the load
-// generator may have set rather than the engine (it was short of CPU or
-// slow to schedule its goroutines): the runner writes it, the reports mark
-// the window by it (Level.ClientBound).
-const ClientBoundWarning = "client-bound: "
-
-// ClientBound says whether the level carries the client-bound warning.
-func (l Level) ClientBound() bool {
-	return slices.ContainsFunc(l.Warnings, func(w string) bool { return strings.HasPrefix(w, ClientBoundWarning) })
-}
+// ClientBound says whether the level carries its own client-bound warning
+// (WarningClientBound: the runner writes it, the reports mark the window
+// by it).
+func (l Level) ClientBound() bool { return l.Warnings.Has(WarningClientBound) }
 
 // Op returns the stats of the named operation. A level holds the
 // operations its mix ran (older files: always search, upsert and delete).

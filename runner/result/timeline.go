@@ -488,7 +488,7 @@ func WriteHlog(path string, r *Result) (bool, error) {
 	for _, e := range r.Engines {
 		for j, l := range e.Levels {
 			if l.Timeline != nil {
-				if err := put(fmt.Sprintf("%s/level%d-users=%d", e.Label, j+1, l.Users), l.Timeline); err != nil {
+				if err := put(e.Label+"/"+LevelWindow(j, l.Users).Tag(), l.Timeline); err != nil {
 					return false, err
 				}
 			}
@@ -499,7 +499,7 @@ func WriteHlog(path string, r *Result) (bool, error) {
 		for j, rung := range e.Ladder.Rungs {
 			for k, rep := range rung.Reps {
 				if rep.Timeline != nil {
-					if err := put(fmt.Sprintf("%s/rung%d-rep%d", e.Label, j+1, k+1), rep.Timeline); err != nil {
+					if err := put(e.Label+"/"+RepWindow(j, k).Tag(), rep.Timeline); err != nil {
 						return false, err
 					}
 				}

@@ -230,7 +230,7 @@ func TestMergeSaysWhyAWindowHasNoTimeline(t *testing.T) {
 		t.Fatal(err)
 	}
 	l := m.Engines[0].Levels[0]
-	if l.Timeline != nil || !slices.ContainsFunc(l.Warnings, func(w string) bool {
+	if l.Timeline != nil || !slices.ContainsFunc(l.Warnings.Texts(), func(w string) bool {
 		return strings.Contains(w, "shard 1 has no timeline") && strings.Contains(w, "no timeline")
 	}) {
 		t.Errorf("merged level: timeline %v, warnings %q; want none and a warning naming shard 1", l.Timeline, l.Warnings)

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/searchbench/searchbench/runner/result"
+	"github.com/searchbench/searchbench/runner/event"
 )
 
 // The protocol: one JSON object a line, each with a type. A shard speaks
@@ -77,43 +77,13 @@ type message struct {
 	// and the shard sends none).
 	Stream bool            `json:"stream,omitempty"`
 	Result json.RawMessage `json:"result,omitempty"`
-	Event  *Report         `json:"event,omitempty"`
+	Event  *event.Event    `json:"event,omitempty"`
 	// Dropped, in event: how many events this shard dropped so far.
 	Dropped int64 `json:"dropped,omitempty"`
 	// Stoppable, in hello: the shard heeds a stop (an older shard does
 	// not, and is sent none).
 	Stoppable bool `json:"stoppable,omitempty"`
 }
-
-// Report is one of a shard's run events as it streams them to the
-// coordinator's live view (the runner's Event, which this package cannot
-// name, in the kinds the view merges).
-type Report struct {
-	Kind     string        `json:"kind"` // one of the Report* kinds
-	Setup    string        `json:"setup,omitempty"`
-	Phase    string        `json:"phase,omitempty"` // the phase, or an interval's or warning's window
-	Users    int           `json:"users,omitempty"`
-	Duration time.Duration `json:"duration,omitempty"`
-	Text     string        `json:"text,omitempty"`
-	Rate     float64       `json:"rate,omitempty"`
-	Rep      int           `json:"rep,omitempty"`
-	Reps     int           `json:"reps,omitempty"`
-	// Interval, in an interval report: provisional, as the runner's; a
-	// re-sent one replaces the earlier.
-	Interval *result.Interval `json:"interval,omitempty"`
-	// Start, in a start report: the shard's record of a synchronised
-	// start (its lateness, clock offset and round trip).
-	Start *result.ShardStart `json:"start,omitempty"`
-}
-
-// The kinds of Report.
-const (
-	ReportPhase    = "phase"
-	ReportRung     = "rung"
-	ReportInterval = "interval"
-	ReportWarning  = "warning"
-	ReportStart    = "start"
-)
 
 // epoch is this process's zero of the monotonic clock the protocol's times
 // are on: time.Since(epoch) reads the monotonic clock only.

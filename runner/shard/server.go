@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/searchbench/searchbench/runner/event"
 	"io"
 	"net"
 	"slices"
@@ -53,7 +54,7 @@ type Server struct {
 	// (its index, the event, how many it dropped so far) for a live
 	// view. It is called on the shard's connection's reader, concurrently
 	// for different shards: it must be safe for that, and quick.
-	Events func(shard int, r Report, dropped int64)
+	Events func(shard int, e event.Event, dropped int64)
 }
 
 // peer is one shard's connection.
@@ -81,8 +82,8 @@ func (p *peer) send(m message) error {
 	return p.enc.Encode(m)
 }
 
-// event is what a connection's reader hands the coordinator's loop.
-type event struct {
+// inbound is what a connection's reader hands the coordinator's loop.
+type inbound struct {
 	p   *peer
 	m   message
 	err error // the connection ended
@@ -158,7 +159,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) (*Outcome, error) {
 		return nil, err
 	}
 	l := &loop{
-		Server: cfg, events: make(chan event), quit: make(chan struct{}),
+		Server: cfg, events: make(chan inbound), quit: make(chan struct{}),
 		peers: make([]*peer, cfg.Shards),
 		out: &Outcome{Results: make([]*result.Result, cfg.Shards), Hosts: make([]string, cfg.Shards),
 			Missing: map[int]string{}},
@@ -209,7 +210,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) (*Outcome, error) {
 // loop is one Serve's state; only run's goroutine touches it.
 type loop struct {
 	Server
-	events chan event
+	events chan inbound
 	quit   chan struct{}
 	peers  []*peer // registered, by index
 	out    *Outcome
@@ -269,7 +270,7 @@ func (l *loop) read(c net.Conn) {
 			first = false
 		}
 		select {
-		case l.events <- event{p: p, m: m, err: err}:
+		case l.events <- inbound{p: p, m: m, err: err}:
 		case <-l.quit:
 			c.Close()
 			return
@@ -408,7 +409,7 @@ func (l *loop) barrierExpired() {
 
 // handle acts on one event of a connection, and says whether it was the
 // registration that completed the run's shards.
-func (l *loop) handle(ev event) (allRegistered bool) {
+func (l *loop) handle(ev inbound) (allRegistered bool) {
 	p, m := ev.p, ev.m
 	switch {
 	case ev.err != nil && l.registered < l.Shards && p.index >= 0 && l.peers[p.index] == p:

@@ -2,6 +2,7 @@ package shard
 
 import (
 	"context"
+	"github.com/searchbench/searchbench/runner/event"
 	"sync"
 	"time"
 )
@@ -22,7 +23,7 @@ const startDrainTimeout = 2 * time.Second
 // goroutine writes.
 type stream struct {
 	smu     sync.Mutex
-	queue   []Report
+	queue   []event.Event
 	busy    bool  // the writer is sending one
 	dropped int64 // dropped for a full queue, or after the stream failed
 	failed  bool  // a write failed: the stream is over
@@ -63,7 +64,7 @@ func (c *Client) stopStream() {
 // once: when StreamQueue events wait already, the oldest is dropped. When
 // the coordinator has no live view (its welcome did not ask for events)
 // it does nothing.
-func (c *Client) Report(r Report) {
+func (c *Client) Report(r event.Event) {
 	if c == nil || c.wake == nil {
 		return
 	}

@@ -9,6 +9,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/searchbench/searchbench/runner/event"
+	"github.com/searchbench/searchbench/runner/result"
 )
 
 // A coordinator that welcomes a shard and then stops reading does not hold
@@ -48,7 +51,7 @@ func TestAStuckCoordinatorDoesNotHoldTheShard(t *testing.T) {
 	const n = 20 * StreamQueue
 	began := time.Now()
 	for range n {
-		c.Report(Report{Kind: ReportWarning, Text: big})
+		c.Report(event.Event{Kind: event.Warning, Text: big})
 	}
 	if took := time.Since(began); took > 5*time.Second {
 		t.Errorf("%d reports took %v with a stuck coordinator", n, took)
@@ -73,7 +76,7 @@ func TestEventsReachTheCoordinatorBeforeTheResult(t *testing.T) {
 	// sends none (an unknown message would be a protocol error).
 	addr, done := coordinator(t, Server{Shards: 1})
 	errs := onShards(t, addr, 1, func(i int, c *Client) error {
-		c.Report(Report{Kind: ReportWarning, Text: "unseen"})
+		c.Report(event.Event{Kind: event.Warning, Text: "unseen"})
 		if c.wake != nil {
 			t.Error("the shard streams to a coordinator without a live view")
 		}
@@ -83,16 +86,29 @@ func TestEventsReachTheCoordinatorBeforeTheResult(t *testing.T) {
 		t.Fatalf("without a live view: %v", errs[0])
 	}
 
+	// Each event as the runner made it: a level's phase apart from its
+	// window, a repetition's warning, a synchronised start's record.
+	sent := func(i, k int) event.Event {
+		text := string(rune('a'+i)) + strings.Repeat(".", k)
+		switch k % 3 {
+		case 0:
+			return event.Event{Kind: event.Phase, Setup: "bleve", Phase: "measure", Window: result.LevelWindow(k, 7), Users: 7, Duration: time.Duration(k) * time.Second, Text: text}
+		case 1:
+			return event.Event{Kind: event.Warning, Setup: "bleve", Window: result.RepWindow(k, i), Text: text}
+		}
+		return event.Event{Kind: event.Start, Setup: "bleve", Window: result.PreparedWindow, Text: text,
+			Start: &result.ShardStart{Phase: "bleve prepared", Late: result.Duration(k)}}
+	}
 	var mu sync.Mutex
-	got := map[int][]string{}
-	addr, done = coordinator(t, Server{Shards: 2, Events: func(i int, r Report, dropped int64) {
+	got := map[int][]event.Event{}
+	addr, done = coordinator(t, Server{Shards: 2, Events: func(i int, e event.Event, dropped int64) {
 		mu.Lock()
 		defer mu.Unlock()
-		got[i] = append(got[i], r.Text)
+		got[i] = append(got[i], e)
 	}})
 	errs = onShards(t, addr, 2, func(i int, c *Client) error {
 		for k := range 100 {
-			c.Report(Report{Kind: ReportWarning, Text: string(rune('a'+i)) + strings.Repeat(".", k)})
+			c.Report(sent(i, k))
 		}
 		return c.Submit(context.Background(), shardResult(i))
 	})
@@ -108,9 +124,13 @@ func TestEventsReachTheCoordinatorBeforeTheResult(t *testing.T) {
 		if len(got[i]) != 100 {
 			t.Fatalf("shard %d: %d events came in, want 100", i, len(got[i]))
 		}
-		for k, s := range got[i] {
-			if want := string(rune('a'+i)) + strings.Repeat(".", k); s != want {
-				t.Fatalf("shard %d event %d: %q, want %q", i, k, s, want)
+		for k, e := range got[i] {
+			want := sent(i, k)
+			if e.Start != nil && want.Start != nil && *e.Start == *want.Start {
+				e.Start = want.Start
+			}
+			if e != want {
+				t.Fatalf("shard %d event %d: %+v, want %+v", i, k, e, want)
 			}
 		}
 	}

@@ -23,6 +23,14 @@
   reset();
 
   const fmtNum = (v, d = 0) => v.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
+  // Go's duration text ("1m30s", "500ms", "0s"), as an interval's start
+  // and length come, in seconds.
+  const UNIT = { h: 3600, m: 60, s: 1, ms: 1e-3, us: 1e-6, 'µs': 1e-6, 'μs': 1e-6, ns: 1e-9 };
+  const goSecs = d => {
+    let t = 0;
+    for (const [, v, u] of String(d || '0s').matchAll(/([\d.]+)(ns|us|µs|μs|ms|h|m|s)/g)) t += parseFloat(v) * UNIT[u];
+    return String(d).startsWith('-') ? -t : t;
+  };
   const fmtSecs = s => s >= 60 ? `${Math.floor(s / 60)}m${fmtNum(s % 60)}s` : `${fmtNum(s, s < 10 ? 1 : 0)}s`;
 
   function handle(m) {
@@ -30,7 +38,7 @@
     switch (m.kind) {
       case 'reset': reset(); break;
       case 'log': {
-        const line = `${fmtSecs(m.t)}  ${who}${m.text}`;
+        const line = `${fmtSecs(m.t || 0)}  ${who}${m.text}`;
         state.log.push(line);
         // The run's own warnings outside a window come as log lines.
         if (/^warning|stopped/i.test(m.text)) state.warnings.push(line);
@@ -42,14 +50,17 @@
         const levels = state.levels.get(m.setup) || [];
         if (levels[levels.length - 1] !== m.users) levels.push(m.users);
         state.levels.set(m.setup, levels);
-        state.status = `${who}level ${levels.length}, ${m.users} users — ${m.phase}` + (m.duration ? ` (${fmtSecs(m.duration)})` : '');
+        state.status = `${who}level ${levels.length}, ${m.users} users — ${m.phase}` + (m.duration ? ` (${fmtSecs(m.duration / 1e9)})` : '');
         break;
       }
       case 'rung': state.status = `${who}rung at ${fmtNum(m.rate || 0)} calls/s — repetition ${m.rep} of ${m.reps}`; break;
-      case 'warning': state.warnings.push(`${fmtSecs(m.t)}  ${who}${m.phase ? m.phase + ': ' : ''}${m.text}`); break;
+      case 'warning': state.warnings.push(`${fmtSecs(m.t || 0)}  ${who}${m.window ? m.window + ': ' : ''}${m.text}`); break;
       case 'setup-done': state.status = `${who}done`; break;
       case 'interval': {
-        const win = m.setup + '\u0000' + m.phase;
+        // The interval's place in its window, in seconds (the charts read
+        // them from the message).
+        m.start = goSecs(m.interval.start); m.length = goSecs(m.interval.length);
+        const win = m.setup + '\u0000' + m.window;
         if (!state.anchors.has(win)) state.anchors.set(win, m.t - (m.start || 0) - (m.length || 0));
         const key = win + '\u0000' + (m.start || 0);
         state.intervals.set(key, { x: state.anchors.get(win) + (m.start || 0), window: win, m });
