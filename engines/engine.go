@@ -126,6 +126,12 @@ type Query struct {
 	Vector []float32
 	// Filters all must hold.
 	Filters []Filter
+	// Knob is the value of the driver's search-time knob for this query
+	// (Description.Knob): what a recall–throughput sweep moves. 0 leaves
+	// the engine's own default; a non-zero value needs a Vector and a
+	// driver with a knob, within its range (CheckQuery says so before
+	// anything starts).
+	Knob int
 }
 
 // Shape names what q asks, for messages and docs/engines.md's table:

@@ -27,6 +27,10 @@ type Description struct {
 	// get (checked before anything starts; enginetest checks that it says
 	// what the engine does).
 	Getter bool
+	// Knob is the engine's search-time knob for vector queries, nil when
+	// the driver sends none (the engine has none, or its API passes none
+	// on): such a driver gives a sweep one point, its default.
+	Knob *Knob
 }
 
 var (
@@ -156,6 +160,11 @@ func CheckQuery(name string, cfg Config, schema Schema, q Query) error {
 	d, err := Lookup(name)
 	if err != nil {
 		return err
+	}
+	if q.Knob != 0 {
+		if err := d.Describe().Knob.Check(name, q); err != nil {
+			return err
+		}
 	}
 	if c, ok := d.(QueryChecker); ok {
 		return c.CheckQuery(cfg, schema, q)

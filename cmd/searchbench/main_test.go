@@ -221,6 +221,11 @@ func TestEnginesListsSorted(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "bleve") || !strings.Contains(stdout, "searchable") {
 		t.Fatalf("engines: exit %d\n%s", code, stdout)
 	}
+	// Each driver's knob, from its description (the drivers' own tests
+	// hold the description to the engine).
+	if !strings.Contains(stdout, "hnsw.ef_search 1–1000") || !strings.Contains(stdout, "num_candidates 1–10000") {
+		t.Fatalf("engines: no knob column:\n%s", stdout)
+	}
 	if strings.Index(stdout, "bleve") > strings.Index(stdout, "failing-test") {
 		t.Fatalf("engines not sorted:\n%s", stdout)
 	}

@@ -28,6 +28,7 @@ func (driver) Describe() engines.Description {
 			"hybrid = query + knn scores summed (RRF needs Enterprise); near-real-time writes (acknowledged | searchable via refresh=wait_for)",
 		Visibility: engines.Acknowledged,
 		Getter:     true,
+		Knob:       &Knob,
 	}
 }
 

@@ -187,6 +187,10 @@ func TestProductSearchBodies(t *testing.T) {
 		{"knn", nil, engines.Query{Vector: vec, K: 10}, req(10, nil, knn(10, 100))},
 		{"knn k=20", nil, engines.Query{Vector: vec, K: 20}, req(20, nil, knn(20, 200))},
 		{"knn num_candidates=50", map[string]string{"num_candidates": "50"}, engines.Query{Vector: vec, K: 10}, req(10, nil, knn(10, 50))},
+		// The knob (a sweep's value) is num_candidates, over the option.
+		{"knn knob=40", nil, engines.Query{Vector: vec, K: 10, Knob: 40}, req(10, nil, knn(10, 40))},
+		{"knn knob=300 over num_candidates=50", map[string]string{"num_candidates": "50"}, engines.Query{Vector: vec, K: 10, Knob: 300}, req(10, nil, knn(10, 300))},
+		{"hybrid knob=20", nil, engines.Query{Text: "red chair", Vector: vec, K: 10, Knob: 20}, req(10, ptr(mm("red chair")), knn(10, 20))},
 		{"knn-category", nil, engines.Query{Vector: vec, K: 10, Filters: []engines.Filter{toys}},
 			req(10, nil, knn(10, 100, term("category", "toys")))},
 		{"knn-price", nil, engines.Query{Vector: vec, K: 10, Filters: []engines.Filter{cheap}},

@@ -106,13 +106,28 @@ type knnSection struct {
 	Filter        []map[string]any `json:"filter,omitempty"`
 }
 
-// numCandidates is a kNN's num_candidates: the option's, or max(10×k, 100)
-// up to MaxNumCandidates.
-func numCandidates(k int, o options) int {
-	if o.numCandidates > 0 {
+// numCandidates is a kNN's num_candidates: the query's knob, else the
+// option's, else max(10×k, 100) up to MaxNumCandidates.
+func numCandidates(q engines.Query, o options) int {
+	switch {
+	case q.Knob > 0:
+		return q.Knob
+	case o.numCandidates > 0:
 		return o.numCandidates
 	}
-	return min(max(10*k, 100), MaxNumCandidates)
+	return min(max(10*q.K, 100), MaxNumCandidates)
+}
+
+// Knob is num_candidates: how many candidates each shard's HNSW search
+// gathers before the top k are kept (KnnSearchBuilder.java in
+// Elasticsearch 8.19: at least k, NUM_CANDS_LIMIT 10,000). The driver's
+// default is not Elasticsearch's 1.5 × k but max(10 × k, 100), the
+// driver's documented choice (package doc, option num_candidates).
+var Knob = engines.Knob{
+	Name: "num_candidates", Min: 1, Max: MaxNumCandidates, AtLeastK: true,
+	Default: "max(10 × k, 100), at most 10,000 (the driver's; Elasticsearch's own is 1.5 × k)",
+	Trades:  "more candidates per shard find more of the true nearest neighbours and visit more of each segment's graph",
+	Source:  "Elasticsearch 8.19 server/src/main/java/org/elasticsearch/search/vectors/KnnSearchBuilder.java (NUM_CANDS_LIMIT, NUM_CANDS_MULTIPLICATIVE_FACTOR)",
 }
 
 // buildSearch is a search's body (after checkQuery):
@@ -155,7 +170,7 @@ func (m *mapping) buildSearch(q engines.Query, o options) ([]byte, error) {
 	}
 	body := map[string]any{"size": q.K, "track_total_hits": o.trackTotalHits, "_source": false}
 	if q.Vector != nil {
-		nc := numCandidates(q.K, o)
+		nc := numCandidates(q, o)
 		switch {
 		case q.K < 1:
 			return nil, fmt.Errorf("k=%d: a kNN search needs k ≥ 1", q.K)

@@ -20,6 +20,7 @@ func (driver) Describe() engines.Description {
 		Summary:    "PostgreSQL 15 full-text search (generated tsvector, GIN index, websearch_to_tsquery OR-ed words, ts_rank top-k), field lookups on a simple-config GIN index, and pgvector 0.8 kNN (HNSW, cosine; iterative scans under filters; RRF hybrid); Study B index options fields and exact",
 		Visibility: engines.Searchable,
 		Getter:     true,
+		Knob:       &Knob,
 	}
 }
 

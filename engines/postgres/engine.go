@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -223,7 +224,17 @@ func (e *Engine) Search(ctx context.Context, q engines.Query) (engines.Hits, err
 		}
 		return engines.Hits{}, err
 	}
-	rows, err := e.pool.Query(ctx, s.sql, s.args...)
+	c, err := e.pool.Acquire(ctx)
+	if err != nil {
+		return engines.Hits{}, fmt.Errorf("postgres: search: %w", classify(err))
+	}
+	defer c.Release()
+	if q.Vector != nil {
+		if err := setEfSearch(ctx, c.Conn(), q.Knob); err != nil {
+			return engines.Hits{}, fmt.Errorf("postgres: search: %w", classify(err))
+		}
+	}
+	rows, err := c.Query(ctx, s.sql, s.args...)
 	if err != nil {
 		return engines.Hits{}, fmt.Errorf("postgres: search: %w", classify(err))
 	}
@@ -232,6 +243,41 @@ func (e *Engine) Search(ctx context.Context, q engines.Query) (engines.Hits, err
 		return engines.Hits{}, fmt.Errorf("postgres: search: %w", classify(err))
 	}
 	return engines.Hits{IDs: ids, Total: -1}, nil
+}
+
+// Knob is pgvector's hnsw.ef_search: the size of the candidate list an
+// HNSW scan keeps (src/hnsw.c and src/hnsw.h of pgvector 0.8.6:
+// HNSW_DEFAULT_EF_SEARCH 40, HNSW_MIN_EF_SEARCH 1, HNSW_MAX_EF_SEARCH 1000).
+var Knob = engines.Knob{
+	Name: "hnsw.ef_search", Min: 1, Max: 1000, Default: "40",
+	Trades: "a longer candidate list finds more of the true nearest neighbours and visits more of the graph per search",
+	Source: "pgvector 0.8.6 src/hnsw.c (DefineCustomIntVariable \"hnsw.ef_search\"), src/hnsw.h",
+}
+
+// efSearchKey keeps, in a connection's CustomData, the hnsw.ef_search the
+// connection was last set to (0: the server's default, as a new
+// connection has it; -1: unknown after a failed SET).
+const efSearchKey = "searchbench.ef_search"
+
+// setEfSearch gives conn the knob's value v (0: the default). It is a
+// session setting, so a connection keeps it and is sent SET only when a
+// search asks for another value: a sweep's point costs one round trip per
+// pooled connection, not one per search. Text searches leave it alone.
+func setEfSearch(ctx context.Context, conn *pgx.Conn, v int) error {
+	data := conn.PgConn().CustomData()
+	if cur, ok := data[efSearchKey].(int); ok && cur == v || !ok && v == 0 {
+		return nil
+	}
+	sql := "RESET hnsw.ef_search"
+	if v != 0 {
+		sql = "SET hnsw.ef_search = " + strconv.Itoa(v)
+	}
+	if _, err := conn.Exec(ctx, sql); err != nil {
+		data[efSearchKey] = -1
+		return err
+	}
+	data[efSearchKey] = v
+	return nil
 }
 
 // Count returns the number of rows.

@@ -56,3 +56,16 @@ func Unconnected(cfg engines.Config, schema engines.Schema) (*Engine, error) {
 	e.use(l)
 	return e, nil
 }
+
+// Setting is SHOW name on a connection of e's pool (with the pool option
+// 1, the one its searches ran on).
+func Setting(ctx context.Context, e engines.Engine, name string) (string, error) {
+	c, err := e.(*Engine).pool.Acquire(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer c.Release()
+	var v string
+	err = c.QueryRow(ctx, "SHOW "+name).Scan(&v)
+	return v, err
+}

@@ -193,12 +193,64 @@ func TestProductKNNOnTheHNSWIndex(t *testing.T) {
 	}
 }
 
+// The knob is hnsw.ef_search, set on the connection a search runs on:
+// through the HNSW index (the forced plan of TestProductKNNOnTheHNSWIndex),
+// a candidate list of 1 finds fewer of the true neighbours than one of
+// 400, half the table, which finds them all. With one pooled connection,
+// SHOW reads what the searches left: a vector search sets the value, a
+// text search leaves it, a search without a knob goes back to the
+// default.
+func TestKnobIsEfSearch(t *testing.T) {
+	_, src, url, secret := productServer(t)
+	forced := url + "&enable_seqscan=off&enable_bitmapscan=off&enable_sort=off"
+	ctx := context.Background()
+	e, err := engines.Open(ctx, "postgres", engines.Config{URL: forced, Password: engines.Secret(secret), Options: map[string]string{"pool": "1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if err := e.(engines.Attacher).Attach(ctx, src.Schema()); err != nil {
+		t.Fatal(err)
+	}
+	low, high := knnRecall(t, e, src, 1), knnRecall(t, e, src, 400)
+	if high < 0.99 || low >= high {
+		t.Errorf("recall@%d at hnsw.ef_search 1: %.3f, at 400: %.3f; want the second at least 0.99 and above the first", productK, low, high)
+	}
+	vec := src.Product(1, 0).Embedding
+	for _, c := range []struct {
+		q    engines.Query
+		want string
+	}{
+		{engines.Query{Vector: vec, K: productK, Knob: 77}, "77"},
+		{engines.Query{Text: "chair", K: productK}, "77"},
+		{engines.Query{Vector: vec, K: productK}, "40"},
+		{engines.Query{Vector: vec, K: productK, Knob: 1000}, "1000"},
+	} {
+		if _, err := e.Search(ctx, c.q); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := postgres.Setting(ctx, e, "hnsw.ef_search"); err != nil || got != c.want {
+			t.Errorf("after a %s search with knob %d: hnsw.ef_search %q, %v; want %q", c.q.Shape(), c.q.Knob, got, err, c.want)
+		}
+	}
+}
+
 func checkKNN(t *testing.T, e engines.Engine, src runner.Products) {
+	t.Helper()
+	if r := knnRecall(t, e, src, 0); r < 0.9 {
+		t.Fatalf("mean recall@%d %.3f; want at least 0.9", productK, r)
+	}
+}
+
+// knnRecall is the mean recall@k of 60 kNN queries (plain and filtered)
+// against brute force, each sent with the knob's value, after checking
+// that every hit passes its filter and that k come back when k pass.
+func knnRecall(t *testing.T, e engines.Engine, src runner.Products, knob int) float64 {
 	t.Helper()
 	var qs []engines.Query
 	for i := uint64(0); len(qs) < 60; i++ {
 		if q, _ := src.Query(i); q.Vector != nil && q.Text == "" {
-			q.K = productK
+			q.K, q.Knob = productK, knob
 			qs = append(qs, q)
 		}
 	}
@@ -250,16 +302,14 @@ func checkKNN(t *testing.T, e engines.Engine, src runner.Products) {
 		})
 		kinds[kind(q)]++
 	}
-	if r := sum / float64(len(qs)); r < 0.9 {
-		t.Fatalf("mean recall@%d %.3f over %d queries; want at least 0.9", productK, r, len(qs))
-	} else {
-		t.Logf("mean recall@%d %.3f over %d queries %v", productK, r, len(qs), kinds)
-	}
+	r := sum / float64(len(qs))
+	t.Logf("knob %d: mean recall@%d %.3f over %d queries %v", knob, productK, r, len(qs), kinds)
 	for _, k := range []string{"knn", "category", "price"} {
 		if kinds[k] == 0 {
 			t.Errorf("no %s query among the %d", k, len(qs))
 		}
 	}
+	return r
 }
 
 func kind(q engines.Query) string {

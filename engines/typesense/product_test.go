@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/engines/enginetest"
 	"github.com/searchbench/searchbench/engines/typesense/typesensefake"
 	"github.com/typesense/typesense-go/v3/typesense/api"
 	"github.com/typesense/typesense-go/v3/typesense/api/pointer"
@@ -82,6 +83,13 @@ func loadProducts(t *testing.T, url, apiKey string, opts map[string]string) *Eng
 
 // near is a query vector at angle 0: the products rank 1, 2, …, 8.
 var near = []float32{1, 0}
+
+// The knob is vector_query's ef, any positive 32-bit value; the fake
+// reads each one as sent.
+func TestKnob(t *testing.T) {
+	f, e := products(t, nil)
+	enginetest.Knob(t, "typesense", e, engines.Query{Vector: near, K: 3}, f.LastEF)
+}
 
 func TestProductSearches(t *testing.T) {
 	_, e := products(t, nil)

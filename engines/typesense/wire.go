@@ -120,7 +120,7 @@ func (st state) vectorSearch(q engines.Query, filterBy string) searchRequest {
 	s := api.MultiSearchCollectionParameters{
 		Collection:    pointer.String(st.coll),
 		Q:             pointer.String("*"),
-		VectorQuery:   pointer.String(vectorQuery(st.lay.vector, q.Vector, q.K)),
+		VectorQuery:   pointer.String(vectorQuery(st.lay.vector, q.Vector, q.K, q.Knob)),
 		PerPage:       pointer.Int(q.K),
 		IncludeFields: pointer.String("id"),
 	}
@@ -141,10 +141,10 @@ func (st state) vectorSearch(q engines.Query, filterBy string) searchRequest {
 	return searchRequest{multi: &api.MultiSearchSearchesParameter{Searches: []api.MultiSearchCollectionParameters{s}}}
 }
 
-// vectorQuery is vector_query: field:([v1,v2,…], k:K). Each component is
-// written in plain decimal, the shortest that reads back as the same
-// float32.
-func vectorQuery(field string, v []float32, k int) string {
+// vectorQuery is vector_query: field:([v1,v2,…], k:K), with ", ef:EF"
+// when the query sets the knob. Each component is written in plain
+// decimal, the shortest that reads back as the same float32.
+func vectorQuery(field string, v []float32, k, ef int) string {
 	b := make([]byte, 0, len(field)+len(v)*12+16)
 	b = append(b, field...)
 	b = append(b, ":(["...)
@@ -156,7 +156,22 @@ func vectorQuery(field string, v []float32, k int) string {
 	}
 	b = append(b, "], k:"...)
 	b = strconv.AppendInt(b, int64(k), 10)
+	if ef > 0 {
+		b = append(b, ", ef:"...)
+		b = strconv.AppendInt(b, int64(ef), 10)
+	}
 	return string(append(b, ')'))
+}
+
+// Knob is vector_query's ef: the candidate list of the HNSW search, which
+// searches with max(ef, k) (Typesense 29.0 include/vector_query_ops.h:
+// ef = 10; its hnswlib's searchKnn; the parser takes any positive 32-bit
+// value). The driver always sends k, so a value below it changes nothing
+// rather than falling back to Typesense's k of 100.
+var Knob = engines.Knob{
+	Name: "ef", Min: 1, Max: math.MaxUint32, Default: "10 (the search uses max(ef, k))",
+	Trades: "a longer candidate list finds more of the true nearest neighbours and visits more of the graph per search",
+	Source: "Typesense 29.0 include/vector_query_ops.h (ef = 10), src/vector_query_ops.cpp (its parse: a positive 32-bit integer)",
 }
 
 func joinFilters(a, b string) string {

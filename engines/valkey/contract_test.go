@@ -35,6 +35,7 @@ var contracts = []struct {
 	{"TagFieldsExplicit", valkeyfake.Options{}, tagFieldsExplicit},
 	{"Get", valkeyfake.Options{}, getProductsContract},
 	{"AttachLayouts", valkeyfake.Options{}, attachLayouts},
+	{"Knob", valkeyfake.Options{}, knobContract},
 }
 
 func TestContracts(t *testing.T) {

@@ -21,6 +21,7 @@ func (driver) Describe() engines.Description {
 		Summary:    "Valkey + valkey-search 1.2: hashes under a prefix, FT.CREATE TEXT/TAG/NUMERIC/HNSW, all-words-then-any-word text search, KNN, Study B index presets",
 		Visibility: engines.Searchable,
 		Getter:     true,
+		Knob:       &Knob,
 	}
 }
 

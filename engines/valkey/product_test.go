@@ -15,6 +15,7 @@ import (
 	vk "github.com/valkey-io/valkey-go"
 
 	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/engines/enginetest"
 	"github.com/searchbench/searchbench/engines/valkey"
 	"github.com/searchbench/searchbench/engines/valkey/valkeyfake"
 )
@@ -396,3 +397,15 @@ func threadsReachServer(t *testing.T, tg target) {
 }
 
 type rawT = vk.Client
+
+// knobContract: the knob is the KNN clause's EF_RUNTIME, from 1 to the
+// module's max-vector-ef-runtime; the fake reads each value as sent.
+func knobContract(t *testing.T, tg target) {
+	e := tg.open(t, nil)
+	loadProducts(t, e)
+	var seen func() int
+	if tg.fake != nil {
+		seen = tg.fake.LastEFRuntime
+	}
+	enginetest.Knob(t, "valkey", e, engines.Query{Vector: axis(0, 0.2), K: 3}, seen)
+}

@@ -187,7 +187,7 @@ func (l *layout) searchPlan(q engines.Query, tiered bool) (searchPlan, error) {
 		if len(words) > 0 {
 			clauses = append(clauses, group(OrQuery(words), len(words)))
 		}
-		p.queries = []string{joinFilter(clauses) + KNNClause(d.vector, q.K)}
+		p.queries = []string{joinFilter(clauses) + KNNClause(d.vector, q.K, q.Knob)}
 		return p, nil
 	}
 	if len(words) > 1 && tiered {
@@ -320,9 +320,23 @@ func FieldClause(fields fieldTypes, field, text string) (clause string, ok bool,
 	return "", false, fmt.Errorf("search in %s field %q: %w", spec.Type, field, engines.ErrUnsupported)
 }
 
-// KNNClause is the vector part: `=>[KNN k @field $vec]`.
-func KNNClause(field string, k int) string {
+// KNNClause is the vector part: `=>[KNN k @field $vec]`, with
+// `EF_RUNTIME ef` before the bracket closes when the query sets the knob.
+func KNNClause(field string, k, ef int) string {
+	if ef > 0 {
+		return fmt.Sprintf("=>[KNN %d @%s $vec EF_RUNTIME %d]", k, field, ef)
+	}
 	return fmt.Sprintf("=>[KNN %d @%s $vec]", k, field)
+}
+
+// Knob is the KNN clause's EF_RUNTIME: the candidate list of the HNSW
+// search, max(EF_RUNTIME, k) in valkey-search 1.2.1; without it the
+// index's own (the driver's FT.CREATE leaves the default, 10). Its bound
+// is the server's max-vector-ef-runtime (1,000,000 unless configured).
+var Knob = engines.Knob{
+	Name: "EF_RUNTIME", Min: 1, Max: 1_000_000, Default: "the index's EF_RUNTIME, 10 as the driver creates it",
+	Trades: "a longer candidate list finds more of the true nearest neighbours and visits more of the graph per search",
+	Source: "valkey-search 1.2.1 src/commands/ft_search_parser.cc (VerifyQueryString: EF_RUNTIME), src/commands/ft_create_parser.cc (kMaxEfRuntime, max-vector-ef-runtime), third_party/hnswlib/hnswalg.h (max(ef, k))",
 }
 
 // joinFilter joins clauses that must all hold; none is "*" (every document).

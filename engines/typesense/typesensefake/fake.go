@@ -111,6 +111,7 @@ type Server struct {
 
 	faults   fakekit.Faults
 	requests fakekit.Requests // by route pattern
+	knob     fakekit.Knob     // the last vector_query ef
 
 	mu          sync.RWMutex
 	collections map[string]*collection

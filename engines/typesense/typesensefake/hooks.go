@@ -41,6 +41,9 @@ func (s *Server) ClearFaults() { s.faults.Clear() }
 // they reached the server.
 func (s *Server) Calls(pattern string) int { return s.requests.Count(pattern) }
 
+// LastEF is the ef of the last vector_query that had one, 0 for none yet.
+func (s *Server) LastEF() int { return s.knob.Last() }
+
 // LastQuery returns the query parameters of the last request to a route
 // pattern, or nil.
 func (s *Server) LastQuery(pattern string) url.Values {

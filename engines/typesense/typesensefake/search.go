@@ -55,6 +55,9 @@ func (s *Server) searchIn(name string, q url.Values) reply {
 	if !ok {
 		return rep
 	}
+	if p.vq != nil && p.vq.ef > 0 {
+		s.knob.Saw(p.vq.ef)
+	}
 	return c.answer(p)
 }
 

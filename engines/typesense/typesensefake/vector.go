@@ -20,6 +20,7 @@ type vectorQuery struct {
 	field fieldDef
 	vec   []float64
 	k     int     // 0: the pages' worth
+	ef    int     // 0: not given; the fake's exact answer does not use it
 	alpha float64 // the vector ranking's weight in a hybrid search
 }
 
@@ -78,8 +79,10 @@ func parseVectorQuery(c *collection, s string) (*vectorQuery, reply, bool) {
 	return vq, reply{}, true
 }
 
-// parseParams reads the parameters after the vector, "k:N, alpha:A", of
-// which the fake models k and alpha.
+// parseParams reads the parameters after the vector, "k:N, alpha:A, ef:E",
+// of which the fake models k and alpha, and reads ef as Typesense 29.0's
+// parser does (src/vector_query_ops.cpp: a positive 32-bit integer) for the
+// driver's knob, to record it: its answer is exact whatever ef says.
 func (vq *vectorQuery) parseParams(params string) (reply, bool) {
 	malformed := errorf(http.StatusBadRequest, "Malformed vector query string.")
 	for _, kv := range strings.Split(params, ",") {
@@ -95,6 +98,12 @@ func (vq *vectorQuery) parseParams(params string) (reply, bool) {
 				return malformed, false
 			}
 			vq.k = int(n)
+		case "ef":
+			n, err := strconv.ParseUint(v, 10, 32)
+			if err != nil || n == 0 {
+				return errorf(http.StatusBadRequest, "Malformed vector query string: `ef` parameter must be a positive integer."), false
+			}
+			vq.ef = int(n)
 		case "alpha":
 			a, err := strconv.ParseFloat(v, 64)
 			if err != nil || a < 0 || a > 1 {

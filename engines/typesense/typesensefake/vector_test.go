@@ -101,7 +101,10 @@ func TestVectorRejections(t *testing.T) {
 		{`{"collection":"p","q":"*","vector_query":"title:([1,0], k:3)"}`, 400, "Field `title` does not have a vector query index."},
 		{`{"collection":"p","q":"*","vector_query":"emb:([1,x], k:3)"}`, 400, "Malformed vector query string: one of the vector values is not a float."},
 		{`{"collection":"p","q":"*","vector_query":"emb:[1,0]"}`, 400, "Malformed vector query string."},
-		{`{"collection":"p","q":"*","vector_query":"emb:([1,0], ef:50)"}`, 501, "typesensefake: vector_query parameter ef is not modelled"},
+		{`{"collection":"p","q":"*","vector_query":"emb:([1,0], ef:0)"}`, 400, "Malformed vector query string: `ef` parameter must be a positive integer."},
+		{`{"collection":"p","q":"*","vector_query":"emb:([1,0], ef:-5)"}`, 400, "Malformed vector query string: `ef` parameter must be a positive integer."},
+		{`{"collection":"p","q":"*","vector_query":"emb:([1,0], ef:4294967296)"}`, 400, "Malformed vector query string: `ef` parameter must be a positive integer."},
+		{`{"collection":"p","q":"*","vector_query":"emb:([1,0], flat_search_cutoff:5)"}`, 501, "typesensefake: vector_query parameter flat_search_cutoff is not modelled"},
 		// An empty vector asks Typesense to embed q or use a document's.
 		{`{"collection":"p","q":"*","vector_query":"emb:([], id:3)"}`, 501, "typesensefake: a vector query without a vector (the embedding of q or of a document) is not modelled"},
 		{`{"collection":"nope","q":"*"}`, 404, "Not found."},

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -170,6 +171,9 @@ func (s *Server) searchLocked(ix *index, args []string) ([]string, searchArgs, e
 	if err != nil {
 		return nil, sa, err
 	}
+	if k != nil && k.ef > 0 {
+		s.knob.Saw(k.ef)
+	}
 	var keys []string
 	for key, d := range ix.docs {
 		if pred.eval(d) {
@@ -250,20 +254,50 @@ func (k *knn) resolve(sa *searchArgs) error {
 		return fmt.Errorf("`%s` is not a valid numeric value", kStr)
 	}
 	k.k = int(n)
+	if k.efStr != "" {
+		ef, err := sa.param(k.efStr)
+		if err != nil {
+			return err
+		}
+		if k.ef, err = efRuntime(ef); err != nil {
+			return err
+		}
+	}
 	blob, err := sa.param(k.blobStr)
 	if err != nil {
 		return err
 	}
-	for _, ref := range []string{k.efStr, k.as} {
-		if _, err := sa.param(ref); ref != "" && err != nil {
-			return err
-		}
+	if _, err := sa.param(k.as); k.as != "" && err != nil {
+		return err
 	}
 	if len(blob) != 4*k.field.dim {
 		return fmt.Errorf("query vector blob size (%d) does not match index's expected size (%d).", len(blob), 4*k.field.dim)
 	}
 	k.vec = decodeVector(blob)
 	return nil
+}
+
+// maxEFRuntime is search.max-vector-ef-runtime's default and bound
+// (valkey-search 1.2.1 src/commands/ft_create_parser.cc, kMaxEfRuntime).
+const maxEFRuntime = 1_000_000
+
+// efRuntime reads EF_RUNTIME's value as valkey-search 1.2.1 does: an
+// unsigned 32-bit number (vmsdk's ToNumeric<uint32_t>), then from 1 to
+// max-vector-ef-runtime (src/commands/ft_search_parser.cc,
+// VerifyQueryString).
+func efRuntime(v string) (int, error) {
+	n, err := strconv.ParseInt(v, 10, 64)
+	switch {
+	case err != nil && errors.Is(err, strconv.ErrRange), err == nil && (n < 0 || n > math.MaxUint32):
+		return 0, fmt.Errorf("`%s` is outside acceptable bounds", v)
+	case err != nil:
+		return 0, fmt.Errorf("`%s` is not a valid numeric value", v)
+	case n == 0:
+		return 0, fmt.Errorf("Invalid range: Value below minimum; `EF_RUNTIME` must be a positive integer greater than 0 and cannot exceed %d.", maxEFRuntime)
+	case n > maxEFRuntime:
+		return 0, fmt.Errorf("Invalid range: Value above maximum; `EF_RUNTIME` must be a positive integer greater than 0 and cannot exceed %d.", maxEFRuntime)
+	}
+	return int(n), nil
 }
 
 // nearest is the k keys nearest the query vector by the field's metric,

@@ -81,6 +81,14 @@ var replyScript = [][]string{
 	{"FT.SEARCH", "idx", "@n:[5 1]", "NOCONTENT", "DIALECT", "2"},
 	{"FT.SEARCH", "idx", "@t:{a}", "NOCONTENT", "DIALECT", "2"},
 	{"FT.SEARCH", "idx", "*=>[KNN 2 @v $vec]", "NOCONTENT", "PARAMS", "2", "vec", vec(1, 2, 3), "DIALECT", "2"},
+	// The driver's knob (engines.Query.Knob) is EF_RUNTIME: its bounds and
+	// the module's replies outside them.
+	{"FT.SEARCH", "idx", "*=>[KNN 2 @v $vec EF_RUNTIME 50]", "NOCONTENT", "LIMIT", "0", "2", "PARAMS", "2", "vec", vec(1, 0.1), "DIALECT", "2"},
+	{"FT.SEARCH", "idx", "*=>[KNN 2 @v $vec EF_RUNTIME $ef]", "NOCONTENT", "LIMIT", "0", "2", "PARAMS", "4", "vec", vec(1, 0.1), "ef", "1000000", "DIALECT", "2"},
+	{"FT.SEARCH", "idx", "*=>[KNN 2 @v $vec EF_RUNTIME 0]", "NOCONTENT", "PARAMS", "2", "vec", vec(1, 0.1), "DIALECT", "2"},
+	{"FT.SEARCH", "idx", "*=>[KNN 2 @v $vec EF_RUNTIME 1000001]", "NOCONTENT", "PARAMS", "2", "vec", vec(1, 0.1), "DIALECT", "2"},
+	{"FT.SEARCH", "idx", "*=>[KNN 2 @v $vec EF_RUNTIME -1]", "NOCONTENT", "PARAMS", "2", "vec", vec(1, 0.1), "DIALECT", "2"},
+	{"FT.SEARCH", "idx", "*=>[KNN 2 @v $vec EF_RUNTIME abc]", "NOCONTENT", "PARAMS", "2", "vec", vec(1, 0.1), "DIALECT", "2"},
 	{"FT.SEARCH", "idx", "quiet", "NOCONTENT", "DIALECT", "1"},
 	{"FT.SEARCH", "idx", "quiet", "NOCONTENT", "LIMIT", "0", "10001"},
 	{"FT.SEARCH", "nosuch", "*", "NOCONTENT"},

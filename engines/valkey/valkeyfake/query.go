@@ -532,7 +532,7 @@ func (p *queryParser) phrase(field *attribute) (predicate, error) {
 type knn struct {
 	kStr, blobStr, efStr, as string
 	field                    *attribute
-	k                        int       // resolved
+	k, ef                    int       // resolved (ef 0: no EF_RUNTIME)
 	vec                      []float32 // resolved
 }
 

@@ -105,6 +105,7 @@ type Server struct {
 	nextID       atomic.Int64
 
 	faults fakekit.Faults
+	knob   fakekit.Knob // the last EF_RUNTIME a KNN clause carried
 
 	wg     sync.WaitGroup
 	connMu sync.Mutex
@@ -171,6 +172,10 @@ func Listen() (net.Listener, error) {
 
 // Addr is host:port.
 func (s *Server) Addr() string { return s.ln.Addr().String() }
+
+// LastEFRuntime is the EF_RUNTIME of the last KNN clause that had one, 0
+// for none yet.
+func (s *Server) LastEFRuntime() int { return s.knob.Last() }
 
 // URL is the address as a redis:// URL, the form drivers take.
 func (s *Server) URL() string { return "redis://" + s.Addr() }
