@@ -21,6 +21,7 @@ import (
 	"github.com/searchbench/searchbench/dataset"
 	"github.com/searchbench/searchbench/dataset/neighbours"
 	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/engines/enginetest"
 	"github.com/searchbench/searchbench/engines/elasticsearch"
 	"github.com/searchbench/searchbench/engines/elasticsearch/esfake"
 	"github.com/searchbench/searchbench/runner"
@@ -251,6 +252,16 @@ func ids(t *testing.T, e engines.Engine, q engines.Query) []string {
 // is a pre-filter (K results of the filter's category although every
 // nearer product is in another), ranges are inclusive, a SKU with a stop
 // word is found, a hybrid holds the text's and the vector's matches.
+// The knob is the knn section's num_candidates, k to 10,000; the fake
+// reads each value as sent.
+func TestKnob(t *testing.T) {
+	f := fake(t, esfake.Options{})
+	e := open(t, engines.Config{URL: f.URL()})
+	src := products(t, 20, 4)
+	loadProducts(t, e, src)
+	enginetest.Knob(t, "elasticsearch", e, engines.Query{Vector: src.Product(1, 0).Embedding, K: 5}, f.LastNumCandidates)
+}
+
 func TestProductSemantics(t *testing.T) {
 	f := fake(t, esfake.Options{})
 	points := []engines.Document{

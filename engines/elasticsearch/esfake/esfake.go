@@ -102,6 +102,7 @@ type Server struct {
 
 	faults fakekit.Faults
 	reqs   fakekit.Requests // under "METHOD /path"
+	knob   fakekit.Knob     // the last knn num_candidates
 
 	mu      sync.Mutex
 	indices map[string]*index

@@ -57,6 +57,10 @@ func faultError(w http.ResponseWriter, r *http.Request, f Fault) {
 // Inject adds a fault; faults are tried in the order they were added.
 func (s *Server) Inject(f Fault) { s.faults.Inject(f) }
 
+// LastNumCandidates is the num_candidates of the last knn search answered,
+// 0 for none yet.
+func (s *Server) LastNumCandidates() int { return s.knob.Last() }
+
 // ClearFaults removes every fault and bulk-item rejection and lets the
 // requests held by Hang be answered.
 func (s *Server) ClearFaults() {

@@ -63,6 +63,11 @@ func (s *Server) search(w http.ResponseWriter, r *request) *esError {
 	if e != nil {
 		return e
 	}
+	if knn, ok := body["knn"].([]any); ok {
+		obj, _ := knn[0].(map[string]any)
+		n, _ := intValue(obj["num_candidates"])
+		s.knob.Saw(n)
+	}
 	page := []map[string]any{}
 	var maxScore any
 	for _, h := range hits[:min(len(hits), size)] {
@@ -387,6 +392,9 @@ func (ix *index) phrase(field, text string) (scorer, *esError) {
 	}, nil
 }
 
+// maxCandidates is num_candidates' bound (KnnSearchBuilder.NUM_CANDS_LIMIT).
+const maxCandidates = 10_000
+
 // parseKnn reads the knn section as the driver sends it (an array of one:
 // field, query_vector, k, num_candidates, filter) into its scorer of the
 // documents that pass every filter, by exact cosine similarity, scored
@@ -396,7 +404,7 @@ func (ix *index) parseKnn(raw any) (scorer, int, *esError) {
 	arr, _ := raw.([]any)
 	obj, _ := append(arr, nil)[0].(map[string]any)
 	k, _ := intValue(obj["k"])
-	_, hasCandidates := intValue(obj["num_candidates"])
+	candidates, hasCandidates := intValue(obj["num_candidates"])
 	vec, isVector := floatArray(obj["query_vector"])
 	name := fmt.Sprint(obj["field"])
 	f := ix.fields[name]
@@ -419,6 +427,12 @@ func (ix *index) parseKnn(raw any) (scorer, int, *esError) {
 	switch {
 	case len(arr) != 1 || k < 1 || !hasCandidates || !isVector || f == nil || f.typ != "dense_vector" || !f.indexed:
 		return nil, 0, notImplemented("knn %v", raw)
+	// The driver's knob (engines.Query.Knob) sends num_candidates as given:
+	// Elasticsearch's bounds (KnnSearchBuilder: NUM_CANDS_LIMIT).
+	case candidates > maxCandidates:
+		return nil, 0, badRequest("illegal_argument_exception", "[num_candidates] cannot exceed [%d]", maxCandidates)
+	case candidates < k:
+		return nil, 0, badRequest("illegal_argument_exception", "[num_candidates] cannot be less than [k]")
 	case len(vec) != f.dims:
 		return nil, 0, ix.shardFailure(badRequest("query_shard_exception",
 			"failed to create query: The query vector has a different number of dimensions [%d] than the document vectors [%d].", len(vec), f.dims))

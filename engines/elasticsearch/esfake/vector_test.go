@@ -114,6 +114,16 @@ func TestKnn(t *testing.T) {
 	if got := ids(knnBody(2, 10, nil)); !slices.Equal(got, []string{"a1", "a2"}) {
 		t.Fatalf("knn k=2: %v", got)
 	}
+	// num_candidates, the driver's knob, within Elasticsearch's bounds.
+	for _, bad := range []struct {
+		k, candidates int
+		reason        string
+	}{{2, 10001, "[num_candidates] cannot exceed [10000]"}, {3, 2, "[num_candidates] cannot be less than [k]"}} {
+		r := c.do("POST", "/p/_search", knnBody(bad.k, bad.candidates, nil))
+		if wantError(t, bad.reason, r, 400, "illegal_argument_exception"); reason(r) != bad.reason {
+			t.Errorf("k=%d num_candidates=%d: %q, want %q", bad.k, bad.candidates, reason(r), bad.reason)
+		}
+	}
 	term := map[string]any{"term": map[string]any{"category": map[string]any{"value": "b"}}}
 	if got := ids(knnBody(2, 10, []any{term})); !slices.Equal(got, []string{"b1", "b2"}) {
 		t.Fatalf("knn filtered on b: %v; want the 2 nearest of b", got)
