@@ -21,9 +21,9 @@ import (
 	"github.com/searchbench/searchbench/dataset"
 	"github.com/searchbench/searchbench/dataset/neighbours"
 	"github.com/searchbench/searchbench/engines"
-	"github.com/searchbench/searchbench/engines/enginetest"
 	"github.com/searchbench/searchbench/engines/elasticsearch"
 	"github.com/searchbench/searchbench/engines/elasticsearch/esfake"
+	"github.com/searchbench/searchbench/engines/enginetest"
 	"github.com/searchbench/searchbench/runner"
 )
 
