@@ -195,8 +195,8 @@ func TestProductKNNOnTheHNSWIndex(t *testing.T) {
 
 // The knob is hnsw.ef_search, set on the connection a search runs on:
 // through the HNSW index (the forced plan of TestProductKNNOnTheHNSWIndex),
-// a candidate list of 1 finds fewer of the true neighbours than one of
-// 400, half the table, which finds them all. With one pooled connection,
+// a candidate list of 400, half the table, finds every true neighbour, and
+// one of 1 no more. With one pooled connection,
 // SHOW reads what the searches left: a vector search sets the value, a
 // text search leaves it, a search without a knob goes back to the
 // default.
@@ -213,8 +213,12 @@ func TestKnobIsEfSearch(t *testing.T) {
 		t.Fatal(err)
 	}
 	low, high := knnRecall(t, e, src, 1), knnRecall(t, e, src, 400)
-	if high < 0.99 || low >= high {
-		t.Errorf("recall@%d at hnsw.ef_search 1: %.3f, at 400: %.3f; want the second at least 0.99 and above the first", productK, low, high)
+	// Iterative scans (the driver's relaxed_order) go on past a short
+	// list until k rows pass, so even 1 comes close here (0.998 against
+	// 1.000 in one run); an HNSW graph built by parallel workers is not
+	// the same every time, so the order is not asserted strictly.
+	if high < 0.99 || low > high {
+		t.Errorf("recall@%d at hnsw.ef_search 1: %.3f, at 400: %.3f; want the second at least 0.99 and not below the first", productK, low, high)
 	}
 	vec := src.Product(1, 0).Embedding
 	for _, c := range []struct {
