@@ -1,7 +1,10 @@
 package vectorfile
 
 import (
+	"errors"
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
 
 	"github.com/parquet-go/parquet-go"
@@ -39,9 +42,9 @@ func openParquet(path string, opts Options) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	truth, err := parquet.ReadFile[truthRow](truthPath)
+	truth, err := readRows[truthRow](truthPath, "id", "neighbors_id")
 	if err != nil {
-		return nil, fmt.Errorf("vectorfile: %s: %w", truthPath, err)
+		return nil, err
 	}
 	neighbors, err := positions(trainIDs, testIDs, truth)
 	if err != nil {
@@ -50,12 +53,44 @@ func openParquet(path string, opts Options) (*File, error) {
 	return &File{Format: "parquet", Train: train, Test: test, Neighbors: neighbors, IDs: trainIDs}, nil
 }
 
+// readRows reads every row of the Parquet file at path, after checking
+// that it has the columns named: the library leaves a field that the file
+// lacks at its zero value, which would read as empty vectors.
+func readRows[T any](path string, columns ...string) ([]T, error) {
+	r, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("vectorfile: %w", err)
+	}
+	defer r.Close()
+	st, err := r.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("vectorfile: %w", err)
+	}
+	f, err := parquet.OpenFile(r, st.Size())
+	if err != nil {
+		return nil, fmt.Errorf("vectorfile: %s: %w", path, err)
+	}
+	for _, c := range columns {
+		if f.Root().Column(c) == nil {
+			return nil, fmt.Errorf("vectorfile: %s: no column %q", path, c)
+		}
+	}
+	rows := make([]T, f.NumRows())
+	reader := parquet.NewGenericReader[T](f)
+	defer reader.Close()
+	n, err := reader.Read(rows)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("vectorfile: %s: %w", path, err)
+	}
+	return rows[:n], nil
+}
+
 // readEmb reads a file of id and emb, refusing vectors of differing
 // dimension and repeated ids.
 func readEmb(path string) (Vectors, []int64, error) {
-	rows, err := parquet.ReadFile[embRow](path)
+	rows, err := readRows[embRow](path, "id", "emb")
 	if err != nil {
-		return Vectors{}, nil, fmt.Errorf("vectorfile: %s: %w", path, err)
+		return Vectors{}, nil, err
 	}
 	if len(rows) == 0 {
 		return Vectors{}, nil, fmt.Errorf("vectorfile: %s: no rows", path)
