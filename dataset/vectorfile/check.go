@@ -1,0 +1,97 @@
+package vectorfile
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/searchbench/searchbench/dataset/neighbours"
+)
+
+// Report is what Check found.
+type Report struct {
+	Queries  int // queries checked: all of the file's
+	K        int // neighbours per query
+	Disagree int // queries whose file truth is not the exact top k
+	// First are the first disagreements, at most MaxShown, in query order.
+	First []Disagreement
+}
+
+// Disagreement is one query whose stated neighbours are not its exact
+// ones: both lists, as train indexes, nearest first.
+type Disagreement struct {
+	Query int
+	File  []int
+	Exact []int
+}
+
+// MaxShown is how many disagreements a Report lists.
+const MaxShown = 5
+
+// Check recomputes each test vector's exact top k over the train vectors
+// with the harness's own search (neighbours.Exact) and compares it with
+// the file's neighbours by the harness's one tie rule (neighbours.Hits): a
+// stated neighbour that is not in the exact list still agrees when it is
+// no farther than the exact k-th within neighbours.Tolerance, since a tie
+// at the k-th place can be broken either way. neighbours scores cosine
+// distance only, so a file of another metric is refused rather than
+// checked against the wrong one.
+func (f *File) Check(ctx context.Context) (Report, error) {
+	if f.Distance != Angular {
+		name := f.Distance
+		if name == "" {
+			name = "unnamed"
+		}
+		return Report{}, fmt.Errorf("vectorfile: the truth check computes angular (cosine) distance only; this file's distance is %s", name)
+	}
+	k := f.K()
+	queries := make([]neighbours.Query, f.Test.Len())
+	for i := range queries {
+		queries[i] = neighbours.Query{Vector: f.Test.Row(i)}
+	}
+	n := f.Train.Len()
+	exact, err := neighbours.Exact(ctx, queries, k, func(yield func(neighbours.Doc) bool) {
+		for i := range n {
+			if !yield(neighbours.Doc{ID: uint32(i), Vector: f.Train.Row(i)}) {
+				return
+			}
+		}
+	})
+	if err != nil {
+		return Report{}, fmt.Errorf("vectorfile: exact neighbours: %w", err)
+	}
+	r := Report{Queries: len(queries), K: k}
+	for q, want := range exact {
+		got := make([]uint32, k)
+		for j, i := range f.Neighbors[q] {
+			got[j] = uint32(i)
+		}
+		dist := func(id uint32) (float64, bool) {
+			if int(id) >= n {
+				return 0, false
+			}
+			return neighbours.Distance(queries[q].Vector, f.Train.Row(int(id))), true
+		}
+		if neighbours.Hits(got, want, dist) == len(want) {
+			continue
+		}
+		r.Disagree++
+		if len(r.First) < MaxShown {
+			d := Disagreement{Query: q, File: f.Neighbors[q], Exact: make([]int, len(want))}
+			for j, w := range want {
+				d.Exact[j] = int(w.ID)
+			}
+			r.First = append(r.First, d)
+		}
+	}
+	return r, nil
+}
+
+// String is the report in a few lines: the counts, then each shown
+// disagreement with both lists.
+func (r Report) String() string {
+	s := fmt.Sprintf("%d queries checked at k=%d, %d disagree with the exact neighbours", r.Queries, r.K, r.Disagree)
+	for _, d := range r.First {
+		s += fmt.Sprintf("\nquery %d: file %v, exact %v", d.Query, d.File, d.Exact)
+	}
+	return s
+}
