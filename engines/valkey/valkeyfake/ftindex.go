@@ -30,7 +30,6 @@ func cmdFtCreate(s *Server, c *conn, args []string) {
 		return
 	}
 	// The keys already there are the backfill's, on the cron (backfill.go).
-	ix.backfill.done = ix.skipScan
 	s.indexes[ix.name] = ix
 	c.w.simple("OK")
 }
@@ -79,7 +78,7 @@ func cmdFtInfo(s *Server, c *conn, args []string) {
 		return
 	}
 	attrs := slices.Clone(ix.attrs)
-	slices.SortFunc(attrs, func(a, b *attribute) int { return strings.Compare(a.alias, b.alias) })
+	slices.SortFunc(attrs, func(a, b *attribute) int { return strings.Compare(a.name, b.name) })
 	info := make(list, len(attrs))
 	records, hasText := 0, false
 	for i, a := range attrs {
@@ -104,11 +103,11 @@ func cmdFtInfo(s *Server, c *conn, args []string) {
 		"state", ix.backfill.state(),
 	}
 	if hasText {
-		reply = append(reply,
-			"punctuation", ix.text.punctuation,
-			"stop_words", slices.Clone(ix.text.stopList),
-			"with_offsets", boolDigit(ix.text.offsets),
-			"min_stem_size", ix.text.minStemSize)
+		stop := stopWords
+		if ix.noStop {
+			stop = nil
+		}
+		reply = append(reply, "punctuation", punctuation, "stop_words", slices.Clone(stop), "with_offsets", "1", "min_stem_size", minStemSize)
 	}
 	c.w.value(append(reply, "language", "english"))
 }
@@ -152,9 +151,11 @@ func boolDigit(b bool) string {
 // attributeInfo is one attribute as FT.INFO lists it (src/attribute.cc
 // Attribute::RespondWithInfo, then the index's own: src/indexes/tag.cc,
 // numeric.cc, text.cc, vector_base.cc and vector_hnsw.cc / vector_flat.cc
-// RespondWithInfo, 1.2.1). Memory is the fake's: it holds no index.
+// RespondWithInfo, 1.2.1), with the defaults the driver's FT.CREATE leaves:
+// no suffix trie, stemming, HNSW's M 16, EF_CONSTRUCTION 200, EF_RUNTIME 10
+// and INITIAL_CAP 10240. Memory is the fake's: it holds no index.
 func attributeInfo(ix *index, a *attribute) list {
-	out := list{"identifier", a.identifier, "attribute", a.alias, "user_indexed_memory", 0, "type", a.typ.String()}
+	out := list{"identifier", a.name, "attribute", a.name, "user_indexed_memory", 0, "type", a.typ.String()}
 	size := strconv.Itoa(ix.tracked(a))
 	switch a.typ {
 	case typeTag:
@@ -162,16 +163,10 @@ func attributeInfo(ix *index, a *attribute) list {
 	case typeNumeric:
 		out = append(out, "size", size)
 	case typeText:
-		out = append(out, "WITH_SUFFIX_TRIE", boolDigit(a.suffixTrie), "NO_STEM", boolDigit(a.noStem), "WEIGHT", "1")
+		out = append(out, "WITH_SUFFIX_TRIE", "0", "NO_STEM", "0", "WEIGHT", "1")
 	case typeVector:
-		algorithm := list{"name", a.algorithm, "m", a.m, "ef_construction", a.efc, "ef_runtime", a.efRuntime}
-		if a.algorithm == "FLAT" {
-			algorithm = list{"name", a.algorithm, "block_size", a.blockSize}
-		}
-		out = append(out, "index", list{
-			"capacity", a.initialCap, "dimensions", a.dim, "distance_metric", a.metric, "size", size,
-			"data_type", "FLOAT32", "algorithm", algorithm,
-		})
+		out = append(out, "index", list{"capacity", 10240, "dimensions", a.dim, "distance_metric", "COSINE", "size", size,
+			"data_type", "FLOAT32", "algorithm", list{"name", "HNSW", "m", 16, "ef_construction", 200, "ef_runtime", 10}})
 	}
 	return out
 }

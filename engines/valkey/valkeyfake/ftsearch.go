@@ -5,16 +5,23 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"io"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/searchbench/searchbench/engines/enginetest/fakekit"
+)
+
+// Limits of valkey-search 1.2: search.query-string-bytes' and
+// search.max-vector-knn's defaults.
+const (
+	maxQueryBytes = 10240
+	maxKNN        = 10000
 )
 
 // searchArgs are FT.SEARCH's options.
 type searchArgs struct {
 	noContent   bool
-	verbatim    bool
 	offset, num int
 	params      map[string]string
 	used        map[string]bool
@@ -46,16 +53,16 @@ func cmdFtSearch(s *Server, c *conn, args []string) {
 
 // errContent answers a search that asks for the documents' fields: the
 // driver reads keys only (NOCONTENT), and the fake models no other reply.
-var errContent = errors.New("valkeyfake: only FT.SEARCH … NOCONTENT (or RETURN 0) is modelled; the driver sends nothing else")
+var errContent = errors.New("valkeyfake: only FT.SEARCH … NOCONTENT is modelled; the driver sends nothing else")
 
-// parseSearchArgs parses the options after the query string, as
-// SearchParser (a KeyValueParser) does: it stops at the first word it does
-// not know, which is then an unexpected parameter.
+// parseSearchArgs parses the options after the query string that the driver
+// sends (NOCONTENT, LIMIT, PARAMS, DIALECT) as SearchParser, a
+// KeyValueParser, does: a word it does not know is an unexpected argument
+// (vmsdk/src/command_parser.h KeyValueParser::Parse, 1.2.1).
 func parseSearchArgs(args []string) (searchArgs, error) {
 	sa := searchArgs{num: 10, dialect: 2, params: map[string]string{}, used: map[string]bool{}}
 	it := &argIter{args: args, pos: 3}
 	for it.more() {
-		start := it.pos
 		var err error
 		switch {
 		case it.match("NOCONTENT"):
@@ -65,49 +72,15 @@ func parseSearchArgs(args []string) (searchArgs, error) {
 		case it.match("PARAMS"):
 			err = sa.parseParams(it)
 		case it.match("DIALECT"):
-			v, ok := it.next()
-			n, perr := strconv.Atoi(v)
-			if !ok || perr != nil {
-				return sa, valueError("DIALECT", "`%s` is not a valid numeric value", v)
+			v, _ := it.next()
+			if sa.dialect, err = strconv.Atoi(v); err != nil {
+				err = valueError("DIALECT", "`%s` is not a valid numeric value", v)
 			}
-			sa.dialect = n
-		case it.match("RETURN"):
-			// RETURN 0 is NOCONTENT; the fake answers no other (errContent).
-			v, ok := it.next()
-			n, perr := strconv.ParseUint(v, 10, 31)
-			if !ok || perr != nil || int(n) > len(it.args)-it.pos {
-				return sa, valueError("RETURN", "`%s` is not a valid numeric value", v)
-			}
-			sa.noContent = sa.noContent || n == 0
-			it.take(int(n))
-		case it.match("TIMEOUT"):
-			// Checked; the fake does not time out.
-			v, ok := it.next()
-			n, perr := strconv.Atoi(v)
-			if !ok || perr != nil || n < 0 {
-				return sa, valueError("TIMEOUT", "`%s` is not a valid numeric value", v)
-			}
-			if n > 60000 {
-				return sa, errors.New("TIMEOUT must be a positive integer greater than 0 and cannot exceed 60000.")
-			}
-		case it.match("VERBATIM"):
-			sa.verbatim = true
-		case it.match("SLOP"):
-			it.next()
-		case it.match("SORTBY"):
-			it.next()
-			if !it.match("ASC") {
-				it.match("DESC")
-			}
-		case it.match("INORDER"), it.match("LOCALONLY"), it.match("ALLSHARDS"), it.match("SOMESHARDS"),
-			it.match("CONSISTENT"), it.match("INCONSISTENT"), it.match("WITHSORTKEYS"):
+		default:
+			err = fmt.Errorf("Unexpected argument `%s`", it.args[it.pos])
 		}
 		if err != nil {
 			return sa, err
-		}
-		if it.pos == start {
-			// vmsdk/src/command_parser.h KeyValueParser::Parse, 1.2.1.
-			return sa, fmt.Errorf("Unexpected argument `%s`", it.peek())
 		}
 	}
 	return sa, nil
@@ -118,9 +91,9 @@ func parseSearchArgs(args []string) (searchArgs, error) {
 // src/commands/ft_search_parser.cc ConstructLimitParser, 1.2.1).
 func (sa *searchArgs) parseLimit(it *argIter) error {
 	for _, dst := range []*int{&sa.offset, &sa.num} {
-		v, ok := it.next()
+		v, _ := it.next()
 		n, err := strconv.ParseUint(v, 10, 64)
-		if !ok || err != nil {
+		if err != nil {
 			return valueError("LIMIT", "`%s` is outside acceptable bounds", v)
 		}
 		*dst = int(min(n, 1<<40))
@@ -130,24 +103,22 @@ func (sa *searchArgs) parseLimit(it *argIter) error {
 
 // parseParams reads PARAMS' count and its name/value pairs.
 func (sa *searchArgs) parseParams(it *argIter) error {
-	v, ok := it.next()
+	v, _ := it.next()
 	n, err := strconv.ParseUint(v, 10, 31)
-	if !ok || err != nil {
+	switch {
+	case err != nil:
 		return valueError("PARAMS", "`%s` is not a valid numeric value", v)
-	}
-	if n&1 == 1 {
+	case n&1 == 1:
 		return errors.New("Parameter count must be an even number.")
-	}
-	if int(n) > len(it.args)-it.pos {
+	case int(n) > len(it.args)-it.pos:
 		return valueError("PARAMS", "Missing argument")
 	}
 	for range n / 2 {
 		k, _ := it.next()
-		val, _ := it.next()
 		if _, dup := sa.params[k]; dup {
 			return fmt.Errorf("Parameter %s is already defined.", k)
 		}
-		sa.params[k] = val
+		sa.params[k], _ = it.next()
 	}
 	return nil
 }
@@ -205,7 +176,7 @@ func parseSearch(ix *index, args []string) (sa searchArgs, pred predicate, k *kn
 		return sa, nil, nil, fmt.Errorf("Query string is too long, max length is %d bytes.", maxQueryBytes)
 	}
 	filter, vector, isKNN := strings.Cut(q, "=>")
-	if pred, err = parseFilter(ix, filter, sa.verbatim); err != nil {
+	if pred, err = parseFilter(ix, filter); err != nil {
 		return sa, nil, nil, fmt.Errorf("Invalid filter expression: `%s`. %w", strings.TrimSpace(filter), err)
 	}
 	if _, all := pred.(allPred); all && !isKNN {
@@ -272,8 +243,8 @@ func (k *knn) nearest(ix *index, keys []string) []string {
 	scores := map[string]float64{}
 	var cands []string
 	for _, key := range keys {
-		if v, ok := ix.docs[key][k.field.alias].([]float32); ok {
-			scores[key] = distance(k.field.metric, k.vec, v)
+		if v, ok := ix.docs[key][k.field.name].([]float32); ok {
+			scores[key] = 1 - fakekit.Cosine(k.vec, v) // COSINE's distance, 1 for a zero vector
 			cands = append(cands, key)
 		}
 	}
@@ -285,6 +256,6 @@ func (k *knn) nearest(ix *index, keys []string) []string {
 // insertion.
 func keyHash(k string) uint64 {
 	h := fnv.New64a()
-	io.WriteString(h, k)
+	h.Write([]byte(k))
 	return h.Sum64()
 }
