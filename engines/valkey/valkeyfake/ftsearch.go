@@ -24,8 +24,6 @@ type searchArgs struct {
 	noContent   bool
 	offset, num int
 	params      map[string]string
-	used        map[string]bool
-	dialect     int
 }
 
 func cmdFtSearch(s *Server, c *conn, args []string) {
@@ -56,71 +54,42 @@ func cmdFtSearch(s *Server, c *conn, args []string) {
 var errContent = errors.New("valkeyfake: only FT.SEARCH … NOCONTENT is modelled; the driver sends nothing else")
 
 // parseSearchArgs parses the options after the query string that the driver
-// sends (NOCONTENT, LIMIT, PARAMS, DIALECT) as SearchParser, a
-// KeyValueParser, does: a word it does not know is an unexpected argument
-// (vmsdk/src/command_parser.h KeyValueParser::Parse, 1.2.1).
+// sends: NOCONTENT, LIMIT offset num (two unsigned numbers, not otherwise
+// bounded: src/query/search.h LimitParameter), PARAMS n name value… and
+// DIALECT 2, the one the documentation supports. A word SearchParser does
+// not know is an unexpected argument (vmsdk/src/command_parser.h
+// KeyValueParser::Parse, 1.2.1).
 func parseSearchArgs(args []string) (searchArgs, error) {
-	sa := searchArgs{num: 10, dialect: 2, params: map[string]string{}, used: map[string]bool{}}
+	sa := searchArgs{num: 10, params: map[string]string{}}
 	it := &argIter{args: args, pos: 3}
 	for it.more() {
-		var err error
 		switch {
 		case it.match("NOCONTENT"):
 			sa.noContent = true
 		case it.match("LIMIT"):
-			err = sa.parseLimit(it)
+			for _, dst := range []*int{&sa.offset, &sa.num} {
+				v := it.next()
+				n, err := strconv.ParseUint(v, 10, 64)
+				if err != nil {
+					return sa, valueError("LIMIT", "`%s` is outside acceptable bounds", v)
+				}
+				*dst = int(min(n, 1<<40))
+			}
 		case it.match("PARAMS"):
-			err = sa.parseParams(it)
+			n, _ := strconv.Atoi(it.next())
+			for range max(n, 0) / 2 {
+				k := it.next()
+				sa.params[k] = it.next()
+			}
 		case it.match("DIALECT"):
-			v, _ := it.next()
-			if sa.dialect, err = strconv.Atoi(v); err != nil {
-				err = valueError("DIALECT", "`%s` is not a valid numeric value", v)
+			if it.next() != "2" {
+				return sa, errors.New("valkeyfake: only DIALECT 2 is modelled")
 			}
 		default:
-			err = fmt.Errorf("Unexpected argument `%s`", it.args[it.pos])
-		}
-		if err != nil {
-			return sa, err
+			return sa, fmt.Errorf("Unexpected argument `%s`", it.args[it.pos])
 		}
 	}
 	return sa, nil
-}
-
-// parseLimit reads LIMIT's offset and count: two unsigned 64-bit numbers,
-// not otherwise bounded (query::LimitParameter, src/query/search.h;
-// src/commands/ft_search_parser.cc ConstructLimitParser, 1.2.1).
-func (sa *searchArgs) parseLimit(it *argIter) error {
-	for _, dst := range []*int{&sa.offset, &sa.num} {
-		v, _ := it.next()
-		n, err := strconv.ParseUint(v, 10, 64)
-		if err != nil {
-			return valueError("LIMIT", "`%s` is outside acceptable bounds", v)
-		}
-		*dst = int(min(n, 1<<40))
-	}
-	return nil
-}
-
-// parseParams reads PARAMS' count and its name/value pairs.
-func (sa *searchArgs) parseParams(it *argIter) error {
-	v, _ := it.next()
-	n, err := strconv.ParseUint(v, 10, 31)
-	switch {
-	case err != nil:
-		return valueError("PARAMS", "`%s` is not a valid numeric value", v)
-	case n&1 == 1:
-		return errors.New("Parameter count must be an even number.")
-	case int(n) > len(it.args)-it.pos:
-		return valueError("PARAMS", "Missing argument")
-	}
-	for range n / 2 {
-		k, _ := it.next()
-		if _, dup := sa.params[k]; dup {
-			return fmt.Errorf("Parameter %s is already defined.", k)
-		}
-		sa.params[k], _ = it.next()
-	}
-	return nil
 }
 
 func (sa *searchArgs) param(ref string) (string, error) {
@@ -131,7 +100,6 @@ func (sa *searchArgs) param(ref string) (string, error) {
 	if !ok {
 		return "", fmt.Errorf("Parameter %s not found.", ref[1:])
 	}
-	sa.used[ref[1:]] = true
 	return v, nil
 }
 
@@ -165,8 +133,8 @@ func (s *Server) searchLocked(ix *index, args []string) ([]string, searchArgs, e
 
 // parseSearch parses and checks FT.SEARCH's arguments in the module's
 // order: the options, the query's length, its filter, its KNN clause and
-// the parameters it refers to, the dialect, unused parameters, and last
-// the reply the fake can give (errContent). k is nil for no KNN clause.
+// the parameters it refers to, and last the reply the fake can give
+// (errContent). k is nil for no KNN clause.
 func parseSearch(ix *index, args []string) (sa searchArgs, pred predicate, k *knn, err error) {
 	if sa, err = parseSearchArgs(args); err != nil {
 		return sa, nil, nil, err
@@ -193,14 +161,6 @@ func parseSearch(ix *index, args []string) (sa searchArgs, pred predicate, k *kn
 		}
 		if k.k < 1 || k.k > maxKNN {
 			return sa, nil, nil, fmt.Errorf("KNN parameter must be a positive integer greater than 0 and cannot exceed %d.", maxKNN)
-		}
-	}
-	if sa.dialect < 2 || sa.dialect > 4 {
-		return sa, nil, nil, errors.New("DIALECT requires a non negative integer >=2 and <= 4")
-	}
-	for name := range sa.params {
-		if !sa.used[name] {
-			return sa, nil, nil, fmt.Errorf("Parameter `%s` not used.", name)
 		}
 	}
 	if !sa.noContent {

@@ -1,7 +1,6 @@
 package valkeyfake
 
 import (
-	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -74,23 +73,21 @@ func valueError(param, format string, a ...any) error {
 	return fmt.Errorf("Error parsing value for the parameter `%s` - %s", param, fmt.Sprintf(format, a...))
 }
 
-// argIter walks command arguments the way vmsdk's ArgsIterator does. err
-// is the first missing or malformed value: a parser checks it once after
-// each option.
+// argIter walks command arguments the way vmsdk's ArgsIterator does.
 type argIter struct {
 	args []string
 	pos  int
-	err  error
 }
 
 func (it *argIter) more() bool { return it.pos < len(it.args) }
 
-func (it *argIter) next() (string, bool) {
+// next is the next argument, "" at the end.
+func (it *argIter) next() string {
 	if !it.more() {
-		return "", false
+		return ""
 	}
 	it.pos++
-	return it.args[it.pos-1], true
+	return it.args[it.pos-1]
 }
 
 func (it *argIter) match(word string) bool {
@@ -99,15 +96,6 @@ func (it *argIter) match(word string) bool {
 		return true
 	}
 	return false
-}
-
-// value is param's value, "" with it.err set when there is none.
-func (it *argIter) value(param string) string {
-	v, ok := it.next()
-	if !ok && it.err == nil {
-		it.err = fmt.Errorf("Missing argument for `%s`", param)
-	}
-	return v
 }
 
 // take is the next n arguments (as many as there are).
@@ -124,39 +112,27 @@ const (
 	maxDimensions = 32768
 )
 
-// parseCreate parses FT.CREATE's arguments after the command name, in
-// ParseFTCreateArgs's order, for the driver's form: name [ON HASH]
-// [PREFIX n p…] [NOSTOPWORDS] SCHEMA attributes.
+// parseCreate parses FT.CREATE's arguments after the command name in the
+// driver's form, in ParseFTCreateArgs's order: name [ON HASH] [PREFIX n p…]
+// [NOSTOPWORDS] SCHEMA attributes.
 func parseCreate(args []string) (*index, error) {
 	it := &argIter{args: args}
-	name, _ := it.next()
+	name := it.next()
 	ix := &index{name: name, byName: map[string]*attribute{}, docs: map[string]indexedDoc{}}
-	if it.match("ON") && !strings.EqualFold(it.value("ON"), "HASH") && it.err == nil {
+	if it.match("ON") && !strings.EqualFold(it.next(), "HASH") {
 		return nil, errors.New("valkeyfake: only ON HASH is modelled")
 	}
 	if it.match("PREFIX") {
-		v := it.value("PREFIX")
-		n, err := strconv.ParseUint(v, 10, 31)
-		if it.err == nil && (err != nil || int(n) > len(it.args)-it.pos) {
-			return nil, fmt.Errorf("Bad arguments for PREFIX: `%s` is outside acceptable bounds", v)
-		}
-		ix.prefixes = it.take(int(n))
+		n, _ := strconv.Atoi(it.next())
+		ix.prefixes = it.take(max(n, 0))
 	}
 	ix.noStop = it.match("NOSTOPWORDS")
-	s, ok := it.next()
-	switch {
-	case it.err != nil:
-		return nil, it.err
-	case !ok:
-		return nil, errors.New("Missing argument")
-	case !strings.EqualFold(s, "SCHEMA"):
+	if s := it.next(); !strings.EqualFold(s, "SCHEMA") {
 		return nil, fmt.Errorf("Unexpected parameter `%s`, expecting `SCHEMA`", s)
-	case !it.more():
-		return nil, errors.New("Index schema must have at least one attribute")
 	}
 	texts := 0
 	for it.more() {
-		id, _ := it.next()
+		id := it.next()
 		a, err := parseAttribute(it, id)
 		switch {
 		case err != nil:
@@ -180,19 +156,17 @@ func parseCreate(args []string) (*index, error) {
 // `NUMERIC` or `VECTOR HNSW …` after a field's name.
 func parseAttribute(it *argIter, name string) (*attribute, error) {
 	a := &attribute{name: name, separator: ','}
-	t, ok := it.next()
-	if !ok {
-		return nil, errors.New("Argument value is empty")
-	}
+	t := it.next()
+	var ok bool
 	if a.typ, ok = typeNames[strings.ToUpper(t)]; !ok {
 		return nil, fmt.Errorf("Unknown argument `%s`", t)
 	}
 	switch a.typ {
 	case typeTag:
 		if it.match("SEPARATOR") {
-			v := it.value("SEPARATOR")
-			if it.err != nil || len(v) != 1 {
-				return nil, cmp.Or(it.err, fmt.Errorf("The separator must be a single character, but got `%s`", v))
+			v := it.next()
+			if len(v) != 1 {
+				return nil, fmt.Errorf("The separator must be a single character, but got `%s`", v)
 			}
 			a.separator = v[0]
 		}
@@ -203,56 +177,21 @@ func parseAttribute(it *argIter, name string) (*attribute, error) {
 	return a, nil
 }
 
-// parseVector parses `HNSW <count> <key value>…`, where count is the number
-// of tokens that follow, and verifies as HNSWParameters::Verify does. The
-// attributes are read by a KeyValueParser, which refuses an unknown key as
-// an "Unexpected argument".
+// parseVector reads the driver's vector attribute, `HNSW 6 TYPE FLOAT32
+// DIM n DISTANCE_METRIC COSINE`, its pairs in any order. The module's other
+// forms, and its checks of them (HNSWParameters::Verify), are not modelled.
 func parseVector(it *argIter, a *attribute) error {
-	if algo, _ := it.next(); !strings.EqualFold(algo, "HNSW") {
-		return fmt.Errorf("valkeyfake: only HNSW vector fields are modelled, not `%s`", algo)
+	p := it.take(8)
+	kv := map[string]string{}
+	for i := 2; i+1 < len(p); i += 2 {
+		kv[strings.ToUpper(p[i])] = strings.ToUpper(p[i+1])
 	}
-	nv, _ := it.next()
-	n, err := strconv.ParseUint(nv, 10, 31)
-	if err != nil {
-		return fmt.Errorf("Bad arguments for HNSW: `%s` is outside acceptable bounds", nv)
+	dim, err := strconv.Atoi(kv["DIM"])
+	if len(p) < 8 || !strings.EqualFold(p[0], "HNSW") || p[1] != "6" || len(kv) != 3 || kv["TYPE"] != "FLOAT32" ||
+		kv["DISTANCE_METRIC"] != "COSINE" || err != nil || dim < 1 || dim > maxDimensions {
+		return errors.New("valkeyfake: only VECTOR HNSW 6 TYPE FLOAT32 DIM n (1 to 32768) DISTANCE_METRIC COSINE is modelled")
 	}
-	if rest := len(it.args) - it.pos; int(n) > rest {
-		return fmt.Errorf("Expected %d parameters for HNSW but got %d parameters.", n, rest)
-	}
-	sub := it.take(int(n))
-	var vtype, metric string
-	for i := 0; i < len(sub); i += 2 {
-		if i+1 >= len(sub) {
-			return valueError(sub[i], "Missing argument")
-		}
-		key, val := strings.ToUpper(sub[i]), strings.ToUpper(sub[i+1])
-		switch {
-		case key == "DIM":
-			if a.dim, err = strconv.Atoi(val); err != nil {
-				return valueError(sub[i], "`%s` is not a valid numeric value", sub[i+1])
-			}
-		case key == "TYPE" && val == "FLOAT32":
-			vtype = val
-		case key == "DISTANCE_METRIC" && val == "COSINE":
-			metric = val
-		case key == "DISTANCE_METRIC" && (val == "L2" || val == "IP"):
-			return errors.New("valkeyfake: only DISTANCE_METRIC COSINE is modelled")
-		case key == "TYPE" || key == "DISTANCE_METRIC":
-			return valueError(sub[i], "Unknown argument `%s`", sub[i+1])
-		default:
-			return fmt.Errorf("Unexpected argument `%s`", sub[i])
-		}
-	}
-	switch {
-	case a.dim == 0:
-		return errors.New("Missing dimensions parameter.")
-	case a.dim < 0 || a.dim > maxDimensions:
-		return fmt.Errorf("The dimensions value must be a positive integer greater than 0 and less than or equal to %d.", maxDimensions)
-	case vtype == "":
-		return errors.New("Missing vector TYPE parameter.")
-	case metric == "":
-		return errors.New("Missing DISTANCE_METRIC parameter.")
-	}
+	a.dim = dim
 	return nil
 }
 

@@ -352,19 +352,13 @@ func (p *queryParser) textFields(field *attribute) ([]*attribute, error) {
 	return all, nil
 }
 
-// word reads one token up to a token boundary, handling backslash escapes:
-// a backslash before punctuation keeps the character in the token.
+// word reads one token up to a token boundary (the driver's words are
+// letters and digits: escapes are not modelled).
 func (p *queryParser) word(quoted bool) (string, error) {
 	var b strings.Builder
 	for ; !p.end(); p.pos++ {
 		c := p.peek()
 		switch {
-		case c == '\\':
-			if p.pos++; p.end() {
-				return "", errors.New("Invalid escape sequence: backslash at end of input")
-			}
-			b.WriteByte(p.peek())
-			continue
 		case c == '"' || c == ' ', !quoted && strings.IndexByte(")|(@*%", c) >= 0:
 		case !quoted && strings.IndexByte("{}[]:;$", c) >= 0:
 			return "", p.unexpected()

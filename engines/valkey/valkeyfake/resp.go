@@ -15,27 +15,19 @@ import (
 const (
 	maxArgs     = 1 << 20
 	maxBulkSize = 512 << 20
-	maxInline   = 64 << 10
 )
 
 var errProtocol = errors.New("Protocol error")
 
 // readCommand reads one request: a RESP array of bulk strings, as every
-// client sends, or an inline command (what `PING\r\n` from a readiness probe
-// is).
+// client sends (inline commands are not modelled).
 func readCommand(r *bufio.Reader) ([]string, error) {
 	line, err := readLine(r)
 	if err != nil || line == "" {
 		return nil, err
 	}
-	if line[0] != '*' {
-		if len(line) > maxInline {
-			return nil, fmt.Errorf("%w: too big inline request", errProtocol)
-		}
-		return strings.Fields(line), nil
-	}
 	n, err := strconv.Atoi(line[1:])
-	if err != nil || n > maxArgs {
+	if line[0] != '*' || err != nil || n > maxArgs {
 		return nil, fmt.Errorf("%w: invalid multibulk length", errProtocol)
 	}
 	args := make([]string, 0, min(max(n, 0), 64))
