@@ -45,8 +45,7 @@ func (s *Server) indexLocked(c *conn, name string) *index {
 }
 
 func cmdFtDrop(s *Server, c *conn, args []string) {
-	if len(args) != 2 {
-		c.w.err("ERR wrong number of arguments for 'FT.DROPINDEX' command")
+	if !arity(c, args, 2) {
 		return
 	}
 	s.mu.Lock()

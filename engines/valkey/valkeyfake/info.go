@@ -58,7 +58,7 @@ func cmdConfig(s *Server, c *conn, args []string) {
 		out := dict{}
 		for _, pat := range args[2:] {
 			for k, v := range s.config {
-				if globMatch(strings.ToLower(pat), k) {
+				if strings.EqualFold(pat, k) { // the driver names settings, no globs
 					out = append(out, k, v)
 				}
 			}

@@ -3,6 +3,7 @@ package valkeyfake
 import (
 	"errors"
 	"maps"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -69,15 +70,26 @@ func cmdDel(s *Server, c *conn, args []string) {
 	c.w.value(len(waits))
 }
 
-// cmdScan is SCAN cursor [MATCH pattern] [COUNT n] over the keys in sorted
-// order; the cursor is the position after the last key returned.
+var globEscape = regexp.MustCompile(`\\(.)`)
+
+// cmdScan is SCAN cursor [MATCH prefix*] [COUNT n], the driver's form (a
+// glob-escaped prefix, then '*'), over the keys in sorted order; the cursor
+// is the position after the last key returned.
 func cmdScan(s *Server, c *conn, args []string) {
-	if !arity(c, args, 2) {
-		return
+	cursor, err := strconv.Atoi(args[min(1, len(args)-1)])
+	prefix, count := "", 10
+	for i := 2; i+1 < len(args) && err == nil; i += 2 {
+		switch v := args[i+1]; {
+		case strings.EqualFold(args[i], "MATCH") && strings.HasSuffix(v, "*"):
+			prefix = globEscape.ReplaceAllString(v[:len(v)-1], "$1")
+		case strings.EqualFold(args[i], "COUNT"):
+			count, err = strconv.Atoi(v)
+		default:
+			err = errors.New("not modelled")
+		}
 	}
-	cursor, pattern, count, err := parseScan(args)
-	if err != nil {
-		c.w.err(err.Error())
+	if err != nil || len(args)%2 != 0 || cursor < 0 || count < 1 {
+		c.w.err("ERR valkeyfake: only SCAN cursor [MATCH <escaped prefix>*] [COUNT n] is modelled")
 		return
 	}
 	s.mu.Lock()
@@ -86,7 +98,7 @@ func cmdScan(s *Server, c *conn, args []string) {
 	out := []string{}
 	next := 0
 	for i := cursor; i < len(keys); i++ {
-		if globMatch(pattern, keys[i]) {
+		if strings.HasPrefix(keys[i], prefix) {
 			out = append(out, keys[i])
 		}
 		if i+1-cursor >= count {
@@ -100,52 +112,7 @@ func cmdScan(s *Server, c *conn, args []string) {
 	c.w.value(list{strconv.Itoa(next), out})
 }
 
-func parseScan(args []string) (cursor int, pattern string, count int, err error) {
-	cursor, err = strconv.Atoi(args[1])
-	if err != nil || cursor < 0 {
-		return 0, "", 0, errors.New("ERR invalid cursor")
-	}
-	pattern, count = "*", 10
-	for i := 2; i < len(args); i += 2 {
-		switch {
-		case i+1 >= len(args):
-			return 0, "", 0, errors.New("ERR syntax error")
-		case strings.EqualFold(args[i], "MATCH"):
-			pattern = args[i+1]
-		case strings.EqualFold(args[i], "COUNT"):
-			if count, err = strconv.Atoi(args[i+1]); err != nil || count < 1 {
-				return 0, "", 0, errors.New("ERR syntax error")
-			}
-		default:
-			return 0, "", 0, errors.New("ERR valkeyfake: SCAN takes MATCH and COUNT only")
-		}
-	}
-	return cursor, pattern, count, nil
-}
-
 // sortedKeysLocked is the keyspace in sorted order. s.mu is held.
 func (s *Server) sortedKeysLocked() []string {
 	return slices.Sorted(maps.Keys(s.hashes))
-}
-
-// globMatch supports the glob forms the driver's prefix scan and CONFIG GET
-// use: '*' and backslash escapes.
-func globMatch(pattern, s string) bool {
-	if pattern == "" {
-		return s == ""
-	}
-	switch pattern[0] {
-	case '*':
-		for i := 0; i <= len(s); i++ {
-			if globMatch(pattern[1:], s[i:]) {
-				return true
-			}
-		}
-		return false
-	case '\\':
-		if len(pattern) > 1 {
-			pattern = pattern[1:]
-		}
-	}
-	return s != "" && s[0] == pattern[0] && globMatch(pattern[1:], s[1:])
 }

@@ -161,14 +161,10 @@ func (p *queryParser) orExpr() (predicate, error) {
 			return nil, errors.New("Invalid Query Syntax")
 		}
 		if alts = append(alts, a); p.end() || p.peek() != '|' {
-			break
+			return alts, nil
 		}
 		p.pos++
 	}
-	if len(alts) == 1 {
-		return alts[0], nil
-	}
-	return alts, nil
 }
 
 func (p *queryParser) andExpr() (predicate, error) {
@@ -182,11 +178,8 @@ func (p *queryParser) andExpr() (predicate, error) {
 			all = append(all, u)
 		}
 	}
-	switch len(all) {
-	case 0:
+	if len(all) == 0 {
 		return nil, nil
-	case 1:
-		return all[0], nil
 	}
 	return all, nil
 }

@@ -90,7 +90,7 @@ func (w writer) value(v any) {
 	case string:
 		w.bulk(x)
 	case int:
-		w.WriteString(":" + strconv.Itoa(x) + "\r\n")
+		w.value(int64(x))
 	case int64:
 		w.WriteString(":" + strconv.FormatInt(x, 10) + "\r\n")
 	case []string:

@@ -240,11 +240,7 @@ func (s *Server) dispatch(c *conn, args []string) {
 	h, ok := commands[name]
 	switch {
 	case !ok:
-		rest := make([]string, 0, len(args)-1)
-		for _, a := range args[1:] {
-			rest = append(rest, "'"+a+"'")
-		}
-		c.w.err(fmt.Sprintf("ERR unknown command '%s', with args beginning with: %s", args[0], strings.Join(rest, " ")))
+		c.w.err(fmt.Sprintf("ERR unknown command '%s'", args[0]))
 	case !c.authed && name != "HELLO":
 		c.w.err("NOAUTH Authentication required.")
 	default:

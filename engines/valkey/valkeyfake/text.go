@@ -1,6 +1,7 @@
 package valkeyfake
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -29,16 +30,8 @@ var stopWords = []string{
 	"they", "this", "to", "was", "will", "with",
 }
 
-var isStopWord = map[string]bool{}
-
-func init() {
-	for _, w := range stopWords {
-		isStopWord[w] = true
-	}
-}
-
 // isStop says whether the index drops the lowercased word w.
-func (ix *index) isStop(w string) bool { return !ix.noStop && isStopWord[w] }
+func (ix *index) isStop(w string) bool { return !ix.noStop && slices.Contains(stopWords, w) }
 
 // tokenize lowercases text and cuts it at punctuation and whitespace.
 func tokenize(text string) []string {
