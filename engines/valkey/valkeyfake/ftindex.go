@@ -154,7 +154,7 @@ func boolDigit(b bool) string {
 // no suffix trie, stemming, HNSW's M 16, EF_CONSTRUCTION 200, EF_RUNTIME 10
 // and INITIAL_CAP 10240. Memory is the fake's: it holds no index.
 func attributeInfo(ix *index, a *attribute) list {
-	out := list{"identifier", a.name, "attribute", a.name, "user_indexed_memory", 0, "type", a.typ.String()}
+	out := list{"identifier", a.name, "attribute", a.name, "user_indexed_memory", 0, "type", typeNames[a.typ]}
 	size := strconv.Itoa(ix.tracked(a))
 	switch a.typ {
 	case typeTag:

@@ -71,7 +71,8 @@ func parseSearchArgs(args []string) (searchArgs, error) {
 				v := it.next()
 				n, err := strconv.ParseUint(v, 10, 64)
 				if err != nil {
-					return sa, valueError("LIMIT", "`%s` is outside acceptable bounds", v)
+					// A KeyValueParser's error (vmsdk/src/command_parser.h).
+					return sa, fmt.Errorf("Error parsing value for the parameter `LIMIT` - `%s` is outside acceptable bounds", v)
 				}
 				*dst = int(min(n, 1<<40))
 			}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -19,9 +20,7 @@ const (
 	typeVector
 )
 
-var typeNames = map[string]fieldType{"TEXT": typeText, "TAG": typeTag, "NUMERIC": typeNumeric, "VECTOR": typeVector}
-
-func (t fieldType) String() string { return [...]string{"TEXT", "TAG", "NUMERIC", "VECTOR"}[t] }
+var typeNames = []string{"TEXT", "TAG", "NUMERIC", "VECTOR"}
 
 // attribute is one SCHEMA entry of an index: the hash field, its type, a
 // TAG's separator and case sensitivity, a VECTOR's dimension (the driver's
@@ -65,12 +64,6 @@ func (ix *index) matches(key string) bool {
 		}
 	}
 	return len(ix.prefixes) == 0
-}
-
-// valueError is a KeyValueParser's error for a parameter's value
-// (vmsdk/src/command_parser.h KeyValueParser::Parse, 1.2.1).
-func valueError(param, format string, a ...any) error {
-	return fmt.Errorf("Error parsing value for the parameter `%s` - %s", param, fmt.Sprintf(format, a...))
 }
 
 // argIter walks command arguments the way vmsdk's ArgsIterator does.
@@ -157,8 +150,7 @@ func parseCreate(args []string) (*index, error) {
 func parseAttribute(it *argIter, name string) (*attribute, error) {
 	a := &attribute{name: name, separator: ','}
 	t := it.next()
-	var ok bool
-	if a.typ, ok = typeNames[strings.ToUpper(t)]; !ok {
+	if a.typ = fieldType(slices.Index(typeNames, strings.ToUpper(t))); a.typ < 0 {
 		return nil, fmt.Errorf("Unknown argument `%s`", t)
 	}
 	switch a.typ {

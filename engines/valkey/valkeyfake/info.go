@@ -12,37 +12,30 @@ import (
 // developer-only global_ingestion counters appear only after CONFIG SET
 // search.info-developer-visible yes.
 func cmdInfo(s *Server, c *conn, args []string) {
-	sections := args[1:]
-	if len(sections) == 0 || slices.ContainsFunc(sections, func(a string) bool {
-		return slices.Contains([]string{"all", "everything", "default"}, strings.ToLower(a))
-	}) {
-		sections = []string{"server", "modules", "search"}
-	}
 	var b strings.Builder
-	for _, sec := range sections {
-		switch strings.ToLower(sec) {
-		case "server":
+	for _, sec := range args[1:] {
+		sec = strings.ToLower(sec)
+		all := slices.Contains([]string{"all", "everything", "default"}, sec)
+		if all || sec == "server" {
 			fmt.Fprintf(&b, "# Server\r\nredis_version:7.2.4\r\nserver_name:valkey\r\nvalkey_version:%s\r\n\r\n", ValkeyVersion)
-		case "modules":
+		}
+		if all || sec == "modules" {
 			// The bundle's four modules, one "module" line each, search third.
 			fmt.Fprintf(&b, "# Modules\r\nmodule:name=json,ver=10002,api=1,filters=0,usedby=[],using=[],options=[handle-io-errors]\r\nmodule:name=bf,ver=10001,api=1,filters=0,usedby=[],using=[],options=[]\r\nmodule:name=search,ver=%d,api=1,filters=0,usedby=[],using=[],options=[handle-io-errors|handle-repl-async-load]\r\nmodule:name=ldap,ver=10101,api=1,filters=0,usedby=[],using=[],options=[]\r\n\r\n", searchVersionInt)
-		case "search":
-			s.writeSearchInfo(&b)
+		}
+		if all || sec == "search" {
+			s.mu.Lock()
+			n, dev := len(s.indexes), s.config["search.info-developer-visible"] == "yes"
+			s.mu.Unlock()
+			fmt.Fprintf(&b, "# search_index_stats\r\nsearch_number_of_indexes:%d\r\n\r\n", n)
+			fmt.Fprintf(&b, "# search_thread-pool\r\nsearch_query_queue_size:0\r\nsearch_writer_queue_size:%d\r\nsearch_used_read_cpu:0\r\nsearch_used_write_cpu:0\r\n\r\n", s.writerQueue.Load())
+			if dev {
+				fmt.Fprintf(&b, "# search_global_ingestion\r\nsearch_ingest_hash_keys:%d\r\nsearch_backfill_hash_keys:%d\r\nsearch_ingest_hash_blocked:%d\r\nsearch_ingest_field_vector:%d\r\nsearch_ingest_field_numeric:%d\r\nsearch_ingest_field_tag:%d\r\nsearch_ingest_field_text:%d\r\n\r\n",
+					s.ingestKeys.Load(), s.backfillKeys.Load(), s.blocked.Load(), s.ingestFields[typeVector].Load(), s.ingestFields[typeNumeric].Load(), s.ingestFields[typeTag].Load(), s.ingestFields[typeText].Load())
+			}
 		}
 	}
 	c.w.bulk(b.String())
-}
-
-func (s *Server) writeSearchInfo(b *strings.Builder) {
-	s.mu.Lock()
-	n, dev := len(s.indexes), s.config["search.info-developer-visible"] == "yes"
-	s.mu.Unlock()
-	fmt.Fprintf(b, "# search_index_stats\r\nsearch_number_of_indexes:%d\r\n\r\n", n)
-	fmt.Fprintf(b, "# search_thread-pool\r\nsearch_query_queue_size:0\r\nsearch_writer_queue_size:%d\r\nsearch_used_read_cpu:0\r\nsearch_used_write_cpu:0\r\n\r\n", s.writerQueue.Load())
-	if dev {
-		fmt.Fprintf(b, "# search_global_ingestion\r\nsearch_ingest_hash_keys:%d\r\nsearch_backfill_hash_keys:%d\r\nsearch_ingest_hash_blocked:%d\r\nsearch_ingest_field_vector:%d\r\nsearch_ingest_field_numeric:%d\r\nsearch_ingest_field_tag:%d\r\nsearch_ingest_field_text:%d\r\n\r\n",
-			s.ingestKeys.Load(), s.backfillKeys.Load(), s.blocked.Load(), s.ingestFields[typeVector].Load(), s.ingestFields[typeNumeric].Load(), s.ingestFields[typeTag].Load(), s.ingestFields[typeText].Load())
-	}
 }
 
 // cmdConfig implements CONFIG GET and CONFIG SET for the module settings

@@ -3,7 +3,6 @@ package valkeyfake
 import (
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -280,7 +279,7 @@ func (p *queryParser) tags(a *attribute) (predicate, error) {
 	}
 }
 
-// number reads one end of a range: a number, or ±inf.
+// number reads one end of a range.
 func (p *queryParser) number() (float64, error) {
 	p.skipSpace()
 	if !p.end() && p.peek() == '(' {
@@ -291,13 +290,7 @@ func (p *queryParser) number() (float64, error) {
 		p.pos++
 	}
 	v := p.s[start:p.pos]
-	switch strings.ToLower(v) {
-	case "-inf":
-		return math.Inf(-1), nil
-	case "inf", "+inf":
-		return math.Inf(1), nil
-	}
-	f, err := strconv.ParseFloat(v, 64)
+	f, err := strconv.ParseFloat(v, 64) // takes ±inf, as the module does
 	if err != nil {
 		return 0, fmt.Errorf("Invalid number: %s", v)
 	}
