@@ -95,7 +95,7 @@ func cmdFtInfo(s *Server, c *conn, args []string) {
 		"total_term_occurrences", occurrences,
 		"num_terms", terms,
 		"hash_indexing_failures", strconv.FormatInt(ix.failures, 10),
-		"backfill_in_progress", boolDigit(!ix.backfill.done),
+		"backfill_in_progress", digit[!ix.backfill.done],
 		"backfill_complete_percent", fmt.Sprintf("%f", ix.backfill.percent()),
 		"mutation_queue_size", strconv.FormatInt(ix.queue, 10),
 		"recent_mutations_queue_delay", "0 sec",
@@ -111,8 +111,7 @@ func cmdFtInfo(s *Server, c *conn, args []string) {
 	c.w.value(append(reply, "language", "english"))
 }
 
-// tracked is how many documents hold a value of a: the attribute's size
-// in FT.INFO, and its share of num_records.
+// tracked is how many documents hold a value of a (FT.INFO's size).
 func (ix *index) tracked(a *attribute) int {
 	n := 0
 	for _, d := range ix.docs {
@@ -123,9 +122,8 @@ func (ix *index) tracked(a *attribute) int {
 	return n
 }
 
-// termCounts is FT.INFO's total_term_occurrences (every word indexed, stop
-// words left out) and num_terms (the distinct ones) over the index's TEXT
-// fields.
+// termCounts is FT.INFO's total_term_occurrences (the words indexed) and
+// num_terms (the distinct ones).
 func (ix *index) termCounts() (occurrences, terms int) {
 	seen := map[string]bool{}
 	for _, d := range ix.docs {
@@ -140,12 +138,7 @@ func (ix *index) termCounts() (occurrences, terms int) {
 	return occurrences, len(seen)
 }
 
-func boolDigit(b bool) string {
-	if b {
-		return "1"
-	}
-	return "0"
-}
+var digit = map[bool]string{false: "0", true: "1"}
 
 // attributeInfo is one attribute as FT.INFO lists it (src/attribute.cc
 // Attribute::RespondWithInfo, then the index's own: src/indexes/tag.cc,
@@ -158,7 +151,7 @@ func attributeInfo(ix *index, a *attribute) list {
 	size := strconv.Itoa(ix.tracked(a))
 	switch a.typ {
 	case typeTag:
-		out = append(out, "SEPARATOR", string(a.separator), "CASESENSITIVE", boolDigit(a.caseSensitive), "size", size)
+		out = append(out, "SEPARATOR", string(a.separator), "CASESENSITIVE", digit[a.caseSensitive], "size", size)
 	case typeNumeric:
 		out = append(out, "size", size)
 	case typeText:

@@ -33,9 +33,8 @@ type attribute struct {
 	dim           int
 }
 
-// indexedDoc is what an index holds for one key: by field, the parsed
-// value of each attribute the key carries, a textValue, []string (tags),
-// float64 or []float32.
+// indexedDoc is what an index holds for one key: by field, the parsed value
+// of each attribute: a textValue, []string (tags), float64 or []float32.
 type indexedDoc map[string]any
 
 // textValue is a TEXT attribute's words in order (positions), stop words
@@ -55,8 +54,7 @@ type index struct {
 	backfill backfill
 }
 
-// matches says whether key is under one of the index's prefixes: the prefix
-// trie semantics that keep writes away from indexes on other prefixes.
+// matches says whether key is under one of the index's prefixes.
 func (ix *index) matches(key string) bool {
 	for _, p := range ix.prefixes {
 		if strings.HasPrefix(key, p) {

@@ -34,8 +34,7 @@ func cmdHset(s *Server, c *conn, args []string) {
 	c.w.value(added)
 }
 
-// cmdHgetall is HGETALL key: the hash's fields and values, empty for a
-// missing key. Its arity is exactly 2 (Valkey's command table).
+// cmdHgetall is HGETALL key (arity exactly 2, Valkey's command table).
 func cmdHgetall(s *Server, c *conn, args []string) {
 	if len(args) != 2 {
 		c.w.err("ERR wrong number of arguments for 'hgetall' command")

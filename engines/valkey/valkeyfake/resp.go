@@ -77,9 +77,8 @@ func (w writer) err(s string) {
 
 func (w writer) bulk(s string) { w.WriteString("$" + strconv.Itoa(len(s)) + "\r\n" + s + "\r\n") }
 
-// list is a reply array; its items are string, int, int64, []string, list
-// or dict. Building a reply as a value keeps its lengths right by
-// construction.
+// list is a reply array of string, int, int64, []string, list or dict
+// items: a reply built as a value has its lengths right by construction.
 type list []any
 
 // dict is a RESP3 map reply, its keys and values alternating.

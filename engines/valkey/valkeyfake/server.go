@@ -121,9 +121,7 @@ func New(opts Options) (*Server, error) {
 }
 
 // Listen listens on 127.0.0.1 at a free port from 20000 to 32767, out of
-// the kernel's ephemeral range where the clients' own ports are, starting
-// at a point that differs from one process to the next so that concurrent
-// test processes rarely collide.
+// the kernel's ephemeral range, from a start that differs per process.
 func Listen() (net.Listener, error) {
 	const lo, n = 20000, 32768 - 20000
 	start := int(time.Now().UnixNano() % n)
@@ -257,9 +255,7 @@ func arity(c *conn, args []string, min int) bool {
 }
 
 // Fault is what the fake does in place of its answer to a command
-// (fakekit.Fault's Command, Raw, Drop, Hang, Delay and Times): raw bytes on
-// the wire, the connection dropped, the command held until ClearFaults or
-// delayed. Times 0 lasts until ClearFaults.
+// (fakekit.Fault): raw bytes, a dropped connection, a hold or a delay.
 type Fault = fakekit.Fault
 
 // Inject queues f.
@@ -268,10 +264,8 @@ func (s *Server) Inject(f Fault) { s.faults.Inject(f) }
 // ClearFaults removes every queued fault and releases held commands.
 func (s *Server) ClearFaults() { s.faults.Clear() }
 
-// fault applies the first queued fault for command, if any: ok says one
-// was taken and the command is not to be answered, drop that the
-// connection is to be closed. A fault that only holds or delays the
-// command leaves it to be answered as usual.
+// fault applies the first queued fault for command: ok says the command is
+// not to be answered, drop that the connection is to be closed.
 func (s *Server) fault(c *conn, command string) (drop, ok bool) {
 	t, ok := s.faults.TakeCommand(command)
 	if !ok {
