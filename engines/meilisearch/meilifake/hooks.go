@@ -40,18 +40,13 @@ func (s *Server) Inject(f Fault) { s.faults.Inject(f) }
 // ClearFaults removes every fault and lets the requests held by Hang go on.
 func (s *Server) ClearFaults() { s.faults.Clear() }
 
-// TaskFailure is how FailTasks makes a task fail.
-type TaskFailure struct {
-	Code, Message string
-}
-
 // FailTasks makes the next n tasks the scheduler processes fail with the
 // given Meilisearch error code and message, changing nothing.
 func (s *Server) FailTasks(n int, code, message string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for range n {
-		s.failNext = append(s.failNext, TaskFailure{Code: code, Message: message})
+		s.failNext = append(s.failNext, newError(code, message))
 	}
 }
 

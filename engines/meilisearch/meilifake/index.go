@@ -2,6 +2,7 @@ package meilifake
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -9,23 +10,21 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/searchbench/searchbench/engines/enginetest/fakekit"
 )
 
 // index is one Meilisearch index.
 type index struct {
-	uid                  string
-	primaryKey           string // "" until set or inferred
-	createdAt, updatedAt time.Time
-	searchable           []string // nil: every attribute ("*")
-	typo                 typoSettings
-	filterable           []string             // filterableAttributes
-	embedders            map[string]int       // userProvided embedders: name → dimensions
-	docs                 map[string]*document // by external id
-	fields               []string             // every field seen, first-seen order (the "*" order)
-	nextInternal         uint64
+	uid          string
+	primaryKey   string   // "" until set or inferred
+	searchable   []string // nil: every attribute ("*")
+	typo         typoSettings
+	filterable   []string             // filterableAttributes
+	embedders    map[string]int       // userProvided embedders: name → dimensions
+	docs         map[string]*document // by external id
+	fields       []string             // every field seen, first-seen order (the "*" order)
+	nextInternal uint64
 }
 
 // typoSettings are the part of typoTolerance Settings reports: the fake
@@ -48,16 +47,7 @@ type document struct {
 }
 
 func newIndex(uid, primaryKey string) *index {
-	now := time.Now()
-	return &index{uid: uid, primaryKey: primaryKey, createdAt: now, updatedAt: now, typo: defaultTypo, docs: map[string]*document{}}
-}
-
-func (ix *index) view() map[string]any {
-	var pk any
-	if ix.primaryKey != "" {
-		pk = ix.primaryKey
-	}
-	return map[string]any{"uid": ix.uid, "createdAt": timeOrNil(ix.createdAt), "updatedAt": timeOrNil(ix.updatedAt), "primaryKey": pk}
+	return &index{uid: uid, primaryKey: primaryKey, typo: defaultTypo, docs: map[string]*document{}}
 }
 
 // searchableFields returns the searchable attributes in ranking order.
@@ -77,17 +67,6 @@ func (s *Server) lookup(w http.ResponseWriter, uid string) *index {
 	ix, ok := s.indexes[uid]
 	if !ok {
 		writeError(w, indexNotFound(uid))
-	}
-	return ix
-}
-
-// ensure returns the index, creating it as a write to a missing index does.
-// Called with s.mu held.
-func (s *Server) ensure(uid string) *index {
-	ix, ok := s.indexes[uid]
-	if !ok {
-		ix = newIndex(uid, "")
-		s.indexes[uid] = ix
 	}
 	return ix
 }
@@ -124,14 +103,6 @@ func (s *Server) createIndex(w http.ResponseWriter, r *http.Request) {
 		s.indexes[uid] = newIndex(uid, pk)
 		return nil, nil
 	})
-}
-
-func (s *Server) getIndex(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if ix := s.lookup(w, r.PathValue("uid")); ix != nil {
-		fakekit.WriteJSON(w, http.StatusOK, ix.view())
-	}
 }
 
 func (s *Server) deleteIndex(w http.ResponseWriter, r *http.Request) {
@@ -232,15 +203,15 @@ var (
 	typoKnown = []string{"enabled", "minWordSizeForTypos", "disableOnWords", "disableOnAttributes", "disableOnNumbers"}
 )
 
-// settingsUpdate is a parsed PATCH /settings body: nil members are unchanged.
+// settingsUpdate is a parsed PATCH /settings body: nil members are
+// unchanged. Resetting a setting (null) is not modelled: the driver sets
+// each once, on a new index.
 type settingsUpdate struct {
-	searchable      *[]string // points at nil to reset to "*"
-	typo            map[string]json.RawMessage
-	typoReset       bool
-	oneTypo, twoTyp *int
-	filterable      *[]string
-	embedders       map[string]int // 0: removed
-	embeddersReset  bool
+	searchable, filterable *[]string
+	typo                   map[string]json.RawMessage
+	enabled                *bool
+	oneTypo, twoTypos      *int
+	embedders              map[string]int
 }
 
 func (s *Server) updateSettings(w http.ResponseWriter, r *http.Request) {
@@ -265,181 +236,109 @@ func (s *Server) updateSettings(w http.ResponseWriter, r *http.Request) {
 		if !had {
 			ix = newIndex(uid, "")
 		}
-		next, err := u.applyTo(ix)
-		if err != nil {
-			return nil, err
-		}
-		ix.searchable, ix.typo, ix.updatedAt = next.searchable, next.typo, time.Now()
-		ix.filterable, ix.embedders = next.filterable, next.embedders
-		// A removed embedder's embeddings go with it.
-		for _, d := range ix.docs {
-			for name := range d.vectors {
-				if _, ok := ix.embedders[name]; !ok {
-					delete(d.vectors, name)
-				}
-			}
+		if e := u.applyTo(ix); e != nil {
+			return nil, e
 		}
 		s.indexes[uid] = ix
 		return nil, nil
 	})
 }
 
-func parseSettings(m map[string]json.RawMessage) (settingsUpdate, *apiError) {
-	var u settingsUpdate
+func parseSettings(m map[string]json.RawMessage) (u settingsUpdate, e *apiError) {
 	for k, v := range m {
-		if !slices.Contains(settingsModelled, k) && !isNull(v) {
+		switch {
+		case !isNull(v) && !slices.Contains(settingsModelled, k):
 			return u, notModelled("the setting `" + k + "`")
+		case isNull(v) && slices.Contains(settingsModelled, k):
+			return u, notModelled("resetting the setting `" + k + "`")
 		}
 	}
 	if raw, ok := m["searchableAttributes"]; ok {
 		var list []string
-		if !isNull(raw) {
-			if e := decodeField(raw, "searchableAttributes", "invalid_settings_searchable_attributes", "an array of strings", &list); e != nil {
-				return u, e
-			}
-			if slices.Contains(list, "*") {
-				list = nil
-			}
+		if e := decodeField(raw, "searchableAttributes", "invalid_settings_searchable_attributes", "an array of strings", &list); e != nil {
+			return u, e
+		}
+		if slices.Contains(list, "*") {
+			list = nil
 		}
 		u.searchable = &list
 	}
 	if raw, ok := m["filterableAttributes"]; ok {
-		var e *apiError
 		if u.filterable, e = parseFilterable(raw); e != nil {
 			return u, e
 		}
 	}
 	if raw, ok := m["embedders"]; ok {
-		var e *apiError
-		if u.embedders, u.embeddersReset, e = parseEmbedders(raw); e != nil {
+		if u.embedders, e = parseEmbedders(raw); e != nil {
 			return u, e
 		}
 	}
-	raw, ok := m["typoTolerance"]
-	switch {
-	case !ok:
-	case isNull(raw):
-		u.typoReset = true
-	default:
-		var e *apiError
+	if raw, ok := m["typoTolerance"]; ok {
 		if u.typo, e = fields(raw, ".typoTolerance", "invalid_settings_typo_tolerance", typoKnown); e != nil {
 			return u, e
 		}
-		if e := u.parseMinWordSize(); e != nil {
-			return u, e
-		}
+		return u, u.parseTypo()
 	}
 	return u, nil
 }
 
-func (u *settingsUpdate) parseMinWordSize() *apiError {
-	raw := u.typo["minWordSizeForTypos"]
-	if isNull(raw) {
-		return nil
-	}
-	mw, e := fields(raw, ".typoTolerance.minWordSizeForTypos", "invalid_settings_typo_tolerance", []string{"oneTypo", "twoTypos"})
-	if e != nil {
-		return e
-	}
-	for k, v := range mw {
-		dst := map[string]**int{"oneTypo": &u.oneTypo, "twoTypos": &u.twoTyp}[k]
-		if isNull(v) {
-			continue
+// parseTypo reads typoTolerance's enabled and minWordSizeForTypos; the
+// words, attributes and numbers typo tolerance is disabled on are not
+// modelled beyond none (the driver's [] and false).
+func (u *settingsUpdate) parseTypo() *apiError {
+	for k, v := range u.typo {
+		switch {
+		case isNull(v):
+		case k == "enabled":
+			u.enabled = new(bool)
+			if e := decodeField(v, "typoTolerance.enabled", "invalid_settings_typo_tolerance", "a boolean", u.enabled); e != nil {
+				return e
+			}
+		case k == "minWordSizeForTypos":
+			mw, e := fields(v, ".typoTolerance.minWordSizeForTypos", "invalid_settings_typo_tolerance", []string{"oneTypo", "twoTypos"})
+			for k, v := range mw {
+				n, err := uintField(v, "typoTolerance.minWordSizeForTypos."+k, "invalid_settings_typo_tolerance", 255)
+				e = cmp.Or(e, err)
+				*map[string]**int{"oneTypo": &u.oneTypo, "twoTypos": &u.twoTypos}[k] = new(int(n))
+			}
+			if e != nil {
+				return e
+			}
+		case string(v) != "[]" && string(v) != "false":
+			return notModelled("typoTolerance." + k + " other than none")
 		}
-		n, e := uintField(v, "typoTolerance.minWordSizeForTypos."+k, "invalid_settings_typo_tolerance", 255)
-		if e != nil {
-			return e
-		}
-		i := int(n)
-		*dst = &i
 	}
 	return nil
 }
 
-// applyTo returns the index's settings after the update; an inconsistent
-// result fails the task, as Meilisearch checks it while processing.
-func (u settingsUpdate) applyTo(ix *index) (index, *apiError) {
-	next := *ix
-	if u.searchable != nil {
-		next.searchable = *u.searchable
-	}
-	if u.filterable != nil {
-		next.filterable = *u.filterable
-	}
-	if u.embeddersReset || u.embedders != nil {
-		var e *apiError
-		if next.embedders, e = u.applyEmbedders(ix); e != nil {
-			return next, e
-		}
-	}
-	if e := u.applyTypo(&next.typo); e != nil {
-		return next, e
-	}
-	return next, nil
-}
-
-// applyEmbedders returns the index's embedders after the update.
-func (u settingsUpdate) applyEmbedders(ix *index) (map[string]int, *apiError) {
-	next := map[string]int{}
-	if !u.embeddersReset {
-		maps.Copy(next, ix.embedders)
-	}
-	for name, dim := range u.embedders {
-		if dim == 0 {
-			delete(next, name)
-			continue
-		}
-		// A new dimension must fit the embeddings already stored
-		// (userProvided vectors are not regenerated).
-		for _, d := range ix.docs {
-			if v, ok := d.vectors[name]; ok && len(v) != dim {
-				return nil, dimensionError(ix.uid, dim, len(v))
-			}
-		}
-		next[name] = dim
-	}
-	return next, nil
-}
-
-// applyTypo brings typo up to the update's typoTolerance.
-func (u settingsUpdate) applyTypo(typo *typoSettings) *apiError {
-	if u.typoReset {
-		*typo = defaultTypo
-	}
-	for k, v := range u.typo {
-		if isNull(v) {
-			if k == "enabled" {
-				typo.enabled = true
-			}
-			continue
-		}
-		var err error
-		var list []string
-		switch k {
-		case "enabled":
-			err = json.Unmarshal(v, &typo.enabled)
-		case "disableOnWords", "disableOnAttributes":
-			err = json.Unmarshal(v, &list)
-		case "disableOnNumbers":
-			var b bool
-			err = json.Unmarshal(v, &b)
-			if err == nil && b {
-				return notModelled("typoTolerance.disableOnNumbers = true")
-			}
-		}
-		if err != nil {
-			return newError("invalid_settings_typo_tolerance", fmt.Sprintf("Invalid value type at `.typoTolerance.%s`: %v", k, err))
-		}
+// applyTo brings the index's settings up to the update; an inconsistent
+// result fails the task and changes nothing, as Meilisearch checks it while
+// processing.
+func (u settingsUpdate) applyTo(ix *index) *apiError {
+	typo := ix.typo
+	if u.enabled != nil {
+		typo.enabled = *u.enabled
 	}
 	if u.oneTypo != nil {
 		typo.oneTypo = *u.oneTypo
 	}
-	if u.twoTyp != nil {
-		typo.twoTypos = *u.twoTyp
+	if u.twoTypos != nil {
+		typo.twoTypos = *u.twoTypos
 	}
 	if typo.oneTypo > typo.twoTypos {
 		return newError("invalid_settings_typo_tolerance", fmt.Sprintf("`minWordSizeForTypos` setting is invalid. `oneTypo` and `twoTypos` fields should be between `0` and `255`, and `twoTypos` should be greater or equals to `oneTypo` but found `oneTypo: %d` and twoTypos: %d`.", typo.oneTypo, typo.twoTypos))
 	}
+	ix.typo = typo
+	if u.searchable != nil {
+		ix.searchable = *u.searchable
+	}
+	if u.filterable != nil {
+		ix.filterable = *u.filterable
+	}
+	if u.embedders != nil && ix.embedders == nil {
+		ix.embedders = map[string]int{}
+	}
+	maps.Copy(ix.embedders, u.embedders)
 	return nil
 }
 
@@ -453,10 +352,6 @@ func (s *Server) addDocuments(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	known := []string{"primaryKey", "csvDelimiter", "customMetadata", "skipCreation"}
 	if e := checkParams(q, "documents", known, known[:1]); failed(w, e) {
-		return
-	}
-	if mt, _, _ := strings.Cut(r.Header.Get("Content-Type"), ";"); mt == "application/x-ndjson" || mt == "text/csv" {
-		writeError(w, notModelled("a "+mt+" payload"))
 		return
 	}
 	var raw json.RawMessage
@@ -540,10 +435,8 @@ func (s *Server) replaceDocuments(uid, pk string, docs []orderedObject) (int, *a
 	case key == "" && pk != "":
 		key = pk
 	case key == "" && len(docs) > 0:
-		var err *apiError
-		if key, err = inferPrimaryKey(docs[0]); err != nil {
-			return 0, err
-		}
+		// The driver names the primary key when it creates the index.
+		return 0, notModelled("primary key inference")
 	}
 	ids := make([]string, len(docs))
 	vectors := make([]map[string][]float64, len(docs))
@@ -564,26 +457,7 @@ func (s *Server) replaceDocuments(uid, pk string, docs []orderedObject) (int, *a
 	for i, d := range docs {
 		ix.put(ids[i], d, vectors[i])
 	}
-	ix.updatedAt = time.Now()
 	return len(docs), nil
-}
-
-// inferPrimaryKey picks the one field whose name ends in "id", as
-// Meilisearch does for an index without a primary key.
-func inferPrimaryKey(d orderedObject) (string, *apiError) {
-	var found []string
-	for _, k := range d.keys {
-		if strings.HasSuffix(strings.ToLower(k), "id") {
-			found = append(found, k)
-		}
-	}
-	switch len(found) {
-	case 1:
-		return found[0], nil
-	case 0:
-		return "", newError("index_primary_key_no_candidate_found", "The primary key inference failed as the engine did not find any field ending with `id` in its name. Please specify the primary key manually using the `primaryKey` query parameter.")
-	}
-	return "", newError("index_primary_key_multiple_candidates_found", fmt.Sprintf("The primary key inference failed as the engine found %d fields ending with `id` in their names: '%s' and '%s'. Please specify the primary key manually using the `primaryKey` query parameter.", len(found), found[0], found[1]))
 }
 
 // documentID returns a document's id: an integer, or a string of a-z A-Z
@@ -655,18 +529,13 @@ func (s *Server) deleteDocument(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// getDocumentParams are GET /indexes/{uid}/documents/{id}'s query
-// parameters (deny_unknown_fields).
-var getDocumentParams = []string{"fields", "retrieveVectors"}
-
 // getDocument is get_document (routes/indexes/documents.rs): the query
-// parameters are read first (an unknown one is 400 bad_request), then the
-// index uid (400 invalid_index_uid) and the index (404 index_not_found),
-// then the document (404 document_not_found, "Document `id` not found.").
-// The answer is the stored document with its fields in the index's field
-// order, narrowed to fields when given: a comma-separated list in which
-// "*" means every field, an empty value none, and a name no document has
-// is skipped. retrieveVectors=true is not modelled (no embedders are).
+// parameters first (unknown: 400 bad_request; retrieveVectors, which the
+// driver never sends: 501), then the index uid and the index, then the
+// document (404 document_not_found). The answer is the stored document in
+// the index's field order, narrowed to fields when given: a comma-separated
+// list in which "*" means every field and a name no document has is
+// skipped.
 func (s *Server) getDocument(w http.ResponseWriter, r *http.Request) {
 	selected, e := parseDocumentQuery(r.URL.Query())
 	uid, id := r.PathValue("uid"), r.PathValue("id")
@@ -695,17 +564,9 @@ func (s *Server) getDocument(w http.ResponseWriter, r *http.Request) {
 // parseDocumentQuery reads GET document's query parameters: the fields
 // selected, nil for every one.
 func parseDocumentQuery(q url.Values) ([]string, *apiError) {
-	if e := checkParams(q, "document", getDocumentParams, getDocumentParams); e != nil {
+	known := []string{"fields", "retrieveVectors"}
+	if e := checkParams(q, "document", known, known[:1]); e != nil {
 		return nil, e
-	}
-	if v, ok := q["retrieveVectors"]; ok {
-		switch v[0] {
-		case "false":
-		case "true":
-			return nil, notModelled("retrieveVectors=true")
-		default:
-			return nil, newError("invalid_document_retrieve_vectors", fmt.Sprintf("Invalid value in parameter `retrieveVectors`: could not parse `%s` as a boolean, expected either `true` or `false`", v[0]))
-		}
 	}
 	v, ok := q["fields"]
 	if !ok || slices.Contains(strings.Split(v[0], ","), "*") {

@@ -1,64 +1,40 @@
 // Package meilifake is a wire-contract fake of Meilisearch 1.37's REST API,
-// not a search engine. It speaks the routes the searchbench driver uses, with
-// Meilisearch's status codes and error bodies ({message, code, type, link}),
-// so the driver's requests and its handling of answers can be tested without
-// a server. It is written from Meilisearch's documentation and source
-// (meilisearch/meilisearch v1.37: meilisearch-types error.rs for the codes,
-// routes/ for the routes and their parameters) and rejects what
-// Meilisearch rejects: a missing or wrong API key when a master key is set (401
-// missing_authorization_header, 403 invalid_api_key), unknown fields in a
-// search, index or settings body (400 bad_request, or the field's
-// invalid_search_* / invalid_settings_* code), values of the wrong type, a
-// missing Content-Type (415), malformed JSON (400 malformed_payload), and —
-// asynchronously, as a failed task, as Meilisearch does — a document without
-// the primary key or with an id that is not an integer or a string of
-// a-z A-Z 0-9 - _ (at most 511 bytes).
+// not a search engine: it exists to test the searchbench driver, and speaks
+// the routes that driver uses with Meilisearch's status codes and error
+// bodies ({message, code, type, link}). It is written from Meilisearch's
+// source (meilisearch/meilisearch v1.37: meilisearch-types error.rs for the
+// codes, routes/ for the routes and their parameters) and rejects what
+// Meilisearch rejects of those requests: a missing or wrong API key (401
+// missing_authorization_header, 403 invalid_api_key), unknown fields (400
+// bad_request, or the field's invalid_search_* / invalid_settings_* code),
+// values of the wrong type, a missing Content-Type (415), malformed JSON
+// (400 malformed_payload), and, as a failed task, a document without the
+// primary key or with an invalid id. A known route, parameter or setting it
+// does not model is answered 501 "meilifake_not_modelled", never ignored.
 //
-// Writes are tasks, as in Meilisearch: a write answers 202 with an enqueued
-// task, and one scheduler goroutine later takes every enqueued task as a
-// batch, marks it processing, waits Options.TaskDelay, applies the tasks in
-// uid order and marks each succeeded or failed. A search right after an
-// acknowledged write does not see it; Pause holds the queue so tests can
-// rely on that without timing.
+// Writes are tasks: a write answers 202 with an enqueued task, and one
+// scheduler goroutine takes every enqueued task as a batch, marks it
+// processing, waits Options.TaskDelay, and applies the tasks in uid order.
+// A search right after an acknowledged write does not see it; Pause holds
+// the queue so tests can rely on that without timing.
 //
-// Search finds documents by their words, which is what the driver's wire
-// needs; ranking belongs to the live tests. The first 10 query words,
-// lowercased, split on anything that is not a letter or digit, match whole
-// words of the searchable attributes; the last word also matches as a
-// prefix unless the query ends with a separator. Typos are not modelled: a
-// search matches as Meilisearch does with typo tolerance disabled (the
-// driver's setting), whatever the index's typoTolerance says. The matching
-// strategies keep Meilisearch's rules for which documents match: "last"
-// (the default) keeps the longest run of query words from the start of the
-// query and drops documents that miss the first word, "all" keeps only
-// documents with every word, "frequency" drops the most frequent words
-// first. Hits come with more words kept first, then in insertion order.
-// A quoted phrase in q matches its words in a row, whole, within one
-// attribute. Negative words, stop words, synonyms, accents and nested
-// objects are not modelled.
-//
-// The product workload's part (vector.go): filterableAttributes (a list
-// of names), filters of conditions `a = "v"`, `a x TO y`, `a >= x` joined
-// by AND or given as an array of strings (ANDed) — a filter on an
-// attribute that is not filterable is 400 invalid_search_filter;
-// userProvided embedders with their dimensions and documents' _vectors
-// (one embedding per embedder; a wrong length fails the task with
-// invalid_vector_dimensions); a search with vector and hybrid: a
-// semanticRatio of 1 (or no query words) ranks the documents that pass the
-// filter by exact cosine similarity, a ratio between 0 and 1 merges the
-// keyword and the semantic rankings by weighted score (see fuse), and the
-// errors are Meilisearch's (missing_search_hybrid, invalid_search_embedder,
-// invalid_vector_dimensions).
-//
-// What the fake does not model it does not pretend to do: a known Meilisearch
-// route, parameter or setting outside this list is answered 501 with code
-// "meilifake_not_modelled", never silently ignored.
+// Search finds documents by their words; ranking belongs to the live tests.
+// The first 10 query words, lowercased, split on anything that is not a
+// letter or digit, match whole words of the searchable attributes; the last
+// also matches as a prefix unless the query ends with a separator. Typos are
+// not modelled (the driver disables typo tolerance). The matching strategies
+// keep Meilisearch's rules for which documents match: "last" keeps the
+// longest run of query words from the start and drops documents that miss
+// the first, "all" keeps documents with every word, "frequency" drops the
+// most frequent words first; more words kept rank first, then insertion
+// order. A quoted phrase matches its words in a row within one attribute.
+// vector.go models the product workload's filters, userProvided embedders
+// and vector and hybrid searches.
 //
 // Test hooks (Pause/Resume, FailTasks, Inject/ClearFaults, Calls, Settings)
-// let fault tests drive overload, hangs and failed tasks; injected faults
-// and the request record are the shared kit's (engines/enginetest/fakekit),
-// with Meilisearch's error body. A Server is safe
-// for concurrent use and listens on 127.0.0.1 only.
+// drive overload, hangs and failed tasks; faults and the request record are
+// the shared kit's (engines/enginetest/fakekit). A Server is safe for
+// concurrent use and listens on 127.0.0.1 only.
 package meilifake
 
 import (
@@ -93,10 +69,9 @@ type Options struct {
 type Server struct {
 	URL string
 
-	hs    *httptest.Server
-	mux   *http.ServeMux
-	opts  Options
-	start time.Time
+	hs   *httptest.Server
+	mux  *http.ServeMux
+	opts Options
 
 	mu        sync.Mutex
 	wake      *sync.Cond // signals the scheduler: a task, Resume or Close
@@ -105,7 +80,7 @@ type Server struct {
 	batches   int64
 	paused    bool
 	closed    bool
-	failNext  []TaskFailure
+	failNext  []*apiError // FailTasks's
 	scheduler sync.WaitGroup
 
 	faults   fakekit.Faults
@@ -119,7 +94,6 @@ func New(o Options) *Server {
 	}
 	s := &Server{
 		opts:    o,
-		start:   time.Now(),
 		indexes: map[string]*index{},
 		mux:     http.NewServeMux(),
 		faults:  fakekit.Faults{Spare: []string{"/health"}},
@@ -149,7 +123,6 @@ func (s *Server) routes() {
 		"GET /health":                   s.health,
 		"GET /version":                  s.version,
 		"POST /indexes":                 s.createIndex,
-		"GET /indexes/{uid}":            s.getIndex,
 		"DELETE /indexes/{uid}":         s.deleteIndex,
 		"PATCH /indexes/{uid}/settings": s.updateSettings,
 		"GET /indexes/{uid}/settings/searchable-attributes": s.setting(searchableAttributes),
@@ -211,7 +184,7 @@ func (s *Server) health(w http.ResponseWriter, _ *http.Request) {
 
 func (s *Server) version(w http.ResponseWriter, _ *http.Request) {
 	fakekit.WriteJSON(w, http.StatusOK, map[string]string{
-		"commitSha": "meilifake", "commitDate": s.start.UTC().Format(time.RFC3339), "pkgVersion": Version,
+		"commitSha": "meilifake", "commitDate": "2026-01-01T00:00:00Z", "pkgVersion": Version,
 	})
 }
 
@@ -294,9 +267,6 @@ func jsonBody(r *http.Request, v any) *apiError {
 	dec := json.NewDecoder(http.MaxBytesReader(nil, r.Body, 100<<20)) // Meilisearch's default payload limit
 	dec.UseNumber()
 	if err := dec.Decode(v); err != nil {
-		if err.Error() == "EOF" {
-			return newError("missing_payload", "A json payload is missing.")
-		}
 		return newError("malformed_payload", fmt.Sprintf("The json payload provided is malformed. `%v`.", err))
 	}
 	if dec.More() {

@@ -288,7 +288,7 @@ func TestIndexAndSettingsRejections(t *testing.T) {
 	wantError(t, "bad status", status, body, 400, "invalid_task_statuses")
 	status, body = c.do("GET", "/tasks?color=red", nil)
 	wantError(t, "unknown parameter", status, body, 400, "bad_request")
-	status, body = c.do("GET", "/indexes/nope", nil)
+	status, body = c.do("GET", "/indexes/nope/stats", nil)
 	wantError(t, "missing index", status, body, 404, "index_not_found")
 	task = c.write("DELETE", "/indexes/nope", nil)
 	if e, _ := task["error"].(map[string]any); task["status"] != "failed" || e["code"] != "index_not_found" {
@@ -464,11 +464,6 @@ func TestGetDocument(t *testing.T) {
 	wantError(t, "bad index uid", status, body, 400, "invalid_index_uid")
 	status, body = c.do("GET", "/indexes/books/documents/1?attributesToRetrieve=title", nil)
 	wantError(t, "unknown parameter", status, body, 400, "bad_request")
-	status, body = c.do("GET", "/indexes/books/documents/1?retrieveVectors=yes", nil)
-	wantError(t, "retrieveVectors not a boolean", status, body, 400, "invalid_document_retrieve_vectors")
-	if status, body = c.do("GET", "/indexes/books/documents/1?retrieveVectors=false", nil); status != 200 || len(body) != 4 {
-		t.Fatalf("retrieveVectors=false: %d %v", status, body)
-	}
 	status, body = c.do("GET", "/indexes/books/documents/1?retrieveVectors=true", nil)
 	wantError(t, "retrieveVectors=true", status, body, 501, "meilifake_not_modelled")
 	c.key = ""

@@ -119,9 +119,7 @@ func (s *Server) finish(t *task) {
 	var details map[string]any
 	var err *apiError
 	if len(s.failNext) > 0 {
-		f := s.failNext[0]
-		s.failNext = s.failNext[1:]
-		err = newError(f.Code, f.Message)
+		err, s.failNext = s.failNext[0], s.failNext[1:]
 	} else {
 		details, err = t.apply()
 	}
@@ -163,8 +161,7 @@ var (
 // taskFilter is a parsed GET /tasks query.
 type taskFilter struct {
 	statuses, indexUIDs []string
-	limit               int
-	from                int64 // -1: none
+	limit, from         int64 // from -1: none
 }
 
 func parseTaskFilter(r *http.Request) (taskFilter, *apiError) {
@@ -173,31 +170,24 @@ func parseTaskFilter(r *http.Request) (taskFilter, *apiError) {
 	if e := checkParams(q, "tasks", taskParamsKnown, taskParamsModelled); e != nil {
 		return f, e
 	}
-	list := func(k string) []string {
-		if v := q.Get(k); v != "" && v != "*" {
-			return strings.Split(v, ",")
-		}
-		return nil
+	if v := q.Get("statuses"); v != "" && v != "*" {
+		f.statuses = strings.Split(v, ",")
 	}
-	f.statuses, f.indexUIDs = list("statuses"), list("indexUids")
+	if v := q.Get("indexUids"); v != "" && v != "*" {
+		f.indexUIDs = strings.Split(v, ",")
+	}
 	for _, st := range f.statuses {
 		if !slices.Contains(taskStatuses, st) {
 			return f, newError("invalid_task_statuses", fmt.Sprintf("Invalid value in parameter `statuses`: `%s` is not a valid task status. Available statuses are %s.", st, quoteList(taskStatuses)))
 		}
 	}
-	for _, p := range []struct {
-		name, code string
-		dst        func(uint64)
-	}{
-		{"limit", "invalid_task_limit", func(n uint64) { f.limit = int(n) }},
-		{"from", "invalid_task_from", func(n uint64) { f.from = int64(n) }},
-	} {
-		if v := q.Get(p.name); v != "" {
+	for name, dst := range map[string]*int64{"limit": &f.limit, "from": &f.from} {
+		if v := q.Get(name); v != "" {
 			n, err := strconv.ParseUint(v, 10, 32)
 			if err != nil {
-				return f, newError(p.code, fmt.Sprintf("Invalid value in parameter `%s`: could not parse `%s` as a positive integer", p.name, v))
+				return f, newError("invalid_task_"+name, fmt.Sprintf("Invalid value in parameter `%s`: could not parse `%s` as a positive integer", name, v))
 			}
-			p.dst(n)
+			*dst = int64(n)
 		}
 	}
 	return f, nil
@@ -229,7 +219,7 @@ func (s *Server) listTasks(w http.ResponseWriter, r *http.Request) {
 		matched = slices.DeleteFunc(matched, func(t *task) bool { return t.UID > f.from })
 	}
 	var next any
-	if len(matched) > f.limit {
+	if int64(len(matched)) > f.limit {
 		next = matched[f.limit].UID
 		matched = matched[:f.limit]
 	}

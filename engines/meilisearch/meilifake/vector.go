@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
-	"math"
 	"regexp"
 	"slices"
 	"strconv"
@@ -14,22 +13,13 @@ import (
 	"github.com/searchbench/searchbench/engines/enginetest/fakekit"
 )
 
-// This file models the product workload's part of Meilisearch 1.37:
-// filterableAttributes and filters, userProvided embedders and documents'
-// _vectors, and searches with vector and hybrid. Only the forms the
-// driver sends are modelled; any other is answered 501
-// meilifake_not_modelled, never silently misread.
-//
-// Errors, from meilisearch/meilisearch (meilisearch-types error.rs, routes
-// search.rs search_kind) and its documented error codes
-// (https://www.meilisearch.com/docs/reference/errors/error_codes):
-//   - vector without hybrid: 400 missing_search_hybrid;
-//   - an embedder the index lacks: 400 invalid_search_embedder, "Cannot
-//     find embedder with name `x`.";
-//   - a vector of the wrong length, in a search (400) or a document (the
-//     task fails): invalid_vector_dimensions;
-//   - a filter on an attribute that is not filterable: 400
-//     invalid_search_filter.
+// This file models the product workload's part of Meilisearch 1.37 in the
+// forms the driver sends: filterableAttributes and filters, userProvided
+// embedders and documents' _vectors, and searches with vector and hybrid.
+// The errors are Meilisearch's (meilisearch-types error.rs, routes
+// search.rs search_kind): missing_search_hybrid, invalid_search_embedder,
+// invalid_vector_dimensions (a search: 400; a document: the task fails),
+// invalid_search_filter.
 
 // ---- settings -----------------------------------------------------------
 
@@ -42,14 +32,10 @@ var embedderKnown = []string{"source", "model", "revision", "apiKey", "dimension
 // embedderSources are the embedder sources Meilisearch knows.
 var embedderSources = []string{"openAi", "huggingFace", "ollama", "userProvided", "rest", "composite"}
 
-// parseFilterable reads filterableAttributes: null resets it (nothing
-// filterable), an array of names sets it; the granular object form is not
-// modelled.
+// parseFilterable reads filterableAttributes, an array of names; the
+// granular object form is not modelled.
 func parseFilterable(raw json.RawMessage) (*[]string, *apiError) {
 	list := []string{}
-	if isNull(raw) {
-		return &list, nil
-	}
 	var items []json.RawMessage
 	if err := json.Unmarshal(raw, &items); err != nil {
 		return nil, newError("invalid_settings_filterable_attributes", fmt.Sprintf("Invalid value type at `.filterableAttributes`: expected an array, but found `%.60s`", raw))
@@ -64,51 +50,47 @@ func parseFilterable(raw json.RawMessage) (*[]string, *apiError) {
 	return &list, nil
 }
 
-// parseEmbedders reads embedders: null removes them all; each name maps
-// to null (removed) or a userProvided embedder with its dimensions.
-func parseEmbedders(raw json.RawMessage) (map[string]int, bool, *apiError) {
-	if isNull(raw) {
-		return nil, true, nil
-	}
+// parseEmbedders reads embedders: each name maps to a userProvided
+// embedder with its dimensions (removing one, null, is not modelled).
+func parseEmbedders(raw json.RawMessage) (map[string]int, *apiError) {
 	m, e := fields(raw, ".embedders", "invalid_settings_embedders", nil)
 	if e != nil {
-		return nil, false, e
+		return nil, e
 	}
 	out := map[string]int{}
 	for name, v := range m {
 		if isNull(v) {
-			out[name] = 0 // removed
-			continue
+			return nil, notModelled("removing an embedder")
 		}
 		cfg, e := fields(v, ".embedders."+name, "invalid_settings_embedders", embedderKnown)
 		if e != nil {
-			return nil, false, e
+			return nil, e
 		}
 		for k, fv := range cfg {
 			if k != "source" && k != "dimensions" && !isNull(fv) {
-				return nil, false, notModelled("the embedder setting `" + k + "`")
+				return nil, notModelled("the embedder setting `" + k + "`")
 			}
 		}
 		var source string
 		if err := json.Unmarshal(cfg["source"], &source); err != nil || !slices.Contains(embedderSources, source) {
-			return nil, false, newError("invalid_settings_embedders", fmt.Sprintf("Unknown value `%s` at `.embedders.%s.source`: expected one of %s", strings.Trim(string(cfg["source"]), `"`), name, quoteList(embedderSources)))
+			return nil, newError("invalid_settings_embedders", fmt.Sprintf("Unknown value `%s` at `.embedders.%s.source`: expected one of %s", strings.Trim(string(cfg["source"]), `"`), name, quoteList(embedderSources)))
 		}
 		if source != "userProvided" {
-			return nil, false, notModelled("the embedder source `" + source + "`")
+			return nil, notModelled("the embedder source `" + source + "`")
 		}
 		if isNull(cfg["dimensions"]) {
-			return nil, false, newError("invalid_settings_embedders", fmt.Sprintf("`.embedders.%s`: Missing field `dimensions` (mandatory for source `userProvided`)", name))
+			return nil, newError("invalid_settings_embedders", fmt.Sprintf("`.embedders.%s`: Missing field `dimensions` (mandatory for source `userProvided`)", name))
 		}
 		d, e := uintField(cfg["dimensions"], "embedders."+name+".dimensions", "invalid_settings_embedders", 1<<16)
 		if e != nil {
-			return nil, false, e
+			return nil, e
 		}
 		if d == 0 {
-			return nil, false, newError("invalid_settings_embedders", fmt.Sprintf("`.embedders.%s.dimensions`: `dimensions` cannot be zero", name))
+			return nil, newError("invalid_settings_embedders", fmt.Sprintf("`.embedders.%s.dimensions`: `dimensions` cannot be zero", name))
 		}
 		out[name] = int(d)
 	}
-	return out, false, nil
+	return out, nil
 }
 
 // ---- documents ----------------------------------------------------------
@@ -167,12 +149,11 @@ type condition struct {
 var (
 	equalsRe = regexp.MustCompile(`^\s*([A-Za-z0-9_.-]+)\s*=\s*("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|[^\s"']+)\s*$`)
 	toRe     = regexp.MustCompile(`^\s*([A-Za-z0-9_.-]+)\s+(-?[0-9.]+)\s+TO\s+(-?[0-9.]+)\s*$`)
-	cmpRe    = regexp.MustCompile(`^\s*([A-Za-z0-9_.-]+)\s*(>=|<=|>|<)\s*(-?[0-9.]+)\s*$`)
 )
 
-// parseFilter reads a filter: a string of conditions joined by AND, or an
-// array of such strings (ANDed). OR, NOT, IN, EXISTS, nested arrays and
-// parentheses are not modelled.
+// parseFilter reads a filter: a string of conditions `a = "v"` or
+// `a x TO y` joined by AND, or an array of such strings (ANDed). Other
+// operators, nested arrays and parentheses are not modelled.
 func parseFilter(raw json.RawMessage) ([]condition, *apiError) {
 	var exprs []string
 	var one string
@@ -210,21 +191,6 @@ func parseCondition(s string) (condition, bool) {
 		hi, err2 := strconv.ParseFloat(m[3], 64)
 		return condition{attr: m[1], min: lo, max: hi}, err1 == nil && err2 == nil
 	}
-	if m := cmpRe.FindStringSubmatch(s); m != nil {
-		v, err := strconv.ParseFloat(m[3], 64)
-		c := condition{attr: m[1], min: math.Inf(-1), max: math.Inf(1)}
-		switch m[2] {
-		case ">=":
-			c.min = v
-		case "<=":
-			c.max = v
-		case ">":
-			c.min = math.Nextafter(v, math.Inf(1))
-		case "<":
-			c.max = math.Nextafter(v, math.Inf(-1))
-		}
-		return c, err == nil
-	}
 	return condition{}, false
 }
 
@@ -240,8 +206,8 @@ func (ix *index) checkFilter(conds []condition) *apiError {
 }
 
 // passes says whether a document meets every condition. Strings compare
-// without regard to case (Meilisearch normalizes facet values); a string
-// value equals a number only as its text; ranges take numbers only.
+// without regard to case (Meilisearch normalizes facet values); ranges take
+// numbers only.
 func (d *document) passes(conds []condition) bool {
 	for _, c := range conds {
 		var v any
@@ -262,11 +228,7 @@ func (c condition) meets(v any) bool {
 	case string:
 		return c.equals != nil && strings.EqualFold(x, *c.equals)
 	case float64:
-		if c.equals != nil {
-			f, err := strconv.ParseFloat(*c.equals, 64)
-			return err == nil && f == x
-		}
-		return c.min <= x && x <= c.max
+		return c.equals == nil && c.min <= x && x <= c.max
 	}
 	return false
 }

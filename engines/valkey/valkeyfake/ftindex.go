@@ -30,7 +30,6 @@ func cmdFtCreate(s *Server, c *conn, args []string) {
 		return
 	}
 	// The keys already there are the backfill's, on the cron (backfill.go).
-	ix.backfill.done = ix.skipScan
 	s.indexes[ix.name] = ix
 	c.w.simple("OK")
 }
@@ -46,8 +45,7 @@ func (s *Server) indexLocked(c *conn, name string) *index {
 }
 
 func cmdFtDrop(s *Server, c *conn, args []string) {
-	if len(args) != 2 {
-		c.w.err("ERR wrong number of arguments for 'FT.DROPINDEX' command")
+	if !arity(c, args, 2) {
 		return
 	}
 	s.mu.Lock()
@@ -79,7 +77,7 @@ func cmdFtInfo(s *Server, c *conn, args []string) {
 		return
 	}
 	attrs := slices.Clone(ix.attrs)
-	slices.SortFunc(attrs, func(a, b *attribute) int { return strings.Compare(a.alias, b.alias) })
+	slices.SortFunc(attrs, func(a, b *attribute) int { return strings.Compare(a.name, b.name) })
 	info := make(list, len(attrs))
 	records, hasText := 0, false
 	for i, a := range attrs {
@@ -97,24 +95,23 @@ func cmdFtInfo(s *Server, c *conn, args []string) {
 		"total_term_occurrences", occurrences,
 		"num_terms", terms,
 		"hash_indexing_failures", strconv.FormatInt(ix.failures, 10),
-		"backfill_in_progress", boolDigit(!ix.backfill.done),
+		"backfill_in_progress", digit[!ix.backfill.done],
 		"backfill_complete_percent", fmt.Sprintf("%f", ix.backfill.percent()),
 		"mutation_queue_size", strconv.FormatInt(ix.queue, 10),
 		"recent_mutations_queue_delay", "0 sec",
 		"state", ix.backfill.state(),
 	}
 	if hasText {
-		reply = append(reply,
-			"punctuation", ix.text.punctuation,
-			"stop_words", slices.Clone(ix.text.stopList),
-			"with_offsets", boolDigit(ix.text.offsets),
-			"min_stem_size", ix.text.minStemSize)
+		stop := stopWords
+		if ix.noStop {
+			stop = nil
+		}
+		reply = append(reply, "punctuation", punctuation, "stop_words", slices.Clone(stop), "with_offsets", "1", "min_stem_size", minStemSize)
 	}
 	c.w.value(append(reply, "language", "english"))
 }
 
-// tracked is how many documents hold a value of a: the attribute's size
-// in FT.INFO, and its share of num_records.
+// tracked is how many documents hold a value of a (FT.INFO's size).
 func (ix *index) tracked(a *attribute) int {
 	n := 0
 	for _, d := range ix.docs {
@@ -125,9 +122,8 @@ func (ix *index) tracked(a *attribute) int {
 	return n
 }
 
-// termCounts is FT.INFO's total_term_occurrences (every word indexed, stop
-// words left out) and num_terms (the distinct ones) over the index's TEXT
-// fields.
+// termCounts is FT.INFO's total_term_occurrences (the words indexed) and
+// num_terms (the distinct ones).
 func (ix *index) termCounts() (occurrences, terms int) {
 	seen := map[string]bool{}
 	for _, d := range ix.docs {
@@ -142,36 +138,27 @@ func (ix *index) termCounts() (occurrences, terms int) {
 	return occurrences, len(seen)
 }
 
-func boolDigit(b bool) string {
-	if b {
-		return "1"
-	}
-	return "0"
-}
+var digit = map[bool]string{false: "0", true: "1"}
 
 // attributeInfo is one attribute as FT.INFO lists it (src/attribute.cc
 // Attribute::RespondWithInfo, then the index's own: src/indexes/tag.cc,
 // numeric.cc, text.cc, vector_base.cc and vector_hnsw.cc / vector_flat.cc
-// RespondWithInfo, 1.2.1). Memory is the fake's: it holds no index.
+// RespondWithInfo, 1.2.1), with the defaults the driver's FT.CREATE leaves:
+// no suffix trie, stemming, HNSW's M 16, EF_CONSTRUCTION 200, EF_RUNTIME 10
+// and INITIAL_CAP 10240. Memory is the fake's: it holds no index.
 func attributeInfo(ix *index, a *attribute) list {
-	out := list{"identifier", a.identifier, "attribute", a.alias, "user_indexed_memory", 0, "type", a.typ.String()}
+	out := list{"identifier", a.name, "attribute", a.name, "user_indexed_memory", 0, "type", typeNames[a.typ]}
 	size := strconv.Itoa(ix.tracked(a))
 	switch a.typ {
 	case typeTag:
-		out = append(out, "SEPARATOR", string(a.separator), "CASESENSITIVE", boolDigit(a.caseSensitive), "size", size)
+		out = append(out, "SEPARATOR", string(a.separator), "CASESENSITIVE", digit[a.caseSensitive], "size", size)
 	case typeNumeric:
 		out = append(out, "size", size)
 	case typeText:
-		out = append(out, "WITH_SUFFIX_TRIE", boolDigit(a.suffixTrie), "NO_STEM", boolDigit(a.noStem), "WEIGHT", "1")
+		out = append(out, "WITH_SUFFIX_TRIE", "0", "NO_STEM", "0", "WEIGHT", "1")
 	case typeVector:
-		algorithm := list{"name", a.algorithm, "m", a.m, "ef_construction", a.efc, "ef_runtime", a.efRuntime}
-		if a.algorithm == "FLAT" {
-			algorithm = list{"name", a.algorithm, "block_size", a.blockSize}
-		}
-		out = append(out, "index", list{
-			"capacity", a.initialCap, "dimensions", a.dim, "distance_metric", a.metric, "size", size,
-			"data_type", "FLOAT32", "algorithm", algorithm,
-		})
+		out = append(out, "index", list{"capacity", 10240, "dimensions", a.dim, "distance_metric", "COSINE", "size", size,
+			"data_type", "FLOAT32", "algorithm", list{"name", "HNSW", "m", 16, "ef_construction", 200, "ef_runtime", 10}})
 	}
 	return out
 }

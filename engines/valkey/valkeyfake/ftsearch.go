@@ -5,21 +5,26 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"io"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/searchbench/searchbench/engines/enginetest/fakekit"
+)
+
+// Limits of valkey-search 1.2: search.query-string-bytes' and
+// search.max-vector-knn's defaults.
+const (
+	maxQueryBytes = 10240
+	maxKNN        = 10000
 )
 
 // searchArgs are FT.SEARCH's options.
 type searchArgs struct {
 	noContent   bool
-	verbatim    bool
 	offset, num int
 	params      map[string]string
-	used        map[string]bool
-	dialect     int
 }
 
 func cmdFtSearch(s *Server, c *conn, args []string) {
@@ -47,110 +52,46 @@ func cmdFtSearch(s *Server, c *conn, args []string) {
 
 // errContent answers a search that asks for the documents' fields: the
 // driver reads keys only (NOCONTENT), and the fake models no other reply.
-var errContent = errors.New("valkeyfake: only FT.SEARCH … NOCONTENT (or RETURN 0) is modelled; the driver sends nothing else")
+var errContent = errors.New("valkeyfake: only FT.SEARCH … NOCONTENT is modelled; the driver sends nothing else")
 
-// parseSearchArgs parses the options after the query string, as
-// SearchParser (a KeyValueParser) does: it stops at the first word it does
-// not know, which is then an unexpected parameter.
+// parseSearchArgs parses the options after the query string that the driver
+// sends: NOCONTENT, LIMIT offset num (two unsigned numbers, not otherwise
+// bounded: src/query/search.h LimitParameter), PARAMS n name value… and
+// DIALECT 2, the one the documentation supports. A word SearchParser does
+// not know is an unexpected argument (vmsdk/src/command_parser.h
+// KeyValueParser::Parse, 1.2.1).
 func parseSearchArgs(args []string) (searchArgs, error) {
-	sa := searchArgs{num: 10, dialect: 2, params: map[string]string{}, used: map[string]bool{}}
+	sa := searchArgs{num: 10, params: map[string]string{}}
 	it := &argIter{args: args, pos: 3}
 	for it.more() {
-		start := it.pos
-		var err error
 		switch {
 		case it.match("NOCONTENT"):
 			sa.noContent = true
 		case it.match("LIMIT"):
-			err = sa.parseLimit(it)
+			for _, dst := range []*int{&sa.offset, &sa.num} {
+				v := it.next()
+				n, err := strconv.ParseUint(v, 10, 64)
+				if err != nil {
+					// A KeyValueParser's error (vmsdk/src/command_parser.h).
+					return sa, fmt.Errorf("Error parsing value for the parameter `LIMIT` - `%s` is outside acceptable bounds", v)
+				}
+				*dst = int(min(n, 1<<40))
+			}
 		case it.match("PARAMS"):
-			err = sa.parseParams(it)
+			n, _ := strconv.Atoi(it.next())
+			for range max(n, 0) / 2 {
+				k := it.next()
+				sa.params[k] = it.next()
+			}
 		case it.match("DIALECT"):
-			v, ok := it.next()
-			n, perr := strconv.Atoi(v)
-			if !ok || perr != nil {
-				return sa, valueError("DIALECT", "`%s` is not a valid numeric value", v)
+			if it.next() != "2" {
+				return sa, errors.New("valkeyfake: only DIALECT 2 is modelled")
 			}
-			sa.dialect = n
-		case it.match("RETURN"):
-			// RETURN 0 is NOCONTENT; the fake answers no other (errContent).
-			v, ok := it.next()
-			n, perr := strconv.ParseUint(v, 10, 31)
-			if !ok || perr != nil || int(n) > len(it.args)-it.pos {
-				return sa, valueError("RETURN", "`%s` is not a valid numeric value", v)
-			}
-			sa.noContent = sa.noContent || n == 0
-			it.take(int(n))
-		case it.match("TIMEOUT"):
-			// Checked; the fake does not time out.
-			v, ok := it.next()
-			n, perr := strconv.Atoi(v)
-			if !ok || perr != nil || n < 0 {
-				return sa, valueError("TIMEOUT", "`%s` is not a valid numeric value", v)
-			}
-			if n > 60000 {
-				return sa, errors.New("TIMEOUT must be a positive integer greater than 0 and cannot exceed 60000.")
-			}
-		case it.match("VERBATIM"):
-			sa.verbatim = true
-		case it.match("SLOP"):
-			it.next()
-		case it.match("SORTBY"):
-			it.next()
-			if !it.match("ASC") {
-				it.match("DESC")
-			}
-		case it.match("INORDER"), it.match("LOCALONLY"), it.match("ALLSHARDS"), it.match("SOMESHARDS"),
-			it.match("CONSISTENT"), it.match("INCONSISTENT"), it.match("WITHSORTKEYS"):
-		}
-		if err != nil {
-			return sa, err
-		}
-		if it.pos == start {
-			// vmsdk/src/command_parser.h KeyValueParser::Parse, 1.2.1.
-			return sa, fmt.Errorf("Unexpected argument `%s`", it.peek())
+		default:
+			return sa, fmt.Errorf("Unexpected argument `%s`", it.args[it.pos])
 		}
 	}
 	return sa, nil
-}
-
-// parseLimit reads LIMIT's offset and count: two unsigned 64-bit numbers,
-// not otherwise bounded (query::LimitParameter, src/query/search.h;
-// src/commands/ft_search_parser.cc ConstructLimitParser, 1.2.1).
-func (sa *searchArgs) parseLimit(it *argIter) error {
-	for _, dst := range []*int{&sa.offset, &sa.num} {
-		v, ok := it.next()
-		n, err := strconv.ParseUint(v, 10, 64)
-		if !ok || err != nil {
-			return valueError("LIMIT", "`%s` is outside acceptable bounds", v)
-		}
-		*dst = int(min(n, 1<<40))
-	}
-	return nil
-}
-
-// parseParams reads PARAMS' count and its name/value pairs.
-func (sa *searchArgs) parseParams(it *argIter) error {
-	v, ok := it.next()
-	n, err := strconv.ParseUint(v, 10, 31)
-	if !ok || err != nil {
-		return valueError("PARAMS", "`%s` is not a valid numeric value", v)
-	}
-	if n&1 == 1 {
-		return errors.New("Parameter count must be an even number.")
-	}
-	if int(n) > len(it.args)-it.pos {
-		return valueError("PARAMS", "Missing argument")
-	}
-	for range n / 2 {
-		k, _ := it.next()
-		val, _ := it.next()
-		if _, dup := sa.params[k]; dup {
-			return fmt.Errorf("Parameter %s is already defined.", k)
-		}
-		sa.params[k] = val
-	}
-	return nil
 }
 
 func (sa *searchArgs) param(ref string) (string, error) {
@@ -161,7 +102,6 @@ func (sa *searchArgs) param(ref string) (string, error) {
 	if !ok {
 		return "", fmt.Errorf("Parameter %s not found.", ref[1:])
 	}
-	sa.used[ref[1:]] = true
 	return v, nil
 }
 
@@ -198,8 +138,8 @@ func (s *Server) searchLocked(ix *index, args []string) ([]string, searchArgs, e
 
 // parseSearch parses and checks FT.SEARCH's arguments in the module's
 // order: the options, the query's length, its filter, its KNN clause and
-// the parameters it refers to, the dialect, unused parameters, and last
-// the reply the fake can give (errContent). k is nil for no KNN clause.
+// the parameters it refers to, and last the reply the fake can give
+// (errContent). k is nil for no KNN clause.
 func parseSearch(ix *index, args []string) (sa searchArgs, pred predicate, k *knn, err error) {
 	if sa, err = parseSearchArgs(args); err != nil {
 		return sa, nil, nil, err
@@ -209,7 +149,7 @@ func parseSearch(ix *index, args []string) (sa searchArgs, pred predicate, k *kn
 		return sa, nil, nil, fmt.Errorf("Query string is too long, max length is %d bytes.", maxQueryBytes)
 	}
 	filter, vector, isKNN := strings.Cut(q, "=>")
-	if pred, err = parseFilter(ix, filter, sa.verbatim); err != nil {
+	if pred, err = parseFilter(ix, filter); err != nil {
 		return sa, nil, nil, fmt.Errorf("Invalid filter expression: `%s`. %w", strings.TrimSpace(filter), err)
 	}
 	if _, all := pred.(allPred); all && !isKNN {
@@ -226,14 +166,6 @@ func parseSearch(ix *index, args []string) (sa searchArgs, pred predicate, k *kn
 		}
 		if k.k < 1 || k.k > maxKNN {
 			return sa, nil, nil, fmt.Errorf("KNN parameter must be a positive integer greater than 0 and cannot exceed %d.", maxKNN)
-		}
-	}
-	if sa.dialect < 2 || sa.dialect > 4 {
-		return sa, nil, nil, errors.New("DIALECT requires a non negative integer >=2 and <= 4")
-	}
-	for name := range sa.params {
-		if !sa.used[name] {
-			return sa, nil, nil, fmt.Errorf("Parameter `%s` not used.", name)
 		}
 	}
 	if !sa.noContent {
@@ -306,8 +238,8 @@ func (k *knn) nearest(ix *index, keys []string) []string {
 	scores := map[string]float64{}
 	var cands []string
 	for _, key := range keys {
-		if v, ok := ix.docs[key][k.field.alias].([]float32); ok {
-			scores[key] = distance(k.field.metric, k.vec, v)
+		if v, ok := ix.docs[key][k.field.name].([]float32); ok {
+			scores[key] = 1 - fakekit.Cosine(k.vec, v) // COSINE's distance, 1 for a zero vector
 			cands = append(cands, key)
 		}
 	}
@@ -319,6 +251,6 @@ func (k *knn) nearest(ix *index, keys []string) []string {
 // insertion.
 func keyHash(k string) uint64 {
 	h := fnv.New64a()
-	io.WriteString(h, k)
+	h.Write([]byte(k))
 	return h.Sum64()
 }

@@ -24,7 +24,7 @@ func FuzzReadCommand(f *testing.F) {
 }
 
 func FuzzParseQuery(f *testing.F) {
-	ix, err := parseCreate([]string{"i", "SCHEMA", "t", "TEXT", "c", "TAG", "n", "NUMERIC", "v", "VECTOR", "HNSW", "6", "TYPE", "FLOAT32", "DIM", "2", "DISTANCE_METRIC", "L2"})
+	ix, err := parseCreate([]string{"i", "SCHEMA", "t", "TEXT", "c", "TAG", "n", "NUMERIC", "v", "VECTOR", "HNSW", "6", "TYPE", "FLOAT32", "DIM", "2", "DISTANCE_METRIC", "COSINE"})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -33,7 +33,7 @@ func FuzzParseQuery(f *testing.F) {
 		f.Add(q)
 	}
 	f.Fuzz(func(t *testing.T, q string) {
-		if p, err := parseFilter(ix, q, false); err == nil {
+		if p, err := parseFilter(ix, q); err == nil {
 			p.eval(d)
 		}
 		parseKNN(ix, q)

@@ -29,9 +29,8 @@ func (s *Server) mutateLocked(key string) *sync.WaitGroup {
 	return wg
 }
 
-// wait holds a writing client until its mutations are applied; while it
-// waits it counts as blocked (ingest_hash_blocked). Nil groups are
-// mutations no index took.
+// wait holds a writing client until its mutations (nil: none) are applied,
+// counted meanwhile as blocked (ingest_hash_blocked).
 func (s *Server) wait(groups ...*sync.WaitGroup) {
 	counted := false
 	for _, g := range groups {
@@ -47,8 +46,7 @@ func (s *Server) wait(groups ...*sync.WaitGroup) {
 	}
 }
 
-// apply is one writer job: it takes a writer slot, then brings ix up to the
-// key's current state.
+// apply is one writer job: a writer slot, then ix brought up to the key.
 func (s *Server) apply(ix *index, key string, wg *sync.WaitGroup) {
 	defer wg.Done()
 	s.writers.acquire()

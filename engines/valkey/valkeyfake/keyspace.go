@@ -3,6 +3,7 @@ package valkeyfake
 import (
 	"errors"
 	"maps"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,12 +15,11 @@ func cmdHset(s *Server, c *conn, args []string) {
 		c.w.err("ERR wrong number of arguments for 'hset' command")
 		return
 	}
-	key := args[1]
 	s.mu.Lock()
-	h := s.hashes[key]
+	h := s.hashes[args[1]]
 	if h == nil {
 		h = map[string]string{}
-		s.hashes[key] = h
+		s.hashes[args[1]] = h
 	}
 	added := 0
 	for i := 2; i < len(args); i += 2 {
@@ -28,15 +28,13 @@ func cmdHset(s *Server, c *conn, args []string) {
 		}
 		h[args[i]] = args[i+1]
 	}
-	done := s.mutateLocked(key)
+	done := s.mutateLocked(args[1])
 	s.mu.Unlock()
 	s.wait(done)
-	c.w.int(int64(added))
+	c.w.value(added)
 }
 
-// cmdHgetall is HGETALL key: the hash's fields and values (a map in RESP3,
-// a flat array in RESP2), empty for a missing key. Its arity is exactly 2
-// (Valkey's command table), so extra arguments are refused.
+// cmdHgetall is HGETALL key (arity exactly 2, Valkey's command table).
 func cmdHgetall(s *Server, c *conn, args []string) {
 	if len(args) != 2 {
 		c.w.err("ERR wrong number of arguments for 'hgetall' command")
@@ -52,40 +50,45 @@ func cmdHgetall(s *Server, c *conn, args []string) {
 	c.w.value(reply)
 }
 
-// cmdKeys is DEL and UNLINK (del) or EXISTS: how many of the keys are
-// there (a key named twice counts twice, as in Valkey).
-func cmdKeys(del bool) handler {
-	return func(s *Server, c *conn, args []string) {
-		if !arity(c, args, 2) {
-			return
-		}
-		var n int64
-		var waits []*sync.WaitGroup
-		s.mu.Lock()
-		for _, k := range args[1:] {
-			if _, ok := s.hashes[k]; ok {
-				n++
-				if del {
-					delete(s.hashes, k)
-					waits = append(waits, s.mutateLocked(k))
-				}
-			}
-		}
-		s.mu.Unlock()
-		s.wait(waits...)
-		c.w.int(n)
-	}
-}
-
-// cmdScan iterates keys in sorted order; the cursor is the position after
-// the last key returned.
-func cmdScan(s *Server, c *conn, args []string) {
+// cmdDel is DEL and UNLINK: how many of the keys were there (a key named
+// twice counts twice, as in Valkey).
+func cmdDel(s *Server, c *conn, args []string) {
 	if !arity(c, args, 2) {
 		return
 	}
-	cursor, pattern, count, err := parseScan(args)
-	if err != nil {
-		c.w.err(err.Error())
+	var waits []*sync.WaitGroup
+	s.mu.Lock()
+	for _, k := range args[1:] {
+		if _, ok := s.hashes[k]; ok {
+			delete(s.hashes, k)
+			waits = append(waits, s.mutateLocked(k))
+		}
+	}
+	s.mu.Unlock()
+	s.wait(waits...)
+	c.w.value(len(waits))
+}
+
+var globEscape = regexp.MustCompile(`\\(.)`)
+
+// cmdScan is SCAN cursor [MATCH prefix*] [COUNT n], the driver's form (a
+// glob-escaped prefix, then '*'), over the keys in sorted order; the cursor
+// is the position after the last key returned.
+func cmdScan(s *Server, c *conn, args []string) {
+	cursor, err := strconv.Atoi(args[min(1, len(args)-1)])
+	prefix, count := "", 10
+	for i := 2; i+1 < len(args) && err == nil; i += 2 {
+		switch v := args[i+1]; {
+		case strings.EqualFold(args[i], "MATCH") && strings.HasSuffix(v, "*"):
+			prefix = globEscape.ReplaceAllString(v[:len(v)-1], "$1")
+		case strings.EqualFold(args[i], "COUNT"):
+			count, err = strconv.Atoi(v)
+		default:
+			err = errors.New("not modelled")
+		}
+	}
+	if err != nil || len(args)%2 != 0 || cursor < 0 || count < 1 {
+		c.w.err("ERR valkeyfake: only SCAN cursor [MATCH <escaped prefix>*] [COUNT n] is modelled")
 		return
 	}
 	s.mu.Lock()
@@ -94,7 +97,7 @@ func cmdScan(s *Server, c *conn, args []string) {
 	out := []string{}
 	next := 0
 	for i := cursor; i < len(keys); i++ {
-		if globMatch(pattern, keys[i]) {
+		if strings.HasPrefix(keys[i], prefix) {
 			out = append(out, keys[i])
 		}
 		if i+1-cursor >= count {
@@ -108,58 +111,7 @@ func cmdScan(s *Server, c *conn, args []string) {
 	c.w.value(list{strconv.Itoa(next), out})
 }
 
-// parseScan reads SCAN's cursor and its MATCH, COUNT and TYPE options.
-func parseScan(args []string) (cursor int, pattern string, count int, err error) {
-	cursor, err = strconv.Atoi(args[1])
-	if err != nil || cursor < 0 {
-		return 0, "", 0, errors.New("ERR invalid cursor")
-	}
-	pattern, count = "*", 10
-	syntax := errors.New("ERR syntax error")
-	for i := 2; i < len(args); i += 2 {
-		if i+1 >= len(args) {
-			return 0, "", 0, syntax
-		}
-		switch strings.ToUpper(args[i]) {
-		case "MATCH":
-			pattern = args[i+1]
-		case "COUNT":
-			if count, err = strconv.Atoi(args[i+1]); err != nil || count < 1 {
-				return 0, "", 0, syntax
-			}
-		case "TYPE":
-		default:
-			return 0, "", 0, syntax
-		}
-	}
-	return cursor, pattern, count, nil
-}
-
 // sortedKeysLocked is the keyspace in sorted order. s.mu is held.
 func (s *Server) sortedKeysLocked() []string {
 	return slices.Sorted(maps.Keys(s.hashes))
-}
-
-// globMatch supports the glob forms a key-prefix scan uses: '*', '?' and
-// backslash escapes.
-func globMatch(pattern, s string) bool {
-	if pattern == "" {
-		return s == ""
-	}
-	switch pattern[0] {
-	case '*':
-		for i := 0; i <= len(s); i++ {
-			if globMatch(pattern[1:], s[i:]) {
-				return true
-			}
-		}
-		return false
-	case '?':
-		return s != "" && globMatch(pattern[1:], s[1:])
-	case '\\':
-		if len(pattern) > 1 {
-			pattern = pattern[1:]
-		}
-	}
-	return s != "" && s[0] == pattern[0] && globMatch(pattern[1:], s[1:])
 }

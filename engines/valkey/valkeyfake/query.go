@@ -3,12 +3,9 @@ package valkeyfake
 import (
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/searchbench/searchbench/engines/enginetest/fakekit"
 )
 
 // predicate is one node of a parsed query.
@@ -18,7 +15,6 @@ type predicate interface {
 
 type andPred []predicate
 type orPred []predicate
-type notPred struct{ p predicate }
 type allPred struct{}
 
 func (a andPred) eval(d indexedDoc) bool {
@@ -39,31 +35,22 @@ func (o orPred) eval(d indexedDoc) bool {
 	return false
 }
 
-func (n notPred) eval(d indexedDoc) bool { return !n.p.eval(d) }
-func (allPred) eval(indexedDoc) bool     { return true }
+func (allPred) eval(indexedDoc) bool { return true }
 
-// termPred matches a word in the named TEXT fields, whole or as a prefix.
-// Unless exact (VERBATIM), a field with stemming also matches the word's stem
-// and every word indexed there with the same stem (src/query/predicate.cc
+// termPred matches a word in the named TEXT fields: the word, its stem, or
+// any word indexed there with the same stem (src/query/predicate.cc
 // TermPredicate::Evaluate; the query's word is stemmed whatever its length,
 // an indexed one only from MINSTEMSIZE on).
 type termPred struct {
-	fields []*attribute
-	word   string
-	prefix bool
-	exact  bool
-	stem   string
+	fields     []*attribute
+	word, stem string
 }
 
 func (t termPred) eval(d indexedDoc) bool {
 	for _, a := range t.fields {
-		tv, _ := d[a.alias].(textValue)
+		tv, _ := d[a.name].(textValue)
 		for i, tok := range tv.toks {
-			switch {
-			case tok == t.word, t.prefix && strings.HasPrefix(tok, t.word):
-				return true
-			case t.prefix || t.exact || a.noStem:
-			case tok == t.stem, tv.stems[i] != "" && tv.stems[i] == t.stem:
+			if tok == t.word || tok == t.stem || tv.stems[i] != "" && tv.stems[i] == t.stem {
 				return true
 			}
 		}
@@ -80,7 +67,7 @@ type phrasePred struct {
 
 func (p phrasePred) eval(d indexedDoc) bool {
 	for _, a := range p.fields {
-		tv, _ := d[a.alias].(textValue)
+		tv, _ := d[a.name].(textValue)
 		for i := 0; i+len(p.words) <= len(tv.toks); i++ {
 			if slices.Equal(tv.toks[i:i+len(p.words)], p.words) {
 				return true
@@ -91,53 +78,48 @@ func (p phrasePred) eval(d indexedDoc) bool {
 }
 
 type tagPred struct {
-	alias string
-	tags  []string // a trailing '*' is a prefix
+	field string
+	tags  []string
 }
 
 func (t tagPred) eval(d indexedDoc) bool {
-	tags, _ := d[t.alias].([]string)
+	tags, _ := d[t.field].([]string)
 	for _, have := range tags {
-		for _, want := range t.tags {
-			if p, ok := strings.CutSuffix(want, "*"); ok && strings.HasPrefix(have, p) || have == want {
-				return true
-			}
+		if slices.Contains(t.tags, have) {
+			return true
 		}
 	}
 	return false
 }
 
 type numPred struct {
-	alias        string
-	lo, hi       float64
-	loInc, hiInc bool
+	field  string
+	lo, hi float64
 }
 
 func (n numPred) eval(d indexedDoc) bool {
-	v, ok := d[n.alias].(float64)
-	if !ok {
-		return false
-	}
-	return (v > n.lo || n.loInc && v == n.lo) && (v < n.hi || n.hiInc && v == n.hi)
+	v, ok := d[n.field].(float64)
+	return ok && v >= n.lo && v <= n.hi
 }
 
 // queryParser parses the filter part of a dialect-2 query the way
-// FilterParser does: OR binds looser than AND (juxtaposition), brackets
-// group, '-' negates, '@field:' takes {tags}, [range], (expression),
-// "phrase" or a term.
+// FilterParser does, for the forms the driver writes: OR binds looser than
+// AND (juxtaposition), brackets group, '@field:' takes {tags}, [lo hi] or a
+// "phrase"; a bare word or phrase searches every TEXT field. Negation,
+// prefix, suffix and fuzzy terms and exclusive bounds are refused by name.
 type queryParser struct {
-	ix       *index
-	verbatim bool // VERBATIM: terms are not stemmed
-	s        string
-	pos      int
-	sawOp    bool // a predicate was parsed (query_operations_ is not kNone)
+	ix  *index
+	s   string
+	pos int
 }
+
+var errNotModelled = errors.New("valkeyfake: negation, prefix, suffix and fuzzy terms and exclusive bounds are not modelled")
 
 func (p *queryParser) end() bool  { return p.pos >= len(p.s) }
 func (p *queryParser) peek() byte { return p.s[p.pos] }
 
 func (p *queryParser) skipSpace() {
-	for !p.end() && (p.s[p.pos] == ' ' || p.s[p.pos] == '\t' || p.s[p.pos] == '\n' || p.s[p.pos] == '\r') {
+	for !p.end() && strings.IndexByte(" \t\n\r", p.peek()) >= 0 {
 		p.pos++
 	}
 }
@@ -150,123 +132,78 @@ func (p *queryParser) unexpected() error {
 }
 
 // parseFilter parses a whole pre-filter; "*" (optionally bracketed) is
-// match-all. verbatim is FT.SEARCH's VERBATIM.
-func parseFilter(ix *index, s string, verbatim bool) (predicate, error) {
-	s = strings.TrimSpace(s)
-	if t := strings.Trim(s, "() "); t == "*" {
+// match-all.
+func parseFilter(ix *index, s string) (predicate, error) {
+	if strings.Trim(s, "() ") == "*" {
 		return allPred{}, nil
 	}
-	p := &queryParser{ix: ix, s: s, verbatim: verbatim}
-	pred, err := p.orExpr(nil)
-	if err != nil {
-		return nil, err
+	p := &queryParser{ix: ix, s: strings.TrimSpace(s)}
+	pred, err := p.orExpr()
+	if err == nil && !p.end() {
+		err = p.unexpected()
 	}
-	p.skipSpace()
-	if !p.end() {
-		return nil, p.unexpected()
-	}
-	if pred == nil {
-		return nil, fmt.Errorf("Invalid Query Syntax")
-	}
-	return pred, nil
+	return pred, err
 }
 
-// orExpr parses alternatives. field is the TEXT field a bracketed
-// @field:( … ) restricts terms to. An alternative that is empty (stop
-// words only) is rejected as FilterParser rejects it: "Invalid Query
-// Syntax" when nothing was parsed before it, "Missing OR term" otherwise.
-func (p *queryParser) orExpr(field *attribute) (predicate, error) {
+// orExpr parses alternatives. One that is empty (stop words only) is
+// refused, as FilterParser refuses it ("Invalid Query Syntax"; after
+// another alternative the module says "Missing OR term", which the driver,
+// dropping stop words, never meets).
+func (p *queryParser) orExpr() (predicate, error) {
 	var alts orPred
 	for {
-		a, err := p.andExpr(field)
+		a, err := p.andExpr()
 		if err != nil {
 			return nil, err
 		}
-		p.skipSpace()
-		orNext := !p.end() && p.peek() == '|'
-		if a == nil && (orNext || len(alts) > 0) {
-			if len(alts) == 0 && !p.sawOp {
-				return nil, fmt.Errorf("Invalid Query Syntax")
-			}
-			return nil, fmt.Errorf("Missing OR term")
+		if a == nil {
+			return nil, errors.New("Invalid Query Syntax")
 		}
-		if a != nil {
-			alts = append(alts, a)
-		}
-		if !orNext {
-			break
+		if alts = append(alts, a); p.end() || p.peek() != '|' {
+			return alts, nil
 		}
 		p.pos++
 	}
-	return collapse(alts, alts), nil
 }
 
-// collapse is a node of preds: none, the one, or all (an andPred or an
-// orPred) as the caller built it.
-func collapse(preds []predicate, all predicate) predicate {
-	switch len(preds) {
-	case 0:
-		return nil
-	case 1:
-		return preds[0]
-	}
-	return all
-}
-
-func (p *queryParser) andExpr(field *attribute) (predicate, error) {
+func (p *queryParser) andExpr() (predicate, error) {
 	var all andPred
-	for {
-		p.skipSpace()
-		if p.end() || p.peek() == '|' || p.peek() == ')' {
-			break
-		}
-		u, err := p.unary(field)
+	for p.skipSpace(); !p.end() && p.peek() != '|' && p.peek() != ')'; p.skipSpace() {
+		u, err := p.unary()
 		if err != nil {
 			return nil, err
 		}
 		if u != nil {
-			p.sawOp = true
 			all = append(all, u)
 		}
 	}
-	return collapse(all, all), nil
+	if len(all) == 0 {
+		return nil, nil
+	}
+	return all, nil
 }
 
-func (p *queryParser) unary(field *attribute) (predicate, error) {
-	if p.peek() == '-' {
-		p.pos++
-		p.skipSpace()
-		if p.end() {
-			return nil, p.unexpected()
-		}
-		u, err := p.unary(field)
-		if err != nil || u == nil {
-			return u, err
-		}
-		return notPred{u}, nil
-	}
+func (p *queryParser) unary() (predicate, error) {
 	switch p.peek() {
+	case '-':
+		return nil, errNotModelled
 	case '(':
 		p.pos++
-		e, err := p.orExpr(field)
+		e, err := p.orExpr()
 		if err != nil {
 			return nil, err
 		}
-		p.skipSpace()
 		if p.end() || p.peek() != ')' {
-			return nil, fmt.Errorf("Missing `)`")
+			return nil, errors.New("Missing `)`")
 		}
 		p.pos++
-		if e == nil {
-			return nil, fmt.Errorf("Empty brackets detected at Position: %d", p.pos-1)
-		}
 		return e, nil
 	case '@':
 		return p.fieldExpr()
 	case '"':
-		return p.phrase(field)
+		return p.phrase(nil)
 	}
-	return p.term(field)
+	return p.term(nil)
 }
 
 func (p *queryParser) fieldExpr() (predicate, error) {
@@ -285,7 +222,7 @@ func (p *queryParser) fieldExpr() (predicate, error) {
 	if p.end() {
 		return nil, p.unexpected()
 	}
-	a := p.ix.byAlias[name]
+	a := p.ix.byName[name]
 	switch p.peek() {
 	case '{':
 		if a == nil || a.typ != typeTag {
@@ -301,18 +238,7 @@ func (p *queryParser) fieldExpr() (predicate, error) {
 		return p.numeric(a)
 	}
 	if a == nil || a.typ != typeText {
-		return nil, fmt.Errorf("Index does not have any text field")
-	}
-	if p.peek() == '(' {
-		// No bracketed group after a TEXT field: its text parser stops
-		// at the bracket with no word, which is "Invalid Query Syntax"
-		// when nothing came before, and otherwise ends the field's text,
-		// the bracket then read as a group of its own, on every TEXT
-		// field (src/commands/filter_parser.cc ParseTextTokens, 1.2.1).
-		if !p.sawOp {
-			return nil, fmt.Errorf("Invalid Query Syntax")
-		}
-		return nil, nil
+		return nil, errors.New("Index does not have any text field")
 	}
 	if p.peek() == '"' {
 		return p.phrase(a)
@@ -323,11 +249,11 @@ func (p *queryParser) fieldExpr() (predicate, error) {
 // tags reads a tag list up to its closing brace: tags cut at '|', a
 // backslash keeping the character after it.
 func (p *queryParser) tags(a *attribute) (predicate, error) {
-	var tags []string
+	t := tagPred{field: a.name}
 	var cur strings.Builder
 	for {
 		if p.end() {
-			return nil, fmt.Errorf("Missing closing TAG bracket, '}'")
+			return nil, errors.New("Missing closing TAG bracket, '}'")
 		}
 		c := p.peek()
 		p.pos++
@@ -340,60 +266,48 @@ func (p *queryParser) tags(a *attribute) (predicate, error) {
 			cur.WriteByte(c)
 			continue
 		}
-		if t := strings.TrimSpace(cur.String()); t != "" {
+		if tag := strings.TrimSpace(cur.String()); tag != "" {
 			if !a.caseSensitive {
-				t = strings.ToLower(t)
+				tag = strings.ToLower(tag)
 			}
-			tags = append(tags, t)
+			t.tags = append(t.tags, tag)
 		}
 		cur.Reset()
 		if c == '}' {
-			return tagPred{alias: a.alias, tags: tags}, nil
+			return t, nil
 		}
 	}
 }
 
+// number reads one end of a range.
 func (p *queryParser) number() (float64, error) {
 	p.skipSpace()
+	if !p.end() && p.peek() == '(' {
+		return 0, errNotModelled
+	}
 	start := p.pos
 	for !p.end() && strings.IndexByte("+-.0123456789eEinfINF", p.peek()) >= 0 {
 		p.pos++
 	}
 	v := p.s[start:p.pos]
-	switch strings.ToLower(v) {
-	case "-inf":
-		return math.Inf(-1), nil
-	case "inf", "+inf":
-		return math.Inf(1), nil
-	}
-	f, err := strconv.ParseFloat(v, 64)
-	if err != nil || v == "" {
+	f, err := strconv.ParseFloat(v, 64) // takes ±inf, as the module does
+	if err != nil {
 		return 0, fmt.Errorf("Invalid number: %s", v)
 	}
 	return f, nil
 }
 
-// bound reads one end of a range, exclusive after '('.
-func (p *queryParser) bound() (v float64, inclusive bool, err error) {
-	p.skipSpace()
-	if inclusive = p.end() || p.peek() != '('; !inclusive {
-		p.pos++
-	}
-	v, err = p.number()
-	return v, inclusive, err
-}
-
 func (p *queryParser) numeric(a *attribute) (predicate, error) {
-	n := numPred{alias: a.alias}
+	n := numPred{field: a.name}
 	var err error
-	if n.lo, n.loInc, err = p.bound(); err != nil {
+	if n.lo, err = p.number(); err != nil {
 		return nil, err
 	}
 	if p.end() || (p.peek() != ' ' && p.peek() != ',') {
 		return nil, fmt.Errorf("Expected space or `,` between start and end values of a numeric field. Position: %d", p.pos)
 	}
 	p.pos++
-	if n.hi, n.hiInc, err = p.bound(); err != nil {
+	if n.hi, err = p.number(); err != nil {
 		return nil, err
 	}
 	p.skipSpace()
@@ -401,7 +315,7 @@ func (p *queryParser) numeric(a *attribute) (predicate, error) {
 		return nil, fmt.Errorf("Expected ']' got '%s'. Position: %d", p.s[p.pos:min(p.pos+1, len(p.s))], p.pos)
 	}
 	p.pos++
-	if n.lo > n.hi || n.lo == n.hi && !(n.loInc && n.hiInc) {
+	if n.lo > n.hi {
 		return nil, fmt.Errorf("Start and end values of a numeric field indicate an empty range. Position: %d", p.pos)
 	}
 	return n, nil
@@ -419,45 +333,26 @@ func (p *queryParser) textFields(field *attribute) ([]*attribute, error) {
 		}
 	}
 	if len(all) == 0 {
-		return nil, fmt.Errorf("Index does not have any text field")
+		return nil, errors.New("Index does not have any text field")
 	}
 	return all, nil
 }
 
-// word reads one token up to a token boundary, handling backslash escapes:
-// a backslash before punctuation keeps the character in the token.
+// word reads one token up to a token boundary (the driver's words are
+// letters and digits: escapes are not modelled).
 func (p *queryParser) word(quoted bool) (string, error) {
 	var b strings.Builder
-	for !p.end() {
+	for ; !p.end(); p.pos++ {
 		c := p.peek()
-		if c == '\\' {
-			p.pos++
-			if p.end() {
-				return "", fmt.Errorf("Invalid escape sequence: backslash at end of input")
-			}
-			b.WriteByte(p.peek())
-			p.pos++
+		switch {
+		case c == '"' || c == ' ', !quoted && strings.IndexByte(")|(@*%", c) >= 0:
+		case !quoted && strings.IndexByte("{}[]:;$", c) >= 0:
+			return "", p.unexpected()
+		case c >= 0x80 || strings.IndexByte(punctuation, c) < 0:
+			b.WriteByte(c)
 			continue
 		}
-		if c == '"' || c == ' ' {
-			break
-		}
-		if !quoted {
-			if strings.IndexByte(")|(@", c) >= 0 || c == '-' && b.Len() == 0 {
-				break
-			}
-			if strings.IndexByte("{}[]:;$", c) >= 0 {
-				return "", p.unexpected()
-			}
-			if c == '*' || c == '%' {
-				break
-			}
-		}
-		if c < 0x80 && strings.IndexByte(p.ix.text.punctuation, c) >= 0 {
-			break
-		}
-		b.WriteByte(c)
-		p.pos++
+		break
 	}
 	return strings.ToLower(b.String()), nil
 }
@@ -467,28 +362,21 @@ func (p *queryParser) term(field *attribute) (predicate, error) {
 	if err != nil {
 		return nil, err
 	}
-	if p.peek() == '%' || p.peek() == '*' {
-		return nil, fmt.Errorf("valkeyfake: fuzzy and suffix terms are not implemented by this wire-contract fake")
-	}
 	start := p.pos
 	w, err := p.word(false)
-	if err != nil {
+	switch {
+	case err != nil:
 		return nil, err
-	}
-	prefix := false
-	if !p.end() && p.peek() == '*' {
-		p.pos++
-		prefix = true
-	}
-	if p.pos == start {
+	case !p.end() && (p.peek() == '*' || p.peek() == '%'):
+		return nil, errNotModelled
+	case p.pos == start:
 		// A lone punctuation character separates words; it is no term.
 		p.pos++
 		return nil, nil
-	}
-	if w == "" || !prefix && p.ix.text.stopWords[w] {
+	case w == "" || p.ix.isStop(w):
 		return nil, nil
 	}
-	return termPred{fields: fields, word: w, prefix: prefix, exact: p.verbatim, stem: stem(w)}, nil
+	return termPred{fields: fields, word: w, stem: stem(w)}, nil
 }
 
 func (p *queryParser) phrase(field *attribute) (predicate, error) {
@@ -500,7 +388,7 @@ func (p *queryParser) phrase(field *attribute) (predicate, error) {
 	var words []string
 	for {
 		if p.end() {
-			return nil, fmt.Errorf("Missing closing quote")
+			return nil, errors.New("Missing closing quote")
 		}
 		if p.peek() == '"' {
 			p.pos++
@@ -520,9 +408,6 @@ func (p *queryParser) phrase(field *attribute) (predicate, error) {
 	}
 	if len(words) == 0 {
 		return nil, nil
-	}
-	if len(words) > 1 && !p.ix.text.offsets {
-		return nil, fmt.Errorf("Index does not support offsets")
 	}
 	// One quoted word is the word exactly: a phrase of one.
 	return phrasePred{fields: fields, words: words}, nil
@@ -578,7 +463,7 @@ func parseKNN(ix *index, s string) (*knn, error) {
 		}
 	}
 	alias := parts[2][1:]
-	a := ix.byAlias[alias]
+	a := ix.byName[alias]
 	if a == nil {
 		return nil, fmt.Errorf("Index field `%s` not exists", alias)
 	}
@@ -587,16 +472,4 @@ func parseKNN(ix *index, s string) (*knn, error) {
 	}
 	k.field = a
 	return k, nil
-}
-
-// distance is the index's metric as valkey-search reports it: COSINE
-// 1−cos (1 for a zero vector), IP 1−dot, L2 the squared distance.
-func distance(metric string, a, b []float32) float64 {
-	switch metric {
-	case "COSINE":
-		return 1 - fakekit.Cosine(a, b)
-	case "IP":
-		return 1 - fakekit.Dot(a, b)
-	}
-	return fakekit.L2Squared(a, b)
 }

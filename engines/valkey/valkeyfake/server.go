@@ -1,48 +1,30 @@
 // Package valkeyfake is a wire-contract fake of Valkey with the
-// valkey-search 1.2 module, not a search engine. It exists to test the searchbench Valkey driver's commands and replies, and
-// it is written from valkey-search's documented behaviour and parser
-// sources (docs/commands/ft.create.md, ft.search.md, ft.info.md;
-// src/commands/ft_create_parser.cc, ft_search_parser.cc, filter_parser.cc;
-// src/schema_manager.cc).
+// valkey-search 1.2.1 module, not a search engine: it exists to test the
+// searchbench Valkey driver, and models only the requests that driver sends
+// (engines/valkey/wire.go, engine.go), refusing others by name. It is
+// written from valkey-search's documentation and parser sources
+// (docs/commands/ft.*.md; src/commands/ft_create_parser.cc,
+// ft_search_parser.cc, filter_parser.cc; src/index_schema.cc) and held to the
+// module by TestFakeHeldToModule and TestRepliesAsModule.
 //
-// It speaks RESP2 and RESP3 (HELLO 2|3, AUTH), keeps hashes, and implements
-// HSET, HGETALL, DEL, UNLINK, EXISTS, SCAN, PING, ECHO, SELECT 0, INFO,
-// CONFIG GET|SET, CLIENT …, FT.CREATE, FT.DROPINDEX, FT.SEARCH, FT.INFO and
-// FT._LIST. Indexes are real: each sees only the keys under its prefixes,
-// and every hash there is one of its documents; TEXT is tokenised at the
-// index's punctuation, lowercased and stripped of the 33 Lucene stop words
-// unless NOSTOPWORDS, and a query word matches an indexed word equal to it
-// or, outside quotes and VERBATIM, one with the same Snowball English stem
-// (the module's libstemmer "english"); TAG is exact with a separator;
-// NUMERIC takes ranges; HNSW is approximated by exact KNN. Non-vector
-// results come back in no particular order (a hash of the key), as
-// valkey-search does not rank them. FT.INFO and the ingest counters follow
-// the module's bookkeeping (src/index_schema.cc, 1.2.1): see cmdFtInfo,
-// mutateLocked and ingest. It was held to valkey-search 1.2.1
-// (TestFakeHeldToModule, TestRepliesAsModule). FT.SEARCH answers keys only
-// (NOCONTENT or RETURN 0, the driver's form); a search for the documents'
-// fields is refused by name.
+// It speaks RESP3 (HELLO 3 [AUTH]) and implements PING, HELLO, CLIENT
+// SETINFO, INFO, CONFIG GET|SET, HSET, HGETALL, DEL, UNLINK, SCAN,
+// FT.CREATE, FT.DROPINDEX, FT.SEARCH, FT.INFO and FT._LIST. Indexes are
+// real: each sees the keys under its prefix, every hash there is one of its
+// documents; TEXT is cut at the default punctuation, lowercased, stripped of
+// the 33 Lucene stop words unless NOSTOPWORDS, and a query word also matches
+// indexed words with its Snowball English stem (the module's libstemmer);
+// TAG is exact; NUMERIC takes ranges; HNSW is exact KNN by cosine. Non-vector
+// results come in no particular order (a hash of the key), as the module does
+// not rank them. FT.INFO and the ingest counters follow the module's
+// bookkeeping (cmdFtInfo, mutateLocked, ingest).
 //
-// Writes behave as valkey-search's do for an ordinary client: the reply to
-// HSET/DEL is held until every index whose prefix matches the key has
-// applied the mutation, on a pool of writer workers (search.writer-threads).
-// Options.IndexDelay slows each application down so that tests can watch
-// mutation_queue_size, search_writer_queue_size and the ingest counters move.
+// Writes behave as valkey-search's do: the reply to HSET/DEL is held until
+// every index whose prefix matches the key has applied the mutation, on a
+// pool of writer workers (search.writer-threads); Options.IndexDelay slows
+// each application so that tests can watch the queues and counters move.
 //
-// It rejects what valkey-search rejects, with its error texts where the
-// sources give them: FT.CREATE with an unknown field type, a vector field
-// missing DIM/TYPE/DISTANCE_METRIC or with the wrong attribute count, a
-// duplicate index name; FT.SEARCH on an unknown index, a query syntax error,
-// a vector parameter of the wrong byte length, a DIALECT outside 2–4 (the
-// parser's range; the documentation supports only 2), a KNN over 10000,
-// unknown or unused parameters.
-//
-// Injected faults (Inject, ClearFaults) go through the shared kit,
-// engines/enginetest/fakekit: a raw reply in place of the answer, the
-// connection dropped, the command held or delayed.
-//
-// Not implemented: JSON, FT.AGGREGATE, aliases, fuzzy and suffix terms,
-// SORTBY ordering, field replies, cluster mode, MULTI/EXEC.
+// Injected faults (Inject, ClearFaults) go through engines/enginetest/fakekit.
 package valkeyfake
 
 import (
@@ -60,24 +42,20 @@ import (
 	"github.com/searchbench/searchbench/engines/enginetest/fakekit"
 )
 
-// Version is what the fake reports as its Valkey and valkey-search
-// versions: those it is held to, Debian sid's valkey-server 9.1.2 with the
-// valkey-search 1.2.1 module (the launcher's image where the bundle cannot
-// be pulled).
+// The versions the fake reports: those it is held to, Debian sid's
+// valkey-server 9.1.2 with the valkey-search 1.2.1 module.
 const (
 	ValkeyVersion = "9.1.2"
 	SearchVersion = "1.2.1"
-	// searchVersionInt is vmsdk::ValkeyVersion's integer form,
-	// (major<<16)|(minor<<8)|patch, as INFO modules and MODULE LIST show
-	// it: 66049 for 1.2.1 (src/version.h; seen on the module).
+	// searchVersionInt is vmsdk::ValkeyVersion's (major<<16)|(minor<<8)|patch,
+	// as INFO modules shows it (src/version.h; seen on the module).
 	searchVersionInt = 1<<16 | 2<<8 | 1
 )
 
 // Options configure a fake.
 type Options struct {
-	// Username and Password, when Password is set, are required (AUTH or
-	// HELLO … AUTH) before any other command. Username defaults to "default".
-	Username, Password string
+	// Password, when set, is the default user's: HELLO … AUTH must give it.
+	Password string
 	// WriterThreads is search.writer-threads' starting value; 0 means 2.
 	WriterThreads int
 	// IndexDelay is added to every index's application of a mutation.
@@ -86,9 +64,8 @@ type Options struct {
 
 // Server is a running fake, listening on 127.0.0.1.
 type Server struct {
-	opts  Options
-	ln    net.Listener
-	start time.Time
+	opts Options
+	ln   net.Listener
 
 	mu      sync.Mutex
 	hashes  map[string]map[string]string
@@ -101,7 +78,6 @@ type Server struct {
 	ingestFields [4]atomic.Int64
 	blocked      atomic.Int64 // writing clients waiting for their indexes
 	backfillKeys atomic.Int64 // keys the backfills ingested
-	clients      atomic.Int64
 	nextID       atomic.Int64
 
 	faults fakekit.Faults
@@ -120,29 +96,20 @@ func New(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	if opts.Username == "" {
-		opts.Username = "default"
-	}
 	if opts.WriterThreads <= 0 {
 		opts.WriterThreads = 2
 	}
 	s := &Server{
-		opts: opts, ln: ln, start: time.Now(),
+		opts: opts, ln: ln,
 		hashes: map[string]map[string]string{}, indexes: map[string]*index{},
 		config: map[string]string{
 			"search.reader-threads":         "2",
 			"search.writer-threads":         strconv.Itoa(opts.WriterThreads),
 			"search.info-developer-visible": "no",
-			"search.max-indexes":            strconv.Itoa(maxIndexes),
-			// search.max-nonvector-search-results-fetched: the cap on the
-			// keys a non-vector query collects (src/valkey_search_options.cc,
-			// kDefaultMaxNonVectorSearchResultsFetched; see searchLocked).
-			"search.max-nonvector-search-results-fetched": strconv.Itoa(maxNonVectorResults),
-			"search.query-string-bytes":                   strconv.Itoa(maxQueryBytes),
-			"search.max-vector-knn":                       strconv.Itoa(maxKNN),
-			"maxclients":                                  "10000",
-			"save":                                        "",
-			"appendonly":                                  "no",
+			"search.max-indexes":            "1000", // src/schema_manager.cc kMaxIndexesDefault
+			// The cap on the keys a non-vector query collects (searchLocked;
+			// src/valkey_search_options.cc).
+			"search.max-nonvector-search-results-fetched": "100000",
 		},
 		writers: newLimiter(opts.WriterThreads),
 		conns:   map[net.Conn]struct{}{},
@@ -154,10 +121,8 @@ func New(opts Options) (*Server, error) {
 	return s, nil
 }
 
-// Listen listens on 127.0.0.1 at a free port from 20000 to 32767: servers
-// the tests start stay below 32768, out of the kernel's ephemeral range,
-// where the clients' own ports are. The search starts at a point that differs from
-// one process to the next, so concurrent test processes rarely collide.
+// Listen listens on 127.0.0.1 at a free port from 20000 to 32767, out of
+// the kernel's ephemeral range, from a start that differs per process.
 func Listen() (net.Listener, error) {
 	const lo, n = 20000, 32768 - 20000
 	start := int(time.Now().UnixNano() % n)
@@ -221,27 +186,25 @@ func (s *Server) serve() {
 type conn struct {
 	id     int64
 	authed bool
-	w      *writer
+	w      writer
 }
 
 func (s *Server) handle(nc net.Conn) {
 	defer s.wg.Done()
-	s.clients.Add(1)
 	defer func() {
-		s.clients.Add(-1)
 		s.connMu.Lock()
 		delete(s.conns, nc)
 		s.connMu.Unlock()
 		nc.Close()
 	}()
 	r := bufio.NewReaderSize(nc, 64<<10)
-	c := &conn{id: s.nextID.Add(1), authed: s.opts.Password == "", w: &writer{w: bufio.NewWriter(nc), proto: 2}}
+	c := &conn{id: s.nextID.Add(1), authed: s.opts.Password == "", w: writer{bufio.NewWriter(nc)}}
 	for {
 		args, err := readCommand(r)
 		if err != nil {
 			if errors.Is(err, errProtocol) {
 				c.w.err("ERR " + err.Error())
-				c.w.w.Flush()
+				c.w.Flush()
 			}
 			return
 		}
@@ -257,10 +220,8 @@ func (s *Server) handle(nc net.Conn) {
 		s.dispatch(c, args)
 		// Flush once the client has nothing more buffered, so a pipeline is
 		// answered in one write, as the real server does.
-		if r.Buffered() == 0 {
-			if err := c.w.w.Flush(); err != nil {
-				return
-			}
+		if r.Buffered() == 0 && c.w.Flush() != nil {
+			return
 		}
 	}
 }
@@ -271,9 +232,8 @@ var commands map[string]handler
 
 func init() {
 	commands = map[string]handler{
-		"PING": cmdPing, "ECHO": cmdEcho, "HELLO": cmdHello, "AUTH": cmdAuth, "SELECT": cmdSelect,
-		"CLIENT": cmdClient, "INFO": cmdInfo, "CONFIG": cmdConfig,
-		"HSET": cmdHset, "HGETALL": cmdHgetall, "DEL": cmdKeys(true), "UNLINK": cmdKeys(true), "EXISTS": cmdKeys(false), "SCAN": cmdScan,
+		"PING": cmdPing, "HELLO": cmdHello, "CLIENT": cmdClient, "INFO": cmdInfo, "CONFIG": cmdConfig,
+		"HSET": cmdHset, "HGETALL": cmdHgetall, "DEL": cmdDel, "UNLINK": cmdDel, "SCAN": cmdScan,
 		"FT.CREATE": cmdFtCreate, "FT.DROPINDEX": cmdFtDrop, "FT.SEARCH": cmdFtSearch, "FT.INFO": cmdFtInfo, "FT._LIST": cmdFtList,
 	}
 }
@@ -281,19 +241,14 @@ func init() {
 func (s *Server) dispatch(c *conn, args []string) {
 	name := strings.ToUpper(args[0])
 	h, ok := commands[name]
-	if !ok {
-		rest := make([]string, 0, len(args)-1)
-		for _, a := range args[1:] {
-			rest = append(rest, "'"+a+"'")
-		}
-		c.w.err(fmt.Sprintf("ERR unknown command '%s', with args beginning with: %s", args[0], strings.Join(rest, " ")))
-		return
-	}
-	if !c.authed && name != "AUTH" && name != "HELLO" {
+	switch {
+	case !ok:
+		c.w.err(fmt.Sprintf("ERR unknown command '%s'", args[0]))
+	case !c.authed && name != "HELLO":
 		c.w.err("NOAUTH Authentication required.")
-		return
+	default:
+		h(s, c, args)
 	}
-	h(s, c, args)
 }
 
 func arity(c *conn, args []string, min int) bool {
@@ -305,10 +260,7 @@ func arity(c *conn, args []string, min int) bool {
 }
 
 // Fault is what the fake does in place of its answer to a command
-// (fakekit.Fault's Command, Raw, Drop, Hang, Delay and Times): raw bytes on
-// the wire (a reply of the wrong shape, a protocol violation, a reply cut
-// off), the connection dropped, the command held until ClearFaults or
-// delayed. Times 0 lasts until ClearFaults.
+// (fakekit.Fault): raw bytes, a dropped connection, a hold or a delay.
 type Fault = fakekit.Fault
 
 // Inject queues f.
@@ -317,10 +269,8 @@ func (s *Server) Inject(f Fault) { s.faults.Inject(f) }
 // ClearFaults removes every queued fault and releases held commands.
 func (s *Server) ClearFaults() { s.faults.Clear() }
 
-// fault applies the first queued fault for command, if any: ok says one
-// was taken and the command is not to be answered, drop that the
-// connection is to be closed. A fault that only holds or delays the
-// command leaves it to be answered as usual.
+// fault applies the first queued fault for command: ok says the command is
+// not to be answered, drop that the connection is to be closed.
 func (s *Server) fault(c *conn, command string) (drop, ok bool) {
 	t, ok := s.faults.TakeCommand(command)
 	if !ok {
@@ -330,10 +280,8 @@ func (s *Server) fault(c *conn, command string) (drop, ok bool) {
 		return true, true
 	}
 	if t.Raw != "" {
-		// A reply the real server never sends: for the driver's tests of
-		// answers it cannot read.
-		c.w.w.WriteString(t.Raw)
-		c.w.w.Flush()
+		c.w.WriteString(t.Raw)
+		c.w.Flush()
 	}
 	return t.Drop, t.Raw != "" || t.Drop
 }
