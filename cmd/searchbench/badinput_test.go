@@ -15,6 +15,7 @@ import (
 // before anything starts, in one line that begins with the field at fault,
 // and --dry-run, which runs the same checks, refuses it too.
 func TestBadInputFoundBeforeAnythingStarts(t *testing.T) {
+	t.Parallel()
 	file := filepath.Join(t.TempDir(), "a-file")
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
 		t.Fatal(err)

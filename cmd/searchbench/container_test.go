@@ -299,6 +299,7 @@ func TestInterruptRemovesTheContainer(t *testing.T) {
 }
 
 func TestContainerBadInput(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"run", "--engine", "postgres", "--cpus", "9999"},
 		{"run", "--engine", "postgres", "--cpus", "-1"},

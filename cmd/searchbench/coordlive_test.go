@@ -17,6 +17,7 @@ import (
 // counts and the percentiles of the added histograms, each shard's
 // throughput), and each shard's start lateness is in its log.
 func TestCoordinateLiveShowsTheMergedRun(t *testing.T) {
+	t.Parallel()
 	_, url := target(t)
 	coord := freePort(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

@@ -11,6 +11,7 @@ import (
 // deploy checks the shards' command line as run and ladder do: bad input is
 // one line and exit 2, and nothing is written.
 func TestDeployBadInput(t *testing.T) {
+	t.Parallel()
 	attached := []string{"run", "--engine", "meilisearch", "--url", "http://engine:7700", "--mix", "search"}
 	k8s := func(args ...string) []string {
 		return append([]string{"deploy", "kubernetes", "--shards", "3", "--image", "img:1"}, args...)

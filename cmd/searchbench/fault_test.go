@@ -554,6 +554,7 @@ func TestFaultEngineHangsFromTheStart(t *testing.T) {
 // for the interrupt (the calls left in line are not a line that never
 // drained), and the cut rung is not taken for a sustained rate.
 func TestInterruptedLadderWritesPartialResults(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -68,6 +68,7 @@ func checkInterruptedEarly(t *testing.T, p *process, err error, dir string, hash
 // hash could have finished (its cost measured here, on a hundredth of the
 // corpus, in this same build), writing a result marked partial.
 func TestInterruptDuringTheCorpusHash(t *testing.T) {
+	t.Parallel()
 	const ids, part = 20_000_000, 200_000
 	c, err := dataset.New(dataset.Config{Seed: dataset.DefaultSeed, IDs: part, Prepopulate: dataset.DefaultPrepopulate})
 	if err != nil {
@@ -92,6 +93,7 @@ func TestInterruptDuringTheCorpusHash(t *testing.T) {
 // computed (their cost estimated here from a thousandth of the distances,
 // in this same build), writing a result marked partial.
 func TestInterruptDuringTheExactAnswers(t *testing.T) {
+	t.Parallel()
 	const ids, queries, dim = 20_000, 10_000, 2048
 	docs := int(float64(ids) * dataset.DefaultPrepopulate)
 	// A thousandth of the work: 100 queries against a tenth of the documents.
@@ -138,6 +140,7 @@ func TestInterruptDuringTheExactAnswers(t *testing.T) {
 // the last stats sample, so the run exits long before the timeout, writing
 // the level marked partial.
 func TestInterruptWhileTheEngineHangs(t *testing.T) {
+	t.Parallel()
 	const timeout = 30 * time.Second
 	f := meilifake.New(meilifake.Options{})
 	t.Cleanup(f.Close)
@@ -185,6 +188,7 @@ func TestInterruptWhileTheEngineHangs(t *testing.T) {
 // waits up to 40 s for — exits at once, and still writes the shard's
 // result.json, marked partial for the interrupt (the reports are left out).
 func TestSecondInterruptExitsAtOnce(t *testing.T) {
+	t.Parallel()
 	_, url := target(t)
 	coord := freePort(t)
 	proxy := newStallProxy(t, coord)

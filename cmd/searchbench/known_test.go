@@ -12,6 +12,7 @@ import (
 // answers are right: recall under load beside the idle recall in the
 // tables and the result, no warning; 0 turns the checks off.
 func TestKnownItemsOnTheEmbeddedEngine(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	code, stdout, stderr := runCLI(t, context.Background(), quick(dir, "--known-items", "0.3")...)
 	if code != exitOK {

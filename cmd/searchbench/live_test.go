@@ -26,6 +26,7 @@ import (
 // when the run is done, and the server is gone when the command returns.
 // The intervals' final counts a page sums are the result's.
 func TestLiveViewServesTheRun(t *testing.T) {
+	t.Parallel()
 	// A free port: taken and given back, so the CLI can bind it.
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -183,6 +184,7 @@ func (c *watchedConn) Close() error {
 // hold up the results: the server closes it only once result.json is
 // written (and the command still returns with the server gone).
 func TestAHalfOpenLiveConnectionDoesNotHoldTheResults(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

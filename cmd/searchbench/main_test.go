@@ -32,6 +32,7 @@ func quick(dir string, extra ...string) []string {
 }
 
 func TestBadInputExitsTwoAndStartsNothing(t *testing.T) {
+	t.Parallel()
 	cases := [][]string{
 		{"run", "--engine", "nosuch"},
 		{"run", "--engine", "bleve,bleve"},
@@ -93,6 +94,7 @@ func readResult(t *testing.T, dir string) *result.Result {
 }
 
 func TestRunOnTheEmbeddedEngine(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	code, stdout, stderr := runCLI(t, context.Background(), quick(dir)...)
 	if code != exitOK {
@@ -165,6 +167,7 @@ func (f *failingEngine) Close() error { return errors.New("failing: close: flush
 func init() { engines.Register("failing-test", failingDriver{}) }
 
 func TestEngineFailingMidRunStillWritesEverything(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	code, stdout, stderr := runCLI(t, context.Background(), quick(dir, "--engine", "failing-test", "--prepopulate", "0")...)
 	if code != exitFailed {
@@ -191,6 +194,7 @@ func TestEngineFailingMidRunStillWritesEverything(t *testing.T) {
 }
 
 func TestInterruptWritesPartialResults(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -217,6 +221,7 @@ func TestInterruptWritesPartialResults(t *testing.T) {
 }
 
 func TestEnginesListsSorted(t *testing.T) {
+	t.Parallel()
 	code, stdout, _ := runCLI(t, context.Background(), "engines")
 	if code != 0 || !strings.Contains(stdout, "bleve") || !strings.Contains(stdout, "searchable") {
 		t.Fatalf("engines: exit %d\n%s", code, stdout)
@@ -232,6 +237,7 @@ func TestEnginesListsSorted(t *testing.T) {
 }
 
 func TestDatasetStatsAreDeterministic(t *testing.T) {
+	t.Parallel()
 	args := []string{"dataset", "--stats", "--json", "--ids", "3000", "--queries", "200"}
 	_, a, _ := runCLI(t, context.Background(), args...)
 	_, b, _ := runCLI(t, context.Background(), args...)
@@ -252,6 +258,7 @@ func TestDatasetStatsAreDeterministic(t *testing.T) {
 }
 
 func TestLadderOnTheEmbeddedEngine(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	code, stdout, stderr := runCLI(t, context.Background(), "ladder", "--ids", "2000", "--start", "50", "--step", "2",
 		"--stop", "200", "--duration", "500ms", "--repeat", "2", "--workers", "8", "--out", dir)
@@ -274,6 +281,7 @@ func TestLadderOnTheEmbeddedEngine(t *testing.T) {
 }
 
 func TestLadderBadInput(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"ladder", "--step", "1"},
 		{"ladder", "--start", "0"},
@@ -317,6 +325,7 @@ func init() { engines.Register("panicky-test", panickyDriver{}) }
 // A driver that panics fails its setup with the panic and the line in the
 // message; the other setups run and everything is written.
 func TestDriverPanicFailsOnlyItsSetup(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	code, stdout, stderr := runCLI(t, context.Background(), quick(dir, "--engine", "panicky-test,bleve")...)
 	if code != exitFailed {

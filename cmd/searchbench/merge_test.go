@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/searchbench/searchbench/runner/result"
@@ -15,11 +16,19 @@ func shardFiles(t *testing.T) (a, b string, ra, rb *result.Result) {
 	t.Helper()
 	var files [2]string
 	var res [2]*result.Result
+	// The two shards run at once, as shards do.
+	var dirs, stderrs [2]string
+	var codes [2]int
+	var wg sync.WaitGroup
 	for i := range 2 {
-		dir := t.TempDir()
-		args := []string{"run", "--ids", "2000", "--users", "2,3", "--spawn-rate", "1000", "--settle", "100ms", "--measure", "700ms", "--out", dir}
-		if code, _, stderr := runCLI(t, context.Background(), args...); code != exitOK {
-			t.Fatalf("run: exit %d\n%s", code, stderr)
+		dirs[i] = t.TempDir()
+		args := []string{"run", "--ids", "2000", "--users", "2,3", "--spawn-rate", "1000", "--settle", "100ms", "--measure", "700ms", "--out", dirs[i]}
+		wg.Go(func() { codes[i], _, stderrs[i] = runCLI(t, context.Background(), args...) })
+	}
+	wg.Wait()
+	for i, dir := range dirs {
+		if codes[i] != exitOK {
+			t.Fatalf("run: exit %d\n%s", codes[i], stderrs[i])
 		}
 		r := readResult(t, dir)
 		r.Shard = &result.Shard{Index: i, Count: 2, Coordinator: "127.0.0.1:21999",
@@ -33,6 +42,7 @@ func shardFiles(t *testing.T) (a, b string, ra, rb *result.Result) {
 }
 
 func TestMergeCommand(t *testing.T) {
+	t.Parallel()
 	a, b, ra, rb := shardFiles(t)
 	out := t.TempDir()
 	code, stdout, stderr := runCLI(t, context.Background(), "merge", a, b, "--out", out)

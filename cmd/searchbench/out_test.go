@@ -33,6 +33,7 @@ func oneLine(t *testing.T, what string, code int, stdout, stderr, prefix string)
 // the same directory meanwhile is turned away before it starts, naming the
 // first one's pid, and the directory holds the first run's files alone.
 func TestOutIsHeldByOneRunAtATime(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	inUse := fmt.Sprintf("out: %s is in use by another searchbench run (pid %d)", dir, os.Getpid())
 
@@ -74,6 +75,7 @@ func TestOutIsHeldByOneRunAtATime(t *testing.T) {
 // one, found before anything starts: /proc/x (which root cannot make
 // either), and a path under a regular file.
 func TestOutThatCannotBeMadeIsBadInput(t *testing.T) {
+	t.Parallel()
 	src := t.TempDir()
 	if code, _, stderr := runCLI(t, context.Background(), tiny(src)...); code != exitOK {
 		t.Fatalf("run: exit %d\n%s", code, stderr)
@@ -111,6 +113,7 @@ func TestOutThatCannotBeMadeIsBadInput(t *testing.T) {
 // measure, then write its results to a temporary directory and exit 0.
 // As root, the test runs its own binary as nobody.
 func TestOutAnUnprivilegedUserCannotMakeIsBadInput(t *testing.T) {
+	t.Parallel()
 	const out = "/etc/searchbench-x/out"
 	args := tiny(out)
 	if os.Geteuid() != 0 {
@@ -168,6 +171,7 @@ func copyFile(from, to string) error {
 // JSON names the byte where it goes wrong. Neither is "not a searchbench
 // result", which would send the user looking for another file.
 func TestTruncatedResultIsSaidToBe(t *testing.T) {
+	t.Parallel()
 	whole, err := os.ReadFile("../../runner/report/testdata/v1-slash-mix.json")
 	if err != nil {
 		t.Fatal(err)
@@ -229,6 +233,7 @@ func TestOutputsAreWrittenForSharing(t *testing.T) {
 // there. A link is judged by where it points. --force writes anyway; a
 // directory of an earlier run or report is written again as before.
 func TestOutHoldingOthersFilesIsRefused(t *testing.T) {
+	t.Parallel()
 	fixture := "../../runner/report/testdata/v1-timeline.json"
 	foreign := t.TempDir()
 	if err := os.WriteFile(filepath.Join(foreign, "notes.txt"), []byte("mine"), 0o644); err != nil {

@@ -70,6 +70,7 @@ func TestProductWorkloadOnPostgres(t *testing.T) {
 // answers is 1 on the idle index. A kind a driver's configuration cannot
 // answer is refused before anything starts.
 func TestProductWorkloadOnEveryFake(t *testing.T) {
+	t.Parallel()
 	const key = "product-key"
 	all := "knn=3,knn-category=2,knn-price=2,sku=2,hybrid=1"
 	for _, c := range []struct {
@@ -114,6 +115,7 @@ func TestProductWorkloadOnEveryFake(t *testing.T) {
 		}, nil, []string{"--option", "hybrid=on"}, "valkey cannot run hybrid queries", true},
 	} {
 		t.Run(c.engine, func(t *testing.T) {
+			t.Parallel()
 			url, flags := c.start(t)
 			dir := t.TempDir()
 			args := append([]string{"run", "--engine", c.engine, "--url", url, "--corpus", "product", "--dim", "16", "--ids", "400",

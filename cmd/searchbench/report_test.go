@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -23,19 +24,28 @@ import (
 )
 
 // runTwice makes two runs of the embedded engine with the same
-// configuration, as a user comparing run-to-run would.
+// configuration, as a user comparing run-to-run would. They run at once,
+// so that the machine's load, whatever it is, is the same for both.
 func runTwice(t *testing.T) (a, b string) {
 	t.Helper()
 	a, b = t.TempDir(), t.TempDir()
-	for _, dir := range []string{a, b} {
-		if code, _, stderr := runCLI(t, context.Background(), quick(dir)...); code != exitOK {
-			t.Fatalf("run: exit %d\n%s", code, stderr)
+	var wg sync.WaitGroup
+	var codes [2]int
+	var stderrs [2]string
+	for i, dir := range []string{a, b} {
+		wg.Go(func() { codes[i], _, stderrs[i] = runCLI(t, context.Background(), quick(dir)...) })
+	}
+	wg.Wait()
+	for i := range codes {
+		if codes[i] != exitOK {
+			t.Fatalf("run: exit %d\n%s", codes[i], stderrs[i])
 		}
 	}
 	return a, b
 }
 
 func TestRunWritesEveryOutputAndReportRerendersIt(t *testing.T) {
+	t.Parallel()
 	a, b := runTwice(t)
 	for _, name := range []string{"result.json", report.MarkdownFile, report.CSVFile, report.HTMLFile} {
 		if st, err := os.Stat(filepath.Join(a, name)); err != nil || st.Size() == 0 {
@@ -167,6 +177,7 @@ func halfUnit(cell string) float64 {
 }
 
 func TestReportAndCompareBadInput(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	notResult := filepath.Join(dir, "other.json")
 	os.WriteFile(notResult, []byte(`{"name": "something else"}`), 0o644)
@@ -249,6 +260,7 @@ func TestReportAndCompareBadInput(t *testing.T) {
 // report renders it and compare sets it beside a run of the CLI's own. The
 // library sets the provenance and redacts the messages itself.
 func TestLibraryResultLoadsInReportAndCompare(t *testing.T) {
+	t.Parallel()
 	src, err := runner.NewSource(runner.CorpusText, dataset.Config{Seed: 1, IDs: 2000, Prepopulate: 0.95}, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -291,6 +303,7 @@ func TestLibraryResultLoadsInReportAndCompare(t *testing.T) {
 // An invalid plan is an error naming the field as a Go program sets it,
 // and nothing starts: no result, no engine opened.
 func TestLibraryRejectsAnInvalidPlan(t *testing.T) {
+	t.Parallel()
 	src, err := runner.NewSource(runner.CorpusText, dataset.Config{Seed: 1, IDs: 100, Prepopulate: 0}, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -321,6 +334,7 @@ func TestLibraryRejectsAnInvalidPlan(t *testing.T) {
 // calls are measured and reported with no special case; an engine without
 // Getter is bad input before anything starts.
 func TestGetEndToEnd(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	// Two seconds a level: a tenth of the calls are gets, and a loaded
 	// machine makes few calls in quick's 700 ms (a level once had none).

@@ -16,6 +16,7 @@ import (
 // (this host may have fewer CPUs than the study's limit), which also shows
 // the command line winning over the file.
 func TestShippedScenariosPlan(t *testing.T) {
+	t.Parallel()
 	names, err := scenario.Shipped()
 	if err != nil || len(names) == 0 {
 		t.Fatalf("no shipped scenarios: %v", err)
@@ -52,6 +53,7 @@ func writeScenario(t *testing.T, body string) string {
 }
 
 func TestScenarioBadInput(t *testing.T) {
+	t.Parallel()
 	const ok = "command: run\nusers: [2]\n"
 	cases := []struct {
 		cmd, body, want string
@@ -106,6 +108,7 @@ func TestScenarioBadInput(t *testing.T) {
 // A scenario runs like its command line: the file's flags and setups apply,
 // the command line wins, and the result says which scenario it came from.
 func TestScenarioRunsOnTheEmbeddedEngine(t *testing.T) {
+	t.Parallel()
 	p := writeScenario(t, `command: run
 description: test
 ids: 3000
@@ -139,6 +142,7 @@ setups:
 }
 
 func TestOptionFlag(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		args []string
 		want string

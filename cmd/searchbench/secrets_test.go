@@ -155,10 +155,17 @@ func TestSecretsNeverReachOutputs(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.engine, func(t *testing.T) {
-			for _, a := range c.start(t) {
+			for i, a := range c.start(t) {
 				t.Run(a.how, func(t *testing.T) {
-					if a.env[0] != "" {
-						t.Setenv(a.env[0], a.env[1])
+					switch {
+					case a.env[0] != "":
+						t.Setenv(a.env[0], a.env[1]) // the process's: alone
+					case c.engine != "postgres":
+						// The others at once, each on a fake of its own (two
+						// runs on one server would share its index); the
+						// container is one for its attempts, which take turns.
+						t.Parallel()
+						a = c.start(t)[i]
 					}
 					driver, _, _ := strings.Cut(c.engine, " ") // "elasticsearch (basic auth)"
 					code, stdout, stderr, dir := quickRun(t, driver, a.url, a.flags...)
@@ -251,6 +258,7 @@ func (l *leakyEngine) Close() error { return fmt.Errorf("leaky: close %s", l.pas
 func init() { engines.Register("leaky-test", leakyDriver{}) }
 
 func TestRunRedactsSecretsThatDriversQuote(t *testing.T) {
+	t.Parallel()
 	const secret = "Sb-l3aky-Qm5Rt8Wz1x"
 	dir := t.TempDir()
 	code, stdout, stderr := runCLI(t, context.Background(), quick(dir, "--engine", "leaky-test", "--prepopulate", "0",
@@ -333,6 +341,7 @@ func quotingProxy(t *testing.T, backend, key string) (string, *atomic.Int64) {
 // case, reaches neither the printed tables and log nor any file: every run
 // of six characters of it is scrubbed. The failures are still recorded.
 func TestPartlyQuotedSecretsNeverReachOutputs(t *testing.T) {
+	t.Parallel()
 	const key = "Sb-p4rt1al-Kq8Zw3Xy6v"
 	for _, c := range []struct {
 		engine string
@@ -350,6 +359,7 @@ func TestPartlyQuotedSecretsNeverReachOutputs(t *testing.T) {
 		}},
 	} {
 		t.Run(c.engine, func(t *testing.T) {
+			t.Parallel()
 			proxy, quoted := quotingProxy(t, c.start(t), key)
 			// A second's window: enough searches in it, on a busy machine
 			// under the race detector, that some of the failing ones fall
@@ -418,6 +428,7 @@ func echoingProxy(t *testing.T, backend string, userinfo *url.Userinfo) (string,
 // stdout, stderr, result.json, tables.md, report.html or any other file.
 // The failures are still recorded.
 func TestEchoedBasicAuthSecretsNeverReachOutputs(t *testing.T) {
+	t.Parallel()
 	const user, pass = "sb-user", "Kx9/Qw7?zA+b"
 	const key = "Sb-p4rt1al-Kq8Zw3Xy6v" // Typesense's, which wants one besides
 	token := base64.StdEncoding.EncodeToString([]byte(user + ":" + pass))
@@ -448,6 +459,7 @@ func TestEchoedBasicAuthSecretsNeverReachOutputs(t *testing.T) {
 		}, false},
 	} {
 		t.Run(c.engine, func(t *testing.T) {
+			t.Parallel()
 			backend, flags := c.start(t)
 			var userinfo *url.Userinfo
 			if c.inURL {

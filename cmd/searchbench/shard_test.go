@@ -17,15 +17,26 @@ import (
 	"github.com/searchbench/searchbench/runner/result"
 )
 
-// freePort is a port of 127.0.0.1 below 32768 that nothing listens on now.
+// givenPorts holds the ports freePort has handed out to tests still
+// running: tests that run in parallel bind theirs only later (a
+// coordinator's --listen), so a port free now may already be another's.
+var givenPorts sync.Map
+
+// freePort is a port of 127.0.0.1 below 32768 that nothing listens on now
+// and that no other test of this process was given.
 func freePort(t *testing.T) string {
 	t.Helper()
 	for p := 21740; p < 21800; p++ {
+		if _, given := givenPorts.LoadOrStore(p, true); given {
+			continue
+		}
 		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
 		if err == nil {
 			ln.Close()
+			t.Cleanup(func() { givenPorts.Delete(p) })
 			return ln.Addr().String()
 		}
+		givenPorts.Delete(p)
 	}
 	t.Fatal("shard: no free port in 21740–21799: something holds all of them")
 	return ""
@@ -117,6 +128,7 @@ func coordinate(t *testing.T, ctx context.Context, args ...string) (wait func() 
 }
 
 func TestShardsAndTheirCoordinatorMakeOneRun(t *testing.T) {
+	t.Parallel()
 	srv, url := target(t)
 	coord := freePort(t)
 	dir := t.TempDir()
@@ -189,6 +201,7 @@ func TestShardsAndTheirCoordinatorMakeOneRun(t *testing.T) {
 }
 
 func TestAShardThatNeverRegistersFailsTheRun(t *testing.T) {
+	t.Parallel()
 	_, url := target(t)
 	coord := freePort(t)
 	dir := t.TempDir()
@@ -207,6 +220,7 @@ func TestAShardThatNeverRegistersFailsTheRun(t *testing.T) {
 }
 
 func TestShardBadInput(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"coordinate", "--shards", "0", "--listen", "127.0.0.1:21799"},
 		{"coordinate", "--shards", "3"},
@@ -227,6 +241,7 @@ func TestShardBadInput(t *testing.T) {
 // coordinate --live binds its address before any shard registers, as run
 // does: a taken or malformed address is one line, exit 2.
 func TestCoordinateBadLiveAddress(t *testing.T) {
+	t.Parallel()
 	taken, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -246,6 +261,7 @@ func TestCoordinateBadLiveAddress(t *testing.T) {
 }
 
 func TestAShardThatDiesLeavesAPartialRunNamingIt(t *testing.T) {
+	t.Parallel()
 	_, url := target(t)
 	coord := freePort(t)
 	dir := t.TempDir()
@@ -292,6 +308,7 @@ func TestAShardThatDiesLeavesAPartialRunNamingIt(t *testing.T) {
 // measured, and writes it merged, marked partial, as an interrupted run
 // does: the level under way holds the intervals measured so far.
 func TestAnInterruptedCoordinatorWritesWhatTheShardsMeasured(t *testing.T) {
+	t.Parallel()
 	_, url := target(t)
 	coord := freePort(t)
 	dir := t.TempDir()

@@ -22,6 +22,7 @@ import (
 // so, finishes the level, writes everything and exits 1. The wire-contract
 // fakes answer with each engine's own error bodies.
 func TestFaultErrorStorms(t *testing.T) {
+	t.Parallel()
 	const key, n = "storm-key", 25
 	cases := []struct {
 		engine string
@@ -69,6 +70,7 @@ func TestFaultErrorStorms(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.engine, func(t *testing.T) {
+			t.Parallel()
 			url, storm := c.start(t)
 			dir := t.TempDir()
 			var w watched

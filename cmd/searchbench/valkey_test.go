@@ -103,6 +103,7 @@ func TestStudyBScenarioOnTheFake(t *testing.T) {
 // The mixed text workload (Study A's corpus and 80/19/1 mix) on Valkey,
 // against the fake: every search, upsert and delete succeeds.
 func TestMixedWorkloadOnTheValkeyFake(t *testing.T) {
+	t.Parallel()
 	s := startValkeyFake(t)
 	dir := t.TempDir()
 	code, _, stderr := runCLI(t, context.Background(), "run", "--engine", "valkey", "--url", s.URL(), "--ids", "500",
@@ -122,6 +123,7 @@ func TestMixedWorkloadOnTheValkeyFake(t *testing.T) {
 // filters, exact SKU lookups — beside upserts and deletes, on the hybrid
 // pair: none fails.
 func TestProductWorkloadOnTheValkeyFake(t *testing.T) {
+	t.Parallel()
 	s := startValkeyFake(t)
 	dir := t.TempDir()
 	code, stdout, stderr := runCLI(t, context.Background(), "ladder", "--engine", "valkey", "--url", s.URL(),

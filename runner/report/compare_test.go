@@ -43,6 +43,7 @@ func compare(t *testing.T, a, b []Input) string {
 }
 
 func TestCompareMarksSamplingNoise(t *testing.T) {
+	t.Parallel()
 	a, b := sampleResult(t), sampleResult(t)
 	// B's alpha at 10 users: the same distribution drawn again (noise);
 	// at 100 users: searches 30% slower (beyond noise).
@@ -77,6 +78,7 @@ func TestCompareMarksSamplingNoise(t *testing.T) {
 }
 
 func TestCompareLadderSpreadAndSteps(t *testing.T) {
+	t.Parallel()
 	a, b := sampleResult(t), sampleResult(t)
 	lb := b.Engines[2].Ladder
 	lb.Sustainable = 3920 * 1.4                                           // one step up: the ladder cannot tell
@@ -101,6 +103,7 @@ func TestCompareLadderSpreadAndSteps(t *testing.T) {
 }
 
 func TestCompareRepeatedRunsUseTheirRange(t *testing.T) {
+	t.Parallel()
 	mk := func(searches int) *result.Result {
 		r := sampleResult(t)
 		r.Engines[0].Levels[0].Ops[0] = sampleOp(t, "search", searches, 2, 5, 15e9)
@@ -122,6 +125,7 @@ func TestCompareRepeatedRunsUseTheirRange(t *testing.T) {
 }
 
 func TestCompareWarnsWhenConfigurationsDiffer(t *testing.T) {
+	t.Parallel()
 	a, b := sampleResult(t), sampleResult(t)
 	b.Corpus.Hash = "sha256:ffffffffffffffffffffffffffff"
 	b.Config.Mix = "upsert=100"
@@ -136,6 +140,7 @@ func TestCompareWarnsWhenConfigurationsDiffer(t *testing.T) {
 }
 
 func TestQuantileIntervalCoversTheQuantile(t *testing.T) {
+	t.Parallel()
 	o := sampleOp(t, "search", 10000, 5, 3, 15e9)
 	h, err := result.DecodeHistogram(o.Histogram)
 	if err != nil {
@@ -161,6 +166,7 @@ func TestQuantileIntervalCoversTheQuantile(t *testing.T) {
 // The ranks are checked against the exact binomial sums (the published
 // tables give x(40)–x(61) for the median of 100) and where no bound exists.
 func TestOrderRanksAreExactBinomialBounds(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		n    int64
 		q    float64
@@ -185,6 +191,7 @@ func TestOrderRanksAreExactBinomialBounds(t *testing.T) {
 // the time — including the tail quantiles of small samples, where the normal
 // approximation this replaced covered the true p99 of 8 calls 8% of the time.
 func TestOrderRanksCoverTheTrueQuantile(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(7, 11))
 	for _, c := range []struct {
 		n int64
@@ -219,6 +226,7 @@ func TestOrderRanksCoverTheTrueQuantile(t *testing.T) {
 // A p99 of a handful of calls has no upper bound, so a difference in it is
 // noise however large.
 func TestCompareFewCallsTailIsNoise(t *testing.T) {
+	t.Parallel()
 	few := func(ms int64) *hdrhistogram.Histogram {
 		h := hdrhistogram.New(1, 60_000_000, 3)
 		for i := range int64(8) {
@@ -245,6 +253,7 @@ func TestCompareFewCallsTailIsNoise(t *testing.T) {
 // so it is not "only in A"; the kinds each side alone has are named, and
 // the mixes are said to differ.
 func TestCompareNamesTheKindsOnOneSide(t *testing.T) {
+	t.Parallel()
 	a, b := kindResult(t), kindResult(t)
 	b.Corpus.Queries = "knn=2,knn-price=2"
 	for i := range b.Engines[0].Levels {
@@ -279,6 +288,7 @@ func TestCompareNamesTheKindsOnOneSide(t *testing.T) {
 // (users) hold no figure in common: compare says so and stops, instead
 // of warning about a "measure window (0s / 2s)" the ladder never had.
 func TestCompareRefusesALadderAgainstARun(t *testing.T) {
+	t.Parallel()
 	run, ladder := sampleResult(t), sampleResult(t)
 	run.Engines = run.Engines[:2]
 	ladder.Engines = ladder.Engines[2:]

@@ -2,6 +2,7 @@ package report
 
 import (
 	"math/rand/v2"
+	"sync"
 	"testing"
 	"time"
 
@@ -14,8 +15,35 @@ import (
 // sampleOp is an operation (with its facts, as the runner writes them)
 // whose latencies are n draws from a log-normal
 // distribution with the given median (ms), recorded into an HDR histogram as
-// the runner does, so the summary and the histogram agree.
+// the runner does, so the summary and the histogram agree. Each is drawn
+// once per test binary: the draws and the histogram's encoding are most of
+// what sampleResult costs (seconds under -race, and most tests call it),
+// and the OpStats returned holds no map or slice a caller could change in
+// another's copy.
 func sampleOp(t testing.TB, op string, n int, medianMS float64, seed uint64, window time.Duration) result.OpStats {
+	t.Helper()
+	key := sampleKey{op, n, medianMS, seed, window}
+	if o, ok := sampleOps.Load(key); ok {
+		return o.(result.OpStats)
+	}
+	o := drawOp(t, op, n, medianMS, seed, window)
+	sampleOps.Store(key, o)
+	return o
+}
+
+type sampleKey struct {
+	op       string
+	n        int
+	medianMS float64
+	seed     uint64
+	window   time.Duration
+}
+
+// sampleOps holds the operations sampleOp drew, by their arguments.
+var sampleOps sync.Map
+
+// drawOp draws the operation sampleOp describes.
+func drawOp(t testing.TB, op string, n int, medianMS float64, seed uint64, window time.Duration) result.OpStats {
 	t.Helper()
 	h := hdrhistogram.New(1, 300_000_000, 3)
 	rng := rand.New(rand.NewPCG(seed, 7))

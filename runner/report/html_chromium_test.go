@@ -23,6 +23,7 @@ import (
 // the reader sees: every chart decoded and drawn (the engines' colours in its
 // pixels, not a blank box), and the key figures and warnings in the text.
 func TestHTMLReportInChromium(t *testing.T) {
+	t.Parallel()
 	exe := chromiumtest.Path(t)
 	res := sampleResult(t)
 	dir := t.TempDir()
@@ -152,6 +153,7 @@ func checkPainted(t *testing.T, step context.Context, id string, colors []color.
 // throughput panel down to the container's memory) with its operations'
 // and its shards' lines in their colours, and the values table there.
 func TestOverTimeInChromium(t *testing.T) {
+	t.Parallel()
 	exe := chromiumtest.Path(t)
 	res := timelineResult(t)
 	for _, l := range res.Engines[0].Levels {

@@ -45,6 +45,7 @@ func withIntervalP99(t *testing.T, v float64) string {
 // written. It is refused when the file is read; the largest value the
 // reader accepts renders.
 func TestAbsurdValueIsRefusedAtLoadAndTheLargestAcceptedRenders(t *testing.T) {
+	t.Parallel()
 	_, err := Load(withIntervalP99(t, 1.7e308))
 	if err == nil || !strings.Contains(err.Error(), "engines[0].levels[0].timeline.intervals[0].ops[0].p99: 1.7e+308 is out of range") {
 		t.Errorf("an interval value of 1.7e308: %v; want it refused naming the field", err)
@@ -67,6 +68,7 @@ func TestAbsurdValueIsRefusedAtLoadAndTheLargestAcceptedRenders(t *testing.T) {
 // file is written. Here the charts' directory cannot be made (a file has
 // its name), which used to leave tables.md and figures.csv behind.
 func TestAFailedWriteLeavesNoFiles(t *testing.T) {
+	t.Parallel()
 	in, err := Load("testdata/v1-timeline.json")
 	if err != nil {
 		t.Fatal(err)

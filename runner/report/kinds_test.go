@@ -120,6 +120,7 @@ func findRow(md string, first ...string) []string {
 }
 
 func TestKindTablesHoldTheFigures(t *testing.T) {
+	t.Parallel()
 	r := kindResult(t)
 	md := markdown(t, New(Input{Name: "r.json", Result: r}))
 
@@ -189,6 +190,7 @@ func TestKindTablesHoldTheFigures(t *testing.T) {
 
 // A result of one kind of query (the text corpus) gets none of it.
 func TestNoKindSectionsWithoutKinds(t *testing.T) {
+	t.Parallel()
 	rep := New(Input{Name: "r.json", Result: sampleResult(t)})
 	md := markdown(t, rep)
 	var html, out strings.Builder
@@ -214,6 +216,7 @@ func TestNoKindSectionsWithoutKinds(t *testing.T) {
 }
 
 func TestKindFiguresInCSV(t *testing.T) {
+	t.Parallel()
 	r := kindResult(t)
 	var out strings.Builder
 	if err := New(Input{Name: "r.json", Result: r}).CSV(&out); err != nil {
@@ -255,6 +258,7 @@ func TestKindFiguresInCSV(t *testing.T) {
 }
 
 func TestKindSectionsInHTML(t *testing.T) {
+	t.Parallel()
 	var html strings.Builder
 	if err := New(Input{Name: "r.json", Result: kindResult(t)}).HTML(&html); err != nil {
 		t.Fatal(err)
@@ -270,6 +274,7 @@ func TestKindSectionsInHTML(t *testing.T) {
 
 // Compare puts each kind's p50 and p99 side by side, levels and rungs.
 func TestCompareByKind(t *testing.T) {
+	t.Parallel()
 	a, b := kindResult(t), kindResult(t)
 	// B's knn at 10 users: 50% slower, beyond noise.
 	b.Engines[0].Levels[0].Ops[0].Kinds[0] = sampleKind(t, "knn", 1000, 3*1.5, 999, 15*time.Second)
@@ -292,6 +297,7 @@ func TestCompareByKind(t *testing.T) {
 // idle_found 0 and idle_recall 0; a load with no idle check beside it
 // (a shard that did not prepare) has no idle figures, not zeros.
 func TestIdleZeroInCSV(t *testing.T) {
+	t.Parallel()
 	r := kindResult(t)
 	alpha := &r.Engines[0]
 	zero := withSums(result.KindRecall{Kind: "knn"}, 10, 10, 100)

@@ -12,6 +12,7 @@ import (
 // Recall under load shows beside the idle recall in the tables, the CSV
 // and the HTML, levels and ladder rungs alike, flagged when it warns.
 func TestKnownItemsAreRenderedEverywhere(t *testing.T) {
+	t.Parallel()
 	r := sampleResult(t)
 	alpha := &r.Engines[0]
 	alpha.Relevance = &result.Relevance{K: 10, Queries: 100, Found: 99, Recall: 0.99}

@@ -8,6 +8,7 @@ import (
 )
 
 func TestLaddersTableAndStepWarning(t *testing.T) {
+	t.Parallel()
 	mk := func(label string, sustainable float64) result.EngineRun {
 		return result.EngineRun{Label: label, Ladder: &result.Ladder{
 			Arrival: "constant", Workers: 384, Step: 1.19, Repeat: 3, Reference: 2000, Rule: "the rule",

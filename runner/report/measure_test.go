@@ -54,6 +54,7 @@ func interruptedShards(t *testing.T) *result.Result {
 // and compare's rate intervals are around the rates, each shard's calls
 // over its own window.
 func TestMergedLevelNamesTheShardThatStopped(t *testing.T) {
+	t.Parallel()
 	m := interruptedShards(t)
 	l := m.Engines[0].Levels[0]
 	want := []result.ShardWindow{{Shard: 0, Window: result.Duration(12 * time.Second)},
@@ -112,6 +113,7 @@ func TestMergedLevelNamesTheShardThatStopped(t *testing.T) {
 // a warning when some were not running throughout) and in the CSV; a
 // result without them shows "—".
 func TestActiveUsersAreShown(t *testing.T) {
+	t.Parallel()
 	r := sampleResult(t)
 	r.Engines[0].Levels[0].Active = &result.ActiveUsers{Mean: 10, Min: 10, Ramp: result.Duration(90 * time.Millisecond)}
 	r.Engines[1].Levels[0].Active = &result.ActiveUsers{Mean: 7.46, Min: 3, Ramp: result.Duration(4 * time.Second)}

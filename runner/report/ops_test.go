@@ -40,6 +40,7 @@ func rowLabels(md string) []string {
 // A result with gets shows them everywhere the other operations show,
 // after them in table order, with no code that names get.
 func TestGetIsRenderedEverywhere(t *testing.T) {
+	t.Parallel()
 	r := withGets(t)
 	rep := New(Input{Name: "r.json", Result: r})
 
@@ -123,6 +124,7 @@ func TestGetIsRenderedEverywhere(t *testing.T) {
 // the current form: the mix named (so it compares equal to a new file's),
 // one weight per operation, and the operations' facts filled in.
 func TestOldResultIsNormalisedOnLoad(t *testing.T) {
+	t.Parallel()
 	in, err := Load("testdata/v1-slash-mix.json") // searchbench at 9997d7b: --mix 80/19/1, bleve
 	if err != nil {
 		t.Fatal(err)

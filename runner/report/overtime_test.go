@@ -231,6 +231,7 @@ func withKinds(t *testing.T, res *result.Result) *result.Result {
 // per interval and kind, as the timeline holds them; an interval where a
 // kind had no successful call has no point of it.
 func TestOverTimeSplitsSearchesByKind(t *testing.T) {
+	t.Parallel()
 	res := withKinds(t, timelineResult(t))
 	rep := New(Input{Name: "tl.json", Result: res})
 	page := renderHTML(t, rep)
@@ -285,6 +286,7 @@ func TestOverTimeSplitsSearchesByKind(t *testing.T) {
 // window after window: throughput is count over the interval's length, p50
 // and p99 the interval's (never averaged), errors per second all classes.
 func TestOverTimePlotsTheTimelinesValues(t *testing.T) {
+	t.Parallel()
 	res := timelineResult(t)
 	page := renderHTML(t, New(Input{Name: "tl.json", Result: res}))
 	var alpha []plottedWindow
@@ -309,6 +311,7 @@ func TestOverTimePlotsTheTimelinesValues(t *testing.T) {
 // container CPU and memory; slow calls (there are none) and a stat that
 // never changes (a thread count) are not.
 func TestOverTimePanels(t *testing.T) {
+	t.Parallel()
 	rep := New(Input{Name: "tl.json", Result: timelineResult(t)})
 	c := overTimeChart(t, rep, "alpha")
 	var ys []string
@@ -347,6 +350,7 @@ func TestOverTimePanels(t *testing.T) {
 // result with timelines, less its over-time section, is the page of the
 // same result without them, and that page has no over-time section.
 func TestAResultWithoutATimelineRendersAsBefore(t *testing.T) {
+	t.Parallel()
 	old := renderHTML(t, New(Input{Name: "r.json", Result: sampleResult(t)}))
 	if strings.Contains(old, "over-time") || strings.Contains(old, "overtime") {
 		t.Error("a result without timelines has an over-time section")
@@ -369,6 +373,7 @@ func TestAResultWithoutATimelineRendersAsBefore(t *testing.T) {
 // A merged run's over-time chart shows each shard's throughput beside the
 // merged lines, and its values table each shard's calls per second.
 func TestMergedOverTimeShowsEachShard(t *testing.T) {
+	t.Parallel()
 	res := timelineResult(t)
 	for _, l := range res.Engines[0].Levels {
 		for k, iv := range l.Timeline.Intervals {
@@ -426,6 +431,7 @@ func TestMergedOverTimeShowsEachShard(t *testing.T) {
 // --settle 1s --measure 3s, the embedded bleve) loads with its timeline
 // and its over-time values are the file's.
 func TestOverTimeOfARealRun(t *testing.T) {
+	t.Parallel()
 	in, err := Load("testdata/v1-timeline.json")
 	if err != nil {
 		t.Fatal(err)
@@ -527,6 +533,7 @@ func freezeResult(t *testing.T) *result.Result {
 // of each operation's calls over its slow threshold is the frozen calls
 // there and none elsewhere.
 func TestOverTimeDrawsAFreeze(t *testing.T) {
+	t.Parallel()
 	res := freezeResult(t)
 	rep := New(Input{Name: "freeze.json", Result: res})
 	c := overTimeChart(t, rep, "alpha")
@@ -573,6 +580,7 @@ func TestOverTimeDrawsAFreeze(t *testing.T) {
 // tick sits mid-window as a boundary would. The windows' names are still
 // on the chart.
 func TestOverTimeTicksAreSecondsFromEachWindowsStart(t *testing.T) {
+	t.Parallel()
 	rep := New(Input{Name: "tl.json", Result: timelineResult(t)})
 	for _, run := range []string{"alpha", "gamma"} {
 		c := overTimeChart(t, rep, run)
@@ -641,6 +649,7 @@ func checkTickLabels(t *testing.T, where string, ticks []plot.Tick) {
 // The over-time panels' y labels carry no needless decimals, and small
 // values keep theirs; the drawn chart has no label such as "250.00".
 func TestOverTimeYLabels(t *testing.T) {
+	t.Parallel()
 	for _, r := range [][2]float64{{0, 250}, {0, 287.5}, {0, 0.03}, {0, 1.04}, {0, 7}, {0, 2.6e6}} {
 		checkTickLabels(t, fmt.Sprintf("linear %g–%g", r[0], r[1]), (plainTicks{}).Ticks(r[0], r[1]))
 	}
@@ -677,6 +686,7 @@ var (
 // The legends of an over-time chart are beside its panels, right of every
 // panel's x axis, so no legend covers a line.
 func TestOverTimeLegendBesideThePlot(t *testing.T) {
+	t.Parallel()
 	res := timelineResult(t)
 	for _, l := range res.Engines[0].Levels {
 		for k := range l.Timeline.Intervals {
@@ -720,6 +730,7 @@ func TestOverTimeLegendBesideThePlot(t *testing.T) {
 // A merged run's shards are told apart by colour and by dash: no two
 // shards' lines share either, and no shard has an operation's colour.
 func TestOverTimeShardsHaveDistinctStyles(t *testing.T) {
+	t.Parallel()
 	res := timelineResult(t)
 	for _, l := range res.Engines[0].Levels {
 		for k := range l.Timeline.Intervals {
@@ -763,6 +774,7 @@ func TestOverTimeShardsHaveDistinctStyles(t *testing.T) {
 // largest float, one value throughout) do not break the chart: it draws,
 // its axes finite, each log axis above zero.
 func TestOverTimeSurvivesDegenerateValues(t *testing.T) {
+	t.Parallel()
 	for _, v := range []float64{0, 1e-300, 5, math.MaxFloat64} {
 		res := timelineResult(t)
 		res.Engines = res.Engines[:1]
@@ -800,6 +812,7 @@ func TestOverTimeSurvivesDegenerateValues(t *testing.T) {
 // without a successful call there has no latency): a line across the
 // interval would draw figures nothing measured, as through a stall.
 func TestOverTimeLinesBreakWhereAnIntervalHasNoValue(t *testing.T) {
+	t.Parallel()
 	res := freezeResult(t)
 	tl := res.Engines[0].Levels[0].Timeline
 	// No delete succeeded in interval 2: it failed.
@@ -823,6 +836,7 @@ func TestOverTimeLinesBreakWhereAnIntervalHasNoValue(t *testing.T) {
 // However long the windows, the time axis has about maxTimeLabels ticks,
 // at a step of 1, 2 or 5 × 10ⁿ hours past the longest step.
 func TestOverTimeTicksOfALongRun(t *testing.T) {
+	t.Parallel()
 	for _, end := range []float64{0.3, 7, 86400, 3e8} {
 		ot := otRun{Windows: []otWindow{{Label: "w", At: 0}}}
 		ticks := ot.timeTicks(end)

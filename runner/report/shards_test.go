@@ -30,6 +30,7 @@ func mergedSample(t *testing.T) *result.Result {
 }
 
 func TestMergedRunSaysItCameFromShards(t *testing.T) {
+	t.Parallel()
 	rep := New(Input{Name: "merged.json", Result: mergedSample(t)})
 	var md strings.Builder
 	if err := rep.Markdown(&md); err != nil {
@@ -89,6 +90,7 @@ func TestMergedRunSaysItCameFromShards(t *testing.T) {
 }
 
 func TestOneShardsResultSaysWhichShard(t *testing.T) {
+	t.Parallel()
 	r := sampleResult(t)
 	r.Shard = &result.Shard{Index: 1, Count: 3}
 	var md strings.Builder

@@ -55,6 +55,7 @@ func render(t *testing.T, runs []result.EngineRun) string {
 // indexes; the jobs per write come from the ingest counter over the
 // completed writes, not from the labels.
 func TestStudyBIndexingJobsTable(t *testing.T) {
+	t.Parallel()
 	out := render(t, []result.EngineRun{
 		studyBLadder("0", 80000, 0, 2, 8),
 		studyBLadder("1", 33636, 1, 2.2, 8),
@@ -82,6 +83,7 @@ func TestStudyBIndexingJobsTable(t *testing.T) {
 // Experiment 3's cliff: offered writes/s | p99 | writer queue depth, with
 // the queue maxima and the per-field ingest counters beside them.
 func TestStudyBServerMetricsTable(t *testing.T) {
+	t.Parallel()
 	vector := result.EngineRun{Label: "TAG + NUMERIC + HNSW 1024", Name: "valkey", CPULimit: 8, Ladder: &result.Ladder{
 		Arrival: "constant", Workers: 384, Step: 1.19, Repeat: 2, Reference: 2000, Rule: "rule", Sustainable: 2832,
 		Rungs: []result.Rung{
@@ -114,6 +116,7 @@ func TestStudyBServerMetricsTable(t *testing.T) {
 // without the ingest counters says why its jobs are missing; a ladder
 // without any of the figures gets no Study B table.
 func TestStudyBCaveats(t *testing.T) {
+	t.Parallel()
 	mixed := studyBLadder("mixed", 2000, 1, 2, 4)
 	for i := range mixed.Ladder.Rungs {
 		for j := range mixed.Ladder.Rungs[i].Reps {
@@ -157,6 +160,7 @@ func TestStudyBCaveats(t *testing.T) {
 // enqueued tasks) gets a neutral queue table: no valkey-search title, no
 // warning about Valkey's CONFIG SET.
 func TestQueueTableOfOtherEngines(t *testing.T) {
+	t.Parallel()
 	run := studyBLadder("meilisearch", 2000, 1, 2, 4)
 	run.Name = "meilisearch"
 	for i := range run.Ladder.Rungs {
@@ -180,6 +184,7 @@ func TestQueueTableOfOtherEngines(t *testing.T) {
 // The ladder's title gives its rung duration as a duration, not as an
 // integer of nanoseconds.
 func TestLadderTitleDuration(t *testing.T) {
+	t.Parallel()
 	run := studyBLadder("one", 2000, 1, 2, 8)
 	run.Ladder.Duration = result.Duration(20 * time.Second)
 	out := render(t, []result.EngineRun{run})
@@ -191,6 +196,7 @@ func TestLadderTitleDuration(t *testing.T) {
 // Searches whose totals stopped at valkey-search's cap during a rung or a
 // level are flagged beside the figures; none, no flag.
 func TestSaturatedTotalsWarning(t *testing.T) {
+	t.Parallel()
 	run := studyBLadder("text", 2000, 1, 2, 8)
 	run.Ladder.Rungs[1].Reps[0].EngineStats["search_total_saturated"] = result.Gauge{Samples: 27, PerSecond: 12, Last: 300}
 	run.Ladder.Rungs[1].Reps[0].EngineStats["max_nonvector_results"] = result.Gauge{Samples: 27, Last: 100000}

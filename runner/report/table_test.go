@@ -16,6 +16,7 @@ func level(users int, searchP50 float64, rps float64) result.Level {
 }
 
 func TestTablesFollowThePublishedLayout(t *testing.T) {
+	t.Parallel()
 	runs := []result.EngineRun{
 		{Label: "alpha", Levels: []result.Level{level(10, 3.14159, 31.9), level(100, 12.3456, 300)}},
 		{Label: "beta", Levels: []result.Level{level(10, 0.1234, 33.1)}},
