@@ -68,6 +68,17 @@ func (s *Server) search(w http.ResponseWriter, r *request) *esError {
 		n, _ := intValue(obj["num_candidates"])
 		s.knob.Saw(n)
 	}
+	return ok(w, http.StatusOK, map[string]any{
+		"took": r.took(), "timed_out": false,
+		"_shards": map[string]any{"total": 1, "successful": 1, "skipped": 0, "failed": 0},
+		"hits":    hitsReply(ix, hits, size, trackTotal),
+	})
+}
+
+// hitsReply is a search answer's "hits": the first size hits, their best
+// score, and the total as track_total_hits asks (none below 0; "gte" once
+// past it).
+func hitsReply(ix *index, hits []hit, size, trackTotal int) map[string]any {
 	page := []map[string]any{}
 	var maxScore any
 	for _, h := range hits[:min(len(hits), size)] {
@@ -84,11 +95,7 @@ func (s *Server) search(w http.ResponseWriter, r *request) *esError {
 	default:
 		out["total"] = map[string]any{"value": len(hits), "relation": "eq"}
 	}
-	return ok(w, http.StatusOK, map[string]any{
-		"took": r.took(), "timed_out": false,
-		"_shards": map[string]any{"total": 1, "successful": 1, "skipped": 0, "failed": 0},
-		"hits":    out,
-	})
+	return out
 }
 
 // intValue reads an integer from a JSON number.
