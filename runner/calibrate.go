@@ -15,6 +15,7 @@ import (
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/runner/event"
 	"github.com/searchbench/searchbench/runner/internal/pace"
+	"github.com/searchbench/searchbench/runner/record"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/runner/shard"
 	"github.com/searchbench/searchbench/workload"
@@ -117,7 +118,7 @@ type engineTimes struct {
 }
 
 func newEngineTimes() engineTimes {
-	return engineTimes{served: newHistogram(), late: newHistogram()}
+	return engineTimes{served: record.NewHistogram(), late: record.NewHistogram()}
 }
 
 func newKnownEngine(d Distribution, seed uint64, overshoot time.Duration) *knownEngine {
@@ -174,8 +175,8 @@ func (k *knownEngine) serve(ctx context.Context) error {
 		return nil
 	}
 	end := time.Now()
-	served, _ := micros(end.Sub(start))
-	late, _ := micros(end.Sub(deadline))
+	served, _ := record.Micros(end.Sub(start))
+	late, _ := record.Micros(end.Sub(deadline))
 	k.mu.Lock()
 	_ = k.own.served.RecordValue(served)
 	_ = k.own.late.RecordValue(late)

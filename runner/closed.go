@@ -16,6 +16,7 @@ import (
 	"github.com/searchbench/searchbench/engines/quote"
 	"github.com/searchbench/searchbench/runner/event"
 	"github.com/searchbench/searchbench/runner/internal/pace"
+	"github.com/searchbench/searchbench/runner/record"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/runner/shard"
 	"github.com/searchbench/searchbench/workload"
@@ -177,9 +178,9 @@ func (em Emitter) warn(window result.Window, warnings result.Warnings) {
 
 // live is the collector's callback for the window ("level 2
 // users=50", "rung 3 rep 1"): each interval as it closes, and each once
-// more, final, as the window's timeline has it (see liveFunc); nil when no
+// more, final, as the window's timeline has it (see record.LiveFunc); nil when no
 // one listens, so the collector does not build snapshots for nobody.
-func (em Emitter) live(window result.Window) liveFunc {
+func (em Emitter) live(window result.Window) record.LiveFunc {
 	if em.Observer == nil {
 		return nil
 	}
@@ -256,7 +257,7 @@ func ClosedLoop(ctx context.Context, e engines.Engine, src Source, cfg Config, e
 type user struct {
 	stream *workload.Stream
 	known  dataset.Rand // which searches are known-item checks
-	rec    *Recorder
+	rec    *record.Recorder
 	ops    atomic.Int64 // calls finished in the window, for live progress
 	errs   atomic.Int64
 	// span is when the user was running, as offsets from the level's
@@ -276,7 +277,7 @@ type window struct {
 	from, to atomic.Int64 // nanoseconds since t0
 	// grid is the window's interval clock; set before from, so a call
 	// that measured() says is in the window sees it.
-	grid atomic.Pointer[grid]
+	grid atomic.Pointer[record.Grid]
 }
 
 func newWindow(t0 time.Time) *window {
@@ -286,14 +287,14 @@ func newWindow(t0 time.Time) *window {
 	return w
 }
 
-func (w *window) set(from, to time.Duration, g grid) {
+func (w *window) set(from, to time.Duration, g record.Grid) {
 	w.grid.Store(&g)
 	w.to.Store(int64(to))
 	w.from.Store(int64(from))
 }
 
 // interval is the interval of the window's grid a call started at t is in.
-func (w *window) interval(t time.Time) int { return w.grid.Load().at(t) }
+func (w *window) interval(t time.Time) int { return w.grid.Load().At(t) }
 
 // measured says whether a call started at t is in the window.
 func (w *window) measured(t time.Time) bool { return int64(t.Sub(w.t0)) >= w.from.Load() }
@@ -327,7 +328,7 @@ type levelRun struct {
 	all   int           // the level's users in all shards
 	first int           // the global index of this share's first user
 	ramp  time.Duration // the planned ramp, the whole level's
-	sink  *Sink
+	sink  *record.Sink
 	known *knownChecks
 	users []*user
 	probe *prober
@@ -340,7 +341,7 @@ type levelClock struct {
 	rampTook time.Duration // when every user was running
 	from, to time.Duration // the measured window as planned
 	gridFrom time.Duration // where the intervals start
-	g        grid
+	g        record.Grid
 }
 
 // levelSelf is what a level's measured phase learnt besides its calls:
@@ -350,7 +351,7 @@ type levelSelf struct {
 	engineStats   map[string]result.Gauge
 	statsWarn     string
 	stats         *statsSampler
-	live          liveFunc
+	live          record.LiveFunc
 	stop          func() // ends the probes and the live intervals
 }
 
@@ -373,8 +374,8 @@ func (lv *levelRun) run(ctx context.Context, e engines.Engine, src Source, em Em
 	var wg sync.WaitGroup
 	em.phase(window, all, "ramp", lv.ramp)
 	lc := lv.start(runCtx, e, src, vers, &wg)
-	ivs := lv.sink.startIntervals(lc.g)
-	lv.known.startIntervals(lc.g.n)
+	ivs := lv.sink.StartIntervals(lc.g)
+	lv.known.startIntervals(lc.g.N)
 	lv.probe.startIntervals(lc.g)
 	lv.win.set(lc.from, lc.to, lc.g)
 	em.phase(window, all, "settle", cfg.Settle)
@@ -394,7 +395,7 @@ func (lv *levelRun) run(ctx context.Context, e engines.Engine, src Source, em Em
 	for _, u := range lv.users {
 		u.rec.Flush()
 	}
-	ivs.finish()
+	ivs.Finish()
 	return lv.result(lc, end, ivs, self)
 }
 
@@ -402,7 +403,7 @@ func (lv *levelRun) run(ctx context.Context, e engines.Engine, src Source, em Em
 // its stream, its known-item checks and its recorder, and the level's
 // freshness prober; run starts the level's clock.
 func newLevelRun(e engines.Engine, src Source, cfg Config, vers versions, level, all int) *levelRun {
-	lv := &levelRun{cfg: cfg, all: all, sink: NewSink(4*runtime.GOMAXPROCS(0), src.QueryKinds())}
+	lv := &levelRun{cfg: cfg, all: all, sink: record.NewSink(4*runtime.GOMAXPROCS(0), src.QueryKinds())}
 	first, streams := userStreams(cfg, src.IDs(), level, all)
 	lv.first = first
 	lv.known = newKnownChecks(src, cfg.Calls, vers, uint64(level))
@@ -455,14 +456,14 @@ func (lv *levelRun) start(ctx context.Context, e engines.Engine, src Source, ver
 		lc.to = lc.gridFrom + cfg.Measure
 		lc.from = min(lc.from, lc.to)
 	}
-	lc.g = newGrid(lv.t0.Add(lc.gridFrom), cfg.interval(cfg.Measure), lc.to-lc.gridFrom)
+	lc.g = record.NewGrid(lv.t0.Add(lc.gridFrom), cfg.interval(cfg.Measure), lc.to-lc.gridFrom)
 	return lc
 }
 
 // measure runs the measured phase's watchers (freshness probes, engine
 // stats, the live intervals, progress) until the window's end; stop ends
 // the ones still running once the users have drained.
-func (lv *levelRun) measure(ctx context.Context, e engines.Engine, em Emitter, level int, lc levelClock, ivs *intervals) *levelSelf {
+func (lv *levelRun) measure(ctx context.Context, e engines.Engine, em Emitter, level int, lc levelClock, ivs *record.Intervals) *levelSelf {
 	cfg := lv.cfg
 	endSelf := measureSelf()
 	probeCtx, stopProbe := context.WithCancel(ctx)
@@ -473,7 +474,7 @@ func (lv *levelRun) measure(ctx context.Context, e engines.Engine, em Emitter, l
 	s.live = em.live(result.LevelWindow(level, lv.all))
 	more := &liveFigures{known: lv.known, fresh: lv.probe, users: lv.liveUsers(lc)}
 	more.stats.Store(s.stats)
-	stopCollector := collector(ctx, s.live, more, cfg.Mix.Ops(), ivs)
+	stopCollector := record.Collector(ctx, s.live, more.add, cfg.Mix.Ops(), ivs)
 	watchProgress(ctx, em, lv.all, lv.users, lv.sink, lv.t0.Add(lc.to))
 	s.cpu, s.schedP99 = endSelf()
 	s.engineStats, s.statsWarn = s.stats.stop(ctx, cfg.Timeout)
@@ -486,7 +487,7 @@ func (lv *levelRun) measure(ctx context.Context, e engines.Engine, em Emitter, l
 
 // result is the level's result for a window cut short at end (lc.to when
 // it was not interrupted).
-func (lv *levelRun) result(lc levelClock, end time.Duration, ivs *intervals, self *levelSelf) result.Level {
+func (lv *levelRun) result(lc levelClock, end time.Duration, ivs *record.Intervals, self *levelSelf) result.Level {
 	cfg := lv.cfg
 	n := len(lv.users)
 	partial := end < lc.to
@@ -520,9 +521,9 @@ func (lv *levelRun) result(lc levelClock, end time.Duration, ivs *intervals, sel
 		l.Ops = append(l.Ops, s)
 		l.TotalRPS += s.RPS
 	}
-	l.Warnings = append(l.Warnings, result.Notes(errorWarnings(l.Ops)...)...)
+	l.Warnings = append(l.Warnings, result.Notes(record.ErrorWarnings(l.Ops)...)...)
 	if k := total.Clamped(); k > 0 {
-		l.Warnings = append(l.Warnings, result.Notef("%d calls took longer than %v and were recorded at that ceiling", k, time.Duration(highestUS)*time.Microsecond))
+		l.Warnings = append(l.Warnings, result.Notef("%d calls took longer than %v and were recorded at that ceiling", k, time.Duration(record.HighestUS)*time.Microsecond))
 	}
 	if partial {
 		l.Warnings = append(l.Warnings, result.Notef("interrupted after %v of the %v window: the window is shorter than configured", window.Round(time.Millisecond), cfg.Measure))
@@ -533,8 +534,8 @@ func (lv *levelRun) result(lc levelClock, end time.Duration, ivs *intervals, sel
 // timeline is the level's timeline over the window's first length, each
 // interval with its active users, known-item checks, freshness probes and
 // engine stats; a problem building it is added to warnings.
-func (lv *levelRun) timeline(lc levelClock, length time.Duration, ivs *intervals, spans []span, self *levelSelf, warnings *result.Warnings) *result.Timeline {
-	tl, err := ivs.timeline(lv.cfg.Mix.Ops(), nil, lc.from-lc.gridFrom, lc.from+length-lc.gridFrom)
+func (lv *levelRun) timeline(lc levelClock, length time.Duration, ivs *record.Intervals, spans []span, self *levelSelf, warnings *result.Warnings) *result.Timeline {
+	tl, err := ivs.Timeline(lv.cfg.Mix.Ops(), nil, lc.from-lc.gridFrom, lc.from+length-lc.gridFrom)
 	if err != nil {
 		*warnings = append(*warnings, result.Note("timeline: "+err.Error()))
 	}
@@ -546,7 +547,7 @@ func (lv *levelRun) timeline(lc levelClock, length time.Duration, ivs *intervals
 	}
 	lv.probe.onTimeline(tl)
 	setEngineStats(tl, self.stats.perInterval(lc.g))
-	self.live.final(tl)
+	self.live.Final(tl)
 	return tl
 }
 
@@ -570,7 +571,7 @@ func (lv *levelRun) liveUsers(lc levelClock) func(k int) float64 {
 	for i, u := range lv.users {
 		spans[i] = span{start: u.span.start, stop: math.MaxInt64}
 	}
-	every := lc.g.every
+	every := lc.g.Every
 	return func(k int) float64 {
 		start := time.Duration(k) * every
 		return lc.usersIn(spans, start, min(every, lc.to-lc.gridFrom-start))
@@ -677,7 +678,7 @@ func (u *user) run(ctx context.Context, e engines.Engine, src Source, cfg Config
 		}
 		u.rec.RecordIn(k, req.Op, req.Kind, took, class)
 		u.ops.Add(1)
-		if !succeeded(req.Op, class) {
+		if !record.Succeeded(req.Op, class) {
 			u.rec.Failed(req.Op, class, err)
 			u.errs.Add(1)
 		}
@@ -707,7 +708,7 @@ func do(ctx context.Context, e engines.Engine, c *workload.Call) (err error) {
 // far, and the median of the latencies recorded so far across operations,
 // which users fold in every 512 calls; -1 before any has) about once a
 // second until the window ends or ctx is done.
-func watchProgress(ctx context.Context, em Emitter, n int, users []*user, sink *Sink, until time.Time) {
+func watchProgress(ctx context.Context, em Emitter, n int, users []*user, sink *record.Sink, until time.Time) {
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	deadline := time.NewTimer(time.Until(until))
@@ -727,7 +728,38 @@ func watchProgress(ctx context.Context, em Emitter, n int, users []*user, sink *
 				ops += u.ops.Load()
 				errs += u.errs.Load()
 			}
-			em.emit(event.Event{Kind: event.Progress, Users: n, Ops: ops, Errs: errs, P50: sink.median()})
+			em.emit(event.Event{Kind: event.Progress, Users: n, Ops: ops, Errs: errs, P50: sink.Median()})
 		}
 	}
+}
+
+const (
+	// DefaultInterval is the timeline's interval when none is given.
+	DefaultInterval = time.Second
+	// MinInterval is the shortest interval: as the shortest window, the
+	// timers that open and close it are milliseconds late on a busy load
+	// generator.
+	MinInterval = 100 * time.Millisecond
+)
+
+// interval is c's interval in a window of the given length: the default
+// (DefaultInterval, or the whole window when it is shorter) when none is set.
+func (c Calls) interval(window time.Duration) time.Duration {
+	if c.Interval == 0 {
+		return min(DefaultInterval, window)
+	}
+	return c.Interval
+}
+
+// validateInterval checks the interval against the window it cuts.
+func (c Calls) validateInterval(window time.Duration, windowFlag string) error {
+	switch iv := c.Interval; {
+	case iv == 0:
+		return nil
+	case iv < MinInterval:
+		return fieldErr("Interval", "interval", "%v is shorter than %v, the shortest interval recorded", iv, MinInterval)
+	case iv > window:
+		return fieldErr("Interval", "interval", "%v is longer than the window it cuts (%s %v)", iv, windowFlag, window)
+	}
+	return nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/searchbench/searchbench/engines/quote"
 	"github.com/searchbench/searchbench/runner/event"
+	"github.com/searchbench/searchbench/runner/record"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/runner/shard"
 )
@@ -69,7 +70,7 @@ func Run(ctx context.Context, plan Plan, obs Observer) (*result.Result, error) {
 		StartedAt:     now.UTC(),
 		Config: result.Config{
 			Scenario: p.Scenario, Mix: calls.Mix.String(), MixWeights: calls.Mix[:],
-			Seed: calls.Seed, WriteMode: p.writeMode(), Histogram: HistogramNote,
+			Seed: calls.Seed, WriteMode: p.writeMode(), Histogram: record.HistogramNote,
 			RequestTimeout: result.Duration(calls.Timeout), K: calls.K,
 		},
 		Host: HostInfo(),

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/runner/record"
 	"github.com/searchbench/searchbench/runner/result"
 )
 
@@ -136,17 +137,17 @@ func (s *statsSampler) sample(ctx context.Context, timeout time.Duration) {
 // perInterval is, for each interval of g, the mean of each figure over
 // the samples taken in it (nil where none was): the engine's figures on
 // the timeline's clock. Call it after stop.
-func (s *statsSampler) perInterval(g grid) []map[string]float64 {
+func (s *statsSampler) perInterval(g record.Grid) []map[string]float64 {
 	if s == nil {
 		return nil
 	}
-	return s.means(g, 0, g.n)
+	return s.means(g, 0, g.N)
 }
 
 // in is interval k's figures as perInterval has them, from the samples
 // taken so far: the live view's, while sampling goes on (nil when none
 // was taken in it).
-func (s *statsSampler) in(g grid, k int) map[string]float64 {
+func (s *statsSampler) in(g record.Grid, k int) map[string]float64 {
 	if s == nil {
 		return nil
 	}
@@ -155,18 +156,18 @@ func (s *statsSampler) in(g grid, k int) map[string]float64 {
 
 // means is, for intervals lo to hi-1 of g, the mean of each figure over
 // the samples taken in each (nil where none was).
-func (s *statsSampler) means(g grid, lo, hi int) []map[string]float64 {
+func (s *statsSampler) means(g record.Grid, lo, hi int) []map[string]float64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n := hi - lo
 	sums := make([]map[string]float64, n)
 	counts := make([]map[string]int, n)
 	for _, p := range s.points {
-		d := p.at.Sub(g.origin) - time.Duration(lo)*g.every
-		if d < 0 || d >= time.Duration(n)*g.every {
+		d := p.at.Sub(g.Origin) - time.Duration(lo)*g.Every
+		if d < 0 || d >= time.Duration(n)*g.Every {
 			continue
 		}
-		k := int(d / g.every)
+		k := int(d / g.Every)
 		if sums[k] == nil {
 			sums[k], counts[k] = map[string]float64{}, map[string]int{}
 		}
