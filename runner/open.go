@@ -140,12 +140,7 @@ func (r *openRun) run(ctx context.Context, start time.Time, live record.LiveFunc
 	// before it: a sample (a call to the engine, up to a second) must not
 	// hold the first arrivals, whose latency runs from their due times.
 	more := &liveFigures{known: r.known}
-	statsC := make(chan *statsSampler, 1)
-	go func() {
-		s := sampleStats(ctx, r.e, cfg.Sampled, cfg.Timeout)
-		more.stats.Store(s)
-		statsC <- s
-	}()
+	statsC := r.startStats(ctx, more)
 	cpu0 := cpuTime()
 	drainBy := start.Add(sched.Length() + cfg.Timeout)
 	// A call is in the interval it was due in.
@@ -166,22 +161,7 @@ func (r *openRun) run(ctx context.Context, start time.Time, live record.LiveFunc
 	stopCollector()
 	latIv.Finish()
 	svcIv.Finish()
-	elapsed := time.Duration(r.last.Load())
-	cpu := cpuTime() - cpu0
-	wall := time.Since(start)
-
-	rep := result.Rep{
-		Offered: cfg.Share.Rate(sched.Rate()), Sent: r.sent.Load(), Unsent: r.unsent.Load(), Partial: partial,
-		LateStarts: r.late.Load(),
-		ClientCPU:  record.CPUShare(cpu, wall),
-	}
-	if elapsed > 0 {
-		rep.Achieved = float64(r.okDone.Load()) / elapsed.Seconds()
-	}
-	rep.GeneratorLagP99 = float64(sl.lag.ValueAtQuantile(99)) / 1000
-	rep.GeneratorLagMax = float64(sl.lag.Max()) / 1000
-	rep.Duration = result.Duration(sched.Length())
-	r.summarize(&rep)
+	rep := r.newRep(partial, cpuTime()-cpu0, time.Since(start), sl)
 	rep.EngineStats = engineStats
 	rep.KnownItems = r.known.result()
 	rep.Timeline = r.timeline(&rep, latIv, svcIv, sl, sched.Length())
@@ -190,6 +170,39 @@ func (r *openRun) run(ctx context.Context, start time.Time, live record.LiveFunc
 	if statsWarn != "" {
 		rep.Warnings = append(rep.Warnings, result.Note(statsWarn))
 	}
+	return rep
+}
+
+// startStats starts sampling the engine's stats, beside the first
+// arrivals, and gives the sampler to more (the live intervals) and to the
+// channel once it exists.
+func (r *openRun) startStats(ctx context.Context, more *liveFigures) <-chan *statsSampler {
+	statsC := make(chan *statsSampler, 1)
+	go func() {
+		s := sampleStats(ctx, r.e, r.cfg.Sampled, r.cfg.Timeout)
+		more.stats.Store(s)
+		statsC <- s
+	}()
+	return statsC
+}
+
+// newRep is the rep's figures once every call has returned: what was
+// offered, sent and achieved, the scheduler's lag (sl), the client's CPU
+// share (cpu over wall) and the calls' statistics.
+func (r *openRun) newRep(partial bool, cpu, wall time.Duration, sl *schedLog) result.Rep {
+	elapsed := time.Duration(r.last.Load())
+	rep := result.Rep{
+		Offered: r.cfg.Share.Rate(r.sched.Rate()), Sent: r.sent.Load(), Unsent: r.unsent.Load(), Partial: partial,
+		LateStarts: r.late.Load(),
+		ClientCPU:  record.CPUShare(cpu, wall),
+	}
+	if elapsed > 0 {
+		rep.Achieved = float64(r.okDone.Load()) / elapsed.Seconds()
+	}
+	rep.GeneratorLagP99 = float64(sl.lag.ValueAtQuantile(99)) / 1000
+	rep.GeneratorLagMax = float64(sl.lag.Max()) / 1000
+	rep.Duration = result.Duration(r.sched.Length())
+	r.summarize(&rep)
 	return rep
 }
 
