@@ -13,7 +13,6 @@ import (
 
 	"github.com/searchbench/searchbench/dataset"
 	"github.com/searchbench/searchbench/engines"
-	"github.com/searchbench/searchbench/engines/quote"
 	"github.com/searchbench/searchbench/runner/event"
 	"github.com/searchbench/searchbench/runner/internal/pace"
 	"github.com/searchbench/searchbench/runner/record"
@@ -21,41 +20,6 @@ import (
 	"github.com/searchbench/searchbench/runner/shard"
 	"github.com/searchbench/searchbench/workload"
 )
-
-// Calls is what every mode needs to make calls.
-type Calls struct {
-	Timeout time.Duration // per request
-	Mix     workload.Mix
-	Seed    uint64 // the workload's seed
-	K       int    // hits per search
-	Known   KnownConfig
-	// Interval is the timeline's interval within each window (at least
-	// MinInterval, at most the window); zero: DefaultInterval, or the
-	// whole window when it is shorter.
-	Interval time.Duration
-	// Sampled, when set, is read with the engine's own stats, on the same
-	// clock, into EngineStats and the timeline: Run sets it to a launched
-	// container's CPU and memory (container.Container.Stats).
-	Sampled func(context.Context) (map[string]float64, error) `json:"-"`
-}
-
-// Validate reports the first bad field (a *FieldError).
-func (c Calls) Validate() error {
-	switch {
-	case c.Timeout <= 0:
-		return fieldErr("Timeout", "timeout", "%v must be > 0", c.Timeout)
-	case c.Timeout < MinTimeout:
-		return fieldErr("Timeout", "timeout", "%v is shorter than %v: every call would fail", c.Timeout, MinTimeout)
-	case c.Timeout > MaxTimeout:
-		return fieldErr("Timeout", "timeout", "%v is longer than %v: a hung engine would hold the run that long per call", c.Timeout, MaxTimeout)
-	case c.K < 1:
-		return fieldErr("K", "k", "%d must be ≥ 1", c.K)
-	}
-	if err := c.Known.Validate(); err != nil {
-		return inField("Known", err)
-	}
-	return inField("Mix", c.Mix.Validate())
-}
 
 // Config is a closed-loop run.
 type Config struct {
@@ -79,16 +43,6 @@ const (
 	DefaultK         = 10
 	MaxUsers         = 100_000
 )
-
-// MinTimeout is the shortest request timeout: below it no call over a
-// network (nor most in-process ones) can finish.
-const MinTimeout = time.Millisecond
-
-// MaxTimeout is the longest request timeout: a call to an engine that
-// stopped answering holds what waits on it (a pre-population batch, a
-// level's drain) this long, and past ten minutes a benchmark's call is not
-// slow but lost: the value is a typo (1h for 1s).
-const MaxTimeout = 10 * time.Minute
 
 // MaxRamp is the longest ramp a level may have: a day is far past any
 // benchmark's, and a spawn rate that makes it longer is a typo (at 1e-300
@@ -135,96 +89,6 @@ func (c Config) Validate() error {
 		return inField("Calls", err)
 	}
 	return inField("Calls", c.validateInterval(c.Measure, "measure"))
-}
-
-// Emitter is how the loops report what they do: each event.Event goes to
-// Observer, labelled with Setup, so a library caller watching a loop gets
-// the same stream Run's Observer (and so the CLI's log and the live view)
-// gets. The zero Emitter sends nothing.
-type Emitter struct {
-	Setup    string
-	Observer Observer // nil: no one watches
-	// scrub, when set, removes the setup's secrets from warnings before
-	// any observer sees them: a warning may quote a failure's message, and
-	// an observer may show it to anyone who can open a page.
-	scrub *quote.Scrubber
-}
-
-// emit sends e, labelled with the setup.
-func (em Emitter) emit(e event.Event) {
-	if em.Observer == nil {
-		return
-	}
-	e.Setup = em.Setup
-	if e.Kind == event.Warning && em.scrub != nil {
-		e.Text = em.scrub.String(e.Text)
-	}
-	em.Observer.Observe(e)
-}
-
-// phase says closed-loop level w of users enters phase for d.
-func (em Emitter) phase(w result.Window, users int, phase string, d time.Duration) {
-	em.emit(event.Event{Kind: event.Phase, Window: w, Users: users, Phase: phase, Duration: d})
-}
-
-// warn sends each of the window's warnings ("level 2 users=50", "rung 3",
-// "ladder") as soon as the window's figures are final: a watcher sees
-// them while the run goes on rather than in the result at its end.
-func (em Emitter) warn(window result.Window, warnings result.Warnings) {
-	for _, w := range warnings {
-		em.emit(event.Event{Kind: event.Warning, Window: window, Text: w.String()})
-	}
-}
-
-// live is the collector's callback for the window ("level 2
-// users=50", "rung 3 rep 1"): each interval as it closes, and each once
-// more, final, as the window's timeline has it (see record.LiveFunc); nil when no
-// one listens, so the collector does not build snapshots for nobody.
-func (em Emitter) live(window result.Window) record.LiveFunc {
-	if em.Observer == nil {
-		return nil
-	}
-	return func(iv result.Interval) { em.emit(event.Event{Kind: event.Interval, Window: window, Interval: &iv}) }
-}
-
-// Barrier is where a sharded run's processes start together: before each
-// synchronised start (each closed-loop level, each rung's repetition) the
-// loop waits there. It is a control seam, not an observation: its answer
-// decides whether the loop goes on.
-type Barrier interface {
-	// Wait returns at the instant the load starts, that instant on this
-	// process's clock (the agreed one, which the return may be a little
-	// after: the loop's ramp, window and intervals are timed from it), or
-	// why this start is called off instead (this process's reason,
-	// at.Stop, or another shard's: any shard's stop stops all).
-	Wait(ctx context.Context, at Start) (time.Time, *StopReason)
-}
-
-// BarrierFunc adapts a function to a Barrier.
-type BarrierFunc func(ctx context.Context, at Start) (time.Time, *StopReason)
-
-// Wait calls f(ctx, at).
-func (f BarrierFunc) Wait(ctx context.Context, at Start) (time.Time, *StopReason) { return f(ctx, at) }
-
-// Start is a synchronised start: its window ("level 2 users=50", "rung 3
-// rep 1", "prepared") and this process's reason to stop there, nil when it
-// is ready to go on.
-type Start struct {
-	Window result.Window
-	Stop   *StopReason
-}
-
-// StopReason is why a start was called off ("interrupted", "failed: …",
-// "p99 … is more than 50 × the first rung's"); it is never empty.
-type StopReason struct{ Why string }
-
-// wait waits at b and returns the instant the load starts; with no
-// barrier, that is now, and only this process's own reason stops.
-func wait(ctx context.Context, b Barrier, at Start) (time.Time, *StopReason) {
-	if b == nil {
-		return time.Now(), at.Stop
-	}
-	return b.Wait(ctx, at)
 }
 
 // ClosedLoop runs every level of cfg against e, in order. It returns the
@@ -731,35 +595,4 @@ func watchProgress(ctx context.Context, em Emitter, n int, users []*user, sink *
 			em.emit(event.Event{Kind: event.Progress, Users: n, Ops: ops, Errs: errs, P50: sink.Median()})
 		}
 	}
-}
-
-const (
-	// DefaultInterval is the timeline's interval when none is given.
-	DefaultInterval = time.Second
-	// MinInterval is the shortest interval: as the shortest window, the
-	// timers that open and close it are milliseconds late on a busy load
-	// generator.
-	MinInterval = 100 * time.Millisecond
-)
-
-// interval is c's interval in a window of the given length: the default
-// (DefaultInterval, or the whole window when it is shorter) when none is set.
-func (c Calls) interval(window time.Duration) time.Duration {
-	if c.Interval == 0 {
-		return min(DefaultInterval, window)
-	}
-	return c.Interval
-}
-
-// validateInterval checks the interval against the window it cuts.
-func (c Calls) validateInterval(window time.Duration, windowFlag string) error {
-	switch iv := c.Interval; {
-	case iv == 0:
-		return nil
-	case iv < MinInterval:
-		return fieldErr("Interval", "interval", "%v is shorter than %v, the shortest interval recorded", iv, MinInterval)
-	case iv > window:
-		return fieldErr("Interval", "interval", "%v is longer than the window it cuts (%s %v)", iv, windowFlag, window)
-	}
-	return nil
 }
