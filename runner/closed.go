@@ -214,7 +214,7 @@ type levelSelf struct {
 	cpu, schedP99 float64
 	engineStats   map[string]result.Gauge
 	statsWarn     string
-	stats         *statsSampler
+	stats         *record.StatsSampler
 	live          record.LiveFunc
 	stop          func() // ends the probes and the live intervals
 }
@@ -341,7 +341,7 @@ func (lv *levelRun) measure(ctx context.Context, e engines.Engine, em Emitter, l
 	stopCollector := record.Collector(ctx, s.live, more.add, cfg.Mix.Ops(), ivs)
 	watchProgress(ctx, em, lv.all, lv.users, lv.sink, lv.t0.Add(lc.to))
 	s.cpu, s.schedP99 = endSelf()
-	s.engineStats, s.statsWarn = s.stats.stop(ctx, cfg.Timeout)
+	s.engineStats, s.statsWarn = s.stats.Stop(ctx, cfg.Timeout)
 	s.stop = func() {
 		stopProbe()
 		stopCollector()
@@ -410,7 +410,7 @@ func (lv *levelRun) timeline(lc levelClock, length time.Duration, ivs *record.In
 		iv.KnownItems = lv.known.interval(tl.Index(iv.Start))
 	}
 	lv.probe.onTimeline(tl)
-	setEngineStats(tl, self.stats.perInterval(lc.g))
+	setEngineStats(tl, self.stats.PerInterval(lc.g))
 	self.live.Final(tl)
 	return tl
 }

@@ -1,8 +1,12 @@
 package runner
 
 import (
+	"context"
+	"maps"
 	"sync/atomic"
+	"time"
 
+	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/runner/record"
 	"github.com/searchbench/searchbench/runner/result"
 )
@@ -18,7 +22,7 @@ import (
 type liveFigures struct {
 	// stats is set once its sampler exists: the open loop starts sampling
 	// beside its first arrivals, not before them.
-	stats atomic.Pointer[statsSampler]
+	stats atomic.Pointer[record.StatsSampler]
 	known *knownChecks
 	fresh *prober
 	// users is interval k's active users (closed loop; nil: none).
@@ -36,7 +40,7 @@ func (f *liveFigures) add(g record.Grid, k int, iv *result.Interval) {
 	}
 	iv.KnownItems = f.known.interval(k)
 	iv.Freshness = f.fresh.interval(k)
-	iv.EngineStats = f.stats.Load().in(g, k)
+	iv.EngineStats = f.stats.Load().In(g, k)
 }
 
 // setEngineStats puts the engine's figures sampled in each interval on the
@@ -48,4 +52,49 @@ func setEngineStats(tl *result.Timeline, per []map[string]float64) {
 			iv.EngineStats = per[k]
 		}
 	}
+}
+
+// statsFunc reads a set of figures.
+type statsFunc func(context.Context) (map[string]float64, error)
+
+// statsSource is what a window samples: the engine's own stats, when its
+// driver reports them, and extra (a launched container's CPU and memory),
+// when set; nil when neither.
+func statsSource(e engines.Engine, extra statsFunc) statsFunc {
+	sr, ok := e.(engines.StatsReporter)
+	switch {
+	case !ok && extra == nil:
+		return nil
+	case !ok:
+		return extra
+	case extra == nil:
+		return sr.Stats
+	}
+	return func(ctx context.Context) (map[string]float64, error) {
+		m, err := sr.Stats(ctx)
+		if err != nil {
+			return nil, err
+		}
+		more, err := extra(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out := make(map[string]float64, len(m)+len(more))
+		maps.Copy(out, m)
+		maps.Copy(out, more)
+		return out, nil
+	}
+}
+
+// sampleStats starts sampling e's stats and extra's (see statsSource);
+// with neither it returns nil, whose stop returns nil. A source that panics
+// counts as a failed sample.
+func sampleStats(ctx context.Context, e engines.Engine, extra statsFunc, timeout time.Duration) *record.StatsSampler {
+	src := statsSource(e, extra)
+	if src == nil {
+		return nil
+	}
+	return record.StartSampler(ctx, func(ctx context.Context) (map[string]float64, error) {
+		return guard(func() (map[string]float64, error) { return src(ctx) })
+	}, timeout)
 }

@@ -156,7 +156,7 @@ func (r *openRun) run(ctx context.Context, start time.Time, live record.LiveFunc
 	close(queue)
 	// Engine stats describe the schedule's window, not the drain after it.
 	stats := <-statsC
-	engineStats, statsWarn := stats.stop(ctx, cfg.Timeout)
+	engineStats, statsWarn := stats.Stop(ctx, cfg.Timeout)
 	wg.Wait()
 	stopCollector()
 	latIv.Finish()
@@ -165,7 +165,7 @@ func (r *openRun) run(ctx context.Context, start time.Time, live record.LiveFunc
 	rep.EngineStats = engineStats
 	rep.KnownItems = r.known.result()
 	rep.Timeline = r.timeline(&rep, latIv, svcIv, sl, sched.Length())
-	setEngineStats(rep.Timeline, stats.perInterval(g))
+	setEngineStats(rep.Timeline, stats.PerInterval(g))
 	live.Final(rep.Timeline)
 	if statsWarn != "" {
 		rep.Warnings = append(rep.Warnings, result.Note(statsWarn))
@@ -176,8 +176,8 @@ func (r *openRun) run(ctx context.Context, start time.Time, live record.LiveFunc
 // startStats starts sampling the engine's stats, beside the first
 // arrivals, and gives the sampler to more (the live intervals) and to the
 // channel once it exists.
-func (r *openRun) startStats(ctx context.Context, more *liveFigures) <-chan *statsSampler {
-	statsC := make(chan *statsSampler, 1)
+func (r *openRun) startStats(ctx context.Context, more *liveFigures) <-chan *record.StatsSampler {
+	statsC := make(chan *record.StatsSampler, 1)
 	go func() {
 		s := sampleStats(ctx, r.e, r.cfg.Sampled, r.cfg.Timeout)
 		more.stats.Store(s)
