@@ -85,8 +85,8 @@ func (h *Histograms) addExample(op workload.Op, c engines.Class, msg string) {
 	h.examples[op][c] = append(ex, msg)
 }
 
-// NewHistograms allocates an empty set.
-func NewHistograms() *Histograms {
+// newHistograms allocates an empty set.
+func newHistograms() *Histograms {
 	h := &Histograms{}
 	for i := range h.Hist {
 		h.Hist[i] = NewHistogram()
@@ -305,14 +305,14 @@ func NewSink(n int, kinds []string) *Sink {
 		s.kinds = kinds[:min(len(kinds), maxKinds)]
 	}
 	for i := range s.shards {
-		s.shards[i].h = NewHistograms()
+		s.shards[i].h = newHistograms()
 	}
 	return s
 }
 
 // Total merges every shard. Call it once every recorder has been flushed.
 func (s *Sink) Total() *Histograms {
-	t := NewHistograms()
+	t := newHistograms()
 	t.kinds = s.kinds
 	for i := range s.shards {
 		sh := &s.shards[i]
