@@ -15,6 +15,7 @@ import (
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/runner/event"
 	"github.com/searchbench/searchbench/runner/internal/pace"
+	"github.com/searchbench/searchbench/runner/record"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/runner/shard"
 	"github.com/searchbench/searchbench/workload"
@@ -117,7 +118,7 @@ type engineTimes struct {
 }
 
 func newEngineTimes() engineTimes {
-	return engineTimes{served: newHistogram(), late: newHistogram()}
+	return engineTimes{served: record.NewHistogram(), late: record.NewHistogram()}
 }
 
 func newKnownEngine(d Distribution, seed uint64, overshoot time.Duration) *knownEngine {
@@ -174,8 +175,8 @@ func (k *knownEngine) serve(ctx context.Context) error {
 		return nil
 	}
 	end := time.Now()
-	served, _ := micros(end.Sub(start))
-	late, _ := micros(end.Sub(deadline))
+	served, _ := record.Micros(end.Sub(start))
+	late, _ := record.Micros(end.Sub(deadline))
 	k.mu.Lock()
 	_ = k.own.served.RecordValue(served)
 	_ = k.own.late.RecordValue(late)
@@ -293,63 +294,88 @@ func Calibrate(ctx context.Context, d []Distribution, cfg CalibrationConfig) ([]
 	calls := Calls{Timeout: 30 * time.Second, Mix: workload.Presets["search"], Seed: 1, K: 10}
 	var rows []CalibrationRow
 	var warnings []string
-	warn := func(dist Distribution, loop string, w ...string) {
-		for _, x := range w {
-			warnings = append(warnings, dist.Name+", "+loop+" loop: "+x)
-		}
-	}
 	for i, dist := range d {
 		e := newKnownEngine(dist, uint64(i)+1, cfg.overshoot)
-		// The engine times the calls that start in the window, as the
-		// users record them (closed.go, user.run).
-		window := Emitter{Observer: ObserverFunc(func(ev event.Event) {
-			if ev.Kind != event.Phase {
-				return
+		for _, loop := range []loopCalibration{calibrateClosed, calibrateOpen} {
+			r, w, ok := loop(ctx, e, src, calls, dist, cfg)
+			if !ok {
+				return rows, warnings, ctx.Err()
 			}
-			switch ev.Phase {
-			case "measure":
-				e.recording.Store(true)
-			case "drain":
-				e.recording.Store(false)
-			}
-		})}
-		closed := ClosedLoop(ctx, e, src, Config{Users: []int{cfg.Users}, SpawnRate: 1000, Settle: time.Second,
-			Measure: cfg.Measure, Freshness: FreshnessConfig{Off: true}, Calls: calls}, window, nil)
-		if ctx.Err() != nil || len(closed) == 0 {
-			return rows, warnings, ctx.Err()
+			rows, warnings = append(rows, r...), append(warnings, w...)
 		}
-		warn(dist, "closed", closed[0].Warnings.Texts()...)
-		s, _ := closed[0].Op("search")
-		rows = append(rows, calibrationRows(dist, true, e.times(), closed[0].SchedLatencyP99, s.Latency.P50, s.Latency.P95, s.Latency.P99)...)
-
-		// The truth assumes calls due at uniform phases of a freeze. A
-		// rate whose calls per period are a whole number would hit the same
-		// phases every period, so the rate is nudged to leave half a call
-		// over: successive periods then interleave their phases.
-		rate := cfg.Rate
-		if dist.Period > 0 {
-			per := rate * dist.Period.Seconds()
-			rate = (math.Floor(per) + 0.5) / dist.Period.Seconds()
-		}
-		sched := workload.Constant{PerSecond: rate, Duration: cfg.Measure}
-		e.recording.Store(true) // the open loop records every call it makes
-		rep := OpenLoop(ctx, e, src, OpenConfig{Workers: cfg.Workers, Arrival: "constant", Calls: calls}, sched, newVersions(src.IDs()+1, shard.Share{}))
-		if ctx.Err() != nil {
-			return rows, warnings, ctx.Err()
-		}
-		warn(dist, "open", rep.Warnings.Texts()...)
-		if rep.Unsent > 0 || rep.Errors > 0 {
-			warn(dist, "open", fmt.Sprintf("%d calls unsent, %d failed", rep.Unsent, rep.Errors))
-		}
-		if rep.GeneratorLagP99 > ms(generatorLate) {
-			warn(dist, "open", fmt.Sprintf("the scheduler was late (lag p99 %.2f ms)", rep.GeneratorLagP99))
-		}
-		if rep.ClientCPU > clientBoundCPU {
-			warn(dist, "open", result.Warn(result.WarningClientBound, "%.0f%% CPU", 100*rep.ClientCPU).String())
-		}
-		rows = append(rows, calibrationRows(dist, false, e.times(), rep.GeneratorLagP99, rep.Latency.P50, rep.Latency.P95, rep.Latency.P99)...)
 	}
 	return rows, warnings, nil
+}
+
+// loopCalibration measures a known engine with one loop: its rows and
+// warnings; false when ctx ended it.
+type loopCalibration func(ctx context.Context, e *knownEngine, src Source, calls Calls, dist Distribution, cfg CalibrationConfig) ([]CalibrationRow, []string, bool)
+
+// loopWarnings are a loop's warnings, each naming the distribution and the loop.
+func loopWarnings(dist Distribution, loop string, w ...string) []string {
+	out := make([]string, 0, len(w))
+	for _, x := range w {
+		out = append(out, dist.Name+", "+loop+" loop: "+x)
+	}
+	return out
+}
+
+// calibrateClosed measures e (distribution dist) with the closed loop: its
+// rows and warnings; false when ctx ended it.
+func calibrateClosed(ctx context.Context, e *knownEngine, src Source, calls Calls, dist Distribution, cfg CalibrationConfig) ([]CalibrationRow, []string, bool) {
+	// The engine times the calls that start in the window, as the
+	// users record them (closed.go, user.run).
+	window := Emitter{Observer: ObserverFunc(func(ev event.Event) {
+		if ev.Kind != event.Phase {
+			return
+		}
+		switch ev.Phase {
+		case "measure":
+			e.recording.Store(true)
+		case "drain":
+			e.recording.Store(false)
+		}
+	})}
+	closed := ClosedLoop(ctx, e, src, Config{Users: []int{cfg.Users}, SpawnRate: 1000, Settle: time.Second,
+		Measure: cfg.Measure, Freshness: FreshnessConfig{Off: true}, Calls: calls}, window, nil)
+	if ctx.Err() != nil || len(closed) == 0 {
+		return nil, nil, false
+	}
+	s, _ := closed[0].Op("search")
+	return calibrationRows(dist, true, e.times(), closed[0].SchedLatencyP99, s.Latency.P50, s.Latency.P95, s.Latency.P99),
+		loopWarnings(dist, "closed", closed[0].Warnings.Texts()...), true
+}
+
+// calibrateOpen measures e (distribution dist) with the open loop: its
+// rows and warnings; false when ctx ended it.
+func calibrateOpen(ctx context.Context, e *knownEngine, src Source, calls Calls, dist Distribution, cfg CalibrationConfig) ([]CalibrationRow, []string, bool) {
+	// The truth assumes calls due at uniform phases of a freeze. A
+	// rate whose calls per period are a whole number would hit the same
+	// phases every period, so the rate is nudged to leave half a call
+	// over: successive periods then interleave their phases.
+	rate := cfg.Rate
+	if dist.Period > 0 {
+		per := rate * dist.Period.Seconds()
+		rate = (math.Floor(per) + 0.5) / dist.Period.Seconds()
+	}
+	sched := workload.Constant{PerSecond: rate, Duration: cfg.Measure}
+	e.recording.Store(true) // the open loop records every call it makes
+	rep := OpenLoop(ctx, e, src, OpenConfig{Workers: cfg.Workers, Arrival: "constant", Calls: calls}, sched, newVersions(src.IDs()+1, shard.Share{}))
+	if ctx.Err() != nil {
+		return nil, nil, false
+	}
+	w := rep.Warnings.Texts()
+	if rep.Unsent > 0 || rep.Errors > 0 {
+		w = append(w, fmt.Sprintf("%d calls unsent, %d failed", rep.Unsent, rep.Errors))
+	}
+	if rep.GeneratorLagP99 > ms(generatorLate) {
+		w = append(w, fmt.Sprintf("the scheduler was late (lag p99 %.2f ms)", rep.GeneratorLagP99))
+	}
+	if rep.ClientCPU > clientBoundCPU {
+		w = append(w, result.Warn(result.WarningClientBound, "%.0f%% CPU", 100*rep.ClientCPU).String())
+	}
+	return calibrationRows(dist, false, e.times(), rep.GeneratorLagP99, rep.Latency.P50, rep.Latency.P95, rep.Latency.P99),
+		loopWarnings(dist, "open", w...), true
 }
 
 // Workers is how many open-loop workers d needs at rate: every call due

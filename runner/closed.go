@@ -13,48 +13,13 @@ import (
 
 	"github.com/searchbench/searchbench/dataset"
 	"github.com/searchbench/searchbench/engines"
-	"github.com/searchbench/searchbench/engines/quote"
 	"github.com/searchbench/searchbench/runner/event"
 	"github.com/searchbench/searchbench/runner/internal/pace"
+	"github.com/searchbench/searchbench/runner/record"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/runner/shard"
 	"github.com/searchbench/searchbench/workload"
 )
-
-// Calls is what every mode needs to make calls.
-type Calls struct {
-	Timeout time.Duration // per request
-	Mix     workload.Mix
-	Seed    uint64 // the workload's seed
-	K       int    // hits per search
-	Known   KnownConfig
-	// Interval is the timeline's interval within each window (at least
-	// MinInterval, at most the window); zero: DefaultInterval, or the
-	// whole window when it is shorter.
-	Interval time.Duration
-	// Sampled, when set, is read with the engine's own stats, on the same
-	// clock, into EngineStats and the timeline: Run sets it to a launched
-	// container's CPU and memory (container.Container.Stats).
-	Sampled func(context.Context) (map[string]float64, error) `json:"-"`
-}
-
-// Validate reports the first bad field (a *FieldError).
-func (c Calls) Validate() error {
-	switch {
-	case c.Timeout <= 0:
-		return fieldErr("Timeout", "timeout", "%v must be > 0", c.Timeout)
-	case c.Timeout < MinTimeout:
-		return fieldErr("Timeout", "timeout", "%v is shorter than %v: every call would fail", c.Timeout, MinTimeout)
-	case c.Timeout > MaxTimeout:
-		return fieldErr("Timeout", "timeout", "%v is longer than %v: a hung engine would hold the run that long per call", c.Timeout, MaxTimeout)
-	case c.K < 1:
-		return fieldErr("K", "k", "%d must be ≥ 1", c.K)
-	}
-	if err := c.Known.Validate(); err != nil {
-		return inField("Known", err)
-	}
-	return inField("Mix", c.Mix.Validate())
-}
 
 // Config is a closed-loop run.
 type Config struct {
@@ -78,16 +43,6 @@ const (
 	DefaultK         = 10
 	MaxUsers         = 100_000
 )
-
-// MinTimeout is the shortest request timeout: below it no call over a
-// network (nor most in-process ones) can finish.
-const MinTimeout = time.Millisecond
-
-// MaxTimeout is the longest request timeout: a call to an engine that
-// stopped answering holds what waits on it (a pre-population batch, a
-// level's drain) this long, and past ten minutes a benchmark's call is not
-// slow but lost: the value is a typo (1h for 1s).
-const MaxTimeout = 10 * time.Minute
 
 // MaxRamp is the longest ramp a level may have: a day is far past any
 // benchmark's, and a spawn rate that makes it longer is a typo (at 1e-300
@@ -136,96 +91,6 @@ func (c Config) Validate() error {
 	return inField("Calls", c.validateInterval(c.Measure, "measure"))
 }
 
-// Emitter is how the loops report what they do: each event.Event goes to
-// Observer, labelled with Setup, so a library caller watching a loop gets
-// the same stream Run's Observer (and so the CLI's log and the live view)
-// gets. The zero Emitter sends nothing.
-type Emitter struct {
-	Setup    string
-	Observer Observer // nil: no one watches
-	// scrub, when set, removes the setup's secrets from warnings before
-	// any observer sees them: a warning may quote a failure's message, and
-	// an observer may show it to anyone who can open a page.
-	scrub *quote.Scrubber
-}
-
-// emit sends e, labelled with the setup.
-func (em Emitter) emit(e event.Event) {
-	if em.Observer == nil {
-		return
-	}
-	e.Setup = em.Setup
-	if e.Kind == event.Warning && em.scrub != nil {
-		e.Text = em.scrub.String(e.Text)
-	}
-	em.Observer.Observe(e)
-}
-
-// phase says closed-loop level w of users enters phase for d.
-func (em Emitter) phase(w result.Window, users int, phase string, d time.Duration) {
-	em.emit(event.Event{Kind: event.Phase, Window: w, Users: users, Phase: phase, Duration: d})
-}
-
-// warn sends each of the window's warnings ("level 2 users=50", "rung 3",
-// "ladder") as soon as the window's figures are final: a watcher sees
-// them while the run goes on rather than in the result at its end.
-func (em Emitter) warn(window result.Window, warnings result.Warnings) {
-	for _, w := range warnings {
-		em.emit(event.Event{Kind: event.Warning, Window: window, Text: w.String()})
-	}
-}
-
-// live is the collector's callback for the window ("level 2
-// users=50", "rung 3 rep 1"): each interval as it closes, and each once
-// more, final, as the window's timeline has it (see liveFunc); nil when no
-// one listens, so the collector does not build snapshots for nobody.
-func (em Emitter) live(window result.Window) liveFunc {
-	if em.Observer == nil {
-		return nil
-	}
-	return func(iv result.Interval) { em.emit(event.Event{Kind: event.Interval, Window: window, Interval: &iv}) }
-}
-
-// Barrier is where a sharded run's processes start together: before each
-// synchronised start (each closed-loop level, each rung's repetition) the
-// loop waits there. It is a control seam, not an observation: its answer
-// decides whether the loop goes on.
-type Barrier interface {
-	// Wait returns at the instant the load starts, that instant on this
-	// process's clock (the agreed one, which the return may be a little
-	// after: the loop's ramp, window and intervals are timed from it), or
-	// why this start is called off instead (this process's reason,
-	// at.Stop, or another shard's: any shard's stop stops all).
-	Wait(ctx context.Context, at Start) (time.Time, *StopReason)
-}
-
-// BarrierFunc adapts a function to a Barrier.
-type BarrierFunc func(ctx context.Context, at Start) (time.Time, *StopReason)
-
-// Wait calls f(ctx, at).
-func (f BarrierFunc) Wait(ctx context.Context, at Start) (time.Time, *StopReason) { return f(ctx, at) }
-
-// Start is a synchronised start: its window ("level 2 users=50", "rung 3
-// rep 1", "prepared") and this process's reason to stop there, nil when it
-// is ready to go on.
-type Start struct {
-	Window result.Window
-	Stop   *StopReason
-}
-
-// StopReason is why a start was called off ("interrupted", "failed: …",
-// "p99 … is more than 50 × the first rung's"); it is never empty.
-type StopReason struct{ Why string }
-
-// wait waits at b and returns the instant the load starts; with no
-// barrier, that is now, and only this process's own reason stops.
-func wait(ctx context.Context, b Barrier, at Start) (time.Time, *StopReason) {
-	if b == nil {
-		return time.Now(), at.Stop
-	}
-	return b.Wait(ctx, at)
-}
-
 // ClosedLoop runs every level of cfg against e, in order. It returns the
 // levels measured so far when ctx ends (the last one marked partial).
 // Each level waits at b first (nil: none); em receives its events.
@@ -256,7 +121,7 @@ func ClosedLoop(ctx context.Context, e engines.Engine, src Source, cfg Config, e
 type user struct {
 	stream *workload.Stream
 	known  dataset.Rand // which searches are known-item checks
-	rec    *Recorder
+	rec    *record.Recorder
 	ops    atomic.Int64 // calls finished in the window, for live progress
 	errs   atomic.Int64
 	// span is when the user was running, as offsets from the level's
@@ -276,7 +141,7 @@ type window struct {
 	from, to atomic.Int64 // nanoseconds since t0
 	// grid is the window's interval clock; set before from, so a call
 	// that measured() says is in the window sees it.
-	grid atomic.Pointer[grid]
+	grid atomic.Pointer[record.Grid]
 }
 
 func newWindow(t0 time.Time) *window {
@@ -286,14 +151,14 @@ func newWindow(t0 time.Time) *window {
 	return w
 }
 
-func (w *window) set(from, to time.Duration, g grid) {
+func (w *window) set(from, to time.Duration, g record.Grid) {
 	w.grid.Store(&g)
 	w.to.Store(int64(to))
 	w.from.Store(int64(from))
 }
 
 // interval is the interval of the window's grid a call started at t is in.
-func (w *window) interval(t time.Time) int { return w.grid.Load().at(t) }
+func (w *window) interval(t time.Time) int { return w.grid.Load().At(t) }
 
 // measured says whether a call started at t is in the window.
 func (w *window) measured(t time.Time) bool { return int64(t.Sub(w.t0)) >= w.from.Load() }
@@ -327,7 +192,7 @@ type levelRun struct {
 	all   int           // the level's users in all shards
 	first int           // the global index of this share's first user
 	ramp  time.Duration // the planned ramp, the whole level's
-	sink  *Sink
+	sink  *record.Sink
 	known *knownChecks
 	users []*user
 	probe *prober
@@ -340,7 +205,7 @@ type levelClock struct {
 	rampTook time.Duration // when every user was running
 	from, to time.Duration // the measured window as planned
 	gridFrom time.Duration // where the intervals start
-	g        grid
+	g        record.Grid
 }
 
 // levelSelf is what a level's measured phase learnt besides its calls:
@@ -349,8 +214,8 @@ type levelSelf struct {
 	cpu, schedP99 float64
 	engineStats   map[string]result.Gauge
 	statsWarn     string
-	stats         *statsSampler
-	live          liveFunc
+	stats         *record.StatsSampler
+	live          record.LiveFunc
 	stop          func() // ends the probes and the live intervals
 }
 
@@ -373,8 +238,8 @@ func (lv *levelRun) run(ctx context.Context, e engines.Engine, src Source, em Em
 	var wg sync.WaitGroup
 	em.phase(window, all, "ramp", lv.ramp)
 	lc := lv.start(runCtx, e, src, vers, &wg)
-	ivs := lv.sink.startIntervals(lc.g)
-	lv.known.startIntervals(lc.g.n)
+	ivs := lv.sink.StartIntervals(lc.g)
+	lv.known.startIntervals(lc.g.N)
 	lv.probe.startIntervals(lc.g)
 	lv.win.set(lc.from, lc.to, lc.g)
 	em.phase(window, all, "settle", cfg.Settle)
@@ -394,7 +259,7 @@ func (lv *levelRun) run(ctx context.Context, e engines.Engine, src Source, em Em
 	for _, u := range lv.users {
 		u.rec.Flush()
 	}
-	ivs.finish()
+	ivs.Finish()
 	return lv.result(lc, end, ivs, self)
 }
 
@@ -402,7 +267,7 @@ func (lv *levelRun) run(ctx context.Context, e engines.Engine, src Source, em Em
 // its stream, its known-item checks and its recorder, and the level's
 // freshness prober; run starts the level's clock.
 func newLevelRun(e engines.Engine, src Source, cfg Config, vers versions, level, all int) *levelRun {
-	lv := &levelRun{cfg: cfg, all: all, sink: NewSink(4*runtime.GOMAXPROCS(0), src.QueryKinds())}
+	lv := &levelRun{cfg: cfg, all: all, sink: record.NewSink(4*runtime.GOMAXPROCS(0), src.QueryKinds())}
 	first, streams := userStreams(cfg, src.IDs(), level, all)
 	lv.first = first
 	lv.known = newKnownChecks(src, cfg.Calls, vers, uint64(level))
@@ -455,14 +320,14 @@ func (lv *levelRun) start(ctx context.Context, e engines.Engine, src Source, ver
 		lc.to = lc.gridFrom + cfg.Measure
 		lc.from = min(lc.from, lc.to)
 	}
-	lc.g = newGrid(lv.t0.Add(lc.gridFrom), cfg.interval(cfg.Measure), lc.to-lc.gridFrom)
+	lc.g = record.NewGrid(lv.t0.Add(lc.gridFrom), cfg.interval(cfg.Measure), lc.to-lc.gridFrom)
 	return lc
 }
 
 // measure runs the measured phase's watchers (freshness probes, engine
 // stats, the live intervals, progress) until the window's end; stop ends
 // the ones still running once the users have drained.
-func (lv *levelRun) measure(ctx context.Context, e engines.Engine, em Emitter, level int, lc levelClock, ivs *intervals) *levelSelf {
+func (lv *levelRun) measure(ctx context.Context, e engines.Engine, em Emitter, level int, lc levelClock, ivs *record.Intervals) *levelSelf {
 	cfg := lv.cfg
 	endSelf := measureSelf()
 	probeCtx, stopProbe := context.WithCancel(ctx)
@@ -473,10 +338,10 @@ func (lv *levelRun) measure(ctx context.Context, e engines.Engine, em Emitter, l
 	s.live = em.live(result.LevelWindow(level, lv.all))
 	more := &liveFigures{known: lv.known, fresh: lv.probe, users: lv.liveUsers(lc)}
 	more.stats.Store(s.stats)
-	stopCollector := collector(ctx, s.live, more, cfg.Mix.Ops(), ivs)
+	stopCollector := record.Collector(ctx, s.live, more.add, cfg.Mix.Ops(), ivs)
 	watchProgress(ctx, em, lv.all, lv.users, lv.sink, lv.t0.Add(lc.to))
 	s.cpu, s.schedP99 = endSelf()
-	s.engineStats, s.statsWarn = s.stats.stop(ctx, cfg.Timeout)
+	s.engineStats, s.statsWarn = s.stats.Stop(ctx, cfg.Timeout)
 	s.stop = func() {
 		stopProbe()
 		stopCollector()
@@ -486,7 +351,7 @@ func (lv *levelRun) measure(ctx context.Context, e engines.Engine, em Emitter, l
 
 // result is the level's result for a window cut short at end (lc.to when
 // it was not interrupted).
-func (lv *levelRun) result(lc levelClock, end time.Duration, ivs *intervals, self *levelSelf) result.Level {
+func (lv *levelRun) result(lc levelClock, end time.Duration, ivs *record.Intervals, self *levelSelf) result.Level {
 	cfg := lv.cfg
 	n := len(lv.users)
 	partial := end < lc.to
@@ -520,9 +385,9 @@ func (lv *levelRun) result(lc levelClock, end time.Duration, ivs *intervals, sel
 		l.Ops = append(l.Ops, s)
 		l.TotalRPS += s.RPS
 	}
-	l.Warnings = append(l.Warnings, result.Notes(errorWarnings(l.Ops)...)...)
+	l.Warnings = append(l.Warnings, result.Notes(record.ErrorWarnings(l.Ops)...)...)
 	if k := total.Clamped(); k > 0 {
-		l.Warnings = append(l.Warnings, result.Notef("%d calls took longer than %v and were recorded at that ceiling", k, time.Duration(highestUS)*time.Microsecond))
+		l.Warnings = append(l.Warnings, result.Notef("%d calls took longer than %v and were recorded at that ceiling", k, time.Duration(record.HighestUS)*time.Microsecond))
 	}
 	if partial {
 		l.Warnings = append(l.Warnings, result.Notef("interrupted after %v of the %v window: the window is shorter than configured", window.Round(time.Millisecond), cfg.Measure))
@@ -533,8 +398,8 @@ func (lv *levelRun) result(lc levelClock, end time.Duration, ivs *intervals, sel
 // timeline is the level's timeline over the window's first length, each
 // interval with its active users, known-item checks, freshness probes and
 // engine stats; a problem building it is added to warnings.
-func (lv *levelRun) timeline(lc levelClock, length time.Duration, ivs *intervals, spans []span, self *levelSelf, warnings *result.Warnings) *result.Timeline {
-	tl, err := ivs.timeline(lv.cfg.Mix.Ops(), nil, lc.from-lc.gridFrom, lc.from+length-lc.gridFrom)
+func (lv *levelRun) timeline(lc levelClock, length time.Duration, ivs *record.Intervals, spans []span, self *levelSelf, warnings *result.Warnings) *result.Timeline {
+	tl, err := ivs.Timeline(lv.cfg.Mix.Ops(), nil, lc.from-lc.gridFrom, lc.from+length-lc.gridFrom)
 	if err != nil {
 		*warnings = append(*warnings, result.Note("timeline: "+err.Error()))
 	}
@@ -545,8 +410,8 @@ func (lv *levelRun) timeline(lc levelClock, length time.Duration, ivs *intervals
 		iv.KnownItems = lv.known.interval(tl.Index(iv.Start))
 	}
 	lv.probe.onTimeline(tl)
-	setEngineStats(tl, self.stats.perInterval(lc.g))
-	self.live.final(tl)
+	setEngineStats(tl, self.stats.PerInterval(lc.g))
+	self.live.Final(tl)
 	return tl
 }
 
@@ -570,7 +435,7 @@ func (lv *levelRun) liveUsers(lc levelClock) func(k int) float64 {
 	for i, u := range lv.users {
 		spans[i] = span{start: u.span.start, stop: math.MaxInt64}
 	}
-	every := lc.g.every
+	every := lc.g.Every
 	return func(k int) float64 {
 		start := time.Duration(k) * every
 		return lc.usersIn(spans, start, min(every, lc.to-lc.gridFrom-start))
@@ -677,7 +542,7 @@ func (u *user) run(ctx context.Context, e engines.Engine, src Source, cfg Config
 		}
 		u.rec.RecordIn(k, req.Op, req.Kind, took, class)
 		u.ops.Add(1)
-		if !succeeded(req.Op, class) {
+		if !record.Succeeded(req.Op, class) {
 			u.rec.Failed(req.Op, class, err)
 			u.errs.Add(1)
 		}
@@ -707,7 +572,7 @@ func do(ctx context.Context, e engines.Engine, c *workload.Call) (err error) {
 // far, and the median of the latencies recorded so far across operations,
 // which users fold in every 512 calls; -1 before any has) about once a
 // second until the window ends or ctx is done.
-func watchProgress(ctx context.Context, em Emitter, n int, users []*user, sink *Sink, until time.Time) {
+func watchProgress(ctx context.Context, em Emitter, n int, users []*user, sink *record.Sink, until time.Time) {
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	deadline := time.NewTimer(time.Until(until))
@@ -727,7 +592,7 @@ func watchProgress(ctx context.Context, em Emitter, n int, users []*user, sink *
 				ops += u.ops.Load()
 				errs += u.errs.Load()
 			}
-			em.emit(event.Event{Kind: event.Progress, Users: n, Ops: ops, Errs: errs, P50: sink.median()})
+			em.emit(event.Event{Kind: event.Progress, Users: n, Ops: ops, Errs: errs, P50: sink.Median()})
 		}
 	}
 }

@@ -82,15 +82,7 @@ func newExactTruth(ctx context.Context, src Source, n, k int) (*exactTruth, erro
 // exactTruth draws n queries of the mix's kinds that have a truth, in the
 // mix's proportions among them, and computes their exact answers.
 func (p Products) exactTruth(ctx context.Context, n, k int) (*exactTruth, error) {
-	mix := p.Mix()
-	var kinds []dataset.ProductQueryKind
-	weight := 0
-	for _, kd := range mix.Kinds() {
-		if kd.Truth() != dataset.NoTruth {
-			kinds = append(kinds, kd)
-			weight += mix[kd]
-		}
-	}
+	kinds, weight := truthKinds(p.Mix())
 	if weight == 0 {
 		return nil, nil
 	}
@@ -98,9 +90,49 @@ func (p Products) exactTruth(ctx context.Context, n, k int) (*exactTruth, error)
 	var before runtime.MemStats
 	runtime.ReadMemStats(&before)
 	t := &exactTruth{kinds: p.QueryKinds()}
-	var knn []neighbours.Query
-	var knnAt []int // the sample index of each kNN query
 	cat, price := make([]uint8, p.IDs()+1), make([]float64, p.IDs()+1)
+	knn, knnAt := p.sampleQueries(t, n, kinds, weight, cat, price)
+	depth := exactDepth(k)
+	if len(knn) > 0 {
+		found, err := neighbours.Exact(ctx, knn, depth, p.prepopulated(cat, price))
+		if err != nil {
+			return nil, err
+		}
+		for j, ns := range found {
+			q := &t.queries[knnAt[j]]
+			q.truth, q.whole = ns, len(ns) < depth
+			if q.whole {
+				q.far = nil
+			}
+		}
+	}
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	t.cost = result.GroundTruth{Queries: len(t.queries), Documents: p.PrepopulatedCount(), Dim: p.Dim(), Depth: depth,
+		Seconds: time.Since(start).Seconds(), Bytes: after.TotalAlloc - before.TotalAlloc}
+	return t, nil
+}
+
+// truthKinds are the kinds of mix that have a truth (a search by name or
+// the nearest neighbours) and their total weight.
+func truthKinds(mix dataset.QueryMix) (kinds []dataset.ProductQueryKind, weight int) {
+	for _, kd := range mix.Kinds() {
+		if kd.Truth() != dataset.NoTruth {
+			kinds = append(kinds, kd)
+			weight += mix[kd]
+		}
+	}
+	return kinds, weight
+}
+
+// sampleQueries draws the n sample queries onto t, each of one of kinds by
+// its weight in the mix (of total weight): a search by name with its truth,
+// the stored document; a nearest-neighbour search without it, returned as
+// knn (its filter reads cat and price, which p.prepopulated fills as the
+// exact search reads the documents), knnAt being each one's index in
+// t.queries.
+func (p Products) sampleQueries(t *exactTruth, n int, kinds []dataset.ProductQueryKind, weight int, cat []uint8, price []float64) (knn []neighbours.Query, knnAt []int) {
+	mix := p.Mix()
 	for i := range uint64(n) {
 		r := dataset.NewRand(p.Config().Seed, tagExact, i)
 		u := r.Intn(weight)
@@ -126,25 +158,7 @@ func (p Products) exactTruth(ctx context.Context, n, k int) (*exactTruth, error)
 			t.queries = append(t.queries, eq)
 		}
 	}
-	depth := exactDepth(k)
-	if len(knn) > 0 {
-		found, err := neighbours.Exact(ctx, knn, depth, p.prepopulated(cat, price))
-		if err != nil {
-			return nil, err
-		}
-		for j, ns := range found {
-			q := &t.queries[knnAt[j]]
-			q.truth, q.whole = ns, len(ns) < depth
-			if q.whole {
-				q.far = nil
-			}
-		}
-	}
-	var after runtime.MemStats
-	runtime.ReadMemStats(&after)
-	t.cost = result.GroundTruth{Queries: len(t.queries), Documents: p.PrepopulatedCount(), Dim: p.Dim(), Depth: depth,
-		Seconds: time.Since(start).Seconds(), Bytes: after.TotalAlloc - before.TotalAlloc}
-	return t, nil
+	return knn, knnAt
 }
 
 // storedNamed is a query of kind kd (a Named truth) that names a

@@ -14,6 +14,7 @@ import (
 	"github.com/searchbench/searchbench/dataset"
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/runner/internal/pace"
+	"github.com/searchbench/searchbench/runner/record"
 	"github.com/searchbench/searchbench/runner/result"
 )
 
@@ -120,14 +121,14 @@ type prober struct {
 	lag *hdrhistogram.Histogram
 	// g is the window's interval grid (startIntervals), perIv the probes
 	// that saw their write in each interval: count and longest lag.
-	g     grid
+	g     record.Grid
 	perIv []result.IntervalFreshness
 }
 
 // startIntervals gives the prober the window's grid, before it runs.
-func (p *prober) startIntervals(g grid) {
+func (p *prober) startIntervals(g record.Grid) {
 	if p != nil {
-		p.g, p.perIv = g, make([]result.IntervalFreshness, g.n)
+		p.g, p.perIv = g, make([]result.IntervalFreshness, g.N)
 	}
 }
 
@@ -181,7 +182,7 @@ func newProber(e engines.Engine, src Source, cfg FreshnessConfig, calls Calls, v
 		cfg.Gap = DefaultFreshnessGap
 	}
 	return &prober{e: e, m: m, cfg: cfg, k: calls.K, seed: calls.Seed, vers: vers,
-		writes: make(chan probeWrite, 1), done: make(chan struct{}), lag: newHistogram()}
+		writes: make(chan probeWrite, 1), done: make(chan struct{}), lag: record.NewHistogram()}
 }
 
 // claim marks doc when the prober wants a sample; the caller then reports
@@ -277,11 +278,11 @@ func (p *prober) probe(ctx context.Context, w probeWrite, timeout time.Duration)
 		if slices.Contains(hits.IDs, id) {
 			lag := start.Sub(w.acked)
 			p.mu.Lock()
-			us, _ := micros(lag)
+			us, _ := record.Micros(lag)
 			_ = p.lag.RecordValue(us)
 			p.res.Visible++
-			if d := time.Since(p.g.origin); p.perIv != nil && d >= 0 {
-				f := &p.perIv[p.g.index(d)]
+			if d := time.Since(p.g.Origin); p.perIv != nil && d >= 0 {
+				f := &p.perIv[p.g.Index(d)]
 				f.Visible++
 				f.LagMax = max(f.LagMax, float64(us)/1000)
 			}

@@ -70,53 +70,27 @@ func (c LadderConfig) Validate() error {
 // RunLadder climbs the ladder on e and finds the sustainable rate. Each
 // rung's repetition waits at b first (nil: none); em receives its events.
 func RunLadder(ctx context.Context, e engines.Engine, src Source, cfg LadderConfig, em Emitter, b Barrier) result.Ladder {
-	l := result.Ladder{
-		Arrival: cfg.Open.Arrival, Workers: cfg.Open.Workers,
-		Start: cfg.Rates.Start, Step: cfg.Rates.Step, Stop: cfg.Rates.Stop,
-		Duration: result.Duration(cfg.Duration), Repeat: cfg.Repeat,
-		Factor: cfg.Factor, MinAchieved: cfg.MinAchieved, ExplodeFactor: cfg.Explode,
-		Reference: cfg.Reference,
-	}
-	if l.Reference == 0 {
-		l.Reference = cfg.Rates.Start
-	}
-	l.Rule = fmt.Sprintf("sustainable = the highest rung whose median p99 (from the intended send time) is ≤ %g × the first rung's and whose achieved rate is ≥ %g%% of the offered rate", cfg.Factor, 100*cfg.MinAchieved)
-	vers := newVersions(src.IDs()+1, cfg.Open.Share)
+	l := newLadder(cfg)
+	lr := ladderRun{e: e, src: src, cfg: cfg, vers: newVersions(src.IDs()+1, cfg.Open.Share), em: em, b: b}
 	// A shard's own decision to stop after a rung waits for the next
 	// start, where the coordinator makes every shard stop if any does, so
 	// the shards always climb the same rungs.
 	var stop *StopReason
-rungs:
 	for i, rate := range cfg.Rates.Rates() {
 		// The rung is the whole run's rate on every shard (the rungs are
 		// the same ones); each rep offers this shard's share of it.
 		rung := result.Rung{Offered: rate, QueueDepth: -1}
-		for rep := range cfg.Repeat {
-			if ctx.Err() != nil {
-				break
-			}
-			// Each repetition has its own arrival seed, and a Poisson
-			// ladder differs from rung to rung.
-			sched, err := workload.NewSchedule(cfg.Open.Arrival, rate, cfg.Duration, cfg.Open.Seed+uint64(i)<<16+uint64(rep))
-			if err != nil {
-				l.Warnings = append(l.Warnings, result.Note(err.Error()))
-				em.warn(result.LadderWindow, l.Warnings)
-				return l
-			}
-			// The rep is made before its start, so that its schedule
-			// begins at the instant the start gives (the rep's origin),
-			// not after its recorders are built.
-			or := newOpenRun(e, src, cfg.Open, sched, vers)
-			window := result.RepWindow(i, rep)
-			t0, why := wait(ctx, b, Start{Window: window, Stop: stop})
-			if why != nil {
-				l.StoppedEarly = why.Why
-				break rungs
-			}
-			em.emit(event.Event{Kind: event.Rung, Window: window, Rate: rate, Rep: rep + 1, Reps: cfg.Repeat})
-			rung.Reps = append(rung.Reps, or.run(ctx, t0, em.live(window)))
+		reps, stopped, err := lr.reps(ctx, i, rate, stop)
+		if err != nil {
+			l.Warnings = append(l.Warnings, result.Note(err.Error()))
+			em.warn(result.LadderWindow, l.Warnings)
+			return l
 		}
-		if len(rung.Reps) == 0 {
+		if stopped != nil {
+			l.StoppedEarly = stopped.Why
+			break
+		}
+		if rung.Reps = reps; len(rung.Reps) == 0 {
 			break
 		}
 		rung.Summarize()
@@ -145,6 +119,64 @@ rungs:
 	l.Judge()
 	em.warn(result.LadderWindow, l.Warnings)
 	return l
+}
+
+// newLadder is the ladder's result before its first rung: its settings
+// and the rule that judges it.
+func newLadder(cfg LadderConfig) result.Ladder {
+	l := result.Ladder{
+		Arrival: cfg.Open.Arrival, Workers: cfg.Open.Workers,
+		Start: cfg.Rates.Start, Step: cfg.Rates.Step, Stop: cfg.Rates.Stop,
+		Duration: result.Duration(cfg.Duration), Repeat: cfg.Repeat,
+		Factor: cfg.Factor, MinAchieved: cfg.MinAchieved, ExplodeFactor: cfg.Explode,
+		Reference: cfg.Reference,
+	}
+	if l.Reference == 0 {
+		l.Reference = cfg.Rates.Start
+	}
+	l.Rule = fmt.Sprintf("sustainable = the highest rung whose median p99 (from the intended send time) is ≤ %g × the first rung's and whose achieved rate is ≥ %g%% of the offered rate", cfg.Factor, 100*cfg.MinAchieved)
+	return l
+}
+
+// ladderRun is what every rung of one ladder shares.
+type ladderRun struct {
+	e    engines.Engine
+	src  Source
+	cfg  LadderConfig
+	vers versions
+	em   Emitter
+	b    Barrier
+}
+
+// reps runs rung i's repetitions at rate, each after its start at b, until
+// ctx ends. stop is this shard's own reason to stop, given at the start.
+// stopped is why the ladder ends before the rung does (the start's answer:
+// the rung's reps are then dropped); err is a schedule that cannot be made.
+func (lr ladderRun) reps(ctx context.Context, i int, rate float64, stop *StopReason) (reps []result.Rep, stopped *StopReason, err error) {
+	cfg := lr.cfg
+	for rep := range cfg.Repeat {
+		if ctx.Err() != nil {
+			break
+		}
+		// Each repetition has its own arrival seed, and a Poisson
+		// ladder differs from rung to rung.
+		sched, err := workload.NewSchedule(cfg.Open.Arrival, rate, cfg.Duration, cfg.Open.Seed+uint64(i)<<16+uint64(rep))
+		if err != nil {
+			return nil, nil, err
+		}
+		// The rep is made before its start, so that its schedule
+		// begins at the instant the start gives (the rep's origin),
+		// not after its recorders are built.
+		or := newOpenRun(lr.e, lr.src, cfg.Open, sched, lr.vers)
+		window := result.RepWindow(i, rep)
+		t0, why := wait(ctx, lr.b, Start{Window: window, Stop: stop})
+		if why != nil {
+			return nil, why, nil
+		}
+		lr.em.emit(event.Event{Kind: event.Rung, Window: window, Rate: rate, Rep: rep + 1, Reps: cfg.Repeat})
+		reps = append(reps, or.run(ctx, t0, lr.em.live(window)))
+	}
+	return reps, nil, nil
 }
 
 // exploded says why the ladder should stop after its latest rung, or "".

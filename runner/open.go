@@ -11,6 +11,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/runner/internal/pace"
+	"github.com/searchbench/searchbench/runner/record"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/runner/shard"
 	"github.com/searchbench/searchbench/workload"
@@ -98,8 +99,8 @@ type openRun struct {
 	arr    *arrivals
 	vers   versions
 	known  *knownChecks
-	lat    *Sink // from the intended time
-	svc    *Sink // from the actual send
+	lat    *record.Sink // from the intended time
+	svc    *record.Sink // from the actual send
 	late   atomic.Int64
 	sent   atomic.Int64
 	okDone atomic.Int64
@@ -120,7 +121,7 @@ func newOpenRun(e engines.Engine, src Source, cfg OpenConfig, sched workload.Sch
 	shards := 4 * runtime.GOMAXPROCS(0)
 	// Service times are not split by query kind: a kind's figures are its
 	// latencies from the intended send time, as the window's are.
-	return &openRun{e: e, src: src, cfg: cfg, sched: sched, vers: vers, lat: NewSink(shards, src.QueryKinds()), svc: NewSink(shards, nil),
+	return &openRun{e: e, src: src, cfg: cfg, sched: sched, vers: vers, lat: record.NewSink(shards, src.QueryKinds()), svc: record.NewSink(shards, nil),
 		known: newKnownChecks(src, cfg.Calls, vers, scheduleKey(sched)...), arr: newArrivals(cfg, src.IDs(), sched)}
 }
 
@@ -128,7 +129,7 @@ func newOpenRun(e engines.Engine, src Source, cfg OpenConfig, sched workload.Sch
 // are timed from it (in a sharded run, the coordinator's synchronised
 // start, so the shards' intervals line up), each interval passed to live
 // as it closes.
-func (r *openRun) run(ctx context.Context, start time.Time, live liveFunc) result.Rep {
+func (r *openRun) run(ctx context.Context, start time.Time, live record.LiveFunc) result.Rep {
 	cfg, sched := r.cfg, r.sched
 	// The line holds what the workers cannot take yet. It is large (a few
 	// seconds at high rates) so that queueing shows as latency; when it is
@@ -139,20 +140,15 @@ func (r *openRun) run(ctx context.Context, start time.Time, live liveFunc) resul
 	// before it: a sample (a call to the engine, up to a second) must not
 	// hold the first arrivals, whose latency runs from their due times.
 	more := &liveFigures{known: r.known}
-	statsC := make(chan *statsSampler, 1)
-	go func() {
-		s := sampleStats(ctx, r.e, cfg.Sampled, cfg.Timeout)
-		more.stats.Store(s)
-		statsC <- s
-	}()
+	statsC := r.startStats(ctx, more)
 	cpu0 := cpuTime()
 	drainBy := start.Add(sched.Length() + cfg.Timeout)
 	// A call is in the interval it was due in.
-	g := newGrid(start, cfg.interval(sched.Length()), sched.Length())
-	latIv, svcIv := r.lat.startIntervals(g), r.svc.startIntervals(g)
-	r.known.startIntervals(g.n) // before the collector reads them
-	stopCollector := collector(ctx, live, more, cfg.Mix.Ops(), latIv, svcIv)
-	sl := newSchedLog(g.n)
+	g := record.NewGrid(start, cfg.interval(sched.Length()), sched.Length())
+	latIv, svcIv := r.lat.StartIntervals(g), r.svc.StartIntervals(g)
+	r.known.startIntervals(g.N) // before the collector reads them
+	stopCollector := record.Collector(ctx, live, more.add, cfg.Mix.Ops(), latIv, svcIv)
+	sl := newSchedLog(g.N)
 
 	var wg sync.WaitGroup
 	r.startWorkers(ctx, queue, start, drainBy, g, &wg)
@@ -160,35 +156,53 @@ func (r *openRun) run(ctx context.Context, start time.Time, live liveFunc) resul
 	close(queue)
 	// Engine stats describe the schedule's window, not the drain after it.
 	stats := <-statsC
-	engineStats, statsWarn := stats.stop(ctx, cfg.Timeout)
+	engineStats, statsWarn := stats.Stop(ctx, cfg.Timeout)
 	wg.Wait()
 	stopCollector()
-	latIv.finish()
-	svcIv.finish()
-	elapsed := time.Duration(r.last.Load())
-	cpu := cpuTime() - cpu0
-	wall := time.Since(start)
+	latIv.Finish()
+	svcIv.Finish()
+	rep := r.newRep(partial, cpuTime()-cpu0, time.Since(start), sl)
+	rep.EngineStats = engineStats
+	rep.KnownItems = r.known.result()
+	rep.Timeline = r.timeline(&rep, latIv, svcIv, sl, sched.Length())
+	setEngineStats(rep.Timeline, stats.PerInterval(g))
+	live.Final(rep.Timeline)
+	if statsWarn != "" {
+		rep.Warnings = append(rep.Warnings, result.Note(statsWarn))
+	}
+	return rep
+}
 
+// startStats starts sampling the engine's stats, beside the first
+// arrivals, and gives the sampler to more (the live intervals) and to the
+// channel once it exists.
+func (r *openRun) startStats(ctx context.Context, more *liveFigures) <-chan *record.StatsSampler {
+	statsC := make(chan *record.StatsSampler, 1)
+	go func() {
+		s := sampleStats(ctx, r.e, r.cfg.Sampled, r.cfg.Timeout)
+		more.stats.Store(s)
+		statsC <- s
+	}()
+	return statsC
+}
+
+// newRep is the rep's figures once every call has returned: what was
+// offered, sent and achieved, the scheduler's lag (sl), the client's CPU
+// share (cpu over wall) and the calls' statistics.
+func (r *openRun) newRep(partial bool, cpu, wall time.Duration, sl *schedLog) result.Rep {
+	elapsed := time.Duration(r.last.Load())
 	rep := result.Rep{
-		Offered: cfg.Share.Rate(sched.Rate()), Sent: r.sent.Load(), Unsent: r.unsent.Load(), Partial: partial,
+		Offered: r.cfg.Share.Rate(r.sched.Rate()), Sent: r.sent.Load(), Unsent: r.unsent.Load(), Partial: partial,
 		LateStarts: r.late.Load(),
-		ClientCPU:  cpuShare(cpu, wall),
+		ClientCPU:  record.CPUShare(cpu, wall),
 	}
 	if elapsed > 0 {
 		rep.Achieved = float64(r.okDone.Load()) / elapsed.Seconds()
 	}
 	rep.GeneratorLagP99 = float64(sl.lag.ValueAtQuantile(99)) / 1000
 	rep.GeneratorLagMax = float64(sl.lag.Max()) / 1000
-	rep.Duration = result.Duration(sched.Length())
+	rep.Duration = result.Duration(r.sched.Length())
 	r.summarize(&rep)
-	rep.EngineStats = engineStats
-	rep.KnownItems = r.known.result()
-	rep.Timeline = r.timeline(&rep, latIv, svcIv, sl, sched.Length())
-	setEngineStats(rep.Timeline, stats.perInterval(g))
-	live.final(rep.Timeline)
-	if statsWarn != "" {
-		rep.Warnings = append(rep.Warnings, result.Note(statsWarn))
-	}
 	return rep
 }
 
@@ -200,13 +214,13 @@ type schedLog struct {
 }
 
 func newSchedLog(intervals int) *schedLog {
-	return &schedLog{scheduled: make([]int64, intervals), lagMax: make([]int64, intervals), lag: newHistogram()}
+	return &schedLog{scheduled: make([]int64, intervals), lagMax: make([]int64, intervals), lag: record.NewHistogram()}
 }
 
 // startWorkers starts the workers serving the line, each in a goroutine wg
 // waits for. A call taken from the line after drainBy, or once ctx has
 // ended, is counted as unsent.
-func (r *openRun) startWorkers(ctx context.Context, queue <-chan ticket, start, drainBy time.Time, g grid, wg *sync.WaitGroup) {
+func (r *openRun) startWorkers(ctx context.Context, queue <-chan ticket, start, drainBy time.Time, g record.Grid, wg *sync.WaitGroup) {
 	for w := range r.cfg.Workers {
 		wg.Add(1)
 		go func() {
@@ -219,7 +233,7 @@ func (r *openRun) startWorkers(ctx context.Context, queue <-chan ticket, start, 
 					r.unsent.Add(1)
 					continue
 				}
-				r.serve(ctx, start, g.at(t.due), t, lat, svc)
+				r.serve(ctx, start, g.At(t.due), t, lat, svc)
 			}
 		}()
 	}
@@ -227,7 +241,7 @@ func (r *openRun) startWorkers(ctx context.Context, queue <-chan ticket, start, 
 
 // schedule hands each of this share's arrivals to the line at its due
 // time, logging its own lag in sl; true (partial) when ctx ended first.
-func (r *openRun) schedule(ctx context.Context, arr *arrivals, queue chan<- ticket, start time.Time, g grid, sl *schedLog) (partial bool) {
+func (r *openRun) schedule(ctx context.Context, arr *arrivals, queue chan<- ticket, start time.Time, g record.Grid, sl *schedLog) (partial bool) {
 	wait := pace.New(ctx, runtime.GOMAXPROCS(0))
 	defer wait.Close()
 	for {
@@ -236,7 +250,7 @@ func (r *openRun) schedule(ctx context.Context, arr *arrivals, queue chan<- tick
 			return false
 		}
 		due := start.Add(at)
-		ik := g.index(at)
+		ik := g.Index(at)
 		sl.scheduled[ik]++
 		if !wait.Until(due) {
 			return true
@@ -246,7 +260,7 @@ func (r *openRun) schedule(ctx context.Context, arr *arrivals, queue chan<- tick
 		case queue <- t:
 			// Only hand-overs with room in the line measure the scheduler;
 			// a full line is the engine's backlog, not generator lag.
-			us, _ := micros(time.Since(due))
+			us, _ := record.Micros(time.Since(due))
 			_ = sl.lag.RecordValue(us)
 			sl.lagMax[ik] = max(sl.lagMax[ik], us)
 		default:
@@ -264,7 +278,7 @@ func (r *openRun) schedule(ctx context.Context, arr *arrivals, queue chan<- tick
 func (r *openRun) summarize(rep *result.Rep) {
 	latT, svcT := r.lat.Total(), r.svc.Total()
 	window := time.Duration(rep.Duration)
-	allLat, allSvc := newHistogram(), newHistogram()
+	allLat, allSvc := record.NewHistogram(), record.NewHistogram()
 	var latOps []result.OpStats // for the error warnings
 	for _, op := range r.cfg.Mix.Ops() {
 		s, _ := latT.Stats(op, window)
@@ -273,18 +287,18 @@ func (r *openRun) summarize(rep *result.Rep) {
 		o := result.OpenOp{OpStats: s, Service: sv.Latency, ServiceHistogram: sv.Histogram}
 		rep.Errors += s.ErrorCount()
 		rep.Ops = append(rep.Ops, o)
-		allLat.Merge(latT.hist[op])
-		allSvc.Merge(svcT.hist[op])
+		allLat.Merge(latT.Hist[op])
+		allSvc.Merge(svcT.Hist[op])
 	}
 	rep.Latency, rep.Service = result.Summarize(allLat), result.Summarize(allSvc)
-	rep.Warnings = append(rep.Warnings, result.Notes(errorWarnings(latOps)...)...)
+	rep.Warnings = append(rep.Warnings, result.Notes(record.ErrorWarnings(latOps)...)...)
 }
 
 // timeline is the rep's timeline over the schedule's length, each interval
 // with its scheduled and achieved rates, the scheduler's worst lag and the
 // known-item checks; a problem building it is added to the rep's warnings.
-func (r *openRun) timeline(rep *result.Rep, latIv, svcIv *intervals, sl *schedLog, length time.Duration) *result.Timeline {
-	tl, err := latIv.timeline(r.cfg.Mix.Ops(), svcIv, 0, length)
+func (r *openRun) timeline(rep *result.Rep, latIv, svcIv *record.Intervals, sl *schedLog, length time.Duration) *result.Timeline {
+	tl, err := latIv.Timeline(r.cfg.Mix.Ops(), svcIv, 0, length)
 	if err != nil {
 		rep.Warnings = append(rep.Warnings, result.Note("timeline: "+err.Error()))
 	}
@@ -307,7 +321,7 @@ func (r *openRun) timeline(rep *result.Rep, latIv, svcIv *intervals, sl *schedLo
 
 // serve makes one scheduled call, due in interval k, and records both
 // latencies.
-func (r *openRun) serve(ctx context.Context, start time.Time, k int, t ticket, lat, svc *Recorder) {
+func (r *openRun) serve(ctx context.Context, start time.Time, k int, t ticket, lat, svc *record.Recorder) {
 	req := prepare(r.src, r.cfg.K, r.vers, t.step)
 	kr := r.known.stream(t.k)
 	chk := r.known.pick(&kr, &req)
@@ -330,7 +344,7 @@ func (r *openRun) serve(ctx context.Context, start time.Time, k int, t ticket, l
 	}
 	lat.RecordIn(k, req.Op, req.Kind, done.Sub(t.due), class)
 	svc.RecordIn(k, req.Op, req.Kind, done.Sub(sent), class)
-	if succeeded(req.Op, class) {
+	if record.Succeeded(req.Op, class) {
 		r.okDone.Add(1)
 	} else {
 		lat.Failed(req.Op, class, err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/searchbench/searchbench/engines/quote"
 	"github.com/searchbench/searchbench/runner/event"
+	"github.com/searchbench/searchbench/runner/record"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/runner/shard"
 )
@@ -62,47 +63,8 @@ func Run(ctx context.Context, plan Plan, obs Observer) (*result.Result, error) {
 		obs = ObserverFunc(func(event.Event) {})
 	}
 	r := &run{plan: p, obs: obs}
-	calls := p.Calls()
-	res := &result.Result{
-		SchemaVersion: result.SchemaVersion,
-		Tool:          result.Tool{Name: Tool, Version: Version(), GoVersion: runtime.Version()},
-		StartedAt:     now.UTC(),
-		Config: result.Config{
-			Scenario: p.Scenario, Mix: calls.Mix.String(), MixWeights: calls.Mix[:],
-			Seed: calls.Seed, WriteMode: p.writeMode(), Histogram: HistogramNote,
-			RequestTimeout: result.Duration(calls.Timeout), K: calls.K,
-		},
-		Host: HostInfo(),
-	}
-	// The drivers, one per setup (Study B: valkey four times); the labels
-	// are each EngineRun's.
-	for _, s := range p.Setups {
-		res.Config.Engines = append(res.Config.Engines, s.Driver)
-	}
-	if c := p.Closed; c != nil {
-		res.Config.Users, res.Config.SpawnRate = c.Users, c.SpawnRate
-		res.Config.Settle, res.Config.Measure = result.Duration(c.Settle), result.Duration(c.Measure)
-	}
-	r.logf("", "corpus: %s, %d IDs, %d pre-populated, seed %d; hashing…", p.Source.Schema().Name, p.Source.IDs(), p.Source.PrepopulatedCount(), calls.Seed)
-	// The hash and the exact answers read every pre-populated document
-	// before anything starts (a minute or more for a large corpus): an
-	// interrupt ends them, and the run, at once.
-	var err error
-	res.Corpus, err = p.Source.Provenance(ctx)
-	if n := calls.Known.ExactQueries(); n > 0 && err == nil {
-		if _, ok := p.Source.(exactSampler); ok {
-			r.logf("", "computing the exact answers of %d sample queries…", n)
-		}
-		var truth *exactTruth
-		if truth, err = newExactTruth(ctx, p.Source, n, calls.K); truth != nil {
-			r.truth = truth
-			c := r.truth.cost
-			res.GroundTruth = &c
-			r.logf("", "exact answers of %d sample queries over %d documents (%d dimensions): %.1fs, %.0f MB allocated",
-				c.Queries, c.Documents, c.Dim, c.Seconds, float64(c.Bytes)/1e6)
-		}
-	}
-	if err != nil { // only ctx ends them
+	res := newResult(p, now)
+	if err := r.readCorpus(ctx, res); err != nil { // only ctx ends it
 		r.logf("", "interrupted before any engine started")
 		res.FinishedAt = time.Now().UTC()
 		res.Partial, res.Reason = true, "interrupted"
@@ -126,8 +88,71 @@ func Run(ctx context.Context, plan Plan, obs Observer) (*result.Result, error) {
 		ctx, stop = r.heed(ctx)
 		defer stop()
 	}
-	var failures []string
+	r.runSetups(ctx, res)
+	if res.Shard != nil {
+		res.Shard.Starts = r.coord.starts
+	}
+	return res, nil
+}
+
+// newResult is the result's header for plan p started at now: the tool,
+// the host and the configuration, before anything has run.
+func newResult(p Plan, now time.Time) *result.Result {
+	calls := p.Calls()
+	res := &result.Result{
+		SchemaVersion: result.SchemaVersion,
+		Tool:          result.Tool{Name: Tool, Version: Version(), GoVersion: runtime.Version()},
+		StartedAt:     now.UTC(),
+		Config: result.Config{
+			Scenario: p.Scenario, Mix: calls.Mix.String(), MixWeights: calls.Mix[:],
+			Seed: calls.Seed, WriteMode: p.writeMode(), Histogram: record.HistogramNote,
+			RequestTimeout: result.Duration(calls.Timeout), K: calls.K,
+		},
+		Host: HostInfo(),
+	}
+	// The drivers, one per setup (Study B: valkey four times); the labels
+	// are each EngineRun's.
 	for _, s := range p.Setups {
+		res.Config.Engines = append(res.Config.Engines, s.Driver)
+	}
+	if c := p.Closed; c != nil {
+		res.Config.Users, res.Config.SpawnRate = c.Users, c.SpawnRate
+		res.Config.Settle, res.Config.Measure = result.Duration(c.Settle), result.Duration(c.Measure)
+	}
+	return res
+}
+
+// readCorpus hashes the corpus into res and computes the exact answers of
+// the sample queries (r.truth). Both read every pre-populated document
+// before anything starts (a minute or more for a large corpus): an
+// interrupt ends them, and the run, at once; the error is ctx's.
+func (r *run) readCorpus(ctx context.Context, res *result.Result) error {
+	p, calls := r.plan, r.plan.Calls()
+	r.logf("", "corpus: %s, %d IDs, %d pre-populated, seed %d; hashing…", p.Source.Schema().Name, p.Source.IDs(), p.Source.PrepopulatedCount(), calls.Seed)
+	var err error
+	res.Corpus, err = p.Source.Provenance(ctx)
+	if n := calls.Known.ExactQueries(); n > 0 && err == nil {
+		if _, ok := p.Source.(exactSampler); ok {
+			r.logf("", "computing the exact answers of %d sample queries…", n)
+		}
+		var truth *exactTruth
+		if truth, err = newExactTruth(ctx, p.Source, n, calls.K); truth != nil {
+			r.truth = truth
+			c := r.truth.cost
+			res.GroundTruth = &c
+			r.logf("", "exact answers of %d sample queries over %d documents (%d dimensions): %.1fs, %.0f MB allocated",
+				c.Queries, c.Documents, c.Dim, c.Seconds, float64(c.Bytes)/1e6)
+		}
+	}
+	return err
+}
+
+// runSetups runs the plan's setups in turn until ctx ends, and finishes
+// res: its end, and why it is partial (an interrupt, or the setups that
+// stopped, one line each).
+func (r *run) runSetups(ctx context.Context, res *result.Result) {
+	var failures []string
+	for _, s := range r.plan.Setups {
 		if ctx.Err() != nil {
 			break
 		}
@@ -146,10 +171,6 @@ func Run(ctx context.Context, plan Plan, obs Observer) (*result.Result, error) {
 	} else if len(failures) > 0 {
 		res.Partial, res.Reason = true, strings.Join(failures, "; ")
 	}
-	if res.Shard != nil {
-		res.Shard.Starts = r.coord.starts
-	}
-	return res, nil
 }
 
 // writeMode is the write mode every setup asks for, recorded in the result's

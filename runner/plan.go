@@ -18,6 +18,7 @@ import (
 
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/engines/launch"
+	"github.com/searchbench/searchbench/runner/record"
 	"github.com/searchbench/searchbench/runner/shard"
 	"github.com/searchbench/searchbench/workload"
 )
@@ -192,7 +193,7 @@ func (p Plan) digestJSON() []byte {
 		// Histogram is what the histograms hold, this version's: merge
 		// refuses histograms of another kind.
 		Histogram string
-	}{Relevance: p.Relevance, Scenario: p.Scenario, Shards: p.Shard.Share().Count, Histogram: HistogramNote}
+	}{Relevance: p.Relevance, Scenario: p.Scenario, Shards: p.Shard.Share().Count, Histogram: record.HistogramNote}
 	if p.Source != nil {
 		c := corpusIdentity(p.Source)
 		d.Source = &source{p.Source.Schema(), p.Source.IDs(), p.Source.PrepopulatedCount(), c.Generator, c.Seed, c.Prepopulate, c.Queries, c.Hash}

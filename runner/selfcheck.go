@@ -6,10 +6,11 @@ import (
 	"runtime/metrics"
 	"time"
 
+	"github.com/searchbench/searchbench/runner/record"
 	"github.com/searchbench/searchbench/runner/result"
 )
 
-// The harness checks itself while it measures: its CPU share (cpuShare) and
+// The harness checks itself while it measures: its CPU share (record.CPUShare) and
 // how long its goroutines waited to run. Either one high means the load
 // generator, not the engine, may have set the figures.
 
@@ -81,7 +82,7 @@ var measureSelf = func() (end func() (cpu, schedP99 float64)) {
 	cpu0, wall0, sched0 := cpuTime(), time.Now(), schedLatencies()
 	return func() (float64, float64) {
 		cpu, wall := cpuTime()-cpu0, time.Since(wall0)
-		return cpuShare(cpu, wall), schedLatencies().since(sched0).quantileMS(0.99)
+		return record.CPUShare(cpu, wall), schedLatencies().since(sched0).quantileMS(0.99)
 	}
 }
 

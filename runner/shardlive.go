@@ -92,19 +92,7 @@ func (m *ShardView) Event(idx int, e event.Event, dropped int64) {
 	}
 	switch e.Kind {
 	case event.Phase, event.Rung:
-		// Every shard runs the same phases: the view shows each once, when
-		// the first shard reaches it.
-		what := stepKey{e.Kind, e.Setup, e.Phase, e.Window, e.Users, e.Duration, e.Rate, e.Rep, e.Reps}
-		if m.counts[idx] == nil {
-			m.counts[idx] = map[stepKey]int{}
-		}
-		m.counts[idx][what]++
-		if m.counts[idx][what] <= m.seen[what] {
-			return
-		}
-		m.seen[what]++
-		m.obs.Observe(event.Event{Kind: e.Kind, Setup: e.Setup, Phase: e.Phase, Window: e.Window, Users: e.Users,
-			Duration: e.Duration, Rate: e.Rate, Rep: e.Rep, Reps: e.Reps})
+		m.step(idx, e)
 	case event.Warning:
 		m.obs.Observe(event.Event{Kind: event.Warning, Setup: e.Setup, Window: e.Window, Text: fmt.Sprintf("shard %d: %s", idx, e.Text)})
 	case event.Start:
@@ -115,30 +103,52 @@ func (m *ShardView) Event(idx int, e event.Event, dropped int64) {
 		m.obs.Observe(event.Event{Kind: event.Log, Setup: e.Setup, Window: e.Window, Text: fmt.Sprintf("shard %d: %s: started %v late (clock offset %v ± %v)",
 			idx, e.Window, time.Duration(s.Late).Round(time.Microsecond), time.Duration(s.Offset).Round(time.Microsecond), (time.Duration(s.RTT) / 2).Round(time.Microsecond))})
 	case event.Interval:
-		if e.Interval == nil {
-			return
+		if e.Interval != nil {
+			m.interval(idx, e)
 		}
-		k := ivKey{e.Setup, e.Window, e.Interval.Start}
-		by := m.intervals[k]
-		if by == nil {
-			by = map[int]result.Interval{}
-			m.intervals[k] = by
-		}
-		by[idx] = *e.Interval
-		shards := make([]int, 0, len(by))
-		for i := range by {
-			shards = append(shards, i)
-		}
-		slices.Sort(shards) // in shard order, as result.Merge takes them
-		ivs := make([]result.Interval, len(shards))
-		for i, s := range shards {
-			ivs[i] = by[s]
-		}
-		merged, err := result.MergeInterval(ivs, shards, e.Setup+" "+e.Window.String())
-		if err != nil {
-			m.obs.Observe(event.Event{Kind: event.Warning, Setup: e.Setup, Window: e.Window, Text: "live view: " + err.Error()})
-			return
-		}
-		m.obs.Observe(event.Event{Kind: event.Interval, Setup: e.Setup, Window: e.Window, Interval: &merged})
 	}
+}
+
+// step passes on a phase or a rung of shard idx: every shard runs the same
+// ones, and the view shows each once, when the first shard reaches it.
+// m.mu is held.
+func (m *ShardView) step(idx int, e event.Event) {
+	what := stepKey{e.Kind, e.Setup, e.Phase, e.Window, e.Users, e.Duration, e.Rate, e.Rep, e.Reps}
+	if m.counts[idx] == nil {
+		m.counts[idx] = map[stepKey]int{}
+	}
+	m.counts[idx][what]++
+	if m.counts[idx][what] <= m.seen[what] {
+		return
+	}
+	m.seen[what]++
+	m.obs.Observe(event.Event{Kind: e.Kind, Setup: e.Setup, Phase: e.Phase, Window: e.Window, Users: e.Users,
+		Duration: e.Duration, Rate: e.Rate, Rep: e.Rep, Reps: e.Reps})
+}
+
+// interval passes on shard idx's interval merged with what the other
+// shards sent of the same interval so far. m.mu is held.
+func (m *ShardView) interval(idx int, e event.Event) {
+	k := ivKey{e.Setup, e.Window, e.Interval.Start}
+	by := m.intervals[k]
+	if by == nil {
+		by = map[int]result.Interval{}
+		m.intervals[k] = by
+	}
+	by[idx] = *e.Interval
+	shards := make([]int, 0, len(by))
+	for i := range by {
+		shards = append(shards, i)
+	}
+	slices.Sort(shards) // in shard order, as result.Merge takes them
+	ivs := make([]result.Interval, len(shards))
+	for i, s := range shards {
+		ivs[i] = by[s]
+	}
+	merged, err := result.MergeInterval(ivs, shards, e.Setup+" "+e.Window.String())
+	if err != nil {
+		m.obs.Observe(event.Event{Kind: event.Warning, Setup: e.Setup, Window: e.Window, Text: "live view: " + err.Error()})
+		return
+	}
+	m.obs.Observe(event.Event{Kind: event.Interval, Setup: e.Setup, Window: e.Window, Interval: &merged})
 }

@@ -1,4 +1,4 @@
-package runner
+package record
 
 import (
 	"fmt"
@@ -22,29 +22,29 @@ import (
 // counted as clamped; the request timeout keeps them rare.
 const (
 	lowestUS  = 1
-	highestUS = int64(5 * time.Minute / time.Microsecond)
+	HighestUS = int64(5 * time.Minute / time.Microsecond)
 	sigFigs   = 3
 )
 
 // HistogramNote describes the encoded histograms in the result.
 const HistogramNote = "HdrHistogram V2 compressed, base64; microseconds 1 µs to 5 min, 3 significant digits; successful calls only"
 
-// newHistogram is an empty histogram of the shared geometry.
-func newHistogram() *hdrhistogram.Histogram { return hdrhistogram.New(lowestUS, highestUS, sigFigs) }
+// NewHistogram is an empty histogram of the shared geometry.
+func NewHistogram() *hdrhistogram.Histogram { return hdrhistogram.New(lowestUS, HighestUS, sigFigs) }
 
-// micros converts d to the histograms' unit, clamped to their range; clamped
+// Micros converts d to the histograms' unit, clamped to their range; clamped
 // reports whether d was beyond the ceiling.
-func micros(d time.Duration) (us int64, clamped bool) {
+func Micros(d time.Duration) (us int64, clamped bool) {
 	us = max(int64(d/time.Microsecond), 0)
-	if us > highestUS {
-		return highestUS, true
+	if us > HighestUS {
+		return HighestUS, true
 	}
 	return us, false
 }
 
-// cpuShare is CPU time over wall time as a fraction of the CPUs this
+// CPUShare is CPU time over wall time as a fraction of the CPUs this
 // process may use.
-func cpuShare(cpu, wall time.Duration) float64 {
+func CPUShare(cpu, wall time.Duration) float64 {
 	if wall <= 0 {
 		return 0
 	}
@@ -54,7 +54,7 @@ func cpuShare(cpu, wall time.Duration) float64 {
 // Histograms is one set of per-operation latency histograms and failure
 // counts, and the search operation's split by query kind.
 type Histograms struct {
-	hist     [workload.NumOps]*hdrhistogram.Histogram
+	Hist     [workload.NumOps]*hdrhistogram.Histogram
 	classes  [workload.NumOps][engines.NumClasses]int64
 	examples [workload.NumOps][engines.NumClasses][]string
 	clamped  int64
@@ -85,19 +85,19 @@ func (h *Histograms) addExample(op workload.Op, c engines.Class, msg string) {
 	h.examples[op][c] = append(ex, msg)
 }
 
-// NewHistograms allocates an empty set.
-func NewHistograms() *Histograms {
+// newHistograms allocates an empty set.
+func newHistograms() *Histograms {
 	h := &Histograms{}
-	for i := range h.hist {
-		h.hist[i] = newHistogram()
+	for i := range h.Hist {
+		h.Hist[i] = NewHistogram()
 	}
 	return h
 }
 
 // Merge adds other into h.
 func (h *Histograms) Merge(other *Histograms) {
-	for op := range h.hist {
-		h.hist[op].Merge(other.hist[op])
+	for op := range h.Hist {
+		h.Hist[op].Merge(other.Hist[op])
 		for c := range h.classes[op] {
 			h.classes[op][c] += other.classes[op][c]
 			for _, msg := range other.examples[op][c] {
@@ -123,7 +123,7 @@ func (h *Histograms) Merge(other *Histograms) {
 // a mix never draws cost nothing.
 func (h *Histograms) kindHistogram(k int) *hdrhistogram.Histogram {
 	if h.kindHist[k] == nil {
-		h.kindHist[k] = newHistogram()
+		h.kindHist[k] = NewHistogram()
 	}
 	return h.kindHist[k]
 }
@@ -164,7 +164,7 @@ func (h *Histograms) Clamped() int64 { return h.clamped }
 
 // Stats summarises op over a window of the given length.
 func (h *Histograms) Stats(op workload.Op, window time.Duration) (result.OpStats, error) {
-	hist := h.hist[op]
+	hist := h.Hist[op]
 	s := result.OpStats{
 		Op:       op.String(),
 		Count:    hist.TotalCount(),
@@ -206,7 +206,7 @@ func (h *Histograms) Stats(op workload.Op, window time.Duration) (result.OpStats
 func errorCounts(op workload.Op, classes *[engines.NumClasses]int64) map[string]int64 {
 	var out map[string]int64
 	for c := engines.NotFound; c < engines.NumClasses; c++ {
-		if n := classes[c]; n > 0 && !succeeded(op, c) {
+		if n := classes[c]; n > 0 && !Succeeded(op, c) {
 			if out == nil {
 				out = map[string]int64{}
 			}
@@ -216,10 +216,10 @@ func errorCounts(op workload.Op, classes *[engines.NumClasses]int64) map[string]
 	return out
 }
 
-// errorWarnings says, for each operation with failed calls, how many failed
+// ErrorWarnings says, for each operation with failed calls, how many failed
 // in which classes and with what messages: a count alone does not tell a
 // timeout storm from a driver rejecting every document.
-func errorWarnings(ops []result.OpStats) []string {
+func ErrorWarnings(ops []result.OpStats) []string {
 	var out []string
 	for _, o := range ops {
 		n := o.ErrorCount()
@@ -262,11 +262,11 @@ func shortMessage(msg string) string {
 	return msg
 }
 
-// succeeded says whether a call of op that ended in class c counts as done:
+// Succeeded says whether a call of op that ended in class c counts as done:
 // success, or a miss of an operation whose misses are done (a delete or get
 // of a missing ID, see workload.OpSpec.NotFoundDone; they are also counted
 // apart as not-found).
-func succeeded(op workload.Op, c engines.Class) bool {
+func Succeeded(op workload.Op, c engines.Class) bool {
 	return c == engines.OK || (c == engines.NotFound && op.NotFoundDone())
 }
 
@@ -279,13 +279,13 @@ type Sink struct {
 	// kinds names the query kinds searches are split into (nil: none).
 	kinds []string
 	// iv is the window's interval histograms, once the window's grid is
-	// known (startIntervals); recorders' flushes add to them too.
-	iv atomic.Pointer[intervals]
+	// known (StartIntervals); recorders' flushes add to them too.
+	iv atomic.Pointer[Intervals]
 }
 
-// startIntervals gives the sink its window's interval grid. Call it before
+// StartIntervals gives the sink its window's interval grid. Call it before
 // any sample of the window is recorded.
-func (s *Sink) startIntervals(g grid) *intervals {
+func (s *Sink) StartIntervals(g Grid) *Intervals {
 	iv := newIntervals(g, s.kinds)
 	s.iv.Store(iv)
 	return iv
@@ -305,14 +305,14 @@ func NewSink(n int, kinds []string) *Sink {
 		s.kinds = kinds[:min(len(kinds), maxKinds)]
 	}
 	for i := range s.shards {
-		s.shards[i].h = NewHistograms()
+		s.shards[i].h = newHistograms()
 	}
 	return s
 }
 
 // Total merges every shard. Call it once every recorder has been flushed.
 func (s *Sink) Total() *Histograms {
-	t := NewHistograms()
+	t := newHistograms()
 	t.kinds = s.kinds
 	for i := range s.shards {
 		sh := &s.shards[i]
@@ -323,11 +323,11 @@ func (s *Sink) Total() *Histograms {
 	return t
 }
 
-// median is the median latency across operations of what the shards hold
+// Median is the median latency across operations of what the shards hold
 // so far, or -1 when they hold nothing: for live progress, not results.
-func (s *Sink) median() time.Duration {
-	all := newHistogram()
-	for _, h := range s.Total().hist {
+func (s *Sink) Median() time.Duration {
+	all := NewHistogram()
+	for _, h := range s.Total().Hist {
 		all.Merge(h)
 	}
 	if all.TotalCount() == 0 {
@@ -342,7 +342,7 @@ func (s *Sink) median() time.Duration {
 const bufferSize = 512
 
 // sample packs an operation, one more than its query kind (0: no kind)
-// and a latency in microseconds (at most highestUS, below 2^29).
+// and a latency in microseconds (at most HighestUS, below 2^29).
 type sample uint64
 
 const (
@@ -404,10 +404,10 @@ func (r *Recorder) RecordIn(k int, op workload.Op, kind int, d time.Duration, c 
 	} else {
 		r.kindClasses[kind][c]++
 	}
-	if !succeeded(op, c) {
+	if !Succeeded(op, c) {
 		return
 	}
-	us, clamped := micros(d)
+	us, clamped := Micros(d)
 	if clamped {
 		r.clamped++
 	}
@@ -434,7 +434,7 @@ func (r *Recorder) Flush() {
 	for _, s := range r.buf[:r.n] {
 		// In range by construction, so RecordValue cannot fail (nor
 		// allocate its error).
-		_ = sh.h.hist[s.op()].RecordValue(s.micros())
+		_ = sh.h.Hist[s.op()].RecordValue(s.micros())
 		if k := s.kind(); k >= 0 {
 			_ = sh.h.kindHistogram(k).RecordValue(s.micros())
 		}

@@ -1,9 +1,8 @@
-package runner
+package record
 
 import (
 	"context"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -45,65 +44,34 @@ import (
 // timeline has in result.json — and the product workload's five query
 // kinds add 18,000 more, each of a share of the searches.
 
-const (
-	// DefaultInterval is the timeline's interval when none is given.
-	DefaultInterval = time.Second
-	// MinInterval is the shortest interval: as the shortest window, the
-	// timers that open and close it are milliseconds late on a busy load
-	// generator.
-	MinInterval = 100 * time.Millisecond
-)
-
-// interval is c's interval in a window of the given length: the default
-// (DefaultInterval, or the whole window when it is shorter) when none is set.
-func (c Calls) interval(window time.Duration) time.Duration {
-	if c.Interval == 0 {
-		return min(DefaultInterval, window)
-	}
-	return c.Interval
-}
-
-// validateInterval checks the interval against the window it cuts.
-func (c Calls) validateInterval(window time.Duration, windowFlag string) error {
-	switch iv := c.Interval; {
-	case iv == 0:
-		return nil
-	case iv < MinInterval:
-		return fieldErr("Interval", "interval", "%v is shorter than %v, the shortest interval recorded", iv, MinInterval)
-	case iv > window:
-		return fieldErr("Interval", "interval", "%v is longer than the window it cuts (%s %v)", iv, windowFlag, window)
-	}
-	return nil
-}
-
-// grid is a window's interval clock: interval k is [origin + k·every,
+// Grid is a window's interval clock: interval k is [origin + k·every,
 // origin + (k+1)·every), k in [0, n).
-type grid struct {
-	origin time.Time // monotonic
-	every  time.Duration
-	n      int
+type Grid struct {
+	Origin time.Time // monotonic
+	Every  time.Duration
+	N      int
 }
 
-// newGrid is the grid from origin covering until (at least one interval).
-func newGrid(origin time.Time, every, until time.Duration) grid {
+// NewGrid is the grid from origin covering until (at least one interval).
+func NewGrid(origin time.Time, every, until time.Duration) Grid {
 	n := int((until + every - 1) / every)
-	return grid{origin: origin, every: every, n: max(n, 1)}
+	return Grid{Origin: origin, Every: every, N: max(n, 1)}
 }
 
-// at is the interval t falls in, clamped to the grid.
-func (g grid) at(t time.Time) int { return g.index(t.Sub(g.origin)) }
+// At is the interval t falls in, clamped to the grid.
+func (g Grid) At(t time.Time) int { return g.Index(t.Sub(g.Origin)) }
 
-// index is the interval of offset d from the origin, clamped to the grid.
-func (g grid) index(d time.Duration) int {
+// Index is the interval of offset d from the origin, clamped to the grid.
+func (g Grid) Index(d time.Duration) int {
 	if d < 0 {
 		return 0
 	}
-	return min(int(d/g.every), g.n-1)
+	return min(int(d/g.Every), g.N-1)
 }
 
-// intervals is one sink's interval histograms.
-type intervals struct {
-	g     grid
+// Intervals is one sink's interval histograms.
+type Intervals struct {
+	g     Grid
 	mu    sync.Mutex
 	slots []ivSlot
 	pool  []*[workload.NumOps]*hdrhistogram.Histogram
@@ -141,13 +109,13 @@ type ivKind struct {
 
 // newIntervals is the interval histograms of grid g, splitting searches
 // by the query kinds named (nil: not split).
-func newIntervals(g grid, kinds []string) *intervals {
-	return &intervals{g: g, slots: make([]ivSlot, g.n), kinds: kinds}
+func newIntervals(g Grid, kinds []string) *Intervals {
+	return &Intervals{g: g, slots: make([]ivSlot, g.N), kinds: kinds}
 }
 
 // add records a flushed buffer of interval k: its samples and its calls
 // by operation and class, and by query kind and class.
-func (iv *intervals) add(k int, samples []sample, classes *[workload.NumOps][engines.NumClasses]int64, kindClasses *[maxKinds][engines.NumClasses]int64) {
+func (iv *Intervals) add(k int, samples []sample, classes *[workload.NumOps][engines.NumClasses]int64, kindClasses *[maxKinds][engines.NumClasses]int64) {
 	k = min(max(k, 0), len(iv.slots)-1)
 	iv.mu.Lock()
 	defer iv.mu.Unlock()
@@ -187,13 +155,13 @@ func (s *ivSlot) kind(k int) *ivKind {
 
 // kindHistogram is kind's dense histogram in open slot s, taken from the
 // pool (or made) at the kind's first success there. The caller holds mu.
-func (iv *intervals) kindHistogram(s *ivSlot, kind int) *hdrhistogram.Histogram {
+func (iv *Intervals) kindHistogram(s *ivSlot, kind int) *hdrhistogram.Histogram {
 	sk := s.kind(kind)
 	if sk.hist == nil {
 		if n := len(iv.kindPool); n > 0 {
 			sk.hist, iv.kindPool = iv.kindPool[n-1], iv.kindPool[:n-1]
 		} else {
-			sk.hist = newHistogram()
+			sk.hist = NewHistogram()
 		}
 		iv.reload(sk.hist, &sk.packed)
 	}
@@ -202,7 +170,7 @@ func (iv *intervals) kindHistogram(s *ivSlot, kind int) *hdrhistogram.Histogram 
 
 // reload adds to dense histogram h what a closed interval compressed into
 // *packed, and empties *packed. The caller holds mu.
-func (iv *intervals) reload(h *hdrhistogram.Histogram, packed *string) {
+func (iv *Intervals) reload(h *hdrhistogram.Histogram, packed *string) {
 	if *packed == "" {
 		return
 	}
@@ -217,13 +185,13 @@ func (iv *intervals) reload(h *hdrhistogram.Histogram, packed *string) {
 
 // reopen gives s dense histograms, holding what it held when it closed
 // (a kind's is reloaded at its next success, kindHistogram).
-func (iv *intervals) reopen(s *ivSlot) {
+func (iv *Intervals) reopen(s *ivSlot) {
 	if n := len(iv.pool); n > 0 {
 		s.hist, iv.pool = iv.pool[n-1], iv.pool[:n-1]
 	} else {
 		s.hist = new([workload.NumOps]*hdrhistogram.Histogram)
 		for op := range s.hist {
-			s.hist[op] = newHistogram()
+			s.hist[op] = NewHistogram()
 		}
 	}
 	iv.open++
@@ -236,7 +204,7 @@ func (iv *intervals) reopen(s *ivSlot) {
 
 // pack compresses dense histogram h into its summary: count, percentiles
 // and encoding. The caller holds mu.
-func (iv *intervals) pack(h *hdrhistogram.Histogram) (count int64, pct result.Percentiles, packed string) {
+func (iv *Intervals) pack(h *hdrhistogram.Histogram) (count int64, pct result.Percentiles, packed string) {
 	count, pct = h.TotalCount(), result.IntervalPercentiles(h)
 	if count > 0 {
 		enc, err := result.EncodeHistogram(h)
@@ -251,7 +219,7 @@ func (iv *intervals) pack(h *hdrhistogram.Histogram) (count int64, pct result.Pe
 
 // close compresses slot k's histograms and returns the dense ones to the
 // pools. The caller holds mu.
-func (iv *intervals) close(k int) {
+func (iv *Intervals) close(k int) {
 	s := &iv.slots[k]
 	s.closed = true
 	if s.kinds != nil {
@@ -276,12 +244,12 @@ func (iv *intervals) close(k int) {
 
 // collect closes the open intervals that ended at least one interval
 // before now (offset from the origin).
-func (iv *intervals) collect(now time.Duration) (closed []int) {
+func (iv *Intervals) collect(now time.Duration) (closed []int) {
 	iv.mu.Lock()
 	defer iv.mu.Unlock()
 	for k := range iv.slots {
 		s := &iv.slots[k]
-		if time.Duration(k+2)*iv.g.every > now {
+		if time.Duration(k+2)*iv.g.Every > now {
 			break
 		}
 		if s.hist != nil || !s.closed {
@@ -294,21 +262,21 @@ func (iv *intervals) collect(now time.Duration) (closed []int) {
 
 // snapshotOf is interval k of ivs (latency, and service times when there
 // are two) for the live callback.
-func snapshotOf(ivs []*intervals, k int, ops []workload.Op) result.Interval {
+func snapshotOf(ivs []*Intervals, k int, ops []workload.Op) result.Interval {
 	iv := ivs[0]
 	iv.mu.Lock()
 	defer iv.mu.Unlock()
-	var svc *intervals
+	var svc *Intervals
 	if len(ivs) > 1 {
 		svc = ivs[1]
 		svc.mu.Lock()
 		defer svc.mu.Unlock()
 	}
-	return iv.snapshot(k, ops, svc, iv.g.every)
+	return iv.snapshot(k, ops, svc, iv.g.Every)
 }
 
-// finish closes every interval; call it once every recorder has flushed.
-func (iv *intervals) finish() {
+// Finish closes every interval; call it once every recorder has flushed.
+func (iv *Intervals) Finish() {
 	iv.mu.Lock()
 	defer iv.mu.Unlock()
 	for k := range iv.slots {
@@ -317,23 +285,24 @@ func (iv *intervals) finish() {
 	iv.pool, iv.kindPool = nil, nil // the dense histograms are not needed any more
 }
 
-// collector closes iv's intervals (and those of the others) as they end,
-// until ctx ends, sending each to live with what more knows of it. It
+// Collector closes iv's intervals (and those of the others) as they end,
+// until ctx ends, sending each to live with what more adds to it (the
+// window's figures besides its calls; nil: nothing). It
 // returns when it has stopped.
-func collector(ctx context.Context, live liveFunc, more *liveFigures, ops []workload.Op, ivs ...*intervals) (stop func()) {
+func Collector(ctx context.Context, live LiveFunc, more func(g Grid, k int, iv *result.Interval), ops []workload.Op, ivs ...*Intervals) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		g := ivs[0].g
-		tick := time.NewTicker(g.every)
+		tick := time.NewTicker(g.Every)
 		defer tick.Stop()
 		for {
 			select {
 			case <-ctx.Done():
 				return
 			case <-tick.C:
-				now := time.Since(g.origin)
+				now := time.Since(g.Origin)
 				var closed []int
 				for _, iv := range ivs {
 					closed = iv.collect(now)
@@ -341,7 +310,9 @@ func collector(ctx context.Context, live liveFunc, more *liveFigures, ops []work
 				if live != nil {
 					for _, k := range closed {
 						iv := snapshotOf(ivs, k, ops)
-						more.add(g, k, &iv)
+						if more != nil {
+							more(g, k, &iv)
+						}
 						live(iv)
 					}
 				}
@@ -351,17 +322,17 @@ func collector(ctx context.Context, live liveFunc, more *liveFigures, ops []work
 	return func() { cancel(); <-done }
 }
 
-// timeline is the intervals of iv (closed by finish) that overlap the
+// Timeline is the intervals of iv (closed by finish) that overlap the
 // window [from, end) (offsets from the grid's origin) as the result carries
 // them, for ops; svc, when set, is the open loop's service times on the
 // same grid. The last interval is cut at end; the first may begin before
 // from (a sharded window that opened late on the shared grid), which
 // Timeline.Offset says.
-func (iv *intervals) timeline(ops []workload.Op, svc *intervals, from, end time.Duration) (*result.Timeline, error) {
-	every := iv.g.every
+func (iv *Intervals) Timeline(ops []workload.Op, svc *Intervals, from, end time.Duration) (*result.Timeline, error) {
+	every := iv.g.Every
 	first := int(from / every)
 	t := &result.Timeline{Interval: result.Duration(every), Offset: result.Duration(time.Duration(first)*every - from),
-		Origin: iv.g.origin.Round(0).UTC()}
+		Origin: iv.g.Origin.Round(0).UTC()}
 	n := 0
 	if end > from {
 		n = min(int((end+every-1)/every), len(iv.slots))
@@ -386,8 +357,8 @@ func (iv *intervals) timeline(ops []workload.Op, svc *intervals, from, end time.
 
 // snapshot is closed interval k as the result carries it, of the given
 // length. The caller holds mu (and svc's).
-func (iv *intervals) snapshot(k int, ops []workload.Op, svc *intervals, length time.Duration) result.Interval {
-	start := time.Duration(k) * iv.g.every
+func (iv *Intervals) snapshot(k int, ops []workload.Op, svc *Intervals, length time.Duration) result.Interval {
+	start := time.Duration(k) * iv.g.Every
 	out := result.Interval{Start: result.Duration(start), Length: result.Duration(length)}
 	s := &iv.slots[k]
 	for _, op := range ops {
@@ -410,7 +381,7 @@ func (iv *intervals) snapshot(k int, ops []workload.Op, svc *intervals, length t
 
 // kindsOf is closed slot s's searches by query kind, the kinds called in
 // it in the source's order (nil when none were). The caller holds mu.
-func (iv *intervals) kindsOf(s *ivSlot) []result.IntervalKind {
+func (iv *Intervals) kindsOf(s *ivSlot) []result.IntervalKind {
 	if s.kinds == nil {
 		return nil
 	}
@@ -430,67 +401,24 @@ func (iv *intervals) kindsOf(s *ivSlot) []result.IntervalKind {
 	return out
 }
 
-// liveFunc receives each interval as the collector closes it (one interval
+// LiveFunc receives each interval as the collector closes it (one interval
 // after it ended), provisional: a call that returns after its interval
 // closed reopens it, and the interval is sent again when it closes anew;
 // a check answered after the interval was sent, or a sample taken late,
 // is in the final one only. When the window's timeline is done, final
 // sends each of its intervals once more. nil: none are sent.
-type liveFunc func(result.Interval)
+type LiveFunc func(result.Interval)
 
-// liveFigures is what a window's watchers know of an interval by the time
-// the collector sends it, besides its calls: the engine's stats sampled in
-// it (a launched container's CPU and memory among them), its known-item
-// checks answered so far and, in a closed loop, its active users and the
-// freshness probes that completed in it. Each is
-// read by the rule the window's timeline uses, so a page that shows them
-// while the run goes on shows what result.json will say, and the final
-// interval replaces them. nil adds nothing.
-type liveFigures struct {
-	// stats is set once its sampler exists: the open loop starts sampling
-	// beside its first arrivals, not before them.
-	stats atomic.Pointer[statsSampler]
-	known *knownChecks
-	fresh *prober
-	// users is interval k's active users (closed loop; nil: none).
-	users func(k int) float64
-}
-
-// add puts f's figures of interval k of grid g on iv.
-func (f *liveFigures) add(g grid, k int, iv *result.Interval) {
-	if f == nil {
-		return
-	}
-	if f.users != nil {
-		n := f.users(k)
-		iv.ActiveUsers = &n
-	}
-	iv.KnownItems = f.known.interval(k)
-	iv.Freshness = f.fresh.interval(k)
-	iv.EngineStats = f.stats.Load().in(g, k)
-}
-
-// final sends the window's finished timeline, interval by interval: the
+// Final sends the window's finished timeline, interval by interval: the
 // collector stops with the window, so its last intervals were never sent,
 // and those it sent lack the window's figures (active users, known-item
 // checks, freshness, engine stats). A watcher that keeps the latest of
 // each interval ends with the result's timeline.
-func (live liveFunc) final(tl *result.Timeline) {
+func (live LiveFunc) Final(tl *result.Timeline) {
 	if live == nil || tl == nil {
 		return
 	}
 	for _, iv := range tl.Intervals {
 		live(iv)
-	}
-}
-
-// setEngineStats puts the engine's figures sampled in each interval on the
-// timeline.
-func setEngineStats(tl *result.Timeline, per []map[string]float64) {
-	for i := range tl.Intervals {
-		iv := &tl.Intervals[i]
-		if k := tl.Index(iv.Start); k < len(per) && len(per[k]) > 0 {
-			iv.EngineStats = per[k]
-		}
 	}
 }

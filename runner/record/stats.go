@@ -1,13 +1,11 @@
-package runner
+package record
 
 import (
 	"context"
 	"fmt"
-	"maps"
 	"sync"
 	"time"
 
-	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/runner/result"
 )
 
@@ -16,11 +14,11 @@ import (
 // the sampling (FT.INFO per index, say) is no load.
 const statsEvery = time.Second
 
-// statsSampler polls an engine's StatsReporter from the start of a measured
-// window until stop, once at the start, every statsEvery, and once at the
+// StatsSampler polls an engine's StatsReporter from the start of a measured
+// window until Stop, once at the start, every statsEvery, and once at the
 // end, so that a counter's growth covers the whole window.
-type statsSampler struct {
-	src    statsFunc
+type StatsSampler struct {
+	src    func(context.Context) (map[string]float64, error)
 	cancel context.CancelFunc
 	done   chan struct{}
 	mu     sync.Mutex
@@ -44,47 +42,10 @@ type gaugeAcc struct {
 	firstAt, lastAt time.Time
 }
 
-// statsFunc reads a set of figures.
-type statsFunc func(context.Context) (map[string]float64, error)
-
-// statsSource is what a window samples: the engine's own stats, when its
-// driver reports them, and extra (a launched container's CPU and memory),
-// when set; nil when neither.
-func statsSource(e engines.Engine, extra statsFunc) statsFunc {
-	sr, ok := e.(engines.StatsReporter)
-	switch {
-	case !ok && extra == nil:
-		return nil
-	case !ok:
-		return extra
-	case extra == nil:
-		return sr.Stats
-	}
-	return func(ctx context.Context) (map[string]float64, error) {
-		m, err := sr.Stats(ctx)
-		if err != nil {
-			return nil, err
-		}
-		more, err := extra(ctx)
-		if err != nil {
-			return nil, err
-		}
-		out := make(map[string]float64, len(m)+len(more))
-		maps.Copy(out, m)
-		maps.Copy(out, more)
-		return out, nil
-	}
-}
-
-// sampleStats starts sampling e's stats and extra's (see statsSource);
-// with neither it returns nil, whose stop returns nil.
-func sampleStats(ctx context.Context, e engines.Engine, extra statsFunc, timeout time.Duration) *statsSampler {
-	src := statsSource(e, extra)
-	if src == nil {
-		return nil
-	}
+// StartSampler starts sampling src: now, every statsEvery, and at Stop.
+func StartSampler(ctx context.Context, src func(context.Context) (map[string]float64, error), timeout time.Duration) *StatsSampler {
 	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	s := &statsSampler{src: src, cancel: cancel, done: make(chan struct{}), acc: map[string]*gaugeAcc{}}
+	s := &StatsSampler{src: src, cancel: cancel, done: make(chan struct{}), acc: map[string]*gaugeAcc{}}
 	// The first sample is taken now, as the window opens, so a counter's
 	// growth spans the whole window; it is bounded by a second so that a
 	// slow engine does not hold the window's start.
@@ -105,9 +66,9 @@ func sampleStats(ctx context.Context, e engines.Engine, extra statsFunc, timeout
 	return s
 }
 
-func (s *statsSampler) sample(ctx context.Context, timeout time.Duration) {
+func (s *StatsSampler) sample(ctx context.Context, timeout time.Duration) {
 	cctx, cancel := context.WithTimeout(ctx, timeout)
-	st, err := guard(func() (map[string]float64, error) { return s.src(cctx) })
+	st, err := s.src(cctx)
 	cancel()
 	at := time.Now()
 	s.mu.Lock()
@@ -133,20 +94,20 @@ func (s *statsSampler) sample(ctx context.Context, timeout time.Duration) {
 	}
 }
 
-// perInterval is, for each interval of g, the mean of each figure over
+// PerInterval is, for each interval of g, the mean of each figure over
 // the samples taken in it (nil where none was): the engine's figures on
-// the timeline's clock. Call it after stop.
-func (s *statsSampler) perInterval(g grid) []map[string]float64 {
+// the timeline's clock. Call it after Stop.
+func (s *StatsSampler) PerInterval(g Grid) []map[string]float64 {
 	if s == nil {
 		return nil
 	}
-	return s.means(g, 0, g.n)
+	return s.means(g, 0, g.N)
 }
 
-// in is interval k's figures as perInterval has them, from the samples
+// In is interval k's figures as PerInterval has them, from the samples
 // taken so far: the live view's, while sampling goes on (nil when none
 // was taken in it).
-func (s *statsSampler) in(g grid, k int) map[string]float64 {
+func (s *StatsSampler) In(g Grid, k int) map[string]float64 {
 	if s == nil {
 		return nil
 	}
@@ -155,18 +116,18 @@ func (s *statsSampler) in(g grid, k int) map[string]float64 {
 
 // means is, for intervals lo to hi-1 of g, the mean of each figure over
 // the samples taken in each (nil where none was).
-func (s *statsSampler) means(g grid, lo, hi int) []map[string]float64 {
+func (s *StatsSampler) means(g Grid, lo, hi int) []map[string]float64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n := hi - lo
 	sums := make([]map[string]float64, n)
 	counts := make([]map[string]int, n)
 	for _, p := range s.points {
-		d := p.at.Sub(g.origin) - time.Duration(lo)*g.every
-		if d < 0 || d >= time.Duration(n)*g.every {
+		d := p.at.Sub(g.Origin) - time.Duration(lo)*g.Every
+		if d < 0 || d >= time.Duration(n)*g.Every {
 			continue
 		}
-		k := int(d / g.every)
+		k := int(d / g.Every)
 		if sums[k] == nil {
 			sums[k], counts[k] = map[string]float64{}, map[string]int{}
 		}
@@ -188,10 +149,10 @@ func (s *statsSampler) means(g grid, lo, hi int) []map[string]float64 {
 // interrupted run) for the whole request timeout.
 const statsEdgeTimeout = 5 * time.Second
 
-// stop ends sampling, takes a last sample (none when ctx, the run's, has
+// Stop ends sampling, takes a last sample (none when ctx, the run's, has
 // ended: an interrupt waits for no engine) and returns one gauge per
 // figure, and a warning when samples failed.
-func (s *statsSampler) stop(ctx context.Context, timeout time.Duration) (map[string]result.Gauge, string) {
+func (s *StatsSampler) Stop(ctx context.Context, timeout time.Duration) (map[string]result.Gauge, string) {
 	if s == nil {
 		return nil, ""
 	}
