@@ -167,6 +167,9 @@ func parseSearch(ix *index, args []string) (sa searchArgs, pred predicate, k *kn
 		if k.k < 1 || k.k > maxKNN {
 			return sa, nil, nil, fmt.Errorf("KNN parameter must be a positive integer greater than 0 and cannot exceed %d.", maxKNN)
 		}
+		if err := checkEFRuntime(k); err != nil {
+			return sa, nil, nil, err
+		}
 	}
 	if !sa.noContent {
 		return sa, nil, nil, errContent
@@ -213,23 +216,32 @@ func (k *knn) resolve(sa *searchArgs) error {
 // (valkey-search 1.2.1 src/commands/ft_create_parser.cc, kMaxEfRuntime).
 const maxEFRuntime = 1_000_000
 
-// efRuntime reads EF_RUNTIME's value as valkey-search 1.2.1 does: an
-// unsigned 32-bit number (vmsdk's ToNumeric<uint32_t>), then from 1 to
-// max-vector-ef-runtime (src/commands/ft_search_parser.cc,
-// VerifyQueryString).
+// efRuntime reads EF_RUNTIME's value as valkey-search 1.2.1 parses it:
+// an unsigned 32-bit number (vmsdk's ToNumeric<uint32_t>).
 func efRuntime(v string) (int, error) {
 	n, err := strconv.ParseInt(v, 10, 64)
 	switch {
-	case err != nil && errors.Is(err, strconv.ErrRange), err == nil && (n < 0 || n > math.MaxUint32):
+	case errors.Is(err, strconv.ErrRange), err == nil && (n < 0 || n > math.MaxUint32):
 		return 0, fmt.Errorf("`%s` is outside acceptable bounds", v)
 	case err != nil:
 		return 0, fmt.Errorf("`%s` is not a valid numeric value", v)
-	case n == 0:
-		return 0, fmt.Errorf("Invalid range: Value below minimum; `EF_RUNTIME` must be a positive integer greater than 0 and cannot exceed %d.", maxEFRuntime)
-	case n > maxEFRuntime:
-		return 0, fmt.Errorf("Invalid range: Value above maximum; `EF_RUNTIME` must be a positive integer greater than 0 and cannot exceed %d.", maxEFRuntime)
 	}
 	return int(n), nil
+}
+
+// checkEFRuntime holds a parsed EF_RUNTIME to 1 … max-vector-ef-runtime, a
+// check the module makes after parsing, as it does KNN's bound
+// (src/commands/ft_search_parser.cc, VerifyQueryString): its error is
+// not one of the parser's.
+func checkEFRuntime(k *knn) error {
+	if k.efStr == "" || k.ef >= 1 && k.ef <= maxEFRuntime {
+		return nil
+	}
+	side := "above maximum"
+	if k.ef < 1 {
+		side = "below minimum"
+	}
+	return fmt.Errorf("Invalid range: Value %s; `EF_RUNTIME` must be a positive integer greater than 0 and cannot exceed %d.", side, maxEFRuntime)
 }
 
 // nearest is the k keys nearest the query vector by the field's metric,
