@@ -98,7 +98,7 @@ var productKinds = [NumProductQueryKinds]kindSpec{
 		truth: NoTruth},
 }
 
-// Product field names, as the engines see them (runner.Products' schema)
+// Product field names, as the engines see them (product.Products' schema)
 // and as the kinds' filters name them.
 const (
 	FieldCategory    = "category"

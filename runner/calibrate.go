@@ -9,6 +9,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/searchbench/searchbench/workload/corpus"
+	"github.com/searchbench/searchbench/workload/corpus/text"
+
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/searchbench/searchbench/dataset"
@@ -287,7 +290,7 @@ var calibrationQuantiles = []struct {
 // generator, calls left unsent): a calibration under those is not one. It
 // stops early, returning what it measured, when ctx ends.
 func Calibrate(ctx context.Context, d []Distribution, cfg CalibrationConfig) ([]CalibrationRow, []string, error) {
-	src, err := NewSource(CorpusText, dataset.Config{Seed: 1, IDs: 1000, Prepopulate: 1}, 0)
+	src, err := text.New(dataset.Config{Seed: 1, IDs: 1000, Prepopulate: 1})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -309,7 +312,7 @@ func Calibrate(ctx context.Context, d []Distribution, cfg CalibrationConfig) ([]
 
 // loopCalibration measures a known engine with one loop: its rows and
 // warnings; false when ctx ended it.
-type loopCalibration func(ctx context.Context, e *knownEngine, src Source, calls Calls, dist Distribution, cfg CalibrationConfig) ([]CalibrationRow, []string, bool)
+type loopCalibration func(ctx context.Context, e *knownEngine, src corpus.Source, calls Calls, dist Distribution, cfg CalibrationConfig) ([]CalibrationRow, []string, bool)
 
 // loopWarnings are a loop's warnings, each naming the distribution and the loop.
 func loopWarnings(dist Distribution, loop string, w ...string) []string {
@@ -322,7 +325,7 @@ func loopWarnings(dist Distribution, loop string, w ...string) []string {
 
 // calibrateClosed measures e (distribution dist) with the closed loop: its
 // rows and warnings; false when ctx ended it.
-func calibrateClosed(ctx context.Context, e *knownEngine, src Source, calls Calls, dist Distribution, cfg CalibrationConfig) ([]CalibrationRow, []string, bool) {
+func calibrateClosed(ctx context.Context, e *knownEngine, src corpus.Source, calls Calls, dist Distribution, cfg CalibrationConfig) ([]CalibrationRow, []string, bool) {
 	// The engine times the calls that start in the window, as the
 	// users record them (closed.go, user.run).
 	window := Emitter{Observer: ObserverFunc(func(ev event.Event) {
@@ -348,7 +351,7 @@ func calibrateClosed(ctx context.Context, e *knownEngine, src Source, calls Call
 
 // calibrateOpen measures e (distribution dist) with the open loop: its
 // rows and warnings; false when ctx ended it.
-func calibrateOpen(ctx context.Context, e *knownEngine, src Source, calls Calls, dist Distribution, cfg CalibrationConfig) ([]CalibrationRow, []string, bool) {
+func calibrateOpen(ctx context.Context, e *knownEngine, src corpus.Source, calls Calls, dist Distribution, cfg CalibrationConfig) ([]CalibrationRow, []string, bool) {
 	// The truth assumes calls due at uniform phases of a freeze. A
 	// rate whose calls per period are a whole number would hit the same
 	// phases every period, so the rate is nudged to leave half a call

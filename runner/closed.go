@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/searchbench/searchbench/workload/corpus"
+
 	"github.com/searchbench/searchbench/dataset"
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/runner/event"
@@ -94,7 +96,7 @@ func (c Config) Validate() error {
 // ClosedLoop runs every level of cfg against e, in order. It returns the
 // levels measured so far when ctx ends (the last one marked partial).
 // Each level waits at b first (nil: none); em receives its events.
-func ClosedLoop(ctx context.Context, e engines.Engine, src Source, cfg Config, em Emitter, b Barrier) []result.Level {
+func ClosedLoop(ctx context.Context, e engines.Engine, src corpus.Source, cfg Config, em Emitter, b Barrier) []result.Level {
 	vers := newVersions(src.IDs()+1, cfg.Share)
 	var levels []result.Level
 	for i, users := range cfg.Users {
@@ -221,7 +223,7 @@ type levelSelf struct {
 
 // run runs the level from t0, its origin: the ramp, the window and its
 // intervals are timed from it.
-func (lv *levelRun) run(ctx context.Context, e engines.Engine, src Source, em Emitter, vers versions, level int, t0 time.Time) result.Level {
+func (lv *levelRun) run(ctx context.Context, e engines.Engine, src corpus.Source, em Emitter, vers versions, level int, t0 time.Time) result.Level {
 	cfg, all := lv.cfg, lv.all
 	window := result.LevelWindow(level, all)
 	lv.t0 = t0
@@ -266,7 +268,7 @@ func (lv *levelRun) run(ctx context.Context, e engines.Engine, src Source, em Em
 // newLevelRun makes this share's users of a level of all users, each with
 // its stream, its known-item checks and its recorder, and the level's
 // freshness prober; run starts the level's clock.
-func newLevelRun(e engines.Engine, src Source, cfg Config, vers versions, level, all int) *levelRun {
+func newLevelRun(e engines.Engine, src corpus.Source, cfg Config, vers versions, level, all int) *levelRun {
 	lv := &levelRun{cfg: cfg, all: all, sink: record.NewSink(4*runtime.GOMAXPROCS(0), src.QueryKinds())}
 	first, streams := userStreams(cfg, src.IDs(), level, all)
 	lv.first = first
@@ -285,7 +287,7 @@ func newLevelRun(e engines.Engine, src Source, cfg Config, vers versions, level,
 
 // start ramps the users up, each in a goroutine wg waits for, and says
 // where the level's window lies once they are all running.
-func (lv *levelRun) start(ctx context.Context, e engines.Engine, src Source, vers versions, wg *sync.WaitGroup) levelClock {
+func (lv *levelRun) start(ctx context.Context, e engines.Engine, src corpus.Source, vers versions, wg *sync.WaitGroup) levelClock {
 	cfg := lv.cfg
 	var running sync.WaitGroup
 	for i, u := range lv.users {
@@ -500,7 +502,7 @@ func activeUsers(spans []span, from, to time.Duration) (mean float64, least int)
 	return float64(sum) / float64(to-from), least
 }
 
-func (u *user) run(ctx context.Context, e engines.Engine, src Source, cfg Config, vers versions, probe *prober,
+func (u *user) run(ctx context.Context, e engines.Engine, src corpus.Source, cfg Config, vers versions, probe *prober,
 	known *knownChecks, win *window) {
 	for {
 		req := prepare(src, cfg.K, vers, u.stream.Next())
@@ -553,7 +555,7 @@ func (u *user) run(ctx context.Context, e engines.Engine, src Source, cfg Config
 // or query is the harness's cost, not the engine's latency). A write takes
 // the ID's next version, so that a freshness probe waiting for the ID's
 // previous write knows it may never be seen.
-func prepare(src Source, k int, vers versions, st workload.Step) workload.Call {
+func prepare(src corpus.Source, k int, vers versions, st workload.Step) workload.Call {
 	var version uint32
 	if st.Op.Writes() {
 		version = vers.next(st.ID)

@@ -2,9 +2,10 @@
 //
 // # The plan
 //
-// A Plan is a whole benchmark: a Source (the corpus and its queries:
-// Text, Study A's documents and 5-word searches, or Products, Study B's
-// product hashes with embeddings; NewSource builds either), the Setups
+// A Plan is a whole benchmark: a corpus.Source (the corpus and its
+// queries: workload/corpus/text, Study A's documents and 5-word searches,
+// or workload/corpus/product, Study B's product hashes with embeddings;
+// corpus.New builds either by name), the Setups
 // (one column of the tables each: a driver with its own configuration),
 // and exactly one loop:
 //
@@ -69,7 +70,7 @@
 // The freshness probe (FreshnessConfig) marks a sample of the run's own
 // upserts with a word no other document has, and measures the time from
 // the write's acknowledgement until a search returns it. Known-item
-// checks (KnownConfig, KnownItems) make a share of the searches under
+// checks (KnownConfig, corpus.KnownItems) make a share of the searches under
 // load look for a pre-populated document no write has touched, and count
 // whether it came back in the top k: a configuration that is fast
 // because it returns the wrong documents shows as low recall.

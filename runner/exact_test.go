@@ -12,6 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/searchbench/searchbench/workload/corpus"
+	"github.com/searchbench/searchbench/workload/corpus/product"
+
 	"github.com/searchbench/searchbench/dataset"
 	"github.com/searchbench/searchbench/dataset/neighbours"
 	"github.com/searchbench/searchbench/engines"
@@ -122,13 +125,13 @@ func cosineDistance(a, b []float32) float64 {
 	return 1 - ab/(math.Sqrt(aa)*math.Sqrt(bb))
 }
 
-func testProducts(t testing.TB, ids int, mix string) Products {
+func testProducts(t testing.TB, ids int, mix string) product.Products {
 	t.Helper()
 	m, err := dataset.ParseQueryMix(mix)
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, err := NewProductSource(dataset.Config{Seed: 3, IDs: ids, Prepopulate: 0.9}, 8, m)
+	src, err := product.New(dataset.Config{Seed: 3, IDs: ids, Prepopulate: 0.9}, 8, m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,8 +145,8 @@ func testProducts(t testing.TB, ids int, mix string) Products {
 func TestExactTruth(t *testing.T) {
 	src := testProducts(t, 800, "knn=1,knn-category=1,knn-price=1,sku=1,hybrid=1")
 	tr := truthOf(t, src, 60, 10)
-	if tr == nil || len(tr.queries) != 60 || tr.cost.Queries != 60 || tr.cost.Documents != src.PrepopulatedCount() ||
-		tr.cost.Depth != exactDepth(10) || tr.cost.Dim != 8 || tr.cost.Seconds <= 0 || tr.cost.Bytes == 0 {
+	if tr == nil || len(tr.Queries) != 60 || tr.Cost.Queries != 60 || tr.Cost.Documents != src.PrepopulatedCount() ||
+		tr.Cost.Depth != corpus.ExactDepth(10) || tr.Cost.Dim != 8 || tr.Cost.Seconds <= 0 || tr.Cost.Bytes == 0 {
 		t.Fatalf("truth %+v; want 60 queries over the pre-populated documents, with their cost", tr)
 	}
 	e := newVectorEngine()
@@ -151,30 +154,30 @@ func TestExactTruth(t *testing.T) {
 		t.Fatal(err)
 	}
 	seen := map[string]int{}
-	for i, q := range tr.queries {
-		kind := tr.kinds[q.kind]
+	for i, q := range tr.Queries {
+		kind := tr.Kinds[q.Kind]
 		seen[kind]++
-		sq := q.q
-		sq.K = len(q.truth)
+		sq := q.Query
+		sq.K = len(q.Want)
 		h, _ := e.Search(context.Background(), sq)
-		want := make([]string, len(q.truth))
-		for j, n := range q.truth {
+		want := make([]string, len(q.Want))
+		for j, n := range q.Want {
 			want[j] = dataset.DocID(n.ID)
 		}
 		if !slices.Equal(h.IDs, want) || len(want) == 0 {
 			t.Fatalf("query %d (%s): exact answer %v; brute force over the stored documents says %v", i, kind, want, h.IDs)
 		}
-		if kind != "sku" && !q.whole && len(q.truth) != exactDepth(10) {
-			t.Fatalf("query %d (%s): %d documents kept; want the depth %d", i, kind, len(q.truth), exactDepth(10))
+		if kind != "sku" && !q.Whole && len(q.Want) != corpus.ExactDepth(10) {
+			t.Fatalf("query %d (%s): %d documents kept; want the depth %d", i, kind, len(q.Want), corpus.ExactDepth(10))
 		}
 	}
 	if len(seen) != 4 || seen["hybrid"] != 0 {
 		t.Fatalf("kinds sampled %v; want knn, knn-category, knn-price and sku, never hybrid", seen)
 	}
 	again := truthOf(t, src, 60, 10)
-	for i := range tr.queries {
-		if !slices.Equal(tr.queries[i].truth, again.queries[i].truth) {
-			t.Fatalf("query %d: a second computation gave %v, the first %v", i, again.queries[i].truth, tr.queries[i].truth)
+	for i := range tr.Queries {
+		if !slices.Equal(tr.Queries[i].Want, again.Queries[i].Want) {
+			t.Fatalf("query %d: a second computation gave %v, the first %v", i, again.Queries[i].Want, tr.Queries[i].Want)
 		}
 	}
 	if truthOf(t, testProducts(t, 200, "hybrid=1"), 10, 10) != nil || truthOf(t, testCorpus(t, 200, 1), 10, 10) != nil {
@@ -185,7 +188,7 @@ func TestExactTruth(t *testing.T) {
 // score: documents written since pre-population are neither expected nor
 // held against the answer; an answer's nearest untouched ones are.
 func TestExactScore(t *testing.T) {
-	q := &exactQuery{truth: nearest(1, 2, 3, 4, 5, 6)}
+	q := &corpus.TruthQuery{Want: nearest(1, 2, 3, 4, 5, 6)}
 	ids := func(ns ...uint32) []string {
 		var out []string
 		for _, n := range ns {
@@ -213,26 +216,26 @@ func TestExactScore(t *testing.T) {
 		{"an answer of rewritten documents alone expects nothing: skipped", ids(1, 2, 3), touched(1, 2, 3), 0, 0, false},
 		{"too many rewritten to say", ids(1, 9, 10), touched(2, 3, 4, 5, 6), 1, 1, false},
 	} {
-		e, f, ok := q.score(c.answer, 3, c.touched)
+		e, f, ok := q.Score(c.answer, 3, c.touched)
 		if e != c.expected || f != c.found || ok != c.ok {
 			t.Errorf("%s: expected %d found %d ok %v; want %d %d %v", c.name, e, f, ok, c.expected, c.found, c.ok)
 		}
 	}
 	// An answer whose filter passed fewer documents than the depth holds
 	// all there is: what is left is still the answer.
-	whole := &exactQuery{truth: nearest(1, 2), whole: true}
-	if e, f, ok := whole.score(ids(2), 3, touched(1)); e != 1 || f != 1 || !ok {
+	whole := &corpus.TruthQuery{Want: nearest(1, 2), Whole: true}
+	if e, f, ok := whole.Score(ids(2), 3, touched(1)); e != 1 || f != 1 || !ok {
 		t.Errorf("whole truth: %d %d %v; want 1 1 true", e, f, ok)
 	}
 	// A SKU whose product was rewritten expects nothing: the check tests
 	// nothing and is skipped, whether or not the answer holds it.
-	sku := &exactQuery{kind: 3, truth: []neighbours.Neighbour{{ID: 5}}, whole: true}
+	sku := &corpus.TruthQuery{Kind: 3, Want: []neighbours.Neighbour{{ID: 5}}, Whole: true}
 	for _, answer := range [][]string{ids(5), nil} {
-		if e, f, ok := sku.score(answer, 3, touched(5)); e != 0 || f != 0 || ok {
+		if e, f, ok := sku.Score(answer, 3, touched(5)); e != 0 || f != 0 || ok {
 			t.Errorf("rewritten SKU, answer %v: %d %d %v; want skipped", answer, e, f, ok)
 		}
 	}
-	counts := newTally(&exactTruth{kinds: []string{"knn", "knn-category", "knn-price", "sku"}, queries: []exactQuery{*sku}})
+	counts := newTally(&corpus.Truth{Kinds: []string{"knn", "knn-category", "knn-price", "sku"}, Queries: []corpus.TruthQuery{*sku}})
 	counts.add(0, ids(5), nil, 3, touched(5))
 	counts.add(0, ids(5), nil, 3, none)
 	if r := counts.recall(); len(r) != 1 || r[0].Skipped != 1 || r[0].Checks != 1 || r[0].Expected != 1 {
@@ -257,7 +260,7 @@ func nearest(ids ...uint32) []neighbours.Neighbour {
 // the run rewrote (no longer expected) do not count.
 func TestExactScoreTies(t *testing.T) {
 	tied := 0.3 + neighbours.Tolerance/2
-	q := &exactQuery{truth: append(nearest(1, 2, 3), neighbours.Neighbour{ID: 4, Distance: tied}, neighbours.Neighbour{ID: 5, Distance: 0.5})}
+	q := &corpus.TruthQuery{Want: append(nearest(1, 2, 3), neighbours.Neighbour{ID: 4, Distance: tied}, neighbours.Neighbour{ID: 5, Distance: 0.5})}
 	none := func(uint32) bool { return false }
 	for _, c := range []struct {
 		name    string
@@ -274,7 +277,7 @@ func TestExactScoreTies(t *testing.T) {
 		for _, id := range c.answer {
 			ids = append(ids, dataset.DocID(id))
 		}
-		if e, f, ok := q.score(ids, 3, c.written); e != 3 || f != c.found || !ok {
+		if e, f, ok := q.Score(ids, 3, c.written); e != 3 || f != c.found || !ok {
 			t.Errorf("%s: expected %d found %d ok %v; want 3 %d true", c.name, e, f, ok, c.found)
 		}
 	}
@@ -282,22 +285,22 @@ func TestExactScoreTies(t *testing.T) {
 	// read from the corpus, and counts when it is tied too.
 	third := nearest(1, 2, 3)[2].Distance // added at run time, as score adds
 	far := map[uint32]float64{9: third + neighbours.Tolerance, 8: third + 2*neighbours.Tolerance}
-	deep := &exactQuery{truth: append(nearest(1, 2, 3), neighbours.Neighbour{ID: 4, Distance: tied}),
-		far: func(id uint32) (float64, bool) { d, ok := far[id]; return d, ok }}
+	deep := &corpus.TruthQuery{Want: append(nearest(1, 2, 3), neighbours.Neighbour{ID: 4, Distance: tied}),
+		Far: func(id uint32) (float64, bool) { d, ok := far[id]; return d, ok }}
 	for _, c := range []struct {
 		id    uint32
 		found int64
 	}{{9, 3}, {8, 2}, {7, 2}} {
-		if _, f, _ := deep.score([]string{"1", "2", dataset.DocID(c.id)}, 3, none); f != c.found {
+		if _, f, _ := deep.Score([]string{"1", "2", dataset.DocID(c.id)}, 3, none); f != c.found {
 			t.Errorf("document %d past the depth: found %d; want %d", c.id, f, c.found)
 		}
 	}
 	// A truth that is not tied at its depth never reads the corpus.
-	q.far = func(uint32) (float64, bool) {
+	q.Far = func(uint32) (float64, bool) {
 		t.Fatal("read the corpus for a document past an untied depth")
 		return 0, false
 	}
-	q.score([]string{"1", "2", "99"}, 3, none)
+	q.Score([]string{"1", "2", "99"}, 3, none)
 }
 
 // On the product corpus, an answer that swaps the 10th neighbour for the
@@ -307,32 +310,32 @@ func TestExactScoreTies(t *testing.T) {
 func TestExactScoreAgreesWithRecall(t *testing.T) {
 	src := testProducts(t, 800, "knn=1,knn-price=1")
 	tr := truthOf(t, src, 20, 10)
-	for i := range tr.queries {
+	for i := range tr.Queries {
 		for _, tie := range []bool{false, true} {
-			q := tr.queries[i]
-			q.truth = slices.Clone(q.truth)
+			q := tr.Queries[i]
+			q.Want = slices.Clone(q.Want)
 			if tie {
-				q.truth[10].Distance = q.truth[9].Distance
+				q.Want[10].Distance = q.Want[9].Distance
 			}
 			got := make([]uint32, 0, 10)
-			for _, n := range q.truth[:10] {
+			for _, n := range q.Want[:10] {
 				got = append(got, n.ID)
 			}
-			got[9] = q.truth[10].ID
+			got[9] = q.Want[10].ID
 			var ids []string
 			for _, id := range got {
 				ids = append(ids, dataset.DocID(id))
 			}
 			dist := func(id uint32) (float64, bool) {
-				for _, n := range q.truth {
+				for _, n := range q.Want {
 					if n.ID == id {
 						return n.Distance, true
 					}
 				}
 				return 0, false
 			}
-			e, f, ok := q.score(ids, 10, func(uint32) bool { return false })
-			want := neighbours.Recall(got, q.truth[:10], dist)
+			e, f, ok := q.Score(ids, 10, func(uint32) bool { return false })
+			want := neighbours.Recall(got, q.Want[:10], dist)
 			if !ok || e != 10 || float64(f)/float64(e) != want || want != map[bool]float64{false: 0.9, true: 1}[tie] {
 				t.Errorf("query %d, tie %v: %d of %d; neighbours.Recall says %v", i, tie, f, e, want)
 			}
@@ -522,16 +525,16 @@ func TestPlanRefusesAQueryKindTheEngineLacks(t *testing.T) {
 // 1,024 dimensions generated as they are read, k=10 (depth 60). Run with
 // -benchtime 1x; the run's own figure is in result.json's ground_truth.
 func BenchmarkExactTruth(b *testing.B) {
-	src, err := NewSource(CorpusProduct, dataset.Config{Seed: 1, IDs: 100_000, Prepopulate: 0.95}, dataset.ProductDim)
+	src, err := product.New(dataset.Config{Seed: 1, IDs: 100_000, Prepopulate: 0.95}, dataset.ProductDim, dataset.QueryMix{})
 	if err != nil {
 		b.Fatal(err)
 	}
-	var tr *exactTruth
+	var tr *corpus.Truth
 	for b.Loop() {
 		tr = truthOf(b, src, DefaultExactQueries, 10)
 	}
-	b.ReportMetric(float64(tr.cost.Bytes)/1e6, "MB-allocated")
-	b.ReportMetric(float64(tr.cost.Documents), "docs")
+	b.ReportMetric(float64(tr.Cost.Bytes)/1e6, "MB-allocated")
+	b.ReportMetric(float64(tr.Cost.Documents), "docs")
 }
 
 // The tally sums each sample query's answers as one (they miss
@@ -544,22 +547,22 @@ func TestExactTallyByQuery(t *testing.T) {
 	kc := newKnownChecks(src, Calls{Seed: 1, K: 10, Known: KnownConfig{Fraction: 1, truth: tr}}, vers, 0)
 	answer := func(i, lose int) []string {
 		var ids []string
-		for _, n := range tr.queries[i].truth[:10-lose] {
+		for _, n := range tr.Queries[i].Want[:10-lose] {
 			ids = append(ids, dataset.DocID(n.ID))
 		}
 		return append(ids, make([]string, lose)...) // unreadable: misses
 	}
 	a0, a1 := answer(0, 1), answer(1, 0)
 	for range 3 {
-		kc.check(knownCheck{on: true, exact: &tr.queries[0], query: 0}, engines.Hits{IDs: a0}, nil)
+		kc.check(knownCheck{on: true, exact: &tr.Queries[0], query: 0}, engines.Hits{IDs: a0}, nil)
 	}
-	kc.check(knownCheck{on: true, exact: &tr.queries[1], query: 1}, engines.Hits{IDs: a1}, nil)
+	kc.check(knownCheck{on: true, exact: &tr.Queries[1], query: 1}, engines.Hits{IDs: a1}, nil)
 	ex := kc.result().Exact
 	want := result.RecallSums{Checks: 4, Queries: 2, Expected: 40, Found: 37, ExpectedSq: 30*30 + 10*10, FoundSq: 27*27 + 10*10, FoundExpected: 27*30 + 10*10}
 	if len(ex) != 1 || ex[0].Load() != want || ex[0].Recall != 37.0/40 {
 		t.Fatalf("tally %+v; want %+v", ex, want)
 	}
-	chk := knownCheck{on: true, exact: &tr.queries[0], query: 0}
+	chk := knownCheck{on: true, exact: &tr.Queries[0], query: 0}
 	wrong := append(answer(0, 1)[:9], "5000") // a readable ID past the corpus
 	if n := testing.AllocsPerRun(100, func() { kc.check(chk, engines.Hits{IDs: wrong}, nil) }); n != 0 {
 		t.Fatalf("an exact check allocates %v times", n)

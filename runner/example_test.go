@@ -16,13 +16,14 @@ import (
 	_ "github.com/searchbench/searchbench/engines/bleve" // the embedded engine registers itself
 	"github.com/searchbench/searchbench/runner"
 	"github.com/searchbench/searchbench/workload"
+	"github.com/searchbench/searchbench/workload/corpus/text"
 )
 
 // A benchmark of the embedded engine from a Go program: a small corpus, one
 // level of 4 virtual users for a second. The result
 // is what `searchbench run` writes as result.json; report.New renders it.
 func ExampleRun() {
-	src, err := runner.NewSource(runner.CorpusText, dataset.Config{Seed: 1, IDs: 2000, Prepopulate: 0.95}, 0)
+	src, err := text.New(dataset.Config{Seed: 1, IDs: 2000, Prepopulate: 0.95})
 	if err != nil {
 		panic(err)
 	}

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/searchbench/searchbench/workload/corpus"
+
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/searchbench/searchbench/dataset"
@@ -17,39 +19,6 @@ import (
 	"github.com/searchbench/searchbench/runner/record"
 	"github.com/searchbench/searchbench/runner/result"
 )
-
-// Marker is a Source whose documents can carry a word found nowhere else,
-// so that a search can tell whether one particular write is visible yet.
-type Marker interface {
-	// Mark adds word to a text field of doc.
-	Mark(doc *engines.Document, word string)
-	// MarkQuery is a search that matches the documents carrying word.
-	MarkQuery(word string) engines.Query
-}
-
-// Mark adds word to the name.
-func (Text) Mark(doc *engines.Document, word string) { markField(doc, "name", word) }
-
-// MarkQuery searches every text field for word.
-func (Text) MarkQuery(word string) engines.Query { return engines.Query{Text: word} }
-
-// Mark adds word to the title.
-func (Products) Mark(doc *engines.Document, word string) { markField(doc, FieldTitle, word) }
-
-// MarkQuery looks word up in the title, the one text field every product
-// index with text has.
-func (Products) MarkQuery(word string) engines.Query {
-	return engines.Query{Text: word, Field: FieldTitle}
-}
-
-func markField(doc *engines.Document, field, word string) {
-	for i := range doc.Fields {
-		if doc.Fields[i].Name == field {
-			doc.Fields[i].Text += " " + word
-			return
-		}
-	}
-}
 
 // markerWord is the n-th marker of a run: letters only (tokenizers split
 // letters from digits differently), a prefix no vocabulary word has, and
@@ -106,7 +75,7 @@ func (c FreshnessConfig) Validate() error {
 // for that word, at a bounded rate, until the document comes back.
 type prober struct {
 	e      engines.Engine
-	m      Marker
+	m      corpus.Marker
 	cfg    FreshnessConfig
 	k      int
 	seed   uint64
@@ -170,8 +139,8 @@ type probeWrite struct {
 
 // newProber returns nil when the source cannot mark documents or the probe
 // is off; a nil prober claims nothing.
-func newProber(e engines.Engine, src Source, cfg FreshnessConfig, calls Calls, vers versions) *prober {
-	m, ok := src.(Marker)
+func newProber(e engines.Engine, src corpus.Source, cfg FreshnessConfig, calls Calls, vers versions) *prober {
+	m, ok := src.(corpus.Marker)
 	if !ok || cfg.Off {
 		return nil
 	}

@@ -3,16 +3,17 @@ package runner
 import (
 	"context"
 	"errors"
-	"runtime"
 	"testing"
 	"time"
+
+	"github.com/searchbench/searchbench/workload/corpus"
 )
 
 // truthOf is the exact answers of n sample queries of src, k hits each,
 // computed to the end.
-func truthOf(t testing.TB, src Source, n, k int) *exactTruth {
+func truthOf(t testing.TB, src corpus.Source, n, k int) *corpus.Truth {
 	t.Helper()
-	tr, err := newExactTruth(context.Background(), src, n, k)
+	tr, err := corpus.NewTruth(context.Background(), src, n, k)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,36 +28,11 @@ func TestExactTruthStopsWhenTheContextEnds(t *testing.T) {
 	src := testProducts(t, 3000, "knn=1,sku=1")
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if tr, err := newExactTruth(ctx, src, 60, 10); tr != nil || !errors.Is(err, context.Canceled) {
+	if tr, err := corpus.NewTruth(ctx, src, 60, 10); tr != nil || !errors.Is(err, context.Canceled) {
 		t.Errorf("after the context ended: sample %v, error %v; want none and context.Canceled", tr != nil, err)
 	}
-	if tr := truthOf(t, src, 60, 10); tr == nil || len(tr.queries) != 60 {
+	if tr := truthOf(t, src, 60, 10); tr == nil || len(tr.Queries) != 60 {
 		t.Errorf("not interrupted: %+v; want the 60 queries", tr)
-	}
-}
-
-// Products.prepopulated stops handing blocks of IDs to its workers once its
-// reader says stop: an interrupted computation does not go on generating
-// the rest of the corpus.
-func TestPrepopulatedStopsGenerating(t *testing.T) {
-	src := testProducts(t, 200_000, "knn=1")
-	cat, price := make([]uint8, src.IDs()+1), make([]float64, src.IDs()+1)
-	read := 0
-	for range src.prepopulated(cat, price) {
-		if read++; read == 10 {
-			break
-		}
-	}
-	// Generated: what the workers filled in. Each worker finishes the block
-	// it holds and at most one more was handed out per worker.
-	generated := 0
-	for _, p := range price[1:] {
-		if p != 0 {
-			generated++
-		}
-	}
-	if limit := 256 * 4 * max(2, runtime.GOMAXPROCS(0)); generated > limit {
-		t.Errorf("generated %d of %d products after the reader stopped at 10; want at most %d", generated, src.PrepopulatedCount(), limit)
 	}
 }
 

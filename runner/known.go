@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sync/atomic"
 
+	"github.com/searchbench/searchbench/workload/corpus"
+
 	"github.com/searchbench/searchbench/dataset"
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/runner/result"
@@ -34,7 +36,7 @@ type KnownConfig struct {
 	// DefaultExactQueries; below 0: none (the CLI's --exact-queries 0).
 	Exact int
 	// truth is the sample's exact answers (Run computes them once).
-	truth *exactTruth
+	truth *corpus.Truth
 }
 
 // ExactQueries is the size of the sample of exact answers: 0 when the
@@ -91,7 +93,7 @@ const knownCandidates = 1024
 // version (0); a check whose ID has been written or deleted since, by the
 // time its answer is back, is skipped: its answer proves nothing.
 type knownChecks struct {
-	ki   KnownItems
+	ki   corpus.KnownItems
 	frac float64
 	k    int
 	vers versions
@@ -105,7 +107,7 @@ type knownChecks struct {
 	// exact is the sample of exact answers, when there is one: half the
 	// checks ask one of its queries; exactCounts counts them by kind and
 	// query.
-	exact       *exactTruth
+	exact       *corpus.Truth
 	exactCounts tally
 	// perIv counts the checks of each interval of the window's grid (set
 	// by startIntervals before the window opens).
@@ -145,14 +147,14 @@ type knownCheck struct {
 	iv  int    // the call's interval, set once it is known to be measured
 	// exact is the exact-answer query asked (nil: a known-item check),
 	// query its index in the sample.
-	exact *exactQuery
+	exact *corpus.TruthQuery
 	query int
 }
 
 // newKnownChecks samples the level's candidates, keyed by key (the level,
 // the schedule); nil when the checks are off or cannot run.
-func newKnownChecks(src Source, c Calls, vers versions, key ...uint64) *knownChecks {
-	ki, ok := src.(KnownItems)
+func newKnownChecks(src corpus.Source, c Calls, vers versions, key ...uint64) *knownChecks {
+	ki, ok := src.(corpus.KnownItems)
 	frac := c.Known.share()
 	if !ok || frac <= 0 || src.PrepopulatedCount() == 0 {
 		return nil
@@ -196,9 +198,9 @@ func (kc *knownChecks) pick(r *dataset.Rand, c *workload.Call) knownCheck {
 		return knownCheck{}
 	}
 	if kc.exact != nil && r.Intn(2) == 0 {
-		i := r.Intn(len(kc.exact.queries))
-		q := &kc.exact.queries[i]
-		c.Query, c.Kind = q.q, q.kind
+		i := r.Intn(len(kc.exact.Queries))
+		q := &kc.exact.Queries[i]
+		c.Query, c.Kind = q.Query, q.Kind
 		c.Query.K = kc.k
 		return knownCheck{on: true, exact: q, query: i}
 	}

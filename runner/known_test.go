@@ -6,6 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/searchbench/searchbench/workload/corpus"
+	"github.com/searchbench/searchbench/workload/corpus/text"
+
 	"github.com/searchbench/searchbench/dataset"
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/runner/result"
@@ -16,7 +19,7 @@ import (
 // knownSetup pre-populates a word engine and checks it idle; the writes
 // that follow take 3 ms, so with several writers one is nearly always in
 // flight.
-func knownSetup(t *testing.T, drop bool) (*wordEngine, Text, *result.Relevance) {
+func knownSetup(t *testing.T, drop bool) (*wordEngine, text.Text, *result.Relevance) {
 	t.Helper()
 	src := testCorpus(t, 3000, 1)
 	e := newWordEngine()
@@ -204,8 +207,8 @@ func TestKnownItemCheckDoesNotAllocate(t *testing.T) {
 		t.Fatalf("known items %+v; want every check found", k)
 	}
 	// Nor does scoring an answer against an exact one.
-	q := &exactQuery{truth: nearest(1, 2, 3, 4)}
-	if n := testing.AllocsPerRun(100, func() { q.score(hits.IDs, 10, func(uint32) bool { return false }) }); n != 0 {
+	q := &corpus.TruthQuery{Want: nearest(1, 2, 3, 4)}
+	if n := testing.AllocsPerRun(100, func() { q.Score(hits.IDs, 10, func(uint32) bool { return false }) }); n != 0 {
 		t.Fatalf("score allocates %v times", n)
 	}
 }

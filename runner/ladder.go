@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/searchbench/searchbench/workload/corpus"
+
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/runner/event"
 	"github.com/searchbench/searchbench/runner/result"
@@ -69,7 +71,7 @@ func (c LadderConfig) Validate() error {
 
 // RunLadder climbs the ladder on e and finds the sustainable rate. Each
 // rung's repetition waits at b first (nil: none); em receives its events.
-func RunLadder(ctx context.Context, e engines.Engine, src Source, cfg LadderConfig, em Emitter, b Barrier) result.Ladder {
+func RunLadder(ctx context.Context, e engines.Engine, src corpus.Source, cfg LadderConfig, em Emitter, b Barrier) result.Ladder {
 	l := newLadder(cfg)
 	lr := ladderRun{e: e, src: src, cfg: cfg, vers: newVersions(src.IDs()+1, cfg.Open.Share), em: em, b: b}
 	// A shard's own decision to stop after a rung waits for the next
@@ -141,7 +143,7 @@ func newLadder(cfg LadderConfig) result.Ladder {
 // ladderRun is what every rung of one ladder shares.
 type ladderRun struct {
 	e    engines.Engine
-	src  Source
+	src  corpus.Source
 	cfg  LadderConfig
 	vers versions
 	em   Emitter

@@ -11,6 +11,7 @@ import (
 	"github.com/searchbench/searchbench/runner/event"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/workload"
+	"github.com/searchbench/searchbench/workload/corpus/text"
 )
 
 // A library caller's Observer gets every kind of event the CLI's log and
@@ -19,7 +20,7 @@ import (
 // each kind at least once, so a kind the loops stop emitting fails here.
 // The intervals sent, latest of each kept, are the result's timeline.
 func TestAnObserverGetsEveryKindOfEvent(t *testing.T) {
-	src, err := runner.NewSource(runner.CorpusText, dataset.Config{Seed: 1, IDs: 2000, Prepopulate: 0.95}, 0)
+	src, err := text.New(dataset.Config{Seed: 1, IDs: 2000, Prepopulate: 0.95})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/searchbench/searchbench/workload/corpus"
+
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/runner/internal/pace"
 	"github.com/searchbench/searchbench/runner/record"
@@ -93,7 +96,7 @@ func (a *arrivals) next() (k uint64, at time.Duration, st workload.Step, ok bool
 // openRun is the shared state of one open-loop rep.
 type openRun struct {
 	e      engines.Engine
-	src    Source
+	src    corpus.Source
 	cfg    OpenConfig
 	sched  workload.Schedule
 	arr    *arrivals
@@ -111,13 +114,13 @@ type openRun struct {
 // OpenLoop runs one schedule against e, from now, and returns what it
 // measured. Calls still waiting in line when the schedule's end plus one
 // request timeout has passed are counted as unsent.
-func OpenLoop(ctx context.Context, e engines.Engine, src Source, cfg OpenConfig, sched workload.Schedule, vers versions) result.Rep {
+func OpenLoop(ctx context.Context, e engines.Engine, src corpus.Source, cfg OpenConfig, sched workload.Schedule, vers versions) result.Rep {
 	return newOpenRun(e, src, cfg, sched, vers).run(ctx, time.Now(), nil)
 }
 
 // newOpenRun makes a rep of sched: its recorders and its arrivals; run
 // starts its clock.
-func newOpenRun(e engines.Engine, src Source, cfg OpenConfig, sched workload.Schedule, vers versions) *openRun {
+func newOpenRun(e engines.Engine, src corpus.Source, cfg OpenConfig, sched workload.Schedule, vers versions) *openRun {
 	shards := 4 * runtime.GOMAXPROCS(0)
 	// Service times are not split by query kind: a kind's figures are its
 	// latencies from the intended send time, as the window's are.

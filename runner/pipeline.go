@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/searchbench/searchbench/workload/corpus"
+
 	"github.com/searchbench/searchbench/engines/quote"
 	"github.com/searchbench/searchbench/runner/event"
 	"github.com/searchbench/searchbench/runner/record"
@@ -132,13 +134,13 @@ func (r *run) readCorpus(ctx context.Context, res *result.Result) error {
 	var err error
 	res.Corpus, err = p.Source.Provenance(ctx)
 	if n := calls.Known.ExactQueries(); n > 0 && err == nil {
-		if _, ok := p.Source.(exactSampler); ok {
+		if _, ok := p.Source.(corpus.Exact); ok {
 			r.logf("", "computing the exact answers of %d sample queries…", n)
 		}
-		var truth *exactTruth
-		if truth, err = newExactTruth(ctx, p.Source, n, calls.K); truth != nil {
+		var truth *corpus.Truth
+		if truth, err = corpus.NewTruth(ctx, p.Source, n, calls.K); truth != nil {
 			r.truth = truth
-			c := r.truth.cost
+			c := r.truth.Cost
 			res.GroundTruth = &c
 			r.logf("", "exact answers of %d sample queries over %d documents (%d dimensions): %.1fs, %.0f MB allocated",
 				c.Queries, c.Documents, c.Dim, c.Seconds, float64(c.Bytes)/1e6)
@@ -191,7 +193,7 @@ type run struct {
 	plan  Plan
 	obs   Observer
 	coord coordination
-	truth *exactTruth // the exact-answer checks' sample, nil without
+	truth *corpus.Truth // the exact-answer checks' sample, nil without
 }
 
 func (r *run) logf(setup, format string, args ...any) {

@@ -16,6 +16,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/searchbench/searchbench/workload/corpus"
+
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/engines/launch"
 	"github.com/searchbench/searchbench/runner/record"
@@ -29,8 +31,8 @@ import (
 // are usable: no containers are configured, the run is named after the
 // time, nothing is checked for relevance.
 type Plan struct {
-	// Source is the corpus and its queries (NewSource).
-	Source Source
+	// Source is the corpus and its queries (corpus.New, or a corpus package's New).
+	Source corpus.Source
 	// Setups are the engines, one column each, run one after another.
 	Setups []Setup
 	// Exactly one of Closed (virtual users at each level) and Ladder (an
@@ -195,7 +197,7 @@ func (p Plan) digestJSON() []byte {
 		Histogram string
 	}{Relevance: p.Relevance, Scenario: p.Scenario, Shards: p.Shard.Share().Count, Histogram: record.HistogramNote}
 	if p.Source != nil {
-		c := corpusIdentity(p.Source)
+		c := corpus.Identity(p.Source)
 		d.Source = &source{p.Source.Schema(), p.Source.IDs(), p.Source.PrepopulatedCount(), c.Generator, c.Seed, c.Prepopulate, c.Queries, c.Hash}
 	}
 	for _, s := range p.Setups {
@@ -324,16 +326,16 @@ func (p Plan) checkLaunch() error {
 // (a nil *T in the interface is not == nil, and its methods would panic
 // inside Run), or a value whose methods panic (a zero Text, with no corpus
 // in it).
-func checkSource(src Source) (err error) {
+func checkSource(src corpus.Source) (err error) {
 	if src == nil {
-		return fieldErr("Source", "corpus", "a source is needed (runner.NewSource)")
+		return fieldErr("Source", "corpus", "a source is needed (corpus.New)")
 	}
 	if isNil(src) {
-		return fieldErr("Source", "corpus", "a nil %T; make one with runner.NewSource", src)
+		return fieldErr("Source", "corpus", "a nil %T; make one with corpus.New", src)
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			err = fieldErr("Source", "corpus", "a %T that cannot be used (%v); make one with runner.NewSource", src, r)
+			err = fieldErr("Source", "corpus", "a %T that cannot be used (%v); make one with corpus.New", src, r)
 		}
 	}()
 	if src.IDs() < 1 {

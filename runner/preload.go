@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/searchbench/searchbench/workload/corpus"
+
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/runner/result"
 )
@@ -33,7 +35,7 @@ const (
 // by class. Waiting for the loaded documents to become
 // searchable, and for the engine's count of them, is not one call and is
 // bounded by ctx only: how long indexing takes is the engine's.
-func Prepopulate(ctx context.Context, e engines.Engine, src Source, timeout time.Duration, progress func(done, total int)) (result.Preload, error) {
+func Prepopulate(ctx context.Context, e engines.Engine, src corpus.Source, timeout time.Duration, progress func(done, total int)) (result.Preload, error) {
 	total := src.PrepopulatedCount()
 	_, isBulk := e.(engines.BulkUpserter)
 	p := result.Preload{Documents: total, Bulk: isBulk, Count: -1}
@@ -60,7 +62,7 @@ func Prepopulate(ctx context.Context, e engines.Engine, src Source, timeout time
 
 // preloadIDs hands out the pre-populated IDs in batches until they are
 // all out or ctx ends; the channel is closed then.
-func preloadIDs(ctx context.Context, src Source) <-chan []uint32 {
+func preloadIDs(ctx context.Context, src corpus.Source) <-chan []uint32 {
 	batches := make(chan []uint32)
 	go func() {
 		defer close(batches)
@@ -105,7 +107,7 @@ type preload struct {
 // load writes every batch of IDs, each worker building its own documents
 // (the corpus is a pure function of the ID): in bulk calls where the driver
 // has them, else one upsert a document.
-func (l *preload) load(e engines.Engine, src Source, batches <-chan []uint32, progress func(done, total int)) {
+func (l *preload) load(e engines.Engine, src corpus.Source, batches <-chan []uint32, progress func(done, total int)) {
 	total := src.PrepopulatedCount()
 	bulk, isBulk := e.(engines.BulkUpserter)
 	workers := preloadWriters

@@ -5,35 +5,20 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"time"
+
+	"github.com/searchbench/searchbench/workload/corpus"
 
 	"github.com/searchbench/searchbench/dataset"
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/runner/result"
 )
 
-// KnownItems is a Source that can make known-item queries: searches built
-// from one pre-populated document, which that document must answer within
-// the top K. A configuration that is fast because it returns the wrong
-// documents shows up as low recall. The idle check after pre-population
-// and the checks under load (known.go) build their queries here.
-type KnownItems interface {
-	// KnownQuery is check i for document id (pre-populated, at its
-	// pre-populated version): its kind and its query.
-	KnownQuery(i uint64, id uint32) (kind string, q engines.Query)
-	// Config is the corpus's: its seed keys the checks' streams.
-	Config() dataset.Config
-}
-
-// tagKnownItem separates the checks' random streams from the corpus's.
-const tagKnownItem = 0x6b6e6f77 // "know"
-
 // knownItem is idle check i: a pre-populated ID drawn from the check's
 // stream (the caller makes sure there is one) and its query.
-func knownItem(src Source, ki KnownItems, i uint64) (kind string, q engines.Query, target uint32) {
-	r := dataset.NewRand(ki.Config().Seed, tagKnownItem, i)
+func knownItem(src corpus.Source, ki corpus.KnownItems, i uint64) (kind string, q engines.Query, target uint32) {
+	r := dataset.NewRand(ki.Config().Seed, corpus.TagKnownItem, i)
 	for {
 		if target = uint32(1 + r.Intn(src.IDs())); src.Prepopulated(target) {
 			break
@@ -41,30 +26,6 @@ func knownItem(src Source, ki KnownItems, i uint64) (kind string, q engines.Quer
 	}
 	kind, q = ki.KnownQuery(i, target)
 	return kind, q, target
-}
-
-// KnownQuery takes five words of the document's name, in a random order:
-// the document holds every one of them in its shortest field, so any
-// engine that ranks by the query's words puts it near the top.
-func (t Text) KnownQuery(i uint64, id uint32) (string, engines.Query) {
-	r := dataset.NewRand(t.Config().Seed, tagKnownItem, i, uint64(id))
-	words := strings.Fields(strings.TrimSuffix(t.Corpus.Document(id, 0).Name, "."))
-	for j := len(words) - 1; j > 0; j-- {
-		k := r.Intn(j + 1)
-		words[j], words[k] = words[k], words[j]
-	}
-	return "name words", engines.Query{Text: strings.ToLower(strings.Join(words[:min(5, len(words))], " "))}
-}
-
-// KnownQuery alternates an exact SKU lookup and a KNN search with the
-// product's own embedding, which must find the product itself: the sku and
-// knn kinds' own queries (and names), of the product's own values.
-func (p Products) KnownQuery(i uint64, id uint32) (string, engines.Query) {
-	pr := p.Product(id, 0)
-	if i%2 == 0 {
-		return dataset.SKULookup.String(), dataset.ProductQuery{Kind: dataset.SKULookup, ID: id, SKU: pr.SKU}.Query()
-	}
-	return dataset.KNN.String() + " self", dataset.ProductQuery{Kind: dataset.KNN, Vector: pr.Embedding}.Query()
 }
 
 // DefaultRelevanceQueries is how many known-item checks a run makes.
@@ -79,8 +40,8 @@ const maxMisses = 5
 
 // CheckRelevance runs n known-item checks against e, k hits each, after
 // pre-population and before any load, and reports recall@k per kind.
-func CheckRelevance(ctx context.Context, e engines.Engine, src Source, n, k int, timeout time.Duration) *result.Relevance {
-	ki, ok := src.(KnownItems)
+func CheckRelevance(ctx context.Context, e engines.Engine, src corpus.Source, n, k int, timeout time.Duration) *result.Relevance {
+	ki, ok := src.(corpus.KnownItems)
 	if !ok || n <= 0 || src.PrepopulatedCount() == 0 {
 		return nil // nothing to check, or no document to check with
 	}

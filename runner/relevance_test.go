@@ -6,12 +6,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/searchbench/searchbench/workload/corpus"
+	"github.com/searchbench/searchbench/workload/corpus/product"
+
 	"github.com/searchbench/searchbench/dataset"
 	"github.com/searchbench/searchbench/engines"
 	_ "github.com/searchbench/searchbench/engines/bleve"
 )
 
-func openBleve(t *testing.T, src Source) engines.Engine {
+func openBleve(t *testing.T, src corpus.Source) engines.Engine {
 	t.Helper()
 	ctx := context.Background()
 	e, err := engines.Open(ctx, "bleve", engines.Config{DataDir: t.TempDir()})
@@ -64,7 +67,7 @@ func TestRelevanceCatchesWrongAnswers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	products := Products{p}
+	products := product.Products{Products: p}
 	e := openBleve(t, src) // a text-only engine: neither SKU field lookups nor KNN
 	rel = CheckRelevance(context.Background(), e, products, 10, 10, time.Second)
 	if rel.Queries != 0 || rel.ByKind["sku"].Unsupported != 5 || rel.ByKind["knn self"].Unsupported != 5 {

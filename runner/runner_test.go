@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/searchbench/searchbench/workload/corpus/text"
+
 	"github.com/searchbench/searchbench/dataset"
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/runner/event"
@@ -17,13 +19,13 @@ import (
 	"github.com/searchbench/searchbench/workload"
 )
 
-func testCorpus(t testing.TB, ids int, prepop float64) Text {
+func testCorpus(t testing.TB, ids int, prepop float64) text.Text {
 	t.Helper()
 	c, err := dataset.New(dataset.Config{Seed: 1, IDs: ids, Prepopulate: prepop})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Text{c}
+	return text.Text{Corpus: c}
 }
 
 func quickConfig(users ...int) Config {

@@ -4,8 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/searchbench/searchbench/runner/event"
 	"time"
+
+	"github.com/searchbench/searchbench/runner/event"
 
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/runner/internal/pace"

@@ -3,90 +3,14 @@ package runner
 import (
 	"context"
 	"math"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/searchbench/searchbench/dataset"
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/runner/shard"
 	"github.com/searchbench/searchbench/workload"
 )
-
-// Every document a source writes carries exactly its schema's fields, with
-// the member its type uses set, so a driver can rely on the schema.
-func TestSourcesWriteTheirSchema(t *testing.T) {
-	cfg := dataset.Config{Seed: 3, IDs: 500, Prepopulate: 0.9}
-	for _, kind := range []string{CorpusText, CorpusProduct} {
-		src, err := NewSource(kind, cfg, 16)
-		if err != nil {
-			t.Fatal(err)
-		}
-		schema := src.Schema()
-		for id := uint32(1); id <= 50; id++ {
-			d := src.Document(id, id%3)
-			if d.ID != dataset.DocID(id) || len(d.Fields) != len(schema.Fields) {
-				t.Fatalf("%s: document %d has ID %q and %d fields; schema has %d", kind, id, d.ID, len(d.Fields), len(schema.Fields))
-			}
-			for i, f := range schema.Fields {
-				got := d.Fields[i]
-				ok := got.Name == f.Name
-				switch f.Type {
-				case engines.Text, engines.Tag:
-					ok = ok && got.Text != ""
-				case engines.Numeric:
-					ok = ok && got.Number > 0
-				case engines.Vector:
-					ok = ok && len(got.Vector) == f.Dim
-				}
-				if !ok {
-					t.Fatalf("%s: document %d field %d = %+v; schema says %+v", kind, id, i, got, f)
-				}
-			}
-		}
-		p, err := src.Provenance(context.Background())
-		if err != nil || p.Hash == "" || p.Seed != 3 || p.IDs != 500 || p.Prepopulated != src.PrepopulatedCount() {
-			t.Errorf("%s: provenance %+v", kind, p)
-		}
-	}
-	if _, err := NewSource("images", cfg, 0); err == nil {
-		t.Error("an unknown corpus kind was accepted")
-	}
-}
-
-// Product queries map every kind: KNN with and without a filter on the
-// schema's Tag and Numeric fields, and exact SKU lookups on the sku field.
-func TestProductQueries(t *testing.T) {
-	src, err := NewSource(CorpusProduct, dataset.Config{Seed: 1, IDs: 1000, Prepopulate: 1}, 8)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kinds := map[string]int{}
-	for i := range uint64(400) {
-		q, kind := src.Query(i)
-		if name := src.QueryKinds()[kind]; !strings.HasPrefix(name, map[bool]string{true: "knn", false: "sku"}[q.Vector != nil]) {
-			t.Errorf("query %d = %+v is of kind %s", i, q, name)
-		}
-		switch {
-		case q.Field == FieldSKU && q.Text != "" && q.Vector == nil:
-			kinds["sku"]++
-		case len(q.Vector) == 8 && len(q.Filters) == 0:
-			kinds["knn"]++
-		case len(q.Vector) == 8 && len(q.Filters) == 1 && q.Filters[0].Field == FieldCategory && q.Filters[0].Tag != "":
-			kinds["category"]++
-		case len(q.Vector) == 8 && len(q.Filters) == 1 && q.Filters[0].Field == FieldPrice && q.Filters[0].Max > q.Filters[0].Min:
-			kinds["price"]++
-		default:
-			t.Fatalf("query %d = %+v fits no kind", i, q)
-		}
-	}
-	for _, k := range []string{"sku", "knn", "category", "price"} {
-		if kinds[k] < 40 {
-			t.Errorf("%d %s queries of 400; want each kind well represented (%v)", kinds[k], k, kinds)
-		}
-	}
-}
 
 // statsEngine reports a gauge that holds still and a counter that grows at
 // a known rate of its own clock.

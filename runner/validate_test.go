@@ -8,6 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/searchbench/searchbench/workload/corpus"
+	"github.com/searchbench/searchbench/workload/corpus/product"
+	"github.com/searchbench/searchbench/workload/corpus/text"
+
 	"github.com/searchbench/searchbench/dataset"
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/runner/shard"
@@ -64,7 +68,7 @@ func settingOf(fe *FieldError) string {
 // A nil *T in the Source interface is not == nil; Run used to call its
 // methods and panic. So did a zero Text, with no corpus in it.
 func TestATypedNilSourceIsAnError(t *testing.T) {
-	for _, src := range []Source{(*Text)(nil), (*Products)(nil), Text{}} {
+	for _, src := range []corpus.Source{(*text.Text)(nil), (*product.Products)(nil), text.Text{}} {
 		res, err := Run(context.Background(), Plan{Source: src, Setups: []Setup{{Driver: "bleve"}}, Closed: ptr(quickConfig(1))}, nil)
 		if err == nil || res != nil || !strings.HasPrefix(err.Error(), "Plan.Source: ") || strings.Contains(err.Error(), "\n") {
 			t.Errorf("source %#v: result %v, error %v; want one line naming Plan.Source", src, res, err)
@@ -119,7 +123,7 @@ func TestAnEmbeddedEngineRefusesWhatItCannotUse(t *testing.T) {
 			t.Errorf("%+v: %v; want the credential refused", cfg, err)
 		}
 	}
-	products, err := NewSource(CorpusProduct, dataset.Config{Seed: 1, IDs: 100, Prepopulate: 0.5}, 8)
+	products, err := product.New(dataset.Config{Seed: 1, IDs: 100, Prepopulate: 0.5}, 8, dataset.QueryMix{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,26 +153,26 @@ func TestAShardOfAnotherPlanIsToldWhatDiffers(t *testing.T) {
 // registration, naming it, before any load; merge would refuse their
 // results at the end ("corpus.hash differs"), with nothing written.
 func TestAShardOfAnotherCorpusIsRefusedAtRegistration(t *testing.T) {
-	products := func(seed uint64, dim int, queries string) Source {
+	products := func(seed uint64, dim int, queries string) corpus.Source {
 		mix, err := dataset.ParseQueryMix(queries)
 		if err != nil {
 			t.Fatal(err)
 		}
-		src, err := NewProductSource(dataset.Config{Seed: seed, IDs: 100, Prepopulate: 0.5}, dim, mix)
+		src, err := product.New(dataset.Config{Seed: seed, IDs: 100, Prepopulate: 0.5}, dim, mix)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return src
 	}
-	text := func(seed uint64, prepopulate float64) Source {
+	text := func(seed uint64, prepopulate float64) corpus.Source {
 		c, err := dataset.New(dataset.Config{Seed: seed, IDs: 100, Prepopulate: prepopulate})
 		if err != nil {
 			t.Fatal(err)
 		}
-		return Text{c}
+		return text.Text{Corpus: c}
 	}
 	for _, c := range []struct {
-		a, b  Source
+		a, b  corpus.Source
 		field string
 	}{
 		{products(1, 8, ""), products(1, 8, "knn=1"), "Source.Queries"}, // --queries

@@ -138,7 +138,7 @@ func ParseOp(s string) (Op, error) {
 	return Op(i), err
 }
 
-// Maker makes what calls send: runner.Source is one. Each is a pure
+// Maker makes what calls send: corpus.Source is one. Each is a pure
 // function of its arguments.
 type Maker interface {
 	// Query is search i, without K, and its kind: an index into the

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/searchbench/searchbench/engines/httpwire"
 	"io"
 	"net"
 	"net/http"
@@ -14,6 +13,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/searchbench/searchbench/engines/httpwire"
+	"github.com/searchbench/searchbench/workload/corpus/text"
 
 	"github.com/valyala/fasthttp"
 
@@ -53,13 +55,13 @@ func openDriver(t testing.TB, url, apiKey string) (engines.Engine, error) {
 	return e, err
 }
 
-func textSource(t testing.TB) runner.Text {
+func textSource(t testing.TB) text.Text {
 	t.Helper()
 	c, err := dataset.New(dataset.Config{Seed: 1, IDs: 1000, Prepopulate: 0})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return runner.Text{Corpus: c}
+	return text.Text{Corpus: c}
 }
 
 // The driver opens, creates the index, reports its stats and searches, as

@@ -20,6 +20,7 @@ import (
 	"github.com/searchbench/searchbench/runner/event"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/workload"
+	"github.com/searchbench/searchbench/workload/corpus/text"
 )
 
 // `run --live` serves the run's events while it goes on, ends the stream
@@ -211,7 +212,7 @@ func TestAHalfOpenLiveConnectionDoesNotHoldTheResults(t *testing.T) {
 		half <- c
 	})
 
-	src, err := runner.NewSource(runner.CorpusText, dataset.Config{Seed: 1, IDs: 2000, Prepopulate: 0.95}, 0)
+	src, err := text.New(dataset.Config{Seed: 1, IDs: 2000, Prepopulate: 0.95})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/searchbench/searchbench/runner/report"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/workload"
+	"github.com/searchbench/searchbench/workload/corpus/text"
 )
 
 // runTwice makes two runs of the embedded engine with the same
@@ -261,7 +262,7 @@ func TestReportAndCompareBadInput(t *testing.T) {
 // library sets the provenance and redacts the messages itself.
 func TestLibraryResultLoadsInReportAndCompare(t *testing.T) {
 	t.Parallel()
-	src, err := runner.NewSource(runner.CorpusText, dataset.Config{Seed: 1, IDs: 2000, Prepopulate: 0.95}, 0)
+	src, err := text.New(dataset.Config{Seed: 1, IDs: 2000, Prepopulate: 0.95})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -304,7 +305,7 @@ func TestLibraryResultLoadsInReportAndCompare(t *testing.T) {
 // and nothing starts: no result, no engine opened.
 func TestLibraryRejectsAnInvalidPlan(t *testing.T) {
 	t.Parallel()
-	src, err := runner.NewSource(runner.CorpusText, dataset.Config{Seed: 1, IDs: 100, Prepopulate: 0}, 0)
+	src, err := text.New(dataset.Config{Seed: 1, IDs: 100, Prepopulate: 0})
 	if err != nil {
 		t.Fatal(err)
 	}

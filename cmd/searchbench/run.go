@@ -18,6 +18,7 @@ import (
 	"github.com/searchbench/searchbench/runner/report"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/runner/scenario"
+	"github.com/searchbench/searchbench/workload/corpus/product"
 )
 
 // newBenchCmd is `searchbench run` or `searchbench ladder`: the library's
@@ -191,7 +192,7 @@ func printPlan(w io.Writer, p *runner.Plan) error {
 	// product corpus), and a dry run starts nothing.
 	fmt.Fprintf(&b, "corpus: %s, %d IDs, %d pre-populated, seed %d\n", p.Source.Schema().Name, p.Source.IDs(), p.Source.PrepopulatedCount(), calls.Seed)
 	fmt.Fprintf(&b, "mix: %s; k %d; request timeout %v\n", calls.Mix, calls.K, calls.Timeout)
-	if ps, ok := p.Source.(runner.Products); ok {
+	if ps, ok := p.Source.(product.Products); ok {
 		// Plan.Validate asked every setup's driver for each kind already.
 		fmt.Fprintf(&b, "queries: %s (every engine answers each kind); exact-answer checks: %d sample queries\n", ps.Mix(), calls.Known.ExactQueries())
 	}

@@ -13,7 +13,8 @@ import (
 	"github.com/searchbench/searchbench/engines"
 	_ "github.com/searchbench/searchbench/engines/all"
 	"github.com/searchbench/searchbench/engines/launch"
-	"github.com/searchbench/searchbench/runner"
+	"github.com/searchbench/searchbench/workload/corpus/product"
+	"github.com/searchbench/searchbench/workload/corpus/text"
 )
 
 // Every driver of a server can be started by the launcher and by the
@@ -66,7 +67,7 @@ func TestSchemasAreCheckedBeforeAnythingStarts(t *testing.T) {
 	for k := range every {
 		every[k] = 1
 	}
-	products, err := runner.NewProductSource(dataset.Config{Seed: 1, IDs: 10, Prepopulate: 0.5}, 8, every)
+	products, err := product.New(dataset.Config{Seed: 1, IDs: 10, Prepopulate: 0.5}, 8, every)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +76,7 @@ func TestSchemasAreCheckedBeforeAnythingStarts(t *testing.T) {
 		t.Fatalf("samples of %d kinds", len(samples))
 	}
 	for _, name := range engines.Drivers() {
-		if err := engines.CheckSchema(name, engines.Config{}, runner.Text{}.Schema()); err != nil {
+		if err := engines.CheckSchema(name, engines.Config{}, text.Text{}.Schema()); err != nil {
 			t.Errorf("%s refuses the text corpus: %v", name, err)
 		}
 		err := engines.CheckSchema(name, engines.Config{}, products.Schema())

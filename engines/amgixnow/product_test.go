@@ -14,18 +14,18 @@ import (
 	"github.com/searchbench/searchbench/engines/amgixnow"
 	"github.com/searchbench/searchbench/engines/amgixnow/amgixfake"
 	"github.com/searchbench/searchbench/engines/enginetest"
-	"github.com/searchbench/searchbench/runner"
+	"github.com/searchbench/searchbench/workload/corpus/product"
 )
 
 // products is Study B's corpus of ids products with dim-dimensional
 // embeddings, as the runner sends it.
-func products(t *testing.T, ids, dim int) runner.Products {
+func products(t *testing.T, ids, dim int) product.Products {
 	t.Helper()
 	p, err := dataset.NewProducts(dataset.Config{Seed: 7, IDs: ids, Prepopulate: 1}, dim, dataset.QueryMix{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return runner.Products{Products: p}
+	return product.Products{Products: p}
 }
 
 // sameJSON fails unless got and want are the same JSON value.
@@ -204,7 +204,7 @@ func TestProductWire(t *testing.T) {
 }
 
 // loaded is a product collection on a fake, holding ids products.
-func loaded(t *testing.T, opts map[string]string, ids, dim int) (engines.Engine, runner.Products) {
+func loaded(t *testing.T, opts map[string]string, ids, dim int) (engines.Engine, product.Products) {
 	t.Helper()
 	f := amgixfake.New(amgixfake.Sync())
 	t.Cleanup(f.Close)
@@ -213,7 +213,7 @@ func loaded(t *testing.T, opts map[string]string, ids, dim int) (engines.Engine,
 
 // loadedAt is loaded on the server at url (started with
 // AMGIX_NOW_SYNC_DB_WRITES=true).
-func loadedAt(t *testing.T, url string, opts map[string]string, ids, dim int) (engines.Engine, runner.Products) {
+func loadedAt(t *testing.T, url string, opts map[string]string, ids, dim int) (engines.Engine, product.Products) {
 	t.Helper()
 	e := open(t, amgixnow.SyncName, engines.Config{URL: url, Options: opts})
 	src := products(t, ids, dim)
@@ -243,7 +243,7 @@ func TestProductQueries(t *testing.T) {
 }
 
 // productQueries checks each query kind on e, which holds src's products.
-func productQueries(t *testing.T, e engines.Engine, src runner.Products) {
+func productQueries(t *testing.T, e engines.Engine, src product.Products) {
 	ids := src.IDs()
 	p, ctx := src.Products, context.Background()
 	byID := map[string]dataset.Product{}

@@ -24,23 +24,23 @@ import (
 	"github.com/searchbench/searchbench/engines/elasticsearch"
 	"github.com/searchbench/searchbench/engines/elasticsearch/esfake"
 	"github.com/searchbench/searchbench/engines/enginetest"
-	"github.com/searchbench/searchbench/runner"
+	"github.com/searchbench/searchbench/workload/corpus/product"
 )
 
 func ptr[T any](v T) *T { return &v }
 
 // products is a small product corpus: every ID pre-populated.
-func products(t *testing.T, ids, dim int) runner.Products {
+func products(t *testing.T, ids, dim int) product.Products {
 	t.Helper()
 	p, err := dataset.NewProducts(dataset.Config{Seed: 7, IDs: ids, Prepopulate: 1}, dim, dataset.QueryMix{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return runner.Products{Products: p}
+	return product.Products{Products: p}
 }
 
 // loadProducts creates the product index on e and writes every product.
-func loadProducts(t *testing.T, e engines.Engine, src runner.Products) {
+func loadProducts(t *testing.T, e engines.Engine, src product.Products) {
 	t.Helper()
 	ctx := context.Background()
 	if err := e.Create(ctx, src.Schema()); err != nil {
@@ -412,7 +412,7 @@ func TestCheckQueryAgreesWithSearch(t *testing.T) {
 // approximate), a SKU lookup finds its product, a hybrid holds both kinds
 // of match. A kind the index as cfg shapes it cannot answer (CheckQuery)
 // is skipped; the kNN kinds must be answered.
-func checkProductQueries(t *testing.T, e engines.Engine, cfg engines.Config, src runner.Products, minRecall float64) {
+func checkProductQueries(t *testing.T, e engines.Engine, cfg engines.Config, src product.Products, minRecall float64) {
 	t.Helper()
 	const k = 10
 	n := uint32(src.IDs())

@@ -12,7 +12,7 @@ import (
 	"github.com/searchbench/searchbench/engines/meilisearch"
 )
 
-// productSchema is the product corpus's schema (runner.Products) with
+// productSchema is the product corpus's schema (product.Products) with
 // 4-dimensional embeddings.
 func productSchema(name string) engines.Schema {
 	return engines.Schema{Name: name, Fields: []engines.FieldSpec{

@@ -17,7 +17,7 @@ import (
 	"github.com/searchbench/searchbench/engines/container"
 	"github.com/searchbench/searchbench/engines/launch"
 	"github.com/searchbench/searchbench/engines/postgres"
-	"github.com/searchbench/searchbench/runner"
+	"github.com/searchbench/searchbench/workload/corpus/product"
 )
 
 // rawConn is a plain connection to the test's server, to look at what the
@@ -59,7 +59,7 @@ func explain(t *testing.T, c *pgx.Conn, sql string, args ...any) string {
 func TestProductSKUOnTheExactIndex(t *testing.T) {
 	e, src, url, secret := productServer(t)
 	sku := src.Product(123, 0).SKU
-	q := engines.Query{Text: sku, Field: runner.FieldSKU, K: productK}
+	q := engines.Query{Text: sku, Field: product.FieldSKU, K: productK}
 	sql, args, err := postgres.SearchSQL(engines.Config{}, src.Schema(), q)
 	if err != nil {
 		t.Fatal(err)
@@ -69,7 +69,7 @@ func TestProductSKUOnTheExactIndex(t *testing.T) {
 	if _, err := c.Exec(context.Background(), "SET enable_seqscan = off"); err != nil {
 		t.Fatal(err)
 	}
-	if plan := explain(t, c, sql, args...); !strings.Contains(plan, "Bitmap Index Scan on "+postgres.ExactIndex("product", runner.FieldSKU)) {
+	if plan := explain(t, c, sql, args...); !strings.Contains(plan, "Bitmap Index Scan on "+postgres.ExactIndex("product", product.FieldSKU)) {
 		t.Fatalf("the lookup does not use the exact index:\n%s", plan)
 	}
 	// The rows it finds on that index.
@@ -91,7 +91,7 @@ func TestProductSKUOnTheExactIndex(t *testing.T) {
 			continue
 		}
 		found[code] = true
-		if got := search(t, e, engines.Query{Text: p.SKU, Field: runner.FieldSKU, K: productK}); !slices.Equal(got, []uint32{id}) {
+		if got := search(t, e, engines.Query{Text: p.SKU, Field: product.FieldSKU, K: productK}); !slices.Equal(got, []uint32{id}) {
 			t.Fatalf("SKU %s: %v, want [%d]", p.SKU, got, id)
 		}
 	}
@@ -102,7 +102,7 @@ func TestProductSKUOnTheExactIndex(t *testing.T) {
 	}
 	// A SKU's number alone is a word of it (and of no other SKU).
 	_, num, _ := strings.Cut(sku, "-")
-	if got := search(t, e, engines.Query{Text: num, Field: runner.FieldSKU, K: productK}); !slices.Equal(got, []uint32{123}) {
+	if got := search(t, e, engines.Query{Text: num, Field: product.FieldSKU, K: productK}); !slices.Equal(got, []uint32{123}) {
 		t.Fatalf("lookup of %s: %v, want [123]", num, got)
 	}
 }
@@ -121,7 +121,7 @@ func TestProductVectorIndexWriteCost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := runner.Products{Products: p}
+	src := product.Products{Products: p}
 	c := rawConn(t, url, secret)
 	ctx := context.Background()
 	var tables []string
@@ -191,7 +191,7 @@ func BenchmarkProductUpsertVectorIndex(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	src := runner.Products{Products: p}
+	src := product.Products{Products: p}
 	ctx := context.Background()
 	for _, fields := range []string{"tag,numeric", "tag,numeric,vector"} {
 		// Made and loaded once: b.Run calls its function again for each

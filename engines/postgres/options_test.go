@@ -9,18 +9,19 @@ import (
 
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/engines/postgres"
-	"github.com/searchbench/searchbench/runner"
+	"github.com/searchbench/searchbench/workload/corpus/product"
+	"github.com/searchbench/searchbench/workload/corpus/text"
 )
 
 // productSchema is Study B's product table, as the runner makes it.
 func productSchema() engines.Schema {
 	return engines.Schema{Name: "product", Fields: []engines.FieldSpec{
-		{Name: runner.FieldCategory, Type: engines.Tag},
-		{Name: runner.FieldPrice, Type: engines.Numeric},
-		{Name: runner.FieldSKU, Type: engines.Text},
-		{Name: runner.FieldTitle, Type: engines.Text},
-		{Name: runner.FieldDescription, Type: engines.Text},
-		{Name: runner.FieldEmbedding, Type: engines.Vector, Dim: 4},
+		{Name: product.FieldCategory, Type: engines.Tag},
+		{Name: product.FieldPrice, Type: engines.Numeric},
+		{Name: product.FieldSKU, Type: engines.Text},
+		{Name: product.FieldTitle, Type: engines.Text},
+		{Name: product.FieldDescription, Type: engines.Text},
+		{Name: product.FieldEmbedding, Type: engines.Vector, Dim: 4},
 	}}
 }
 
@@ -69,7 +70,7 @@ func TestCheckConfigOptions(t *testing.T) {
 // The text corpus's table is made as it always was: the options' defaults
 // add no index to a text-only schema.
 func TestTextCorpusDDLUnchanged(t *testing.T) {
-	ddl, err := postgres.DDL(engines.Config{}, runner.Text{}.Schema())
+	ddl, err := postgres.DDL(engines.Config{}, text.Text{}.Schema())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +124,7 @@ func TestProductDDLFollowsOptions(t *testing.T) {
 // The SKU lookup is the exact-lookup index's expression against the
 // lookup's words as a phrase of the simple configuration.
 func TestLookupSQL(t *testing.T) {
-	sql, args, err := postgres.SearchSQL(engines.Config{}, productSchema(), engines.Query{Text: "IT-500", Field: runner.FieldSKU, K: 10})
+	sql, args, err := postgres.SearchSQL(engines.Config{}, productSchema(), engines.Query{Text: "IT-500", Field: product.FieldSKU, K: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,21 +145,21 @@ func TestLookupSQL(t *testing.T) {
 // CheckQuery accepts, and Search gets past its checks to the connection.
 func TestCheckQueryAgreesWithSearch(t *testing.T) {
 	vec := []float32{1, 0, 0, 0}
-	tag := []engines.Filter{{Field: runner.FieldCategory, Tag: "toys"}}
-	price := []engines.Filter{{Field: runner.FieldPrice, Min: 10, Max: 20}}
+	tag := []engines.Filter{{Field: product.FieldCategory, Tag: "toys"}}
+	price := []engines.Filter{{Field: product.FieldPrice, Min: 10, Max: 20}}
 	shapes := []engines.Query{
 		0:  {K: 3, Text: "quiet laptop"},
 		1:  {K: 3, Text: "quiet", Filters: tag},
-		2:  {K: 3, Field: runner.FieldSKU, Text: "IT-500"},
-		3:  {K: 3, Field: runner.FieldTitle, Text: "zqxmarker"},
-		4:  {K: 3, Field: runner.FieldCategory, Text: "toys"},
+		2:  {K: 3, Field: product.FieldSKU, Text: "IT-500"},
+		3:  {K: 3, Field: product.FieldTitle, Text: "zqxmarker"},
+		4:  {K: 3, Field: product.FieldCategory, Text: "toys"},
 		5:  {K: 3, Vector: vec},
 		6:  {K: 3, Vector: vec, Filters: tag},
 		7:  {K: 3, Vector: vec, Filters: price},
 		8:  {K: 3, Text: "quiet", Vector: vec},
 		9:  {K: 3, Filters: price},
-		10: {K: 3, Vector: vec, Filters: []engines.Filter{{Field: runner.FieldTitle, Tag: "x"}}},
-		11: {K: 3, Field: runner.FieldPrice, Text: "9"},
+		10: {K: 3, Vector: vec, Filters: []engines.Filter{{Field: product.FieldTitle, Tag: "x"}}},
+		11: {K: 3, Field: product.FieldPrice, Text: "9"},
 		12: {K: 3, Field: "nope", Text: "x"},
 		13: {K: 3, Vector: vec, Filters: []engines.Filter{{Field: "nope", Tag: "x"}}},
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/engines/container"
 	"github.com/searchbench/searchbench/engines/postgres"
-	"github.com/searchbench/searchbench/runner"
+	"github.com/searchbench/searchbench/workload/corpus/product"
 )
 
 // productIDs and productDim are the live product table's size: small
@@ -29,21 +29,21 @@ const (
 
 // products loads Study B's corpus, as the runner sends it, into a real
 // pgvector server.
-func products(t *testing.T) (engines.Engine, runner.Products) {
+func products(t *testing.T) (engines.Engine, product.Products) {
 	t.Helper()
 	e, src, _, _ := productServer(t)
 	return e, src
 }
 
 // productServer is products, with the server's URL and password.
-func productServer(t *testing.T) (e engines.Engine, src runner.Products, url, secret string) {
+func productServer(t *testing.T) (e engines.Engine, src product.Products, url, secret string) {
 	t.Helper()
 	url, secret, _ = server(t, container.Options{CPUs: 2})
 	p, err := dataset.NewProducts(dataset.Config{Seed: 7, IDs: productIDs, Prepopulate: 1}, productDim, dataset.QueryMix{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	src = runner.Products{Products: p}
+	src = product.Products{Products: p}
 	ctx := context.Background()
 	e, err = engines.Open(ctx, "postgres", engines.Config{URL: url, Password: engines.Secret(secret)})
 	if err != nil {
@@ -109,24 +109,24 @@ func TestProductSKU(t *testing.T) {
 	e, src := products(t)
 	for id := uint32(1); id <= productIDs; id += 37 {
 		sku := src.Product(id, 0).SKU
-		if got := search(t, e, engines.Query{Text: sku, Field: runner.FieldSKU, K: productK}); !slices.Equal(got, []uint32{id}) {
+		if got := search(t, e, engines.Query{Text: sku, Field: product.FieldSKU, K: productK}); !slices.Equal(got, []uint32{id}) {
 			t.Fatalf("SKU %s: %v, want [%d]", sku, got, id)
 		}
 	}
 	for _, sku := range []string{"IT-999999", "-", ""} {
-		if got := search(t, e, engines.Query{Text: sku, Field: runner.FieldSKU, K: productK}); len(got) != 0 {
+		if got := search(t, e, engines.Query{Text: sku, Field: product.FieldSKU, K: productK}); len(got) != 0 {
 			t.Fatalf("SKU %q, which no product has: %v", sku, got)
 		}
 	}
 	// The words as a phrase: a prefix of a SKU's number is another SKU.
 	sku := src.Product(123, 0).SKU
-	if got := search(t, e, engines.Query{Text: sku[:len(sku)-1], Field: runner.FieldSKU, K: productK}); slices.Contains(got, 123) {
+	if got := search(t, e, engines.Query{Text: sku[:len(sku)-1], Field: product.FieldSKU, K: productK}); slices.Contains(got, 123) {
 		t.Fatalf("SKU %s found product 123 (%s)", sku[:len(sku)-1], sku)
 	}
 }
 
 // The runner's freshness probe appends a marker word to a product's title
-// and looks the word up in the title field (runner.Products.MarkQuery):
+// and looks the word up in the title field (product.Products.MarkQuery):
 // the lookup finds the word among the title's other words, at once.
 func TestProductMarkerLookup(t *testing.T) {
 	e, src := products(t)
@@ -239,7 +239,7 @@ func TestKnobIsEfSearch(t *testing.T) {
 	}
 }
 
-func checkKNN(t *testing.T, e engines.Engine, src runner.Products) {
+func checkKNN(t *testing.T, e engines.Engine, src product.Products) {
 	t.Helper()
 	if r := knnRecall(t, e, src, 0); r < 0.9 {
 		t.Fatalf("mean recall@%d %.3f; want at least 0.9", productK, r)
@@ -249,7 +249,7 @@ func checkKNN(t *testing.T, e engines.Engine, src runner.Products) {
 // knnRecall is the mean recall@k of 60 kNN queries (plain and filtered)
 // against brute force, each sent with the knob's value, after checking
 // that every hit passes its filter and that k come back when k pass.
-func knnRecall(t *testing.T, e engines.Engine, src runner.Products, knob int) float64 {
+func knnRecall(t *testing.T, e engines.Engine, src product.Products, knob int) float64 {
 	t.Helper()
 	var qs []engines.Query
 	for i := uint64(0); len(qs) < 60; i++ {
@@ -269,11 +269,11 @@ func knnRecall(t *testing.T, e engines.Engine, src runner.Products, knob int) fl
 		p := src.Product(id, 0)
 		for _, f := range q.Filters {
 			switch f.Field {
-			case runner.FieldCategory:
+			case product.FieldCategory:
 				if p.Category != f.Tag {
 					return false
 				}
-			case runner.FieldPrice:
+			case product.FieldPrice:
 				if p.Price < f.Min || p.Price > f.Max {
 					return false
 				}
@@ -320,7 +320,7 @@ func kind(q engines.Query) string {
 	if len(q.Filters) == 0 {
 		return "knn"
 	}
-	if q.Filters[0].Field == runner.FieldCategory {
+	if q.Filters[0].Field == product.FieldCategory {
 		return "category"
 	}
 	return "price"
@@ -337,7 +337,7 @@ func TestProductHybrid(t *testing.T) {
 			t.Fatalf("hybrid for product %d: %v; want it first, at most %d", id, got, productK)
 		}
 		got = search(t, e, engines.Query{Text: p.Title, Vector: p.Embedding, K: productK,
-			Filters: []engines.Filter{{Field: runner.FieldCategory, Tag: p.Category}}})
+			Filters: []engines.Filter{{Field: product.FieldCategory, Tag: p.Category}}})
 		if len(got) == 0 || got[0] != id {
 			t.Fatalf("filtered hybrid for product %d: %v; want it first", id, got)
 		}
@@ -358,12 +358,12 @@ func TestProductRefusals(t *testing.T) {
 		q           engines.Query
 		unsupported bool
 	}{
-		{engines.Query{Text: "1", Field: runner.FieldPrice, K: 1}, true},
+		{engines.Query{Text: "1", Field: product.FieldPrice, K: 1}, true},
 		{engines.Query{Text: "x", Field: "nope", K: 1}, true},
 		{engines.Query{Vector: vec, K: 1, Filters: []engines.Filter{{Field: "nope", Tag: "x"}}}, true},
-		{engines.Query{Vector: vec, K: 1, Filters: []engines.Filter{{Field: runner.FieldTitle, Tag: "x"}}}, true},
+		{engines.Query{Vector: vec, K: 1, Filters: []engines.Filter{{Field: product.FieldTitle, Tag: "x"}}}, true},
 		{engines.Query{Vector: vec[:3], K: 1}, false},
-		{engines.Query{Vector: vec, K: 1, Filters: []engines.Filter{{Field: runner.FieldPrice, Min: 5, Max: 1}}}, false},
+		{engines.Query{Vector: vec, K: 1, Filters: []engines.Filter{{Field: product.FieldPrice, Min: 5, Max: 1}}}, false},
 	} {
 		_, err := e.Search(context.Background(), c.q)
 		if err == nil || errors.Is(err, engines.ErrUnsupported) != c.unsupported {

@@ -9,14 +9,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/typesense/typesense-go/v3/typesense/api"
+	"github.com/typesense/typesense-go/v3/typesense/api/pointer"
+
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/engines/enginetest"
 	"github.com/searchbench/searchbench/engines/typesense/typesensefake"
-	"github.com/typesense/typesense-go/v3/typesense/api"
-	"github.com/typesense/typesense-go/v3/typesense/api/pointer"
 )
 
-// productSchema is the product corpus's schema (runner.Products) with
+// productSchema is the product corpus's schema (product.Products) with
 // vectors of dim dimensions.
 func productSchema(name string, dim int) engines.Schema {
 	return engines.Schema{Name: name, Fields: []engines.FieldSpec{

@@ -18,7 +18,7 @@ import (
 	"github.com/searchbench/searchbench/dataset/neighbours"
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/engines/valkey"
-	"github.com/searchbench/searchbench/runner"
+	productcorpus "github.com/searchbench/searchbench/workload/corpus/product"
 )
 
 // Study B's claims about valkey-search, and the driver's answers on the
@@ -66,22 +66,22 @@ const (
 // source per query kind (a mix of that kind alone), whose queries are the
 // runner's own.
 type liveCorpus struct {
-	src   runner.Products
-	kinds map[dataset.ProductQueryKind]runner.Products
+	src   productcorpus.Products
+	kinds map[dataset.ProductQueryKind]productcorpus.Products
 }
 
 func newLiveCorpus(t *testing.T) liveCorpus {
 	t.Helper()
 	cfg := dataset.Config{Seed: 11, IDs: liveIDs, Prepopulate: 1}
-	src, err := runner.NewProductSource(cfg, liveDim, dataset.QueryMix{})
+	src, err := productcorpus.New(cfg, liveDim, dataset.QueryMix{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	lc := liveCorpus{src: src, kinds: map[dataset.ProductQueryKind]runner.Products{}}
+	lc := liveCorpus{src: src, kinds: map[dataset.ProductQueryKind]productcorpus.Products{}}
 	for k := range dataset.ProductQueryKind(dataset.NumProductQueryKinds) {
 		var mix dataset.QueryMix
 		mix[k] = 1
-		if lc.kinds[k], err = runner.NewProductSource(cfg, liveDim, mix); err != nil {
+		if lc.kinds[k], err = productcorpus.New(cfg, liveDim, mix); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -131,11 +131,11 @@ func (lc liveCorpus) passes(q engines.Query, id uint32) bool {
 	pr := lc.src.Product(id, 0)
 	for _, f := range q.Filters {
 		switch f.Field {
-		case runner.FieldCategory:
+		case productcorpus.FieldCategory:
 			if pr.Category != f.Tag {
 				return false
 			}
-		case runner.FieldPrice:
+		case productcorpus.FieldPrice:
 			if pr.Price < f.Min || pr.Price > f.Max {
 				return false
 			}
@@ -352,7 +352,7 @@ func moduleStopWordTrap(t *testing.T, tg target, lc liveCorpus) {
 	for id := uint32(1); id <= liveIDs; id++ {
 		sku := lc.src.Product(id, 0).SKU
 		_, isStop := skuProduct(t, sku, stop)
-		got := ids(t, search(t, def, engines.Query{K: liveK, Field: runner.FieldSKU, Text: sku}))
+		got := ids(t, search(t, def, engines.Query{K: liveK, Field: productcorpus.FieldSKU, Text: sku}))
 		if isStop {
 			trapped++
 		}
@@ -379,7 +379,7 @@ func moduleStopWordTrap(t *testing.T, tg target, lc liveCorpus) {
 	}
 	for id := uint32(1); id <= liveIDs; id++ {
 		sku := lc.src.Product(id, 0).SKU
-		if got := ids(t, search(t, pair, engines.Query{K: liveK, Field: runner.FieldSKU, Text: sku})); !slices.Equal(got, []uint32{id}) {
+		if got := ids(t, search(t, pair, engines.Query{K: liveK, Field: productcorpus.FieldSKU, Text: sku})); !slices.Equal(got, []uint32{id}) {
 			t.Errorf("exact index: SKU %s answered %v", sku, got)
 		}
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/searchbench/searchbench/dataset"
 	"github.com/searchbench/searchbench/engines"
-	"github.com/searchbench/searchbench/runner"
+	productcorpus "github.com/searchbench/searchbench/workload/corpus/product"
 )
 
 // Study B's product hashes, as the runner sends them, written through the
@@ -19,14 +19,14 @@ import (
 // stop-word code. The server's own MEMORY USAGE of a hash is logged.
 // realProducts starts a real Valkey and opens the driver on it with no
 // index, created for the product corpus of ids IDs and dim dimensions.
-func realProducts(t *testing.T, seed uint64, ids, dim int) (addr string, e engines.Engine, src runner.Products) {
+func realProducts(t *testing.T, seed uint64, ids, dim int) (addr string, e engines.Engine, src productcorpus.Products) {
 	t.Helper()
 	addr = realServer(t)
 	p, err := dataset.NewProducts(dataset.Config{Seed: seed, IDs: ids, Prepopulate: 1}, dim, dataset.QueryMix{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	src = runner.Products{Products: p}
+	src = productcorpus.Products{Products: p}
 	e = open(t, engines.Config{URL: "redis://" + addr, Options: map[string]string{"matching_indexes": "0"}})
 	if err := e.Create(context.Background(), src.Schema()); err != nil {
 		t.Fatal(err)

@@ -23,6 +23,7 @@ import (
 	"github.com/searchbench/searchbench/runner/live"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/workload"
+	"github.com/searchbench/searchbench/workload/corpus/text"
 )
 
 // TestLivePageInChromium runs two short levels on the embedded engine with
@@ -62,7 +63,7 @@ func TestLivePageInChromium(t *testing.T) {
 			}
 		}
 	})
-	src, err := runner.NewSource(runner.CorpusText, dataset.Config{Seed: 1, IDs: 2000, Prepopulate: 0.95}, 0)
+	src, err := text.New(dataset.Config{Seed: 1, IDs: 2000, Prepopulate: 0.95})
 	if err != nil {
 		t.Fatal(err)
 	}

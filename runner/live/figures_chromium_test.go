@@ -18,6 +18,7 @@ import (
 	"github.com/searchbench/searchbench/runner/internal/chromiumtest"
 	"github.com/searchbench/searchbench/runner/live"
 	"github.com/searchbench/searchbench/workload"
+	"github.com/searchbench/searchbench/workload/corpus/text"
 )
 
 // TestLivePageShowsTheWindowsFiguresWhileItRuns: a level of the embedded
@@ -40,7 +41,7 @@ func TestLivePageShowsTheWindowsFiguresWhileItRuns(t *testing.T) {
 		t.Fatalf("load the page: %v", err)
 	}
 
-	src, err := runner.NewSource(runner.CorpusText, dataset.Config{Seed: 1, IDs: 2000, Prepopulate: 0.95}, 0)
+	src, err := text.New(dataset.Config{Seed: 1, IDs: 2000, Prepopulate: 0.95})
 	if err != nil {
 		t.Fatal(err)
 	}

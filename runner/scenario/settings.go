@@ -23,6 +23,9 @@ import (
 	"github.com/searchbench/searchbench/runner"
 	"github.com/searchbench/searchbench/runner/shard"
 	"github.com/searchbench/searchbench/workload"
+	"github.com/searchbench/searchbench/workload/corpus"
+	"github.com/searchbench/searchbench/workload/corpus/product"
+	"github.com/searchbench/searchbench/workload/corpus/text"
 )
 
 // Commands are the commands a scenario may be for.
@@ -137,7 +140,7 @@ func (s *Settings) Register(fl *pflag.FlagSet, command string) {
 func (s *Settings) register(fl *pflag.FlagSet, command string) {
 	s.Command, s.flags = command, fl
 	RegisterCorpus(fl, &s.Seed, &s.IDs, &s.Prepopulate)
-	fl.StringVar(&s.Corpus, "corpus", runner.CorpusText, "corpus: text (Study A: name and content, 5-word queries) or product (Study B: ~4.6 KB product hashes with an embedding; KNN and SKU queries)")
+	fl.StringVar(&s.Corpus, "corpus", text.Name, "corpus: text (Study A: name and content, 5-word queries) or product (Study B: ~4.6 KB product hashes with an embedding; KNN and SKU queries)")
 	fl.IntVar(&s.Dim, "dim", dataset.ProductDim, "product corpus: the embedding's dimension")
 	fl.StringVar(&s.Queries, "queries", "", "product corpus: the mix of query kinds as whole weights, kind=weight,… (kinds: "+strings.Join(dataset.ProductQueryKinds(), ", ")+"; default "+dataset.DefaultQueryMix.String()+")")
 	fl.StringVar(&s.Engines, "engine", "bleve", "engines to run, comma-separated (see `searchbench engines`)")
@@ -295,7 +298,7 @@ func (s *Settings) plan(l runner.Launcher) (runner.Plan, error) {
 
 // corpusConfig is the corpus's configuration, validated.
 func (s *Settings) corpusConfig() (dataset.Config, error) {
-	if s.Corpus != runner.CorpusProduct && s.Changed("dim") {
+	if s.Corpus != product.Name && s.Changed("dim") {
 		return dataset.Config{}, errors.New("dim: only the product corpus has embeddings")
 	}
 	cc := dataset.Config{Seed: s.Seed, IDs: s.IDs, Prepopulate: s.Prepopulate}
@@ -312,7 +315,7 @@ func (s *Settings) checkCalls() error {
 		return fmt.Errorf("exact-queries: %d is out of range (0 to %d)", s.Exact, runner.MaxExactQueries)
 	}
 	// Given for the text corpus, the sample was dropped without a word.
-	if s.Corpus != runner.CorpusProduct && s.Changed("exact-queries") {
+	if s.Corpus != product.Name && s.Changed("exact-queries") {
 		return errors.New("exact-queries: only the product corpus has exact answers (kNN and SKU queries); leave it out")
 	}
 	// The library reads an interval of 0 as "the default"; given, it is
@@ -325,10 +328,10 @@ func (s *Settings) checkCalls() error {
 
 // source is the corpus cc with its queries: for the product corpus, in
 // the mix --queries gives.
-func (s *Settings) source(cc dataset.Config) (runner.Source, error) {
+func (s *Settings) source(cc dataset.Config) (corpus.Source, error) {
 	var queries dataset.QueryMix
 	if s.Changed("queries") {
-		if s.Corpus != runner.CorpusProduct {
+		if s.Corpus != product.Name {
 			return nil, errors.New("queries: only the product corpus has kinds of query")
 		}
 		// ParseQueryMix reads "" as the default mix, as the library's
@@ -342,10 +345,7 @@ func (s *Settings) source(cc dataset.Config) (runner.Source, error) {
 			return nil, fmt.Errorf("queries: %w", err)
 		}
 	}
-	if s.Corpus == runner.CorpusProduct {
-		return runner.NewProductSource(cc, s.Dim, queries)
-	}
-	return runner.NewSource(s.Corpus, cc, s.Dim)
+	return corpus.New(s.Corpus, corpus.Config{Config: cc, Dim: s.Dim, Queries: queries})
 }
 
 // setLoad gives p the command's load: closed-loop user levels for run, an
