@@ -251,24 +251,14 @@ func TestLiveLagExcused(t *testing.T) {
 		found, lagExp, lagFound int
 	}{
 		{0, 0, 10, 10, 10},
-		{5, 5, 5, 10, 10},  // the answer's 15..6 are the 10 not excused
-		{5, 10, 5, 5, 5},   // 11..20 excused: the answer holds 5 of them, the other 5 are 10..6
-		{3, 8, 7, 5, 5},    // 13..20 excused, the answer holds 17..13 and 12..8: 5 left, expected 5
-		{5, 2, 5, 10, 7},   // 19, 20 excused: expected 18..9, held 15..9
-		{8, 0, 2, 10, 2},   // no lag: the strict figure
-		{10, 20, 0, 0, 0},  // all 20 excused, the answer holds 10 of them: nothing left to expect
+		{5, 5, 5, 10, 10}, // the answer's 15..6 are the 10 not excused
+		{5, 10, 5, 5, 5},  // 11..20 excused: the answer holds 5 of them, the other 5 are 10..6
+		{3, 8, 7, 5, 5},   // 13..20 excused, the answer holds 17..13 and 12..8: 5 left, expected 5
+		{5, 2, 5, 10, 7},  // 19, 20 excused: expected 18..9, held 15..9
+		{8, 0, 2, 10, 2},  // no lag: the strict figure
+		{10, 20, 0, 0, 0}, // all 20 excused, the answer holds 10 of them: nothing left to expect
 	} {
-		// The answer: the exact top k of the documents acknowledged
-		// before sent−D, nearest first — written ones 20−D down, then
-		// the pre-populated 1, 2, ... as far as k needs.
-		var answer []uint32
-		for j := 20 - c.d; j >= 1 && len(answer) < k; j-- {
-			answer = append(answer, uint32(100+j))
-		}
-		for id := uint32(1); len(answer) < k; id++ {
-			answer = append(answer, id)
-		}
-		sc := l.Score(0, answer, k, sent, time.Duration(c.lag)*time.Millisecond)
+		sc := l.Score(0, leaveOut(c.d, k), k, sent, time.Duration(c.lag)*time.Millisecond)
 		want := Score{Expected: k, Found: c.found, LagExpected: c.lagExp, LagFound: c.lagFound, RecentMisses: min(k-c.found, c.d)}
 		if c.lag < c.d {
 			want.RecentMisses = min(k-c.found, c.lag)
@@ -277,6 +267,30 @@ func TestLiveLagExcused(t *testing.T) {
 			t.Errorf("D %d ms, lag %d ms: %+v\nwant %+v", c.d, c.lag, sc, want)
 		}
 	}
+	// The rule in general: strict recall (k−D)/k with all D misses
+	// recent, lag-excused recall 1 for any lag of D or more.
+	for d := range k + 1 {
+		for _, lag := range []int{d, d + 1, d + 3} {
+			sc := l.Score(0, leaveOut(d, k), k, sent, time.Duration(lag)*time.Millisecond)
+			if sc.Expected != k || sc.Found != k-d || sc.RecentMisses != d || sc.LagExpected == 0 || sc.LagFound != sc.LagExpected {
+				t.Errorf("D %d ms, lag %d ms: %+v; want %d of %d strict, %d recent misses, lag-excused recall 1", d, lag, sc, k-d, k, d)
+			}
+		}
+	}
+}
+
+// leaveOut is lagCase's exact top k of the documents acknowledged before
+// sent−D ms, nearest first: written ones 20−D down, then the pre-populated
+// 1, 2, ... as far as k needs.
+func leaveOut(d, k int) []uint32 {
+	var answer []uint32
+	for j := 20 - d; j >= 1 && len(answer) < k; j-- {
+		answer = append(answer, uint32(100+j))
+	}
+	for id := uint32(1); len(answer) < k; id++ {
+		answer = append(answer, id)
+	}
+	return answer
 }
 
 // Without writes both figures are the idle recall, neighbours.Recall's
