@@ -32,7 +32,12 @@ import (
 // answer is scored: such a document is excused (see Score). Writes come
 // from many goroutines at once, concurrently with Score and Run; the
 // write path takes each query's lock only to edit its short list, after
-// the distance is computed, and allocates nothing.
+// the distance is computed, and allocates nothing but, while a refill
+// runs, the journal of the writes it must apply again.
+//
+// Memory is 8 bytes per document ID and Depth neighbours per query; a
+// refill reads every document, as Exact does, once for all the lists
+// that ran short at the time.
 type Live[F any] struct {
 	metric        Metric
 	depth, refill int
@@ -72,7 +77,8 @@ type LiveConfig[F any] struct {
 	// documents is recomputed by Run (or Refresh) from Docs; 0 is Depth/2.
 	// It must leave room for k plus the documents a lag excuses.
 	Refill int
-	// IDs is the highest document ID: documents are 1..IDs.
+	// IDs is the highest document ID: documents are 1..IDs, and a write
+	// of an ID past it panics (a score of one counts it as a miss).
 	IDs int
 	// Epoch is the earliest time a write or a search is stamped with
 	// (the run's start); the documents Docs yields at NewLive count as
