@@ -10,7 +10,6 @@ import (
 	"cmp"
 	"container/heap"
 	"context"
-	"math"
 	"runtime"
 	"slices"
 	"sync"
@@ -22,11 +21,13 @@ type Doc struct {
 	Vector []float32
 }
 
-// Query is one query vector and, when Keep is set, the filter a candidate
-// must pass; Keep is called from several goroutines at once.
+// Query is one query vector, its metric (Cosine unless set) and, when
+// Keep is set, the filter a candidate must pass; Keep is called from
+// several goroutines at once.
 type Query struct {
 	Vector []float32
 	Keep   func(id uint32) bool
+	Metric Metric
 }
 
 // Neighbour is one document of a query's exact answer.
@@ -47,32 +48,55 @@ type Neighbour struct {
 // is no truth, and a large sample takes minutes that an interrupt must not
 // wait for.
 func Exact(ctx context.Context, queries []Query, k int, docs func(yield func(Doc) bool)) ([][]Neighbour, error) {
-	workers := runtime.GOMAXPROCS(0)
-	norms := make([]float64, len(queries))
+	probes := make([]probe[uint32], len(queries))
 	for i, q := range queries {
-		norms[i] = norm(q.Vector)
+		probes[i] = newProbe(q.Vector, q.Metric, q.Keep)
 	}
-	batches := make(chan []Doc, workers)
+	// A plain document's filter sees its ID: the ID is the fields.
+	return exact(ctx, probes, k, func(yield func(LiveDoc[uint32]) bool) {
+		docs(func(d Doc) bool { return yield(LiveDoc[uint32]{ID: d.ID, Vector: d.Vector, Fields: d.ID}) })
+	})
+}
+
+// probe is one query as the brute force scores it: its vector, its norm
+// (read by Cosine alone), its metric and its filter over a document's
+// fields F.
+type probe[F any] struct {
+	vector []float32
+	norm   float64
+	metric Metric
+	keep   func(F) bool
+}
+
+func newProbe[F any](v []float32, m Metric, keep func(F) bool) probe[F] {
+	return probe[F]{vector: v, norm: norm(v), metric: m, keep: keep}
+}
+
+// exact is Exact over documents that carry fields F for the filters: the
+// one brute force behind Exact and Live's refills.
+func exact[F any](ctx context.Context, probes []probe[F], k int, docs func(yield func(LiveDoc[F]) bool)) ([][]Neighbour, error) {
+	workers := runtime.GOMAXPROCS(0)
+	batches := make(chan []LiveDoc[F], workers)
 	found := make([][]top, workers)
 	var wg sync.WaitGroup
 	for w := range workers {
-		found[w] = make([]top, len(queries))
+		found[w] = make([]top, len(probes))
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for batch := range batches {
 				if ctx.Err() == nil { // the batches in line are dropped
-					score(queries, norms, k, batch, found[w])
+					score(probes, k, batch, found[w])
 				}
 			}
 		}()
 	}
-	batch := make([]Doc, 0, exactBatch)
+	batch := make([]LiveDoc[F], 0, exactBatch)
 	if ctx.Err() == nil {
-		docs(func(d Doc) bool {
+		docs(func(d LiveDoc[F]) bool {
 			if batch = append(batch, d); len(batch) == exactBatch {
 				batches <- batch
-				batch = make([]Doc, 0, exactBatch)
+				batch = make([]LiveDoc[F], 0, exactBatch)
 				return ctx.Err() == nil
 			}
 			return true
@@ -84,8 +108,8 @@ func Exact(ctx context.Context, queries []Query, k int, docs func(yield func(Doc
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	out := make([][]Neighbour, len(queries))
-	for i := range queries {
+	out := make([][]Neighbour, len(probes))
+	for i := range probes {
 		var all []Neighbour
 		for w := range workers {
 			all = append(all, found[w][i]...)
@@ -100,15 +124,20 @@ func Exact(ctx context.Context, queries []Query, k int, docs func(yield func(Doc
 // what an interrupt waits for.
 const exactBatch = 256
 
-// score adds batch's documents to each query's heap of its k nearest.
-func score(queries []Query, norms []float64, k int, batch []Doc, tops []top) {
+// score adds batch's documents to each probe's heap of its k nearest.
+func score[F any](probes []probe[F], k int, batch []LiveDoc[F], tops []top) {
+	cosine := slices.ContainsFunc(probes, func(p probe[F]) bool { return p.metric == Cosine })
 	for _, d := range batch {
-		dn := norm(d.Vector)
-		for i, q := range queries {
-			if q.Keep != nil && !q.Keep(d.ID) {
+		var dn float64
+		if cosine {
+			dn = norm(d.Vector)
+		}
+		for i := range probes {
+			p := &probes[i]
+			if p.keep != nil && !p.keep(d.Fields) {
 				continue
 			}
-			n := Neighbour{ID: d.ID, Distance: distance(q.Vector, d.Vector, norms[i], dn)}
+			n := Neighbour{ID: d.ID, Distance: p.metric.distance(p.vector, d.Vector, p.norm, dn)}
 			t := &tops[i]
 			switch {
 			case len(*t) < k:
@@ -119,45 +148,6 @@ func score(queries []Query, norms []float64, k int, batch []Doc, tops []top) {
 			}
 		}
 	}
-}
-
-// Distance is the cosine distance of a and b, 1 − a·b / (|a| |b|), as
-// Exact scores it; a zero vector is at distance 1 from all.
-func Distance(a, b []float32) float64 { return distance(a, b, norm(a), norm(b)) }
-
-// distance is cosine distance; a zero vector is at distance 1 from all.
-func distance(a, b []float32, an, bn float64) float64 {
-	if an == 0 || bn == 0 {
-		return 1
-	}
-	return 1 - dot(a, b)/(an*bn)
-}
-
-// dot is a·b in float64, over four sums at a time so that the additions
-// do not wait on each other.
-func dot(a, b []float32) float64 {
-	n := min(len(a), len(b))
-	a, b = a[:n], b[:n]
-	var s0, s1, s2, s3 float64
-	i := 0
-	for ; i+4 <= n; i += 4 {
-		s0 += float64(a[i]) * float64(b[i])
-		s1 += float64(a[i+1]) * float64(b[i+1])
-		s2 += float64(a[i+2]) * float64(b[i+2])
-		s3 += float64(a[i+3]) * float64(b[i+3])
-	}
-	for ; i < n; i++ {
-		s0 += float64(a[i]) * float64(b[i])
-	}
-	return (s0 + s1) + (s2 + s3)
-}
-
-func norm(v []float32) float64 {
-	var s float64
-	for _, x := range v {
-		s += float64(x) * float64(x)
-	}
-	return math.Sqrt(s)
 }
 
 // less orders neighbours by distance, then ID, so that the answer does not

@@ -2,6 +2,7 @@ package vectorfile
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/searchbench/searchbench/dataset/neighbours"
@@ -28,25 +29,23 @@ type Disagreement struct {
 const MaxShown = 5
 
 // Check recomputes each test vector's exact top k over the train vectors
-// with the harness's own search (neighbours.Exact) and compares it with
-// the file's neighbours by the harness's one tie rule (neighbours.Hits): a
+// with the harness's own search (neighbours.Exact) under the file's
+// metric — angular as cosine distance, euclidean as squared L2 (the same
+// order), dot as the negative inner product — and compares it with the
+// file's neighbours by the harness's one tie rule (neighbours.Hits): a
 // stated neighbour that is not in the exact list still agrees when it is
 // no farther than the exact k-th within neighbours.Tolerance, since a tie
-// at the k-th place can be broken either way. neighbours scores cosine
-// distance only, so a file of another metric is refused rather than
-// checked against the wrong one.
+// at the k-th place can be broken either way. A file whose metric nothing
+// names is refused rather than checked against a guessed one.
 func (f *File) Check(ctx context.Context) (Report, error) {
-	if f.Distance != Angular {
-		name := f.Distance
-		if name == "" {
-			name = "unnamed"
-		}
-		return Report{}, fmt.Errorf("vectorfile: the truth check computes angular (cosine) distance only; this file's distance is %s", name)
+	m, err := f.metric()
+	if err != nil {
+		return Report{}, err
 	}
 	k := f.K()
 	queries := make([]neighbours.Query, f.Test.Len())
 	for i := range queries {
-		queries[i] = neighbours.Query{Vector: f.Test.Row(i)}
+		queries[i] = neighbours.Query{Vector: f.Test.Row(i), Metric: m}
 	}
 	n := f.Train.Len()
 	exact, err := neighbours.Exact(ctx, queries, k, func(yield func(neighbours.Doc) bool) {
@@ -69,7 +68,7 @@ func (f *File) Check(ctx context.Context) (Report, error) {
 			if int(id) >= n {
 				return 0, false
 			}
-			return neighbours.Distance(queries[q].Vector, f.Train.Row(int(id))), true
+			return m.Distance(queries[q].Vector, f.Train.Row(int(id))), true
 		}
 		if neighbours.Hits(got, want, dist) == len(want) {
 			continue
@@ -84,6 +83,22 @@ func (f *File) Check(ctx context.Context) (Report, error) {
 		}
 	}
 	return r, nil
+}
+
+// metric is the harness's metric for the file's distance.
+func (f *File) metric() (neighbours.Metric, error) {
+	switch f.Distance {
+	case Angular:
+		return neighbours.Cosine, nil
+	case Euclidean:
+		return neighbours.L2, nil
+	case Dot:
+		return neighbours.Dot, nil
+	case "":
+		return 0, errors.New("vectorfile: the file names no distance (unnamed): give one (angular, euclidean or dot) for the truth check")
+	default:
+		return 0, fmt.Errorf("vectorfile: the truth check knows no distance %q", f.Distance)
+	}
 }
 
 // String is the report in a few lines: the counts, then each shown

@@ -187,21 +187,62 @@ func TestCheckReportsWrongNeighbours(t *testing.T) {
 	}
 }
 
-// A file of another metric opens, but the check refuses it rather than
-// scoring it by cosine distance.
-func TestCheckRefusesOtherMetrics(t *testing.T) {
+// The Euclidean files — the float HDF5 set and the uint8 bvecs set,
+// whose neighbours numpy computed — agree with the harness's exact
+// answers under L2; a file that names no distance is refused rather than
+// checked against a guessed one.
+func TestCheckEuclidean(t *testing.T) {
 	m := readManifest(t)
 	f := mustOpen(t, "testdata/euclidean.hdf5", Options{})
 	if f.Distance != Euclidean {
 		t.Errorf("distance %q, want euclidean", f.Distance)
 	}
 	sameNeighbours(t, "neighbors", f.Neighbors, m.Euclidean.Neighbors)
-	if _, err := f.Check(context.Background()); err == nil || !strings.Contains(err.Error(), "euclidean") {
-		t.Errorf("check of a euclidean file: %v, want refused", err)
+	if slices.Equal(m.Euclidean.Neighbors[0], m.Angular.Neighbors[0]) {
+		t.Fatal("query 0's euclidean and angular neighbours are the same: the fixture cannot tell the metrics apart")
+	}
+	for _, c := range []struct {
+		f       *File
+		queries int
+	}{
+		{f, 20},
+		{mustOpen(t, "testdata/base.bvecs", Options{Queries: "testdata/query.bvecs", Truth: "testdata/groundtruth_b.ivecs", Distance: "l2"}), 5},
+	} {
+		r, err := c.f.Check(context.Background())
+		if err != nil || r.Queries != c.queries || r.K != 10 || r.Disagree != 0 {
+			t.Errorf("%s check: %s, %v; want %d queries at k=10, none disagreeing", c.f.Format, r, err, c.queries)
+		}
+	}
+	// The euclidean file's truth is not the angular one: scored as
+	// angular, it disagrees.
+	f.Distance = Angular
+	if r, err := f.Check(context.Background()); err != nil || r.Disagree == 0 {
+		t.Errorf("the euclidean file checked as angular: %s, %v; want disagreements", r, err)
 	}
 	unnamed := mustOpen(t, "testdata/base.fvecs", Options{Queries: fvecsOpts.Queries, Truth: fvecsOpts.Truth})
 	if _, err := unnamed.Check(context.Background()); err == nil || !strings.Contains(err.Error(), "unnamed") {
 		t.Errorf("check of a file with no distance: %v, want refused", err)
+	}
+}
+
+// A dot-product file whose truth is plain by construction: train vector i
+// is i+1 times a unit vector along the first axis, i in 0..9, or along
+// the second for i in 10..19; a query along the first axis has the
+// largest inner products at the longest first-axis vectors, 9 down to 0,
+// though cosine ties all ten and L2 prefers the nearest in length.
+func TestCheckDot(t *testing.T) {
+	train := Vectors{Dim: 2, Data: make([]float32, 40)}
+	for i := range 20 {
+		train.Data[2*i+i/10] = float32(i%10 + 1)
+	}
+	f := &File{Format: "hdf5", Distance: Dot, Train: train, Test: Vectors{Dim: 2, Data: []float32{3, 0}},
+		Neighbors: [][]int{{9, 8, 7, 6, 5}}}
+	if r, err := f.Check(context.Background()); err != nil || r.Disagree != 0 {
+		t.Errorf("dot: %s, %v; want agreement", r, err)
+	}
+	f.Distance = Euclidean // nearest in L2 to (3, 0): 2, then 1 and 3, ...
+	if r, err := f.Check(context.Background()); err != nil || r.Disagree != 1 {
+		t.Errorf("the dot truth checked as euclidean: %s, %v; want it to disagree", r, err)
 	}
 }
 
