@@ -143,12 +143,13 @@ func (p *Products) Product(id, version uint32) Product {
 
 // embedding is product id's embedding, drawn from r near category ci's
 // centroid, or the file's train vector id−1 whatever the version (nil for
-// an ID past the file, which is no product of the corpus).
+// an ID outside 1…IDs, which is no product of the corpus even where the
+// file has a vector for it).
 func (p *Products) embedding(r *Rand, id uint32, ci int) []float32 {
 	if p.vectors == nil {
 		return unitVector(r, p.centroids[ci], p.dim, spread)
 	}
-	if id < 1 || int(id) > p.vectors.rows(p.vectors.Train) {
+	if id < 1 || int(id) > p.cfg.IDs {
 		return nil
 	}
 	return p.vectors.row(p.vectors.Train, int(id)-1)
