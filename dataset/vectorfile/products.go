@@ -42,18 +42,16 @@ func Products(f *File, name string, cfg dataset.Config, mix dataset.QueryMix) (*
 // Digest is a SHA-256 of what the file states, whatever its format: the
 // format, the distance, the train and test vectors (dimension, then each
 // value's float32 bits), the neighbour lists and the distances. It reads
-// every value: a few seconds for a million 960-dimensional vectors, once
-// per run.
+// every value, once per run: BenchmarkDigest gave 160 to 430 MB/s on a
+// loaded 2-core machine, 9 to 24 s for a million 960-dimensional vectors.
 func (f *File) Digest() string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00", f.Format, f.Distance)
-	w := digestWriter{h: h}
+	w := digestWriter{h: h, buf: make([]byte, 0, digestBuffer)}
 	for _, v := range []Vectors{f.Train, f.Test} {
 		w.uint32(uint32(v.Dim))
 		w.uint32(uint32(v.Len()))
-		for _, x := range v.Data {
-			w.uint32(math.Float32bits(x))
-		}
+		w.floats(v.Data)
 	}
 	for _, row := range f.Neighbors {
 		for _, j := range row {
@@ -62,9 +60,7 @@ func (f *File) Digest() string {
 	}
 	w.uint32(uint32(len(f.Distances)))
 	for _, row := range f.Distances {
-		for _, x := range row {
-			w.uint32(math.Float32bits(x))
-		}
+		w.floats(row)
 	}
 	w.flush()
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))
@@ -77,10 +73,29 @@ type digestWriter struct {
 	buf []byte
 }
 
+// digestBuffer is the bytes a digestWriter hands the hash at a time.
+const digestBuffer = 1 << 16
+
 func (w *digestWriter) uint32(x uint32) {
 	w.buf = binary.LittleEndian.AppendUint32(w.buf, x)
-	if len(w.buf) >= 1<<16 {
+	if len(w.buf) >= digestBuffer {
 		w.flush()
+	}
+}
+
+// floats is uint32 of each value's bits, a buffer's worth per pass.
+func (w *digestWriter) floats(xs []float32) {
+	for len(xs) > 0 {
+		n := min(len(xs), (cap(w.buf)-len(w.buf))/4)
+		if n == 0 {
+			w.flush()
+			continue
+		}
+		b := w.buf[len(w.buf) : len(w.buf)+4*n]
+		for i, x := range xs[:n] {
+			binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+		}
+		w.buf, xs = w.buf[:len(w.buf)+4*n], xs[n:]
 	}
 }
 
