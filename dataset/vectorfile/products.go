@@ -120,9 +120,9 @@ type Answer struct {
 // train vector before the run (its IDs are the train count, all
 // pre-populated); other answers are passed over, and a corpus where the
 // comparison cannot hold, or one that Products did not build from f (the
-// very File, its vectors shared), is an error. Each answer is compared over the
-// first min(f.K(), len(Exact)) neighbours by the tie rule of Check.
-// The report's queries are test vector indexes.
+// very File, its vectors shared), is an error. Each answer is compared
+// over the first min(f.K(), len(Exact)) neighbours by the tie rule of
+// Check. The report's queries are test vector indexes.
 func (f *File) CheckAnswers(p *dataset.Products, answers []Answer) (Report, error) {
 	if v := p.Vectors(); v == nil || &v.Train[0] != &f.Train.Data[0] || &v.Test[0] != &f.Test.Data[0] {
 		return Report{}, errors.New("vectorfile: the corpus was not built from this file")
