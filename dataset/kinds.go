@@ -127,8 +127,16 @@ const (
 
 // nearCategory sets q's vector near a random category's centroid and
 // returns the category: a kNN query's true neighbours lie mostly in it.
+// In a corpus of file vectors it draws the category the same way (the
+// filter the kind asks for), then one of the file's test vectors, whose
+// neighbours lie wherever the file puts them.
 func (p *Products) nearCategory(r *Rand, q *ProductQuery) int {
 	ci := r.Intn(len(Categories))
+	if v := p.vectors; v != nil {
+		j := r.Intn(v.rows(v.Test))
+		q.Vector, q.test = v.row(v.Test, j), j+1
+		return ci
+	}
 	q.Vector = unitVector(r, p.centroids[ci], p.dim, spread)
 	return ci
 }

@@ -53,11 +53,16 @@ const (
 // Embeddings are drawn around one centroid per category, so a query vector
 // near a centroid has true neighbours mostly in that category: KNN results
 // are not uniform noise, and recall can be checked against brute force.
+// A corpus built by NewProductsFromVectors takes its embeddings and its
+// kNN query vectors from a file instead, as they are (not normalised).
 type Products struct {
 	idSet
 	dim       int
 	mix       QueryMix
 	centroids [][]float32
+	// vectors is the file whose vectors the embeddings and kNN queries
+	// are (NewProductsFromVectors), nil when they are generated.
+	vectors *Vectors
 
 	hash lazyHash
 }
@@ -132,8 +137,22 @@ func (p *Products) Product(id, version uint32) Product {
 		b = appendParagraph(b, &r)
 	}
 	pr.Description = string(b)
-	pr.Embedding = unitVector(&r, p.centroids[ci], p.dim, spread)
+	pr.Embedding = p.embedding(&r, id, ci)
 	return pr
+}
+
+// embedding is product id's embedding, drawn from r near category ci's
+// centroid, or the file's train vector id−1 whatever the version (nil for
+// an ID outside 1…IDs, which is no product of the corpus even where the
+// file has a vector for it).
+func (p *Products) embedding(r *Rand, id uint32, ci int) []float32 {
+	if p.vectors == nil {
+		return unitVector(r, p.centroids[ci], p.dim, spread)
+	}
+	if id < 1 || int(id) > p.cfg.IDs {
+		return nil
+	}
+	return p.vectors.row(p.vectors.Train, int(id)-1)
 }
 
 // start is version v of product id's stream, past its price, which it
@@ -291,6 +310,9 @@ type ProductQuery struct {
 	SKU                string
 	Text               string
 	ID                 uint32
+	// test is 1 + the index of the file's test vector that Vector is, 0
+	// when Vector was generated (TestVector).
+	test int
 }
 
 // ProductQuery returns query i, its kind drawn from the corpus's query mix
@@ -331,7 +353,7 @@ func (p *Products) Hash() string {
 // HashContext is Hash, given up with ctx's error when ctx ends first.
 func (p *Products) HashContext(ctx context.Context) (string, error) {
 	return p.hash.get(func() (string, error) {
-		return p.idSet.hash(ctx, ProductGenerator+"/dim="+strconv.Itoa(p.dim),
+		return p.idSet.hash(ctx, p.Generator(),
 			func(h io.Writer, id uint32) { p.Product(id, 0).write(h) },
 			func(h io.Writer, i uint64) {
 				q := p.ProductQuery(i)
