@@ -120,6 +120,10 @@ type Config struct {
 	// Queries is the mix of query kinds (the product corpus; the zero mix
 	// is its default).
 	Queries dataset.QueryMix
+	// Vectors is the path of an embedding file (dataset/vectorfile's
+	// formats) whose train vectors are the product corpus's embeddings
+	// and whose test vectors are its kNN queries; "" generates them.
+	Vectors string
 }
 
 // Factory builds a corpus from cfg.

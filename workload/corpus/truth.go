@@ -58,6 +58,22 @@ type Truth struct {
 	Kinds   []string // the source's QueryKinds
 	Queries []TruthQuery
 	Cost    result.GroundTruth
+	// Stated is how the answers compare with a truth the harness did not
+	// compute, when the corpus has one (an embedding file's own
+	// neighbours): nil when it has none.
+	Stated *Stated
+}
+
+// Stated is the comparison of the exact answers with a stated truth.
+type Stated struct {
+	// Source names the stated truth (the file).
+	Source string
+	// Compared is how many sample answers could be compared, Disagree how
+	// many of them differ; Detail lists the first differences.
+	Compared, Disagree int
+	Detail             string
+	// Skipped says why nothing could be compared ("" when something was).
+	Skipped string
 }
 
 // TruthQuery is one sample query and its exact answer.

@@ -9,9 +9,9 @@ package product
 
 import (
 	"context"
-	"strconv"
 
 	"github.com/searchbench/searchbench/dataset"
+	"github.com/searchbench/searchbench/dataset/vectorfile"
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/workload/corpus"
@@ -21,11 +21,22 @@ import (
 const Name = "product"
 
 func init() {
-	corpus.Register(Name, func(cfg corpus.Config) (corpus.Source, error) { return New(cfg.Config, cfg.Dim, cfg.Queries) })
+	corpus.Register(Name, func(cfg corpus.Config) (corpus.Source, error) {
+		if cfg.Vectors != "" {
+			return FromFile(cfg.Vectors, cfg.Config, cfg.Queries)
+		}
+		return New(cfg.Config, cfg.Dim, cfg.Queries)
+	})
 }
 
 // Products is Study B's corpus.
-type Products struct{ *dataset.Products }
+type Products struct {
+	*dataset.Products
+	// file is the embedding file the vectors come from (FromFile), read
+	// from path; nil when they are generated.
+	file *vectorfile.File
+	path string
+}
 
 // New builds the product corpus with dim-dimensional embeddings, its
 // searches drawn by queries (the zero mix: dataset.DefaultQueryMix).
@@ -34,7 +45,7 @@ func New(cfg dataset.Config, dim int, queries dataset.QueryMix) (Products, error
 	if err != nil {
 		return Products{}, err
 	}
-	return Products{p}, nil
+	return Products{Products: p}, nil
 }
 
 // Product field names, as the engines see them: the names the kinds'
@@ -103,7 +114,7 @@ func (p Products) Provenance(ctx context.Context) (result.Corpus, error) {
 
 // Identity is Provenance without the hash, which is a function of it.
 func (p Products) Identity() result.Corpus {
-	c := corpus.Provenance(dataset.ProductGenerator+"/dim="+strconv.Itoa(p.Dim()), p.Config(), p.PrepopulatedCount())
+	c := corpus.Provenance(p.Generator(), p.Config(), p.PrepopulatedCount())
 	c.Queries = p.Mix().String()
 	return c
 }

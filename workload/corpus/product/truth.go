@@ -25,7 +25,7 @@ func (p Products) ExactTruth(ctx context.Context, n, k int) (*corpus.Truth, erro
 	runtime.ReadMemStats(&before)
 	t := &corpus.Truth{Kinds: p.QueryKinds()}
 	cat, price := make([]uint8, p.IDs()+1), make([]float64, p.IDs()+1)
-	knn, knnAt := p.sampleQueries(t, n, kinds, weight, cat, price)
+	knn, knnAt, asked := p.sampleQueries(t, n, kinds, weight, cat, price)
 	depth := corpus.ExactDepth(k)
 	if len(knn) > 0 {
 		found, err := neighbours.Exact(ctx, knn, depth, p.prepopulated(cat, price))
@@ -39,6 +39,9 @@ func (p Products) ExactTruth(ctx context.Context, n, k int) (*corpus.Truth, erro
 				q.Far = nil
 			}
 		}
+	}
+	if p.file != nil {
+		t.Stated = p.stated(t, asked, knnAt)
 	}
 	var after runtime.MemStats
 	runtime.ReadMemStats(&after)
@@ -64,8 +67,8 @@ func truthKinds(mix dataset.QueryMix) (kinds []dataset.ProductQueryKind, weight 
 // the stored document; a nearest-neighbour search without it, returned as
 // knn (its filter reads cat and price, which p.prepopulated fills as the
 // exact search reads the documents), knnAt being each one's index in
-// t.Queries.
-func (p Products) sampleQueries(t *corpus.Truth, n int, kinds []dataset.ProductQueryKind, weight int, cat []uint8, price []float64) (knn []neighbours.Query, knnAt []int) {
+// t.Queries and asked each one's product query.
+func (p Products) sampleQueries(t *corpus.Truth, n int, kinds []dataset.ProductQueryKind, weight int, cat []uint8, price []float64) (knn []neighbours.Query, knnAt []int, asked []dataset.ProductQuery) {
 	mix := p.Mix()
 	for i := range uint64(n) {
 		r := dataset.NewRand(p.Config().Seed, corpus.TagExact, i)
@@ -89,10 +92,11 @@ func (p Products) sampleQueries(t *corpus.Truth, n int, kinds []dataset.ProductQ
 			eq.Far = p.farDistance(eq.Query)
 			knn = append(knn, neighbours.Query{Vector: eq.Query.Vector, Keep: keep(eq.Query.Filters, cat, price)})
 			knnAt = append(knnAt, len(t.Queries))
+			asked = append(asked, pq)
 			t.Queries = append(t.Queries, eq)
 		}
 	}
-	return knn, knnAt
+	return knn, knnAt, asked
 }
 
 // storedNamed is a query of kind kd (a Named truth) that names a
