@@ -348,6 +348,17 @@ func mergeEngine(parts []part, e int, complete bool) (EngineRun, error) {
 		}
 		out.Ladder = l
 	}
+	var sweeps []shardSweep
+	for _, p := range runs {
+		if s := p.engine(e).Sweep; s != nil {
+			sweeps = append(sweeps, shardSweep{p, s})
+		}
+	}
+	if len(sweeps) > 0 {
+		if out.Sweep, err = mergeSweep(sweeps, where); err != nil {
+			return out, err
+		}
+	}
 	return out, nil
 }
 
@@ -359,7 +370,7 @@ func (p part) engine(e int) EngineRun { return p.r.Engines[e] }
 // and a warning for each shard of parts that stopped before it.
 func mergeEngineSetup(parts, runs []part, e int) EngineRun {
 	out := runs[0].engine(e)
-	out.Levels, out.Ladder, out.Warnings, out.Error = nil, nil, nil, ""
+	out.Levels, out.Ladder, out.Sweep, out.Warnings, out.Error = nil, nil, nil, nil, ""
 	// Pre-population and the relevance check ran on one shard (shard 0);
 	// the others skipped them.
 	for _, p := range runs {

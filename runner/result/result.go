@@ -200,8 +200,11 @@ type EngineRun struct {
 	Relevance *Relevance `json:"relevance,omitempty"`
 	Levels    []Level    `json:"levels,omitempty"`
 	Ladder    *Ladder    `json:"ladder,omitempty"`
-	Error     string     `json:"error,omitempty" redact:"message"` // why the engine stopped early
-	Warnings  Warnings   `json:"warnings,omitempty" redact:"message"`
+	// Sweep is set instead of Levels and Ladder when the setup was
+	// measured at each value of its search-time knob.
+	Sweep    *Sweep   `json:"sweep,omitempty"`
+	Error    string   `json:"error,omitempty" redact:"message"` // why the engine stopped early
+	Warnings Warnings `json:"warnings,omitempty" redact:"message"`
 }
 
 // Preload is the pre-population phase.
