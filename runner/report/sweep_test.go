@@ -69,7 +69,7 @@ func sweepResult(qpsScale float64) *result.Result {
 	}
 	beta := &result.Sweep{Points: []result.SweepPoint{fixturePoint{qps: 500, idle: 850, load: 850}.point()}}
 	return &result.Result{SchemaVersion: result.SchemaVersion, StartedAt: time.Date(2026, 12, 5, 12, 0, 0, 0, time.UTC),
-		Config: result.Config{K: 10, Users: []int{8}},
+		Config:  result.Config{K: 10, Users: []int{8}},
 		Engines: []result.EngineRun{{Name: "pgvector", Label: "alpha", Sweep: s}, {Name: "meilisearch", Label: "beta", Sweep: beta}}}
 }
 
