@@ -357,7 +357,46 @@ func sweepPointsSection(runs []result.EngineRun, k string) Section {
 	}
 	sec.table([]string{"engine", "kind", "knob", "writes", "idle " + k, k + " under load", "lag-excused", "recent misses", "lag", "QPS", "p50 ms", "p99 ms"}, rows)
 	sec.text("Recent misses: of the strict misses under writes, those that were documents acknowledged within the lag before the search was sent. A knob value of default is the engine's own.")
+	for _, r := range runs {
+		if r.Sweep == nil {
+			continue
+		}
+		if r.Sweep.Knob == "" {
+			sec.text("%s: the engine has no search-time knob; its sweep is one point at its defaults.", r.Label)
+		} else {
+			sec.text("%s: knob %s.", r.Label, r.Sweep.Knob)
+		}
+		for _, p := range r.Sweep.Points {
+			sweepPointWarnings(&sec, r.Label+", "+knobValue(r.Sweep.Knob, p.Value), p)
+		}
+		if r.Error != "" {
+			sec.warn(r.Label, "the engine stopped early: "+r.Error)
+		}
+	}
 	return sec
+}
+
+// sweepPointWarnings adds the warnings about a point's load: its level's,
+// or its ladder's and its rungs'.
+func sweepPointWarnings(sec *Section, where string, p result.SweepPoint) {
+	if p.Writes {
+		where += " under writes"
+	}
+	if p.Level != nil {
+		for _, w := range levelWarnings(*p.Level) {
+			sec.warn(where, w)
+		}
+	}
+	if l := p.Ladder; l != nil {
+		for _, r := range l.Rungs {
+			for _, w := range rungWarnings(r) {
+				sec.warn(fmt.Sprintf("%s, %s/s", where, rate(r.Offered)), w)
+			}
+		}
+		for _, w := range l.Warnings {
+			sec.warn(where, w.String())
+		}
+	}
 }
 
 // sweepPointRow is one point's row of one kind.

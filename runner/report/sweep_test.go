@@ -68,7 +68,10 @@ func sweepResult(qpsScale float64) *result.Result {
 		s.Points = append(s.Points, f.point())
 	}
 	beta := &result.Sweep{Points: []result.SweepPoint{fixturePoint{qps: 500, idle: 850, load: 850}.point()}}
-	return &result.Result{SchemaVersion: result.SchemaVersion, StartedAt: time.Date(2026, 12, 5, 12, 0, 0, 0, time.UTC),
+	// ef=80's level warns: the report shows it beside the points.
+	s.Points[3].Level.Warnings = result.Warnings{result.Note("a warning of ef=80's level")}
+	start := time.Date(2026, 12, 5, 12, 0, 0, 0, time.UTC)
+	return &result.Result{SchemaVersion: result.SchemaVersion, StartedAt: start, FinishedAt: start.Add(time.Hour),
 		Config:  result.Config{K: 10, Users: []int{8}},
 		Engines: []result.EngineRun{{Name: "pgvector", Label: "alpha", Sweep: s}, {Name: "meilisearch", Label: "beta", Sweep: beta}}}
 }
@@ -138,6 +141,19 @@ func TestSweepTableGivesQPSAtTarget(t *testing.T) {
 	}
 	if points[7][2] != "default" {
 		t.Errorf("beta's one point is %q; want the engine's default", points[7][2])
+	}
+	ws := Warnings(secs)
+	if len(ws) != 1 || ws[0].Where != "alpha, hnsw.ef_search=80" || !strings.Contains(ws[0].Text, "a warning of ef=80's level") {
+		t.Errorf("warnings %v; want ef=80's level's", ws)
+	}
+	var html strings.Builder
+	if err := New(Input{Name: "s.json", Result: sweepResult(1)}).HTML(&html); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`id="chart-sweep-knn"`, "<h2>" + sweepsTitle + "</h2>", "<h3>QPS at recall@10 target</h3>", "alpha: knob hnsw.ef_search.", "beta: the engine has no search-time knob"} {
+		if !strings.Contains(html.String(), want) {
+			t.Errorf("the HTML report lacks %q", want)
+		}
 	}
 	var md strings.Builder
 	if err := New(Input{Name: "s.json", Result: sweepResult(1)}).Markdown(&md); err != nil {
