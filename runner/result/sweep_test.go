@@ -1,7 +1,11 @@
 package result
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
+	"io"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -155,5 +159,42 @@ func TestValidateSweep(t *testing.T) {
 		if err := r.Validate(); err == nil || err.Error() != c.want {
 			t.Errorf("%+v: %v; want %q", c.s, err, c.want)
 		}
+	}
+}
+
+// The interval log holds each sweep point's timeline under a tag that
+// names the point and its knob value.
+func TestHlogTagsSweepPoints(t *testing.T) {
+	t.Parallel()
+	h := func(seed uint64) *hdrhistogram.Histogram { return record(t, newTestHist(), samples(50, 1000, seed)) }
+	r := sweepShard(t, 0, "ef", []int{10, 40}, []*hdrhistogram.Histogram{h(1), h(2)})
+	r.Shard = nil
+	for i, p := range r.Engines[0].Sweep.Points {
+		p.Level.Timeline = timelineOf(t, "search", h(uint64(10+i)), h(uint64(20+i)))
+		p.Level.Timeline.Origin = r.StartedAt.Add(time.Duration(i) * time.Minute)
+	}
+	path := filepath.Join(t.TempDir(), HlogName)
+	if wrote, err := WriteHlog(path, r); err != nil || !wrote {
+		t.Fatalf("WriteHlog: %v, %v", wrote, err)
+	}
+	f, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lr := hdrhistogram.NewHistogramLogReader(bytes.NewReader(f))
+	tags := map[string]int{}
+	for {
+		h, err := lr.NextIntervalHistogram()
+		if errors.Is(err, io.EOF) || (err == nil && h == nil) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		tags[h.Tag()]++
+	}
+	want := map[string]int{"bleve/point1-value=10-level1-users=5/search": 2, "bleve/point2-value=40-level1-users=5/search": 2}
+	if !reflect.DeepEqual(tags, want) {
+		t.Errorf("tags %v; want %v", tags, want)
 	}
 }
