@@ -104,27 +104,43 @@ func shardSection(title string, r *result.Result) Section {
 }
 
 // shardCol is one column of the shards table: an engine's closed-loop
-// level or ladder rung.
+// level or ladder rung, within a sweep point (from 1) or not (0).
 type shardCol struct {
 	engine  string
 	level   int
 	windows []result.ShardWindow // a closed-loop level's
+	point   int
 }
 
 // shardColumns is the shards table's head and its level and rung columns.
 func shardColumns(r *result.Result) ([]string, []shardCol) {
 	head := []string{"shard", "host"}
 	var cols []shardCol
-	for _, e := range r.Engines {
-		for j, l := range e.Levels {
-			head = append(head, fmt.Sprintf("%s %d users: RPS", e.Label, l.Users))
-			cols = append(cols, shardCol{e.Label, j, l.ShardWindows})
+	add := func(label, at string, levels []result.Level, ladder *result.Ladder, point int) {
+		for j, l := range levels {
+			head = append(head, fmt.Sprintf("%s%s %d users: RPS", label, at, l.Users))
+			cols = append(cols, shardCol{label, j, l.ShardWindows, point})
 		}
-		if e.Ladder != nil {
-			for j, g := range e.Ladder.Rungs {
-				head = append(head, fmt.Sprintf("%s %s/s: achieved", e.Label, rate(g.Offered)))
-				cols = append(cols, shardCol{e.Label, j, nil})
+		for j, g := range ladderRungs(ladder) {
+			head = append(head, fmt.Sprintf("%s%s %s/s: achieved", label, at, rate(g.Offered)))
+			cols = append(cols, shardCol{label, j, nil, point})
+		}
+	}
+	for _, e := range r.Engines {
+		add(e.Label, "", e.Levels, e.Ladder, 0)
+		if e.Sweep == nil {
+			continue
+		}
+		for i, p := range e.Sweep.Points {
+			var levels []result.Level
+			if p.Level != nil {
+				levels = []result.Level{*p.Level}
 			}
+			at := " " + knobValue(e.Sweep.Knob, p.Value)
+			if p.Writes {
+				at += " under writes"
+			}
+			add(e.Label, at, levels, p.Ladder, i+1)
 		}
 	}
 	head = append(head, "max abs(offset) (ms)", "max RTT (ms)", "max late (ms)", "status")
@@ -136,7 +152,7 @@ func shardColumns(r *result.Result) ([]string, []shardCol) {
 func (c shardCol) cell(s result.ShardSummary) string {
 	cell := "—"
 	for _, l := range s.Levels {
-		if l.Engine != c.engine || l.Level != c.level {
+		if l.Engine != c.engine || l.Level != c.level || l.Point != c.point {
 			continue
 		}
 		if l.Offered > 0 {

@@ -265,3 +265,44 @@ func TestSweepInCSVAndCompare(t *testing.T) {
 		}
 	}
 }
+
+// A merged sweep's shards table has a column per point's level, headed
+// by its knob value, each shard's own rate in it.
+func TestShardsTableHasSweepPoints(t *testing.T) {
+	t.Parallel()
+	var shards []*result.Result
+	for i := range 2 {
+		r := sweepResult(float64(i + 1))
+		r.Engines = r.Engines[:1]
+		r.Shard = &result.Shard{Index: i, Count: 2, Coordinator: "c:1"}
+		// Shards merge histograms: each level's searches are drawn as the
+		// runner records them, over a 1 s window.
+		for j, p := range r.Engines[0].Sweep.Points {
+			o := sampleOp(t, "search", int(p.Level.TotalRPS), 1, uint64(10*i+j), time.Second)
+			o.Kinds = []result.KindStats{{Kind: "knn", Count: o.Count, RPS: o.RPS, Latency: o.Latency, Histogram: o.Histogram}}
+			p.Level.Ops, p.Level.Window = []result.OpStats{o}, result.Duration(time.Second)
+		}
+		shards = append(shards, r)
+	}
+	m, err := result.Merge(shards...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	secs := New(Input{Name: "m.json", Result: m}).shardSections()
+	if len(secs) == 0 {
+		t.Fatal("no shards section")
+	}
+	tab := secs[0].Parts[1].Table // after the text that says how to read it
+	col := slices.Index(tab.Head, "alpha hnsw.ef_search=40 under writes 16 users: RPS")
+	if col < 0 {
+		t.Fatalf("head %q lacks the ef=40 point under writes", tab.Head)
+	}
+	for i, want := range []string{rps(1800) + " (8)", rps(3600) + " (8)"} {
+		if got := tab.Rows[i][col]; got != want {
+			t.Errorf("shard %d: %q; want %q", i, got, want)
+		}
+	}
+	if p := m.Engines[0].Sweep.Points[5]; p.Level.TotalRPS != 5400 {
+		t.Errorf("merged ef=40 under writes: %v RPS; want 5400", p.Level.TotalRPS)
+	}
+}

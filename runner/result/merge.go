@@ -299,25 +299,46 @@ func summary(p part) ShardSummary {
 	r := p.r
 	s := ShardSummary{Index: p.idx, Hostname: r.Host.Hostname, Partial: r.Partial, Reason: r.Reason, Starts: r.Shard.Starts}
 	for _, e := range r.Engines {
-		for j, l := range e.Levels {
-			s.Levels = append(s.Levels, ShardLevel{Engine: e.Label, Level: j, Users: l.Users, TotalRPS: l.TotalRPS, ClientCPU: l.ClientCPU})
-		}
-		if e.Ladder == nil {
+		s.Levels = append(s.Levels, shardLevels(e.Label, e.Levels, e.Ladder)...)
+		if e.Sweep == nil {
 			continue
 		}
-		for j, rung := range e.Ladder.Rungs {
-			if len(rung.Reps) == 0 {
-				continue
+		for i, pt := range e.Sweep.Points {
+			var levels []Level
+			if pt.Level != nil {
+				levels = []Level{*pt.Level}
 			}
-			offered := make([]float64, len(rung.Reps))
-			cpu := 0.0
-			for k, rep := range rung.Reps {
-				offered[k], cpu = rep.Offered, max(cpu, rep.ClientCPU)
+			for _, l := range shardLevels(e.Label, levels, pt.Ladder) {
+				l.Point, l.Value = i+1, pt.Value
+				s.Levels = append(s.Levels, l)
 			}
-			s.Levels = append(s.Levels, ShardLevel{Engine: e.Label, Level: j, Offered: median(offered), TotalRPS: rung.Achieved, ClientCPU: cpu})
 		}
 	}
 	return s
+}
+
+// shardLevels is a shard's own throughput in each of levels and each rung
+// of ladder.
+func shardLevels(label string, levels []Level, ladder *Ladder) []ShardLevel {
+	var out []ShardLevel
+	for j, l := range levels {
+		out = append(out, ShardLevel{Engine: label, Level: j, Users: l.Users, TotalRPS: l.TotalRPS, ClientCPU: l.ClientCPU})
+	}
+	if ladder == nil {
+		return out
+	}
+	for j, rung := range ladder.Rungs {
+		if len(rung.Reps) == 0 {
+			continue
+		}
+		offered := make([]float64, len(rung.Reps))
+		cpu := 0.0
+		for k, rep := range rung.Reps {
+			offered[k], cpu = rep.Offered, max(cpu, rep.ClientCPU)
+		}
+		out = append(out, ShardLevel{Engine: label, Level: j, Offered: median(offered), TotalRPS: rung.Achieved, ClientCPU: cpu})
+	}
+	return out
 }
 
 // mergeEngine merges engine run e of every shard that has it. complete

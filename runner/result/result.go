@@ -121,6 +121,10 @@ type ShardLevel struct {
 	// ClientCPU is the shard's own (Level.ClientCPU; a ladder rung's
 	// highest rep's): the merged level shows the highest shard's.
 	ClientCPU float64 `json:"client_cpu,omitempty"`
+	// Point (from 1) and Value are the sweep point the level or rung is
+	// of, Level its index within the point's; Point 0: not in a sweep.
+	Point int `json:"point,omitempty"`
+	Value int `json:"value,omitempty"`
 }
 
 // Tool names the harness that measured.
