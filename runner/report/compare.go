@@ -153,12 +153,19 @@ func Compare(w io.Writer, a, b []Input) error {
 			}
 		}
 	}
-	if slices.ContainsFunc(fa.keys, func(k figureKey) bool { return k.metric == "qps_at_recall" }) {
-		out.WriteString("\nqps_at_recall is a knob sweep's best QPS of the kind among its points whose recall meets the target (idle, or under writes strict or lag-excused); 0: no point reached it.\n")
-	}
-	out.WriteString("\n" + noiseRule + "\n")
+	out.WriteString(compareNotes(fa))
 	_, err = io.WriteString(w, out.String())
 	return err
+}
+
+// compareNotes is how to read the comparison: what a sweep's figure is,
+// when a side has one, and the noise rule.
+func compareNotes(fa figures) string {
+	note := ""
+	if slices.ContainsFunc(fa.keys, func(k figureKey) bool { return k.metric == "qps_at_recall" }) {
+		note = "\nqps_at_recall is a knob sweep's best QPS of the kind among its points whose recall meets the target (idle, or under writes strict or lag-excused); 0: no point reached it.\n"
+	}
+	return note + "\n" + noiseRule + "\n"
 }
 
 // oneSided is what one side of a comparison has and the other lacks.
@@ -400,11 +407,8 @@ func sweepFigures(label string, s *result.Sweep, emit func(figureKey, estimate))
 			}
 		}
 	}
-	for _, p := range s.Points {
-		prefix := knobValue(s.Knob, p.Value)
-		if p.Writes {
-			prefix += " under writes"
-		}
+	for i, p := range s.Points {
+		prefix := pointName(s, i)
 		in := func(k figureKey, e estimate) {
 			k.at = prefix + ", " + k.at
 			emit(k, e)

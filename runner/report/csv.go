@@ -60,18 +60,14 @@ func (rep *Report) CSV(w io.Writer) error {
 		c := csvRun{cw: cw, base: []string{in.Name, in.Result.StartedAt.UTC().Format(time.RFC3339), run.Name, run.Label}, point: []string{"", "", ""}}
 		c.emit("", "", "", "preload", preloadValues(run.Preload))
 		c.emit("", "", "", "relevance", relevanceValues(run.Relevance))
-		c.load(run.Levels, run.Ladder)
-		if s := run.Sweep; s != nil {
-			for _, p := range s.Points {
-				c.point = []string{s.Knob, strconv.Itoa(p.Value), strconv.Itoa(int(b2f(p.Writes)))}
+		run.Loads(func(point int, levels []result.Level, ladder *result.Ladder) {
+			if point > 0 {
+				p := run.Sweep.Points[point-1]
+				c.point = []string{run.Sweep.Knob, strconv.Itoa(p.Value), strconv.Itoa(int(b2f(p.Writes)))}
 				c.emit("", "", "", "idle", exactValues(p.Idle, false))
-				var levels []result.Level
-				if p.Level != nil {
-					levels = []result.Level{*p.Level}
-				}
-				c.load(levels, p.Ladder)
 			}
-		}
+			c.load(levels, ladder)
+		})
 	}
 	cw.Flush()
 	return cw.Error()

@@ -127,21 +127,13 @@ func shardColumns(r *result.Result) ([]string, []shardCol) {
 		}
 	}
 	for _, e := range r.Engines {
-		add(e.Label, "", e.Levels, e.Ladder, 0)
-		if e.Sweep == nil {
-			continue
-		}
-		for i, p := range e.Sweep.Points {
-			var levels []result.Level
-			if p.Level != nil {
-				levels = []result.Level{*p.Level}
+		e.Loads(func(point int, levels []result.Level, ladder *result.Ladder) {
+			at := ""
+			if point > 0 {
+				at = " " + pointName(e.Sweep, point-1)
 			}
-			at := " " + knobValue(e.Sweep.Knob, p.Value)
-			if p.Writes {
-				at += " under writes"
-			}
-			add(e.Label, at, levels, p.Ladder, i+1)
-		}
+			add(e.Label, at, levels, ladder, point)
+		})
 	}
 	head = append(head, "max abs(offset) (ms)", "max RTT (ms)", "max late (ms)", "status")
 	return head, cols

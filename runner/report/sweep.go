@@ -194,6 +194,16 @@ func knobValue(knob string, v int) string {
 	return knob + "=" + strconv.Itoa(v)
 }
 
+// pointName is sweep point i in words: "ef_search=40", "ef_search=40
+// under writes".
+func pointName(s *result.Sweep, i int) string {
+	p := s.Points[i]
+	if p.Writes {
+		return knobValue(s.Knob, p.Value) + " under writes"
+	}
+	return knobValue(s.Knob, p.Value)
+}
+
 // bestCell is the QPS-at-target table's cell for one curve.
 func bestCell(knob string, pts []sweepXY, target float64) string {
 	if len(pts) == 0 {
@@ -366,8 +376,8 @@ func sweepPointsSection(runs []result.EngineRun, k string) Section {
 		} else {
 			sec.text("%s: knob %s.", r.Label, r.Sweep.Knob)
 		}
-		for _, p := range r.Sweep.Points {
-			sweepPointWarnings(&sec, r.Label+", "+knobValue(r.Sweep.Knob, p.Value), p)
+		for i, p := range r.Sweep.Points {
+			sweepPointWarnings(&sec, r.Label+", "+pointName(r.Sweep, i), p)
 		}
 		if r.Error != "" {
 			sec.warn(r.Label, "the engine stopped early: "+r.Error)
@@ -379,9 +389,6 @@ func sweepPointsSection(runs []result.EngineRun, k string) Section {
 // sweepPointWarnings adds the warnings about a point's load: its level's,
 // or its ladder's and its rungs'.
 func sweepPointWarnings(sec *Section, where string, p result.SweepPoint) {
-	if p.Writes {
-		where += " under writes"
-	}
 	if p.Level != nil {
 		for _, w := range levelWarnings(*p.Level) {
 			sec.warn(where, w)

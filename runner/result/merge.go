@@ -299,20 +299,14 @@ func summary(p part) ShardSummary {
 	r := p.r
 	s := ShardSummary{Index: p.idx, Hostname: r.Host.Hostname, Partial: r.Partial, Reason: r.Reason, Starts: r.Shard.Starts}
 	for _, e := range r.Engines {
-		s.Levels = append(s.Levels, shardLevels(e.Label, e.Levels, e.Ladder)...)
-		if e.Sweep == nil {
-			continue
-		}
-		for i, pt := range e.Sweep.Points {
-			var levels []Level
-			if pt.Level != nil {
-				levels = []Level{*pt.Level}
-			}
-			for _, l := range shardLevels(e.Label, levels, pt.Ladder) {
-				l.Point, l.Value = i+1, pt.Value
+		e.Loads(func(point int, levels []Level, ladder *Ladder) {
+			for _, l := range shardLevels(e.Label, levels, ladder) {
+				if point > 0 {
+					l.Point, l.Value = point, e.Sweep.Points[point-1].Value
+				}
 				s.Levels = append(s.Levels, l)
 			}
-		}
+		})
 	}
 	return s
 }

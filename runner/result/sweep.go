@@ -38,6 +38,24 @@ type SweepPoint struct {
 	Writes bool `json:"writes,omitempty"`
 }
 
+// Loads calls f with the engine's closed-loop levels and ladder (point
+// 0), then with each sweep point's (point from 1; its level as a slice of
+// one, which shares the level's operations and timeline): every measured
+// window of the run, wherever it is held.
+func (e EngineRun) Loads(f func(point int, levels []Level, ladder *Ladder)) {
+	f(0, e.Levels, e.Ladder)
+	if e.Sweep == nil {
+		return
+	}
+	for i, p := range e.Sweep.Points {
+		var levels []Level
+		if p.Level != nil {
+			levels = []Level{*p.Level}
+		}
+		f(i+1, levels, p.Ladder)
+	}
+}
+
 // SearchOp is the operation whose kinds a sweep's QPS are read from.
 const SearchOp = "search"
 

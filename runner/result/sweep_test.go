@@ -198,3 +198,13 @@ func TestHlogTagsSweepPoints(t *testing.T) {
 		t.Errorf("tags %v; want %v", tags, want)
 	}
 }
+
+// A sweep point's failed calls count in the run's (the exit code's).
+func TestFailedCallsCountSweepPoints(t *testing.T) {
+	t.Parallel()
+	r := sweepShard(t, 0, "ef", []int{10, 40}, []*hdrhistogram.Histogram{record(t, newTestHist(), samples(10, 1000, 1)), record(t, newTestHist(), samples(10, 1000, 2))})
+	r.Engines[0].Sweep.Points[1].Level.Ops[0].Errors = map[string]int64{"timeout": 3}
+	if n := r.FailedCalls(); n != 3 {
+		t.Errorf("failed calls %d; want the sweep point's 3", n)
+	}
+}

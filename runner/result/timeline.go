@@ -476,22 +476,18 @@ func startHlog(lw *hdrhistogram.HistogramLogWriter, buf *bytes.Buffer, base int6
 // stops at put's first error.
 func eachTimeline(r *Result, put func(tag string, t *Timeline) error) error {
 	for _, e := range r.Engines {
-		in := func(w Window) Window { return w }
-		if err := windowTimelines(e.Label, e.Levels, e.Ladder, in, put); err != nil {
+		var err error
+		e.Loads(func(point int, levels []Level, ladder *Ladder) {
+			in := func(w Window) Window { return w }
+			if point > 0 {
+				in = func(w Window) Window { return w.InPoint(point-1, e.Sweep.Points[point-1].Value) }
+			}
+			if err == nil {
+				err = windowTimelines(e.Label, levels, ladder, in, put)
+			}
+		})
+		if err != nil {
 			return err
-		}
-		if e.Sweep == nil {
-			continue
-		}
-		for i, p := range e.Sweep.Points {
-			var levels []Level
-			if p.Level != nil {
-				levels = []Level{*p.Level}
-			}
-			in := func(w Window) Window { return w.InPoint(i, p.Value) }
-			if err := windowTimelines(e.Label, levels, p.Ladder, in, put); err != nil {
-				return err
-			}
 		}
 	}
 	return nil
