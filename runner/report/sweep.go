@@ -3,6 +3,7 @@ package report
 import (
 	"cmp"
 	"fmt"
+	"image/color"
 	"math"
 	"slices"
 	"strconv"
@@ -230,36 +231,46 @@ func (rep *Report) sweepCharts() []Chart {
 	var out []Chart
 	for _, kind := range sweepKinds(rep.EngineRuns()) {
 		p := newPlot("Recall against QPS: "+kind, k, kind+" searches per second")
-		recall, qps := emptyRange(), emptyRange()
-		drawn := false
+		type curve struct {
+			r   ladderRun
+			c   sweepCond
+			pts []sweepXY
+		}
+		var curves []curve
+		minRecall, qps := 1.0, emptyRange()
 		for _, r := range runs {
 			for _, c := range []sweepCond{condIdle, condWrites} {
 				pts := sweepCurve(r.run.Sweep, kind, c)
-				if len(pts) == 0 {
-					continue
-				}
 				for _, pt := range pts {
-					recall.widen(pt.recall)
+					minRecall = math.Min(minRecall, pt.recall)
 					qps.widen(pt.qps)
 				}
-				drawSweepCurve(p, r, c, pts)
-				drawn = true
+				if len(pts) > 0 {
+					curves = append(curves, curve{r, c, pts})
+				}
 			}
 		}
-		if !drawn {
+		if len(curves) == 0 {
 			continue
 		}
 		qps = qps.orDefault()
 		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, ticks125{}
 		p.Y.Min, p.Y.Max = qps[0]/logPad, qps[1]*logPad
-		lo := 0.0
-		if !math.IsInf(recall[0], 1) {
-			lo = math.Max(0, recall[0]-0.05)
-		}
+		lo := math.Max(0, minRecall-0.05) // a linear axis: a recall of 0 is drawn
 		p.X.Min, p.X.Max = lo, 1.0
+		// The targets of the QPS-at-recall table, under the curves.
+		for _, t := range sweepTargets {
+			if t > lo {
+				target := series{color: color.Gray{Y: 150}, dashed: true, xy: plotter.XYs{{X: t, Y: p.Y.Min}, {X: t, Y: p.Y.Max}}}
+				target.addMarker(p)
+			}
+		}
+		for _, c := range curves {
+			drawSweepCurve(p, c.r, c.c, c.pts)
+		}
 		p.Legend.Top, p.Legend.Left = false, true
 		out = append(out, Chart{Name: "sweep-" + kind, Title: "Knob sweep: " + k + " against QPS, " + kind,
-			Note: "One colour per engine setup; each point labelled with the knob's value. Filled points are the setup's Pareto frontier " +
+			Note: "One colour per engine setup; each point labelled with the knob's value; grey dashed lines at the recall targets of the QPS-at-recall table. Filled points are the setup's Pareto frontier " +
 				"(no other point has both higher recall and higher QPS), joined solid when idle (load without writes) and dashed under writes; rings are dominated. QPS on a log scale.",
 			plot: p})
 	}
