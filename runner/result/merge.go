@@ -276,22 +276,31 @@ func samePlan(parts []part) error {
 					return differs(fmt.Sprintf("engines[%d].%s", e, f.name), b, va, vb)
 				}
 			}
-			if ea.Ladder == nil || eb.Ladder == nil {
-				continue
-			}
-			for _, f := range ladderFields {
-				if va, vb := f.get(ea.Ladder), f.get(eb.Ladder); va != vb {
-					return differs(fmt.Sprintf("engines[%d] (%s) ladder.%s", e, ea.Label, f.name), b, va, vb)
-				}
-			}
-			for j := range min(len(ea.Ladder.Rungs), len(eb.Ladder.Rungs)) {
-				if va, vb := ea.Ladder.Rungs[j].Offered, eb.Ladder.Rungs[j].Offered; va != vb {
-					return differs(fmt.Sprintf("engines[%d] (%s) ladder rung %d offered_rate", e, ea.Label, j), b, va, vb)
-				}
+			if field, va, vb, ok := sameLadder(ea.Ladder, eb.Ladder); !ok {
+				return differs(fmt.Sprintf("engines[%d] (%s) %s", e, ea.Label, field), b, va, vb)
 			}
 		}
 	}
 	return nil
+}
+
+// sameLadder says whether two shards' ladders are one plan's (either nil:
+// nothing to compare), and if not the first field that differs.
+func sameLadder(a, b *Ladder) (field string, va, vb any, ok bool) {
+	if a == nil || b == nil {
+		return "", nil, nil, true
+	}
+	for _, f := range ladderFields {
+		if va, vb := f.get(a), f.get(b); va != vb {
+			return "ladder." + f.name, va, vb, false
+		}
+	}
+	for j := range min(len(a.Rungs), len(b.Rungs)) {
+		if va, vb := a.Rungs[j].Offered, b.Rungs[j].Offered; va != vb {
+			return fmt.Sprintf("ladder rung %d offered_rate", j), va, vb, false
+		}
+	}
+	return "", nil, nil, true
 }
 
 // summary is one present shard as the merged result lists it.

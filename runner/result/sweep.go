@@ -235,6 +235,11 @@ func mergePoint(ss []shardSweep, pt *SweepPoint, where string) error {
 			continue
 		}
 		q := s.s.Points[i]
+		if len(ladders) > 0 {
+			if field, va, vb, ok := sameLadder(ladders[0].l, q.Ladder); !ok {
+				return fmt.Errorf("merge: %s: %s differs: %v in %s, %v in %s: not shards of one plan", where, field, va, ladders[0].p.name(), vb, s.p.name())
+			}
+		}
 		pt.Idle = addRecall(pt.Idle, q.Idle)
 		if q.Level != nil {
 			levels = append(levels, shardLevel{s.p, *q.Level})

@@ -104,6 +104,16 @@ func TestMergeSweepsOfDifferentPlans(t *testing.T) {
 	if _, err := Merge(a, c); err == nil || !strings.Contains(err.Error(), "sweep knob differs") {
 		t.Errorf("merge of two knobs: %v", err)
 	}
+	// A point's ladders of different steps are other plans.
+	la := sweepShard(t, 0, "ef", []int{10}, []*hdrhistogram.Histogram{h(1)})
+	lb := sweepShard(t, 1, "ef", []int{10}, []*hdrhistogram.Histogram{h(3)})
+	for i, r := range []*Result{la, lb} {
+		p := &r.Engines[0].Sweep.Points[0]
+		p.Level, p.Ladder = nil, &Ladder{Step: 1.2 + 0.2*float64(i)}
+	}
+	if _, err := Merge(la, lb); err == nil || !strings.Contains(err.Error(), "sweep value 10: ladder.step differs: 1.2 in shard 0, 1.4 in shard 1") {
+		t.Errorf("merge of two ladders' steps: %v", err)
+	}
 }
 
 // A sweep is written and read back whole; the lag-excused figures are
