@@ -1,7 +1,10 @@
 package report
 
 import (
+	"bytes"
 	"encoding/csv"
+	"image"
+	"image/png"
 	"math/rand/v2"
 	"regexp"
 	"slices"
@@ -214,9 +217,25 @@ func TestSweepChartDrawsTheFrontier(t *testing.T) {
 	if len(xs) != 4 || !slices.IsSorted(xs) || !slices.IsSorted(ys) {
 		t.Errorf("frontier path %q: x %v should rise and y (reversed: %v) fall (recall up, QPS down)", lines[3][0], xs, ys)
 	}
+	// The PNG has both setups' colours: alpha's lines and beta's one
+	// point (a filled circle of radius 3 points, about 50 pixels at
+	// 150 dpi).
 	raw, err := c.PNG()
-	if err != nil || len(raw) == 0 {
-		t.Fatalf("PNG: %d bytes, %v", len(raw), err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatalf("PNG does not decode: %v", err)
+	}
+	pixels, ok := img.(image.RGBA64Image)
+	if !ok {
+		t.Fatalf("a PNG decoded to %T", img)
+	}
+	for i, least := range []int{300, 30} {
+		if n := colorPixels(pixels, i); n < least {
+			t.Errorf("%d pixels of setup %d's colour; want at least %d", n, i, least)
+		}
 	}
 }
 
