@@ -205,8 +205,9 @@ func (c Chart) SVG() ([]byte, error) {
 // Charts is every chart the report's figures support: for the closed loop,
 // p50 and p95 against users per operation (a full-range and a zoomed view)
 // and total RPS against users; for ladders, p99 and achieved rate against
-// offered rate with each sustainable rate marked. An engine keeps its colour
-// in every chart.
+// offered rate with each sustainable rate marked; for knob sweeps, recall
+// against QPS per query kind with each setup's frontier marked. An engine
+// keeps its colour in every chart.
 func (rep *Report) Charts() []Chart {
 	var out []Chart
 	out = append(out, rep.latencyCharts()...)
@@ -214,6 +215,7 @@ func (rep *Report) Charts() []Chart {
 		out = append(out, c)
 	}
 	out = append(out, rep.ladderCharts()...)
+	out = append(out, rep.sweepCharts()...)
 	return append(out, rep.overTimeCharts()...)
 }
 

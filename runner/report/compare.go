@@ -50,7 +50,7 @@ const noiseRule = `Noise: a difference is marked "noise" when the two sides' 95%
 // figures.go; better says which direction is an improvement.
 var compareMetrics = map[string]struct{ higherIsBetter bool }{
 	"p50_ms": {}, "p95_ms": {}, "p99_ms": {},
-	"rps": {true}, "total_rps": {true}, "achieved_rate": {true}, "sustainable_rate": {true},
+	"rps": {true}, "total_rps": {true}, "achieved_rate": {true}, "sustainable_rate": {true}, "qps_at_recall": {true},
 }
 
 // figureKey names one figure of one engine.
@@ -153,9 +153,19 @@ func Compare(w io.Writer, a, b []Input) error {
 			}
 		}
 	}
-	out.WriteString("\n" + noiseRule + "\n")
+	out.WriteString(compareNotes(fa))
 	_, err = io.WriteString(w, out.String())
 	return err
+}
+
+// compareNotes is how to read the comparison: what a sweep's figure is,
+// when a side has one, and the noise rule.
+func compareNotes(fa figures) string {
+	note := ""
+	if slices.ContainsFunc(fa.keys, func(k figureKey) bool { return k.metric == "qps_at_recall" }) {
+		note = "\nqps_at_recall is a knob sweep's best QPS of the kind among its points whose recall meets the target (idle, or under writes strict or lag-excused); 0: no point reached it.\n"
+	}
+	return note + "\n" + noiseRule + "\n"
 }
 
 // oneSided is what one side of a comparison has and the other lacks.
@@ -359,13 +369,56 @@ func runFigures(run result.EngineRun, emit func(figureKey, estimate)) error {
 			return err
 		}
 	}
-	if l := run.Ladder; l != nil {
-		if l.Sustainable > 0 {
-			emit(figureKey{run.Label, "ladder", "all", "sustainable_rate"}, estimate{v: l.Sustainable, lo: l.Sustainable, hi: l.Sustainable * l.Step})
+	ladderFigures(run.Label, run.Ladder, emit)
+	if run.Sweep != nil {
+		return sweepFigures(run.Label, run.Sweep, emit)
+	}
+	return nil
+}
+
+// ladderFigures emits a ladder's sustainable rate and its rungs' figures.
+func ladderFigures(label string, l *result.Ladder, emit func(figureKey, estimate)) {
+	if l == nil {
+		return
+	}
+	if l.Sustainable > 0 {
+		emit(figureKey{label, "ladder", "all", "sustainable_rate"}, estimate{v: l.Sustainable, lo: l.Sustainable, hi: l.Sustainable * l.Step})
+	}
+	for _, r := range l.Rungs {
+		rungFigures(label, r, emit)
+	}
+}
+
+// sweepFigures emits a sweep's QPS at each recall target per kind, idle
+// and under writes (0 when no point reached it), then each point's
+// figures as a level's or ladder's, "at" the knob's value ("ef=40, 10
+// users"; "ef=40 under writes, 10 users").
+func sweepFigures(label string, s *result.Sweep, emit func(figureKey, estimate)) error {
+	for _, kind := range s.Kinds() {
+		for c := range condNames {
+			pts := sweepCurve(s, kind, sweepCond(c))
+			if len(pts) == 0 {
+				continue
+			}
+			for _, t := range sweepTargets {
+				b, _ := bestAt(pts, t)
+				at := fmt.Sprintf("recall ≥ %.2f, %s", t, condNames[c])
+				emit(figureKey{label, at, kindOp(result.SearchOp, kind), "qps_at_recall"}, estimate{v: b.qps, lo: math.NaN(), hi: math.NaN()})
+			}
 		}
-		for _, r := range l.Rungs {
-			rungFigures(run.Label, r, emit)
+	}
+	for i, p := range s.Points {
+		prefix := pointName(s, i)
+		in := func(k figureKey, e estimate) {
+			k.at = prefix + ", " + k.at
+			emit(k, e)
 		}
+		if p.Level != nil {
+			if err := levelFigures(label, *p.Level, in); err != nil {
+				return err
+			}
+		}
+		ladderFigures(label, p.Ladder, in)
 	}
 	return nil
 }

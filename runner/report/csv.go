@@ -5,6 +5,8 @@ import (
 	"io"
 	"strconv"
 	"time"
+
+	"github.com/searchbench/searchbench/runner/result"
 )
 
 // CSVHeader is the CSV's columns: one figure per row (tidy, long format),
@@ -28,7 +30,13 @@ import (
 //     the per-query sums), skipped, failed, unsupported, and under load
 //     the idle_… figures beside when there was an idle check)
 //   - metric, value: e.g. p50_ms 3.2, rps 31.9, errors.timeout 2
-var CSVHeader = []string{"run", "started_at", "engine", "label", "users", "offered_rate", "rep", "op", "metric", "value"}
+//   - knob, knob_value, writes: on a knob sweep's rows, the knob's name, the
+//     point's value (0: the engine's default) and whether its load ran
+//     with writes (1/0); empty elsewhere. A point's idle recall is op
+//     "idle" (exact.<kind>.…); its level's and ladder's rows are as any
+//     other's. Under writes exact.<kind>.lag_expected, lag_found,
+//     lag_recall, recent_misses and lag_ms give the lag-excused figures.
+var CSVHeader = []string{"run", "started_at", "engine", "label", "users", "offered_rate", "rep", "op", "metric", "value", "knob", "knob_value", "writes"}
 
 // CSV writes every figure of the report in one long-format table.
 func (rep *Report) CSV(w io.Writer) error {
@@ -43,42 +51,64 @@ func (rep *Report) CSV(w io.Writer) error {
 			vals []value
 		}{{"corpus", queryMixValues(in.Result.Corpus.Queries)}, {"ground_truth", groundTruthValues(in.Result.GroundTruth)}} {
 			for _, v := range f.vals {
-				cw.Write(append(base[:7:7], f.op, v.metric, strconv.FormatFloat(v.v, 'g', -1, 64)))
+				cw.Write(append(base[:7:7], f.op, v.metric, strconv.FormatFloat(v.v, 'g', -1, 64), "", "", ""))
 			}
 		}
 	}
 	for _, run := range rep.Runs {
 		in := rep.Inputs[run.Input]
-		base := []string{in.Name, in.Result.StartedAt.UTC().Format(time.RFC3339), run.Name, run.Label}
-		emit := func(users, offered, repN, op string, vals []value) {
-			for _, v := range vals {
-				cw.Write(append(base[:4:4], users, offered, repN, op, v.metric, strconv.FormatFloat(v.v, 'g', -1, 64)))
+		c := csvRun{cw: cw, base: []string{in.Name, in.Result.StartedAt.UTC().Format(time.RFC3339), run.Name, run.Label}, point: []string{"", "", ""}}
+		c.emit("", "", "", "preload", preloadValues(run.Preload))
+		c.emit("", "", "", "relevance", relevanceValues(run.Relevance))
+		run.Loads(func(point int, levels []result.Level, ladder *result.Ladder) {
+			if point > 0 {
+				p := run.Sweep.Points[point-1]
+				c.point = []string{run.Sweep.Knob, strconv.Itoa(p.Value), strconv.Itoa(int(b2f(p.Writes)))}
+				c.emit("", "", "", "idle", exactValues(p.Idle, false))
 			}
-		}
-		emit("", "", "", "preload", preloadValues(run.Preload))
-		emit("", "", "", "relevance", relevanceValues(run.Relevance))
-		for _, l := range run.Levels {
-			u := strconv.Itoa(l.Users)
-			emit(u, "", "", "all", levelValues(l))
-			for _, o := range l.Ops {
-				emit(u, "", "", o.Op, opValues(o))
-			}
-		}
-		if l := run.Ladder; l != nil {
-			emit("", "", "", "all", []value{{"sustainable_rate", l.Sustainable}})
-			for _, r := range l.Rungs {
-				offered := strconv.FormatFloat(r.Offered, 'g', -1, 64)
-				emit("", offered, "", "all", rungValues(r))
-				for i, rp := range r.Reps {
-					n := strconv.Itoa(i + 1)
-					emit("", offered, n, "all", repValues(rp))
-					for _, o := range rp.Ops {
-						emit("", offered, n, o.Op, append(opValues(o.OpStats), latencyValues("service_", o.Service)...))
-					}
-				}
-			}
-		}
+			c.load(levels, ladder)
+		})
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// csvRun writes one engine run's rows; point is the sweep point's
+// columns (empty outside a sweep).
+type csvRun struct {
+	cw          *csv.Writer
+	base, point []string
+}
+
+func (c csvRun) emit(users, offered, repN, op string, vals []value) {
+	for _, v := range vals {
+		row := append(c.base[:4:4], users, offered, repN, op, v.metric, strconv.FormatFloat(v.v, 'g', -1, 64))
+		c.cw.Write(append(row, c.point...))
+	}
+}
+
+// load writes the rows of closed-loop levels and a ladder.
+func (c csvRun) load(levels []result.Level, l *result.Ladder) {
+	for _, lv := range levels {
+		u := strconv.Itoa(lv.Users)
+		c.emit(u, "", "", "all", levelValues(lv))
+		for _, o := range lv.Ops {
+			c.emit(u, "", "", o.Op, opValues(o))
+		}
+	}
+	if l == nil {
+		return
+	}
+	c.emit("", "", "", "all", []value{{"sustainable_rate", l.Sustainable}})
+	for _, r := range l.Rungs {
+		offered := strconv.FormatFloat(r.Offered, 'g', -1, 64)
+		c.emit("", offered, "", "all", rungValues(r))
+		for i, rp := range r.Reps {
+			n := strconv.Itoa(i + 1)
+			c.emit("", offered, n, "all", repValues(rp))
+			for _, o := range rp.Ops {
+				c.emit("", offered, n, o.Op, append(opValues(o.OpStats), latencyValues("service_", o.Service)...))
+			}
+		}
+	}
 }

@@ -113,6 +113,7 @@ func (rep *Report) html(w io.Writer, charts []rendered) error {
 	group("Closed loop: mixed workload by users (Study A layout)", d.closed)
 	group("Open loop: rate ladders (Study B layout)", d.ladders)
 	group(kindsTitle, d.kinds)
+	group(sweepsTitle, d.sweeps)
 	group("Runs, engines and configuration", []Section{d.runs, d.engines, d.config})
 	return pageTemplate.Execute(w, page)
 }

@@ -269,6 +269,10 @@ func exactValues(rs []result.KindRecall, idle bool) []value {
 		}
 		out = append(out, value{p + "skipped", float64(r.Skipped)}, value{p + "failed", float64(r.Failed)},
 			value{p + "unsupported", float64(r.Unsupported)})
+		if lag, ok := r.LagRecall(); ok {
+			out = append(out, value{p + "lag_expected", float64(r.LagExpected)}, value{p + "lag_found", float64(r.LagFound)},
+				value{p + "lag_recall", lag}, value{p + "recent_misses", float64(r.RecentMisses)}, value{p + "lag_ms", float64(r.Lag) / 1e6})
+		}
 		if idle && r.IdleChecks > 0 {
 			out = append(out, value{p + "idle_checks", float64(r.IdleChecks)}, value{p + "idle_expected", float64(r.IdleExpected)},
 				value{p + "idle_found", float64(r.IdleFound)}, value{p + "idle_recall", r.IdleRecall})

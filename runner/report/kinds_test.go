@@ -317,7 +317,8 @@ func TestIdleZeroInCSV(t *testing.T) {
 	if err := New(Input{Name: "r.json", Result: r}).CSV(&out); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{",alpha,10,,,all,exact.knn.idle_found,0\n", ",alpha,10,,,all,exact.knn.idle_recall,0\n", ",alpha,,,,relevance,exact.knn.recall,0\n"} {
+	// Each row ends with the empty sweep columns (knob, knob_value, writes).
+	for _, want := range []string{",alpha,10,,,all,exact.knn.idle_found,0,,,\n", ",alpha,10,,,all,exact.knn.idle_recall,0,,,\n", ",alpha,,,,relevance,exact.knn.recall,0,,,\n"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the CSV lacks %q", want)
 		}

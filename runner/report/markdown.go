@@ -20,11 +20,12 @@ type document struct {
 	summary       *Section
 	ladders       []Section
 	kinds         []Section // the product workload's figures by query kind
+	sweeps        []Section // knob sweeps: QPS at a recall target, every point
 }
 
 func (rep *Report) document() document {
 	runs := rep.EngineRuns()
-	d := document{runs: rep.runsSection(), engines: rep.enginesSection(), config: rep.configSection(), shards: rep.shardSections(), closed: closedSections(runs), ladders: ladderSections(runs), kinds: kindSections(runs)}
+	d := document{runs: rep.runsSection(), engines: rep.enginesSection(), config: rep.configSection(), shards: rep.shardSections(), closed: closedSections(runs), ladders: ladderSections(runs), kinds: kindSections(runs), sweeps: sweepSections(runs)}
 	if s, ok := summarySection(runs); ok {
 		d.summary = &s
 	}
@@ -40,7 +41,8 @@ func (d document) all() []Section {
 		out = append(out, *d.summary)
 	}
 	out = append(out, d.ladders...)
-	return append(out, d.kinds...)
+	out = append(out, d.kinds...)
+	return append(out, d.sweeps...)
 }
 
 // Warnings is every warning in the report: the runner's and the ones the
@@ -78,6 +80,12 @@ func (rep *Report) Markdown(w io.Writer) error {
 	if len(d.kinds) > 0 {
 		b.WriteString("\n## " + kindsTitle + "\n\n")
 		if err := writeSections(&b, 3, d.kinds); err != nil {
+			return err
+		}
+	}
+	if len(d.sweeps) > 0 {
+		b.WriteString("\n## " + sweepsTitle + "\n\n")
+		if err := writeSections(&b, 3, d.sweeps); err != nil {
 			return err
 		}
 	}

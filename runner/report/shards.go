@@ -104,28 +104,36 @@ func shardSection(title string, r *result.Result) Section {
 }
 
 // shardCol is one column of the shards table: an engine's closed-loop
-// level or ladder rung.
+// level or ladder rung, within a sweep point (from 1) or not (0).
 type shardCol struct {
 	engine  string
 	level   int
 	windows []result.ShardWindow // a closed-loop level's
+	point   int
 }
 
 // shardColumns is the shards table's head and its level and rung columns.
 func shardColumns(r *result.Result) ([]string, []shardCol) {
 	head := []string{"shard", "host"}
 	var cols []shardCol
+	add := func(label, at string, levels []result.Level, ladder *result.Ladder, point int) {
+		for j, l := range levels {
+			head = append(head, fmt.Sprintf("%s%s %d users: RPS", label, at, l.Users))
+			cols = append(cols, shardCol{label, j, l.ShardWindows, point})
+		}
+		for j, g := range ladderRungs(ladder) {
+			head = append(head, fmt.Sprintf("%s%s %s/s: achieved", label, at, rate(g.Offered)))
+			cols = append(cols, shardCol{label, j, nil, point})
+		}
+	}
 	for _, e := range r.Engines {
-		for j, l := range e.Levels {
-			head = append(head, fmt.Sprintf("%s %d users: RPS", e.Label, l.Users))
-			cols = append(cols, shardCol{e.Label, j, l.ShardWindows})
-		}
-		if e.Ladder != nil {
-			for j, g := range e.Ladder.Rungs {
-				head = append(head, fmt.Sprintf("%s %s/s: achieved", e.Label, rate(g.Offered)))
-				cols = append(cols, shardCol{e.Label, j, nil})
+		e.Loads(func(point int, levels []result.Level, ladder *result.Ladder) {
+			at := ""
+			if point > 0 {
+				at = " " + pointName(e.Sweep, point-1)
 			}
-		}
+			add(e.Label, at, levels, ladder, point)
+		})
 	}
 	head = append(head, "max abs(offset) (ms)", "max RTT (ms)", "max late (ms)", "status")
 	return head, cols
@@ -136,7 +144,7 @@ func shardColumns(r *result.Result) ([]string, []shardCol) {
 func (c shardCol) cell(s result.ShardSummary) string {
 	cell := "—"
 	for _, l := range s.Levels {
-		if l.Engine != c.engine || l.Level != c.level {
+		if l.Engine != c.engine || l.Level != c.level || l.Point != c.point {
 			continue
 		}
 		if l.Offered > 0 {

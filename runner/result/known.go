@@ -75,6 +75,22 @@ type KindRecall struct {
 	Skipped     int64 `json:"skipped,omitempty"`
 	Failed      int64 `json:"failed,omitempty"`
 	Unsupported int64 `json:"unsupported,omitempty"`
+	// Under writes the truth follows the run's acknowledged writes, and
+	// recall is scored two ways. Strict (Expected, Found above): a
+	// document whose write was acknowledged before the search was sent is
+	// expected (a deleted one is not); one whose write overlaps the search
+	// (sent before the search, acknowledged after) is excused: neither
+	// expected nor held against the answer. Lag-excused (LagExpected,
+	// LagFound): a document acknowledged within Lag (the engine's
+	// freshness lag measured in the same window) before the send is
+	// excused too, so what remains missed is not explained by visibility
+	// delay. RecentMisses is how many of the strict misses were such
+	// recent documents: the share of the misses the lag explains. All are
+	// 0 (and absent) without writes; results before them have none.
+	LagExpected  int64    `json:"lag_expected,omitempty"`
+	LagFound     int64    `json:"lag_found,omitempty"`
+	RecentMisses int64    `json:"recent_misses,omitempty"`
+	Lag          Duration `json:"lag,omitempty"`
 	// The idle check's figures (after pre-population), when there was
 	// one (IdleChecks > 0): then all of them are written, zeros too
 	// (MarshalJSON); without one, none is.
@@ -109,6 +125,15 @@ func (r KindRecall) MarshalJSON() ([]byte, error) {
 		IdleExpectedSq    int64   `json:"idle_expected_sq"`
 		IdleFoundExpected int64   `json:"idle_found_expected"`
 	}{plain(r), r.IdleChecks, r.IdleExpected, r.IdleFound, r.IdleRecall, r.IdleQueries, r.IdleFoundSq, r.IdleExpectedSq, r.IdleFoundExpected})
+}
+
+// LagRecall is the lag-excused recall under writes (LagFound of
+// LagExpected); ok is false when there was none to score.
+func (r KindRecall) LagRecall() (recall float64, ok bool) {
+	if r.LagExpected == 0 {
+		return 0, false
+	}
+	return float64(r.LagFound) / float64(r.LagExpected), true
 }
 
 // Load is the figures under load (or, in an idle check's own entry, its
@@ -161,6 +186,11 @@ func addRecall(rs []KindRecall, o []KindRecall) []KindRecall {
 		r.Skipped += x.Skipped
 		r.Failed += x.Failed
 		r.Unsupported += x.Unsupported
+		r.LagExpected += x.LagExpected
+		r.LagFound += x.LagFound
+		r.RecentMisses += x.RecentMisses
+		// Each shard measured its own lag: the longest excused the most.
+		r.Lag = max(r.Lag, x.Lag)
 		if r.IdleChecks == 0 {
 			r.setIdle(x.Idle())
 		}

@@ -276,22 +276,31 @@ func samePlan(parts []part) error {
 					return differs(fmt.Sprintf("engines[%d].%s", e, f.name), b, va, vb)
 				}
 			}
-			if ea.Ladder == nil || eb.Ladder == nil {
-				continue
-			}
-			for _, f := range ladderFields {
-				if va, vb := f.get(ea.Ladder), f.get(eb.Ladder); va != vb {
-					return differs(fmt.Sprintf("engines[%d] (%s) ladder.%s", e, ea.Label, f.name), b, va, vb)
-				}
-			}
-			for j := range min(len(ea.Ladder.Rungs), len(eb.Ladder.Rungs)) {
-				if va, vb := ea.Ladder.Rungs[j].Offered, eb.Ladder.Rungs[j].Offered; va != vb {
-					return differs(fmt.Sprintf("engines[%d] (%s) ladder rung %d offered_rate", e, ea.Label, j), b, va, vb)
-				}
+			if field, va, vb, ok := sameLadder(ea.Ladder, eb.Ladder); !ok {
+				return differs(fmt.Sprintf("engines[%d] (%s) %s", e, ea.Label, field), b, va, vb)
 			}
 		}
 	}
 	return nil
+}
+
+// sameLadder says whether two shards' ladders are one plan's (either nil:
+// nothing to compare), and if not the first field that differs.
+func sameLadder(a, b *Ladder) (field string, va, vb any, ok bool) {
+	if a == nil || b == nil {
+		return "", nil, nil, true
+	}
+	for _, f := range ladderFields {
+		if va, vb := f.get(a), f.get(b); va != vb {
+			return "ladder." + f.name, va, vb, false
+		}
+	}
+	for j := range min(len(a.Rungs), len(b.Rungs)) {
+		if va, vb := a.Rungs[j].Offered, b.Rungs[j].Offered; va != vb {
+			return fmt.Sprintf("ladder rung %d offered_rate", j), va, vb, false
+		}
+	}
+	return "", nil, nil, true
 }
 
 // summary is one present shard as the merged result lists it.
@@ -299,25 +308,40 @@ func summary(p part) ShardSummary {
 	r := p.r
 	s := ShardSummary{Index: p.idx, Hostname: r.Host.Hostname, Partial: r.Partial, Reason: r.Reason, Starts: r.Shard.Starts}
 	for _, e := range r.Engines {
-		for j, l := range e.Levels {
-			s.Levels = append(s.Levels, ShardLevel{Engine: e.Label, Level: j, Users: l.Users, TotalRPS: l.TotalRPS, ClientCPU: l.ClientCPU})
-		}
-		if e.Ladder == nil {
-			continue
-		}
-		for j, rung := range e.Ladder.Rungs {
-			if len(rung.Reps) == 0 {
-				continue
+		e.Loads(func(point int, levels []Level, ladder *Ladder) {
+			for _, l := range shardLevels(e.Label, levels, ladder) {
+				if point > 0 {
+					l.Point, l.Value = point, e.Sweep.Points[point-1].Value
+				}
+				s.Levels = append(s.Levels, l)
 			}
-			offered := make([]float64, len(rung.Reps))
-			cpu := 0.0
-			for k, rep := range rung.Reps {
-				offered[k], cpu = rep.Offered, max(cpu, rep.ClientCPU)
-			}
-			s.Levels = append(s.Levels, ShardLevel{Engine: e.Label, Level: j, Offered: median(offered), TotalRPS: rung.Achieved, ClientCPU: cpu})
-		}
+		})
 	}
 	return s
+}
+
+// shardLevels is a shard's own throughput in each of levels and each rung
+// of ladder.
+func shardLevels(label string, levels []Level, ladder *Ladder) []ShardLevel {
+	var out []ShardLevel
+	for j, l := range levels {
+		out = append(out, ShardLevel{Engine: label, Level: j, Users: l.Users, TotalRPS: l.TotalRPS, ClientCPU: l.ClientCPU})
+	}
+	if ladder == nil {
+		return out
+	}
+	for j, rung := range ladder.Rungs {
+		if len(rung.Reps) == 0 {
+			continue
+		}
+		offered := make([]float64, len(rung.Reps))
+		cpu := 0.0
+		for k, rep := range rung.Reps {
+			offered[k], cpu = rep.Offered, max(cpu, rep.ClientCPU)
+		}
+		out = append(out, ShardLevel{Engine: label, Level: j, Offered: median(offered), TotalRPS: rung.Achieved, ClientCPU: cpu})
+	}
+	return out
 }
 
 // mergeEngine merges engine run e of every shard that has it. complete
@@ -348,6 +372,17 @@ func mergeEngine(parts []part, e int, complete bool) (EngineRun, error) {
 		}
 		out.Ladder = l
 	}
+	var sweeps []shardSweep
+	for _, p := range runs {
+		if s := p.engine(e).Sweep; s != nil {
+			sweeps = append(sweeps, shardSweep{p, s})
+		}
+	}
+	if len(sweeps) > 0 {
+		if out.Sweep, err = mergeSweep(sweeps, where); err != nil {
+			return out, err
+		}
+	}
 	return out, nil
 }
 
@@ -359,7 +394,7 @@ func (p part) engine(e int) EngineRun { return p.r.Engines[e] }
 // and a warning for each shard of parts that stopped before it.
 func mergeEngineSetup(parts, runs []part, e int) EngineRun {
 	out := runs[0].engine(e)
-	out.Levels, out.Ladder, out.Warnings, out.Error = nil, nil, nil, ""
+	out.Levels, out.Ladder, out.Sweep, out.Warnings, out.Error = nil, nil, nil, nil, ""
 	// Pre-population and the relevance check ran on one shard (shard 0);
 	// the others skipped them.
 	for _, p := range runs {

@@ -121,6 +121,10 @@ type ShardLevel struct {
 	// ClientCPU is the shard's own (Level.ClientCPU; a ladder rung's
 	// highest rep's): the merged level shows the highest shard's.
 	ClientCPU float64 `json:"client_cpu,omitempty"`
+	// Point (from 1) and Value are the sweep point the level or rung is
+	// of, Level its index within the point's; Point 0: not in a sweep.
+	Point int `json:"point,omitempty"`
+	Value int `json:"value,omitempty"`
 }
 
 // Tool names the harness that measured.
@@ -200,8 +204,11 @@ type EngineRun struct {
 	Relevance *Relevance `json:"relevance,omitempty"`
 	Levels    []Level    `json:"levels,omitempty"`
 	Ladder    *Ladder    `json:"ladder,omitempty"`
-	Error     string     `json:"error,omitempty" redact:"message"` // why the engine stopped early
-	Warnings  Warnings   `json:"warnings,omitempty" redact:"message"`
+	// Sweep is set instead of Levels and Ladder when the setup was
+	// measured at each value of its search-time knob.
+	Sweep    *Sweep   `json:"sweep,omitempty"`
+	Error    string   `json:"error,omitempty" redact:"message"` // why the engine stopped early
+	Warnings Warnings `json:"warnings,omitempty" redact:"message"`
 }
 
 // Preload is the pre-population phase.
@@ -409,19 +416,21 @@ func (o OpStats) ErrorCount() int64 {
 func (r *Result) FailedCalls() int64 {
 	var n int64
 	for _, e := range r.Engines {
-		for _, l := range e.Levels {
-			for _, o := range l.Ops {
-				n += o.ErrorCount()
+		e.Loads(func(_ int, levels []Level, ladder *Ladder) {
+			for _, l := range levels {
+				for _, o := range l.Ops {
+					n += o.ErrorCount()
+				}
 			}
-		}
-		if e.Ladder == nil {
-			continue
-		}
-		for _, rung := range e.Ladder.Rungs {
-			for _, rep := range rung.Reps {
-				n += rep.Errors
+			if ladder == nil {
+				return
 			}
-		}
+			for _, rung := range ladder.Rungs {
+				for _, rep := range rung.Reps {
+					n += rep.Errors
+				}
+			}
+		})
 	}
 	return n
 }
@@ -581,22 +590,24 @@ func (r *Result) Normalize() {
 			o.Writes, o.NotFoundDone = ops.Table[i].Writes, ops.Table[i].NotFoundDone
 		}
 	}
-	for i := range r.Engines {
-		e := &r.Engines[i]
-		for j := range e.Levels {
-			for k := range e.Levels[j].Ops {
-				facts(&e.Levels[j].Ops[k])
-			}
-		}
-		if e.Ladder == nil {
-			continue
-		}
-		for j := range e.Ladder.Rungs {
-			for k := range e.Ladder.Rungs[j].Reps {
-				for o := range e.Ladder.Rungs[j].Reps[k].Ops {
-					facts(&e.Ladder.Rungs[j].Reps[k].Ops[o].OpStats)
+	for _, e := range r.Engines {
+		// The levels' copies share their operations with the result.
+		e.Loads(func(_ int, levels []Level, ladder *Ladder) {
+			for j := range levels {
+				for k := range levels[j].Ops {
+					facts(&levels[j].Ops[k])
 				}
 			}
-		}
+			if ladder == nil {
+				return
+			}
+			for j := range ladder.Rungs {
+				for k := range ladder.Rungs[j].Reps {
+					for o := range ladder.Rungs[j].Reps[k].Ops {
+						facts(&ladder.Rungs[j].Reps[k].Ops[o].OpStats)
+					}
+				}
+			}
+		})
 	}
 }

@@ -476,22 +476,41 @@ func startHlog(lw *hdrhistogram.HistogramLogWriter, buf *bytes.Buffer, base int6
 // stops at put's first error.
 func eachTimeline(r *Result, put func(tag string, t *Timeline) error) error {
 	for _, e := range r.Engines {
-		for j, l := range e.Levels {
-			if l.Timeline != nil {
-				if err := put(e.Label+"/"+LevelWindow(j, l.Users).Tag(), l.Timeline); err != nil {
-					return err
-				}
+		var err error
+		e.Loads(func(point int, levels []Level, ladder *Ladder) {
+			in := func(w Window) Window { return w }
+			if point > 0 {
+				in = func(w Window) Window { return w.InPoint(point-1, e.Sweep.Points[point-1].Value) }
+			}
+			if err == nil {
+				err = windowTimelines(e.Label, levels, ladder, in, put)
+			}
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// windowTimelines puts the timelines of one engine's levels and ladder
+// reps, each tagged by its window as in names it (within a sweep point).
+func windowTimelines(label string, levels []Level, ladder *Ladder, in func(Window) Window, put func(string, *Timeline) error) error {
+	for j, l := range levels {
+		if l.Timeline != nil {
+			if err := put(label+"/"+in(LevelWindow(j, l.Users)).Tag(), l.Timeline); err != nil {
+				return err
 			}
 		}
-		if e.Ladder == nil {
-			continue
-		}
-		for j, rung := range e.Ladder.Rungs {
-			for k, rep := range rung.Reps {
-				if rep.Timeline != nil {
-					if err := put(e.Label+"/"+RepWindow(j, k).Tag(), rep.Timeline); err != nil {
-						return err
-					}
+	}
+	if ladder == nil {
+		return nil
+	}
+	for j, rung := range ladder.Rungs {
+		for k, rep := range rung.Reps {
+			if rep.Timeline != nil {
+				if err := put(label+"/"+in(RepWindow(j, k)).Tag(), rep.Timeline); err != nil {
+					return err
 				}
 			}
 		}

@@ -175,6 +175,8 @@ func validateStruct(v reflect.Value, path string) error {
 			}
 			seen[iv.Start] = true
 		}
+	case Sweep:
+		return validateSweep(x, at)
 	case Rung:
 		// A rung's figures are medians over its reps: the runner keeps
 		// none without one.

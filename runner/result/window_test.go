@@ -21,6 +21,9 @@ func TestWindowTextRoundTrips(t *testing.T) {
 		{LadderWindow, "ladder"},
 		{PreparedWindow, "prepared"},
 		{AttachedWindow, "attached"},
+		{LevelWindow(0, 50).InPoint(1, 40), "point 2 value=40 level 1 users=50"},
+		{RepWindow(2, 0).InPoint(0, 0), "point 1 value=0 rung 3 rep 1"},
+		{PointWindow(4, 320), "point 5 value=320"},
 	} {
 		if got := c.w.String(); got != c.text {
 			t.Errorf("%+v: %q; want %q", c.w, got, c.text)
@@ -46,6 +49,13 @@ func TestWindowTextRoundTrips(t *testing.T) {
 	if a, b := LevelWindow(1, 50).Tag(), RepWindow(2, 0).Tag(); a != "level2-users=50" || b != "rung3-rep1" {
 		t.Errorf("tags %q, %q", a, b)
 	}
+	if a, b := LevelWindow(1, 50).InPoint(1, 40).Tag(), PointWindow(0, 10).Tag(); a != "point2-value=40-level2-users=50" || b != "point1-value=10" {
+		t.Errorf("sweep tags %q, %q", a, b)
+	}
+	// A sweep point's level is another key than the same level elsewhere.
+	if LevelWindow(0, 5).InPoint(0, 10) == LevelWindow(0, 5).InPoint(1, 20) || LevelWindow(0, 5).InPoint(0, 10) == LevelWindow(0, 5) {
+		t.Error("sweep points' levels share a key")
+	}
 	// Windows are map keys: two made alike are one key, different ones two.
 	m := map[Window]int{LevelWindow(0, 5): 1}
 	m[LevelWindow(0, 5)]++
@@ -57,7 +67,9 @@ func TestWindowTextRoundTrips(t *testing.T) {
 
 func TestParseWindowRefusesOtherText(t *testing.T) {
 	for _, s := range []string{"level", "level 0 users=5", "level 1 users=", "level 1 users=5 extra", "level x users=2",
-		"rung", "rung 0", "rung 1 rep 0", "rung 1 rep", "rung 1 step 2", "Ladder", "level 01 users=5", " ladder", "measure"} {
+		"rung", "rung 0", "rung 1 rep 0", "rung 1 rep", "rung 1 step 2", "Ladder", "level 01 users=5", " ladder", "measure",
+		"point 0 value=1", "point 1", "point 1 value=-1 level 1 users=5", "point 1 value=x", "point 1 v=3 ladder", "point 01 value=3",
+		"point 1 value=3 point 2 value=4", "level 1 users=5 point 1 value=3"} {
 		if w, err := ParseWindow(s); err == nil {
 			t.Errorf("ParseWindow(%q) = %+v; want an error", s, w)
 		}

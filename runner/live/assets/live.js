@@ -33,8 +33,16 @@
   };
   const fmtSecs = s => s >= 60 ? `${Math.floor(s / 60)}m${fmtNum(s % 60)}s` : `${fmtNum(s, s < 10 ? 1 : 0)}s`;
 
+  // A window within a knob sweep's point names the point and the knob's
+  // value first ("point 2 value=40 level 1 users=8"): the status leads
+  // with the value running (0 is the engine's default).
+  const sweepPoint = w => {
+    const p = /^point (\d+) value=(\d+)/.exec(w || '');
+    return p ? `knob value ${p[2] === '0' ? 'default' : p[2]} (sweep point ${p[1]}), ` : '';
+  };
+
   function handle(m) {
-    const who = m.setup ? m.setup + ': ' : '';
+    const who = m.setup ? m.setup + ': ' : '', at = who + sweepPoint(m.window);
     switch (m.kind) {
       case 'reset': reset(); break;
       case 'log': {
@@ -50,10 +58,10 @@
         const levels = state.levels.get(m.setup) || [];
         if (levels[levels.length - 1] !== m.users) levels.push(m.users);
         state.levels.set(m.setup, levels);
-        state.status = `${who}level ${levels.length}, ${m.users} users — ${m.phase}` + (m.duration ? ` (${fmtSecs(m.duration / 1e9)})` : '');
+        state.status = `${at}level ${levels.length}, ${m.users} users — ${m.phase}` + (m.duration ? ` (${fmtSecs(m.duration / 1e9)})` : '');
         break;
       }
-      case 'rung': state.status = `${who}rung at ${fmtNum(m.rate || 0)} calls/s — repetition ${m.rep} of ${m.reps}`; break;
+      case 'rung': state.status = `${at}rung at ${fmtNum(m.rate || 0)} calls/s — repetition ${m.rep} of ${m.reps}`; break;
       case 'warning': state.warnings.push(`${fmtSecs(m.t || 0)}  ${who}${m.window ? m.window + ': ' : ''}${m.text}`); break;
       case 'setup-done': state.status = `${who}done`; break;
       case 'interval': {
