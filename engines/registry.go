@@ -161,10 +161,8 @@ func CheckQuery(name string, cfg Config, schema Schema, q Query) error {
 	if err != nil {
 		return err
 	}
-	if q.Knob != 0 {
-		if err := d.Describe().Knob.Check(name, q); err != nil {
-			return err
-		}
+	if err := d.Describe().Knob.Check(name, q); err != nil {
+		return err
 	}
 	if c, ok := d.(QueryChecker); ok {
 		return c.CheckQuery(cfg, schema, q)

@@ -59,14 +59,12 @@ func (s *Server) search(w http.ResponseWriter, r *request) *esError {
 				"See the scroll api for a more efficient way to request large data sets. This limit can be set by changing "+
 				"the [index.max_result_window] index level setting.", maxResultWindow, size))
 	}
-	hits, e := ix.searchHits(body)
+	hits, candidates, e := ix.searchHits(body)
 	if e != nil {
 		return e
 	}
-	if knn, ok := body["knn"].([]any); ok {
-		obj, _ := knn[0].(map[string]any)
-		n, _ := intValue(obj["num_candidates"])
-		s.knob.Saw(n)
+	if candidates > 0 {
+		s.knob.Saw(candidates)
 	}
 	return ok(w, http.StatusOK, map[string]any{
 		"took": r.took(), "timed_out": false,
@@ -184,21 +182,22 @@ func (s *Server) refresh(w http.ResponseWriter, r *request) *esError {
 // order, Lucene's tie-break by doc id): the query's (all documents without
 // one); with a knn section, its k nearest, and with a query too, the union
 // of both, a document's score the sum of its query and knn scores
-// (Elasticsearch's hybrid of query and knn in one request).
-func (ix *index) searchHits(body map[string]any) ([]hit, *esError) {
+// (Elasticsearch's hybrid of query and knn in one request); and the knn
+// section's num_candidates, 0 without one.
+func (ix *index) searchHits(body map[string]any) ([]hit, int, *esError) {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	var q, knn scorer
-	var k int
+	var k, candidates int
 	var e *esError
 	if raw, has := body["query"]; has {
 		if q, e = ix.parseQuery(raw); e != nil {
-			return nil, e
+			return nil, 0, e
 		}
 	}
 	if raw, has := body["knn"]; has {
-		if knn, k, e = ix.parseKnn(raw); e != nil {
-			return nil, e
+		if knn, k, candidates, e = ix.parseKnn(raw); e != nil {
+			return nil, 0, e
 		}
 	}
 	if q == nil && knn == nil {
@@ -216,7 +215,7 @@ func (ix *index) searchHits(body map[string]any) ([]hit, *esError) {
 			scores[h.doc] += h.score
 		}
 	}
-	return ix.match(func(d *doc) (float64, bool) { sc, ok := scores[d]; return sc, ok }), nil
+	return ix.match(func(d *doc) (float64, bool) { sc, ok := scores[d]; return sc, ok }), candidates, nil
 }
 
 // match is the visible documents s matches, best first.
@@ -406,11 +405,12 @@ const maxCandidates = 10_000
 // field, query_vector, k, num_candidates, filter) into its scorer of the
 // documents that pass every filter, by exact cosine similarity, scored
 // (1 + cosine) / 2 as Elasticsearch scores cosine: the answer an HNSW
-// search approximates, filtered before the k are chosen (a pre-filter).
-func (ix *index) parseKnn(raw any) (scorer, int, *esError) {
+// search approximates, filtered before the k are chosen (a pre-filter);
+// with its k and num_candidates.
+func (ix *index) parseKnn(raw any) (score scorer, k, candidates int, e *esError) {
 	arr, _ := raw.([]any)
 	obj, _ := append(arr, nil)[0].(map[string]any)
-	k, _ := intValue(obj["k"])
+	k, _ = intValue(obj["k"])
 	candidates, hasCandidates := intValue(obj["num_candidates"])
 	vec, isVector := floatArray(obj["query_vector"])
 	name := fmt.Sprint(obj["field"])
@@ -423,28 +423,28 @@ func (ix *index) parseKnn(raw any) (scorer, int, *esError) {
 			for _, c := range list {
 				s, e := ix.parseQuery(c)
 				if e != nil {
-					return nil, 0, e
+					return nil, 0, 0, e
 				}
 				filters = append(filters, s)
 			}
 		case !slices.Contains([]string{"field", "query_vector", "k", "num_candidates"}, key):
-			return nil, 0, notImplemented("knn parameter [%s]", key)
+			return nil, 0, 0, notImplemented("knn parameter [%s]", key)
 		}
 	}
 	switch {
 	case len(arr) != 1 || k < 1 || !hasCandidates || !isVector || f == nil || f.typ != "dense_vector" || !f.indexed:
-		return nil, 0, notImplemented("knn %v", raw)
+		return nil, 0, 0, notImplemented("knn %v", raw)
 	// The driver's knob (engines.Query.Knob) sends num_candidates as given:
 	// Elasticsearch's bounds (KnnSearchBuilder: NUM_CANDS_LIMIT).
 	case candidates > maxCandidates:
-		return nil, 0, badRequest("illegal_argument_exception", "[num_candidates] cannot exceed [%d]", maxCandidates)
+		return nil, 0, 0, badRequest("illegal_argument_exception", "[num_candidates] cannot exceed [%d]", maxCandidates)
 	case candidates < k:
-		return nil, 0, badRequest("illegal_argument_exception", "[num_candidates] cannot be less than [k]")
+		return nil, 0, 0, badRequest("illegal_argument_exception", "[num_candidates] cannot be less than [k]")
 	case len(vec) != f.dims:
-		return nil, 0, ix.shardFailure(badRequest("query_shard_exception",
+		return nil, 0, 0, ix.shardFailure(badRequest("query_shard_exception",
 			"failed to create query: The query vector has a different number of dimensions [%d] than the document vectors [%d].", len(vec), f.dims))
 	case fakekit.Dot(vec, vec) == 0:
-		return nil, 0, ix.shardFailure(badRequest("query_shard_exception",
+		return nil, 0, 0, ix.shardFailure(badRequest("query_shard_exception",
 			"failed to create query: The [cosine] similarity does not support vectors with zero magnitude."))
 	}
 	return func(d *doc) (float64, bool) {
@@ -453,5 +453,5 @@ func (ix *index) parseKnn(raw any) (scorer, int, *esError) {
 			return 0, false
 		}
 		return (1 + fakekit.Cosine(vec, v)) / 2, true
-	}, k, nil
+	}, k, candidates, nil
 }

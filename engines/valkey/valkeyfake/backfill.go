@@ -37,12 +37,8 @@ func (b backfill) percent() float64 {
 	return float64(b.scanned) / float64(b.dbSize)
 }
 
-func (b backfill) state() string {
-	if b.done {
-		return "ready"
-	}
-	return "backfill_in_progress"
-}
+// backfillState is FT.INFO's state by backfill.done.
+var backfillState = map[bool]string{false: "backfill_in_progress", true: "ready"}
 
 // cron runs the backfills every cronPeriod until Close.
 func (s *Server) cron() {

@@ -9,7 +9,7 @@ import (
 )
 
 func cmdFtCreate(s *Server, c *conn, args []string) {
-	if !arity(c, args, 2) {
+	if !arity(c, args, len(args) >= 2) {
 		return
 	}
 	ix, err := parseCreate(args[1:])
@@ -45,7 +45,7 @@ func (s *Server) indexLocked(c *conn, name string) *index {
 }
 
 func cmdFtDrop(s *Server, c *conn, args []string) {
-	if !arity(c, args, 2) {
+	if !arity(c, args, len(args) >= 2) {
 		return
 	}
 	s.mu.Lock()
@@ -67,7 +67,7 @@ func cmdFtList(s *Server, c *conn, _ []string) {
 // index with TEXT fields, whose figures are integers or decimal strings as
 // the module writes each; the attributes sorted by alias.
 func cmdFtInfo(s *Server, c *conn, args []string) {
-	if !arity(c, args, 2) {
+	if !arity(c, args, len(args) >= 2) {
 		return
 	}
 	s.mu.Lock()
@@ -79,11 +79,10 @@ func cmdFtInfo(s *Server, c *conn, args []string) {
 	attrs := slices.Clone(ix.attrs)
 	slices.SortFunc(attrs, func(a, b *attribute) int { return strings.Compare(a.name, b.name) })
 	info := make(list, len(attrs))
-	records, hasText := 0, false
+	records := 0
 	for i, a := range attrs {
 		info[i] = attributeInfo(ix, a)
 		records += ix.tracked(a)
-		hasText = hasText || a.typ == typeText
 	}
 	occurrences, terms := ix.termCounts()
 	reply := list{
@@ -99,9 +98,9 @@ func cmdFtInfo(s *Server, c *conn, args []string) {
 		"backfill_complete_percent", fmt.Sprintf("%f", ix.backfill.percent()),
 		"mutation_queue_size", strconv.FormatInt(ix.queue, 10),
 		"recent_mutations_queue_delay", "0 sec",
-		"state", ix.backfill.state(),
+		"state", backfillState[ix.backfill.done],
 	}
-	if hasText {
+	if len(ix.texts) > 0 {
 		stop := stopWords
 		if ix.noStop {
 			stop = nil

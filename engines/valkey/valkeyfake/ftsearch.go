@@ -28,7 +28,7 @@ type searchArgs struct {
 }
 
 func cmdFtSearch(s *Server, c *conn, args []string) {
-	if !arity(c, args, 3) {
+	if !arity(c, args, len(args) >= 3) {
 		return
 	}
 	s.mu.Lock()

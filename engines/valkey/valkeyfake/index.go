@@ -47,6 +47,7 @@ type index struct {
 	prefixes []string
 	noStop   bool // NOSTOPWORDS
 	attrs    []*attribute
+	texts    []*attribute // the TEXT attributes, in schema order
 	byName   map[string]*attribute
 	docs     map[string]indexedDoc
 	failures int64
@@ -56,12 +57,7 @@ type index struct {
 
 // matches says whether key is under one of the index's prefixes.
 func (ix *index) matches(key string) bool {
-	for _, p := range ix.prefixes {
-		if strings.HasPrefix(key, p) {
-			return true
-		}
-	}
-	return len(ix.prefixes) == 0
+	return len(ix.prefixes) == 0 || slices.ContainsFunc(ix.prefixes, func(p string) bool { return strings.HasPrefix(key, p) })
 }
 
 // argIter walks command arguments the way vmsdk's ArgsIterator does.
@@ -121,7 +117,6 @@ func parseCreate(args []string) (*index, error) {
 	if s := it.next(); !strings.EqualFold(s, "SCHEMA") {
 		return nil, fmt.Errorf("Unexpected parameter `%s`, expecting `SCHEMA`", s)
 	}
-	texts := 0
 	for it.more() {
 		id := it.next()
 		a, err := parseAttribute(it, id)
@@ -132,10 +127,10 @@ func parseCreate(args []string) (*index, error) {
 			return nil, fmt.Errorf("Duplicate field in schema - %s", id)
 		case len(ix.attrs)+1 > maxAttributes:
 			return nil, fmt.Errorf("The maximum number of attributes cannot exceed %d.", maxAttributes)
+		case a.typ == typeText && len(ix.texts) >= maxTextFields:
+			return nil, fmt.Errorf("The maximum number of text fields cannot exceed %d.", maxTextFields)
 		case a.typ == typeText:
-			if texts++; texts > maxTextFields {
-				return nil, fmt.Errorf("The maximum number of text fields cannot exceed %d.", maxTextFields)
-			}
+			ix.texts = append(ix.texts, a)
 		}
 		ix.attrs = append(ix.attrs, a)
 		ix.byName[id] = a

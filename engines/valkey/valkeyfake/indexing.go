@@ -1,6 +1,7 @@
 package valkeyfake
 
 import (
+	"slices"
 	"sync"
 	"time"
 )
@@ -32,17 +33,15 @@ func (s *Server) mutateLocked(key string) *sync.WaitGroup {
 // wait holds a writing client until its mutations (nil: none) are applied,
 // counted meanwhile as blocked (ingest_hash_blocked).
 func (s *Server) wait(groups ...*sync.WaitGroup) {
-	counted := false
+	if !slices.ContainsFunc(groups, func(g *sync.WaitGroup) bool { return g != nil }) {
+		return
+	}
+	s.blocked.Add(1)
+	defer s.blocked.Add(-1)
 	for _, g := range groups {
-		if g == nil {
-			continue
+		if g != nil {
+			g.Wait()
 		}
-		if !counted {
-			s.blocked.Add(1)
-			defer s.blocked.Add(-1)
-			counted = true
-		}
-		g.Wait()
 	}
 }
 

@@ -41,7 +41,7 @@ func cmdInfo(s *Server, c *conn, args []string) {
 // cmdConfig implements CONFIG GET and CONFIG SET for the module settings
 // the driver reads and sets; an unknown name is rejected as Valkey does.
 func cmdConfig(s *Server, c *conn, args []string) {
-	if !arity(c, args, 3) {
+	if !arity(c, args, len(args) >= 3) {
 		return
 	}
 	s.mu.Lock()

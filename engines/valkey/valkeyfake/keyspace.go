@@ -11,8 +11,7 @@ import (
 )
 
 func cmdHset(s *Server, c *conn, args []string) {
-	if len(args) < 4 || len(args)%2 != 0 {
-		c.w.err("ERR wrong number of arguments for 'hset' command")
+	if !arity(c, args, len(args) >= 4 && len(args)%2 == 0) {
 		return
 	}
 	s.mu.Lock()
@@ -36,8 +35,7 @@ func cmdHset(s *Server, c *conn, args []string) {
 
 // cmdHgetall is HGETALL key (arity exactly 2, Valkey's command table).
 func cmdHgetall(s *Server, c *conn, args []string) {
-	if len(args) != 2 {
-		c.w.err("ERR wrong number of arguments for 'hgetall' command")
+	if !arity(c, args, len(args) == 2) {
 		return
 	}
 	s.mu.Lock()
@@ -53,7 +51,7 @@ func cmdHgetall(s *Server, c *conn, args []string) {
 // cmdDel is DEL and UNLINK: how many of the keys were there (a key named
 // twice counts twice, as in Valkey).
 func cmdDel(s *Server, c *conn, args []string) {
-	if !arity(c, args, 2) {
+	if !arity(c, args, len(args) >= 2) {
 		return
 	}
 	var waits []*sync.WaitGroup
@@ -94,15 +92,12 @@ func cmdScan(s *Server, c *conn, args []string) {
 	s.mu.Lock()
 	keys := s.sortedKeysLocked()
 	s.mu.Unlock()
+	from := min(cursor, len(keys))
+	next := from + min(count, len(keys)-from)
 	out := []string{}
-	next := 0
-	for i := cursor; i < len(keys); i++ {
-		if strings.HasPrefix(keys[i], prefix) {
-			out = append(out, keys[i])
-		}
-		if i+1-cursor >= count {
-			next = i + 1
-			break
+	for _, k := range keys[from:next] {
+		if strings.HasPrefix(k, prefix) {
+			out = append(out, k)
 		}
 	}
 	if next >= len(keys) {

@@ -18,21 +18,11 @@ type orPred []predicate
 type allPred struct{}
 
 func (a andPred) eval(d indexedDoc) bool {
-	for _, p := range a {
-		if !p.eval(d) {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(a, func(p predicate) bool { return !p.eval(d) })
 }
 
 func (o orPred) eval(d indexedDoc) bool {
-	for _, p := range o {
-		if p.eval(d) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(o, func(p predicate) bool { return p.eval(d) })
 }
 
 func (allPred) eval(indexedDoc) bool { return true }
@@ -84,12 +74,7 @@ type tagPred struct {
 
 func (t tagPred) eval(d indexedDoc) bool {
 	tags, _ := d[t.field].([]string)
-	for _, have := range tags {
-		if slices.Contains(t.tags, have) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(tags, func(have string) bool { return slices.Contains(t.tags, have) })
 }
 
 type numPred struct {
@@ -323,19 +308,13 @@ func (p *queryParser) numeric(a *attribute) (predicate, error) {
 
 // textFields is the set a term searches: one field, or every TEXT field.
 func (p *queryParser) textFields(field *attribute) ([]*attribute, error) {
-	if field != nil {
+	switch {
+	case field != nil:
 		return []*attribute{field}, nil
-	}
-	var all []*attribute
-	for _, a := range p.ix.attrs {
-		if a.typ == typeText {
-			all = append(all, a)
-		}
-	}
-	if len(all) == 0 {
+	case len(p.ix.texts) == 0:
 		return nil, errors.New("Index does not have any text field")
 	}
-	return all, nil
+	return p.ix.texts, nil
 }
 
 // word reads one token up to a token boundary (the driver's words are

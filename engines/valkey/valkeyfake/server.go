@@ -228,14 +228,10 @@ func (s *Server) handle(nc net.Conn) {
 
 type handler func(s *Server, c *conn, args []string)
 
-var commands map[string]handler
-
-func init() {
-	commands = map[string]handler{
-		"PING": cmdPing, "HELLO": cmdHello, "CLIENT": cmdClient, "INFO": cmdInfo, "CONFIG": cmdConfig,
-		"HSET": cmdHset, "HGETALL": cmdHgetall, "DEL": cmdDel, "UNLINK": cmdDel, "SCAN": cmdScan,
-		"FT.CREATE": cmdFtCreate, "FT.DROPINDEX": cmdFtDrop, "FT.SEARCH": cmdFtSearch, "FT.INFO": cmdFtInfo, "FT._LIST": cmdFtList,
-	}
+var commands = map[string]handler{
+	"PING": cmdPing, "HELLO": cmdHello, "CLIENT": cmdClient, "INFO": cmdInfo, "CONFIG": cmdConfig,
+	"HSET": cmdHset, "HGETALL": cmdHgetall, "DEL": cmdDel, "UNLINK": cmdDel, "SCAN": cmdScan,
+	"FT.CREATE": cmdFtCreate, "FT.DROPINDEX": cmdFtDrop, "FT.SEARCH": cmdFtSearch, "FT.INFO": cmdFtInfo, "FT._LIST": cmdFtList,
 }
 
 func (s *Server) dispatch(c *conn, args []string) {
@@ -251,12 +247,13 @@ func (s *Server) dispatch(c *conn, args []string) {
 	}
 }
 
-func arity(c *conn, args []string, min int) bool {
-	if len(args) < min {
+// arity writes Valkey's refusal of the command's number of arguments
+// unless ok, and says ok.
+func arity(c *conn, args []string, ok bool) bool {
+	if !ok {
 		c.w.err(fmt.Sprintf("ERR wrong number of arguments for '%s' command", strings.ToLower(args[0])))
-		return false
 	}
-	return true
+	return ok
 }
 
 // Fault is what the fake does in place of its answer to a command
