@@ -60,27 +60,7 @@ func (f *File) Check(ctx context.Context) (Report, error) {
 	}
 	r := Report{Queries: len(queries), K: k}
 	for q, want := range exact {
-		got := make([]uint32, k)
-		for j, i := range f.Neighbors[q] {
-			got[j] = uint32(i)
-		}
-		dist := func(id uint32) (float64, bool) {
-			if int(id) >= n {
-				return 0, false
-			}
-			return m.Distance(queries[q].Vector, f.Train.Row(int(id))), true
-		}
-		if neighbours.Hits(got, want, dist) == len(want) {
-			continue
-		}
-		r.Disagree++
-		if len(r.First) < MaxShown {
-			d := Disagreement{Query: q, File: f.Neighbors[q], Exact: make([]int, len(want))}
-			for j, w := range want {
-				d.Exact[j] = int(w.ID)
-			}
-			r.First = append(r.First, d)
-		}
+		r.add(q, f.Neighbors[q], want, f.agrees(m, q, f.Neighbors[q], want))
 	}
 	return r, nil
 }
@@ -99,6 +79,41 @@ func (f *File) metric() (neighbours.Metric, error) {
 	default:
 		return 0, fmt.Errorf("vectorfile: the truth check knows no distance %q", f.Distance)
 	}
+}
+
+// add counts test vector j's comparison: a disagreement is listed, with
+// both lists, while fewer than MaxShown are.
+func (r *Report) add(j int, stated []int, exact []neighbours.Neighbour, agree bool) {
+	if agree {
+		return
+	}
+	r.Disagree++
+	if len(r.First) < MaxShown {
+		d := Disagreement{Query: j, File: stated, Exact: make([]int, len(exact))}
+		for i, n := range exact {
+			d.Exact[i] = int(n.ID)
+		}
+		r.First = append(r.First, d)
+	}
+}
+
+// agrees says whether stated, train indexes, are test vector j's exact
+// neighbours exact (train indexes too) under m by neighbours.Hits: a
+// stated neighbour missing from exact still agrees when it ties with the
+// last.
+func (f *File) agrees(m neighbours.Metric, j int, stated []int, exact []neighbours.Neighbour) bool {
+	got := make([]uint32, len(stated))
+	for i, s := range stated {
+		got[i] = uint32(s)
+	}
+	q := f.Test.Row(j)
+	dist := func(id uint32) (float64, bool) {
+		if int(id) >= f.Train.Len() {
+			return 0, false
+		}
+		return m.Distance(q, f.Train.Row(int(id))), true
+	}
+	return neighbours.Hits(got, exact, dist) == len(exact)
 }
 
 // String is the report in a few lines: the counts, then each shown

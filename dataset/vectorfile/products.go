@@ -144,35 +144,7 @@ func (f *File) CheckAnswers(p *dataset.Products, answers []Answer) (Report, erro
 		for i, n := range a.Exact[:k] {
 			exact[i] = neighbours.Neighbour{ID: n.ID - 1, Distance: n.Distance}
 		}
-		if f.agrees(j, f.Neighbors[j][:k], exact) {
-			continue
-		}
-		r.Disagree++
-		if len(r.First) < MaxShown {
-			d := Disagreement{Query: j, File: f.Neighbors[j][:k], Exact: make([]int, k)}
-			for i, n := range exact {
-				d.Exact[i] = int(n.ID)
-			}
-			r.First = append(r.First, d)
-		}
+		r.add(j, f.Neighbors[j][:k], exact, f.agrees(neighbours.Cosine, j, f.Neighbors[j][:k], exact))
 	}
 	return r, nil
-}
-
-// agrees says whether stated, train indexes, are test vector j's exact
-// neighbours exact (train indexes too) by neighbours.Hits: a stated
-// neighbour missing from exact still agrees when it ties with the last.
-func (f *File) agrees(j int, stated []int, exact []neighbours.Neighbour) bool {
-	got := make([]uint32, len(stated))
-	for i, s := range stated {
-		got[i] = uint32(s)
-	}
-	q := f.Test.Row(j)
-	dist := func(id uint32) (float64, bool) {
-		if int(id) >= f.Train.Len() {
-			return 0, false
-		}
-		return neighbours.Distance(q, f.Train.Row(int(id))), true
-	}
-	return neighbours.Hits(got, exact, dist) == len(exact)
 }
