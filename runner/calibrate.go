@@ -17,6 +17,7 @@ import (
 	"github.com/searchbench/searchbench/dataset"
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/runner/event"
+	"github.com/searchbench/searchbench/runner/field"
 	"github.com/searchbench/searchbench/runner/internal/pace"
 	"github.com/searchbench/searchbench/runner/record"
 	"github.com/searchbench/searchbench/runner/result"
@@ -216,7 +217,7 @@ type CalibrationConfig struct {
 var DefaultCalibration = CalibrationConfig{Measure: 20 * time.Second, Users: 8, Rate: 100, Workers: 256, Tolerance: 0.05}
 
 // Validate reports the first field out of range for the distributions
-// calibrate checks (Calibrations), as a *FieldError whose Flag is the
+// calibrate checks (Calibrations), as a *field.Error whose Flag is the
 // calibrate command's: the window must hold whole periods of the freezing
 // engine (the truth assumes them), and the workers every call due during a
 // freeze.
@@ -234,17 +235,17 @@ func (c CalibrationConfig) Validate() error {
 	}
 	switch {
 	case c.Measure < period || c.Measure%period != 0:
-		return fieldErr("Measure", "measure", "%v is not a whole number of the freezing engine's %v periods (the truth assumes whole periods)", c.Measure, period)
+		return field.New("Measure", "measure", "%v is not a whole number of the freezing engine's %v periods (the truth assumes whole periods)", c.Measure, period)
 	case c.Users < 1 || c.Users > 1000:
-		return fieldErr("Users", "users", "%d is out of range (1 to 1000)", c.Users)
+		return field.New("Users", "users", "%d is out of range (1 to 1000)", c.Users)
 	case !(c.Rate >= 1 && c.Rate <= 10_000):
-		return fieldErr("Rate", "rate", "%v is out of range (1 to 10000 calls/s)", c.Rate)
+		return field.New("Rate", "rate", "%v is out of range (1 to 10000 calls/s)", c.Rate)
 	case c.Workers < 1 || c.Workers > 10_000:
-		return fieldErr("Workers", "workers", "%d is out of range (1 to 10000)", c.Workers)
+		return field.New("Workers", "workers", "%d is out of range (1 to 10000)", c.Workers)
 	case c.Workers < need():
-		return fieldErr("Workers", "workers", "%d cannot hold every call due during a freeze at %v calls/s; give at least %d", c.Workers, c.Rate, need())
+		return field.New("Workers", "workers", "%d cannot hold every call due during a freeze at %v calls/s; give at least %d", c.Workers, c.Rate, need())
 	case !(c.Tolerance > 0):
-		return fieldErr("Tolerance", "tolerance", "%v must be > 0", c.Tolerance)
+		return field.New("Tolerance", "tolerance", "%v must be > 0", c.Tolerance)
 	}
 	return nil
 }
@@ -328,7 +329,7 @@ func loopWarnings(dist Distribution, loop string, w ...string) []string {
 func calibrateClosed(ctx context.Context, e *knownEngine, src corpus.Source, calls Calls, dist Distribution, cfg CalibrationConfig) ([]CalibrationRow, []string, bool) {
 	// The engine times the calls that start in the window, as the
 	// users record them (closed.go, user.run).
-	window := Emitter{Observer: ObserverFunc(func(ev event.Event) {
+	window := Emitter{Observer: event.ObserverFunc(func(ev event.Event) {
 		if ev.Kind != event.Phase {
 			return
 		}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/searchbench/searchbench/runner/field"
 )
 
 // quickCalibrations are shorter versions of Calibrations, for a test of a
@@ -244,9 +246,9 @@ func TestCalibrationConfigValidate(t *testing.T) {
 		cfg := DefaultCalibration
 		c.set(&cfg)
 		err := cfg.Validate()
-		var fe *FieldError
+		var fe *field.Error
 		if !errors.As(err, &fe) || !strings.HasPrefix(fe.Setting(), c.want) {
-			t.Errorf("%+v: %v; want a FieldError saying %q", cfg, err, c.want)
+			t.Errorf("%+v: %v; want a field.Error saying %q", cfg, err, c.want)
 		}
 	}
 }

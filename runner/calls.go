@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/searchbench/searchbench/runner/field"
 	"github.com/searchbench/searchbench/workload"
 )
 
@@ -24,22 +25,22 @@ type Calls struct {
 	Sampled func(context.Context) (map[string]float64, error) `json:"-"`
 }
 
-// Validate reports the first bad field (a *FieldError).
+// Validate reports the first bad field (a *field.Error).
 func (c Calls) Validate() error {
 	switch {
 	case c.Timeout <= 0:
-		return fieldErr("Timeout", "timeout", "%v must be > 0", c.Timeout)
+		return field.New("Timeout", "timeout", "%v must be > 0", c.Timeout)
 	case c.Timeout < MinTimeout:
-		return fieldErr("Timeout", "timeout", "%v is shorter than %v: every call would fail", c.Timeout, MinTimeout)
+		return field.New("Timeout", "timeout", "%v is shorter than %v: every call would fail", c.Timeout, MinTimeout)
 	case c.Timeout > MaxTimeout:
-		return fieldErr("Timeout", "timeout", "%v is longer than %v: a hung engine would hold the run that long per call", c.Timeout, MaxTimeout)
+		return field.New("Timeout", "timeout", "%v is longer than %v: a hung engine would hold the run that long per call", c.Timeout, MaxTimeout)
 	case c.K < 1:
-		return fieldErr("K", "k", "%d must be ≥ 1", c.K)
+		return field.New("K", "k", "%d must be ≥ 1", c.K)
 	}
 	if err := c.Known.Validate(); err != nil {
-		return inField("Known", err)
+		return field.In("Known", err)
 	}
-	return inField("Mix", c.Mix.Validate())
+	return field.In("Mix", c.Mix.Validate())
 }
 
 // MinTimeout is the shortest request timeout: below it no call over a
@@ -76,9 +77,9 @@ func (c Calls) validateInterval(window time.Duration, windowFlag string) error {
 	case iv == 0:
 		return nil
 	case iv < MinInterval:
-		return fieldErr("Interval", "interval", "%v is shorter than %v, the shortest interval recorded", iv, MinInterval)
+		return field.New("Interval", "interval", "%v is shorter than %v, the shortest interval recorded", iv, MinInterval)
 	case iv > window:
-		return fieldErr("Interval", "interval", "%v is longer than the window it cuts (%s %v)", iv, windowFlag, window)
+		return field.New("Interval", "interval", "%v is longer than the window it cuts (%s %v)", iv, windowFlag, window)
 	}
 	return nil
 }

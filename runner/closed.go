@@ -16,6 +16,8 @@ import (
 	"github.com/searchbench/searchbench/dataset"
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/runner/event"
+	"github.com/searchbench/searchbench/runner/field"
+	"github.com/searchbench/searchbench/runner/guard"
 	"github.com/searchbench/searchbench/runner/internal/pace"
 	"github.com/searchbench/searchbench/runner/record"
 	"github.com/searchbench/searchbench/runner/result"
@@ -59,38 +61,38 @@ const MaxRamp = 24 * time.Hour
 // fits at all and the level reports nothing).
 const MinWindow = 100 * time.Millisecond
 
-// Validate reports the first bad field (a *FieldError).
+// Validate reports the first bad field (a *field.Error).
 func (c Config) Validate() error {
 	if len(c.Users) == 0 {
-		return fieldErr("Users", "users", "at least one level is needed")
+		return field.New("Users", "users", "at least one level is needed")
 	}
 	for _, u := range c.Users {
 		if u < 1 || u > MaxUsers {
-			return fieldErr("Users", "users", "%d is out of range (1 to %d)", u, MaxUsers)
+			return field.New("Users", "users", "%d is out of range (1 to %d)", u, MaxUsers)
 		}
 	}
 	switch {
 	case !(c.SpawnRate > 0):
-		return fieldErr("SpawnRate", "spawn-rate", "%v must be > 0", c.SpawnRate)
+		return field.New("SpawnRate", "spawn-rate", "%v must be > 0", c.SpawnRate)
 	case float64(slices.Max(c.Users)-1)/c.SpawnRate > MaxRamp.Seconds():
-		return fieldErr("SpawnRate", "spawn-rate", "%v users/s would take longer than %v to start %d users", c.SpawnRate, MaxRamp, slices.Max(c.Users))
+		return field.New("SpawnRate", "spawn-rate", "%v users/s would take longer than %v to start %d users", c.SpawnRate, MaxRamp, slices.Max(c.Users))
 	case c.Settle < 0:
-		return fieldErr("Settle", "settle", "%v must be ≥ 0", c.Settle)
+		return field.New("Settle", "settle", "%v must be ≥ 0", c.Settle)
 	case c.Measure <= 0:
-		return fieldErr("Measure", "measure", "%v must be > 0", c.Measure)
+		return field.New("Measure", "measure", "%v must be > 0", c.Measure)
 	case c.Measure < MinWindow:
-		return fieldErr("Measure", "measure", "%v is shorter than %v, the shortest window measured", c.Measure, MinWindow)
+		return field.New("Measure", "measure", "%v is shorter than %v, the shortest window measured", c.Measure, MinWindow)
 	}
 	if err := c.Freshness.Validate(); err != nil {
-		return inField("Freshness", err)
+		return field.In("Freshness", err)
 	}
 	if err := c.Share.Validate(); err != nil {
-		return inField("Share", err)
+		return field.In("Share", err)
 	}
 	if err := c.Calls.Validate(); err != nil {
-		return inField("Calls", err)
+		return field.In("Calls", err)
 	}
-	return inField("Calls", c.validateInterval(c.Measure, "measure"))
+	return field.In("Calls", c.validateInterval(c.Measure, "measure"))
 }
 
 // ClosedLoop runs every level of cfg against e, in order. It returns the
@@ -564,9 +566,9 @@ func prepare(src corpus.Source, k int, vers versions, st workload.Step) workload
 }
 
 // do makes the call. The caller times it. A panicking driver's call fails
-// (see PanicError) instead of ending the process.
+// (see guard.PanicError) instead of ending the process.
 func do(ctx context.Context, e engines.Engine, c *workload.Call) (err error) {
-	defer recoverCall(&err)
+	defer guard.Recover(&err)
 	return c.Invoke(ctx, e)
 }
 

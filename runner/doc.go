@@ -21,7 +21,7 @@
 //     held back (no coordinated omission).
 //
 // Plan.Validate checks everything that can be checked without an engine,
-// and names the field at fault (a *FieldError).
+// and names the field at fault (a *field.Error).
 //
 // # The pipeline
 //
@@ -31,7 +31,7 @@
 // (CheckRelevance), drives the closed loop or the ladder, and measures
 // as it goes; then it releases what it started. A failure after the plan
 // is accepted — an engine that cannot start, a driver that panics
-// (PanicError), an interrupt — is in the result, marked partial, beside
+// (guard.PanicError), an interrupt — is in the result, marked partial, beside
 // what was measured; the result carries its provenance (versions, host,
 // images, seeds, the corpus's hash) and none of the setups' secrets.
 //

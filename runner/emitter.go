@@ -16,7 +16,7 @@ import (
 // gets. The zero Emitter sends nothing.
 type Emitter struct {
 	Setup    string
-	Observer Observer // nil: no one watches
+	Observer event.Observer // nil: no one watches
 	// scrub, when set, removes the setup's secrets from warnings before
 	// any observer sees them: a warning may quote a failure's message, and
 	// an observer may show it to anyone who can open a page.

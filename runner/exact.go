@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/runner/guard"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/workload/corpus"
 )
@@ -98,7 +99,7 @@ func checkExact(ctx context.Context, e engines.Engine, t *corpus.Truth, k int, t
 		sq := q.Query
 		sq.K = k
 		cctx, cancel := context.WithTimeout(ctx, timeout)
-		hits, err := guard(func() (engines.Hits, error) { return e.Search(cctx, sq) })
+		hits, err := guard.Call(func() (engines.Hits, error) { return e.Search(cctx, sq) })
 		cancel()
 		counts.add(i, hits.IDs, err, k, written)
 	})

@@ -18,6 +18,7 @@ import (
 	"github.com/searchbench/searchbench/dataset"
 	"github.com/searchbench/searchbench/dataset/neighbours"
 	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/runner/field"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/runner/shard"
 	"github.com/searchbench/searchbench/workload"
@@ -506,7 +507,7 @@ func TestPlanRefusesAQueryKindTheEngineLacks(t *testing.T) {
 			Closed: &Config{Users: []int{1}, SpawnRate: 1, Measure: time.Second, Calls: Calls{Timeout: time.Second, K: 10, Mix: ops}}}
 	}
 	err := plan("knn=1,hybrid=1", workload.Mix{workload.Search: 1}).Validate()
-	var fe *FieldError
+	var fe *field.Error
 	if !errors.As(err, &fe) || fe.Flag != "queries" || !strings.Contains(err.Error(), "hybridless cannot run hybrid queries (hybrid): no fusion") {
 		t.Fatalf("error %v; want the --queries refusal naming the kind", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/runner/guard"
 	"github.com/searchbench/searchbench/runner/record"
 	"github.com/searchbench/searchbench/runner/result"
 )
@@ -95,6 +96,6 @@ func sampleStats(ctx context.Context, e engines.Engine, extra statsFunc, timeout
 		return nil
 	}
 	return record.StartSampler(ctx, func(ctx context.Context) (map[string]float64, error) {
-		return guard(func() (map[string]float64, error) { return src(ctx) })
+		return guard.Call(func() (map[string]float64, error) { return src(ctx) })
 	}, timeout)
 }

@@ -15,6 +15,8 @@ import (
 
 	"github.com/searchbench/searchbench/dataset"
 	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/runner/field"
+	"github.com/searchbench/searchbench/runner/guard"
 	"github.com/searchbench/searchbench/runner/internal/pace"
 	"github.com/searchbench/searchbench/runner/record"
 	"github.com/searchbench/searchbench/runner/result"
@@ -56,14 +58,14 @@ const (
 	DefaultFreshnessGap  = time.Second
 )
 
-// Validate reports the first bad field (a *FieldError). Zero Poll and Gap
+// Validate reports the first bad field (a *field.Error). Zero Poll and Gap
 // are the defaults.
 func (c FreshnessConfig) Validate() error {
 	switch {
 	case !c.Off && c.Poll != 0 && c.Poll < time.Millisecond:
-		return fieldErr("Poll", "freshness-poll", "%v must be ≥ 1ms (0: the default)", c.Poll)
+		return field.New("Poll", "freshness-poll", "%v must be ≥ 1ms (0: the default)", c.Poll)
 	case c.Gap < 0:
-		return fieldErr("Gap", "freshness-gap", "%v must be ≥ 0 (0: the default)", c.Gap)
+		return field.New("Gap", "freshness-gap", "%v must be ≥ 0 (0: the default)", c.Gap)
 	}
 	return nil
 }
@@ -230,7 +232,7 @@ func (p *prober) probe(ctx context.Context, w probeWrite, timeout time.Duration)
 		}
 		start := time.Now()
 		cctx, cancel := context.WithTimeout(ctx, timeout)
-		hits, err := guard(func() (engines.Hits, error) { return p.e.Search(cctx, q) })
+		hits, err := guard.Call(func() (engines.Hits, error) { return p.e.Search(cctx, q) })
 		cancel()
 		if ctx.Err() != nil {
 			p.count(func(r *result.Freshness) { r.Unresolved++ })

@@ -11,6 +11,8 @@ import (
 
 	"github.com/searchbench/searchbench/dataset"
 	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/runner/field"
+	"github.com/searchbench/searchbench/runner/guard"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/workload"
 )
@@ -56,13 +58,13 @@ func (c KnownConfig) ExactQueries() int {
 // the searches measured are the workload's.
 const DefaultKnownItems = 0.01
 
-// Validate reports a fraction out of range (a *FieldError).
+// Validate reports a fraction out of range (a *field.Error).
 func (c KnownConfig) Validate() error {
 	if !(c.Fraction >= 0 && c.Fraction <= 1) {
-		return fieldErr("Fraction", "known-items", "%v must be in [0, 1]", c.Fraction)
+		return field.New("Fraction", "known-items", "%v must be in [0, 1]", c.Fraction)
 	}
 	if c.Exact > MaxExactQueries {
-		return fieldErr("Exact", "exact-queries", "%d is out of range (0 to %d)", c.Exact, MaxExactQueries)
+		return field.New("Exact", "exact-queries", "%d is out of range (0 to %d)", c.Exact, MaxExactQueries)
 	}
 	return nil
 }
@@ -218,7 +220,7 @@ func invoke(ctx context.Context, e engines.Engine, c *workload.Call, chk knownCh
 	if !chk.on {
 		return h, do(ctx, e, c)
 	}
-	defer recoverCall(&err)
+	defer guard.Recover(&err)
 	return e.Search(ctx, c.Query)
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/runner/event"
+	"github.com/searchbench/searchbench/runner/field"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/workload"
 )
@@ -39,32 +40,32 @@ const (
 	clientBoundCPU = result.ClientBoundCPU
 )
 
-// Validate reports the first bad field (a *FieldError).
+// Validate reports the first bad field (a *field.Error).
 func (c LadderConfig) Validate() error {
 	if err := c.Open.Validate(); err != nil {
-		return inField("Open", err)
+		return field.In("Open", err)
 	}
 	if err := c.Rates.Validate(); err != nil {
-		return inField("Rates", err)
+		return field.In("Rates", err)
 	}
 	switch {
 	case c.Duration <= 0:
-		return fieldErr("Duration", "duration", "%v must be > 0", c.Duration)
+		return field.New("Duration", "duration", "%v must be > 0", c.Duration)
 	case c.Duration < MinWindow:
-		return fieldErr("Duration", "duration", "%v is shorter than %v, the shortest window measured", c.Duration, MinWindow)
+		return field.New("Duration", "duration", "%v is shorter than %v, the shortest window measured", c.Duration, MinWindow)
 	case c.Repeat < 1:
-		return fieldErr("Repeat", "repeat", "%d must be ≥ 1", c.Repeat)
+		return field.New("Repeat", "repeat", "%d must be ≥ 1", c.Repeat)
 	case !(c.Factor > 1):
-		return fieldErr("Factor", "factor", "%v must be > 1", c.Factor)
+		return field.New("Factor", "factor", "%v must be > 1", c.Factor)
 	case !(c.MinAchieved > 0 && c.MinAchieved <= 1):
-		return fieldErr("MinAchieved", "min-achieved", "%v must be in (0, 1]", c.MinAchieved)
+		return field.New("MinAchieved", "min-achieved", "%v must be in (0, 1]", c.MinAchieved)
 	case !(c.Explode >= c.Factor):
-		return fieldErr("Explode", "explode", "%v must be ≥ factor (%v)", c.Explode, c.Factor)
+		return field.New("Explode", "explode", "%v must be ≥ factor (%v)", c.Explode, c.Factor)
 	case c.Reference < 0:
-		return fieldErr("Reference", "reference-rate", "%v must be ≥ 0", c.Reference)
+		return field.New("Reference", "reference-rate", "%v must be ≥ 0", c.Reference)
 	}
 	if err := c.Open.validateInterval(c.Duration, "duration"); err != nil {
-		return inField("Open", inField("Calls", err))
+		return field.In("Open", field.In("Calls", err))
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/searchbench/searchbench/engines/launch"
 	"github.com/searchbench/searchbench/runner/event"
+	"github.com/searchbench/searchbench/runner/field"
 )
 
 // fakeLauncher "launches" the sharedmem driver (shard_test.go): an engine
@@ -64,9 +65,9 @@ func TestAPlanThatLaunchesNeedsALauncher(t *testing.T) {
 	src := testCorpus(t, 100, 0.5)
 	p := Plan{Source: src, Setups: []Setup{{Driver: "sharedmem"}}, Closed: ptr(quickConfig(1))}
 	err := p.Validate()
-	var fe *FieldError
+	var fe *field.Error
 	if !errors.As(err, &fe) || fe.Field != "Plan.Setups[0].Config.URL" || !strings.Contains(err.Error(), "the plan has no Launcher") {
-		t.Fatalf("%v; want a FieldError on Plan.Setups[0].Config.URL saying the plan has no Launcher", err)
+		t.Fatalf("%v; want a field.Error on Plan.Setups[0].Config.URL saying the plan has no Launcher", err)
 	}
 	if res, rerr := Run(context.Background(), p, nil); res != nil || rerr == nil || rerr.Error() != err.Error() {
 		t.Errorf("Run: %v, %v; want Validate's error and nothing run", res, rerr)
@@ -103,7 +104,7 @@ func TestRunLaunchesThroughTheLauncher(t *testing.T) {
 	l := &fakeLauncher{t: t, closeErr: errors.New("remove container: it held launched-Secret-4242")}
 	var mu sync.Mutex
 	var logs []string
-	obs := ObserverFunc(func(e event.Event) {
+	obs := event.ObserverFunc(func(e event.Event) {
 		if e.Kind == event.Log {
 			mu.Lock()
 			logs = append(logs, e.Text)
@@ -184,7 +185,7 @@ func TestLaunchedSecretIsScrubbedFromLiveWarnings(t *testing.T) {
 	l := &fakeLauncher{t: t, urlSuffix: "/leaky"}
 	var mu sync.Mutex
 	var warned []string
-	obs := ObserverFunc(func(e event.Event) {
+	obs := event.ObserverFunc(func(e event.Event) {
 		if e.Kind == event.Warning {
 			mu.Lock()
 			warned = append(warned, e.Text)

@@ -192,7 +192,7 @@ func TestLiveRungIntervalsCarryChecksAndStats(t *testing.T) {
 func TestTheCoordinatorsLiveViewHasUsersWhileTheWindowIsOpen(t *testing.T) {
 	var mu sync.Mutex
 	var got []result.Interval
-	watch := ObserverFunc(func(e event.Event) {
+	watch := event.ObserverFunc(func(e event.Event) {
 		if e.Kind == event.Interval {
 			mu.Lock()
 			got = append(got, *e.Interval)

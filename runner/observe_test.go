@@ -41,7 +41,7 @@ func TestAnObserverGetsEveryKindOfEvent(t *testing.T) {
 	seen := map[event.Kind]int{}
 	phases := map[string]bool{}
 	latest := map[result.Window]map[result.Duration]result.Interval{} // window → start → interval
-	obs := runner.ObserverFunc(func(e event.Event) {
+	obs := event.ObserverFunc(func(e event.Event) {
 		mu.Lock()
 		defer mu.Unlock()
 		seen[e.Kind]++

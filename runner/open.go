@@ -13,6 +13,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/runner/field"
 	"github.com/searchbench/searchbench/runner/internal/pace"
 	"github.com/searchbench/searchbench/runner/record"
 	"github.com/searchbench/searchbench/runner/result"
@@ -42,18 +43,18 @@ const DefaultWorkers = 384
 // counts as a late start.
 const lateStart = time.Millisecond
 
-// Validate reports the first bad field (a *FieldError).
+// Validate reports the first bad field (a *field.Error).
 func (c OpenConfig) Validate() error {
 	switch {
 	case c.Workers < 1 || c.Workers > MaxUsers:
-		return fieldErr("Workers", "workers", "%d is out of range (1 to %d)", c.Workers, MaxUsers)
+		return field.New("Workers", "workers", "%d is out of range (1 to %d)", c.Workers, MaxUsers)
 	case c.Arrival != "constant" && c.Arrival != "poisson":
-		return fieldErr("Arrival", "arrival", "%q is neither constant nor poisson", c.Arrival)
+		return field.New("Arrival", "arrival", "%q is neither constant nor poisson", c.Arrival)
 	}
 	if err := c.Share.Validate(); err != nil {
-		return inField("Share", err)
+		return field.In("Share", err)
 	}
-	return inField("Calls", c.Calls.Validate())
+	return field.In("Calls", c.Calls.Validate())
 }
 
 // ticket is one scheduled call.

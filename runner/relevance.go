@@ -12,6 +12,7 @@ import (
 
 	"github.com/searchbench/searchbench/dataset"
 	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/runner/guard"
 	"github.com/searchbench/searchbench/runner/result"
 )
 
@@ -51,7 +52,7 @@ func CheckRelevance(ctx context.Context, e engines.Engine, src corpus.Source, n,
 		kind, q, target := knownItem(src, ki, uint64(i))
 		q.K = k
 		cctx, cancel := context.WithTimeout(ctx, timeout)
-		hits, err := guard(func() (engines.Hits, error) { return e.Search(cctx, q) })
+		hits, err := guard.Call(func() (engines.Hits, error) { return e.Search(cctx, q) })
 		cancel()
 		mu.Lock()
 		defer mu.Unlock()

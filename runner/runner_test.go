@@ -15,6 +15,7 @@ import (
 	"github.com/searchbench/searchbench/dataset"
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/runner/event"
+	"github.com/searchbench/searchbench/runner/guard"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/workload"
 )
@@ -335,7 +336,7 @@ func TestDriverPanicsAreFailedCalls(t *testing.T) {
 		return nil
 	}
 	_, err := Prepopulate(context.Background(), e, c, DefaultTimeout, nil)
-	var pe *PanicError
+	var pe *guard.PanicError
 	if !errors.As(err, &pe) || pe.Value != "upsert exploded" {
 		t.Errorf("pre-population error %v; want the driver's panic", err)
 	}

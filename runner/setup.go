@@ -8,6 +8,7 @@ import (
 
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/runner/event"
+	"github.com/searchbench/searchbench/runner/guard"
 	"github.com/searchbench/searchbench/runner/result"
 )
 
@@ -217,7 +218,7 @@ func (st *setupRun) setupDone() {
 // from the result's messages. guarded defers it first, so it runs last.
 func (st *setupRun) end() {
 	if v := recover(); v != nil {
-		st.er.Error = Recovered(v).Error()
+		st.er.Error = guard.Recovered(v).Error()
 	}
 	RedactMessages(&st.er, st.cfg.Secrets())
 }

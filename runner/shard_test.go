@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/runner/field"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/runner/shard"
 	"github.com/searchbench/searchbench/workload"
@@ -383,7 +384,7 @@ func TestAShardedPlanAttachesByURL(t *testing.T) {
 	p := Plan{Source: testCorpus(t, 100, 0.5), Closed: ptr(quickConfig(2)),
 		Setups: []Setup{{Driver: "bleve"}}, Shard: &ShardPlan{Index: 0, Count: 3}}
 	err := p.Validate()
-	var fe *FieldError
+	var fe *field.Error
 	if !errors.As(err, &fe) || !strings.HasPrefix(fe.Setting(), "shard: ") || strings.Contains(err.Error(), "\n") {
 		t.Errorf("an embedded engine in a sharded plan: %v; want one line naming shard", err)
 	}

@@ -222,7 +222,7 @@ func (r *run) register(ctx context.Context, host string) error {
 	}
 	r.logf("", "shard %s: all %d shards registered", sp.Share(), sp.Count)
 	r.coord.client = c
-	r.obs = Observers(r.obs, coordinatorObserver(c)) // the coordinator's live view (shardlive.go)
+	r.obs = event.Observers(r.obs, coordinatorObserver(c)) // the coordinator's live view (shardlive.go)
 	return nil
 }
 

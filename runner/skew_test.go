@@ -41,7 +41,7 @@ func BenchmarkShardStartSkew(b *testing.B) {
 				b.Error(err)
 				return
 			}
-			runs[i] = &run{obs: ObserverFunc(func(event.Event) {}), coord: coordination{client: c}}
+			runs[i] = &run{obs: event.ObserverFunc(func(event.Event) {}), coord: coordination{client: c}}
 		}()
 	}
 	wg.Wait()

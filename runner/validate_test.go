@@ -14,6 +14,7 @@ import (
 
 	"github.com/searchbench/searchbench/dataset"
 	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/runner/field"
 	"github.com/searchbench/searchbench/runner/shard"
 	"github.com/searchbench/searchbench/workload"
 )
@@ -44,7 +45,7 @@ func TestValidateNamesTheGoField(t *testing.T) {
 			`Plan.Setups[1].Label: "bleve" is listed twice; give each setup its own label`, `engine: "bleve" is listed twice; give each setup its own label`},
 	} {
 		err := c.plan.Validate()
-		var fe *FieldError
+		var fe *field.Error
 		if !errors.As(err, &fe) || err.Error() != c.msg || fe.Setting() != c.flagWords {
 			t.Errorf("error %v (setting %q); want %q (setting %q)", err, settingOf(fe), c.msg, c.flagWords)
 		}
@@ -52,13 +53,13 @@ func TestValidateNamesTheGoField(t *testing.T) {
 	// Another package's fault keeps its words, under the field.
 	p := closed(func(*Config) {})
 	p.Setups = []Setup{{Driver: "bleve", Config: engines.Config{Options: map[string]string{"pool": "3"}}}}
-	var fe *FieldError
+	var fe *field.Error
 	if err := p.Validate(); !errors.As(err, &fe) || !strings.HasPrefix(err.Error(), "Plan.Setups[0].Config: bleve") || fe.Setting() != fe.Err.Error() {
 		t.Errorf("a driver's refusal: %v", err)
 	}
 }
 
-func settingOf(fe *FieldError) string {
+func settingOf(fe *field.Error) string {
 	if fe == nil {
 		return ""
 	}
@@ -118,7 +119,7 @@ func TestAWindowTooShortIsRefused(t *testing.T) {
 func TestAnEmbeddedEngineRefusesWhatItCannotUse(t *testing.T) {
 	for _, cfg := range []engines.Config{{Password: "p"}, {APIKey: "k"}, {Username: "u"}} {
 		p := Plan{Source: testCorpus(t, 100, 0.5), Setups: []Setup{{Driver: "bleve", Config: cfg}}, Closed: ptr(quickConfig(1))}
-		var fe *FieldError
+		var fe *field.Error
 		if err := p.Validate(); !errors.As(err, &fe) || !strings.Contains(err.Error(), "bleve is embedded") || !strings.HasPrefix(fe.Setting(), fe.Flag+": bleve is embedded") {
 			t.Errorf("%+v: %v; want the credential refused", cfg, err)
 		}
@@ -128,7 +129,7 @@ func TestAnEmbeddedEngineRefusesWhatItCannotUse(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := Plan{Source: products, Setups: []Setup{{Driver: "bleve"}}, Closed: ptr(quickConfig(1))}
-	var fe *FieldError
+	var fe *field.Error
 	if err := p.Validate(); !errors.As(err, &fe) || !strings.HasPrefix(fe.Setting(), `corpus: bleve cannot index the "product" schema: field category: type tag is not supported`) {
 		t.Errorf("the product corpus on bleve: %v", err)
 	}

@@ -52,7 +52,7 @@ func TestLevelWarningsAreSentAsRaised(t *testing.T) {
 // before any observer sees it, as the result's messages are.
 func TestWarningEventsAreScrubbed(t *testing.T) {
 	var got []event.Event
-	r := &run{obs: ObserverFunc(func(e event.Event) { got = append(got, e) })}
+	r := &run{obs: event.ObserverFunc(func(e event.Event) { got = append(got, e) })}
 	em := r.emitter("typesense", []string{"s3cretKey-0123456789"})
 	em.warn(result.LevelWindow(0, 2), result.Notes("search: 4 failed, e.g. 401 for key S3CRETKEY-0123456789 (s3cretKey-01…)"))
 	if len(got) != 1 || got[0].Kind != event.Warning || got[0].Setup != "typesense" || got[0].Window != result.LevelWindow(0, 2) || got[0].Phase != "" {
@@ -66,7 +66,7 @@ func TestWarningEventsAreScrubbed(t *testing.T) {
 // watch is an Emitter that calls f with each event of kind k (from any of
 // the loop's goroutines).
 func watch(k event.Kind, f func(event.Event)) Emitter {
-	return Emitter{Observer: ObserverFunc(func(e event.Event) {
+	return Emitter{Observer: event.ObserverFunc(func(e event.Event) {
 		if e.Kind == k {
 			f(e)
 		}

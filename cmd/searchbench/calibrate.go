@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/searchbench/searchbench/runner"
+	"github.com/searchbench/searchbench/runner/field"
 )
 
 func newCalibrateCmd() *cobra.Command {
@@ -29,7 +30,7 @@ from its truth: the verdict is on the harness, with the engines' spread stated.`
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := cfg.Validate(); err != nil {
-				var fe *runner.FieldError
+				var fe *field.Error
 				if errors.As(err, &fe) {
 					return badInput("%s", fe.Setting())
 				}

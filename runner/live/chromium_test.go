@@ -50,7 +50,7 @@ func TestLivePageInChromium(t *testing.T) {
 	var mu sync.Mutex
 	windows := map[result.Window]bool{}
 	second := make(chan struct{})
-	watch := runner.ObserverFunc(func(e event.Event) {
+	watch := event.ObserverFunc(func(e event.Event) {
 		if e.Kind != event.Interval {
 			return
 		}
@@ -85,7 +85,7 @@ func TestLivePageInChromium(t *testing.T) {
 				Freshness: runner.FreshnessConfig{Off: true},
 				Calls:     runner.Calls{Timeout: 5 * time.Second, Mix: mix, Seed: 1, K: 10, Interval: 500 * time.Millisecond},
 			},
-		}, runner.Observers(watch, lv))
+		}, event.Observers(watch, lv))
 		// The run raised none (it is meant to be clean): one for the page
 		// to show among its warnings.
 		lv.Observe(event.Event{Kind: event.Warning, Setup: "bleve", Window: result.LevelWindow(1, 4), Text: "a test warning"})

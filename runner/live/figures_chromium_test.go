@@ -85,7 +85,7 @@ func TestLivePageShowsTheWindowsFiguresWhileItRuns(t *testing.T) {
 		}
 	}()
 	var once sync.Once
-	obs := runner.ObserverFunc(func(ev event.Event) {
+	obs := event.ObserverFunc(func(ev event.Event) {
 		lv.Observe(ev)
 		if ev.Kind != event.Interval {
 			return

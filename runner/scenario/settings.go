@@ -21,6 +21,7 @@ import (
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/engines/launch"
 	"github.com/searchbench/searchbench/runner"
+	"github.com/searchbench/searchbench/runner/field"
 	"github.com/searchbench/searchbench/runner/shard"
 	"github.com/searchbench/searchbench/workload"
 	"github.com/searchbench/searchbench/workload/corpus"
@@ -235,7 +236,7 @@ func (s *Settings) Plan(l runner.Launcher) (runner.Plan, error) {
 // flag, and, when the setting at fault came from the scenario file, with
 // the file's name in front.
 func (s *Settings) inWords(err error) error {
-	var fe *runner.FieldError
+	var fe *field.Error
 	if errors.As(err, &fe) {
 		err = settingError{fe}
 	}
@@ -248,7 +249,7 @@ func (s *Settings) inWords(err error) error {
 }
 
 // settingError is a plan's FieldError in the settings' words.
-type settingError struct{ fe *runner.FieldError }
+type settingError struct{ fe *field.Error }
 
 func (e settingError) Error() string { return e.fe.Setting() }
 func (e settingError) Unwrap() error { return e.fe }

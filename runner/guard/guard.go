@@ -1,4 +1,6 @@
-package runner
+// Package guard turns a driver's panic into an error (PanicError) naming
+// the line that panicked, for every room of the runner that calls a driver.
+package guard
 
 import (
 	"fmt"
@@ -20,9 +22,9 @@ func (p *PanicError) Error() string {
 	return fmt.Sprintf("driver panicked at %s: %v", p.At, p.Value)
 }
 
-// recoverCall, deferred by a function with a named error result, turns a
+// Recover, deferred by a function with a named error result, turns a
 // panic in that function into a *PanicError in *err.
-func recoverCall(err *error) {
+func Recover(err *error) {
 	if v := recover(); v != nil {
 		*err = Recovered(v)
 	}
@@ -34,16 +36,16 @@ func Recovered(v any) error {
 	return &PanicError{Value: v, At: panicSite()}
 }
 
-// guard calls f with recoverCall: for the calls made outside the hot path
+// Call calls f with Recover: for the calls made outside the hot path
 // (pre-population, the probes, the stats sampler).
-func guard[T any](f func() (T, error)) (v T, err error) {
-	defer recoverCall(&err)
+func Call[T any](f func() (T, error)) (v T, err error) {
+	defer Recover(&err)
 	return f()
 }
 
-// guardErr is guard for calls that return only an error.
-func guardErr(f func() error) (err error) {
-	defer recoverCall(&err)
+// Err is Call for calls that return only an error.
+func Err(f func() error) (err error) {
+	defer Recover(&err)
 	return f()
 }
 
