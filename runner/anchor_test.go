@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/searchbench/searchbench/runner/checks"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/runner/shard"
 	"github.com/searchbench/searchbench/workload"
@@ -112,7 +113,7 @@ func (c *wireConn) Write(p []byte) (int, error) {
 func TestShardsWindowsStartAtTheAgreedInstant(t *testing.T) {
 	const interval = 100 * time.Millisecond
 	closed := &Config{Users: []int{3, 12}, SpawnRate: 1000, Settle: 50 * time.Millisecond,
-		Measure: 300 * time.Millisecond, Freshness: FreshnessConfig{Off: true},
+		Measure: 300 * time.Millisecond, Freshness: checks.FreshnessConfig{Off: true},
 		Calls: Calls{Timeout: time.Second, Mix: workload.DefaultMix, Seed: 1, K: 10, Interval: interval}}
 	open := openConfig(4)
 	open.Interval = interval
@@ -221,7 +222,7 @@ func maxTime(a, b time.Time) time.Time {
 func TestShardedLevelsEndWithThePlannedWindow(t *testing.T) {
 	const interval = 100 * time.Millisecond
 	cfg := &Config{Users: []int{3, 12}, SpawnRate: 1000, Settle: 50 * time.Millisecond,
-		Measure: 300 * time.Millisecond, Freshness: FreshnessConfig{Off: true},
+		Measure: 300 * time.Millisecond, Freshness: checks.FreshnessConfig{Off: true},
 		Calls: Calls{Timeout: time.Second, Mix: workload.DefaultMix, Seed: 1, K: 10, Interval: interval}}
 	res, o := runShards(t, shardPlans(t, 3, uniqueURL(t), cfg, nil))
 	if o == nil || o.Partial() {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/searchbench/searchbench/dataset"
 	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/runner/checks"
 	"github.com/searchbench/searchbench/runner/event"
 	"github.com/searchbench/searchbench/runner/field"
 	"github.com/searchbench/searchbench/runner/internal/pace"
@@ -341,7 +342,7 @@ func calibrateClosed(ctx context.Context, e *knownEngine, src corpus.Source, cal
 		}
 	})}
 	closed := ClosedLoop(ctx, e, src, Config{Users: []int{cfg.Users}, SpawnRate: 1000, Settle: time.Second,
-		Measure: cfg.Measure, Freshness: FreshnessConfig{Off: true}, Calls: calls}, window, nil)
+		Measure: cfg.Measure, Freshness: checks.FreshnessConfig{Off: true}, Calls: calls}, window, nil)
 	if ctx.Err() != nil || len(closed) == 0 {
 		return nil, nil, false
 	}
@@ -364,7 +365,7 @@ func calibrateOpen(ctx context.Context, e *knownEngine, src corpus.Source, calls
 	}
 	sched := workload.Constant{PerSecond: rate, Duration: cfg.Measure}
 	e.recording.Store(true) // the open loop records every call it makes
-	rep := OpenLoop(ctx, e, src, OpenConfig{Workers: cfg.Workers, Arrival: "constant", Calls: calls}, sched, newVersions(src.IDs()+1, shard.Share{}))
+	rep := OpenLoop(ctx, e, src, OpenConfig{Workers: cfg.Workers, Arrival: "constant", Calls: calls}, sched, checks.NewVersions(src.IDs()+1, shard.Share{}))
 	if ctx.Err() != nil {
 		return nil, nil, false
 	}

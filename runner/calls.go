@@ -4,8 +4,11 @@ import (
 	"context"
 	"time"
 
+	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/runner/checks"
 	"github.com/searchbench/searchbench/runner/field"
 	"github.com/searchbench/searchbench/workload"
+	"github.com/searchbench/searchbench/workload/corpus"
 )
 
 // Calls is what every mode needs to make calls.
@@ -14,7 +17,7 @@ type Calls struct {
 	Mix     workload.Mix
 	Seed    uint64 // the workload's seed
 	K       int    // hits per search
-	Known   KnownConfig
+	Known   checks.KnownConfig
 	// Interval is the timeline's interval within each window (at least
 	// MinInterval, at most the window); zero: DefaultInterval, or the
 	// whole window when it is shorter.
@@ -82,4 +85,15 @@ func (c Calls) validateInterval(window time.Duration, windowFlag string) error {
 		return field.New("Interval", "interval", "%v is longer than the window it cuts (%s %v)", iv, windowFlag, window)
 	}
 	return nil
+}
+
+// knownChecks are the known-item checks of one level or rep, keyed by key,
+// for c's searches.
+func (c Calls) knownChecks(src corpus.Source, vers checks.Versions, key ...uint64) *checks.KnownChecks {
+	return checks.NewKnownChecks(src, c.Known, c.K, c.Seed, vers, key...)
+}
+
+// prober is the freshness probe of one level, for c's searches.
+func (c Calls) prober(e engines.Engine, src corpus.Source, cfg checks.FreshnessConfig, vers checks.Versions) *checks.Prober {
+	return checks.NewProber(e, src, cfg, c.K, c.Seed, vers)
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/searchbench/searchbench/dataset"
 	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/runner/checks"
 	"github.com/searchbench/searchbench/runner/event"
 	"github.com/searchbench/searchbench/runner/field"
 	"github.com/searchbench/searchbench/runner/guard"
@@ -31,7 +32,7 @@ type Config struct {
 	SpawnRate float64       // users started per second during the ramp
 	Settle    time.Duration // after the ramp, before measuring
 	Measure   time.Duration // the measured window
-	Freshness FreshnessConfig
+	Freshness checks.FreshnessConfig
 	// Share is this process's part of the users when the run is split
 	// over several load generators (Run sets it from Plan.Shard): each
 	// level's users are split exactly and keep their global indices, so
@@ -99,7 +100,7 @@ func (c Config) Validate() error {
 // levels measured so far when ctx ends (the last one marked partial).
 // Each level waits at b first (nil: none); em receives its events.
 func ClosedLoop(ctx context.Context, e engines.Engine, src corpus.Source, cfg Config, em Emitter, b Barrier) []result.Level {
-	vers := newVersions(src.IDs()+1, cfg.Share)
+	vers := checks.NewVersions(src.IDs()+1, cfg.Share)
 	var levels []result.Level
 	for i, users := range cfg.Users {
 		if ctx.Err() != nil {
@@ -197,9 +198,9 @@ type levelRun struct {
 	first int           // the global index of this share's first user
 	ramp  time.Duration // the planned ramp, the whole level's
 	sink  *record.Sink
-	known *knownChecks
+	known *checks.KnownChecks
 	users []*user
-	probe *prober
+	probe *checks.Prober
 	t0    time.Time
 	win   *window
 }
@@ -225,7 +226,7 @@ type levelSelf struct {
 
 // run runs the level from t0, its origin: the ramp, the window and its
 // intervals are timed from it.
-func (lv *levelRun) run(ctx context.Context, e engines.Engine, src corpus.Source, em Emitter, vers versions, level int, t0 time.Time) result.Level {
+func (lv *levelRun) run(ctx context.Context, e engines.Engine, src corpus.Source, em Emitter, vers checks.Versions, level int, t0 time.Time) result.Level {
 	cfg, all := lv.cfg, lv.all
 	window := result.LevelWindow(level, all)
 	lv.t0 = t0
@@ -243,8 +244,8 @@ func (lv *levelRun) run(ctx context.Context, e engines.Engine, src corpus.Source
 	em.phase(window, all, "ramp", lv.ramp)
 	lc := lv.start(runCtx, e, src, vers, &wg)
 	ivs := lv.sink.StartIntervals(lc.g)
-	lv.known.startIntervals(lc.g.N)
-	lv.probe.startIntervals(lc.g)
+	lv.known.StartIntervals(lc.g.N)
+	lv.probe.StartIntervals(lc.g)
 	lv.win.set(lc.from, lc.to, lc.g)
 	em.phase(window, all, "settle", cfg.Settle)
 	pace.Sleep(runCtx, lv.t0.Add(lc.from))
@@ -270,26 +271,26 @@ func (lv *levelRun) run(ctx context.Context, e engines.Engine, src corpus.Source
 // newLevelRun makes this share's users of a level of all users, each with
 // its stream, its known-item checks and its recorder, and the level's
 // freshness prober; run starts the level's clock.
-func newLevelRun(e engines.Engine, src corpus.Source, cfg Config, vers versions, level, all int) *levelRun {
+func newLevelRun(e engines.Engine, src corpus.Source, cfg Config, vers checks.Versions, level, all int) *levelRun {
 	lv := &levelRun{cfg: cfg, all: all, sink: record.NewSink(4*runtime.GOMAXPROCS(0), src.QueryKinds())}
 	first, streams := userStreams(cfg, src.IDs(), level, all)
 	lv.first = first
-	lv.known = newKnownChecks(src, cfg.Calls, vers, uint64(level))
+	lv.known = cfg.Calls.knownChecks(src, vers, uint64(level))
 	lv.users = make([]*user, len(streams))
 	for i := range lv.users {
-		lv.users[i] = &user{stream: streams[i], known: lv.known.stream(uint64(first + i)), rec: lv.sink.NewRecorder(i)}
+		lv.users[i] = &user{stream: streams[i], known: lv.known.Stream(uint64(first + i)), rec: lv.sink.NewRecorder(i)}
 	}
 	// The ramp is the whole level's: global user g starts at g/spawn-rate,
 	// so the shards' users start as one machine's would and every shard
 	// measures the same window (unless its ramp overran: see start).
 	lv.ramp = time.Duration(float64(time.Second) * float64(max(all-1, 0)) / cfg.SpawnRate)
-	lv.probe = newProber(e, src, cfg.Freshness, cfg.Calls, vers)
+	lv.probe = cfg.Calls.prober(e, src, cfg.Freshness, vers)
 	return lv
 }
 
 // start ramps the users up, each in a goroutine wg waits for, and says
 // where the level's window lies once they are all running.
-func (lv *levelRun) start(ctx context.Context, e engines.Engine, src corpus.Source, vers versions, wg *sync.WaitGroup) levelClock {
+func (lv *levelRun) start(ctx context.Context, e engines.Engine, src corpus.Source, vers checks.Versions, wg *sync.WaitGroup) levelClock {
 	cfg := lv.cfg
 	var running sync.WaitGroup
 	for i, u := range lv.users {
@@ -336,7 +337,7 @@ func (lv *levelRun) measure(ctx context.Context, e engines.Engine, em Emitter, l
 	endSelf := measureSelf()
 	probeCtx, stopProbe := context.WithCancel(ctx)
 	if lv.probe != nil {
-		go lv.probe.run(probeCtx, cfg.Timeout)
+		go lv.probe.Run(probeCtx, cfg.Timeout)
 	}
 	s := &levelSelf{stats: sampleStats(ctx, e, cfg.Sampled, cfg.Timeout)}
 	s.live = em.live(result.LevelWindow(level, lv.all))
@@ -362,8 +363,8 @@ func (lv *levelRun) result(lc levelClock, end time.Duration, ivs *record.Interva
 	window := max(end-lc.from, 0)
 	total := lv.sink.Total()
 	l := result.Level{Users: n, Window: result.Duration(window), Partial: partial}
-	l.ClientCPU, l.EngineStats, l.Freshness = self.cpu, self.engineStats, lv.probe.result()
-	l.KnownItems = lv.known.result()
+	l.ClientCPU, l.EngineStats, l.Freshness = self.cpu, self.engineStats, lv.probe.Result()
+	l.KnownItems = lv.known.Result()
 	l.SchedLatencyP99 = self.schedP99
 	spans := make([]span, 0, n)
 	for _, u := range lv.users {
@@ -374,7 +375,7 @@ func (lv *levelRun) result(lc levelClock, end time.Duration, ivs *record.Interva
 	mean, least := activeUsers(spans, lc.from, lc.from+window)
 	l.Active = &result.ActiveUsers{Mean: mean, Min: least, Ramp: result.Duration(lc.rampTook)}
 	l.Timeline = lv.timeline(lc, window, ivs, spans, self, &l.Warnings)
-	for _, w := range []string{rampWarning(n, lv.all, lv.ramp, lc.rampTook, cfg.SpawnRate), self.statsWarn, freshnessWarning(l.Freshness)} {
+	for _, w := range []string{rampWarning(n, lv.all, lv.ramp, lc.rampTook, cfg.SpawnRate), self.statsWarn, checks.FreshnessWarning(l.Freshness)} {
 		if w != "" {
 			l.Warnings = append(l.Warnings, result.Note(w))
 		}
@@ -411,9 +412,9 @@ func (lv *levelRun) timeline(lc levelClock, length time.Duration, ivs *record.In
 		iv := &tl.Intervals[i]
 		m := lc.usersIn(spans, time.Duration(iv.Start), time.Duration(iv.Length))
 		iv.ActiveUsers = &m
-		iv.KnownItems = lv.known.interval(tl.Index(iv.Start))
+		iv.KnownItems = lv.known.Interval(tl.Index(iv.Start))
 	}
-	lv.probe.onTimeline(tl)
+	lv.probe.OnTimeline(tl)
 	setEngineStats(tl, self.stats.PerInterval(lc.g))
 	self.live.Final(tl)
 	return tl
@@ -504,11 +505,11 @@ func activeUsers(spans []span, from, to time.Duration) (mean float64, least int)
 	return float64(sum) / float64(to-from), least
 }
 
-func (u *user) run(ctx context.Context, e engines.Engine, src corpus.Source, cfg Config, vers versions, probe *prober,
-	known *knownChecks, win *window) {
+func (u *user) run(ctx context.Context, e engines.Engine, src corpus.Source, cfg Config, vers checks.Versions, probe *checks.Prober,
+	known *checks.KnownChecks, win *window) {
 	for {
 		req := prepare(src, cfg.K, vers, u.stream.Next())
-		chk := known.pick(&u.known, &req)
+		chk := known.Pick(&u.known, &req)
 		if ctx.Err() != nil {
 			return
 		}
@@ -523,14 +524,14 @@ func (u *user) run(ctx context.Context, e engines.Engine, src corpus.Source, cfg
 		// outcome, as soon as it returns.
 		word, probed := "", false
 		if req.Doc.ID != "" {
-			word, probed = probe.claim(&req.Doc)
+			word, probed = probe.Claim(&req.Doc)
 		}
 		start := time.Now()
 		hits, err := invoke(callCtx, e, &req, chk)
 		took := time.Since(start)
 		cancel()
 		if probed {
-			probe.written(req.Num, req.Version, word, start.Add(took), err)
+			probe.Written(req.Num, req.Version, word, start.Add(took), err)
 		}
 		class := engines.Classify(err)
 		if class == engines.Canceled && ctx.Err() != nil {
@@ -541,7 +542,7 @@ func (u *user) run(ctx context.Context, e engines.Engine, src corpus.Source, cfg
 		}
 		// The check of a known item's answer, after the clock stopped.
 		k := win.interval(start)
-		if chk.iv = k; chk.on && known.check(chk, hits, err) {
+		if chk.Interval = k; chk.On && known.Check(chk, hits, err) {
 			continue
 		}
 		u.rec.RecordIn(k, req.Op, req.Kind, took, class)
@@ -557,10 +558,10 @@ func (u *user) run(ctx context.Context, e engines.Engine, src corpus.Source, cfg
 // or query is the harness's cost, not the engine's latency). A write takes
 // the ID's next version, so that a freshness probe waiting for the ID's
 // previous write knows it may never be seen.
-func prepare(src corpus.Source, k int, vers versions, st workload.Step) workload.Call {
+func prepare(src corpus.Source, k int, vers checks.Versions, st workload.Step) workload.Call {
 	var version uint32
 	if st.Op.Writes() {
-		version = vers.next(st.ID)
+		version = vers.Next(st.ID)
 	}
 	return workload.Prepare(st, src, k, version)
 }
@@ -599,4 +600,15 @@ func watchProgress(ctx context.Context, em Emitter, n int, users []*user, sink *
 			em.emit(event.Event{Kind: event.Progress, Users: n, Ops: ops, Errs: errs, P50: sink.Median()})
 		}
 	}
+}
+
+// invoke makes the call; the caller times it. A check's search keeps its
+// hits for KnownChecks.Check, which runs after the clock stops; any other call is made
+// as do makes it.
+func invoke(ctx context.Context, e engines.Engine, c *workload.Call, chk checks.KnownCheck) (h engines.Hits, err error) {
+	if !chk.On {
+		return h, do(ctx, e, c)
+	}
+	defer guard.Recover(&err)
+	return e.Search(ctx, c.Query)
 }

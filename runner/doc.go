@@ -67,10 +67,10 @@
 //
 // # Checks beyond latency
 //
-// The freshness probe (FreshnessConfig) marks a sample of the run's own
+// The freshness probe (checks.FreshnessConfig) marks a sample of the run's own
 // upserts with a word no other document has, and measures the time from
 // the write's acknowledgement until a search returns it. Known-item
-// checks (KnownConfig, corpus.KnownItems) make a share of the searches under
+// checks (checks.KnownConfig, corpus.KnownItems) make a share of the searches under
 // load look for a pre-populated document no write has touched, and count
 // whether it came back in the top k: a configuration that is fast
 // because it returns the wrong documents shows as low recall.

@@ -15,6 +15,7 @@ import (
 	"github.com/searchbench/searchbench/dataset"
 	_ "github.com/searchbench/searchbench/engines/bleve" // the embedded engine registers itself
 	"github.com/searchbench/searchbench/runner"
+	"github.com/searchbench/searchbench/runner/checks"
 	"github.com/searchbench/searchbench/workload"
 	"github.com/searchbench/searchbench/workload/corpus/text"
 )
@@ -36,7 +37,7 @@ func ExampleRun() {
 		Setups: []runner.Setup{{Driver: "bleve"}},
 		Closed: &runner.Config{
 			Users: []int{4}, SpawnRate: 100, Measure: time.Second,
-			Freshness: runner.FreshnessConfig{Off: true},
+			Freshness: checks.FreshnessConfig{Off: true},
 			Calls:     runner.Calls{Timeout: 5 * time.Second, Mix: mix, Seed: 1, K: 10},
 		},
 	}, nil)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/runner/checks"
 	"github.com/searchbench/searchbench/runner/guard"
 	"github.com/searchbench/searchbench/runner/record"
 	"github.com/searchbench/searchbench/runner/result"
@@ -24,8 +25,8 @@ type liveFigures struct {
 	// stats is set once its sampler exists: the open loop starts sampling
 	// beside its first arrivals, not before them.
 	stats atomic.Pointer[record.StatsSampler]
-	known *knownChecks
-	fresh *prober
+	known *checks.KnownChecks
+	fresh *checks.Prober
 	// users is interval k's active users (closed loop; nil: none).
 	users func(k int) float64
 }
@@ -39,8 +40,8 @@ func (f *liveFigures) add(g record.Grid, k int, iv *result.Interval) {
 		n := f.users(k)
 		iv.ActiveUsers = &n
 	}
-	iv.KnownItems = f.known.interval(k)
-	iv.Freshness = f.fresh.interval(k)
+	iv.KnownItems = f.known.Interval(k)
+	iv.Freshness = f.fresh.Interval(k)
 	iv.EngineStats = f.stats.Load().In(g, k)
 }
 

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/runner/checks"
+	"github.com/searchbench/searchbench/runner/internal/runnertest"
 	"github.com/searchbench/searchbench/workload"
 )
 
@@ -17,7 +19,7 @@ func freshnessConfig(users int, visible time.Duration) (*memEngine, Config) {
 	cfg := quickConfig(users)
 	cfg.Mix = workload.Presets["upsert"]
 	cfg.Measure = 3 * time.Second
-	cfg.Freshness = FreshnessConfig{Poll: 10 * time.Millisecond, Gap: 50 * time.Millisecond}
+	cfg.Freshness = checks.FreshnessConfig{Poll: 10 * time.Millisecond, Gap: 50 * time.Millisecond}
 	return e, cfg
 }
 
@@ -25,7 +27,7 @@ func freshnessConfig(users int, visible time.Duration) (*memEngine, Config) {
 // after the write sees it: the lag is below one poll interval.
 func TestFreshnessOfSearchableWrites(t *testing.T) {
 	e, cfg := freshnessConfig(4, 0)
-	l := ClosedLoop(context.Background(), e, testCorpus(t, 5000, 0.5), cfg, Emitter{}, nil)[0]
+	l := ClosedLoop(context.Background(), e, runnertest.Text(t, 5000, 0.5), cfg, Emitter{}, nil)[0]
 	f := l.Freshness
 	if f == nil || f.Visible < 10 {
 		t.Fatalf("freshness %+v; want at least 10 probed writes seen", f)
@@ -44,7 +46,7 @@ func TestFreshnessOfSearchableWrites(t *testing.T) {
 func TestFreshnessOfAcknowledgedWrites(t *testing.T) {
 	const visible = 300 * time.Millisecond
 	e, cfg := freshnessConfig(4, visible)
-	l := ClosedLoop(context.Background(), e, testCorpus(t, 5000, 0.5), cfg, Emitter{}, nil)[0]
+	l := ClosedLoop(context.Background(), e, runnertest.Text(t, 5000, 0.5), cfg, Emitter{}, nil)[0]
 	f := l.Freshness
 	if f == nil || f.Visible < 3 {
 		t.Fatalf("freshness %+v; want several probed writes seen", f)
@@ -70,7 +72,7 @@ func TestFreshnessOfPeriodicRefresh(t *testing.T) {
 	e.refresh, e.t0 = period, time.Now()
 	cfg.Measure = 8 * time.Second
 	cfg.Freshness.Gap = period
-	l := ClosedLoop(context.Background(), e, testCorpus(t, 5000, 0.5), cfg, Emitter{}, nil)[0]
+	l := ClosedLoop(context.Background(), e, runnertest.Text(t, 5000, 0.5), cfg, Emitter{}, nil)[0]
 	f := l.Freshness
 	if f == nil || f.Visible < 10 {
 		t.Fatalf("freshness %+v; want at least 10 probed writes seen", f)
@@ -91,7 +93,7 @@ func TestFreshnessWhenWritesNeverShow(t *testing.T) {
 	// writes over more IDs make that rare; the accounting below holds
 	// either way.
 	e.delay = 10 * time.Millisecond
-	l := ClosedLoop(context.Background(), e, testCorpus(t, 50000, 0.5), cfg, Emitter{}, nil)[0]
+	l := ClosedLoop(context.Background(), e, runnertest.Text(t, 50000, 0.5), cfg, Emitter{}, nil)[0]
 	if f := l.Freshness; f == nil || f.Visible != 0 || f.Probes == 0 || f.Unresolved+f.Superseded != f.Probes {
 		t.Fatalf("freshness %+v; want the probes left unresolved (or superseded), none seen", f)
 	}
@@ -107,7 +109,7 @@ func TestFreshnessWhenWritesNeverShow(t *testing.T) {
 		}
 		return nil
 	}
-	l = ClosedLoop(context.Background(), e, testCorpus(t, 5000, 0.5), cfg, Emitter{}, nil)[0]
+	l = ClosedLoop(context.Background(), e, runnertest.Text(t, 5000, 0.5), cfg, Emitter{}, nil)[0]
 	if f := l.Freshness; f == nil || f.SearchFailed == 0 || !strings.Contains(f.LastError, "overloaded") {
 		t.Fatalf("freshness %+v; want the failed searches counted with their error", f)
 	}
@@ -119,21 +121,7 @@ func TestFreshnessOff(t *testing.T) {
 	e, cfg := freshnessConfig(2, 0)
 	cfg.Measure = 200 * time.Millisecond
 	cfg.Freshness.Off = true
-	if l := ClosedLoop(context.Background(), e, testCorpus(t, 500, 0.5), cfg, Emitter{}, nil)[0]; l.Freshness != nil {
+	if l := ClosedLoop(context.Background(), e, runnertest.Text(t, 500, 0.5), cfg, Emitter{}, nil)[0]; l.Freshness != nil {
 		t.Errorf("freshness %+v with the probe off", l.Freshness)
-	}
-}
-
-func TestMarkerWords(t *testing.T) {
-	seen := map[string]bool{}
-	for n := range uint64(1000) {
-		w := markerWord(1, n)
-		if len(w) != 12 || !strings.HasPrefix(w, "zqx") || strings.Trim(w, "abcdefghijklmnopqrstuvwxyz") != "" || seen[w] {
-			t.Fatalf("marker %q: want 12 distinct lowercase letters starting zqx", w)
-		}
-		seen[w] = true
-	}
-	if markerWord(1, 5) != markerWord(1, 5) || markerWord(1, 5) == markerWord(2, 5) {
-		t.Error("markers are not a function of (seed, n)")
 	}
 }

@@ -6,11 +6,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/searchbench/searchbench/workload/corpus"
 	"github.com/searchbench/searchbench/workload/corpus/text"
 
-	"github.com/searchbench/searchbench/dataset"
-	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/runner/checks"
+	"github.com/searchbench/searchbench/runner/internal/runnertest"
+	"github.com/searchbench/searchbench/runner/internal/testhook"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/runner/shard"
 	"github.com/searchbench/searchbench/workload"
@@ -21,12 +21,12 @@ import (
 // flight.
 func knownSetup(t *testing.T, drop bool) (*wordEngine, text.Text, *result.Relevance) {
 	t.Helper()
-	src := testCorpus(t, 3000, 1)
+	src := runnertest.Text(t, 3000, 1)
 	e := newWordEngine()
 	if _, err := Prepopulate(context.Background(), e, src, DefaultTimeout, nil); err != nil {
 		t.Fatal(err)
 	}
-	idle := CheckRelevance(context.Background(), e, src, 100, 10, 5*time.Second)
+	idle := checks.CheckRelevance(context.Background(), e, src, 100, 10, 5*time.Second)
 	if idle == nil || idle.Recall < 0.95 {
 		t.Fatalf("idle relevance %+v; want ≥ 0.95 on the idle word engine", idle)
 	}
@@ -38,7 +38,7 @@ func knownSetup(t *testing.T, drop bool) (*wordEngine, text.Text, *result.Releva
 // are checks, so that a short level has hundreds.
 func knownCalls(idle *result.Relevance) Calls {
 	return Calls{Timeout: 5 * time.Second, Mix: workload.Mix{workload.Search: 1, workload.Upsert: 1}, Seed: 1, K: 10,
-		Known: KnownConfig{Fraction: 0.5, Idle: idle}}
+		Known: checks.KnownConfig{Fraction: 0.5, Idle: idle}}
 }
 
 func knownClosed(t *testing.T, drop bool) result.Level {
@@ -57,7 +57,7 @@ func knownOpen(t *testing.T, drop bool) result.Rep {
 	t.Helper()
 	e, src, idle := knownSetup(t, drop)
 	cfg := OpenConfig{Workers: 16, Arrival: "constant", Calls: knownCalls(idle)}
-	rep := OpenLoop(context.Background(), e, src, cfg, workload.Constant{PerSecond: 1000, Duration: time.Second}, newVersions(src.IDs()+1, shard.Share{}))
+	rep := OpenLoop(context.Background(), e, src, cfg, workload.Constant{PerSecond: 1000, Duration: time.Second}, checks.NewVersions(src.IDs()+1, shard.Share{}))
 	if rep.KnownItems == nil {
 		t.Fatalf("rep %+v; want known-item checks", rep)
 	}
@@ -117,29 +117,6 @@ func TestKnownItemsOfACorrectEngineClosedLoop(t *testing.T) {
 	checkCorrect(t, "closed loop", l.KnownItems, l.Warnings)
 }
 
-// A check whose ID was written or deleted after its candidates were drawn
-// proves nothing and is skipped, not counted as found or missed. (Whether a
-// one-second level rewrites an ID it then checks depends on how many calls
-// the machine gets through, so the skip is shown here with the write made
-// on purpose, not left to the level's luck.)
-func TestKnownItemWrittenSinceIsSkipped(t *testing.T) {
-	src := testCorpus(t, 300, 1)
-	vers := newVersions(src.IDs()+1, shard.Share{})
-	kc := newKnownChecks(src, Calls{Mix: workload.Presets["search"], Seed: 1, K: 10, Known: KnownConfig{Fraction: 1}}, vers, 7)
-	if kc == nil || len(kc.ids) < 2 {
-		t.Fatalf("checks %+v; want candidates from a pre-populated corpus", kc)
-	}
-	kept, written := kc.ids[0], kc.ids[1]
-	vers.next(written) // an upsert lands while the check's search is out
-	hits := engines.Hits{IDs: []string{dataset.DocID(kept), dataset.DocID(written)}, Total: 2}
-	kc.check(knownCheck{on: true, id: kept, doc: dataset.DocID(kept)}, hits, nil)
-	kc.check(knownCheck{on: true, id: written, doc: dataset.DocID(written)}, hits, nil)
-	kc.check(knownCheck{on: true, id: written, doc: dataset.DocID(written)}, engines.Hits{}, nil)
-	if r := kc.result(); r.Checks != 1 || r.Found != 1 || r.Skipped != 2 || r.Empty != 0 {
-		t.Fatalf("known items %+v; want the untouched ID checked and found, the written one skipped twice (found or not)", r)
-	}
-}
-
 func TestKnownItemsOfACorrectEngineOpenLoop(t *testing.T) {
 	rep := knownOpen(t, false)
 	rung := result.Rung{Offered: 1000, Reps: []result.Rep{rep}}
@@ -150,15 +127,15 @@ func TestKnownItemsOfACorrectEngineOpenLoop(t *testing.T) {
 // A check that takes 200 ms does not show in the latency of the searches it
 // checks: it runs after the clock stops.
 func TestKnownItemCheckIsNotTimed(t *testing.T) {
-	afterKnownCheck = func() { time.Sleep(200 * time.Millisecond) }
-	defer func() { afterKnownCheck = nil }()
-	src := testCorpus(t, 500, 1)
+	testhook.AfterKnownCheck = func() { time.Sleep(200 * time.Millisecond) }
+	defer func() { testhook.AfterKnownCheck = nil }()
+	src := runnertest.Text(t, 500, 1)
 	e := newWordEngine()
 	if _, err := Prepopulate(context.Background(), e, src, DefaultTimeout, nil); err != nil {
 		t.Fatal(err)
 	}
 	cfg := Config{Users: []int{2}, SpawnRate: 1000, Measure: time.Second,
-		Calls: Calls{Timeout: 5 * time.Second, Mix: workload.Presets["search"], Seed: 1, K: 10, Known: KnownConfig{Fraction: 1}}}
+		Calls: Calls{Timeout: 5 * time.Second, Mix: workload.Presets["search"], Seed: 1, K: 10, Known: checks.KnownConfig{Fraction: 1}}}
 	cfg.Freshness.Off = true
 	l := ClosedLoop(context.Background(), e, src, cfg, Emitter{}, nil)[0]
 	s, _ := l.Op("search")
@@ -174,41 +151,15 @@ func TestKnownItemCheckIsNotTimed(t *testing.T) {
 func TestKnownItemsOff(t *testing.T) {
 	e, src, idle := knownSetup(t, true)
 	calls := knownCalls(idle)
-	calls.Known = KnownConfig{Off: true}
+	calls.Known = checks.KnownConfig{Off: true}
 	cfg := Config{Users: []int{2}, SpawnRate: 1000, Measure: 200 * time.Millisecond, Calls: calls}
 	l := ClosedLoop(context.Background(), e, src, cfg, Emitter{}, nil)[0]
 	rep := OpenLoop(context.Background(), e, src, OpenConfig{Workers: 4, Arrival: "constant", Calls: calls},
-		workload.Constant{PerSecond: 500, Duration: 200 * time.Millisecond}, newVersions(src.IDs()+1, shard.Share{}))
+		workload.Constant{PerSecond: 500, Duration: 200 * time.Millisecond}, checks.NewVersions(src.IDs()+1, shard.Share{}))
 	if l.KnownItems != nil || rep.KnownItems != nil || knownWarning(l.Warnings) != "" {
 		t.Fatalf("known items %+v / %+v with the checks off", l.KnownItems, rep.KnownItems)
 	}
-	if err := (Calls{Timeout: time.Second, Mix: workload.DefaultMix, K: 10, Known: KnownConfig{Fraction: 1.5}}).Validate(); err == nil || !strings.HasPrefix(err.Error(), "Known.Fraction:") {
+	if err := (Calls{Timeout: time.Second, Mix: workload.DefaultMix, K: 10, Known: checks.KnownConfig{Fraction: 1.5}}).Validate(); err == nil || !strings.HasPrefix(err.Error(), "Known.Fraction:") {
 		t.Fatalf("fraction 1.5: %v; want a Known.Fraction error", err)
-	}
-}
-
-// Checking an answer allocates nothing: the ID's string is made with the
-// query, before the clock.
-func TestKnownItemCheckDoesNotAllocate(t *testing.T) {
-	src := testCorpus(t, 500, 1)
-	vers := newVersions(src.IDs()+1, shard.Share{})
-	kc := newKnownChecks(src, Calls{Seed: 1, K: 10, Known: KnownConfig{Fraction: 1}}, vers, 0)
-	r := kc.stream(3)
-	c := workload.Call{Op: workload.Search}
-	chk := kc.pick(&r, &c)
-	if !chk.on || c.Query.Text == "" {
-		t.Fatalf("check %+v, query %+v; want a known-item query", chk, c.Query)
-	}
-	hits := engines.Hits{IDs: []string{"1", "2", chk.doc}, Total: 3}
-	if n := testing.AllocsPerRun(100, func() { kc.check(chk, hits, nil) }); n != 0 {
-		t.Fatalf("check allocates %v times", n)
-	}
-	if k := kc.result(); k.Found != k.Checks || k.Checks < 100 {
-		t.Fatalf("known items %+v; want every check found", k)
-	}
-	// Nor does scoring an answer against an exact one.
-	q := &corpus.TruthQuery{Want: nearest(1, 2, 3, 4)}
-	if n := testing.AllocsPerRun(100, func() { q.Score(hits.IDs, 10, func(uint32) bool { return false }) }); n != 0 {
-		t.Fatalf("score allocates %v times", n)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/searchbench/searchbench/workload/corpus"
 
 	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/runner/checks"
 	"github.com/searchbench/searchbench/runner/event"
 	"github.com/searchbench/searchbench/runner/field"
 	"github.com/searchbench/searchbench/runner/result"
@@ -74,7 +75,7 @@ func (c LadderConfig) Validate() error {
 // rung's repetition waits at b first (nil: none); em receives its events.
 func RunLadder(ctx context.Context, e engines.Engine, src corpus.Source, cfg LadderConfig, em Emitter, b Barrier) result.Ladder {
 	l := newLadder(cfg)
-	lr := ladderRun{e: e, src: src, cfg: cfg, vers: newVersions(src.IDs()+1, cfg.Open.Share), em: em, b: b}
+	lr := ladderRun{e: e, src: src, cfg: cfg, vers: checks.NewVersions(src.IDs()+1, cfg.Open.Share), em: em, b: b}
 	// A shard's own decision to stop after a rung waits for the next
 	// start, where the coordinator makes every shard stop if any does, so
 	// the shards always climb the same rungs.
@@ -146,7 +147,7 @@ type ladderRun struct {
 	e    engines.Engine
 	src  corpus.Source
 	cfg  LadderConfig
-	vers versions
+	vers checks.Versions
 	em   Emitter
 	b    Barrier
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/searchbench/searchbench/engines/launch"
 	"github.com/searchbench/searchbench/runner/event"
 	"github.com/searchbench/searchbench/runner/field"
+	"github.com/searchbench/searchbench/runner/internal/runnertest"
 )
 
 // fakeLauncher "launches" the sharedmem driver (shard_test.go): an engine
@@ -62,7 +63,7 @@ func (l *fakeLauncher) Leftovers() (int, error) { return 2, nil }
 // A plan that would start an engine and has no Launcher is refused by
 // Validate, naming the field and both ways out, before anything starts.
 func TestAPlanThatLaunchesNeedsALauncher(t *testing.T) {
-	src := testCorpus(t, 100, 0.5)
+	src := runnertest.Text(t, 100, 0.5)
 	p := Plan{Source: src, Setups: []Setup{{Driver: "sharedmem"}}, Closed: ptr(quickConfig(1))}
 	err := p.Validate()
 	var fe *field.Error
@@ -111,7 +112,7 @@ func TestRunLaunchesThroughTheLauncher(t *testing.T) {
 			mu.Unlock()
 		}
 	})
-	p := Plan{Source: testCorpus(t, 200, 0.5), Setups: []Setup{{Driver: "sharedmem"}}, Closed: ptr(quickConfig(1)),
+	p := Plan{Source: runnertest.Text(t, 200, 0.5), Setups: []Setup{{Driver: "sharedmem"}}, Closed: ptr(quickConfig(1)),
 		Launcher: l, Launch: launch.Options{CPUs: 1, CPUSet: "0"}}
 	res, err := Run(context.Background(), p, obs)
 	if err != nil {
@@ -146,7 +147,7 @@ func TestRunLaunchesThroughTheLauncher(t *testing.T) {
 // A launch that fails fails its setup; nothing was started to remove.
 func TestALaunchThatFailsFailsItsSetup(t *testing.T) {
 	l := &fakeLauncher{t: t, launchErr: errors.New("sharedmem: docker is not reachable")}
-	p := Plan{Source: testCorpus(t, 100, 0.5), Setups: []Setup{{Driver: "sharedmem"}}, Closed: ptr(quickConfig(1)), Launcher: l}
+	p := Plan{Source: runnertest.Text(t, 100, 0.5), Setups: []Setup{{Driver: "sharedmem"}}, Closed: ptr(quickConfig(1)), Launcher: l}
 	res, err := Run(context.Background(), p, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -192,7 +193,7 @@ func TestLaunchedSecretIsScrubbedFromLiveWarnings(t *testing.T) {
 			mu.Unlock()
 		}
 	})
-	p := Plan{Source: testCorpus(t, 200, 0.5), Setups: []Setup{{Driver: "sharedmem"}}, Closed: ptr(quickConfig(1)), Launcher: l}
+	p := Plan{Source: runnertest.Text(t, 200, 0.5), Setups: []Setup{{Driver: "sharedmem"}}, Closed: ptr(quickConfig(1)), Launcher: l}
 	res, err := Run(context.Background(), p, obs)
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/runner/event"
+	"github.com/searchbench/searchbench/runner/internal/runnertest"
 	"github.com/searchbench/searchbench/workload"
 )
 
@@ -29,7 +30,7 @@ func TestLateUsersDelayTheWindow(t *testing.T) {
 			time.Sleep(hold)
 		}
 	})
-	l := ClosedLoop(context.Background(), e, testCorpus(t, 500, 0.5), cfg, ev, nil)[0]
+	l := ClosedLoop(context.Background(), e, runnertest.Text(t, 500, 0.5), cfg, ev, nil)[0]
 	var calls int64
 	for _, o := range l.Ops {
 		calls += o.Count + o.ErrorCount()
@@ -47,7 +48,7 @@ func TestLateUsersDelayTheWindow(t *testing.T) {
 
 // A ramp on time does not warn, and its users are all active.
 func TestRampOnTimeDoesNotWarn(t *testing.T) {
-	l := ClosedLoop(context.Background(), newMem(), testCorpus(t, 500, 0.5), quickConfig(4), Emitter{}, nil)[0]
+	l := ClosedLoop(context.Background(), newMem(), runnertest.Text(t, 500, 0.5), quickConfig(4), Emitter{}, nil)[0]
 	if a := l.Active; a == nil || a.Min != 4 || a.Mean != 4 {
 		t.Fatalf("active users %+v; want 4 throughout", a)
 	}
@@ -90,7 +91,7 @@ func TestFreshnessSkipsFailedWrites(t *testing.T) {
 		}
 		return nil
 	}
-	l := ClosedLoop(context.Background(), e, testCorpus(t, 5000, 0.5), cfg, Emitter{}, nil)[0]
+	l := ClosedLoop(context.Background(), e, runnertest.Text(t, 5000, 0.5), cfg, Emitter{}, nil)[0]
 	up, _ := l.Op("upsert")
 	f := l.Freshness
 	if f == nil || up.Errors["other"] < 2 {
@@ -118,7 +119,7 @@ func TestPrepopulateCallsEndAtTheTimeout(t *testing.T) {
 	sharedMu.Unlock()
 	const timeout = 50 * time.Millisecond
 	plan := Plan{
-		Source: testCorpus(t, 400, 0.5),
+		Source: runnertest.Text(t, 400, 0.5),
 		Setups: []Setup{{Driver: "sharedmem", Config: engines.Config{URL: url}}},
 		Closed: &Config{Users: []int{2}, SpawnRate: 100, Measure: 100 * time.Millisecond,
 			Calls: Calls{Timeout: timeout, Mix: workload.DefaultMix, Seed: 1, K: 10}},

@@ -8,6 +8,7 @@ import (
 
 	"github.com/searchbench/searchbench/dataset"
 	"github.com/searchbench/searchbench/runner"
+	"github.com/searchbench/searchbench/runner/checks"
 	"github.com/searchbench/searchbench/runner/event"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/workload"
@@ -27,7 +28,7 @@ func TestAnObserverGetsEveryKindOfEvent(t *testing.T) {
 	calls := runner.Calls{Timeout: 5 * time.Second, Mix: workload.Presets["search"], Seed: 1, K: 10, Interval: 250 * time.Millisecond}
 	closed := &runner.Config{
 		Users: []int{2}, SpawnRate: 100, Settle: 100 * time.Millisecond, Measure: 1500 * time.Millisecond,
-		Freshness: runner.FreshnessConfig{Off: true}, Calls: calls,
+		Freshness: checks.FreshnessConfig{Off: true}, Calls: calls,
 	}
 	// One rung: its ladder always warns (it met the rule at its top rung,
 	// or no rung met it).

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"math"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -13,6 +14,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/runner/checks"
 	"github.com/searchbench/searchbench/runner/field"
 	"github.com/searchbench/searchbench/runner/internal/pace"
 	"github.com/searchbench/searchbench/runner/record"
@@ -101,8 +103,8 @@ type openRun struct {
 	cfg    OpenConfig
 	sched  workload.Schedule
 	arr    *arrivals
-	vers   versions
-	known  *knownChecks
+	vers   checks.Versions
+	known  *checks.KnownChecks
 	lat    *record.Sink // from the intended time
 	svc    *record.Sink // from the actual send
 	late   atomic.Int64
@@ -115,18 +117,18 @@ type openRun struct {
 // OpenLoop runs one schedule against e, from now, and returns what it
 // measured. Calls still waiting in line when the schedule's end plus one
 // request timeout has passed are counted as unsent.
-func OpenLoop(ctx context.Context, e engines.Engine, src corpus.Source, cfg OpenConfig, sched workload.Schedule, vers versions) result.Rep {
+func OpenLoop(ctx context.Context, e engines.Engine, src corpus.Source, cfg OpenConfig, sched workload.Schedule, vers checks.Versions) result.Rep {
 	return newOpenRun(e, src, cfg, sched, vers).run(ctx, time.Now(), nil)
 }
 
 // newOpenRun makes a rep of sched: its recorders and its arrivals; run
 // starts its clock.
-func newOpenRun(e engines.Engine, src corpus.Source, cfg OpenConfig, sched workload.Schedule, vers versions) *openRun {
+func newOpenRun(e engines.Engine, src corpus.Source, cfg OpenConfig, sched workload.Schedule, vers checks.Versions) *openRun {
 	shards := 4 * runtime.GOMAXPROCS(0)
 	// Service times are not split by query kind: a kind's figures are its
 	// latencies from the intended send time, as the window's are.
 	return &openRun{e: e, src: src, cfg: cfg, sched: sched, vers: vers, lat: record.NewSink(shards, src.QueryKinds()), svc: record.NewSink(shards, nil),
-		known: newKnownChecks(src, cfg.Calls, vers, scheduleKey(sched)...), arr: newArrivals(cfg, src.IDs(), sched)}
+		known: cfg.Calls.knownChecks(src, vers, scheduleKey(sched)...), arr: newArrivals(cfg, src.IDs(), sched)}
 }
 
 // run runs the rep from start, its origin: the schedule and its intervals
@@ -150,7 +152,7 @@ func (r *openRun) run(ctx context.Context, start time.Time, live record.LiveFunc
 	// A call is in the interval it was due in.
 	g := record.NewGrid(start, cfg.interval(sched.Length()), sched.Length())
 	latIv, svcIv := r.lat.StartIntervals(g), r.svc.StartIntervals(g)
-	r.known.startIntervals(g.N) // before the collector reads them
+	r.known.StartIntervals(g.N) // before the collector reads them
 	stopCollector := record.Collector(ctx, live, more.add, cfg.Mix.Ops(), latIv, svcIv)
 	sl := newSchedLog(g.N)
 
@@ -167,7 +169,7 @@ func (r *openRun) run(ctx context.Context, start time.Time, live record.LiveFunc
 	svcIv.Finish()
 	rep := r.newRep(partial, cpuTime()-cpu0, time.Since(start), sl)
 	rep.EngineStats = engineStats
-	rep.KnownItems = r.known.result()
+	rep.KnownItems = r.known.Result()
 	rep.Timeline = r.timeline(&rep, latIv, svcIv, sl, sched.Length())
 	setEngineStats(rep.Timeline, stats.PerInterval(g))
 	live.Final(rep.Timeline)
@@ -318,7 +320,7 @@ func (r *openRun) timeline(rep *result.Rep, latIv, svcIv *record.Intervals, sl *
 			iv.ScheduledRate, iv.AchievedRate = float64(iv.Scheduled)/secs, float64(ok)/secs
 		}
 		iv.SchedulerLagMax = float64(sl.lagMax[k]) / 1000
-		iv.KnownItems = r.known.interval(k)
+		iv.KnownItems = r.known.Interval(k)
 	}
 	return tl
 }
@@ -327,8 +329,8 @@ func (r *openRun) timeline(rep *result.Rep, latIv, svcIv *record.Intervals, sl *
 // latencies.
 func (r *openRun) serve(ctx context.Context, start time.Time, k int, t ticket, lat, svc *record.Recorder) {
 	req := prepare(r.src, r.cfg.K, r.vers, t.step)
-	kr := r.known.stream(t.k)
-	chk := r.known.pick(&kr, &req)
+	kr := r.known.Stream(t.k)
+	chk := r.known.Pick(&kr, &req)
 	callCtx, cancel := context.WithTimeout(ctx, r.cfg.Timeout)
 	sent := time.Now()
 	hits, err := invoke(callCtx, r.e, &req, chk)
@@ -340,7 +342,7 @@ func (r *openRun) serve(ctx context.Context, start time.Time, k int, t ticket, l
 		return // interrupted by the run, not failed by the engine
 	}
 	// The check of a known item's answer, after the clock stopped.
-	if chk.iv = k; chk.on && r.known.check(chk, hits, err) {
+	if chk.Interval = k; chk.On && r.known.Check(chk, hits, err) {
 		return
 	}
 	if sent.Sub(t.due) > lateStart {
@@ -368,4 +370,12 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// scheduleKey keys an open-loop rep's checks by its schedule: the rate,
+// the length and the first arrival's time (which a Poisson schedule's seed
+// moves).
+func scheduleKey(s workload.Schedule) []uint64 {
+	at, _ := s.At(0)
+	return []uint64{math.Float64bits(s.Rate()), uint64(s.Length()), uint64(at)}
 }

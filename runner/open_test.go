@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/runner/checks"
+	"github.com/searchbench/searchbench/runner/internal/runnertest"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/runner/shard"
 	"github.com/searchbench/searchbench/workload"
@@ -74,9 +76,9 @@ func openConfig(workers int) OpenConfig {
 func TestOpenLoopChargesStallsToEveryCall(t *testing.T) {
 	const period, freeze = time.Second, 200 * time.Millisecond
 	e := &stallEngine{memEngine: *newMem(), t0: time.Now(), period: period, freeze: freeze}
-	c := testCorpus(t, 100, 1)
+	c := runnertest.Text(t, 100, 1)
 	sched := workload.Constant{PerSecond: 400, Duration: 3 * period}
-	rep := OpenLoop(context.Background(), e, c, openConfig(2), sched, newVersions(101, shard.Share{}))
+	rep := OpenLoop(context.Background(), e, c, openConfig(2), sched, checks.NewVersions(101, shard.Share{}))
 	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 	lag := rep.GeneratorLagP99
 	t.Logf("open loop: p50 %.2f, p90 %.2f, p99 %.2f ms; service p99 %.2f ms; generator lag p99 %.2f, max %.2f ms",
@@ -156,7 +158,7 @@ func (c *capacityEngine) Search(ctx context.Context, q engines.Query) (engines.H
 func TestLadderFindsTheKnee(t *testing.T) {
 	const capacity = 330.0
 	e := &capacityEngine{memEngine: *newMem(), perSecond: capacity}
-	c := testCorpus(t, 100, 1)
+	c := runnertest.Text(t, 100, 1)
 	cfg := LadderConfig{
 		Open:     openConfig(64),
 		Rates:    workload.Ladder{Start: 150, Step: DefaultStep, Stop: 600},
@@ -218,8 +220,8 @@ func harnessLate(r result.Rung) bool {
 // with Study B's 384 workers and reports the scheduler's own lag (target:
 // p99 under 1 ms) and the process's CPU use.
 func BenchmarkOpenLoop20K(b *testing.B) {
-	c := testCorpus(b, 100_000, 0)
-	vers := newVersions(100_001, shard.Share{})
+	c := runnertest.Text(b, 100_000, 0)
+	vers := checks.NewVersions(100_001, shard.Share{})
 	for b.Loop() {
 		rep := OpenLoop(context.Background(), newMem(), c, OpenConfig{Workers: DefaultWorkers, Arrival: "constant",
 			Calls: Calls{Timeout: time.Second, Mix: workload.DefaultMix, Seed: 1, K: 10}},
@@ -272,9 +274,9 @@ func TestOpenLoopKeepsErrorExamples(t *testing.T) {
 		}
 		return nil
 	}
-	c := testCorpus(t, 100, 1)
+	c := runnertest.Text(t, 100, 1)
 	sched := workload.Constant{PerSecond: 400, Duration: 500 * time.Millisecond}
-	rep := OpenLoop(context.Background(), e, c, openConfig(4), sched, newVersions(101, shard.Share{}))
+	rep := OpenLoop(context.Background(), e, c, openConfig(4), sched, checks.NewVersions(101, shard.Share{}))
 	var search result.OpenOp
 	for _, o := range rep.Ops {
 		if o.Op == "search" {

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/runner/checks"
+	"github.com/searchbench/searchbench/runner/internal/runnertest"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/runner/shard"
 	"github.com/searchbench/searchbench/workload"
@@ -74,7 +76,7 @@ func checkOps(t *testing.T, where string, ops []result.OpStats, engine map[strin
 
 func TestEveryOpRunsClosedLoop(t *testing.T) {
 	e := newMem()
-	c := testCorpus(t, 400, 0.5)
+	c := runnertest.Text(t, 400, 0.5)
 	if _, err := Prepopulate(context.Background(), e, c, DefaultTimeout, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -89,14 +91,14 @@ func TestEveryOpRunsClosedLoop(t *testing.T) {
 
 func TestEveryOpRunsOpenLoop(t *testing.T) {
 	e := newMem()
-	c := testCorpus(t, 400, 0.5)
+	c := runnertest.Text(t, 400, 0.5)
 	if _, err := Prepopulate(context.Background(), e, c, DefaultTimeout, nil); err != nil {
 		t.Fatal(err)
 	}
 	calls := countCalls(e)
 	cfg := openConfig(4)
 	cfg.Mix = everyOp()
-	rep := OpenLoop(context.Background(), e, c, cfg, workload.Constant{PerSecond: 2000, Duration: 300 * time.Millisecond}, newVersions(401, shard.Share{}))
+	rep := OpenLoop(context.Background(), e, c, cfg, workload.Constant{PerSecond: 2000, Duration: 300 * time.Millisecond}, checks.NewVersions(401, shard.Share{}))
 	var ops []result.OpStats
 	for _, o := range rep.Ops {
 		ops = append(ops, o.OpStats)
@@ -125,7 +127,7 @@ func TestEveryOpRunsOpenLoop(t *testing.T) {
 
 // A level reports the operations its mix runs, no others.
 func TestLevelReportsTheMixOps(t *testing.T) {
-	c := testCorpus(t, 100, 1)
+	c := runnertest.Text(t, 100, 1)
 	cfg := quickConfig(2)
 	cfg.Mix, cfg.Measure = workload.Mix{workload.Search: 3, workload.Get: 1}, 100*time.Millisecond
 	l := ClosedLoop(context.Background(), newMem(), c, cfg, Emitter{}, nil)[0]
@@ -148,7 +150,7 @@ func TestGetWithoutGetter(t *testing.T) {
 	mem := newMem()
 	calls := countCalls(mem)
 	e := withoutGetter{mem}
-	c := testCorpus(t, 100, 1)
+	c := runnertest.Text(t, 100, 1)
 	cfg := quickConfig(2)
 	cfg.Mix, cfg.Measure = workload.Mix{workload.Get: 1}, 100*time.Millisecond
 	if err := cfg.Mix.CheckEngine("mem", e); err == nil || !strings.Contains(err.Error(), "mem cannot get by ID") {
@@ -173,13 +175,13 @@ func TestGetWithoutGetter(t *testing.T) {
 // A step of no operation is refused, and the engine sees nothing.
 func TestUnknownOpIsNotSent(t *testing.T) {
 	e := newMem()
-	c := testCorpus(t, 100, 1)
-	vers := newVersions(101, shard.Share{})
+	c := runnertest.Text(t, 100, 1)
+	vers := checks.NewVersions(101, shard.Share{})
 	call := prepare(c, 10, vers, workload.Step{Op: workload.NumOps, ID: 5})
 	if err := do(context.Background(), e, &call); !errors.Is(err, engines.ErrUnsupported) || e.calls.Load() != 0 {
 		t.Fatalf("error %v, %d engine calls; want unsupported and none", err, e.calls.Load())
 	}
-	if vers.latest(5) != 0 {
+	if vers.Latest(5) != 0 {
 		t.Error("a step of no operation took a version")
 	}
 }

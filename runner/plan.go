@@ -51,7 +51,7 @@ type Plan struct {
 	// cpuset, memory, image, environment, the run's name).
 	Launch launch.Options
 	// Relevance is how many known-item searches check recall@k after
-	// pre-population (DefaultRelevanceQueries is the CLI's default); 0: none.
+	// pre-population (checks.DefaultRelevanceQueries is the CLI's default); 0: none.
 	Relevance int
 	// Scenario names the scenario file the plan came from, if any; it is
 	// recorded in the result.

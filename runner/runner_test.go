@@ -10,24 +10,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/searchbench/searchbench/workload/corpus/text"
-
 	"github.com/searchbench/searchbench/dataset"
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/runner/event"
 	"github.com/searchbench/searchbench/runner/guard"
+	"github.com/searchbench/searchbench/runner/internal/runnertest"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/workload"
 )
-
-func testCorpus(t testing.TB, ids int, prepop float64) text.Text {
-	t.Helper()
-	c, err := dataset.New(dataset.Config{Seed: 1, IDs: ids, Prepopulate: prepop})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return text.Text{Corpus: c}
-}
 
 func quickConfig(users ...int) Config {
 	return Config{
@@ -39,7 +29,7 @@ func quickConfig(users ...int) Config {
 func TestClosedLoopMeasuresEveryOperation(t *testing.T) {
 	e := newMem()
 	e.delay = 200 * time.Microsecond
-	c := testCorpus(t, 500, 0.5)
+	c := runnertest.Text(t, 500, 0.5)
 	if _, err := Prepopulate(context.Background(), e, c, DefaultTimeout, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +78,7 @@ func TestClosedLoopMeasuresEveryOperation(t *testing.T) {
 
 func TestDeletesOfMissingIDsAreCountedApart(t *testing.T) {
 	e := newMem()
-	c := testCorpus(t, 200, 0) // nothing pre-populated: most deletes miss
+	c := runnertest.Text(t, 200, 0) // nothing pre-populated: most deletes miss
 	cfg := quickConfig(4)
 	cfg.Mix = workload.Mix{workload.Delete: 1, workload.Upsert: 1}
 	l := ClosedLoop(context.Background(), e, c, cfg, Emitter{}, nil)[0]
@@ -116,7 +106,7 @@ func TestFailingEngineIsCountedByClass(t *testing.T) {
 		}
 		return nil
 	}
-	c := testCorpus(t, 300, 0.9)
+	c := runnertest.Text(t, 300, 0.9)
 	l := ClosedLoop(context.Background(), e, c, quickConfig(4), Emitter{}, nil)[0]
 	up, _ := l.Op("upsert")
 	se, _ := l.Op("search")
@@ -145,7 +135,7 @@ func TestFailingEngineIsCountedByClass(t *testing.T) {
 func TestInterruptedLevelIsPartial(t *testing.T) {
 	e := newMem()
 	e.delay = time.Millisecond
-	c := testCorpus(t, 100, 1)
+	c := runnertest.Text(t, 100, 1)
 	cfg := quickConfig(4, 4)
 	cfg.Measure = time.Hour // only an interrupt ends it
 	ctx, cancel := context.WithCancel(context.Background())
@@ -167,7 +157,7 @@ func TestInterruptedLevelIsPartial(t *testing.T) {
 }
 
 func TestPrepopulate(t *testing.T) {
-	c := testCorpus(t, 3000, 0.95)
+	c := runnertest.Text(t, 3000, 0.95)
 	single := newMem()
 	p, err := Prepopulate(context.Background(), single, c, DefaultTimeout, nil)
 	if err != nil || p.Bulk || p.Count != int64(c.PrepopulatedCount()) || !p.CountOK {
@@ -223,7 +213,7 @@ func TestConfigValidate(t *testing.T) {
 // BenchmarkUsers1500 runs 1,500 closed-loop users against an in-memory
 // engine with a 2 ms service time and reports the harness's memory.
 func BenchmarkUsers1500(b *testing.B) {
-	c := testCorpus(b, dataset.DefaultIDs, 0)
+	c := runnertest.Text(b, dataset.DefaultIDs, 0)
 	for b.Loop() {
 		e := newMem()
 		e.delay = 2 * time.Millisecond
@@ -246,7 +236,7 @@ func BenchmarkUsers1500(b *testing.B) {
 // machine runs: a high CPU share or a late scheduler warns, naming which, and
 // calm readings do not; the level carries the readings it was judged on.
 func TestClientBoundWarning(t *testing.T) {
-	c := testCorpus(t, 1000, 0.5)
+	c := runnertest.Text(t, 1000, 0.5)
 	real := measureSelf
 	t.Cleanup(func() { measureSelf = real })
 	cases := []struct {
@@ -316,7 +306,7 @@ func TestDriverPanicsAreFailedCalls(t *testing.T) {
 		}
 		return nil
 	}
-	c := testCorpus(t, 300, 0.9)
+	c := runnertest.Text(t, 300, 0.9)
 	l := ClosedLoop(context.Background(), e, c, quickConfig(4), Emitter{}, nil)[0]
 	se, _ := l.Op("search")
 	if se.Errors["other"] == 0 || l.Partial || se.Count == 0 {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/runner/checks"
 	"github.com/searchbench/searchbench/runner/event"
 	"github.com/searchbench/searchbench/runner/guard"
 	"github.com/searchbench/searchbench/runner/result"
@@ -136,13 +137,13 @@ func (st *setupRun) prepare(ctx context.Context, e engines.Engine) error {
 	}
 	st.logf(name, "loaded %d documents in %.1fs (%.0f docs/s), engine count %d",
 		preload.Documents, preload.Duration.Seconds(), preload.DocsPerS, preload.Count)
-	known := CheckRelevance(ctx, e, p.Source, p.Relevance, calls.K, calls.Timeout)
+	known := checks.CheckRelevance(ctx, e, p.Source, p.Relevance, calls.K, calls.Timeout)
 	rel := known
 	if st.truth != nil {
 		if rel == nil {
 			rel = &result.Relevance{K: calls.K, ByKind: map[string]*result.RelevanceKind{}}
 		}
-		rel.Exact = checkExact(ctx, e, st.truth, calls.K, calls.Timeout)
+		rel.Exact = checks.CheckExact(ctx, e, st.truth, calls.K, calls.Timeout)
 		for _, x := range rel.Exact {
 			if x.Expected == 0 {
 				// No figure: a 0.000 here would read as an index that
@@ -172,7 +173,8 @@ func (st *setupRun) drive(ctx context.Context, e engines.Engine) error {
 	if p.Closed != nil {
 		cfg := *p.Closed
 		cfg.Share = p.Shard.Share()
-		cfg.Known.Idle, cfg.Known.truth = st.er.Relevance, st.truth
+		cfg.Known.Idle = st.er.Relevance
+		cfg.Known = cfg.Known.WithTruth(st.truth)
 		cfg.Sampled = st.sampled
 		st.er.Levels = ClosedLoop(ctx, e, p.Source, cfg, st.em, st.shards.barrier())
 		if len(st.er.Levels) < len(cfg.Users) {
@@ -182,7 +184,8 @@ func (st *setupRun) drive(ctx context.Context, e engines.Engine) error {
 	}
 	cfg := *p.Ladder
 	cfg.Open.Share = p.Shard.Share()
-	cfg.Open.Known.Idle, cfg.Open.Known.truth = st.er.Relevance, st.truth
+	cfg.Open.Known.Idle = st.er.Relevance
+	cfg.Open.Known = cfg.Open.Known.WithTruth(st.truth)
 	cfg.Open.Sampled = st.sampled
 	l := RunLadder(ctx, e, p.Source, cfg, st.em, st.shards.barrier())
 	st.er.Ladder = &l

@@ -13,7 +13,9 @@ import (
 	"time"
 
 	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/runner/checks"
 	"github.com/searchbench/searchbench/runner/field"
+	"github.com/searchbench/searchbench/runner/internal/runnertest"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/runner/shard"
 	"github.com/searchbench/searchbench/workload"
@@ -201,7 +203,7 @@ func shardPlans(t *testing.T, n int, url string, closed *Config, ladder *LadderC
 	plans := make([]Plan, n)
 	for i := range plans {
 		plans[i] = Plan{
-			Source: testCorpus(t, 300, 0.5), Closed: closed, Ladder: ladder,
+			Source: runnertest.Text(t, 300, 0.5), Closed: closed, Ladder: ladder,
 			Setups: []Setup{{Driver: "sharedmem", Config: engines.Config{URL: url}}},
 			Shard:  &ShardPlan{Index: i, Count: n, RegisterTimeout: 30 * time.Second},
 		}
@@ -274,7 +276,7 @@ func opCount(ops []result.OpStats) (n int64) {
 func TestShardedRunSplitsTheUsersAndStartsTogether(t *testing.T) {
 	url := uniqueURL(t)
 	res, o := runShards(t, shardPlans(t, 3, url, &Config{Users: []int{2, 10}, SpawnRate: 1000, Settle: 50 * time.Millisecond,
-		Measure: 300 * time.Millisecond, Freshness: FreshnessConfig{Off: true},
+		Measure: 300 * time.Millisecond, Freshness: checks.FreshnessConfig{Off: true},
 		Calls: Calls{Timeout: time.Second, Mix: workload.DefaultMix, Seed: 1, K: 10}}, nil))
 	if o == nil || o.Partial() || o.Starts != 4 {
 		t.Fatalf("coordinator: %+v; want every result and 4 starts (prepared, attached, 2 levels); shard 0: %+v", o, res[0])
@@ -381,7 +383,7 @@ func TestShardedLadderSplitsEveryArrival(t *testing.T) {
 }
 
 func TestAShardedPlanAttachesByURL(t *testing.T) {
-	p := Plan{Source: testCorpus(t, 100, 0.5), Closed: ptr(quickConfig(2)),
+	p := Plan{Source: runnertest.Text(t, 100, 0.5), Closed: ptr(quickConfig(2)),
 		Setups: []Setup{{Driver: "bleve"}}, Shard: &ShardPlan{Index: 0, Count: 3}}
 	err := p.Validate()
 	var fe *field.Error

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/searchbench/searchbench/runner/checks"
 	"github.com/searchbench/searchbench/runner/event"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/workload"
@@ -42,7 +43,7 @@ func (w *watched) Observe(e event.Event) {
 func TestTheCoordinatorsLiveViewIsTheMergedTimeline(t *testing.T) {
 	w := &watched{intervals: map[ivKey]result.Interval{}}
 	plans := shardPlans(t, 3, uniqueURL(t), &Config{Users: []int{3, 7}, SpawnRate: 1000, Settle: 50 * time.Millisecond,
-		Measure: 600 * time.Millisecond, Freshness: FreshnessConfig{Off: true},
+		Measure: 600 * time.Millisecond, Freshness: checks.FreshnessConfig{Off: true},
 		Calls: Calls{Timeout: time.Second, Mix: workload.DefaultMix, Seed: 1, K: 10, Interval: 200 * time.Millisecond}}, nil)
 	res, o := runShardsWatched(t, plans, NewShardView(w))
 	if o == nil || o.Partial() {

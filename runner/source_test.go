@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/runner/checks"
+	"github.com/searchbench/searchbench/runner/internal/runnertest"
 	"github.com/searchbench/searchbench/runner/shard"
 	"github.com/searchbench/searchbench/workload"
 )
@@ -31,7 +33,7 @@ func TestEngineStatsAreSampledWhileMeasuring(t *testing.T) {
 	e := &statsEngine{memEngine: *newMem(), t0: time.Now()}
 	cfg := quickConfig(2)
 	cfg.Measure = 2500 * time.Millisecond
-	l := ClosedLoop(context.Background(), e, testCorpus(t, 200, 1), cfg, Emitter{}, nil)[0]
+	l := ClosedLoop(context.Background(), e, runnertest.Text(t, 200, 1), cfg, Emitter{}, nil)[0]
 	q, ok := l.EngineStats[engines.StatQueueDepth]
 	if !ok || q.Mean != 4 || q.Max != 4 || q.Last != 4 {
 		t.Fatalf("queue depth gauge %+v; want 4 throughout", q)
@@ -46,7 +48,7 @@ func TestEngineStatsAreSampledWhileMeasuring(t *testing.T) {
 	}
 	// The open loop samples the same way.
 	sched, _ := workload.NewSchedule("constant", 100, 1200*time.Millisecond, 1)
-	rep := OpenLoop(context.Background(), e, testCorpus(t, 200, 1), openConfig(2), sched, newVersions(201, shard.Share{}))
+	rep := OpenLoop(context.Background(), e, runnertest.Text(t, 200, 1), openConfig(2), sched, checks.NewVersions(201, shard.Share{}))
 	if g := rep.EngineStats[engines.StatQueueDepth]; g.Samples < 2 || g.Mean != 4 {
 		t.Errorf("open loop queue depth %+v; want sampled at least twice", g)
 	}

@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/runner/checks"
 	"github.com/searchbench/searchbench/runner/event"
+	"github.com/searchbench/searchbench/runner/internal/runnertest"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/runner/shard"
 	"github.com/searchbench/searchbench/workload"
@@ -84,10 +86,10 @@ func TestTimelineShowsFreezesWhereTheyHappen(t *testing.T) {
 	newEngine := func(serve time.Duration) *freezeEngine {
 		return &freezeEngine{memEngine: *newMem(), serve: serve, at: 1350 * time.Millisecond, period: 2 * time.Second, freeze: 300 * time.Millisecond}
 	}
-	c := testCorpus(t, 100, 1)
+	c := runnertest.Text(t, 100, 1)
 	cfg := openConfig(2)
 	cfg.Interval = time.Second
-	rep := OpenLoop(context.Background(), newEngine(0), c, cfg, workload.Constant{PerSecond: 200, Duration: 4 * time.Second}, newVersions(101, shard.Share{}))
+	rep := OpenLoop(context.Background(), newEngine(0), c, cfg, workload.Constant{PerSecond: 200, Duration: 4 * time.Second}, checks.NewVersions(101, shard.Share{}))
 	check("open loop", rep.Timeline)
 
 	closed := quickConfig(4)
@@ -144,7 +146,7 @@ func TestEngineStatsOnTheTimeline(t *testing.T) {
 	cfg.Sampled = func(context.Context) (map[string]float64, error) {
 		return map[string]float64{"container_cpu_cores": 1.5}, nil
 	}
-	l := ClosedLoop(context.Background(), e, testCorpus(t, 200, 1), cfg, Emitter{}, nil)[0]
+	l := ClosedLoop(context.Background(), e, runnertest.Text(t, 200, 1), cfg, Emitter{}, nil)[0]
 	if g := l.EngineStats["container_cpu_cores"]; g.Samples < 3 || g.Mean != 1.5 {
 		t.Errorf("the container's CPU over the window: %+v", g)
 	}
@@ -179,38 +181,38 @@ func TestTimelineCountsChecksAndProbes(t *testing.T) {
 	// check was skipped).
 	e := newMem()
 	e.delay = time.Millisecond
-	l := ClosedLoop(context.Background(), e, testCorpus(t, 20_000, 1), cfg, Emitter{}, nil)[0]
-	var checks, found, visible int64
+	l := ClosedLoop(context.Background(), e, runnertest.Text(t, 20_000, 1), cfg, Emitter{}, nil)[0]
+	var nChecks, found, visible int64
 	for _, iv := range l.Timeline.Intervals {
 		if k := iv.KnownItems; k != nil {
-			checks, found = checks+k.Checks, found+k.Found
+			nChecks, found = nChecks+k.Checks, found+k.Found
 		}
 		if f := iv.Freshness; f != nil {
 			visible += f.Visible
 		}
 	}
-	if l.KnownItems == nil || checks != l.KnownItems.Checks || found != l.KnownItems.Found || checks == 0 {
-		t.Errorf("intervals hold %d checks (%d found); the window %+v", checks, found, l.KnownItems)
+	if l.KnownItems == nil || nChecks != l.KnownItems.Checks || found != l.KnownItems.Found || nChecks == 0 {
+		t.Errorf("intervals hold %d checks (%d found); the window %+v", nChecks, found, l.KnownItems)
 	}
 	if l.Freshness == nil || visible != l.Freshness.Visible || visible == 0 {
 		t.Errorf("intervals hold %d visible probes; the window %+v", visible, l.Freshness)
 	}
-	rep := OpenLoop(context.Background(), newMem(), testCorpus(t, 500, 1), OpenConfig{Workers: 2, Arrival: "constant",
-		Calls: Calls{Timeout: time.Second, Mix: workload.Presets["search"], Seed: 1, K: 10, Known: KnownConfig{Fraction: 0.2}, Interval: 200 * time.Millisecond}},
-		workload.Constant{PerSecond: 500, Duration: time.Second}, newVersions(501, shard.Share{}))
-	checks = 0
+	rep := OpenLoop(context.Background(), newMem(), runnertest.Text(t, 500, 1), OpenConfig{Workers: 2, Arrival: "constant",
+		Calls: Calls{Timeout: time.Second, Mix: workload.Presets["search"], Seed: 1, K: 10, Known: checks.KnownConfig{Fraction: 0.2}, Interval: 200 * time.Millisecond}},
+		workload.Constant{PerSecond: 500, Duration: time.Second}, checks.NewVersions(501, shard.Share{}))
+	nChecks = 0
 	var scheduled int64
 	for k, iv := range rep.Timeline.Intervals {
 		if iv.ScheduledRate != 500 || iv.AchievedRate <= 0 || iv.AchievedRate > 500 {
 			t.Errorf("open loop interval %d: scheduled %v/s, achieved %v/s; want 500 and up to 500", k, iv.ScheduledRate, iv.AchievedRate)
 		}
 		if k := iv.KnownItems; k != nil {
-			checks += k.Checks
+			nChecks += k.Checks
 		}
 		scheduled += iv.Scheduled
 	}
-	if rep.KnownItems == nil || checks != rep.KnownItems.Checks || checks == 0 {
-		t.Errorf("open loop: intervals hold %d checks; the rep %+v", checks, rep.KnownItems)
+	if rep.KnownItems == nil || nChecks != rep.KnownItems.Checks || nChecks == 0 {
+		t.Errorf("open loop: intervals hold %d checks; the rep %+v", nChecks, rep.KnownItems)
 	}
 	if scheduled != 500 || len(rep.Timeline.Intervals) != 5 {
 		t.Errorf("open loop: %d calls scheduled over %d intervals; want 500 over 5", scheduled, len(rep.Timeline.Intervals))
@@ -234,7 +236,7 @@ func TestAShardsIntervalsLieOnTheSharedGrid(t *testing.T) {
 				time.Sleep(hold) // the ramp overruns by ~hold
 			}
 		})
-		return ClosedLoop(context.Background(), e, testCorpus(t, 500, 0.5), cfg, ev, nil)[0]
+		return ClosedLoop(context.Background(), e, runnertest.Text(t, 500, 0.5), cfg, ev, nil)[0]
 	}
 	for _, c := range []struct {
 		share   shard.Share

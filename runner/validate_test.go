@@ -15,6 +15,7 @@ import (
 	"github.com/searchbench/searchbench/dataset"
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/runner/field"
+	"github.com/searchbench/searchbench/runner/internal/runnertest"
 	"github.com/searchbench/searchbench/runner/shard"
 	"github.com/searchbench/searchbench/workload"
 )
@@ -22,7 +23,7 @@ import (
 // A Go program is told the field it set, by its Go name; the CLI's flag is
 // on the error for runner/scenario to say it in the CLI's words.
 func TestValidateNamesTheGoField(t *testing.T) {
-	src := testCorpus(t, 100, 0.5)
+	src := runnertest.Text(t, 100, 0.5)
 	closed := func(f func(*Config)) Plan {
 		c := quickConfig(2)
 		f(&c)
@@ -77,24 +78,6 @@ func TestATypedNilSourceIsAnError(t *testing.T) {
 	}
 }
 
-// The library's zero KnownConfig makes the CLI's default share of checks,
-// as its zero FreshnessConfig probes; Off turns them off.
-func TestKnownItemsDefaultIsTheCLIs(t *testing.T) {
-	src := testCorpus(t, 500, 1)
-	vers := newVersions(src.IDs()+1, shard.Share{})
-	calls := Calls{Timeout: time.Second, Mix: workload.DefaultMix, Seed: 1, K: 10}
-	if kc := newKnownChecks(src, calls, vers, 0); kc == nil || kc.frac != DefaultKnownItems {
-		t.Errorf("zero KnownConfig: checks %+v; want the CLI's default share %v", kc, DefaultKnownItems)
-	}
-	calls.Known.Off = true
-	if kc := newKnownChecks(src, calls, vers, 0); kc != nil {
-		t.Errorf("Known.Off: checks %+v; want none", kc)
-	}
-	if p := newProber(newMem(), src, FreshnessConfig{}, calls, vers); p == nil {
-		t.Error("zero FreshnessConfig: no probe; the CLI's default is on")
-	}
-}
-
 // A window too short to hold a call is refused before anything starts:
 // --measure 1ns used to run every level and report no call, unwarned.
 func TestAWindowTooShortIsRefused(t *testing.T) {
@@ -118,7 +101,7 @@ func TestAWindowTooShortIsRefused(t *testing.T) {
 // and a corpus its index cannot hold.
 func TestAnEmbeddedEngineRefusesWhatItCannotUse(t *testing.T) {
 	for _, cfg := range []engines.Config{{Password: "p"}, {APIKey: "k"}, {Username: "u"}} {
-		p := Plan{Source: testCorpus(t, 100, 0.5), Setups: []Setup{{Driver: "bleve", Config: cfg}}, Closed: ptr(quickConfig(1))}
+		p := Plan{Source: runnertest.Text(t, 100, 0.5), Setups: []Setup{{Driver: "bleve", Config: cfg}}, Closed: ptr(quickConfig(1))}
 		var fe *field.Error
 		if err := p.Validate(); !errors.As(err, &fe) || !strings.Contains(err.Error(), "bleve is embedded") || !strings.HasPrefix(fe.Setting(), fe.Flag+": bleve is embedded") {
 			t.Errorf("%+v: %v; want the credential refused", cfg, err)
@@ -138,7 +121,7 @@ func TestAnEmbeddedEngineRefusesWhatItCannotUse(t *testing.T) {
 // A shard of another plan is refused naming the fields that differ, as
 // merge names them, not with two digests alone.
 func TestAShardOfAnotherPlanIsToldWhatDiffers(t *testing.T) {
-	p := Plan{Source: testCorpus(t, 100, 0.5), Closed: ptr(quickConfig(2, 4)),
+	p := Plan{Source: runnertest.Text(t, 100, 0.5), Closed: ptr(quickConfig(2, 4)),
 		Setups: []Setup{{Driver: "sharedmem", Config: engines.Config{URL: "mem://x"}}}, Shard: &ShardPlan{Index: 0, Count: 2}}
 	q := p
 	qc := *p.Closed

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/searchbench/searchbench/runner/event"
+	"github.com/searchbench/searchbench/runner/internal/runnertest"
 	"github.com/searchbench/searchbench/runner/result"
 )
 
@@ -24,7 +25,7 @@ func TestLevelWarningsAreSentAsRaised(t *testing.T) {
 		}
 		return nil
 	}
-	c := testCorpus(t, 300, 0.5)
+	c := runnertest.Text(t, 300, 0.5)
 	if _, err := Prepopulate(context.Background(), e, c, DefaultTimeout, nil); err != nil {
 		t.Fatal(err)
 	}

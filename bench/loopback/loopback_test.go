@@ -25,6 +25,7 @@ import (
 	_ "github.com/searchbench/searchbench/engines/meilisearch"
 	"github.com/searchbench/searchbench/engines/valkey/valkeyfake"
 	"github.com/searchbench/searchbench/runner"
+	"github.com/searchbench/searchbench/runner/checks"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/workload"
 )
@@ -113,7 +114,7 @@ func TestMeilisearchDriverAttaches(t *testing.T) {
 func TestClosedLoopAgainstIt(t *testing.T) {
 	s, url := start(t)
 	l := runPlan(t, url, runner.Plan{Closed: &runner.Config{
-		Users: []int{8}, SpawnRate: 1000, Measure: 200 * time.Millisecond, Freshness: runner.FreshnessConfig{Off: true},
+		Users: []int{8}, SpawnRate: 1000, Measure: 200 * time.Millisecond, Freshness: checks.FreshnessConfig{Off: true},
 		Calls: searches(),
 	}}).Levels[0]
 	st, _ := l.Op("search")
@@ -388,7 +389,7 @@ func BenchmarkClosedLoop64(b *testing.B) {
 	_, url := start(b)
 	for b.Loop() {
 		l := runPlan(b, url, runner.Plan{Closed: &runner.Config{
-			Users: []int{64}, SpawnRate: 10_000, Measure: 2 * time.Second, Freshness: runner.FreshnessConfig{Off: true},
+			Users: []int{64}, SpawnRate: 10_000, Measure: 2 * time.Second, Freshness: checks.FreshnessConfig{Off: true},
 			Calls: searches(),
 		}}).Levels[0]
 		b.ReportMetric(l.TotalRPS, "calls/s")

@@ -18,6 +18,7 @@ import (
 	"github.com/searchbench/searchbench/dataset"
 	_ "github.com/searchbench/searchbench/engines/bleve" // the embedded engine registers itself
 	"github.com/searchbench/searchbench/runner"
+	"github.com/searchbench/searchbench/runner/checks"
 	"github.com/searchbench/searchbench/runner/event"
 	"github.com/searchbench/searchbench/runner/internal/chromiumtest"
 	"github.com/searchbench/searchbench/runner/live"
@@ -82,7 +83,7 @@ func TestLivePageInChromium(t *testing.T) {
 			Setups: []runner.Setup{{Driver: "bleve"}},
 			Closed: &runner.Config{
 				Users: []int{2, 4}, SpawnRate: 1000, Settle: 200 * time.Millisecond, Measure: 2 * time.Second,
-				Freshness: runner.FreshnessConfig{Off: true},
+				Freshness: checks.FreshnessConfig{Off: true},
 				Calls:     runner.Calls{Timeout: 5 * time.Second, Mix: mix, Seed: 1, K: 10, Interval: 500 * time.Millisecond},
 			},
 		}, event.Observers(watch, lv))

@@ -14,6 +14,7 @@ import (
 	"github.com/searchbench/searchbench/dataset"
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/runner"
+	"github.com/searchbench/searchbench/runner/checks"
 	"github.com/searchbench/searchbench/runner/event"
 	"github.com/searchbench/searchbench/runner/internal/chromiumtest"
 	"github.com/searchbench/searchbench/runner/live"
@@ -64,9 +65,9 @@ func TestLivePageShowsTheWindowsFiguresWhileItRuns(t *testing.T) {
 	mem := map[string]bool{} // each memory sampled, as the page prints it
 	samples := 0
 	cfg := runner.Config{Users: []int{3}, SpawnRate: 1000, Settle: 100 * time.Millisecond, Measure: 3 * time.Second,
-		Freshness: runner.FreshnessConfig{Off: true},
+		Freshness: checks.FreshnessConfig{Off: true},
 		Calls: runner.Calls{Timeout: 5 * time.Second, Mix: mix, Seed: 1, K: 10, Interval: 500 * time.Millisecond,
-			Known: runner.KnownConfig{Fraction: 0.3},
+			Known: checks.KnownConfig{Fraction: 0.3},
 			Sampled: func(context.Context) (map[string]float64, error) {
 				smu.Lock()
 				defer smu.Unlock()

@@ -21,6 +21,7 @@ import (
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/engines/launch"
 	"github.com/searchbench/searchbench/runner"
+	"github.com/searchbench/searchbench/runner/checks"
 	"github.com/searchbench/searchbench/runner/field"
 	"github.com/searchbench/searchbench/runner/shard"
 	"github.com/searchbench/searchbench/workload"
@@ -89,7 +90,7 @@ type Settings struct {
 	SpawnRate float64
 	Settle    time.Duration
 	Measure   time.Duration
-	Freshness runner.FreshnessConfig
+	Freshness checks.FreshnessConfig
 
 	// ladder
 	Arrival string
@@ -165,9 +166,9 @@ func (s *Settings) register(fl *pflag.FlagSet, command string) {
 	fl.BoolVar(&s.NoBuild, "no-build", false, "when an engine's image is absent and cannot be pulled, do not build its local stand-in (compose/images/…): stop and say how to build it")
 	fl.StringArrayVar(&s.Env, "container-env", nil, "KEY=VALUE set in each engine's container, over the launcher's settings (repeatable), e.g. ES_JAVA_OPTS=\"-Xms4g -Xmx4g\"")
 	fl.StringVar(&s.RunName, "run-name", "", "the run's name, the value of its containers' searchbench.run label (default: run-<UTC time>)")
-	fl.IntVar(&s.Relevance, "relevance-queries", runner.DefaultRelevanceQueries, "known-item checks after pre-population (recall@k); 0: none")
-	fl.IntVar(&s.Exact, "exact-queries", runner.DefaultExactQueries, "product corpus: sample of kNN and SKU queries whose exact answers (brute force, before the run) score recall@k idle and, as half the known-item checks, under load; 0: none")
-	fl.Float64Var(&s.KnownItems, "known-items", runner.DefaultKnownItems, "share of each level's (each rep's) searches that are known-item checks under load: recall@k beside the idle recall; 0: none")
+	fl.IntVar(&s.Relevance, "relevance-queries", checks.DefaultRelevanceQueries, "known-item checks after pre-population (recall@k); 0: none")
+	fl.IntVar(&s.Exact, "exact-queries", checks.DefaultExactQueries, "product corpus: sample of kNN and SKU queries whose exact answers (brute force, before the run) score recall@k idle and, as half the known-item checks, under load; 0: none")
+	fl.Float64Var(&s.KnownItems, "known-items", checks.DefaultKnownItems, "share of each level's (each rep's) searches that are known-item checks under load: recall@k beside the idle recall; 0: none")
 	fl.BoolVar(&s.DryRun, "dry-run", false, "validate everything and print the plan; start nothing")
 	fl.StringVar(&s.Shard, "shard", "", "run share i of N of the load (0-based, e.g. 0/3) against one shared engine (--url); shard 0 pre-populates")
 	fl.IntVar(&s.Shards, "shards", 0, "run one of N shards, the index from $"+EnvJobIndex+" (0-based, a Kubernetes Indexed Job's) or $"+EnvSlot+" (1-based, Docker Swarm's {{.Task.Slot}})")
@@ -191,8 +192,8 @@ func (s *Settings) registerRun(fl *pflag.FlagSet) {
 	fl.Float64Var(&s.SpawnRate, "spawn-rate", runner.DefaultSpawnRate, "users started per second during the ramp")
 	fl.DurationVar(&s.Settle, "settle", 10*time.Second, "time after the ramp before statistics start")
 	fl.DurationVar(&s.Measure, "measure", time.Minute, "measured window at each level")
-	fl.DurationVar(&s.Freshness.Poll, "freshness-poll", runner.DefaultFreshnessPoll, "freshness probe: shortest time between its searches for a probed write (later ones are spaced by a tenth of the time since the write)")
-	fl.DurationVar(&s.Freshness.Gap, "freshness-gap", runner.DefaultFreshnessGap, "freshness probe: mean pause between probed writes (exponential, so probes do not lock onto a periodic refresh)")
+	fl.DurationVar(&s.Freshness.Poll, "freshness-poll", checks.DefaultFreshnessPoll, "freshness probe: shortest time between its searches for a probed write (later ones are spaced by a tenth of the time since the write)")
+	fl.DurationVar(&s.Freshness.Gap, "freshness-gap", checks.DefaultFreshnessGap, "freshness probe: mean pause between probed writes (exponential, so probes do not lock onto a periodic refresh)")
 	fl.BoolVar(&s.Freshness.Off, "no-freshness", false, "do not probe how long writes take to become searchable")
 }
 
@@ -290,7 +291,7 @@ func (s *Settings) plan(l runner.Launcher) (runner.Plan, error) {
 	}
 	p := runner.Plan{Source: src, Setups: setups, Launcher: l, Launch: lo, Relevance: s.Relevance, Scenario: s.Scenario, Shard: sp}
 	// --known-items 0 is off; the library's zero Fraction is the default.
-	calls := runner.Calls{Timeout: s.Timeout, Interval: s.Interval, Mix: mix, Seed: s.Seed, K: s.K, Known: runner.KnownConfig{Fraction: s.KnownItems, Off: s.KnownItems == 0, Exact: exactQueries(s.Exact)}}
+	calls := runner.Calls{Timeout: s.Timeout, Interval: s.Interval, Mix: mix, Seed: s.Seed, K: s.K, Known: checks.KnownConfig{Fraction: s.KnownItems, Off: s.KnownItems == 0, Exact: exactQueries(s.Exact)}}
 	if err := s.setLoad(&p, calls); err != nil {
 		return runner.Plan{}, err
 	}
@@ -313,7 +314,7 @@ func (s *Settings) corpusConfig() (dataset.Config, error) {
 // cannot tell from their defaults.
 func (s *Settings) checkCalls() error {
 	if s.Exact < 0 {
-		return fmt.Errorf("exact-queries: %d is out of range (0 to %d)", s.Exact, runner.MaxExactQueries)
+		return fmt.Errorf("exact-queries: %d is out of range (0 to %d)", s.Exact, checks.MaxExactQueries)
 	}
 	// Given for the text corpus, the sample was dropped without a word.
 	if s.Corpus != product.Name && s.Changed("exact-queries") {

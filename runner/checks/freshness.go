@@ -1,4 +1,4 @@
-package runner
+package checks
 
 import (
 	"context"
@@ -70,18 +70,18 @@ func (c FreshnessConfig) Validate() error {
 	return nil
 }
 
-// prober measures freshness lag: for a sample of the run's own upserts, the
+// Prober measures freshness lag: for a sample of the run's own upserts, the
 // time from the write's acknowledgement until a search first returns it.
-// A user that finds the prober wanting a sample marks its next upsert with
-// a word no other document has; once the write returns, the prober searches
+// A user that finds the Prober wanting a sample marks its next upsert with
+// a word no other document has; once the write returns, the Prober searches
 // for that word, at a bounded rate, until the document comes back.
-type prober struct {
+type Prober struct {
 	e      engines.Engine
 	m      corpus.Marker
 	cfg    FreshnessConfig
 	k      int
 	seed   uint64
-	vers   versions
+	vers   Versions
 	want   atomic.Bool
 	n      atomic.Uint64
 	writes chan probeWrite
@@ -96,29 +96,29 @@ type prober struct {
 	perIv []result.IntervalFreshness
 }
 
-// startIntervals gives the prober the window's grid, before it runs.
-func (p *prober) startIntervals(g record.Grid) {
+// StartIntervals gives the Prober the window's grid, before it runs.
+func (p *Prober) StartIntervals(g record.Grid) {
 	if p != nil {
 		p.g, p.perIv = g, make([]result.IntervalFreshness, g.N)
 	}
 }
 
-// onTimeline puts on each interval of tl the probes that completed in it
+// OnTimeline puts on each interval of tl the probes that completed in it
 // (their search that saw the write returned there). Call it once the
-// prober has stopped.
-func (p *prober) onTimeline(tl *result.Timeline) {
+// Prober has stopped.
+func (p *Prober) OnTimeline(tl *result.Timeline) {
 	if p == nil {
 		return
 	}
 	for i := range tl.Intervals {
 		iv := &tl.Intervals[i]
-		iv.Freshness = p.interval(tl.Index(iv.Start))
+		iv.Freshness = p.Interval(tl.Index(iv.Start))
 	}
 }
 
-// interval is the probes that completed in interval k so far (nil when
-// none did, or for a nil prober).
-func (p *prober) interval(k int) *result.IntervalFreshness {
+// Interval is the probes that completed in interval k so far (nil when
+// none did, or for a nil Prober).
+func (p *Prober) Interval(k int) *result.IntervalFreshness {
 	if p == nil {
 		return nil
 	}
@@ -139,9 +139,10 @@ type probeWrite struct {
 	err     error
 }
 
-// newProber returns nil when the source cannot mark documents or the probe
-// is off; a nil prober claims nothing.
-func newProber(e engines.Engine, src corpus.Source, cfg FreshnessConfig, calls Calls, vers versions) *prober {
+// NewProber probes e with searches of k hits, its markers drawn from the
+// workload's seed; nil when the source cannot mark documents or the probe
+// is off: a nil Prober claims nothing.
+func NewProber(e engines.Engine, src corpus.Source, cfg FreshnessConfig, k int, seed uint64, vers Versions) *Prober {
 	m, ok := src.(corpus.Marker)
 	if !ok || cfg.Off {
 		return nil
@@ -152,13 +153,13 @@ func newProber(e engines.Engine, src corpus.Source, cfg FreshnessConfig, calls C
 	if cfg.Gap == 0 {
 		cfg.Gap = DefaultFreshnessGap
 	}
-	return &prober{e: e, m: m, cfg: cfg, k: calls.K, seed: calls.Seed, vers: vers,
+	return &Prober{e: e, m: m, cfg: cfg, k: k, seed: seed, vers: vers,
 		writes: make(chan probeWrite, 1), done: make(chan struct{}), lag: record.NewHistogram()}
 }
 
-// claim marks doc when the prober wants a sample; the caller then reports
-// the write's outcome with written.
-func (p *prober) claim(doc *engines.Document) (string, bool) {
+// Claim marks doc when the Prober wants a sample; the caller then reports
+// the write's outcome with Written.
+func (p *Prober) Claim(doc *engines.Document) (string, bool) {
 	if p == nil || !p.want.Load() || !p.want.CompareAndSwap(true, false) {
 		return "", false
 	}
@@ -167,13 +168,13 @@ func (p *prober) claim(doc *engines.Document) (string, bool) {
 	return w, true
 }
 
-// written hands a claimed write to the prober.
-func (p *prober) written(id, version uint32, word string, acked time.Time, err error) {
+// Written hands a claimed write to the Prober.
+func (p *Prober) Written(id, version uint32, word string, acked time.Time, err error) {
 	p.writes <- probeWrite{id: id, version: version, word: word, acked: acked, err: err}
 }
 
-// run probes until ctx ends; a probe in progress then ends unresolved.
-func (p *prober) run(ctx context.Context, timeout time.Duration) {
+// Run probes until ctx ends; a probe in progress then ends unresolved.
+func (p *Prober) Run(ctx context.Context, timeout time.Duration) {
 	defer close(p.done)
 	for {
 		p.want.Store(true)
@@ -196,7 +197,7 @@ func (p *prober) run(ctx context.Context, timeout time.Duration) {
 			return
 		case w = <-p.writes:
 		}
-		// A write that failed is not a write to probe. The prober pauses
+		// A write that failed is not a write to probe. The Prober pauses
 		// after it as after a probe: claiming the next write at once
 		// would, while the engine is down, claim every failing write.
 		if w.err != nil {
@@ -212,19 +213,19 @@ func (p *prober) run(ctx context.Context, timeout time.Duration) {
 
 // gap is the next pause between probes: exponential with mean Gap, from
 // the run's seed.
-func (p *prober) gap() time.Duration {
+func (p *Prober) gap() time.Duration {
 	r := dataset.NewRand(p.seed, 0x67617073, p.n.Load()) // "gaps"
 	return time.Duration(-math.Log(1-r.Float64()) * float64(p.cfg.Gap))
 }
 
 // probe polls for one write. Polls start right after the write returned,
 // then are spaced by max(Poll, a tenth of the time since the write).
-func (p *prober) probe(ctx context.Context, w probeWrite, timeout time.Duration) {
+func (p *Prober) probe(ctx context.Context, w probeWrite, timeout time.Duration) {
 	id := dataset.DocID(w.id)
 	q := p.m.MarkQuery(w.word)
 	q.K = p.k
 	for {
-		if p.vers.latest(w.id) != w.version {
+		if p.vers.Latest(w.id) != w.version {
 			// Another user wrote the ID again before the probe saw this
 			// version: what the probe looks for may never be visible.
 			p.count(func(r *result.Freshness) { r.Superseded++ })
@@ -268,15 +269,15 @@ func (p *prober) probe(ctx context.Context, w probeWrite, timeout time.Duration)
 	}
 }
 
-func (p *prober) count(f func(*result.Freshness)) {
+func (p *Prober) count(f func(*result.Freshness)) {
 	p.mu.Lock()
 	f(&p.res)
 	p.mu.Unlock()
 }
 
-// result waits for the prober to stop and summarises it; nil for a nil
-// prober.
-func (p *prober) result() *result.Freshness {
+// Result waits for the Prober to stop and summarises it; nil for a nil
+// Prober.
+func (p *Prober) Result() *result.Freshness {
 	if p == nil {
 		return nil
 	}
@@ -293,11 +294,11 @@ func (p *prober) result() *result.Freshness {
 	return &r
 }
 
-// freshnessWarning says when the probe could not measure, or measured a
+// FreshnessWarning says when the probe could not measure, or measured a
 // biased sample: the writes it lost (written again before they showed, or
 // still hidden when the window closed) are the slow ones, so when they are
 // many the percentiles understate the lag.
-func freshnessWarning(f *result.Freshness) string {
+func FreshnessWarning(f *result.Freshness) string {
 	if f == nil {
 		return ""
 	}

@@ -1,9 +1,7 @@
-package runner
+package checks
 
 import (
-	"context"
 	"errors"
-	"math"
 	"slices"
 	"sync/atomic"
 
@@ -12,7 +10,7 @@ import (
 	"github.com/searchbench/searchbench/dataset"
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/runner/field"
-	"github.com/searchbench/searchbench/runner/guard"
+	"github.com/searchbench/searchbench/runner/internal/testhook"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/workload"
 )
@@ -37,8 +35,15 @@ type KnownConfig struct {
 	// (exact.go) checked idle and, as half of the checks, under load; 0:
 	// DefaultExactQueries; below 0: none (the CLI's --exact-queries 0).
 	Exact int
-	// truth is the sample's exact answers (Run computes them once).
+	// truth is the sample's exact answers (Run computes them once and
+	// sets them with WithTruth).
 	truth *corpus.Truth
+}
+
+// WithTruth is c checking the sample's exact answers t.
+func (c KnownConfig) WithTruth(t *corpus.Truth) KnownConfig {
+	c.truth = t
+	return c
 }
 
 // ExactQueries is the size of the sample of exact answers: 0 when the
@@ -90,15 +95,15 @@ const tagKnownLoad = 0x6c6f6164 // "load"
 // knownCandidates is how many IDs a level samples for its checks.
 const knownCandidates = 1024
 
-// knownChecks are one level's (or one rep's) checks. The candidates are
+// KnownChecks are one level's (or one rep's) checks. The candidates are
 // drawn when the level begins from the IDs still at their pre-populated
 // version (0); a check whose ID has been written or deleted since, by the
 // time its answer is back, is skipped: its answer proves nothing.
-type knownChecks struct {
+type KnownChecks struct {
 	ki   corpus.KnownItems
 	frac float64
 	k    int
-	vers versions
+	vers Versions
 	ids  []uint32
 	base uint64 // keys the callers' streams (stream)
 	idle *result.Relevance
@@ -119,15 +124,15 @@ type knownChecks struct {
 // ivKnown is one interval's checks.
 type ivKnown struct{ checks, found atomic.Int64 }
 
-// startIntervals makes room for the counts of n intervals.
-func (kc *knownChecks) startIntervals(n int) {
+// StartIntervals makes room for the counts of n intervals.
+func (kc *KnownChecks) StartIntervals(n int) {
 	if kc != nil {
 		kc.perIv = make([]ivKnown, n)
 	}
 }
 
-// interval is interval k's checks and finds (nil without checks).
-func (kc *knownChecks) interval(k int) *result.IntervalKnown {
+// Interval is interval k's checks and finds (nil without checks).
+func (kc *KnownChecks) Interval(k int) *result.IntervalKnown {
 	if kc == nil || k >= len(kc.perIv) {
 		return nil
 	}
@@ -138,42 +143,40 @@ func (kc *knownChecks) interval(k int) *result.IntervalKnown {
 	return &result.IntervalKnown{Checks: iv.checks.Load(), Found: iv.found.Load()}
 }
 
-// afterKnownCheck is the tests' way to make every check slow.
-var afterKnownCheck func()
-
-// knownCheck is one check prepared before the clock starts.
-type knownCheck struct {
-	on  bool
-	id  uint32
-	doc string // the ID as the engine returns it, made before the clock
-	iv  int    // the call's interval, set once it is known to be measured
+// KnownCheck is one check prepared before the clock starts.
+type KnownCheck struct {
+	On       bool // the call is a check: its answer goes to Check
+	Interval int  // the call's interval, set once it is known to be measured
+	id       uint32
+	doc      string // the ID as the engine returns it, made before the clock
 	// exact is the exact-answer query asked (nil: a known-item check),
 	// query its index in the sample.
 	exact *corpus.TruthQuery
 	query int
 }
 
-// newKnownChecks samples the level's candidates, keyed by key (the level,
-// the schedule); nil when the checks are off or cannot run.
-func newKnownChecks(src corpus.Source, c Calls, vers versions, key ...uint64) *knownChecks {
+// NewKnownChecks samples the level's candidates, keyed by key (the level,
+// the schedule), for searches of k hits drawn from the workload's seed;
+// nil when the checks are off or cannot run.
+func NewKnownChecks(src corpus.Source, c KnownConfig, k int, seed uint64, vers Versions, key ...uint64) *KnownChecks {
 	ki, ok := src.(corpus.KnownItems)
-	frac := c.Known.share()
+	frac := c.share()
 	if !ok || frac <= 0 || src.PrepopulatedCount() == 0 {
 		return nil
 	}
-	kc := &knownChecks{ki: ki, frac: frac, k: c.K, vers: vers, idle: c.Known.Idle, after: afterKnownCheck,
-		exact: c.Known.truth}
+	kc := &KnownChecks{ki: ki, frac: frac, k: k, vers: vers, idle: c.Idle, after: testhook.AfterKnownCheck,
+		exact: c.truth}
 	if kc.exact != nil {
 		kc.exactCounts = newTally(kc.exact)
 	}
-	r := dataset.NewRand(append([]uint64{c.Seed, tagKnownLoad}, key...)...)
+	r := dataset.NewRand(append([]uint64{seed, tagKnownLoad}, key...)...)
 	// Bounded: after heavy writing few IDs may be untouched.
 	for range 64 * knownCandidates {
 		if len(kc.ids) == knownCandidates {
 			break
 		}
 		id := uint32(1 + r.Intn(src.IDs()))
-		if src.Prepopulated(id) && vers.untouched(id) {
+		if src.Prepopulated(id) && vers.Untouched(id) {
 			kc.ids = append(kc.ids, id)
 		}
 	}
@@ -184,49 +187,38 @@ func newKnownChecks(src corpus.Source, c Calls, vers versions, key ...uint64) *k
 	return kc
 }
 
-// stream is the choice stream of user or arrival n (by its global index,
+// Stream is the choice stream of user or arrival n (by its global index,
 // so a shard's users and arrivals choose what a one-machine run's do).
-func (kc *knownChecks) stream(n uint64) dataset.Rand {
+func (kc *KnownChecks) Stream(n uint64) dataset.Rand {
 	if kc == nil {
 		return dataset.Rand{}
 	}
 	return dataset.NewRand(kc.base, n)
 }
 
-// pick decides, from the caller's stream, whether search call c is a
+// Pick decides, from the caller's stream, whether search call c is a
 // check and, if so, replaces its query (before the clock starts).
-func (kc *knownChecks) pick(r *dataset.Rand, c *workload.Call) knownCheck {
+func (kc *KnownChecks) Pick(r *dataset.Rand, c *workload.Call) KnownCheck {
 	if kc == nil || c.Op != workload.Search || r.Float64() >= kc.frac {
-		return knownCheck{}
+		return KnownCheck{}
 	}
 	if kc.exact != nil && r.Intn(2) == 0 {
 		i := r.Intn(len(kc.exact.Queries))
 		q := &kc.exact.Queries[i]
 		c.Query, c.Kind = q.Query, q.Kind
 		c.Query.K = kc.k
-		return knownCheck{on: true, exact: q, query: i}
+		return KnownCheck{On: true, exact: q, query: i}
 	}
 	id := kc.ids[r.Intn(len(kc.ids))]
 	_, q := kc.ki.KnownQuery(r.Uint64(), id)
 	q.K = kc.k
 	c.Query, c.Kind = q, -1 // a known item is of none of the mix's kinds
-	return knownCheck{on: true, id: id, doc: dataset.DocID(id)}
+	return KnownCheck{On: true, id: id, doc: dataset.DocID(id)}
 }
 
-// invoke makes the call; the caller times it. A check's search keeps its
-// hits for check, which runs after the clock stops; any other call is made
-// as do makes it.
-func invoke(ctx context.Context, e engines.Engine, c *workload.Call, chk knownCheck) (h engines.Hits, err error) {
-	if !chk.on {
-		return h, do(ctx, e, c)
-	}
-	defer guard.Recover(&err)
-	return e.Search(ctx, c.Query)
-}
-
-// check counts an answer; unsupported says whether the call is to be left
+// Check counts an answer; unsupported says whether the call is to be left
 // out of the search figures (the configuration cannot run the check).
-func (kc *knownChecks) check(c knownCheck, h engines.Hits, err error) (unsupported bool) {
+func (kc *KnownChecks) Check(c KnownCheck, h engines.Hits, err error) (unsupported bool) {
 	if kc.after != nil {
 		kc.after()
 	}
@@ -240,7 +232,7 @@ func (kc *knownChecks) check(c knownCheck, h engines.Hits, err error) (unsupport
 		return true
 	case err != nil:
 		kc.failed.Add(1)
-	case !kc.vers.untouched(c.id):
+	case !kc.vers.Untouched(c.id):
 		kc.skipped.Add(1)
 	default:
 		kc.checks.Add(1)
@@ -248,8 +240,8 @@ func (kc *knownChecks) check(c knownCheck, h engines.Hits, err error) (unsupport
 		if found {
 			kc.found.Add(1)
 		}
-		if c.iv >= 0 && c.iv < len(kc.perIv) {
-			iv := &kc.perIv[c.iv]
+		if c.Interval >= 0 && c.Interval < len(kc.perIv) {
+			iv := &kc.perIv[c.Interval]
 			iv.checks.Add(1)
 			if found {
 				iv.found.Add(1)
@@ -265,8 +257,8 @@ func (kc *knownChecks) check(c knownCheck, h engines.Hits, err error) (unsupport
 	return false
 }
 
-// result is the checks' figures; nil for nil checks.
-func (kc *knownChecks) result() *result.KnownItems {
+// Result is the checks' figures; nil for nil checks.
+func (kc *KnownChecks) Result() *result.KnownItems {
 	if kc == nil {
 		return nil
 	}
@@ -293,14 +285,6 @@ func (kc *knownChecks) result() *result.KnownItems {
 // pre-population: its place in an answer says nothing of the index's
 // recall. An ID it never wrote — past the ID space, or a leftover the
 // run did not put there — is held against the answer like any other.
-func (kc *knownChecks) written(id uint32) bool {
-	return int(id) < len(kc.vers.last) && !kc.vers.untouched(id)
-}
-
-// scheduleKey keys an open-loop rep's checks by its schedule: the rate,
-// the length and the first arrival's time (which a Poisson schedule's seed
-// moves).
-func scheduleKey(s workload.Schedule) []uint64 {
-	at, _ := s.At(0)
-	return []uint64{math.Float64bits(s.Rate()), uint64(s.Length()), uint64(at)}
+func (kc *KnownChecks) written(id uint32) bool {
+	return int(id) < len(kc.vers.last) && !kc.vers.Untouched(id)
 }

@@ -1,4 +1,4 @@
-package runner
+package checks
 
 import (
 	"context"
@@ -87,9 +87,9 @@ func (t tally) recall() []result.KindRecall {
 	return out
 }
 
-// checkExact asks the idle engine every sample query, k hits each, as
+// CheckExact asks the idle engine every sample query, k hits each, as
 // CheckRelevance asks its known items.
-func checkExact(ctx context.Context, e engines.Engine, t *corpus.Truth, k int, timeout time.Duration) []result.KindRecall {
+func CheckExact(ctx context.Context, e engines.Engine, t *corpus.Truth, k int, timeout time.Duration) []result.KindRecall {
 	counts := newTally(t)
 	// Before the load the run has written nothing but the pre-populated
 	// documents: every hit counts as it is.
