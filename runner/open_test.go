@@ -17,44 +17,6 @@ import (
 	"github.com/searchbench/searchbench/workload"
 )
 
-// stallEngine serves every call in about serve, except that the whole engine
-// freezes for freeze at the start of every period: a call made during a
-// freeze returns when the freeze ends.
-type stallEngine struct {
-	memEngine
-	t0             time.Time
-	period, freeze time.Duration
-	serve          time.Duration
-}
-
-func (s *stallEngine) wait(ctx context.Context) error {
-	now := time.Now()
-	phase := now.Sub(s.t0) % s.period
-	d := s.serve
-	if phase < s.freeze {
-		d += s.freeze - phase
-	}
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
-
-func (s *stallEngine) Search(ctx context.Context, q engines.Query) (engines.Hits, error) {
-	return engines.Hits{}, s.wait(ctx)
-}
-
-func (s *stallEngine) Upsert(ctx context.Context, d engines.Document) error { return s.wait(ctx) }
-
-func (s *stallEngine) Delete(ctx context.Context, id string) error { return s.wait(ctx) }
-
 func openConfig(workers int) OpenConfig {
 	return OpenConfig{Workers: workers, Arrival: "constant", Calls: Calls{Timeout: 5 * time.Second, Mix: workload.Presets["search"], Seed: 1, K: 10}}
 }
@@ -75,7 +37,7 @@ func openConfig(workers int) OpenConfig {
 // lag, and the upper bounds allow exactly that.
 func TestOpenLoopChargesStallsToEveryCall(t *testing.T) {
 	const period, freeze = time.Second, 200 * time.Millisecond
-	e := &stallEngine{memEngine: *newMem(), t0: time.Now(), period: period, freeze: freeze}
+	e := &freezeEngine{memEngine: *newMem(), t0: time.Now(), period: period, freeze: freeze}
 	c := runnertest.Text(t, 100, 1)
 	sched := workload.Constant{PerSecond: 400, Duration: 3 * period}
 	rep := OpenLoop(context.Background(), e, c, openConfig(2), sched, checks.NewVersions(101, shard.Share{}))
@@ -112,7 +74,7 @@ func TestOpenLoopChargesStallsToEveryCall(t *testing.T) {
 
 	// The closed loop's users wait 100 µs a call (a timer), so that they
 	// do not spin; each records a freeze once, well under 1% of its calls.
-	e = &stallEngine{memEngine: *newMem(), t0: time.Now(), period: period, freeze: freeze, serve: 100 * time.Microsecond}
+	e = &freezeEngine{memEngine: *newMem(), t0: time.Now(), period: period, freeze: freeze, serve: 100 * time.Microsecond}
 	cfg := quickConfig(2)
 	cfg.Mix, cfg.Settle, cfg.Measure = workload.Presets["search"], 0, 3*period
 	closed := ClosedLoop(context.Background(), e, c, cfg, Emitter{}, nil)[0]

@@ -17,8 +17,9 @@ import (
 )
 
 // freezeEngine answers every call after serve, except that from at after
-// its first call, and every period after that, it freezes for freeze: a call
-// that arrives during a freeze returns when the freeze ends (plus serve).
+// t0 (its first call, when t0 is not set), and every period after that, the
+// whole engine freezes for freeze: a call that arrives during a freeze
+// returns when the freeze ends (plus serve).
 type freezeEngine struct {
 	memEngine
 	once                      sync.Once
@@ -28,7 +29,11 @@ type freezeEngine struct {
 
 func (f *freezeEngine) wait(ctx context.Context) error {
 	now := time.Now()
-	f.once.Do(func() { f.t0 = now })
+	f.once.Do(func() {
+		if f.t0.IsZero() {
+			f.t0 = now
+		}
+	})
 	d := f.serve
 	if phase := (now.Sub(f.t0) - f.at + f.period) % f.period; phase < f.freeze {
 		d += f.freeze - phase
@@ -49,6 +54,10 @@ func (f *freezeEngine) wait(ctx context.Context) error {
 func (f *freezeEngine) Search(ctx context.Context, q engines.Query) (engines.Hits, error) {
 	return engines.Hits{}, f.wait(ctx)
 }
+
+func (f *freezeEngine) Upsert(ctx context.Context, d engines.Document) error { return f.wait(ctx) }
+
+func (f *freezeEngine) Delete(ctx context.Context, id string) error { return f.wait(ctx) }
 
 // The engine freezes for 300 ms from 1.35 s after the run's first call,
 // every 2 s: inside intervals 1 and 3 of 1 s intervals, 350 ms clear of
