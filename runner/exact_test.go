@@ -1,14 +1,12 @@
 package runner
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"math"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -25,108 +23,6 @@ import (
 	"github.com/searchbench/searchbench/workload"
 )
 
-// vectorEngine is a memEngine that answers the product corpus's queries
-// exactly, by brute force over what it holds now: kNN (cosine) among the
-// documents that pass the filters, and SKU lookups. skip leaves the
-// nearest documents out of every kNN answer (an engine whose index loses
-// neighbours); kinds counts the shapes it was asked.
-type vectorEngine struct {
-	*memEngine
-	skip  int
-	asked [8]atomic.Int64
-	// foreign, when set, takes the last place of every kNN answer: an ID
-	// the index does not hold (an engine that answers with wrong IDs).
-	foreign string
-}
-
-func newVectorEngine() *vectorEngine { return &vectorEngine{memEngine: newMem()} }
-
-func (v *vectorEngine) Search(ctx context.Context, q engines.Query) (engines.Hits, error) {
-	if err := v.call(ctx, "search"); err != nil {
-		return engines.Hits{}, err
-	}
-	switch {
-	case q.Vector != nil && q.Text != "":
-		v.asked[4].Add(1)
-	case q.Field != "":
-		v.asked[3].Add(1)
-	default:
-		v.asked[len(q.Filters)].Add(1)
-	}
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	type scored struct {
-		id string
-		d  float64
-	}
-	var all []scored
-	for id, d := range v.docs {
-		if !passes(d, q.Filters) {
-			continue
-		}
-		switch {
-		case q.Field != "":
-			if d.Text(q.Field) == q.Text {
-				all = append(all, scored{id, 0})
-			}
-		case q.Vector != nil:
-			all = append(all, scored{id, cosineDistance(q.Vector, vectorOf(d))})
-		}
-	}
-	slices.SortFunc(all, func(a, b scored) int {
-		if c := cmp.Compare(a.d, b.d); c != 0 {
-			return c
-		}
-		ai, _ := dataset.ParseDocID(a.id)
-		bi, _ := dataset.ParseDocID(b.id)
-		return cmp.Compare(ai, bi)
-	})
-	if q.Vector != nil {
-		all = all[min(v.skip, len(all)):]
-	}
-	h := engines.Hits{Total: int64(len(all))}
-	for _, s := range all[:min(q.K, len(all))] {
-		h.IDs = append(h.IDs, s.id)
-	}
-	if v.foreign != "" && q.Vector != nil && len(h.IDs) > 0 {
-		h.IDs[len(h.IDs)-1] = v.foreign
-	}
-	return h, nil
-}
-
-func passes(d engines.Document, fs []engines.Filter) bool {
-	for _, f := range fs {
-		for _, x := range d.Fields {
-			if x.Name != f.Field {
-				continue
-			}
-			if f.Tag != "" && x.Text != f.Tag || f.Tag == "" && (x.Number < f.Min || x.Number > f.Max) {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-func vectorOf(d engines.Document) []float32 {
-	for _, f := range d.Fields {
-		if f.Vector != nil {
-			return f.Vector
-		}
-	}
-	return nil
-}
-
-func cosineDistance(a, b []float32) float64 {
-	var ab, aa, bb float64
-	for i := range a {
-		ab += float64(a[i]) * float64(b[i])
-		aa += float64(a[i]) * float64(a[i])
-		bb += float64(b[i]) * float64(b[i])
-	}
-	return 1 - ab/(math.Sqrt(aa)*math.Sqrt(bb))
-}
-
 // The sample's exact answers are the brute-force nearest of the
 // pre-populated documents that pass the query's filter, in order; a SKU's
 // is its pre-populated product; the sample and its answers follow from the
@@ -138,7 +34,7 @@ func TestExactTruth(t *testing.T) {
 		tr.Cost.Depth != corpus.ExactDepth(10) || tr.Cost.Dim != 8 || tr.Cost.Seconds <= 0 || tr.Cost.Bytes == 0 {
 		t.Fatalf("truth %+v; want 60 queries over the pre-populated documents, with their cost", tr)
 	}
-	e := newVectorEngine()
+	e := runnertest.NewVector()
 	if _, err := Prepopulate(context.Background(), e, src, DefaultTimeout, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -276,11 +172,11 @@ func TestExactForeignHitIsAMiss(t *testing.T) {
 		absent++
 	}
 	for _, foreign := range []string{"5000", dataset.DocID(absent), "not-an-id"} {
-		e := newVectorEngine()
+		e := runnertest.NewVector()
 		if _, err := Prepopulate(context.Background(), e, src, DefaultTimeout, nil); err != nil {
 			t.Fatal(err)
 		}
-		e.foreign = foreign
+		e.Foreign = foreign
 		idle := checks.CheckExact(context.Background(), e, tr, 10, 5*time.Second)
 		if len(idle) != 1 || idle[0].Expected != 10*idle[0].Checks || idle[0].Found != 9*idle[0].Checks || idle[0].Checks != 30 {
 			t.Errorf("foreign %q idle: %+v; want 9 of 10 found in each of 30 answers", foreign, idle)
@@ -307,8 +203,8 @@ func TestCheckExactIdle(t *testing.T) {
 	src := runnertest.Products(t, 800, "")
 	tr := runnertest.Truth(t, src, 40, 10)
 	for _, skip := range []int{0, 1} {
-		e := newVectorEngine()
-		e.skip = skip
+		e := runnertest.NewVector()
+		e.Skip = skip
 		if _, err := Prepopulate(context.Background(), e, src, DefaultTimeout, nil); err != nil {
 			t.Fatal(err)
 		}
@@ -339,12 +235,12 @@ func TestExactUnderLoad(t *testing.T) {
 	src := runnertest.Products(t, 800, "knn=1,knn-category=1,sku=1,hybrid=1")
 	tr := runnertest.Truth(t, src, 150, 10)
 	for _, skip := range []int{0, 3} {
-		e := newVectorEngine()
+		e := runnertest.NewVector()
 		if _, err := Prepopulate(context.Background(), e, src, DefaultTimeout, nil); err != nil {
 			t.Fatal(err)
 		}
 		idle := &result.Relevance{K: 10, Exact: checks.CheckExact(context.Background(), e, tr, 10, 5*time.Second)}
-		e.skip = skip
+		e.Skip = skip
 		cfg := Config{Users: []int{4}, SpawnRate: 1000, Settle: 20 * time.Millisecond, Measure: 1500 * time.Millisecond,
 			Calls: Calls{Timeout: 5 * time.Second, Mix: workload.Mix{workload.Search: 4, workload.Upsert: 1}, Seed: 1, K: 10,
 				Known: checks.KnownConfig{Fraction: 0.5, Idle: idle}.WithTruth(tr)}}
@@ -387,7 +283,7 @@ func TestExactUnderLoad(t *testing.T) {
 		if checks := k.Checks + k.Skipped + k.Failed; sum != search.Count-checks || sum == 0 {
 			t.Errorf("kinds add up to %d; want the %d searches less the %d known-item checks", sum, search.Count, checks)
 		}
-		if e.asked[4].Load() == 0 {
+		if e.Asked[4].Load() == 0 {
 			t.Error("no hybrid search reached the engine")
 		}
 	}
@@ -410,7 +306,7 @@ func (hybridless) Describe() engines.Description {
 	return engines.Description{Summary: "test: no hybrid", Embedded: true, Visibility: engines.Searchable}
 }
 func (hybridless) Open(context.Context, engines.Config) (engines.Engine, error) {
-	return newVectorEngine(), nil
+	return runnertest.NewVector(), nil
 }
 func (hybridless) CheckQuery(_ engines.Config, _ engines.Schema, q engines.Query) error {
 	if q.Vector != nil && q.Text != "" {

@@ -12,10 +12,10 @@ import (
 	"github.com/searchbench/searchbench/workload"
 )
 
-func freshnessConfig(users int, visible time.Duration) (*memEngine, Config) {
-	e := newMem()
-	e.delay = time.Millisecond
-	e.visible = visible
+func freshnessConfig(users int, visible time.Duration) (*runnertest.Mem, Config) {
+	e := runnertest.NewMem()
+	e.Delay = time.Millisecond
+	e.Visible = visible
 	cfg := quickConfig(users)
 	cfg.Mix = workload.Presets["upsert"]
 	cfg.Measure = 3 * time.Second
@@ -69,7 +69,7 @@ func TestFreshnessOfAcknowledgedWrites(t *testing.T) {
 func TestFreshnessOfPeriodicRefresh(t *testing.T) {
 	const period = 200 * time.Millisecond
 	e, cfg := freshnessConfig(4, 0)
-	e.refresh, e.t0 = period, time.Now()
+	e.Refresh, e.T0 = period, time.Now()
 	cfg.Measure = 8 * time.Second
 	cfg.Freshness.Gap = period
 	l := ClosedLoop(context.Background(), e, runnertest.Text(t, 5000, 0.5), cfg, Emitter{}, nil)[0]
@@ -92,7 +92,7 @@ func TestFreshnessWhenWritesNeverShow(t *testing.T) {
 	// 1 ms writes: ~1,000 later writes hit it about one run in six). Slower
 	// writes over more IDs make that rare; the accounting below holds
 	// either way.
-	e.delay = 10 * time.Millisecond
+	e.Delay = 10 * time.Millisecond
 	l := ClosedLoop(context.Background(), e, runnertest.Text(t, 50000, 0.5), cfg, Emitter{}, nil)[0]
 	if f := l.Freshness; f == nil || f.Visible != 0 || f.Probes == 0 || f.Unresolved+f.Superseded != f.Probes {
 		t.Fatalf("freshness %+v; want the probes left unresolved (or superseded), none seen", f)
@@ -103,7 +103,7 @@ func TestFreshnessWhenWritesNeverShow(t *testing.T) {
 
 	e, cfg = freshnessConfig(2, 0)
 	cfg.Measure = 500 * time.Millisecond
-	e.fail = func(op string, _ int64) error {
+	e.Fail = func(op string, _ int64) error {
 		if op == "search" {
 			return engines.ErrOverloaded
 		}

@@ -19,10 +19,10 @@ import (
 // knownSetup pre-populates a word engine and checks it idle; the writes
 // that follow take 3 ms, so with several writers one is nearly always in
 // flight.
-func knownSetup(t *testing.T, drop bool) (*wordEngine, text.Text, *result.Relevance) {
+func knownSetup(t *testing.T, drop bool) (*runnertest.Word, text.Text, *result.Relevance) {
 	t.Helper()
 	src := runnertest.Text(t, 3000, 1)
-	e := newWordEngine()
+	e := runnertest.NewWord()
 	if _, err := Prepopulate(context.Background(), e, src, DefaultTimeout, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +30,7 @@ func knownSetup(t *testing.T, drop bool) (*wordEngine, text.Text, *result.Releva
 	if idle == nil || idle.Recall < 0.95 {
 		t.Fatalf("idle relevance %+v; want ≥ 0.95 on the idle word engine", idle)
 	}
-	e.writeDelay, e.dropWhileWriting = 3*time.Millisecond, drop
+	e.WriteDelay, e.DropWhileWriting = 3*time.Millisecond, drop
 	return e, src, idle
 }
 
@@ -130,7 +130,7 @@ func TestKnownItemCheckIsNotTimed(t *testing.T) {
 	testhook.AfterKnownCheck = func() { time.Sleep(200 * time.Millisecond) }
 	defer func() { testhook.AfterKnownCheck = nil }()
 	src := runnertest.Text(t, 500, 1)
-	e := newWordEngine()
+	e := runnertest.NewWord()
 	if _, err := Prepopulate(context.Background(), e, src, DefaultTimeout, nil); err != nil {
 		t.Fatal(err)
 	}

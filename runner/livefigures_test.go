@@ -67,8 +67,8 @@ func liveConfig(users ...int) *Config {
 func slowShared(url string, d time.Duration) string {
 	sharedMu.Lock()
 	defer sharedMu.Unlock()
-	e := &sharedEngine{memEngine: newMem(), written: map[string]int{}}
-	e.delay = d
+	e := &sharedEngine{Mem: runnertest.NewMem(), written: map[string]int{}}
+	e.Delay = d
 	sharedEngines[url] = e
 	return url
 }

@@ -20,8 +20,8 @@ import (
 // together: the window still opens only once every user is running, holds
 // their calls, records them as active throughout, and the level warns.
 func TestLateUsersDelayTheWindow(t *testing.T) {
-	e := newMem()
-	e.delay = time.Millisecond
+	e := runnertest.NewMem()
+	e.Delay = time.Millisecond
 	cfg := quickConfig(8)
 	cfg.Settle, cfg.Measure = 50*time.Millisecond, 200*time.Millisecond
 	const hold = 500 * time.Millisecond
@@ -48,7 +48,7 @@ func TestLateUsersDelayTheWindow(t *testing.T) {
 
 // A ramp on time does not warn, and its users are all active.
 func TestRampOnTimeDoesNotWarn(t *testing.T) {
-	l := ClosedLoop(context.Background(), newMem(), runnertest.Text(t, 500, 0.5), quickConfig(4), Emitter{}, nil)[0]
+	l := ClosedLoop(context.Background(), runnertest.NewMem(), runnertest.Text(t, 500, 0.5), quickConfig(4), Emitter{}, nil)[0]
 	if a := l.Active; a == nil || a.Min != 4 || a.Mean != 4 {
 		t.Fatalf("active users %+v; want 4 throughout", a)
 	}
@@ -85,7 +85,7 @@ func TestFreshnessSkipsFailedWrites(t *testing.T) {
 	cfg.Measure = 300 * time.Millisecond
 	// A mean gap this long puts the first gap's draw far beyond the window.
 	cfg.Freshness.Gap = 1000 * time.Hour
-	e.fail = func(op string, _ int64) error {
+	e.Fail = func(op string, _ int64) error {
 		if op == "upsert" {
 			return errors.New("mem: connection refused")
 		}
@@ -110,10 +110,10 @@ func TestFreshnessSkipsFailedWrites(t *testing.T) {
 // and the setup fails saying so, instead of waiting for the target.
 func TestPrepopulateCallsEndAtTheTimeout(t *testing.T) {
 	url := uniqueURL(t)
-	frozen := &sharedEngine{memEngine: newMem(), written: map[string]int{}}
+	frozen := &sharedEngine{Mem: runnertest.NewMem(), written: map[string]int{}}
 	// Every call waits this long, or until its context ends: far beyond
 	// the run's timeout, so the run must not wait for it.
-	frozen.delay = 10 * time.Second
+	frozen.Delay = 10 * time.Second
 	sharedMu.Lock()
 	sharedEngines[url] = frozen
 	sharedMu.Unlock()

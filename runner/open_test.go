@@ -37,7 +37,7 @@ func openConfig(workers int) OpenConfig {
 // lag, and the upper bounds allow exactly that.
 func TestOpenLoopChargesStallsToEveryCall(t *testing.T) {
 	const period, freeze = time.Second, 200 * time.Millisecond
-	e := &freezeEngine{memEngine: *newMem(), t0: time.Now(), period: period, freeze: freeze}
+	e := &freezeEngine{Mem: *runnertest.NewMem(), t0: time.Now(), period: period, freeze: freeze}
 	c := runnertest.Text(t, 100, 1)
 	sched := workload.Constant{PerSecond: 400, Duration: 3 * period}
 	rep := OpenLoop(context.Background(), e, c, openConfig(2), sched, checks.NewVersions(101, shard.Share{}))
@@ -74,7 +74,7 @@ func TestOpenLoopChargesStallsToEveryCall(t *testing.T) {
 
 	// The closed loop's users wait 100 µs a call (a timer), so that they
 	// do not spin; each records a freeze once, well under 1% of its calls.
-	e = &freezeEngine{memEngine: *newMem(), t0: time.Now(), period: period, freeze: freeze, serve: 100 * time.Microsecond}
+	e = &freezeEngine{Mem: *runnertest.NewMem(), t0: time.Now(), period: period, freeze: freeze, serve: 100 * time.Microsecond}
 	cfg := quickConfig(2)
 	cfg.Mix, cfg.Settle, cfg.Measure = workload.Presets["search"], 0, 3*period
 	closed := ClosedLoop(context.Background(), e, c, cfg, Emitter{}, nil)[0]
@@ -88,7 +88,7 @@ func TestOpenLoopChargesStallsToEveryCall(t *testing.T) {
 // capacityEngine serves at most perSecond calls a second, one after another
 // (a single server with a fixed service time), however many arrive at once.
 type capacityEngine struct {
-	memEngine
+	runnertest.Mem
 	mu        sync.Mutex
 	next      time.Time
 	perSecond float64
@@ -119,7 +119,7 @@ func (c *capacityEngine) Search(ctx context.Context, q engines.Query) (engines.H
 // the knee do not queue by accident.
 func TestLadderFindsTheKnee(t *testing.T) {
 	const capacity = 330.0
-	e := &capacityEngine{memEngine: *newMem(), perSecond: capacity}
+	e := &capacityEngine{Mem: *runnertest.NewMem(), perSecond: capacity}
 	c := runnertest.Text(t, 100, 1)
 	cfg := LadderConfig{
 		Open:     openConfig(64),
@@ -185,7 +185,7 @@ func BenchmarkOpenLoop20K(b *testing.B) {
 	c := runnertest.Text(b, 100_000, 0)
 	vers := checks.NewVersions(100_001, shard.Share{})
 	for b.Loop() {
-		rep := OpenLoop(context.Background(), newMem(), c, OpenConfig{Workers: DefaultWorkers, Arrival: "constant",
+		rep := OpenLoop(context.Background(), runnertest.NewMem(), c, OpenConfig{Workers: DefaultWorkers, Arrival: "constant",
 			Calls: Calls{Timeout: time.Second, Mix: workload.DefaultMix, Seed: 1, K: 10}},
 			workload.Constant{PerSecond: 20_000, Duration: 3 * time.Second}, vers)
 		b.ReportMetric(rep.GeneratorLagP99, "lag-p99-ms")
@@ -229,8 +229,8 @@ func TestJudge(t *testing.T) {
 // Failed scheduled calls say what failed, as closed-loop ones do: examples
 // in the rep's ops and a warning line per operation.
 func TestOpenLoopKeepsErrorExamples(t *testing.T) {
-	e := newMem()
-	e.fail = func(op string, call int64) error {
+	e := runnertest.NewMem()
+	e.Fail = func(op string, call int64) error {
 		if call%4 == 0 {
 			return fmt.Errorf("mem: 503: %w", engines.ErrOverloaded)
 		}

@@ -26,15 +26,15 @@ func everyOp() workload.Mix {
 	return m
 }
 
-// served counts the calls that reached each of memEngine's methods.
+// served counts the calls that reached each of runnertest.Mem's methods.
 type served struct {
 	mu sync.Mutex
 	n  map[string]int64
 }
 
-func countCalls(e *memEngine) *served {
+func countCalls(e *runnertest.Mem) *served {
 	s := &served{n: map[string]int64{}}
-	e.fail = func(op string, _ int64) error {
+	e.Fail = func(op string, _ int64) error {
 		s.mu.Lock()
 		s.n[op]++
 		s.mu.Unlock()
@@ -44,7 +44,7 @@ func countCalls(e *memEngine) *served {
 }
 
 // checkOps holds for a level or a rep that ran every operation against a
-// half-populated memEngine: each operation is reported, under its own
+// half-populated runnertest.Mem: each operation is reported, under its own
 // name, in table order, with calls that reached its own method (an
 // operation sent as another would leave its method's count short of what
 // was recorded), no failures, and the gets of missing IDs done and
@@ -75,7 +75,7 @@ func checkOps(t *testing.T, where string, ops []result.OpStats, engine map[strin
 }
 
 func TestEveryOpRunsClosedLoop(t *testing.T) {
-	e := newMem()
+	e := runnertest.NewMem()
 	c := runnertest.Text(t, 400, 0.5)
 	if _, err := Prepopulate(context.Background(), e, c, DefaultTimeout, nil); err != nil {
 		t.Fatal(err)
@@ -90,7 +90,7 @@ func TestEveryOpRunsClosedLoop(t *testing.T) {
 }
 
 func TestEveryOpRunsOpenLoop(t *testing.T) {
-	e := newMem()
+	e := runnertest.NewMem()
 	c := runnertest.Text(t, 400, 0.5)
 	if _, err := Prepopulate(context.Background(), e, c, DefaultTimeout, nil); err != nil {
 		t.Fatal(err)
@@ -130,7 +130,7 @@ func TestLevelReportsTheMixOps(t *testing.T) {
 	c := runnertest.Text(t, 100, 1)
 	cfg := quickConfig(2)
 	cfg.Mix, cfg.Measure = workload.Mix{workload.Search: 3, workload.Get: 1}, 100*time.Millisecond
-	l := ClosedLoop(context.Background(), newMem(), c, cfg, Emitter{}, nil)[0]
+	l := ClosedLoop(context.Background(), runnertest.NewMem(), c, cfg, Emitter{}, nil)[0]
 	var names []string
 	for _, o := range l.Ops {
 		names = append(names, o.Op)
@@ -140,14 +140,14 @@ func TestLevelReportsTheMixOps(t *testing.T) {
 	}
 }
 
-// withoutGetter hides memEngine's Get: only the Engine interface shows.
+// withoutGetter hides runnertest.Mem's Get: only the Engine interface shows.
 type withoutGetter struct{ engines.Engine }
 
 // An engine without Getter never has a get sent as something else: the
 // check before the run says so in one line, and if a run goes ahead anyway
 // every get fails as unsupported, in the get row, with that reason.
 func TestGetWithoutGetter(t *testing.T) {
-	mem := newMem()
+	mem := runnertest.NewMem()
 	calls := countCalls(mem)
 	e := withoutGetter{mem}
 	c := runnertest.Text(t, 100, 1)
@@ -174,12 +174,12 @@ func TestGetWithoutGetter(t *testing.T) {
 
 // A step of no operation is refused, and the engine sees nothing.
 func TestUnknownOpIsNotSent(t *testing.T) {
-	e := newMem()
+	e := runnertest.NewMem()
 	c := runnertest.Text(t, 100, 1)
 	vers := checks.NewVersions(101, shard.Share{})
 	call := prepare(c, 10, vers, workload.Step{Op: workload.NumOps, ID: 5})
-	if err := do(context.Background(), e, &call); !errors.Is(err, engines.ErrUnsupported) || e.calls.Load() != 0 {
-		t.Fatalf("error %v, %d engine calls; want unsupported and none", err, e.calls.Load())
+	if err := do(context.Background(), e, &call); !errors.Is(err, engines.ErrUnsupported) || e.Calls.Load() != 0 {
+		t.Fatalf("error %v, %d engine calls; want unsupported and none", err, e.Calls.Load())
 	}
 	if vers.Latest(5) != 0 {
 		t.Error("a step of no operation took a version")

@@ -47,7 +47,7 @@ func TestRelevanceOnARealEngine(t *testing.T) {
 // result names the misses; kinds an engine cannot run are counted apart.
 func TestRelevanceCatchesWrongAnswers(t *testing.T) {
 	src := runnertest.Text(t, 500, 1)
-	rel := checks.CheckRelevance(context.Background(), newMem(), src, 20, 10, time.Second)
+	rel := checks.CheckRelevance(context.Background(), runnertest.NewMem(), src, 20, 10, time.Second)
 	if rel.Recall != 0 || rel.Queries != 20 || len(rel.Misses) != 5 || !strings.Contains(rel.Misses[0], "not in the top 10") {
 		t.Fatalf("relevance %+v; want recall 0 and the misses named", rel)
 	}
@@ -65,7 +65,7 @@ func TestRelevanceCatchesWrongAnswers(t *testing.T) {
 
 // With nothing pre-populated there is no known item to look for.
 func TestRelevanceWithoutDocuments(t *testing.T) {
-	if rel := checks.CheckRelevance(context.Background(), newMem(), runnertest.Text(t, 100, 0), 10, 10, time.Second); rel != nil {
+	if rel := checks.CheckRelevance(context.Background(), runnertest.NewMem(), runnertest.Text(t, 100, 0), 10, 10, time.Second); rel != nil {
 		t.Errorf("relevance %+v on an empty corpus; want none", rel)
 	}
 }

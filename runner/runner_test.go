@@ -27,8 +27,8 @@ func quickConfig(users ...int) Config {
 }
 
 func TestClosedLoopMeasuresEveryOperation(t *testing.T) {
-	e := newMem()
-	e.delay = 200 * time.Microsecond
+	e := runnertest.NewMem()
+	e.Delay = 200 * time.Microsecond
 	c := runnertest.Text(t, 500, 0.5)
 	if _, err := Prepopulate(context.Background(), e, c, DefaultTimeout, nil); err != nil {
 		t.Fatal(err)
@@ -71,13 +71,13 @@ func TestClosedLoopMeasuresEveryOperation(t *testing.T) {
 			recorded += o.Count + o.ErrorCount()
 		}
 	}
-	if recorded >= e.calls.Load() {
-		t.Errorf("recorded %d calls but the engine served %d; the settle phase was measured", recorded, e.calls.Load())
+	if recorded >= e.Calls.Load() {
+		t.Errorf("recorded %d calls but the engine served %d; the settle phase was measured", recorded, e.Calls.Load())
 	}
 }
 
 func TestDeletesOfMissingIDsAreCountedApart(t *testing.T) {
-	e := newMem()
+	e := runnertest.NewMem()
 	c := runnertest.Text(t, 200, 0) // nothing pre-populated: most deletes miss
 	cfg := quickConfig(4)
 	cfg.Mix = workload.Mix{workload.Delete: 1, workload.Upsert: 1}
@@ -91,8 +91,8 @@ func TestDeletesOfMissingIDsAreCountedApart(t *testing.T) {
 // An engine that starts failing mid-run: every failure is counted by class
 // and operation, and the run still completes with a full window.
 func TestFailingEngineIsCountedByClass(t *testing.T) {
-	e := newMem()
-	e.fail = func(op string, call int64) error {
+	e := runnertest.NewMem()
+	e.Fail = func(op string, call int64) error {
 		if call < 200 {
 			return nil
 		}
@@ -133,8 +133,8 @@ func TestFailingEngineIsCountedByClass(t *testing.T) {
 }
 
 func TestInterruptedLevelIsPartial(t *testing.T) {
-	e := newMem()
-	e.delay = time.Millisecond
+	e := runnertest.NewMem()
+	e.Delay = time.Millisecond
 	c := runnertest.Text(t, 100, 1)
 	cfg := quickConfig(4, 4)
 	cfg.Measure = time.Hour // only an interrupt ends it
@@ -158,28 +158,28 @@ func TestInterruptedLevelIsPartial(t *testing.T) {
 
 func TestPrepopulate(t *testing.T) {
 	c := runnertest.Text(t, 3000, 0.95)
-	single := newMem()
+	single := runnertest.NewMem()
 	p, err := Prepopulate(context.Background(), single, c, DefaultTimeout, nil)
 	if err != nil || p.Bulk || p.Count != int64(c.PrepopulatedCount()) || !p.CountOK {
 		t.Fatalf("single upserts: %+v, %v", p, err)
 	}
-	bulk := &bulkEngine{memEngine: newMem()}
+	bulk := &runnertest.Bulk{Mem: runnertest.NewMem()}
 	var last int
 	p, err = Prepopulate(context.Background(), bulk, c, DefaultTimeout, func(done, total int) { last = max(last, done) })
-	if err != nil || !p.Bulk || bulk.batches.Load() != int64((c.PrepopulatedCount()+preloadBatch-1)/preloadBatch) {
-		t.Fatalf("bulk: %+v, %v, %d batches", p, err, bulk.batches.Load())
+	if err != nil || !p.Bulk || bulk.Batches.Load() != int64((c.PrepopulatedCount()+preloadBatch-1)/preloadBatch) {
+		t.Fatalf("bulk: %+v, %v, %d batches", p, err, bulk.Batches.Load())
 	}
 	if last != c.PrepopulatedCount() {
 		t.Fatalf("progress reached %d of %d", last, c.PrepopulatedCount())
 	}
 	for id := uint32(1); id <= 3000; id++ {
-		_, has := bulk.docs[dataset.DocID(id)]
+		_, has := bulk.Docs[dataset.DocID(id)]
 		if has != c.Prepopulated(id) {
 			t.Fatalf("ID %d loaded %v, pre-populated %v", id, has, c.Prepopulated(id))
 		}
 	}
-	short := newMem()
-	short.drop = 3
+	short := runnertest.NewMem()
+	short.Drop = 3
 	if _, err := Prepopulate(context.Background(), short, c, DefaultTimeout, nil); err == nil {
 		t.Fatal("a count 3 short of the corpus was accepted")
 	}
@@ -215,8 +215,8 @@ func TestConfigValidate(t *testing.T) {
 func BenchmarkUsers1500(b *testing.B) {
 	c := runnertest.Text(b, dataset.DefaultIDs, 0)
 	for b.Loop() {
-		e := newMem()
-		e.delay = 2 * time.Millisecond
+		e := runnertest.NewMem()
+		e.Delay = 2 * time.Millisecond
 		cfg := quickConfig(1500)
 		cfg.SpawnRate, cfg.Settle, cfg.Measure = 10_000, 500*time.Millisecond, 2*time.Second
 		var peak uint64
@@ -253,7 +253,7 @@ func TestClientBoundWarning(t *testing.T) {
 		measureSelf = func() func() (float64, float64) {
 			return func() (float64, float64) { return k.cpu, k.sched }
 		}
-		l := ClosedLoop(context.Background(), newMem(), c, quickConfig(2), Emitter{}, nil)[0]
+		l := ClosedLoop(context.Background(), runnertest.NewMem(), c, quickConfig(2), Emitter{}, nil)[0]
 		var got string
 		for _, w := range l.Warnings {
 			if w.Kind == result.WarningClientBound {
@@ -298,8 +298,8 @@ func TestSelfCheckReadsTheProcess(t *testing.T) {
 // finishes, the call counts as an error whose message names the line, and
 // pre-population reports the panic as its error.
 func TestDriverPanicsAreFailedCalls(t *testing.T) {
-	e := newMem()
-	e.fail = func(op string, call int64) error {
+	e := runnertest.NewMem()
+	e.Fail = func(op string, call int64) error {
 		if op == "search" && call%50 == 0 {
 			var m map[string]int
 			m["boom"]++ // a nil map write: what a driver bug looks like
@@ -318,8 +318,8 @@ func TestDriverPanicsAreFailedCalls(t *testing.T) {
 		t.Errorf("example %q; want the panic and the line that panicked", ex)
 	}
 
-	e = newMem()
-	e.fail = func(op string, call int64) error {
+	e = runnertest.NewMem()
+	e.Fail = func(op string, call int64) error {
 		if call == 10 {
 			panic("upsert exploded")
 		}

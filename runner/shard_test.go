@@ -117,7 +117,7 @@ func TestShardArrivalsAreOneMachinesSchedule(t *testing.T) {
 	}
 }
 
-// sharedMem is a test driver: engines "at a URL" that are one memEngine
+// sharedMem is a test driver: engines "at a URL" that are one runnertest.Mem
 // per URL in this process, so that several shards' Runs share an engine
 // as they would a server. It exists for the runner's shard tests only.
 type sharedMem struct{}
@@ -128,7 +128,7 @@ var (
 )
 
 type sharedEngine struct {
-	*memEngine
+	*runnertest.Mem
 	creates atomic.Int64
 
 	wmu     sync.Mutex
@@ -142,7 +142,7 @@ func (e *sharedEngine) Upsert(ctx context.Context, d engines.Document) error {
 	e.wmu.Lock()
 	e.written[fmt.Sprintf("%s|%s|%s", d.ID, d.Text("name"), d.Text("content"))]++
 	e.wmu.Unlock()
-	return e.memEngine.Upsert(ctx, d)
+	return e.Mem.Upsert(ctx, d)
 }
 
 // rewrites is how many upserts wrote a document that an earlier one wrote.
@@ -158,7 +158,7 @@ func (e *sharedEngine) rewrites() (n, writes int) {
 
 func (e *sharedEngine) Create(ctx context.Context, s engines.Schema) error {
 	e.creates.Add(1)
-	return e.memEngine.Create(ctx, s)
+	return e.Mem.Create(ctx, s)
 }
 
 func (e *sharedEngine) Attach(context.Context, engines.Schema) error {
@@ -180,11 +180,11 @@ func (sharedMem) Open(_ context.Context, cfg engines.Config) (engines.Engine, er
 	defer sharedMu.Unlock()
 	e := sharedEngines[cfg.URL]
 	if e == nil {
-		e = &sharedEngine{memEngine: newMem(), written: map[string]int{}}
+		e = &sharedEngine{Mem: runnertest.NewMem(), written: map[string]int{}}
 		sharedEngines[cfg.URL] = e
 		if strings.HasSuffix(cfg.URL, "leaky") {
 			pw := cfg.Password.Reveal()
-			e.fail = func(op string, _ int64) error {
+			e.Fail = func(op string, _ int64) error {
 				if op == "search" {
 					return fmt.Errorf("sharedmem: key %s refused", pw)
 				}

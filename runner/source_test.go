@@ -17,7 +17,7 @@ import (
 // statsEngine reports a gauge that holds still and a counter that grows at
 // a known rate of its own clock.
 type statsEngine struct {
-	memEngine
+	runnertest.Mem
 	t0    time.Time
 	calls atomic.Int64
 }
@@ -30,7 +30,7 @@ func (s *statsEngine) Stats(context.Context) (map[string]float64, error) {
 // Engine stats are sampled through the measured window: a constant gauge
 // keeps its value, a counter's growth over the window gives its rate.
 func TestEngineStatsAreSampledWhileMeasuring(t *testing.T) {
-	e := &statsEngine{memEngine: *newMem(), t0: time.Now()}
+	e := &statsEngine{Mem: *runnertest.NewMem(), t0: time.Now()}
 	cfg := quickConfig(2)
 	cfg.Measure = 2500 * time.Millisecond
 	l := ClosedLoop(context.Background(), e, runnertest.Text(t, 200, 1), cfg, Emitter{}, nil)[0]

@@ -21,7 +21,7 @@ import (
 // whole engine freezes for freeze: a call that arrives during a freeze
 // returns when the freeze ends (plus serve).
 type freezeEngine struct {
-	memEngine
+	runnertest.Mem
 	once                      sync.Once
 	t0                        time.Time
 	serve, at, period, freeze time.Duration
@@ -93,7 +93,7 @@ func TestTimelineShowsFreezesWhereTheyHappen(t *testing.T) {
 		}
 	}
 	newEngine := func(serve time.Duration) *freezeEngine {
-		return &freezeEngine{memEngine: *newMem(), serve: serve, at: 1350 * time.Millisecond, period: 2 * time.Second, freeze: 300 * time.Millisecond}
+		return &freezeEngine{Mem: *runnertest.NewMem(), serve: serve, at: 1350 * time.Millisecond, period: 2 * time.Second, freeze: 300 * time.Millisecond}
 	}
 	c := runnertest.Text(t, 100, 1)
 	cfg := openConfig(2)
@@ -148,7 +148,7 @@ func TestTimelineShowsFreezesWhereTheyHappen(t *testing.T) {
 // (1000/s of the engine's clock) about 1000 higher from one to the next
 // (the sampler's ticks may be late on a busy machine: 500 to 1500).
 func TestEngineStatsOnTheTimeline(t *testing.T) {
-	e := &statsEngine{memEngine: *newMem(), t0: time.Now()}
+	e := &statsEngine{Mem: *runnertest.NewMem(), t0: time.Now()}
 	cfg := quickConfig(2)
 	cfg.Measure, cfg.Interval = 2500*time.Millisecond, time.Second
 	// A launched container's figures are sampled with the engine's.
@@ -188,8 +188,8 @@ func TestTimelineCountsChecksAndProbes(t *testing.T) {
 	// of its check candidates untouched however fast the machine (500 IDs
 	// at full speed were all rewritten before the window opened, and every
 	// check was skipped).
-	e := newMem()
-	e.delay = time.Millisecond
+	e := runnertest.NewMem()
+	e.Delay = time.Millisecond
 	l := ClosedLoop(context.Background(), e, runnertest.Text(t, 20_000, 1), cfg, Emitter{}, nil)[0]
 	var nChecks, found, visible int64
 	for _, iv := range l.Timeline.Intervals {
@@ -206,7 +206,7 @@ func TestTimelineCountsChecksAndProbes(t *testing.T) {
 	if l.Freshness == nil || visible != l.Freshness.Visible || visible == 0 {
 		t.Errorf("intervals hold %d visible probes; the window %+v", visible, l.Freshness)
 	}
-	rep := OpenLoop(context.Background(), newMem(), runnertest.Text(t, 500, 1), OpenConfig{Workers: 2, Arrival: "constant",
+	rep := OpenLoop(context.Background(), runnertest.NewMem(), runnertest.Text(t, 500, 1), OpenConfig{Workers: 2, Arrival: "constant",
 		Calls: Calls{Timeout: time.Second, Mix: workload.Presets["search"], Seed: 1, K: 10, Known: checks.KnownConfig{Fraction: 0.2}, Interval: 200 * time.Millisecond}},
 		workload.Constant{PerSecond: 500, Duration: time.Second}, checks.NewVersions(501, shard.Share{}))
 	nChecks = 0
@@ -236,8 +236,8 @@ func TestTimelineCountsChecksAndProbes(t *testing.T) {
 func TestAShardsIntervalsLieOnTheSharedGrid(t *testing.T) {
 	const hold, measure = 130 * time.Millisecond, 400 * time.Millisecond
 	run := func(share shard.Share) result.Level {
-		e := newMem()
-		e.delay = time.Millisecond
+		e := runnertest.NewMem()
+		e.Delay = time.Millisecond
 		cfg := quickConfig(8)
 		cfg.Settle, cfg.Measure, cfg.Interval, cfg.Share = 50*time.Millisecond, measure, 100*time.Millisecond, share
 		ev := watch(event.Phase, func(e event.Event) {

@@ -17,9 +17,9 @@ import (
 // A level's warnings reach the Observer (event.Warning), named by the level, as the
 // level ends: each warning of the result, once.
 func TestLevelWarningsAreSentAsRaised(t *testing.T) {
-	e := newMem()
-	e.delay = 200 * time.Microsecond
-	e.fail = func(op string, _ int64) error {
+	e := runnertest.NewMem()
+	e.Delay = 200 * time.Microsecond
+	e.Fail = func(op string, _ int64) error {
 		if op == "search" {
 			return errors.New("boom")
 		}
