@@ -10,6 +10,7 @@ import (
 	"github.com/searchbench/searchbench/runner/checks"
 	"github.com/searchbench/searchbench/runner/event"
 	"github.com/searchbench/searchbench/runner/internal/runnertest"
+	"github.com/searchbench/searchbench/runner/loops"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/workload"
 )
@@ -54,10 +55,10 @@ func (w *firsts) provisional() []result.Interval {
 
 // liveConfig is a level long enough, in intervals, that several close
 // while its window is open, with checks in most of them.
-func liveConfig(users ...int) *Config {
-	return &Config{Users: users, SpawnRate: 1000, Settle: 50 * time.Millisecond, Measure: 2 * time.Second,
+func liveConfig(users ...int) *loops.Config {
+	return &loops.Config{Users: users, SpawnRate: 1000, Settle: 50 * time.Millisecond, Measure: 2 * time.Second,
 		Freshness: checks.FreshnessConfig{Off: true},
-		Calls: Calls{Timeout: time.Second, Mix: workload.DefaultMix, Seed: 1, K: 10, Interval: 250 * time.Millisecond,
+		Calls: loops.Calls{Timeout: time.Second, Mix: workload.DefaultMix, Seed: 1, K: 10, Interval: 250 * time.Millisecond,
 			Known: checks.KnownConfig{Fraction: 0.5}}}
 }
 
@@ -147,7 +148,7 @@ func TestLiveRungIntervalsCarryChecksAndStats(t *testing.T) {
 	open := openConfig(4)
 	open.Interval, open.Known = 250*time.Millisecond, checks.KnownConfig{Fraction: 0.5}
 	p := Plan{Source: runnertest.Text(t, 2000, 0.5), Setups: []Setup{{Driver: "sharedmem"}}, Launcher: slowLauncher{&fakeLauncher{t: t}},
-		Ladder: &LadderConfig{Open: open, Rates: workload.Ladder{Start: 200, Step: 2, Stop: 200}, Duration: 2 * time.Second,
+		Ladder: &loops.LadderConfig{Open: open, Rates: workload.Ladder{Start: 200, Step: 2, Stop: 200}, Duration: 2 * time.Second,
 			Repeat: 1, Factor: 5, MinAchieved: 0.5, Explode: 1000}}
 	res, err := Run(context.Background(), p, w)
 	if err != nil {

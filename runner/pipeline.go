@@ -10,8 +10,8 @@ import (
 
 	"github.com/searchbench/searchbench/workload/corpus"
 
-	"github.com/searchbench/searchbench/engines/quote"
 	"github.com/searchbench/searchbench/runner/event"
+	"github.com/searchbench/searchbench/runner/loops"
 	"github.com/searchbench/searchbench/runner/record"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/runner/shard"
@@ -185,8 +185,8 @@ func (r *run) logf(setup, format string, args ...any) {
 // emitter is the loops' Emitter for one setup: its events go to the run's
 // Observer, warnings scrubbed of the setup's secrets as the result's
 // messages are when the setup ends.
-func (r *run) emitter(setup string, secrets []string) Emitter {
-	return Emitter{Setup: setup, Observer: r.obs, scrub: quote.NewScrubber(secrets...)}
+func (r *run) emitter(setup string, secrets []string) loops.Emitter {
+	return loops.NewEmitter(setup, r.obs, secrets...)
 }
 
 // CPUText is a CPU limit as the log and the plan print it.

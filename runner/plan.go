@@ -22,6 +22,7 @@ import (
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/engines/launch"
 	"github.com/searchbench/searchbench/runner/field"
+	"github.com/searchbench/searchbench/runner/loops"
 	"github.com/searchbench/searchbench/runner/record"
 	"github.com/searchbench/searchbench/runner/shard"
 	"github.com/searchbench/searchbench/workload"
@@ -40,8 +41,8 @@ type Plan struct {
 	// Exactly one of Closed (virtual users at each level) and Ladder (an
 	// open-loop rate ladder) is set. The calls' settings (mix, timeout,
 	// seed, k) are the one's Calls.
-	Closed *Config
-	Ladder *LadderConfig
+	Closed *loops.Config
+	Ladder *loops.LadderConfig
 	// Launcher starts the engines of setups that neither attach
 	// (Config.URL) nor are embedded: container.Launcher{} (package
 	// engines/container) runs them in Docker. nil: every setup must attach
@@ -190,8 +191,8 @@ func (p Plan) digestJSON() []byte {
 	d := struct {
 		Source            *source
 		Setups            []setup
-		Closed            *Config
-		Ladder            *LadderConfig
+		Closed            *loops.Config
+		Ladder            *loops.LadderConfig
 		Relevance, Shards int
 		Scenario          string
 		// Histogram is what the histograms hold, this version's: merge
@@ -252,14 +253,14 @@ const DefaultReadyTimeout = 2 * time.Minute
 
 // Calls are the calls' settings (mix, timeout, seed, k) of whichever loop the
 // plan runs.
-func (p Plan) Calls() Calls {
+func (p Plan) Calls() loops.Calls {
 	if p.Closed != nil {
 		return p.Closed.Calls
 	}
 	if p.Ladder != nil {
 		return p.Ladder.Open.Calls
 	}
-	return Calls{}
+	return loops.Calls{}
 }
 
 // withDefaults fills what a library caller may leave out.
@@ -474,7 +475,7 @@ func (p Plan) validatePlace(s Setup, embedded, launchable bool) error {
 		// merged result would describe no engine at all.
 		return field.New("Config.URL", "shard", "the shards of a run share one engine, attached by --url; %s would run its own in every shard", label)
 	case !embedded && cfg.URL == "" && p.Launcher == nil:
-		return field.New("Config.URL", "url", "%s runs in a container and the plan has no Launcher to start it: set Plan.Launcher (container.Launcher{} of engines/container runs it in Docker), or Config.URL to attach to a running one", s.Driver)
+		return field.New("Config.URL", "url", "%s runs in a container and the plan has no Launcher to start it: set Plan.Launcher (container.Launcher{} of engines/container runs it in Docker), or loops.Config.URL to attach to a running one", s.Driver)
 	}
 	if cfg.DataDir != "" {
 		if err := CheckDir(cfg.DataDir, false); err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/searchbench/searchbench/runner/checks"
 	"github.com/searchbench/searchbench/runner/internal/runnertest"
+	"github.com/searchbench/searchbench/runner/loops"
 	"github.com/searchbench/searchbench/workload/corpus"
 	"github.com/searchbench/searchbench/workload/corpus/product"
 
@@ -34,7 +35,7 @@ func openBleve(t *testing.T, src corpus.Source) engines.Engine {
 func TestRelevanceOnARealEngine(t *testing.T) {
 	src := runnertest.Text(t, 3000, 0.95)
 	e := openBleve(t, src)
-	if _, err := Prepopulate(context.Background(), e, src, DefaultTimeout, nil); err != nil {
+	if _, err := Prepopulate(context.Background(), e, src, loops.DefaultTimeout, nil); err != nil {
 		t.Fatal(err)
 	}
 	rel := checks.CheckRelevance(context.Background(), e, src, 100, 10, 5*time.Second)

@@ -10,6 +10,7 @@ import (
 	"github.com/searchbench/searchbench/runner/checks"
 	"github.com/searchbench/searchbench/runner/event"
 	"github.com/searchbench/searchbench/runner/guard"
+	"github.com/searchbench/searchbench/runner/loops"
 	"github.com/searchbench/searchbench/runner/result"
 )
 
@@ -23,7 +24,7 @@ type setupRun struct {
 	embedded bool
 	cfg      engines.Config
 	er       result.EngineRun
-	em       Emitter
+	em       loops.Emitter
 	shards   shardSteps
 	sampled  func(context.Context) (map[string]float64, error) // the launched engine's CPU and memory
 	releases []func()                                          // in the order acquired
@@ -58,7 +59,9 @@ func (r *run) setup(ctx context.Context, s Setup) result.EngineRun {
 func (st *setupRun) guarded(ctx context.Context) {
 	defer st.end()
 	defer st.setupDone() // a setup that failed before its loops
-	defer func() { st.shards.abandon(ctx, &StopReason{"failed: " + firstLine(cmp.Or(st.er.Error, "panicked"))}) }()
+	defer func() {
+		st.shards.abandon(ctx, &loops.StopReason{Why: "failed: " + firstLine(cmp.Or(st.er.Error, "panicked"))})
+	}()
 	defer st.release()
 	if err := st.steps(ctx); err != nil && !errors.Is(err, errInterrupted) {
 		st.er.Error = err.Error()
@@ -176,7 +179,7 @@ func (st *setupRun) drive(ctx context.Context, e engines.Engine) error {
 		cfg.Known.Idle = st.er.Relevance
 		cfg.Known = cfg.Known.WithTruth(st.truth)
 		cfg.Sampled = st.sampled
-		st.er.Levels = ClosedLoop(ctx, e, p.Source, cfg, st.em, st.shards.barrier())
+		st.er.Levels = loops.ClosedLoop(ctx, e, p.Source, cfg, st.em, st.shards.barrier())
 		if len(st.er.Levels) < len(cfg.Users) {
 			return st.shards.stopped(ctx)
 		}
@@ -187,7 +190,7 @@ func (st *setupRun) drive(ctx context.Context, e engines.Engine) error {
 	cfg.Open.Known.Idle = st.er.Relevance
 	cfg.Open.Known = cfg.Open.Known.WithTruth(st.truth)
 	cfg.Open.Sampled = st.sampled
-	l := RunLadder(ctx, e, p.Source, cfg, st.em, st.shards.barrier())
+	l := loops.RunLadder(ctx, e, p.Source, cfg, st.em, st.shards.barrier())
 	st.er.Ladder = &l
 	return st.shards.lost()
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/searchbench/searchbench/runner/event"
+	"github.com/searchbench/searchbench/runner/loops"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/runner/shard"
 )
@@ -56,7 +57,7 @@ func BenchmarkShardStartSkew(b *testing.B) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				if _, why := r.startTogether(ctx, "bench", Start{Window: result.LevelWindow(n, shards)}); why != nil {
+				if _, why := r.startTogether(ctx, "bench", loops.Start{Window: result.LevelWindow(n, shards)}); why != nil {
 					b.Error(why.Why)
 				}
 				began[i] = time.Now()

@@ -16,6 +16,7 @@ import (
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/runner/field"
 	"github.com/searchbench/searchbench/runner/internal/runnertest"
+	"github.com/searchbench/searchbench/runner/loops"
 	"github.com/searchbench/searchbench/runner/shard"
 	"github.com/searchbench/searchbench/workload"
 )
@@ -24,23 +25,23 @@ import (
 // on the error for runner/scenario to say it in the CLI's words.
 func TestValidateNamesTheGoField(t *testing.T) {
 	src := runnertest.Text(t, 100, 0.5)
-	closed := func(f func(*Config)) Plan {
+	closed := func(f func(*loops.Config)) Plan {
 		c := quickConfig(2)
 		f(&c)
 		return Plan{Source: src, Setups: []Setup{{Driver: "bleve"}}, Closed: &c}
 	}
-	ladder := LadderConfig{Open: OpenConfig{Workers: 0, Arrival: "constant", Calls: quickConfig().Calls},
+	ladder := loops.LadderConfig{Open: loops.OpenConfig{Workers: 0, Arrival: "constant", Calls: quickConfig().Calls},
 		Rates: workload.Ladder{Start: 10, Step: 2, Stop: 20}, Duration: time.Second, Repeat: 1, Factor: 5, MinAchieved: 0.5, Explode: 50}
 	for _, c := range []struct {
 		plan           Plan
 		msg, flagWords string
 	}{
-		{closed(func(c *Config) { c.SpawnRate = 0 }), "Plan.Closed.SpawnRate: 0 must be > 0", "spawn-rate: 0 must be > 0"},
-		{closed(func(c *Config) { c.Timeout = 0 }), "Plan.Closed.Calls.Timeout: 0s must be > 0", "timeout: 0s must be > 0"},
-		{closed(func(c *Config) { c.Timeout = time.Hour }), "Plan.Closed.Calls.Timeout: 1h0m0s is longer than 10m0s: a hung engine would hold the run that long per call",
+		{closed(func(c *loops.Config) { c.SpawnRate = 0 }), "Plan.Closed.SpawnRate: 0 must be > 0", "spawn-rate: 0 must be > 0"},
+		{closed(func(c *loops.Config) { c.Timeout = 0 }), "Plan.Closed.Calls.Timeout: 0s must be > 0", "timeout: 0s must be > 0"},
+		{closed(func(c *loops.Config) { c.Timeout = time.Hour }), "Plan.Closed.Calls.Timeout: 1h0m0s is longer than 10m0s: a hung engine would hold the run that long per call",
 			"timeout: 1h0m0s is longer than 10m0s: a hung engine would hold the run that long per call"},
-		{closed(func(c *Config) { c.Known.Fraction = 2 }), "Plan.Closed.Calls.Known.Fraction: 2 must be in [0, 1]", "known-items: 2 must be in [0, 1]"},
-		{closed(func(c *Config) { c.Freshness.Gap = -1 }), "Plan.Closed.Freshness.Gap: -1ns must be ≥ 0 (0: the default)", "freshness-gap: -1ns must be ≥ 0 (0: the default)"},
+		{closed(func(c *loops.Config) { c.Known.Fraction = 2 }), "Plan.Closed.Calls.Known.Fraction: 2 must be in [0, 1]", "known-items: 2 must be in [0, 1]"},
+		{closed(func(c *loops.Config) { c.Freshness.Gap = -1 }), "Plan.Closed.Freshness.Gap: -1ns must be ≥ 0 (0: the default)", "freshness-gap: -1ns must be ≥ 0 (0: the default)"},
 		{Plan{Source: src, Setups: []Setup{{Driver: "bleve"}}, Ladder: &ladder}, "Plan.Ladder.Open.Workers: 0 is out of range (1 to 100000)", "workers: 0 is out of range (1 to 100000)"},
 		{Plan{Source: src, Setups: []Setup{{Driver: "bleve"}, {Driver: "bleve", Config: engines.Config{DataDir: "x"}}}, Closed: ptr(quickConfig(1))},
 			`Plan.Setups[1].Label: "bleve" is listed twice; give each setup its own label`, `engine: "bleve" is listed twice; give each setup its own label`},
@@ -52,7 +53,7 @@ func TestValidateNamesTheGoField(t *testing.T) {
 		}
 	}
 	// Another package's fault keeps its words, under the field.
-	p := closed(func(*Config) {})
+	p := closed(func(*loops.Config) {})
 	p.Setups = []Setup{{Driver: "bleve", Config: engines.Config{Options: map[string]string{"pool": "3"}}}}
 	var fe *field.Error
 	if err := p.Validate(); !errors.As(err, &fe) || !strings.HasPrefix(err.Error(), "Plan.Setups[0].Config: bleve") || fe.Setting() != fe.Err.Error() {
@@ -86,11 +87,11 @@ func TestAWindowTooShortIsRefused(t *testing.T) {
 	if err := c.Validate(); err == nil || !strings.HasPrefix(err.Error(), "Measure: 1ns is shorter than 100ms") {
 		t.Errorf("measure 1ns: %v", err)
 	}
-	c.Measure = MinWindow
+	c.Measure = loops.MinWindow
 	if err := c.Validate(); err != nil {
-		t.Errorf("measure %v: %v", MinWindow, err)
+		t.Errorf("measure %v: %v", loops.MinWindow, err)
 	}
-	l := LadderConfig{Open: OpenConfig{Workers: 1, Arrival: "constant", Calls: c.Calls},
+	l := loops.LadderConfig{Open: loops.OpenConfig{Workers: 1, Arrival: "constant", Calls: c.Calls},
 		Rates: workload.Ladder{Start: 10, Step: 2, Stop: 20}, Duration: time.Millisecond, Repeat: 1, Factor: 5, MinAchieved: 0.5, Explode: 50}
 	if err := l.Validate(); err == nil || !strings.HasPrefix(err.Error(), "Duration: 1ms is shorter than 100ms") {
 		t.Errorf("rung duration 1ms: %v", err)

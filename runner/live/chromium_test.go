@@ -22,6 +22,7 @@ import (
 	"github.com/searchbench/searchbench/runner/event"
 	"github.com/searchbench/searchbench/runner/internal/chromiumtest"
 	"github.com/searchbench/searchbench/runner/live"
+	"github.com/searchbench/searchbench/runner/loops"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/workload"
 	"github.com/searchbench/searchbench/workload/corpus/text"
@@ -81,10 +82,10 @@ func TestLivePageInChromium(t *testing.T) {
 		res, err := runner.Run(ctx, runner.Plan{
 			Source: src,
 			Setups: []runner.Setup{{Driver: "bleve"}},
-			Closed: &runner.Config{
+			Closed: &loops.Config{
 				Users: []int{2, 4}, SpawnRate: 1000, Settle: 200 * time.Millisecond, Measure: 2 * time.Second,
 				Freshness: checks.FreshnessConfig{Off: true},
-				Calls:     runner.Calls{Timeout: 5 * time.Second, Mix: mix, Seed: 1, K: 10, Interval: 500 * time.Millisecond},
+				Calls:     loops.Calls{Timeout: 5 * time.Second, Mix: mix, Seed: 1, K: 10, Interval: 500 * time.Millisecond},
 			},
 		}, event.Observers(watch, lv))
 		// The run raised none (it is meant to be clean): one for the page

@@ -18,6 +18,7 @@ import (
 	"github.com/searchbench/searchbench/runner/event"
 	"github.com/searchbench/searchbench/runner/internal/chromiumtest"
 	"github.com/searchbench/searchbench/runner/live"
+	"github.com/searchbench/searchbench/runner/loops"
 	"github.com/searchbench/searchbench/workload"
 	"github.com/searchbench/searchbench/workload/corpus/text"
 )
@@ -64,9 +65,9 @@ func TestLivePageShowsTheWindowsFiguresWhileItRuns(t *testing.T) {
 	var smu sync.Mutex
 	mem := map[string]bool{} // each memory sampled, as the page prints it
 	samples := 0
-	cfg := runner.Config{Users: []int{3}, SpawnRate: 1000, Settle: 100 * time.Millisecond, Measure: 3 * time.Second,
+	cfg := loops.Config{Users: []int{3}, SpawnRate: 1000, Settle: 100 * time.Millisecond, Measure: 3 * time.Second,
 		Freshness: checks.FreshnessConfig{Off: true},
-		Calls: runner.Calls{Timeout: 5 * time.Second, Mix: mix, Seed: 1, K: 10, Interval: 500 * time.Millisecond,
+		Calls: loops.Calls{Timeout: 5 * time.Second, Mix: mix, Seed: 1, K: 10, Interval: 500 * time.Millisecond,
 			Known: checks.KnownConfig{Fraction: 0.3},
 			Sampled: func(context.Context) (map[string]float64, error) {
 				smu.Lock()
@@ -100,7 +101,7 @@ func TestLivePageShowsTheWindowsFiguresWhileItRuns(t *testing.T) {
 	})
 	done := make(chan []string, 1)
 	go func() {
-		levels := runner.ClosedLoop(ctx, e, src, cfg, runner.Emitter{Setup: "bleve", Observer: obs}, nil)
+		levels := loops.ClosedLoop(ctx, e, src, cfg, loops.Emitter{Setup: "bleve", Observer: obs}, nil)
 		lv.Close()
 		var ws []string
 		for _, l := range levels {

@@ -9,11 +9,13 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"testing"
 	"time"
 
 	"github.com/searchbench/searchbench/dataset"
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/runner/internal/pace"
+	"github.com/searchbench/searchbench/workload/corpus"
 )
 
 // Mem is a small in-memory engine for the runner's tests: a map with a
@@ -312,4 +314,19 @@ func cosineDistance(a, b []float32) float64 {
 		bb += float64(b[i]) * float64(b[i])
 	}
 	return 1 - ab/(math.Sqrt(aa)*math.Sqrt(bb))
+}
+
+// Load writes every pre-populated document of src to e, one upsert each:
+// the state the runner's pre-population leaves, for tests of what comes
+// after it.
+func Load(t testing.TB, e engines.Engine, src corpus.Source) {
+	t.Helper()
+	for id := uint32(1); id <= uint32(src.IDs()); id++ {
+		if !src.Prepopulated(id) {
+			continue
+		}
+		if err := e.Upsert(context.Background(), src.Document(id, 0)); err != nil {
+			t.Fatal(err)
+		}
+	}
 }

@@ -1,9 +1,10 @@
-package runner
+package loops
 
 import (
 	"fmt"
 	"math"
 	"runtime/metrics"
+	"syscall"
 	"time"
 
 	"github.com/searchbench/searchbench/runner/record"
@@ -17,6 +18,13 @@ import (
 // schedLate: a scheduler latency p99 beyond this means users were runnable
 // but not running for long enough to distort millisecond latencies.
 const schedLate = time.Millisecond
+
+// The harness's own checks, as the ladder's rule and the calibration apply
+// them.
+const (
+	generatorLate  = result.GeneratorLate
+	clientBoundCPU = result.ClientBoundCPU
+)
 
 // schedHist is a snapshot of the Go scheduler's latency histogram: the time
 // goroutines spent runnable before they ran, since the process started.
@@ -104,3 +112,12 @@ func clientBound(cpu, schedP99 float64) result.Warnings {
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// cpuTime is the process's user + system CPU time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}

@@ -1,4 +1,4 @@
-package runner
+package loops
 
 import (
 	"context"
@@ -36,9 +36,6 @@ const (
 	DefaultFactor      = 5
 	DefaultMinAchieved = 0.99
 	DefaultExplode     = 50
-	// The harness's own checks, as the ladder's rule applies them.
-	generatorLate  = result.GeneratorLate
-	clientBoundCPU = result.ClientBoundCPU
 )
 
 // Validate reports the first bad field (a *field.Error).
@@ -173,7 +170,7 @@ func (lr ladderRun) reps(ctx context.Context, i int, rate float64, stop *StopRea
 		// not after its recorders are built.
 		or := newOpenRun(lr.e, lr.src, cfg.Open, sched, lr.vers)
 		window := result.RepWindow(i, rep)
-		t0, why := wait(ctx, lr.b, Start{Window: window, Stop: stop})
+		t0, why := Wait(ctx, lr.b, Start{Window: window, Stop: stop})
 		if why != nil {
 			return nil, why, nil
 		}

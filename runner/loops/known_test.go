@@ -1,4 +1,4 @@
-package runner
+package loops
 
 import (
 	"context"
@@ -23,9 +23,7 @@ func knownSetup(t *testing.T, drop bool) (*runnertest.Word, text.Text, *result.R
 	t.Helper()
 	src := runnertest.Text(t, 3000, 1)
 	e := runnertest.NewWord()
-	if _, err := Prepopulate(context.Background(), e, src, DefaultTimeout, nil); err != nil {
-		t.Fatal(err)
-	}
+	runnertest.Load(t, e, src)
 	idle := checks.CheckRelevance(context.Background(), e, src, 100, 10, 5*time.Second)
 	if idle == nil || idle.Recall < 0.95 {
 		t.Fatalf("idle relevance %+v; want ≥ 0.95 on the idle word engine", idle)
@@ -131,9 +129,7 @@ func TestKnownItemCheckIsNotTimed(t *testing.T) {
 	defer func() { testhook.AfterKnownCheck = nil }()
 	src := runnertest.Text(t, 500, 1)
 	e := runnertest.NewWord()
-	if _, err := Prepopulate(context.Background(), e, src, DefaultTimeout, nil); err != nil {
-		t.Fatal(err)
-	}
+	runnertest.Load(t, e, src)
 	cfg := Config{Users: []int{2}, SpawnRate: 1000, Measure: time.Second,
 		Calls: Calls{Timeout: 5 * time.Second, Mix: workload.Presets["search"], Seed: 1, K: 10, Known: checks.KnownConfig{Fraction: 1}}}
 	cfg.Freshness.Off = true

@@ -1,4 +1,4 @@
-package runner
+package loops
 
 import (
 	"context"
@@ -91,11 +91,17 @@ type Start struct {
 // "p99 … is more than 50 × the first rung's"); it is never empty.
 type StopReason struct{ Why string }
 
-// wait waits at b and returns the instant the load starts; with no
+// Wait waits at b and returns the instant the load starts; with no
 // barrier, that is now, and only this process's own reason stops.
-func wait(ctx context.Context, b Barrier, at Start) (time.Time, *StopReason) {
+func Wait(ctx context.Context, b Barrier, at Start) (time.Time, *StopReason) {
 	if b == nil {
 		return time.Now(), at.Stop
 	}
 	return b.Wait(ctx, at)
+}
+
+// NewEmitter is the Emitter of a setup whose warnings may quote its
+// secrets: they are removed before obs sees them.
+func NewEmitter(setup string, obs event.Observer, secrets ...string) Emitter {
+	return Emitter{Setup: setup, Observer: obs, scrub: quote.NewScrubber(secrets...)}
 }

@@ -1,4 +1,4 @@
-package runner
+package loops
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/searchbench/searchbench/workload/corpus"
@@ -361,15 +360,6 @@ func (r *openRun) serve(ctx context.Context, start time.Time, k int, t ticket, l
 			break
 		}
 	}
-}
-
-// cpuTime is the process's user + system CPU time so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // scheduleKey keys an open-loop rep's checks by its schedule: the rate,

@@ -1,4 +1,4 @@
-package runner
+package loops
 
 import (
 	"cmp"
@@ -111,7 +111,7 @@ func ClosedLoop(ctx context.Context, e engines.Engine, src corpus.Source, cfg Co
 		// after its users' streams and recorders are built.
 		lv := newLevelRun(e, src, cfg, vers, i, users)
 		window := result.LevelWindow(i, users)
-		t0, why := wait(ctx, b, Start{Window: window})
+		t0, why := Wait(ctx, b, Start{Window: window})
 		if why != nil {
 			break
 		}

@@ -1,4 +1,4 @@
-package runner
+package loops
 
 import (
 	"context"
@@ -26,9 +26,7 @@ func TestLevelWarningsAreSentAsRaised(t *testing.T) {
 		return nil
 	}
 	c := runnertest.Text(t, 300, 0.5)
-	if _, err := Prepopulate(context.Background(), e, c, DefaultTimeout, nil); err != nil {
-		t.Fatal(err)
-	}
+	runnertest.Load(t, e, c)
 	var mu sync.Mutex
 	sent := map[result.Window][]string{}
 	ev := watch(event.Warning, func(e event.Event) {
@@ -53,8 +51,7 @@ func TestLevelWarningsAreSentAsRaised(t *testing.T) {
 // before any observer sees it, as the result's messages are.
 func TestWarningEventsAreScrubbed(t *testing.T) {
 	var got []event.Event
-	r := &run{obs: event.ObserverFunc(func(e event.Event) { got = append(got, e) })}
-	em := r.emitter("typesense", []string{"s3cretKey-0123456789"})
+	em := NewEmitter("typesense", event.ObserverFunc(func(e event.Event) { got = append(got, e) }), "s3cretKey-0123456789")
 	em.warn(result.LevelWindow(0, 2), result.Notes("search: 4 failed, e.g. 401 for key S3CRETKEY-0123456789 (s3cretKey-01…)"))
 	if len(got) != 1 || got[0].Kind != event.Warning || got[0].Setup != "typesense" || got[0].Window != result.LevelWindow(0, 2) || got[0].Phase != "" {
 		t.Fatalf("events %+v", got)

@@ -1,4 +1,4 @@
-package runner
+package loops
 
 import (
 	"context"
@@ -77,9 +77,7 @@ func checkOps(t *testing.T, where string, ops []result.OpStats, engine map[strin
 func TestEveryOpRunsClosedLoop(t *testing.T) {
 	e := runnertest.NewMem()
 	c := runnertest.Text(t, 400, 0.5)
-	if _, err := Prepopulate(context.Background(), e, c, DefaultTimeout, nil); err != nil {
-		t.Fatal(err)
-	}
+	runnertest.Load(t, e, c)
 	calls := countCalls(e)
 	cfg := quickConfig(4)
 	cfg.Mix = everyOp()
@@ -92,9 +90,7 @@ func TestEveryOpRunsClosedLoop(t *testing.T) {
 func TestEveryOpRunsOpenLoop(t *testing.T) {
 	e := runnertest.NewMem()
 	c := runnertest.Text(t, 400, 0.5)
-	if _, err := Prepopulate(context.Background(), e, c, DefaultTimeout, nil); err != nil {
-		t.Fatal(err)
-	}
+	runnertest.Load(t, e, c)
 	calls := countCalls(e)
 	cfg := openConfig(4)
 	cfg.Mix = everyOp()
