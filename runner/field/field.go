@@ -54,7 +54,7 @@ func New(field, flag, format string, args ...any) error {
 }
 
 // In puts an error of a member's Validate under the member's name: a
-// FieldError's path gets parent in front of it; any other error (another
+// *Error's path gets parent in front of it; any other error (another
 // package's) becomes parent's Error.
 func In(parent string, err error) error {
 	if err == nil {
