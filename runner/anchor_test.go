@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/searchbench/searchbench/runner/checks"
+	"github.com/searchbench/searchbench/runner/loops"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/runner/shard"
 	"github.com/searchbench/searchbench/workload"
@@ -111,12 +113,12 @@ func (c *wireConn) Write(p []byte) (int, error) {
 // began.
 func TestShardsWindowsStartAtTheAgreedInstant(t *testing.T) {
 	const interval = 100 * time.Millisecond
-	closed := &Config{Users: []int{3, 12}, SpawnRate: 1000, Settle: 50 * time.Millisecond,
-		Measure: 300 * time.Millisecond, Freshness: FreshnessConfig{Off: true},
-		Calls: Calls{Timeout: time.Second, Mix: workload.DefaultMix, Seed: 1, K: 10, Interval: interval}}
+	closed := &loops.Config{Users: []int{3, 12}, SpawnRate: 1000, Settle: 50 * time.Millisecond,
+		Measure: 300 * time.Millisecond, Freshness: checks.FreshnessConfig{Off: true},
+		Calls: loops.Calls{Timeout: time.Second, Mix: workload.DefaultMix, Seed: 1, K: 10, Interval: interval}}
 	open := openConfig(4)
 	open.Interval = interval
-	ladder := &LadderConfig{Open: open, Rates: workload.Ladder{Start: 200, Step: 2, Stop: 400},
+	ladder := &loops.LadderConfig{Open: open, Rates: workload.Ladder{Start: 200, Step: 2, Stop: 400},
 		Duration: 300 * time.Millisecond, Repeat: 1, Factor: 5, MinAchieved: 0.5, Explode: 1000}
 
 	// window is one shard's window: its start's phase, its timeline, and
@@ -128,8 +130,8 @@ func TestShardsWindowsStartAtTheAgreedInstant(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name    string
-		closed  *Config
-		ladder  *LadderConfig
+		closed  *loops.Config
+		ladder  *loops.LadderConfig
 		windows func(e result.EngineRun) []window
 	}{
 		{"closed loop", closed, nil, func(e result.EngineRun) (ws []window) {
@@ -220,9 +222,9 @@ func maxTime(a, b time.Time) time.Time {
 // shard's timeline or in the merged one.
 func TestShardedLevelsEndWithThePlannedWindow(t *testing.T) {
 	const interval = 100 * time.Millisecond
-	cfg := &Config{Users: []int{3, 12}, SpawnRate: 1000, Settle: 50 * time.Millisecond,
-		Measure: 300 * time.Millisecond, Freshness: FreshnessConfig{Off: true},
-		Calls: Calls{Timeout: time.Second, Mix: workload.DefaultMix, Seed: 1, K: 10, Interval: interval}}
+	cfg := &loops.Config{Users: []int{3, 12}, SpawnRate: 1000, Settle: 50 * time.Millisecond,
+		Measure: 300 * time.Millisecond, Freshness: checks.FreshnessConfig{Off: true},
+		Calls: loops.Calls{Timeout: time.Second, Mix: workload.DefaultMix, Seed: 1, K: 10, Interval: interval}}
 	res, o := runShards(t, shardPlans(t, 3, uniqueURL(t), cfg, nil))
 	if o == nil || o.Partial() {
 		t.Fatalf("coordinator: %+v", o)

@@ -1,14 +1,12 @@
 package runner
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"math"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -18,139 +16,26 @@ import (
 	"github.com/searchbench/searchbench/dataset"
 	"github.com/searchbench/searchbench/dataset/neighbours"
 	"github.com/searchbench/searchbench/engines"
-	"github.com/searchbench/searchbench/runner/result"
-	"github.com/searchbench/searchbench/runner/shard"
+	"github.com/searchbench/searchbench/runner/checks"
+	"github.com/searchbench/searchbench/runner/field"
+	"github.com/searchbench/searchbench/runner/internal/runnertest"
+	"github.com/searchbench/searchbench/runner/loops"
 	"github.com/searchbench/searchbench/workload"
 )
-
-// vectorEngine is a memEngine that answers the product corpus's queries
-// exactly, by brute force over what it holds now: kNN (cosine) among the
-// documents that pass the filters, and SKU lookups. skip leaves the
-// nearest documents out of every kNN answer (an engine whose index loses
-// neighbours); kinds counts the shapes it was asked.
-type vectorEngine struct {
-	*memEngine
-	skip  int
-	asked [8]atomic.Int64
-	// foreign, when set, takes the last place of every kNN answer: an ID
-	// the index does not hold (an engine that answers with wrong IDs).
-	foreign string
-}
-
-func newVectorEngine() *vectorEngine { return &vectorEngine{memEngine: newMem()} }
-
-func (v *vectorEngine) Search(ctx context.Context, q engines.Query) (engines.Hits, error) {
-	if err := v.call(ctx, "search"); err != nil {
-		return engines.Hits{}, err
-	}
-	switch {
-	case q.Vector != nil && q.Text != "":
-		v.asked[4].Add(1)
-	case q.Field != "":
-		v.asked[3].Add(1)
-	default:
-		v.asked[len(q.Filters)].Add(1)
-	}
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	type scored struct {
-		id string
-		d  float64
-	}
-	var all []scored
-	for id, d := range v.docs {
-		if !passes(d, q.Filters) {
-			continue
-		}
-		switch {
-		case q.Field != "":
-			if d.Text(q.Field) == q.Text {
-				all = append(all, scored{id, 0})
-			}
-		case q.Vector != nil:
-			all = append(all, scored{id, cosineDistance(q.Vector, vectorOf(d))})
-		}
-	}
-	slices.SortFunc(all, func(a, b scored) int {
-		if c := cmp.Compare(a.d, b.d); c != 0 {
-			return c
-		}
-		ai, _ := dataset.ParseDocID(a.id)
-		bi, _ := dataset.ParseDocID(b.id)
-		return cmp.Compare(ai, bi)
-	})
-	if q.Vector != nil {
-		all = all[min(v.skip, len(all)):]
-	}
-	h := engines.Hits{Total: int64(len(all))}
-	for _, s := range all[:min(q.K, len(all))] {
-		h.IDs = append(h.IDs, s.id)
-	}
-	if v.foreign != "" && q.Vector != nil && len(h.IDs) > 0 {
-		h.IDs[len(h.IDs)-1] = v.foreign
-	}
-	return h, nil
-}
-
-func passes(d engines.Document, fs []engines.Filter) bool {
-	for _, f := range fs {
-		for _, x := range d.Fields {
-			if x.Name != f.Field {
-				continue
-			}
-			if f.Tag != "" && x.Text != f.Tag || f.Tag == "" && (x.Number < f.Min || x.Number > f.Max) {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-func vectorOf(d engines.Document) []float32 {
-	for _, f := range d.Fields {
-		if f.Vector != nil {
-			return f.Vector
-		}
-	}
-	return nil
-}
-
-func cosineDistance(a, b []float32) float64 {
-	var ab, aa, bb float64
-	for i := range a {
-		ab += float64(a[i]) * float64(b[i])
-		aa += float64(a[i]) * float64(a[i])
-		bb += float64(b[i]) * float64(b[i])
-	}
-	return 1 - ab/(math.Sqrt(aa)*math.Sqrt(bb))
-}
-
-func testProducts(t testing.TB, ids int, mix string) product.Products {
-	t.Helper()
-	m, err := dataset.ParseQueryMix(mix)
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := product.New(dataset.Config{Seed: 3, IDs: ids, Prepopulate: 0.9}, 8, m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return src
-}
 
 // The sample's exact answers are the brute-force nearest of the
 // pre-populated documents that pass the query's filter, in order; a SKU's
 // is its pre-populated product; the sample and its answers follow from the
 // seed; hybrid queries have none.
 func TestExactTruth(t *testing.T) {
-	src := testProducts(t, 800, "knn=1,knn-category=1,knn-price=1,sku=1,hybrid=1")
-	tr := truthOf(t, src, 60, 10)
+	src := runnertest.Products(t, 800, "knn=1,knn-category=1,knn-price=1,sku=1,hybrid=1")
+	tr := runnertest.Truth(t, src, 60, 10)
 	if tr == nil || len(tr.Queries) != 60 || tr.Cost.Queries != 60 || tr.Cost.Documents != src.PrepopulatedCount() ||
 		tr.Cost.Depth != corpus.ExactDepth(10) || tr.Cost.Dim != 8 || tr.Cost.Seconds <= 0 || tr.Cost.Bytes == 0 {
 		t.Fatalf("truth %+v; want 60 queries over the pre-populated documents, with their cost", tr)
 	}
-	e := newVectorEngine()
-	if _, err := Prepopulate(context.Background(), e, src, DefaultTimeout, nil); err != nil {
+	e := runnertest.NewVector()
+	if _, err := Prepopulate(context.Background(), e, src, loops.DefaultTimeout, nil); err != nil {
 		t.Fatal(err)
 	}
 	seen := map[string]int{}
@@ -174,83 +59,15 @@ func TestExactTruth(t *testing.T) {
 	if len(seen) != 4 || seen["hybrid"] != 0 {
 		t.Fatalf("kinds sampled %v; want knn, knn-category, knn-price and sku, never hybrid", seen)
 	}
-	again := truthOf(t, src, 60, 10)
+	again := runnertest.Truth(t, src, 60, 10)
 	for i := range tr.Queries {
 		if !slices.Equal(tr.Queries[i].Want, again.Queries[i].Want) {
 			t.Fatalf("query %d: a second computation gave %v, the first %v", i, again.Queries[i].Want, tr.Queries[i].Want)
 		}
 	}
-	if truthOf(t, testProducts(t, 200, "hybrid=1"), 10, 10) != nil || truthOf(t, testCorpus(t, 200, 1), 10, 10) != nil {
+	if runnertest.Truth(t, runnertest.Products(t, 200, "hybrid=1"), 10, 10) != nil || runnertest.Truth(t, runnertest.Text(t, 200, 1), 10, 10) != nil {
 		t.Fatal("a sample of hybrid queries alone, or of the text corpus; want none")
 	}
-}
-
-// score: documents written since pre-population are neither expected nor
-// held against the answer; an answer's nearest untouched ones are.
-func TestExactScore(t *testing.T) {
-	q := &corpus.TruthQuery{Want: nearest(1, 2, 3, 4, 5, 6)}
-	ids := func(ns ...uint32) []string {
-		var out []string
-		for _, n := range ns {
-			out = append(out, dataset.DocID(n))
-		}
-		return out
-	}
-	none := func(uint32) bool { return false }
-	touched := func(ts ...uint32) func(uint32) bool {
-		return func(id uint32) bool { return slices.Contains(ts, id) }
-	}
-	for _, c := range []struct {
-		name            string
-		answer          []string
-		touched         func(uint32) bool
-		expected, found int64
-		ok              bool
-	}{
-		{"exact", ids(1, 2, 3), none, 3, 3, true},
-		{"one lost", ids(1, 2, 9), none, 3, 2, true},
-		{"a rewritten document in the answer takes a place", ids(7, 1, 2), touched(7), 2, 2, true},
-		{"a rewritten neighbour is not expected", ids(1, 3, 4), touched(2), 3, 3, true},
-		{"an unreadable ID is a miss", append(ids(1), "x"), none, 3, 1, true},
-		{"an ID the run never wrote is a miss", ids(1, 2, 99), none, 3, 2, true},
-		{"an answer of rewritten documents alone expects nothing: skipped", ids(1, 2, 3), touched(1, 2, 3), 0, 0, false},
-		{"too many rewritten to say", ids(1, 9, 10), touched(2, 3, 4, 5, 6), 1, 1, false},
-	} {
-		e, f, ok := q.Score(c.answer, 3, c.touched)
-		if e != c.expected || f != c.found || ok != c.ok {
-			t.Errorf("%s: expected %d found %d ok %v; want %d %d %v", c.name, e, f, ok, c.expected, c.found, c.ok)
-		}
-	}
-	// An answer whose filter passed fewer documents than the depth holds
-	// all there is: what is left is still the answer.
-	whole := &corpus.TruthQuery{Want: nearest(1, 2), Whole: true}
-	if e, f, ok := whole.Score(ids(2), 3, touched(1)); e != 1 || f != 1 || !ok {
-		t.Errorf("whole truth: %d %d %v; want 1 1 true", e, f, ok)
-	}
-	// A SKU whose product was rewritten expects nothing: the check tests
-	// nothing and is skipped, whether or not the answer holds it.
-	sku := &corpus.TruthQuery{Kind: 3, Want: []neighbours.Neighbour{{ID: 5}}, Whole: true}
-	for _, answer := range [][]string{ids(5), nil} {
-		if e, f, ok := sku.Score(answer, 3, touched(5)); e != 0 || f != 0 || ok {
-			t.Errorf("rewritten SKU, answer %v: %d %d %v; want skipped", answer, e, f, ok)
-		}
-	}
-	counts := newTally(&corpus.Truth{Kinds: []string{"knn", "knn-category", "knn-price", "sku"}, Queries: []corpus.TruthQuery{*sku}})
-	counts.add(0, ids(5), nil, 3, touched(5))
-	counts.add(0, ids(5), nil, 3, none)
-	if r := counts.recall(); len(r) != 1 || r[0].Skipped != 1 || r[0].Checks != 1 || r[0].Expected != 1 {
-		t.Errorf("a rewritten SKU's check and a kept one: %+v; want one skipped, one check of one expected", r)
-	}
-}
-
-// nearest is an exact answer of the given IDs, at distances 0.1 apart in
-// their order.
-func nearest(ids ...uint32) []neighbours.Neighbour {
-	out := make([]neighbours.Neighbour, len(ids))
-	for i, id := range ids {
-		out[i] = neighbours.Neighbour{ID: id, Distance: float64(i+1) / 10}
-	}
-	return out
 }
 
 // score counts a document tied with the last expected one within
@@ -260,7 +77,7 @@ func nearest(ids ...uint32) []neighbours.Neighbour {
 // the run rewrote (no longer expected) do not count.
 func TestExactScoreTies(t *testing.T) {
 	tied := 0.3 + neighbours.Tolerance/2
-	q := &corpus.TruthQuery{Want: append(nearest(1, 2, 3), neighbours.Neighbour{ID: 4, Distance: tied}, neighbours.Neighbour{ID: 5, Distance: 0.5})}
+	q := &corpus.TruthQuery{Want: append(runnertest.Nearest(1, 2, 3), neighbours.Neighbour{ID: 4, Distance: tied}, neighbours.Neighbour{ID: 5, Distance: 0.5})}
 	none := func(uint32) bool { return false }
 	for _, c := range []struct {
 		name    string
@@ -283,9 +100,9 @@ func TestExactScoreTies(t *testing.T) {
 	}
 	// The depth kept ends in a tie with the 3rd: a document past it is
 	// read from the corpus, and counts when it is tied too.
-	third := nearest(1, 2, 3)[2].Distance // added at run time, as score adds
+	third := runnertest.Nearest(1, 2, 3)[2].Distance // added at run time, as score adds
 	far := map[uint32]float64{9: third + neighbours.Tolerance, 8: third + 2*neighbours.Tolerance}
-	deep := &corpus.TruthQuery{Want: append(nearest(1, 2, 3), neighbours.Neighbour{ID: 4, Distance: tied}),
+	deep := &corpus.TruthQuery{Want: append(runnertest.Nearest(1, 2, 3), neighbours.Neighbour{ID: 4, Distance: tied}),
 		Far: func(id uint32) (float64, bool) { d, ok := far[id]; return d, ok }}
 	for _, c := range []struct {
 		id    uint32
@@ -308,8 +125,8 @@ func TestExactScoreTies(t *testing.T) {
 // 11th is moved to the 10th's distance (a tie). The run and the tests'
 // recall are one rule.
 func TestExactScoreAgreesWithRecall(t *testing.T) {
-	src := testProducts(t, 800, "knn=1,knn-price=1")
-	tr := truthOf(t, src, 20, 10)
+	src := runnertest.Products(t, 800, "knn=1,knn-price=1")
+	tr := runnertest.Truth(t, src, 20, 10)
 	for i := range tr.Queries {
 		for _, tie := range []bool{false, true} {
 			q := tr.Queries[i]
@@ -343,55 +160,18 @@ func TestExactScoreAgreesWithRecall(t *testing.T) {
 	}
 }
 
-// An engine that answers 9 of the true 10 nearest and one ID that is no
-// document of the run — past --ids, in the ID space but never written, or
-// unreadable — scores 0.9, idle and under load alike: only a document the
-// run itself wrote or deleted is excused.
-func TestExactForeignHitIsAMiss(t *testing.T) {
-	src := testProducts(t, 800, "knn=1")
-	tr := truthOf(t, src, 30, 10)
-	absent := uint32(1)
-	for src.Prepopulated(absent) {
-		absent++
-	}
-	for _, foreign := range []string{"5000", dataset.DocID(absent), "not-an-id"} {
-		e := newVectorEngine()
-		if _, err := Prepopulate(context.Background(), e, src, DefaultTimeout, nil); err != nil {
-			t.Fatal(err)
-		}
-		e.foreign = foreign
-		idle := checkExact(context.Background(), e, tr, 10, 5*time.Second)
-		if len(idle) != 1 || idle[0].Expected != 10*idle[0].Checks || idle[0].Found != 9*idle[0].Checks || idle[0].Checks != 30 {
-			t.Errorf("foreign %q idle: %+v; want 9 of 10 found in each of 30 answers", foreign, idle)
-		}
-		// Searches alone: nothing is written, so nothing may be excused.
-		cfg := Config{Users: []int{2}, SpawnRate: 1000, Settle: 10 * time.Millisecond, Measure: 500 * time.Millisecond,
-			Calls: Calls{Timeout: 5 * time.Second, Mix: workload.Mix{workload.Search: 1}, Seed: 1, K: 10,
-				Known: KnownConfig{Fraction: 1, Idle: &result.Relevance{K: 10, Exact: idle}, truth: tr}}}
-		cfg.Freshness.Off = true
-		levels := ClosedLoop(context.Background(), e, src, cfg, Emitter{}, nil)
-		if len(levels) != 1 || levels[0].KnownItems == nil || len(levels[0].KnownItems.Exact) != 1 {
-			t.Fatalf("foreign %q: levels %+v", foreign, levels)
-		}
-		r := levels[0].KnownItems.Exact[0]
-		if r.Checks < 5 || r.Expected != 10*r.Checks || r.Found != 9*r.Checks || math.Abs(r.Recall-0.9) > 1e-12 {
-			t.Errorf("foreign %q under load: %+v; want 9 of 10 found in every answer", foreign, r)
-		}
-	}
-}
-
 // Idle: an exact engine scores 1 on every kind; one that loses each
 // answer's nearest neighbour scores 0.9 on the kNN kinds, 1 on SKUs.
 func TestCheckExactIdle(t *testing.T) {
-	src := testProducts(t, 800, "")
-	tr := truthOf(t, src, 40, 10)
+	src := runnertest.Products(t, 800, "")
+	tr := runnertest.Truth(t, src, 40, 10)
 	for _, skip := range []int{0, 1} {
-		e := newVectorEngine()
-		e.skip = skip
-		if _, err := Prepopulate(context.Background(), e, src, DefaultTimeout, nil); err != nil {
+		e := runnertest.NewVector()
+		e.Skip = skip
+		if _, err := Prepopulate(context.Background(), e, src, loops.DefaultTimeout, nil); err != nil {
 			t.Fatal(err)
 		}
-		rs := checkExact(context.Background(), e, tr, 10, 5*time.Second)
+		rs := checks.CheckExact(context.Background(), e, tr, 10, 5*time.Second)
 		if len(rs) != 4 {
 			t.Fatalf("skip %d: %+v; want the four kinds", skip, rs)
 		}
@@ -407,80 +187,6 @@ func TestCheckExactIdle(t *testing.T) {
 	}
 }
 
-// Under load, half the checks ask the sample's queries: an exact engine
-// keeps recall 1 while documents are rewritten (they are left out of
-// what is expected), a lossy one is below its idle recall and warned of;
-// the searches' figures are split by kind, and the kinds add up to the
-// searches less the known-item checks. The sample is large enough for a
-// perfect idle check to bound recall from below: its interval counts
-// queries, and a dozen perfect ones per kind cannot tell 1 from 0.75.
-func TestExactUnderLoad(t *testing.T) {
-	src := testProducts(t, 800, "knn=1,knn-category=1,sku=1,hybrid=1")
-	tr := truthOf(t, src, 150, 10)
-	for _, skip := range []int{0, 3} {
-		e := newVectorEngine()
-		if _, err := Prepopulate(context.Background(), e, src, DefaultTimeout, nil); err != nil {
-			t.Fatal(err)
-		}
-		idle := &result.Relevance{K: 10, Exact: checkExact(context.Background(), e, tr, 10, 5*time.Second)}
-		e.skip = skip
-		cfg := Config{Users: []int{4}, SpawnRate: 1000, Settle: 20 * time.Millisecond, Measure: 1500 * time.Millisecond,
-			Calls: Calls{Timeout: 5 * time.Second, Mix: workload.Mix{workload.Search: 4, workload.Upsert: 1}, Seed: 1, K: 10,
-				Known: KnownConfig{Fraction: 0.5, Idle: idle, truth: tr}}}
-		cfg.Freshness.Off = true
-		levels := ClosedLoop(context.Background(), e, src, cfg, Emitter{}, nil)
-		if len(levels) != 1 || levels[0].KnownItems == nil {
-			t.Fatalf("skip %d: levels %+v", skip, levels)
-		}
-		l := levels[0]
-		k := l.KnownItems
-		if len(k.Exact) != 3 {
-			t.Fatalf("skip %d: exact %+v; want knn, knn-category and sku", skip, k.Exact)
-		}
-		for _, r := range k.Exact {
-			if r.Checks < 5 || r.IdleExpected == 0 {
-				t.Fatalf("skip %d: %s %+v; want checks under load beside the idle figures", skip, r.Kind, r)
-			}
-			switch {
-			case skip == 0 && r.Recall != 1, skip == 3 && r.Kind != "sku" && r.Recall > 0.75, skip == 3 && r.Kind == "sku" && r.Recall != 1:
-				t.Errorf("skip %d: %s recall %.3f (%d of %d)", skip, r.Kind, r.Recall, r.Found, r.Expected)
-			}
-		}
-		w := strings.Join(l.Warnings.Texts(), "\n")
-		if (skip == 3) != strings.Contains(w, "against exact answers under load") {
-			t.Errorf("skip %d: warnings %q", skip, l.Warnings)
-		}
-		search, _ := opByName(l.Ops, "search")
-		var sum int64
-		names := map[string]bool{}
-		for _, ks := range search.Kinds {
-			sum += ks.Count
-			names[ks.Kind] = true
-			if ks.Count > 0 && (ks.Histogram == "" || ks.Latency.P50 <= 0) {
-				t.Errorf("kind %s: %+v; want its latencies", ks.Kind, ks)
-			}
-		}
-		if !names["hybrid"] || !names["knn"] || !names["sku"] || names["knn-price"] {
-			t.Errorf("kinds %v; want those of the mix", names)
-		}
-		if checks := k.Checks + k.Skipped + k.Failed; sum != search.Count-checks || sum == 0 {
-			t.Errorf("kinds add up to %d; want the %d searches less the %d known-item checks", sum, search.Count, checks)
-		}
-		if e.asked[4].Load() == 0 {
-			t.Error("no hybrid search reached the engine")
-		}
-	}
-}
-
-func opByName(ops []result.OpStats, name string) (result.OpStats, bool) {
-	for _, o := range ops {
-		if o.Op == name {
-			return o, true
-		}
-	}
-	return result.OpStats{}, false
-}
-
 // hybridless is a driver whose engines cannot answer hybrid queries: the
 // plan refuses a mix that draws them before anything starts.
 type hybridless struct{}
@@ -489,7 +195,7 @@ func (hybridless) Describe() engines.Description {
 	return engines.Description{Summary: "test: no hybrid", Embedded: true, Visibility: engines.Searchable}
 }
 func (hybridless) Open(context.Context, engines.Config) (engines.Engine, error) {
-	return newVectorEngine(), nil
+	return runnertest.NewVector(), nil
 }
 func (hybridless) CheckQuery(_ engines.Config, _ engines.Schema, q engines.Query) error {
 	if q.Vector != nil && q.Text != "" {
@@ -502,11 +208,11 @@ func init() { engines.Register("hybridless", hybridless{}) }
 
 func TestPlanRefusesAQueryKindTheEngineLacks(t *testing.T) {
 	plan := func(mix string, ops workload.Mix) Plan {
-		return Plan{Source: testProducts(t, 100, mix), Setups: []Setup{{Driver: "hybridless"}},
-			Closed: &Config{Users: []int{1}, SpawnRate: 1, Measure: time.Second, Calls: Calls{Timeout: time.Second, K: 10, Mix: ops}}}
+		return Plan{Source: runnertest.Products(t, 100, mix), Setups: []Setup{{Driver: "hybridless"}},
+			Closed: &loops.Config{Users: []int{1}, SpawnRate: 1, Measure: time.Second, Calls: loops.Calls{Timeout: time.Second, K: 10, Mix: ops}}}
 	}
 	err := plan("knn=1,hybrid=1", workload.Mix{workload.Search: 1}).Validate()
-	var fe *FieldError
+	var fe *field.Error
 	if !errors.As(err, &fe) || fe.Flag != "queries" || !strings.Contains(err.Error(), "hybridless cannot run hybrid queries (hybrid): no fusion") {
 		t.Fatalf("error %v; want the --queries refusal naming the kind", err)
 	}
@@ -520,7 +226,7 @@ func TestPlanRefusesAQueryKindTheEngineLacks(t *testing.T) {
 }
 
 // BenchmarkExactTruth is what a run computes before its first engine: the
-// exact answers of DefaultExactQueries sample queries (the default mix's
+// exact answers of checks.DefaultExactQueries sample queries (the default mix's
 // kNN and SKU kinds) at Study B's scale, 95,000 pre-populated products of
 // 1,024 dimensions generated as they are read, k=10 (depth 60). Run with
 // -benchtime 1x; the run's own figure is in result.json's ground_truth.
@@ -531,40 +237,8 @@ func BenchmarkExactTruth(b *testing.B) {
 	}
 	var tr *corpus.Truth
 	for b.Loop() {
-		tr = truthOf(b, src, DefaultExactQueries, 10)
+		tr = runnertest.Truth(b, src, checks.DefaultExactQueries, 10)
 	}
 	b.ReportMetric(float64(tr.Cost.Bytes)/1e6, "MB-allocated")
 	b.ReportMetric(float64(tr.Cost.Documents), "docs")
-}
-
-// The tally sums each sample query's answers as one (they miss
-// together): a query asked three times is one query of the interval,
-// found 27 of 30; and counting an answer under load allocates nothing.
-func TestExactTallyByQuery(t *testing.T) {
-	src := testProducts(t, 800, "knn=1")
-	tr := truthOf(t, src, 4, 10)
-	vers := newVersions(src.IDs()+1, shard.Share{})
-	kc := newKnownChecks(src, Calls{Seed: 1, K: 10, Known: KnownConfig{Fraction: 1, truth: tr}}, vers, 0)
-	answer := func(i, lose int) []string {
-		var ids []string
-		for _, n := range tr.Queries[i].Want[:10-lose] {
-			ids = append(ids, dataset.DocID(n.ID))
-		}
-		return append(ids, make([]string, lose)...) // unreadable: misses
-	}
-	a0, a1 := answer(0, 1), answer(1, 0)
-	for range 3 {
-		kc.check(knownCheck{on: true, exact: &tr.Queries[0], query: 0}, engines.Hits{IDs: a0}, nil)
-	}
-	kc.check(knownCheck{on: true, exact: &tr.Queries[1], query: 1}, engines.Hits{IDs: a1}, nil)
-	ex := kc.result().Exact
-	want := result.RecallSums{Checks: 4, Queries: 2, Expected: 40, Found: 37, ExpectedSq: 30*30 + 10*10, FoundSq: 27*27 + 10*10, FoundExpected: 27*30 + 10*10}
-	if len(ex) != 1 || ex[0].Load() != want || ex[0].Recall != 37.0/40 {
-		t.Fatalf("tally %+v; want %+v", ex, want)
-	}
-	chk := knownCheck{on: true, exact: &tr.Queries[0], query: 0}
-	wrong := append(answer(0, 1)[:9], "5000") // a readable ID past the corpus
-	if n := testing.AllocsPerRun(100, func() { kc.check(chk, engines.Hits{IDs: wrong}, nil) }); n != 0 {
-		t.Fatalf("an exact check allocates %v times", n)
-	}
 }

@@ -15,6 +15,8 @@ import (
 	"github.com/searchbench/searchbench/dataset"
 	_ "github.com/searchbench/searchbench/engines/bleve" // the embedded engine registers itself
 	"github.com/searchbench/searchbench/runner"
+	"github.com/searchbench/searchbench/runner/checks"
+	"github.com/searchbench/searchbench/runner/loops"
 	"github.com/searchbench/searchbench/workload"
 	"github.com/searchbench/searchbench/workload/corpus/text"
 )
@@ -34,10 +36,10 @@ func ExampleRun() {
 	res, err := runner.Run(context.Background(), runner.Plan{
 		Source: src,
 		Setups: []runner.Setup{{Driver: "bleve"}},
-		Closed: &runner.Config{
+		Closed: &loops.Config{
 			Users: []int{4}, SpawnRate: 100, Measure: time.Second,
-			Freshness: runner.FreshnessConfig{Off: true},
-			Calls:     runner.Calls{Timeout: 5 * time.Second, Mix: mix, Seed: 1, K: 10},
+			Freshness: checks.FreshnessConfig{Off: true},
+			Calls:     loops.Calls{Timeout: 5 * time.Second, Mix: mix, Seed: 1, K: 10},
 		},
 	}, nil)
 	if err != nil {

@@ -6,32 +6,22 @@ import (
 	"testing"
 	"time"
 
+	"github.com/searchbench/searchbench/runner/internal/runnertest"
 	"github.com/searchbench/searchbench/workload/corpus"
 )
-
-// truthOf is the exact answers of n sample queries of src, k hits each,
-// computed to the end.
-func truthOf(t testing.TB, src corpus.Source, n, k int) *corpus.Truth {
-	t.Helper()
-	tr, err := corpus.NewTruth(context.Background(), src, n, k)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tr
-}
 
 // The exact answers read every pre-populated document against every sample
 // query (83 s for 10,000 queries of 2,048 dimensions): an ended context ends
 // them with its error and no sample; the run reports no figure against a
 // truth computed over part of the corpus.
 func TestExactTruthStopsWhenTheContextEnds(t *testing.T) {
-	src := testProducts(t, 3000, "knn=1,sku=1")
+	src := runnertest.Products(t, 3000, "knn=1,sku=1")
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if tr, err := corpus.NewTruth(ctx, src, 60, 10); tr != nil || !errors.Is(err, context.Canceled) {
 		t.Errorf("after the context ended: sample %v, error %v; want none and context.Canceled", tr != nil, err)
 	}
-	if tr := truthOf(t, src, 60, 10); tr == nil || len(tr.Queries) != 60 {
+	if tr := runnertest.Truth(t, src, 60, 10); tr == nil || len(tr.Queries) != 60 {
 		t.Errorf("not interrupted: %+v; want the 60 queries", tr)
 	}
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/searchbench/searchbench/engines/launch"
 	"github.com/searchbench/searchbench/runner/event"
+	"github.com/searchbench/searchbench/runner/field"
+	"github.com/searchbench/searchbench/runner/internal/runnertest"
 )
 
 // fakeLauncher "launches" the sharedmem driver (shard_test.go): an engine
@@ -61,12 +63,12 @@ func (l *fakeLauncher) Leftovers() (int, error) { return 2, nil }
 // A plan that would start an engine and has no Launcher is refused by
 // Validate, naming the field and both ways out, before anything starts.
 func TestAPlanThatLaunchesNeedsALauncher(t *testing.T) {
-	src := testCorpus(t, 100, 0.5)
+	src := runnertest.Text(t, 100, 0.5)
 	p := Plan{Source: src, Setups: []Setup{{Driver: "sharedmem"}}, Closed: ptr(quickConfig(1))}
 	err := p.Validate()
-	var fe *FieldError
+	var fe *field.Error
 	if !errors.As(err, &fe) || fe.Field != "Plan.Setups[0].Config.URL" || !strings.Contains(err.Error(), "the plan has no Launcher") {
-		t.Fatalf("%v; want a FieldError on Plan.Setups[0].Config.URL saying the plan has no Launcher", err)
+		t.Fatalf("%v; want a field.Error on Plan.Setups[0].Config.URL saying the plan has no Launcher", err)
 	}
 	if res, rerr := Run(context.Background(), p, nil); res != nil || rerr == nil || rerr.Error() != err.Error() {
 		t.Errorf("Run: %v, %v; want Validate's error and nothing run", res, rerr)
@@ -103,14 +105,14 @@ func TestRunLaunchesThroughTheLauncher(t *testing.T) {
 	l := &fakeLauncher{t: t, closeErr: errors.New("remove container: it held launched-Secret-4242")}
 	var mu sync.Mutex
 	var logs []string
-	obs := ObserverFunc(func(e event.Event) {
+	obs := event.ObserverFunc(func(e event.Event) {
 		if e.Kind == event.Log {
 			mu.Lock()
 			logs = append(logs, e.Text)
 			mu.Unlock()
 		}
 	})
-	p := Plan{Source: testCorpus(t, 200, 0.5), Setups: []Setup{{Driver: "sharedmem"}}, Closed: ptr(quickConfig(1)),
+	p := Plan{Source: runnertest.Text(t, 200, 0.5), Setups: []Setup{{Driver: "sharedmem"}}, Closed: ptr(quickConfig(1)),
 		Launcher: l, Launch: launch.Options{CPUs: 1, CPUSet: "0"}}
 	res, err := Run(context.Background(), p, obs)
 	if err != nil {
@@ -145,7 +147,7 @@ func TestRunLaunchesThroughTheLauncher(t *testing.T) {
 // A launch that fails fails its setup; nothing was started to remove.
 func TestALaunchThatFailsFailsItsSetup(t *testing.T) {
 	l := &fakeLauncher{t: t, launchErr: errors.New("sharedmem: docker is not reachable")}
-	p := Plan{Source: testCorpus(t, 100, 0.5), Setups: []Setup{{Driver: "sharedmem"}}, Closed: ptr(quickConfig(1)), Launcher: l}
+	p := Plan{Source: runnertest.Text(t, 100, 0.5), Setups: []Setup{{Driver: "sharedmem"}}, Closed: ptr(quickConfig(1)), Launcher: l}
 	res, err := Run(context.Background(), p, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -184,14 +186,14 @@ func TestLaunchedSecretIsScrubbedFromLiveWarnings(t *testing.T) {
 	l := &fakeLauncher{t: t, urlSuffix: "/leaky"}
 	var mu sync.Mutex
 	var warned []string
-	obs := ObserverFunc(func(e event.Event) {
+	obs := event.ObserverFunc(func(e event.Event) {
 		if e.Kind == event.Warning {
 			mu.Lock()
 			warned = append(warned, e.Text)
 			mu.Unlock()
 		}
 	})
-	p := Plan{Source: testCorpus(t, 200, 0.5), Setups: []Setup{{Driver: "sharedmem"}}, Closed: ptr(quickConfig(1)), Launcher: l}
+	p := Plan{Source: runnertest.Text(t, 200, 0.5), Setups: []Setup{{Driver: "sharedmem"}}, Closed: ptr(quickConfig(1)), Launcher: l}
 	res, err := Run(context.Background(), p, obs)
 	if err != nil {
 		t.Fatal(err)

@@ -7,7 +7,10 @@ import (
 	"time"
 
 	"github.com/searchbench/searchbench/engines/launch"
+	"github.com/searchbench/searchbench/runner/checks"
 	"github.com/searchbench/searchbench/runner/event"
+	"github.com/searchbench/searchbench/runner/internal/runnertest"
+	"github.com/searchbench/searchbench/runner/loops"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/workload"
 )
@@ -52,11 +55,11 @@ func (w *firsts) provisional() []result.Interval {
 
 // liveConfig is a level long enough, in intervals, that several close
 // while its window is open, with checks in most of them.
-func liveConfig(users ...int) *Config {
-	return &Config{Users: users, SpawnRate: 1000, Settle: 50 * time.Millisecond, Measure: 2 * time.Second,
-		Freshness: FreshnessConfig{Off: true},
-		Calls: Calls{Timeout: time.Second, Mix: workload.DefaultMix, Seed: 1, K: 10, Interval: 250 * time.Millisecond,
-			Known: KnownConfig{Fraction: 0.5}}}
+func liveConfig(users ...int) *loops.Config {
+	return &loops.Config{Users: users, SpawnRate: 1000, Settle: 50 * time.Millisecond, Measure: 2 * time.Second,
+		Freshness: checks.FreshnessConfig{Off: true},
+		Calls: loops.Calls{Timeout: time.Second, Mix: workload.DefaultMix, Seed: 1, K: 10, Interval: 250 * time.Millisecond,
+			Known: checks.KnownConfig{Fraction: 0.5}}}
 }
 
 // slowShared makes the shared engine at url answer each call after d: the
@@ -65,8 +68,8 @@ func liveConfig(users ...int) *Config {
 func slowShared(url string, d time.Duration) string {
 	sharedMu.Lock()
 	defer sharedMu.Unlock()
-	e := &sharedEngine{memEngine: newMem(), written: map[string]int{}}
-	e.delay = d
+	e := &sharedEngine{Mem: runnertest.NewMem(), written: map[string]int{}}
+	e.Delay = d
 	sharedEngines[url] = e
 	return url
 }
@@ -91,7 +94,7 @@ func TestLiveIntervalsCarryTheWindowsFigures(t *testing.T) {
 	w := newFirsts()
 	cfg := liveConfig(3)
 	cfg.Freshness.Off = false
-	p := Plan{Source: testCorpus(t, 2000, 0.5), Setups: []Setup{{Driver: "sharedmem"}}, Closed: cfg,
+	p := Plan{Source: runnertest.Text(t, 2000, 0.5), Setups: []Setup{{Driver: "sharedmem"}}, Closed: cfg,
 		Launcher: slowLauncher{&fakeLauncher{t: t}}}
 	res, err := Run(context.Background(), p, w)
 	if err != nil {
@@ -143,9 +146,9 @@ func TestLiveIntervalsCarryTheWindowsFigures(t *testing.T) {
 func TestLiveRungIntervalsCarryChecksAndStats(t *testing.T) {
 	w := newFirsts()
 	open := openConfig(4)
-	open.Interval, open.Known = 250*time.Millisecond, KnownConfig{Fraction: 0.5}
-	p := Plan{Source: testCorpus(t, 2000, 0.5), Setups: []Setup{{Driver: "sharedmem"}}, Launcher: slowLauncher{&fakeLauncher{t: t}},
-		Ladder: &LadderConfig{Open: open, Rates: workload.Ladder{Start: 200, Step: 2, Stop: 200}, Duration: 2 * time.Second,
+	open.Interval, open.Known = 250*time.Millisecond, checks.KnownConfig{Fraction: 0.5}
+	p := Plan{Source: runnertest.Text(t, 2000, 0.5), Setups: []Setup{{Driver: "sharedmem"}}, Launcher: slowLauncher{&fakeLauncher{t: t}},
+		Ladder: &loops.LadderConfig{Open: open, Rates: workload.Ladder{Start: 200, Step: 2, Stop: 200}, Duration: 2 * time.Second,
 			Repeat: 1, Factor: 5, MinAchieved: 0.5, Explode: 1000}}
 	res, err := Run(context.Background(), p, w)
 	if err != nil {
@@ -192,7 +195,7 @@ func TestLiveRungIntervalsCarryChecksAndStats(t *testing.T) {
 func TestTheCoordinatorsLiveViewHasUsersWhileTheWindowIsOpen(t *testing.T) {
 	var mu sync.Mutex
 	var got []result.Interval
-	watch := ObserverFunc(func(e event.Event) {
+	watch := event.ObserverFunc(func(e event.Event) {
 		if e.Kind == event.Interval {
 			mu.Lock()
 			got = append(got, *e.Interval)

@@ -8,7 +8,9 @@ import (
 
 	"github.com/searchbench/searchbench/dataset"
 	"github.com/searchbench/searchbench/runner"
+	"github.com/searchbench/searchbench/runner/checks"
 	"github.com/searchbench/searchbench/runner/event"
+	"github.com/searchbench/searchbench/runner/loops"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/workload"
 	"github.com/searchbench/searchbench/workload/corpus/text"
@@ -24,24 +26,24 @@ func TestAnObserverGetsEveryKindOfEvent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	calls := runner.Calls{Timeout: 5 * time.Second, Mix: workload.Presets["search"], Seed: 1, K: 10, Interval: 250 * time.Millisecond}
-	closed := &runner.Config{
+	calls := loops.Calls{Timeout: 5 * time.Second, Mix: workload.Presets["search"], Seed: 1, K: 10, Interval: 250 * time.Millisecond}
+	closed := &loops.Config{
 		Users: []int{2}, SpawnRate: 100, Settle: 100 * time.Millisecond, Measure: 1500 * time.Millisecond,
-		Freshness: runner.FreshnessConfig{Off: true}, Calls: calls,
+		Freshness: checks.FreshnessConfig{Off: true}, Calls: calls,
 	}
 	// One rung: its ladder always warns (it met the rule at its top rung,
 	// or no rung met it).
-	ladder := &runner.LadderConfig{
-		Open:     runner.OpenConfig{Workers: 4, Arrival: "constant", Calls: calls},
+	ladder := &loops.LadderConfig{
+		Open:     loops.OpenConfig{Workers: 4, Arrival: "constant", Calls: calls},
 		Rates:    workload.Ladder{Start: 50, Step: 2, Stop: 50},
 		Duration: 500 * time.Millisecond, Repeat: 1,
-		Factor: runner.DefaultFactor, MinAchieved: runner.DefaultMinAchieved, Explode: runner.DefaultExplode,
+		Factor: loops.DefaultFactor, MinAchieved: loops.DefaultMinAchieved, Explode: loops.DefaultExplode,
 	}
 	var mu sync.Mutex
 	seen := map[event.Kind]int{}
 	phases := map[string]bool{}
 	latest := map[result.Window]map[result.Duration]result.Interval{} // window → start → interval
-	obs := runner.ObserverFunc(func(e event.Event) {
+	obs := event.ObserverFunc(func(e event.Event) {
 		mu.Lock()
 		defer mu.Unlock()
 		seen[e.Kind]++

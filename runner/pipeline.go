@@ -10,30 +10,12 @@ import (
 
 	"github.com/searchbench/searchbench/workload/corpus"
 
-	"github.com/searchbench/searchbench/engines/quote"
 	"github.com/searchbench/searchbench/runner/event"
+	"github.com/searchbench/searchbench/runner/loops"
 	"github.com/searchbench/searchbench/runner/record"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/runner/shard"
 )
-
-// Observer receives what a run is doing, as it happens: the one stream of
-// a run's events. Run's own steps and the loops (through an Emitter) send
-// every event to it; the CLI draws its log lines and progress bars from
-// it, the live view serves it, and a library caller gets all of it too. Observe may be called
-// from several of the run's goroutines at once (a level's phases and its
-// live progress), so it must be safe for concurrent use, and it must return
-// quickly: it is never inside a timed call, but a slow one delays the loop
-// that reports.
-type Observer interface {
-	Observe(event.Event)
-}
-
-// ObserverFunc adapts a function to an Observer.
-type ObserverFunc func(event.Event)
-
-// Observe calls f(e).
-func (f ObserverFunc) Observe(e event.Event) { f(e) }
 
 // Tool is the name every result of this package carries (report.Load
 // accepts results by it).
@@ -55,14 +37,14 @@ const Tool = "searchbench"
 // and the result marked Partial with the Reason; what was measured is kept.
 // The result carries its provenance (tool, host, versions, images, seeds,
 // the corpus hash), and no secret of any setup appears in its messages.
-func Run(ctx context.Context, plan Plan, obs Observer) (*result.Result, error) {
+func Run(ctx context.Context, plan Plan, obs event.Observer) (*result.Result, error) {
 	now := time.Now()
 	if err := plan.Validate(); err != nil {
 		return nil, err
 	}
 	p := plan.withDefaults(now)
 	if obs == nil {
-		obs = ObserverFunc(func(event.Event) {})
+		obs = event.ObserverFunc(func(event.Event) {})
 	}
 	r := &run{plan: p, obs: obs}
 	res := newResult(p, now)
@@ -191,7 +173,7 @@ func (p Plan) writeMode() string {
 // run is one Run's state.
 type run struct {
 	plan  Plan
-	obs   Observer
+	obs   event.Observer
 	coord coordination
 	truth *corpus.Truth // the exact-answer checks' sample, nil without
 }
@@ -203,8 +185,8 @@ func (r *run) logf(setup, format string, args ...any) {
 // emitter is the loops' Emitter for one setup: its events go to the run's
 // Observer, warnings scrubbed of the setup's secrets as the result's
 // messages are when the setup ends.
-func (r *run) emitter(setup string, secrets []string) Emitter {
-	return Emitter{Setup: setup, Observer: r.obs, scrub: quote.NewScrubber(secrets...)}
+func (r *run) emitter(setup string, secrets []string) loops.Emitter {
+	return loops.NewEmitter(setup, r.obs, secrets...)
 }
 
 // CPUText is a CPU limit as the log and the plan print it.

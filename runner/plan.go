@@ -12,6 +12,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"time"
@@ -20,6 +21,8 @@ import (
 
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/engines/launch"
+	"github.com/searchbench/searchbench/runner/field"
+	"github.com/searchbench/searchbench/runner/loops"
 	"github.com/searchbench/searchbench/runner/record"
 	"github.com/searchbench/searchbench/runner/shard"
 	"github.com/searchbench/searchbench/workload"
@@ -38,8 +41,8 @@ type Plan struct {
 	// Exactly one of Closed (virtual users at each level) and Ladder (an
 	// open-loop rate ladder) is set. The calls' settings (mix, timeout,
 	// seed, k) are the one's Calls.
-	Closed *Config
-	Ladder *LadderConfig
+	Closed *loops.Config
+	Ladder *loops.LadderConfig
 	// Launcher starts the engines of setups that neither attach
 	// (Config.URL) nor are embedded: container.Launcher{} (package
 	// engines/container) runs them in Docker. nil: every setup must attach
@@ -49,7 +52,7 @@ type Plan struct {
 	// cpuset, memory, image, environment, the run's name).
 	Launch launch.Options
 	// Relevance is how many known-item searches check recall@k after
-	// pre-population (DefaultRelevanceQueries is the CLI's default); 0: none.
+	// pre-population (checks.DefaultRelevanceQueries is the CLI's default); 0: none.
 	Relevance int
 	// Scenario names the scenario file the plan came from, if any; it is
 	// recorded in the result.
@@ -92,21 +95,21 @@ func (s *ShardPlan) validate() error {
 		return nil
 	}
 	if s.Count < 1 {
-		return fieldErr("Count", "shard", "%d shards; at least 1 is needed", s.Count)
+		return field.New("Count", "shard", "%d shards; at least 1 is needed", s.Count)
 	}
 	if err := s.Share().Validate(); err != nil {
 		return err
 	}
 	if s.RegisterTimeout < 0 {
-		return fieldErr("RegisterTimeout", "register-timeout", "%v must be ≥ 0", s.RegisterTimeout)
+		return field.New("RegisterTimeout", "register-timeout", "%v must be ≥ 0", s.RegisterTimeout)
 	}
 	if s.Coordinator != "" {
 		host, port, err := net.SplitHostPort(s.Coordinator)
 		if err != nil || host == "" {
-			return fieldErr("Coordinator", "coordinator", "%q is not HOST:PORT", s.Coordinator)
+			return field.New("Coordinator", "coordinator", "%q is not HOST:PORT", s.Coordinator)
 		}
 		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
-			return fieldErr("Coordinator", "coordinator", "%q: the port must be 1 to 65535", s.Coordinator)
+			return field.New("Coordinator", "coordinator", "%q: the port must be 1 to 65535", s.Coordinator)
 		}
 	}
 	return nil
@@ -188,8 +191,8 @@ func (p Plan) digestJSON() []byte {
 	d := struct {
 		Source            *source
 		Setups            []setup
-		Closed            *Config
-		Ladder            *LadderConfig
+		Closed            *loops.Config
+		Ladder            *loops.LadderConfig
 		Relevance, Shards int
 		Scenario          string
 		// Histogram is what the histograms hold, this version's: merge
@@ -250,14 +253,14 @@ const DefaultReadyTimeout = 2 * time.Minute
 
 // Calls are the calls' settings (mix, timeout, seed, k) of whichever loop the
 // plan runs.
-func (p Plan) Calls() Calls {
+func (p Plan) Calls() loops.Calls {
 	if p.Closed != nil {
 		return p.Closed.Calls
 	}
 	if p.Ladder != nil {
 		return p.Ladder.Open.Calls
 	}
-	return Calls{}
+	return loops.Calls{}
 }
 
 // withDefaults fills what a library caller may leave out.
@@ -272,13 +275,13 @@ func (p Plan) withDefaults(now time.Time) Plan {
 }
 
 // Validate reports the first thing wrong with the plan, in one line: a
-// *FieldError naming the field at fault as a Go program sets it
+// *field.Error naming the field at fault as a Go program sets it
 // ("Plan.Closed.SpawnRate: 0 must be > 0"; its Setting says it as the CLI's
 // flags name it). Everything that can be checked without starting an
 // engine is checked here, so a mistake is found before a container starts
 // or an hour is measured.
 func (p Plan) Validate() error {
-	return inField("Plan", p.withDefaults(time.Now()).validate())
+	return field.In("Plan", p.withDefaults(time.Now()).validate())
 }
 
 func (p Plan) validate() error {
@@ -287,24 +290,24 @@ func (p Plan) validate() error {
 	}
 	switch {
 	case p.Closed == nil && p.Ladder == nil:
-		return fieldErr("Closed", "", "a closed loop (Closed: users) or a ladder (Ladder) is needed")
+		return field.New("Closed", "", "a closed loop (Closed: users) or a ladder (Ladder) is needed")
 	case p.Closed != nil && p.Ladder != nil:
-		return fieldErr("Ladder", "", "a closed loop (Closed) and a ladder cannot both be set")
+		return field.New("Ladder", "", "a closed loop (Closed) and a ladder cannot both be set")
 	case p.Relevance < 0 || p.Relevance > 100_000:
-		return fieldErr("Relevance", "relevance-queries", "%d is out of range (0 to 100000)", p.Relevance)
+		return field.New("Relevance", "relevance-queries", "%d is out of range (0 to 100000)", p.Relevance)
 	}
 	if p.Closed != nil {
 		if err := p.Closed.Validate(); err != nil {
-			return inField("Closed", err)
+			return field.In("Closed", err)
 		}
 	} else if err := p.Ladder.Validate(); err != nil {
-		return inField("Ladder", err)
+		return field.In("Ladder", err)
 	}
 	if err := p.checkLaunch(); err != nil {
-		return inField("Launch", err)
+		return field.In("Launch", err)
 	}
 	if err := p.Shard.validate(); err != nil {
-		return inField("Shard", err)
+		return field.In("Shard", err)
 	}
 	return p.validateSetups()
 }
@@ -328,18 +331,18 @@ func (p Plan) checkLaunch() error {
 // in it).
 func checkSource(src corpus.Source) (err error) {
 	if src == nil {
-		return fieldErr("Source", "corpus", "a source is needed (corpus.New)")
+		return field.New("Source", "corpus", "a source is needed (corpus.New)")
 	}
 	if isNil(src) {
-		return fieldErr("Source", "corpus", "a nil %T; make one with corpus.New", src)
+		return field.New("Source", "corpus", "a nil %T; make one with corpus.New", src)
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			err = fieldErr("Source", "corpus", "a %T that cannot be used (%v); make one with corpus.New", src, r)
+			err = field.New("Source", "corpus", "a %T that cannot be used (%v); make one with corpus.New", src, r)
 		}
 	}()
 	if src.IDs() < 1 {
-		return fieldErr("Source", "corpus", "%T has no IDs", src)
+		return field.New("Source", "corpus", "%T has no IDs", src)
 	}
 	_ = src.Schema()
 	return nil
@@ -351,13 +354,13 @@ func checkSource(src corpus.Source) (err error) {
 // engine cannot be given.
 func (p Plan) validateSetups() error {
 	if len(p.Setups) == 0 {
-		return fieldErr("Setups", "engine", "at least one engine is needed")
+		return field.New("Setups", "engine", "at least one engine is needed")
 	}
 	labels := map[string]bool{}
 	servedBy := map[string]string{} // attached URL → the driver it serves
 	for i, s := range p.Setups {
 		if err := p.validateSetup(s, labels, servedBy); err != nil {
-			return inField(fmt.Sprintf("Setups[%d]", i), err)
+			return field.In(fmt.Sprintf("Setups[%d]", i), err)
 		}
 	}
 	return nil
@@ -368,26 +371,26 @@ func (p Plan) validateSetups() error {
 func (p Plan) validateSetup(s Setup, labels map[string]bool, servedBy map[string]string) error {
 	d, err := engines.Lookup(s.Driver)
 	if err != nil {
-		return &FieldError{Field: "Driver", Flag: "engine", Err: err}
+		return &field.Error{Field: "Driver", Flag: "engine", Err: err}
 	}
 	cfg := s.Config
 	// One attached engine serves several setups of its driver, each
 	// recreating its index there in turn (Study B's setups on one
 	// server); two drivers cannot share one address.
 	if other, ok := servedBy[cfg.URL]; ok && cfg.URL != "" && other != s.Driver {
-		return fieldErr("Config.URL", "url", "one --url cannot serve both %s and %s; run them one at a time", other, s.Driver)
+		return field.New("Config.URL", "url", "one --url cannot serve both %s and %s; run them one at a time", other, s.Driver)
 	}
 	servedBy[cfg.URL] = s.Driver
 	label := s.Name()
 	if labels[label] {
-		return fieldErr("Label", "engine", "%q is listed twice; give each setup its own label", label)
+		return field.New("Label", "engine", "%q is listed twice; give each setup its own label", label)
 	}
 	labels[label] = true
 	if err := engines.CheckConfig(s.Driver, cfg); err != nil {
 		if label != s.Driver { // the driver's errors name it already
 			err = fmt.Errorf("%s: %w", label, err)
 		}
-		return inField("Config", err)
+		return field.In("Config", err)
 	}
 	// The corpus's fields, as Create will ask for them: Study B's product
 	// corpus needs tags, numbers and a vector that text-only engines refuse.
@@ -397,11 +400,11 @@ func (p Plan) validateSetup(s Setup, labels map[string]bool, servedBy map[string
 		if se := (*engines.SchemaError)(nil); errors.As(err, &se) {
 			why = se.Err // the message names the setup already
 		}
-		return &FieldError{Field: "Driver", Flag: "corpus", Err: err,
+		return &field.Error{Field: "Driver", Flag: "corpus", Err: err,
 			Msg: fmt.Sprintf("%s cannot index the %q schema: %v", label, schema.Name, why)}
 	}
 	if err := p.Calls().Mix.Check(s.Driver, d.Describe()); err != nil {
-		return inField("Driver", err)
+		return field.In("Driver", err)
 	}
 	if err := p.checkQueries(s, label, schema); err != nil {
 		return err
@@ -412,7 +415,7 @@ func (p Plan) validateSetup(s Setup, labels map[string]bool, servedBy map[string
 		secretEnv, launchable = p.Launcher.Launches(s.Driver)
 	}
 	if _, ok := p.Launch.Env[secretEnv]; ok && launchable && secretEnv != "" {
-		return fieldErr("Driver", "container-env", "%s holds the credential the launcher generates for %s; it cannot be set", secretEnv, s.Driver)
+		return field.New("Driver", "container-env", "%s holds the credential the launcher generates for %s; it cannot be set", secretEnv, s.Driver)
 	}
 	return p.validatePlace(s, d.Describe().Embedded, launchable)
 }
@@ -437,7 +440,7 @@ func (p Plan) checkQueries(s Setup, label string, schema engines.Schema) error {
 		q := samples[kind]
 		q.K = p.Calls().K
 		if err := engines.CheckQuery(s.Driver, s.Config, schema, q); err != nil {
-			return &FieldError{Field: "Source", Flag: "queries", Err: err,
+			return &field.Error{Field: "Source", Flag: "queries", Err: err,
 				Msg: fmt.Sprintf("%s cannot run %s queries (%s): %v", label, kind, q.Shape(), err)}
 		}
 	}
@@ -452,31 +455,31 @@ func (p Plan) validatePlace(s Setup, embedded, launchable bool) error {
 	cfg, label := s.Config, s.Name()
 	switch given := p.Launch.Given(); {
 	case embedded && cfg.URL != "":
-		return fieldErr("Config.URL", "url", "%s is embedded and runs in this process; there is nothing to attach to", s.Driver)
+		return field.New("Config.URL", "url", "%s is embedded and runs in this process; there is nothing to attach to", s.Driver)
 	case embedded && cfg.Username != "":
-		return fieldErr("Config.Username", "username", "%s is embedded and runs in this process; it has no users", s.Driver)
+		return field.New("Config.Username", "username", "%s is embedded and runs in this process; it has no users", s.Driver)
 	case embedded && cfg.Password != "":
-		return fieldErr("Config.Password", "password", "%s is embedded and runs in this process; it has no password", s.Driver)
+		return field.New("Config.Password", "password", "%s is embedded and runs in this process; it has no password", s.Driver)
 	case embedded && cfg.APIKey != "":
-		return fieldErr("Config.APIKey", "api-key", "%s is embedded and runs in this process; it has no API key", s.Driver)
+		return field.New("Config.APIKey", "api-key", "%s is embedded and runs in this process; it has no API key", s.Driver)
 	case !embedded && cfg.DataDir != "":
-		return fieldErr("Config.DataDir", "data-dir", "%s is not embedded; its index lives in its server", s.Driver)
+		return field.New("Config.DataDir", "data-dir", "%s is not embedded; its index lives in its server", s.Driver)
 	case embedded && given != "":
-		return fieldErr("Driver", given, "%s is embedded and runs in this process, not in a container", s.Driver)
+		return field.New("Driver", given, "%s is embedded and runs in this process, not in a container", s.Driver)
 	case !embedded && cfg.URL == "" && p.Launcher != nil && !launchable:
-		return fieldErr("Config.URL", "engine", "%s has no container definition; give --url of a running one", s.Driver)
+		return field.New("Config.URL", "engine", "%s has no container definition; give --url of a running one", s.Driver)
 	case cfg.URL != "" && given != "":
-		return fieldErr("Config.URL", given, "--url attaches to a running engine; nothing is started to configure")
+		return field.New("Config.URL", given, "--url attaches to a running engine; nothing is started to configure")
 	case p.Shard != nil && cfg.URL == "":
 		// Each shard would start its own engine and load it, and the
 		// merged result would describe no engine at all.
-		return fieldErr("Config.URL", "shard", "the shards of a run share one engine, attached by --url; %s would run its own in every shard", label)
+		return field.New("Config.URL", "shard", "the shards of a run share one engine, attached by --url; %s would run its own in every shard", label)
 	case !embedded && cfg.URL == "" && p.Launcher == nil:
-		return fieldErr("Config.URL", "url", "%s runs in a container and the plan has no Launcher to start it: set Plan.Launcher (container.Launcher{} of engines/container runs it in Docker), or Config.URL to attach to a running one", s.Driver)
+		return field.New("Config.URL", "url", "%s runs in a container and the plan has no Launcher to start it: set Plan.Launcher (container.Launcher{} of engines/container runs it in Docker), or loops.Config.URL to attach to a running one", s.Driver)
 	}
 	if cfg.DataDir != "" {
 		if err := CheckDir(cfg.DataDir, false); err != nil {
-			return &FieldError{Field: "Config.DataDir", Flag: "data-dir", Err: err}
+			return &field.Error{Field: "Config.DataDir", Flag: "data-dir", Err: err}
 		}
 	}
 	return nil
@@ -502,4 +505,18 @@ func CheckDir(path string, write bool) error {
 		}
 		return nil
 	}
+}
+
+// isNil says whether v is nil or an interface holding a nil pointer (or
+// map, slice, func, channel): a typed nil compares unequal to nil, and
+// calling its methods panics.
+func isNil(v any) bool {
+	if v == nil {
+		return true
+	}
+	switch r := reflect.ValueOf(v); r.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Chan, reflect.Interface:
+		return r.IsNil()
+	}
+	return false
 }

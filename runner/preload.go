@@ -12,6 +12,7 @@ import (
 	"github.com/searchbench/searchbench/workload/corpus"
 
 	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/runner/guard"
 	"github.com/searchbench/searchbench/runner/result"
 )
 
@@ -156,7 +157,7 @@ func (l *preload) call(f func(context.Context) error, n int) {
 		return // stopped: not tried
 	}
 	cctx, cancel := context.WithTimeout(l.pctx, l.timeout)
-	err := guardErr(func() error { return f(cctx) })
+	err := guard.Err(func() error { return f(cctx) })
 	// Cut short by the stop, not failed by itself.
 	cut := l.ctx.Err() == nil && errors.Is(cctx.Err(), context.Canceled)
 	cancel()
@@ -194,7 +195,7 @@ func (l *preload) failure(total int) error {
 // driver can say so, and checks the engine's count of them (p.Count).
 func checkLoaded(ctx context.Context, e engines.Engine, total int, p *result.Preload) error {
 	if r, ok := e.(engines.Refresher); ok {
-		if err := guardErr(func() error { return r.Refresh(ctx) }); err != nil {
+		if err := guard.Err(func() error { return r.Refresh(ctx) }); err != nil {
 			return fmt.Errorf("pre-population: refresh: %w", err)
 		}
 	}
@@ -204,7 +205,7 @@ func checkLoaded(ctx context.Context, e engines.Engine, total int, p *result.Pre
 		// a background batcher, so its Count reads until two reads agree,
 		// 300 ms apart), which is no one call; like the refresh before it,
 		// it is bounded by the run.
-		n, err := guard(func() (int64, error) { return cnt.Count(ctx) })
+		n, err := guard.Call(func() (int64, error) { return cnt.Count(ctx) })
 		if err != nil {
 			return fmt.Errorf("pre-population: count: %w", err)
 		}

@@ -3,303 +3,43 @@ package runner
 import (
 	"context"
 	"errors"
-	"fmt"
-	"math"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/searchbench/searchbench/workload/corpus/text"
-
 	"github.com/searchbench/searchbench/dataset"
-	"github.com/searchbench/searchbench/engines"
-	"github.com/searchbench/searchbench/runner/event"
-	"github.com/searchbench/searchbench/runner/result"
+	"github.com/searchbench/searchbench/runner/guard"
+	"github.com/searchbench/searchbench/runner/internal/runnertest"
+	"github.com/searchbench/searchbench/runner/loops"
 	"github.com/searchbench/searchbench/workload"
 )
 
-func testCorpus(t testing.TB, ids int, prepop float64) text.Text {
-	t.Helper()
-	c, err := dataset.New(dataset.Config{Seed: 1, IDs: ids, Prepopulate: prepop})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return text.Text{Corpus: c}
-}
-
-func quickConfig(users ...int) Config {
-	return Config{
-		Users: users, SpawnRate: 1000, Settle: 50 * time.Millisecond, Measure: 300 * time.Millisecond,
-		Calls: Calls{Timeout: time.Second, Mix: workload.DefaultMix, Seed: 1, K: 10},
-	}
-}
-
-func TestClosedLoopMeasuresEveryOperation(t *testing.T) {
-	e := newMem()
-	e.delay = 200 * time.Microsecond
-	c := testCorpus(t, 500, 0.5)
-	if _, err := Prepopulate(context.Background(), e, c, DefaultTimeout, nil); err != nil {
-		t.Fatal(err)
-	}
-	levels := ClosedLoop(context.Background(), e, c, quickConfig(4, 16), Emitter{}, nil)
-	if len(levels) != 2 || levels[0].Users != 4 || levels[1].Users != 16 {
-		t.Fatalf("levels %+v", levels)
-	}
-	for _, l := range levels {
-		if l.Partial || time.Duration(l.Window) != 300*time.Millisecond {
-			t.Errorf("%d users: partial %v, window %v; want the full 300ms window", l.Users, l.Partial, time.Duration(l.Window))
-		}
-		var total int64
-		for _, o := range l.Ops {
-			total += o.Count
-			if len(o.Errors) != 0 {
-				t.Errorf("%d users: %s errors %v", l.Users, o.Op, o.Errors)
-			}
-		}
-		search, _ := l.Op("search")
-		upsert, _ := l.Op("upsert")
-		if search.Count == 0 || upsert.Count == 0 {
-			t.Fatalf("%d users: search %d, upsert %d calls; want both", l.Users, search.Count, upsert.Count)
-		}
-		if f := float64(search.Count) / float64(total); f < 0.7 || f > 0.9 {
-			t.Errorf("%d users: search fraction %.2f, want ≈ 0.8", l.Users, f)
-		}
-		if math.Abs(l.TotalRPS-float64(total)/0.3) > 1e-6 {
-			t.Errorf("total RPS %.1f != measured calls / window", l.TotalRPS)
-		}
-		if search.Latency.P50 <= 0 || search.Latency.P50 > search.Latency.P99 || search.Latency.P99 > search.Latency.Max {
-			t.Errorf("search latency %+v is not ordered", search.Latency)
-		}
-	}
-	// Ramp and settle are not measured: the engine saw more calls than the
-	// windows recorded.
-	var recorded int64
-	for _, l := range levels {
-		for _, o := range l.Ops {
-			recorded += o.Count + o.ErrorCount()
-		}
-	}
-	if recorded >= e.calls.Load() {
-		t.Errorf("recorded %d calls but the engine served %d; the settle phase was measured", recorded, e.calls.Load())
-	}
-}
-
-func TestDeletesOfMissingIDsAreCountedApart(t *testing.T) {
-	e := newMem()
-	c := testCorpus(t, 200, 0) // nothing pre-populated: most deletes miss
-	cfg := quickConfig(4)
-	cfg.Mix = workload.Mix{workload.Delete: 1, workload.Upsert: 1}
-	l := ClosedLoop(context.Background(), e, c, cfg, Emitter{}, nil)[0]
-	del, _ := l.Op("delete")
-	if del.NotFound == 0 || del.NotFound > del.Count || len(del.Errors) != 0 {
-		t.Fatalf("delete %+v: want not-found deletes counted as done and apart, not as errors", del)
-	}
-}
-
-// An engine that starts failing mid-run: every failure is counted by class
-// and operation, and the run still completes with a full window.
-func TestFailingEngineIsCountedByClass(t *testing.T) {
-	e := newMem()
-	e.fail = func(op string, call int64) error {
-		if call < 200 {
-			return nil
-		}
-		switch op {
-		case "upsert":
-			return fmt.Errorf("mem: 429: %w", engines.ErrOverloaded)
-		case "search":
-			if call%2 == 0 {
-				return errors.New("mem: connection reset")
-			}
-		}
-		return nil
-	}
-	c := testCorpus(t, 300, 0.9)
-	l := ClosedLoop(context.Background(), e, c, quickConfig(4), Emitter{}, nil)[0]
-	up, _ := l.Op("upsert")
-	se, _ := l.Op("search")
-	if up.Errors["overloaded"] == 0 || se.Errors["other"] == 0 {
-		t.Fatalf("errors not counted by class: upsert %v, search %v", up.Errors, se.Errors)
-	}
-	if l.Partial || se.Count == 0 {
-		t.Fatalf("run did not complete: partial %v, %d searches", l.Partial, se.Count)
-	}
-	// What failed is kept beside how often: the messages in the JSON and in
-	// a warning line per operation.
-	if ex := up.ErrorExamples["overloaded"]; len(ex) != 1 || ex[0] != "mem: 429: overloaded or rejected" {
-		t.Errorf("upsert error examples %q; want the one message", up.ErrorExamples)
-	}
-	var warned bool
-	for _, w := range l.Warnings.Texts() {
-		if strings.HasPrefix(w, fmt.Sprintf("search: %d failed calls (other %d), e.g. other: \"mem: connection reset\"", se.Errors["other"], se.Errors["other"])) {
-			warned = true
-		}
-	}
-	if !warned {
-		t.Errorf("no search error warning among %q", l.Warnings)
-	}
-}
-
-func TestInterruptedLevelIsPartial(t *testing.T) {
-	e := newMem()
-	e.delay = time.Millisecond
-	c := testCorpus(t, 100, 1)
-	cfg := quickConfig(4, 4)
-	cfg.Measure = time.Hour // only an interrupt ends it
-	ctx, cancel := context.WithCancel(context.Background())
-	ev := watch(event.Phase, func(e event.Event) {
-		if e.Phase == "measure" {
-			time.AfterFunc(100*time.Millisecond, cancel)
-		}
-	})
-	levels := ClosedLoop(ctx, e, c, cfg, ev, nil)
-	if len(levels) != 1 || !levels[0].Partial {
-		t.Fatalf("levels %+v; want one partial level", levels)
-	}
-	if w := time.Duration(levels[0].Window); w <= 0 || w >= time.Hour {
-		t.Fatalf("window %v; want the part that ran", w)
-	}
-	if s, _ := levels[0].Op("search"); s.Count == 0 || len(s.Errors) != 0 {
-		t.Fatalf("search %+v: want what was measured, and no canceled calls counted as errors", s)
-	}
-}
-
 func TestPrepopulate(t *testing.T) {
-	c := testCorpus(t, 3000, 0.95)
-	single := newMem()
-	p, err := Prepopulate(context.Background(), single, c, DefaultTimeout, nil)
+	c := runnertest.Text(t, 3000, 0.95)
+	single := runnertest.NewMem()
+	p, err := Prepopulate(context.Background(), single, c, loops.DefaultTimeout, nil)
 	if err != nil || p.Bulk || p.Count != int64(c.PrepopulatedCount()) || !p.CountOK {
 		t.Fatalf("single upserts: %+v, %v", p, err)
 	}
-	bulk := &bulkEngine{memEngine: newMem()}
+	bulk := &runnertest.Bulk{Mem: runnertest.NewMem()}
 	var last int
-	p, err = Prepopulate(context.Background(), bulk, c, DefaultTimeout, func(done, total int) { last = max(last, done) })
-	if err != nil || !p.Bulk || bulk.batches.Load() != int64((c.PrepopulatedCount()+preloadBatch-1)/preloadBatch) {
-		t.Fatalf("bulk: %+v, %v, %d batches", p, err, bulk.batches.Load())
+	p, err = Prepopulate(context.Background(), bulk, c, loops.DefaultTimeout, func(done, total int) { last = max(last, done) })
+	if err != nil || !p.Bulk || bulk.Batches.Load() != int64((c.PrepopulatedCount()+preloadBatch-1)/preloadBatch) {
+		t.Fatalf("bulk: %+v, %v, %d batches", p, err, bulk.Batches.Load())
 	}
 	if last != c.PrepopulatedCount() {
 		t.Fatalf("progress reached %d of %d", last, c.PrepopulatedCount())
 	}
 	for id := uint32(1); id <= 3000; id++ {
-		_, has := bulk.docs[dataset.DocID(id)]
+		_, has := bulk.Docs[dataset.DocID(id)]
 		if has != c.Prepopulated(id) {
 			t.Fatalf("ID %d loaded %v, pre-populated %v", id, has, c.Prepopulated(id))
 		}
 	}
-	short := newMem()
-	short.drop = 3
-	if _, err := Prepopulate(context.Background(), short, c, DefaultTimeout, nil); err == nil {
+	short := runnertest.NewMem()
+	short.Drop = 3
+	if _, err := Prepopulate(context.Background(), short, c, loops.DefaultTimeout, nil); err == nil {
 		t.Fatal("a count 3 short of the corpus was accepted")
-	}
-}
-
-func TestConfigValidate(t *testing.T) {
-	ok := quickConfig(10)
-	if err := ok.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	bad := []func(*Config){
-		func(c *Config) { c.Users = nil },
-		func(c *Config) { c.Users = []int{0} },
-		func(c *Config) { c.Users = []int{10, -1} },
-		func(c *Config) { c.SpawnRate = 0 },
-		func(c *Config) { c.Measure = 0 },
-		func(c *Config) { c.Settle = -time.Second },
-		func(c *Config) { c.Timeout = 0 },
-		func(c *Config) { c.K = 0 },
-		func(c *Config) { c.Mix = workload.Mix{} },
-	}
-	for i, f := range bad {
-		c := ok
-		f(&c)
-		if err := c.Validate(); err == nil {
-			t.Errorf("case %d: %+v accepted", i, c)
-		}
-	}
-}
-
-// BenchmarkUsers1500 runs 1,500 closed-loop users against an in-memory
-// engine with a 2 ms service time and reports the harness's memory.
-func BenchmarkUsers1500(b *testing.B) {
-	c := testCorpus(b, dataset.DefaultIDs, 0)
-	for b.Loop() {
-		e := newMem()
-		e.delay = 2 * time.Millisecond
-		cfg := quickConfig(1500)
-		cfg.SpawnRate, cfg.Settle, cfg.Measure = 10_000, 500*time.Millisecond, 2*time.Second
-		var peak uint64
-		ev := watch(event.Progress, func(event.Event) {
-			var ms runtime.MemStats
-			runtime.ReadMemStats(&ms)
-			peak = max(peak, ms.Sys)
-		})
-		l := ClosedLoop(context.Background(), e, c, cfg, ev, nil)[0]
-		b.ReportMetric(float64(peak)/(1<<20), "MB-sys")
-		b.ReportMetric(l.TotalRPS, "ops/s")
-	}
-}
-
-// The client-bound warning follows the harness's self-check readings. They
-// are injected (measureSelf is the seam), so the test holds whatever else the
-// machine runs: a high CPU share or a late scheduler warns, naming which, and
-// calm readings do not; the level carries the readings it was judged on.
-func TestClientBoundWarning(t *testing.T) {
-	c := testCorpus(t, 1000, 0.5)
-	real := measureSelf
-	t.Cleanup(func() { measureSelf = real })
-	cases := []struct {
-		cpu, sched float64
-		want       string // in the warning; "" for none
-	}{
-		{0.95, 0.2, "used 95% of its CPUs"},
-		{0.30, 2.5, "waited up to 2.50 ms (p99)"},
-		{0.97, 3.0, "used 97% of its CPUs and its goroutines waited up to 3.00 ms"},
-		{0.30, 0.2, ""},
-		{clientBoundCPU, ms(schedLate), ""}, // at the thresholds, not beyond
-	}
-	for _, k := range cases {
-		measureSelf = func() func() (float64, float64) {
-			return func() (float64, float64) { return k.cpu, k.sched }
-		}
-		l := ClosedLoop(context.Background(), newMem(), c, quickConfig(2), Emitter{}, nil)[0]
-		var got string
-		for _, w := range l.Warnings {
-			if w.Kind == result.WarningClientBound {
-				got = w.String()
-			}
-		}
-		if l.ClientCPU != k.cpu || l.SchedLatencyP99 != k.sched {
-			t.Errorf("level CPU %.2f, scheduler p99 %.2f ms; want the readings %.2f, %.2f", l.ClientCPU, l.SchedLatencyP99, k.cpu, k.sched)
-		}
-		if (k.want == "") != (got == "") || !strings.Contains(got, k.want) {
-			t.Errorf("CPU %.2f, scheduler p99 %.2f ms: warning %q; want one saying %q", k.cpu, k.sched, got, k.want)
-		}
-	}
-}
-
-// The real self-check reads this process: CPU burnt inside the window shows
-// as a share above zero (however little of the machine the test was given),
-// and the scheduler histogram's quantile reads the right bucket.
-func TestSelfCheckReadsTheProcess(t *testing.T) {
-	end := measureSelf()
-	x := uint64(1)
-	for i := range 20_000_000 { // a bounded count, not a bounded time
-		x = x*6364136223846793005 + uint64(i)
-	}
-	cpu, sched := end()
-	if !(cpu > 0 && cpu <= 1.05) || sched < 0 || x == 0 {
-		t.Errorf("CPU share %.3f, scheduler p99 %.3f ms; want a share in (0, 1] after burning CPU", cpu, sched)
-	}
-	h := schedHist{counts: []uint64{0, 90, 9, 1}, buckets: []float64{0, 1e-4, 1e-3, 1e-2, math.Inf(1)}}
-	prev := schedHist{counts: []uint64{0, 90, 0, 0}, buckets: h.buckets}
-	// A quantile is its bucket's upper boundary; the open last bucket
-	// reads as its lower one.
-	if p50, p99 := h.quantileMS(0.5), h.quantileMS(0.99); p50 != 1 || p99 != 10 {
-		t.Errorf("p50 %v ms, p99 %v ms; want 1 and 10", p50, p99)
-	}
-	if p50 := h.since(prev).quantileMS(0.5); p50 != 10 {
-		t.Errorf("p50 since the snapshot %v ms; want 10 (the 90 fast ones were before it)", p50)
 	}
 }
 
@@ -307,16 +47,16 @@ func TestSelfCheckReadsTheProcess(t *testing.T) {
 // finishes, the call counts as an error whose message names the line, and
 // pre-population reports the panic as its error.
 func TestDriverPanicsAreFailedCalls(t *testing.T) {
-	e := newMem()
-	e.fail = func(op string, call int64) error {
+	e := runnertest.NewMem()
+	e.Fail = func(op string, call int64) error {
 		if op == "search" && call%50 == 0 {
 			var m map[string]int
 			m["boom"]++ // a nil map write: what a driver bug looks like
 		}
 		return nil
 	}
-	c := testCorpus(t, 300, 0.9)
-	l := ClosedLoop(context.Background(), e, c, quickConfig(4), Emitter{}, nil)[0]
+	c := runnertest.Text(t, 300, 0.9)
+	l := loops.ClosedLoop(context.Background(), e, c, quickConfig(4), loops.Emitter{}, nil)[0]
 	se, _ := l.Op("search")
 	if se.Errors["other"] == 0 || l.Partial || se.Count == 0 {
 		t.Fatalf("search: %d ok, errors %v, partial %v; want the panics counted and the level whole", se.Count, se.Errors, l.Partial)
@@ -327,16 +67,26 @@ func TestDriverPanicsAreFailedCalls(t *testing.T) {
 		t.Errorf("example %q; want the panic and the line that panicked", ex)
 	}
 
-	e = newMem()
-	e.fail = func(op string, call int64) error {
+	e = runnertest.NewMem()
+	e.Fail = func(op string, call int64) error {
 		if call == 10 {
 			panic("upsert exploded")
 		}
 		return nil
 	}
-	_, err := Prepopulate(context.Background(), e, c, DefaultTimeout, nil)
-	var pe *PanicError
+	_, err := Prepopulate(context.Background(), e, c, loops.DefaultTimeout, nil)
+	var pe *guard.PanicError
 	if !errors.As(err, &pe) || pe.Value != "upsert exploded" {
 		t.Errorf("pre-population error %v; want the driver's panic", err)
 	}
+}
+
+// quickConfig is a short closed loop for plans, as the loops' tests have it.
+func quickConfig(users ...int) loops.Config {
+	return loops.Config{Users: users, SpawnRate: 1000, Settle: 50 * time.Millisecond, Measure: 300 * time.Millisecond, Calls: loops.Calls{Timeout: time.Second, Mix: workload.DefaultMix, Seed: 1, K: 10}}
+}
+
+// openConfig is an open loop of workers for plans, as the loops' tests have it.
+func openConfig(workers int) loops.OpenConfig {
+	return loops.OpenConfig{Workers: workers, Arrival: "constant", Calls: loops.Calls{Timeout: 5 * time.Second, Mix: workload.Presets["search"], Seed: 1, K: 10}}
 }

@@ -7,7 +7,10 @@ import (
 	"fmt"
 
 	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/runner/checks"
 	"github.com/searchbench/searchbench/runner/event"
+	"github.com/searchbench/searchbench/runner/guard"
+	"github.com/searchbench/searchbench/runner/loops"
 	"github.com/searchbench/searchbench/runner/result"
 )
 
@@ -21,7 +24,7 @@ type setupRun struct {
 	embedded bool
 	cfg      engines.Config
 	er       result.EngineRun
-	em       Emitter
+	em       loops.Emitter
 	shards   shardSteps
 	sampled  func(context.Context) (map[string]float64, error) // the launched engine's CPU and memory
 	releases []func()                                          // in the order acquired
@@ -56,7 +59,9 @@ func (r *run) setup(ctx context.Context, s Setup) result.EngineRun {
 func (st *setupRun) guarded(ctx context.Context) {
 	defer st.end()
 	defer st.setupDone() // a setup that failed before its loops
-	defer func() { st.shards.abandon(ctx, &StopReason{"failed: " + firstLine(cmp.Or(st.er.Error, "panicked"))}) }()
+	defer func() {
+		st.shards.abandon(ctx, &loops.StopReason{Why: "failed: " + firstLine(cmp.Or(st.er.Error, "panicked"))})
+	}()
 	defer st.release()
 	if err := st.steps(ctx); err != nil && !errors.Is(err, errInterrupted) {
 		st.er.Error = err.Error()
@@ -135,13 +140,13 @@ func (st *setupRun) prepare(ctx context.Context, e engines.Engine) error {
 	}
 	st.logf(name, "loaded %d documents in %.1fs (%.0f docs/s), engine count %d",
 		preload.Documents, preload.Duration.Seconds(), preload.DocsPerS, preload.Count)
-	known := CheckRelevance(ctx, e, p.Source, p.Relevance, calls.K, calls.Timeout)
+	known := checks.CheckRelevance(ctx, e, p.Source, p.Relevance, calls.K, calls.Timeout)
 	rel := known
 	if st.truth != nil {
 		if rel == nil {
 			rel = &result.Relevance{K: calls.K, ByKind: map[string]*result.RelevanceKind{}}
 		}
-		rel.Exact = checkExact(ctx, e, st.truth, calls.K, calls.Timeout)
+		rel.Exact = checks.CheckExact(ctx, e, st.truth, calls.K, calls.Timeout)
 		for _, x := range rel.Exact {
 			if x.Expected == 0 {
 				// No figure: a 0.000 here would read as an index that
@@ -171,9 +176,10 @@ func (st *setupRun) drive(ctx context.Context, e engines.Engine) error {
 	if p.Closed != nil {
 		cfg := *p.Closed
 		cfg.Share = p.Shard.Share()
-		cfg.Known.Idle, cfg.Known.truth = st.er.Relevance, st.truth
+		cfg.Known.Idle = st.er.Relevance
+		cfg.Known = cfg.Known.WithTruth(st.truth)
 		cfg.Sampled = st.sampled
-		st.er.Levels = ClosedLoop(ctx, e, p.Source, cfg, st.em, st.shards.barrier())
+		st.er.Levels = loops.ClosedLoop(ctx, e, p.Source, cfg, st.em, st.shards.barrier())
 		if len(st.er.Levels) < len(cfg.Users) {
 			return st.shards.stopped(ctx)
 		}
@@ -181,9 +187,10 @@ func (st *setupRun) drive(ctx context.Context, e engines.Engine) error {
 	}
 	cfg := *p.Ladder
 	cfg.Open.Share = p.Shard.Share()
-	cfg.Open.Known.Idle, cfg.Open.Known.truth = st.er.Relevance, st.truth
+	cfg.Open.Known.Idle = st.er.Relevance
+	cfg.Open.Known = cfg.Open.Known.WithTruth(st.truth)
 	cfg.Open.Sampled = st.sampled
-	l := RunLadder(ctx, e, p.Source, cfg, st.em, st.shards.barrier())
+	l := loops.RunLadder(ctx, e, p.Source, cfg, st.em, st.shards.barrier())
 	st.er.Ladder = &l
 	return st.shards.lost()
 }
@@ -217,7 +224,7 @@ func (st *setupRun) setupDone() {
 // from the result's messages. guarded defers it first, so it runs last.
 func (st *setupRun) end() {
 	if v := recover(); v != nil {
-		st.er.Error = Recovered(v).Error()
+		st.er.Error = guard.Recovered(v).Error()
 	}
 	RedactMessages(&st.er, st.cfg.Secrets())
 }

@@ -13,108 +13,16 @@ import (
 	"time"
 
 	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/runner/checks"
+	"github.com/searchbench/searchbench/runner/field"
+	"github.com/searchbench/searchbench/runner/internal/runnertest"
+	"github.com/searchbench/searchbench/runner/loops"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/runner/shard"
 	"github.com/searchbench/searchbench/workload"
 )
 
-// The users of N shards, each stream keyed by its global user index, are
-// exactly one machine's users with the same streams.
-func TestShardUsersAreOneMachinesUsers(t *testing.T) {
-	cfg := quickConfig(1)
-	for _, users := range []int{1, 2, 10, 37} {
-		for shards := 1; shards <= 4; shards++ {
-			for level := range 2 {
-				_, one := userStreams(cfg, 1000, level, users)
-				union := map[int][]workload.Step{}
-				for i := range shards {
-					c := cfg
-					c.Share = shard.Share{Index: i, Count: shards}
-					first, streams := userStreams(c, 1000, level, users)
-					for j, s := range streams {
-						if _, dup := union[first+j]; dup {
-							t.Fatalf("%d users / %d shards: user %d is on two shards", users, shards, first+j)
-						}
-						union[first+j] = steps(s.Next, 30)
-					}
-				}
-				if len(union) != len(one) {
-					t.Fatalf("%d users / %d shards: %d users in all, want %d", users, shards, len(union), len(one))
-				}
-				for g, s := range one {
-					if !slices.Equal(union[g], steps(s.Next, 30)) {
-						t.Fatalf("%d users / %d shards, level %d: user %d's stream differs from one machine's", users, shards, level, g)
-					}
-				}
-			}
-		}
-	}
-}
-
-func steps(next func() workload.Step, n int) []workload.Step {
-	out := make([]workload.Step, n)
-	for i := range out {
-		out[i] = next()
-	}
-	return out
-}
-
-type arrival struct {
-	k  uint64
-	at time.Duration
-	st workload.Step
-}
-
-func allArrivals(a *arrivals) []arrival {
-	var out []arrival
-	for {
-		k, at, st, ok := a.next()
-		if !ok {
-			return out
-		}
-		out = append(out, arrival{k, at, st})
-	}
-}
-
-// The arrivals of N shards, merged in order, are one machine's schedule
-// with one machine's operations: the same (time, op, ID) for every k.
-func TestShardArrivalsAreOneMachinesSchedule(t *testing.T) {
-	cfg := openConfig(1)
-	cfg.Mix = workload.DefaultMix
-	for _, process := range []string{"constant", "poisson"} {
-		sched := func() workload.Schedule {
-			s, err := workload.NewSchedule(process, 3000, 500*time.Millisecond, 7)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return s
-		}
-		one := allArrivals(newArrivals(cfg, 1000, sched()))
-		if len(one) < 1000 {
-			t.Fatalf("%s: %d arrivals", process, len(one))
-		}
-		for shards := 1; shards <= 4; shards++ {
-			var union []arrival
-			for i := range shards {
-				c := cfg
-				c.Share = shard.Share{Index: i, Count: shards}
-				mine := allArrivals(newArrivals(c, 1000, sched()))
-				for _, a := range mine {
-					if a.k%uint64(shards) != uint64(i) {
-						t.Fatalf("%s, %d shards: shard %d sent arrival %d", process, shards, i, a.k)
-					}
-				}
-				union = append(union, mine...)
-			}
-			slices.SortFunc(union, func(a, b arrival) int { return int(a.k) - int(b.k) })
-			if !slices.Equal(union, one) {
-				t.Fatalf("%s, %d shards: the union of the shards' arrivals is not one machine's (%d vs %d)", process, shards, len(union), len(one))
-			}
-		}
-	}
-}
-
-// sharedMem is a test driver: engines "at a URL" that are one memEngine
+// sharedMem is a test driver: engines "at a URL" that are one runnertest.Mem
 // per URL in this process, so that several shards' Runs share an engine
 // as they would a server. It exists for the runner's shard tests only.
 type sharedMem struct{}
@@ -125,7 +33,7 @@ var (
 )
 
 type sharedEngine struct {
-	*memEngine
+	*runnertest.Mem
 	creates atomic.Int64
 
 	wmu     sync.Mutex
@@ -139,7 +47,7 @@ func (e *sharedEngine) Upsert(ctx context.Context, d engines.Document) error {
 	e.wmu.Lock()
 	e.written[fmt.Sprintf("%s|%s|%s", d.ID, d.Text("name"), d.Text("content"))]++
 	e.wmu.Unlock()
-	return e.memEngine.Upsert(ctx, d)
+	return e.Mem.Upsert(ctx, d)
 }
 
 // rewrites is how many upserts wrote a document that an earlier one wrote.
@@ -155,7 +63,7 @@ func (e *sharedEngine) rewrites() (n, writes int) {
 
 func (e *sharedEngine) Create(ctx context.Context, s engines.Schema) error {
 	e.creates.Add(1)
-	return e.memEngine.Create(ctx, s)
+	return e.Mem.Create(ctx, s)
 }
 
 func (e *sharedEngine) Attach(context.Context, engines.Schema) error {
@@ -177,11 +85,11 @@ func (sharedMem) Open(_ context.Context, cfg engines.Config) (engines.Engine, er
 	defer sharedMu.Unlock()
 	e := sharedEngines[cfg.URL]
 	if e == nil {
-		e = &sharedEngine{memEngine: newMem(), written: map[string]int{}}
+		e = &sharedEngine{Mem: runnertest.NewMem(), written: map[string]int{}}
 		sharedEngines[cfg.URL] = e
 		if strings.HasSuffix(cfg.URL, "leaky") {
 			pw := cfg.Password.Reveal()
-			e.fail = func(op string, _ int64) error {
+			e.Fail = func(op string, _ int64) error {
 				if op == "search" {
 					return fmt.Errorf("sharedmem: key %s refused", pw)
 				}
@@ -196,11 +104,11 @@ func init() { engines.Register("sharedmem", sharedMem{}) }
 
 // shardPlans are n plans of the same run, shard i of n each, against the
 // shared engine at url.
-func shardPlans(t *testing.T, n int, url string, closed *Config, ladder *LadderConfig) []Plan {
+func shardPlans(t *testing.T, n int, url string, closed *loops.Config, ladder *loops.LadderConfig) []Plan {
 	plans := make([]Plan, n)
 	for i := range plans {
 		plans[i] = Plan{
-			Source: testCorpus(t, 300, 0.5), Closed: closed, Ladder: ladder,
+			Source: runnertest.Text(t, 300, 0.5), Closed: closed, Ladder: ladder,
 			Setups: []Setup{{Driver: "sharedmem", Config: engines.Config{URL: url}}},
 			Shard:  &ShardPlan{Index: i, Count: n, RegisterTimeout: 30 * time.Second},
 		}
@@ -272,9 +180,9 @@ func opCount(ops []result.OpStats) (n int64) {
 
 func TestShardedRunSplitsTheUsersAndStartsTogether(t *testing.T) {
 	url := uniqueURL(t)
-	res, o := runShards(t, shardPlans(t, 3, url, &Config{Users: []int{2, 10}, SpawnRate: 1000, Settle: 50 * time.Millisecond,
-		Measure: 300 * time.Millisecond, Freshness: FreshnessConfig{Off: true},
-		Calls: Calls{Timeout: time.Second, Mix: workload.DefaultMix, Seed: 1, K: 10}}, nil))
+	res, o := runShards(t, shardPlans(t, 3, url, &loops.Config{Users: []int{2, 10}, SpawnRate: 1000, Settle: 50 * time.Millisecond,
+		Measure: 300 * time.Millisecond, Freshness: checks.FreshnessConfig{Off: true},
+		Calls: loops.Calls{Timeout: time.Second, Mix: workload.DefaultMix, Seed: 1, K: 10}}, nil))
 	if o == nil || o.Partial() || o.Starts != 4 {
 		t.Fatalf("coordinator: %+v; want every result and 4 starts (prepared, attached, 2 levels); shard 0: %+v", o, res[0])
 	}
@@ -347,7 +255,7 @@ func TestAShardThatCannotOpenStopsTheOthers(t *testing.T) {
 
 func TestShardedLadderSplitsEveryArrival(t *testing.T) {
 	url := uniqueURL(t)
-	l := &LadderConfig{Open: openConfig(4), Rates: workload.Ladder{Start: 200, Step: 2, Stop: 400},
+	l := &loops.LadderConfig{Open: openConfig(4), Rates: workload.Ladder{Start: 200, Step: 2, Stop: 400},
 		Duration: 200 * time.Millisecond, Repeat: 2, Factor: 5, MinAchieved: 0.5, Explode: 1000}
 	res, o := runShards(t, shardPlans(t, 2, url, nil, l))
 	if o == nil || o.Partial() || o.Starts != 2+2*2 {
@@ -380,10 +288,10 @@ func TestShardedLadderSplitsEveryArrival(t *testing.T) {
 }
 
 func TestAShardedPlanAttachesByURL(t *testing.T) {
-	p := Plan{Source: testCorpus(t, 100, 0.5), Closed: ptr(quickConfig(2)),
+	p := Plan{Source: runnertest.Text(t, 100, 0.5), Closed: ptr(quickConfig(2)),
 		Setups: []Setup{{Driver: "bleve"}}, Shard: &ShardPlan{Index: 0, Count: 3}}
 	err := p.Validate()
-	var fe *FieldError
+	var fe *field.Error
 	if !errors.As(err, &fe) || !strings.HasPrefix(fe.Setting(), "shard: ") || strings.Contains(err.Error(), "\n") {
 		t.Errorf("an embedded engine in a sharded plan: %v; want one line naming shard", err)
 	}

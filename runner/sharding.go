@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/searchbench/searchbench/runner/event"
+	"github.com/searchbench/searchbench/runner/loops"
 
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/runner/internal/pace"
@@ -20,7 +21,7 @@ import (
 // unsharded run's (alone) adds nothing.
 type shardSteps interface {
 	// barrier is the loops' Barrier: nil when the run is not synchronised.
-	barrier() Barrier
+	barrier() loops.Barrier
 	// ready makes the engine's index ready for the loops. prepare makes it
 	// in the process that prepares (an unsharded run, shard 0); the other
 	// shards wait until it has and attach to it. A synchronised shard
@@ -30,7 +31,7 @@ type shardSteps interface {
 	// abandon tells the other shards why this one's setup failed before
 	// ready's first start, so that they stop it too instead of waiting
 	// for this shard there.
-	abandon(ctx context.Context, why *StopReason)
+	abandon(ctx context.Context, why *loops.StopReason)
 	// stopped is the error of a closed loop that ended before its last
 	// level: the shards stopped it, or the run was interrupted.
 	stopped(ctx context.Context) error
@@ -45,12 +46,12 @@ var errInterrupted = errors.New("interrupted")
 
 // shardsStopped is a setup that the shards stopped together at a start:
 // why is another shard's reason, or this one's that every shard heeded.
-type shardsStopped struct{ why *StopReason }
+type shardsStopped struct{ why *loops.StopReason }
 
 func (e shardsStopped) Error() string { return "stopped with the other shards: " + e.why.Why }
 
 // stoppedErr is the error of a setup whose start was called off for why.
-func stoppedErr(ctx context.Context, why *StopReason) error {
+func stoppedErr(ctx context.Context, why *loops.StopReason) error {
 	if ctx.Err() != nil {
 		return errInterrupted
 	}
@@ -61,11 +62,11 @@ func stoppedErr(ctx context.Context, why *StopReason) error {
 // index, and nothing waits for anyone.
 type alone struct{}
 
-func (alone) barrier() Barrier { return nil }
+func (alone) barrier() loops.Barrier { return nil }
 
 func (alone) ready(_ context.Context, _ engines.Engine, prepare func() error) error { return prepare() }
 
-func (alone) abandon(context.Context, *StopReason) {}
+func (alone) abandon(context.Context, *loops.StopReason) {}
 
 func (alone) stopped(context.Context) error { return nil }
 
@@ -78,7 +79,7 @@ func (r *run) shardStepsFor(s Setup) shardSteps {
 	}
 	sh := &shardSetup{run: r, setup: s.Name(), driver: s.Driver}
 	if r.coord.client != nil {
-		sh.b = BarrierFunc(sh.wait)
+		sh.b = loops.BarrierFunc(sh.wait)
 	}
 	return sh
 }
@@ -87,16 +88,16 @@ func (r *run) shardStepsFor(s Setup) shardSteps {
 type shardSetup struct {
 	*run
 	setup, driver string
-	b             Barrier // nil: the run is not synchronised
-	prepared      bool    // ready reached its first start
-	last          *StopReason
+	b             loops.Barrier // nil: the run is not synchronised
+	prepared      bool          // ready reached its first start
+	last          *loops.StopReason
 }
 
-func (sh *shardSetup) barrier() Barrier { return sh.b }
+func (sh *shardSetup) barrier() loops.Barrier { return sh.b }
 
 // wait is the setup's Barrier: the coordinator's start, the latest one
 // called off kept for stopped.
-func (sh *shardSetup) wait(ctx context.Context, at Start) (time.Time, *StopReason) {
+func (sh *shardSetup) wait(ctx context.Context, at loops.Start) (time.Time, *loops.StopReason) {
 	t0, why := sh.startTogether(ctx, sh.setup, at)
 	if why != nil {
 		sh.last = why
@@ -118,7 +119,7 @@ func (sh *shardSetup) ready(ctx context.Context, e engines.Engine, prepare func(
 		sh.logf(sh.setup, "shard %s: shard 0 creates, pre-populates and checks the index", sh.plan.Shard.Share())
 	}
 	sh.prepared = true
-	if _, why := wait(ctx, sh.b, Start{Window: result.PreparedWindow}); why != nil {
+	if _, why := loops.Wait(ctx, sh.b, loops.Start{Window: result.PreparedWindow}); why != nil {
 		return stoppedErr(ctx, why)
 	}
 	var err error
@@ -128,11 +129,11 @@ func (sh *shardSetup) ready(ctx context.Context, e engines.Engine, prepare func(
 			err = fmt.Errorf("attach to the index shard 0 created: %v", aerr)
 		}
 	}
-	attached := Start{Window: result.AttachedWindow}
+	attached := loops.Start{Window: result.AttachedWindow}
 	if err != nil {
-		attached.Stop = &StopReason{firstLine(err.Error())}
+		attached.Stop = &loops.StopReason{Why: firstLine(err.Error())}
 	}
-	_, why := wait(ctx, sh.b, attached)
+	_, why := loops.Wait(ctx, sh.b, attached)
 	switch {
 	case err != nil:
 		return err
@@ -142,9 +143,9 @@ func (sh *shardSetup) ready(ctx context.Context, e engines.Engine, prepare func(
 	return nil
 }
 
-func (sh *shardSetup) abandon(ctx context.Context, why *StopReason) {
+func (sh *shardSetup) abandon(ctx context.Context, why *loops.StopReason) {
 	if sh.b != nil && !sh.prepared {
-		sh.b.Wait(ctx, Start{Window: result.PreparedWindow, Stop: why})
+		sh.b.Wait(ctx, loops.Start{Window: result.PreparedWindow, Stop: why})
 	}
 }
 
@@ -175,11 +176,11 @@ type coordination struct {
 // however late each woke. The lateness logged and recorded is how late
 // this shard's load began after it: the loops build everything before
 // they wait, so the load begins as the wait returns.
-func (r *run) startTogether(ctx context.Context, setup string, at Start) (time.Time, *StopReason) {
+func (r *run) startTogether(ctx context.Context, setup string, at loops.Start) (time.Time, *loops.StopReason) {
 	c := &r.coord
 	name := setup + " " + at.Window.String()
 	if c.lost != nil {
-		return time.Time{}, &StopReason{c.lost.Error()}
+		return time.Time{}, &loops.StopReason{Why: c.lost.Error()}
 	}
 	own := "" // the coordinator's protocol: "" is ready
 	if at.Stop != nil {
@@ -188,17 +189,17 @@ func (r *run) startTogether(ctx context.Context, setup string, at Start) (time.T
 	s, err := c.client.Start(ctx, name, own)
 	switch {
 	case ctx.Err() != nil:
-		return time.Time{}, &StopReason{"interrupted"}
+		return time.Time{}, &loops.StopReason{Why: "interrupted"}
 	case err != nil:
 		c.lost = errors.New("coordinator: " + firstLine(err.Error()))
-		return time.Time{}, &StopReason{c.lost.Error()}
+		return time.Time{}, &loops.StopReason{Why: c.lost.Error()}
 	case s.Stop != "":
-		return time.Time{}, &StopReason{s.Stop}
+		return time.Time{}, &loops.StopReason{Why: s.Stop}
 	}
 	pace.Until(ctx, s.At)
 	late := time.Since(s.At)
 	if ctx.Err() != nil {
-		return time.Time{}, &StopReason{"interrupted"}
+		return time.Time{}, &loops.StopReason{Why: "interrupted"}
 	}
 	c.starts = append(c.starts, result.ShardStart{Phase: name, Offset: result.Duration(s.Offset), RTT: result.Duration(s.RTT), Late: result.Duration(late)})
 	st := c.starts[len(c.starts)-1]
@@ -222,7 +223,7 @@ func (r *run) register(ctx context.Context, host string) error {
 	}
 	r.logf("", "shard %s: all %d shards registered", sp.Share(), sp.Count)
 	r.coord.client = c
-	r.obs = Observers(r.obs, coordinatorObserver(c)) // the coordinator's live view (shardlive.go)
+	r.obs = event.Observers(r.obs, coordinatorObserver(c)) // the coordinator's live view (shardlive.go)
 	return nil
 }
 

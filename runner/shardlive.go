@@ -18,8 +18,8 @@ import (
 
 // coordinatorObserver forwards to c the events the coordinator's live
 // view shows: phases, rungs, warnings and intervals, as they are.
-func coordinatorObserver(c *shard.Client) Observer {
-	return ObserverFunc(func(e event.Event) {
+func coordinatorObserver(c *shard.Client) event.Observer {
+	return event.ObserverFunc(func(e event.Event) {
 		switch e.Kind {
 		case event.Phase, event.Rung, event.Warning:
 		case event.Interval:
@@ -45,7 +45,7 @@ func coordinatorObserver(c *shard.Client) Observer {
 // throughput), each phase and rung once, each shard's warnings and start
 // lateness named by the shard.
 type ShardView struct {
-	obs Observer
+	obs event.Observer
 
 	mu        sync.Mutex
 	intervals map[ivKey]map[int]result.Interval // by shard
@@ -72,7 +72,7 @@ type stepKey struct {
 }
 
 // NewShardView returns a ShardView that passes the run's events to obs.
-func NewShardView(obs Observer) *ShardView {
+func NewShardView(obs event.Observer) *ShardView {
 	return &ShardView{obs: obs, intervals: map[ivKey]map[int]result.Interval{}, seen: map[stepKey]int{},
 		counts: map[int]map[stepKey]int{}, dropped: map[int]int64{}}
 }

@@ -7,7 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/searchbench/searchbench/runner/checks"
 	"github.com/searchbench/searchbench/runner/event"
+	"github.com/searchbench/searchbench/runner/loops"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/workload"
 )
@@ -41,9 +43,9 @@ func (w *watched) Observe(e event.Event) {
 // added, each shard's throughput apart.
 func TestTheCoordinatorsLiveViewIsTheMergedTimeline(t *testing.T) {
 	w := &watched{intervals: map[ivKey]result.Interval{}}
-	plans := shardPlans(t, 3, uniqueURL(t), &Config{Users: []int{3, 7}, SpawnRate: 1000, Settle: 50 * time.Millisecond,
-		Measure: 600 * time.Millisecond, Freshness: FreshnessConfig{Off: true},
-		Calls: Calls{Timeout: time.Second, Mix: workload.DefaultMix, Seed: 1, K: 10, Interval: 200 * time.Millisecond}}, nil)
+	plans := shardPlans(t, 3, uniqueURL(t), &loops.Config{Users: []int{3, 7}, SpawnRate: 1000, Settle: 50 * time.Millisecond,
+		Measure: 600 * time.Millisecond, Freshness: checks.FreshnessConfig{Off: true},
+		Calls: loops.Calls{Timeout: time.Second, Mix: workload.DefaultMix, Seed: 1, K: 10, Interval: 200 * time.Millisecond}}, nil)
 	res, o := runShardsWatched(t, plans, NewShardView(w))
 	if o == nil || o.Partial() {
 		t.Fatalf("coordinator: %+v", o)

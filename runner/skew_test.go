@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/searchbench/searchbench/runner/event"
+	"github.com/searchbench/searchbench/runner/loops"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/runner/shard"
 )
@@ -41,7 +42,7 @@ func BenchmarkShardStartSkew(b *testing.B) {
 				b.Error(err)
 				return
 			}
-			runs[i] = &run{obs: ObserverFunc(func(event.Event) {}), coord: coordination{client: c}}
+			runs[i] = &run{obs: event.ObserverFunc(func(event.Event) {}), coord: coordination{client: c}}
 		}()
 	}
 	wg.Wait()
@@ -56,7 +57,7 @@ func BenchmarkShardStartSkew(b *testing.B) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				if _, why := r.startTogether(ctx, "bench", Start{Window: result.LevelWindow(n, shards)}); why != nil {
+				if _, why := r.startTogether(ctx, "bench", loops.Start{Window: result.LevelWindow(n, shards)}); why != nil {
 					b.Error(why.Why)
 				}
 				began[i] = time.Now()

@@ -14,6 +14,9 @@ import (
 
 	"github.com/searchbench/searchbench/dataset"
 	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/runner/field"
+	"github.com/searchbench/searchbench/runner/internal/runnertest"
+	"github.com/searchbench/searchbench/runner/loops"
 	"github.com/searchbench/searchbench/runner/shard"
 	"github.com/searchbench/searchbench/workload"
 )
@@ -21,44 +24,44 @@ import (
 // A Go program is told the field it set, by its Go name; the CLI's flag is
 // on the error for runner/scenario to say it in the CLI's words.
 func TestValidateNamesTheGoField(t *testing.T) {
-	src := testCorpus(t, 100, 0.5)
-	closed := func(f func(*Config)) Plan {
+	src := runnertest.Text(t, 100, 0.5)
+	closed := func(f func(*loops.Config)) Plan {
 		c := quickConfig(2)
 		f(&c)
 		return Plan{Source: src, Setups: []Setup{{Driver: "bleve"}}, Closed: &c}
 	}
-	ladder := LadderConfig{Open: OpenConfig{Workers: 0, Arrival: "constant", Calls: quickConfig().Calls},
+	ladder := loops.LadderConfig{Open: loops.OpenConfig{Workers: 0, Arrival: "constant", Calls: quickConfig().Calls},
 		Rates: workload.Ladder{Start: 10, Step: 2, Stop: 20}, Duration: time.Second, Repeat: 1, Factor: 5, MinAchieved: 0.5, Explode: 50}
 	for _, c := range []struct {
 		plan           Plan
 		msg, flagWords string
 	}{
-		{closed(func(c *Config) { c.SpawnRate = 0 }), "Plan.Closed.SpawnRate: 0 must be > 0", "spawn-rate: 0 must be > 0"},
-		{closed(func(c *Config) { c.Timeout = 0 }), "Plan.Closed.Calls.Timeout: 0s must be > 0", "timeout: 0s must be > 0"},
-		{closed(func(c *Config) { c.Timeout = time.Hour }), "Plan.Closed.Calls.Timeout: 1h0m0s is longer than 10m0s: a hung engine would hold the run that long per call",
+		{closed(func(c *loops.Config) { c.SpawnRate = 0 }), "Plan.Closed.SpawnRate: 0 must be > 0", "spawn-rate: 0 must be > 0"},
+		{closed(func(c *loops.Config) { c.Timeout = 0 }), "Plan.Closed.Calls.Timeout: 0s must be > 0", "timeout: 0s must be > 0"},
+		{closed(func(c *loops.Config) { c.Timeout = time.Hour }), "Plan.Closed.Calls.Timeout: 1h0m0s is longer than 10m0s: a hung engine would hold the run that long per call",
 			"timeout: 1h0m0s is longer than 10m0s: a hung engine would hold the run that long per call"},
-		{closed(func(c *Config) { c.Known.Fraction = 2 }), "Plan.Closed.Calls.Known.Fraction: 2 must be in [0, 1]", "known-items: 2 must be in [0, 1]"},
-		{closed(func(c *Config) { c.Freshness.Gap = -1 }), "Plan.Closed.Freshness.Gap: -1ns must be ≥ 0 (0: the default)", "freshness-gap: -1ns must be ≥ 0 (0: the default)"},
+		{closed(func(c *loops.Config) { c.Known.Fraction = 2 }), "Plan.Closed.Calls.Known.Fraction: 2 must be in [0, 1]", "known-items: 2 must be in [0, 1]"},
+		{closed(func(c *loops.Config) { c.Freshness.Gap = -1 }), "Plan.Closed.Freshness.Gap: -1ns must be ≥ 0 (0: the default)", "freshness-gap: -1ns must be ≥ 0 (0: the default)"},
 		{Plan{Source: src, Setups: []Setup{{Driver: "bleve"}}, Ladder: &ladder}, "Plan.Ladder.Open.Workers: 0 is out of range (1 to 100000)", "workers: 0 is out of range (1 to 100000)"},
 		{Plan{Source: src, Setups: []Setup{{Driver: "bleve"}, {Driver: "bleve", Config: engines.Config{DataDir: "x"}}}, Closed: ptr(quickConfig(1))},
 			`Plan.Setups[1].Label: "bleve" is listed twice; give each setup its own label`, `engine: "bleve" is listed twice; give each setup its own label`},
 	} {
 		err := c.plan.Validate()
-		var fe *FieldError
+		var fe *field.Error
 		if !errors.As(err, &fe) || err.Error() != c.msg || fe.Setting() != c.flagWords {
 			t.Errorf("error %v (setting %q); want %q (setting %q)", err, settingOf(fe), c.msg, c.flagWords)
 		}
 	}
 	// Another package's fault keeps its words, under the field.
-	p := closed(func(*Config) {})
+	p := closed(func(*loops.Config) {})
 	p.Setups = []Setup{{Driver: "bleve", Config: engines.Config{Options: map[string]string{"pool": "3"}}}}
-	var fe *FieldError
+	var fe *field.Error
 	if err := p.Validate(); !errors.As(err, &fe) || !strings.HasPrefix(err.Error(), "Plan.Setups[0].Config: bleve") || fe.Setting() != fe.Err.Error() {
 		t.Errorf("a driver's refusal: %v", err)
 	}
 }
 
-func settingOf(fe *FieldError) string {
+func settingOf(fe *field.Error) string {
 	if fe == nil {
 		return ""
 	}
@@ -76,24 +79,6 @@ func TestATypedNilSourceIsAnError(t *testing.T) {
 	}
 }
 
-// The library's zero KnownConfig makes the CLI's default share of checks,
-// as its zero FreshnessConfig probes; Off turns them off.
-func TestKnownItemsDefaultIsTheCLIs(t *testing.T) {
-	src := testCorpus(t, 500, 1)
-	vers := newVersions(src.IDs()+1, shard.Share{})
-	calls := Calls{Timeout: time.Second, Mix: workload.DefaultMix, Seed: 1, K: 10}
-	if kc := newKnownChecks(src, calls, vers, 0); kc == nil || kc.frac != DefaultKnownItems {
-		t.Errorf("zero KnownConfig: checks %+v; want the CLI's default share %v", kc, DefaultKnownItems)
-	}
-	calls.Known.Off = true
-	if kc := newKnownChecks(src, calls, vers, 0); kc != nil {
-		t.Errorf("Known.Off: checks %+v; want none", kc)
-	}
-	if p := newProber(newMem(), src, FreshnessConfig{}, calls, vers); p == nil {
-		t.Error("zero FreshnessConfig: no probe; the CLI's default is on")
-	}
-}
-
 // A window too short to hold a call is refused before anything starts:
 // --measure 1ns used to run every level and report no call, unwarned.
 func TestAWindowTooShortIsRefused(t *testing.T) {
@@ -102,11 +87,11 @@ func TestAWindowTooShortIsRefused(t *testing.T) {
 	if err := c.Validate(); err == nil || !strings.HasPrefix(err.Error(), "Measure: 1ns is shorter than 100ms") {
 		t.Errorf("measure 1ns: %v", err)
 	}
-	c.Measure = MinWindow
+	c.Measure = loops.MinWindow
 	if err := c.Validate(); err != nil {
-		t.Errorf("measure %v: %v", MinWindow, err)
+		t.Errorf("measure %v: %v", loops.MinWindow, err)
 	}
-	l := LadderConfig{Open: OpenConfig{Workers: 1, Arrival: "constant", Calls: c.Calls},
+	l := loops.LadderConfig{Open: loops.OpenConfig{Workers: 1, Arrival: "constant", Calls: c.Calls},
 		Rates: workload.Ladder{Start: 10, Step: 2, Stop: 20}, Duration: time.Millisecond, Repeat: 1, Factor: 5, MinAchieved: 0.5, Explode: 50}
 	if err := l.Validate(); err == nil || !strings.HasPrefix(err.Error(), "Duration: 1ms is shorter than 100ms") {
 		t.Errorf("rung duration 1ms: %v", err)
@@ -117,8 +102,8 @@ func TestAWindowTooShortIsRefused(t *testing.T) {
 // and a corpus its index cannot hold.
 func TestAnEmbeddedEngineRefusesWhatItCannotUse(t *testing.T) {
 	for _, cfg := range []engines.Config{{Password: "p"}, {APIKey: "k"}, {Username: "u"}} {
-		p := Plan{Source: testCorpus(t, 100, 0.5), Setups: []Setup{{Driver: "bleve", Config: cfg}}, Closed: ptr(quickConfig(1))}
-		var fe *FieldError
+		p := Plan{Source: runnertest.Text(t, 100, 0.5), Setups: []Setup{{Driver: "bleve", Config: cfg}}, Closed: ptr(quickConfig(1))}
+		var fe *field.Error
 		if err := p.Validate(); !errors.As(err, &fe) || !strings.Contains(err.Error(), "bleve is embedded") || !strings.HasPrefix(fe.Setting(), fe.Flag+": bleve is embedded") {
 			t.Errorf("%+v: %v; want the credential refused", cfg, err)
 		}
@@ -128,7 +113,7 @@ func TestAnEmbeddedEngineRefusesWhatItCannotUse(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := Plan{Source: products, Setups: []Setup{{Driver: "bleve"}}, Closed: ptr(quickConfig(1))}
-	var fe *FieldError
+	var fe *field.Error
 	if err := p.Validate(); !errors.As(err, &fe) || !strings.HasPrefix(fe.Setting(), `corpus: bleve cannot index the "product" schema: field category: type tag is not supported`) {
 		t.Errorf("the product corpus on bleve: %v", err)
 	}
@@ -137,7 +122,7 @@ func TestAnEmbeddedEngineRefusesWhatItCannotUse(t *testing.T) {
 // A shard of another plan is refused naming the fields that differ, as
 // merge names them, not with two digests alone.
 func TestAShardOfAnotherPlanIsToldWhatDiffers(t *testing.T) {
-	p := Plan{Source: testCorpus(t, 100, 0.5), Closed: ptr(quickConfig(2, 4)),
+	p := Plan{Source: runnertest.Text(t, 100, 0.5), Closed: ptr(quickConfig(2, 4)),
 		Setups: []Setup{{Driver: "sharedmem", Config: engines.Config{URL: "mem://x"}}}, Shard: &ShardPlan{Index: 0, Count: 2}}
 	q := p
 	qc := *p.Closed

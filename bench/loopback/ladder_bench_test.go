@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/searchbench/searchbench/runner"
+	"github.com/searchbench/searchbench/runner/loops"
 	"github.com/searchbench/searchbench/workload"
 )
 
@@ -22,10 +23,10 @@ func BenchmarkLadderRates(b *testing.B) {
 			b.Run(fmt.Sprintf("procs=%d/rate=%.0f", procs, rate), func(b *testing.B) {
 				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 				for b.Loop() {
-					l := runPlan(b, url, runner.Plan{Ladder: &runner.LadderConfig{
-						Open:  runner.OpenConfig{Workers: 64, Arrival: "constant", Calls: searches()},
+					l := runPlan(b, url, runner.Plan{Ladder: &loops.LadderConfig{
+						Open:  loops.OpenConfig{Workers: 64, Arrival: "constant", Calls: searches()},
 						Rates: workload.Ladder{Start: rate, Step: 2, Stop: rate}, Duration: 2 * time.Second, Repeat: 1,
-						Factor: runner.DefaultFactor, MinAchieved: runner.DefaultMinAchieved, Explode: runner.DefaultExplode,
+						Factor: loops.DefaultFactor, MinAchieved: loops.DefaultMinAchieved, Explode: loops.DefaultExplode,
 					}}).Ladder
 					rep := l.Rungs[0].Reps[0]
 					b.ReportMetric(rep.Achieved, "achieved/s")

@@ -25,6 +25,8 @@ import (
 	_ "github.com/searchbench/searchbench/engines/meilisearch"
 	"github.com/searchbench/searchbench/engines/valkey/valkeyfake"
 	"github.com/searchbench/searchbench/runner"
+	"github.com/searchbench/searchbench/runner/checks"
+	"github.com/searchbench/searchbench/runner/loops"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/workload"
 )
@@ -83,7 +85,7 @@ func TestMeilisearchDriverAttaches(t *testing.T) {
 	if err := e.Create(ctx, src.Schema()); err != nil {
 		t.Fatal(err)
 	}
-	p, err := runner.Prepopulate(ctx, e, src, runner.DefaultTimeout, nil)
+	p, err := runner.Prepopulate(ctx, e, src, loops.DefaultTimeout, nil)
 	if err != nil || !p.CountOK {
 		t.Fatalf("pre-population of nothing: %+v, %v", p, err)
 	}
@@ -112,8 +114,8 @@ func TestMeilisearchDriverAttaches(t *testing.T) {
 // server answered at least every call the runner counted.
 func TestClosedLoopAgainstIt(t *testing.T) {
 	s, url := start(t)
-	l := runPlan(t, url, runner.Plan{Closed: &runner.Config{
-		Users: []int{8}, SpawnRate: 1000, Measure: 200 * time.Millisecond, Freshness: runner.FreshnessConfig{Off: true},
+	l := runPlan(t, url, runner.Plan{Closed: &loops.Config{
+		Users: []int{8}, SpawnRate: 1000, Measure: 200 * time.Millisecond, Freshness: checks.FreshnessConfig{Off: true},
 		Calls: searches(),
 	}}).Levels[0]
 	st, _ := l.Op("search")
@@ -127,12 +129,12 @@ func TestClosedLoopAgainstIt(t *testing.T) {
 
 // searches are the calls of the loops here: searches only, as the other
 // tools of bench/run.sh send.
-func searches() runner.Calls {
+func searches() loops.Calls {
 	mix, err := workload.ParseMix("search")
 	if err != nil {
 		panic(err)
 	}
-	return runner.Calls{Timeout: 5 * time.Second, Mix: mix, Seed: 1, K: 10}
+	return loops.Calls{Timeout: 5 * time.Second, Mix: mix, Seed: 1, K: 10}
 }
 
 // runPlan runs p's loop through the library's pipeline, as `searchbench run
@@ -387,8 +389,8 @@ func BenchmarkFastHTTPFloor(b *testing.B) {
 func BenchmarkClosedLoop64(b *testing.B) {
 	_, url := start(b)
 	for b.Loop() {
-		l := runPlan(b, url, runner.Plan{Closed: &runner.Config{
-			Users: []int{64}, SpawnRate: 10_000, Measure: 2 * time.Second, Freshness: runner.FreshnessConfig{Off: true},
+		l := runPlan(b, url, runner.Plan{Closed: &loops.Config{
+			Users: []int{64}, SpawnRate: 10_000, Measure: 2 * time.Second, Freshness: checks.FreshnessConfig{Off: true},
 			Calls: searches(),
 		}}).Levels[0]
 		b.ReportMetric(l.TotalRPS, "calls/s")
@@ -403,10 +405,10 @@ func BenchmarkLadderOneCPU(b *testing.B) {
 	_, url := start(b)
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	for b.Loop() {
-		l := runPlan(b, url, runner.Plan{Ladder: &runner.LadderConfig{
-			Open:  runner.OpenConfig{Workers: 64, Arrival: "constant", Calls: searches()},
+		l := runPlan(b, url, runner.Plan{Ladder: &loops.LadderConfig{
+			Open:  loops.OpenConfig{Workers: 64, Arrival: "constant", Calls: searches()},
 			Rates: workload.Ladder{Start: 5000, Step: 2, Stop: 5000}, Duration: 2 * time.Second, Repeat: 1,
-			Factor: runner.DefaultFactor, MinAchieved: runner.DefaultMinAchieved, Explode: runner.DefaultExplode,
+			Factor: loops.DefaultFactor, MinAchieved: loops.DefaultMinAchieved, Explode: loops.DefaultExplode,
 		}}).Ladder
 		rep := l.Rungs[0].Reps[0]
 		b.ReportMetric(rep.Achieved, "achieved/s")

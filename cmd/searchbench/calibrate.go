@@ -8,11 +8,12 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/searchbench/searchbench/runner"
+	"github.com/searchbench/searchbench/runner/field"
+	"github.com/searchbench/searchbench/runner/loops"
 )
 
 func newCalibrateCmd() *cobra.Command {
-	cfg := runner.DefaultCalibration
+	cfg := loops.DefaultCalibration
 	cmd := &cobra.Command{
 		Use:   "calibrate",
 		Short: "Check the harness: measure in-process engines of known latency in closed and open loop, and print measured against true percentiles",
@@ -29,7 +30,7 @@ from its truth: the verdict is on the harness, with the engines' spread stated.`
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := cfg.Validate(); err != nil {
-				var fe *runner.FieldError
+				var fe *field.Error
 				if errors.As(err, &fe) {
 					return badInput("%s", fe.Setting())
 				}
@@ -49,11 +50,11 @@ from its truth: the verdict is on the harness, with the engines' spread stated.`
 
 // calibrate runs the calibration, prints its table and warnings, and says
 // whether every figure is within the tolerance.
-func calibrate(cmd *cobra.Command, cfg runner.CalibrationConfig) error {
+func calibrate(cmd *cobra.Command, cfg loops.CalibrationConfig) error {
 	log := newLogger(cmd.ErrOrStderr())
-	dists := runner.Calibrations()
+	dists := loops.Calibrations()
 	log.printf("calibrating: %d distributions × closed and open loop, %v each", len(dists), cfg.Measure)
-	rows, warnings, err := runner.Calibrate(cmd.Context(), dists, cfg)
+	rows, warnings, err := loops.Calibrate(cmd.Context(), dists, cfg)
 	printCalibration(cmd.OutOrStdout(), rows, warnings)
 	if err != nil {
 		return fmt.Errorf("calibration interrupted: %w", err)
@@ -68,7 +69,7 @@ func calibrate(cmd *cobra.Command, cfg runner.CalibrationConfig) error {
 
 // printCalibration prints the rows as a table, what its columns mean, and
 // the warnings.
-func printCalibration(out io.Writer, rows []runner.CalibrationRow, warnings []string) {
+func printCalibration(out io.Writer, rows []loops.CalibrationRow, warnings []string) {
 	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(w, "distribution\tloop\tpercentile\ttrue (ms)\tmeasured (ms)\terror\tengine's own error (ms)\tengine late p50–max (ms)\tharness error\tharness late p99 (ms)\t")
 	for _, r := range rows {

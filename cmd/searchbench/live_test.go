@@ -18,6 +18,7 @@ import (
 	"github.com/searchbench/searchbench/dataset"
 	"github.com/searchbench/searchbench/runner"
 	"github.com/searchbench/searchbench/runner/event"
+	"github.com/searchbench/searchbench/runner/loops"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/workload"
 	"github.com/searchbench/searchbench/workload/corpus/text"
@@ -217,8 +218,8 @@ func TestAHalfOpenLiveConnectionDoesNotHoldTheResults(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := runner.Plan{Source: src, Setups: []runner.Setup{{Driver: "bleve"}},
-		Closed: &runner.Config{Users: []int{2}, SpawnRate: 1000, Settle: 100 * time.Millisecond, Measure: time.Second,
-			Calls: runner.Calls{Timeout: 5 * time.Second, Mix: workload.DefaultMix, Seed: 1, K: 10}}}
+		Closed: &loops.Config{Users: []int{2}, SpawnRate: 1000, Settle: 100 * time.Millisecond, Measure: time.Second,
+			Calls: loops.Calls{Timeout: 5 * time.Second, Mix: workload.DefaultMix, Seed: 1, K: 10}}}
 	var stderr strings.Builder
 	if err := execute(context.Background(), io.Discard, &stderr, p, dir, w); err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())

@@ -266,7 +266,7 @@ func (l *logger) running(engine string, users int, ops, errs int64, p50ms float6
 	l.statusLocked(text)
 }
 
-// Observe draws the run's events: the logger is the CLI's runner.Observer.
+// Observe draws the run's events: the logger is the CLI's event.Observer.
 func (l *logger) Observe(e event.Event) {
 	switch e.Kind {
 	case event.Log:

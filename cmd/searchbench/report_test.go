@@ -18,6 +18,7 @@ import (
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/engines/container"
 	"github.com/searchbench/searchbench/runner"
+	"github.com/searchbench/searchbench/runner/loops"
 	"github.com/searchbench/searchbench/runner/report"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/workload"
@@ -269,8 +270,8 @@ func TestLibraryResultLoadsInReportAndCompare(t *testing.T) {
 	res, err := runner.Run(context.Background(), runner.Plan{
 		Source: src,
 		Setups: []runner.Setup{{Driver: "bleve"}},
-		Closed: &runner.Config{Users: []int{2, 4}, SpawnRate: 1000, Settle: 100 * time.Millisecond, Measure: 700 * time.Millisecond,
-			Calls: runner.Calls{Timeout: 5 * time.Second, Mix: workload.DefaultMix, Seed: 1, K: 10}},
+		Closed: &loops.Config{Users: []int{2, 4}, SpawnRate: 1000, Settle: 100 * time.Millisecond, Measure: 700 * time.Millisecond,
+			Calls: loops.Calls{Timeout: 5 * time.Second, Mix: workload.DefaultMix, Seed: 1, K: 10}},
 		Relevance: 20,
 	}, nil)
 	if err != nil {
@@ -309,20 +310,20 @@ func TestLibraryRejectsAnInvalidPlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	calls := runner.Calls{Timeout: time.Second, Mix: workload.DefaultMix, Seed: 1, K: 10}
+	calls := loops.Calls{Timeout: time.Second, Mix: workload.DefaultMix, Seed: 1, K: 10}
 	for _, c := range []struct {
 		plan runner.Plan
 		want string
 	}{
 		{runner.Plan{Source: src, Setups: []runner.Setup{{Driver: "bleve"}}}, "Plan.Closed: "},
-		{runner.Plan{Source: src, Setups: []runner.Setup{{Driver: "nosuch"}}, Closed: &runner.Config{Users: []int{1}, SpawnRate: 1, Measure: time.Second, Calls: calls}}, "Plan.Setups[0].Driver: unknown engine"},
-		{runner.Plan{Source: src, Setups: []runner.Setup{{Driver: "bleve"}, {Driver: "bleve"}}, Closed: &runner.Config{Users: []int{1}, SpawnRate: 1, Measure: time.Second, Calls: calls}}, "Plan.Setups[1].Label: \"bleve\" is listed twice"},
-		{runner.Plan{Source: src, Setups: []runner.Setup{{Driver: "bleve"}}, Closed: &runner.Config{Users: []int{0}, SpawnRate: 1, Measure: time.Second, Calls: calls}}, "Plan.Closed.Users: "},
-		{runner.Plan{Source: src, Setups: []runner.Setup{{Driver: "bleve", Config: engines.Config{URL: "http://127.0.0.1:1"}}}, Closed: &runner.Config{Users: []int{1}, SpawnRate: 1, Measure: time.Second, Calls: calls}}, "Plan.Setups[0].Config: bleve is embedded"},
+		{runner.Plan{Source: src, Setups: []runner.Setup{{Driver: "nosuch"}}, Closed: &loops.Config{Users: []int{1}, SpawnRate: 1, Measure: time.Second, Calls: calls}}, "Plan.Setups[0].Driver: unknown engine"},
+		{runner.Plan{Source: src, Setups: []runner.Setup{{Driver: "bleve"}, {Driver: "bleve"}}, Closed: &loops.Config{Users: []int{1}, SpawnRate: 1, Measure: time.Second, Calls: calls}}, "Plan.Setups[1].Label: \"bleve\" is listed twice"},
+		{runner.Plan{Source: src, Setups: []runner.Setup{{Driver: "bleve"}}, Closed: &loops.Config{Users: []int{0}, SpawnRate: 1, Measure: time.Second, Calls: calls}}, "Plan.Closed.Users: "},
+		{runner.Plan{Source: src, Setups: []runner.Setup{{Driver: "bleve", Config: engines.Config{URL: "http://127.0.0.1:1"}}}, Closed: &loops.Config{Users: []int{1}, SpawnRate: 1, Measure: time.Second, Calls: calls}}, "Plan.Setups[0].Config: bleve is embedded"},
 		// Two drivers on one server, whichever setups they are.
-		{runner.Plan{Source: src, Setups: []runner.Setup{{Driver: "meilisearch", Config: engines.Config{URL: "http://127.0.0.1:1"}}, {Driver: "typesense", Config: engines.Config{URL: "http://127.0.0.1:2", APIKey: "k"}}, {Label: "m2", Driver: "meilisearch", Config: engines.Config{URL: "http://127.0.0.1:2"}}}, Closed: &runner.Config{Users: []int{1}, SpawnRate: 1, Measure: time.Second, Calls: calls}}, "Plan.Setups[2].Config.URL: one --url cannot serve both typesense and meilisearch"},
-		{runner.Plan{Source: src, Setups: []runner.Setup{{Driver: "elasticsearch", Config: engines.Config{URL: "ftp://127.0.0.1:9200"}}}, Closed: &runner.Config{Users: []int{1}, SpawnRate: 1, Measure: time.Second, Calls: calls}}, "Plan.Setups[0].Config: elasticsearch: "},
-		{runner.Plan{Source: src, Setups: []runner.Setup{{Driver: "postgres"}}, Launch: container.Options{CPUs: -1}, Closed: &runner.Config{Users: []int{1}, SpawnRate: 1, Measure: time.Second, Calls: calls}}, "Plan.Launch: cpus: "},
+		{runner.Plan{Source: src, Setups: []runner.Setup{{Driver: "meilisearch", Config: engines.Config{URL: "http://127.0.0.1:1"}}, {Driver: "typesense", Config: engines.Config{URL: "http://127.0.0.1:2", APIKey: "k"}}, {Label: "m2", Driver: "meilisearch", Config: engines.Config{URL: "http://127.0.0.1:2"}}}, Closed: &loops.Config{Users: []int{1}, SpawnRate: 1, Measure: time.Second, Calls: calls}}, "Plan.Setups[2].Config.URL: one --url cannot serve both typesense and meilisearch"},
+		{runner.Plan{Source: src, Setups: []runner.Setup{{Driver: "elasticsearch", Config: engines.Config{URL: "ftp://127.0.0.1:9200"}}}, Closed: &loops.Config{Users: []int{1}, SpawnRate: 1, Measure: time.Second, Calls: calls}}, "Plan.Setups[0].Config: elasticsearch: "},
+		{runner.Plan{Source: src, Setups: []runner.Setup{{Driver: "postgres"}}, Launch: container.Options{CPUs: -1}, Closed: &loops.Config{Users: []int{1}, SpawnRate: 1, Measure: time.Second, Calls: calls}}, "Plan.Launch: cpus: "},
 	} {
 		res, err := runner.Run(context.Background(), c.plan, nil)
 		if err == nil || res != nil || !strings.HasPrefix(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {

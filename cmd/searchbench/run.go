@@ -15,6 +15,7 @@ import (
 
 	"github.com/searchbench/searchbench/engines/container"
 	"github.com/searchbench/searchbench/runner"
+	"github.com/searchbench/searchbench/runner/event"
 	"github.com/searchbench/searchbench/runner/report"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/runner/scenario"
@@ -101,7 +102,7 @@ func newLadderCmd() *cobra.Command {
 // the result JSON and the tables are written with what was measured.
 func execute(ctx context.Context, stdout, stderr io.Writer, p runner.Plan, out string, live net.Listener) error {
 	log := newLogger(stderr)
-	var obs runner.Observer = log
+	var obs event.Observer = log
 	var view *liveView
 	if live != nil {
 		view = serveLive(live, log)
@@ -109,7 +110,7 @@ func execute(ctx context.Context, stdout, stderr io.Writer, p runner.Plan, out s
 		// does not read, or a connection that never completes a request,
 		// does not hold them up.
 		defer view.stop()
-		obs = runner.Observers(log, view.lv)
+		obs = event.Observers(log, view.lv)
 	}
 	again := againOf(ctx)
 	ctx = runner.WithCleanup(ctx, again)

@@ -1,5 +1,5 @@
 // Package event is a run's event: the one value that goes from the loops
-// to a runner.Observer (the CLI's log, the live page), from a shard over
+// to an Observer (the CLI's log, the live page), from a shard over
 // the coordinator protocol to the coordinator's merged view, and from the
 // live page's server to the page's script as JSON. It sits below the
 // runner, the shard protocol and the live page so that all three carry

@@ -18,9 +18,11 @@ import (
 	"github.com/searchbench/searchbench/dataset"
 	_ "github.com/searchbench/searchbench/engines/bleve" // the embedded engine registers itself
 	"github.com/searchbench/searchbench/runner"
+	"github.com/searchbench/searchbench/runner/checks"
 	"github.com/searchbench/searchbench/runner/event"
 	"github.com/searchbench/searchbench/runner/internal/chromiumtest"
 	"github.com/searchbench/searchbench/runner/live"
+	"github.com/searchbench/searchbench/runner/loops"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/workload"
 	"github.com/searchbench/searchbench/workload/corpus/text"
@@ -50,7 +52,7 @@ func TestLivePageInChromium(t *testing.T) {
 	var mu sync.Mutex
 	windows := map[result.Window]bool{}
 	second := make(chan struct{})
-	watch := runner.ObserverFunc(func(e event.Event) {
+	watch := event.ObserverFunc(func(e event.Event) {
 		if e.Kind != event.Interval {
 			return
 		}
@@ -80,12 +82,12 @@ func TestLivePageInChromium(t *testing.T) {
 		res, err := runner.Run(ctx, runner.Plan{
 			Source: src,
 			Setups: []runner.Setup{{Driver: "bleve"}},
-			Closed: &runner.Config{
+			Closed: &loops.Config{
 				Users: []int{2, 4}, SpawnRate: 1000, Settle: 200 * time.Millisecond, Measure: 2 * time.Second,
-				Freshness: runner.FreshnessConfig{Off: true},
-				Calls:     runner.Calls{Timeout: 5 * time.Second, Mix: mix, Seed: 1, K: 10, Interval: 500 * time.Millisecond},
+				Freshness: checks.FreshnessConfig{Off: true},
+				Calls:     loops.Calls{Timeout: 5 * time.Second, Mix: mix, Seed: 1, K: 10, Interval: 500 * time.Millisecond},
 			},
-		}, runner.Observers(watch, lv))
+		}, event.Observers(watch, lv))
 		// The run raised none (it is meant to be clean): one for the page
 		// to show among its warnings.
 		lv.Observe(event.Event{Kind: event.Warning, Setup: "bleve", Window: result.LevelWindow(1, 4), Text: "a test warning"})

@@ -14,9 +14,11 @@ import (
 	"github.com/searchbench/searchbench/dataset"
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/runner"
+	"github.com/searchbench/searchbench/runner/checks"
 	"github.com/searchbench/searchbench/runner/event"
 	"github.com/searchbench/searchbench/runner/internal/chromiumtest"
 	"github.com/searchbench/searchbench/runner/live"
+	"github.com/searchbench/searchbench/runner/loops"
 	"github.com/searchbench/searchbench/workload"
 	"github.com/searchbench/searchbench/workload/corpus/text"
 )
@@ -63,10 +65,10 @@ func TestLivePageShowsTheWindowsFiguresWhileItRuns(t *testing.T) {
 	var smu sync.Mutex
 	mem := map[string]bool{} // each memory sampled, as the page prints it
 	samples := 0
-	cfg := runner.Config{Users: []int{3}, SpawnRate: 1000, Settle: 100 * time.Millisecond, Measure: 3 * time.Second,
-		Freshness: runner.FreshnessConfig{Off: true},
-		Calls: runner.Calls{Timeout: 5 * time.Second, Mix: mix, Seed: 1, K: 10, Interval: 500 * time.Millisecond,
-			Known: runner.KnownConfig{Fraction: 0.3},
+	cfg := loops.Config{Users: []int{3}, SpawnRate: 1000, Settle: 100 * time.Millisecond, Measure: 3 * time.Second,
+		Freshness: checks.FreshnessConfig{Off: true},
+		Calls: loops.Calls{Timeout: 5 * time.Second, Mix: mix, Seed: 1, K: 10, Interval: 500 * time.Millisecond,
+			Known: checks.KnownConfig{Fraction: 0.3},
 			Sampled: func(context.Context) (map[string]float64, error) {
 				smu.Lock()
 				defer smu.Unlock()
@@ -85,7 +87,7 @@ func TestLivePageShowsTheWindowsFiguresWhileItRuns(t *testing.T) {
 		}
 	}()
 	var once sync.Once
-	obs := runner.ObserverFunc(func(ev event.Event) {
+	obs := event.ObserverFunc(func(ev event.Event) {
 		lv.Observe(ev)
 		if ev.Kind != event.Interval {
 			return
@@ -99,7 +101,7 @@ func TestLivePageShowsTheWindowsFiguresWhileItRuns(t *testing.T) {
 	})
 	done := make(chan []string, 1)
 	go func() {
-		levels := runner.ClosedLoop(ctx, e, src, cfg, runner.Emitter{Setup: "bleve", Observer: obs}, nil)
+		levels := loops.ClosedLoop(ctx, e, src, cfg, loops.Emitter{Setup: "bleve", Observer: obs}, nil)
 		lv.Close()
 		var ws []string
 		for _, l := range levels {

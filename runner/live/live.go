@@ -6,12 +6,12 @@
 // connects late receives the history first. The page and its script are
 // embedded: it needs no network beyond this server.
 //
-// A Server is both the run's runner.Observer and an http.Handler:
+// A Server is both the run's event.Observer and an http.Handler:
 //
 //	lv := live.New()
 //	srv := &http.Server{Handler: lv}
 //	go srv.Serve(ln)
-//	res, err := runner.Run(ctx, plan, runner.Observers(logger, lv))
+//	res, err := runner.Run(ctx, plan, event.Observers(logger, lv))
 //	lv.Close() // the page shows the run ended; its stream ends; nothing waits
 //	// … write the results …
 //	lv.Wait()   // every stream has ended (at most closeGrace after Close)

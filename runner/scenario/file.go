@@ -44,10 +44,10 @@ type File struct {
 	Command     string // Run or Ladder
 	Description string
 	Setups      []SetupSpec
-	fields      []field // in the file's order
+	fields      []setting // in the file's order
 }
 
-type field struct {
+type setting struct {
 	name   string
 	values []string // one for a scalar; a list's items
 	list   bool
@@ -182,8 +182,8 @@ func Parse(b []byte) (*File, error) {
 // decodeField reads setting key's value v: a plain value, or a list of
 // them (a repeatable flag's). What the values mean is checked when the
 // file is applied, as the flag's.
-func decodeField(key string, v *yaml.Node) (field, error) {
-	fv := field{name: key}
+func decodeField(key string, v *yaml.Node) (setting, error) {
+	fv := setting{name: key}
 	switch v.Kind {
 	case yaml.ScalarNode:
 		fv.values = []string{v.Value}
@@ -191,12 +191,12 @@ func decodeField(key string, v *yaml.Node) (field, error) {
 		fv.list = true
 		for _, item := range v.Content {
 			if item.Kind != yaml.ScalarNode {
-				return field{}, fmt.Errorf("line %d: %s: list items must be plain values", item.Line, key)
+				return setting{}, fmt.Errorf("line %d: %s: list items must be plain values", item.Line, key)
 			}
 			fv.values = append(fv.values, item.Value)
 		}
 	default:
-		return field{}, fmt.Errorf("line %d: %s must be a value or a list of values", v.Line, key)
+		return setting{}, fmt.Errorf("line %d: %s must be a value or a list of values", v.Line, key)
 	}
 	return fv, nil
 }
@@ -325,7 +325,7 @@ func (f *File) Apply(s *Settings) error {
 
 // setFlag gives a flag a file's value: a list is one comma-separated value,
 // or, for a repeatable flag, one Set per item.
-func setFlag(p *pflag.Flag, v field) error {
+func setFlag(p *pflag.Flag, v setting) error {
 	var err error
 	switch sv, repeatable := p.Value.(pflag.SliceValue); {
 	case repeatable:

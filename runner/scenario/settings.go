@@ -21,6 +21,9 @@ import (
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/engines/launch"
 	"github.com/searchbench/searchbench/runner"
+	"github.com/searchbench/searchbench/runner/checks"
+	"github.com/searchbench/searchbench/runner/field"
+	"github.com/searchbench/searchbench/runner/loops"
 	"github.com/searchbench/searchbench/runner/shard"
 	"github.com/searchbench/searchbench/workload"
 	"github.com/searchbench/searchbench/workload/corpus"
@@ -88,7 +91,7 @@ type Settings struct {
 	SpawnRate float64
 	Settle    time.Duration
 	Measure   time.Duration
-	Freshness runner.FreshnessConfig
+	Freshness checks.FreshnessConfig
 
 	// ladder
 	Arrival string
@@ -96,7 +99,7 @@ type Settings struct {
 	Start   float64
 	Step    float64
 	Stop    float64
-	Ladder  runner.LadderConfig
+	Ladder  loops.LadderConfig
 
 	flags    *pflag.FlagSet
 	fromFile map[string]bool // the settings the scenario file gave (Apply)
@@ -146,8 +149,8 @@ func (s *Settings) register(fl *pflag.FlagSet, command string) {
 	fl.StringVar(&s.Engines, "engine", "bleve", "engines to run, comma-separated (see `searchbench engines`)")
 	fl.StringArrayVar(&s.Options, "option", nil, "driver option key=value for every engine, or engine:key=value for one (repeatable; see each driver's documentation)")
 	fl.StringVar(&s.Mix, "mix", "mixed", "operation mix: mixed (search=80,upsert=19,delete=1), upsert, search, named weights such as search=70,get=10,upsert=19,delete=1, or search/upsert/delete weights 80/19/1")
-	fl.DurationVar(&s.Timeout, "timeout", runner.DefaultTimeout, fmt.Sprintf("per-request timeout (%v to %v)", runner.MinTimeout, runner.MaxTimeout))
-	fl.IntVar(&s.K, "k", runner.DefaultK, "hits per search")
+	fl.DurationVar(&s.Timeout, "timeout", loops.DefaultTimeout, fmt.Sprintf("per-request timeout (%v to %v)", loops.MinTimeout, loops.MaxTimeout))
+	fl.IntVar(&s.K, "k", loops.DefaultK, "hits per search")
 	fl.DurationVar(&s.Interval, "interval", 0, "timeline interval within each measured window (at least 100ms, at most the window; default 1s, or the whole window when shorter)")
 	fl.StringVar(&s.Out, "out", "results", "directory for result.json and the reports")
 	fl.StringVar(&s.URL, "url", "", "attach to an engine that is already running at this URL")
@@ -164,9 +167,9 @@ func (s *Settings) register(fl *pflag.FlagSet, command string) {
 	fl.BoolVar(&s.NoBuild, "no-build", false, "when an engine's image is absent and cannot be pulled, do not build its local stand-in (compose/images/…): stop and say how to build it")
 	fl.StringArrayVar(&s.Env, "container-env", nil, "KEY=VALUE set in each engine's container, over the launcher's settings (repeatable), e.g. ES_JAVA_OPTS=\"-Xms4g -Xmx4g\"")
 	fl.StringVar(&s.RunName, "run-name", "", "the run's name, the value of its containers' searchbench.run label (default: run-<UTC time>)")
-	fl.IntVar(&s.Relevance, "relevance-queries", runner.DefaultRelevanceQueries, "known-item checks after pre-population (recall@k); 0: none")
-	fl.IntVar(&s.Exact, "exact-queries", runner.DefaultExactQueries, "product corpus: sample of kNN and SKU queries whose exact answers (brute force, before the run) score recall@k idle and, as half the known-item checks, under load; 0: none")
-	fl.Float64Var(&s.KnownItems, "known-items", runner.DefaultKnownItems, "share of each level's (each rep's) searches that are known-item checks under load: recall@k beside the idle recall; 0: none")
+	fl.IntVar(&s.Relevance, "relevance-queries", checks.DefaultRelevanceQueries, "known-item checks after pre-population (recall@k); 0: none")
+	fl.IntVar(&s.Exact, "exact-queries", checks.DefaultExactQueries, "product corpus: sample of kNN and SKU queries whose exact answers (brute force, before the run) score recall@k idle and, as half the known-item checks, under load; 0: none")
+	fl.Float64Var(&s.KnownItems, "known-items", checks.DefaultKnownItems, "share of each level's (each rep's) searches that are known-item checks under load: recall@k beside the idle recall; 0: none")
 	fl.BoolVar(&s.DryRun, "dry-run", false, "validate everything and print the plan; start nothing")
 	fl.StringVar(&s.Shard, "shard", "", "run share i of N of the load (0-based, e.g. 0/3) against one shared engine (--url); shard 0 pre-populates")
 	fl.IntVar(&s.Shards, "shards", 0, "run one of N shards, the index from $"+EnvJobIndex+" (0-based, a Kubernetes Indexed Job's) or $"+EnvSlot+" (1-based, Docker Swarm's {{.Task.Slot}})")
@@ -187,11 +190,11 @@ func (s *Settings) register(fl *pflag.FlagSet, command string) {
 // their timing, and the freshness probe.
 func (s *Settings) registerRun(fl *pflag.FlagSet) {
 	fl.StringVar(&s.Users, "users", "10,100,500,800,1000", "virtual-user levels, comma-separated, run in order")
-	fl.Float64Var(&s.SpawnRate, "spawn-rate", runner.DefaultSpawnRate, "users started per second during the ramp")
+	fl.Float64Var(&s.SpawnRate, "spawn-rate", loops.DefaultSpawnRate, "users started per second during the ramp")
 	fl.DurationVar(&s.Settle, "settle", 10*time.Second, "time after the ramp before statistics start")
 	fl.DurationVar(&s.Measure, "measure", time.Minute, "measured window at each level")
-	fl.DurationVar(&s.Freshness.Poll, "freshness-poll", runner.DefaultFreshnessPoll, "freshness probe: shortest time between its searches for a probed write (later ones are spaced by a tenth of the time since the write)")
-	fl.DurationVar(&s.Freshness.Gap, "freshness-gap", runner.DefaultFreshnessGap, "freshness probe: mean pause between probed writes (exponential, so probes do not lock onto a periodic refresh)")
+	fl.DurationVar(&s.Freshness.Poll, "freshness-poll", checks.DefaultFreshnessPoll, "freshness probe: shortest time between its searches for a probed write (later ones are spaced by a tenth of the time since the write)")
+	fl.DurationVar(&s.Freshness.Gap, "freshness-gap", checks.DefaultFreshnessGap, "freshness probe: mean pause between probed writes (exponential, so probes do not lock onto a periodic refresh)")
 	fl.BoolVar(&s.Freshness.Off, "no-freshness", false, "do not probe how long writes take to become searchable")
 }
 
@@ -199,15 +202,15 @@ func (s *Settings) registerRun(fl *pflag.FlagSet) {
 // schedule and the rungs, and when a rung counts as sustainable.
 func (s *Settings) registerLadder(fl *pflag.FlagSet) {
 	fl.StringVar(&s.Arrival, "arrival", "constant", "arrival process: constant spacing or poisson")
-	fl.IntVar(&s.Workers, "workers", runner.DefaultWorkers, "connections/workers serving the schedule")
+	fl.IntVar(&s.Workers, "workers", loops.DefaultWorkers, "connections/workers serving the schedule")
 	fl.Float64Var(&s.Start, "start", 2000, "first offered rate (calls/s): low enough to show idle latency")
-	fl.Float64Var(&s.Step, "step", runner.DefaultStep, "factor between rungs")
+	fl.Float64Var(&s.Step, "step", loops.DefaultStep, "factor between rungs")
 	fl.Float64Var(&s.Stop, "stop", 200_000, "highest offered rate")
-	fl.DurationVar(&s.Ladder.Duration, "duration", runner.DefaultRungTime, "length of each repetition of a rung")
-	fl.IntVar(&s.Ladder.Repeat, "repeat", runner.DefaultRepeat, "repetitions of each rung; medians and spread are reported")
-	fl.Float64Var(&s.Ladder.Factor, "factor", runner.DefaultFactor, "sustainable: p99 within this factor of the first rung's p99")
-	fl.Float64Var(&s.Ladder.MinAchieved, "min-achieved", runner.DefaultMinAchieved, "sustainable: achieved rate at least this fraction of the offered rate")
-	fl.Float64Var(&s.Ladder.Explode, "explode", runner.DefaultExplode, "stop once p99 exceeds this factor of the first rung's p99")
+	fl.DurationVar(&s.Ladder.Duration, "duration", loops.DefaultRungTime, "length of each repetition of a rung")
+	fl.IntVar(&s.Ladder.Repeat, "repeat", loops.DefaultRepeat, "repetitions of each rung; medians and spread are reported")
+	fl.Float64Var(&s.Ladder.Factor, "factor", loops.DefaultFactor, "sustainable: p99 within this factor of the first rung's p99")
+	fl.Float64Var(&s.Ladder.MinAchieved, "min-achieved", loops.DefaultMinAchieved, "sustainable: achieved rate at least this fraction of the offered rate")
+	fl.Float64Var(&s.Ladder.Explode, "explode", loops.DefaultExplode, "stop once p99 exceeds this factor of the first rung's p99")
 	fl.Float64Var(&s.Ladder.Reference, "reference-rate", 0, "report p99 at the rung nearest this rate (default: the first rung)")
 }
 
@@ -235,7 +238,7 @@ func (s *Settings) Plan(l runner.Launcher) (runner.Plan, error) {
 // flag, and, when the setting at fault came from the scenario file, with
 // the file's name in front.
 func (s *Settings) inWords(err error) error {
-	var fe *runner.FieldError
+	var fe *field.Error
 	if errors.As(err, &fe) {
 		err = settingError{fe}
 	}
@@ -248,7 +251,7 @@ func (s *Settings) inWords(err error) error {
 }
 
 // settingError is a plan's FieldError in the settings' words.
-type settingError struct{ fe *runner.FieldError }
+type settingError struct{ fe *field.Error }
 
 func (e settingError) Error() string { return e.fe.Setting() }
 func (e settingError) Unwrap() error { return e.fe }
@@ -289,7 +292,7 @@ func (s *Settings) plan(l runner.Launcher) (runner.Plan, error) {
 	}
 	p := runner.Plan{Source: src, Setups: setups, Launcher: l, Launch: lo, Relevance: s.Relevance, Scenario: s.Scenario, Shard: sp}
 	// --known-items 0 is off; the library's zero Fraction is the default.
-	calls := runner.Calls{Timeout: s.Timeout, Interval: s.Interval, Mix: mix, Seed: s.Seed, K: s.K, Known: runner.KnownConfig{Fraction: s.KnownItems, Off: s.KnownItems == 0, Exact: exactQueries(s.Exact)}}
+	calls := loops.Calls{Timeout: s.Timeout, Interval: s.Interval, Mix: mix, Seed: s.Seed, K: s.K, Known: checks.KnownConfig{Fraction: s.KnownItems, Off: s.KnownItems == 0, Exact: exactQueries(s.Exact)}}
 	if err := s.setLoad(&p, calls); err != nil {
 		return runner.Plan{}, err
 	}
@@ -312,7 +315,7 @@ func (s *Settings) corpusConfig() (dataset.Config, error) {
 // cannot tell from their defaults.
 func (s *Settings) checkCalls() error {
 	if s.Exact < 0 {
-		return fmt.Errorf("exact-queries: %d is out of range (0 to %d)", s.Exact, runner.MaxExactQueries)
+		return fmt.Errorf("exact-queries: %d is out of range (0 to %d)", s.Exact, checks.MaxExactQueries)
 	}
 	// Given for the text corpus, the sample was dropped without a word.
 	if s.Corpus != product.Name && s.Changed("exact-queries") {
@@ -321,7 +324,7 @@ func (s *Settings) checkCalls() error {
 	// The library reads an interval of 0 as "the default"; given, it is
 	// below the shortest one, as the help says.
 	if s.Changed("interval") && s.Interval == 0 {
-		return fmt.Errorf("interval: 0s is shorter than %v, the shortest interval recorded; leave it out for the default", runner.MinInterval)
+		return fmt.Errorf("interval: 0s is shorter than %v, the shortest interval recorded; leave it out for the default", loops.MinInterval)
 	}
 	return nil
 }
@@ -350,17 +353,17 @@ func (s *Settings) source(cc dataset.Config) (corpus.Source, error) {
 
 // setLoad gives p the command's load: closed-loop user levels for run, an
 // open-loop rate ladder for ladder, each making calls.
-func (s *Settings) setLoad(p *runner.Plan, calls runner.Calls) error {
+func (s *Settings) setLoad(p *runner.Plan, calls loops.Calls) error {
 	switch s.Command {
 	case Run:
 		levels, err := ParseUsers(s.Users)
 		if err != nil {
 			return err
 		}
-		p.Closed = &runner.Config{Users: levels, SpawnRate: s.SpawnRate, Settle: s.Settle, Measure: s.Measure, Freshness: s.Freshness, Calls: calls}
+		p.Closed = &loops.Config{Users: levels, SpawnRate: s.SpawnRate, Settle: s.Settle, Measure: s.Measure, Freshness: s.Freshness, Calls: calls}
 	case Ladder:
 		lc := s.Ladder
-		lc.Open = runner.OpenConfig{Workers: s.Workers, Arrival: s.Arrival, Calls: calls}
+		lc.Open = loops.OpenConfig{Workers: s.Workers, Arrival: s.Arrival, Calls: calls}
 		lc.Rates = workload.Ladder{Start: s.Start, Step: s.Step, Stop: s.Stop}
 		p.Ladder = &lc
 	default:

@@ -37,7 +37,7 @@ import (
 	"github.com/meilisearch/meilisearch-go"
 
 	"github.com/searchbench/searchbench/dataset"
-	"github.com/searchbench/searchbench/runner"
+	"github.com/searchbench/searchbench/runner/loops"
 )
 
 // Notes under the table: a round whose target used this much CPU was set
@@ -273,7 +273,7 @@ func measureMemory(c config, srv target) *sample {
 	// dials stay open as idle connections — a ramp costs more memory
 	// than starting every user at once.
 	mc := c
-	mc.conns, mc.spawn = c.memUsers, runner.DefaultSpawnRate
+	mc.conns, mc.spawn = c.memUsers, loops.DefaultSpawnRate
 	mc.warm += time.Duration(math.Ceil(float64(c.memUsers-1)/mc.spawn)) * time.Second
 	s := measureMax(mc, srv, tool{name: "searchbench", max: searchbenchMax}, filepath.Join(c.out, "searchbench-mem"))
 	fmt.Fprintf(os.Stderr, "%d users: %s\n", c.memUsers, describe(s))
@@ -297,7 +297,7 @@ func searchBody() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return json.Marshal(&meilisearch.SearchRequest{Query: c.Query(0), Limit: runner.DefaultK, AttributesToRetrieve: []string{"id"}})
+	return json.Marshal(&meilisearch.SearchRequest{Query: c.Query(0), Limit: loops.DefaultK, AttributesToRetrieve: []string{"id"}})
 }
 
 func (c config) url() string { return fmt.Sprintf("http://127.0.0.1:%d", c.port) }

@@ -1,0 +1,104 @@
+package checks
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/searchbench/searchbench/dataset"
+	"github.com/searchbench/searchbench/dataset/neighbours"
+	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/runner/internal/runnertest"
+	"github.com/searchbench/searchbench/runner/result"
+	"github.com/searchbench/searchbench/runner/shard"
+	"github.com/searchbench/searchbench/workload/corpus"
+)
+
+// score: documents written since pre-population are neither expected nor
+// held against the answer; an answer's nearest untouched ones are.
+func TestExactScore(t *testing.T) {
+	q := &corpus.TruthQuery{Want: runnertest.Nearest(1, 2, 3, 4, 5, 6)}
+	ids := func(ns ...uint32) []string {
+		var out []string
+		for _, n := range ns {
+			out = append(out, dataset.DocID(n))
+		}
+		return out
+	}
+	none := func(uint32) bool { return false }
+	touched := func(ts ...uint32) func(uint32) bool {
+		return func(id uint32) bool { return slices.Contains(ts, id) }
+	}
+	for _, c := range []struct {
+		name            string
+		answer          []string
+		touched         func(uint32) bool
+		expected, found int64
+		ok              bool
+	}{
+		{"exact", ids(1, 2, 3), none, 3, 3, true},
+		{"one lost", ids(1, 2, 9), none, 3, 2, true},
+		{"a rewritten document in the answer takes a place", ids(7, 1, 2), touched(7), 2, 2, true},
+		{"a rewritten neighbour is not expected", ids(1, 3, 4), touched(2), 3, 3, true},
+		{"an unreadable ID is a miss", append(ids(1), "x"), none, 3, 1, true},
+		{"an ID the run never wrote is a miss", ids(1, 2, 99), none, 3, 2, true},
+		{"an answer of rewritten documents alone expects nothing: skipped", ids(1, 2, 3), touched(1, 2, 3), 0, 0, false},
+		{"too many rewritten to say", ids(1, 9, 10), touched(2, 3, 4, 5, 6), 1, 1, false},
+	} {
+		e, f, ok := q.Score(c.answer, 3, c.touched)
+		if e != c.expected || f != c.found || ok != c.ok {
+			t.Errorf("%s: expected %d found %d ok %v; want %d %d %v", c.name, e, f, ok, c.expected, c.found, c.ok)
+		}
+	}
+	// An answer whose filter passed fewer documents than the depth holds
+	// all there is: what is left is still the answer.
+	whole := &corpus.TruthQuery{Want: runnertest.Nearest(1, 2), Whole: true}
+	if e, f, ok := whole.Score(ids(2), 3, touched(1)); e != 1 || f != 1 || !ok {
+		t.Errorf("whole truth: %d %d %v; want 1 1 true", e, f, ok)
+	}
+	// A SKU whose product was rewritten expects nothing: the check tests
+	// nothing and is skipped, whether or not the answer holds it.
+	sku := &corpus.TruthQuery{Kind: 3, Want: []neighbours.Neighbour{{ID: 5}}, Whole: true}
+	for _, answer := range [][]string{ids(5), nil} {
+		if e, f, ok := sku.Score(answer, 3, touched(5)); e != 0 || f != 0 || ok {
+			t.Errorf("rewritten SKU, answer %v: %d %d %v; want skipped", answer, e, f, ok)
+		}
+	}
+	counts := newTally(&corpus.Truth{Kinds: []string{"knn", "knn-category", "knn-price", "sku"}, Queries: []corpus.TruthQuery{*sku}})
+	counts.add(0, ids(5), nil, 3, touched(5))
+	counts.add(0, ids(5), nil, 3, none)
+	if r := counts.recall(); len(r) != 1 || r[0].Skipped != 1 || r[0].Checks != 1 || r[0].Expected != 1 {
+		t.Errorf("a rewritten SKU's check and a kept one: %+v; want one skipped, one check of one expected", r)
+	}
+}
+
+// The tally sums each sample query's answers as one (they miss
+// together): a query asked three times is one query of the interval,
+// found 27 of 30; and counting an answer under load allocates nothing.
+func TestExactTallyByQuery(t *testing.T) {
+	src := runnertest.Products(t, 800, "knn=1")
+	tr := runnertest.Truth(t, src, 4, 10)
+	vers := NewVersions(src.IDs()+1, shard.Share{})
+	kc := NewKnownChecks(src, KnownConfig{Fraction: 1}.WithTruth(tr), 10, 1, vers, 0)
+	answer := func(i, lose int) []string {
+		var ids []string
+		for _, n := range tr.Queries[i].Want[:10-lose] {
+			ids = append(ids, dataset.DocID(n.ID))
+		}
+		return append(ids, make([]string, lose)...) // unreadable: misses
+	}
+	a0, a1 := answer(0, 1), answer(1, 0)
+	for range 3 {
+		kc.Check(KnownCheck{On: true, exact: &tr.Queries[0], query: 0}, engines.Hits{IDs: a0}, nil)
+	}
+	kc.Check(KnownCheck{On: true, exact: &tr.Queries[1], query: 1}, engines.Hits{IDs: a1}, nil)
+	ex := kc.Result().Exact
+	want := result.RecallSums{Checks: 4, Queries: 2, Expected: 40, Found: 37, ExpectedSq: 30*30 + 10*10, FoundSq: 27*27 + 10*10, FoundExpected: 27*30 + 10*10}
+	if len(ex) != 1 || ex[0].Load() != want || ex[0].Recall != 37.0/40 {
+		t.Fatalf("tally %+v; want %+v", ex, want)
+	}
+	chk := KnownCheck{On: true, exact: &tr.Queries[0], query: 0}
+	wrong := append(answer(0, 1)[:9], "5000") // a readable ID past the corpus
+	if n := testing.AllocsPerRun(100, func() { kc.Check(chk, engines.Hits{IDs: wrong}, nil) }); n != 0 {
+		t.Fatalf("an exact check allocates %v times", n)
+	}
+}

@@ -1,0 +1,290 @@
+package checks
+
+import (
+	"errors"
+	"slices"
+	"sync/atomic"
+
+	"github.com/searchbench/searchbench/workload/corpus"
+
+	"github.com/searchbench/searchbench/dataset"
+	"github.com/searchbench/searchbench/engines"
+	"github.com/searchbench/searchbench/runner/field"
+	"github.com/searchbench/searchbench/runner/internal/testhook"
+	"github.com/searchbench/searchbench/runner/result"
+	"github.com/searchbench/searchbench/workload"
+)
+
+// KnownConfig is the known-item checks made under load: a seeded share of
+// each level's (each rep's) searches look for a pre-populated document
+// that no write had touched when the level began, and the answers are
+// checked after the call (result.KnownItems). The zero value makes the
+// checks at the CLI's default share, as the zero FreshnessConfig runs the
+// freshness probe: a Go program measures what `searchbench run` does
+// unless it turns something off.
+type KnownConfig struct {
+	// Off turns the checks off (the CLI's --known-items 0).
+	Off bool
+	// Fraction is the share of searches that are checks; 0:
+	// DefaultKnownItems.
+	Fraction float64
+	// Idle is the check after pre-population, to compare with (Run sets
+	// it; a shard that did not prepare has none).
+	Idle *result.Relevance `json:"-"`
+	// Exact is the size of the sample of queries with exact answers
+	// (exact.go) checked idle and, as half of the checks, under load; 0:
+	// DefaultExactQueries; below 0: none (the CLI's --exact-queries 0).
+	Exact int
+	// truth is the sample's exact answers (Run computes them once and
+	// sets them with WithTruth).
+	truth *corpus.Truth
+}
+
+// WithTruth is c checking the sample's exact answers t.
+func (c KnownConfig) WithTruth(t *corpus.Truth) KnownConfig {
+	c.truth = t
+	return c
+}
+
+// ExactQueries is the size of the sample of exact answers: 0 when the
+// checks are off.
+func (c KnownConfig) ExactQueries() int {
+	switch {
+	case c.Off || c.Exact < 0:
+		return 0
+	case c.Exact == 0:
+		return DefaultExactQueries
+	}
+	return c.Exact
+}
+
+// DefaultKnownItems is the share of searches made checks: enough for a
+// recall over thousands of answers in a minute's level, few enough that
+// the searches measured are the workload's.
+const DefaultKnownItems = 0.01
+
+// Validate reports a fraction out of range (a *field.Error).
+func (c KnownConfig) Validate() error {
+	if !(c.Fraction >= 0 && c.Fraction <= 1) {
+		return field.New("Fraction", "known-items", "%v must be in [0, 1]", c.Fraction)
+	}
+	if c.Exact > MaxExactQueries {
+		return field.New("Exact", "exact-queries", "%d is out of range (0 to %d)", c.Exact, MaxExactQueries)
+	}
+	return nil
+}
+
+// share is the fraction of searches checked: 0 when the checks are off.
+func (c KnownConfig) share() float64 {
+	switch {
+	case c.Off:
+		return 0
+	case c.Fraction == 0:
+		return DefaultKnownItems
+	}
+	return c.Fraction
+}
+
+// MaxExactQueries bounds the sample: its brute force scores every
+// pre-populated document against every query.
+const MaxExactQueries = 10_000
+
+// tagKnownLoad keys the checks' streams under load.
+const tagKnownLoad = 0x6c6f6164 // "load"
+
+// knownCandidates is how many IDs a level samples for its checks.
+const knownCandidates = 1024
+
+// KnownChecks are one level's (or one rep's) checks. The candidates are
+// drawn when the level begins from the IDs still at their pre-populated
+// version (0); a check whose ID has been written or deleted since, by the
+// time its answer is back, is skipped: its answer proves nothing.
+type KnownChecks struct {
+	ki   corpus.KnownItems
+	frac float64
+	k    int
+	vers Versions
+	ids  []uint32
+	base uint64 // keys the callers' streams (stream)
+	idle *result.Relevance
+	// after, when set (tests), runs inside each check of an answer.
+	after func()
+
+	checks, found, empty, below, skipped, failed, unsupported atomic.Int64
+	// exact is the sample of exact answers, when there is one: half the
+	// checks ask one of its queries; exactCounts counts them by kind and
+	// query.
+	exact       *corpus.Truth
+	exactCounts tally
+	// perIv counts the checks of each interval of the window's grid (set
+	// by startIntervals before the window opens).
+	perIv []ivKnown
+}
+
+// ivKnown is one interval's checks.
+type ivKnown struct{ checks, found atomic.Int64 }
+
+// StartIntervals makes room for the counts of n intervals.
+func (kc *KnownChecks) StartIntervals(n int) {
+	if kc != nil {
+		kc.perIv = make([]ivKnown, n)
+	}
+}
+
+// Interval is interval k's checks and finds (nil without checks).
+func (kc *KnownChecks) Interval(k int) *result.IntervalKnown {
+	if kc == nil || k >= len(kc.perIv) {
+		return nil
+	}
+	iv := &kc.perIv[k]
+	if iv.checks.Load() == 0 {
+		return nil
+	}
+	return &result.IntervalKnown{Checks: iv.checks.Load(), Found: iv.found.Load()}
+}
+
+// KnownCheck is one check prepared before the clock starts.
+type KnownCheck struct {
+	On       bool // the call is a check: its answer goes to Check
+	Interval int  // the call's interval, set once it is known to be measured
+	id       uint32
+	doc      string // the ID as the engine returns it, made before the clock
+	// exact is the exact-answer query asked (nil: a known-item check),
+	// query its index in the sample.
+	exact *corpus.TruthQuery
+	query int
+}
+
+// NewKnownChecks samples the level's candidates, keyed by key (the level,
+// the schedule), for searches of k hits drawn from the workload's seed;
+// nil when the checks are off or cannot run.
+func NewKnownChecks(src corpus.Source, c KnownConfig, k int, seed uint64, vers Versions, key ...uint64) *KnownChecks {
+	ki, ok := src.(corpus.KnownItems)
+	frac := c.share()
+	if !ok || frac <= 0 || src.PrepopulatedCount() == 0 {
+		return nil
+	}
+	kc := &KnownChecks{ki: ki, frac: frac, k: k, vers: vers, idle: c.Idle, after: testhook.AfterKnownCheck,
+		exact: c.truth}
+	if kc.exact != nil {
+		kc.exactCounts = newTally(kc.exact)
+	}
+	r := dataset.NewRand(append([]uint64{seed, tagKnownLoad}, key...)...)
+	// Bounded: after heavy writing few IDs may be untouched.
+	for range 64 * knownCandidates {
+		if len(kc.ids) == knownCandidates {
+			break
+		}
+		id := uint32(1 + r.Intn(src.IDs()))
+		if src.Prepopulated(id) && vers.Untouched(id) {
+			kc.ids = append(kc.ids, id)
+		}
+	}
+	if len(kc.ids) == 0 {
+		return nil
+	}
+	kc.base = r.Uint64()
+	return kc
+}
+
+// Stream is the choice stream of user or arrival n (by its global index,
+// so a shard's users and arrivals choose what a one-machine run's do).
+func (kc *KnownChecks) Stream(n uint64) dataset.Rand {
+	if kc == nil {
+		return dataset.Rand{}
+	}
+	return dataset.NewRand(kc.base, n)
+}
+
+// Pick decides, from the caller's stream, whether search call c is a
+// check and, if so, replaces its query (before the clock starts).
+func (kc *KnownChecks) Pick(r *dataset.Rand, c *workload.Call) KnownCheck {
+	if kc == nil || c.Op != workload.Search || r.Float64() >= kc.frac {
+		return KnownCheck{}
+	}
+	if kc.exact != nil && r.Intn(2) == 0 {
+		i := r.Intn(len(kc.exact.Queries))
+		q := &kc.exact.Queries[i]
+		c.Query, c.Kind = q.Query, q.Kind
+		c.Query.K = kc.k
+		return KnownCheck{On: true, exact: q, query: i}
+	}
+	id := kc.ids[r.Intn(len(kc.ids))]
+	_, q := kc.ki.KnownQuery(r.Uint64(), id)
+	q.K = kc.k
+	c.Query, c.Kind = q, -1 // a known item is of none of the mix's kinds
+	return KnownCheck{On: true, id: id, doc: dataset.DocID(id)}
+}
+
+// Check counts an answer; unsupported says whether the call is to be left
+// out of the search figures (the configuration cannot run the check).
+func (kc *KnownChecks) Check(c KnownCheck, h engines.Hits, err error) (unsupported bool) {
+	if kc.after != nil {
+		kc.after()
+	}
+	if c.exact != nil {
+		kc.exactCounts.add(c.query, h.IDs, err, kc.k, kc.written)
+		return errors.Is(err, engines.ErrUnsupported)
+	}
+	switch {
+	case errors.Is(err, engines.ErrUnsupported):
+		kc.unsupported.Add(1)
+		return true
+	case err != nil:
+		kc.failed.Add(1)
+	case !kc.vers.Untouched(c.id):
+		kc.skipped.Add(1)
+	default:
+		kc.checks.Add(1)
+		found := slices.Contains(h.IDs, c.doc)
+		if found {
+			kc.found.Add(1)
+		}
+		if c.Interval >= 0 && c.Interval < len(kc.perIv) {
+			iv := &kc.perIv[c.Interval]
+			iv.checks.Add(1)
+			if found {
+				iv.found.Add(1)
+			}
+		}
+		if len(h.IDs) == 0 {
+			kc.empty.Add(1)
+		}
+		if h.Total >= 0 && h.Total < int64(len(h.IDs)) {
+			kc.below.Add(1)
+		}
+	}
+	return false
+}
+
+// Result is the checks' figures; nil for nil checks.
+func (kc *KnownChecks) Result() *result.KnownItems {
+	if kc == nil {
+		return nil
+	}
+	k := &result.KnownItems{Fraction: kc.frac, K: kc.k,
+		Checks: kc.checks.Load(), Found: kc.found.Load(), Empty: kc.empty.Load(),
+		TotalBelowHits: kc.below.Load(), Skipped: kc.skipped.Load(), Failed: kc.failed.Load(),
+		Unsupported: kc.unsupported.Load()}
+	if k.Checks > 0 {
+		k.Recall = float64(k.Found) / float64(k.Checks)
+	}
+	if kc.idle != nil && kc.idle.Queries > 0 {
+		k.IdleRecall, k.IdleChecks, k.IdleFound = kc.idle.Recall, kc.idle.Queries, kc.idle.Found
+	}
+	if kc.exact != nil {
+		k.Exact = kc.exactCounts.recall()
+		if kc.idle != nil {
+			k.Exact = result.SetIdle(k.Exact, kc.idle.Exact)
+		}
+	}
+	return k
+}
+
+// written says whether this share of the run wrote or deleted id since
+// pre-population: its place in an answer says nothing of the index's
+// recall. An ID it never wrote — past the ID space, or a leftover the
+// run did not put there — is held against the answer like any other.
+func (kc *KnownChecks) written(id uint32) bool {
+	return int(id) < len(kc.vers.last) && !kc.vers.Untouched(id)
+}

@@ -1,0 +1,41 @@
+package checks
+
+import (
+	"sync/atomic"
+
+	"github.com/searchbench/searchbench/runner/shard"
+)
+
+// Versions hands out the next version of each ID, so every upsert writes a
+// document that differs from what the engine holds. The shards of a split
+// run write one index with counters of their own, so shard i of N hands out
+// i+N, i+2N, …: a version number names one write across the whole run (the
+// freshness probe's mark and the document's text follow from it), and
+// version 0 stays the pre-populated one.
+type Versions struct {
+	last []atomic.Uint32 // the version last handed out, per ID
+	step uint32
+}
+
+// NewVersions counts Versions of IDs 0 … ids-1 for one share of the load.
+func NewVersions(ids int, s shard.Share) Versions {
+	v := Versions{last: make([]atomic.Uint32, ids), step: uint32(max(s.Count, 1))}
+	if s.Index > 0 {
+		for i := range v.last {
+			v.last[i].Store(uint32(s.Index))
+		}
+	}
+	return v
+}
+
+// Next hands out id's next version.
+func (v Versions) Next(id uint32) uint32 { return v.last[id].Add(v.step) }
+
+// Latest is the version of id last handed out (the pre-populated one's, or
+// this shard's index, before any).
+func (v Versions) Latest(id uint32) uint32 { return v.last[id].Load() }
+
+// Untouched says whether this share has not written or deleted id: its
+// counter still holds its starting value (0, or the shard's index), which
+// is below one step.
+func (v Versions) Untouched(id uint32) bool { return v.last[id].Load() < v.step }
