@@ -89,6 +89,10 @@ type LiveConfig[F any] struct {
 	// yield a document being written in either version: the write's
 	// Upsert or Delete corrects the list.
 	Docs func(yield func(LiveDoc[F]) bool)
+	// Found, when set, is each query's Depth nearest over Docs already
+	// computed (a run's sample of exact answers): NewLive starts from them
+	// instead of reading every document again.
+	Found [][]Neighbour
 }
 
 // liveQuery is one query's kept answer.
@@ -133,9 +137,12 @@ func NewLive[F any](ctx context.Context, cfg LiveConfig[F], queries []LiveQuery[
 		probes[i] = newProbe(q.Vector, cfg.Metric, q.Keep)
 		l.queries[i].probe = probes[i]
 	}
-	found, err := exact(ctx, probes, l.depth, l.docs)
-	if err != nil {
-		return nil, err
+	found := cfg.Found
+	if len(found) != len(queries) {
+		var err error
+		if found, err = exact(ctx, probes, l.depth, l.docs); err != nil {
+			return nil, err
+		}
 	}
 	for i := range l.queries {
 		l.queries[i].reset(found[i], l.depth)

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/searchbench/searchbench/dataset/neighbours"
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/runner/guard"
 	"github.com/searchbench/searchbench/runner/result"
@@ -20,9 +21,12 @@ import (
 // DefaultExactQueries is the sample's size (corpus.DefaultExactQueries).
 const DefaultExactQueries = corpus.DefaultExactQueries
 
-// exactCounts are one kind's checks.
+// exactCounts are one kind's checks: the strict counts per query
+// (queryCounts), the lag-excused ones per kind, and the longest lag
+// excused, in nanoseconds.
 type exactCounts struct {
 	checks, skipped, failed, unsupported atomic.Int64
+	lagExpected, lagFound, recent, lag   atomic.Int64
 }
 
 // queryCounts are one sample query's scored answers: the unit of the
@@ -40,25 +44,50 @@ func newTally(t *corpus.Truth) tally {
 	return tally{truth: t, kinds: make([]exactCounts, len(t.Kinds)), queries: make([]queryCounts, len(t.Queries))}
 }
 
-// add counts the answer to sample query i.
-func (t tally) add(i int, ids []string, err error, k int, written func(uint32) bool) {
-	q := &t.truth.Queries[i]
-	c := &t.kinds[q.Kind]
+// failed counts the answer to sample query i when the search failed, and
+// says whether it did.
+func (t tally) failed(i int, err error) bool {
+	c := &t.kinds[t.truth.Queries[i].Kind]
 	switch {
 	case errors.Is(err, engines.ErrUnsupported):
 		c.unsupported.Add(1)
 	case err != nil:
 		c.failed.Add(1)
 	default:
-		expected, found, ok := q.Score(ids, k, written)
-		if !ok {
-			c.skipped.Add(1)
-			return
-		}
-		c.checks.Add(1)
-		qc := &t.queries[i]
-		qc.expected.Add(expected)
-		qc.found.Add(found)
+		return false
+	}
+	return true
+}
+
+// add counts the answer to sample query i by the old rule
+// (corpus.TruthQuery.Score: every document the run wrote is excused).
+func (t tally) add(i int, ids []string, err error, k int, written func(uint32) bool) {
+	if t.failed(i, err) {
+		return
+	}
+	expected, found, ok := t.truth.Queries[i].Score(ids, k, written)
+	t.count(i, neighbours.Score{Expected: int(expected), Found: int(found), Short: !ok}, false, 0)
+}
+
+// count counts the scored answer s to sample query i; withLag: its
+// lag-excused counts too, lag excused.
+func (t tally) count(i int, s neighbours.Score, withLag bool, lag time.Duration) {
+	c := &t.kinds[t.truth.Queries[i].Kind]
+	if s.Short || s.Expected == 0 {
+		c.skipped.Add(1)
+		return
+	}
+	c.checks.Add(1)
+	qc := &t.queries[i]
+	qc.expected.Add(int64(s.Expected))
+	qc.found.Add(int64(s.Found))
+	if !withLag {
+		return
+	}
+	c.lagExpected.Add(int64(s.LagExpected))
+	c.lagFound.Add(int64(s.LagFound))
+	c.recent.Add(int64(s.RecentMisses))
+	for old := c.lag.Load(); int64(lag) > old && !c.lag.CompareAndSwap(old, int64(lag)); old = c.lag.Load() {
 	}
 }
 
@@ -82,6 +111,8 @@ func (t tally) recall() []result.KindRecall {
 			continue
 		}
 		r.SetLoad(sums[i])
+		r.LagExpected, r.LagFound, r.RecentMisses = c.lagExpected.Load(), c.lagFound.Load(), c.recent.Load()
+		r.Lag = result.Duration(c.lag.Load())
 		out = append(out, r)
 	}
 	return out

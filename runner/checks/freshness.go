@@ -90,6 +90,9 @@ type Prober struct {
 	mu  sync.Mutex
 	res result.Freshness
 	lag *hdrhistogram.Histogram
+	// longest is the longest lag measured so far, in nanoseconds: the
+	// window the exact checks under load excuse recent writes within.
+	longest atomic.Int64
 	// g is the window's interval grid (startIntervals), perIv the probes
 	// that saw their write in each interval: count and longest lag.
 	g     record.Grid
@@ -114,6 +117,15 @@ func (p *Prober) OnTimeline(tl *result.Timeline) {
 		iv := &tl.Intervals[i]
 		iv.Freshness = p.Interval(tl.Index(iv.Start))
 	}
+}
+
+// Longest is the longest lag the probe has measured so far (0 for a nil
+// Prober or before any probe saw its write).
+func (p *Prober) Longest() time.Duration {
+	if p == nil {
+		return 0
+	}
+	return time.Duration(p.longest.Load())
 }
 
 // Interval is the probes that completed in interval k so far (nil when
@@ -249,6 +261,8 @@ func (p *Prober) probe(ctx context.Context, w probeWrite, timeout time.Duration)
 		}
 		if slices.Contains(hits.IDs, id) {
 			lag := start.Sub(w.acked)
+			for old := p.longest.Load(); int64(lag) > old && !p.longest.CompareAndSwap(old, int64(lag)); old = p.longest.Load() {
+			}
 			p.mu.Lock()
 			us, _ := record.Micros(lag)
 			_ = p.lag.RecordValue(us)

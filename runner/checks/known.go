@@ -1,13 +1,16 @@
 package checks
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"sync/atomic"
+	"time"
 
 	"github.com/searchbench/searchbench/workload/corpus"
 
 	"github.com/searchbench/searchbench/dataset"
+	"github.com/searchbench/searchbench/dataset/neighbours"
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/runner/field"
 	"github.com/searchbench/searchbench/runner/internal/testhook"
@@ -44,6 +47,25 @@ type KnownConfig struct {
 func (c KnownConfig) WithTruth(t *corpus.Truth) KnownConfig {
 	c.truth = t
 	return c
+}
+
+// Follow is vers with the truth that follows its writes, when c checks a
+// sample of exact answers whose corpus can follow them (corpus.Truth.Follow);
+// the truth's refills run until ctx ends. Each run's writes are its own, so
+// each run (a closed loop's levels, a ladder's rungs) follows from the
+// pre-populated answers once. Without one, or when it cannot be made, the
+// exact checks keep the old rule: every document written is excused.
+func (c KnownConfig) Follow(ctx context.Context, vers Versions) Versions {
+	if c.ExactQueries() == 0 || c.truth == nil || c.truth.Follow == nil {
+		return vers
+	}
+	f, err := c.truth.Follow()
+	if err != nil {
+		return vers
+	}
+	go f.Run(ctx)
+	vers.follow = f
+	return vers
 }
 
 // ExactQueries is the size of the sample of exact answers: 0 when the
@@ -116,6 +138,11 @@ type KnownChecks struct {
 	// query.
 	exact       *corpus.Truth
 	exactCounts tally
+	// follow is the truth that follows this share's writes (nil: the old
+	// rule, every document written is excused); lag the freshness probe
+	// whose longest lag so far is the lag-excused rule's window.
+	follow corpus.Follower
+	lag    *Prober
 	// perIv counts the checks of each interval of the window's grid (set
 	// by startIntervals before the window opens).
 	perIv []ivKnown
@@ -147,6 +174,9 @@ func (kc *KnownChecks) Interval(k int) *result.IntervalKnown {
 type KnownCheck struct {
 	On       bool // the call is a check: its answer goes to Check
 	Interval int  // the call's interval, set once it is known to be measured
+	// Sent is when the search was sent, set by the caller before Check:
+	// a write acknowledged from then on overlaps it.
+	Sent time.Time
 	id       uint32
 	doc      string // the ID as the engine returns it, made before the clock
 	// exact is the exact-answer query asked (nil: a known-item check),
@@ -165,7 +195,7 @@ func NewKnownChecks(src corpus.Source, c KnownConfig, k int, seed uint64, vers V
 		return nil
 	}
 	kc := &KnownChecks{ki: ki, frac: frac, k: k, vers: vers, idle: c.Idle, after: testhook.AfterKnownCheck,
-		exact: c.truth}
+		exact: c.truth, follow: vers.follow}
 	if kc.exact != nil {
 		kc.exactCounts = newTally(kc.exact)
 	}
@@ -223,7 +253,7 @@ func (kc *KnownChecks) Check(c KnownCheck, h engines.Hits, err error) (unsupport
 		kc.after()
 	}
 	if c.exact != nil {
-		kc.exactCounts.add(c.query, h.IDs, err, kc.k, kc.written)
+		kc.checkExact(c, h, err)
 		return errors.Is(err, engines.ErrUnsupported)
 	}
 	switch {
@@ -255,6 +285,34 @@ func (kc *KnownChecks) Check(c KnownCheck, h engines.Hits, err error) (unsupport
 		}
 	}
 	return false
+}
+
+// LagFrom makes p's longest lag so far the window within which the exact
+// checks excuse recent writes under the lag rule (none: no lag excused,
+// so the lag-excused counts equal the strict ones).
+func (kc *KnownChecks) LagFrom(p *Prober) {
+	if kc != nil {
+		kc.lag = p
+	}
+}
+
+// checkExact counts an answer to an exact-answer check: against the truth
+// that follows the writes when there is one and it holds the query, by
+// the old rule otherwise (a lookup by name: every product written is
+// excused, under either rule).
+func (kc *KnownChecks) checkExact(c KnownCheck, h engines.Hits, err error) {
+	t := kc.exactCounts
+	if t.failed(c.query, err) {
+		return
+	}
+	lag := kc.lag.Longest()
+	if kc.follow == nil || c.exact.Live < 0 {
+		e, f, ok := c.exact.Score(h.IDs, kc.k, kc.written)
+		s := neighbours.Score{Expected: int(e), Found: int(f), LagExpected: int(e), LagFound: int(f), Short: !ok}
+		t.count(c.query, s, kc.follow != nil, lag)
+		return
+	}
+	t.count(c.query, kc.follow.Score(c.exact.Live, h.IDs, kc.k, c.Sent, lag), true, lag)
 }
 
 // Result is the checks' figures; nil for nil checks.

@@ -2,6 +2,10 @@ package checks
 
 import (
 	"sync/atomic"
+	"time"
+
+	"github.com/searchbench/searchbench/workload"
+	"github.com/searchbench/searchbench/workload/corpus"
 
 	"github.com/searchbench/searchbench/runner/shard"
 )
@@ -15,6 +19,9 @@ import (
 type Versions struct {
 	last []atomic.Uint32 // the version last handed out, per ID
 	step uint32
+	// follow is the truth that follows this share's acknowledged writes
+	// (KnownConfig.Follow); nil when the exact checks do not follow them.
+	follow corpus.Follower
 }
 
 // NewVersions counts Versions of IDs 0 … ids-1 for one share of the load.
@@ -39,3 +46,27 @@ func (v Versions) Latest(id uint32) uint32 { return v.last[id].Load() }
 // counter still holds its starting value (0, or the shard's index), which
 // is below one step.
 func (v Versions) Untouched(id uint32) bool { return v.last[id].Load() < v.step }
+
+// Sending is to be called before call c is sent: a write's document is
+// excused from the exact checks until it returns (Returned).
+func (v Versions) Sending(c *workload.Call) {
+	if v.follow != nil && c.Op.Writes() {
+		v.follow.Begin(c.Num)
+	}
+}
+
+// Returned is to be called when call c, after Sending, returned at done
+// with err: an acknowledged write enters the truth the exact checks score
+// against, with done as its acknowledgement; a failed one leaves its
+// document excused until a later write of it is acknowledged.
+func (v Versions) Returned(c *workload.Call, done time.Time, err error) {
+	switch {
+	case v.follow == nil || !c.Op.Writes():
+	case err != nil:
+		v.follow.Failed(c.Num)
+	case c.Op == workload.Upsert:
+		v.follow.Upserted(c.Num, c.Version, &c.Doc, done)
+	default:
+		v.follow.Deleted(c.Num, done)
+	}
+}

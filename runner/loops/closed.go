@@ -100,7 +100,11 @@ func (c Config) Validate() error {
 // levels measured so far when ctx ends (the last one marked partial).
 // Each level waits at b first (nil: none); em receives its events.
 func ClosedLoop(ctx context.Context, e engines.Engine, src corpus.Source, cfg Config, em Emitter, b Barrier) []result.Level {
-	vers := checks.NewVersions(src.IDs()+1, cfg.Share)
+	// The truth that follows the writes refills its lists until the loop
+	// ends; every level scores against it, as the writes accumulate.
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	vers := cfg.Known.Follow(ctx, checks.NewVersions(src.IDs()+1, cfg.Share))
 	var levels []result.Level
 	for i, users := range cfg.Users {
 		if ctx.Err() != nil {
@@ -285,6 +289,7 @@ func newLevelRun(e engines.Engine, src corpus.Source, cfg Config, vers checks.Ve
 	// measures the same window (unless its ramp overran: see start).
 	lv.ramp = time.Duration(float64(time.Second) * float64(max(all-1, 0)) / cfg.SpawnRate)
 	lv.probe = cfg.Calls.prober(e, src, cfg.Freshness, vers)
+	lv.known.LagFrom(lv.probe)
 	return lv
 }
 
@@ -526,10 +531,14 @@ func (u *user) run(ctx context.Context, e engines.Engine, src corpus.Source, cfg
 		if req.Doc.ID != "" {
 			word, probed = probe.Claim(&req.Doc)
 		}
+		vers.Sending(&req)
 		start := time.Now()
 		hits, err := invoke(callCtx, e, &req, chk)
 		took := time.Since(start)
 		cancel()
+		// A write enters the exact checks' truth once it returns, before
+		// this user's next call and before the outcome is judged.
+		vers.Returned(&req, start.Add(took), err)
 		if probed {
 			probe.Written(req.Num, req.Version, word, start.Add(took), err)
 		}
@@ -542,7 +551,7 @@ func (u *user) run(ctx context.Context, e engines.Engine, src corpus.Source, cfg
 		}
 		// The check of a known item's answer, after the clock stopped.
 		k := win.interval(start)
-		if chk.Interval = k; chk.On && known.Check(chk, hits, err) {
+		if chk.Interval, chk.Sent = k, start; chk.On && known.Check(chk, hits, err) {
 			continue
 		}
 		u.rec.RecordIn(k, req.Op, req.Kind, took, class)

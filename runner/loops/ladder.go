@@ -72,7 +72,12 @@ func (c LadderConfig) Validate() error {
 // rung's repetition waits at b first (nil: none); em receives its events.
 func RunLadder(ctx context.Context, e engines.Engine, src corpus.Source, cfg LadderConfig, em Emitter, b Barrier) result.Ladder {
 	l := newLadder(cfg)
-	lr := ladderRun{e: e, src: src, cfg: cfg, vers: checks.NewVersions(src.IDs()+1, cfg.Open.Share), em: em, b: b}
+	// The truth that follows the writes refills its lists until the
+	// ladder ends; every rung scores against it, as the writes accumulate.
+	ctx, unfollow := context.WithCancel(ctx)
+	defer unfollow()
+	vers := cfg.Open.Known.Follow(ctx, checks.NewVersions(src.IDs()+1, cfg.Open.Share))
+	lr := ladderRun{e: e, src: src, cfg: cfg, vers: vers, em: em, b: b}
 	// A shard's own decision to stop after a rung waits for the next
 	// start, where the coordinator makes every shard stop if any does, so
 	// the shards always climb the same rungs.

@@ -331,17 +331,19 @@ func (r *openRun) serve(ctx context.Context, start time.Time, k int, t ticket, l
 	kr := r.known.Stream(t.k)
 	chk := r.known.Pick(&kr, &req)
 	callCtx, cancel := context.WithTimeout(ctx, r.cfg.Timeout)
+	r.vers.Sending(&req)
 	sent := time.Now()
 	hits, err := invoke(callCtx, r.e, &req, chk)
 	done := time.Now()
 	cancel()
+	r.vers.Returned(&req, done, err)
 	r.sent.Add(1)
 	class := engines.Classify(err)
 	if class == engines.Canceled && ctx.Err() != nil {
 		return // interrupted by the run, not failed by the engine
 	}
 	// The check of a known item's answer, after the clock stopped.
-	if chk.Interval = k; chk.On && r.known.Check(chk, hits, err) {
+	if chk.Interval, chk.Sent = k, sent; chk.On && r.known.Check(chk, hits, err) {
 		return
 	}
 	if sent.Sub(t.due) > lateStart {

@@ -2,6 +2,7 @@ package corpus
 
 import (
 	"context"
+	"time"
 
 	"github.com/searchbench/searchbench/dataset"
 	"github.com/searchbench/searchbench/dataset/neighbours"
@@ -62,6 +63,31 @@ type Truth struct {
 	// compute, when the corpus has one (an embedding file's own
 	// neighbours): nil when it has none.
 	Stated *Stated
+	// Follow, when the corpus can follow writes, is a truth that follows
+	// one run's acknowledged writes from the sample's answers (each run
+	// calls it once: the writes are the run's own); nil when it cannot.
+	Follow func() (Follower, error)
+}
+
+// Follower is the exact answers of a Truth's nearest-neighbour queries as
+// one run's acknowledged writes leave them (neighbours.Live behind a
+// corpus's documents and filters). Its methods are called from many
+// goroutines at once and allocate nothing on the write path.
+type Follower interface {
+	// Begin: a write of id is about to be sent.
+	Begin(id uint32)
+	// Upserted: the engine acknowledged, at acked, the upsert of doc as
+	// id's version; Deleted: the delete of id; Failed: the write of id
+	// was not acknowledged.
+	Upserted(id, version uint32, doc *engines.Document, acked time.Time)
+	Deleted(id uint32, acked time.Time)
+	Failed(id uint32)
+	// Score is the answer ids to sample query q (its TruthQuery.Live),
+	// asked for k at sent, scored strictly and with lag excused
+	// (neighbours.Live.Score).
+	Score(q int, ids []string, k int, sent time.Time, lag time.Duration) neighbours.Score
+	// Run refills the lists that ran short until ctx ends.
+	Run(ctx context.Context)
 }
 
 // Stated is the comparison of the exact answers with a stated truth.
@@ -91,6 +117,9 @@ type TruthQuery struct {
 	// kept. It is false for a document that is not pre-populated or does
 	// not pass the filters; nil when Want is whole.
 	Far func(id uint32) (float64, bool)
+	// Live is the query's index in Truth.Follow's Follower; -1 when the
+	// Follower does not hold it (a lookup by name).
+	Live int
 }
 
 // Score is an answer's expected and found documents of q's exact answer,

@@ -32,13 +32,16 @@ func (p Products) ExactTruth(ctx context.Context, n, k int) (*corpus.Truth, erro
 		if err != nil {
 			return nil, err
 		}
+		qs := make([]engines.Query, len(found))
 		for j, ns := range found {
 			q := &t.Queries[knnAt[j]]
-			q.Want, q.Whole = ns, len(ns) < depth
+			q.Want, q.Whole, q.Live = ns, len(ns) < depth, j
 			if q.Whole {
 				q.Far = nil
 			}
+			qs[j] = q.Query
 		}
+		t.Follow = p.follow(qs, found, depth)
 	}
 	if p.file != nil {
 		t.Stated = p.stated(t, asked, knnAt)
@@ -85,7 +88,7 @@ func (p Products) sampleQueries(t *corpus.Truth, n int, kinds []dataset.ProductQ
 		case dataset.Named:
 			pq := p.storedNamed(i, kd)
 			t.Queries = append(t.Queries, corpus.TruthQuery{Kind: int(kd), Query: pq.Query(),
-				Want: []neighbours.Neighbour{{ID: pq.ID}}, Whole: true})
+				Want: []neighbours.Neighbour{{ID: pq.ID}}, Whole: true, Live: -1})
 		case dataset.Nearest:
 			pq := p.ProductQueryOfKind(i, kd)
 			eq := corpus.TruthQuery{Kind: int(kd), Query: pq.Query()}
