@@ -22,11 +22,33 @@ import (
 const DefaultExactQueries = corpus.DefaultExactQueries
 
 // exactCounts are one kind's checks: the strict counts per query
-// (queryCounts), the lag-excused ones per kind, and the longest lag
-// excused, in nanoseconds.
+// (queryCounts) and the lag-excused ones per kind, at each of lagRungs.
 type exactCounts struct {
 	checks, skipped, failed, unsupported atomic.Int64
-	lagExpected, lagFound, recent, lag   atomic.Int64
+	lagged                               [len(lagRungs)]lagCounts
+}
+
+// lagCounts are a kind's lag-excused counts at one lag.
+type lagCounts struct{ expected, found, recent atomic.Int64 }
+
+// lagRungs are the lags an answer is scored at under the lag rule: the
+// window's freshness lag is known only once the window is over, so each
+// answer is scored at every rung as it comes back, and the result keeps
+// the rung at or above the lag the probe measured (lagRung). A 1-2-5
+// ladder: at most 2.5 times the lag measured is excused.
+var lagRungs = [...]time.Duration{0, time.Millisecond, 2 * time.Millisecond, 5 * time.Millisecond,
+	10 * time.Millisecond, 20 * time.Millisecond, 50 * time.Millisecond, 100 * time.Millisecond,
+	200 * time.Millisecond, 500 * time.Millisecond, time.Second, 2 * time.Second, 5 * time.Second,
+	10 * time.Second, 20 * time.Second, time.Minute}
+
+// lagRung is the first rung at or above lag (the last for a longer lag).
+func lagRung(lag time.Duration) int {
+	for i, r := range lagRungs {
+		if r >= lag {
+			return i
+		}
+	}
+	return len(lagRungs) - 1
 }
 
 // queryCounts are one sample query's scored answers: the unit of the
@@ -60,40 +82,47 @@ func (t tally) failed(i int, err error) bool {
 }
 
 // add counts the answer to sample query i by the old rule
-// (corpus.TruthQuery.Score: every document the run wrote is excused).
-func (t tally) add(i int, ids []string, err error, k int, written func(uint32) bool) {
+// (corpus.TruthQuery.Score: every document the run wrote is excused);
+// lagged: its counts stand for the lag rule's too.
+func (t tally) add(i int, ids []string, err error, k int, written func(uint32) bool, lagged bool) {
 	if t.failed(i, err) {
 		return
 	}
 	expected, found, ok := t.truth.Queries[i].Score(ids, k, written)
-	t.count(i, neighbours.Score{Expected: int(expected), Found: int(found), Short: !ok}, false, 0)
+	if t.count(i, neighbours.Score{Expected: int(expected), Found: int(found), Short: !ok}) && lagged {
+		for r := range lagRungs {
+			t.countLag(i, r, neighbours.Score{LagExpected: int(expected), LagFound: int(found)})
+		}
+	}
 }
 
-// count counts the scored answer s to sample query i; withLag: its
-// lag-excused counts too, lag excused.
-func (t tally) count(i int, s neighbours.Score, withLag bool, lag time.Duration) {
+// count counts the strict counts of the scored answer s to sample query
+// i, and says whether it tested anything.
+func (t tally) count(i int, s neighbours.Score) bool {
 	c := &t.kinds[t.truth.Queries[i].Kind]
 	if s.Short || s.Expected == 0 {
 		c.skipped.Add(1)
-		return
+		return false
 	}
 	c.checks.Add(1)
 	qc := &t.queries[i]
 	qc.expected.Add(int64(s.Expected))
 	qc.found.Add(int64(s.Found))
-	if !withLag {
-		return
-	}
-	c.lagExpected.Add(int64(s.LagExpected))
-	c.lagFound.Add(int64(s.LagFound))
-	c.recent.Add(int64(s.RecentMisses))
-	for old := c.lag.Load(); int64(lag) > old && !c.lag.CompareAndSwap(old, int64(lag)); old = c.lag.Load() {
-	}
+	return true
+}
+
+// countLag counts the lag-excused counts of s, scored at lag rung r.
+func (t tally) countLag(i, r int, s neighbours.Score) {
+	l := &t.kinds[t.truth.Queries[i].Kind].lagged[r]
+	l.expected.Add(int64(s.LagExpected))
+	l.found.Add(int64(s.LagFound))
+	l.recent.Add(int64(s.RecentMisses))
 }
 
 // recall is the tally's figures for the kinds that were checked, each
 // query's answers summed as one (result.RecallSums).
-func (t tally) recall() []result.KindRecall {
+// lagged: with the lag-excused counts at rung (lagRung).
+func (t tally) recall(lagged bool, rung int) []result.KindRecall {
 	sums := make([]result.RecallSums, len(t.kinds))
 	for i := range t.queries {
 		e, f := t.queries[i].expected.Load(), t.queries[i].found.Load()
@@ -111,8 +140,10 @@ func (t tally) recall() []result.KindRecall {
 			continue
 		}
 		r.SetLoad(sums[i])
-		r.LagExpected, r.LagFound, r.RecentMisses = c.lagExpected.Load(), c.lagFound.Load(), c.recent.Load()
-		r.Lag = result.Duration(c.lag.Load())
+		if l := &c.lagged[rung]; lagged {
+			r.LagExpected, r.LagFound, r.RecentMisses = l.expected.Load(), l.found.Load(), l.recent.Load()
+			r.Lag = result.Duration(lagRungs[rung])
+		}
 		out = append(out, r)
 	}
 	return out
@@ -132,7 +163,7 @@ func CheckExact(ctx context.Context, e engines.Engine, t *corpus.Truth, k int, t
 		cctx, cancel := context.WithTimeout(ctx, timeout)
 		hits, err := guard.Call(func() (engines.Hits, error) { return e.Search(cctx, sq) })
 		cancel()
-		counts.add(i, hits.IDs, err, k, written)
+		counts.add(i, hits.IDs, err, k, written, false)
 	})
-	return counts.recall()
+	return counts.recall(false, 0)
 }

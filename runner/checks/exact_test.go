@@ -64,9 +64,9 @@ func TestExactScore(t *testing.T) {
 		}
 	}
 	counts := newTally(&corpus.Truth{Kinds: []string{"knn", "knn-category", "knn-price", "sku"}, Queries: []corpus.TruthQuery{*sku}})
-	counts.add(0, ids(5), nil, 3, touched(5))
-	counts.add(0, ids(5), nil, 3, none)
-	if r := counts.recall(); len(r) != 1 || r[0].Skipped != 1 || r[0].Checks != 1 || r[0].Expected != 1 {
+	counts.add(0, ids(5), nil, 3, touched(5), false)
+	counts.add(0, ids(5), nil, 3, none, false)
+	if r := counts.recall(false, 0); len(r) != 1 || r[0].Skipped != 1 || r[0].Checks != 1 || r[0].Expected != 1 {
 		t.Errorf("a rewritten SKU's check and a kept one: %+v; want one skipped, one check of one expected", r)
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/searchbench/searchbench/workload/corpus"
 
 	"github.com/searchbench/searchbench/dataset"
-	"github.com/searchbench/searchbench/dataset/neighbours"
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/runner/field"
 	"github.com/searchbench/searchbench/runner/internal/testhook"
@@ -287,9 +286,10 @@ func (kc *KnownChecks) Check(c KnownCheck, h engines.Hits, err error) (unsupport
 	return false
 }
 
-// LagFrom makes p's longest lag so far the window within which the exact
-// checks excuse recent writes under the lag rule (none: no lag excused,
-// so the lag-excused counts equal the strict ones).
+// LagFrom makes p's longest lag in the window, rounded up to a rung of
+// lagRungs, the lag within which the exact checks excuse recent writes
+// under the lag rule (no probe: none excused, so the lag-excused counts
+// equal the strict ones).
 func (kc *KnownChecks) LagFrom(p *Prober) {
 	if kc != nil {
 		kc.lag = p
@@ -297,22 +297,25 @@ func (kc *KnownChecks) LagFrom(p *Prober) {
 }
 
 // checkExact counts an answer to an exact-answer check: against the truth
-// that follows the writes when there is one and it holds the query, by
-// the old rule otherwise (a lookup by name: every product written is
-// excused, under either rule).
+// that follows the writes when there is one and it holds the query, at
+// every lag rung; by the old rule otherwise (a lookup by name: every
+// product written is excused, under either rule).
 func (kc *KnownChecks) checkExact(c KnownCheck, h engines.Hits, err error) {
 	t := kc.exactCounts
+	if kc.follow == nil || c.exact.Live < 0 {
+		t.add(c.query, h.IDs, err, kc.k, kc.written, kc.follow != nil)
+		return
+	}
 	if t.failed(c.query, err) {
 		return
 	}
-	lag := kc.lag.Longest()
-	if kc.follow == nil || c.exact.Live < 0 {
-		e, f, ok := c.exact.Score(h.IDs, kc.k, kc.written)
-		s := neighbours.Score{Expected: int(e), Found: int(f), LagExpected: int(e), LagFound: int(f), Short: !ok}
-		t.count(c.query, s, kc.follow != nil, lag)
-		return
+	for r, lag := range lagRungs {
+		s := kc.follow.Score(c.exact.Live, h.IDs, kc.k, c.Sent, lag)
+		if r == 0 && !t.count(c.query, s) {
+			return
+		}
+		t.countLag(c.query, r, s)
 	}
-	t.count(c.query, kc.follow.Score(c.exact.Live, h.IDs, kc.k, c.Sent, lag), true, lag)
 }
 
 // Result is the checks' figures; nil for nil checks.
@@ -331,7 +334,9 @@ func (kc *KnownChecks) Result() *result.KnownItems {
 		k.IdleRecall, k.IdleChecks, k.IdleFound = kc.idle.Recall, kc.idle.Queries, kc.idle.Found
 	}
 	if kc.exact != nil {
-		k.Exact = kc.exactCounts.recall()
+		// The lag excused is the window's: the freshness probe's longest,
+		// known now that the window is over (0 without a probe).
+		k.Exact = kc.exactCounts.recall(kc.follow != nil, lagRung(kc.lag.Longest()))
 		if kc.idle != nil {
 			k.Exact = result.SetIdle(k.Exact, kc.idle.Exact)
 		}

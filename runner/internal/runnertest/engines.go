@@ -218,7 +218,10 @@ func (w *Word) Search(ctx context.Context, q engines.Query) (engines.Hits, error
 // exactly, by brute force over what it holds now: kNN (cosine) among the
 // documents that pass the filters, and SKU lookups. Skip leaves the
 // nearest documents out of every kNN answer (an engine whose index loses
-// neighbours); kinds counts the shapes it was Asked.
+// neighbours); kinds counts the shapes it was Asked. With Mem's Visible
+// set, every answer leaves out the documents written less than Visible
+// before the search began (an engine whose index shows writes late), and
+// a freshness marker (a word starting "zqx") is looked up in its field.
 type Vector struct {
 	*Mem
 	Skip  int
@@ -231,6 +234,7 @@ type Vector struct {
 func NewVector() *Vector { return &Vector{Mem: NewMem()} }
 
 func (v *Vector) Search(ctx context.Context, q engines.Query) (engines.Hits, error) {
+	at := time.Now() // what the search sees is decided as it starts
 	if err := v.call(ctx, "search"); err != nil {
 		return engines.Hits{}, err
 	}
@@ -250,10 +254,14 @@ func (v *Vector) Search(ctx context.Context, q engines.Query) (engines.Hits, err
 	}
 	var all []scored
 	for id, d := range v.Docs {
-		if !passes(d, q.Filters) {
+		if !passes(d, q.Filters) || v.Visible > 0 && !v.seen(v.written[id], at) {
 			continue
 		}
 		switch {
+		case q.Field != "" && strings.HasPrefix(q.Text, "zqx"):
+			if strings.Contains(d.Text(q.Field), q.Text) {
+				all = append(all, scored{id, 0})
+			}
 		case q.Field != "":
 			if d.Text(q.Field) == q.Text {
 				all = append(all, scored{id, 0})
