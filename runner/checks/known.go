@@ -173,15 +173,15 @@ func (kc *KnownChecks) Interval(k int) *result.IntervalKnown {
 type KnownCheck struct {
 	On       bool // the call is a check: its answer goes to Check
 	Interval int  // the call's interval, set once it is known to be measured
-	// Sent is when the search was sent, set by the caller before Check:
-	// a write acknowledged from then on overlaps it.
-	Sent time.Time
 	id       uint32
 	doc      string // the ID as the engine returns it, made before the clock
 	// exact is the exact-answer query asked (nil: a known-item check),
 	// query its index in the sample.
 	exact *corpus.TruthQuery
 	query int
+	// Sent is when the search was sent, set by the caller before Check:
+	// a write acknowledged from then on overlaps it.
+	Sent time.Time
 }
 
 // NewKnownChecks samples the level's candidates, keyed by key (the level,
