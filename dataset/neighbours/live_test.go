@@ -356,6 +356,11 @@ func TestLiveExcusesOverlappingWrites(t *testing.T) {
 	l.Begin(120)
 	l.Upsert(120, []float32{1.01, 0, 0, 0}, shelf{}, sent)
 	expected("120 written alone again", later)
+	l.Foreign(120)
+	excused("120 written by another shard", later)
+	l.Begin(120)
+	l.Upsert(120, []float32{1.01, 0, 0, 0}, shelf{}, sent)
+	excused("120 written by another shard, then by the truth's own writer", later)
 }
 
 // Deleting a query's nearest takes its list below the refill mark: a

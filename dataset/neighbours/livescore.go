@@ -8,17 +8,20 @@ import (
 // A document's write state is one word, so that a write's begin and end
 // and a score's reading of it need no lock: the writes of it in flight
 // (the low countBits bits), whether writes of it overlapped each other
-// (overlapBit), and when its last write was acknowledged (the rest), in
+// (overlapBit), whether a writer the truth does not follow may have
+// written it (foreignBit, for good: Foreign), and when its last write was
+// acknowledged (the rest), in
 // microseconds since the epoch plus one. 0 is never written by the run
 // (pre-populated, or never present); unknown is a document whose state
 // the truth cannot know — a write failed, or two writes of it overlapped
 // and the engine may have applied them in either order — excused by
 // every search until a write of it begins and ends alone.
 const (
-	countBits  = 16
+	countBits  = 15
 	countMask  = 1<<countBits - 1
 	overlapBit = 1 << countBits
-	timeShift  = countBits + 1
+	foreignBit = overlapBit << 1
+	timeShift  = countBits + 2
 	unknown    = 1<<(64-timeShift) - 1 // 2^47 µs is 4.4 years past the epoch
 )
 
@@ -36,6 +39,20 @@ func (l *Live[F]) Begin(id uint32) {
 			next |= overlapBit
 		}
 		if s.CompareAndSwap(old, next) {
+			return
+		}
+	}
+}
+
+// Foreign says that a writer the truth does not follow (another shard of
+// a split run) may write document id from now on: it is excused from
+// every answer scored from now on, whatever the writes followed do, since
+// neither its version nor the order of the writes is known.
+func (l *Live[F]) Foreign(id uint32) {
+	s := &l.state[id]
+	for {
+		old := s.Load()
+		if old&foreignBit != 0 || s.CompareAndSwap(old, old|foreignBit) {
 			return
 		}
 	}
@@ -62,7 +79,7 @@ func (l *Live[F]) end(id uint32, acked time.Time, ok bool) {
 		if !ok || old&overlapBit != 0 || c > 0 {
 			t = unknown
 		}
-		next := t<<timeShift | c
+		next := t<<timeShift | c | old&foreignBit
 		if c > 0 {
 			next |= old & overlapBit
 		}
@@ -174,7 +191,7 @@ func (l *Live[F]) excused(id uint32, cut uint64) bool {
 	}
 	s := l.state[id].Load()
 	at := s >> timeShift // acknowledged in microsecond at−1; 0: never written
-	return s&countMask != 0 || at > cut
+	return s&(countMask|foreignBit) != 0 || at > cut
 }
 
 // distanceOf is a document's distance as the list keeps it; false for one

@@ -70,3 +70,16 @@ func (v Versions) Returned(c *workload.Call, done time.Time, err error) {
 		v.follow.Deleted(c.Num, done)
 	}
 }
+
+// Foreign is to be called for a step of another share of a split run, at
+// or before its due time: a write's document is excused from the exact
+// checks from then on, as this share cannot know when, or in which order
+// with its own, the engine applied it.
+func (v Versions) Foreign(st workload.Step) {
+	if v.follow != nil && st.Op.Writes() {
+		v.follow.Foreign(st.ID)
+	}
+}
+
+// Follows says whether the exact checks follow this share's writes.
+func (v Versions) Follows() bool { return v.follow != nil }

@@ -132,6 +132,8 @@ type user struct {
 	known  dataset.Rand // which searches are known-item checks
 	rec    *record.Recorder
 	ops    atomic.Int64 // calls finished in the window, for live progress
+	steps  int64        // steps drawn from stream, for the other shares' (foreign)
+	others *foreign
 	errs   atomic.Int64
 	// span is when the user was running, as offsets from the level's
 	// start; written by the user's goroutine, read once it has ended.
@@ -290,6 +292,10 @@ func newLevelRun(e engines.Engine, src corpus.Source, cfg Config, vers checks.Ve
 	lv.ramp = time.Duration(float64(time.Second) * float64(max(all-1, 0)) / cfg.SpawnRate)
 	lv.probe = cfg.Calls.prober(e, src, cfg.Freshness, vers)
 	lv.known.LagFrom(lv.probe)
+	others := newForeign(cfg, src.IDs(), level, all, first, len(streams), vers)
+	for _, u := range lv.users {
+		u.others = others
+	}
 	return lv
 }
 
@@ -514,6 +520,8 @@ func (u *user) run(ctx context.Context, e engines.Engine, src corpus.Source, cfg
 	known *checks.KnownChecks, win *window) {
 	for {
 		req := prepare(src, cfg.K, vers, u.stream.Next())
+		u.steps++
+		u.others.ahead(u.steps)
 		chk := known.Pick(&u.known, &req)
 		if ctx.Err() != nil {
 			return

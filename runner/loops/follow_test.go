@@ -13,6 +13,7 @@ import (
 	"github.com/searchbench/searchbench/runner/checks"
 	"github.com/searchbench/searchbench/runner/internal/runnertest"
 	"github.com/searchbench/searchbench/runner/result"
+	"github.com/searchbench/searchbench/runner/shard"
 	"github.com/searchbench/searchbench/workload"
 	"github.com/searchbench/searchbench/workload/corpus/product"
 )
@@ -157,5 +158,60 @@ func TestExactFollowsNoWritesIsIdle(t *testing.T) {
 	lag, ok := r.LagRecall()
 	if r.Checks < 5 || math.Abs(r.IdleRecall-0.7) > 1e-12 || r.Recall != r.IdleRecall || !ok || lag != r.Recall || r.RecentMisses != 0 {
 		t.Errorf("%+v; want strict and lag-excused recall equal to the idle 0.7, no recent miss", r)
+	}
+}
+
+// Two shares of a split run write one exact engine: each follows its own
+// writes and excuses the other's (drawn from the other's streams in the
+// closed loop, passed in the schedule in the open loop), so each scores
+// recall 1, though half the writes that move the answers are not its own.
+func TestExactFollowsOnlyItsShareExcusingTheOthers(t *testing.T) {
+	t.Parallel()
+	src := runnertest.Products(t, 800, "knn=1")
+	tr := runnertest.Truth(t, src, 60, 10)
+	mix := workload.Mix{workload.Search: 3, workload.Upsert: 1, workload.Delete: 1}
+	known := checks.KnownConfig{Fraction: 1}.WithTruth(tr)
+	for _, open := range []bool{false, true} {
+		e := runnertest.NewVector()
+		runnertest.Load(t, e, src)
+		got := make([]*result.KnownItems, 2)
+		start := time.Now().Add(50 * time.Millisecond) // the shares' synchronised start
+		var wg sync.WaitGroup
+		for i := range got {
+			share := shard.Share{Index: i, Count: 2}
+			calls := Calls{Timeout: 5 * time.Second, Mix: mix, Seed: 1, K: 10, Known: known}
+			wg.Go(func() {
+				if open {
+					sched, err := workload.NewSchedule("poisson", 2000, time.Second, 7)
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					vers := known.Follow(t.Context(), checks.NewVersions(src.IDs()+1, share))
+					r := newOpenRun(e, src, OpenConfig{Workers: 4, Arrival: "poisson", Calls: calls, Share: share}, sched, vers)
+					got[i] = r.run(context.Background(), start, nil).KnownItems
+					return
+				}
+				cfg := Config{Users: []int{4}, SpawnRate: 1000, Settle: 10 * time.Millisecond, Measure: time.Second, Calls: calls, Share: share}
+				cfg.Freshness.Off = true
+				together := BarrierFunc(func(context.Context, Start) (time.Time, *StopReason) {
+					time.Sleep(time.Until(start))
+					return start, nil
+				})
+				if levels := ClosedLoop(context.Background(), e, src, cfg, Emitter{}, together); len(levels) == 1 {
+					got[i] = levels[0].KnownItems
+				}
+			})
+		}
+		wg.Wait()
+		for i, k := range got {
+			if k == nil || len(k.Exact) != 1 {
+				t.Fatalf("open %v, share %d: %+v", open, i, k)
+			}
+			r := k.Exact[0]
+			if lag, _ := r.LagRecall(); r.Checks < 50 || r.Recall != 1 || lag != 1 {
+				t.Errorf("open %v, share %d: %+v; want recall 1, strict and lag-excused", open, i, r)
+			}
+		}
 	}
 }

@@ -73,6 +73,11 @@ type arrivals struct {
 	stream *workload.Stream
 	share  shard.Share
 	k      uint64
+	// vers follows this share's writes for the exact checks: the other
+	// shares' writes are marked in it (Versions.Foreign) as they are
+	// passed, at or before their due time, since this share never learns
+	// when they are acknowledged.
+	vers checks.Versions
 }
 
 func newArrivals(cfg OpenConfig, ids int, sched workload.Schedule) *arrivals {
@@ -92,6 +97,7 @@ func (a *arrivals) next() (k uint64, at time.Duration, st workload.Step, ok bool
 			a.k++
 			return a.k - 1, at, st, true
 		}
+		a.vers.Foreign(st)
 	}
 }
 
@@ -126,8 +132,10 @@ func newOpenRun(e engines.Engine, src corpus.Source, cfg OpenConfig, sched workl
 	shards := 4 * runtime.GOMAXPROCS(0)
 	// Service times are not split by query kind: a kind's figures are its
 	// latencies from the intended send time, as the window's are.
+	arr := newArrivals(cfg, src.IDs(), sched)
+	arr.vers = vers
 	return &openRun{e: e, src: src, cfg: cfg, sched: sched, vers: vers, lat: record.NewSink(shards, src.QueryKinds()), svc: record.NewSink(shards, nil),
-		known: cfg.Calls.knownChecks(src, vers, scheduleKey(sched)...), arr: newArrivals(cfg, src.IDs(), sched)}
+		known: cfg.Calls.knownChecks(src, vers, scheduleKey(sched)...), arr: arr}
 }
 
 // run runs the rep from start, its origin: the schedule and its intervals

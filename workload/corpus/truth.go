@@ -82,6 +82,9 @@ type Follower interface {
 	Upserted(id, version uint32, doc *engines.Document, acked time.Time)
 	Deleted(id uint32, acked time.Time)
 	Failed(id uint32)
+	// Foreign: a writer this truth does not follow (another shard) may
+	// write id from now on; it is excused for good.
+	Foreign(id uint32)
 	// Score is the answer ids to sample query q (its TruthQuery.Live),
 	// asked for k at sent, scored strictly and with lag excused
 	// (neighbours.Live.Score).

@@ -34,6 +34,10 @@ type follower struct {
 	p    Products
 	live *neighbours.Live[fields]
 	cur  []atomic.Uint32
+	// foreign are the documents another shard may write (Foreign): a
+	// refill leaves them out, as every answer excuses them, so that they
+	// take no place in the lists.
+	foreign []atomic.Bool
 }
 
 // follow is the Truth.Follow of the sample's nearest-neighbour queries
@@ -41,7 +45,7 @@ type follower struct {
 // products) it starts from.
 func (p Products) follow(qs []engines.Query, found [][]neighbours.Neighbour, depth int) func() (corpus.Follower, error) {
 	return func() (corpus.Follower, error) {
-		f := &follower{p: p, cur: make([]atomic.Uint32, p.IDs()+1)}
+		f := &follower{p: p, cur: make([]atomic.Uint32, p.IDs()+1), foreign: make([]atomic.Bool, p.IDs()+1)}
 		lq := make([]neighbours.LiveQuery[fields], len(qs))
 		for i, q := range qs {
 			lq[i] = neighbours.LiveQuery[fields]{Vector: q.Vector, Keep: keepFields(q.Filters)}
@@ -72,6 +76,9 @@ func keepFields(filters []engines.Filter) func(fields) bool {
 // which its Upserted or Deleted corrects).
 func (f *follower) docs(yield func(neighbours.LiveDoc[fields]) bool) {
 	for id := uint32(1); int(id) <= f.p.IDs(); id++ {
+		if f.foreign[id].Load() {
+			continue
+		}
 		var version uint32
 		switch s := f.cur[id].Load(); s {
 		case untouched:
@@ -119,6 +126,11 @@ func (f *follower) Deleted(id uint32, acked time.Time) {
 }
 
 func (f *follower) Failed(id uint32) { f.live.Fail(id) }
+
+func (f *follower) Foreign(id uint32) {
+	f.foreign[id].Store(true)
+	f.live.Foreign(id)
+}
 
 // Score reads the answer's IDs (on the stack for k up to 64); a place
 // taken by no document's ID holds nothing.
