@@ -15,8 +15,10 @@ import (
 // over the pre-populated documents that pass the query's filters
 // (dataset.Matches), the one product a lookup names — which the run checks
 // on the idle engine after pre-population and, as a share of the
-// searches, under load, where the documents written since are left out of
-// what an answer must hold (result.KindRecall). Answers are scored by
+// searches, under load, where the truth follows the run's acknowledged
+// writes when the corpus can (Truth.Follow) and otherwise the documents
+// written since are left out of what an answer must hold
+// (result.KindRecall). Answers are scored by
 // neighbours.Hits, the harness's one recall@k: a document tied with the
 // k-th within neighbours.Tolerance counts. The corpus that has such
 // answers computes them (Exact); scoring is the same for every corpus.
