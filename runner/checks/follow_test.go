@@ -98,3 +98,26 @@ func BenchmarkFollowWrite(b *testing.B) {
 		i++
 	}
 }
+
+// BenchmarkCheckFollowed is the cost of counting one answer to an exact
+// check against the truth that follows the writes (scored at every lag
+// rung), after the call's clock stopped: 100 sample queries, k 10;
+// allocs/op must be 0.
+func BenchmarkCheckFollowed(b *testing.B) {
+	src := runnertest.Products(b, 2000, "knn=1,knn-category=1,knn-price=1")
+	tr := runnertest.Truth(b, src, DefaultExactQueries, 10)
+	vers := KnownConfig{}.WithTruth(tr).Follow(b.Context(), NewVersions(src.IDs()+1, shard.Share{}))
+	kc := NewKnownChecks(src, KnownConfig{Fraction: 1}.WithTruth(tr), 10, 1, vers)
+	hits := make([]engines.Hits, len(tr.Queries))
+	for i := range hits {
+		hits[i] = engines.Hits{IDs: docIDs(tr.Queries[i].Want[:10])}
+	}
+	sent := time.Now()
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		q := i % len(hits)
+		kc.Check(KnownCheck{On: true, exact: &tr.Queries[q], query: q, Sent: sent}, hits[q], nil)
+		i++
+	}
+}

@@ -50,8 +50,8 @@ func TestExactForeignHitIsAMiss(t *testing.T) {
 }
 
 // Under load, half the checks ask the sample's queries: an exact engine
-// keeps recall 1 while documents are rewritten (they are left out of
-// what is expected), a lossy one is below its idle recall and warned of;
+// keeps recall 1 while documents are rewritten (the truth follows the
+// acknowledged writes; a write in flight is excused), a lossy one is below its idle recall and warned of;
 // the searches' figures are split by kind, and the kinds add up to the
 // searches less the known-item checks. The sample is large enough for a
 // perfect idle check to bound recall from below: its interval counts
