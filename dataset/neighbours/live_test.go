@@ -358,6 +358,9 @@ func TestLiveExcusesOverlappingWrites(t *testing.T) {
 	expected("120 written alone again", later)
 	l.Foreign(120)
 	excused("120 written by another shard", later)
+	if sc := l.Score(0, top, 10, later, 0); sc.Foreign != 1 {
+		t.Errorf("120 written by another shard: %+v; want it counted Foreign", sc)
+	}
 	l.Begin(120)
 	l.Upsert(120, []float32{1.01, 0, 0, 0}, shelf{}, sent)
 	excused("120 written by another shard, then by the truth's own writer", later)

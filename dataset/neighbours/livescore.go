@@ -106,6 +106,10 @@ type Score struct {
 	// the send: expected documents not in the answer, at most
 	// Expected−Found of them (a tie taken in a miss's place is no miss).
 	RecentMisses int
+	// Foreign are the documents another writer may have written (Foreign)
+	// that the strict rule would otherwise have expected in the answer:
+	// Foreign/(Expected+Foreign) is the share of them so excused.
+	Foreign int
 	// Short: the list ran out before the answer's expected documents
 	// did, so nothing was scored (all counts 0) and the list will be
 	// refilled. LagShort is the same for the lag-excused counts alone.
@@ -131,12 +135,12 @@ func (l *Live[F]) Score(q int, ids []uint32, k int, sent time.Time, lag time.Dur
 	defer lq.mu.Unlock()
 	var s Score
 	var short bool
-	s.Expected, s.Found, s.RecentMisses, short = l.judge(lq, ids, k, cut, lagCut)
+	s.Expected, s.Found, s.RecentMisses, s.Foreign, short = l.judge(lq, ids, k, cut, lagCut)
 	if short {
 		l.markStale(lq)
 		return Score{Short: true, LagShort: true}
 	}
-	s.LagExpected, s.LagFound, _, s.LagShort = l.judge(lq, ids, k, lagCut, lagCut)
+	s.LagExpected, s.LagFound, _, _, s.LagShort = l.judge(lq, ids, k, lagCut, lagCut)
 	if s.LagShort {
 		s.LagExpected, s.LagFound = 0, 0
 		l.markStale(lq)
@@ -147,8 +151,8 @@ func (l *Live[F]) Score(q int, ids []uint32, k int, sent time.Time, lag time.Dur
 // judge is one rule's expected and found counts for an answer, a
 // document being excused when acknowledged after cut (excused); recent
 // counts the expected documents missed that were acknowledged after
-// lagCut. q is locked.
-func (l *Live[F]) judge(q *liveQuery[F], ids []uint32, k int, cut, lagCut uint64) (expected, found, recent int, short bool) {
+// lagCut, foreign the documents passed over as Foreign. q is locked.
+func (l *Live[F]) judge(q *liveQuery[F], ids []uint32, k int, cut, lagCut uint64) (expected, found, recent, foreign int, short bool) {
 	var hbuf [64]uint32 // on the stack for k up to 64
 	held, need := hbuf[:0], k
 	for _, id := range ids {
@@ -164,12 +168,15 @@ func (l *Live[F]) judge(q *liveQuery[F], ids []uint32, k int, cut, lagCut uint64
 		if len(want) >= need {
 			break
 		}
-		if !l.excused(n.ID, cut) {
+		switch {
+		case !l.excused(n.ID, cut):
 			want = append(want, n)
+		case l.state[n.ID].Load()&foreignBit != 0:
+			foreign++
 		}
 	}
 	if len(want) < need && !q.whole {
-		return 0, 0, 0, true
+		return 0, 0, 0, 0, true
 	}
 	found = Hits(held, want, q.distanceOf)
 	for _, n := range want {
@@ -177,7 +184,7 @@ func (l *Live[F]) judge(q *liveQuery[F], ids []uint32, k int, cut, lagCut uint64
 			recent++
 		}
 	}
-	return len(want), found, min(recent, len(want)-found), false
+	return len(want), found, min(recent, len(want)-found), foreign, false
 }
 
 // excused says whether a document is excused from a search whose cut is

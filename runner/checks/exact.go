@@ -3,6 +3,7 @@ package checks
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync/atomic"
 	"time"
 
@@ -26,6 +27,9 @@ const DefaultExactQueries = corpus.DefaultExactQueries
 type exactCounts struct {
 	checks, skipped, failed, unsupported atomic.Int64
 	lagged                               [len(lagRungs)]lagCounts
+	// foreign are the documents the strict rule passed over as another
+	// share's writes (neighbours.Score.Foreign).
+	foreign atomic.Int64
 }
 
 // lagCounts are a kind's lag-excused counts at one lag.
@@ -105,6 +109,7 @@ func (t tally) count(i int, s neighbours.Score) bool {
 		return false
 	}
 	c.checks.Add(1)
+	c.foreign.Add(int64(s.Foreign))
 	qc := &t.queries[i]
 	qc.expected.Add(int64(s.Expected))
 	qc.found.Add(int64(s.Found))
@@ -166,4 +171,22 @@ func CheckExact(ctx context.Context, e engines.Engine, t *corpus.Truth, k int, t
 		counts.add(i, hits.IDs, err, k, written, false)
 	})
 	return counts.recall(false, 0)
+}
+
+// foreignNote says what share of the documents the answers would have
+// been expected to hold were excused as other shares' writes; "" when
+// none was.
+func (t tally) foreignNote() string {
+	var foreign, expected int64
+	for i := range t.kinds {
+		foreign += t.kinds[i].foreign.Load()
+	}
+	for i := range t.queries {
+		expected += t.queries[i].expected.Load()
+	}
+	if foreign == 0 {
+		return ""
+	}
+	return fmt.Sprintf("exact checks under writes: %d of the %d documents the answers were to hold (%.1f%%) were excused as other shards' writes, which this shard cannot follow",
+		foreign, foreign+expected, 100*float64(foreign)/float64(foreign+expected))
 }

@@ -318,6 +318,16 @@ func (kc *KnownChecks) checkExact(c KnownCheck, h engines.Hits, err error) {
 	}
 }
 
+// ForeignNote is the share of the exact answers' documents excused as
+// other shares' writes in a split run, as a warning's text ("" when none
+// was, or without checks).
+func (kc *KnownChecks) ForeignNote() string {
+	if kc == nil || kc.exact == nil {
+		return ""
+	}
+	return kc.exactCounts.foreignNote()
+}
+
 // Result is the checks' figures; nil for nil checks.
 func (kc *KnownChecks) Result() *result.KnownItems {
 	if kc == nil {

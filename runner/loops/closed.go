@@ -393,6 +393,9 @@ func (lv *levelRun) result(lc levelClock, end time.Duration, ivs *record.Interva
 	}
 	l.Warnings = append(l.Warnings, clientBound(l.ClientCPU, l.SchedLatencyP99)...)
 	l.Warnings = append(l.Warnings, l.KnownItems.Warnings()...)
+	if w := lv.known.ForeignNote(); w != "" {
+		l.Warnings = append(l.Warnings, result.Note(w))
+	}
 	for _, op := range cfg.Mix.Ops() {
 		s, err := total.Stats(op, window)
 		if err != nil {

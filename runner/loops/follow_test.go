@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -178,7 +179,11 @@ func TestExactFollowsOnlyItsShareExcusingTheOthers(t *testing.T) {
 		// with each other on a busy machine, as the closed loop's rule
 		// assumes (within 4 times).
 		e.Delay = time.Millisecond
-		got := make([]*result.KnownItems, 2)
+		type outcome struct {
+			*result.KnownItems
+			warnings result.Warnings
+		}
+		got := make([]outcome, 2)
 		start := time.Now().Add(50 * time.Millisecond) // the shares' synchronised start
 		var wg sync.WaitGroup
 		for i := range got {
@@ -193,7 +198,8 @@ func TestExactFollowsOnlyItsShareExcusingTheOthers(t *testing.T) {
 					}
 					vers := known.Follow(t.Context(), checks.NewVersions(src.IDs()+1, share))
 					r := newOpenRun(e, src, OpenConfig{Workers: 4, Arrival: "poisson", Calls: calls, Share: share}, sched, vers)
-					got[i] = r.run(context.Background(), start, nil).KnownItems
+					rep := r.run(context.Background(), start, nil)
+					got[i] = outcome{rep.KnownItems, rep.Warnings}
 					return
 				}
 				cfg := Config{Users: []int{4}, SpawnRate: 1000, Settle: 10 * time.Millisecond, Measure: time.Second, Calls: calls, Share: share}
@@ -203,14 +209,17 @@ func TestExactFollowsOnlyItsShareExcusingTheOthers(t *testing.T) {
 					return start, nil
 				})
 				if levels := ClosedLoop(context.Background(), e, src, cfg, Emitter{}, together); len(levels) == 1 {
-					got[i] = levels[0].KnownItems
+					got[i] = outcome{levels[0].KnownItems, levels[0].Warnings}
 				}
 			})
 		}
 		wg.Wait()
 		for i, k := range got {
-			if k == nil || len(k.Exact) != 1 {
-				t.Fatalf("open %v, share %d: %+v", open, i, k)
+			if k.KnownItems == nil || len(k.Exact) != 1 {
+				t.Fatalf("open %v, share %d: %+v", open, i, k.KnownItems)
+			}
+			if !strings.Contains(strings.Join(k.warnings.Texts(), "\n"), "excused as other shards' writes") {
+				t.Errorf("open %v, share %d: warnings %q; want the share of documents excused as the other's writes", open, i, k.warnings)
 			}
 			r := k.Exact[0]
 			if lag, _ := r.LagRecall(); r.Checks < 50 || r.Recall != 1 || lag != 1 {

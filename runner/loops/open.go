@@ -177,6 +177,9 @@ func (r *openRun) run(ctx context.Context, start time.Time, live record.LiveFunc
 	rep := r.newRep(partial, cpuTime()-cpu0, time.Since(start), sl)
 	rep.EngineStats = engineStats
 	rep.KnownItems = r.known.Result()
+	if w := r.known.ForeignNote(); w != "" {
+		rep.Warnings = append(rep.Warnings, result.Note(w))
+	}
 	rep.Timeline = r.timeline(&rep, latIv, svcIv, sl, sched.Length())
 	setEngineStats(rep.Timeline, stats.PerInterval(g))
 	live.Final(rep.Timeline)
