@@ -45,12 +45,16 @@ type KnownItems struct {
 // KindRecall is recall@K of one query kind against its exact answers: for
 // the kNN kinds the exact nearest neighbours (brute force, with the
 // kind's filter) of a seeded sample of queries, for SKU lookups the one
-// product the SKU names. Under load, a document the run itself wrote or
-// deleted since pre-population is neither expected nor held against the
-// answer: an answer holding t such documents is expected to hold the K−t
-// nearest of the others. Any other hit is what it is: an ID no document
-// of the run has (past the ID space, never written, unreadable) is a
-// miss. Recall is Found / Expected over the checks; its 95% interval is
+// product the SKU names. Under load, the kNN kinds' exact answers follow
+// the run's acknowledged writes (runner/checks, neighbours.Live): a
+// document acknowledged before the search was sent is expected as it was
+// written; one whose write overlaps the search, or that another shard may
+// have written, is excused — neither expected nor held against the
+// answer, so an answer holding t excused documents is expected to hold
+// the K−t nearest of the others (the lag-excused figures below excuse
+// more). A SKU lookup excuses a product the run rewrote since
+// pre-population. Any other hit is what it is: an ID no document of the
+// run has (past the ID space, never written, unreadable) is a miss. Recall is Found / Expected over the checks; its 95% interval is
 // over queries (RecallSums.Interval).
 type KindRecall struct {
 	Kind     string  `json:"kind"`
@@ -81,8 +85,9 @@ type KindRecall struct {
 	// expected (a deleted one is not); one whose write overlaps the search
 	// (sent before the search, acknowledged after) is excused: neither
 	// expected nor held against the answer. Lag-excused (LagExpected,
-	// LagFound): a document acknowledged within Lag (the engine's
-	// freshness lag measured in the same window) before the send is
+	// LagFound): a document acknowledged within Lag (the freshness
+	// probe's longest lag in the same window, rounded up to the next step
+	// of a 1-2-5 ladder; no probe, as in the open loop: 0) before the send is
 	// excused too, so what remains missed is not explained by visibility
 	// delay. RecentMisses is how many of the strict misses were such
 	// recent documents: the share of the misses the lag explains. All are
