@@ -173,6 +173,9 @@ func (st *setupRun) prepare(ctx context.Context, e engines.Engine) error {
 // rungs, starting each with the other shards when the run is sharded.
 func (st *setupRun) drive(ctx context.Context, e engines.Engine) error {
 	p := st.plan
+	if p.Sweep != nil {
+		return st.sweep(ctx, e)
+	}
 	if p.Closed != nil {
 		cfg := *p.Closed
 		cfg.Share = p.Shard.Share()

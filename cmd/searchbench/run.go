@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -203,6 +204,9 @@ func printPlan(w io.Writer, p *runner.Plan) error {
 	if l := p.Ladder; l != nil {
 		fmt.Fprintf(&b, "ladder: %s arrivals, %d workers, rates %v, %v × %d per rung, factor %g\n",
 			l.Open.Arrival, l.Open.Workers, l.Rates.Rates(), l.Duration, l.Repeat, l.Factor)
+	}
+	if sw := p.Sweep; sw != nil {
+		fmt.Fprintf(&b, "sweep: %s values %v, loads %v (searches only: false; with the mix's writes: true)\n", cmp.Or(sw.Knob, "each engine's knob,"), sw.Values, sw.Loads(calls.Mix))
 	}
 	if sp := p.Shard; sp != nil {
 		fmt.Fprintf(&b, "shard %s", sp.Share())

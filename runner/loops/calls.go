@@ -8,6 +8,7 @@ import (
 	"github.com/searchbench/searchbench/runner/checks"
 	"github.com/searchbench/searchbench/runner/field"
 	"github.com/searchbench/searchbench/runner/result"
+	"github.com/searchbench/searchbench/runner/shard"
 	"github.com/searchbench/searchbench/workload"
 	"github.com/searchbench/searchbench/workload/corpus"
 )
@@ -27,6 +28,11 @@ type Calls struct {
 	// sweep): the loops' windows carry it and Knob, so that the events,
 	// the .hlog tags and the live page say which point runs.
 	Point int `json:"-"`
+	// Versions, when set, are the IDs' versions as earlier loads on the
+	// same index left them (a sweep's earlier points): a load goes on
+	// from them, so its checks know what was written before it. nil: the
+	// load is the first on the index.
+	Versions *checks.Versions `json:"-"`
 	// Interval is the timeline's interval within each window (at least
 	// MinInterval, at most the window); zero: DefaultInterval, or the
 	// whole window when it is shorter.
@@ -107,6 +113,15 @@ func (c Calls) window(w result.Window) result.Window {
 		return w
 	}
 	return w.InPoint(c.Point-1, c.Knob)
+}
+
+// versions are the IDs' versions the load starts from: Versions, or
+// fresh ones for this share.
+func (c Calls) versions(src corpus.Source, s shard.Share) checks.Versions {
+	if c.Versions != nil {
+		return *c.Versions
+	}
+	return checks.NewVersions(src.IDs()+1, s)
 }
 
 // knownChecks are the known-item checks of one level or rep, keyed by key,

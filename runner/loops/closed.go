@@ -100,7 +100,7 @@ func (c Config) Validate() error {
 // levels measured so far when ctx ends (the last one marked partial).
 // Each level waits at b first (nil: none); em receives its events.
 func ClosedLoop(ctx context.Context, e engines.Engine, src corpus.Source, cfg Config, em Emitter, b Barrier) []result.Level {
-	vers := checks.NewVersions(src.IDs()+1, cfg.Share)
+	vers := cfg.versions(src, cfg.Share)
 	var levels []result.Level
 	for i, users := range cfg.Users {
 		if ctx.Err() != nil {

@@ -72,7 +72,7 @@ func (c LadderConfig) Validate() error {
 // rung's repetition waits at b first (nil: none); em receives its events.
 func RunLadder(ctx context.Context, e engines.Engine, src corpus.Source, cfg LadderConfig, em Emitter, b Barrier) result.Ladder {
 	l := newLadder(cfg)
-	lr := ladderRun{e: e, src: src, cfg: cfg, vers: checks.NewVersions(src.IDs()+1, cfg.Open.Share), em: em, b: b}
+	lr := ladderRun{e: e, src: src, cfg: cfg, vers: cfg.Open.versions(src, cfg.Open.Share), em: em, b: b}
 	// A shard's own decision to stop after a rung waits for the next
 	// start, where the coordinator makes every shard stop if any does, so
 	// the shards always climb the same rungs.
