@@ -108,7 +108,9 @@ func TestSweepOnEveryFake(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(dir, report.ChartDir, "sweep-knn.png")); err != nil {
 				t.Errorf("no recall–QPS chart: %v", err)
 			}
-			t.Logf("%s: wall %v, the points' windows %v", c.engine, wall, pointWindows(e.Sweep))
+			span, windows := sweepSpan(e.Sweep)
+			t.Logf("%s: process wall %v; from the first point's window to the last's end %v, of which windows %v: %v between %d points (settle 100ms each)",
+				c.engine, wall.Round(time.Millisecond), span.Round(time.Millisecond), windows, (span - windows).Round(time.Millisecond), len(e.Sweep.Points))
 			if calls != nil {
 				badInputStartsNothing(t, c.engine, url, flags, calls)
 			}
@@ -147,15 +149,27 @@ func sweptAsAsked(t *testing.T, s *result.Sweep, knob string, values []int) {
 	}
 }
 
-// pointWindows is the sum of the sweep's measured windows.
-func pointWindows(s *result.Sweep) time.Duration {
-	var d time.Duration
+// sweepSpan is the time from the first point's measured window's start
+// to the last's end (each window starts at its timeline's origin less its
+// offset), and the sum of the windows: what lies between them is the
+// sweep's cost beyond its runs (a drain, an idle check, a ramp, a settle).
+func sweepSpan(s *result.Sweep) (span, windows time.Duration) {
+	var first, last time.Time
 	for _, p := range s.Points {
-		if p.Level != nil {
-			d += time.Duration(p.Level.Window)
+		if p.Level == nil || p.Level.Timeline == nil {
+			continue
 		}
+		start := p.Level.Timeline.Origin.Add(-time.Duration(p.Level.Timeline.Offset))
+		end := start.Add(time.Duration(p.Level.Window))
+		if first.IsZero() || start.Before(first) {
+			first = start
+		}
+		if end.After(last) {
+			last = end
+		}
+		windows += time.Duration(p.Level.Window)
 	}
-	return d
+	return last.Sub(first), windows
 }
 
 // badInputStartsNothing runs sweeps that cannot run against the fake at
