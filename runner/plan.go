@@ -447,7 +447,7 @@ func (p Plan) checkQueries(s Setup, label string, schema engines.Schema) error {
 	samples := ks.KindSamples()
 	for _, kind := range slices.Sorted(maps.Keys(samples)) {
 		q := samples[kind]
-		q.K = p.Calls().K
+		p.Calls().Ask().Apply(&q)
 		if err := engines.CheckQuery(s.Driver, s.Config, schema, q); err != nil {
 			return &field.Error{Field: "Source", Flag: "queries", Err: err,
 				Msg: fmt.Sprintf("%s cannot run %s queries (%s): %v", label, kind, q.Shape(), err)}

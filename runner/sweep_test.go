@@ -108,3 +108,22 @@ func TestSweepAsksAtEachPointAndKeepsWhatWasMeasured(t *testing.T) {
 		t.Errorf("vector searches asked at %v, others at %v; want [0 10 40] and [0]", knobsSeen.vector, knobsSeen.other)
 	}
 }
+
+// Shards run the same points: a shard whose sweep differs has another
+// digest, and the coordinator names the field.
+func TestShardsOfAnotherSweepDiffer(t *testing.T) {
+	t.Parallel()
+	p := Plan{Source: runnertest.Products(t, 100, "knn=1"), Setups: []Setup{{Driver: "knobbed"}},
+		Closed: &loops.Config{Users: []int{2}, SpawnRate: 1, Measure: time.Second, Calls: loops.Calls{Timeout: time.Second, K: 10, Mix: workload.Mix{workload.Search: 1}}},
+		Sweep:  &Sweep{Values: []int{10, 40}}}
+	q := p
+	q.Sweep = &Sweep{Values: []int{10, 80}}
+	a, b := p.DigestFields(), q.DigestFields()
+	if p.Digest() == q.Digest() || a["Sweep.Values"] == "" || a["Sweep.Values"] == b["Sweep.Values"] {
+		t.Errorf("digests %s, %s; Sweep.Values %q, %q; want them to differ", p.Digest(), q.Digest(), a["Sweep.Values"], b["Sweep.Values"])
+	}
+	q.Sweep = nil
+	if _, ok := q.DigestFields()["Sweep.Values"]; ok {
+		t.Error("a plan without a sweep has sweep fields in its digest")
+	}
+}

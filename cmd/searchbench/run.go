@@ -206,7 +206,11 @@ func printPlan(w io.Writer, p *runner.Plan) error {
 			l.Open.Arrival, l.Open.Workers, l.Rates.Rates(), l.Duration, l.Repeat, l.Factor)
 	}
 	if sw := p.Sweep; sw != nil {
-		fmt.Fprintf(&b, "sweep: %s values %v, loads %v (searches only: false; with the mix's writes: true)\n", cmp.Or(sw.Knob, "each engine's knob,"), sw.Values, sw.Loads(calls.Mix))
+		var loads []string
+		for _, writes := range sw.Loads(calls.Mix) {
+			loads = append(loads, map[bool]string{false: "searches only", true: "under the mix's writes"}[writes])
+		}
+		fmt.Fprintf(&b, "sweep: %s at %v, each value %s\n", cmp.Or(sw.Knob, "each engine's knob"), sw.Values, strings.Join(loads, ", then "))
 	}
 	if sp := p.Shard; sp != nil {
 		fmt.Fprintf(&b, "shard %s", sp.Share())

@@ -111,6 +111,10 @@ func TestSweepOnEveryFake(t *testing.T) {
 			span, windows := sweepSpan(e.Sweep)
 			t.Logf("%s: process wall %v; from the first point's window to the last's end %v, of which windows %v: %v between %d points (settle 100ms each)",
 				c.engine, wall.Round(time.Millisecond), span.Round(time.Millisecond), windows, (span - windows).Round(time.Millisecond), len(e.Sweep.Points))
+			dry := append(slices.Clone(args), "--dry-run")
+			if code, stdout, _ := runCLI(t, context.Background(), dry...); code != exitOK || !strings.Contains(stdout, "at [12 40], each value searches only, then under the mix's writes") {
+				t.Errorf("dry run: exit %d, the plan does not say the sweep:\n%s", code, stdout)
+			}
 			if calls != nil {
 				badInputStartsNothing(t, c.engine, url, flags, calls)
 			}
