@@ -170,7 +170,8 @@ func (st *setupRun) prepare(ctx context.Context, e engines.Engine) error {
 }
 
 // drive runs the plan's loop, the closed loop's levels or the ladder's
-// rungs, starting each with the other shards when the run is sharded.
+// rungs (or the sweep's points, each one of them), starting each with the
+// other shards when the run is sharded.
 func (st *setupRun) drive(ctx context.Context, e engines.Engine) error {
 	p := st.plan
 	if p.Sweep != nil {
