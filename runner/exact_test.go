@@ -171,7 +171,7 @@ func TestCheckExactIdle(t *testing.T) {
 		if _, err := Prepopulate(context.Background(), e, src, loops.DefaultTimeout, nil); err != nil {
 			t.Fatal(err)
 		}
-		rs := checks.CheckExact(context.Background(), e, tr, 10, 5*time.Second)
+		rs := checks.CheckExact(context.Background(), e, tr, workload.Ask{K: 10}, 5*time.Second)
 		if len(rs) != 4 {
 			t.Fatalf("skip %d: %+v; want the four kinds", skip, rs)
 		}

@@ -24,7 +24,8 @@ const Tool = "searchbench"
 // Run runs the plan: for each setup in turn, it starts the engine with the
 // plan's Launcher (or attaches, or opens the embedded engine), creates the
 // index, pre-populates it, checks relevance, runs the closed loop or the
-// ladder and releases everything it started. obs may be nil.
+// ladder (once per knob value with a Sweep) and releases everything it
+// started. obs may be nil.
 //
 // A plan with a Shard runs this process's share of the load; with a
 // coordinator, Run registers with it first, waits at each synchronised

@@ -57,6 +57,9 @@ type Plan struct {
 	// Scenario names the scenario file the plan came from, if any; it is
 	// recorded in the result.
 	Scenario string
+	// Sweep, when set, runs each setup's load once per value of its
+	// search-time knob, on one index (see Sweep).
+	Sweep *Sweep
 	// Shard, when set, makes this run one share of a run split over
 	// several load generators (see ShardPlan).
 	Shard *ShardPlan
@@ -193,12 +196,13 @@ func (p Plan) digestJSON() []byte {
 		Setups            []setup
 		Closed            *loops.Config
 		Ladder            *loops.LadderConfig
+		Sweep             *Sweep `json:",omitempty"`
 		Relevance, Shards int
 		Scenario          string
 		// Histogram is what the histograms hold, this version's: merge
 		// refuses histograms of another kind.
 		Histogram string
-	}{Relevance: p.Relevance, Scenario: p.Scenario, Shards: p.Shard.Share().Count, Histogram: record.HistogramNote}
+	}{Sweep: p.Sweep, Relevance: p.Relevance, Scenario: p.Scenario, Shards: p.Shard.Share().Count, Histogram: record.HistogramNote}
 	if p.Source != nil {
 		c := corpus.Identity(p.Source)
 		d.Source = &source{p.Source.Schema(), p.Source.IDs(), p.Source.PrepopulatedCount(), c.Generator, c.Seed, c.Prepopulate, c.Queries, c.Hash}
@@ -302,6 +306,11 @@ func (p Plan) validate() error {
 		}
 	} else if err := p.Ladder.Validate(); err != nil {
 		return field.In("Ladder", err)
+	}
+	if p.Sweep != nil {
+		if err := p.Sweep.validate(p); err != nil {
+			return field.In("Sweep", err)
+		}
 	}
 	if err := p.checkLaunch(); err != nil {
 		return field.In("Launch", err)
@@ -438,7 +447,7 @@ func (p Plan) checkQueries(s Setup, label string, schema engines.Schema) error {
 	samples := ks.KindSamples()
 	for _, kind := range slices.Sorted(maps.Keys(samples)) {
 		q := samples[kind]
-		q.K = p.Calls().K
+		p.Calls().Ask().Apply(&q)
 		if err := engines.CheckQuery(s.Driver, s.Config, schema, q); err != nil {
 			return &field.Error{Field: "Source", Flag: "queries", Err: err,
 				Msg: fmt.Sprintf("%s cannot run %s queries (%s): %v", label, kind, q.Shape(), err)}

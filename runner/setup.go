@@ -140,13 +140,13 @@ func (st *setupRun) prepare(ctx context.Context, e engines.Engine) error {
 	}
 	st.logf(name, "loaded %d documents in %.1fs (%.0f docs/s), engine count %d",
 		preload.Documents, preload.Duration.Seconds(), preload.DocsPerS, preload.Count)
-	known := checks.CheckRelevance(ctx, e, p.Source, p.Relevance, calls.K, calls.Timeout)
+	known := checks.CheckRelevance(ctx, e, p.Source, p.Relevance, calls.Ask(), calls.Timeout)
 	rel := known
 	if st.truth != nil {
 		if rel == nil {
 			rel = &result.Relevance{K: calls.K, ByKind: map[string]*result.RelevanceKind{}}
 		}
-		rel.Exact = checks.CheckExact(ctx, e, st.truth, calls.K, calls.Timeout)
+		rel.Exact = checks.CheckExact(ctx, e, st.truth, calls.Ask(), calls.Timeout)
 		for _, x := range rel.Exact {
 			if x.Expected == 0 {
 				// No figure: a 0.000 here would read as an index that
@@ -170,9 +170,13 @@ func (st *setupRun) prepare(ctx context.Context, e engines.Engine) error {
 }
 
 // drive runs the plan's loop, the closed loop's levels or the ladder's
-// rungs, starting each with the other shards when the run is sharded.
+// rungs (or the sweep's points, each one of them), starting each with the
+// other shards when the run is sharded.
 func (st *setupRun) drive(ctx context.Context, e engines.Engine) error {
 	p := st.plan
+	if p.Sweep != nil {
+		return st.sweep(ctx, e)
+	}
 	if p.Closed != nil {
 		cfg := *p.Closed
 		cfg.Share = p.Shard.Share()

@@ -36,7 +36,7 @@ type OpSpec struct {
 	// document or a query is the harness's cost, not the engine's. Calls
 	// go by value through both functions: a pointer passed to a function
 	// value escapes, and would put every call on the heap.
-	prepare func(c Call, m Maker, st Step, k int) Call
+	prepare func(c Call, m Maker, st Step, ask Ask) Call
 	// invoke makes the call; the caller times it.
 	invoke func(ctx context.Context, e engines.Engine, c Call) error
 }
@@ -60,9 +60,9 @@ var getter = &capability{
 var specs = [NumOps]OpSpec{
 	Search: {
 		Facts: ops.Table[Search],
-		prepare: func(c Call, m Maker, st Step, k int) Call {
+		prepare: func(c Call, m Maker, st Step, ask Ask) Call {
 			c.Query, c.Kind = m.Query(st.Query)
-			c.Query.K = k
+			ask.Apply(&c.Query)
 			return c
 		},
 		invoke: func(ctx context.Context, e engines.Engine, c Call) error {
@@ -72,7 +72,7 @@ var specs = [NumOps]OpSpec{
 	},
 	Upsert: {
 		Facts:   ops.Table[Upsert],
-		prepare: func(c Call, m Maker, st Step, _ int) Call { c.Doc = m.Document(st.ID, c.Version); return c },
+		prepare: func(c Call, m Maker, st Step, _ Ask) Call { c.Doc = m.Document(st.ID, c.Version); return c },
 		invoke:  func(ctx context.Context, e engines.Engine, c Call) error { return e.Upsert(ctx, c.Doc) },
 	},
 	Delete: {
@@ -96,7 +96,7 @@ var specs = [NumOps]OpSpec{
 	},
 }
 
-func prepareID(c Call, _ Maker, st Step, _ int) Call { c.ID = dataset.DocID(st.ID); return c }
+func prepareID(c Call, _ Maker, st Step, _ Ask) Call { c.ID = dataset.DocID(st.ID); return c }
 
 // Spec is op's entry in the operation table; ok is false for a value that
 // is no operation.
@@ -159,11 +159,11 @@ type Call struct {
 	Version uint32           // writes: the version written, or superseded by a delete
 }
 
-// Prepare builds st's call: K hits per search, and version the version a
+// Prepare builds st's call: a search asks as ask says, and version the version a
 // write writes (the caller keeps the versions, since they are shared state;
 // ignored unless st.Op writes). A step of no operation gives a call that
 // Invoke refuses.
-func Prepare(st Step, m Maker, k int, version uint32) Call {
+func Prepare(st Step, m Maker, ask Ask, version uint32) Call {
 	c := Call{Op: st.Op}
 	s, ok := st.Op.Spec()
 	if !ok {
@@ -175,7 +175,7 @@ func Prepare(st Step, m Maker, k int, version uint32) Call {
 	if s.Writes {
 		c.Version = version
 	}
-	return s.prepare(c, m, st, k)
+	return s.prepare(c, m, st, ask)
 }
 
 // Invoke makes the call on e. A call of no operation fails with an error

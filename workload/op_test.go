@@ -63,7 +63,7 @@ func TestCallsReachTheirOwnMethod(t *testing.T) {
 	}
 	for _, op := range Ops() {
 		st := Step{Op: op, ID: 3, Query: 5}
-		c := Prepare(st, maker{}, 7, 2)
+		c := Prepare(st, maker{}, Ask{K: 7, Knob: 33}, 2)
 		spec, _ := op.Spec()
 		if spec.Writes != (c.Version == 2) || spec.ByID != (c.Num == 3) {
 			t.Errorf("%s: version %d, num %d; want the version for writes only, the ID for operations by ID only", op, c.Version, c.Num)
@@ -88,7 +88,7 @@ func TestUnknownOpIsNeverInvoked(t *testing.T) {
 			t.Errorf("%s has a spec", op)
 		}
 		e := &getLog{}
-		c := Prepare(Step{Op: op, ID: 3, Query: 5}, maker{}, 7, 2)
+		c := Prepare(Step{Op: op, ID: 3, Query: 5}, maker{}, Ask{K: 7, Knob: 33}, 2)
 		err := c.Invoke(context.Background(), e)
 		if !errors.Is(err, engines.ErrUnsupported) || !strings.Contains(err.Error(), op.String()) || len(e.calls) != 0 {
 			t.Errorf("%s: error %v, engine saw %q; want an unsupported error and no call", op, err, e.calls)
@@ -99,7 +99,7 @@ func TestUnknownOpIsNeverInvoked(t *testing.T) {
 	}
 	// Nor is get sent to an engine without Getter, as anything else.
 	e := &callLog{}
-	c := Prepare(Step{Op: Get, ID: 3}, maker{}, 7, 0)
+	c := Prepare(Step{Op: Get, ID: 3}, maker{}, Ask{K: 7}, 0)
 	if err := c.Invoke(context.Background(), e); !errors.Is(err, engines.ErrUnsupported) || len(e.calls) != 0 {
 		t.Errorf("get without Getter: error %v, engine saw %q; want unsupported and no call", err, e.calls)
 	}

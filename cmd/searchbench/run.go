@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -203,6 +204,13 @@ func printPlan(w io.Writer, p *runner.Plan) error {
 	if l := p.Ladder; l != nil {
 		fmt.Fprintf(&b, "ladder: %s arrivals, %d workers, rates %v, %v × %d per rung, factor %g\n",
 			l.Open.Arrival, l.Open.Workers, l.Rates.Rates(), l.Duration, l.Repeat, l.Factor)
+	}
+	if sw := p.Sweep; sw != nil {
+		var loads []string
+		for _, writes := range sw.Loads(calls.Mix) {
+			loads = append(loads, map[bool]string{false: "searches only", true: "under the mix's writes"}[writes])
+		}
+		fmt.Fprintf(&b, "sweep: %s at %v, each value %s\n", cmp.Or(sw.Knob, "each engine's knob"), sw.Values, strings.Join(loads, ", then "))
 	}
 	if sp := p.Shard; sp != nil {
 		fmt.Fprintf(&b, "shard %s", sp.Share())

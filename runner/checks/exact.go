@@ -11,6 +11,7 @@ import (
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/runner/guard"
 	"github.com/searchbench/searchbench/runner/result"
+	"github.com/searchbench/searchbench/workload"
 	"github.com/searchbench/searchbench/workload/corpus"
 )
 
@@ -154,9 +155,9 @@ func (t tally) recall(lagged bool, rung int) []result.KindRecall {
 	return out
 }
 
-// CheckExact asks the idle engine every sample query, k hits each, as
+// CheckExact asks the idle engine every sample query as ask says, as
 // CheckRelevance asks its known items.
-func CheckExact(ctx context.Context, e engines.Engine, t *corpus.Truth, k int, timeout time.Duration) []result.KindRecall {
+func CheckExact(ctx context.Context, e engines.Engine, t *corpus.Truth, ask workload.Ask, timeout time.Duration) []result.KindRecall {
 	counts := newTally(t)
 	// Before the load the run has written nothing but the pre-populated
 	// documents: every hit counts as it is.
@@ -164,11 +165,11 @@ func CheckExact(ctx context.Context, e engines.Engine, t *corpus.Truth, k int, t
 	idleChecks(ctx, len(t.Queries), func(i int) {
 		q := &t.Queries[i]
 		sq := q.Query
-		sq.K = k
+		ask.Apply(&sq)
 		cctx, cancel := context.WithTimeout(ctx, timeout)
 		hits, err := guard.Call(func() (engines.Hits, error) { return e.Search(cctx, sq) })
 		cancel()
-		counts.add(i, hits.IDs, err, k, written, false)
+		counts.add(i, hits.IDs, err, ask.K, written, false)
 	})
 	return counts.recall(false, 0)
 }

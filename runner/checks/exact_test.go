@@ -10,6 +10,7 @@ import (
 	"github.com/searchbench/searchbench/runner/internal/runnertest"
 	"github.com/searchbench/searchbench/runner/result"
 	"github.com/searchbench/searchbench/runner/shard"
+	"github.com/searchbench/searchbench/workload"
 	"github.com/searchbench/searchbench/workload/corpus"
 )
 
@@ -78,7 +79,7 @@ func TestExactTallyByQuery(t *testing.T) {
 	src := runnertest.Products(t, 800, "knn=1")
 	tr := runnertest.Truth(t, src, 4, 10)
 	vers := NewVersions(src.IDs()+1, shard.Share{})
-	kc := NewKnownChecks(src, KnownConfig{Fraction: 1}.WithTruth(tr), 10, 1, vers, 0)
+	kc := NewKnownChecks(src, KnownConfig{Fraction: 1}.WithTruth(tr), workload.Ask{K: 10}, 1, vers, 0)
 	answer := func(i, lose int) []string {
 		var ids []string
 		for _, n := range tr.Queries[i].Want[:10-lose] {

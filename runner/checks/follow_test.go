@@ -25,7 +25,7 @@ func TestFollowUpsertEntersTheTruth(t *testing.T) {
 	src := runnertest.Products(t, 400, "knn=1")
 	tr := runnertest.Truth(t, src, 4, 5)
 	vers := KnownConfig{}.WithTruth(tr).Follow(t.Context(), NewVersions(src.IDs()+1, shard.Share{}))
-	kc := NewKnownChecks(src, KnownConfig{Fraction: 1}.WithTruth(tr), 5, 1, vers)
+	kc := NewKnownChecks(src, KnownConfig{Fraction: 1}.WithTruth(tr), workload.Ask{K: 5}, 1, vers)
 	q := &tr.Queries[0]
 	id := uint32(1)
 	for slices.ContainsFunc(q.Want, func(n neighbours.Neighbour) bool { return n.ID == id }) {
@@ -107,7 +107,7 @@ func BenchmarkCheckFollowed(b *testing.B) {
 	src := runnertest.Products(b, 2000, "knn=1,knn-category=1,knn-price=1")
 	tr := runnertest.Truth(b, src, DefaultExactQueries, 10)
 	vers := KnownConfig{}.WithTruth(tr).Follow(b.Context(), NewVersions(src.IDs()+1, shard.Share{}))
-	kc := NewKnownChecks(src, KnownConfig{Fraction: 1}.WithTruth(tr), 10, 1, vers)
+	kc := NewKnownChecks(src, KnownConfig{Fraction: 1}.WithTruth(tr), workload.Ask{K: 10}, 1, vers)
 	hits := make([]engines.Hits, len(tr.Queries))
 	for i := range hits {
 		hits[i] = engines.Hits{IDs: docIDs(tr.Queries[i].Want[:10])}

@@ -20,6 +20,7 @@ import (
 	"github.com/searchbench/searchbench/runner/internal/pace"
 	"github.com/searchbench/searchbench/runner/record"
 	"github.com/searchbench/searchbench/runner/result"
+	"github.com/searchbench/searchbench/workload"
 )
 
 // markerWord is the n-th marker of a run: letters only (tokenizers split
@@ -79,7 +80,7 @@ type Prober struct {
 	e      engines.Engine
 	m      corpus.Marker
 	cfg    FreshnessConfig
-	k      int
+	ask    workload.Ask
 	seed   uint64
 	vers   Versions
 	want   atomic.Bool
@@ -154,7 +155,7 @@ type probeWrite struct {
 // NewProber probes e with searches of k hits, its markers drawn from the
 // workload's seed; nil when the source cannot mark documents or the probe
 // is off: a nil Prober claims nothing.
-func NewProber(e engines.Engine, src corpus.Source, cfg FreshnessConfig, k int, seed uint64, vers Versions) *Prober {
+func NewProber(e engines.Engine, src corpus.Source, cfg FreshnessConfig, ask workload.Ask, seed uint64, vers Versions) *Prober {
 	m, ok := src.(corpus.Marker)
 	if !ok || cfg.Off {
 		return nil
@@ -165,7 +166,7 @@ func NewProber(e engines.Engine, src corpus.Source, cfg FreshnessConfig, k int, 
 	if cfg.Gap == 0 {
 		cfg.Gap = DefaultFreshnessGap
 	}
-	return &Prober{e: e, m: m, cfg: cfg, k: k, seed: seed, vers: vers,
+	return &Prober{e: e, m: m, cfg: cfg, ask: ask, seed: seed, vers: vers,
 		writes: make(chan probeWrite, 1), done: make(chan struct{}), lag: record.NewHistogram()}
 }
 
@@ -235,7 +236,7 @@ func (p *Prober) gap() time.Duration {
 func (p *Prober) probe(ctx context.Context, w probeWrite, timeout time.Duration) {
 	id := dataset.DocID(w.id)
 	q := p.m.MarkQuery(w.word)
-	q.K = p.k
+	p.ask.Apply(&q)
 	for {
 		if p.vers.Latest(w.id) != w.version {
 			// Another user wrote the ID again before the probe saw this

@@ -123,7 +123,7 @@ const knownCandidates = 1024
 type KnownChecks struct {
 	ki   corpus.KnownItems
 	frac float64
-	k    int
+	ask  workload.Ask
 	vers Versions
 	ids  []uint32
 	base uint64 // keys the callers' streams (stream)
@@ -187,13 +187,13 @@ type KnownCheck struct {
 // NewKnownChecks samples the level's candidates, keyed by key (the level,
 // the schedule), for searches of k hits drawn from the workload's seed;
 // nil when the checks are off or cannot run.
-func NewKnownChecks(src corpus.Source, c KnownConfig, k int, seed uint64, vers Versions, key ...uint64) *KnownChecks {
+func NewKnownChecks(src corpus.Source, c KnownConfig, ask workload.Ask, seed uint64, vers Versions, key ...uint64) *KnownChecks {
 	ki, ok := src.(corpus.KnownItems)
 	frac := c.share()
 	if !ok || frac <= 0 || src.PrepopulatedCount() == 0 {
 		return nil
 	}
-	kc := &KnownChecks{ki: ki, frac: frac, k: k, vers: vers, idle: c.Idle, after: testhook.AfterKnownCheck,
+	kc := &KnownChecks{ki: ki, frac: frac, ask: ask, vers: vers, idle: c.Idle, after: testhook.AfterKnownCheck,
 		exact: c.truth, follow: vers.follow}
 	if kc.exact != nil {
 		kc.exactCounts = newTally(kc.exact)
@@ -235,12 +235,12 @@ func (kc *KnownChecks) Pick(r *dataset.Rand, c *workload.Call) KnownCheck {
 		i := r.Intn(len(kc.exact.Queries))
 		q := &kc.exact.Queries[i]
 		c.Query, c.Kind = q.Query, q.Kind
-		c.Query.K = kc.k
+		kc.ask.Apply(&c.Query)
 		return KnownCheck{On: true, exact: q, query: i}
 	}
 	id := kc.ids[r.Intn(len(kc.ids))]
 	_, q := kc.ki.KnownQuery(r.Uint64(), id)
-	q.K = kc.k
+	kc.ask.Apply(&q)
 	c.Query, c.Kind = q, -1 // a known item is of none of the mix's kinds
 	return KnownCheck{On: true, id: id, doc: dataset.DocID(id)}
 }
@@ -303,14 +303,14 @@ func (kc *KnownChecks) LagFrom(p *Prober) {
 func (kc *KnownChecks) checkExact(c KnownCheck, h engines.Hits, err error) {
 	t := kc.exactCounts
 	if kc.follow == nil || c.exact.Live < 0 {
-		t.add(c.query, h.IDs, err, kc.k, kc.written, kc.follow != nil)
+		t.add(c.query, h.IDs, err, kc.ask.K, kc.written, kc.follow != nil)
 		return
 	}
 	if t.failed(c.query, err) {
 		return
 	}
 	for r, lag := range lagRungs {
-		s := kc.follow.Score(c.exact.Live, h.IDs, kc.k, c.Sent, lag)
+		s := kc.follow.Score(c.exact.Live, h.IDs, kc.ask.K, c.Sent, lag)
 		if r == 0 && !t.count(c.query, s) {
 			return
 		}
@@ -333,7 +333,7 @@ func (kc *KnownChecks) Result() *result.KnownItems {
 	if kc == nil {
 		return nil
 	}
-	k := &result.KnownItems{Fraction: kc.frac, K: kc.k,
+	k := &result.KnownItems{Fraction: kc.frac, K: kc.ask.K,
 		Checks: kc.checks.Load(), Found: kc.found.Load(), Empty: kc.empty.Load(),
 		TotalBelowHits: kc.below.Load(), Skipped: kc.skipped.Load(), Failed: kc.failed.Load(),
 		Unsupported: kc.unsupported.Load()}

@@ -19,7 +19,7 @@ import (
 func TestKnownItemWrittenSinceIsSkipped(t *testing.T) {
 	src := runnertest.Text(t, 300, 1)
 	vers := NewVersions(src.IDs()+1, shard.Share{})
-	kc := NewKnownChecks(src, KnownConfig{Fraction: 1}, 10, 1, vers, 7)
+	kc := NewKnownChecks(src, KnownConfig{Fraction: 1}, workload.Ask{K: 10}, 1, vers, 7)
 	if kc == nil || len(kc.ids) < 2 {
 		t.Fatalf("checks %+v; want candidates from a pre-populated corpus", kc)
 	}
@@ -39,7 +39,7 @@ func TestKnownItemWrittenSinceIsSkipped(t *testing.T) {
 func TestKnownItemCheckDoesNotAllocate(t *testing.T) {
 	src := runnertest.Text(t, 500, 1)
 	vers := NewVersions(src.IDs()+1, shard.Share{})
-	kc := NewKnownChecks(src, KnownConfig{Fraction: 1}, 10, 1, vers, 0)
+	kc := NewKnownChecks(src, KnownConfig{Fraction: 1}, workload.Ask{K: 10}, 1, vers, 0)
 	r := kc.Stream(3)
 	c := workload.Call{Op: workload.Search}
 	chk := kc.Pick(&r, &c)
@@ -66,14 +66,14 @@ func TestKnownItemsDefaultIsTheCLIs(t *testing.T) {
 	src := runnertest.Text(t, 500, 1)
 	vers := NewVersions(src.IDs()+1, shard.Share{})
 	var known KnownConfig
-	if kc := NewKnownChecks(src, known, 10, 1, vers, 0); kc == nil || kc.frac != DefaultKnownItems {
+	if kc := NewKnownChecks(src, known, workload.Ask{K: 10}, 1, vers, 0); kc == nil || kc.frac != DefaultKnownItems {
 		t.Errorf("zero KnownConfig: checks %+v; want the CLI's default share %v", kc, DefaultKnownItems)
 	}
 	known.Off = true
-	if kc := NewKnownChecks(src, known, 10, 1, vers, 0); kc != nil {
+	if kc := NewKnownChecks(src, known, workload.Ask{K: 10}, 1, vers, 0); kc != nil {
 		t.Errorf("Known.Off: checks %+v; want none", kc)
 	}
-	if p := NewProber(nil, src, FreshnessConfig{}, 10, 1, vers); p == nil {
+	if p := NewProber(nil, src, FreshnessConfig{}, workload.Ask{K: 10}, 1, vers); p == nil {
 		t.Error("zero FreshnessConfig: no probe; the CLI's default is on")
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/searchbench/searchbench/workload"
 	"github.com/searchbench/searchbench/workload/corpus"
 
 	"github.com/searchbench/searchbench/dataset"
@@ -39,18 +40,18 @@ const relevanceWorkers = 4
 // maxMisses is how many missed checks the result names.
 const maxMisses = 5
 
-// CheckRelevance runs n known-item checks against e, k hits each, after
+// CheckRelevance runs n known-item checks against e, each asking as ask says, after
 // pre-population and before any load, and reports recall@k per kind.
-func CheckRelevance(ctx context.Context, e engines.Engine, src corpus.Source, n, k int, timeout time.Duration) *result.Relevance {
+func CheckRelevance(ctx context.Context, e engines.Engine, src corpus.Source, n int, ask workload.Ask, timeout time.Duration) *result.Relevance {
 	ki, ok := src.(corpus.KnownItems)
 	if !ok || n <= 0 || src.PrepopulatedCount() == 0 {
 		return nil // nothing to check, or no document to check with
 	}
-	rel := &result.Relevance{K: k, ByKind: map[string]*result.RelevanceKind{}}
+	rel := &result.Relevance{K: ask.K, ByKind: map[string]*result.RelevanceKind{}}
 	var mu sync.Mutex
 	idleChecks(ctx, n, func(i int) {
 		kind, q, target := knownItem(src, ki, uint64(i))
-		q.K = k
+		ask.Apply(&q)
 		cctx, cancel := context.WithTimeout(ctx, timeout)
 		hits, err := guard.Call(func() (engines.Hits, error) { return e.Search(cctx, q) })
 		cancel()
@@ -76,7 +77,7 @@ func CheckRelevance(ctx context.Context, e engines.Engine, src corpus.Source, n,
 				if q.Vector != nil {
 					what = "its own embedding"
 				}
-				rel.Misses = append(rel.Misses, fmt.Sprintf("%s: document %d not in the top %d for %q (%d hits)", kind, target, k, what, len(hits.IDs)))
+				rel.Misses = append(rel.Misses, fmt.Sprintf("%s: document %d not in the top %d for %q (%d hits)", kind, target, ask.K, what, len(hits.IDs)))
 			}
 		}
 	})

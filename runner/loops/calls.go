@@ -7,6 +7,8 @@ import (
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/runner/checks"
 	"github.com/searchbench/searchbench/runner/field"
+	"github.com/searchbench/searchbench/runner/result"
+	"github.com/searchbench/searchbench/runner/shard"
 	"github.com/searchbench/searchbench/workload"
 	"github.com/searchbench/searchbench/workload/corpus"
 )
@@ -17,7 +19,20 @@ type Calls struct {
 	Mix     workload.Mix
 	Seed    uint64 // the workload's seed
 	K       int    // hits per search
-	Known   checks.KnownConfig
+	// Knob is the driver's search-time knob on every vector search, the
+	// load's and the checks' (engines.Query.Knob; 0: the engine's
+	// default). A sweep sets it per point.
+	Knob  int `json:",omitempty"`
+	Known checks.KnownConfig
+	// Point is the sweep point the calls are made at (from 1; 0: no
+	// sweep): the loops' windows carry it and Knob, so that the events,
+	// the .hlog tags and the live page say which point runs.
+	Point int `json:"-"`
+	// Versions, when set, are the IDs' versions as earlier loads on the
+	// same index left them (a sweep's earlier points): a load goes on
+	// from them, so its checks know what was written before it. nil: the
+	// load is the first on the index.
+	Versions *checks.Versions `json:"-"`
 	// Interval is the timeline's interval within each window (at least
 	// MinInterval, at most the window); zero: DefaultInterval, or the
 	// whole window when it is shorter.
@@ -39,6 +54,8 @@ func (c Calls) Validate() error {
 		return field.New("Timeout", "timeout", "%v is longer than %v: a hung engine would hold the run that long per call", c.Timeout, MaxTimeout)
 	case c.K < 1:
 		return field.New("K", "k", "%d must be ≥ 1", c.K)
+	case c.Knob < 0:
+		return field.New("Knob", "sweep", "%d must be ≥ 0 (0: the engine's default)", c.Knob)
 	}
 	if err := c.Known.Validate(); err != nil {
 		return field.In("Known", err)
@@ -87,13 +104,34 @@ func (c Calls) validateInterval(window time.Duration, windowFlag string) error {
 	return nil
 }
 
+// Ask is how c's searches ask: K hits, the knob on vector searches.
+func (c Calls) Ask() workload.Ask { return workload.Ask{K: c.K, Knob: c.Knob} }
+
+// window is w at c's sweep point, w itself outside a sweep.
+func (c Calls) window(w result.Window) result.Window {
+	if c.Point == 0 {
+		return w
+	}
+	return w.InPoint(c.Point-1, c.Knob)
+}
+
+// versions are the IDs' versions the load starts from: Versions (a
+// sweep's, which the top follows across its points), or fresh ones for
+// this share that follow the load's acknowledged writes until ctx ends.
+func (c Calls) versions(ctx context.Context, src corpus.Source, s shard.Share) checks.Versions {
+	if c.Versions != nil {
+		return *c.Versions
+	}
+	return c.Known.Follow(ctx, checks.NewVersions(src.IDs()+1, s))
+}
+
 // knownChecks are the known-item checks of one level or rep, keyed by key,
 // for c's searches.
 func (c Calls) knownChecks(src corpus.Source, vers checks.Versions, key ...uint64) *checks.KnownChecks {
-	return checks.NewKnownChecks(src, c.Known, c.K, c.Seed, vers, key...)
+	return checks.NewKnownChecks(src, c.Known, c.Ask(), c.Seed, vers, key...)
 }
 
 // prober is the freshness probe of one level, for c's searches.
 func (c Calls) prober(e engines.Engine, src corpus.Source, cfg checks.FreshnessConfig, vers checks.Versions) *checks.Prober {
-	return checks.NewProber(e, src, cfg, c.K, c.Seed, vers)
+	return checks.NewProber(e, src, cfg, c.Ask(), c.Seed, vers)
 }

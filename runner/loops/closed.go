@@ -104,7 +104,7 @@ func ClosedLoop(ctx context.Context, e engines.Engine, src corpus.Source, cfg Co
 	// ends; every level scores against it, as the writes accumulate.
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
-	vers := cfg.Known.Follow(ctx, checks.NewVersions(src.IDs()+1, cfg.Share))
+	vers := cfg.versions(ctx, src, cfg.Share)
 	var levels []result.Level
 	for i, users := range cfg.Users {
 		if ctx.Err() != nil {
@@ -114,7 +114,7 @@ func ClosedLoop(ctx context.Context, e engines.Engine, src corpus.Source, cfg Co
 		// starts at the instant the start gives (the level's origin), not
 		// after its users' streams and recorders are built.
 		lv := newLevelRun(e, src, cfg, vers, i, users)
-		window := result.LevelWindow(i, users)
+		window := cfg.window(result.LevelWindow(i, users))
 		t0, why := Wait(ctx, b, Start{Window: window})
 		if why != nil {
 			break
@@ -234,7 +234,7 @@ type levelSelf struct {
 // intervals are timed from it.
 func (lv *levelRun) run(ctx context.Context, e engines.Engine, src corpus.Source, em Emitter, vers checks.Versions, level int, t0 time.Time) result.Level {
 	cfg, all := lv.cfg, lv.all
-	window := result.LevelWindow(level, all)
+	window := lv.cfg.window(result.LevelWindow(level, all))
 	lv.t0 = t0
 	lv.win = newWindow(t0)
 	// The instant the run was interrupted, if it was: the window ends
@@ -351,7 +351,7 @@ func (lv *levelRun) measure(ctx context.Context, e engines.Engine, em Emitter, l
 		go lv.probe.Run(probeCtx, cfg.Timeout)
 	}
 	s := &levelSelf{stats: sampleStats(ctx, e, cfg.Sampled, cfg.Timeout)}
-	s.live = em.live(result.LevelWindow(level, lv.all))
+	s.live = em.live(lv.cfg.window(result.LevelWindow(level, lv.all)))
 	more := &liveFigures{known: lv.known, fresh: lv.probe, users: lv.liveUsers(lc)}
 	more.stats.Store(s.stats)
 	stopCollector := record.Collector(ctx, s.live, more.add, cfg.Mix.Ops(), ivs)
@@ -522,7 +522,7 @@ func activeUsers(spans []span, from, to time.Duration) (mean float64, least int)
 func (u *user) run(ctx context.Context, e engines.Engine, src corpus.Source, cfg Config, vers checks.Versions, probe *checks.Prober,
 	known *checks.KnownChecks, win *window) {
 	for {
-		req := prepare(src, cfg.K, vers, u.stream.Next())
+		req := prepare(src, cfg.Ask(), vers, u.stream.Next())
 		u.steps++
 		u.others.ahead(u.steps)
 		chk := known.Pick(&u.known, &req)
@@ -578,12 +578,12 @@ func (u *user) run(ctx context.Context, e engines.Engine, src corpus.Source, cfg
 // or query is the harness's cost, not the engine's latency). A write takes
 // the ID's next version, so that a freshness probe waiting for the ID's
 // previous write knows it may never be seen.
-func prepare(src corpus.Source, k int, vers checks.Versions, st workload.Step) workload.Call {
+func prepare(src corpus.Source, ask workload.Ask, vers checks.Versions, st workload.Step) workload.Call {
 	var version uint32
 	if st.Op.Writes() {
 		version = vers.Next(st.ID)
 	}
-	return workload.Prepare(st, src, k, version)
+	return workload.Prepare(st, src, ask, version)
 }
 
 // do makes the call. The caller times it. A panicking driver's call fails

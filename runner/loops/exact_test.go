@@ -29,7 +29,7 @@ func TestExactForeignHitIsAMiss(t *testing.T) {
 		e := runnertest.NewVector()
 		runnertest.Load(t, e, src)
 		e.Foreign = foreign
-		idle := checks.CheckExact(context.Background(), e, tr, 10, 5*time.Second)
+		idle := checks.CheckExact(context.Background(), e, tr, workload.Ask{K: 10}, 5*time.Second)
 		if len(idle) != 1 || idle[0].Expected != 10*idle[0].Checks || idle[0].Found != 9*idle[0].Checks || idle[0].Checks != 30 {
 			t.Errorf("foreign %q idle: %+v; want 9 of 10 found in each of 30 answers", foreign, idle)
 		}
@@ -62,7 +62,7 @@ func TestExactUnderLoad(t *testing.T) {
 	for _, skip := range []int{0, 3} {
 		e := runnertest.NewVector()
 		runnertest.Load(t, e, src)
-		idle := &result.Relevance{K: 10, Exact: checks.CheckExact(context.Background(), e, tr, 10, 5*time.Second)}
+		idle := &result.Relevance{K: 10, Exact: checks.CheckExact(context.Background(), e, tr, workload.Ask{K: 10}, 5*time.Second)}
 		e.Skip = skip
 		cfg := Config{Users: []int{4}, SpawnRate: 1000, Settle: 20 * time.Millisecond, Measure: 1500 * time.Millisecond,
 			Calls: Calls{Timeout: 5 * time.Second, Mix: workload.Mix{workload.Search: 4, workload.Upsert: 1}, Seed: 1, K: 10,

@@ -97,7 +97,7 @@ func TestExactFollowsWritesHiddenForD(t *testing.T) {
 	tr := runnertest.Truth(t, src, 60, 10)
 	e := &logged{Vector: runnertest.NewVector()}
 	runnertest.Load(t, e.Vector, src)
-	idle := &result.Relevance{K: 10, Exact: checks.CheckExact(context.Background(), e, tr, 10, 5*time.Second)}
+	idle := &result.Relevance{K: 10, Exact: checks.CheckExact(context.Background(), e, tr, workload.Ask{K: 10}, 5*time.Second)}
 	e.Visible = d
 	cfg := Config{Users: []int{4}, SpawnRate: 1000, Settle: 400 * time.Millisecond, Measure: 2 * time.Second,
 		Calls: Calls{Timeout: 5 * time.Second, Mix: workload.Mix{workload.Search: 3, workload.Upsert: 1}, Seed: 1, K: 10,
@@ -146,7 +146,7 @@ func TestExactFollowsNoWritesIsIdle(t *testing.T) {
 	e := runnertest.NewVector()
 	runnertest.Load(t, e, src)
 	e.Skip = 3
-	idle := &result.Relevance{K: 10, Exact: checks.CheckExact(context.Background(), e, tr, 10, 5*time.Second)}
+	idle := &result.Relevance{K: 10, Exact: checks.CheckExact(context.Background(), e, tr, workload.Ask{K: 10}, 5*time.Second)}
 	cfg := Config{Users: []int{2}, SpawnRate: 1000, Settle: 10 * time.Millisecond, Measure: 400 * time.Millisecond,
 		Calls: Calls{Timeout: 5 * time.Second, Mix: workload.Mix{workload.Search: 1}, Seed: 1, K: 10,
 			Known: checks.KnownConfig{Fraction: 1, Idle: idle}.WithTruth(tr)}}

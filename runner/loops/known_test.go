@@ -24,7 +24,7 @@ func knownSetup(t *testing.T, drop bool) (*runnertest.Word, text.Text, *result.R
 	src := runnertest.Text(t, 3000, 1)
 	e := runnertest.NewWord()
 	runnertest.Load(t, e, src)
-	idle := checks.CheckRelevance(context.Background(), e, src, 100, 10, 5*time.Second)
+	idle := checks.CheckRelevance(context.Background(), e, src, 100, workload.Ask{K: 10}, 5*time.Second)
 	if idle == nil || idle.Recall < 0.95 {
 		t.Fatalf("idle relevance %+v; want ≥ 0.95 on the idle word engine", idle)
 	}

@@ -76,8 +76,7 @@ func RunLadder(ctx context.Context, e engines.Engine, src corpus.Source, cfg Lad
 	// ladder ends; every rung scores against it, as the writes accumulate.
 	ctx, unfollow := context.WithCancel(ctx)
 	defer unfollow()
-	vers := cfg.Open.Known.Follow(ctx, checks.NewVersions(src.IDs()+1, cfg.Open.Share))
-	lr := ladderRun{e: e, src: src, cfg: cfg, vers: vers, em: em, b: b}
+	lr := ladderRun{e: e, src: src, cfg: cfg, vers: cfg.Open.versions(ctx, src, cfg.Open.Share), em: em, b: b}
 	// A shard's own decision to stop after a rung waits for the next
 	// start, where the coordinator makes every shard stop if any does, so
 	// the shards always climb the same rungs.
@@ -89,7 +88,7 @@ func RunLadder(ctx context.Context, e engines.Engine, src corpus.Source, cfg Lad
 		reps, stopped, err := lr.reps(ctx, i, rate, stop)
 		if err != nil {
 			l.Warnings = append(l.Warnings, result.Note(err.Error()))
-			em.warn(result.LadderWindow, l.Warnings)
+			em.warn(cfg.Open.window(result.LadderWindow), l.Warnings)
 			return l
 		}
 		if stopped != nil {
@@ -100,7 +99,7 @@ func RunLadder(ctx context.Context, e engines.Engine, src corpus.Source, cfg Lad
 			break
 		}
 		rung.Summarize()
-		em.warn(result.RungWindow(i), rung.Warnings)
+		em.warn(cfg.Open.window(result.RungWindow(i)), rung.Warnings)
 		l.Rungs = append(l.Rungs, rung)
 		// An interrupt first: the calls it left in line are unsent, which
 		// would otherwise read as a line that never drained.
@@ -123,7 +122,7 @@ func RunLadder(ctx context.Context, e engines.Engine, src corpus.Source, cfg Lad
 	// On a shard, each rep achieves only its share of the rung, so the
 	// shard's own verdict meets no rung: the merge judges again.
 	l.Judge()
-	em.warn(result.LadderWindow, l.Warnings)
+	em.warn(cfg.Open.window(result.LadderWindow), l.Warnings)
 	return l
 }
 
@@ -174,7 +173,7 @@ func (lr ladderRun) reps(ctx context.Context, i int, rate float64, stop *StopRea
 		// begins at the instant the start gives (the rep's origin),
 		// not after its recorders are built.
 		or := newOpenRun(lr.e, lr.src, cfg.Open, sched, lr.vers)
-		window := result.RepWindow(i, rep)
+		window := cfg.Open.window(result.RepWindow(i, rep))
 		t0, why := Wait(ctx, lr.b, Start{Window: window, Stop: stop})
 		if why != nil {
 			return nil, why, nil

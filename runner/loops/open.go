@@ -338,7 +338,7 @@ func (r *openRun) timeline(rep *result.Rep, latIv, svcIv *record.Intervals, sl *
 // serve makes one scheduled call, due in interval k, and records both
 // latencies.
 func (r *openRun) serve(ctx context.Context, start time.Time, k int, t ticket, lat, svc *record.Recorder) {
-	req := prepare(r.src, r.cfg.K, r.vers, t.step)
+	req := prepare(r.src, r.cfg.Ask(), r.vers, t.step)
 	kr := r.known.Stream(t.k)
 	chk := r.known.Pick(&kr, &req)
 	callCtx, cancel := context.WithTimeout(ctx, r.cfg.Timeout)

@@ -173,7 +173,7 @@ func TestUnknownOpIsNotSent(t *testing.T) {
 	e := runnertest.NewMem()
 	c := runnertest.Text(t, 100, 1)
 	vers := checks.NewVersions(101, shard.Share{})
-	call := prepare(c, 10, vers, workload.Step{Op: workload.NumOps, ID: 5})
+	call := prepare(c, workload.Ask{K: 10}, vers, workload.Step{Op: workload.NumOps, ID: 5})
 	if err := do(context.Background(), e, &call); !errors.Is(err, engines.ErrUnsupported) || e.Calls.Load() != 0 {
 		t.Fatalf("error %v, %d engine calls; want unsupported and none", err, e.Calls.Load())
 	}

@@ -20,7 +20,7 @@ func TestVersionsUniqueAcrossShards(t *testing.T) {
 	for i := range shards {
 		v := checks.NewVersions(11, shard.Share{Index: i, Count: shards})
 		for range writes {
-			call := prepare(c, 10, v, workload.Step{Op: workload.Upsert, ID: id})
+			call := prepare(c, workload.Ask{K: 10}, v, workload.Step{Op: workload.Upsert, ID: id})
 			if call.Version == 0 {
 				t.Fatalf("shard %d wrote version 0, the pre-populated one", i)
 			}

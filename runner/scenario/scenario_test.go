@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/searchbench/searchbench/dataset"
 	_ "github.com/searchbench/searchbench/engines/all"
 	"github.com/searchbench/searchbench/engines/container"
+	"github.com/searchbench/searchbench/runner"
 	"github.com/searchbench/searchbench/runner/scenario"
 )
 
@@ -288,5 +290,33 @@ func TestQueriesHelpNamesTheTable(t *testing.T) {
 	}
 	if !strings.Contains(help, "default "+dataset.DefaultQueryMix.String()) {
 		t.Errorf("--queries help %q does not state the default mix", help)
+	}
+}
+
+// A scenario file holds a sweep as the command line does (sweep,
+// sweep-load), and a value of it out of the engine's range is the file's
+// fault, named with it.
+func TestScenarioHoldsASweep(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sweep.yaml")
+	file := "command: run\nengine: postgres\ncorpus: product\nids: 1000\nusers: 4\nsweep: hnsw.ef_search=10,40\nsweep-load: search\n"
+	if err := os.WriteFile(path, []byte(file), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := scenario.Decode(path, docker)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := p.Sweep; s == nil || s.Knob != "hnsw.ef_search" || !slices.Equal(s.Values, []int{10, 40}) || s.Load != runner.SweepSearch {
+		t.Fatalf("sweep %+v; want hnsw.ef_search 10,40, searches only", s)
+	}
+	if _, err := scenario.Decode(path, docker, "sweep=10,4000"); err == nil || err.Error() != "sweep: postgres: hnsw.ef_search=4000: must be from 1 to 1000" {
+		t.Errorf("sweep beside the file: %v", err)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	if err := os.WriteFile(bad, []byte("command: run\nengine: postgres\ncorpus: product\nusers: 4\nsweep: 0,1001\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := scenario.Decode(bad, docker); err == nil || !strings.HasPrefix(err.Error(), "scenario "+bad+": sweep: ") {
+		t.Errorf("sweep from the file: %v; want it named with the file", err)
 	}
 }

@@ -75,6 +75,8 @@ type Settings struct {
 	Exact       int
 	DryRun      bool
 	Scenario    string
+	Sweep       string
+	SweepLoad   string
 
 	// A share of a sharded run: --shard i/N, or --shards N with the index
 	// from the orchestrator's environment.
@@ -170,6 +172,8 @@ func (s *Settings) register(fl *pflag.FlagSet, command string) {
 	fl.IntVar(&s.Relevance, "relevance-queries", checks.DefaultRelevanceQueries, "known-item checks after pre-population (recall@k); 0: none")
 	fl.IntVar(&s.Exact, "exact-queries", checks.DefaultExactQueries, "product corpus: sample of kNN and SKU queries whose exact answers (brute force, before the run) score recall@k idle and, as half the known-item checks, under load; 0: none")
 	fl.Float64Var(&s.KnownItems, "known-items", checks.DefaultKnownItems, "share of each level's (each rep's) searches that are known-item checks under load: recall@k beside the idle recall; 0: none")
+	fl.StringVar(&s.Sweep, "sweep", "", "[KNOB=]V1,V2,…: run the load once per value of each engine's search-time knob (see `searchbench engines`), on one index, each value's idle recall first; needs one --users level or a ladder; KNOB, when given, must be each engine's knob")
+	fl.StringVar(&s.SweepLoad, "sweep-load", "", "with --sweep: each value's load with searches only (search), with the mix's writes (mix), or both; default both when the mix writes, else search")
 	fl.BoolVar(&s.DryRun, "dry-run", false, "validate everything and print the plan; start nothing")
 	fl.StringVar(&s.Shard, "shard", "", "run share i of N of the load (0-based, e.g. 0/3) against one shared engine (--url); shard 0 pre-populates")
 	fl.IntVar(&s.Shards, "shards", 0, "run one of N shards, the index from $"+EnvJobIndex+" (0-based, a Kubernetes Indexed Job's) or $"+EnvSlot+" (1-based, Docker Swarm's {{.Task.Slot}})")
@@ -296,7 +300,26 @@ func (s *Settings) plan(l runner.Launcher) (runner.Plan, error) {
 	if err := s.setLoad(&p, calls); err != nil {
 		return runner.Plan{}, err
 	}
+	if p.Sweep, err = s.sweep(); err != nil {
+		return runner.Plan{}, err
+	}
 	return p, p.Validate()
+}
+
+// sweep is the knob sweep --sweep and --sweep-load ask for; nil for none.
+func (s *Settings) sweep() (*runner.Sweep, error) {
+	if s.Sweep == "" {
+		if s.Changed("sweep-load") {
+			return nil, errors.New("sweep-load: there is no --sweep to load")
+		}
+		return nil, nil
+	}
+	sw, err := runner.ParseSweep(s.Sweep)
+	if err != nil {
+		return nil, err
+	}
+	sw.Load = runner.SweepLoad(s.SweepLoad)
+	return sw, nil
 }
 
 // corpusConfig is the corpus's configuration, validated.

@@ -61,6 +61,9 @@ func (s *Server) Inject(f Fault) { s.faults.Inject(f) }
 // 0 for none yet.
 func (s *Server) LastNumCandidates() int { return s.knob.Last() }
 
+// NumCandidates is every num_candidates a knn search carried, ascending.
+func (s *Server) NumCandidates() []int { return s.knob.Seen() }
+
 // ClearFaults removes every fault and bulk-item rejection and lets the
 // requests held by Hang be answered.
 func (s *Server) ClearFaults() {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -144,5 +145,21 @@ func TestCommandAndDelay(t *testing.T) {
 	fs.Inject(Fault{Command: "PING", Hang: true})
 	if f, _ := fs.TakeCommand("PING"); !f.Wait(context.Background()) {
 		t.Fatal("a closed fake held a request")
+	}
+}
+
+// A knob keeps its last value and every distinct value, whatever the
+// order they came in.
+func TestKnobSeen(t *testing.T) {
+	t.Parallel()
+	var k Knob
+	if k.Last() != 0 || len(k.Seen()) != 0 {
+		t.Fatalf("zero knob: last %d, seen %v", k.Last(), k.Seen())
+	}
+	for _, v := range []int{40, 10, 40, 400, 10} {
+		k.Saw(v)
+	}
+	if k.Last() != 10 || !slices.Equal(k.Seen(), []int{10, 40, 400}) {
+		t.Errorf("last %d, seen %v; want 10, [10 40 400]", k.Last(), k.Seen())
 	}
 }

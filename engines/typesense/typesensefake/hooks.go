@@ -44,6 +44,9 @@ func (s *Server) Calls(pattern string) int { return s.requests.Count(pattern) }
 // LastEF is the ef of the last vector_query that had one, 0 for none yet.
 func (s *Server) LastEF() int { return s.knob.Last() }
 
+// EFs is every ef a vector_query carried, ascending.
+func (s *Server) EFs() []int { return s.knob.Seen() }
+
 // LastQuery returns the query parameters of the last request to a route
 // pattern, or nil.
 func (s *Server) LastQuery(pattern string) url.Values {

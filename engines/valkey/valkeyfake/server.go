@@ -142,6 +142,9 @@ func (s *Server) Addr() string { return s.ln.Addr().String() }
 // for none yet.
 func (s *Server) LastEFRuntime() int { return s.knob.Last() }
 
+// EFRuntimes is every EF_RUNTIME a KNN clause carried, ascending.
+func (s *Server) EFRuntimes() []int { return s.knob.Seen() }
+
 // URL is the address as a redis:// URL, the form drivers take.
 func (s *Server) URL() string { return "redis://" + s.Addr() }
 
