@@ -59,7 +59,7 @@ func sweepCurve(s *result.Sweep, kind string, c sweepCond) []sweepXY {
 		if !ok || load.QPS <= 0 {
 			continue
 		}
-		recall, ok := pointRecall(p, load, c)
+		recall, ok := pointRecall(p, kind, load, c)
 		if ok {
 			out = append(out, sweepXY{value: p.Value, recall: recall, qps: load.QPS})
 		}
@@ -67,11 +67,13 @@ func sweepCurve(s *result.Sweep, kind string, c sweepCond) []sweepXY {
 	return out
 }
 
-// pointRecall is the point's recall of the load's kind under c.
-func pointRecall(p result.SweepPoint, load result.KindLoad, c sweepCond) (float64, bool) {
+// pointRecall is the point's recall of kind under c. The idle recall is
+// looked up by kind, not by the load's recall: a load that made no check
+// of the kind has no recall to name it by.
+func pointRecall(p result.SweepPoint, kind string, load result.KindLoad, c sweepCond) (float64, bool) {
 	switch c {
 	case condIdle:
-		if r, ok := p.IdleRecall(load.Recall.Kind); ok {
+		if r, ok := p.IdleRecall(kind); ok {
 			return r.Load().Recall(), true
 		}
 		// Without an idle check, the load without writes is the measure.

@@ -325,3 +325,22 @@ func TestShardsTableHasSweepPoints(t *testing.T) {
 		t.Errorf("merged ef=40 under writes: %v RPS; want 5400", p.Level.TotalRPS)
 	}
 }
+
+// A point whose load made no exact check of the kind (a slow point's few
+// searches drew none) is still on the idle curve, at its idle recall: the
+// idle recall is looked up by the kind, not by the load's recall, which
+// has no kind to name when there was no check. Under writes it has no
+// recall, so no place.
+func TestSweepIdlePointWithoutLoadChecks(t *testing.T) {
+	t.Parallel()
+	s := &result.Sweep{Knob: "hnsw.ef_search", Points: []result.SweepPoint{
+		fixturePoint{value: 160, qps: 9, idle: 1000}.point(),
+		fixturePoint{value: 160, writes: true, qps: 7, idle: 1000}.point(),
+	}}
+	if pts := sweepCurve(s, "knn", condIdle); len(pts) != 1 || pts[0].recall != 1 || pts[0].qps != 9 || pts[0].value != 160 {
+		t.Errorf("idle curve %+v; want the point at recall 1, 9 QPS", pts)
+	}
+	if pts := sweepCurve(s, "knn", condWrites); len(pts) != 0 {
+		t.Errorf("under writes %+v; want no point: its load measured no recall", pts)
+	}
+}
