@@ -127,6 +127,7 @@ func (r *run) readCorpus(ctx context.Context, res *result.Result) error {
 			res.GroundTruth = &c
 			r.logf("", "exact answers of %d sample queries over %d documents (%d dimensions): %.1fs, %.0f MB allocated",
 				c.Queries, c.Documents, c.Dim, c.Seconds, float64(c.Bytes)/1e6)
+			r.stated(res, truth.Stated)
 		}
 	}
 	return err
@@ -201,4 +202,23 @@ func CPUText(cpus float64) string {
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
+}
+
+// stated logs how the exact answers compare with the corpus's stated
+// truth (an embedding file's neighbours), and warns in the result when
+// they disagree: then either the file or the harness is wrong, and the
+// recall figures say nothing until it is known which.
+func (r *run) stated(res *result.Result, s *corpus.Stated) {
+	switch {
+	case s == nil:
+	case s.Skipped != "":
+		r.logf("", "the exact answers were not compared with %s's neighbours: %s", s.Source, s.Skipped)
+	case s.Disagree == 0:
+		r.logf("", "the exact answers agree with %s's neighbours (%d answers compared)", s.Source, s.Compared)
+	default:
+		w := result.Notef("the exact answers disagree with %s's own neighbours in %d of %d answers compared: %s",
+			s.Source, s.Disagree, s.Compared, strings.ReplaceAll(s.Detail, "\n", "; "))
+		res.Warnings = append(res.Warnings, w)
+		r.logf("", "%s", w.Text)
+	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/searchbench/searchbench/engines/container"
 	"github.com/searchbench/searchbench/runner"
 	"github.com/searchbench/searchbench/runner/scenario"
+	"github.com/searchbench/searchbench/workload/corpus"
 )
 
 // docker is the CLI's launcher: the scenarios' servers run in Docker.
@@ -318,5 +319,47 @@ func TestScenarioHoldsASweep(t *testing.T) {
 	}
 	if _, err := scenario.Decode(bad, docker); err == nil || !strings.HasPrefix(err.Error(), "scenario "+bad+": sweep: ") {
 		t.Errorf("sweep from the file: %v; want it named with the file", err)
+	}
+}
+
+// --vectors makes the product corpus of an embedding file: its IDs are the
+// file's train count unless --ids says fewer, its dimension the file's;
+// with the text corpus, with --dim, or naming a file that is not one, it
+// is bad input in one line.
+func TestVectorsSetting(t *testing.T) {
+	const h5 = "../../dataset/vectorfile/testdata/angular.hdf5"
+	plan := func(args ...string) (runner.Plan, error) {
+		var s scenario.Settings
+		fl := pflag.NewFlagSet("run", pflag.ContinueOnError)
+		s.Register(fl, scenario.Run)
+		if err := fl.Parse(append([]string{"--engine", "postgres", "--url", "postgres://u@127.0.0.1:5432/db"}, args...)); err != nil {
+			return runner.Plan{}, err
+		}
+		return s.Plan(docker)
+	}
+	p, err := plan("--corpus", "product", "--vectors", h5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prov := corpus.Identity(p.Source)
+	if p.Source.IDs() != 1000 || p.Source.Schema().Fields[5].Dim != 32 || !strings.Contains(prov.Generator, "angular.hdf5") {
+		t.Errorf("corpus of %d IDs, schema %+v, generator %q; want the file's 1,000 × 32, named", p.Source.IDs(), p.Source.Schema(), prov.Generator)
+	}
+	if p, err := plan("--corpus", "product", "--vectors", h5, "--ids", "500"); err != nil || p.Source.IDs() != 500 {
+		t.Errorf("--ids 500: %v", err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--vectors", h5}, "vectors: only the product corpus has embeddings"},
+		{[]string{"--corpus", "product", "--vectors", h5, "--dim", "32"}, "dim: the embedding file gives the dimension"},
+		{[]string{"--corpus", "product", "--vectors", h5, "--ids", "1001"}, "vectorfile:"},
+		{[]string{"--corpus", "product", "--vectors", "scenario_test.go"}, "vectorfile:"},
+	} {
+		_, err := plan(c.args...)
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%q: %v; want one line starting %q", c.args, err, c.want)
+		}
 	}
 }

@@ -48,6 +48,7 @@ type Settings struct {
 	Prepopulate float64
 	Corpus      string
 	Dim         int
+	Vectors     string
 	Queries     string
 	Engines     string
 	Options     []string
@@ -147,6 +148,7 @@ func (s *Settings) register(fl *pflag.FlagSet, command string) {
 	RegisterCorpus(fl, &s.Seed, &s.IDs, &s.Prepopulate)
 	fl.StringVar(&s.Corpus, "corpus", text.Name, "corpus: text (Study A: name and content, 5-word queries) or product (Study B: ~4.6 KB product hashes with an embedding; KNN and SKU queries)")
 	fl.IntVar(&s.Dim, "dim", dataset.ProductDim, "product corpus: the embedding's dimension")
+	fl.StringVar(&s.Vectors, "vectors", "", "product corpus: an embedding file (ann-benchmarks HDF5, TEXMEX fvecs/bvecs with ivecs, VectorDBBench Parquet) whose train vectors are the products' embeddings and test vectors the kNN queries; its neighbours are checked against the exact answers")
 	fl.StringVar(&s.Queries, "queries", "", "product corpus: the mix of query kinds as whole weights, kind=weight,… (kinds: "+strings.Join(dataset.ProductQueryKinds(), ", ")+"; default "+dataset.DefaultQueryMix.String()+")")
 	fl.StringVar(&s.Engines, "engine", "bleve", "engines to run, comma-separated (see `searchbench engines`)")
 	fl.StringArrayVar(&s.Options, "option", nil, "driver option key=value for every engine, or engine:key=value for one (repeatable; see each driver's documentation)")
@@ -324,12 +326,20 @@ func (s *Settings) sweep() (*runner.Sweep, error) {
 
 // corpusConfig is the corpus's configuration, validated.
 func (s *Settings) corpusConfig() (dataset.Config, error) {
-	if s.Corpus != product.Name && s.Changed("dim") {
+	switch {
+	case s.Corpus != product.Name && s.Changed("dim"):
 		return dataset.Config{}, errors.New("dim: only the product corpus has embeddings")
+	case s.Corpus != product.Name && s.Vectors != "":
+		return dataset.Config{}, errors.New("vectors: only the product corpus has embeddings")
+	case s.Vectors != "" && s.Changed("dim"):
+		return dataset.Config{}, errors.New("dim: the embedding file gives the dimension; leave it out")
 	}
 	cc := dataset.Config{Seed: s.Seed, IDs: s.IDs, Prepopulate: s.Prepopulate}
 	if err := cc.Validate(); err != nil {
 		return dataset.Config{}, err
+	}
+	if s.Vectors != "" && !s.Changed("ids") {
+		cc.IDs = 0 // the file's train count (vectorfile.Products)
 	}
 	return cc, nil
 }
@@ -371,7 +381,7 @@ func (s *Settings) source(cc dataset.Config) (corpus.Source, error) {
 			return nil, fmt.Errorf("queries: %w", err)
 		}
 	}
-	return corpus.New(s.Corpus, corpus.Config{Config: cc, Dim: s.Dim, Queries: queries})
+	return corpus.New(s.Corpus, corpus.Config{Config: cc, Dim: s.Dim, Queries: queries, Vectors: s.Vectors})
 }
 
 // setLoad gives p the command's load: closed-loop user levels for run, an
