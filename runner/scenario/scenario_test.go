@@ -348,6 +348,18 @@ func TestVectorsSetting(t *testing.T) {
 	if p, err := plan("--corpus", "product", "--vectors", h5, "--ids", "500"); err != nil || p.Source.IDs() != 500 {
 		t.Errorf("--ids 500: %v", err)
 	}
+	// The formats that need more than the path: an fvecs base with its
+	// queries and truth, a Parquet folder, each with its distance.
+	const dir = "../../dataset/vectorfile/testdata/"
+	for _, args := range [][]string{
+		{"--vectors", dir + "base.fvecs", "--vectors-queries", dir + "query.fvecs", "--vectors-truth", dir + "groundtruth.ivecs", "--vectors-distance", "angular"},
+		{"--vectors", dir + "train.parquet", "--vectors-distance", "angular"},
+	} {
+		p, err := plan(append([]string{"--corpus", "product"}, args...)...)
+		if err != nil || p.Source.IDs() != 1000 || p.Source.Schema().Fields[5].Dim != 32 {
+			t.Errorf("%q: %v", args, err)
+		}
+	}
 	for _, c := range []struct {
 		args []string
 		want string
@@ -356,6 +368,9 @@ func TestVectorsSetting(t *testing.T) {
 		{[]string{"--corpus", "product", "--vectors", h5, "--dim", "32"}, "dim: the embedding file gives the dimension"},
 		{[]string{"--corpus", "product", "--vectors", h5, "--ids", "1001"}, "vectorfile:"},
 		{[]string{"--corpus", "product", "--vectors", "scenario_test.go"}, "vectorfile:"},
+		{[]string{"--corpus", "product", "--vectors", dir + "base.fvecs"}, "vectorfile:"},
+		{[]string{"--corpus", "product", "--vectors", dir + "train.parquet"}, "vectorfile:"},
+		{[]string{"--corpus", "product", "--vectors-distance", "angular"}, "vectors-queries, vectors-truth, vectors-distance:"},
 	} {
 		_, err := plan(c.args...)
 		if err == nil || !strings.HasPrefix(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {

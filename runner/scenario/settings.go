@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/searchbench/searchbench/dataset"
+	"github.com/searchbench/searchbench/dataset/vectorfile"
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/engines/launch"
 	"github.com/searchbench/searchbench/runner"
@@ -49,6 +50,7 @@ type Settings struct {
 	Corpus      string
 	Dim         int
 	Vectors     string
+	VectorFiles vectorfile.Options
 	Queries     string
 	Engines     string
 	Options     []string
@@ -149,6 +151,9 @@ func (s *Settings) register(fl *pflag.FlagSet, command string) {
 	fl.StringVar(&s.Corpus, "corpus", text.Name, "corpus: text (Study A: name and content, 5-word queries) or product (Study B: ~4.6 KB product hashes with an embedding; KNN and SKU queries)")
 	fl.IntVar(&s.Dim, "dim", dataset.ProductDim, "product corpus: the embedding's dimension")
 	fl.StringVar(&s.Vectors, "vectors", "", "product corpus: an embedding file (ann-benchmarks HDF5, TEXMEX fvecs/bvecs with ivecs, VectorDBBench Parquet) whose train vectors are the products' embeddings and test vectors the kNN queries; its neighbours are checked against the exact answers")
+	fl.StringVar(&s.VectorFiles.Queries, "vectors-queries", "", "with --vectors: the query vectors of an fvecs/bvecs base (required there), or another test.parquet")
+	fl.StringVar(&s.VectorFiles.Truth, "vectors-truth", "", "with --vectors: the .ivecs ground truth of an fvecs/bvecs base (required there), or another neighbors.parquet")
+	fl.StringVar(&s.VectorFiles.Distance, "vectors-distance", "", "with --vectors: the file's distance where the format names none (fvecs, bvecs, Parquet): angular (the product corpus's); an HDF5 file names its own")
 	fl.StringVar(&s.Queries, "queries", "", "product corpus: the mix of query kinds as whole weights, kind=weight,… (kinds: "+strings.Join(dataset.ProductQueryKinds(), ", ")+"; default "+dataset.DefaultQueryMix.String()+")")
 	fl.StringVar(&s.Engines, "engine", "bleve", "engines to run, comma-separated (see `searchbench engines`)")
 	fl.StringArrayVar(&s.Options, "option", nil, "driver option key=value for every engine, or engine:key=value for one (repeatable; see each driver's documentation)")
@@ -331,6 +336,8 @@ func (s *Settings) corpusConfig() (dataset.Config, error) {
 		return dataset.Config{}, errors.New("dim: only the product corpus has embeddings")
 	case s.Corpus != product.Name && s.Vectors != "":
 		return dataset.Config{}, errors.New("vectors: only the product corpus has embeddings")
+	case s.Vectors == "" && (s.VectorFiles != vectorfile.Options{}):
+		return dataset.Config{}, errors.New("vectors-queries, vectors-truth, vectors-distance: they name the parts of a --vectors file; give --vectors")
 	case s.Vectors != "" && s.Changed("dim"):
 		return dataset.Config{}, errors.New("dim: the embedding file gives the dimension; leave it out")
 	}
@@ -381,7 +388,7 @@ func (s *Settings) source(cc dataset.Config) (corpus.Source, error) {
 			return nil, fmt.Errorf("queries: %w", err)
 		}
 	}
-	return corpus.New(s.Corpus, corpus.Config{Config: cc, Dim: s.Dim, Queries: queries, Vectors: s.Vectors})
+	return corpus.New(s.Corpus, corpus.Config{Config: cc, Dim: s.Dim, Queries: queries, Vectors: s.Vectors, VectorFiles: s.VectorFiles})
 }
 
 // setLoad gives p the command's load: closed-loop user levels for run, an

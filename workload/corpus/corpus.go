@@ -18,6 +18,7 @@ import (
 	"sync"
 
 	"github.com/searchbench/searchbench/dataset"
+	"github.com/searchbench/searchbench/dataset/vectorfile"
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/runner/result"
 )
@@ -123,7 +124,10 @@ type Config struct {
 	// Vectors is the path of an embedding file (dataset/vectorfile's
 	// formats) whose train vectors are the product corpus's embeddings
 	// and whose test vectors are its kNN queries; "" generates them.
-	Vectors string
+	// VectorFiles names what the path alone does not: an fvecs base's
+	// query and truth files, the distance of a format that carries none.
+	Vectors     string
+	VectorFiles vectorfile.Options
 }
 
 // Factory builds a corpus from cfg.

@@ -11,10 +11,11 @@ import (
 // FromFile is the product corpus whose embeddings are the train vectors
 // of the embedding file at path and whose kNN queries are its test
 // vectors (vectorfile.Products says how IDs map to vectors; cfg.IDs 0 is
-// the file's train count). Its exact answers are also compared with the
-// file's own neighbours (Truth.Stated).
-func FromFile(path string, cfg dataset.Config, queries dataset.QueryMix) (Products, error) {
-	f, err := vectorfile.Open(path, vectorfile.Options{})
+// the file's train count; opts names what the path alone does not). Its
+// exact answers are also compared with the file's own neighbours
+// (Truth.Stated).
+func FromFile(path string, opts vectorfile.Options, cfg dataset.Config, queries dataset.QueryMix) (Products, error) {
+	f, err := vectorfile.Open(path, opts)
 	if err != nil {
 		return Products{}, err
 	}

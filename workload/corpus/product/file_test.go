@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/searchbench/searchbench/dataset"
+	"github.com/searchbench/searchbench/dataset/vectorfile"
 	"github.com/searchbench/searchbench/workload/corpus"
 )
 
@@ -19,7 +20,7 @@ func fileTruth(t *testing.T, name string, prepopulate float64) (Products, *corpu
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := FromFile(fixture(name), dataset.Config{Seed: 7, Prepopulate: prepopulate}, mix)
+	p, err := FromFile(fixture(name), vectorfile.Options{}, dataset.Config{Seed: 7, Prepopulate: prepopulate}, mix)
 	if err != nil {
 		t.Fatal(err)
 	}

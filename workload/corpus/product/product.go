@@ -23,7 +23,7 @@ const Name = "product"
 func init() {
 	corpus.Register(Name, func(cfg corpus.Config) (corpus.Source, error) {
 		if cfg.Vectors != "" {
-			return FromFile(cfg.Vectors, cfg.Config, cfg.Queries)
+			return FromFile(cfg.Vectors, cfg.VectorFiles, cfg.Config, cfg.Queries)
 		}
 		return New(cfg.Config, cfg.Dim, cfg.Queries)
 	})
