@@ -91,6 +91,9 @@ func hiddenShare(src product.Products, log []loggedWrite, searches []time.Time, 
 // once writes acknowledged within the freshness probe's lag (≥ d) are
 // excused, every strict miss being such a recent write.
 func TestExactFollowsWritesHiddenForD(t *testing.T) {
+	if raceEnabled {
+		t.Skip("needs the volume of writes and checks the loops reach without the race detector; .ci/run runs it without")
+	}
 	t.Parallel()
 	const d = 40 * time.Millisecond
 	src := runnertest.Products(t, 800, "knn=1")
@@ -167,6 +170,9 @@ func TestExactFollowsNoWritesIsIdle(t *testing.T) {
 // closed loop, passed in the schedule in the open loop), so each scores
 // recall 1, though half the writes that move the answers are not its own.
 func TestExactFollowsOnlyItsShareExcusingTheOthers(t *testing.T) {
+	if raceEnabled {
+		t.Skip("needs the volume of writes and checks the loops reach without the race detector; .ci/run runs it without")
+	}
 	t.Parallel()
 	src := runnertest.Products(t, 3000, "knn=1")
 	tr := runnertest.Truth(t, src, 60, 10)
