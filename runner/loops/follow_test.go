@@ -124,8 +124,15 @@ func TestExactFollowsWritesHiddenForD(t *testing.T) {
 	if r.Checks < 50 || want > 0.99 {
 		t.Fatalf("%d checks, analytic recall %.4f: too few checks or writes to test anything", r.Checks, want)
 	}
-	if want < lo || want > hi {
-		t.Errorf("strict recall %.4f [%.4f, %.4f]; the write log predicts %.4f", r.Recall, lo, hi, want)
+	// The interval is a 95% one (a test held to it fails one run in
+	// twenty) whose clusters are the sample queries, taken as independent:
+	// but the queries of one category share neighbours, and so the same
+	// hidden writes, so the strict recall strays further from the
+	// prediction (measured here: up to 1.2 half-widths). Three
+	// half-widths, about 0.013, still fail a truth that does not follow
+	// the writes by far (its strict recall is 0.22).
+	if half := (hi - lo) / 2; math.Abs(r.Recall-want) > 3*half {
+		t.Errorf("strict recall %.4f [%.4f, %.4f]; the write log predicts %.4f, more than 3 half-widths off", r.Recall, lo, hi, want)
 	}
 	if lag, ok := r.LagRecall(); !ok || lag != 1 || time.Duration(r.Lag) < d {
 		t.Errorf("lag-excused recall %v (%d of %d) with lag %v; want 1 with a lag ≥ %v", lag, r.LagFound, r.LagExpected, r.Lag, d)
