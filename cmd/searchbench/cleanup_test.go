@@ -15,6 +15,7 @@ import (
 // about the leftover; `searchbench cleanup` removes it, found by its
 // label, and then finds nothing more.
 func TestCrashedRunIsCleanedUp(t *testing.T) {
+	t.Parallel()
 	needPostgres(t)
 	dir := t.TempDir()
 	crashed := runName(dir)

@@ -189,6 +189,7 @@ func pgArgs(dir string, extra ...string) []string {
 }
 
 func TestPostgresInACPULimitedContainer(t *testing.T) {
+	t.Parallel()
 	needPostgres(t)
 	dir := t.TempDir()
 	code, stdout, stderr := runCLI(t, context.Background(), pgArgs(dir, "--cpus", "1")...)
@@ -217,6 +218,7 @@ func TestPostgresInACPULimitedContainer(t *testing.T) {
 // --url attaches to a PostgreSQL that is already running: nothing is
 // started or stopped.
 func TestPostgresAttach(t *testing.T) {
+	t.Parallel()
 	c := startPostgres(t)
 	dir := t.TempDir()
 	code, stdout, stderr := runCLI(t, context.Background(), pgArgs(dir, "--url", c.URL, "--password", c.Secret)...)
@@ -245,6 +247,7 @@ func TestPostgresAttach(t *testing.T) {
 // process stops within seconds, writes the partial result (marked partial)
 // and the tables, removes its container and exits 1.
 func TestInterruptRemovesTheContainer(t *testing.T) {
+	t.Parallel()
 	needPostgres(t)
 	for _, c := range []struct {
 		name  string
@@ -260,6 +263,7 @@ func TestInterruptRemovesTheContainer(t *testing.T) {
 		{"SIGTERM while pre-populating", syscall.SIGTERM, "pre-populating", 200 * time.Millisecond, "100000", "pre-population interrupted"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			p := startProcess(t, c.at, pgArgs(dir, "--ids", c.ids, "--measure", "10m", "--users", "4")...)
 			time.Sleep(c.delay)
@@ -319,6 +323,7 @@ func TestContainerBadInput(t *testing.T) {
 // engine and the timeout in one line; the container's log is in the log
 // above it and in the result.
 func TestReadinessTimeoutLeavesNothing(t *testing.T) {
+	t.Parallel()
 	needPostgres(t)
 	dir := t.TempDir()
 	code, stdout, stderr := runCLI(t, context.Background(), pgArgs(dir, "--ready-timeout", "50ms")...)

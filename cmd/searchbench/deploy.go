@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -18,7 +17,7 @@ import (
 	"github.com/searchbench/searchbench/runner/scenario"
 )
 
-func newDeployCmd() *cobra.Command {
+func newDeployCmd(env environ) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "deploy",
 		Short: "Write the definition of a sharded run for an orchestrator: " + orchestratorHelp(),
@@ -38,7 +37,7 @@ func newDeployCmd() *cobra.Command {
 		},
 	}
 	for _, o := range deploy.Orchestrators {
-		cmd.AddCommand(newDeployTargetCmd(o))
+		cmd.AddCommand(newDeployTargetCmd(o, env))
 	}
 	return cmd
 }
@@ -55,7 +54,7 @@ func orchestratorHelp() string {
 // newDeployTargetCmd is `deploy <orchestrator>`: the shards' command line
 // after `--`, checked as `run` or `ladder` would check it, written into the
 // orchestrator's definition without its credentials.
-func newDeployTargetCmd(o deploy.Orchestrator) *cobra.Command {
+func newDeployTargetCmd(o deploy.Orchestrator, env environ) *cobra.Command {
 	target := o.Name
 	spec := deploy.Spec{Port: deploy.DefaultPort}
 	var out string
@@ -75,7 +74,7 @@ func newDeployTargetCmd(o deploy.Orchestrator) *cobra.Command {
 				}
 			}
 			var err error
-			if spec.Command, spec.Secrets, err = shardCommand(args, spec.Shards); err != nil {
+			if spec.Command, spec.Secrets, err = shardCommand(args, spec.Shards, env); err != nil {
 				return err
 			}
 			def, err := o.Render(&spec)
@@ -113,12 +112,12 @@ var deploySets = []string{"shard", "shards", "coordinator", "register-timeout"}
 // shardCommand checks the shards' command line (args: run or ladder, then
 // its flags) as that command would, and returns it without its
 // credentials, and the credentials' variables the shards need.
-func shardCommand(args []string, shards int) ([]string, []string, error) {
+func shardCommand(args []string, shards int, env environ) ([]string, []string, error) {
 	command := args[0]
 	if command != scenario.Run && command != scenario.Ladder {
 		return nil, nil, badInput("deploy: the shards' command must be run or ladder, not %q", command)
 	}
-	var s scenario.Settings
+	s := scenario.Settings{LookupEnv: env}
 	fl := pflag.NewFlagSet(command, pflag.ContinueOnError)
 	fl.SetOutput(io.Discard)
 	s.Register(fl, command)
@@ -144,7 +143,7 @@ func shardCommand(args []string, shards int) ([]string, []string, error) {
 		}
 	}
 	cmdline := deploy.CommandLine(command, fl, deploy.CredentialFlags()...)
-	secrets := deploy.Credentials(fl, os.LookupEnv)
+	secrets := deploy.Credentials(fl, env)
 
 	// The whole plan is checked as a shard's: a sharded plan must attach
 	// to one engine by URL (runner.Plan.Validate).

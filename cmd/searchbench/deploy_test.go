@@ -52,13 +52,14 @@ func TestDeployBadInput(t *testing.T) {
 // definition nor anything printed: the manifest names a Secret, the stack
 // file names the variable.
 func TestDeployKeepsCredentialsOut(t *testing.T) {
+	t.Parallel()
 	const key, password = "key-d3pl0y-x", "pw-d3pl0y-y"
-	t.Setenv("SEARCHBENCH_PASSWORD", password)
+	env := map[string]string{"SEARCHBENCH_PASSWORD": password}
 	shardArgs := []string{"--", "run", "--engine", "meilisearch", "--url", "http://engine:7700", "--api-key=" + key, "--mix", "search", "--users", "300"}
 	dir := t.TempDir()
 	for _, target := range []string{"kubernetes", "swarm"} {
 		out := filepath.Join(dir, target+".yaml")
-		code, stdout, stderr := runCLI(t, context.Background(), append([]string{"deploy", target, "--shards", "3", "--image", "img:1", "--out", out}, shardArgs...)...)
+		code, stdout, stderr := runEnv(t, context.Background(), env, append([]string{"deploy", target, "--shards", "3", "--image", "img:1", "--out", out}, shardArgs...)...)
 		if code != exitOK {
 			t.Fatalf("%s: exit %d: %s", target, code, stderr)
 		}

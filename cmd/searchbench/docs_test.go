@@ -258,7 +258,7 @@ func searchbenchArgs(words []string) (args []string, ok bool) {
 // every flag must be one of that command's and take the value given. What
 // follows a `--` (deploy's shards' command) is a command line of its own.
 func checkCommandLine(args []string) (string, error) {
-	root := newRoot()
+	root := newRoot(os.LookupEnv)
 	cmd, rest, err := root.Find(args)
 	if err != nil {
 		return "", err

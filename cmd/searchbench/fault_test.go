@@ -3,13 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net"
 	neturl "net/url"
 	"os"
 	"path/filepath"
-	"runtime"
-	"runtime/pprof"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -78,7 +77,7 @@ func (w *watched) String() string {
 func runWatched(t *testing.T, ctx context.Context, w *watched, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out bytes.Buffer
-	code = run(ctx, args, &out, w)
+	code = runAs(t, ctx, os.LookupEnv, &out, w, args...)
 	w.wg.Wait()
 	for _, h := range w.hooks {
 		if !h.fired {
@@ -222,9 +221,11 @@ func docker(t *testing.T, run, what string) {
 // on, counted by class; the run finishes the level, writes everything and
 // removes the dead container.
 func TestFaultEngineDiesMidRun(t *testing.T) {
+	t.Parallel()
 	needPostgres(t)
 	for _, what := range []string{"stop", "kill"} {
 		t.Run(what, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			name := runName(dir)
 			var w watched
@@ -258,6 +259,7 @@ func TestFaultEngineDiesMidRun(t *testing.T) {
 // the gap and the run carries on; the second level measures the engine back
 // up.
 func TestFaultEngineRestartsMidRun(t *testing.T) {
+	t.Parallel()
 	needPostgres(t)
 	dir := t.TempDir()
 	name := runName(dir)
@@ -403,23 +405,6 @@ func (p *stallProxy) close() {
 	p.wg.Wait()
 }
 
-// goroutinesBack waits up to 5 s for the goroutine count to fall back to
-// base (plus a little slack for the runtime's own) and reports the stacks
-// of what outlived the run if it does not.
-func goroutinesBack(t *testing.T, base int) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for runtime.NumGoroutine() > base+2 {
-		if time.Now().After(deadline) {
-			var b strings.Builder
-			pprof.Lookup("goroutine").WriteTo(&b, 1)
-			t.Errorf("%d goroutines outlived the run (%d before it):\n%s", runtime.NumGoroutine(), base, b.String())
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // The engine hangs mid-run: a proxy in front of it stops answering (every
 // connection stays open, new ones are accepted, nothing comes back) — the
 // PostgreSQL container, and the other drivers' wire-contract fakes (with
@@ -429,6 +414,7 @@ func goroutinesBack(t *testing.T, base int) {
 // is left open and no goroutine outlives it. (PostgreSQL's run ends up to
 // 15 s late: pgx waits that long for a hung connection to close.)
 func TestFaultEngineHangsMidRun(t *testing.T) {
+	t.Parallel()
 	const key = "hang-key"
 	for _, c := range []struct {
 		engine string
@@ -468,6 +454,7 @@ func TestFaultEngineHangsMidRun(t *testing.T) {
 		}},
 	} {
 		t.Run(c.engine, func(t *testing.T) {
+			t.Parallel()
 			url, flags := c.start(t)
 			u, err := neturl.Parse(url)
 			if err != nil {
@@ -476,7 +463,6 @@ func TestFaultEngineHangsMidRun(t *testing.T) {
 			p := newStallProxy(t, u.Host)
 			url = strings.Replace(url, u.Host, p.addr(), 1)
 			dir := t.TempDir()
-			base := runtime.NumGoroutine()
 			var w watched
 			w.on(measuring, func() {
 				time.Sleep(500 * time.Millisecond)
@@ -507,7 +493,7 @@ func TestFaultEngineHangsMidRun(t *testing.T) {
 			if n := p.openAfter(2 * time.Second); n != 0 {
 				t.Errorf("%d connections to the hung engine are still open after the run", n)
 			}
-			goroutinesBack(t, base)
+			goroutinesBack(t)
 		})
 	}
 }
@@ -516,17 +502,20 @@ func TestFaultEngineHangsMidRun(t *testing.T) {
 // each driver's connect fails at the request timeout with a message naming
 // the engine, the run writes its result, and nothing outlives it.
 func TestFaultEngineHangsFromTheStart(t *testing.T) {
-	p := newStallProxy(t, "")
+	t.Parallel()
 	for _, c := range []struct{ engine, url string }{
-		{"postgres", "postgres://u@" + p.addr() + "/db?sslmode=disable"},
-		{"typesense", "http://" + p.addr()},
-		{"meilisearch", "http://" + p.addr()},
-		{"amgix-now", "http://" + p.addr()},
-		{"elasticsearch", "http://" + p.addr()},
-		{"valkey", "redis://" + p.addr()},
+		{"postgres", "postgres://u@%s/db?sslmode=disable"},
+		{"typesense", "http://%s"},
+		{"meilisearch", "http://%s"},
+		{"amgix-now", "http://%s"},
+		{"elasticsearch", "http://%s"},
+		{"valkey", "redis://%s"},
 	} {
 		t.Run(c.engine, func(t *testing.T) {
-			base := runtime.NumGoroutine()
+			t.Parallel()
+			// A proxy each: it counts the connections left open.
+			p := newStallProxy(t, "")
+			c.url = fmt.Sprintf(c.url, p.addr())
 			dir := t.TempDir()
 			start := time.Now()
 			code, stdout, stderr := runCLI(t, context.Background(), "run", "--engine", c.engine, "--url", c.url, "--api-key", "sb-hang-key-7",
@@ -543,7 +532,7 @@ func TestFaultEngineHangsFromTheStart(t *testing.T) {
 			if n := p.openAfter(2 * time.Second); n != 0 {
 				t.Errorf("%d connections to the hung engine are still open after the run", n)
 			}
-			goroutinesBack(t, base)
+			goroutinesBack(t)
 		})
 	}
 }

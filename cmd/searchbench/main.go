@@ -37,7 +37,7 @@ func badInput(format string, args ...any) error {
 }
 
 func main() {
-	code := run(interrupts(os.Stderr), os.Args[1:], os.Stdout, os.Stderr)
+	code := run(interrupts(os.Stderr), os.Args[1:], os.LookupEnv, os.Stdout, os.Stderr)
 	os.Exit(code)
 }
 
@@ -88,8 +88,13 @@ func againOf(ctx context.Context) context.Context {
 	return context.Background()
 }
 
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	root := newRoot()
+// environ looks up an environment variable (os.LookupEnv's form): the
+// process's for the program, one of its own for each of the tests that run
+// the CLI side by side with different credentials.
+type environ func(key string) (string, bool)
+
+func run(ctx context.Context, args []string, env environ, stdout, stderr io.Writer) int {
+	root := newRoot(env)
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -105,7 +110,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return exitFailed
 }
 
-func newRoot() *cobra.Command {
+func newRoot(env environ) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "searchbench",
 		Short:         "Benchmark search engines under mixed, concurrent read-and-write traffic",
@@ -123,8 +128,8 @@ func newRoot() *cobra.Command {
 		},
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newRunCmd(), newLadderCmd(), newScenarioCmd(), newReportCmd(), newMergeCmd(), newCoordinateCmd(), newCompareCmd(), newCalibrateCmd(),
-		newEnginesCmd(), newDatasetCmd(), newCleanupCmd(), newComposeCmd(), newDeployCmd())
+	root.AddCommand(newRunCmd(env), newLadderCmd(env), newScenarioCmd(), newReportCmd(), newMergeCmd(), newCoordinateCmd(), newCompareCmd(), newCalibrateCmd(),
+		newEnginesCmd(), newDatasetCmd(), newCleanupCmd(), newComposeCmd(), newDeployCmd(env))
 	for _, c := range root.Commands() {
 		c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	}

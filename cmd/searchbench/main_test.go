@@ -6,9 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -21,8 +24,76 @@ import (
 func runCLI(t *testing.T, ctx context.Context, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code = run(ctx, args, &out, &errb)
+	code = runAs(t, ctx, os.LookupEnv, &out, &errb, args...)
 	return code, out.String(), errb.String()
+}
+
+// runEnv is runCLI with the variables vars set in the environment the
+// run sees, over the process's: a test that sets a credential there runs
+// beside the others, which t.Setenv (the process's) would forbid.
+func runEnv(t *testing.T, ctx context.Context, vars map[string]string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	env := func(key string) (string, bool) {
+		if v, ok := vars[key]; ok {
+			return v, true
+		}
+		return os.LookupEnv(key)
+	}
+	var out, errb bytes.Buffer
+	code = runAs(t, ctx, env, &out, &errb, args...)
+	return code, out.String(), errb.String()
+}
+
+// runLabel is the goroutine label (runtime/pprof) that marks a test's run
+// of searchbench in this process: every goroutine the run starts, and
+// every one those start, inherits it, so that goroutinesBack counts the
+// goroutines of one run while other tests' runs go on beside it.
+const runLabel = "searchbench-test-run"
+
+// runAs runs searchbench in this process with env as its environment,
+// its goroutines labelled with t's name.
+func runAs(t *testing.T, ctx context.Context, env environ, stdout, stderr io.Writer, args ...string) (code int) {
+	pprof.Do(ctx, pprof.Labels(runLabel, t.Name()), func(ctx context.Context) {
+		code = run(ctx, args, env, stdout, stderr)
+	})
+	return code
+}
+
+// runGoroutines counts the goroutines of t's runs (runAs) still alive,
+// and gives their stacks.
+func runGoroutines(t *testing.T) (int, string) {
+	var b strings.Builder
+	pprof.Lookup("goroutine").WriteTo(&b, 1)
+	// The profile groups goroutines by stack and labels: "N @ pcs…", the
+	// frames, and "# labels: {…}" with each label as %q:%q.
+	mark := strconv.Quote(runLabel) + ":" + strconv.Quote(t.Name())
+	var n int
+	var stacks strings.Builder
+	for _, rec := range strings.Split(b.String(), "\n\n") {
+		count, _, ok := strings.Cut(rec, " @ ")
+		if c, err := strconv.Atoi(count); ok && err == nil && strings.Contains(rec, "# labels: ") && strings.Contains(rec, mark) {
+			n += c
+			stacks.WriteString(rec + "\n\n")
+		}
+	}
+	return n, stacks.String()
+}
+
+// goroutinesBack waits up to 5 s for every goroutine of t's runs to end.
+func goroutinesBack(t *testing.T) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		n, stacks := runGoroutines(t)
+		if n == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("%d goroutines outlived the run:\n%s", n, stacks)
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // quick is a small, fast run on the embedded engine.

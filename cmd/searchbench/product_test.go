@@ -21,6 +21,7 @@ import (
 // workload's writes, the searches' latency split by kind, and recall@10
 // against the exact answers idle and under load.
 func TestProductWorkloadOnPostgres(t *testing.T) {
+	t.Parallel()
 	needPostgres(t)
 	dir := t.TempDir()
 	code, stdout, stderr := runCLI(t, context.Background(), "run", "--engine", "postgres", "--corpus", "product", "--dim", "32",

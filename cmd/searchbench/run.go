@@ -26,8 +26,8 @@ import (
 // newBenchCmd is `searchbench run` or `searchbench ladder`: the library's
 // settings as flags, a scenario file for the ones not given, a plan, and
 // the plan run with the logger as its observer.
-func newBenchCmd(command, short string) *cobra.Command {
-	var s scenario.Settings
+func newBenchCmd(command, short string, env environ) *cobra.Command {
+	s := scenario.Settings{LookupEnv: env}
 	var liveAddr string // a CLI concern: a scenario file does not carry it
 	var force bool      // so is this one
 	cmd := &cobra.Command{
@@ -89,12 +89,12 @@ func applyScenario(s *scenario.Settings) error {
 	return nil
 }
 
-func newRunCmd() *cobra.Command {
-	return newBenchCmd(scenario.Run, "Pre-populate each engine, then run closed-loop virtual users at each level and print the tables")
+func newRunCmd(env environ) *cobra.Command {
+	return newBenchCmd(scenario.Run, "Pre-populate each engine, then run closed-loop virtual users at each level and print the tables", env)
 }
 
-func newLadderCmd() *cobra.Command {
-	return newBenchCmd(scenario.Ladder, "Open-loop rate ladder: calls on a schedule, latency from the intended send time, the sustainable rate")
+func newLadderCmd(env environ) *cobra.Command {
+	return newBenchCmd(scenario.Ladder, "Open-loop rate ladder: calls on a schedule, latency from the intended send time, the sustainable rate", env)
 }
 
 // execute runs the plan through the library with the logger as its

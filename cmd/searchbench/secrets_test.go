@@ -61,12 +61,12 @@ func noSecret(t *testing.T, secret, stdout, stderr, dir string) {
 
 // quickRun is a short run of engine at url; the credential comes from
 // extra (a flag) or the environment.
-func quickRun(t *testing.T, engine, url string, extra ...string) (code int, stdout, stderr, dir string) {
+func quickRun(t *testing.T, engine, url string, env map[string]string, extra ...string) (code int, stdout, stderr, dir string) {
 	t.Helper()
 	dir = t.TempDir()
 	args := append([]string{"run", "--engine", engine, "--url", url, "--ids", "300", "--users", "2", "--spawn-rate", "1000",
 		"--settle", "0s", "--measure", "300ms", "--timeout", "5s", "--relevance-queries", "5", "--out", dir}, extra...)
-	code, stdout, stderr = runCLI(t, context.Background(), args...)
+	code, stdout, stderr = runEnv(t, context.Background(), env, args...)
 	return code, stdout, stderr, dir
 }
 
@@ -75,6 +75,7 @@ func quickRun(t *testing.T, engine, url string, extra ...string) (code int, stdo
 // (the failure's message is where a driver would most likely quote it).
 // No output of any of these runs shows it.
 func TestSecretsNeverReachOutputs(t *testing.T) {
+	t.Parallel()
 	const secret = "Sb-s3cret-Zq7Kx9Tq4w"
 	const wrong = "Sb-wr0ng-Vb8Lm2Pn6y"
 	type attempt struct {
@@ -155,20 +156,23 @@ func TestSecretsNeverReachOutputs(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.engine, func(t *testing.T) {
+			t.Parallel()
 			for i, a := range c.start(t) {
 				t.Run(a.how, func(t *testing.T) {
-					switch {
-					case a.env[0] != "":
-						t.Setenv(a.env[0], a.env[1]) // the process's: alone
-					case c.engine != "postgres":
-						// The others at once, each on a fake of its own (two
-						// runs on one server would share its index); the
-						// container is one for its attempts, which take turns.
+					if c.engine != "postgres" {
+						// The fakes' attempts at once, each on a fake of its
+						// own (two runs on one server would share its index);
+						// the container is one for its attempts, which take
+						// turns.
 						t.Parallel()
 						a = c.start(t)[i]
 					}
+					var env map[string]string
+					if a.env[0] != "" {
+						env = map[string]string{a.env[0]: a.env[1]}
+					}
 					driver, _, _ := strings.Cut(c.engine, " ") // "elasticsearch (basic auth)"
-					code, stdout, stderr, dir := quickRun(t, driver, a.url, a.flags...)
+					code, stdout, stderr, dir := quickRun(t, driver, a.url, env, a.flags...)
 					if (code == exitOK) != a.ok {
 						t.Fatalf("exit %d; want success %v\n%s", code, a.ok, stderr)
 					}
@@ -194,6 +198,7 @@ func TestSecretsNeverReachOutputs(t *testing.T) {
 // log, nor the result's record of the container's environment, nor any
 // report.
 func TestLaunchedContainersSecretStaysHidden(t *testing.T) {
+	t.Parallel()
 	needPostgres(t)
 	dir := t.TempDir()
 	name := runName(dir)
@@ -364,7 +369,7 @@ func TestPartlyQuotedSecretsNeverReachOutputs(t *testing.T) {
 			// A second's window: enough searches in it, on a busy machine
 			// under the race detector, that some of the failing ones fall
 			// inside the window rather than before it opens or after it ends.
-			code, stdout, stderr, dir := quickRun(t, c.engine, proxy, "--api-key", key, "--measure", "1s")
+			code, stdout, stderr, dir := quickRun(t, c.engine, proxy, nil, "--api-key", key, "--measure", "1s")
 			if quoted.Load() == 0 || code != exitFailed {
 				t.Fatalf("exit %d after %d quoting answers; want failed calls (exit 1)\n%s", code, quoted.Load(), stderr)
 			}
@@ -466,7 +471,7 @@ func TestEchoedBasicAuthSecretsNeverReachOutputs(t *testing.T) {
 				userinfo = url.UserPassword(user, pass)
 			}
 			proxy, quoted := echoingProxy(t, backend, userinfo)
-			code, stdout, stderr, dir := quickRun(t, c.engine, proxy, append(flags, "--measure", "1s")...)
+			code, stdout, stderr, dir := quickRun(t, c.engine, proxy, nil, append(flags, "--measure", "1s")...)
 			if quoted.Load() == 0 || code != exitFailed {
 				t.Fatalf("exit %d after %d echoing answers; want failed calls (exit 1)\n%s", code, quoted.Load(), stderr)
 			}

@@ -91,6 +91,12 @@ type Settings struct {
 	// Setups take the place of Engines when a scenario file lists them.
 	Setups []SetupSpec
 
+	// LookupEnv looks up the environment's variables: the credentials'
+	// (SEARCHBENCH_PASSWORD, SEARCHBENCH_API_KEY) and the shard index's;
+	// nil is the process's (os.LookupEnv). A program that runs several
+	// plans at once, each with credentials of its own, gives each its own.
+	LookupEnv func(key string) (string, bool)
+
 	// run
 	Users     string
 	SpawnRate float64
@@ -470,10 +476,24 @@ func (s *Settings) setups(specs []SetupSpec) ([]runner.Setup, error) {
 			continue
 		}
 		c := &setups[i].Config
-		c.Password = engines.Secret(firstNonEmpty(c.Password.Reveal(), os.Getenv("SEARCHBENCH_PASSWORD")))
-		c.APIKey = engines.Secret(firstNonEmpty(c.APIKey.Reveal(), os.Getenv("SEARCHBENCH_API_KEY")))
+		c.Password = engines.Secret(firstNonEmpty(c.Password.Reveal(), s.getenv("SEARCHBENCH_PASSWORD")))
+		c.APIKey = engines.Secret(firstNonEmpty(c.APIKey.Reveal(), s.getenv("SEARCHBENCH_API_KEY")))
 	}
 	return setups, nil
+}
+
+// lookupEnv is LookupEnv, or the process's environment.
+func (s *Settings) lookupEnv(key string) (string, bool) {
+	if s.LookupEnv != nil {
+		return s.LookupEnv(key)
+	}
+	return os.LookupEnv(key)
+}
+
+// getenv is the variable's value, "" when unset.
+func (s *Settings) getenv(key string) string {
+	v, _ := s.lookupEnv(key)
+	return v
 }
 
 // The environment variables --shards reads the shard's index from.
@@ -500,7 +520,7 @@ func (s *Settings) shardPlan() (*runner.ShardPlan, error) {
 			return nil, fmt.Errorf("shards: --shard %s and --shards %d both say which shard this is; give one", s.Shard, s.Shards)
 		}
 	case s.Shards > 0:
-		i, err := shardIndex(s.Shards)
+		i, err := shardIndex(s.Shards, s.lookupEnv)
 		if err != nil {
 			return nil, err
 		}
@@ -516,15 +536,15 @@ func (s *Settings) shardPlan() (*runner.ShardPlan, error) {
 
 // shardIndex is this shard's index of n, from the orchestrator's
 // environment.
-func shardIndex(n int) (int, error) {
-	if v, ok := os.LookupEnv(EnvJobIndex); ok {
+func shardIndex(n int, lookupEnv func(string) (string, bool)) (int, error) {
+	if v, ok := lookupEnv(EnvJobIndex); ok {
 		i, err := strconv.Atoi(strings.TrimSpace(v))
 		if err != nil || i < 0 || i >= n {
 			return 0, fmt.Errorf("shards: %s=%q is not an index from 0 to %d", EnvJobIndex, v, n-1)
 		}
 		return i, nil
 	}
-	if v, ok := os.LookupEnv(EnvSlot); ok {
+	if v, ok := lookupEnv(EnvSlot); ok {
 		i, err := strconv.Atoi(strings.TrimSpace(v))
 		if err != nil || i < 1 || i > n {
 			return 0, fmt.Errorf("shards: %s=%q is not a slot from 1 to %d", EnvSlot, v, n)
