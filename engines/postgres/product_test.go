@@ -388,3 +388,29 @@ func TestVectorText(t *testing.T) {
 		}
 	}
 }
+
+// A vector search's k is in its statement's text, never a bound
+// parameter (wire.go, kLimit): a prepared statement's generic plan does
+// not know a bound LIMIT, guesses a tenth of the table, and answers a kNN
+// by a sequential scan and a sort instead of the HNSW index.
+func TestVectorSearchesWriteTheirLimit(t *testing.T) {
+	p, err := dataset.NewProducts(dataset.Config{Seed: 7, IDs: 100, Prepopulate: 1}, 8, dataset.QueryMix{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := product.Products{Products: p}
+	vec := src.Product(1, 0).Embedding
+	for _, q := range []engines.Query{
+		{Vector: vec, K: 17},
+		{Vector: vec, K: 17, Filters: []engines.Filter{{Field: product.FieldCategory, Tag: "toys"}}},
+		{Vector: vec, K: 17, Text: "chair"},
+	} {
+		sql, args, err := postgres.SearchSQL(engines.Config{}, src.Schema(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Count(sql, "LIMIT 17") == 0 || strings.Contains(sql, "LIMIT $") || slices.Contains(args, any(17)) {
+			t.Errorf("%s: %s %v; want k written as LIMIT 17, not bound", q.Shape(), sql, args)
+		}
+	}
+}

@@ -289,6 +289,19 @@ func (q *query) param(v any) string {
 	return "$" + strconv.Itoa(len(q.args))
 }
 
+// kLimit: a vector search's k is written into its statement as a
+// number, not bound as a parameter. The driver's statements are prepared
+// (pgx caches them per connection), and after five runs PostgreSQL may
+// keep one generic plan for the statement (src/backend/utils/cache/
+// plancache.c, choose_custom_plan), planned without the parameters' values:
+// with a bound LIMIT it guesses a tenth of the table, which pgvector's HNSW
+// cost estimate (src/hnsw.c, hnswcostestimate) prices far above a
+// sequential scan and a sort — an exact, slow answer in place of the
+// index's. A sweep of hnsw.ef_search here met it at 160 (p50 439 ms and
+// recall 1.000, against 11.5 ms and 0.993 with k written in). With k in
+// the text every plan knows the LIMIT; the few values of k make few
+// statements.
+
 // searchSQL is the SQL of a search:
 //   - Text alone: the full-text search, ts_rank top k (with Filters as
 //     WHERE clauses);
@@ -325,8 +338,9 @@ func (l *layout) searchSQL(q engines.Query) (query, error) {
 		// Relaxed order (see Open) may return the nearest slightly out
 		// of order: the materialized CTE sorts them again, as pgvector's
 		// README (v0.8.x, "Iterative Index Scans") shows.
-		s.sql = fmt.Sprintf("WITH nearest AS MATERIALIZED (SELECT id, %s <=> %s AS distance FROM %s%s ORDER BY distance LIMIT %s) SELECT id FROM nearest ORDER BY distance, id",
-			l.vector.ident, s.param(VectorText(q.Vector))+"::vector", l.table, whereClause(where), s.param(q.K))
+		// k is written into the statement, not bound (kLimit).
+		s.sql = fmt.Sprintf("WITH nearest AS MATERIALIZED (SELECT id, %s <=> %s AS distance FROM %s%s ORDER BY distance LIMIT %d) SELECT id FROM nearest ORDER BY distance, id",
+			l.vector.ident, s.param(VectorText(q.Vector))+"::vector", l.table, whereClause(where), q.K)
 	case q.Field != "" || q.Text == "":
 		s.sql = fmt.Sprintf("SELECT id FROM %s%s ORDER BY id LIMIT %s", l.table, whereClause(where), s.param(q.K))
 	default:
@@ -386,8 +400,9 @@ func (l *layout) refuse(q engines.Query) error {
 // hybridSQL fuses the full-text ranking and the vector ranking, each the
 // top k among the rows that match Filters, by reciprocal rank fusion: a
 // row scores 1/(60 + its rank) in each ranking it is in, summed; ties by id.
+// k is written into the statement, not bound (kLimit).
 func (l *layout) hybridSQL(s *query, q engines.Query, where []string) string {
-	text, vec, k := s.param(OrQuery(q.Text)), s.param(VectorText(q.Vector))+"::vector", s.param(q.K)
+	text, vec, k := s.param(OrQuery(q.Text)), s.param(VectorText(q.Vector))+"::vector", strconv.Itoa(q.K)
 	return fmt.Sprintf(`WITH fts AS (SELECT id, row_number() OVER (ORDER BY rank DESC, id) AS r FROM
 (SELECT id, ts_rank(tsv, q) AS rank FROM %[1]s, websearch_to_tsquery('english', %[2]s) q WHERE tsv @@ q%[3]s ORDER BY rank DESC LIMIT %[4]s) f),
 knn AS (SELECT id, row_number() OVER (ORDER BY distance, id) AS r FROM
