@@ -79,15 +79,10 @@ func (s *Sweep) Loads(mix workload.Mix) []bool {
 	case SweepBoth:
 		return []bool{false, true}
 	}
-	if mixWrites(mix) {
+	if mix.Writes() {
 		return []bool{false, true}
 	}
 	return []bool{false}
-}
-
-// mixWrites says whether the mix has an operation that writes.
-func mixWrites(m workload.Mix) bool {
-	return slices.ContainsFunc(m.Ops(), workload.Op.Writes)
 }
 
 // searchesOnly is the mix of a sweep's load without writes: its searches.
@@ -119,13 +114,13 @@ func (s *Sweep) validate(p Plan) error {
 	switch s.Load {
 	case "", SweepSearch, SweepBoth:
 	case SweepMix:
-		if !mixWrites(calls.Mix) {
+		if !calls.Mix.Writes() {
 			return field.New("Load", "sweep-load", "mix: the mix %s does not write", calls.Mix)
 		}
 	default:
 		return field.New("Load", "sweep-load", "%q is none of search, mix, both", s.Load)
 	}
-	if s.Load == SweepBoth && !mixWrites(calls.Mix) {
+	if s.Load == SweepBoth && !calls.Mix.Writes() {
 		return field.New("Load", "sweep-load", "both: the mix %s does not write; give search", calls.Mix)
 	}
 	for i, v := range s.Values {

@@ -13,6 +13,7 @@ package workload
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/workload/ops"
@@ -60,6 +61,9 @@ func (m Mix) Ops() []Op {
 	}
 	return ops
 }
+
+// Writes says whether the mix runs an operation that writes.
+func (m Mix) Writes() bool { return slices.ContainsFunc(m.Ops(), Op.Writes) }
 
 // String renders the mix as named percentages in table order, operations
 // of weight zero left out: "search=80,upsert=19,delete=1". ParseMix reads

@@ -1,7 +1,6 @@
 package loops
 
 import (
-	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -39,7 +38,7 @@ type foreign struct {
 // when the run is not sharded, the exact checks do not follow the writes
 // or the mix does not write.
 func newForeign(cfg Config, ids, level, all, first, mine int, vers checks.Versions) *foreign {
-	if !cfg.Share.Sharded() || !vers.Follows() || !slices.ContainsFunc(cfg.Mix.Ops(), workload.Op.Writes) {
+	if !cfg.Share.Sharded() || !vers.Follows() || !cfg.Mix.Writes() {
 		return nil
 	}
 	f := &foreign{vers: vers}

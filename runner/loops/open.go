@@ -80,8 +80,8 @@ type arrivals struct {
 	vers checks.Versions
 }
 
-func newArrivals(cfg OpenConfig, ids int, sched workload.Schedule) *arrivals {
-	return &arrivals{sched: sched, stream: workload.NewStream(cfg.Seed, -1, cfg.Mix, ids), share: cfg.Share}
+func newArrivals(cfg OpenConfig, ids int, sched workload.Schedule, vers checks.Versions) *arrivals {
+	return &arrivals{sched: sched, stream: workload.NewStream(cfg.Seed, -1, cfg.Mix, ids), share: cfg.Share, vers: vers}
 }
 
 // next is this share's next arrival: its index in the schedule, when it is
@@ -132,10 +132,8 @@ func newOpenRun(e engines.Engine, src corpus.Source, cfg OpenConfig, sched workl
 	shards := 4 * runtime.GOMAXPROCS(0)
 	// Service times are not split by query kind: a kind's figures are its
 	// latencies from the intended send time, as the window's are.
-	arr := newArrivals(cfg, src.IDs(), sched)
-	arr.vers = vers
 	return &openRun{e: e, src: src, cfg: cfg, sched: sched, vers: vers, lat: record.NewSink(shards, src.QueryKinds()), svc: record.NewSink(shards, nil),
-		known: cfg.Calls.knownChecks(src, vers, scheduleKey(sched)...), arr: arr}
+		known: cfg.Calls.knownChecks(src, vers, scheduleKey(sched)...), arr: newArrivals(cfg, src.IDs(), sched, vers)}
 }
 
 // run runs the rep from start, its origin: the schedule and its intervals

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/searchbench/searchbench/runner/checks"
 	"github.com/searchbench/searchbench/runner/shard"
 	"github.com/searchbench/searchbench/workload"
 )
@@ -74,7 +75,7 @@ func TestShardArrivalsAreOneMachinesSchedule(t *testing.T) {
 			}
 			return s
 		}
-		one := allArrivals(newArrivals(cfg, 1000, sched()))
+		one := allArrivals(newArrivals(cfg, 1000, sched(), checks.Versions{}))
 		if len(one) < 1000 {
 			t.Fatalf("%s: %d arrivals", process, len(one))
 		}
@@ -83,7 +84,7 @@ func TestShardArrivalsAreOneMachinesSchedule(t *testing.T) {
 			for i := range shards {
 				c := cfg
 				c.Share = shard.Share{Index: i, Count: shards}
-				mine := allArrivals(newArrivals(c, 1000, sched()))
+				mine := allArrivals(newArrivals(c, 1000, sched(), checks.Versions{}))
 				for _, a := range mine {
 					if a.k%uint64(shards) != uint64(i) {
 						t.Fatalf("%s, %d shards: shard %d sent arrival %d", process, shards, i, a.k)

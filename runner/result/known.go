@@ -54,8 +54,9 @@ type KnownItems struct {
 // the K−t nearest of the others (the lag-excused figures below excuse
 // more). A SKU lookup excuses a product the run rewrote since
 // pre-population. Any other hit is what it is: an ID no document of the
-// run has (past the ID space, never written, unreadable) is a miss. Recall is Found / Expected over the checks; its 95% interval is
-// over queries (RecallSums.Interval).
+// run has (past the ID space, never written, unreadable) is a miss.
+// Recall is Found / Expected over the checks; its 95% interval is over
+// queries (RecallSums.Interval).
 type KindRecall struct {
 	Kind     string  `json:"kind"`
 	Checks   int64   `json:"checks"`   // answers scored
