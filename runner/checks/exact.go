@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -65,6 +66,33 @@ type tally struct {
 	truth   *corpus.Truth
 	kinds   []exactCounts
 	queries []queryCounts
+	// byTime counts the answers under load by the interval of the
+	// window's timeline their search was made in (nil: not by time, as
+	// the idle check).
+	byTime *timeTally
+}
+
+// timeTally is a tally's answers by interval: each interval's by kind,
+// and each query's within each interval, for the recall's interval
+// clustered by time too (result.RecallSums.Interval).
+type timeTally struct {
+	intervals [][]queryCounts // [interval][kind]
+	mu        sync.Mutex
+	cells     map[cell]*cellCounts
+}
+
+// cell is a query within an interval.
+type cell struct{ query, interval int }
+
+type cellCounts struct{ expected, found int64 }
+
+// startIntervals counts the answers by interval too, in n intervals.
+func (t *tally) startIntervals(n int) {
+	iv := make([][]queryCounts, n)
+	for k := range iv {
+		iv[k] = make([]queryCounts, len(t.kinds))
+	}
+	t.byTime = &timeTally{intervals: iv, cells: map[cell]*cellCounts{}}
 }
 
 func newTally(t *corpus.Truth) tally {
@@ -89,12 +117,13 @@ func (t tally) failed(i int, err error) bool {
 // add counts the answer to sample query i by the old rule
 // (corpus.TruthQuery.Score: every document the run wrote is excused);
 // lagged: its counts stand for the lag rule's too.
-func (t tally) add(i int, ids []string, err error, k int, written func(uint32) bool, lagged bool) {
+// iv is the search's interval (−1: none, as the idle check's).
+func (t tally) add(i, iv int, ids []string, err error, k int, written func(uint32) bool, lagged bool) {
 	if t.failed(i, err) {
 		return
 	}
 	expected, found, ok := t.truth.Queries[i].Score(ids, k, written)
-	if t.count(i, neighbours.Score{Expected: int(expected), Found: int(found), Short: !ok}) && lagged {
+	if t.count(i, iv, neighbours.Score{Expected: int(expected), Found: int(found), Short: !ok}) && lagged {
 		for r := range lagRungs {
 			t.countLag(i, r, neighbours.Score{LagExpected: int(expected), LagFound: int(found)})
 		}
@@ -102,8 +131,8 @@ func (t tally) add(i int, ids []string, err error, k int, written func(uint32) b
 }
 
 // count counts the strict counts of the scored answer s to sample query
-// i, and says whether it tested anything.
-func (t tally) count(i int, s neighbours.Score) bool {
+// i, made in interval iv, and says whether it tested anything.
+func (t tally) count(i, iv int, s neighbours.Score) bool {
 	c := &t.kinds[t.truth.Queries[i].Kind]
 	if s.Short || s.Expected == 0 {
 		c.skipped.Add(1)
@@ -114,6 +143,20 @@ func (t tally) count(i int, s neighbours.Score) bool {
 	qc := &t.queries[i]
 	qc.expected.Add(int64(s.Expected))
 	qc.found.Add(int64(s.Found))
+	if b := t.byTime; b != nil && iv >= 0 && iv < len(b.intervals) {
+		kc := &b.intervals[iv][t.truth.Queries[i].Kind]
+		kc.expected.Add(int64(s.Expected))
+		kc.found.Add(int64(s.Found))
+		b.mu.Lock()
+		c := b.cells[cell{i, iv}]
+		if c == nil {
+			c = &cellCounts{}
+			b.cells[cell{i, iv}] = c
+		}
+		c.expected += int64(s.Expected)
+		c.found += int64(s.Found)
+		b.mu.Unlock()
+	}
 	return true
 }
 
@@ -137,6 +180,20 @@ func (t tally) recall(lagged bool, rung int) []result.KindRecall {
 		}
 		sums[t.truth.Queries[i].Kind].AddQuery(f, e)
 	}
+	if b := t.byTime; b != nil {
+		for _, kinds := range b.intervals {
+			for k := range kinds {
+				if e := kinds[k].expected.Load(); e > 0 {
+					sums[k].Intervals.AddCluster(kinds[k].found.Load(), e)
+				}
+			}
+		}
+		b.mu.Lock()
+		for c, n := range b.cells {
+			sums[t.truth.Queries[c.query].Kind].Cells.AddCluster(n.found, n.expected)
+		}
+		b.mu.Unlock()
+	}
 	var out []result.KindRecall
 	for i := range t.kinds {
 		c := &t.kinds[i]
@@ -155,6 +212,22 @@ func (t tally) recall(lagged bool, rung int) []result.KindRecall {
 	return out
 }
 
+// interval is interval k's answers by kind (nil: none, or not counted
+// by time).
+func (t tally) interval(k int) []result.IntervalRecall {
+	if t.byTime == nil || k >= len(t.byTime.intervals) {
+		return nil
+	}
+	var out []result.IntervalRecall
+	for i := range t.byTime.intervals[k] {
+		c := &t.byTime.intervals[k][i]
+		if e := c.expected.Load(); e > 0 {
+			out = append(out, result.IntervalRecall{Kind: t.truth.Kinds[i], Expected: e, Found: c.found.Load()})
+		}
+	}
+	return out
+}
+
 // CheckExact asks the idle engine every sample query as ask says, as
 // CheckRelevance asks its known items.
 func CheckExact(ctx context.Context, e engines.Engine, t *corpus.Truth, ask workload.Ask, timeout time.Duration) []result.KindRecall {
@@ -169,7 +242,7 @@ func CheckExact(ctx context.Context, e engines.Engine, t *corpus.Truth, ask work
 		cctx, cancel := context.WithTimeout(ctx, timeout)
 		hits, err := guard.Call(func() (engines.Hits, error) { return e.Search(cctx, sq) })
 		cancel()
-		counts.add(i, hits.IDs, err, ask.K, written, false)
+		counts.add(i, -1, hits.IDs, err, ask.K, written, false)
 	})
 	return counts.recall(false, 0)
 }

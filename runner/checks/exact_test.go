@@ -65,8 +65,8 @@ func TestExactScore(t *testing.T) {
 		}
 	}
 	counts := newTally(&corpus.Truth{Kinds: []string{"knn", "knn-category", "knn-price", "sku"}, Queries: []corpus.TruthQuery{*sku}})
-	counts.add(0, ids(5), nil, 3, touched(5), false)
-	counts.add(0, ids(5), nil, 3, none, false)
+	counts.add(0, -1, ids(5), nil, 3, touched(5), false)
+	counts.add(0, -1, ids(5), nil, 3, none, false)
 	if r := counts.recall(false, 0); len(r) != 1 || r[0].Skipped != 1 || r[0].Checks != 1 || r[0].Expected != 1 {
 		t.Errorf("a rewritten SKU's check and a kept one: %+v; want one skipped, one check of one expected", r)
 	}
@@ -74,12 +74,15 @@ func TestExactScore(t *testing.T) {
 
 // The tally sums each sample query's answers as one (they miss
 // together): a query asked three times is one query of the interval,
-// found 27 of 30; and counting an answer under load allocates nothing.
+// found 27 of 30; by interval, and by query within an interval, as the
+// interval clustered by time needs; and counting an answer under load
+// allocates nothing.
 func TestExactTallyByQuery(t *testing.T) {
 	src := runnertest.Products(t, 800, "knn=1")
 	tr := runnertest.Truth(t, src, 4, 10)
 	vers := NewVersions(src.IDs()+1, shard.Share{})
 	kc := NewKnownChecks(src, KnownConfig{Fraction: 1}.WithTruth(tr), workload.Ask{K: 10}, 1, vers, 0)
+	kc.StartIntervals(3)
 	answer := func(i, lose int) []string {
 		var ids []string
 		for _, n := range tr.Queries[i].Want[:10-lose] {
@@ -88,14 +91,26 @@ func TestExactTallyByQuery(t *testing.T) {
 		return append(ids, make([]string, lose)...) // unreadable: misses
 	}
 	a0, a1 := answer(0, 1), answer(1, 0)
-	for range 3 {
-		kc.Check(KnownCheck{On: true, exact: &tr.Queries[0], query: 0}, engines.Hits{IDs: a0}, nil)
+	// Query 0 twice in interval 0 and once in 1, query 1 once in 1.
+	for _, iv := range []int{0, 0, 1} {
+		kc.Check(KnownCheck{On: true, exact: &tr.Queries[0], query: 0, Interval: iv}, engines.Hits{IDs: a0}, nil)
 	}
-	kc.Check(KnownCheck{On: true, exact: &tr.Queries[1], query: 1}, engines.Hits{IDs: a1}, nil)
+	kc.Check(KnownCheck{On: true, exact: &tr.Queries[1], query: 1, Interval: 1}, engines.Hits{IDs: a1}, nil)
 	ex := kc.Result().Exact
-	want := result.RecallSums{Checks: 4, Queries: 2, Expected: 40, Found: 37, ExpectedSq: 30*30 + 10*10, FoundSq: 27*27 + 10*10, FoundExpected: 27*30 + 10*10}
+	want := result.RecallSums{Checks: 4, Expected: 40, Found: 37,
+		Queries: result.ClusterSums{N: 2, ExpectedSq: 30*30 + 10*10, FoundSq: 27*27 + 10*10, FoundExpected: 27*30 + 10*10},
+		// Interval 0: 18 of 20; interval 1: 9 + 10 of 20.
+		Intervals: result.ClusterSums{N: 2, ExpectedSq: 20*20 + 20*20, FoundSq: 18*18 + 19*19, FoundExpected: 18*20 + 19*20},
+		// (0, 0): 18 of 20; (0, 1): 9 of 10; (1, 1): 10 of 10.
+		Cells: result.ClusterSums{N: 3, ExpectedSq: 20*20 + 10*10 + 10*10, FoundSq: 18*18 + 9*9 + 10*10, FoundExpected: 18*20 + 9*10 + 10*10}}
 	if len(ex) != 1 || ex[0].Load() != want || ex[0].Recall != 37.0/40 {
 		t.Fatalf("tally %+v; want %+v", ex, want)
+	}
+	for k, w := range [][]result.IntervalRecall{{{Kind: "knn", Expected: 20, Found: 18}}, {{Kind: "knn", Expected: 20, Found: 19}}, nil} {
+		got := kc.Interval(k)
+		if (got == nil) != (w == nil) || got != nil && !slices.Equal(got.Exact, w) {
+			t.Errorf("interval %d: %+v; want exact %+v", k, got, w)
+		}
 	}
 	chk := KnownCheck{On: true, exact: &tr.Queries[0], query: 0}
 	wrong := append(answer(0, 1)[:9], "5000") // a readable ID past the corpus

@@ -77,3 +77,30 @@ func TestKnownItemsDefaultIsTheCLIs(t *testing.T) {
 		t.Error("zero FreshnessConfig: no probe; the CLI's default is on")
 	}
 }
+
+// Once every ID has been written no known item is left to look for, but
+// the exact answers still check the answers: every check is one of them
+// (they were dropped with the known items, and a long run under writes
+// lost its recall under load).
+func TestExactChecksOutliveTheKnownItems(t *testing.T) {
+	src := runnertest.Products(t, 300, "knn=1")
+	tr := runnertest.Truth(t, src, 4, 10)
+	vers := NewVersions(src.IDs()+1, shard.Share{})
+	for id := range uint32(src.IDs()) {
+		vers.Next(id + 1)
+	}
+	kc := NewKnownChecks(src, KnownConfig{Fraction: 1}.WithTruth(tr), workload.Ask{K: 10}, 1, vers, 0)
+	if kc == nil || len(kc.ids) != 0 {
+		t.Fatalf("checks %+v; want exact checks only, no known item", kc)
+	}
+	r := kc.Stream(1)
+	for range 20 {
+		c := workload.Call{Op: workload.Search}
+		if chk := kc.Pick(&r, &c); !chk.On || chk.exact == nil {
+			t.Fatalf("check %+v; want an exact-answer check", chk)
+		}
+	}
+	if kc := NewKnownChecks(src, KnownConfig{Fraction: 1}, workload.Ask{K: 10}, 1, vers, 0); kc != nil {
+		t.Errorf("without exact answers or known items: %+v; want no checks", kc)
+	}
+}

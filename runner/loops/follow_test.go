@@ -87,9 +87,15 @@ func hiddenShare(src product.Products, log []loggedWrite, searches []time.Time, 
 
 // The "done when": an engine that answers the exact nearest over
 // what it holds but hides every write for d scores, under writes, the
-// strict recall the write log predicts (within its interval), and 1.0
+// strict recall the write log predicts, within its interval, and 1.0
 // once writes acknowledged within the freshness probe's lag (≥ d) are
-// excused, every strict miss being such a recent write.
+// excused, every strict miss being such a recent write. The interval is
+// clustered by query and by interval of the timeline (100 ms here, more
+// than d): a hidden write costs every query near it asked in those d ms.
+// A 95% interval misses the truth one window in twenty when right, so
+// the test runs three windows and holds two of them to their interval
+// (the chance that a right interval fails it is under 1%), and every one
+// to twice its half-width.
 func TestExactFollowsWritesHiddenForD(t *testing.T) {
 	if raceEnabled {
 		t.Skip("needs the volume of writes and checks the loops reach without the race detector; .ci/run runs it without")
@@ -102,47 +108,49 @@ func TestExactFollowsWritesHiddenForD(t *testing.T) {
 	runnertest.Load(t, e.Vector, src)
 	idle := &result.Relevance{K: 10, Exact: checks.CheckExact(context.Background(), e, tr, workload.Ask{K: 10}, 5*time.Second)}
 	e.Visible = d
-	cfg := Config{Users: []int{4}, SpawnRate: 1000, Settle: 400 * time.Millisecond, Measure: 2 * time.Second,
+	cfg := Config{Users: []int{4, 4, 4}, SpawnRate: 1000, Settle: 400 * time.Millisecond, Measure: 2 * time.Second,
 		Calls: Calls{Timeout: 5 * time.Second, Mix: workload.Mix{workload.Search: 3, workload.Upsert: 1}, Seed: 1, K: 10,
-			Known: checks.KnownConfig{Fraction: 1, Idle: idle}.WithTruth(tr)}}
+			Known: checks.KnownConfig{Fraction: 1, Idle: idle}.WithTruth(tr), Interval: 100 * time.Millisecond}}
 	cfg.Freshness = checks.FreshnessConfig{Poll: 2 * time.Millisecond, Gap: time.Nanosecond}
-	t0 := time.Now()
 	levels := ClosedLoop(context.Background(), e, src, cfg, Emitter{}, nil)
-	if len(levels) != 1 || levels[0].KnownItems == nil || len(levels[0].KnownItems.Exact) != 1 {
+	if len(levels) != len(cfg.Users) {
 		t.Fatalf("levels %+v", levels)
 	}
-	r := levels[0].KnownItems.Exact[0]
 	e.mu.Lock()
-	// The window, from the level's start (the ramp is 3 ms).
-	from := t0.Add(cfg.Settle)
-	want := 1 - hiddenShare(src, e.log, e.searches, from, from.Add(cfg.Measure), d)
-	writes := len(e.log)
-	e.mu.Unlock()
-	lo, hi := r.Load().Interval()
-	t.Logf("%d writes; strict recall %.4f [%.4f, %.4f] over %d checks, analytic %.4f; lag %v: %d of %d; recent misses %d",
-		writes, r.Recall, lo, hi, r.Checks, want, r.Lag, r.LagFound, r.LagExpected, r.RecentMisses)
-	if r.Checks < 50 || want > 0.99 {
-		t.Fatalf("%d checks, analytic recall %.4f: too few checks or writes to test anything", r.Checks, want)
+	defer e.mu.Unlock()
+	var within int
+	for i, l := range levels {
+		if l.KnownItems == nil || len(l.KnownItems.Exact) != 1 || l.Timeline == nil {
+			t.Fatalf("level %d: %+v", i, l)
+		}
+		r := l.KnownItems.Exact[0]
+		from := l.Timeline.Origin.Add(-time.Duration(l.Timeline.Offset))
+		want := 1 - hiddenShare(src, e.log, e.searches, from, from.Add(time.Duration(l.Window)), d)
+		lo, hi := r.Load().Interval()
+		t.Logf("window %d: strict recall %.4f [%.4f, %.4f] over %d checks, %d queries, %d intervals; analytic %.4f; lag %v: %d of %d; recent misses %d",
+			i, r.Recall, lo, hi, r.Checks, r.Queries, r.Intervals.N, want, r.Lag, r.LagFound, r.LagExpected, r.RecentMisses)
+		if r.Checks < 50 || want > 0.99 || r.Intervals.N < 15 {
+			t.Fatalf("window %d: %d checks in %d intervals, analytic recall %.4f: too few checks, intervals or writes to test anything", i, r.Checks, r.Intervals.N, want)
+		}
+		if lo <= want && want <= hi {
+			within++
+		}
+		if half := (hi - lo) / 2; math.Abs(r.Recall-want) > 2*half {
+			t.Errorf("window %d: strict recall %.4f [%.4f, %.4f]; the write log predicts %.4f, more than 2 half-widths off", i, r.Recall, lo, hi, want)
+		}
+		if lag, ok := r.LagRecall(); !ok || lag != 1 || time.Duration(r.Lag) < d {
+			t.Errorf("window %d: lag-excused recall %v (%d of %d) with lag %v; want 1 with a lag ≥ %v", i, lag, r.LagFound, r.LagExpected, r.Lag, d)
+		}
+		// The strict counts and the recent misses come from two scorings of
+		// the answer a moment apart: a write of a missed document begun in
+		// between excuses it from the second, so a few in a thousand may not
+		// be counted recent.
+		if misses := r.Expected - r.Found; r.RecentMisses > misses || r.RecentMisses < misses-misses/1000 {
+			t.Errorf("window %d: %d recent misses of %d; want every miss a recent write", i, r.RecentMisses, misses)
+		}
 	}
-	// The interval is a 95% one (a test held to it fails one run in
-	// twenty) whose clusters are the sample queries, taken as independent:
-	// but the queries of one category share neighbours, and so the same
-	// hidden writes, so the strict recall strays further from the
-	// prediction (measured here: up to 1.2 half-widths). Three
-	// half-widths, about 0.013, still fail a truth that does not follow
-	// the writes by far (its strict recall is 0.22).
-	if half := (hi - lo) / 2; math.Abs(r.Recall-want) > 3*half {
-		t.Errorf("strict recall %.4f [%.4f, %.4f]; the write log predicts %.4f, more than 3 half-widths off", r.Recall, lo, hi, want)
-	}
-	if lag, ok := r.LagRecall(); !ok || lag != 1 || time.Duration(r.Lag) < d {
-		t.Errorf("lag-excused recall %v (%d of %d) with lag %v; want 1 with a lag ≥ %v", lag, r.LagFound, r.LagExpected, r.Lag, d)
-	}
-	// The strict counts and the recent misses come from two scorings of
-	// the answer a moment apart: a write of a missed document begun in
-	// between excuses it from the second, so a few in a thousand may not
-	// be counted recent.
-	if misses := r.Expected - r.Found; r.RecentMisses > misses || r.RecentMisses < misses-misses/1000 {
-		t.Errorf("%d recent misses of %d; want every miss a recent write", r.RecentMisses, misses)
+	if within < 2 {
+		t.Errorf("the write log's prediction is within the strict recall's interval in %d windows of %d; want at least 2", within, len(levels))
 	}
 }
 

@@ -72,6 +72,14 @@ type KindRecall struct {
 	FoundSq       int64 `json:"found_sq"`
 	ExpectedSq    int64 `json:"expected_sq"`
 	FoundExpected int64 `json:"found_expected"`
+	// Intervals groups the checks under load by the interval of the
+	// window's timeline their search was made in, and QueryIntervals by
+	// query and interval both: what the interval clustered two ways needs
+	// (RecallSums.Interval). In a merged window the shards' checks in one
+	// interval are one cluster. Absent in an idle check's figures, and in
+	// results before them.
+	Intervals      ClusterSums `json:"intervals,omitzero"`
+	QueryIntervals ClusterSums `json:"query_intervals,omitzero"`
 	// Skipped: the check tests nothing — too many of the exact answer's
 	// documents were written since for the rest to say what the answer
 	// should hold, or none is left to expect (a SKU whose product was
@@ -146,26 +154,31 @@ func (r KindRecall) LagRecall() (recall float64, ok bool) {
 // figures).
 func (r KindRecall) Load() RecallSums {
 	return RecallSums{Checks: r.Checks, Expected: r.Expected, Found: r.Found,
-		Queries: r.Queries, FoundSq: r.FoundSq, ExpectedSq: r.ExpectedSq, FoundExpected: r.FoundExpected}
+		Queries:   ClusterSums{N: r.Queries, FoundSq: r.FoundSq, ExpectedSq: r.ExpectedSq, FoundExpected: r.FoundExpected},
+		Intervals: r.Intervals, Cells: r.QueryIntervals}
 }
 
 // Idle is the idle figures beside the load's (zero: none).
 func (r KindRecall) Idle() RecallSums {
 	return RecallSums{Checks: r.IdleChecks, Expected: r.IdleExpected, Found: r.IdleFound,
-		Queries: r.IdleQueries, FoundSq: r.IdleFoundSq, ExpectedSq: r.IdleExpectedSq, FoundExpected: r.IdleFoundExpected}
+		Queries: ClusterSums{N: r.IdleQueries, FoundSq: r.IdleFoundSq, ExpectedSq: r.IdleExpectedSq, FoundExpected: r.IdleFoundExpected}}
 }
 
 // SetLoad sets the figures under load, and the recall, to s's.
 func (r *KindRecall) SetLoad(s RecallSums) {
 	r.Checks, r.Expected, r.Found = s.Checks, s.Expected, s.Found
-	r.Queries, r.FoundSq, r.ExpectedSq, r.FoundExpected = s.Queries, s.FoundSq, s.ExpectedSq, s.FoundExpected
+	q := s.Queries
+	r.Queries, r.FoundSq, r.ExpectedSq, r.FoundExpected = q.N, q.FoundSq, q.ExpectedSq, q.FoundExpected
+	r.Intervals, r.QueryIntervals = s.Intervals, s.Cells
 	r.Recall = s.Recall()
 }
 
-// setIdle sets the idle figures to s's.
+// setIdle sets the idle figures to s's (an idle check is not grouped by
+// time).
 func (r *KindRecall) setIdle(s RecallSums) {
 	r.IdleChecks, r.IdleExpected, r.IdleFound, r.IdleRecall = s.Checks, s.Expected, s.Found, s.Recall()
-	r.IdleQueries, r.IdleFoundSq, r.IdleExpectedSq, r.IdleFoundExpected = s.Queries, s.FoundSq, s.ExpectedSq, s.FoundExpected
+	q := s.Queries
+	r.IdleQueries, r.IdleFoundSq, r.IdleExpectedSq, r.IdleFoundExpected = q.N, q.FoundSq, q.ExpectedSq, q.FoundExpected
 }
 
 // BelowIdle says whether recall under load is below the idle recall
@@ -249,6 +262,39 @@ func (k *KnownItems) Add(o *KnownItems) {
 	}
 }
 
+// GroupByInterval groups each kind's checks under load by t's intervals
+// again: a merge of shards sums their checks interval by interval, and
+// the shards' checks in one interval are one cluster (they shared the
+// engine's moment), where Add took each shard's for clusters of their
+// own. Where the intervals do not hold every check (no timeline, or a
+// shard of an older searchbench without these figures) the checks are
+// grouped by query alone.
+func (k *KnownItems) GroupByInterval(t *Timeline) {
+	if k == nil {
+		return
+	}
+	for i := range k.Exact {
+		r := &k.Exact[i]
+		var by ClusterSums
+		var expected int64
+		for _, iv := range t.intervals() {
+			if iv.KnownItems == nil {
+				continue
+			}
+			for _, x := range iv.KnownItems.Exact {
+				if x.Kind == r.Kind && x.Expected > 0 {
+					by.AddCluster(x.Found, x.Expected)
+					expected += x.Expected
+				}
+			}
+		}
+		if expected != r.Expected {
+			by, r.QueryIntervals = ClusterSums{}, ClusterSums{}
+		}
+		r.Intervals = by
+	}
+}
+
 // SumKnownItems adds every non-nil block; nil when there is none.
 func SumKnownItems(ks ...*KnownItems) *KnownItems {
 	var out *KnownItems
@@ -317,7 +363,7 @@ func (k *KnownItems) Warnings() Warnings {
 			lo, hi := load.Interval()
 			idleLo, idleHi := idle.Interval()
 			out = append(out, Warn(WarningKnownItems, "%s recall@%d against exact answers under load %.3f (%d of %d; 95%% interval over %d queries %.3f–%.3f) is below the idle recall %.3f (%d of %d; over %d queries %.3f–%.3f)",
-				r.Kind, k.K, r.Recall, r.Found, r.Expected, load.Queries, lo, hi, r.IdleRecall, r.IdleFound, r.IdleExpected, idle.Queries, idleLo, idleHi))
+				r.Kind, k.K, r.Recall, r.Found, r.Expected, load.Queries.N, lo, hi, r.IdleRecall, r.IdleFound, r.IdleExpected, idle.Queries.N, idleLo, idleHi))
 		}
 	}
 	if k.TotalBelowHits > 0 {

@@ -519,6 +519,7 @@ func mergeLevel(ls []shardLevel, where string) (Level, error) {
 	} else if w != "" {
 		out.Warnings = append(out.Warnings, Note(w))
 	}
+	out.KnownItems.GroupByInterval(out.Timeline)
 	out.Warnings = append(out.Warnings, out.KnownItems.Warnings()...)
 	if out.Freshness, err = mergeFreshness(fresh, where); err != nil {
 		return out, err
@@ -947,5 +948,6 @@ func mergeRep(rs []shardRep, where string) (Rep, error) {
 	} else if w != "" {
 		out.Warnings = append(out.Warnings, Note(w))
 	}
+	out.KnownItems.GroupByInterval(out.Timeline)
 	return out, nil
 }

@@ -541,3 +541,68 @@ func TestRungSummarizesKinds(t *testing.T) {
 		t.Fatalf("sku %+v", s)
 	}
 }
+
+// The shards' exact checks in one interval are one cluster of the
+// interval clustered by time: the merge sums them interval by interval
+// and squares the sums, where adding the shards' own sums of squares
+// would take each shard's moment for a moment of its own. By query within
+// an interval they stay the shards' own (each shard's sample queries are
+// clusters of their own). A shard whose intervals lack the figures (an
+// older searchbench) leaves the merge grouped by query alone.
+func TestMergeGroupsExactChecksByInterval(t *testing.T) {
+	// shard i found f[i][k] of 20 in interval k, 10 expected per query
+	// (queries 0 and 1 in each interval).
+	f := [2][2][2]int64{{{9, 8}, {10, 6}}, {{7, 10}, {5, 5}}} // [shard][interval][query]
+	build := func(withExact bool) []*Result {
+		var shards []*Result
+		for i := range 2 {
+			s := shardOf(i, 2, 5, opOf(t, "search", record(t, newTestHist(), samples(100, 500, uint64(i))), 10*time.Second))
+			l := &s.Engines[0].Levels[0]
+			l.Timeline = &Timeline{Interval: Duration(5 * time.Second)}
+			r := KindRecall{Kind: "knn"}
+			var sums RecallSums
+			for k := range 2 {
+				iv := Interval{Start: Duration(time.Duration(k) * 5 * time.Second), Length: Duration(5 * time.Second), KnownItems: &IntervalKnown{}}
+				var ivF int64
+				for q := range 2 {
+					sums.Cells.AddCluster(f[i][k][q], 10)
+					ivF += f[i][k][q]
+				}
+				sums.Intervals.AddCluster(ivF, 20)
+				if withExact {
+					iv.KnownItems.Exact = []IntervalRecall{{Kind: "knn", Expected: 20, Found: ivF}}
+				}
+				l.Timeline.Intervals = append(l.Timeline.Intervals, iv)
+			}
+			for q := range 2 {
+				sums.AddQuery(f[i][0][q]+f[i][1][q], 20)
+			}
+			sums.Checks = 4
+			r.SetLoad(sums)
+			l.KnownItems = &KnownItems{K: 10, Exact: []KindRecall{r}}
+			shards = append(shards, s)
+		}
+		return shards
+	}
+	m, err := Merge(build(true)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := m.Engines[0].Levels[0].KnownItems.Exact[0]
+	// Interval 0: 9+8+7+10 = 34 of 40; interval 1: 10+6+5+5 = 26 of 40.
+	wantIv := ClusterSums{N: 2, FoundSq: 34*34 + 26*26, ExpectedSq: 2 * 40 * 40, FoundExpected: 34*40 + 26*40}
+	var wantCells ClusterSums
+	for _, x := range []int64{9, 8, 10, 6, 7, 10, 5, 5} {
+		wantCells.AddCluster(x, 10)
+	}
+	if got.Intervals != wantIv || got.QueryIntervals != wantCells || got.Queries != 4 || got.Found != 60 || got.Expected != 80 {
+		t.Errorf("merged %+v; want by interval %+v, by query and interval %+v, 4 queries, 60 of 80", got, wantIv, wantCells)
+	}
+	m, err = Merge(build(false)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := m.Engines[0].Levels[0].KnownItems.Exact[0]; got.Intervals != (ClusterSums{}) || got.QueryIntervals != (ClusterSums{}) || got.Queries != 4 {
+		t.Errorf("merged without the intervals' figures: %+v; want grouped by query alone", got)
+	}
+}

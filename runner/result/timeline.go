@@ -38,6 +38,14 @@ type Timeline struct {
 // grid (0 for the interval at the grid's origin).
 func (t *Timeline) Index(start Duration) int { return int(start / t.Interval) }
 
+// intervals is t's intervals; none for a nil timeline.
+func (t *Timeline) intervals() []Interval {
+	if t == nil {
+		return nil
+	}
+	return t.Intervals
+}
+
 // Interval is one interval of a timeline.
 type Interval struct {
 	Start  Duration     `json:"start"`  // from the timeline's origin
@@ -85,6 +93,17 @@ type IntervalShard struct {
 type IntervalKnown struct {
 	Checks int64 `json:"checks"`
 	Found  int64 `json:"found"`
+	// Exact is the interval's exact-answer checks by kind (strict rule),
+	// the kinds in the window's order: what KindRecall.Intervals groups.
+	Exact []IntervalRecall `json:"exact,omitempty"`
+}
+
+// IntervalRecall is one kind's exact-answer checks in one interval: Found
+// of the Expected documents held.
+type IntervalRecall struct {
+	Kind     string `json:"kind"`
+	Expected int64  `json:"expected"`
+	Found    int64  `json:"found"`
 }
 
 // IntervalFreshness is an interval's completed freshness probes.
@@ -300,6 +319,16 @@ func (a *intervalAcc) add(iv Interval, shard int, where string) error {
 		}
 		a.iv.KnownItems.Checks += k.Checks
 		a.iv.KnownItems.Found += k.Found
+		for _, x := range k.Exact {
+			ex := &a.iv.KnownItems.Exact
+			i := slices.IndexFunc(*ex, func(r IntervalRecall) bool { return r.Kind == x.Kind })
+			if i < 0 {
+				*ex = append(*ex, IntervalRecall{Kind: x.Kind})
+				i = len(*ex) - 1
+			}
+			(*ex)[i].Expected += x.Expected
+			(*ex)[i].Found += x.Found
+		}
 	}
 	if f := iv.Freshness; f != nil {
 		if a.iv.Freshness == nil {
