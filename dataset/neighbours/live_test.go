@@ -279,6 +279,26 @@ func TestLiveLagExcused(t *testing.T) {
 	}
 }
 
+// Scored at several lags at once, an answer gets at each lag what Score
+// gives at it alone (the worked figures above), the strict counts the same
+// in each.
+func TestLiveScoreLagsIsScoreAtEach(t *testing.T) {
+	t.Parallel()
+	const k = 10
+	l, epoch := lagCase(t)
+	sent := epoch.Add(20*time.Millisecond + 500*time.Microsecond)
+	lags := []time.Duration{0, time.Millisecond, 2 * time.Millisecond, 5 * time.Millisecond, 8 * time.Millisecond, 20 * time.Millisecond, time.Second}
+	for d := range k + 1 {
+		out := make([]Score, len(lags))
+		l.ScoreLags(0, leaveOut(d, k), k, sent, lags, out)
+		for i, lag := range lags {
+			if want := l.Score(0, leaveOut(d, k), k, sent, lag); out[i] != want {
+				t.Errorf("D %d ms, lag %v: %+v; alone %+v", d, lag, out[i], want)
+			}
+		}
+	}
+}
+
 // leaveOut is lagCase's exact top k of the documents acknowledged before
 // sent−D ms, nearest first: written ones 20−D down, then the pre-populated
 // 1, 2, ... as far as k needs.

@@ -129,30 +129,58 @@ type Score struct {
 // keeps). A held document beyond the kept depth counts as a miss: with
 // Depth 4k+20 its tie with the k-th means thousands of equal distances.
 func (l *Live[F]) Score(q int, ids []uint32, k int, sent time.Time, lag time.Duration) Score {
-	cut, lagCut := l.micros(sent), l.micros(sent.Add(-lag))
+	var out [1]Score
+	l.ScoreLags(q, ids, k, sent, []time.Duration{lag}, out[:])
+	return out[0]
+}
+
+// ScoreLags scores the answer as Score does at each of lags at once, into
+// out[i] for lags[i] (out is at least as long): the strict rule is judged
+// once, so its counts are the same in each, and each lag's recent misses
+// are of those very misses.
+func (l *Live[F]) ScoreLags(q int, ids []uint32, k int, sent time.Time, lags []time.Duration, out []Score) {
+	cut := l.micros(sent)
 	lq := &l.queries[q]
 	lq.mu.Lock()
 	defer lq.mu.Unlock()
-	var s Score
-	var short bool
-	s.Expected, s.Found, s.RecentMisses, s.Foreign, short = l.judge(lq, ids, k, cut, lagCut)
+	var mbuf [64]uint32 // the strict misses, on the stack for k up to 64
+	expected, found, foreign, missed, short := l.judge(lq, ids, k, cut, mbuf[:0])
 	if short {
 		l.markStale(lq)
-		return Score{Short: true, LagShort: true}
+		for i := range lags {
+			out[i] = Score{Short: true, LagShort: true}
+		}
+		return
 	}
-	s.LagExpected, s.LagFound, _, _, s.LagShort = l.judge(lq, ids, k, lagCut, lagCut)
-	if s.LagShort {
-		s.LagExpected, s.LagFound = 0, 0
-		l.markStale(lq)
+	for i, lag := range lags {
+		lagCut := l.micros(sent.Add(-lag))
+		s := Score{Expected: expected, Found: found, Foreign: foreign}
+		for _, id := range missed {
+			if l.excused(id, lagCut) {
+				s.RecentMisses++
+			}
+		}
+		// A tie taken in a miss's place is no miss.
+		s.RecentMisses = min(s.RecentMisses, expected-found)
+		if lagCut == cut {
+			s.LagExpected, s.LagFound = expected, found
+		} else {
+			s.LagExpected, s.LagFound, _, _, s.LagShort = l.judge(lq, ids, k, lagCut, nil)
+		}
+		if s.LagShort {
+			s.LagExpected, s.LagFound = 0, 0
+			l.markStale(lq)
+		}
+		out[i] = s
 	}
-	return s
 }
 
 // judge is one rule's expected and found counts for an answer, a
-// document being excused when acknowledged after cut (excused); recent
-// counts the expected documents missed that were acknowledged after
-// lagCut, foreign the documents passed over as Foreign. q is locked.
-func (l *Live[F]) judge(q *liveQuery[F], ids []uint32, k int, cut, lagCut uint64) (expected, found, recent, foreign int, short bool) {
+// document being excused when acknowledged after cut (excused); missed
+// gets the expected documents the answer does not hold (when it has
+// room: nil for none), foreign counts the documents passed over as
+// Foreign. q is locked.
+func (l *Live[F]) judge(q *liveQuery[F], ids []uint32, k int, cut uint64, missed []uint32) (expected, found, foreign int, _ []uint32, short bool) {
 	var hbuf [64]uint32 // on the stack for k up to 64
 	held, need := hbuf[:0], k
 	for _, id := range ids {
@@ -176,15 +204,17 @@ func (l *Live[F]) judge(q *liveQuery[F], ids []uint32, k int, cut, lagCut uint64
 		}
 	}
 	if len(want) < need && !q.whole {
-		return 0, 0, 0, 0, true
+		return 0, 0, 0, missed, true
 	}
 	found = Hits(held, want, q.distanceOf)
-	for _, n := range want {
-		if !slices.Contains(held, n.ID) && l.excused(n.ID, lagCut) {
-			recent++
+	if cap(missed) > 0 {
+		for _, n := range want {
+			if !slices.Contains(held, n.ID) {
+				missed = append(missed, n.ID)
+			}
 		}
 	}
-	return len(want), found, min(recent, len(want)-found), foreign, false
+	return len(want), found, foreign, missed, false
 }
 
 // excused says whether a document is excused from a search whose cut is

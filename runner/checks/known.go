@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/searchbench/searchbench/workload/corpus"
 
 	"github.com/searchbench/searchbench/dataset"
+	"github.com/searchbench/searchbench/dataset/neighbours"
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/runner/field"
 	"github.com/searchbench/searchbench/runner/internal/testhook"
@@ -316,14 +318,21 @@ func (kc *KnownChecks) checkExact(c KnownCheck, h engines.Hits, err error) {
 	if t.failed(c.query, err) {
 		return
 	}
-	for r, lag := range lagRungs {
-		s := kc.follow.Score(c.exact.Live, h.IDs, kc.ask.K, c.Sent, lag)
-		if r == 0 && !t.count(c.query, c.Interval, s) {
-			return
-		}
-		t.countLag(c.query, r, s)
+	scores := lagScores.Get().(*[len(lagRungs)]neighbours.Score)
+	defer lagScores.Put(scores)
+	kc.follow.Score(c.exact.Live, h.IDs, kc.ask.K, c.Sent, lagRungs[:], scores[:])
+	if !t.count(c.query, c.Interval, scores[0]) {
+		return
+	}
+	for r := range lagRungs {
+		t.countLag(c.query, r, scores[r])
 	}
 }
+
+// lagScores are buffers for an answer's scores at every lag rung: one on
+// the stack would escape through the Follower interface, a heap
+// allocation per check.
+var lagScores = sync.Pool{New: func() any { return new([len(lagRungs)]neighbours.Score) }}
 
 // ForeignNote is the share of the exact answers' documents excused as
 // other shares' writes in a split run, as a warning's text ("" when none

@@ -87,10 +87,10 @@ type Follower interface {
 	// Foreign: a writer this truth does not follow (another shard) may
 	// write id from now on; it is excused for good.
 	Foreign(id uint32)
-	// Score is the answer ids to sample query q (its TruthQuery.Live),
-	// asked for k at sent, scored strictly and with lag excused
-	// (neighbours.Live.Score).
-	Score(q int, ids []string, k int, sent time.Time, lag time.Duration) neighbours.Score
+	// Score scores the answer ids to sample query q (its
+	// TruthQuery.Live), asked for k at sent, strictly and with each of
+	// lags excused, into out (neighbours.Live.ScoreLags).
+	Score(q int, ids []string, k int, sent time.Time, lags []time.Duration, out []neighbours.Score)
 	// Run refills the lists that ran short until ctx ends.
 	Run(ctx context.Context)
 }

@@ -134,7 +134,7 @@ func (f *follower) Foreign(id uint32) {
 
 // Score reads the answer's IDs (on the stack for k up to 64); a place
 // taken by no document's ID holds nothing.
-func (f *follower) Score(q int, ids []string, k int, sent time.Time, lag time.Duration) neighbours.Score {
+func (f *follower) Score(q int, ids []string, k int, sent time.Time, lags []time.Duration, out []neighbours.Score) {
 	var buf [64]uint32
 	held := buf[:0]
 	for _, s := range ids {
@@ -142,7 +142,7 @@ func (f *follower) Score(q int, ids []string, k int, sent time.Time, lag time.Du
 			held = append(held, id)
 		}
 	}
-	return f.live.Score(q, held, k, sent, lag)
+	f.live.ScoreLags(q, held, k, sent, lags, out)
 }
 
 func (f *follower) Run(ctx context.Context) { f.live.Run(ctx) }

@@ -86,7 +86,9 @@ func TestFollowerReadsTheCurrentProducts(t *testing.T) {
 		for j, n := range exact[0] {
 			ids[j] = dataset.DocID(n.ID)
 		}
-		if s := f.Score(q.Live, ids, 5, at.Add(time.Second), 0); s.Expected != 5 || s.Found != 5 {
+		var out [1]neighbours.Score
+		f.Score(q.Live, ids, 5, at.Add(time.Second), []time.Duration{0}, out[:])
+		if s := out[0]; s.Expected != 5 || s.Found != 5 {
 			t.Errorf("query %d: the brute force over the current products scores %+v; want 5 of 5", i, s)
 		}
 		checked++
