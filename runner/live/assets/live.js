@@ -95,7 +95,7 @@
           errors[`${o.op}\u0000${cls}`] = (errors[`${o.op}\u0000${cls}`] || 0) + n;
         }
       }
-      if (iv.known_items) { haveKnown = true; known.checks += iv.known_items.checks; known.found += iv.known_items.found; }
+      if (iv.known_items && iv.known_items.checks) { haveKnown = true; known.checks += iv.known_items.checks; known.found += iv.known_items.found; }
       if (iv.freshness) { haveFresh = true; fresh.visible += iv.freshness.visible; fresh.lagMax = Math.max(fresh.lagMax, iv.freshness.lag_max_ms); }
       if (iv.engine_stats) stats = { setup: m.setup, values: iv.engine_stats };
     }
