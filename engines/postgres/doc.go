@@ -20,7 +20,14 @@
 //   - vector: vector(dim) (NULL when a document lacks it), with an HNSW
 //     index on cosine distance, USING hnsw (col vector_cosine_ops); the
 //     schema may have one, of 1 to 2,000 dimensions (an HNSW index's
-//     limit); CREATE EXTENSION IF NOT EXISTS vector runs first.
+//     limit); CREATE EXTENSION IF NOT EXISTS vector runs first. The
+//     table keeps its vectors in the row: CREATE TABLE … WITH
+//     (toast_tuple_target = 8160) and the vector column SET STORAGE MAIN,
+//     where pgvector's type would send every vector past 2 KB (a
+//     1,024-dimension one is 4,104 bytes) to the TOAST table, out of the
+//     planner's sight: it then priced a sequential scan of the vectors at
+//     the heap's pages alone and chose it over the HNSW index at some
+//     values of hnsw.ef_search (wire.go, inlineVectors).
 //
 // Beside these, the exact-lookup index of each text field the exact option
 // names (by default every text field of a schema that has fields of other

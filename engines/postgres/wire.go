@@ -147,15 +147,67 @@ func (l *layout) ddl() []string {
 	if l.indexed[engines.Text] {
 		tsv = fmt.Sprintf(", tsv tsvector GENERATED ALWAYS AS (%s) STORED", strings.Join(vectors, " || "))
 	}
-	ddl = append(ddl,
-		"DROP TABLE IF EXISTS "+l.table,
-		fmt.Sprintf("CREATE TABLE %s (id text PRIMARY KEY, %s%s)", l.table, strings.Join(cols, ", "), tsv),
-	)
+	ddl = append(ddl, "DROP TABLE IF EXISTS "+l.table)
+	if l.vector == nil {
+		ddl = append(ddl, fmt.Sprintf("CREATE TABLE %s (id text PRIMARY KEY, %s%s)", l.table, strings.Join(cols, ", "), tsv))
+	} else {
+		// Vectors in the row, not in TOAST (inlineVectors).
+		ddl = append(ddl,
+			fmt.Sprintf("CREATE TABLE %s (id text PRIMARY KEY, %s%s) WITH (toast_tuple_target = %d)", l.table, strings.Join(cols, ", "), tsv, toastTupleTargetMax),
+			fmt.Sprintf("ALTER TABLE %s ALTER COLUMN %s SET STORAGE MAIN", l.table, l.vector.ident))
+	}
 	if l.indexed[engines.Text] {
 		ddl = append(ddl, fmt.Sprintf("CREATE INDEX ON %s USING GIN (tsv)", l.table))
 	}
 	return append(ddl, after...)
 }
+
+// toastTupleTargetMax is the largest toast_tuple_target PostgreSQL 15
+// takes, TOAST_TUPLE_TARGET_MAIN (src/include/access/heaptoast.h: the
+// largest tuple that fits on an 8 KB page alone, 8160 bytes;
+// src/backend/access/common/reloptions.c bounds the option by it).
+const toastTupleTargetMax = 8160
+
+// inlineVectors: a table with a vector column keeps each row's vector in
+// the row itself, not in the table's TOAST relation, so that the planner
+// sees what a sequential scan of the vectors costs. pgvector's type is
+// STORAGE = external (sql/vector.sql), and PostgreSQL moves a row's
+// external and extended values out of line, biggest first, whenever the
+// row is over toast_tuple_target (2,032 bytes by default): a 1,024-
+// dimension vector is 4,104 bytes (4 × dim + 8), so every one went to the
+// TOAST table and the heap kept an 18-byte pointer — 20,892 products in
+// about 3,400 heap pages. A sequential scan's cost counts the heap's pages
+// and not the TOAST fetches of every vector it must compare (pgvector's
+// README, v0.8.6, "Why isn't a query using a parallel table scan?": "The
+// planner doesn't consider out-of-line storage in cost estimates"), so a
+// scan and sort of all 20,892 vectors was priced at 4,162, the heap's
+// 3,448 pages and little more. pgvector's HNSW cost (src/hnsw.c,
+// hnswcostestimate) makes up for it only where the index pages its scan
+// is estimated to read pass the heap's pages ("Adjust cost if needed since
+// TOAST not included in seq scan cost"); below, its plain estimate — that
+// share of the index's 20,893 pages at random_page_cost, the share
+// growing with hnsw.ef_search — meets that cheap scan. EXPLAIN of the
+// loaded product table: the index at 40 for 2,397, at 80 for 3,999 (4%
+// under the scan), at 160 for 6,896, so the scan (recall 1.000, p50 in
+// hundreds of milliseconds under load), and at 400, corrected, 3,540 — a
+// knob sweep with a dip in its middle, whose edges moved from run to run
+// as writes and autovacuum's ANALYZE changed the table's size and made
+// every connection plan its prepared statements again. Kept in the row
+// (the README's remedy: "choose to store vectors inline", SET STORAGE
+// PLAIN), the heap holds the vectors' pages and the scan is priced at what
+// it reads.
+//
+// Two settings keep it there. toast_tuple_target at its largest (a
+// storage parameter of the table: PostgreSQL 15's CREATE TABLE, "Storage
+// Parameters") leaves a row that fits on a page whole — the vector, and
+// the text columns and tsv beside it, as a table of small vectors would
+// have them; with the default target, a row held over 2,032 bytes by an
+// inline vector would have every other long value moved out instead
+// (src/backend/access/heap/heaptoast.c, heap_toast_insert_or_update).
+// STORAGE MAIN, not PLAIN, on the vector column: a row too big for a page
+// (2,000 dimensions and long text) moves its text out first and the vector
+// out only as the last resort, where PLAIN would refuse the row ("row is
+// too big"). A table without a vector column is made as it always was.
 
 // ExactIndex is the name Create gives a field's exact-lookup index, so that
 // EXPLAIN and pg_indexes say which it is (PostgreSQL's own name for an
