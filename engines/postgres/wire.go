@@ -171,43 +171,32 @@ const toastTupleTargetMax = 8160
 // inlineVectors: a table with a vector column keeps each row's vector in
 // the row itself, not in the table's TOAST relation, so that the planner
 // sees what a sequential scan of the vectors costs. pgvector's type is
-// STORAGE = external (sql/vector.sql), and PostgreSQL moves a row's
-// external and extended values out of line, biggest first, whenever the
-// row is over toast_tuple_target (2,032 bytes by default): a 1,024-
-// dimension vector is 4,104 bytes (4 × dim + 8), so every one went to the
-// TOAST table and the heap kept an 18-byte pointer — 20,892 products in
-// about 3,400 heap pages. A sequential scan's cost counts the heap's pages
-// and not the TOAST fetches of every vector it must compare (pgvector's
-// README, v0.8.6, "Why isn't a query using a parallel table scan?": "The
-// planner doesn't consider out-of-line storage in cost estimates"), so a
-// scan and sort of all 20,892 vectors was priced at 4,162, the heap's
-// 3,448 pages and little more. pgvector's HNSW cost (src/hnsw.c,
-// hnswcostestimate) makes up for it only where the index pages its scan
-// is estimated to read pass the heap's pages ("Adjust cost if needed since
-// TOAST not included in seq scan cost"); below, its plain estimate — that
-// share of the index's 20,893 pages at random_page_cost, the share
-// growing with hnsw.ef_search — meets that cheap scan. EXPLAIN of the
-// loaded product table: the index at 40 for 2,397, at 80 for 3,999 (4%
-// under the scan), at 160 for 6,896, so the scan (recall 1.000, p50 in
-// hundreds of milliseconds under load), and at 400, corrected, 3,540 — a
-// knob sweep with a dip in its middle, whose edges moved from run to run
-// as writes and autovacuum's ANALYZE changed the table's size and made
-// every connection plan its prepared statements again. Kept in the row
-// (the README's remedy: "choose to store vectors inline", SET STORAGE
-// PLAIN), the heap holds the vectors' pages and the scan is priced at what
-// it reads.
+// STORAGE = external (sql/vector.sql, v0.8.6), and PostgreSQL moves a
+// row's external values out of line whenever the row is over
+// toast_tuple_target (2,032 bytes by default): a 1,024-dimension vector is
+// 4,104 bytes (4 × dim + 8), so out of line it goes, and the heap keeps an
+// 18-byte pointer. A sequential scan is priced at the heap's pages, not at
+// the TOAST fetches of every vector it compares (pgvector's README, v0.8.6:
+// "The planner doesn't consider out-of-line storage in cost estimates"),
+// and pgvector's HNSW cost (src/hnsw.c, hnswcostestimate) makes up for it
+// only once the index pages its scan would read pass the heap's pages. In
+// between, as hnsw.ef_search grows, the planner takes a scan and sort of
+// every vector (recall 1.000 at hundreds of ms) over the index — and flips
+// back and forth as writes and autovacuum's ANALYZE change the table's size
+// and each connection plans its prepared statement again. Kept in the row
+// (the README's remedy, "store vectors inline"), the heap holds the
+// vectors' pages and the scan is priced at what it reads.
 //
 // Two settings keep it there. toast_tuple_target at its largest (a
-// storage parameter of the table: PostgreSQL 15's CREATE TABLE, "Storage
-// Parameters") leaves a row that fits on a page whole — the vector, and
-// the text columns and tsv beside it, as a table of small vectors would
-// have them; with the default target, a row held over 2,032 bytes by an
-// inline vector would have every other long value moved out instead
-// (src/backend/access/heap/heaptoast.c, heap_toast_insert_or_update).
-// STORAGE MAIN, not PLAIN, on the vector column: a row too big for a page
-// (2,000 dimensions and long text) moves its text out first and the vector
-// out only as the last resort, where PLAIN would refuse the row ("row is
-// too big"). A table without a vector column is made as it always was.
+// storage parameter of the table) leaves a row that fits on a page whole:
+// with the default target, a row held over 2,032 bytes by an inline vector
+// would have its other long values (text, tsv) moved out instead
+// (src/backend/access/heap/heaptoast.c, heap_toast_insert_or_update,
+// PostgreSQL 15). STORAGE MAIN, not PLAIN, on the vector column: a row too
+// big for a page (2,000 dimensions and long text) moves its text out first
+// and the vector only as the last resort, where PLAIN would refuse the row
+// ("row is too big"). A table without a vector column is made as it always
+// was.
 
 // ExactIndex is the name Create gives a field's exact-lookup index, so that
 // EXPLAIN and pg_indexes say which it is (PostgreSQL's own name for an
