@@ -117,4 +117,10 @@ func TestExactTallyByQuery(t *testing.T) {
 	if n := testing.AllocsPerRun(100, func() { kc.Check(chk, engines.Hits{IDs: wrong}, nil) }); n != 0 {
 		t.Fatalf("an exact check allocates %v times", n)
 	}
+	// An answer outside the intervals (none should be) leaves the kind
+	// grouped by query alone: the groupings must hold the same answers.
+	kc.Check(KnownCheck{On: true, exact: &tr.Queries[1], query: 1, Interval: 3}, engines.Hits{IDs: a1}, nil)
+	if ex := kc.Result().Exact; ex[0].Intervals != (result.ClusterSums{}) || ex[0].QueryIntervals != (result.ClusterSums{}) || ex[0].Queries != 2 {
+		t.Errorf("an answer outside the intervals: %+v; want grouped by query alone", ex[0])
+	}
 }
