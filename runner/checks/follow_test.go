@@ -101,13 +101,16 @@ func BenchmarkFollowWrite(b *testing.B) {
 
 // BenchmarkCheckFollowed is the cost of counting one answer to an exact
 // check against the truth that follows the writes (scored at every lag
-// rung), after the call's clock stopped: 100 sample queries, k 10;
-// allocs/op must be 0.
+// rung, counted by query and by interval of a 60-interval window), after
+// the call's clock stopped: 100 sample queries, k 10; allocs/op must be 0
+// once each query has been counted in each interval.
 func BenchmarkCheckFollowed(b *testing.B) {
 	src := runnertest.Products(b, 2000, "knn=1,knn-category=1,knn-price=1")
 	tr := runnertest.Truth(b, src, DefaultExactQueries, 10)
 	vers := KnownConfig{}.WithTruth(tr).Follow(b.Context(), NewVersions(src.IDs()+1, shard.Share{}))
 	kc := NewKnownChecks(src, KnownConfig{Fraction: 1}.WithTruth(tr), workload.Ask{K: 10}, 1, vers)
+	const intervals = 60
+	kc.StartIntervals(intervals)
 	hits := make([]engines.Hits, len(tr.Queries))
 	for i := range hits {
 		hits[i] = engines.Hits{IDs: docIDs(tr.Queries[i].Want[:10])}
@@ -117,7 +120,7 @@ func BenchmarkCheckFollowed(b *testing.B) {
 	i := 0
 	for b.Loop() {
 		q := i % len(hits)
-		kc.Check(KnownCheck{On: true, exact: &tr.Queries[q], query: q, Sent: sent}, hits[q], nil)
+		kc.Check(KnownCheck{On: true, exact: &tr.Queries[q], query: q, Sent: sent, Interval: i / len(hits) % intervals}, hits[q], nil)
 		i++
 	}
 }
