@@ -206,15 +206,7 @@ func BenchmarkProductUpsertVectorIndex(b *testing.B) {
 		if err := e.Create(ctx, schema); err != nil {
 			b.Fatal(err)
 		}
-		docs := make([]engines.Document, 0, 500)
-		for id := uint32(1); id <= ids; id++ {
-			if docs = append(docs, src.Document(id, 0)); len(docs) == cap(docs) || id == ids {
-				if err := e.(engines.BulkUpserter).UpsertBatch(ctx, docs); err != nil {
-					b.Fatal(err)
-				}
-				docs = docs[:0]
-			}
-		}
+		loadProducts(b, e, src, ids)
 		var op uint32 // every op, over every call, writes a new version
 		b.Run("fields="+fields, func(b *testing.B) {
 			for range b.N {

@@ -71,15 +71,7 @@ func TestKNNPlanFollowsTheKnob(t *testing.T) {
 	if _, err := c.Exec(ctx, "DROP INDEX product_embedding_idx"); err != nil {
 		t.Fatal(err)
 	}
-	docs := make([]engines.Document, 0, 500)
-	for id := uint32(1); id <= inlineIDs; id++ {
-		if docs = append(docs, src.Document(id, 0)); len(docs) == cap(docs) || id == inlineIDs {
-			if err := e.(engines.BulkUpserter).UpsertBatch(ctx, docs); err != nil {
-				t.Fatal(err)
-			}
-			docs = docs[:0]
-		}
-	}
+	loadProducts(t, e, src, inlineIDs)
 	for _, s := range []string{hnsw, "ANALYZE product"} {
 		if _, err := c.Exec(ctx, s); err != nil {
 			t.Fatalf("%s: %v", s, err)
@@ -119,6 +111,21 @@ func TestProductDDLKeepsVectorsInline(t *testing.T) {
 	for _, want := range []string{`) WITH (toast_tuple_target = 8160)`, `ALTER TABLE "product" ALTER COLUMN "embedding" SET STORAGE MAIN`} {
 		if !strings.Contains(all, want) {
 			t.Errorf("no %q (even without the vector index: the same table for every fields option):\n%s", want, all)
+		}
+	}
+}
+
+// loadProducts writes products 1..ids at version 0 into e, in batches of
+// 500.
+func loadProducts(tb testing.TB, e engines.Engine, src product.Products, ids uint32) {
+	tb.Helper()
+	docs := make([]engines.Document, 0, 500)
+	for id := uint32(1); id <= ids; id++ {
+		if docs = append(docs, src.Document(id, 0)); len(docs) == cap(docs) || id == ids {
+			if err := e.(engines.BulkUpserter).UpsertBatch(context.Background(), docs); err != nil {
+				tb.Fatal(err)
+			}
+			docs = docs[:0]
 		}
 	}
 }
