@@ -181,28 +181,14 @@ func (t tally) recall(lagged bool, rung int) []result.KindRecall {
 		sums[t.truth.Queries[i].Kind].AddQuery(f, e)
 	}
 	if b := t.byTime; b != nil {
-		byTime := make([]int64, len(t.kinds)) // each kind's expected, by interval
-		for _, kinds := range b.intervals {
-			for k := range kinds {
-				if e := kinds[k].expected.Load(); e > 0 {
-					sums[k].Intervals.AddCluster(kinds[k].found.Load(), e)
-					byTime[k] += e
-				}
-			}
-		}
+		// By query within an interval; by interval alone the window's
+		// timeline says (interval), and KnownItems.GroupByInterval groups
+		// the answers from it, as a merge does.
 		b.mu.Lock()
 		for c, n := range b.cells {
 			sums[t.truth.Queries[c.query].Kind].Cells.AddCluster(n.found, n.expected)
 		}
 		b.mu.Unlock()
-		// A kind some of whose answers fell outside the intervals (none
-		// should) is grouped by query alone: the two groupings must hold
-		// the same answers.
-		for k := range sums {
-			if byTime[k] != sums[k].Expected {
-				sums[k].Intervals, sums[k].Cells = result.ClusterSums{}, result.ClusterSums{}
-			}
-		}
 	}
 	var out []result.KindRecall
 	for i := range t.kinds {

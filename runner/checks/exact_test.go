@@ -3,6 +3,7 @@ package checks
 import (
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/searchbench/searchbench/dataset"
 	"github.com/searchbench/searchbench/dataset/neighbours"
@@ -74,9 +75,10 @@ func TestExactScore(t *testing.T) {
 
 // The tally sums each sample query's answers as one (they miss
 // together): a query asked three times is one query of the interval,
-// found 27 of 30; by interval, and by query within an interval, as the
-// interval clustered by time needs; and counting an answer under load
-// allocates nothing.
+// found 27 of 30; by interval (on the timeline, from which the window's
+// figures are grouped), and by query within an interval, as the interval
+// clustered by time needs; and counting an answer under load allocates
+// nothing.
 func TestExactTallyByQuery(t *testing.T) {
 	src := runnertest.Products(t, 800, "knn=1")
 	tr := runnertest.Truth(t, src, 4, 10)
@@ -96,7 +98,7 @@ func TestExactTallyByQuery(t *testing.T) {
 		kc.Check(KnownCheck{On: true, exact: &tr.Queries[0], query: 0, Interval: iv}, engines.Hits{IDs: a0}, nil)
 	}
 	kc.Check(KnownCheck{On: true, exact: &tr.Queries[1], query: 1, Interval: 1}, engines.Hits{IDs: a1}, nil)
-	ex := kc.Result().Exact
+	ex := windowResult(kc, 3).Exact
 	want := result.RecallSums{Checks: 4, Expected: 40, Found: 37,
 		Queries: result.ClusterSums{N: 2, ExpectedSq: 30*30 + 10*10, FoundSq: 27*27 + 10*10, FoundExpected: 27*30 + 10*10},
 		// Interval 0: 18 of 20; interval 1: 9 + 10 of 20.
@@ -120,7 +122,19 @@ func TestExactTallyByQuery(t *testing.T) {
 	// An answer outside the intervals (none should be) leaves the kind
 	// grouped by query alone: the groupings must hold the same answers.
 	kc.Check(KnownCheck{On: true, exact: &tr.Queries[1], query: 1, Interval: 3}, engines.Hits{IDs: a1}, nil)
-	if ex := kc.Result().Exact; ex[0].Intervals != (result.ClusterSums{}) || ex[0].QueryIntervals != (result.ClusterSums{}) || ex[0].Queries != 2 {
+	if ex := windowResult(kc, 3).Exact; ex[0].Intervals != (result.ClusterSums{}) || ex[0].QueryIntervals != (result.ClusterSums{}) || ex[0].Queries != 2 {
 		t.Errorf("an answer outside the intervals: %+v; want grouped by query alone", ex[0])
 	}
+}
+
+// windowResult is kc's figures as a window of n intervals gives them: the
+// checks' intervals on its timeline, and the checks grouped by them.
+func windowResult(kc *KnownChecks, n int) *result.KnownItems {
+	tl := &result.Timeline{Interval: result.Duration(time.Second)}
+	for k := range n {
+		tl.Intervals = append(tl.Intervals, result.Interval{Start: result.Duration(time.Duration(k) * time.Second), Length: result.Duration(time.Second), KnownItems: kc.Interval(k)})
+	}
+	r := kc.Result()
+	r.GroupByInterval(tl)
+	return r
 }

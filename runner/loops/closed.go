@@ -386,6 +386,7 @@ func (lv *levelRun) result(lc levelClock, end time.Duration, ivs *record.Interva
 	mean, least := activeUsers(spans, lc.from, lc.from+window)
 	l.Active = &result.ActiveUsers{Mean: mean, Min: least, Ramp: result.Duration(lc.rampTook)}
 	l.Timeline = lv.timeline(lc, window, ivs, spans, self, &l.Warnings)
+	l.KnownItems.GroupByInterval(l.Timeline)
 	for _, w := range []string{rampWarning(n, lv.all, lv.ramp, lc.rampTook, cfg.SpawnRate), self.statsWarn, checks.FreshnessWarning(l.Freshness)} {
 		if w != "" {
 			l.Warnings = append(l.Warnings, result.Note(w))

@@ -179,6 +179,7 @@ func (r *openRun) run(ctx context.Context, start time.Time, live record.LiveFunc
 		rep.Warnings = append(rep.Warnings, result.Note(w))
 	}
 	rep.Timeline = r.timeline(&rep, latIv, svcIv, sl, sched.Length())
+	rep.KnownItems.GroupByInterval(rep.Timeline)
 	setEngineStats(rep.Timeline, stats.PerInterval(g))
 	live.Final(rep.Timeline)
 	if statsWarn != "" {

@@ -263,8 +263,9 @@ func (k *KnownItems) Add(o *KnownItems) {
 }
 
 // GroupByInterval groups each kind's checks under load by t's intervals
-// again: a merge of shards sums their checks interval by interval, and
-// the shards' checks in one interval are one cluster (they shared the
+// (their known_items.exact): a window's, once its timeline is made, and a
+// merge's again, which sums the shards' checks interval by interval — the
+// shards' checks in one interval are one cluster (they shared the
 // engine's moment), where Add took each shard's for clusters of their
 // own. Where the intervals do not hold every check (no timeline, or a
 // shard of an older searchbench without these figures) the checks are
