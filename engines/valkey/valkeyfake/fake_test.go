@@ -12,6 +12,7 @@ import (
 	vk "github.com/valkey-io/valkey-go"
 
 	"github.com/searchbench/searchbench/engines/valkey/valkeyfake"
+	"github.com/searchbench/searchbench/engines/valkey/valkeytest"
 )
 
 func client(t *testing.T, opts valkeyfake.Options) (*valkeyfake.Server, vk.Client) {
@@ -21,12 +22,7 @@ func client(t *testing.T, opts valkeyfake.Options) (*valkeyfake.Server, vk.Clien
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	c, err := vk.NewClient(vk.ClientOption{InitAddress: []string{s.Addr()}, Password: opts.Password, DisableCache: true, ForceSingleClient: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
-	return s, c
+	return s, valkeytest.Client(t, s.Addr(), opts.Password, false)
 }
 
 func run(c vk.Client, args ...string) vk.ValkeyResult {
