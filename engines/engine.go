@@ -57,11 +57,41 @@ func (t FieldType) String() string {
 	return "unknown"
 }
 
+// Metric is the distance a vector field's index ranks by. The product
+// corpus's generated embeddings are searched by Cosine; an embedding file
+// (--vectors) names its own, and a driver whose engine cannot index it
+// refuses the schema before anything starts (SchemaChecker).
+type Metric uint8
+
+const (
+	// Cosine ranks by 1 − cos(a, b): the zero value, what a schema that
+	// names no metric asks for.
+	Cosine Metric = iota
+	// L2 ranks by Euclidean distance, nearest first.
+	L2
+	// Dot ranks by inner product, largest first, on vectors of any length
+	// (not only unit ones).
+	Dot
+)
+
+func (m Metric) String() string {
+	switch m {
+	case Cosine:
+		return "cosine"
+	case L2:
+		return "l2"
+	case Dot:
+		return "dot"
+	}
+	return "unknown"
+}
+
 // FieldSpec declares one field of a schema.
 type FieldSpec struct {
-	Name string
-	Type FieldType
-	Dim  int // Vector only
+	Name   string
+	Type   FieldType
+	Dim    int    // Vector only
+	Metric Metric // Vector only
 }
 
 // Schema describes an index.

@@ -38,9 +38,9 @@ const MaxShown = 5
 // at the k-th place can be broken either way. A file whose metric nothing
 // names is refused rather than checked against a guessed one.
 func (f *File) Check(ctx context.Context) (Report, error) {
-	m, err := f.metric()
+	m, err := f.Metric()
 	if err != nil {
-		return Report{}, err
+		return Report{}, fmt.Errorf("vectorfile: %w", err)
 	}
 	k := f.K()
 	queries := make([]neighbours.Query, f.Test.Len())
@@ -65,8 +65,10 @@ func (f *File) Check(ctx context.Context) (Report, error) {
 	return r, nil
 }
 
-// metric is the harness's metric for the file's distance.
-func (f *File) metric() (neighbours.Metric, error) {
+// Metric is the harness's metric for the file's distance: angular as
+// cosine distance, euclidean as squared L2 (the same order), dot as the
+// negative inner product; an error when the file names none.
+func (f *File) Metric() (neighbours.Metric, error) {
 	switch f.Distance {
 	case Angular:
 		return neighbours.Cosine, nil
@@ -75,7 +77,7 @@ func (f *File) metric() (neighbours.Metric, error) {
 	case Dot:
 		return neighbours.Dot, nil
 	case "":
-		return 0, errors.New("vectorfile: the file names no distance (unnamed): give one (angular, euclidean or dot) for the truth check")
+		return 0, errors.New("the file names no distance: give one (angular, euclidean or dot)")
 	default:
 		return 0, fmt.Errorf("vectorfile: the truth check knows no distance %q", f.Distance)
 	}

@@ -19,16 +19,12 @@ import (
 // says how ids map to vectors). name is the path the file was opened
 // from; the corpus's generator, hence its hash and provenance, names its
 // base name, format, distance, counts and Digest, so that two results on
-// different files never merge. The product corpus is indexed and scored
-// by cosine distance (neighbours.Distance), so a file of another metric,
-// or of none, is refused: its stated neighbours would not be the truth.
+// different files never merge. The corpus is indexed and scored by the
+// file's own distance (File.Metric), so a file that names none is
+// refused: a guessed metric's exact answers would not be the truth.
 func Products(f *File, name string, cfg dataset.Config, mix dataset.QueryMix) (*dataset.Products, error) {
-	if f.Distance != Angular {
-		d := f.Distance
-		if d == "" {
-			d = "not named"
-		}
-		return nil, fmt.Errorf("vectorfile: %s: the product corpus is searched by angular (cosine) distance; the file's distance is %s", name, d)
+	if _, err := f.Metric(); err != nil {
+		return nil, fmt.Errorf("vectorfile: %s: %w", name, err)
 	}
 	id := fmt.Sprintf("%s %s %s train=%d test=%d k=%d %s",
 		filepath.Base(name), f.Format, f.Distance, f.Train.Len(), f.Test.Len(), f.K(), f.Digest())
@@ -131,6 +127,10 @@ func (f *File) CheckAnswers(p *dataset.Products, answers []Answer) (Report, erro
 		return Report{}, fmt.Errorf("vectorfile: the file's neighbours are the truth of all %d train vectors; the corpus pre-populates %d of %d",
 			f.Train.Len(), p.PrepopulatedCount(), p.IDs())
 	}
+	m, err := f.Metric()
+	if err != nil {
+		return Report{}, fmt.Errorf("vectorfile: %w", err)
+	}
 	r := Report{}
 	for _, a := range answers {
 		j, ok := a.Query.TestVector()
@@ -144,7 +144,7 @@ func (f *File) CheckAnswers(p *dataset.Products, answers []Answer) (Report, erro
 		for i, n := range a.Exact[:k] {
 			exact[i] = neighbours.Neighbour{ID: n.ID - 1, Distance: n.Distance}
 		}
-		r.add(j, f.Neighbors[j][:k], exact, f.agrees(neighbours.Cosine, j, f.Neighbors[j][:k], exact))
+		r.add(j, f.Neighbors[j][:k], exact, f.agrees(m, j, f.Neighbors[j][:k], exact))
 	}
 	return r, nil
 }

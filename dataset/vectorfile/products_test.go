@@ -148,8 +148,8 @@ func TestProductsNameTheFile(t *testing.T) {
 	}
 }
 
-// What cannot hold is refused in one line: a metric other than the
-// corpus's cosine, more IDs than train vectors. Fewer IDs take the first
+// What cannot hold is refused in one line: a file that names no metric,
+// more IDs than train vectors. Fewer IDs take the first
 // train vectors.
 func TestProductsRefuse(t *testing.T) {
 	t.Parallel()
@@ -159,8 +159,7 @@ func TestProductsRefuse(t *testing.T) {
 		cfg  dataset.Config
 		want string
 	}{
-		{"testdata/euclidean.hdf5", Options{}, everything, "the file's distance is euclidean"},
-		{"testdata/base.fvecs", Options{Queries: fvecsOpts.Queries, Truth: fvecsOpts.Truth}, everything, "the file's distance is not named"},
+		{"testdata/base.fvecs", Options{Queries: fvecsOpts.Queries, Truth: fvecsOpts.Truth}, everything, "the file names no distance"},
 		{"testdata/angular.hdf5", Options{}, withIDs(1001), "ids: 1001 is more than the 1000 train vectors"},
 	} {
 		_, err := Products(mustOpen(t, c.path, c.opts), c.path, c.cfg, dataset.QueryMix{})

@@ -220,7 +220,7 @@ func TestCheckEuclidean(t *testing.T) {
 		t.Errorf("the euclidean file checked as angular: %s, %v; want disagreements", r, err)
 	}
 	unnamed := mustOpen(t, "testdata/base.fvecs", Options{Queries: fvecsOpts.Queries, Truth: fvecsOpts.Truth})
-	if _, err := unnamed.Check(context.Background()); err == nil || !strings.Contains(err.Error(), "unnamed") {
+	if _, err := unnamed.Check(context.Background()); err == nil || !strings.Contains(err.Error(), "names no distance") {
 		t.Errorf("check of a file with no distance: %v, want refused", err)
 	}
 }

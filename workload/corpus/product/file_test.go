@@ -7,6 +7,7 @@ import (
 
 	"github.com/searchbench/searchbench/dataset"
 	"github.com/searchbench/searchbench/dataset/vectorfile"
+	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/workload/corpus"
 )
 
@@ -80,5 +81,38 @@ func TestFileNamesTheCorpus(t *testing.T) {
 	ga, gb, gg := a.Identity().Generator, b.Identity().Generator, g.Identity().Generator
 	if ga == gb || ga == gg || !strings.Contains(ga, "angular.hdf5") || gg != dataset.ProductGenerator+"/dim=32" {
 		t.Errorf("generators %q, %q, %q; want each file named, and the generated corpus's unchanged", ga, gb, gg)
+	}
+}
+
+// The file's distance is the corpus's: its schema asks the engines for an
+// index of that metric, and its exact answers, ranked by it, agree with
+// the file's neighbours (numpy's, by L2 for the euclidean file, whose
+// neighbours differ from the cosine ones: vectorfile's TestCheckEuclidean).
+func TestFileMetricIsTheIndexAndTheTruth(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		file string
+		want engines.Metric
+	}{{"angular.hdf5", engines.Cosine}, {"euclidean.hdf5", engines.L2}} {
+		p, tr := fileTruth(t, c.file, 1)
+		var got []engines.Metric
+		for _, f := range p.Schema().Fields {
+			if f.Type == engines.Vector {
+				got = append(got, f.Metric)
+			}
+		}
+		if len(got) != 1 || got[0] != c.want {
+			t.Errorf("%s: the schema's vector metrics %v, want [%v]", c.file, got, c.want)
+		}
+		if s := tr.Stated; s == nil || s.Skipped != "" || s.Compared == 0 || s.Disagree != 0 {
+			t.Errorf("%s: %+v; want every compared answer to agree with the file's neighbours", c.file, s)
+		}
+	}
+	g, err := New(dataset.Config{Seed: 7, IDs: 100, Prepopulate: 1}, 8, dataset.QueryMix{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := g.Schema().Fields; f[len(f)-1].Type != engines.Vector || f[len(f)-1].Metric != engines.Cosine {
+		t.Errorf("the generated corpus's vector field %+v, want cosine", f[len(f)-1])
 	}
 }

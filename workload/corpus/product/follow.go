@@ -50,7 +50,7 @@ func (p Products) follow(qs []engines.Query, found [][]neighbours.Neighbour, dep
 		for i, q := range qs {
 			lq[i] = neighbours.LiveQuery[fields]{Vector: q.Vector, Keep: keepFields(q.Filters)}
 		}
-		live, err := neighbours.NewLive(context.Background(), neighbours.LiveConfig[fields]{Depth: depth, IDs: p.IDs(),
+		live, err := neighbours.NewLive(context.Background(), neighbours.LiveConfig[fields]{Metric: p.metric(), Depth: depth, IDs: p.IDs(),
 			Epoch: time.Now(), Docs: f.docs, Found: found}, lq)
 		if err != nil {
 			return nil, err

@@ -11,6 +11,7 @@ import (
 	"context"
 
 	"github.com/searchbench/searchbench/dataset"
+	"github.com/searchbench/searchbench/dataset/neighbours"
 	"github.com/searchbench/searchbench/dataset/vectorfile"
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/runner/result"
@@ -68,8 +69,32 @@ func (p Products) Schema() engines.Schema {
 		{Name: FieldSKU, Type: engines.Text},
 		{Name: FieldTitle, Type: engines.Text},
 		{Name: FieldDescription, Type: engines.Text},
-		{Name: FieldEmbedding, Type: engines.Vector, Dim: p.Dim()},
+		{Name: FieldEmbedding, Type: engines.Vector, Dim: p.Dim(), Metric: p.indexMetric()},
 	}}
+}
+
+// metric is the distance the corpus's nearest neighbours are by: its
+// file's (vectorfile.Products refuses a file that names none), or cosine
+// for generated embeddings.
+func (p Products) metric() neighbours.Metric {
+	if p.file == nil {
+		return neighbours.Cosine
+	}
+	m, _ := p.file.Metric()
+	return m
+}
+
+// indexMetric is metric as the engines' indexes are asked for it: the
+// same order of documents (squared L2 ranks as L2 does; the negative
+// inner product as the largest inner product).
+func (p Products) indexMetric() engines.Metric {
+	switch p.metric() {
+	case neighbours.L2:
+		return engines.L2
+	case neighbours.Dot:
+		return engines.Dot
+	}
+	return engines.Cosine
 }
 
 // Document converts a product for the engines.

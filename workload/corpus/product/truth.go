@@ -93,7 +93,7 @@ func (p Products) sampleQueries(t *corpus.Truth, n int, kinds []dataset.ProductQ
 			pq := p.ProductQueryOfKind(i, kd)
 			eq := corpus.TruthQuery{Kind: int(kd), Query: pq.Query()}
 			eq.Far = p.farDistance(eq.Query)
-			knn = append(knn, neighbours.Query{Vector: eq.Query.Vector, Keep: keep(eq.Query.Filters, cat, price)})
+			knn = append(knn, neighbours.Query{Vector: eq.Query.Vector, Metric: p.metric(), Keep: keep(eq.Query.Filters, cat, price)})
 			knnAt = append(knnAt, len(t.Queries))
 			asked = append(asked, pq)
 			t.Queries = append(t.Queries, eq)
@@ -117,6 +117,7 @@ func (p Products) storedNamed(i uint64, kd dataset.ProductQueryKind) dataset.Pro
 // farDistance is q's distance to a pre-populated product that passes q's
 // filters, read from the corpus at version 0 (corpus.TruthQuery.Far).
 func (p Products) farDistance(q engines.Query) func(uint32) (float64, bool) {
+	m := p.metric()
 	return func(id uint32) (float64, bool) {
 		if id < 1 || int(id) > p.IDs() || !p.Prepopulated(id) {
 			return 0, false
@@ -125,7 +126,7 @@ func (p Products) farDistance(q engines.Query) func(uint32) (float64, bool) {
 		if !dataset.Matches(q.Filters, pr) {
 			return 0, false
 		}
-		return neighbours.Distance(q.Vector, pr.Embedding), true
+		return m.Distance(q.Vector, pr.Embedding), true
 	}
 }
 
