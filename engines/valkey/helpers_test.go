@@ -64,7 +64,12 @@ func open(t *testing.T, cfg engines.Config) engines.Engine {
 // rawClient is a plain valkey-go client for looking at what the driver did.
 func rawClient(t *testing.T, addr, password string) vk.Client {
 	t.Helper()
-	return valkeytest.Client(t, addr, password, false)
+	c, err := vk.NewClient(vk.ClientOption{InitAddress: []string{addr}, Password: password, DisableCache: true, ForceSingleClient: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return c
 }
 
 func do(t *testing.T, c vk.Client, args ...string) vk.ValkeyResult {

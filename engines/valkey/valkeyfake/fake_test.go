@@ -12,7 +12,6 @@ import (
 	vk "github.com/valkey-io/valkey-go"
 
 	"github.com/searchbench/searchbench/engines/valkey/valkeyfake"
-	"github.com/searchbench/searchbench/engines/valkey/valkeytest"
 )
 
 func client(t *testing.T, opts valkeyfake.Options) (*valkeyfake.Server, vk.Client) {
@@ -22,7 +21,12 @@ func client(t *testing.T, opts valkeyfake.Options) (*valkeyfake.Server, vk.Clien
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	return s, valkeytest.Client(t, s.Addr(), opts.Password, false)
+	c, err := vk.NewClient(vk.ClientOption{InitAddress: []string{s.Addr()}, Password: opts.Password, DisableCache: true, ForceSingleClient: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return s, c
 }
 
 func run(c vk.Client, args ...string) vk.ValkeyResult {

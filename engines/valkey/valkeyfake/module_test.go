@@ -20,7 +20,11 @@ import (
 func TestFakeHeldToModule(t *testing.T) {
 	m := valkeytest.StartModule(t, 1)
 	for _, resp2 := range []bool{false, true} {
-		c := valkeytest.Client(t, m.Addr, m.Secret, resp2)
+		c, err := vk.NewClient(vk.ClientOption{InitAddress: []string{m.Addr}, Password: m.Secret, DisableCache: true, ForceSingleClient: true, AlwaysRESP2: resp2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(c.Close)
 		for _, tc := range []struct {
 			name string
 			run  func(*testing.T, vk.Client, bool)
@@ -118,7 +122,11 @@ func unranked(cmd []string) (unordered bool, from int) {
 func TestRepliesAsModule(t *testing.T) {
 	m := valkeytest.StartModule(t, 1)
 	m.Empty(t)
-	real := valkeytest.Client(t, m.Addr, m.Secret, false)
+	real, err := vk.NewClient(vk.ClientOption{InitAddress: []string{m.Addr}, Password: m.Secret, DisableCache: true, ForceSingleClient: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(real.Close)
 	_, fake := client(t, valkeyfake.Options{})
 	for _, cmd := range replyScript {
 		if cmd[0] == awaitReady {

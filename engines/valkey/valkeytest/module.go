@@ -9,7 +9,6 @@ import (
 
 	"github.com/searchbench/searchbench/engines/container"
 	"github.com/searchbench/searchbench/engines/container/containertest"
-
 	// The launcher's definition of "valkey": its image and recipe.
 	_ "github.com/searchbench/searchbench/engines/valkey"
 )
@@ -41,9 +40,12 @@ func StartModule(t *testing.T, cpus float64) *Module {
 	t.Helper()
 	url, secret := containertest.Server(t, "valkey", container.Options{CPUs: cpus, NoBuild: true})
 	m := &Module{URL: url, Addr: strings.TrimPrefix(url, "redis://"), Secret: secret}
-	raw := Client(t, m.Addr, secret, false)
+	raw, err := vk.NewClient(vk.ClientOption{InitAddress: []string{m.Addr}, Password: secret, DisableCache: true, ForceSingleClient: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(raw.Close)
 	m.raw = raw
-	var err error
 	m.start, err = raw.Do(context.Background(), raw.B().ConfigGet().Parameter(ModuleSettings...).Build()).AsStrMap()
 	if err != nil || len(m.start) != len(ModuleSettings) {
 		t.Fatalf("CONFIG GET %v = %v, %v; is the search module loaded?", ModuleSettings, m.start, err)
