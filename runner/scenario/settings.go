@@ -159,7 +159,7 @@ func (s *Settings) register(fl *pflag.FlagSet, command string) {
 	fl.StringVar(&s.Vectors, "vectors", "", "product corpus: an embedding file (ann-benchmarks HDF5, TEXMEX fvecs/bvecs with ivecs, VectorDBBench Parquet) whose train vectors are the products' embeddings and test vectors the kNN queries; its neighbours are checked against the exact answers")
 	fl.StringVar(&s.VectorFiles.Queries, "vectors-queries", "", "with --vectors: the query vectors of an fvecs/bvecs base (required there), or another test.parquet")
 	fl.StringVar(&s.VectorFiles.Truth, "vectors-truth", "", "with --vectors: the .ivecs ground truth of an fvecs/bvecs base (required there), or another neighbors.parquet")
-	fl.StringVar(&s.VectorFiles.Distance, "vectors-distance", "", "with --vectors: the file's distance where the format names none (fvecs, bvecs, Parquet): angular (the product corpus's); an HDF5 file names its own")
+	fl.StringVar(&s.VectorFiles.Distance, "vectors-distance", "", "with --vectors: the file's distance where the format names none (fvecs, bvecs, Parquet): angular, euclidean or dot, which the index is built and the exact answers ranked by; an HDF5 file names its own")
 	fl.StringVar(&s.Queries, "queries", "", "product corpus: the mix of query kinds as whole weights, kind=weight,… (kinds: "+strings.Join(dataset.ProductQueryKinds(), ", ")+"; default "+dataset.DefaultQueryMix.String()+")")
 	fl.StringVar(&s.Engines, "engine", "bleve", "engines to run, comma-separated (see `searchbench engines`)")
 	fl.StringArrayVar(&s.Options, "option", nil, "driver option key=value for every engine, or engine:key=value for one (repeatable; see each driver's documentation)")

@@ -124,11 +124,14 @@ func matching(t *testing.T, c vk.Client, resp2 bool) {
 	must("FT.CREATE", "other", "PREFIX", "1", "e:", "SCHEMA", "t", "TEXT")
 	// A backfill still scanning when the writes land ingests them again, and
 	// the module then counts d:4's refused number twice (see replyScript).
-	waitReady(t, c, "i", "exact", "other")
+	waitInfo(t, c, awaitReady, "i", "exact", "other")
 	must("HSET", "d:1", "t", "The running dogs", "c", "Red,Blue", "n", "5")
 	must("HSET", "d:2", "t", "A dog ran; it is IT-500", "c", "green", "n", "50")
 	must("HSET", "x:3", "t", "running dogs elsewhere", "c", "red", "n", "5")
 	must("HSET", "d:4", "n", "not a number")
+	// Two indexes hold d:, so the module's reply to a write does not wait
+	// for both (awaitIndexed).
+	waitInfo(t, c, awaitIndexed, "i", "exact", "other")
 	for q, want := range map[string]int64{
 		"dogs":              2, // stemmed: "dogs" finds d:2's "dog"
 		"dogs running":      1, // AND
@@ -182,6 +185,7 @@ func matching(t *testing.T, c vk.Client, resp2 bool) {
 	if n, _ := run(c, "DEL", "d:1", "d:9").AsInt64(); n != 1 {
 		t.Errorf("DEL = %d", n)
 	}
+	waitInfo(t, c, awaitIndexed, "i", "exact")
 	if got, _ := run(c, "FT.SEARCH", "i", "dog", "NOCONTENT").ToArray(); len(got) != 2 {
 		t.Errorf("after DEL: %d items", len(got))
 	}

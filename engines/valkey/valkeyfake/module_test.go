@@ -61,6 +61,7 @@ var replyScript = [][]string{
 	{"HSET", "p:3", "t", "quiet shovel", "c", "garden", "n", "cheap", "v", vec(1, 1)},
 	{"HSET", "p:4", "v", "short"},
 	{"HSET", "q:5", "t", "quiet elsewhere"},
+	{awaitIndexed, "idx", "exact", "tags"},
 	{"FT.INFO", "idx"},
 	{"FT.INFO", "exact"},
 	{"FT.INFO", "tags"},
@@ -94,6 +95,7 @@ var replyScript = [][]string{
 	{"FT.INFO", "nosuch"},
 	{"FT.DROPINDEX", "nosuch"},
 	{"DEL", "p:1", "p:9"},
+	{awaitIndexed, "idx", "exact", "tags"},
 	{"FT.SEARCH", "idx", "quiet", "NOCONTENT", "DIALECT", "2"},
 	{"FT.DROPINDEX", "tags"},
 	{"FT._LIST"},
@@ -129,9 +131,9 @@ func TestRepliesAsModule(t *testing.T) {
 	t.Cleanup(real.Close)
 	_, fake := client(t, valkeyfake.Options{})
 	for _, cmd := range replyScript {
-		if cmd[0] == awaitReady {
+		if cmd[0] == awaitReady || cmd[0] == awaitIndexed {
 			for _, c := range []vk.Client{real, fake} {
-				waitReady(t, c, cmd[1:]...)
+				waitInfo(t, c, cmd[0], cmd[1:]...)
 			}
 			continue
 		}
@@ -161,12 +163,30 @@ func render(cmd []string, r vk.ValkeyResult) string {
 }
 
 // awaitReady in replyScript waits, on each side, until the indexes named
-// after it have finished their backfill (waitReady).
+// after it have finished their backfill: FT.INFO's state is "ready".
 const awaitReady = "(await ready)"
 
-// waitReady polls FT.INFO until each index's state is "ready".
-func waitReady(t *testing.T, c vk.Client, indexes ...string) {
+// awaitIndexed waits, on each side, until the indexes named after it have
+// applied every write: FT.INFO's mutation_queue_size is 0. The module
+// holds a write's reply until the indexes have it only when one index
+// matches the key: with several, the first index to finish can release
+// the client before the next one has tracked the write (vmsdk
+// BlockedClient's count per client reaches 0 and is erased, and the next
+// index blocks the client anew while its unblock is pending:
+// vmsdk/src/blocked_client.cc, src/index_schema.cc TrackMutatedRecord,
+// 1.2.1). Measured here on three indexes of one prefix: about 2% of the
+// searches right after an HSET or a DEL answered as before it, none with
+// one index.
+const awaitIndexed = "(await indexed)"
+
+// waitInfo polls FT.INFO until each index's state is "ready" (awaitReady)
+// or its mutation_queue_size is "0" (awaitIndexed).
+func waitInfo(t *testing.T, c vk.Client, step string, indexes ...string) {
 	t.Helper()
+	field, want := "state", "ready"
+	if step == awaitIndexed {
+		field, want = "mutation_queue_size", "0"
+	}
 	deadline := time.Now().Add(30 * time.Second)
 	for _, ix := range indexes {
 		for {
@@ -174,17 +194,17 @@ func waitReady(t *testing.T, c vk.Client, indexes ...string) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			state := ""
+			got := ""
 			for i := 0; i+1 < len(kv); i += 2 {
-				if k, _ := kv[i].ToString(); k == "state" {
-					state, _ = kv[i+1].ToString()
+				if k, _ := kv[i].ToString(); k == field {
+					got, _ = kv[i+1].ToString()
 				}
 			}
-			if state == "ready" {
+			if got == want {
 				break
 			}
 			if time.Now().After(deadline) {
-				t.Fatalf("%s: state %q after 30 s", ix, state)
+				t.Fatalf("%s: %s %q after 30 s", ix, field, got)
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
