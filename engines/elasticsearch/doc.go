@@ -27,7 +27,10 @@
 // to double (not scaled_float: prices keep every digit they were written
 // with, and a range filter compares them as written). A Vector field maps
 // to dense_vector: dims the schema's Dim (1 to 4096, the 8.19 limit),
-// "index": true, similarity cosine, index_options {"type": "hnsw", "m":
+// "index": true, similarity by the field's engines.Metric (Cosine cosine,
+// L2 l2_norm, Dot max_inner_product — not dot_product, which 8.19 takes
+// only for unit-length vectors while Dot ranks vectors of any length; see
+// similarity in wire.go), index_options {"type": "hnsw", "m":
 // 16, "ef_construction": 100} — Elasticsearch's own m and ef_construction
 // defaults, sent explicitly, and the type hnsw sent explicitly too (float32
 // vectors in the graph, not the quantised int8_hnsw/bbq_hnsw an 8.19 index
@@ -116,8 +119,13 @@
 //     the same plugin under the same licence — so a basic-licence server
 //     (the launcher's image, https://www.elastic.co/subscriptions) refuses
 //     it, and this driver does not send it. BM25 scores are unbounded and
-//     a cosine kNN score is (1 + cosine) / 2 ≤ 1, so text matches outrank
-//     kNN-only matches; a document matching both ranks above either.
+//     a cosine kNN score is (1 + cosine) / 2 ≤ 1 (l2_norm's, 1 / (1 +
+//     l2²), is ≤ 1 too), so text matches outrank kNN-only matches; a
+//     document matching both ranks above either. max_inner_product's
+//     score, dot + 1 for a non-negative inner product (1 / (1 − dot)
+//     below 0), is as unbounded as BM25's, so under Dot the sum weighs the
+//     two by their scales (the _score formulas of the dense_vector
+//     reference's similarity parameter).
 //   - Filters with Text (or a Field lookup): a bool query, the text in
 //     must, the filters in filter (not scored); Filters alone: a bool of
 //     filters. A Field lookup beside a Vector is one more knn filter.
@@ -131,7 +139,8 @@
 // values, by a scan — not the index under test), a lookup in a numeric or
 // vector field or in a text field neither indexed nor given the exact
 // sub-field, a full-text search with no indexed text field. A query's own
-// errors — a vector of the wrong dimension, a zero vector under cosine, K
+// errors — a vector of the wrong dimension, a zero vector under cosine
+// (l2_norm and max_inner_product take one), K
 // of 0 for a kNN, an empty range — are the server's (or buildSearch's).
 //
 // # Write modes

@@ -24,7 +24,7 @@ var (
 func (driver) Describe() engines.Description {
 	return engines.Description{
 		Summary: "Elasticsearch 8.19 (go-elasticsearch/v8 esapi): standard tokenizer + lowercase + stop + english stemmer, " +
-			"multi_match most_fields, fuzziness 0, 1 shard; keyword, double, dense_vector HNSW cosine with filtered kNN, " +
+			"multi_match most_fields, fuzziness 0, 1 shard; keyword, double, dense_vector HNSW (cosine | l2_norm | max_inner_product) with filtered kNN, " +
 			"hybrid = query + knn scores summed (RRF needs Enterprise); near-real-time writes (acknowledged | searchable via refresh=wait_for)",
 		Visibility: engines.Acknowledged,
 		Getter:     true,

@@ -4,10 +4,12 @@ import (
 	"context"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/searchbench/searchbench/engines"
 	"github.com/searchbench/searchbench/engines/container"
 	"github.com/searchbench/searchbench/engines/container/containertest"
+	"github.com/searchbench/searchbench/engines/enginetest"
 )
 
 // The official image (docker.elastic.co/elasticsearch/elasticsearch:8.19.6,
@@ -53,4 +55,23 @@ func TestLiveProduct(t *testing.T) {
 		loadProducts(t, e, src)
 		checkProductQueries(t, e, cfg, src, 0.9)
 	}
+}
+
+// The metrics on the official image: cosine, l2_norm and
+// max_inner_product indexes answer each metric's exact nearest, as the
+// fake (TestMetricsFake) models them.
+func TestLiveMetrics(t *testing.T) {
+	url, _ := containertest.Server(t, "elasticsearch", container.Options{CPUs: 2})
+	cfg := engines.Config{
+		URL:      url,
+		Username: os.Getenv("SEARCHBENCH_USERNAME"),
+		Password: engines.Secret(os.Getenv("SEARCHBENCH_PASSWORD")),
+	}
+	enginetest.Metrics(t, "elasticsearch", cfg, func(t *testing.T) engines.Engine {
+		e, err := engines.Open(context.Background(), "elasticsearch", cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}, []engines.Metric{engines.Cosine, engines.L2, engines.Dot}, 10*time.Second)
 }

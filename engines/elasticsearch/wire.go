@@ -40,6 +40,7 @@ type mapping struct {
 	indexed map[string]bool // fields mapped with "index": true (the default)
 	vector  string          // the schema's Vector field, "" for none
 	dims    int             // its dimension
+	sim     string          // its dense_vector similarity (similarity)
 	exact   bool            // Text fields have the exact sub-field
 	m, efc  int             // the HNSW graph's parameters
 }
@@ -71,7 +72,11 @@ func newMapping(schema engines.Schema, o options) (*mapping, error) {
 			case f.Dim < 1 || f.Dim > MaxDims:
 				return nil, fmt.Errorf("field %s: dimension %d: %w (dense_vector takes 1 to %d)", f.Name, f.Dim, engines.ErrUnsupported, MaxDims)
 			}
-			m.vector, m.dims = f.Name, f.Dim
+			sim, err := similarity(f.Metric)
+			if err != nil {
+				return nil, fmt.Errorf("field %s: %w", f.Name, err)
+			}
+			m.vector, m.dims, m.sim = f.Name, f.Dim, sim
 		default:
 			return nil, fmt.Errorf("field %s: type %s: %w", f.Name, f.Type, engines.ErrUnsupported)
 		}
@@ -82,6 +87,29 @@ func newMapping(schema engines.Schema, o options) (*mapping, error) {
 		return nil, errors.New("schema has no field")
 	}
 	return m, nil
+}
+
+// similarity is the dense_vector similarity that ranks by metric
+// (dense_vector reference, "similarity",
+// https://www.elastic.co/guide/en/elasticsearch/reference/8.19/dense-vector.html;
+// DenseVectorFieldMapper.VectorSimilarity in Elasticsearch 8.19). Cosine
+// is cosine, L2 is l2_norm. Dot is max_inner_product, not dot_product:
+// dot_product is cosine's fast form for unit-length vectors only — a float
+// document or query vector whose squared magnitude is not within 1e-3 of
+// 1 is refused ("The [dot_product] similarity can only be used with
+// unit-length vectors.", ElementType.FLOAT.checkVectorMagnitude) — whereas
+// engines.Dot ranks vectors of any length by inner product, which is what
+// max_inner_product does (Lucene's MAXIMUM_INNER_PRODUCT).
+func similarity(metric engines.Metric) (string, error) {
+	switch metric {
+	case engines.Cosine:
+		return "cosine", nil
+	case engines.L2:
+		return "l2_norm", nil
+	case engines.Dot:
+		return "max_inner_product", nil
+	}
+	return "", fmt.Errorf("vector metric %s: %w", metric, engines.ErrUnsupported)
 }
 
 // property is one field's mapping in createBody (and what checkMapping
@@ -106,7 +134,7 @@ func (m *mapping) property(name string) map[string]any {
 		p = map[string]any{"type": "dense_vector", "dims": m.dims}
 		if m.indexed[name] {
 			// similarity and index_options are refused with "index": false.
-			p["similarity"] = "cosine"
+			p["similarity"] = m.sim
 			p["index_options"] = map[string]any{"type": "hnsw", "m": m.m, "ef_construction": m.efc}
 		}
 	}

@@ -10,10 +10,20 @@
 // index (vector-search.md at docs-site/content/29.0/api in
 // typesense/typesense-website, "Configuring HNSW parameters": M 16,
 // ef_construction 200 by default, which the driver keeps — the client's
-// api.Field at v3.2.0 has no hnsw_params member) with cosine distance,
-// Typesense's default vec_dist (same page, "Distance Metrics"; src/field.cpp
-// DEFAULT_VEC_DIST_METRIC at v29.0). A schema has at most one vector field
-// (engines.Query's vector names none). Fields are not optional, so
+// api.Field at v3.2.0 has no hnsw_params member) whose vec_dist follows
+// the field's engines.Metric: Cosine leaves it out, for Typesense's default
+// cosine (same page, "Distance Metrics"; src/field.cpp
+// DEFAULT_VEC_DIST_METRIC at v29.0), Dot sends "ip" (inner product,
+// vector_distance = 1 − dot, largest inner product first on vectors of any
+// length: only cosine's vectors are normalised, src/index.cpp), and L2 is
+// refused by CheckSchema and Create with engines.ErrUnsupported: 29.0 has
+// no other distance (collections.md, vec_dist: "Default: cosine. You can
+// also use ip for inner product"; vector_distance_type_t in
+// include/field.h). A Typesense 29.0 that restarts reloads an ip field as
+// cosine (src/collection_manager.cpp init_collection, fixed after 29.0):
+// Attach, which compares vec_dist, refuses such a collection, but a
+// process that created it before the restart is not told. A schema has at
+// most one vector field (engines.Query's vector names none). Fields are not optional, so
 // Typesense rejects a document without one; the driver sends every schema
 // field ("" for a text or tag field the document lacks, and refuses a
 // document without a value for a numeric or vector field). "id" is not

@@ -21,7 +21,7 @@ type driver struct{}
 
 func (driver) Describe() engines.Description {
 	return engines.Description{
-		Summary:    "Typesense 29.0 (typesense-go v3): num_typos 0, typo_tokens_threshold 0, prefix false, drop_tokens_threshold default; kNN, filtered kNN and hybrid (rank fusion) over multi_search; writes searchable on return",
+		Summary:    "Typesense 29.0 (typesense-go v3): num_typos 0, typo_tokens_threshold 0, prefix false, drop_tokens_threshold default; kNN (vec_dist cosine | ip; no L2), filtered kNN and hybrid (rank fusion) over multi_search; writes searchable on return",
 		Visibility: engines.Searchable,
 		Getter:     true,
 		Knob:       &Knob,

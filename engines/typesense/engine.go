@@ -69,7 +69,13 @@ func (e *Engine) Create(ctx context.Context, schema engines.Schema) error {
 // Attach uses the collection another process created. GET
 // /collections/{name} answers 404 for a collection that is not there
 // (get_collection_summary in Typesense's src/core_api.cpp); one that is must
-// have every schema field with the type and facet Create gives it.
+// have every schema field with the type and facet Create gives it, and a
+// vector field its num_dim and vec_dist. Typesense echoes a vector field's
+// vec_dist ("ip" or "cosine", field::field_to_json_field in src/field.cpp at
+// v29.0), so this also catches 29.0's restart: it reloads every vector
+// field as cosine (CollectionManager::init_collection in
+// src/collection_manager.cpp casts the key's name, "vec_dist", not its
+// value; fixed after 29.0 by typesense/typesense commit 0b091b44).
 func (e *Engine) Attach(ctx context.Context, schema engines.Schema) error {
 	if schema.Name == "" {
 		return errors.New("typesense: schema has no name")
@@ -87,8 +93,9 @@ func (e *Engine) Attach(ctx context.Context, schema engines.Schema) error {
 	}
 	for _, w := range lay.fields {
 		i := slices.IndexFunc(c.Fields, func(f api.Field) bool { return f.Name == w.Name })
-		if i < 0 || c.Fields[i].Type != w.Type || isTrue(c.Fields[i].Facet) != isTrue(w.Facet) || dim(c.Fields[i]) != dim(w) {
-			return fmt.Errorf("typesense: attach: collection %s has no field %s of type %s (facet %v, num_dim %d)", schema.Name, w.Name, w.Type, isTrue(w.Facet), dim(w))
+		if i < 0 || c.Fields[i].Type != w.Type || isTrue(c.Fields[i].Facet) != isTrue(w.Facet) || dim(c.Fields[i]) != dim(w) ||
+			(dim(w) > 0 && distName(c.Fields[i]) != distName(w)) {
+			return fmt.Errorf("typesense: attach: collection %s has no field %s of type %s (facet %v, num_dim %d, vec_dist %s)", schema.Name, w.Name, w.Type, isTrue(w.Facet), dim(w), distName(w))
 		}
 	}
 	e.mu.Lock()

@@ -23,7 +23,7 @@ type layout struct {
 
 // newLayout maps the schema onto Typesense fields: Text → "string", Tag →
 // "string" with facet, Numeric → "float", Vector → "float[]" with num_dim
-// (an HNSW index, cosine distance by default). A field whose type the
+// (an HNSW index) and the vec_dist of its metric (vecDist). A field whose type the
 // fields option leaves out is not declared: Typesense stores it with the
 // document and indexes nothing of it.
 func newLayout(o options, schema engines.Schema) (layout, error) {
@@ -50,7 +50,11 @@ func newLayout(o options, schema engines.Schema) (layout, error) {
 			if f.Dim < 1 {
 				return layout{}, engines.RefuseSchema("typesense", "field %s: a vector of %d dimensions", f.Name, f.Dim)
 			}
-			tf.Type, tf.NumDim = "float[]", pointer.Int(f.Dim)
+			dist, err := vecDist(f.Metric)
+			if err != nil {
+				return layout{}, engines.RefuseSchema("typesense", "field %s: %w", f.Name, err)
+			}
+			tf.Type, tf.NumDim, tf.VecDist = "float[]", pointer.Int(f.Dim), dist
 		default:
 			return layout{}, engines.RefuseSchema("typesense", "field %s: type %s: %w", f.Name, f.Type, engines.ErrUnsupported)
 		}
@@ -79,6 +83,39 @@ func newLayout(o options, schema engines.Schema) (layout, error) {
 		}
 	}
 	return l, nil
+}
+
+// vecDist is the vec_dist of a vector field ranked by metric. Typesense
+// 29.0 has two distances, cosine (the default) and ip, inner product
+// (collections.md at docs-site/content/29.0/api in
+// typesense/typesense-website, the vec_dist field parameter;
+// vector_distance_type_t {ip, cosine} in include/field.h at v29.0, where a
+// name that is neither is refused, src/field.cpp). Cosine leaves vec_dist
+// out, as before metrics were asked for: the default is cosine (field.cpp,
+// DEFAULT_VEC_DIST_METRIC). Dot is "ip": the HNSW index stores ip vectors
+// as given (only cosine's are normalised, Index::index_field_in_memory in
+// src/index.cpp) and ranks by hnswlib's InnerProductDistance, 1 − dot, so
+// the largest inner product comes first whatever the vectors' lengths. L2
+// has no vec_dist: refused, rather than answered by another distance.
+func vecDist(metric engines.Metric) (*string, error) {
+	switch metric {
+	case engines.Cosine:
+		return nil, nil
+	case engines.Dot:
+		return pointer.String("ip"), nil
+	case engines.L2:
+		return nil, fmt.Errorf("vector metric l2: Typesense 29.0 has no Euclidean distance (vec_dist is cosine or ip): %w", engines.ErrUnsupported)
+	}
+	return nil, fmt.Errorf("vector metric %s: %w", metric, engines.ErrUnsupported)
+}
+
+// distName is a field's vec_dist as Typesense reads it: cosine when it is
+// not given (src/field.cpp, DEFAULT_VEC_DIST_METRIC at v29.0).
+func distName(f api.Field) string {
+	if f.VecDist == nil {
+		return "cosine"
+	}
+	return *f.VecDist
 }
 
 // checkQuery says whether the collection can answer q's shape: nil, or an

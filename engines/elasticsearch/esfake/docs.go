@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
-
-	"github.com/searchbench/searchbench/engines/enginetest/fakekit"
 )
 
 // writeTarget returns the index a write names: Elasticsearch would create
@@ -172,8 +170,9 @@ func (f *field) parseValue(d *doc, name string, v any) bool {
 	return true
 }
 
-// parseVector reads a dense_vector's value: an array of dims numbers, not
-// all zero for cosine (DenseVectorFieldMapper's checks, Elasticsearch 8.19).
+// parseVector reads a dense_vector's value: an array of dims numbers of a
+// magnitude its similarity takes (DenseVectorFieldMapper's checks,
+// Elasticsearch 8.19; an unindexed vector has no similarity to check).
 func (f *field) parseVector(d *doc, id, name string, v any) *esError {
 	vec, ok := floatArray(v)
 	switch {
@@ -182,8 +181,9 @@ func (f *field) parseVector(d *doc, id, name string, v any) *esError {
 	case len(vec) != f.dims:
 		return docError("The [dense_vector] field [%s] in doc [document with id '%s'] has a different number of dimensions [%d] than defined in the mapping [%d]",
 			name, id, len(vec), f.dims)
-	case f.indexed && fakekit.Dot(vec, vec) == 0:
-		return docError("The [cosine] similarity does not support vectors with zero magnitude. Preview of invalid vector: %v", vec[:min(len(vec), 5)])
+	}
+	if msg := magnitudeError(f.sim, vec); msg != "" {
+		return docError("%s", msg)
 	}
 	d.vectors[name] = vec
 	return nil

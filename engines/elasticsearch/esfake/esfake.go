@@ -24,9 +24,11 @@
 // its fields, ties in index order: an order a test can predict, not BM25.
 // bool (must, filter), term, range (gte, lte) and match_phrase match as
 // Elasticsearch documents them; the search body's knn is exact — the k
-// documents of highest cosine similarity among those that pass every
-// filter, scored (1 + cosine) / 2 — which is the answer HNSW approximates;
-// beside a query, a document's two scores are added.
+// documents of highest score by the field's similarity among those that
+// pass every filter, scored as Elasticsearch scores cosine ((1 + cosine) /
+// 2), dot_product, l2_norm (1 / (1 + l2²)) and max_inner_product (dot + 1,
+// or 1 / (1 − dot) below 0) (similarity.go) — which is the answer HNSW
+// approximates; beside a query, a document's two scores are added.
 //
 // It is near-real-time as Elasticsearch is: a write without refresh is
 // invisible to search and _count until the next refresh (POST _refresh, or
@@ -40,10 +42,12 @@
 //
 // It rejects what Elasticsearch rejects of what the driver can send, with
 // its error JSON ({"error":{"root_cause":[…],"type":…,"reason":…},"status":N}):
-// a body that is not JSON, a field the strict mapping lacks, a document's
-// vector of the wrong dimension or of zero magnitude, an analyzer a field
-// names that the settings do not define, size beyond
-// index.max_result_window, a query vector of the wrong dimension or zero, a
+// a body that is not JSON, a field the strict mapping lacks, an unknown
+// similarity, a document's vector of the wrong dimension or of a magnitude
+// its similarity refuses (zero under cosine, not unit under dot_product),
+// an analyzer a field names that the settings do not define, size beyond
+// index.max_result_window, a query vector of the wrong dimension or of
+// such a magnitude, a
 // missing index (404), a Content-Type it does not take (406), missing or
 // wrong credentials when Options has some (401). Anything else — other
 // APIs, parameters, settings, field types, queries, fuzziness above 0 — is

@@ -21,6 +21,7 @@ type field struct {
 	// their own name; the index knows them as "parent.name".
 	sub      map[string]*field
 	dims     int      // a dense_vector's
+	sim      string   // an indexed dense_vector's similarity (similarity.go); "" unindexed
 	analyzer analyzer // a text field's
 	// def is the field's definition as it was given, which GET _mapping
 	// echoes.

@@ -229,9 +229,9 @@ func (ix *index) parseMappings(m map[string]any, analyzers map[string]analyzer) 
 }
 
 // parseField reads one field's mapping: text (analyzer, index, fields),
-// keyword and double (index) or dense_vector (dims, index, similarity
-// cosine, index_options hnsw with m and ef_construction), as the driver
-// maps a schema's field types.
+// keyword and double (index) or dense_vector (dims, index, similarity,
+// index_options hnsw with m and ef_construction), as the driver maps a
+// schema's field types.
 func parseField(name string, raw any, analyzers map[string]analyzer) (*field, *esError) {
 	def, _ := raw.(map[string]any)
 	typ, _ := def["type"].(string)
@@ -270,8 +270,9 @@ func parseField(name string, raw any, analyzers map[string]analyzer) (*field, *e
 }
 
 // parseDenseVector checks a dense_vector mapping (DenseVectorFieldMapper in
-// Elasticsearch 8.19): similarity and index_options need index true;
-// cosine is the default similarity of an indexed float vector.
+// Elasticsearch 8.19): similarity and index_options need index true; an
+// indexed vector's similarity is one of the four Elasticsearch takes,
+// cosine by default (similarity.go).
 func (f *field) parseDenseVector(name string) *esError {
 	n, err := strconv.Atoi(fmt.Sprint(f.def["dims"]))
 	opts, _ := f.def["index_options"].(map[string]any)
@@ -283,12 +284,14 @@ func (f *field) parseDenseVector(name string) *esError {
 		return mapperError("Field [similarity] requires field [index] to be configured and set to true")
 	case !f.indexed && f.def["index_options"] != nil:
 		return mapperError("Field [index_options] requires field [index] to be configured and set to true")
-	case f.def["similarity"] != nil && f.def["similarity"] != "cosine":
-		return notImplemented("dense_vector similarity [%v]", f.def["similarity"])
 	case opts != nil && (opts["type"] != "hnsw" || len(opts) != 3 || opts["m"] == nil || opts["ef_construction"] == nil):
 		return notImplemented("dense_vector index_options %v", opts)
+	case !f.indexed:
+		return nil
 	}
-	return nil
+	var e *esError
+	f.sim, e = parseSimilarity(f.def["similarity"])
+	return e
 }
 
 // decodeObject decodes a JSON object, numbers as json.Number; a body that

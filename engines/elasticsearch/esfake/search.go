@@ -7,8 +7,6 @@ import (
 	"net/http"
 	"slices"
 	"time"
-
-	"github.com/searchbench/searchbench/engines/enginetest/fakekit"
 )
 
 // The driver's searches (its query.go and searchBody): multi_match
@@ -403,8 +401,8 @@ const maxCandidates = 10_000
 
 // parseKnn reads the knn section as the driver sends it (an array of one:
 // field, query_vector, k, num_candidates, filter) into its scorer of the
-// documents that pass every filter, by exact cosine similarity, scored
-// (1 + cosine) / 2 as Elasticsearch scores cosine: the answer an HNSW
+// documents that pass every filter, by the field's similarity, exactly,
+// scored as Elasticsearch scores it (similarityScore): the answer an HNSW
 // search approximates, filtered before the k are chosen (a pre-filter);
 // with its k and num_candidates.
 func (ix *index) parseKnn(raw any) (score scorer, k, candidates int, e *esError) {
@@ -443,15 +441,15 @@ func (ix *index) parseKnn(raw any) (score scorer, k, candidates int, e *esError)
 	case len(vec) != f.dims:
 		return nil, 0, 0, ix.shardFailure(badRequest("query_shard_exception",
 			"failed to create query: The query vector has a different number of dimensions [%d] than the document vectors [%d].", len(vec), f.dims))
-	case fakekit.Dot(vec, vec) == 0:
-		return nil, 0, 0, ix.shardFailure(badRequest("query_shard_exception",
-			"failed to create query: The [cosine] similarity does not support vectors with zero magnitude."))
+	}
+	if msg := magnitudeError(f.sim, vec); msg != "" {
+		return nil, 0, 0, ix.shardFailure(badRequest("query_shard_exception", "failed to create query: %s", msg))
 	}
 	return func(d *doc) (float64, bool) {
 		v := d.vectors[name]
 		if v == nil || !passes(filters, d) {
 			return 0, false
 		}
-		return (1 + fakekit.Cosine(vec, v)) / 2, true
+		return similarityScore(f.sim, vec, v), true
 	}, k, candidates, nil
 }

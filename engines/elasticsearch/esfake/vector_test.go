@@ -1,6 +1,8 @@
 package esfake_test
 
 import (
+	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -60,10 +62,9 @@ func TestVectorMapping(t *testing.T) {
 	}
 	// What the driver never maps is the fake's refusal, not Elasticsearch's.
 	for what, field := range map[string]map[string]any{
-		"unknown option":     {"type": "dense_vector", "dims": 2, "index_options": map[string]any{"type": "hnsw", "x": 1}},
-		"unknown similarity": {"type": "dense_vector", "dims": 2, "similarity": "hamming"},
-		"no dims":            {"type": "dense_vector"},
-		"float field":        {"type": "float"},
+		"unknown option": {"type": "dense_vector", "dims": 2, "index_options": map[string]any{"type": "hnsw", "x": 1}},
+		"no dims":        {"type": "dense_vector"},
+		"float field":    {"type": "float"},
 	} {
 		r := c.do("PUT", "/bad", map[string]any{"mappings": map[string]any{"properties": map[string]any{"f": field}}})
 		if wantError(t, what, r, 400, "illegal_argument_exception"); !strings.HasPrefix(reason(r), "esfake:") {
@@ -179,5 +180,107 @@ func TestKnn(t *testing.T) {
 		if wantError(t, what, r, 400, "illegal_argument_exception"); !strings.HasPrefix(reason(r), "esfake:") {
 			t.Errorf("%s: %s; want the fake's refusal", what, reason(r))
 		}
+	}
+}
+
+// similarityIndex is an index of one 2-dimensional HNSW vector v of the
+// given similarity.
+func similarityIndex(sim string) map[string]any {
+	return map[string]any{"mappings": map[string]any{"dynamic": "strict", "properties": map[string]any{
+		"v": map[string]any{"type": "dense_vector", "dims": 2, "index": true, "similarity": sim,
+			"index_options": map[string]any{"type": "hnsw", "m": 16, "ef_construction": 100}},
+	}}}
+}
+
+// A mapping takes the four similarities Elasticsearch 8.19 has and refuses
+// any other as its mapper does (FieldMapper.Parameter.restrictedEnumParam's
+// message, the values in VectorSimilarity's order).
+func TestVectorSimilarityMapping(t *testing.T) {
+	_, c := newFake(t, esfake.Options{})
+	for _, sim := range []string{"l2_norm", "cosine", "dot_product", "max_inner_product"} {
+		c.ok("PUT", "/"+sim, similarityIndex(sim))
+		got := c.ok("GET", "/"+sim+"/_mapping", nil).body[sim].(map[string]any)["mappings"].(map[string]any)["properties"].(map[string]any)["v"].(map[string]any)["similarity"]
+		if got != sim {
+			t.Errorf("%s: the mapping echoes similarity %v", sim, got)
+		}
+	}
+	for _, bad := range []any{"hamming", "L2_NORM", "dot", 1} {
+		r := c.do("PUT", "/bad", similarityIndex(fmt.Sprint(bad)))
+		wantError(t, fmt.Sprint(bad), r, 400, "mapper_parsing_exception")
+		want := fmt.Sprintf("Failed to parse mapping: Unknown value [%v] for field [similarity] - accepted values are [l2_norm, cosine, dot_product, max_inner_product]", bad)
+		if reason(r) != want {
+			t.Errorf("similarity %v: %q, want %q", bad, reason(r), want)
+		}
+	}
+}
+
+// Each similarity ranks and scores as Elasticsearch documents it, and
+// refuses the vectors Elasticsearch refuses: cosine a zero vector,
+// dot_product one not of unit length; l2_norm and max_inner_product take
+// both.
+func TestVectorSimilarityScores(t *testing.T) {
+	_, c := newFake(t, esfake.Options{})
+	docs := map[string][]float64{"near": {0.9, 0.1}, "long": {5, 0}, "wide": {8, 6}, "back": {-3, 0}}
+	query := func(v []float64) map[string]any {
+		return map[string]any{"size": 10, "_source": false, "knn": []any{map[string]any{"field": "v", "query_vector": v, "k": 4, "num_candidates": 10}}}
+	}
+	type hit struct {
+		id    string
+		score float64
+	}
+	for _, c2 := range []struct {
+		sim  string
+		want []hit
+	}{
+		// l2_norm: 1 / (1 + l2²).
+		{"l2_norm", []hit{{"near", 1 / (1 + 0.02)}, {"long", 1.0 / 17}, {"back", 1.0 / 17}, {"wide", 1.0 / 86}}},
+		// max_inner_product: dot + 1, or 1 / (1 + −dot) when dot < 0.
+		{"max_inner_product", []hit{{"wide", 9}, {"long", 6}, {"near", 1.9}, {"back", 0.25}}},
+		// cosine: (1 + cos) / 2.
+		{"cosine", []hit{{"long", 1}, {"near", (1 + 0.9/math.Sqrt(0.82)) / 2}, {"wide", 0.9}, {"back", 0}}},
+	} {
+		sim := c2.sim
+		c.ok("PUT", "/"+strings.ReplaceAll(sim, "_", "-"), similarityIndex(sim))
+		for id, v := range docs {
+			c.ok("PUT", "/"+strings.ReplaceAll(sim, "_", "-")+"/_doc/"+id, map[string]any{"v": v})
+		}
+		c.ok("POST", "/"+strings.ReplaceAll(sim, "_", "-")+"/_refresh", nil)
+		r := c.ok("POST", "/"+strings.ReplaceAll(sim, "_", "-")+"/_search", query([]float64{1, 0}))
+		hits := r.body["hits"].(map[string]any)["hits"].([]any)
+		if len(hits) != len(c2.want) {
+			t.Fatalf("%s: %d hits (%s), want %d", sim, len(hits), r.raw, len(c2.want))
+		}
+		for i, w := range c2.want {
+			h := hits[i].(map[string]any)
+			score := h["_score"].(float64)
+			// Ties (long and back under l2_norm) come in either order.
+			if (h["_id"] != w.id && score != w.score) || math.Abs(score-w.score) > 1e-6 {
+				t.Errorf("%s: hit %d is %v scored %v, want %s scored %v", sim, i, h["_id"], score, w.id, w.score)
+			}
+		}
+	}
+	// Zero vectors: refused by cosine only, in a document and in a query.
+	zero := []float64{0, 0}
+	wantError(t, "zero document under cosine", c.do("PUT", "/cosine/_doc/z", map[string]any{"v": zero}), 400, "document_parsing_exception")
+	wantError(t, "zero query under cosine", c.do("POST", "/cosine/_search", query(zero)), 400, "search_phase_execution_exception")
+	for _, index := range []string{"l2-norm", "max-inner-product"} {
+		c.ok("PUT", "/"+index+"/_doc/z", map[string]any{"v": zero})
+		c.ok("POST", "/"+index+"/_search", query(zero))
+	}
+	// dot_product: unit-length vectors only, scored (1 + dot) / 2.
+	c.ok("PUT", "/dot", similarityIndex("dot_product"))
+	c.ok("PUT", "/dot/_doc/unit", map[string]any{"v": []float64{0.6, 0.8}})
+	for what, r := range map[string]response{
+		"document": c.do("PUT", "/dot/_doc/long", map[string]any{"v": []float64{5, 0}}),
+		"query":    c.do("POST", "/dot/_search", query([]float64{2, 0})),
+	} {
+		if r.status != 400 || !strings.Contains(string(r.raw), "The [dot_product] similarity can only be used with unit-length vectors.") {
+			t.Errorf("dot_product, a %s vector of length 2 or 5: %d %s; want the unit-length refusal", what, r.status, r.raw)
+		}
+	}
+	c.ok("POST", "/dot/_refresh", nil)
+	r := c.ok("POST", "/dot/_search", query([]float64{1, 0}))
+	if got := r.body["hits"].(map[string]any)["hits"].([]any)[0].(map[string]any)["_score"].(float64); math.Abs(got-0.8) > 1e-6 {
+		t.Errorf("dot_product: _score %v, want (1 + 0.6) / 2", got)
 	}
 }

@@ -29,7 +29,7 @@ type fieldDef struct {
 	Stem     bool   `json:"stem"`
 	Store    bool   `json:"store"`
 	NumDim   int    `json:"num_dim,omitempty"`  // float[] vectors
-	VecDist  string `json:"vec_dist,omitempty"` // float[] vectors: cosine
+	VecDist  string `json:"vec_dist,omitempty"` // float[] vectors: cosine or ip
 }
 
 func (f fieldDef) text() bool { return f.Type == "string" || f.Type == "string[]" }
@@ -124,15 +124,24 @@ func parseFields(raw []map[string]any) ([]fieldDef, reply, bool) {
 		}
 		f := fieldDef{Name: name, Type: typ, Index: true, Store: true, Sort: typ != "string" && typ != "string[]"}
 		for k, v := range m {
+			if k == "vec_dist" {
+				continue // read once num_dim is known, below
+			}
 			if rep, ok := f.set(k, v); !ok {
 				return nil, rep, false
 			}
 		}
-		if typ == "float[]" {
-			if f.NumDim == 0 {
-				return nil, errorf(http.StatusNotImplemented, "typesensefake: a float[] field without num_dim is not modelled"), false
+		dist, hasDist := m["vec_dist"]
+		switch {
+		case typ == "float[]" && f.NumDim == 0:
+			return nil, errorf(http.StatusNotImplemented, "typesensefake: a float[] field without num_dim is not modelled"), false
+		case typ == "float[]":
+			if rep, ok := f.setVecDist(dist, hasDist); !ok {
+				return nil, rep, false
 			}
-			f.VecDist, f.Sort = "cosine", false
+			f.Sort = false
+		case hasDist:
+			return nil, errorf(http.StatusNotImplemented, "typesensefake: vec_dist on a field without num_dim is not modelled"), false
 		}
 		fields = append(fields, f)
 	}
@@ -165,13 +174,30 @@ func (f *fieldDef) set(k string, v any) (reply, bool) {
 			return errorf(http.StatusBadRequest, "Property `num_dim` is only allowed on a float array field."), false
 		}
 		f.NumDim = int(d)
-	case k == "vec_dist" && v != "cosine":
-		return errorf(http.StatusNotImplemented, "typesensefake: vec_dist %v is not modelled (cosine is)", v), false
-	case k == "vec_dist":
 	case known && v != def:
 		return errorf(http.StatusNotImplemented, "typesensefake: field property %s=%v is not modelled", k, v), false
 	case !known:
 		return errorf(http.StatusNotImplemented, "typesensefake: field property %s is not modelled", k), false
+	}
+	return reply{}, true
+}
+
+// setVecDist reads a vector field's vec_dist as Typesense 29.0 does
+// (field::validate_and_init_field in src/field.cpp, for a field with
+// num_dim): absent, cosine (DEFAULT_VEC_DIST_METRIC); otherwise a string
+// that names a vector_distance_type_t — "ip" or "cosine", matched exactly
+// (magic_enum::enum_cast, case-sensitive; include/field.h).
+func (f *fieldDef) setVecDist(v any, given bool) (reply, bool) {
+	s, isString := v.(string)
+	switch {
+	case !given:
+		f.VecDist = "cosine"
+	case !isString:
+		return errorf(http.StatusBadRequest, "Property `vec_dist` must be a string."), false
+	case s != "ip" && s != "cosine":
+		return errorf(http.StatusBadRequest, "Property `vec_dist` is invalid."), false
+	default:
+		f.VecDist = s
 	}
 	return reply{}, true
 }

@@ -45,11 +45,14 @@
 //     "Query field `f` must have N dimensions." (collection.cpp), one that
 //     does not parse: 400 "Malformed vector query string…".
 //
-// Vectors: a float[] field needs num_dim here (vec_dist cosine, the
-// default; hnsw_params and ip are answered 501). vector_query
+// Vectors: a float[] field needs num_dim here; its vec_dist is cosine (the
+// default) or ip, anything else 400 "Property `vec_dist` is invalid."
+// (src/field.cpp); hnsw_params is answered 501. vector_query
 // "f:([v…], k:N, alpha:A)" ranks the documents that pass filter_by (a
-// pre-filter, as Typesense hands the filter to its HNSW search) by cosine
-// distance, exactly, k of them (without k, a page's worth); with q "*" that
+// pre-filter, as Typesense hands the filter to its HNSW search) by the
+// field's distance — cosine |1 − cos|, ip 1 − dot, as hnswlib's inner
+// product space gives them — exactly, k of them (without k, a page's
+// worth); with q "*" that
 // is the answer, with words it is fused with the keyword ranking by rank:
 // (1-alpha)/(keyword rank) + alpha/(vector rank), ranks from 1, alpha 0.3
 // by default (Index::search, vector_query_ops.h). Not modelled: the

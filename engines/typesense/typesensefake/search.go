@@ -215,7 +215,7 @@ type candidate struct {
 	round   int      // tokens dropped
 	inField int      // index of the earliest query_by field holding every token
 	matched int      // query_by fields holding at least one token
-	dist    *float64 // cosine distance to the vector query, nil without one
+	dist    *float64 // vector distance to the vector query (vectorDistance), nil without one
 }
 
 func (c *collection) answer(p *searchParams) reply {

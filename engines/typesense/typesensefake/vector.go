@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"maps"
+	"math"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -119,9 +120,9 @@ func (vq *vectorQuery) parseParams(params string) (reply, bool) {
 
 // nearest is the kNN: the documents that pass the filters (a pre-filter:
 // Typesense hands the filter's result to the HNSW search), ranked by
-// cosine distance, exactly (where Typesense's HNSW is approximate), at most
-// k of them, or, without k, as many as the pages up to this one hold
-// (Index::search in src/index.cpp at v29.0).
+// the field's vector distance (vectorDistance), exactly (where Typesense's
+// HNSW is approximate), at most k of them, or, without k, as many as the
+// pages up to this one hold (Index::search in src/index.cpp at v29.0).
 func (c *collection) nearest(p *searchParams) []candidate {
 	var out []candidate
 	for _, d := range c.docs {
@@ -129,7 +130,7 @@ func (c *collection) nearest(p *searchParams) []candidate {
 		if !ok || !passes(d, p.filters) {
 			continue
 		}
-		dist := 1 - fakekit.Cosine(p.vq.vec, v) // Typesense's cosine distance
+		dist := vectorDistance(p.vq.field.VecDist, p.vq.vec, v)
 		out = append(out, candidate{d: d, dist: &dist, inField: len(p.queryBy)})
 	}
 	slices.SortFunc(out, func(a, b candidate) int { return cmp.Or(cmp.Compare(*a.dist, *b.dist), newestFirst(a, b)) })
@@ -138,6 +139,23 @@ func (c *collection) nearest(p *searchParams) []candidate {
 		k = p.page * p.perPage
 	}
 	return out[:min(len(out), k)]
+}
+
+// vectorDistance is a hit's vector_distance as Typesense 29.0 computes it
+// (Index::search, process_results_hnsw_index and
+// process_results_bruteforce in src/index.cpp): every vector index is an
+// hnswlib InnerProductSpace, whose distance is 1 − dot (hnswlib's
+// space_ip.h, InnerProductDistance). Under cosine both vectors are
+// normalised first (hnsw_index_t::normalize_vector, a zero vector staying
+// zero) and the distance is its absolute value, |1 − cos|, in [0, 2];
+// under ip they are taken as they are, so the distance is 1 − dot,
+// negative for an inner product above 1, and the largest inner product is
+// the nearest.
+func vectorDistance(vecDist string, q, v []float64) float64 {
+	if vecDist == "ip" {
+		return 1 - fakekit.Dot(q, v)
+	}
+	return math.Abs(1 - fakekit.Cosine(q, v))
 }
 
 // fuse is Typesense's hybrid ranking: each document's score is

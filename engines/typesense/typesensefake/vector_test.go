@@ -2,6 +2,7 @@ package typesensefake_test
 
 import (
 	"encoding/json"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -141,4 +142,66 @@ func (c client) searchIn(coll, rawQuery string) ([]string, int) {
 		ids = append(ids, h.Document["id"].(string))
 	}
 	return ids, r.Found
+}
+
+// vec_dist ip ranks by inner product, largest first, with Typesense's
+// vector_distance 1 − dot (hnswlib's inner product space, vectors as
+// given); cosine by |1 − cos|. The two orders differ on these vectors.
+func TestVectorDistances(t *testing.T) {
+	c := start(t)
+	docs := map[string]string{"near": "[0.9,0.1]", "long": "[5,0]", "wide": "[8,6]", "back": "[-1,0]"}
+	for _, tc := range []struct {
+		dist, field string // vec_dist as sent ("" none), as echoed
+		want        []string
+		distances   []float64
+	}{
+		{`"ip"`, "ip", []string{"wide", "long", "near", "back"}, []float64{1 - 8, 1 - 5, 1 - 0.9, 1 + 1}},
+		{`"cosine"`, "cosine", []string{"long", "near", "wide", "back"}, []float64{0, 1 - 0.9/math.Sqrt(0.82), 1 - 0.8, 2}},
+		{"", "cosine", []string{"long", "near", "wide", "back"}, []float64{0, 1 - 0.9/math.Sqrt(0.82), 1 - 0.8, 2}},
+	} {
+		name := "c" + strings.Trim(tc.dist, `"`)
+		vec := `{"name":"v","type":"float[]","num_dim":2}`
+		if tc.dist != "" {
+			vec = `{"name":"v","type":"float[]","num_dim":2,"vec_dist":` + tc.dist + `}`
+		}
+		b := c.mustDo("POST", "/collections", `{"name":"`+name+`","fields":[{"name":"t","type":"string"},`+vec+`]}`, 201)
+		if !strings.Contains(b, `"num_dim":2,"vec_dist":"`+tc.field+`"`) {
+			t.Fatalf("vec_dist %s: the collection echoes %s", tc.dist, b)
+		}
+		for id, v := range docs {
+			c.mustDo("POST", "/collections/"+name+"/documents", `{"id":"`+id+`","t":"x","v":`+v+`}`, 201)
+		}
+		b = c.mustDo("POST", "/multi_search", `{"searches":[{"collection":"`+name+`","q":"*","vector_query":"v:([1,0], k:4)"}]}`, 200)
+		var r struct {
+			Results []struct {
+				Hits []struct {
+					Document       map[string]any
+					VectorDistance float64 `json:"vector_distance"`
+				}
+			}
+		}
+		if err := json.Unmarshal([]byte(b), &r); err != nil || len(r.Results) != 1 || len(r.Results[0].Hits) != len(tc.want) {
+			t.Fatalf("vec_dist %s: %s (%v)", tc.dist, b, err)
+		}
+		for i, h := range r.Results[0].Hits {
+			if h.Document["id"] != tc.want[i] || math.Abs(h.VectorDistance-tc.distances[i]) > 1e-6 {
+				t.Errorf("vec_dist %s: hit %d is %v at %v; want %s at %v", tc.dist, i, h.Document["id"], h.VectorDistance, tc.want[i], tc.distances[i])
+			}
+		}
+	}
+	// Typesense 29.0 has no other distance (vector_distance_type_t): a
+	// name it lacks, of any case, is refused, as is a non-string.
+	for _, tc := range []struct{ dist, msg string }{
+		{`"l2"`, "Property `vec_dist` is invalid."},
+		{`"IP"`, "Property `vec_dist` is invalid."},
+		{`"euclidean"`, "Property `vec_dist` is invalid."},
+		{`1`, "Property `vec_dist` must be a string."},
+	} {
+		status, body := c.do("POST", "/collections", `{"name":"bad","fields":[{"name":"v","type":"float[]","num_dim":2,"vec_dist":`+tc.dist+`}]}`)
+		c.want(status, body, 400, tc.msg)
+	}
+	status, body := c.do("POST", "/collections", `{"name":"bad","fields":[{"name":"t","type":"string","vec_dist":"ip"}]}`)
+	if status != 501 {
+		t.Errorf("vec_dist on a string field: %d %s; want 501 (not modelled)", status, body)
+	}
 }
