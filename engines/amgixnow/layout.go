@@ -20,10 +20,12 @@ const denseField = "content"
 // denseDistance is the dense_distance of a vector field's metric: Amgix's
 // DenseDistance (src/common.rs: cosine, dot, euclid), which
 // create_collection (src/qdrant.rs) makes the Qdrant distance of the named
-// vector — Distance::Cosine, Dot, Euclid. Qdrant (lib/segment/src/spaces/
-// simple.rs) normalises a vector only for Cosine (CosineMetric's
+// vector — Distance::Cosine, Dot, Euclid. Qdrant (qdrant/qdrant
+// lib/segment/src/spaces/simple.rs, read at f2c2686; Amgix Now embeds
+// v1.17.1) normalises a vector only for Cosine (CosineMetric's
 // preprocess); Dot ranks by the raw inner product, largest first, and
-// Euclid by the distance, smallest first: the harness's L2 and Dot. Amgix
+// Euclid by the Euclidean distance, smallest first: the harness's Dot and
+// L2. Amgix
 // passes a dense_custom vector to Qdrant as the client sent it
 // (CustomDenseVector.extract_for_documents and extract_for_query in
 // src/vectors/dense_custom.rs): the vector config's "normalization" is

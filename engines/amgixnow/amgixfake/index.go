@@ -238,8 +238,9 @@ func (c *collection) armSearch(arms []searchArm, limit int, keep func(*doc) bool
 
 // denseRanking is every visible document passing keep with a vector in
 // the dense vector v, nearest to q first by v's distance, with the score
-// Qdrant gives it (lib/segment/src/spaces/simple.rs, the embedded Qdrant
-// v1.17.1's scoring), which vector_scores carries: cosine the cosine
+// Qdrant gives it (qdrant/qdrant lib/segment/src/spaces/simple.rs, read
+// at f2c2686; Amgix Now embeds v1.17.1), which vector_scores carries:
+// cosine the cosine
 // similarity (CosineMetric normalises both vectors, then takes their dot
 // product), largest first; dot the raw inner product (DotProductMetric,
 // no normalisation), largest first; euclid the Euclidean distance itself
