@@ -40,8 +40,17 @@
 //     full_text's word split would.
 //   - A Vector field → {"name": "dense", "type": "dense_custom",
 //     "index_fields": ["content"], "dimensions": Dim, "dense_distance":
-//     "cosine"}: Amgix stores the client's vector as a Qdrant named dense
-//     vector ("content_dense", size Dim, Distance::Cosine) with Qdrant's
+//     <the field's Metric: Cosine "cosine", L2 "euclid", Dot "dot">}:
+//     Amgix stores the client's vector as a Qdrant named dense vector
+//     ("content_dense", size Dim, Distance::Cosine, Euclid or Dot:
+//     create_collection in src/qdrant.rs). Qdrant normalises vectors for
+//     Cosine only; Dot scores the raw inner product, largest first, and
+//     Euclid the Euclidean distance, smallest first (qdrant/qdrant:
+//     lib/segment/src/spaces/simple.rs). Amgix hands a custom vector to
+//     Qdrant as sent; its "normalization" flag (true by default for dense
+//     types) L2-normalises only the embeddings Amgix computes itself
+//     (src/vectors/dense_model.rs), so the driver leaves it unset and dot
+//     and euclid rank the raw vectors. The vector gets Qdrant's
 //     default HNSW parameters — create_collection sets no hnsw_config, so
 //     the embedded Qdrant's (v1.17.1) defaults apply: m 16, ef_construct
 //     100, full_scan_threshold_kb 10000, and segments under
@@ -201,8 +210,9 @@
 //
 // Attach (engines.Attacher, for the shards of a sharded run other than
 // shard 0) asks GET /v1/collections/{name}/exists, then the configuration
-// (GET /v1/collections/{name}), whose vectors and metadata indexes must be
-// Create's, storing content (and the top_k option, when set). Nothing is
+// (GET /v1/collections/{name}), whose vectors (the dense one's
+// dense_distance included) and metadata indexes must be Create's, storing
+// content (and the top_k option, when set). Nothing is
 // changed on the server. Each shard stamps its writes from
 // its own clock, so a write of a document another shard stamped later is
 // skipped and counted as stale (see Writes and timestamps).

@@ -30,7 +30,7 @@ type driver struct {
 }
 
 func (d driver) Describe() engines.Description {
-	s := "Amgix Now 0.1.2 (REST): full_text vector over the text fields, whitespace vector over the SKU, the client's embedding as a dense_custom cosine vector, tag and numeric fields as indexed metadata filtered inside the kNN; hybrid by Amgix's rrf; limit = k; writes with strictly increasing timestamps, skipped writes detected"
+	s := "Amgix Now 0.1.2 (REST): full_text vector over the text fields, whitespace vector over the SKU, the client's embedding as a dense_custom vector of the schema's metric (dense_distance cosine, euclid or dot), tag and numeric fields as indexed metadata filtered inside the kNN; hybrid by Amgix's rrf; limit = k; writes with strictly increasing timestamps, skipped writes detected"
 	if d.vis == engines.Searchable {
 		s += "; server with AMGIX_NOW_SYNC_DB_WRITES=true, a write returns once searchable"
 	} else {

@@ -17,6 +17,26 @@ var documentFields = []string{"name", "description", "content"}
 // "content_dense"), even one the client supplies.
 const denseField = "content"
 
+// denseDistance is the dense_distance of a vector field's metric: Amgix's
+// DenseDistance (src/common.rs: cosine, dot, euclid), which
+// create_collection (src/qdrant.rs) makes the Qdrant distance of the named
+// vector — Distance::Cosine, Dot, Euclid. Qdrant (qdrant/qdrant
+// lib/segment/src/spaces/simple.rs, read at f2c2686; Amgix Now embeds
+// v1.17.1) normalises a vector only for Cosine (CosineMetric's
+// preprocess); Dot ranks by the raw inner product, largest first, and
+// Euclid by the Euclidean distance, smallest first: the harness's Dot and
+// L2. Amgix
+// passes a dense_custom vector to Qdrant as the client sent it
+// (CustomDenseVector.extract_for_documents and extract_for_query in
+// src/vectors/dense_custom.rs): the vector config's "normalization" is
+// read only where Amgix computes the embedding itself
+// (DenseModelVector.get_dense_vector in src/vectors/dense_model.rs, the
+// model's output L2-normalised; normalize_embeddings in amgix-server's
+// dense_model.py), so it is not sent, and the server's default (true for
+// a dense type, apply_normalization_default in src/models.rs) changes
+// nothing about a custom vector's ranking.
+var denseDistance = map[engines.Metric]string{engines.Cosine: "cosine", engines.L2: "euclid", engines.Dot: "dot"}
+
 // textField is a schema text field and the Amgix document field holding it.
 type textField struct{ schema, amgix string }
 
@@ -30,6 +50,7 @@ type layout struct {
 	numerics  []string // numeric fields kept as metadata floats
 	vector    string   // the vector field, "" when not indexed
 	dim       int
+	distance  string // the vector field's dense_distance (denseDistance)
 	// exact is the lookup field (LookupField) when the schema has it and
 	// text is indexed: it gets the whitespace vector kw; exactMeta keeps
 	// it as a metadata string too.
@@ -97,7 +118,11 @@ func (l *layout) addField(driver string, f engines.FieldSpec) error {
 		case f.Dim < 1 || f.Dim > maxDims:
 			return engines.RefuseSchema(driver, "vector field %q: dimension %d: %w (Amgix takes 1 to %d)", f.Name, f.Dim, engines.ErrUnsupported, maxDims)
 		}
-		l.vector, l.dim = f.Name, f.Dim
+		d, ok := denseDistance[f.Metric]
+		if !ok {
+			return engines.RefuseSchema(driver, "vector field %q: metric %s: %w (Amgix's dense distances are cosine, dot and euclid)", f.Name, f.Metric, engines.ErrUnsupported)
+		}
+		l.vector, l.dim, l.distance = f.Name, f.Dim, d
 	default:
 		return engines.RefuseSchema(driver, "field %s: type %s: %w", f.Name, f.Type, engines.ErrUnsupported)
 	}
@@ -165,7 +190,7 @@ func (l *layout) vectors(topK int) []vectorConfig {
 		}
 	}
 	if l.vector != "" {
-		out = append(out, vectorConfig{Name: DenseVector, Type: "dense_custom", IndexFields: []string{denseField}, Dimensions: l.dim, DenseDistance: "cosine"})
+		out = append(out, vectorConfig{Name: DenseVector, Type: "dense_custom", IndexFields: []string{denseField}, Dimensions: l.dim, DenseDistance: l.distance})
 	}
 	return out
 }

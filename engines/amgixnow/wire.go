@@ -130,7 +130,9 @@ type metadataCondition struct {
 }
 
 // checkConfig reads a collection's configuration and checks that it is
-// what Create makes (topK 0: the server's default, not checked).
+// what Create makes (topK 0: the server's default, not checked): a dense
+// vector's dense_distance included, since a shard that searched a
+// collection of another metric would rank by the wrong distance.
 func (l *layout) checkConfig(body []byte, topK int) error {
 	var c struct {
 		Vectors []struct {
@@ -148,19 +150,19 @@ func (l *layout) checkConfig(body []byte, topK int) error {
 		return fmt.Errorf("malformed collection configuration: %q", quote.Clip(string(body)))
 	}
 	want := l.vectors(topK)
-	describe := func(name, typ string, fields []string, topK, dims int) string {
+	describe := func(name, typ string, fields []string, topK, dims int, distance string) string {
 		s := fmt.Sprintf("%s %s over %v", name, typ, fields)
 		if topK != 0 {
 			s += fmt.Sprintf(" (top_k %d)", topK)
 		}
 		if dims != 0 {
-			s += fmt.Sprintf(" (%d dimensions)", dims)
+			s += fmt.Sprintf(" (%d dimensions, %s)", dims, distance)
 		}
 		return s
 	}
 	var wants []string
 	for _, v := range want {
-		wants = append(wants, describe(v.Name, v.Type, v.IndexFields, v.TopK, v.Dimensions))
+		wants = append(wants, describe(v.Name, v.Type, v.IndexFields, v.TopK, v.Dimensions, v.DenseDistance))
 	}
 	makes := fmt.Sprintf("Create makes %s, storing content", strings.Join(wants, "; "))
 	if len(c.Vectors) != len(want) || !c.StoreContent {
@@ -170,7 +172,7 @@ func (l *layout) checkConfig(body []byte, topK int) error {
 		w := want[i]
 		if v.Name != w.Name || v.Type != w.Type || !slices.Equal(v.IndexFields, w.IndexFields) || (w.TopK != 0 && v.TopK != w.TopK) ||
 			v.Dimensions != w.Dimensions || (w.DenseDistance != "" && v.DenseDistance != w.DenseDistance) {
-			return fmt.Errorf("its vector %d is %s; %s", i+1, describe(v.Name, v.Type, v.IndexFields, v.TopK, v.Dimensions), makes)
+			return fmt.Errorf("its vector %d is %s; %s", i+1, describe(v.Name, v.Type, v.IndexFields, v.TopK, v.Dimensions, v.DenseDistance), makes)
 		}
 	}
 	if mi := l.metadataIndexes(); !slices.Equal(c.MetadataIndexes, mi) {

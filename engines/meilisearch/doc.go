@@ -31,7 +31,14 @@
 //     #6004 "Make Hannoy the default vector store"), comparing embeddings
 //     by cosine distance; its graph parameters are the server's (ef
 //     construction 48, M 16, M0 32 when hannoy was introduced, PR #5767)
-//     and no setting of 1.37 changes them. With the fields option
+//     and no setting of 1.37 changes them. Nor does any choose the
+//     distance: no embedder member names one (SubEmbeddingSettings in
+//     the 1.37.0 OpenAPI document, engines/enginetest/apispec), and the
+//     vector store is cosine only (hannoy's Cosine, Hamming when
+//     binaryQuantized: crates/milli/src/vector/store.rs). So a vector
+//     field whose Metric is L2 or Dot is refused (CheckSchema and
+//     Create, a SchemaError wrapping ErrUnsupported) unless the fields
+//     option leaves the vector out of the index. With the fields option
 //     without vector, the embedding is a plain array field: stored, not
 //     indexed, so that the documents weigh the same with and without the
 //     embedder.

@@ -71,6 +71,18 @@ func layoutOf(schema engines.Schema, o options) (layout, error) {
 			if f.Dim < 1 {
 				return l, engines.RefuseSchema("meilisearch", "vector field %q: dimension %d", f.Name, f.Dim)
 			}
+			// An embedder has no distance to choose: its settings
+			// (source, dimensions, binaryQuantized, distribution, …:
+			// SubEmbeddingSettings in the 1.37.0 OpenAPI document,
+			// https://www.meilisearch.com/docs/reference/api/settings)
+			// name none, and the vector store compares by cosine
+			// (hannoy's Cosine; Hamming over bits when binary-quantized:
+			// crates/milli/src/vector/store.rs). Without the embedder
+			// (fields without vector) the vector is only stored, so no
+			// metric is relied on.
+			if o.types[engines.Vector] && f.Metric != engines.Cosine {
+				return l, engines.RefuseSchema("meilisearch", "vector field %q: metric %s: %w (Meilisearch's embedders rank by cosine only)", f.Name, f.Metric, engines.ErrUnsupported)
+			}
 			l.vector, l.dim, l.embed = f.Name, f.Dim, o.types[engines.Vector]
 		default:
 			return l, engines.RefuseSchema("meilisearch", "field %s: type %s: %w", f.Name, f.Type, engines.ErrUnsupported)

@@ -49,18 +49,22 @@
 //   - The product surface: whitespace vectors (lowercased, split on
 //     whitespace only) and dense_custom vectors (dimensions required, the
 //     client's vector on each write and in each query of the right
-//     dimension, cosine), metadata with metadata_indexes (an indexed key's
+//     dimension; dense_distance cosine, dot or euclid, the vector kept as
+//     sent whatever "normalization" says, as Amgix keeps a custom vector),
+//     metadata with metadata_indexes (an indexed key's
 //     value of the index's type), and searches by arms — every (vector,
 //     field) pair, weighted by vector_weights (1 when not listed, skipped
 //     at 0), each ranking only the documents passing metadata_filter
 //     (JSON form; eq, gt, gte, lt, lte, and, or, not; keys must be indexed,
-//     string keys eq/neq only), dense arms exactly by cosine similarity,
+//     string keys eq/neq only), dense arms exactly by their distance with
+//     Qdrant's scores (cosine similarity and inner product largest first,
+//     Euclidean distance smallest first; vector_scores carries them),
 //     fused by weighted reciprocal rank (k 60). Vectorization and filter
 //     errors are 400 {"detail": …}, as src/main.rs answers them.
 //
 // Not modelled: stemming, stop words, a vector's top_k term limit, scores
-// beyond the count of words held (sparse) and cosine (dense), the other
-// vector types and distances (refused with 400 by the fake, not by Amgix),
+// beyond the count of words held (sparse) and Qdrant's (dense), the other
+// vector types (refused with 400 by the fake, not by Amgix),
 // tags, string filters, and the routes the driver does not call.
 //
 // Test hooks for fault tests: Inject answers requests with a status (429

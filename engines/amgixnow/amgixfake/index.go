@@ -2,6 +2,7 @@ package amgixfake
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -17,6 +18,14 @@ type vector struct {
 	fields []string
 	lang   string
 	dims   int // dense_custom
+	// distance is a dense_custom vector's dense_distance: cosine, dot or
+	// euclid.
+	distance string
+	// normalization is the config's flag, as the server keeps and reports
+	// it: Amgix reads it only for the embeddings it computes (dense_model,
+	// not modelled), never for a client's dense_custom vector, so it
+	// changes no ranking here.
+	normalization bool
 }
 
 type doc struct {
@@ -206,7 +215,7 @@ func (c *collection) armSearch(arms []searchArm, limit int, keep func(*doc) bool
 	for _, a := range arms {
 		var ranking []ranked
 		if a.dense != nil {
-			ranking = c.denseRanking(a.vector.name, a.dense, keep)
+			ranking = c.denseRanking(a.vector, a.dense, keep)
 		} else {
 			ranking = c.fieldRanking(armKey(a.vector.name, a.field), unique(a.words), keep)
 		}
@@ -228,14 +237,38 @@ func (c *collection) armSearch(arms []searchArm, limit int, keep func(*doc) bool
 }
 
 // denseRanking is every visible document passing keep with a vector in
-// the named dense vector, by cosine similarity to q, best first: exact,
-// where Qdrant's HNSW is approximate.
-func (c *collection) denseRanking(name string, q []float32, keep func(*doc) bool) []ranked {
+// the dense vector v, nearest to q first by v's distance, with the score
+// Qdrant gives it (qdrant/qdrant lib/segment/src/spaces/simple.rs, read
+// at f2c2686; Amgix Now embeds v1.17.1), which vector_scores carries:
+// cosine the cosine
+// similarity (CosineMetric normalises both vectors, then takes their dot
+// product), largest first; dot the raw inner product (DotProductMetric,
+// no normalisation), largest first; euclid the Euclidean distance itself
+// (EuclidMetric's postprocess: the square root of the squared distance),
+// smallest first. Ties by ID. Exact, where Qdrant's HNSW is approximate.
+// Amgix's rrf fuses the arms by rank alone, so the score's direction
+// matters only to this order.
+func (c *collection) denseRanking(v vector, q []float32, keep func(*doc) bool) []ranked {
 	var out []ranked
 	for id, d := range c.visible {
-		if v, ok := d.dense[name]; ok && keep(d) {
-			out = append(out, ranked{id, fakekit.Cosine(q, v)})
+		dv, ok := d.dense[v.name]
+		if !ok || !keep(d) {
+			continue
 		}
+		switch v.distance {
+		case "dot":
+			out = append(out, ranked{id, fakekit.Dot(q, dv)})
+		case "euclid":
+			out = append(out, ranked{id, math.Sqrt(fakekit.L2Squared(q, dv))})
+		default:
+			out = append(out, ranked{id, fakekit.Cosine(q, dv)})
+		}
+	}
+	if v.distance == "euclid" {
+		slices.SortFunc(out, func(a, b ranked) int {
+			return cmp.Or(cmp.Compare(a.score, b.score), strings.Compare(a.id, b.id))
+		})
+		return out
 	}
 	sortRanked(out)
 	return out

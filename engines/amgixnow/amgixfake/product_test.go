@@ -3,6 +3,7 @@ package amgixfake_test
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -162,5 +163,93 @@ func TestProductConfig(t *testing.T) {
 	code, body = do(t, "GET", f.URL+"/v1/collections/p/documents/3", "", "")
 	if code != 200 || !strings.Contains(body, `"category":"toys"`) || !strings.Contains(body, `"price":20`) {
 		t.Fatalf("get: %d %s", code, body)
+	}
+}
+
+// Each dense_distance ranks the client's raw vectors as Qdrant does
+// (lib/segment/src/spaces/simple.rs) and vector_scores carries Qdrant's
+// score: dot the inner product, largest first; euclid the Euclidean
+// distance, smallest first; cosine the cosine similarity. normalization
+// true (the default of a dense type) leaves a dense_custom vector as
+// sent: Amgix normalises only what it embeds itself.
+func TestDenseDistances(t *testing.T) {
+	for _, tc := range []struct {
+		distance, normalization string
+		want                    []string
+		scores                  []float64
+	}{
+		{"cosine", "", []string{"2", "1", "3"}, []float64{1, 0.6, 0}},
+		{"dot", "", []string{"1", "2", "3"}, []float64{6, 2, 0}},
+		{"dot", `,"normalization":true`, []string{"1", "2", "3"}, []float64{6, 2, 0}},
+		{"euclid", "", []string{"2", "3", "1"}, []float64{1, math.Sqrt(8), math.Sqrt(17)}},
+	} {
+		t.Run(tc.distance+tc.normalization, func(t *testing.T) {
+			f := amgixfake.New(amgixfake.Sync())
+			defer f.Close()
+			code, body := do(t, "POST", f.URL+"/v1/collections/d", jsonCT, `{"vectors":[
+				{"name":"dense","type":"dense_custom","index_fields":["content"],"dimensions":2,"dense_distance":"`+tc.distance+`"`+tc.normalization+`}]}`)
+			if code != 200 {
+				t.Fatalf("create: %d %s", code, body)
+			}
+			at := time.Now()
+			for i, vec := range []string{"[3,4]", "[1,0]", "[0,2]"} {
+				code, body := do(t, "POST", f.URL+"/v1/collections/d/documents/sync", jsonCT, fmt.Sprintf(
+					`{"id":"%d","timestamp":%q,"custom_vectors":[{"vector_name":"dense","field":"content","vector":%s}]}`,
+					i+1, ts(at.Add(time.Duration(i)*time.Millisecond)), vec))
+				if code != 200 {
+					t.Fatalf("upsert: %d %s", code, body)
+				}
+			}
+			code, answer := do(t, "POST", f.URL+"/v1/collections/d/search", jsonCT,
+				`{"query":"knn","limit":3,"raw_scores":true,"custom_vectors":[{"vector_name":"dense","vector":[2,0]}]}`)
+			if code != 200 {
+				t.Fatalf("search: %d %s", code, answer)
+			}
+			var r struct {
+				Results []struct {
+					ID           string `json:"id"`
+					VectorScores []struct {
+						Score float64 `json:"score"`
+						Rank  int     `json:"rank"`
+					} `json:"vector_scores"`
+				} `json:"results"`
+			}
+			if err := json.Unmarshal([]byte(answer), &r); err != nil {
+				t.Fatal(err)
+			}
+			var ids []string
+			var scores []float64
+			for i, h := range r.Results {
+				ids = append(ids, h.ID)
+				if len(h.VectorScores) != 1 || h.VectorScores[0].Rank != i+1 {
+					t.Fatalf("hit %s: vector_scores %+v; want the dense arm's, rank %d", h.ID, h.VectorScores, i+1)
+				}
+				scores = append(scores, h.VectorScores[0].Score)
+			}
+			if !slices.Equal(ids, tc.want) || !slices.EqualFunc(scores, tc.scores, func(a, b float64) bool { return math.Abs(a-b) < 1e-9 }) {
+				t.Errorf("ranked %v scored %v; want %v scored %v", ids, scores, tc.want, tc.scores)
+			}
+			code, body = do(t, "GET", f.URL+"/v1/collections/d", "", "")
+			if code != 200 || !strings.Contains(body, `"dense_distance":"`+tc.distance+`"`) || !strings.Contains(body, `"normalization":true`) {
+				t.Errorf("config: %d %s; want dense_distance %s and normalization true (a dense type's default)", code, body, tc.distance)
+			}
+		})
+	}
+}
+
+// What Amgix refuses of a vector's distance and normalization
+// (validate_dense_distance, validate_normalization in src/validation.rs).
+func TestDistanceRejections(t *testing.T) {
+	f := amgixfake.New(amgixfake.Sync())
+	defer f.Close()
+	for _, tc := range []struct{ what, vector, want string }{
+		{"an unknown distance", `{"name":"d","type":"dense_custom","dimensions":2,"dense_distance":"manhattan"}`, "unknown variant `manhattan`"},
+		{"a distance on a sparse vector", `{"name":"ft","type":"full_text","dense_distance":"dot"}`, "dense_distance can only be specified for dense vectors"},
+		{"normalization on a sparse vector", `{"name":"ft","type":"full_text","normalization":true}`, "Normalization is not supported for sparse vector type 'full_text'"},
+	} {
+		code, body := do(t, "POST", f.URL+"/v1/collections/q", jsonCT, `{"vectors":[`+tc.vector+`]}`)
+		if code != 422 || !strings.Contains(body, tc.want) {
+			t.Errorf("%s: %d %s; want 422 with %q", tc.what, code, body, tc.want)
+		}
 	}
 }

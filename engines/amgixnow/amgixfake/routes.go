@@ -20,6 +20,7 @@ type vectorConfig struct {
 	LanguageCode  *string  `json:"language_default_code"`
 	Dimensions    *int64   `json:"dimensions"`
 	DenseDistance *string  `json:"dense_distance"`
+	Normalization *bool    `json:"normalization"`
 }
 
 type metadataIndex struct {
@@ -137,21 +138,30 @@ func newVector(v vectorConfig, seen map[string]bool) (vector, string, int) {
 		return vector{}, "amgixfake: only full_text, whitespace and dense_custom vectors are modelled", http.StatusBadRequest
 	}
 	seen[v.Name] = true
-	vec := vector{name: v.Name, typ: strings.ToLower(v.Type), topK: DefaultTopK, fields: v.IndexFields, lang: "en"}
+	vec := vector{name: v.Name, typ: strings.ToLower(v.Type), topK: DefaultTopK, fields: v.IndexFields, lang: "en", distance: "cosine"}
 	dense := vec.typ == "dense_custom"
+	// normalization defaults to true for a dense type, false for a
+	// sparse one (apply_normalization_default in src/models.rs).
+	vec.normalization = dense
 	switch {
 	case v.DenseDistance != nil && !contains([]string{"cosine", "dot", "euclid"}, *v.DenseDistance):
 		return vector{}, fmt.Sprintf("unknown variant `%s`, expected one of `cosine`, `dot`, `euclid`", *v.DenseDistance), bad
 	case v.DenseDistance != nil && *v.DenseDistance != "cosine" && !dense:
 		return vector{}, "dense_distance can only be specified for dense vectors. Current type: " + vec.typ, bad
-	case v.DenseDistance != nil && *v.DenseDistance != "cosine":
-		return vector{}, "amgixfake: only the cosine dense_distance is modelled", http.StatusBadRequest
+	case v.Normalization != nil && *v.Normalization && !dense:
+		return vector{}, fmt.Sprintf("Normalization is not supported for sparse vector type '%s'. Only dense vectors support normalization.", vec.typ), bad
 	case dense && v.Dimensions == nil:
 		return vector{}, "Dimensions are required for dense_custom vector type", bad
 	case v.Dimensions != nil && *v.Dimensions < 1:
 		return vector{}, "Dimensions must be positive (greater than 0)", bad
 	case v.Dimensions != nil && *v.Dimensions > maxDimensions:
 		return vector{}, fmt.Sprintf("Dimensions cannot exceed %d", maxDimensions), bad
+	}
+	if v.DenseDistance != nil {
+		vec.distance = *v.DenseDistance
+	}
+	if v.Normalization != nil {
+		vec.normalization = *v.Normalization
 	}
 	if v.Dimensions != nil {
 		vec.dims = int(*v.Dimensions)
@@ -212,7 +222,8 @@ func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request) {
 // 404 {"detail": "Collection '…' not found"}. Of each vector it gives the
 // members the fake models and the defaults of those a full_text vector
 // leaves unset; the numeric defaults it does not know (wmtr_word_ratio,
-// language_confidence, dense_distance) are left out.
+// language_confidence) are left out, and dense_distance is a dense
+// vector's only.
 func (s *Server) collectionConfig(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -225,11 +236,10 @@ func (s *Server) collectionConfig(w http.ResponseWriter, r *http.Request) {
 		vectors[i] = map[string]any{
 			"name": v.name, "type": v.typ, "model": nil, "revision": nil, "query_model": nil, "query_revision": nil,
 			"dimensions": nil, "top_k": v.topK, "index_fields": v.fields, "language_default_code": v.lang,
-			"language_detect": false, "normalization": false, "keep_case": false,
+			"language_detect": false, "normalization": v.normalization, "keep_case": false,
 		}
 		if v.typ == "dense_custom" {
-			// apply_normalization_default: dense vectors default to true.
-			vectors[i]["dimensions"], vectors[i]["dense_distance"], vectors[i]["normalization"] = v.dims, "cosine", true
+			vectors[i]["dimensions"], vectors[i]["dense_distance"] = v.dims, v.distance
 		}
 	}
 	var indexes []metadataIndex
