@@ -28,9 +28,10 @@ func Cosine[T float32 | float64](a, b []T) float64 {
 	return dot / math.Sqrt(na*nb)
 }
 
-// Dot is the inner product of a and b. It serves valkey-search's IP metric
-// (distance 1−dot); Elasticsearch's dot_product ((1+dot)/2) and Typesense's
-// ip are the same sum, should their fakes model them.
+// Dot is the inner product of a and b: the one sum under every fake's
+// inner-product metric, each scoring it its engine's way (valkey-search's
+// IP and Typesense's ip as the distance 1−dot, Elasticsearch's
+// max_inner_product and dot_product, Qdrant's Dot under Amgix Now).
 func Dot[T float32 | float64](a, b []T) float64 {
 	var s float64
 	for i := range a {
@@ -39,10 +40,10 @@ func Dot[T float32 | float64](a, b []T) float64 {
 	return s
 }
 
-// L2Squared is the squared Euclidean distance between a and b. It serves
-// valkey-search's L2 metric (which reports the squared distance);
-// Elasticsearch's l2_norm (scored 1/(1+l2²)) is the same sum, should esfake
-// model it.
+// L2Squared is the squared Euclidean distance between a and b: the one sum
+// under every fake's L2 metric (valkey-search's L2 reports it as is,
+// Elasticsearch's l2_norm scores it 1/(1+l2²), Qdrant's Euclid under Amgix
+// Now its square root).
 func L2Squared[T float32 | float64](a, b []T) float64 {
 	var s float64
 	for i := range a {
