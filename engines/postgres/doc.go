@@ -18,9 +18,11 @@
 //   - numeric: double precision (NULL when a document lacks it), with a
 //     btree index;
 //   - vector: vector(dim) (NULL when a document lacks it), with an HNSW
-//     index on cosine distance, USING hnsw (col vector_cosine_ops); the
-//     schema may have one, of 1 to 2,000 dimensions (an HNSW index's
-//     limit); CREATE EXTENSION IF NOT EXISTS vector runs first. The
+//     index of the metric the schema's field names (engines.Metric):
+//     USING hnsw (col vector_cosine_ops) for cosine, vector_l2_ops for
+//     l2, vector_ip_ops for dot (wire.go, vectorOps); the schema may have
+//     one, of 1 to 2,000 dimensions (an HNSW index's limit);
+//     CREATE EXTENSION IF NOT EXISTS vector runs first. The
 //     table keeps its vectors in the row: CREATE TABLE … WITH
 //     (toast_tuple_target = 8160) and the vector column SET STORAGE MAIN,
 //     where pgvector's type would send every vector past 2 KB (a
@@ -74,7 +76,11 @@
 //     field without that index is refused, not scanned.
 //   - Vector: WITH nearest AS MATERIALIZED (SELECT id, v <=> $1::vector
 //     AS distance FROM t WHERE filters ORDER BY distance LIMIT k) SELECT
-//     id FROM nearest ORDER BY distance, id. A filter on a tag is
+//     id FROM nearest ORDER BY distance, id — <=> (cosine distance) for a
+//     cosine field, <-> (L2 distance) for l2, <#> (the negative inner
+//     product, so ascending is the largest product first) for dot: the
+//     operator of the index's class, the only one its scan answers (the
+//     hybrid's vector ranking too). A filter on a tag is
 //     equality, on a number BETWEEN Min AND Max (inclusive, as Valkey's
 //     [min max]); a Field lookup with a Vector is one more filter.
 //   - Text and Vector (hybrid): reciprocal rank fusion in one statement —

@@ -17,7 +17,7 @@ type driver struct{}
 
 func (driver) Describe() engines.Description {
 	return engines.Description{
-		Summary:    "PostgreSQL 15 full-text search (generated tsvector, GIN index, websearch_to_tsquery OR-ed words, ts_rank top-k), field lookups on a simple-config GIN index, and pgvector 0.8 kNN (HNSW, cosine; iterative scans under filters; RRF hybrid); Study B index options fields and exact",
+		Summary:    "PostgreSQL 15 full-text search (generated tsvector, GIN index, websearch_to_tsquery OR-ed words, ts_rank top-k), field lookups on a simple-config GIN index, and pgvector 0.8 kNN (HNSW of the schema's metric: cosine, L2 or inner product; iterative scans under filters; RRF hybrid); Study B index options fields and exact",
 		Visibility: engines.Searchable,
 		Getter:     true,
 		Knob:       &Knob,
@@ -31,8 +31,9 @@ func (driver) CheckConfig(cfg engines.Config) error {
 }
 
 // CheckSchema refuses a schema Create would (engines.SchemaChecker): a
-// text field at least, at most one vector field of 1 to 2,000 dimensions,
-// and the exact option's fields among its text fields.
+// text field at least, at most one vector field of 1 to 2,000 dimensions
+// and a metric pgvector indexes (all three of engines.Metric), and the
+// exact option's fields among its text fields.
 func (driver) CheckSchema(cfg engines.Config, schema engines.Schema) error {
 	set, err := checkConfig(cfg)
 	if err != nil {

@@ -17,6 +17,24 @@ import (
 // (pgvector's README, "HNSW": vector — up to 2,000 dimensions).
 const maxHNSWDim = 2000
 
+// vectorOps are each metric's pgvector operator class, which the HNSW
+// index is built with, and distance operator, which every statement that
+// ranks by the vector orders by: an index answers ORDER BY only on the
+// operator of its own class (pgvector 0.8.6, sql/vector.sql: CREATE
+// OPERATOR CLASS vector_l2_ops / vector_ip_ops / vector_cosine_ops … USING
+// hnsw, OPERATOR 1 <-> / <#> / <=>). Each is a distance, nearest first in
+// ascending order (src/vector.c): <-> is l2_distance (the root of the
+// squared sum), <=> cosine_distance (1 − cos), and <#>
+// vector_negative_inner_product (−a·b): "<#> returns the negative inner
+// product since Postgres only supports ASC order index scans on
+// operators" (README, "Getting Started"), so ascending it is the largest
+// inner product first, on vectors of any length, as engines.Dot asks.
+var vectorOps = map[engines.Metric]struct{ opclass, operator string }{
+	engines.Cosine: {"vector_cosine_ops", "<=>"},
+	engines.L2:     {"vector_l2_ops", "<->"},
+	engines.Dot:    {"vector_ip_ops", "<#>"},
+}
+
 // rrfK is reciprocal rank fusion's constant: a hit at rank r in a ranking
 // scores 1/(rrfK + r), the value of Cormack et al.'s paper.
 const rrfK = 60
@@ -36,6 +54,8 @@ type layout struct {
 	byName map[string]column
 	text   []string // the Text fields' names, which feed tsv
 	vector *column  // the Vector field, or nil
+	// distance is the vector field's distance operator (vectorOps).
+	distance string
 	// indexed are the field types with an index (the fields option): a
 	// Text one is the generated tsv and its GIN index.
 	indexed map[engines.FieldType]bool
@@ -66,6 +86,11 @@ func plan(schema engines.Schema, set settings) (*layout, []string, error) {
 			if f.Dim < 1 || f.Dim > maxHNSWDim {
 				return nil, nil, engines.RefuseSchema("postgres", "field %s: %d dimensions (an HNSW index takes 1 to %d)", f.Name, f.Dim, maxHNSWDim)
 			}
+			ops, ok := vectorOps[f.Metric]
+			if !ok {
+				return nil, nil, engines.RefuseSchema("postgres", "field %s: metric %s is not one the driver indexes (cosine, l2, dot)", f.Name, f.Metric)
+			}
+			l.distance = ops.operator
 		default:
 			return nil, nil, engines.RefuseSchema("postgres", "field %s: type %s is not supported", f.Name, f.Type)
 		}
@@ -105,7 +130,7 @@ func plan(schema engines.Schema, set settings) (*layout, []string, error) {
 // numeric: double precision; vector: vector(dim)) and, for the field types
 // the fields option names, their indexes — text: the generated tsvector of
 // the text fields with its GIN index; tag and numeric: a btree index per
-// field; vector: an HNSW index (cosine distance) — then the exact-lookup
+// field; vector: an HNSW index of the field's metric (vectorOps) — then the exact-lookup
 // index of each field the exact option names.
 func (l *layout) ddl() []string {
 	var cols, vectors, after []string
@@ -128,7 +153,7 @@ func (l *layout) ddl() []string {
 			// pgvector's defaults, m = 16 and ef_construction = 64 (see
 			// the package doc).
 			if l.indexed[engines.Vector] {
-				after = append(after, fmt.Sprintf("CREATE INDEX ON %s USING hnsw (%s vector_cosine_ops)", l.table, c.ident))
+				after = append(after, fmt.Sprintf("CREATE INDEX ON %s USING hnsw (%s %s)", l.table, c.ident, vectorOps[c.Metric].opclass))
 			}
 		}
 	}
@@ -347,8 +372,8 @@ func (q *query) param(v any) string {
 //   - Field: an exact match in that column — the value of a tag, the
 //     words as a phrase in a text field, on its exact-lookup index — (Filters
 //     too), by id, or by distance when Vector is set;
-//   - Vector: the k nearest by cosine distance among the rows that match
-//     Filters;
+//   - Vector: the k nearest by the vector field's metric (its distance
+//     operator, vectorOps) among the rows that match Filters;
 //   - Text and Vector: both rankings fused (hybridSQL);
 //   - Filters alone: the matching rows by id.
 //
@@ -378,8 +403,8 @@ func (l *layout) searchSQL(q engines.Query) (query, error) {
 		// of order: the materialized CTE sorts them again, as pgvector's
 		// README (v0.8.x, "Iterative Index Scans") shows.
 		// k is written into the statement, not bound (kLimit).
-		s.sql = fmt.Sprintf("WITH nearest AS MATERIALIZED (SELECT id, %s <=> %s AS distance FROM %s%s ORDER BY distance LIMIT %d) SELECT id FROM nearest ORDER BY distance, id",
-			l.vector.ident, s.param(VectorText(q.Vector))+"::vector", l.table, whereClause(where), q.K)
+		s.sql = fmt.Sprintf("WITH nearest AS MATERIALIZED (SELECT id, %s %s %s AS distance FROM %s%s ORDER BY distance LIMIT %d) SELECT id FROM nearest ORDER BY distance, id",
+			l.vector.ident, l.distance, s.param(VectorText(q.Vector))+"::vector", l.table, whereClause(where), q.K)
 	case q.Field != "" || q.Text == "":
 		s.sql = fmt.Sprintf("SELECT id FROM %s%s ORDER BY id LIMIT %s", l.table, whereClause(where), s.param(q.K))
 	default:
@@ -445,10 +470,10 @@ func (l *layout) hybridSQL(s *query, q engines.Query, where []string) string {
 	return fmt.Sprintf(`WITH fts AS (SELECT id, row_number() OVER (ORDER BY rank DESC, id) AS r FROM
 (SELECT id, ts_rank(tsv, q) AS rank FROM %[1]s, websearch_to_tsquery('english', %[2]s) q WHERE tsv @@ q%[3]s ORDER BY rank DESC LIMIT %[4]s) f),
 knn AS (SELECT id, row_number() OVER (ORDER BY distance, id) AS r FROM
-(SELECT id, %[5]s <=> %[6]s AS distance FROM %[1]s%[7]s ORDER BY distance LIMIT %[4]s) v)
+(SELECT id, %[5]s %[9]s %[6]s AS distance FROM %[1]s%[7]s ORDER BY distance LIMIT %[4]s) v)
 SELECT id FROM fts FULL JOIN knn USING (id)
 ORDER BY coalesce(1.0 / (%[8]d + fts.r), 0) + coalesce(1.0 / (%[8]d + knn.r), 0) DESC, id LIMIT %[4]s`,
-		l.table, text, andClauses(where), k, l.vector.ident, vec, whereClause(where), rrfK)
+		l.table, text, andClauses(where), k, l.vector.ident, vec, whereClause(where), rrfK, l.distance)
 }
 
 // where is the conditions of q's Filters and Field lookup (refuse has

@@ -11,8 +11,8 @@ import (
 // A shard attaches to Study B's layouts as shard 0 made them (several
 // matching indexes, idle ones, the hybrid pair), sees shard 0's documents
 // through its own searches, and refuses, naming the index, a layout that
-// differs: one more matching index than was created, or a field type
-// another index holds differently.
+// differs: one more matching index than was created, a field type
+// another index holds differently, or a vector another metric ranks.
 func attachLayouts(t *testing.T, tg target) {
 	ctx := context.Background()
 	for _, opts := range []map[string]string{
@@ -43,5 +43,11 @@ func attachLayouts(t *testing.T, tg target) {
 	err = tg.open(t, map[string]string{"matching_indexes": "2"}).(engines.Attacher).Attach(ctx, other)
 	if err == nil || !strings.Contains(err.Error(), "field price as TAG") {
 		t.Fatalf("attach with price as a tag: %v", err)
+	}
+	other = productSchema("products")
+	other.Fields[5].Metric = engines.L2 // the index ranks by COSINE
+	err = tg.open(t, map[string]string{"matching_indexes": "2"}).(engines.Attacher).Attach(ctx, other)
+	if err == nil || !strings.Contains(err.Error(), "ranks field embedding by DISTANCE_METRIC COSINE, the schema's metric (l2) is L2") {
+		t.Fatalf("attach with an l2 embedding to a cosine index: %v", err)
 	}
 }

@@ -36,6 +36,7 @@ var contracts = []struct {
 	{"Get", valkeyfake.Options{}, getProductsContract},
 	{"AttachLayouts", valkeyfake.Options{}, attachLayouts},
 	{"Knob", valkeyfake.Options{}, knobContract},
+	{"Metrics", valkeyfake.Options{}, metricsContract},
 }
 
 func TestContracts(t *testing.T) {

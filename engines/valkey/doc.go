@@ -10,11 +10,17 @@
 // every prefix it uses (SCAN + UNLINK, bounded) and runs FT.CREATE … ON
 // HASH PREFIX 1 <prefix> SCHEMA …: Text → TEXT, Tag → TAG SEPARATOR ,
 // CASESENSITIVE, Numeric → NUMERIC, Vector → VECTOR HNSW 6 TYPE FLOAT32
-// DIM <Dim> DISTANCE_METRIC COSINE (the server's HNSW defaults: M 16,
-// EF_CONSTRUCTION 200, EF_RUNTIME 10). Which fields the indexes hold, and
-// how many indexes there are, the options say (below). TEXT gets
-// valkey-search's defaults (English stemming, the 33 Lucene stop words,
-// offsets), the nearest match to the other engines' English analyzers.
+// DIM <Dim> DISTANCE_METRIC <metric> (the server's HNSW defaults: M 16,
+// EF_CONSTRUCTION 200, EF_RUNTIME 10). The metric follows the schema's
+// field (engines.Metric): cosine → COSINE, l2 → L2, dot → IP; a KNN
+// search ranks by the module's distance for it, ascending — 1 − cos for
+// COSINE, 1 − a·b for IP (so the largest inner product first, the vectors
+// not normalized), the squared Euclidean distance for L2 (wire.go,
+// distanceMetrics, which cites the module's source). Which fields the
+// indexes hold, and how many indexes there are, the options say (below).
+// TEXT gets valkey-search's defaults (English stemming, the 33 Lucene stop
+// words, offsets), the nearest match to the other engines' English
+// analyzers.
 //
 // A TAG field left to valkey-search's defaults is case-insensitive and
 // split at every ",": "Books" matches a filter on "books", and "a,b" is two

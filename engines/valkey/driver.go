@@ -18,7 +18,7 @@ type driver struct{}
 
 func (driver) Describe() engines.Description {
 	return engines.Description{
-		Summary:    "Valkey + valkey-search 1.2: hashes under a prefix, FT.CREATE TEXT/TAG/NUMERIC/HNSW, all-words-then-any-word text search, KNN, Study B index presets",
+		Summary:    "Valkey + valkey-search 1.2: hashes under a prefix, FT.CREATE TEXT/TAG/NUMERIC/HNSW (DISTANCE_METRIC COSINE, L2 or IP, as the schema's metric), all-words-then-any-word text search, KNN, Study B index presets",
 		Visibility: engines.Searchable,
 		Getter:     true,
 		Knob:       &Knob,

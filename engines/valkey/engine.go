@@ -156,7 +156,8 @@ func (e *Engine) Create(ctx context.Context, schema engines.Schema) error {
 // options, touching no key. FT.INFO answers "Index with name '…' not found"
 // for an index that is not there (valkey-search's docs/commands/ft.info.md);
 // each index Create would make must be there and hold the schema's fields
-// with the types Create gives them.
+// with the types Create gives them, a vector with the schema's metric (an
+// index of another would answer every KNN search by it).
 func (e *Engine) Attach(ctx context.Context, schema engines.Schema) error {
 	l, err := e.set.plan(schema)
 	if err != nil {
@@ -171,7 +172,7 @@ func (e *Engine) Attach(ctx context.Context, schema engines.Schema) error {
 			return fmt.Errorf("valkey: attach: FT.INFO %s: %w", d.name, classify(err))
 		}
 		v, err := msg.ToAny()
-		var attrs map[string]string
+		var attrs map[string]FTAttribute
 		if err == nil {
 			attrs, err = ParseFTAttributes(v)
 		}
@@ -179,8 +180,11 @@ func (e *Engine) Attach(ctx context.Context, schema engines.Schema) error {
 			return fmt.Errorf("valkey: attach: FT.INFO %s: %w", d.name, err)
 		}
 		for _, f := range d.fields {
-			if want := ftType(f.Type); attrs[f.Name] != want {
+			if want := ftType(f.Type); attrs[f.Name].Type != want {
 				return fmt.Errorf("valkey: attach: index %s does not hold field %s as %s, as Create makes it", d.name, f.Name, want)
+			}
+			if want := distanceMetrics[f.Metric]; f.Type == engines.Vector && attrs[f.Name].DistanceMetric != want {
+				return fmt.Errorf("valkey: attach: index %s ranks field %s by DISTANCE_METRIC %s, the schema's metric (%s) is %s", d.name, f.Name, attrs[f.Name].DistanceMetric, f.Metric, want)
 			}
 		}
 	}

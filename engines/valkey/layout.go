@@ -125,6 +125,9 @@ func (s settings) indexedFields(l *layout) (indexed, semantic, exact []engines.F
 			if f.Dim < 1 || f.Dim > 32768 {
 				return nil, nil, nil, engines.RefuseSchema("valkey", "vector field %s: dimension %d is outside 1..32768", f.Name, f.Dim)
 			}
+			if _, ok := distanceMetrics[f.Metric]; !ok {
+				return nil, nil, nil, engines.RefuseSchema("valkey", "vector field %s: metric %s is not one the driver indexes (cosine, l2, dot)", f.Name, f.Metric)
+			}
 		default:
 			return nil, nil, nil, engines.RefuseSchema("valkey", "field %s: type %s: %w", f.Name, f.Type, engines.ErrUnsupported)
 		}

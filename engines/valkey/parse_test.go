@@ -43,10 +43,13 @@ func TestParseFTInfo(t *testing.T) {
 func TestParseFTAttributes(t *testing.T) {
 	good := l(s("index_name"), s("x"), s("attributes"), l(
 		l(s("identifier"), s("title"), s("attribute"), s("title"), s("type"), s("TEXT")),
-		l(s("identifier"), s("price"), s("attribute"), s("price"), s("type"), s("NUMERIC"))),
+		l(s("identifier"), s("price"), s("attribute"), s("price"), s("type"), s("NUMERIC")),
+		l(s("identifier"), s("v"), s("attribute"), s("v"), s("type"), s("VECTOR"),
+			s("index"), l(s("capacity"), int64(10240), s("dimensions"), int64(2), s("distance_metric"), s("IP"), s("size"), s("0")))),
 		s("num_docs"), s("0"))
 	got, err := ParseFTAttributes(good)
-	if err != nil || len(got) != 2 || got["title"] != "TEXT" || got["price"] != "NUMERIC" {
+	if err != nil || len(got) != 3 || got["title"] != (FTAttribute{Type: "TEXT"}) || got["price"] != (FTAttribute{Type: "NUMERIC"}) ||
+		got["v"] != (FTAttribute{Type: "VECTOR", DistanceMetric: "IP"}) {
 		t.Fatalf("ParseFTAttributes = %v, %v", got, err)
 	}
 	for name, bad := range map[string]any{
@@ -58,6 +61,8 @@ func TestParseFTAttributes(t *testing.T) {
 		"no type":           l(s("attributes"), l(l(s("identifier"), s("title")))),
 		"no identifier":     l(s("attributes"), l(l(s("type"), s("TEXT")))),
 		"type list":         l(s("attributes"), l(l(s("identifier"), s("t"), s("type"), l()))),
+		"vector no index":   l(s("attributes"), l(l(s("identifier"), s("v"), s("type"), s("VECTOR")))),
+		"vector no metric":  l(s("attributes"), l(l(s("identifier"), s("v"), s("type"), s("VECTOR"), s("index"), l(s("dimensions"), int64(2))))),
 	} {
 		if _, err := ParseFTAttributes(bad); err == nil {
 			t.Errorf("%s: accepted", name)

@@ -34,11 +34,26 @@ func (d indexDef) createArgs() []string {
 		case engines.Numeric:
 			args = append(args, f.Name, "NUMERIC")
 		case engines.Vector:
-			args = append(args, f.Name, "VECTOR", "HNSW", "6", "TYPE", "FLOAT32", "DIM", strconv.Itoa(f.Dim), "DISTANCE_METRIC", "COSINE")
+			args = append(args, f.Name, "VECTOR", "HNSW", "6", "TYPE", "FLOAT32", "DIM", strconv.Itoa(f.Dim), "DISTANCE_METRIC", distanceMetrics[f.Metric])
 		}
 	}
 	return args
 }
+
+// distanceMetrics are FT.CREATE's DISTANCE_METRIC for each engines.Metric
+// (and what FT.INFO's distance_metric reads back): valkey-search 1.2.1
+// knows L2, IP and COSINE (src/indexes/vector_base.h,
+// kDistanceMetricByStr). What a KNN search ranks by is the HNSW space's
+// distance, ascending (src/indexes/vector_base.cc, CreateSpace and
+// VectorBase::Init): COSINE and IP are hnswlib's InnerProductSpace,
+// 1 − a·b (third_party/hnswlib/space_ip.h, InnerProductDistance; the
+// SIMD and simsimd.h variants compute the same), on vectors normalized
+// to unit length for COSINE alone (normalize_, the stored vectors in
+// InternVector and the query in VectorHNSW::Search) — so IP's ascending
+// distance is the largest inner product first on vectors of any length,
+// as engines.Dot asks; L2 is L2Space, the squared Euclidean distance
+// (space_l2.h, L2Sqr), in the same order as the distance itself.
+var distanceMetrics = map[engines.Metric]string{engines.Cosine: "COSINE", engines.L2: "L2", engines.Dot: "IP"}
 
 // ftType is the FT.CREATE (and FT.INFO) type of a schema field.
 func ftType(t engines.FieldType) string {
@@ -388,10 +403,20 @@ func pairs(v any) (map[string]any, error) {
 	return nil, errors.New("expected a list of name/value pairs")
 }
 
+// FTAttribute is one of FT.INFO's attributes as the driver reads it.
+type FTAttribute struct {
+	Type string // TEXT, TAG, NUMERIC or VECTOR
+	// DistanceMetric is a VECTOR's distance_metric (L2, IP or COSINE:
+	// src/indexes/vector_base.cc, VectorBase::RespondWithInfo, 1.2.1),
+	// "" for the other types.
+	DistanceMetric string
+}
+
 // ParseFTAttributes reads FT.INFO's attributes: each attribute's
-// identifier (the hash field) and its type (TEXT, TAG, NUMERIC, VECTOR), as
-// valkey-search's docs/commands/ft.info.md lists them.
-func ParseFTAttributes(v any) (map[string]string, error) {
+// identifier (the hash field), its type (TEXT, TAG, NUMERIC, VECTOR), as
+// valkey-search's docs/commands/ft.info.md lists them, and a VECTOR's
+// distance_metric, in the list after its "index".
+func ParseFTAttributes(v any) (map[string]FTAttribute, error) {
 	kv, err := pairs(v)
 	if err != nil {
 		return nil, fmt.Errorf("FT.INFO: %w", err)
@@ -400,7 +425,7 @@ func ParseFTAttributes(v any) (map[string]string, error) {
 	if !ok {
 		return nil, fmt.Errorf("FT.INFO: no list of attributes in %s", quote.Clip(render(v)))
 	}
-	out := make(map[string]string, len(attrs))
+	out := make(map[string]FTAttribute, len(attrs))
 	for i, a := range attrs {
 		f, err := pairs(a)
 		if err != nil {
@@ -411,7 +436,17 @@ func ParseFTAttributes(v any) (map[string]string, error) {
 		if id == "" || typ == "" {
 			return nil, fmt.Errorf("FT.INFO: attribute %d has no identifier or type: %s", i, quote.Clip(render(a)))
 		}
-		out[id] = typ
+		attr := FTAttribute{Type: typ}
+		if typ == "VECTOR" {
+			index, err := pairs(f["index"])
+			if err != nil {
+				return nil, fmt.Errorf("FT.INFO: attribute %s: index: %w", id, err)
+			}
+			if attr.DistanceMetric, _ = index["distance_metric"].(string); attr.DistanceMetric == "" {
+				return nil, fmt.Errorf("FT.INFO: vector attribute %s has no distance_metric: %s", id, quote.Clip(render(a)))
+			}
+		}
+		out[id] = attr
 	}
 	return out, nil
 }

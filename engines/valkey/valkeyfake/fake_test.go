@@ -59,6 +59,10 @@ func rejections(t *testing.T, c vk.Client) {
 		{[]string{"FT.CREATE", "x", "SCHEMA", "f", "BLOB"}, "Invalid field type for field `f`: Unknown argument `BLOB`"},
 		{[]string{"FT.CREATE", "x", "BOGUS", "SCHEMA", "t", "TEXT"}, "Unexpected parameter `BOGUS`, expecting `SCHEMA`"},
 		{[]string{"FT.CREATE", "x", "SCHEMA", "t", "TEXT", "t", "TAG"}, "Duplicate field in schema - t"},
+		// A metric the module does not know, quoted as sent (ToEnum,
+		// KeyValueParser::Parse).
+		{[]string{"FT.CREATE", "x", "SCHEMA", "v", "VECTOR", "HNSW", "6", "TYPE", "FLOAT32", "DIM", "2", "distance_metric", "Dot"},
+			"Invalid field type for field `v`: Error parsing value for the parameter `distance_metric` - Unknown argument `Dot`"},
 		{[]string{"FT.CREATE", "idx", "SCHEMA", "t", "TEXT"}, "Index idx in database 0 already exists."},
 		{[]string{"FT.SEARCH", "nosuch", "*"}, "Index with name 'nosuch' not found in database 0"},
 		{[]string{"FT.DROPINDEX", "nosuch"}, "Index with name 'nosuch' not found in database 0"},
@@ -201,24 +205,63 @@ func TestKNNOrder(t *testing.T) {
 	}
 }
 
+// knnOrder: each DISTANCE_METRIC ranks the same four vectors its own way —
+// by cosine b (along the query), a; by L2 a (nearest in space), d; by
+// inner product c (longest along the query), b — and FT.INFO reports the
+// metric by the module's name for it, whatever the case it was given in.
 func knnOrder(t *testing.T, c vk.Client) {
-	run(c, "FT.CREATE", "v", "SCHEMA", "e", "VECTOR", "HNSW", "6", "TYPE", "FLOAT32", "DIM", "2", "DISTANCE_METRIC", "COSINE")
-	run(c, "HSET", "a", "e", vec(1, 0))
-	run(c, "HSET", "b", "e", vec(1, 1))
-	run(c, "HSET", "c", "e", vec(0, 1))
-	got, err := run(c, "FT.SEARCH", "v", "*=>[KNN 2 @e $q]", "PARAMS", "2", "q", vec(1, 0.1), "NOCONTENT", "DIALECT", "2").ToArray()
-	if err != nil {
-		t.Fatal(err)
+	for _, m := range []struct{ index, metric, info string }{{"v", "COSINE", "COSINE"}, {"v-l2", "L2", "L2"}, {"v-ip", "ip", "IP"}} {
+		run(c, "FT.CREATE", m.index, "SCHEMA", "e", "VECTOR", "HNSW", "6", "TYPE", "FLOAT32", "DIM", "2", "DISTANCE_METRIC", m.metric)
+		info, err := run(c, "FT.INFO", m.index).ToAny()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, ok := pairValue(info, "distance_metric"); !ok || got != m.info {
+			t.Errorf("FT.INFO %s: distance_metric %v (found: %v), want %s", m.index, got, ok, m.info)
+		}
 	}
-	if len(got) != 3 {
-		t.Fatalf("reply has %d items, want 3", len(got))
+	run(c, "HSET", "a", "e", vec(0.9, 0.1))
+	run(c, "HSET", "b", "e", vec(5, 0))
+	run(c, "HSET", "c", "e", vec(8, 6))
+	run(c, "HSET", "d", "e", vec(0, 1))
+	// Three indexes hold every key (awaitIndexed).
+	waitInfo(t, c, awaitIndexed, "v", "v-l2", "v-ip")
+	for _, m := range []struct {
+		index string
+		want  []string
+	}{{"v", []string{"b", "a"}}, {"v-l2", []string{"a", "d"}}, {"v-ip", []string{"c", "b"}}} {
+		got, err := run(c, "FT.SEARCH", m.index, "*=>[KNN 2 @e $q]", "PARAMS", "2", "q", vec(1, 0), "NOCONTENT", "DIALECT", "2").ToArray()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 3 {
+			t.Fatalf("%s: reply has %d items, want 3", m.index, len(got))
+		}
+		total, _ := got[0].AsInt64()
+		first, _ := got[1].ToString()
+		second, _ := got[2].ToString()
+		if total != 2 || first != m.want[0] || second != m.want[1] {
+			t.Errorf("KNN on %s: total %d, %s, %s; want 2, %s, %s", m.index, total, first, second, m.want[0], m.want[1])
+		}
 	}
-	total, _ := got[0].AsInt64()
-	first, _ := got[1].ToString()
-	second, _ := got[2].ToString()
-	if total != 2 || first != "a" || second != "b" {
-		t.Fatalf("KNN: total %d, %s, %s; want 2, a, b", total, first, second)
+}
+
+// pairValue is the value after the first name in a reply of nested lists
+// of name/value pairs (FT.INFO's shape), searched depth first.
+func pairValue(v any, name string) (any, bool) {
+	items, ok := v.([]any)
+	if !ok {
+		return nil, false
 	}
+	for i, x := range items {
+		if x == name && i+1 < len(items) {
+			return items[i+1], true
+		}
+		if found, ok := pairValue(x, name); ok {
+			return found, true
+		}
+	}
+	return nil, false
 }
 
 func TestAuth(t *testing.T) {

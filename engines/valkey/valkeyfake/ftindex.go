@@ -156,7 +156,7 @@ func attributeInfo(ix *index, a *attribute) list {
 	case typeText:
 		out = append(out, "WITH_SUFFIX_TRIE", "0", "NO_STEM", "0", "WEIGHT", "1")
 	case typeVector:
-		out = append(out, "index", list{"capacity", 10240, "dimensions", a.dim, "distance_metric", "COSINE", "size", size,
+		out = append(out, "index", list{"capacity", 10240, "dimensions", a.dim, "distance_metric", a.metric, "size", size,
 			"data_type", "FLOAT32", "algorithm", list{"name", "HNSW", "m", 16, "ef_construction", 200, "ef_runtime", 10}})
 	}
 	return out

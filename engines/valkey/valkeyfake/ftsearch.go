@@ -251,12 +251,32 @@ func (k *knn) nearest(ix *index, keys []string) []string {
 	var cands []string
 	for _, key := range keys {
 		if v, ok := ix.docs[key][k.field.name].([]float32); ok {
-			scores[key] = 1 - fakekit.Cosine(k.vec, v) // COSINE's distance, 1 for a zero vector
+			scores[key] = distance(k.field.metric, k.vec, v)
 			cands = append(cands, key)
 		}
 	}
 	slices.SortFunc(cands, func(a, b string) int { return cmp.Or(cmp.Compare(scores[a], scores[b]), strings.Compare(a, b)) })
 	return cands[:min(k.k, len(cands))]
+}
+
+// distance is the module's distance between the query vector q and a
+// stored one v, the smaller the nearer (valkey-search 1.2.1,
+// src/indexes/vector_base.cc CreateSpace and VectorBase::Init): COSINE and
+// IP are hnswlib's InnerProductSpace, 1 − q·v
+// (third_party/hnswlib/space_ip.h, InnerProductDistance; simsimd.h
+// InnerProductDistanceSimsimd alike), COSINE on both vectors normalized
+// first (normalize_; a zero vector stays zero, so its distance is 1) and IP
+// on them as they are; L2 is L2Space, the squared Euclidean distance
+// (space_l2.h, L2Sqr). The fake sums in float64, the module in float32:
+// only a near tie could be ordered otherwise.
+func distance(metric string, q, v []float32) float64 {
+	switch metric {
+	case "IP":
+		return 1 - fakekit.Dot(q, v)
+	case "L2":
+		return fakekit.L2Squared(q, v)
+	}
+	return 1 - fakekit.Cosine(q, v)
 }
 
 // keyHash orders unranked results: an order unrelated to the query or to

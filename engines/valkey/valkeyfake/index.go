@@ -23,14 +23,16 @@ const (
 var typeNames = []string{"TEXT", "TAG", "NUMERIC", "VECTOR"}
 
 // attribute is one SCHEMA entry of an index: the hash field, its type, a
-// TAG's separator and case sensitivity, a VECTOR's dimension (the driver's
-// vectors are HNSW, FLOAT32, COSINE).
+// TAG's separator and case sensitivity, a VECTOR's dimension and
+// DISTANCE_METRIC, by its name in the module's table (the driver's vectors
+// are HNSW, FLOAT32).
 type attribute struct {
 	name          string
 	typ           fieldType
 	separator     byte
 	caseSensitive bool
 	dim           int
+	metric        string // "COSINE", "L2" or "IP"
 }
 
 // indexedDoc is what an index holds for one key: by field, the parsed value
@@ -162,21 +164,51 @@ func parseAttribute(it *argIter, name string) (*attribute, error) {
 	return a, nil
 }
 
+// distanceMetrics are the DISTANCE_METRIC values valkey-search 1.2.1
+// knows (src/indexes/vector_base.h, kDistanceMetricByStr).
+var distanceMetrics = []string{"L2", "IP", "COSINE"}
+
+// errVectorForm refuses a vector attribute of a form the fake does not
+// model.
+var errVectorForm = errors.New("valkeyfake: only VECTOR HNSW 6 TYPE FLOAT32 DIM n (1 to 32768) DISTANCE_METRIC L2|IP|COSINE is modelled")
+
 // parseVector reads the driver's vector attribute, `HNSW 6 TYPE FLOAT32
-// DIM n DISTANCE_METRIC COSINE`, its pairs in any order. The module's other
+// DIM n DISTANCE_METRIC m`, its pairs in any order, each read in turn as
+// the module's KeyValueParser does (src/commands/ft_create_parser.cc,
+// CreateHNSWParser). A metric is looked up as given, then upper-cased
+// (vmsdk/src/type_conversions.h, ToEnum); one the module does not know is
+// its error, the parameter and the value quoted as sent
+// (vmsdk/src/command_parser.h, KeyValueParser::Parse). The module's other
 // forms, and its checks of them (HNSWParameters::Verify), are not modelled.
 func parseVector(it *argIter, a *attribute) error {
 	p := it.take(8)
-	kv := map[string]string{}
+	if len(p) < 8 || !strings.EqualFold(p[0], "HNSW") || p[1] != "6" {
+		return errVectorForm
+	}
+	seen := map[string]string{}
 	for i := 2; i+1 < len(p); i += 2 {
-		kv[strings.ToUpper(p[i])] = strings.ToUpper(p[i+1])
+		key, val := strings.ToUpper(p[i]), p[i+1]
+		switch key {
+		case "DISTANCE_METRIC":
+			switch m := strings.ToUpper(val); {
+			case val == "":
+				return fmt.Errorf("Error parsing value for the parameter `%s` - Argument value is empty", p[i])
+			case !slices.Contains(distanceMetrics, m):
+				return fmt.Errorf("Error parsing value for the parameter `%s` - Unknown argument `%s`", p[i], val)
+			default:
+				val = m
+			}
+		case "TYPE", "DIM":
+		default:
+			return errVectorForm
+		}
+		seen[key] = val
 	}
-	dim, err := strconv.Atoi(kv["DIM"])
-	if len(p) < 8 || !strings.EqualFold(p[0], "HNSW") || p[1] != "6" || len(kv) != 3 || kv["TYPE"] != "FLOAT32" ||
-		kv["DISTANCE_METRIC"] != "COSINE" || err != nil || dim < 1 || dim > maxDimensions {
-		return errors.New("valkeyfake: only VECTOR HNSW 6 TYPE FLOAT32 DIM n (1 to 32768) DISTANCE_METRIC COSINE is modelled")
+	dim, err := strconv.Atoi(seen["DIM"])
+	if len(seen) != 3 || !strings.EqualFold(seen["TYPE"], "FLOAT32") || err != nil || dim < 1 || dim > maxDimensions {
+		return errVectorForm
 	}
-	a.dim = dim
+	a.dim, a.metric = dim, seen["DISTANCE_METRIC"]
 	return nil
 }
 

@@ -51,20 +51,34 @@ var replyScript = [][]string{
 		"v", "VECTOR", "HNSW", "6", "TYPE", "FLOAT32", "DIM", "2", "DISTANCE_METRIC", "COSINE"},
 	{"FT.CREATE", "exact", "ON", "HASH", "PREFIX", "1", "p:", "NOSTOPWORDS", "SCHEMA", "t", "TEXT"},
 	{"FT.CREATE", "tags", "ON", "HASH", "PREFIX", "1", "p:", "SCHEMA", "c", "TAG", "n", "NUMERIC"},
+	// One vector index per DISTANCE_METRIC over the same keys (the driver
+	// sends the schema's metric); IP given in lower case and its pairs in
+	// another order, which the module's parser takes.
+	{"FT.CREATE", "cos", "ON", "HASH", "PREFIX", "1", "m:", "SCHEMA", "v", "VECTOR", "HNSW", "6", "TYPE", "FLOAT32", "DIM", "2", "DISTANCE_METRIC", "COSINE"},
+	{"FT.CREATE", "l2", "ON", "HASH", "PREFIX", "1", "m:", "SCHEMA", "v", "VECTOR", "HNSW", "6", "TYPE", "FLOAT32", "DIM", "2", "DISTANCE_METRIC", "L2"},
+	{"FT.CREATE", "ip", "ON", "HASH", "PREFIX", "1", "m:", "SCHEMA", "v", "VECTOR", "HNSW", "6", "DISTANCE_METRIC", "ip", "TYPE", "FLOAT32", "DIM", "2"},
 	// The backfills end on each side's cron, at its own time; a scan that
 	// passed the writes below would ingest them again (a refused field
 	// then counted twice in hash_indexing_failures), so they wait.
-	{awaitReady, "idx", "exact", "tags"},
+	{awaitReady, "idx", "exact", "tags", "cos", "l2", "ip"},
 	{"FT._LIST"},
 	{"HSET", "p:1", "t", "The quiet laptop", "c", "office", "n", "10", "v", vec(1, 0)},
 	{"HSET", "p:2", "t", "A loud speaker; it is IT-500", "c", "Office,toys", "n", "20.5", "v", vec(0, 1)},
 	{"HSET", "p:3", "t", "quiet shovel", "c", "garden", "n", "cheap", "v", vec(1, 1)},
 	{"HSET", "p:4", "v", "short"},
 	{"HSET", "q:5", "t", "quiet elsewhere"},
-	{awaitIndexed, "idx", "exact", "tags"},
+	// Placed so that the metrics' orders differ for the query (1, 0): by
+	// cosine b, a, c, d; by L2 a, d, b, c; by inner product c, b, a, d.
+	{"HSET", "m:a", "v", vec(0.9, 0.1)},
+	{"HSET", "m:b", "v", vec(5, 0)},
+	{"HSET", "m:c", "v", vec(8, 6)},
+	{"HSET", "m:d", "v", vec(0, 1)},
+	{awaitIndexed, "idx", "exact", "tags", "cos", "l2", "ip"},
 	{"FT.INFO", "idx"},
 	{"FT.INFO", "exact"},
 	{"FT.INFO", "tags"},
+	{"FT.INFO", "l2"},
+	{"FT.INFO", "ip"},
 	{"FT.SEARCH", "idx", "quiet", "NOCONTENT", "LIMIT", "0", "10", "DIALECT", "2"},
 	{"FT.SEARCH", "idx", "quiet | loud", "NOCONTENT", "LIMIT", "0", "0", "DIALECT", "2"},
 	{"FT.SEARCH", "idx", "@c:{office}", "NOCONTENT", "DIALECT", "2"},
@@ -75,6 +89,10 @@ var replyScript = [][]string{
 	{"FT.SEARCH", "idx", "*=>[KNN 2 @v $vec]", "NOCONTENT", "LIMIT", "0", "2", "PARAMS", "2", "vec", vec(1, 0.1), "DIALECT", "2"},
 	{"FT.SEARCH", "idx", "@c:{office}=>[KNN 5 @v $vec]", "NOCONTENT", "LIMIT", "0", "5", "PARAMS", "2", "vec", vec(1, 0.1), "DIALECT", "2"},
 	{"FT.SEARCH", "idx", "(quiet | loud)=>[KNN 5 @v $vec]", "NOCONTENT", "LIMIT", "0", "5", "PARAMS", "2", "vec", vec(0, 1), "DIALECT", "2"},
+	{"FT.SEARCH", "cos", "*=>[KNN 4 @v $vec]", "NOCONTENT", "LIMIT", "0", "4", "PARAMS", "2", "vec", vec(1, 0), "DIALECT", "2"},
+	{"FT.SEARCH", "l2", "*=>[KNN 4 @v $vec]", "NOCONTENT", "LIMIT", "0", "4", "PARAMS", "2", "vec", vec(1, 0), "DIALECT", "2"},
+	{"FT.SEARCH", "ip", "*=>[KNN 4 @v $vec]", "NOCONTENT", "LIMIT", "0", "4", "PARAMS", "2", "vec", vec(1, 0), "DIALECT", "2"},
+	{"FT.SEARCH", "ip", "*=>[KNN 2 @v $vec]", "NOCONTENT", "LIMIT", "0", "2", "PARAMS", "2", "vec", vec(0, 1), "DIALECT", "2"},
 	{"FT.SEARCH", "idx", "the", "NOCONTENT", "DIALECT", "2"},
 	{"FT.SEARCH", "idx", "@c:{a", "NOCONTENT", "DIALECT", "2"},
 	{"FT.SEARCH", "idx", "@n:[5 1]", "NOCONTENT", "DIALECT", "2"},
@@ -92,6 +110,8 @@ var replyScript = [][]string{
 	{"FT.SEARCH", "nosuch", "*", "NOCONTENT"},
 	{"FT.CREATE", "idx", "SCHEMA", "t", "TEXT"},
 	{"FT.CREATE", "x", "SCHEMA", "f", "BLOB"},
+	{"FT.CREATE", "x", "SCHEMA", "v", "VECTOR", "HNSW", "6", "TYPE", "FLOAT32", "DIM", "2", "DISTANCE_METRIC", "Dot"},
+	{"FT.CREATE", "x", "SCHEMA", "v", "VECTOR", "HNSW", "6", "TYPE", "FLOAT32", "DIM", "2", "distance_metric", "euclidean"},
 	{"FT.INFO", "nosuch"},
 	{"FT.DROPINDEX", "nosuch"},
 	{"DEL", "p:1", "p:9"},

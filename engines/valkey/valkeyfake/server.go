@@ -14,7 +14,9 @@
 // documents; TEXT is cut at the default punctuation, lowercased, stripped of
 // the 33 Lucene stop words unless NOSTOPWORDS, and a query word also matches
 // indexed words with its Snowball English stem (the module's libstemmer);
-// TAG is exact; NUMERIC takes ranges; HNSW is exact KNN by cosine. Non-vector
+// TAG is exact; NUMERIC takes ranges; HNSW is exact KNN by the index's
+// DISTANCE_METRIC (COSINE, L2 or IP, as the module's spaces compute them:
+// knn.nearest). Non-vector
 // results come in no particular order (a hash of the key), as the module does
 // not rank them. FT.INFO and the ingest counters follow the module's
 // bookkeeping (cmdFtInfo, mutateLocked, ingest).
