@@ -119,6 +119,33 @@ func CheckConfig(name string, cfg Config) error {
 	return err
 }
 
+// WriteModer is a driver whose writes mean something else under some
+// configurations than its Description's Visibility, which is that of its
+// defaults (valkey-search holds a write's reply until one index has it,
+// not several).
+type WriteModer interface {
+	// WriteMode is what a returned write means for cfg, which CheckConfig
+	// has accepted.
+	WriteMode(cfg Config) Visibility
+}
+
+// WriteMode is what a returned write means for the named driver configured
+// by cfg, as a result records it: the write mode cfg asks for, else the
+// driver's WriteModer, else its Description's Visibility.
+func WriteMode(name string, cfg Config) Visibility {
+	if cfg.WriteMode != "" {
+		return cfg.WriteMode
+	}
+	d, err := Lookup(name)
+	if err != nil {
+		return ""
+	}
+	if w, ok := d.(WriteModer); ok {
+		return w.WriteMode(cfg)
+	}
+	return d.Describe().Visibility
+}
+
 // SchemaChecker is a driver that can say, before anything starts, whether
 // its engines, configured by cfg, can create an index of schema: the check
 // their Create makes first, so that a corpus the engine cannot take (the product corpus's

@@ -41,10 +41,7 @@ func (r *run) setup(ctx context.Context, s Setup) result.EngineRun {
 	desc := d.Describe()
 	st := &setupRun{run: r, s: s, name: s.Name(), embedded: desc.Embedded, cfg: s.Config,
 		em: r.emitter(s.Name(), s.Config.Secrets()), shards: r.shardStepsFor(s)}
-	st.er = result.EngineRun{Name: s.Driver, Label: st.name, Visibility: string(desc.Visibility), Options: s.Config.Options}
-	if s.Config.WriteMode != "" {
-		st.er.Visibility = string(s.Config.WriteMode)
-	}
+	st.er = result.EngineRun{Name: s.Driver, Label: st.name, Visibility: string(engines.WriteMode(s.Driver, s.Config)), Options: s.Config.Options}
 	st.guarded(ctx)
 	return st.er
 }

@@ -25,6 +25,18 @@ func (driver) Describe() engines.Description {
 	}
 }
 
+// WriteMode is what a returned write means under cfg's options
+// (engines.WriteModer): Description's Searchable is the default layout's,
+// one index; under several (matching_indexes above 1, hybrid=on) writes are
+// acknowledged (settings.writeMode) and Refresh waits for the indexes.
+func (driver) WriteMode(cfg engines.Config) engines.Visibility {
+	s, err := checkConfig(cfg)
+	if err != nil {
+		return engines.Searchable
+	}
+	return s.writeMode()
+}
+
 // CheckConfig checks the write mode and the options before anything starts
 // (engines.ConfigChecker); Open checks them again the same way.
 // An attached server's own search.max-indexes is asked for too, so that a

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/valkey-io/valkey-go"
 
@@ -476,6 +477,50 @@ func (e *Engine) ftInfo(ctx context.Context, names []string) ([]FTInfo, error) {
 	}
 	return out, nil
 }
+
+// Refresh (engines.Refresher) returns when every index on the written
+// prefix has applied the writes returned before it: FT.INFO's
+// mutation_queue_size, which a writer thread lowers once it has applied a
+// write (src/index_schema.cc ProcessSingleMutationAsync, 1.2.1), is 0 on
+// each. Under one index a returned write is already applied; under
+// several it may not be (settings.writeMode), and pre-population must not
+// end while the indexes are still catching up.
+func (e *Engine) Refresh(ctx context.Context) error {
+	l, err := e.layout()
+	if err != nil {
+		return err
+	}
+	ws := l.writeSide()
+	names := make([]string, len(ws))
+	for i, d := range ws {
+		names[i] = d.name
+	}
+	for len(names) > 0 {
+		infos, err := e.ftInfo(ctx, names)
+		if err != nil {
+			return err
+		}
+		busy := names[:0]
+		for i, in := range infos {
+			if in.MutationQueueSize > 0 {
+				busy = append(busy, names[i])
+			}
+		}
+		if names = busy; len(names) == 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("valkey: waiting for %d indexes to apply their writes: %w", len(names), ctx.Err())
+		case <-time.After(refreshPoll):
+		}
+	}
+	return nil
+}
+
+// refreshPoll is how often Refresh asks again: a writer thread applies a
+// write in microseconds, so the first answer is nearly always 0.
+const refreshPoll = 5 * time.Millisecond
 
 // Count is FT.INFO num_docs of the first index on the written prefix, or,
 // with no index, the number of keys under the prefix (SCAN).

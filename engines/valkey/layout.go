@@ -24,6 +24,27 @@ func (s settings) indexCount() int {
 	return s.matching + s.idle
 }
 
+// writeMode is what a returned write means under s: searchable when one
+// index holds the written keys, acknowledged when several do.
+// valkey-search 1.2.1 blocks the writing client from each matching index's
+// keyspace notification and counts the blocks per client
+// (vmsdk/src/blocked_client.cc, BlockedClient), but the notifications run
+// one after another on the main thread while the first index's writer
+// thread may already have applied the write and unblocked the count to 0;
+// the next index then blocks the client anew, and the first unblock
+// releases it (src/index_schema.cc TrackMutatedRecord; ProcessMutation).
+// Measured on the module here: over three indexes of one prefix, 5 of
+// 1,000 product writes through the driver were missed by the search sent
+// right after the reply (TestStudyBModule/SeveralIndexes shows one), and
+// 0.2–3% of bare HSET or DEL then FT.SEARCH pairs on TEXT or TAG indexes,
+// by type and command; over one index, none of thousands.
+func (s settings) writeMode() engines.Visibility {
+	if s.hybrid || s.matching > 1 {
+		return engines.Acknowledged
+	}
+	return engines.Searchable
+}
+
 // checkIndexLimit is the bad-input error for a setup that needs more
 // indexes than search.max-indexes allows (whose value is named by source).
 func checkIndexLimit(need, limit int, source string) error {

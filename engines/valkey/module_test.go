@@ -28,8 +28,9 @@ import (
 // written, the product a SKU names, the module's own text matches), the
 // stop-word trap and the exact index that avoids it, one indexing job per
 // matching index per write and none for indexes on other prefixes,
-// FT.INFO's queue, backfill and failure figures as Stats reports them, and
-// a write searchable when it returns.
+// FT.INFO's queue, backfill and failure figures as Stats reports them, a
+// write searchable when it returns under one index, and under three only
+// after Refresh.
 func TestStudyBModule(t *testing.T) {
 	tg := moduleTarget(t)
 	lc := newLiveCorpus(t)
@@ -44,6 +45,7 @@ func TestStudyBModule(t *testing.T) {
 		{"IdleIndexes", moduleIdleIndexes},
 		{"FTInfoStats", moduleFTInfoStats},
 		{"ReadAfterWrite", moduleReadAfterWrite},
+		{"SeveralIndexes", moduleSeveralIndexes},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			start := time.Now()
@@ -629,4 +631,63 @@ func moduleReadAfterWrite(t *testing.T, tg target, lc liveCorpus) {
 	sort.Slice(lags, func(i, j int) bool { return lags[i] < lags[j] })
 	t.Logf("read after write: %d probes, each visible at the first search; lag p50 %v, p99 %v (reply to search start), %d other writes meanwhile",
 		probes, lags[len(lags)/2], lags[len(lags)*99/100], written)
+}
+
+// moduleSeveralIndexes: with three indexes on the written prefix the
+// module may reply to a write before every index has it (settings.writeMode),
+// so the driver calls such writes acknowledged; its Refresh waits for them.
+// Probes write one product each and search for it at once: without
+// Refresh some first search misses the write (this fails, and the driver's
+// claim should change, once valkey-search holds the reply for every
+// index); with Refresh before each search, none does.
+func moduleSeveralIndexes(t *testing.T, tg target, lc liveCorpus) {
+	opts := map[string]string{"matching_indexes": "3"}
+	if got := engines.WriteMode("valkey", engines.Config{Options: opts}); got != engines.Acknowledged {
+		t.Fatalf("write mode under three indexes: %s, want acknowledged", got)
+	}
+	e := tg.open(t, opts)
+	ctx := context.Background()
+	if err := e.Create(ctx, lc.src.Schema()); err != nil {
+		t.Fatal(err)
+	}
+	probe := func(n int, refresh bool) bool {
+		id := uint32(1 + n%liveIDs)
+		doc := lc.src.Document(id, uint32(n))
+		word := fmt.Sprintf("zqxsev%d", n)
+		lc.src.Mark(&doc, word)
+		if err := e.Upsert(ctx, doc); err != nil {
+			t.Fatal(err)
+		}
+		if refresh {
+			if err := e.(engines.Refresher).Refresh(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		q := lc.src.MarkQuery(word)
+		q.K = liveK
+		h, err := e.Search(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return slices.Equal(h.IDs, []string{dataset.DocID(id)})
+	}
+	const most = 5000
+	missed := -1
+	for n := range most {
+		if !probe(n, false) {
+			missed = n
+			break
+		}
+	}
+	if missed < 0 {
+		t.Fatalf("%d writes under three indexes, each found by the first search after its reply: the module now holds the reply for every index, and the driver's acknowledged write mode under several (settings.writeMode) is too cautious", most)
+	}
+	t.Logf("without Refresh: probe %d's first search missed its write", missed)
+	const refreshed = 300
+	for n := range refreshed {
+		if !probe(most+n, true) {
+			t.Fatalf("probe %d: missed after Refresh", n)
+		}
+	}
+	t.Logf("with Refresh: %d probes, each found", refreshed)
 }

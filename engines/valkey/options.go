@@ -78,11 +78,6 @@ func parseURL(raw string) (valkey.ClientOption, error) {
 // checkConfig is what CheckConfig, CheckSchema and Open check first: the
 // write mode, an attached server's URL and the options.
 func checkConfig(cfg engines.Config) (settings, error) {
-	// Writes are searchable when they return: valkey-search blocks the
-	// writer until indexed (see the package doc).
-	if _, err := engines.CheckWriteMode("valkey", cfg.WriteMode, engines.Searchable); err != nil {
-		return settings{}, err
-	}
 	// An attached server's address is the user's: checked before anything
 	// starts.
 	if cfg.URL != "" {
@@ -90,5 +85,13 @@ func checkConfig(cfg engines.Config) (settings, error) {
 			return settings{}, err
 		}
 	}
-	return parseOptions(cfg.Options)
+	s, err := parseOptions(cfg.Options)
+	if err != nil {
+		return settings{}, err
+	}
+	// The one write mode the layout has (settings.writeMode).
+	if _, err := engines.CheckWriteMode("valkey", cfg.WriteMode, s.writeMode()); err != nil {
+		return settings{}, err
+	}
+	return s, nil
 }

@@ -121,6 +121,10 @@ func TestCheckConfig(t *testing.T) {
 		{Options: map[string]string{"hybrid": "maybe"}},
 		{Options: map[string]string{"prefix": ""}},
 		{WriteMode: engines.Acknowledged},
+		// Several indexes on the written prefix have the one write mode
+		// acknowledged (settings.writeMode).
+		{Options: map[string]string{"matching_indexes": "2"}, WriteMode: engines.Searchable},
+		{Options: map[string]string{"hybrid": "on"}, WriteMode: engines.Searchable},
 		// A port out of range parses, and failed only when dialled.
 		{URL: "redis://127.0.0.1:99999"},
 		{URL: "redis://127.0.0.1:0"},
@@ -128,6 +132,24 @@ func TestCheckConfig(t *testing.T) {
 		err := engines.CheckConfig("valkey", cfg)
 		if err == nil || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%+v: %v; want a one-line error", cfg, err)
+		}
+	}
+	// What a result records for each layout (engines.WriteMode).
+	for _, c := range []struct {
+		cfg  engines.Config
+		want engines.Visibility
+	}{
+		{engines.Config{}, engines.Searchable},
+		{engines.Config{Options: map[string]string{"idle_indexes": "3"}}, engines.Searchable},
+		{engines.Config{Options: map[string]string{"matching_indexes": "2"}}, engines.Acknowledged},
+		{engines.Config{Options: map[string]string{"hybrid": "on"}}, engines.Acknowledged},
+		{engines.Config{Options: map[string]string{"hybrid": "on"}, WriteMode: engines.Acknowledged}, engines.Acknowledged},
+	} {
+		if err := engines.CheckConfig("valkey", c.cfg); err != nil {
+			t.Errorf("%+v: %v", c.cfg, err)
+		}
+		if got := engines.WriteMode("valkey", c.cfg); got != c.want {
+			t.Errorf("%+v: write mode %s, want %s", c.cfg, got, c.want)
 		}
 	}
 }

@@ -194,9 +194,7 @@ const awaitReady = "(await ready)"
 // BlockedClient's count per client reaches 0 and is erased, and the next
 // index blocks the client anew while its unblock is pending:
 // vmsdk/src/blocked_client.cc, src/index_schema.cc TrackMutatedRecord,
-// 1.2.1). Measured here on three indexes of one prefix: about 2% of the
-// searches right after an HSET or a DEL answered as before it, none with
-// one index.
+// 1.2.1; the driver's settings.writeMode has the figures).
 const awaitIndexed = "(await indexed)"
 
 // waitInfo polls FT.INFO until each index's state is "ready" (awaitReady)
