@@ -201,3 +201,85 @@ func searchedEveryKind(t *testing.T, l result.Level) {
 		t.Fatalf("known items %+v; want checks against exact answers under load", l.KnownItems)
 	}
 }
+
+// An ann-benchmarks euclidean file end to end against the fakes, whose kNN
+// is exact: the engines that index L2 are asked for it and answer by it,
+// the exact answers are ranked by it and agree with the file's own
+// neighbours (numpy's), so idle recall is 1 — as it would not be were any
+// link of the chain still cosine (the file's cosine and L2 neighbours
+// differ: dataset/vectorfile's TestCheckEuclidean). The engines without an
+// L2 index are refused before anything starts.
+func TestEuclideanFileOnTheFakes(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join("..", "..", "dataset", "vectorfile", "testdata", "euclidean.hdf5")
+	for _, c := range []struct {
+		engine  string
+		start   func(t *testing.T) (url string, flags []string)
+		refused string // the refusal's words, for an engine without L2
+	}{
+		{"elasticsearch", func(t *testing.T) (string, []string) {
+			f := esfake.New(esfake.Options{})
+			t.Cleanup(f.Close)
+			return f.URL(), nil
+		}, ""},
+		{"amgix-now-sync", func(t *testing.T) (string, []string) {
+			f := amgixfake.New()
+			t.Cleanup(f.Close)
+			return f.URL, nil
+		}, ""},
+		{"valkey", func(t *testing.T) (string, []string) {
+			f, err := valkeyfake.New(valkeyfake.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { f.Close() })
+			return f.URL(), nil
+		}, ""},
+		{"typesense", func(t *testing.T) (string, []string) {
+			f := typesensefake.New("k")
+			t.Cleanup(f.Close)
+			return f.URL, []string{"--api-key", "k"}
+		}, "no Euclidean distance"},
+		{"meilisearch", func(t *testing.T) (string, []string) {
+			f := meilifake.New(meilifake.Options{})
+			t.Cleanup(f.Close)
+			return f.URL, nil
+		}, "cosine only"},
+	} {
+		t.Run(c.engine, func(t *testing.T) {
+			t.Parallel()
+			url, flags := c.start(t)
+			dir := t.TempDir()
+			args := append([]string{"run", "--engine", c.engine, "--url", url, "--corpus", "product", "--vectors", file,
+				"--prepopulate", "1", "--queries", "knn=1", "--mix", "search", "--users", "2",
+				"--settle", "100ms", "--measure", "500ms", "--exact-queries", "20", "--out", dir}, flags...)
+			code, stdout, stderr := runCLI(t, context.Background(), args...)
+			if c.refused != "" {
+				if code != exitBadInput || !strings.Contains(stderr, c.refused) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+					t.Fatalf("exit %d, %q; want exit 2 and one line with %q", code, stderr, c.refused)
+				}
+				if _, err := os.Stat(filepath.Join(dir, "result.json")); err == nil {
+					t.Error("a refused run wrote a result")
+				}
+				return
+			}
+			if code != exitOK {
+				t.Fatalf("exit %d; stderr:\n%s\n%s", code, stderr, stdout)
+			}
+			if !strings.Contains(stderr+stdout, "the exact answers agree with") {
+				t.Errorf("no agreement with the file's neighbours logged:\n%s", stderr)
+			}
+			res := readResult(t, dir)
+			if len(res.Warnings) != 0 {
+				t.Errorf("warnings %v", res.Warnings)
+			}
+			e := res.Engines[0]
+			if e.Relevance == nil || len(e.Relevance.Exact) != 1 {
+				t.Fatalf("idle relevance %+v", e.Relevance)
+			}
+			if x := e.Relevance.Exact[0]; x.Kind != "knn" || x.Checks == 0 || x.Recall != 1 {
+				t.Errorf("idle knn by L2: %+v; want recall 1 from an exact L2 kNN", x)
+			}
+		})
+	}
+}
