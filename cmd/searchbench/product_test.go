@@ -72,11 +72,9 @@ func TestProductWorkloadOnPostgres(t *testing.T) {
 // answer is refused before anything starts.
 func TestProductWorkloadOnEveryFake(t *testing.T) {
 	t.Parallel()
-	const key = "product-key"
 	all := "knn=3,knn-category=2,knn-price=2,sku=2,hybrid=1"
 	for _, c := range []struct {
 		engine string
-		start  func(t *testing.T) (url string, flags []string)
 		// opts are the run's driver options; refuse, options under which
 		// a kind of the mix is refused, and the refusal's words.
 		opts, refuse []string
@@ -86,38 +84,15 @@ func TestProductWorkloadOnEveryFake(t *testing.T) {
 		// when it indexes; the exact index of option hybrid avoids it).
 		skuTrap bool
 	}{
-		{"typesense", func(t *testing.T) (string, []string) {
-			f := typesensefake.New(key)
-			t.Cleanup(f.Close)
-			return f.URL, []string{"--api-key", key}
-		}, nil, []string{"--option", "fields=text,tag,numeric"}, "typesense cannot run hybrid queries", false},
-		{"meilisearch", func(t *testing.T) (string, []string) {
-			f := meilifake.New(meilifake.Options{})
-			t.Cleanup(f.Close)
-			return f.URL, nil
-		}, nil, []string{"--option", "fields=text,tag,numeric"}, "meilisearch cannot run hybrid queries", false},
-		{"elasticsearch", func(t *testing.T) (string, []string) {
-			f := esfake.New(esfake.Options{})
-			t.Cleanup(f.Close)
-			return f.URL(), nil
-		}, nil, []string{"--option", "fields=text,tag,numeric"}, "elasticsearch cannot run hybrid queries", false},
-		{"amgix-now-sync", func(t *testing.T) (string, []string) {
-			f := amgixfake.New()
-			t.Cleanup(f.Close)
-			return f.URL, nil
-		}, nil, []string{"--option", "fields=text,tag,numeric"}, "amgix-now-sync cannot run hybrid queries", false},
-		{"valkey", func(t *testing.T) (string, []string) {
-			f, err := valkeyfake.New(valkeyfake.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { f.Close() })
-			return f.URL(), nil
-		}, nil, []string{"--option", "hybrid=on"}, "valkey cannot run hybrid queries", true},
+		{"typesense", nil, []string{"--option", "fields=text,tag,numeric"}, "typesense cannot run hybrid queries", false},
+		{"meilisearch", nil, []string{"--option", "fields=text,tag,numeric"}, "meilisearch cannot run hybrid queries", false},
+		{"elasticsearch", nil, []string{"--option", "fields=text,tag,numeric"}, "elasticsearch cannot run hybrid queries", false},
+		{"amgix-now-sync", nil, []string{"--option", "fields=text,tag,numeric"}, "amgix-now-sync cannot run hybrid queries", false},
+		{"valkey", nil, []string{"--option", "hybrid=on"}, "valkey cannot run hybrid queries", true},
 	} {
 		t.Run(c.engine, func(t *testing.T) {
 			t.Parallel()
-			url, flags := c.start(t)
+			url, flags := startFake(t, c.engine)
 			dir := t.TempDir()
 			args := append([]string{"run", "--engine", c.engine, "--url", url, "--corpus", "product", "--dim", "16", "--ids", "400",
 				"--queries", all, "--mix", "search=70,upsert=25,delete=5", "--users", "2", "--known-items", "0.2",
@@ -180,6 +155,40 @@ func TestProductWorkloadOnEveryFake(t *testing.T) {
 	}
 }
 
+// startFake starts the named engine's wire-contract fake for a test and
+// returns its URL and the flags a run against it needs.
+func startFake(t *testing.T, engine string) (url string, flags []string) {
+	t.Helper()
+	switch engine {
+	case "typesense":
+		const key = "product-key"
+		f := typesensefake.New(key)
+		t.Cleanup(f.Close)
+		return f.URL, []string{"--api-key", key}
+	case "meilisearch":
+		f := meilifake.New(meilifake.Options{})
+		t.Cleanup(f.Close)
+		return f.URL, nil
+	case "elasticsearch":
+		f := esfake.New(esfake.Options{})
+		t.Cleanup(f.Close)
+		return f.URL(), nil
+	case "amgix-now-sync":
+		f := amgixfake.New()
+		t.Cleanup(f.Close)
+		return f.URL, nil
+	case "valkey":
+		f, err := valkeyfake.New(valkeyfake.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		return f.URL(), nil
+	}
+	t.Fatalf("no fake for %s", engine)
+	return "", nil
+}
+
 // searchedEveryKind checks that a level of the five-kind product mix
 // searched with every kind — calls, latencies, no errors, in the table's
 // order — and ran known-item checks against exact answers under load.
@@ -214,41 +223,17 @@ func TestEuclideanFileOnTheFakes(t *testing.T) {
 	file := filepath.Join("..", "..", "dataset", "vectorfile", "testdata", "euclidean.hdf5")
 	for _, c := range []struct {
 		engine  string
-		start   func(t *testing.T) (url string, flags []string)
 		refused string // the refusal's words, for an engine without L2
 	}{
-		{"elasticsearch", func(t *testing.T) (string, []string) {
-			f := esfake.New(esfake.Options{})
-			t.Cleanup(f.Close)
-			return f.URL(), nil
-		}, ""},
-		{"amgix-now-sync", func(t *testing.T) (string, []string) {
-			f := amgixfake.New()
-			t.Cleanup(f.Close)
-			return f.URL, nil
-		}, ""},
-		{"valkey", func(t *testing.T) (string, []string) {
-			f, err := valkeyfake.New(valkeyfake.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { f.Close() })
-			return f.URL(), nil
-		}, ""},
-		{"typesense", func(t *testing.T) (string, []string) {
-			f := typesensefake.New("k")
-			t.Cleanup(f.Close)
-			return f.URL, []string{"--api-key", "k"}
-		}, "no Euclidean distance"},
-		{"meilisearch", func(t *testing.T) (string, []string) {
-			f := meilifake.New(meilifake.Options{})
-			t.Cleanup(f.Close)
-			return f.URL, nil
-		}, "cosine only"},
+		{"elasticsearch", ""},
+		{"amgix-now-sync", ""},
+		{"valkey", ""},
+		{"typesense", "no Euclidean distance"},
+		{"meilisearch", "cosine only"},
 	} {
 		t.Run(c.engine, func(t *testing.T) {
 			t.Parallel()
-			url, flags := c.start(t)
+			url, flags := startFake(t, c.engine)
 			dir := t.TempDir()
 			args := append([]string{"run", "--engine", c.engine, "--url", url, "--corpus", "product", "--vectors", file,
 				"--prepopulate", "1", "--queries", "knn=1", "--mix", "search", "--users", "2",

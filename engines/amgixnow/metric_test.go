@@ -35,17 +35,7 @@ func TestMetrics(t *testing.T) {
 // it only to the embeddings it computes (src/vectors/dense_model.rs), not
 // to a client's vector.
 func TestMetricWire(t *testing.T) {
-	w := enginetest.NewWire(t, func(r *enginetest.Captured) (int, string) {
-		switch {
-		case r.URI == "/v1/version":
-			return 200, `{"version":"0.1.2 (Amgix-Now)"}`
-		case r.URI == "/v1/collections":
-			return 200, `[]`
-		case strings.HasSuffix(r.URI, "/exists"):
-			return 200, `{"exists":false}`
-		}
-		return 200, `{"ok":true}`
-	})
+	w := newWire(t)
 	e := open(t, amgixnow.SyncName, engines.Config{URL: w.URL})
 	for m, distance := range map[engines.Metric]string{engines.Cosine: "cosine", engines.L2: "euclid", engines.Dot: "dot"} {
 		w.Take()

@@ -137,19 +137,7 @@ func TestProductWire(t *testing.T) {
 		},
 	} {
 		t.Run(fmt.Sprint(tc.opts), func(t *testing.T) {
-			w := enginetest.NewWire(t, func(r *enginetest.Captured) (int, string) {
-				switch {
-				case r.URI == "/v1/version":
-					return 200, `{"version":"0.1.2 (Amgix-Now)"}`
-				case r.URI == "/v1/collections":
-					return 200, `[]`
-				case strings.HasSuffix(r.URI, "/exists"):
-					return 200, `{"exists":false}`
-				case strings.HasSuffix(r.URI, "/search"):
-					return 200, `{"results":[],"query_time_ms":1}`
-				}
-				return 200, `{"ok":true}`
-			})
+			w := newWire(t)
 			e := open(t, amgixnow.SyncName, engines.Config{URL: w.URL, Options: tc.opts})
 			ctx := context.Background()
 			schema := products(t, 10, 2).Schema()
@@ -456,19 +444,7 @@ func TestProductVectorChecks(t *testing.T) {
 // The text corpus's requests are what they were before the product
 // surface: one full_text vector, no metadata indexes, a bare search.
 func TestTextWireUnchanged(t *testing.T) {
-	w := enginetest.NewWire(t, func(r *enginetest.Captured) (int, string) {
-		switch {
-		case r.URI == "/v1/version":
-			return 200, `{"version":"0.1.2 (Amgix-Now)"}`
-		case r.URI == "/v1/collections":
-			return 200, `[]`
-		case strings.HasSuffix(r.URI, "/exists"):
-			return 200, `{"exists":false}`
-		case strings.HasSuffix(r.URI, "/search"):
-			return 200, `{"results":[],"query_time_ms":1}`
-		}
-		return 200, `{"ok":true}`
-	})
+	w := newWire(t)
 	e := open(t, amgixnow.SyncName, engines.Config{URL: w.URL})
 	ctx := context.Background()
 	if err := e.Create(ctx, enginetest.Schema("text")); err != nil {
@@ -482,4 +458,23 @@ func TestTextWireUnchanged(t *testing.T) {
 	if got := w.TakeOne(t, "POST", "/v1/collections/text/search").Body; string(got) != `{"query":"red fox","limit":10}` {
 		t.Errorf("search body %s", got)
 	}
+}
+
+// newWire is a wire server that answers what Open, Create and a search
+// send to Amgix Now 0.1.2 as a server with no collection would, and
+// records the requests.
+func newWire(t *testing.T) *enginetest.Wire {
+	return enginetest.NewWire(t, func(r *enginetest.Captured) (int, string) {
+		switch {
+		case r.URI == "/v1/version":
+			return 200, `{"version":"0.1.2 (Amgix-Now)"}`
+		case r.URI == "/v1/collections":
+			return 200, `[]`
+		case strings.HasSuffix(r.URI, "/exists"):
+			return 200, `{"exists":false}`
+		case strings.HasSuffix(r.URI, "/search"):
+			return 200, `{"results":[],"query_time_ms":1}`
+		}
+		return 200, `{"ok":true}`
+	})
 }
