@@ -70,11 +70,16 @@ func (e *Engine) Attach(ctx context.Context, schema engines.Schema) error {
 	}
 	// to_regclass is NULL for a table that is not there (it does not
 	// raise); its columns are pg_attribute's live, user ones.
+	// The HNSW indexes' operator classes too: an index of another
+	// metric's class cannot answer the statements' operator, and every
+	// search would scan the table (right answers, another engine's cost).
 	var exists bool
-	var cols []string
+	var cols, classes []string
 	if err := e.pool.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL,
-		array(SELECT attname::text FROM pg_attribute WHERE attrelid = to_regclass($1) AND attnum > 0 AND NOT attisdropped)`,
-		l.table).Scan(&exists, &cols); err != nil {
+		array(SELECT attname::text FROM pg_attribute WHERE attrelid = to_regclass($1) AND attnum > 0 AND NOT attisdropped),
+		array(SELECT opc.opcname::text FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am am ON am.oid = c.relam
+			JOIN pg_opclass opc ON opc.oid = i.indclass[0] WHERE i.indrelid = to_regclass($1) AND am.amname = 'hnsw')`,
+		l.table).Scan(&exists, &cols, &classes); err != nil {
 		return fmt.Errorf("postgres: attach to %s: %w", schema.Name, classify(err))
 	}
 	if !exists {
@@ -90,6 +95,12 @@ func (e *Engine) Attach(ctx context.Context, schema engines.Schema) error {
 	for _, f := range want {
 		if !slices.Contains(cols, f) {
 			return fmt.Errorf("postgres: attach: table %s has no column %s (its columns: %s)", schema.Name, f, strings.Join(cols, ", "))
+		}
+	}
+	if l.vector != nil && l.indexed[engines.Vector] {
+		if want := vectorOps[l.vector.Metric].opclass; !slices.Contains(classes, want) {
+			return fmt.Errorf("postgres: attach: table %s has no HNSW index of %s for the %s metric (its HNSW indexes' classes: %s)",
+				schema.Name, want, l.vector.Metric, strings.Join(classes, ", "))
 		}
 	}
 	e.use(l)

@@ -105,3 +105,30 @@ func TestMetrics(t *testing.T) {
 		}
 	}
 }
+
+// Attach holds a shard to the table shard 0 made: a schema of another
+// metric than the table's HNSW index is refused, naming both, rather than
+// answered by a scan of the whole table.
+func TestAttachChecksTheMetric(t *testing.T) {
+	url, secret, _ := server(t, container.Options{CPUs: 1})
+	ctx := context.Background()
+	cfg := engines.Config{URL: url, Password: engines.Secret(secret)}
+	open := func() engines.Engine {
+		e, err := engines.Open(ctx, "postgres", cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { e.Close() })
+		return e
+	}
+	if err := open().Create(ctx, enginetest.MetricSchema("attached", engines.L2)); err != nil {
+		t.Fatal(err)
+	}
+	if err := open().(engines.Attacher).Attach(ctx, enginetest.MetricSchema("attached", engines.L2)); err != nil {
+		t.Errorf("attach with the table's metric: %v", err)
+	}
+	err := open().(engines.Attacher).Attach(ctx, enginetest.MetricSchema("attached", engines.Cosine))
+	if err == nil || !strings.Contains(err.Error(), "vector_cosine_ops") || !strings.Contains(err.Error(), "vector_l2_ops") {
+		t.Errorf("attach with cosine to an L2 table: %v; want a refusal naming both classes", err)
+	}
+}

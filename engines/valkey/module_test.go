@@ -90,7 +90,8 @@ func newLiveCorpus(t *testing.T) liveCorpus {
 	return lc
 }
 
-// load creates the schema on e and writes every product, version 0.
+// load creates the schema on e, writes every product, version 0, and
+// waits until every index has them.
 func (lc liveCorpus) load(t *testing.T, e engines.Engine) {
 	t.Helper()
 	ctx := context.Background()
@@ -102,6 +103,11 @@ func (lc liveCorpus) load(t *testing.T, e engines.Engine) {
 		docs = append(docs, lc.src.Document(id, 0))
 	}
 	if err := e.(engines.BulkUpserter).UpsertBatch(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	// As pre-population does: under several indexes (hybrid=on's pair) a
+	// returned write may not be in every index yet.
+	if err := e.(engines.Refresher).Refresh(ctx); err != nil {
 		t.Fatal(err)
 	}
 }
