@@ -26,9 +26,9 @@ func conformanceContract(t *testing.T, tg target) { conformance(t, tg.url, tg.pa
 // The same suite with the index work slowed down: under one index a write
 // must still be searchable when it returns, as the fake (like
 // valkey-search) holds the reply until the index has applied it; under
-// two the writes are acknowledged and the suite's Refresh waits for the
-// indexes (the fake holds the reply for both, which the module does not
-// always: settings.writeMode).
+// two the fake, as the module may, replies once the first index has it,
+// the writes are acknowledged and the suite's Refresh waits for the
+// other (settings.writeMode).
 func TestConformanceFakeSlowIndexing(t *testing.T) {
 	s := startFake(t, valkeyfake.Options{IndexDelay: 200 * time.Microsecond, WriterThreads: 1})
 	for _, matching := range []string{"1", "2"} {

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 )
 
 func cmdHset(s *Server, c *conn, args []string) {
@@ -54,7 +53,7 @@ func cmdDel(s *Server, c *conn, args []string) {
 	if !arity(c, args, len(args) >= 2) {
 		return
 	}
-	var waits []*sync.WaitGroup
+	var waits []*held
 	s.mu.Lock()
 	for _, k := range args[1:] {
 		if _, ok := s.hashes[k]; ok {
