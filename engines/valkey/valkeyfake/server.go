@@ -21,9 +21,10 @@
 // not rank them. FT.INFO and the ingest counters follow the module's
 // bookkeeping (cmdFtInfo, mutateLocked, ingest).
 //
-// Writes behave as valkey-search's do: the reply to HSET/DEL is held until
-// every index whose prefix matches the key has applied the mutation, on a
-// pool of writer workers (search.writer-threads); Options.IndexDelay slows
+// Writes behave as valkey-search's may: the reply to HSET/DEL is held until
+// the first index whose prefix matches the key has applied the mutation
+// (under one index, until it has; under several the others follow: held),
+// on a pool of writer workers (search.writer-threads); Options.IndexDelay slows
 // each application so that tests can watch the queues and counters move.
 //
 // Injected faults (Inject, ClearFaults) go through engines/enginetest/fakekit.
