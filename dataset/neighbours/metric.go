@@ -1,6 +1,10 @@
 package neighbours
 
-import "math"
+import (
+	"math"
+
+	"github.com/searchbench/searchbench/engines"
+)
 
 // Metric is how a query's distance to a document is measured; smaller is
 // nearer under every metric, so that one ordering (distance, then ID) and
@@ -30,6 +34,25 @@ func (m Metric) String() string {
 	default:
 		return "cosine"
 	}
+}
+
+// indexMetrics are the engines' metrics that rank as each Metric does
+// (squared L2 as L2, the negative inner product as the largest inner
+// product): the one table both conversions read.
+var indexMetrics = [...]engines.Metric{Cosine: engines.Cosine, L2: engines.L2, Dot: engines.Dot}
+
+// Index is the metric an engine's index is asked for to rank as m does.
+func (m Metric) Index() engines.Metric { return indexMetrics[m] }
+
+// ForIndex is the Metric that ranks as an index of metric im does; false
+// for a metric it has none for.
+func ForIndex(im engines.Metric) (Metric, bool) {
+	for m, x := range indexMetrics {
+		if x == im {
+			return Metric(m), true
+		}
+	}
+	return 0, false
 }
 
 // Distance is m's distance between a and b, as Exact and Live score it.

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/searchbench/searchbench/engines"
 )
 
 // naiveDistance is each metric by its textbook formula, one sum at a
@@ -99,4 +101,20 @@ func sameAnswer(got, want []Neighbour) bool {
 	return slices.EqualFunc(got, want, func(a, b Neighbour) bool {
 		return a.ID == b.ID && math.Abs(a.Distance-b.Distance) <= 1e-9*(1+math.Abs(b.Distance))
 	})
+}
+
+// Each metric is asked of the engines by the metric of the same name, and
+// back: the schema's metric and the truth's are one choice.
+func TestIndexMetricsRoundTrip(t *testing.T) {
+	for m, want := range map[Metric]engines.Metric{Cosine: engines.Cosine, L2: engines.L2, Dot: engines.Dot} {
+		if got := m.Index(); got != want {
+			t.Errorf("%s.Index() = %s, want %s", m, got, want)
+		}
+		if back, ok := ForIndex(want); !ok || back != m {
+			t.Errorf("ForIndex(%s) = %s, %v; want %s", want, back, ok, m)
+		}
+	}
+	if _, ok := ForIndex(engines.Dot + 1); ok {
+		t.Error("ForIndex of an unknown engines.Metric found one")
+	}
 }

@@ -123,7 +123,10 @@ func Metrics(t *testing.T, name string, cfg engines.Config, open func(t *testing
 // neighbours.Exact finds them, nearest first.
 func exactIDs(t *testing.T, m engines.Metric) []string {
 	t.Helper()
-	nm := map[engines.Metric]neighbours.Metric{engines.Cosine: neighbours.Cosine, engines.L2: neighbours.L2, engines.Dot: neighbours.Dot}[m]
+	nm, ok := neighbours.ForIndex(m)
+	if !ok {
+		t.Fatalf("no exact search ranks as a %s index does", m)
+	}
 	found, err := neighbours.Exact(context.Background(), []neighbours.Query{{Vector: metricQuery, Metric: nm}}, 3, func(yield func(neighbours.Doc) bool) {
 		for i, v := range metricDocs {
 			if !yield(neighbours.Doc{ID: uint32(i + 1), Vector: v}) {

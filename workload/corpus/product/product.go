@@ -69,7 +69,7 @@ func (p Products) Schema() engines.Schema {
 		{Name: FieldSKU, Type: engines.Text},
 		{Name: FieldTitle, Type: engines.Text},
 		{Name: FieldDescription, Type: engines.Text},
-		{Name: FieldEmbedding, Type: engines.Vector, Dim: p.Dim(), Metric: p.indexMetric()},
+		{Name: FieldEmbedding, Type: engines.Vector, Dim: p.Dim(), Metric: p.metric().Index()},
 	}}
 }
 
@@ -82,19 +82,6 @@ func (p Products) metric() neighbours.Metric {
 	}
 	m, _ := p.file.Metric()
 	return m
-}
-
-// indexMetric is metric as the engines' indexes are asked for it: the
-// same order of documents (squared L2 ranks as L2 does; the negative
-// inner product as the largest inner product).
-func (p Products) indexMetric() engines.Metric {
-	switch p.metric() {
-	case neighbours.L2:
-		return engines.L2
-	case neighbours.Dot:
-		return engines.Dot
-	}
-	return engines.Cosine
 }
 
 // Document converts a product for the engines.
