@@ -54,8 +54,6 @@ type layout struct {
 	byName map[string]column
 	text   []string // the Text fields' names, which feed tsv
 	vector *column  // the Vector field, or nil
-	// distance is the vector field's distance operator (vectorOps).
-	distance string
 	// indexed are the field types with an index (the fields option): a
 	// Text one is the generated tsv and its GIN index.
 	indexed map[engines.FieldType]bool
@@ -86,11 +84,9 @@ func plan(schema engines.Schema, set settings) (*layout, []string, error) {
 			if f.Dim < 1 || f.Dim > maxHNSWDim {
 				return nil, nil, engines.RefuseSchema("postgres", "field %s: %d dimensions (an HNSW index takes 1 to %d)", f.Name, f.Dim, maxHNSWDim)
 			}
-			ops, ok := vectorOps[f.Metric]
-			if !ok {
+			if _, ok := vectorOps[f.Metric]; !ok {
 				return nil, nil, engines.RefuseSchema("postgres", "field %s: metric %s is not one the driver indexes (cosine, l2, dot)", f.Name, f.Metric)
 			}
-			l.distance = ops.operator
 		default:
 			return nil, nil, engines.RefuseSchema("postgres", "field %s: type %s is not supported", f.Name, f.Type)
 		}
@@ -404,7 +400,7 @@ func (l *layout) searchSQL(q engines.Query) (query, error) {
 		// README (v0.8.x, "Iterative Index Scans") shows.
 		// k is written into the statement, not bound (kLimit).
 		s.sql = fmt.Sprintf("WITH nearest AS MATERIALIZED (SELECT id, %s %s %s AS distance FROM %s%s ORDER BY distance LIMIT %d) SELECT id FROM nearest ORDER BY distance, id",
-			l.vector.ident, l.distance, s.param(VectorText(q.Vector))+"::vector", l.table, whereClause(where), q.K)
+			l.vector.ident, vectorOps[l.vector.Metric].operator, s.param(VectorText(q.Vector))+"::vector", l.table, whereClause(where), q.K)
 	case q.Field != "" || q.Text == "":
 		s.sql = fmt.Sprintf("SELECT id FROM %s%s ORDER BY id LIMIT %s", l.table, whereClause(where), s.param(q.K))
 	default:
@@ -473,7 +469,7 @@ knn AS (SELECT id, row_number() OVER (ORDER BY distance, id) AS r FROM
 (SELECT id, %[5]s %[9]s %[6]s AS distance FROM %[1]s%[7]s ORDER BY distance LIMIT %[4]s) v)
 SELECT id FROM fts FULL JOIN knn USING (id)
 ORDER BY coalesce(1.0 / (%[8]d + fts.r), 0) + coalesce(1.0 / (%[8]d + knn.r), 0) DESC, id LIMIT %[4]s`,
-		l.table, text, andClauses(where), k, l.vector.ident, vec, whereClause(where), rrfK, l.distance)
+		l.table, text, andClauses(where), k, l.vector.ident, vec, whereClause(where), rrfK, vectorOps[l.vector.Metric].operator)
 }
 
 // where is the conditions of q's Filters and Field lookup (refuse has
